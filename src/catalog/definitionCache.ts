@@ -1,0 +1,60 @@
+// The data-dir cache of full downstream tool definitions (schemas, annotations, outputSchema),
+// so a warm start answers from disk without spawning anything and servers.yaml stays readable.
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { readTextIfExists, updateTextFile } from '../config/index.js';
+import { LoadoutError, errorMessage } from '../shared/index.js';
+
+const CachedServerSchema = z.looseObject({
+  discoveredAt: z.string(),
+  tools: z.array(z.looseObject({ name: z.string() })),
+});
+const DefinitionCacheSchema = z.looseObject({
+  version: z.literal(1),
+  servers: z.record(z.string(), CachedServerSchema),
+});
+
+/** Discovered definitions of one server. */
+export interface CachedServerTools {
+  discoveredAt: string;
+  tools: Tool[];
+}
+
+/** Cached definitions by server name. */
+export type DefinitionCache = Record<string, CachedServerTools>;
+
+/** Read the cache; a missing file is an empty cache, a corrupt one is reported (and rebuilt by discovery). */
+export async function readDefinitionCache(file: string): Promise<DefinitionCache> {
+  const text = await readTextIfExists(file);
+  if (text === undefined) return {};
+  try {
+    return DefinitionCacheSchema.parse(JSON.parse(text)).servers as unknown as DefinitionCache;
+  } catch (error) {
+    throw new LoadoutError('STATE_INVALID', `${file} is not a valid tool cache (${errorMessage(error)}); delete it and loadout will rediscover`, { cause: error });
+  }
+}
+
+/** Store (or, with `undefined`, drop) the definitions of some servers, keeping the others. */
+export async function writeDefinitionCache(file: string, changes: Record<string, CachedServerTools | undefined>): Promise<void> {
+  await updateTextFile(file, (current) => {
+    let servers: DefinitionCache = {};
+    if (current !== undefined) {
+      const parsed = DefinitionCacheSchema.safeParse(safeJson(current));
+      // A corrupt cache is only a cache: rebuild it rather than refuse to write.
+      if (parsed.success) servers = parsed.data.servers as unknown as DefinitionCache;
+    }
+    for (const [server, entry] of Object.entries(changes)) {
+      if (entry) servers[server] = entry;
+      else delete servers[server];
+    }
+    return JSON.stringify({ version: 1, servers });
+  });
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,24 @@
+// `${VAR}` and `${VAR:-default}` expansion for server env, args, headers and url. Expansion
+// happens only when a server starts; the config keeps the references, so secrets are never
+// written back or logged.
+import { LoadoutError } from '../shared/index.js';
+
+const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+
+/** Expand references in `text`; a missing variable without a default throws, naming it. */
+export function expandEnv(text: string, env: NodeJS.ProcessEnv, where: string): string {
+  return text.replace(REFERENCE, (_match, name: string, fallback: string | undefined) => {
+    const value = env[name];
+    if (value !== undefined && value !== '') return value;
+    if (fallback !== undefined) return fallback;
+    throw new LoadoutError(
+      'SERVER_START_FAILED',
+      `${where} uses \${${name}}, but ${name} is not set; set it in the environment or write \${${name}:-default}`,
+    );
+  });
+}
+
+/** Expand every value of a string record. */
+export function expandEnvRecord(record: Record<string, string>, env: NodeJS.ProcessEnv, where: string): Record<string, string> {
+  return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, expandEnv(value, env, `${where} ${key}`)]));
+}

@@ -1,0 +1,24 @@
+// config: loadout's files and their schemas — servers.yaml, toolset file shapes, state.json,
+// paths, env expansion and safe (atomic, locked) writes. Knows nothing of MCP connections.
+export {
+  ServerNameSchema,
+  ToolsetNameSchema,
+  ToolSettingSchema,
+  TransportTypeSchema,
+  ServerConfigSchema,
+  GatewaySettingsSchema,
+  ServersFileSchema,
+  ToolsetSchema,
+  transportOf,
+  type ToolSetting,
+  type TransportType,
+  type ServerConfig,
+  type GatewaySettings,
+  type ServersFile,
+  type Toolset,
+} from './schema.js';
+export { resolvePaths, type LoadoutPaths } from './paths.js';
+export { expandEnv, expandEnvRecord } from './envExpand.js';
+export { loadServersFile, parseServersFile, updateServersFile, type LoadedServersFile } from './serversFile.js';
+export { StateStore, StateSchema, type State } from './stateStore.js';
+export { withFileLock, readTextIfExists, writeTextAtomic, updateTextFile } from './safeWrite.js';

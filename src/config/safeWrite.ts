@@ -1,0 +1,51 @@
+// Crash-safe, process-safe file updates: an inter-process lock (proper-lockfile) around
+// "re-read, change, write to a temp file, rename" (write-file-atomic), so two loadout processes
+// sharing a config dir never lose each other's writes and a reader never sees half a file.
+import { mkdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import lockfile from 'proper-lockfile';
+import writeFileAtomic from 'write-file-atomic';
+
+const LOCK_OPTIONS = {
+  realpath: false, // the file may not exist yet
+  stale: 10_000,
+  retries: { retries: 200, factor: 1.2, minTimeout: 5, maxTimeout: 100 },
+} as const;
+
+/** Run `task` while holding the inter-process lock for `file`. */
+export async function withFileLock<T>(file: string, task: () => Promise<T>): Promise<T> {
+  await mkdir(path.dirname(file), { recursive: true });
+  const release = await lockfile.lock(file, LOCK_OPTIONS);
+  try {
+    return await task();
+  } finally {
+    await release();
+  }
+}
+
+/** The file's text, or undefined when it does not exist. */
+export async function readTextIfExists(file: string): Promise<string | undefined> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+/** Replace the file atomically (temp file + rename). */
+export async function writeTextAtomic(file: string, text: string): Promise<void> {
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFileAtomic(file, text, { encoding: 'utf8' });
+}
+
+/**
+ * Locked read-modify-write: `change` gets the current text (undefined if absent) and returns
+ * the new text, or undefined to leave the file alone.
+ */
+export async function updateTextFile(file: string, change: (current: string | undefined) => string | undefined | Promise<string | undefined>): Promise<void> {
+  await withFileLock(file, async () => {
+    const next = await change(await readTextIfExists(file));
+    if (next !== undefined) await writeTextAtomic(file, next);
+  });
+}

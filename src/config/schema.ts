@@ -1,0 +1,88 @@
+// The shapes of loadout's own files (servers.yaml, toolset files, state.json) as zod schemas:
+// the single source of their types. Our files are parsed strictly so a typo fails loudly.
+import { z } from 'zod';
+
+/** Server names become the `server` part of `server.tool`, so they may not contain a dot. */
+export const ServerNameSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'server names use letters, digits, "_" and "-" (at most 64), starting with a letter or digit');
+
+/** Toolset names double as file names, so they are restricted to a path-safe alphabet. */
+export const ToolsetNameSchema = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'toolset names use a-z, 0-9, "_" and "-" (at most 64), starting with a letter or digit');
+
+/** Per-tool switchboard entry in servers.yaml; `hash` and `stale` are written by discovery. */
+export const ToolSettingSchema = z.strictObject({
+  enabled: z.boolean().optional(),
+  description: z.string().optional(),
+  stale: z.boolean().optional(),
+  hash: z.string().optional(),
+});
+export type ToolSetting = z.infer<typeof ToolSettingSchema>;
+
+export const TransportTypeSchema = z.enum(['stdio', 'sse', 'http']);
+export type TransportType = z.infer<typeof TransportTypeSchema>;
+
+/** One downstream server as written in servers.yaml. */
+export const ServerConfigSchema = z
+  .strictObject({
+    type: TransportTypeSchema.optional(),
+    command: z.string().min(1).optional(),
+    args: z.array(z.string()).default([]),
+    env: z.record(z.string(), z.string()).default({}),
+    cwd: z.string().optional(),
+    url: z.string().min(1).optional(),
+    headers: z.record(z.string(), z.string()).default({}),
+    always_on: z.boolean().default(false),
+    enabled: z.boolean().default(true),
+    idle_timeout_minutes: z.number().nonnegative().default(5),
+    timeout_seconds: z.number().positive().default(60),
+    // A tool key written with no value (`search:`) means "known, defaults apply".
+    tools: z.record(z.string(), ToolSettingSchema.nullable()).optional(),
+  })
+  .superRefine((server, ctx) => {
+    const type = server.type ?? (server.url ? 'http' : 'stdio');
+    if (type === 'stdio' && !server.command) {
+      ctx.addIssue({ code: 'custom', path: ['command'], message: 'a stdio server needs "command"' });
+    }
+    if (type !== 'stdio' && !server.url) {
+      ctx.addIssue({ code: 'custom', path: ['url'], message: `a ${type} server needs "url"` });
+    }
+  });
+export type ServerConfig = z.infer<typeof ServerConfigSchema>;
+
+/** Gateway-wide settings under `gateway:` in servers.yaml. */
+export const GatewaySettingsSchema = z.strictObject({
+  /** The key the client registered loadout under; Claude Code prefixes tools with `mcp__<key>__`. */
+  client_key: z.string().min(1).default('loadout'),
+  /** How long equip/unequip wait for the client to re-read tools/list after list_changed. */
+  relist_wait_ms: z.number().int().nonnegative().default(2000),
+  /** Servers discovered at once on a cold start. */
+  discovery_concurrency: z.number().int().positive().default(4),
+  /** Per-server limit for start + tools/list during discovery. */
+  discovery_timeout_seconds: z.number().positive().default(30),
+  /** How often connected servers are pinged; 0 turns health checks off. */
+  health_interval_seconds: z.number().nonnegative().default(30),
+});
+export type GatewaySettings = z.infer<typeof GatewaySettingsSchema>;
+
+/** The whole servers.yaml. */
+export const ServersFileSchema = z.strictObject({
+  servers: z.record(ServerNameSchema, ServerConfigSchema).nullable().transform((s) => s ?? {}).default({}),
+  gateway: GatewaySettingsSchema.default(GatewaySettingsSchema.parse({})),
+});
+export type ServersFile = z.infer<typeof ServersFileSchema>;
+
+/** The effective transport of a server: explicit `type`, else inferred from `url`/`command`. */
+export function transportOf(server: ServerConfig): TransportType {
+  return server.type ?? (server.url ? 'http' : 'stdio');
+}
+
+/** A saved toolset file, `<config dir>/toolsets/<name>.yaml`. */
+export const ToolsetSchema = z.strictObject({
+  name: ToolsetNameSchema,
+  description: z.string().optional(),
+  tools: z.array(z.string().regex(/^[^.\s]+\.\S+$/, 'tools are written "server.tool"')).default([]),
+});
+export type Toolset = z.infer<typeof ToolsetSchema>;

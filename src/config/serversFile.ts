@@ -1,0 +1,72 @@
+// Reads, validates and rewrites servers.yaml. Rewrites go through the yaml Document API so the
+// user's comments and key order survive, and never happen while the file on disk is invalid.
+import { LineCounter, parseDocument, type Document } from 'yaml';
+import type { z } from 'zod';
+import { LoadoutError } from '../shared/index.js';
+import { ServersFileSchema, type ServersFile } from './schema.js';
+import { readTextIfExists, updateTextFile } from './safeWrite.js';
+
+/** A parsed servers.yaml: the validated config plus the document it came from. */
+export interface LoadedServersFile {
+  config: ServersFile;
+  document: Document;
+  /** False when the file does not exist yet (an empty config stands in for it). */
+  exists: boolean;
+}
+
+/** Parse servers.yaml text; malformed YAML or a schema error throws CONFIG_INVALID with line and column. */
+export function parseServersFile(text: string, file: string): LoadedServersFile {
+  const lineCounter = new LineCounter();
+  const document = parseDocument(text, { lineCounter, prettyErrors: false });
+  const syntaxError = document.errors[0];
+  if (syntaxError) {
+    const at = lineCounter.linePos(syntaxError.pos[0]);
+    throw new LoadoutError('CONFIG_INVALID', `${file}:${at.line}:${at.col}: ${firstLine(syntaxError.message)}`);
+  }
+  const parsed = ServersFileSchema.safeParse(document.toJS() ?? {});
+  if (!parsed.success) throw schemaError(parsed.error, document, lineCounter, file);
+  return { config: parsed.data, document, exists: true };
+}
+
+/** Load servers.yaml; a missing file is an empty config. */
+export async function loadServersFile(file: string): Promise<LoadedServersFile> {
+  const text = await readTextIfExists(file);
+  if (text === undefined) return { ...parseServersFile('servers: {}\n', file), exists: false };
+  return parseServersFile(text, file);
+}
+
+/**
+ * Change servers.yaml under the inter-process lock: re-read, let `edit` change the document,
+ * validate, write atomically. Throws (and writes nothing) if the file on disk is invalid.
+ */
+export async function updateServersFile(file: string, edit: (document: Document, config: ServersFile) => void): Promise<ServersFile> {
+  let result: ServersFile | undefined;
+  await updateTextFile(file, (current) => {
+    const loaded = parseServersFile(current ?? 'servers: {}\n', file);
+    edit(loaded.document, loaded.config);
+    const next = loaded.document.toString({ lineWidth: 0 });
+    result = parseServersFile(next, file).config;
+    return next === current ? undefined : next;
+  });
+  return result!;
+}
+
+function schemaError(error: z.ZodError, document: Document, lineCounter: LineCounter, file: string): LoadoutError {
+  const issue = error.issues[0]!;
+  const issuePath = issue.path.map(String);
+  // The deepest node that exists gives the best position (a missing key points at its parent).
+  let position = { line: 1, col: 1 };
+  for (let depth = issuePath.length; depth >= 0; depth--) {
+    const node = document.getIn(issuePath.slice(0, depth), true) as { range?: [number, number, number] } | undefined;
+    if (node?.range) {
+      position = lineCounter.linePos(node.range[0]);
+      break;
+    }
+  }
+  const where = issuePath.length ? ` at ${issuePath.join('.')}` : '';
+  return new LoadoutError('CONFIG_INVALID', `${file}:${position.line}:${position.col}: ${issue.message}${where}`);
+}
+
+function firstLine(text: string): string {
+  return text.split('\n')[0] ?? text;
+}

@@ -1,0 +1,162 @@
+// One live MCP client connection to one downstream server, over stdio, SSE or streamable HTTP.
+// It knows how to start, list tools (following pagination), forward a call and close; when to
+// start or stop it is the pool's business.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { expandEnv, expandEnvRecord, transportOf, type ServerConfig } from '../config/index.js';
+import { LoadoutError, errorMessage, type Logger } from '../shared/index.js';
+
+// What downstream servers send is parsed loosely and passed through untouched: the SDK's own
+// strict Tool schema would strip fields a newer server adds, and re-validating every result
+// costs time on the call path.
+const LooseToolListSchema = z.looseObject({
+  tools: z.array(z.looseObject({ name: z.string() })),
+  nextCursor: z.string().optional(),
+});
+const LooseCallResultSchema = z.looseObject({});
+
+/** Identity loadout presents to downstream servers. */
+export const CLIENT_INFO = { name: 'loadout', version: '0.1.0' } as const;
+
+/** Options for forwarding one call. */
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** Called with each downstream progress notification's params. */
+  onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+}
+
+/** A started client connection to one downstream server. */
+export class DownstreamConnection {
+  readonly #client: Client;
+  readonly #transport: Transport;
+  readonly #timeoutMs: number;
+  #closed: Promise<void> | undefined;
+
+  private constructor(client: Client, transport: Transport, timeoutMs: number) {
+    this.#client = client;
+    this.#transport = transport;
+    this.#timeoutMs = timeoutMs;
+  }
+
+  /**
+   * Spawn or connect to `config` and complete the MCP handshake. `onClose` fires once when the
+   * connection ends for any reason (crash, remote close, or our own close()).
+   */
+  static async open(
+    serverName: string,
+    config: ServerConfig,
+    options: { logger: Logger; env?: NodeJS.ProcessEnv; signal?: AbortSignal; timeoutMs?: number; onClose?: () => void },
+  ): Promise<DownstreamConnection> {
+    const env = options.env ?? process.env;
+    const transport = createTransport(serverName, config, env, options.logger);
+    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    let closedNotified = false;
+    client.onclose = () => {
+      if (closedNotified) return;
+      closedNotified = true;
+      options.onClose?.();
+    };
+    client.onerror = (error) => options.logger.debug({ err: errorMessage(error) }, 'downstream transport error');
+    try {
+      await client.connect(transport, { signal: options.signal, timeout: options.timeoutMs ?? config.timeout_seconds * 1000 });
+    } catch (error) {
+      await transport.close().catch(() => undefined);
+      throw new LoadoutError('SERVER_START_FAILED', `Server '${serverName}' failed to start: ${errorMessage(error)}`, { cause: error });
+    }
+    return new DownstreamConnection(client, transport, config.timeout_seconds * 1000);
+  }
+
+  /** The server's tools, all pages. */
+  async listTools(options: { signal?: AbortSignal } = {}): Promise<Tool[]> {
+    const tools: Tool[] = [];
+    let cursor: string | undefined;
+    const seen = new Set<string>();
+    do {
+      const page = await this.#client.request(
+        { method: 'tools/list', params: cursor ? { cursor } : {} },
+        LooseToolListSchema,
+        { signal: options.signal, timeout: this.#timeoutMs },
+      );
+      tools.push(...(page.tools as Tool[]));
+      cursor = page.nextCursor;
+      // A server that repeats a cursor would otherwise loop forever.
+      if (cursor !== undefined && seen.has(cursor)) break;
+      if (cursor !== undefined) seen.add(cursor);
+    } while (cursor);
+    return tools;
+  }
+
+  /** Forward one tools/call and return the downstream result unchanged. */
+  async callTool(name: string, args: Record<string, unknown> | undefined, options: CallOptions = {}): Promise<CallToolResult> {
+    const requestOptions: RequestOptions = { signal: options.signal, timeout: this.#timeoutMs };
+    if (options.onProgress) {
+      requestOptions.onprogress = options.onProgress;
+      requestOptions.resetTimeoutOnProgress = true;
+      requestOptions.maxTotalTimeout = this.#timeoutMs * 10;
+    }
+    const params = args === undefined ? { name } : { name, arguments: args };
+    return (await this.#client.request({ method: 'tools/call', params }, LooseCallResultSchema, requestOptions)) as CallToolResult;
+  }
+
+  /** A liveness probe. */
+  async ping(timeoutMs: number): Promise<void> {
+    await this.#client.ping({ timeout: timeoutMs });
+  }
+
+  /** Whether the server declared `tools.listChanged`. */
+  get emitsToolListChanged(): boolean {
+    return this.#client.getServerCapabilities()?.tools?.listChanged === true;
+  }
+
+  /** The negotiated MCP protocol version. */
+  get protocolVersion(): string | undefined {
+    return (this.#transport as { protocolVersion?: string }).protocolVersion ?? undefined;
+  }
+
+  /** The underlying SDK client, for handlers that must answer downstream requests. */
+  get client(): Client {
+    return this.#client;
+  }
+
+  /** Ends the connection (for stdio: stdin end, then SIGTERM, then SIGKILL). Runs once. */
+  close(): Promise<void> {
+    this.#closed ??= this.#client.close().catch(() => undefined);
+    return this.#closed;
+  }
+}
+
+function createTransport(serverName: string, config: ServerConfig, env: NodeJS.ProcessEnv, logger: Logger): Transport {
+  try {
+    return createTransportOrThrow(serverName, config, env, logger);
+  } catch (error) {
+    if (error instanceof LoadoutError) throw error;
+    throw new LoadoutError('SERVER_START_FAILED', `Server '${serverName}' has an unusable address: ${errorMessage(error)}`, { cause: error });
+  }
+}
+
+function createTransportOrThrow(serverName: string, config: ServerConfig, env: NodeJS.ProcessEnv, logger: Logger): Transport {
+  const where = `Server '${serverName}'`;
+  const type = transportOf(config);
+  if (type === 'stdio') {
+    const transport = new StdioClientTransport({
+      command: expandEnv(config.command!, env, `${where} command`),
+      args: config.args.map((arg) => expandEnv(arg, env, `${where} args`)),
+      // Servers expect the user's environment (PATH, HOME, npm settings), plus their own.
+      env: { ...(env as Record<string, string>), ...expandEnvRecord(config.env, env, `${where} env`) },
+      cwd: config.cwd === undefined ? undefined : expandEnv(config.cwd, env, `${where} cwd`),
+      stderr: 'pipe',
+    });
+    // The child's stderr must be drained or a chatty server blocks; it is diagnostics only.
+    transport.stderr?.on('data', (chunk: Buffer) => logger.debug({ stderr: chunk.toString('utf8').trimEnd() }, 'downstream stderr'));
+    return transport;
+  }
+  const url = new URL(expandEnv(config.url!, env, `${where} url`));
+  const requestInit = { headers: expandEnvRecord(config.headers, env, `${where} headers`) };
+  return type === 'sse' ? new SSEClientTransport(url, { requestInit }) : new StreamableHTTPClientTransport(url, { requestInit });
+}

@@ -1,0 +1,250 @@
+// The set of downstream servers and their connections: lazy start on first use (concurrent
+// first uses share one start), idle stop, and events when a connection comes or goes. It
+// never decides what tools are visible; it answers with connections and events.
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { isDeepStrictEqual } from 'node:util';
+import type { ServerConfig } from '../config/index.js';
+import { LoadoutError, errorMessage, type Logger } from '../shared/index.js';
+import { DownstreamConnection, type CallOptions } from './connection.js';
+
+/** What happened to a server's connection. */
+export type PoolEvent =
+  | { type: 'connected'; server: string }
+  /** The connection ended without loadout asking (crash, remote close). */
+  | { type: 'lost'; server: string }
+  /** loadout ended the connection (idle, config change, shutdown). */
+  | { type: 'stopped'; server: string };
+
+/** Snapshot of one server's connection for status displays. */
+export interface ServerRuntimeStatus {
+  state: 'stopped' | 'starting' | 'connected';
+  inFlight: number;
+  lastError?: string;
+}
+
+/** Options of a pool; `env` is the environment `${VAR}` references are expanded from. */
+export interface PoolOptions {
+  logger: Logger;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Owns every downstream connection. */
+export class ServerPool {
+  #configs: ReadonlyMap<string, ServerConfig>;
+  readonly #options: PoolOptions;
+  readonly #connections = new Map<string, DownstreamConnection>();
+  readonly #starting = new Map<string, Promise<DownstreamConnection>>();
+  readonly #inFlight = new Map<string, number>();
+  readonly #idleTimers = new Map<string, NodeJS.Timeout>();
+  readonly #lastErrors = new Map<string, string>();
+  readonly #stopping = new Set<DownstreamConnection>();
+  readonly #listeners = new Set<(event: PoolEvent) => void>();
+  #closed: Promise<void> | undefined;
+
+  constructor(configs: Record<string, ServerConfig>, options: PoolOptions) {
+    this.#configs = new Map(Object.entries(configs));
+    this.#options = options;
+  }
+
+  /** Names of configured, enabled servers. */
+  get serverNames(): string[] {
+    return [...this.#configs].filter(([, config]) => config.enabled).map(([name]) => name);
+  }
+
+  /** The config of a server, if configured. */
+  config(server: string): ServerConfig | undefined {
+    return this.#configs.get(server);
+  }
+
+  /** Subscribe to connection events; returns the unsubscribe function. */
+  onEvent(listener: (event: PoolEvent) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * Replace the server configs (after a servers.yaml edit). Servers removed, disabled or
+   * changed are stopped once idle, so their next use starts them with the new config.
+   */
+  configure(configs: Record<string, ServerConfig>): void {
+    const previous = this.#configs;
+    this.#configs = new Map(Object.entries(configs));
+    for (const [server, oldConfig] of previous) {
+      const next = this.#configs.get(server);
+      if (!next || !next.enabled || !isDeepStrictEqual(withoutTools(oldConfig), withoutTools(next))) {
+        if (this.#connections.has(server) && this.inFlight(server) === 0) void this.stop(server);
+      }
+    }
+  }
+
+  /** Whether a live connection exists now. */
+  isConnected(server: string): boolean {
+    return this.#connections.has(server);
+  }
+
+  /** Calls currently in flight to a server. */
+  inFlight(server: string): number {
+    return this.#inFlight.get(server) ?? 0;
+  }
+
+  /** State of one server for displays. */
+  status(server: string): ServerRuntimeStatus {
+    const state = this.#connections.has(server) ? 'connected' : this.#starting.has(server) ? 'starting' : 'stopped';
+    const lastError = this.#lastErrors.get(server);
+    return { state, inFlight: this.inFlight(server), ...(lastError ? { lastError } : {}) };
+  }
+
+  /** The live connection to `server`, starting it if needed. Concurrent callers share one start. */
+  connection(server: string, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<DownstreamConnection> {
+    this.#assertOpen();
+    const live = this.#connections.get(server);
+    if (live) return Promise.resolve(live);
+    const pending = this.#starting.get(server);
+    if (pending) return pending;
+    const config = this.#usableConfig(server);
+    const start = this.#start(server, config, options).finally(() => this.#starting.delete(server));
+    this.#starting.set(server, start);
+    return start;
+  }
+
+  /** Forward one tool call, starting the server if needed; the idle clock stops while it runs. */
+  async callTool(server: string, tool: string, args: Record<string, unknown> | undefined, options: CallOptions = {}): Promise<CallToolResult> {
+    this.#beginUse(server);
+    try {
+      const connection = await this.connection(server, { signal: options.signal });
+      return await connection.callTool(tool, args, options);
+    } finally {
+      this.#endUse(server);
+    }
+  }
+
+  /** List a server's tools, starting it if needed. */
+  async listTools(server: string, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<Tool[]> {
+    this.#beginUse(server);
+    try {
+      const connection = await this.connection(server, options);
+      return await connection.listTools(options);
+    } finally {
+      this.#endUse(server);
+    }
+  }
+
+  /** End a server's connection (no-op when stopped). */
+  async stop(server: string): Promise<void> {
+    this.#clearIdleTimer(server);
+    const connection = this.#connections.get(server);
+    if (!connection) return;
+    this.#connections.delete(server);
+    this.#stopping.add(connection);
+    try {
+      await connection.close();
+    } finally {
+      this.#stopping.delete(connection);
+      this.#emit({ type: 'stopped', server });
+    }
+  }
+
+  /** Stop every connection; later use is refused. Runs once. */
+  close(): Promise<void> {
+    this.#closed ??= (async () => {
+      await Promise.allSettled([...this.#starting.values()]);
+      await Promise.allSettled([...this.#connections.keys()].map((server) => this.stop(server)));
+    })();
+    return this.#closed;
+  }
+
+  async #start(server: string, config: ServerConfig, options: { signal?: AbortSignal; timeoutMs?: number }): Promise<DownstreamConnection> {
+    const logger = this.#options.logger.child({ mod: 'downstream', server });
+    const startedAt = performance.now();
+    let connection: DownstreamConnection | undefined;
+    try {
+      connection = await DownstreamConnection.open(server, config, {
+        logger,
+        env: this.#options.env,
+        signal: options.signal,
+        timeoutMs: options.timeoutMs,
+        onClose: () => connection && this.#onConnectionClosed(server, connection),
+      });
+      if (this.#closed) {
+        await connection.close();
+        throw new LoadoutError('CLOSED', 'loadout is shutting down');
+      }
+      this.#connections.set(server, connection);
+      this.#lastErrors.delete(server);
+      logger.info({ ms: Math.round(performance.now() - startedAt) }, 'server started');
+      this.#emit({ type: 'connected', server });
+      return connection;
+    } catch (error) {
+      this.#lastErrors.set(server, errorMessage(error));
+      logger.warn({ err: errorMessage(error) }, 'server failed to start');
+      throw error;
+    }
+  }
+
+  #onConnectionClosed(server: string, connection: DownstreamConnection): void {
+    if (this.#stopping.has(connection) || this.#connections.get(server) !== connection) return;
+    this.#connections.delete(server);
+    this.#clearIdleTimer(server);
+    this.#lastErrors.set(server, 'connection lost');
+    this.#options.logger.warn({ mod: 'downstream', server }, 'server connection lost');
+    this.#emit({ type: 'lost', server });
+  }
+
+  #usableConfig(server: string): ServerConfig {
+    const config = this.#configs.get(server);
+    if (!config) {
+      const known = [...this.#configs.keys()].join(', ') || '(none)';
+      throw new LoadoutError('SERVER_NOT_FOUND', `Server '${server}' is not configured; configured servers: ${known}`);
+    }
+    if (!config.enabled) throw new LoadoutError('SERVER_DISABLED', `Server '${server}' is disabled in servers.yaml (enabled: false)`);
+    return config;
+  }
+
+  #beginUse(server: string): void {
+    this.#clearIdleTimer(server);
+    this.#inFlight.set(server, this.inFlight(server) + 1);
+  }
+
+  #endUse(server: string): void {
+    const remaining = this.inFlight(server) - 1;
+    if (remaining > 0) {
+      this.#inFlight.set(server, remaining);
+      return;
+    }
+    this.#inFlight.delete(server);
+    const config = this.#configs.get(server);
+    if (!config || config.always_on || !this.#connections.has(server)) return;
+    // Lazy servers stop after a quiet period; a call arriving meanwhile clears the timer.
+    const timer = setTimeout(() => {
+      this.#idleTimers.delete(server);
+      if (this.inFlight(server) === 0) void this.stop(server);
+    }, config.idle_timeout_minutes * 60_000);
+    timer.unref();
+    this.#idleTimers.set(server, timer);
+  }
+
+  #clearIdleTimer(server: string): void {
+    const timer = this.#idleTimers.get(server);
+    if (timer) clearTimeout(timer);
+    this.#idleTimers.delete(server);
+  }
+
+  #emit(event: PoolEvent): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener(event);
+      } catch (error) {
+        this.#options.logger.error({ err: errorMessage(error) }, 'pool event listener failed');
+      }
+    }
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new LoadoutError('CLOSED', 'loadout is shutting down');
+  }
+}
+
+function withoutTools(config: ServerConfig): Omit<ServerConfig, 'tools'> {
+  const { tools: _tools, ...rest } = config;
+  return rest;
+}

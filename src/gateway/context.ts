@@ -1,0 +1,28 @@
+// The services every client session shares: one pool of downstream connections, one catalog,
+// the toolset and state stores. Built once by createGateway.
+import type { CatalogStore, DiscoveryResult } from '../catalog/index.js';
+import type { GatewaySettings, LoadoutPaths, StateStore } from '../config/index.js';
+import type { ServerPool } from '../downstream/index.js';
+import type { NamingOptions } from '../registry/index.js';
+import type { Logger } from '../shared/index.js';
+import type { ToolsetStore } from '../toolsets/index.js';
+
+/** Shared gateway services, handed to sessions and meta-tools. */
+export interface GatewayContext {
+  readonly paths: LoadoutPaths;
+  readonly settings: GatewaySettings;
+  readonly logger: Logger;
+  readonly pool: ServerPool;
+  readonly catalog: CatalogStore;
+  readonly toolsets: ToolsetStore;
+  readonly state: StateStore;
+  readonly naming: NamingOptions;
+  /** Settles when the start-up discovery of uncached servers has finished. */
+  readonly ready: Promise<void>;
+  /** Servers whose most recent discovery failed, with the reason. */
+  discoveryFailures(): ReadonlyMap<string, string>;
+  /** False while a server is known to be down (its tools are withdrawn). */
+  isServerAvailable(server: string): boolean;
+}
+
+export type { DiscoveryResult };

@@ -1,0 +1,104 @@
+// Builds and wires the gateway: config → pool → catalog → (per session) registry + meta-tools.
+// A plain function, not a class that owns every subsystem.
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { CatalogStore } from '../catalog/index.js';
+import { StateStore, loadServersFile, type LoadoutPaths } from '../config/index.js';
+import { ServerPool } from '../downstream/index.js';
+import { nameBudget } from '../registry/index.js';
+import { errorMessage, isLoadoutError, type Logger } from '../shared/index.js';
+import { ToolsetStore } from '../toolsets/index.js';
+import type { GatewayContext } from './context.js';
+import { META_TOOLS } from './metaTools/index.js';
+import { GatewaySession, listMetaTools } from './session.js';
+
+/** Options of createGateway. */
+export interface GatewayOptions {
+  paths: LoadoutPaths;
+  logger: Logger;
+  /** Toolset to equip in new sessions instead of the remembered one. */
+  equip?: string;
+  /** Environment for `${VAR}` expansion (default: process.env). */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** A running gateway. */
+export interface Gateway {
+  readonly context: GatewayContext;
+  /** Create a session, restore its toolset, and connect it to a client transport. */
+  connect(transport: Transport): Promise<GatewaySession>;
+  /** Close every session and downstream connection. Runs once. */
+  close(): Promise<void>;
+}
+
+/** Load config and cache (spawning nothing), start discovery of uncached servers in the background. */
+export async function createGateway(options: GatewayOptions): Promise<Gateway> {
+  const { paths, logger } = options;
+  const { config } = await loadServersFile(paths.serversFile);
+  const pool = new ServerPool(config.servers, { logger, env: options.env });
+  const catalog = new CatalogStore({ pool, cacheFile: paths.catalogCacheFile, configs: config.servers, settings: config.gateway, logger });
+  await catalog.load();
+
+  const failures = new Map<string, string>();
+  const ready = (async () => {
+    const servers = catalog.undiscoveredServers;
+    if (!servers.length) return;
+    logger.info({ mod: 'gateway', servers }, 'discovering servers without cached tools');
+    for (const result of await catalog.discover(servers)) {
+      if (result.ok) failures.delete(result.server);
+      else failures.set(result.server, result.error);
+    }
+  })().catch((error: unknown) => logger.error({ mod: 'gateway', err: errorMessage(error) }, 'discovery failed'));
+
+  const context: GatewayContext = {
+    paths,
+    settings: config.gateway,
+    logger,
+    pool,
+    catalog,
+    toolsets: new ToolsetStore(paths.toolsetsDir),
+    state: new StateStore(paths.stateFile),
+    naming: { maxNameLength: nameBudget(config.gateway.client_key), reservedNames: new Set(META_TOOLS.map((tool) => tool.name)) },
+    ready,
+    discoveryFailures: () => failures,
+    isServerAvailable: () => true,
+  };
+  const metaListing = listMetaTools(META_TOOLS);
+  const sessions = new Set<GatewaySession>();
+  let closed: Promise<void> | undefined;
+
+  return {
+    context,
+    async connect(transport) {
+      const session = new GatewaySession(context, META_TOOLS, metaListing);
+      sessions.add(session);
+      await restoreToolset(session, context, options.equip);
+      session.server.onclose = () => {
+        sessions.delete(session);
+        void session.close();
+      };
+      await session.server.connect(transport);
+      return session;
+    },
+    close() {
+      closed ??= (async () => {
+        await Promise.allSettled([...sessions].map((session) => session.close()));
+        await pool.close();
+      })();
+      return closed;
+    },
+  };
+}
+
+// Re-equip what was equipped at the last stop (or --equip). Before the client connects, so the
+// first tools/list already includes it; a toolset that no longer exists is logged, not fatal.
+async function restoreToolset(session: GatewaySession, context: GatewayContext, override: string | undefined): Promise<void> {
+  const name = override ?? (await context.state.read()).activeToolset;
+  if (!name) return;
+  try {
+    await session.equip(name, { announce: false });
+  } catch (error) {
+    if (!isLoadoutError(error)) throw error;
+    context.logger.warn({ mod: 'gateway', toolset: name, err: error.message }, 'could not re-equip toolset');
+    if (override) throw error;
+  }
+}

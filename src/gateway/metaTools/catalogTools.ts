@@ -1,0 +1,91 @@
+// Meta-tools that read the catalog or call into it: discover-all-tools and call-tool.
+import { z } from 'zod';
+import type { CatalogTool } from '../../catalog/index.js';
+import { resolveCatalogName } from '../../registry/index.js';
+import { LoadoutError } from '../../shared/index.js';
+import { forwardCall } from '../forward.js';
+import { defineMetaTool, textResult } from './metaTool.js';
+
+const DESCRIPTION_WIDTH = 140;
+
+/** discover-all-tools: the catalog, optionally ranked by a query. */
+export const discoverAllTools = defineMetaTool({
+  name: 'discover-all-tools',
+  description:
+    'List every tool of every server behind loadout as server.tool with a one-line description. ' +
+    'Use query to rank by relevance, server to filter, detail:true for input schemas. Then build-toolset and equip-toolset.',
+  input: z.strictObject({
+    query: z.string().max(500).optional(),
+    server: z.string().optional(),
+    limit: z.number().int().min(1).max(500).default(50),
+    offset: z.number().int().min(0).default(0),
+    detail: z.boolean().default(false),
+  }),
+  example: { query: 'read a file', limit: 10 },
+  async run(args, { gateway, session }) {
+    await gateway.ready;
+    const catalog = gateway.catalog.current;
+    if (args.server !== undefined && !gateway.pool.config(args.server)) {
+      const known = gateway.pool.serverNames.join(', ') || '(none configured)';
+      throw new LoadoutError('SERVER_NOT_FOUND', `Server '${args.server}' is not configured; servers: ${known}`);
+    }
+    const { total, tools } = catalog.search(args);
+    const exposedIds = new Map([...session.snapshot.routes].map(([name, route]) => [route.id, name]));
+    if (args.detail) {
+      return textResult(JSON.stringify({ total, offset: args.offset, tools: tools.map((tool) => detailOf(tool, exposedIds.get(tool.id))) }, null, 1));
+    }
+    const lines: string[] = [];
+    const shown = tools.length ? `showing ${args.offset + 1}–${args.offset + tools.length}` : 'none on this page';
+    lines.push(`${total} tool${total === 1 ? '' : 's'}${args.query ? ` matching "${args.query}"` : ''} (${shown}).${exposedIds.size ? ' * = equipped.' : ''}`);
+    for (const tool of tools) lines.push(`${exposedIds.has(tool.id) ? '* ' : ''}${tool.id} — ${oneLine(tool.description)}`);
+    for (const [server, error] of gateway.discoveryFailures()) lines.push(`! ${server}: not discovered (${oneLine(error)})`);
+    if (args.offset + tools.length < total) lines.push(`More: offset=${args.offset + tools.length}.`);
+    lines.push('Next: build-toolset {"name": "…", "tools": ["server.tool", …], "equip": true}.');
+    return lines.join('\n');
+  },
+});
+
+/** call-tool: reach any enabled catalog tool, equipped or not. */
+export const callTool = defineMetaTool({
+  name: 'call-tool',
+  description:
+    'Call a tool by server.tool or its equipped name, with its arguments; returns its result unchanged. ' +
+    'Use it when an equipped tool is not in your tool list. Schemas: discover-all-tools detail:true.',
+  input: z.strictObject({
+    tool: z.string().min(1),
+    arguments: z.record(z.string(), z.unknown()).optional(),
+  }),
+  example: { tool: 'memory.read_graph', arguments: {} },
+  async run(args, { gateway, session, extra }) {
+    const equipped = session.snapshot.routes.get(args.tool);
+    if (equipped) return forwardCall(gateway.pool, equipped, args.arguments, extra);
+    await gateway.ready;
+    const catalog = gateway.catalog.current;
+    const tool = resolveCatalogName(catalog, args.tool, gateway.naming);
+    if (!tool) {
+      const suggestions = catalog.suggest(args.tool);
+      const hint = suggestions.length ? ` Did you mean: ${suggestions.join(', ')}?` : ' Search with discover-all-tools.';
+      throw new LoadoutError('TOOL_NOT_FOUND', `No tool '${args.tool}' in the catalog.${hint}`);
+    }
+    if (!tool.enabled) throw new LoadoutError('TOOL_DISABLED', `${tool.id} is disabled in servers.yaml (enabled: false); it cannot be called.`);
+    return forwardCall(gateway.pool, { server: tool.server, tool: tool.name, id: tool.id }, args.arguments, extra);
+  },
+});
+
+function detailOf(tool: CatalogTool, exposedName: string | undefined): Record<string, unknown> {
+  const { definition } = tool;
+  return {
+    tool: tool.id,
+    ...(exposedName ? { equippedAs: exposedName } : {}),
+    ...(definition.title ? { title: definition.title } : {}),
+    description: tool.description,
+    inputSchema: definition.inputSchema,
+    ...(definition.outputSchema ? { outputSchema: definition.outputSchema } : {}),
+    ...(definition.annotations ? { annotations: definition.annotations } : {}),
+  };
+}
+
+function oneLine(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > DESCRIPTION_WIDTH ? `${line.slice(0, DESCRIPTION_WIDTH - 1)}…` : line || '(no description)';
+}

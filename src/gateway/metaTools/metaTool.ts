@@ -1,0 +1,57 @@
+// The shape of a meta-tool (a tool loadout itself answers), and the helpers that turn its zod
+// input schema into the JSON Schema clients see and its errors into readable isError results.
+import type { ServerNotification, ServerRequest, CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { z } from 'zod';
+import type { GatewayContext } from '../context.js';
+import type { GatewaySession } from '../session.js';
+
+/** The extra argument of an MCP request handler on the client-facing server. */
+export type RequestExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** What a meta-tool handler can reach. */
+export interface MetaToolContext {
+  gateway: GatewayContext;
+  session: GatewaySession;
+  extra: RequestExtra;
+}
+
+/** A tool answered by loadout itself. */
+export interface MetaTool<Schema extends z.ZodType = z.ZodType> {
+  name: string;
+  description: string;
+  input: Schema;
+  /** A valid call, shown in the error for a malformed one. */
+  example: Record<string, unknown>;
+  run(args: z.output<Schema>, context: MetaToolContext): Promise<CallToolResult | string>;
+}
+
+/** Declare a meta-tool (keeps the handler's argument type tied to its schema). */
+export function defineMetaTool<Schema extends z.ZodType>(tool: MetaTool<Schema>): MetaTool {
+  return tool as unknown as MetaTool;
+}
+
+/** The tools/list entry of a meta-tool: short, with no output schema, to keep the idle list small. */
+export function listedMetaTool(tool: MetaTool): Tool {
+  const { $schema: _schema, ...inputSchema } = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  return { name: tool.name, description: tool.description, inputSchema: inputSchema as Tool['inputSchema'] };
+}
+
+/** A plain text result. */
+export function textResult(text: string): CallToolResult {
+  return { content: [{ type: 'text', text }] };
+}
+
+/** An error result the agent can act on. */
+export function errorResult(text: string): CallToolResult {
+  return { content: [{ type: 'text', text }], isError: true };
+}
+
+/** A readable sentence for invalid meta-tool arguments, with a valid example. */
+export function describeInvalidArguments(tool: MetaTool, error: z.ZodError): string {
+  const problems = error.issues.map((issue) => {
+    const at = issue.path.length ? issue.path.join('.') : 'arguments';
+    return `${at}: ${issue.message}`;
+  });
+  return `Invalid arguments for ${tool.name}: ${problems.join('; ')}. Example: ${JSON.stringify(tool.example)}`;
+}

@@ -1,0 +1,137 @@
+// Meta-tools that manage saved toolsets and what this session has equipped.
+import { z } from 'zod';
+import { ToolsetNameSchema } from '../../config/index.js';
+import { resolveCatalogName, type RegistrySnapshot, type WithheldReason } from '../../registry/index.js';
+import { LoadoutError } from '../../shared/index.js';
+import { ALL_TOOLSET } from '../../toolsets/index.js';
+import { defineMetaTool } from './metaTool.js';
+
+const REASON_TEXT: Record<WithheldReason, string> = {
+  unknown: 'not in the catalog (stale or never discovered)',
+  disabled: 'disabled in servers.yaml',
+  unavailable: 'server down',
+};
+
+/** build-toolset: save (create or overwrite) a named list of catalog tools. */
+export const buildToolset = defineMetaTool({
+  name: 'build-toolset',
+  description: 'Save a named toolset of catalog tools (server.tool names from discover-all-tools); overwrites one of the same name. equip:true also equips it.',
+  input: z.strictObject({
+    name: ToolsetNameSchema,
+    tools: z.array(z.string().min(1)).min(1, 'list at least one tool'),
+    description: z.string().max(500).optional(),
+    equip: z.boolean().default(false),
+  }),
+  example: { name: 'notes', tools: ['memory.create_entities', 'memory.read_graph'], description: 'Knowledge graph', equip: true },
+  async run(args, { gateway, session }) {
+    if (args.name === ALL_TOOLSET) throw new LoadoutError('TOOLSET_INVALID', `'${ALL_TOOLSET}' is reserved (equip-toolset {"name": "all"} exposes every tool); choose another name.`);
+    await gateway.ready;
+    const catalog = gateway.catalog.current;
+    const ids: string[] = [];
+    const problems: string[] = [];
+    for (const name of args.tools) {
+      const tool = resolveCatalogName(catalog, name, gateway.naming);
+      if (!tool) {
+        const close = catalog.suggest(name, 3);
+        problems.push(`'${name}' is unknown${close.length ? ` (did you mean ${close.join(', ')}?)` : ''}`);
+      } else if (!tool.enabled) {
+        problems.push(`'${tool.id}' is disabled in servers.yaml`);
+      } else if (!ids.includes(tool.id)) {
+        ids.push(tool.id);
+      }
+    }
+    if (problems.length) throw new LoadoutError('TOOL_NOT_FOUND', `Toolset '${args.name}' not saved: ${problems.join('; ')}. Find names with discover-all-tools.`);
+    await gateway.toolsets.save({ name: args.name, description: args.description, tools: ids });
+    const saved = `Saved toolset '${args.name}' with ${ids.length} tool${ids.length === 1 ? '' : 's'}.`;
+    if (!args.equip) return `${saved} Equip it with equip-toolset {"name": "${args.name}"}.`;
+    const change = await session.equip(args.name);
+    return `${saved}\n${describeEquipped(change.snapshot)}`;
+  },
+});
+
+/** equip-toolset: expose a saved toolset's tools under flattened names. */
+export const equipToolset = defineMetaTool({
+  name: 'equip-toolset',
+  description: 'Expose a saved toolset\'s tools as your own tools (replacing any equipped set). "all" equips every tool.',
+  input: z.strictObject({ name: ToolsetNameSchema }),
+  example: { name: 'notes' },
+  async run(args, { gateway, session }) {
+    await gateway.ready;
+    const change = await session.equip(args.name);
+    return describeEquipped(change.snapshot);
+  },
+});
+
+/** unequip-toolset: withdraw the equipped tools. */
+export const unequipToolset = defineMetaTool({
+  name: 'unequip-toolset',
+  description: 'Withdraw the equipped toolset\'s tools from your tool list.',
+  input: z.strictObject({}),
+  example: {},
+  async run(_args, { session }) {
+    const before = session.snapshot.selection;
+    if (!before) return 'No toolset is equipped.';
+    await session.unequip();
+    return `Unequipped '${before.toolset}'; only loadout's own tools remain.`;
+  },
+});
+
+/** list-saved-toolsets: what can be equipped. */
+export const listSavedToolsets = defineMetaTool({
+  name: 'list-saved-toolsets',
+  description: 'List saved toolsets with their tool counts and which one is equipped.',
+  input: z.strictObject({}),
+  example: {},
+  async run(_args, { gateway, session }) {
+    const { toolsets, problems } = await gateway.toolsets.list();
+    const equipped = session.snapshot.selection?.toolset;
+    const lines = toolsets.map(
+      (t) => `${t.name === equipped ? '* ' : ''}${t.name} (${t.tools.length} tool${t.tools.length === 1 ? '' : 's'})${t.description ? ` — ${t.description}` : ''}`,
+    );
+    for (const problem of problems) lines.push(`! ${problem.error}`);
+    if (!toolsets.length) lines.unshift('No saved toolsets yet. Create one with build-toolset.');
+    else lines.unshift(`${toolsets.length} saved toolset${toolsets.length === 1 ? '' : 's'}${equipped ? ' (* = equipped)' : ''}:`);
+    return lines.join('\n');
+  },
+});
+
+/** get-active-toolset: the equipped toolset and each tool's status. */
+export const getActiveToolset = defineMetaTool({
+  name: 'get-active-toolset',
+  description: 'Show the equipped toolset and the status of each of its tools (available, server down, disabled, stale).',
+  input: z.strictObject({}),
+  example: {},
+  async run(_args, { session }) {
+    const snapshot = session.snapshot;
+    if (!snapshot.selection) return 'No toolset is equipped. See list-saved-toolsets, then equip-toolset.';
+    const lines = [`Equipped: '${snapshot.selection.toolset}' (${snapshot.routes.size} available, ${snapshot.withheld.length} not).`];
+    for (const [name, route] of snapshot.routes) lines.push(`${route.id} → ${name}: available`);
+    for (const held of snapshot.withheld) lines.push(`${held.id}: ${REASON_TEXT[held.reason]}`);
+    return lines.join('\n');
+  },
+});
+
+/** delete-toolset: remove a saved toolset, unequipping it first if equipped. */
+export const deleteToolset = defineMetaTool({
+  name: 'delete-toolset',
+  description: 'Delete a saved toolset (unequips it first if it is equipped).',
+  input: z.strictObject({ name: ToolsetNameSchema }),
+  example: { name: 'notes' },
+  async run(args, { gateway, session }) {
+    if (args.name === ALL_TOOLSET) throw new LoadoutError('TOOLSET_INVALID', `'${ALL_TOOLSET}' is built in and cannot be deleted.`);
+    const wasEquipped = session.snapshot.selection?.toolset === args.name;
+    const existed = await gateway.toolsets.delete(args.name);
+    if (!existed) await gateway.toolsets.get(args.name); // throws TOOLSET_NOT_FOUND listing the saved ones
+    if (wasEquipped) await session.unequip();
+    return `Deleted toolset '${args.name}'${wasEquipped ? ' and unequipped it' : ''}.`;
+  },
+});
+
+function describeEquipped(snapshot: RegistrySnapshot): string {
+  const names = [...snapshot.routes.keys()];
+  const lines = [`Equipped '${snapshot.selection?.toolset}': ${names.length} tool${names.length === 1 ? '' : 's'}${names.length ? `: ${names.join(', ')}` : ''}.`];
+  for (const held of snapshot.withheld) lines.push(`Not exposed: ${held.id} (${REASON_TEXT[held.reason]}).`);
+  if (names.length) lines.push('If they do not appear in your tool list, call them with call-tool {"tool": "<name>", "arguments": {…}}.');
+  return lines.join('\n');
+}
+

@@ -1,0 +1,155 @@
+// One client session: an MCP Server (low-level, so downstream JSON Schemas pass through
+// byte-for-byte) with its own exposed-tool registry. Answers tools/list from the registry
+// snapshot, routes calls, and announces every change with exactly one list_changed.
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ToolRegistry, type RegistryChange, type RegistrySnapshot, type Selection } from '../registry/index.js';
+import { errorMessage, isLoadoutError } from '../shared/index.js';
+import { ALL_TOOLSET } from '../toolsets/index.js';
+import type { GatewayContext } from './context.js';
+import { forwardCall } from './forward.js';
+import { describeInvalidArguments, errorResult, listedMetaTool, textResult, type MetaTool, type RequestExtra } from './metaTools/metaTool.js';
+
+/** Identity loadout presents to its clients. */
+export const SERVER_INFO = { name: 'loadout', version: '0.1.0' } as const;
+
+const INSTRUCTIONS =
+  'loadout fronts many MCP servers. Find tools with discover-all-tools, save a set with build-toolset, ' +
+  'then equip-toolset to use them as normal tools (or call any catalog tool with call-tool).';
+
+/** A client session of the gateway. */
+export class GatewaySession {
+  readonly server: Server;
+  readonly registry: ToolRegistry;
+  readonly #context: GatewayContext;
+  readonly #metaTools: ReadonlyMap<string, MetaTool>;
+  readonly #metaListing: readonly Tool[];
+  readonly #relistWaiters = new Set<() => void>();
+  readonly #unsubscribe: Array<() => void> = [];
+  #closed: Promise<void> | undefined;
+
+  constructor(context: GatewayContext, metaTools: readonly MetaTool[], metaListing: readonly Tool[]) {
+    this.#context = context;
+    this.#metaTools = new Map(metaTools.map((tool) => [tool.name, tool]));
+    this.#metaListing = metaListing;
+    this.registry = new ToolRegistry(
+      { catalog: () => context.catalog.current, isServerAvailable: (server) => context.isServerAvailable(server) },
+      context.naming,
+    );
+    this.server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS });
+    this.server.setRequestHandler(ListToolsRequestSchema, () => this.#listTools());
+    this.server.setRequestHandler(CallToolRequestSchema, (request, extra) => this.#callTool(request.params.name, request.params.arguments, extra));
+    // A new catalog (discovery, config reload, promotion) may change what this session exposes.
+    this.#unsubscribe.push(context.catalog.onChange(() => void this.refresh()));
+  }
+
+  /** The current exposed set. */
+  get snapshot(): RegistrySnapshot {
+    return this.registry.snapshot;
+  }
+
+  /**
+   * Equip a saved toolset (or `all`) and, if the listed tools changed, announce it and wait for
+   * the client to re-read tools/list so the tools are usable on its very next turn.
+   */
+  async equip(name: string, options: { announce?: boolean } = {}): Promise<RegistryChange> {
+    const selection = await this.#selectionOf(name);
+    const change = await this.registry.equip(selection);
+    await this.#context.state.update((state) => ({ ...state, activeToolset: name }));
+    if (change.changed && options.announce !== false) await this.#announce(true);
+    return change;
+  }
+
+  /** Withdraw the equipped toolset (announced and awaited like equip). */
+  async unequip(): Promise<RegistryChange> {
+    const change = await this.registry.unequip();
+    await this.#context.state.update((state) => ({ ...state, activeToolset: null }));
+    if (change.changed) await this.#announce(true);
+    return change;
+  }
+
+  /** Rebuild against the current catalog and health; announce (without waiting) if it changed. */
+  async refresh(): Promise<void> {
+    try {
+      const change = await this.registry.refresh();
+      if (change.changed) await this.#announce(false);
+    } catch (error) {
+      this.#context.logger.error({ mod: 'gateway', err: errorMessage(error) }, 'refreshing exposed tools failed');
+    }
+  }
+
+  /** Stop listening for changes and close the MCP server. Runs once. */
+  close(): Promise<void> {
+    this.#closed ??= (async () => {
+      for (const unsubscribe of this.#unsubscribe) unsubscribe();
+      for (const wake of this.#relistWaiters) wake();
+      await this.server.close().catch(() => undefined);
+    })();
+    return this.#closed;
+  }
+
+  async #selectionOf(name: string): Promise<Selection> {
+    if (name === ALL_TOOLSET) return { toolset: ALL_TOOLSET, toolIds: 'all' };
+    const toolset = await this.#context.toolsets.get(name);
+    return { toolset: toolset.name, toolIds: toolset.tools };
+  }
+
+  #listTools(): { tools: Tool[] } {
+    // Wake equips waiting for this re-read; the snapshot read below is the new one.
+    for (const wake of this.#relistWaiters) wake();
+    return { tools: [...this.#metaListing, ...this.registry.snapshot.tools] };
+  }
+
+  async #announce(waitForRelist: boolean): Promise<void> {
+    if (this.#closed || !this.server.transport) return;
+    let wait: Promise<void> | undefined;
+    if (waitForRelist && this.#context.settings.relist_wait_ms > 0) {
+      // Registered before sending, because a fast client re-lists before send() resolves.
+      wait = new Promise<void>((resolve) => {
+        const wake = (): void => {
+          clearTimeout(timer);
+          this.#relistWaiters.delete(wake);
+          resolve();
+        };
+        const timer = setTimeout(wake, this.#context.settings.relist_wait_ms);
+        timer.unref();
+        this.#relistWaiters.add(wake);
+      });
+    }
+    try {
+      await this.server.sendToolListChanged();
+    } catch (error) {
+      this.#context.logger.debug({ mod: 'gateway', err: errorMessage(error) }, 'list_changed not sent');
+      return;
+    }
+    await wait;
+  }
+
+  async #callTool(name: string, args: Record<string, unknown> | undefined, extra: RequestExtra): Promise<CallToolResult> {
+    const metaTool = this.#metaTools.get(name);
+    if (metaTool) return this.#runMetaTool(metaTool, args, extra);
+    const route = this.registry.snapshot.routes.get(name);
+    if (route) return forwardCall(this.#context.pool, route, args, extra);
+    return errorResult(
+      `Tool '${name}' is not equipped. Equip a toolset that contains it (equip-toolset), or call it through call-tool {"tool": "server.tool", "arguments": {…}}.`,
+    );
+  }
+
+  async #runMetaTool(tool: MetaTool, args: Record<string, unknown> | undefined, extra: RequestExtra): Promise<CallToolResult> {
+    const parsed = tool.input.safeParse(args ?? {});
+    if (!parsed.success) return errorResult(describeInvalidArguments(tool, parsed.error));
+    try {
+      const result = await tool.run(parsed.data, { gateway: this.#context, session: this, extra });
+      return typeof result === 'string' ? textResult(result) : result;
+    } catch (error) {
+      if (isLoadoutError(error)) return errorResult(error.message);
+      this.#context.logger.error({ mod: 'gateway', tool: tool.name, err: errorMessage(error) }, 'meta-tool failed');
+      return errorResult(`${tool.name} failed unexpectedly: ${errorMessage(error)}`);
+    }
+  }
+}
+
+/** The tools/list entries of the meta-tools, computed once. */
+export function listMetaTools(metaTools: readonly MetaTool[]): Tool[] {
+  return metaTools.map(listedMetaTool);
+}

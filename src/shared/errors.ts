@@ -1,0 +1,43 @@
+// The one error type loadout throws on purpose. Its `code` lets the gateway decide how to
+// answer (an isError result the agent can act on, or a protocol error); its message names the
+// thing and the fix.
+
+/** Machine-readable reasons a loadout operation can fail. */
+export type LoadoutErrorCode =
+  | 'CONFIG_INVALID'
+  | 'CONFIG_NOT_FOUND'
+  | 'STATE_INVALID'
+  | 'TOOLSET_NOT_FOUND'
+  | 'TOOLSET_INVALID'
+  | 'TOOL_NOT_FOUND'
+  | 'TOOL_DISABLED'
+  | 'SERVER_NOT_FOUND'
+  | 'SERVER_DISABLED'
+  | 'SERVER_START_FAILED'
+  | 'SERVER_UNAVAILABLE'
+  | 'CALL_FAILED'
+  | 'INVALID_ARGUMENT'
+  | 'CLOSED';
+
+/** An expected failure with a readable message and a stable code. */
+export class LoadoutError extends Error {
+  override readonly name = 'LoadoutError';
+
+  constructor(
+    readonly code: LoadoutErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** True when `error` is a LoadoutError, optionally of one of the given codes. */
+export function isLoadoutError(error: unknown, ...codes: LoadoutErrorCode[]): error is LoadoutError {
+  return error instanceof LoadoutError && (codes.length === 0 || codes.includes(error.code));
+}
+
+/** The message of any thrown value, for log lines and error results. */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

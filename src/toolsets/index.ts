@@ -1,0 +1,3 @@
+// toolsets: saved, named lists of `server.tool` ids, stored as YAML files the agent, the human
+// and git can all edit.
+export { ToolsetStore, ALL_TOOLSET, type ToolsetProblem } from './toolsetStore.js';

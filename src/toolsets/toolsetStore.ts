@@ -1,0 +1,113 @@
+// Saved toolsets: one YAML file per toolset in `<config dir>/toolsets/`. Files are read fresh on
+// every use, so a toolset saved by another loadout process (or by hand, or by git) is seen at once.
+import { readdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { parse, stringify } from 'yaml';
+import { ToolsetNameSchema, ToolsetSchema, readTextIfExists, updateTextFile, withFileLock, type Toolset } from '../config/index.js';
+import { LoadoutError, errorMessage } from '../shared/index.js';
+
+/** The reserved toolset name that exposes every enabled tool. */
+export const ALL_TOOLSET = 'all';
+
+/** A toolset file that could not be read. */
+export interface ToolsetProblem {
+  file: string;
+  error: string;
+}
+
+/** Reads and writes toolset files. */
+export class ToolsetStore {
+  readonly #dir: string;
+
+  constructor(dir: string) {
+    this.#dir = dir;
+  }
+
+  /** The folder toolsets live in. */
+  get dir(): string {
+    return this.#dir;
+  }
+
+  /** Every readable saved toolset, sorted by name, plus the files that could not be read. */
+  async list(): Promise<{ toolsets: Toolset[]; problems: ToolsetProblem[] }> {
+    let entries: string[];
+    try {
+      entries = await readdir(this.#dir);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { toolsets: [], problems: [] };
+      throw error;
+    }
+    const toolsets: Toolset[] = [];
+    const problems: ToolsetProblem[] = [];
+    for (const entry of entries.filter((name) => name.endsWith('.yaml')).sort()) {
+      const file = path.join(this.#dir, entry);
+      try {
+        const toolset = await this.#read(file, entry.slice(0, -'.yaml'.length));
+        if (toolset) toolsets.push(toolset);
+      } catch (error) {
+        problems.push({ file, error: errorMessage(error) });
+      }
+    }
+    return { toolsets, problems };
+  }
+
+  /** One saved toolset; TOOLSET_NOT_FOUND lists the saved ones. */
+  async get(name: string): Promise<Toolset> {
+    const file = this.#fileOf(name);
+    const toolset = await this.#read(file, name);
+    if (toolset) return toolset;
+    const { toolsets } = await this.list();
+    const saved = toolsets.map((t) => t.name).join(', ') || '(none yet; create one with build-toolset)';
+    throw new LoadoutError('TOOLSET_NOT_FOUND', `Toolset '${name}' not found; saved toolsets: ${saved}`);
+  }
+
+  /** Create or overwrite a toolset file (atomic, under the inter-process lock). */
+  async save(toolset: Toolset): Promise<void> {
+    const valid = ToolsetSchema.parse(toolset);
+    if (valid.name === ALL_TOOLSET) {
+      throw new LoadoutError('TOOLSET_INVALID', `'${ALL_TOOLSET}' is reserved (it exposes every enabled tool); choose another name`);
+    }
+    const body: Record<string, unknown> = { name: valid.name };
+    if (valid.description) body.description = valid.description;
+    body.tools = valid.tools;
+    await updateTextFile(this.#fileOf(valid.name), () => stringify(body, { lineWidth: 0 }));
+  }
+
+  /** Remove a toolset file; false when there was none. */
+  async delete(name: string): Promise<boolean> {
+    const file = this.#fileOf(name);
+    return withFileLock(file, async () => {
+      if ((await readTextIfExists(file)) === undefined) return false;
+      await rm(file);
+      return true;
+    });
+  }
+
+  #fileOf(name: string): string {
+    const parsed = ToolsetNameSchema.safeParse(name);
+    if (!parsed.success) {
+      throw new LoadoutError('TOOLSET_INVALID', `Invalid toolset name '${name}': ${parsed.error.issues[0]!.message}`);
+    }
+    return path.join(this.#dir, `${parsed.data}.yaml`);
+  }
+
+  async #read(file: string, expectedName: string): Promise<Toolset | undefined> {
+    const text = await readTextIfExists(file);
+    if (text === undefined) return undefined;
+    let data: unknown;
+    try {
+      data = parse(text);
+    } catch (error) {
+      throw new LoadoutError('TOOLSET_INVALID', `${file}: ${errorMessage(error).split('\n')[0]}`);
+    }
+    const parsed = ToolsetSchema.safeParse(data);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw new LoadoutError('TOOLSET_INVALID', `${file}: ${issue.message}${issue.path.length ? ` at ${issue.path.join('.')}` : ''}`);
+    }
+    if (parsed.data.name !== expectedName) {
+      throw new LoadoutError('TOOLSET_INVALID', `${file}: name '${parsed.data.name}' does not match the file name '${expectedName}.yaml'`);
+    }
+    return parsed.data;
+  }
+}

@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+// Integration tests spawn real processes; two cores means modest parallelism and generous timeouts.
+export default defineConfig({
+  test: {
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    pool: 'forks',
+    maxWorkers: 2,
+  },
+});
