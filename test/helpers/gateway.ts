@@ -1,0 +1,187 @@
+// Test helpers: temp config/data dirs, fixture and third-party server paths, and a real
+// `loadout serve` child process driven by the SDK Client over stdio, as Claude Code would.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ToolListChangedNotificationSchema, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { mkdtemp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { stringify } from 'yaml';
+
+/** Repository root. */
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+/** The built CLI entry (tests run after `npm run build`). */
+export const CLI = path.join(ROOT, 'dist/src/cli/main.js');
+
+/** Path of a compiled fixture server from test/fixtures. */
+export function fixture(name: string): string {
+  return path.join(ROOT, 'dist/test/fixtures', `${name}.js`);
+}
+
+/** Entry points of the third-party servers installed as devDependencies. */
+export const THIRD_PARTY = {
+  memory: path.join(ROOT, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js'),
+  filesystem: path.join(ROOT, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js'),
+  everything: path.join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'),
+} as const;
+
+/** A stdio server entry for servers.yaml running a node script. */
+export function nodeServer(script: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { command: process.execPath, args: [script], ...extra };
+}
+
+/** A fresh config dir and data dir under the OS temp dir. */
+export interface TempDirs {
+  root: string;
+  configDir: string;
+  dataDir: string;
+  cleanup(): Promise<void>;
+}
+
+/** Make temp dirs; never the real home directory. */
+export async function makeTempDirs(): Promise<TempDirs> {
+  const root = await mkdtemp(path.join(tmpdir(), 'loadout-test-'));
+  const configDir = path.join(root, 'config');
+  const dataDir = path.join(root, 'data');
+  await mkdir(configDir, { recursive: true });
+  await mkdir(dataDir, { recursive: true });
+  return { root, configDir, dataDir, cleanup: () => rm(root, { recursive: true, force: true }) };
+}
+
+/** Write servers.yaml with the given servers (and optional other top-level keys). */
+export async function writeServersYaml(configDir: string, servers: Record<string, unknown>, extra: Record<string, unknown> = {}): Promise<string> {
+  const file = path.join(configDir, 'servers.yaml');
+  await writeFile(file, stringify({ servers, ...extra }));
+  return file;
+}
+
+/** A running `loadout serve` with a connected SDK client. */
+export interface GatewayProcess {
+  client: Client;
+  /** The gateway's process id. */
+  pid: number;
+  /** list_changed notifications received so far. */
+  listChangedCount(): number;
+  /** Resolves when at least `count` list_changed notifications have arrived. */
+  waitForListChanged(count: number, timeoutMs?: number): Promise<void>;
+  /** stderr output so far. */
+  stderr(): string;
+  /** Close the client (ends the gateway's stdin) and wait for the process to exit. */
+  close(): Promise<void>;
+}
+
+/** Options for startGateway. */
+export interface StartOptions {
+  dirs: Pick<TempDirs, 'configDir' | 'dataDir'>;
+  args?: string[];
+  env?: Record<string, string>;
+  capabilities?: ClientCapabilities;
+  /** Re-read tools/list on each list_changed, as Claude Code does (default true). */
+  relistOnChange?: boolean;
+}
+
+/** Spawn `loadout serve` and connect an SDK client to it over stdio. */
+export async function startGateway(options: StartOptions): Promise<GatewayProcess> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, 'serve', '--config', options.dirs.configDir, '--data', options.dirs.dataDir, '--log-level', 'info', ...(options.args ?? [])],
+    env: { ...(process.env as Record<string, string>), ...options.env },
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const client = new Client({ name: 'loadout-test', version: '1.0.0' }, { capabilities: options.capabilities ?? {} });
+  let changes = 0;
+  const waiters: Array<() => void> = [];
+  client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+    changes++;
+    for (const wake of waiters.splice(0)) wake();
+    if (options.relistOnChange !== false) await client.listTools().catch(() => undefined);
+  });
+  await client.connect(transport);
+  const pid = transport.pid!;
+  return {
+    client,
+    pid,
+    listChangedCount: () => changes,
+    async waitForListChanged(count, timeoutMs = 10_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (changes < count) {
+        if (Date.now() > deadline) throw new Error(`expected ${count} list_changed, got ${changes}`);
+        await new Promise<void>((resolve) => {
+          waiters.push(resolve);
+          setTimeout(resolve, 50);
+        });
+      }
+    },
+    stderr: () => stderr,
+    async close() {
+      await client.close();
+      await waitForExit(pid);
+    },
+  };
+}
+
+/** Pids of every live descendant of `pid` (Linux /proc). */
+export async function descendantsOf(pid: number): Promise<number[]> {
+  const parents = new Map<number, number[]>();
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = await readFile(`/proc/${entry}/stat`, 'utf8');
+      // Fields after the parenthesised command name: state, ppid, …
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (fields[0] === 'Z') continue;
+      const ppid = Number(fields[1]);
+      const children = parents.get(ppid) ?? [];
+      children.push(Number(entry));
+      parents.set(ppid, children);
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  const result: number[] = [];
+  const queue = [pid];
+  while (queue.length) {
+    for (const child of parents.get(queue.shift()!) ?? []) {
+      result.push(child);
+      queue.push(child);
+    }
+  }
+  return result;
+}
+
+/** Whether a process is alive (and not a zombie). */
+export async function isAlive(pid: number): Promise<boolean> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/** Poll until the process is gone (or throw after `timeoutMs`). */
+export async function waitForExit(pid: number, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (await isAlive(pid)) {
+    if (Date.now() > deadline) throw new Error(`process ${pid} still running after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** Poll `check` until it returns true (or throw after `timeoutMs`). */
+export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 10_000, what = 'condition'): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** The text of the first content block of a tool result. */
+export function textOf(result: unknown): string {
+  const content = (result as { content?: Array<{ type: string; text?: string }> }).content ?? [];
+  return content.find((block) => block.type === 'text')?.text ?? '';
+}
