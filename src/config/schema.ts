@@ -62,8 +62,12 @@ export const GatewaySettingsSchema = z.strictObject({
   discovery_concurrency: z.number().int().positive().default(4),
   /** Per-server limit for start + tools/list during discovery. */
   discovery_timeout_seconds: z.number().positive().default(30),
-  /** How often connected servers are pinged; 0 turns health checks off. */
+  /** How often connected servers are pinged; 0 turns health checks off. Fractions allowed. */
   health_interval_seconds: z.number().nonnegative().default(30),
+  /** First reconnect delay of a down always-on server; doubles per failed attempt (with jitter). */
+  reconnect_base_seconds: z.number().positive().default(1),
+  /** Longest reconnect delay of a down always-on server. */
+  reconnect_max_seconds: z.number().positive().default(60),
 });
 export type GatewaySettings = z.infer<typeof GatewaySettingsSchema>;
 

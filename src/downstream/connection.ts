@@ -21,6 +21,10 @@ const LooseToolListSchema = z.looseObject({
 });
 const LooseCallResultSchema = z.looseObject({});
 
+// The SDK's default stdio read limit is 10 MB, and a bigger message closes the connection: a
+// server returning a large (say 10 MB) result would look like a crash. Allow large results.
+const MAX_STDIO_MESSAGE_BYTES = 256 * 1024 * 1024;
+
 /** Identity loadout presents to downstream servers. */
 export const CLIENT_INFO = { name: 'loadout', version: '0.1.0' } as const;
 
@@ -151,6 +155,7 @@ function createTransportOrThrow(serverName: string, config: ServerConfig, env: N
       env: { ...(env as Record<string, string>), ...expandEnvRecord(config.env, env, `${where} env`) },
       cwd: config.cwd === undefined ? undefined : expandEnv(config.cwd, env, `${where} cwd`),
       stderr: 'pipe',
+      maxBufferSize: MAX_STDIO_MESSAGE_BYTES,
     });
     // The child's stderr must be drained or a chatty server blocks; it is diagnostics only.
     transport.stderr?.on('data', (chunk: Buffer) => logger.debug({ stderr: chunk.toString('utf8').trimEnd() }, 'downstream stderr'));

@@ -7,13 +7,17 @@ import type { ServerConfig } from '../config/index.js';
 import { LoadoutError, errorMessage, type Logger } from '../shared/index.js';
 import { DownstreamConnection, type CallOptions } from './connection.js';
 
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** What happened to a server's connection. */
 export type PoolEvent =
   | { type: 'connected'; server: string }
   /** The connection ended without loadout asking (crash, remote close). */
   | { type: 'lost'; server: string }
   /** loadout ended the connection (idle, config change, shutdown). */
-  | { type: 'stopped'; server: string };
+  | { type: 'stopped'; server: string }
+  /** The server configs were replaced (configure()). */
+  | { type: 'configured' };
 
 /** Snapshot of one server's connection for status displays. */
 export interface ServerRuntimeStatus {
@@ -39,6 +43,8 @@ export class ServerPool {
   readonly #lastErrors = new Map<string, string>();
   readonly #stopping = new Set<DownstreamConnection>();
   readonly #listeners = new Set<(event: PoolEvent) => void>();
+  // Aborts starts still in their handshake when the pool closes, so shutdown does not wait for them.
+  readonly #closing = new AbortController();
   #closed: Promise<void> | undefined;
 
   constructor(configs: Record<string, ServerConfig>, options: PoolOptions) {
@@ -54,6 +60,11 @@ export class ServerPool {
   /** The config of a server, if configured. */
   config(server: string): ServerConfig | undefined {
     return this.#configs.get(server);
+  }
+
+  /** Names of the servers with a live connection now. */
+  get connectedServers(): string[] {
+    return [...this.#connections.keys()];
   }
 
   /** Subscribe to connection events; returns the unsubscribe function. */
@@ -75,6 +86,7 @@ export class ServerPool {
         if (this.#connections.has(server) && this.inFlight(server) === 0) void this.stop(server);
       }
     }
+    this.#emit({ type: 'configured' });
   }
 
   /** Whether a live connection exists now. */
@@ -144,9 +156,22 @@ export class ServerPool {
     }
   }
 
+  /**
+   * End a connection that stopped answering (a failed ping) as if it had crashed: it is
+   * reported as 'lost', and the next use starts a new one. With `only`, nothing happens unless
+   * that is still the live connection (it may have been replaced meanwhile).
+   */
+  async discard(server: string, reason: string, only?: DownstreamConnection): Promise<void> {
+    const connection = this.#connections.get(server);
+    if (!connection || (only && only !== connection)) return;
+    this.#markLost(server, reason);
+    await connection.close();
+  }
+
   /** Stop every connection; later use is refused. Runs once. */
   close(): Promise<void> {
     this.#closed ??= (async () => {
+      this.#closing.abort(new LoadoutError('CLOSED', 'loadout is shutting down'));
       await Promise.allSettled([...this.#starting.values()]);
       await Promise.allSettled([...this.#connections.keys()].map((server) => this.stop(server)));
     })();
@@ -161,7 +186,7 @@ export class ServerPool {
       connection = await DownstreamConnection.open(server, config, {
         logger,
         env: this.#options.env,
-        signal: options.signal,
+        signal: options.signal ? AbortSignal.any([options.signal, this.#closing.signal]) : this.#closing.signal,
         timeoutMs: options.timeoutMs,
         onClose: () => connection && this.#onConnectionClosed(server, connection),
       });
@@ -183,10 +208,14 @@ export class ServerPool {
 
   #onConnectionClosed(server: string, connection: DownstreamConnection): void {
     if (this.#stopping.has(connection) || this.#connections.get(server) !== connection) return;
+    this.#markLost(server, 'connection lost');
+  }
+
+  #markLost(server: string, reason: string): void {
     this.#connections.delete(server);
     this.#clearIdleTimer(server);
-    this.#lastErrors.set(server, 'connection lost');
-    this.#options.logger.warn({ mod: 'downstream', server }, 'server connection lost');
+    this.#lastErrors.set(server, reason);
+    this.#options.logger.warn({ mod: 'downstream', server, reason }, 'server connection lost');
     this.#emit({ type: 'lost', server });
   }
 
@@ -214,11 +243,14 @@ export class ServerPool {
     this.#inFlight.delete(server);
     const config = this.#configs.get(server);
     if (!config || config.always_on || !this.#connections.has(server)) return;
+    const idleTimeoutMs = config.idle_timeout_minutes * 60_000;
+    // setTimeout fires at once for delays past 2^31-1 ms (~24.8 days): treat those as "never".
+    if (idleTimeoutMs > MAX_TIMER_MS) return;
     // Lazy servers stop after a quiet period; a call arriving meanwhile clears the timer.
     const timer = setTimeout(() => {
       this.#idleTimers.delete(server);
       if (this.inFlight(server) === 0) void this.stop(server);
-    }, config.idle_timeout_minutes * 60_000);
+    }, idleTimeoutMs);
     timer.unref();
     this.#idleTimers.set(server, timer);
   }

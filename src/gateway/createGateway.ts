@@ -3,7 +3,7 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CatalogStore } from '../catalog/index.js';
 import { StateStore, loadServersFile, type LoadoutPaths } from '../config/index.js';
-import { ServerPool } from '../downstream/index.js';
+import { ServerHealth, ServerPool } from '../downstream/index.js';
 import { nameBudget } from '../registry/index.js';
 import { errorMessage, isLoadoutError, type Logger } from '../shared/index.js';
 import { ToolsetStore } from '../toolsets/index.js';
@@ -37,6 +37,13 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const pool = new ServerPool(config.servers, { logger, env: options.env });
   const catalog = new CatalogStore({ pool, cacheFile: paths.catalogCacheFile, configs: config.servers, settings: config.gateway, logger });
   await catalog.load();
+  const health = new ServerHealth({
+    pool,
+    logger,
+    pingIntervalMs: config.gateway.health_interval_seconds * 1000,
+    reconnectBaseMs: config.gateway.reconnect_base_seconds * 1000,
+    reconnectMaxMs: config.gateway.reconnect_max_seconds * 1000,
+  });
 
   const failures = new Map<string, string>();
   const ready = (async () => {
@@ -60,11 +67,16 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     naming: { maxNameLength: nameBudget(config.gateway.client_key), reservedNames: new Set(META_TOOLS.map((tool) => tool.name)) },
     ready,
     discoveryFailures: () => failures,
-    isServerAvailable: () => true,
+    isServerAvailable: (server) => health.isAvailable(server),
   };
   const metaListing = listMetaTools(META_TOOLS);
   const sessions = new Set<GatewaySession>();
   let closed: Promise<void> | undefined;
+  // An always-on server going down or coming back withdraws or restores its tools in every session.
+  health.onChange(() => {
+    for (const session of sessions) void session.refresh();
+  });
+  health.start();
 
   return {
     context,
@@ -81,6 +93,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     },
     close() {
       closed ??= (async () => {
+        await health.close();
         await Promise.allSettled([...sessions].map((session) => session.close()));
         await pool.close();
       })();

@@ -79,6 +79,8 @@ export interface StartOptions {
   capabilities?: ClientCapabilities;
   /** Re-read tools/list on each list_changed, as Claude Code does (default true). */
   relistOnChange?: boolean;
+  /** Largest message the client accepts (the SDK's default is 10 MB). */
+  maxBufferSize?: number;
 }
 
 /** Spawn `loadout serve` and connect an SDK client to it over stdio. */
@@ -88,6 +90,7 @@ export async function startGateway(options: StartOptions): Promise<GatewayProces
     args: [CLI, 'serve', '--config', options.dirs.configDir, '--data', options.dirs.dataDir, '--log-level', 'info', ...(options.args ?? [])],
     env: { ...(process.env as Record<string, string>), ...options.env },
     stderr: 'pipe',
+    maxBufferSize: options.maxBufferSize,
   });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));

@@ -4,6 +4,8 @@ import type { Command } from 'commander';
 import { createGateway } from '../../gateway/index.js';
 import { commandEnvironment } from '../program.js';
 
+const SHUTDOWN_LIMIT_MS = 8000;
+
 /** Register `serve` on the program. */
 export function registerServe(program: Command): void {
   program
@@ -18,6 +20,12 @@ export function registerServe(program: Command): void {
         if (stopping) return;
         stopping = true;
         logger.info({ reason }, 'shutting down');
+        // The SDK ends each stdio child within ~4 s (stdin end, SIGTERM, SIGKILL), all at once;
+        // this cap only guards against a close that never settles.
+        setTimeout(() => {
+          logger.error({ limitMs: SHUTDOWN_LIMIT_MS }, 'shutdown took too long; exiting anyway');
+          process.exit(1);
+        }, SHUTDOWN_LIMIT_MS).unref();
         await gateway.close();
         process.exit(0);
       };

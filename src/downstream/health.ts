@@ -1,0 +1,212 @@
+// Health of the downstream servers: pings connected servers on an interval, keeps always-on
+// servers connected (reconnecting with capped, jittered exponential backoff) and tracks which
+// servers are unavailable. It decides nothing about visible tools; listeners hear of changes.
+import type { ServerConfig } from '../config/index.js';
+import { errorMessage, type Logger } from '../shared/index.js';
+import type { PoolEvent, ServerPool } from './pool.js';
+
+/** Options of a ServerHealth. */
+export interface HealthOptions {
+  pool: ServerPool;
+  logger: Logger;
+  /** How often connected servers are pinged; 0 turns pings off (crashes are still noticed). */
+  pingIntervalMs: number;
+  /** First reconnect delay of an always-on server; doubles per failed attempt. */
+  reconnectBaseMs: number;
+  /** Longest reconnect delay. */
+  reconnectMaxMs: number;
+  /** Source of jitter in [0, 1); injectable for tests. */
+  random?: () => number;
+}
+
+/** Called when a server becomes unavailable or available again. */
+export type AvailabilityListener = (server: string, available: boolean) => void;
+
+/**
+ * Delay before reconnect attempt `attempt` (0-based): base·2^attempt capped at `maxMs`, then
+ * "equal jitter" (between half and all of it) so many servers that died together do not
+ * reconnect in lockstep.
+ */
+export function reconnectDelayMs(attempt: number, baseMs: number, maxMs: number, random: () => number = Math.random): number {
+  const ceiling = Math.min(maxMs, baseMs * 2 ** Math.min(attempt, 30));
+  return Math.round(ceiling / 2 + (ceiling / 2) * random());
+}
+
+/**
+ * Availability means "loadout keeps this server connected and it is not": only always-on
+ * servers are ever unavailable. A lazy server that crashed or stopped answering is simply
+ * disconnected; its next call starts it again, so its tools stay listed.
+ */
+export class ServerHealth {
+  readonly #options: HealthOptions;
+  readonly #unavailable = new Set<string>();
+  readonly #attempts = new Map<string, number>();
+  readonly #reconnectTimers = new Map<string, NodeJS.Timeout>();
+  readonly #pinging = new Set<string>();
+  readonly #listeners = new Set<AvailabilityListener>();
+  #pingTimer: NodeJS.Timeout | undefined;
+  #unsubscribe: (() => void) | undefined;
+  #closed: Promise<void> | undefined;
+
+  constructor(options: HealthOptions) {
+    this.#options = options;
+  }
+
+  /** Whether a server's tools may be listed now (false only for an always-on server that is down). */
+  isAvailable(server: string): boolean {
+    return !this.#unavailable.has(server);
+  }
+
+  /** Subscribe to availability changes; returns the unsubscribe function. */
+  onChange(listener: AvailabilityListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Begin pinging and connect the always-on servers in the background (returns at once). */
+  start(): void {
+    if (this.#unsubscribe || this.#closed) return;
+    const { pool, pingIntervalMs } = this.#options;
+    this.#unsubscribe = pool.onEvent((event) => this.#onPoolEvent(event));
+    if (pingIntervalMs > 0) {
+      this.#pingTimer = setInterval(() => this.#pingAll(), pingIntervalMs);
+      this.#pingTimer.unref();
+    }
+    this.#connectAlwaysOn();
+  }
+
+  /** Stop pinging and reconnecting (connections themselves belong to the pool). Runs once. */
+  close(): Promise<void> {
+    this.#closed ??= (async () => {
+      this.#unsubscribe?.();
+      if (this.#pingTimer) clearInterval(this.#pingTimer);
+      for (const timer of this.#reconnectTimers.values()) clearTimeout(timer);
+      this.#reconnectTimers.clear();
+    })();
+    return this.#closed;
+  }
+
+  #onPoolEvent(event: PoolEvent): void {
+    if (event.type === 'configured') {
+      this.#reconcile();
+      return;
+    }
+    if (!this.#keptConnected(event.server)) return;
+    if (event.type === 'connected') {
+      this.#cancelReconnect(event.server);
+      this.#attempts.delete(event.server);
+      this.#setAvailable(event.server, true);
+    } else if (event.type === 'lost') {
+      this.#setAvailable(event.server, false);
+      this.#scheduleReconnect(event.server);
+    } else {
+      // Stopped on purpose while still always-on (its config changed): start it with the new one.
+      this.#connect(event.server);
+    }
+  }
+
+  // Each start is its own macrotask, so spawning many always-on servers never holds up the
+  // client's first requests.
+  #connectAlwaysOn(): void {
+    for (const server of this.#options.pool.serverNames) {
+      if (this.#keptConnected(server) && !this.#options.pool.isConnected(server)) setImmediate(() => this.#connect(server));
+    }
+  }
+
+  #connect(server: string): void {
+    if (this.#closed || !this.#keptConnected(server)) return;
+    this.#cancelReconnect(server);
+    // connection() throws synchronously for an unknown server or a closed pool; keep it a rejection.
+    Promise.resolve()
+      .then(() => this.#options.pool.connection(server))
+      .then(
+      () => {
+        this.#attempts.delete(server);
+        this.#setAvailable(server, true);
+      },
+      (error: unknown) => {
+        if (this.#closed || !this.#keptConnected(server)) return;
+        this.#setAvailable(server, false);
+        this.#scheduleReconnect(server, errorMessage(error));
+      },
+    );
+  }
+
+  #scheduleReconnect(server: string, reason?: string): void {
+    if (this.#closed || this.#reconnectTimers.has(server)) return;
+    const attempt = this.#attempts.get(server) ?? 0;
+    this.#attempts.set(server, attempt + 1);
+    const { reconnectBaseMs, reconnectMaxMs, random } = this.#options;
+    const delayMs = reconnectDelayMs(attempt, reconnectBaseMs, reconnectMaxMs, random);
+    this.#options.logger.warn({ mod: 'health', server, attempt: attempt + 1, delayMs, err: reason }, 'always-on server down; reconnecting');
+    const timer = setTimeout(() => {
+      this.#reconnectTimers.delete(server);
+      this.#connect(server);
+    }, delayMs);
+    timer.unref();
+    this.#reconnectTimers.set(server, timer);
+  }
+
+  #cancelReconnect(server: string): void {
+    const timer = this.#reconnectTimers.get(server);
+    if (timer) clearTimeout(timer);
+    this.#reconnectTimers.delete(server);
+  }
+
+  // After a servers.yaml change: forget servers no longer kept connected, connect new always-on ones.
+  #reconcile(): void {
+    for (const server of new Set([...this.#unavailable, ...this.#attempts.keys(), ...this.#reconnectTimers.keys()])) {
+      if (this.#keptConnected(server)) continue;
+      this.#cancelReconnect(server);
+      this.#attempts.delete(server);
+      this.#setAvailable(server, true);
+    }
+    for (const server of this.#options.pool.serverNames) {
+      const idle = !this.#options.pool.isConnected(server) && this.#options.pool.status(server).state === 'stopped';
+      if (this.#keptConnected(server) && idle && !this.#reconnectTimers.has(server)) this.#connect(server);
+    }
+  }
+
+  #pingAll(): void {
+    const { pool } = this.#options;
+    for (const server of pool.connectedServers) {
+      if (this.#pinging.has(server)) continue;
+      this.#pinging.add(server);
+      void this.#ping(server, pool.config(server)).finally(() => this.#pinging.delete(server));
+    }
+  }
+
+  async #ping(server: string, config: ServerConfig | undefined): Promise<void> {
+    const { pool, logger } = this.#options;
+    if (!config || !pool.isConnected(server)) return;
+    const connection = await pool.connection(server);
+    const timeoutMs = config.timeout_seconds * 1000;
+    try {
+      await connection.ping(timeoutMs);
+    } catch (error) {
+      if (this.#closed) return;
+      logger.warn({ mod: 'health', server, err: errorMessage(error) }, 'server did not answer a ping');
+      // A hung server is ended like a crashed one: always-on ones reconnect, lazy ones restart on their next call.
+      await pool.discard(server, `did not answer a ping within ${config.timeout_seconds} s`, connection);
+    }
+  }
+
+  #keptConnected(server: string): boolean {
+    const config = this.#options.pool.config(server);
+    return config !== undefined && config.enabled && config.always_on;
+  }
+
+  #setAvailable(server: string, available: boolean): void {
+    if (available !== this.#unavailable.has(server)) return;
+    if (available) this.#unavailable.delete(server);
+    else this.#unavailable.add(server);
+    this.#options.logger.info({ mod: 'health', server, available }, available ? 'server available' : 'server unavailable');
+    for (const listener of this.#listeners) {
+      try {
+        listener(server, available);
+      } catch (error) {
+        this.#options.logger.error({ mod: 'health', err: errorMessage(error) }, 'availability listener failed');
+      }
+    }
+  }
+}
