@@ -1,0 +1,73 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  descendantsOf,
+  eventually,
+  fixture,
+  isAlive,
+  makeTempDirs,
+  nodeServer,
+  startGateway,
+  waitForExit,
+  writeServersYaml,
+  type GatewayProcess,
+  type TempDirs,
+} from '../helpers/gateway.js';
+import { cachedTool, pidOf, writeToolCache } from '../helpers/lifecycle.js';
+
+describe('gateway shutdown', () => {
+  let dirs: TempDirs;
+  let gateway: GatewayProcess | undefined;
+  beforeEach(async () => {
+    dirs = await makeTempDirs();
+  });
+  afterEach(async () => {
+    await gateway?.client.close().catch(() => undefined);
+    gateway = undefined;
+    await dirs.cleanup();
+  });
+
+  /** A gateway with `count` running children; returns their pids. */
+  async function gatewayWithChildren(servers: Record<string, unknown>, lazyServers: string[]): Promise<number[]> {
+    await writeServersYaml(dirs.configDir, servers);
+    await writeToolCache(dirs.dataDir, Object.fromEntries(Object.keys(servers).map((server) => [server, [cachedTool('pid')]])));
+    gateway = await startGateway({ dirs });
+    for (const server of lazyServers) await pidOf(gateway, server);
+    const expected = Object.keys(servers).length;
+    await eventually(async () => (await descendantsOf(gateway!.pid)).length === expected, 10_000, `${expected} children`);
+    return descendantsOf(gateway.pid);
+  }
+
+  async function expectAllGone(pids: number[]): Promise<void> {
+    // A child killed as the gateway exits may take a moment to be reaped; an orphan never goes.
+    await eventually(async () => (await Promise.all(pids.map(isAlive))).every((alive) => !alive), 2000, 'every child to be gone');
+  }
+
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    it(`${signal} ends every child, including one that ignores SIGTERM and one still starting`, async () => {
+      const pids = await gatewayWithChildren(
+        {
+          echo: nodeServer(fixture('echo')),
+          stubborn: nodeServer(fixture('ignore-sigterm')),
+          kept: nodeServer(fixture('echo'), { always_on: true }),
+          starting: nodeServer(fixture('hang'), { always_on: true, env: { HANG_ON_START: '1' } }),
+        },
+        ['echo', 'stubborn'],
+      );
+      expect(pids).toHaveLength(4);
+      process.kill(gateway!.pid, signal);
+      await waitForExit(gateway!.pid);
+      await expectAllGone(pids);
+    });
+  }
+
+  it('closing stdin ends every child', async () => {
+    const pids = await gatewayWithChildren(
+      { one: nodeServer(fixture('echo')), two: nodeServer(fixture('slow')), kept: nodeServer(fixture('echo'), { always_on: true }) },
+      ['one', 'two'],
+    );
+    expect(pids).toHaveLength(3);
+    await gateway!.close();
+    expect(gateway!.stderr()).toContain('stdin closed');
+    await expectAllGone(pids);
+  });
+});
