@@ -5,9 +5,12 @@ import type { ServerConfig } from '../config/index.js';
 import { errorMessage, type Logger } from '../shared/index.js';
 import type { PoolEvent, ServerPool } from './pool.js';
 
+/** The part of the pool health works with (a port, so tests can stand in for it). */
+export type HealthPool = Pick<ServerPool, 'onEvent' | 'config' | 'serverNames' | 'connectedServers' | 'isConnected' | 'status' | 'connection' | 'discard'>;
+
 /** Options of a ServerHealth. */
 export interface HealthOptions {
-  pool: ServerPool;
+  pool: HealthPool;
   logger: Logger;
   /** How often connected servers are pinged; 0 turns pings off (crashes are still noticed). */
   pingIntervalMs: number;

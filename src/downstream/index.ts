@@ -2,4 +2,4 @@
 // forward, idle-stop, report connection events. Does not know about catalogs or toolsets.
 export { DownstreamConnection, CLIENT_INFO, type CallOptions } from './connection.js';
 export { ServerPool, type PoolEvent, type PoolOptions, type ServerRuntimeStatus } from './pool.js';
-export { ServerHealth, reconnectDelayMs, type HealthOptions, type AvailabilityListener } from './health.js';
+export { ServerHealth, reconnectDelayMs, type HealthOptions, type HealthPool, type AvailabilityListener } from './health.js';

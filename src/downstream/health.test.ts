@@ -1,0 +1,156 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ServerConfigSchema, type ServerConfig } from '../config/index.js';
+import { silentLogger } from '../shared/index.js';
+import type { DownstreamConnection } from './connection.js';
+import { ServerHealth, reconnectDelayMs, type HealthPool } from './health.js';
+import type { PoolEvent } from './pool.js';
+
+describe('reconnectDelayMs', () => {
+  it('doubles from the base and never exceeds the cap', () => {
+    const full = () => 0.999999;
+    expect(reconnectDelayMs(0, 1000, 60_000, full)).toBe(1000);
+    expect(reconnectDelayMs(1, 1000, 60_000, full)).toBe(2000);
+    expect(reconnectDelayMs(5, 1000, 60_000, full)).toBe(32_000);
+    expect(reconnectDelayMs(6, 1000, 60_000, full)).toBe(60_000);
+    expect(reconnectDelayMs(500, 1000, 60_000, full)).toBe(60_000);
+  });
+
+  it('jitters between half and all of the delay', () => {
+    expect(reconnectDelayMs(3, 1000, 60_000, () => 0)).toBe(4000);
+    expect(reconnectDelayMs(3, 1000, 60_000, () => 0.5)).toBe(6000);
+  });
+});
+
+/** A stand-in pool: `up` decides whether a start succeeds; connections answer pings per `pingOk`. */
+class FakePool implements HealthPool {
+  readonly configs = new Map<string, ServerConfig>();
+  readonly live = new Map<string, DownstreamConnection>();
+  readonly starts: string[] = [];
+  readonly discarded: string[] = [];
+  up = true;
+  pingOk = true;
+  #listener: ((event: PoolEvent) => void) | undefined;
+
+  add(server: string, config: Partial<ServerConfig>): void {
+    this.configs.set(server, ServerConfigSchema.parse({ command: 'x', ...config }));
+  }
+  onEvent(listener: (event: PoolEvent) => void): () => boolean {
+    this.#listener = listener;
+    return () => true;
+  }
+  config(server: string): ServerConfig | undefined {
+    return this.configs.get(server);
+  }
+  get serverNames(): string[] {
+    return [...this.configs.keys()];
+  }
+  get connectedServers(): string[] {
+    return [...this.live.keys()];
+  }
+  isConnected(server: string): boolean {
+    return this.live.has(server);
+  }
+  status(server: string): { state: 'stopped' | 'connected'; inFlight: number } {
+    return { state: this.live.has(server) ? 'connected' : 'stopped', inFlight: 0 };
+  }
+  async connection(server: string): Promise<DownstreamConnection> {
+    const existing = this.live.get(server);
+    if (existing) return existing;
+    this.starts.push(server);
+    if (!this.up) throw new Error('spawn failed');
+    const connection = { ping: async () => (this.pingOk ? undefined : Promise.reject(new Error('timeout'))) } as unknown as DownstreamConnection;
+    this.live.set(server, connection);
+    this.#listener?.({ type: 'connected', server });
+    return connection;
+  }
+  async discard(server: string): Promise<void> {
+    this.discarded.push(server);
+    this.crash(server);
+  }
+  crash(server: string): void {
+    this.live.delete(server);
+    this.#listener?.({ type: 'lost', server });
+  }
+}
+
+describe('ServerHealth', () => {
+  let pool: FakePool;
+  let health: ServerHealth;
+  let changes: Array<[string, boolean]>;
+  beforeEach(() => {
+    vi.useFakeTimers();
+    pool = new FakePool();
+    changes = [];
+    health = new ServerHealth({ pool, logger: silentLogger, pingIntervalMs: 1000, reconnectBaseMs: 100, reconnectMaxMs: 400, random: () => 0.999999 });
+    health.onChange((server, available) => changes.push([server, available]));
+  });
+  afterEach(async () => {
+    await health.close();
+    vi.useRealTimers();
+  });
+
+  it('connects always-on servers in the background and leaves lazy ones alone', async () => {
+    pool.add('kept', { always_on: true });
+    pool.add('lazy', {});
+    health.start();
+    expect(pool.starts).toEqual([]);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(pool.starts).toEqual(['kept']);
+    expect(changes).toEqual([]);
+  });
+
+  it('marks a crashed always-on server unavailable once, then available once after a backoff reconnect', async () => {
+    pool.add('kept', { always_on: true });
+    health.start();
+    await vi.advanceTimersByTimeAsync(0);
+    pool.up = false;
+    pool.crash('kept');
+    expect(health.isAvailable('kept')).toBe(false);
+    await vi.advanceTimersByTimeAsync(100 + 200 + 400 + 400);
+    expect(pool.starts).toEqual(['kept', 'kept', 'kept', 'kept', 'kept']);
+    expect(changes).toEqual([['kept', false]]);
+    pool.up = true;
+    await vi.advanceTimersByTimeAsync(400);
+    expect(health.isAvailable('kept')).toBe(true);
+    expect(changes).toEqual([
+      ['kept', false],
+      ['kept', true],
+    ]);
+  });
+
+  it('never marks a lazy server unavailable, even when it crashes or stops answering pings', async () => {
+    pool.add('lazy', {});
+    health.start();
+    await pool.connection('lazy');
+    pool.pingOk = false;
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(pool.discarded).toEqual(['lazy']);
+    expect(health.isAvailable('lazy')).toBe(true);
+    expect(changes).toEqual([]);
+    expect(pool.starts).toEqual(['lazy']);
+  });
+
+  it('discards an always-on server that does not answer a ping and reconnects it', async () => {
+    pool.add('kept', { always_on: true });
+    health.start();
+    await vi.advanceTimersByTimeAsync(0);
+    pool.pingOk = false;
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(pool.discarded).toEqual(['kept']);
+    expect(health.isAvailable('kept')).toBe(false);
+    pool.pingOk = true;
+    await vi.advanceTimersByTimeAsync(100);
+    expect(health.isAvailable('kept')).toBe(true);
+    expect(pool.starts).toEqual(['kept', 'kept']);
+  });
+
+  it('stops reconnecting after close', async () => {
+    pool.add('kept', { always_on: true });
+    health.start();
+    await vi.advanceTimersByTimeAsync(0);
+    pool.crash('kept');
+    await health.close();
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(pool.starts).toEqual(['kept']);
+  });
+});
