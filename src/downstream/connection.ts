@@ -2,9 +2,6 @@
 // It knows how to start, list tools (following pagination), forward a call and close; when to
 // start or stop it is the pool's business.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
@@ -58,7 +55,7 @@ export class DownstreamConnection {
     options: { logger: Logger; env?: NodeJS.ProcessEnv; signal?: AbortSignal; timeoutMs?: number; onClose?: () => void },
   ): Promise<DownstreamConnection> {
     const env = options.env ?? process.env;
-    const transport = createTransport(serverName, config, env, options.logger);
+    const transport = await createTransport(serverName, config, env, options.logger);
     const client = new Client(CLIENT_INFO, { capabilities: {} });
     let closedNotified = false;
     client.onclose = () => {
@@ -135,19 +132,31 @@ export class DownstreamConnection {
   }
 }
 
-function createTransport(serverName: string, config: ServerConfig, env: NodeJS.ProcessEnv, logger: Logger): Transport {
+// The transport modules (cross-spawn, eventsource, OAuth helpers) take tens of milliseconds to
+// load and a warm start spawns nothing, so each is loaded once, when the first server needing it starts.
+const loadStdio = once(() => import('@modelcontextprotocol/sdk/client/stdio.js'));
+const loadSse = once(() => import('@modelcontextprotocol/sdk/client/sse.js'));
+const loadStreamableHttp = once(() => import('@modelcontextprotocol/sdk/client/streamableHttp.js'));
+
+function once<T>(load: () => Promise<T>): () => Promise<T> {
+  let loaded: Promise<T> | undefined;
+  return () => (loaded ??= load());
+}
+
+async function createTransport(serverName: string, config: ServerConfig, env: NodeJS.ProcessEnv, logger: Logger): Promise<Transport> {
   try {
-    return createTransportOrThrow(serverName, config, env, logger);
+    return await createTransportOrThrow(serverName, config, env, logger);
   } catch (error) {
     if (error instanceof LoadoutError) throw error;
     throw new LoadoutError('SERVER_START_FAILED', `Server '${serverName}' has an unusable address: ${errorMessage(error)}`, { cause: error });
   }
 }
 
-function createTransportOrThrow(serverName: string, config: ServerConfig, env: NodeJS.ProcessEnv, logger: Logger): Transport {
+async function createTransportOrThrow(serverName: string, config: ServerConfig, env: NodeJS.ProcessEnv, logger: Logger): Promise<Transport> {
   const where = `Server '${serverName}'`;
   const type = transportOf(config);
   if (type === 'stdio') {
+    const { StdioClientTransport } = await loadStdio();
     const transport = new StdioClientTransport({
       command: expandEnv(config.command!, env, `${where} command`),
       args: config.args.map((arg) => expandEnv(arg, env, `${where} args`)),
@@ -163,5 +172,6 @@ function createTransportOrThrow(serverName: string, config: ServerConfig, env: N
   }
   const url = new URL(expandEnv(config.url!, env, `${where} url`));
   const requestInit = { headers: expandEnvRecord(config.headers, env, `${where} headers`) };
-  return type === 'sse' ? new SSEClientTransport(url, { requestInit }) : new StreamableHTTPClientTransport(url, { requestInit });
+  if (type === 'sse') return new (await loadSse()).SSEClientTransport(url, { requestInit });
+  return new (await loadStreamableHttp()).StreamableHTTPClientTransport(url, { requestInit });
 }
