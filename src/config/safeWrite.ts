@@ -3,8 +3,11 @@
 // sharing a config dir never lose each other's writes and a reader never sees half a file.
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import lockfile from 'proper-lockfile';
-import writeFileAtomic from 'write-file-atomic';
+
+// Loaded on the first write, not at start: a warm start reads files only, and these two (with
+// graceful-fs, retry and signal-exit) cost several milliseconds of start-up to load.
+let lockfileModule: Promise<typeof import('proper-lockfile')> | undefined;
+let writeFileAtomicModule: Promise<{ default: typeof import('write-file-atomic') }> | undefined;
 
 const LOCK_OPTIONS = {
   realpath: false, // the file may not exist yet
@@ -15,6 +18,7 @@ const LOCK_OPTIONS = {
 /** Run `task` while holding the inter-process lock for `file`. */
 export async function withFileLock<T>(file: string, task: () => Promise<T>): Promise<T> {
   await mkdir(path.dirname(file), { recursive: true });
+  const lockfile = await (lockfileModule ??= import('proper-lockfile'));
   const release = await lockfile.lock(file, LOCK_OPTIONS);
   try {
     return await task();
@@ -36,6 +40,7 @@ export async function readTextIfExists(file: string): Promise<string | undefined
 /** Replace the file atomically (temp file + rename). */
 export async function writeTextAtomic(file: string, text: string): Promise<void> {
   await mkdir(path.dirname(file), { recursive: true });
+  const writeFileAtomic = (await (writeFileAtomicModule ??= import('write-file-atomic'))).default;
   await writeFileAtomic(file, text, { encoding: 'utf8' });
 }
 
