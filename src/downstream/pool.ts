@@ -30,6 +30,11 @@ export interface ServerRuntimeStatus {
 export interface PoolOptions {
   logger: Logger;
   env?: NodeJS.ProcessEnv;
+  /**
+   * Least time a start (spawn + handshake) may take, whatever the server's call timeout: an
+   * `npx` server can need many seconds to start although its calls answer in one.
+   */
+  minStartTimeoutMs?: number;
 }
 
 /** Owns every downstream connection. */
@@ -187,7 +192,7 @@ export class ServerPool {
         logger,
         env: this.#options.env,
         signal: options.signal ? AbortSignal.any([options.signal, this.#closing.signal]) : this.#closing.signal,
-        timeoutMs: options.timeoutMs,
+        timeoutMs: options.timeoutMs ?? Math.max(config.timeout_seconds * 1000, this.#options.minStartTimeoutMs ?? 0),
         onClose: () => connection && this.#onConnectionClosed(server, connection),
       });
       if (this.#closed) {

@@ -34,7 +34,7 @@ export interface Gateway {
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const { paths, logger } = options;
   const { config } = await loadServersFile(paths.serversFile);
-  const pool = new ServerPool(config.servers, { logger, env: options.env });
+  const pool = new ServerPool(config.servers, { logger, env: options.env, minStartTimeoutMs: config.gateway.discovery_timeout_seconds * 1000 });
   const catalog = new CatalogStore({ pool, cacheFile: paths.catalogCacheFile, configs: config.servers, settings: config.gateway, logger });
   await catalog.load();
   const health = new ServerHealth({

@@ -24,6 +24,7 @@ describe('misbehaving downstream servers', () => {
       big: nodeServer(fixture('big')),
       crash: nodeServer(fixture('crash'), { env: { CRASH_AFTER_CALLS: '2' } }),
       echo: nodeServer(fixture('echo')),
+      slow: nodeServer(fixture('slow')),
     });
     await writeToolCache(dirs.dataDir, {
       garbage: [cachedTool('echo')],
@@ -31,6 +32,7 @@ describe('misbehaving downstream servers', () => {
       big: [cachedTool('big')],
       crash: [cachedTool('echo')],
       echo: [cachedTool('echo')],
+      slow: [cachedTool('sleep')],
     });
     // The client must accept the big result too; the SDK's default limit is 10 MB.
     gateway = await startGateway({ dirs, maxBufferSize: 64 * MEGABYTE });
@@ -68,6 +70,18 @@ describe('misbehaving downstream servers', () => {
     expect(result.isError).toBeFalsy();
     expect(textOf(result)).toHaveLength(10 * MEGABYTE);
     await gatewayStillAnswers();
+  });
+
+  it('passes the progress notifications of a slow call through to the client', async () => {
+    const progress: number[] = [];
+    const result = await gateway.client.callTool(
+      { name: 'call-tool', arguments: { tool: 'slow.sleep', arguments: { ms: 2000 } } },
+      undefined,
+      { onprogress: (update) => progress.push(update.progress), resetTimeoutOnProgress: true },
+    );
+    expect(result.isError).toBeFalsy();
+    expect(textOf(result)).toBe('slept 2000 ms');
+    expect(progress).toEqual([1, 2, 3, 4]);
   });
 
   it('reports a server that crashes during a call and restarts it on the next one', async () => {
