@@ -1,56 +1,37 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   descendantsOf,
   eventually,
   fixture,
-  makeTempDirs,
   nodeServer,
-  startGateway,
   textOf,
   writeServersYaml,
-  type GatewayProcess,
-  type TempDirs,
 } from '../helpers/gateway.js';
-import { cachedTool, listedNames, writeToolCache } from '../helpers/lifecycle.js';
+import { cachedTool, listedNames, pidOf, useGatewaySandbox, writeToolCache } from '../helpers/lifecycle.js';
 
 const FAST_HEALTH = { health_interval_seconds: 0.2, reconnect_base_seconds: 0.3, reconnect_max_seconds: 1 };
 
 describe('always-on server health', () => {
-  let dirs: TempDirs;
-  let gateway: GatewayProcess | undefined;
-  beforeEach(async () => {
-    dirs = await makeTempDirs();
-  });
-  afterEach(async () => {
-    await gateway?.close();
-    gateway = undefined;
-    await dirs.cleanup();
-  });
-
-  async function pidVia(name: string): Promise<number> {
-    const result = await gateway!.client.callTool({ name, arguments: {} });
-    expect(result.isError).toBeFalsy();
-    return Number(textOf(result));
-  }
+  const sandbox = useGatewaySandbox();
 
   it('withdraws a crashed server’s tools with one list_changed and restores them with one after reconnecting', async () => {
     await writeServersYaml(
-      dirs.configDir,
+      sandbox.dirs.configDir,
       { steady: nodeServer(fixture('crash'), { always_on: true }), other: nodeServer(fixture('echo')) },
       { gateway: FAST_HEALTH },
     );
-    await writeToolCache(dirs.dataDir, { steady: [cachedTool('crash'), cachedTool('pid')], other: [cachedTool('echo')] });
-    gateway = await startGateway({ dirs });
-    await eventually(async () => (await descendantsOf(gateway!.pid)).length === 1, 10_000, 'the always-on server to connect');
+    await writeToolCache(sandbox.dirs.dataDir, { steady: [cachedTool('crash'), cachedTool('pid')], other: [cachedTool('echo')] });
+    const gateway = await sandbox.start();
+    await eventually(async () => (await descendantsOf(gateway.pid)).length === 1, 10_000, 'the always-on server to connect');
     const built = await gateway.client.callTool({
       name: 'build-toolset',
       arguments: { name: 'mixed', tools: ['steady.crash', 'steady.pid', 'other.echo'], equip: true },
     });
     expect(built.isError).toBeFalsy();
     expect(gateway.listChangedCount()).toBe(1);
-    const before = await pidVia('steady_pid');
+    const before = await pidOf(gateway, 'steady');
 
     const crashed = await gateway.client.callTool({ name: 'steady_crash', arguments: {} });
     expect(crashed.isError).toBe(true);
@@ -61,23 +42,23 @@ describe('always-on server health', () => {
     expect(whileDown).toContain('other_echo');
     await gateway.waitForListChanged(3);
     expect(await listedNames(gateway)).toEqual(expect.arrayContaining(['steady_crash', 'steady_pid', 'other_echo']));
-    const after = await pidVia('steady_pid');
+    const after = await pidOf(gateway, 'steady');
     expect(after).not.toBe(before);
     await new Promise((resolve) => setTimeout(resolve, 800));
     expect(gateway.listChangedCount()).toBe(3);
   });
 
   it('keeps a server that fails to start withdrawn, retrying with backoff until it comes up', async () => {
-    const readyFile = path.join(dirs.root, 'may-start');
+    const readyFile = path.join(sandbox.dirs.root, 'may-start');
     await writeServersYaml(
-      dirs.configDir,
+      sandbox.dirs.configDir,
       { flaky: nodeServer(fixture('crash'), { always_on: true, env: { CRASH_UNLESS_FILE: readyFile } }) },
       { gateway: FAST_HEALTH },
     );
-    await writeToolCache(dirs.dataDir, { flaky: [cachedTool('echo'), cachedTool('pid')] });
-    gateway = await startGateway({ dirs, args: ['--equip', 'all'] });
+    await writeToolCache(sandbox.dirs.dataDir, { flaky: [cachedTool('echo'), cachedTool('pid')] });
+    const gateway = await sandbox.start({ args: ['--equip', 'all'] });
 
-    await eventually(async () => !(await listedNames(gateway!)).includes('flaky_echo'), 10_000, 'the failing server to be withdrawn');
+    await eventually(async () => !(await listedNames(gateway)).includes('flaky_echo'), 10_000, 'the failing server to be withdrawn');
     const active = textOf(await gateway.client.callTool({ name: 'get-active-toolset', arguments: {} }));
     expect(active).toContain('flaky.echo: server down');
     // Several attempts fail meanwhile; none of them announces anything new.
@@ -94,22 +75,22 @@ describe('always-on server health', () => {
 
   it('ends a server that stops answering pings, withdraws its tools and reconnects it', async () => {
     await writeServersYaml(
-      dirs.configDir,
+      sandbox.dirs.configDir,
       { frozen: nodeServer(fixture('crash'), { always_on: true, timeout_seconds: 1 }) },
       { gateway: FAST_HEALTH },
     );
-    await writeToolCache(dirs.dataDir, { frozen: [cachedTool('freeze'), cachedTool('pid')] });
-    gateway = await startGateway({ dirs, args: ['--equip', 'all'] });
-    await eventually(async () => (await descendantsOf(gateway!.pid)).length === 1, 10_000, 'the always-on server to connect');
-    const before = await pidVia('frozen_pid');
+    await writeToolCache(sandbox.dirs.dataDir, { frozen: [cachedTool('freeze'), cachedTool('pid')] });
+    const gateway = await sandbox.start({ args: ['--equip', 'all'] });
+    await eventually(async () => (await descendantsOf(gateway.pid)).length === 1, 10_000, 'the always-on server to connect');
+    const before = await pidOf(gateway, 'frozen');
 
     const frozen = await gateway.client.callTool({ name: 'frozen_freeze', arguments: {} });
     expect(frozen.isError).toBe(true);
     expect(textOf(frozen)).toContain("Server 'frozen' did not answer frozen.freeze within 1 s");
 
     await gateway.waitForListChanged(2, 20_000);
-    expect(await pidVia('frozen_pid')).not.toBe(before);
+    expect(await pidOf(gateway, 'frozen')).not.toBe(before);
     expect(gateway.listChangedCount()).toBe(2);
-    await eventually(async () => !(await descendantsOf(gateway!.pid)).includes(before), 10_000, 'the frozen process to be ended');
+    await eventually(async () => !(await descendantsOf(gateway.pid)).includes(before), 10_000, 'the frozen process to be ended');
   });
 });

@@ -1,37 +1,24 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   descendantsOf,
   eventually,
   fixture,
-  makeTempDirs,
   nodeServer,
-  startGateway,
   textOf,
   writeServersYaml,
-  type GatewayProcess,
-  type TempDirs,
 } from '../helpers/gateway.js';
-import { cachedTool, callThrough, listedNames, pidOf, writeToolCache } from '../helpers/lifecycle.js';
+import { cachedTool, callThrough, listedNames, pidOf, useGatewaySandbox, writeToolCache } from '../helpers/lifecycle.js';
 
 describe('lazy servers', () => {
-  let dirs: TempDirs;
-  let gateway: GatewayProcess | undefined;
-  beforeEach(async () => {
-    dirs = await makeTempDirs();
-  });
-  afterEach(async () => {
-    await gateway?.close();
-    gateway = undefined;
-    await dirs.cleanup();
-  });
+  const sandbox = useGatewaySandbox();
 
   it('starts on the first call, and N concurrent first calls share one child process', async () => {
-    await writeServersYaml(dirs.configDir, { echo: nodeServer(fixture('echo')) });
-    await writeToolCache(dirs.dataDir, { echo: [cachedTool('pid'), cachedTool('echo')] });
-    gateway = await startGateway({ dirs });
+    await writeServersYaml(sandbox.dirs.configDir, { echo: nodeServer(fixture('echo')) });
+    await writeToolCache(sandbox.dirs.dataDir, { echo: [cachedTool('pid'), cachedTool('echo')] });
+    const gateway = await sandbox.start();
     expect(await descendantsOf(gateway.pid)).toHaveLength(0);
 
-    const results = await Promise.all(Array.from({ length: 8 }, () => callThrough(gateway!, 'echo.pid')));
+    const results = await Promise.all(Array.from({ length: 8 }, () => callThrough(gateway, 'echo.pid')));
     const pids = new Set(results.map((result) => textOf(result)));
     expect(results.every((result) => !result.isError)).toBe(true);
     expect(pids.size).toBe(1);
@@ -39,13 +26,13 @@ describe('lazy servers', () => {
   });
 
   it('stops after idle_timeout_minutes with no call in flight, and starts again on the next call', async () => {
-    await writeServersYaml(dirs.configDir, { echo: nodeServer(fixture('echo'), { idle_timeout_minutes: 0.01 }) });
-    await writeToolCache(dirs.dataDir, { echo: [cachedTool('pid')] });
-    gateway = await startGateway({ dirs });
+    await writeServersYaml(sandbox.dirs.configDir, { echo: nodeServer(fixture('echo'), { idle_timeout_minutes: 0.01 }) });
+    await writeToolCache(sandbox.dirs.dataDir, { echo: [cachedTool('pid')] });
+    const gateway = await sandbox.start();
 
     const first = await pidOf(gateway, 'echo');
     expect(await descendantsOf(gateway.pid)).toEqual([first]);
-    await eventually(async () => (await descendantsOf(gateway!.pid)).length === 0, 10_000, 'the idle server to stop');
+    await eventually(async () => (await descendantsOf(gateway.pid)).length === 0, 10_000, 'the idle server to stop');
 
     const second = await pidOf(gateway, 'echo');
     expect(second).not.toBe(first);
@@ -54,9 +41,9 @@ describe('lazy servers', () => {
 
   it('is never stopped while a call is in flight, even one longer than the idle timeout', async () => {
     // idle timeout 0.3 s; the call takes 2 s.
-    await writeServersYaml(dirs.configDir, { slow: nodeServer(fixture('slow'), { idle_timeout_minutes: 0.005 }) });
-    await writeToolCache(dirs.dataDir, { slow: [cachedTool('sleep'), cachedTool('pid')] });
-    gateway = await startGateway({ dirs });
+    await writeServersYaml(sandbox.dirs.configDir, { slow: nodeServer(fixture('slow'), { idle_timeout_minutes: 0.005 }) });
+    await writeToolCache(sandbox.dirs.dataDir, { slow: [cachedTool('sleep'), cachedTool('pid')] });
+    const gateway = await sandbox.start();
     const pid = await pidOf(gateway, 'slow');
 
     const call = callThrough(gateway, 'slow.sleep', { ms: 2000 });
@@ -65,13 +52,13 @@ describe('lazy servers', () => {
     const result = await call;
     expect(result.isError).toBeFalsy();
     expect(textOf(result)).toBe('slept 2000 ms');
-    await eventually(async () => (await descendantsOf(gateway!.pid)).length === 0, 10_000, 'the idle server to stop after the call');
+    await eventually(async () => (await descendantsOf(gateway.pid)).length === 0, 10_000, 'the idle server to stop after the call');
   });
 
   it('restarts a crashed lazy server on the next call without withdrawing its tools', async () => {
-    await writeServersYaml(dirs.configDir, { crashy: nodeServer(fixture('crash')) });
-    await writeToolCache(dirs.dataDir, { crashy: [cachedTool('crash'), cachedTool('pid')] });
-    gateway = await startGateway({ dirs, args: ['--equip', 'all'] });
+    await writeServersYaml(sandbox.dirs.configDir, { crashy: nodeServer(fixture('crash')) });
+    await writeToolCache(sandbox.dirs.dataDir, { crashy: [cachedTool('crash'), cachedTool('pid')] });
+    const gateway = await sandbox.start({ args: ['--equip', 'all'] });
     const before = Number(textOf(await gateway.client.callTool({ name: 'crashy_pid', arguments: {} })));
 
     const crashed = await gateway.client.callTool({ name: 'crashy_crash', arguments: {} });

@@ -1,40 +1,19 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  descendantsOf,
-  eventually,
-  fixture,
-  isAlive,
-  makeTempDirs,
-  nodeServer,
-  startGateway,
-  waitForExit,
-  writeServersYaml,
-  type GatewayProcess,
-  type TempDirs,
-} from '../helpers/gateway.js';
-import { cachedTool, pidOf, writeToolCache } from '../helpers/lifecycle.js';
+import { describe, expect, it } from 'vitest';
+import { descendantsOf, eventually, fixture, isAlive, nodeServer, waitForExit, writeServersYaml, type GatewayProcess } from '../helpers/gateway.js';
+import { cachedTool, pidOf, useGatewaySandbox, writeToolCache } from '../helpers/lifecycle.js';
 
 describe('gateway shutdown', () => {
-  let dirs: TempDirs;
-  let gateway: GatewayProcess | undefined;
-  beforeEach(async () => {
-    dirs = await makeTempDirs();
-  });
-  afterEach(async () => {
-    await gateway?.client.close().catch(() => undefined);
-    gateway = undefined;
-    await dirs.cleanup();
-  });
+  const sandbox = useGatewaySandbox();
 
-  /** A gateway with `count` running children; returns their pids. */
-  async function gatewayWithChildren(servers: Record<string, unknown>, lazyServers: string[]): Promise<number[]> {
-    await writeServersYaml(dirs.configDir, servers);
-    await writeToolCache(dirs.dataDir, Object.fromEntries(Object.keys(servers).map((server) => [server, [cachedTool('pid')]])));
-    gateway = await startGateway({ dirs });
+  /** A gateway with every server running (lazy ones called once); returns it and its children. */
+  async function gatewayWithChildren(servers: Record<string, unknown>, lazyServers: string[]): Promise<{ gateway: GatewayProcess; pids: number[] }> {
+    await writeServersYaml(sandbox.dirs.configDir, servers);
+    await writeToolCache(sandbox.dirs.dataDir, Object.fromEntries(Object.keys(servers).map((server) => [server, [cachedTool('pid')]])));
+    const gateway = await sandbox.start();
     for (const server of lazyServers) await pidOf(gateway, server);
     const expected = Object.keys(servers).length;
-    await eventually(async () => (await descendantsOf(gateway!.pid)).length === expected, 10_000, `${expected} children`);
-    return descendantsOf(gateway.pid);
+    await eventually(async () => (await descendantsOf(gateway.pid)).length === expected, 10_000, `${expected} children`);
+    return { gateway, pids: await descendantsOf(gateway.pid) };
   }
 
   async function expectAllGone(pids: number[]): Promise<void> {
@@ -44,7 +23,7 @@ describe('gateway shutdown', () => {
 
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     it(`${signal} ends every child, including one that ignores SIGTERM and one still starting`, async () => {
-      const pids = await gatewayWithChildren(
+      const { gateway, pids } = await gatewayWithChildren(
         {
           echo: nodeServer(fixture('echo')),
           stubborn: nodeServer(fixture('ignore-sigterm')),
@@ -54,20 +33,20 @@ describe('gateway shutdown', () => {
         ['echo', 'stubborn'],
       );
       expect(pids).toHaveLength(4);
-      process.kill(gateway!.pid, signal);
-      await waitForExit(gateway!.pid);
+      process.kill(gateway.pid, signal);
+      await waitForExit(gateway.pid);
       await expectAllGone(pids);
     });
   }
 
   it('closing stdin ends every child', async () => {
-    const pids = await gatewayWithChildren(
+    const { gateway, pids } = await gatewayWithChildren(
       { one: nodeServer(fixture('echo')), two: nodeServer(fixture('slow')), kept: nodeServer(fixture('echo'), { always_on: true }) },
       ['one', 'two'],
     );
     expect(pids).toHaveLength(3);
-    await gateway!.close();
-    expect(gateway!.stderr()).toContain('stdin closed');
+    await gateway.close();
+    expect(gateway.stderr()).toContain('stdin closed');
     await expectAllGone(pids);
   });
 });

@@ -2,34 +2,23 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import {
   descendantsOf,
   eventually,
   fixture,
-  makeTempDirs,
   nodeServer,
-  startGateway,
   textOf,
   writeServersYaml,
-  type GatewayProcess,
-  type TempDirs,
 } from '../helpers/gateway.js';
-import { cachedTool, listedNames, pidOf, writeToolCache } from '../helpers/lifecycle.js';
+import { cachedTool, listedNames, pidOf, useGatewaySandbox, writeToolCache } from '../helpers/lifecycle.js';
 
 describe('gateway start-up', () => {
-  let dirs: TempDirs;
-  let gateway: GatewayProcess | undefined;
+  const sandbox = useGatewaySandbox();
   let http: Server | undefined;
-  beforeEach(async () => {
-    dirs = await makeTempDirs();
-  });
   afterEach(async () => {
-    await gateway?.close();
-    gateway = undefined;
     await new Promise((resolve) => (http ? http.close(resolve) : resolve(undefined)));
     http = undefined;
-    await dirs.cleanup();
   });
 
   it('answers tools/list and discover-all-tools from a warm cache with no child process and no network request', async () => {
@@ -40,17 +29,17 @@ describe('gateway start-up', () => {
     });
     await new Promise<void>((resolve) => http!.listen(0, '127.0.0.1', resolve));
     const port = (http.address() as AddressInfo).port;
-    await writeServersYaml(dirs.configDir, {
+    await writeServersYaml(sandbox.dirs.configDir, {
       alpha: nodeServer(fixture('echo')),
       beta: nodeServer(fixture('echo')),
       remote: { type: 'http', url: `http://127.0.0.1:${port}/mcp` },
     });
-    await writeToolCache(dirs.dataDir, {
+    await writeToolCache(sandbox.dirs.dataDir, {
       alpha: [cachedTool('echo'), cachedTool('pid')],
       beta: [cachedTool('echo')],
       remote: [cachedTool('search')],
     });
-    gateway = await startGateway({ dirs, args: ['--equip', 'all'] });
+    const gateway = await sandbox.start({ args: ['--equip', 'all'] });
 
     const names = await listedNames(gateway);
     expect(names).toEqual(expect.arrayContaining(['alpha_echo', 'alpha_pid', 'beta_echo', 'remote_search']));
@@ -64,30 +53,30 @@ describe('gateway start-up', () => {
   });
 
   it('lists an always-on server from the cache while it is still starting in the background', async () => {
-    await writeServersYaml(dirs.configDir, {
+    await writeServersYaml(sandbox.dirs.configDir, {
       stuck: nodeServer(fixture('hang'), { always_on: true, env: { HANG_ON_START: '1' } }),
     });
-    await writeToolCache(dirs.dataDir, { stuck: [cachedTool('echo')] });
-    gateway = await startGateway({ dirs, args: ['--equip', 'all'] });
+    await writeToolCache(sandbox.dirs.dataDir, { stuck: [cachedTool('echo')] });
+    const gateway = await sandbox.start({ args: ['--equip', 'all'] });
 
     expect(await listedNames(gateway)).toContain('stuck_echo');
     // The background start has spawned the server, though its handshake never completes.
-    await eventually(async () => (await descendantsOf(gateway!.pid)).length === 1, 10_000, 'the always-on server to be spawned');
+    await eventually(async () => (await descendantsOf(gateway.pid)).length === 1, 10_000, 'the always-on server to be spawned');
     expect(await listedNames(gateway)).toContain('stuck_echo');
   });
 
   it('discovers a cold start concurrently, skips the failing servers, keeps only always-on servers running', async () => {
     await writeServersYaml(
-      dirs.configDir,
+      sandbox.dirs.configDir,
       {
         lazy: nodeServer(fixture('echo')),
         kept: nodeServer(fixture('echo'), { always_on: true }),
-        broken: nodeServer(path.join(dirs.root, 'no-such-server.js')),
+        broken: nodeServer(path.join(sandbox.dirs.root, 'no-such-server.js')),
         stuck: nodeServer(fixture('hang'), { env: { HANG_ON_START: '1' } }),
       },
-      { gateway: { discovery_timeout_seconds: 3, discovery_concurrency: 2 } },
+      { gateway: { discovery_timeout_seconds: 6, discovery_concurrency: 2 } },
     );
-    gateway = await startGateway({ dirs });
+    const gateway = await sandbox.start();
 
     const discovered = textOf(await gateway.client.callTool({ name: 'discover-all-tools', arguments: { limit: 100 } }));
     expect(discovered).toContain('lazy.echo');
@@ -96,10 +85,10 @@ describe('gateway start-up', () => {
     expect(discovered).toMatch(/! stuck: not discovered/);
 
     // Lazy servers (and the one that timed out) are stopped again; the always-on one stays.
-    await eventually(async () => (await descendantsOf(gateway!.pid)).length === 1, 10_000, 'only the always-on server to remain');
+    await eventually(async () => (await descendantsOf(gateway.pid)).length === 1, 10_000, 'only the always-on server to remain');
     expect(await descendantsOf(gateway.pid)).toEqual([await pidOf(gateway, 'kept')]);
 
-    const cache = JSON.parse(await readFile(path.join(dirs.dataDir, 'catalog.json'), 'utf8')) as { servers: Record<string, unknown> };
+    const cache = JSON.parse(await readFile(path.join(sandbox.dirs.dataDir, 'catalog.json'), 'utf8')) as { servers: Record<string, unknown> };
     expect(Object.keys(cache.servers).sort()).toEqual(['kept', 'lazy']);
   });
 });
