@@ -47,6 +47,8 @@ export class ServerPool {
   readonly #idleTimers = new Map<string, NodeJS.Timeout>();
   readonly #lastErrors = new Map<string, string>();
   readonly #stopping = new Set<DownstreamConnection>();
+  /** Servers whose live connection was opened with a config that has since changed. */
+  readonly #outdated = new Set<string>();
   readonly #listeners = new Set<(event: PoolEvent) => void>();
   // Aborts starts still in their handshake when the pool closes, so shutdown does not wait for them.
   readonly #closing = new AbortController();
@@ -88,7 +90,10 @@ export class ServerPool {
     for (const [server, oldConfig] of previous) {
       const next = this.#configs.get(server);
       if (!next || !next.enabled || !isDeepStrictEqual(withoutTools(oldConfig), withoutTools(next))) {
-        if (this.#connections.has(server) && this.inFlight(server) === 0) void this.stop(server);
+        if (!this.#connections.has(server)) continue;
+        // A connection busy with calls is stopped when its last call ends (see #endUse).
+        if (this.inFlight(server) === 0) void this.stop(server);
+        else this.#outdated.add(server);
       }
     }
     this.#emit({ type: 'configured' });
@@ -149,6 +154,7 @@ export class ServerPool {
   /** End a server's connection (no-op when stopped). */
   async stop(server: string): Promise<void> {
     this.#clearIdleTimer(server);
+    this.#outdated.delete(server);
     const connection = this.#connections.get(server);
     if (!connection) return;
     this.#connections.delete(server);
@@ -218,6 +224,7 @@ export class ServerPool {
 
   #markLost(server: string, reason: string): void {
     this.#connections.delete(server);
+    this.#outdated.delete(server);
     this.#clearIdleTimer(server);
     this.#lastErrors.set(server, reason);
     this.#options.logger.warn({ mod: 'downstream', server, reason }, 'server connection lost');
@@ -246,6 +253,10 @@ export class ServerPool {
       return;
     }
     this.#inFlight.delete(server);
+    if (this.#outdated.has(server)) {
+      void this.stop(server);
+      return;
+    }
     const config = this.#configs.get(server);
     if (!config || config.always_on || !this.#connections.has(server)) return;
     const idleTimeoutMs = config.idle_timeout_minutes * 60_000;

@@ -1,0 +1,54 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ServerConfigSchema, type ServerConfig } from '../../src/config/index.js';
+import { ServerPool, type PoolEvent } from '../../src/downstream/index.js';
+import { silentLogger } from '../../src/shared/index.js';
+import { descendantsOf, eventually, fixture, isAlive, textOf } from '../helpers/gateway.js';
+
+function stdio(script: string, extra: Record<string, unknown> = {}): ServerConfig {
+  return ServerConfigSchema.parse({ command: process.execPath, args: [script], ...extra });
+}
+
+describe('ServerPool with real servers', () => {
+  let pool: ServerPool | undefined;
+  afterEach(async () => {
+    await pool?.close();
+    pool = undefined;
+  });
+
+  function poolOf(configs: Record<string, ServerConfig>): { pool: ServerPool; events: PoolEvent[] } {
+    pool = new ServerPool(configs, { logger: silentLogger });
+    const events: PoolEvent[] = [];
+    pool.onEvent((event) => events.push(event));
+    return { pool, events };
+  }
+
+  it('does not stop a server at once when its idle timeout is beyond what a timer can hold', async () => {
+    const { pool } = poolOf({ echo: stdio(fixture('echo'), { idle_timeout_minutes: 1_000_000 }) });
+    await pool.callTool('echo', 'pid', {});
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(pool.isConnected('echo')).toBe(true);
+  });
+
+  it('restarts a server whose config changed only after its call in flight has finished', async () => {
+    const { pool, events } = poolOf({ slow: stdio(fixture('slow')) });
+    const firstPid = textOf(await pool.callTool('slow', 'pid', {}));
+    const call = pool.callTool('slow', 'sleep', { ms: 800 });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    pool.configure({ slow: stdio(fixture('slow'), { env: { CHANGED: '1' } }) });
+    expect(pool.isConnected('slow')).toBe(true);
+    expect(textOf(await call)).toBe('slept 800 ms');
+    await eventually(() => events.some((event) => event.type === 'stopped'), 10_000, 'the outdated connection to stop');
+    expect(await isAlive(Number(firstPid))).toBe(false);
+    expect(textOf(await pool.callTool('slow', 'pid', {}))).not.toBe(firstPid);
+  });
+
+  it('aborts a start still in its handshake when it closes, leaving no child behind', async () => {
+    const { pool } = poolOf({ stuck: stdio(fixture('hang'), { env: { HANG_ON_START: '1' }, timeout_seconds: 600 }) });
+    const start = pool.connection('stuck');
+    start.catch(() => undefined);
+    await eventually(async () => (await descendantsOf(process.pid)).length > 0, 10_000, 'the server to be spawned');
+    await pool.close();
+    await expect(start).rejects.toThrow(/failed to start/);
+    await eventually(async () => (await descendantsOf(process.pid)).length === 0, 10_000, 'the child to be gone');
+  });
+});
