@@ -46,15 +46,23 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   });
 
   const failures = new Map<string, string>();
-  const ready = (async () => {
-    const servers = catalog.undiscoveredServers;
+  const discover = async (servers: string[]): Promise<void> => {
     if (!servers.length) return;
     logger.info({ mod: 'gateway', servers }, 'discovering servers without cached tools');
     for (const result of await catalog.discover(servers)) {
       if (result.ok) failures.delete(result.server);
       else failures.set(result.server, result.error);
     }
-  })().catch((error: unknown) => logger.error({ mod: 'gateway', err: errorMessage(error) }, 'discovery failed'));
+  };
+  const logDiscoveryFailure = (error: unknown): void => logger.error({ mod: 'gateway', err: errorMessage(error) }, 'discovery failed');
+  const ready = discover(catalog.undiscoveredServers).catch(logDiscoveryFailure);
+  // An always-on server that was down during start-up discovery is discovered once it connects.
+  pool.onEvent((event) => {
+    if (event.type !== 'connected' || !pool.config(event.server)?.always_on) return;
+    void ready
+      .then(() => discover(catalog.undiscoveredServers.filter((server) => server === event.server)))
+      .catch(logDiscoveryFailure);
+  });
 
   const context: GatewayContext = {
     paths,

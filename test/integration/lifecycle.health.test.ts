@@ -73,6 +73,22 @@ describe('always-on server health', () => {
     expect(gateway.listChangedCount()).toBe(countWhileDown + 1);
   });
 
+  it('discovers an always-on server that was down during a cold start once it comes up', async () => {
+    const readyFile = path.join(sandbox.dirs.root, 'may-start');
+    await writeServersYaml(
+      sandbox.dirs.configDir,
+      { late: nodeServer(fixture('crash'), { always_on: true, env: { CRASH_UNLESS_FILE: readyFile } }) },
+      { gateway: FAST_HEALTH },
+    );
+    const gateway = await sandbox.start();
+    const discover = async (): Promise<string> => textOf(await gateway.client.callTool({ name: 'discover-all-tools', arguments: {} }));
+    expect(await discover()).toContain('! late: not discovered');
+
+    await writeFile(readyFile, 'ok');
+    await eventually(async () => (await discover()).includes('late.echo'), 10_000, 'the late server to be discovered');
+    expect(await discover()).not.toContain('not discovered');
+  });
+
   it('ends a server that stops answering pings, withdraws its tools and reconnects it', async () => {
     await writeServersYaml(
       sandbox.dirs.configDir,
