@@ -116,7 +116,8 @@ async function restoreToolset(session: GatewaySession, context: GatewayContext, 
   const name = override ?? (await context.state.read()).activeToolset;
   if (!name) return;
   try {
-    await session.equip(name, { announce: false });
+    // Re-equipping the remembered toolset need not write state.json (a lock and a write on every start).
+    await session.equip(name, { announce: false, remember: override !== undefined });
   } catch (error) {
     if (!isLoadoutError(error)) throw error;
     context.logger.warn({ mod: 'gateway', toolset: name, err: error.message }, 'could not re-equip toolset');

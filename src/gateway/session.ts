@@ -52,10 +52,10 @@ export class GatewaySession {
    * Equip a saved toolset (or `all`) and, if the listed tools changed, announce it and wait for
    * the client to re-read tools/list so the tools are usable on its very next turn.
    */
-  async equip(name: string, options: { announce?: boolean } = {}): Promise<RegistryChange> {
+  async equip(name: string, options: { announce?: boolean; remember?: boolean } = {}): Promise<RegistryChange> {
     const selection = await this.#selectionOf(name);
     const change = await this.registry.equip(selection);
-    await this.#context.state.update((state) => ({ ...state, activeToolset: name }));
+    if (options.remember !== false) await this.#context.state.update((state) => ({ ...state, activeToolset: name }));
     if (change.changed && options.announce !== false) await this.#announce(true);
     return change;
   }

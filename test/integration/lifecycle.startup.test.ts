@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -50,6 +50,19 @@ describe('gateway start-up', () => {
 
     expect(await descendantsOf(gateway.pid)).toEqual([]);
     expect(httpRequests).toBe(0);
+  });
+
+  it('re-equips the remembered toolset at a warm start without spawning anything or rewriting state.json', async () => {
+    await writeServersYaml(sandbox.dirs.configDir, { alpha: nodeServer(fixture('echo')) });
+    await writeToolCache(sandbox.dirs.dataDir, { alpha: [cachedTool('echo')] });
+    const stateFile = path.join(sandbox.dirs.dataDir, 'state.json');
+    await writeFile(stateFile, JSON.stringify({ version: 1, activeToolset: 'all' }));
+    const before = await stat(stateFile);
+    const gateway = await sandbox.start();
+
+    expect(await listedNames(gateway)).toContain('alpha_echo');
+    expect(await descendantsOf(gateway.pid)).toEqual([]);
+    expect((await stat(stateFile)).mtimeMs).toBe(before.mtimeMs);
   });
 
   it('lists an always-on server from the cache while it is still starting in the background', async () => {
