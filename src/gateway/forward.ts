@@ -10,17 +10,23 @@ import { errorResult, type RequestExtra } from './metaTools/metaTool.js';
 /** Call `route` with `args` on behalf of the client request described by `extra`. */
 export async function forwardCall(pool: ServerPool, route: Route, args: Record<string, unknown> | undefined, extra: RequestExtra): Promise<CallToolResult> {
   const progressToken = extra._meta?.progressToken;
+  // Progress is relayed in order, and all of it before the result: a client drops progress
+  // that arrives after the response.
+  let progressRelayed = Promise.resolve();
   try {
-    return await pool.callTool(route.server, route.tool, args, {
+    const result = await pool.callTool(route.server, route.tool, args, {
       signal: extra.signal,
       onProgress:
         progressToken === undefined
           ? undefined
           : (progress) => {
               // The downstream used our token; the client must see its own.
-              void extra.sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken } }).catch(() => undefined);
+              const notification = { method: 'notifications/progress' as const, params: { ...progress, progressToken } };
+              progressRelayed = progressRelayed.then(() => extra.sendNotification(notification)).catch(() => undefined);
             },
     });
+    await progressRelayed;
+    return result;
   } catch (error) {
     return errorResult(describeCallFailure(pool, route, error));
   }
