@@ -67,6 +67,11 @@ class FakePool implements HealthPool {
     this.discarded.push(server);
     this.crash(server);
   }
+  reconfigure(configs: Record<string, Partial<ServerConfig>>): void {
+    this.configs.clear();
+    for (const [server, config] of Object.entries(configs)) this.add(server, config);
+    this.#listener?.({ type: 'configured' });
+  }
   crash(server: string): void {
     this.live.delete(server);
     this.#listener?.({ type: 'lost', server });
@@ -142,6 +147,25 @@ describe('ServerHealth', () => {
     await vi.advanceTimersByTimeAsync(100);
     expect(health.isAvailable('kept')).toBe(true);
     expect(pool.starts).toEqual(['kept', 'kept']);
+  });
+
+  it('follows a servers.yaml change: connects a new always-on server, forgets one that became lazy', async () => {
+    pool.add('kept', { always_on: true });
+    health.start();
+    await vi.advanceTimersByTimeAsync(0);
+    pool.up = false;
+    pool.crash('kept');
+    expect(health.isAvailable('kept')).toBe(false);
+
+    pool.up = true;
+    pool.reconfigure({ kept: {}, added: { always_on: true } });
+    expect(health.isAvailable('kept')).toBe(true);
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(pool.starts).toEqual(['kept', 'added']);
+    expect(changes).toEqual([
+      ['kept', false],
+      ['kept', true],
+    ]);
   });
 
   it('stops reconnecting after close', async () => {
