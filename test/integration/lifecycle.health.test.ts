@@ -92,7 +92,7 @@ describe('always-on server health', () => {
   it('ends a server that stops answering pings, withdraws its tools and reconnects it', async () => {
     await writeServersYaml(
       sandbox.dirs.configDir,
-      { frozen: nodeServer(fixture('crash'), { always_on: true, timeout_seconds: 1 }) },
+      { frozen: nodeServer(fixture('crash'), { always_on: true, timeout_seconds: 2 }) },
       { gateway: FAST_HEALTH },
     );
     await writeToolCache(sandbox.dirs.dataDir, { frozen: [cachedTool('freeze'), cachedTool('pid')] });
@@ -102,7 +102,7 @@ describe('always-on server health', () => {
 
     const frozen = await gateway.client.callTool({ name: 'frozen_freeze', arguments: {} });
     expect(frozen.isError).toBe(true);
-    expect(textOf(frozen)).toContain("Server 'frozen' did not answer frozen.freeze within 1 s");
+    expect(textOf(frozen)).toContain("Server 'frozen' did not answer frozen.freeze within 2 s");
 
     await gateway.waitForListChanged(2, 20_000);
     expect(await pidOf(gateway, 'frozen')).not.toBe(before);

@@ -26,7 +26,7 @@ describe('lazy servers', () => {
   });
 
   it('stops after idle_timeout_minutes with no call in flight, and starts again on the next call', async () => {
-    await writeServersYaml(sandbox.dirs.configDir, { echo: nodeServer(fixture('echo'), { idle_timeout_minutes: 0.01 }) });
+    await writeServersYaml(sandbox.dirs.configDir, { echo: nodeServer(fixture('echo'), { idle_timeout_minutes: 0.02 }) });
     await writeToolCache(sandbox.dirs.dataDir, { echo: [cachedTool('pid')] });
     const gateway = await sandbox.start();
 
@@ -40,15 +40,16 @@ describe('lazy servers', () => {
   });
 
   it('is never stopped while a call is in flight, even one longer than the idle timeout', async () => {
-    // idle timeout 0.3 s; the call takes 2 s.
+    // idle timeout 0.3 s; the call takes 2 s and would fail ("closed the connection") if stopped.
     await writeServersYaml(sandbox.dirs.configDir, { slow: nodeServer(fixture('slow'), { idle_timeout_minutes: 0.005 }) });
-    await writeToolCache(sandbox.dirs.dataDir, { slow: [cachedTool('sleep'), cachedTool('pid')] });
+    await writeToolCache(sandbox.dirs.dataDir, { slow: [cachedTool('sleep')] });
     const gateway = await sandbox.start();
-    const pid = await pidOf(gateway, 'slow');
 
     const call = callThrough(gateway, 'slow.sleep', { ms: 2000 });
-    await new Promise((resolve) => setTimeout(resolve, 1200));
-    expect(await descendantsOf(gateway.pid)).toEqual([pid]);
+    await eventually(async () => (await descendantsOf(gateway.pid)).length === 1, 10_000, 'the server to start');
+    const during = await descendantsOf(gateway.pid);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(await descendantsOf(gateway.pid)).toEqual(during);
     const result = await call;
     expect(result.isError).toBeFalsy();
     expect(textOf(result)).toBe('slept 2000 ms');
