@@ -123,16 +123,17 @@ export class ServerHealth {
     Promise.resolve()
       .then(() => this.#options.pool.connection(server))
       .then(
-      () => {
-        this.#attempts.delete(server);
-        this.#setAvailable(server, true);
-      },
-      (error: unknown) => {
-        if (this.#closed || !this.#keptConnected(server)) return;
-        this.#setAvailable(server, false);
-        this.#scheduleReconnect(server, errorMessage(error));
-      },
-    );
+        () => {
+          if (this.#closed) return;
+          this.#attempts.delete(server);
+          this.#setAvailable(server, true);
+        },
+        (error: unknown) => {
+          if (this.#closed || !this.#keptConnected(server)) return;
+          this.#setAvailable(server, false);
+          this.#scheduleReconnect(server, errorMessage(error));
+        },
+      );
   }
 
   #scheduleReconnect(server: string, reason?: string): void {
