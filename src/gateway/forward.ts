@@ -1,18 +1,30 @@
 // Forwarding one call to a downstream tool: arguments unchanged, result unchanged, progress
 // and cancellation passed through; a downstream failure becomes an isError result naming the
 // server and the cause, so the gateway stays up.
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerPool } from '../downstream/index.js';
 import type { Route } from '../registry/index.js';
 import { errorMessage, isLoadoutError } from '../shared/index.js';
+import { downstreamCallerFor } from './clientRelay.js';
 import { errorResult, type RequestExtra } from './metaTools/metaTool.js';
 
-/** Call `route` with `args` on behalf of the client request described by `extra`. */
-export async function forwardCall(pool: ServerPool, route: Route, args: Record<string, unknown> | undefined, extra: RequestExtra): Promise<CallToolResult> {
+/**
+ * Call `route` with `args` on behalf of the client request described by `extra`, made to the
+ * client-facing `server` (which answers the downstream's sampling/elicitation requests).
+ */
+export async function forwardCall(
+  pool: ServerPool,
+  route: Route,
+  args: Record<string, unknown> | undefined,
+  extra: RequestExtra,
+  server: Server,
+): Promise<CallToolResult> {
   const progressToken = extra._meta?.progressToken;
   try {
     return await pool.callTool(route.server, route.tool, args, {
       signal: extra.signal,
+      caller: downstreamCallerFor(server, route, extra),
       onProgress:
         progressToken === undefined
           ? undefined
