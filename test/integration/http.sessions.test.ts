@@ -1,0 +1,104 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { descendantsOf, fixture, makeTempDirs, nodeServer, textOf, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
+import { connectHttp, startHttpGateway, type HttpClient, type ListeningProcess } from '../helpers/http.js';
+
+describe('loadout serve --http: sessions', () => {
+  let dirs: TempDirs;
+  let gateway: ListeningProcess | undefined;
+  const clients: HttpClient[] = [];
+  beforeEach(async () => {
+    dirs = await makeTempDirs();
+    await writeServersYaml(dirs.configDir, { echo: nodeServer(fixture('echo')) });
+  });
+  afterEach(async () => {
+    await Promise.allSettled(clients.splice(0).map((client) => client.close()));
+    await gateway?.close();
+    gateway = undefined;
+    await dirs.cleanup();
+  });
+
+  async function connect(): Promise<HttpClient> {
+    const client = await connectHttp(gateway!.url);
+    clients.push(client);
+    return client;
+  }
+
+  async function exposedNames(client: HttpClient): Promise<string[]> {
+    const { tools } = await client.client.listTools();
+    return tools.map((tool) => tool.name).filter((name) => name.startsWith('echo_'));
+  }
+
+  it('lets two sessions equip different toolsets, notifying only the session that changed, over one downstream process', async () => {
+    gateway = await startHttpGateway(dirs);
+    const alice = await connect();
+    const bob = await connect();
+    expect(alice.transport.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(alice.transport.sessionId).not.toBe(bob.transport.sessionId);
+
+    await alice.client.callTool({ name: 'build-toolset', arguments: { name: 'math', tools: ['echo.add', 'echo.pid'] } });
+    await bob.client.callTool({ name: 'build-toolset', arguments: { name: 'words', tools: ['echo.echo', 'echo.pid'] } });
+    expect((await alice.client.callTool({ name: 'equip-toolset', arguments: { name: 'math' } })).isError).toBeFalsy();
+    await alice.waitForListChanged(1);
+    expect(await exposedNames(alice)).toEqual(['echo_add', 'echo_pid']);
+    expect(await exposedNames(bob)).toEqual([]);
+
+    expect((await bob.client.callTool({ name: 'equip-toolset', arguments: { name: 'words' } })).isError).toBeFalsy();
+    await bob.waitForListChanged(1);
+    expect(await exposedNames(bob)).toEqual(['echo_echo', 'echo_pid']);
+    expect(await exposedNames(alice)).toEqual(['echo_add', 'echo_pid']);
+
+    // Each session can call its own tools and not the other's.
+    expect((await alice.client.callTool({ name: 'echo_add', arguments: { a: 1, b: 2 } })).structuredContent).toEqual({ sum: 3 });
+    expect(textOf(await bob.client.callTool({ name: 'echo_echo', arguments: { text: 'hi' } }))).toBe('hi');
+    expect((await bob.client.callTool({ name: 'echo_add', arguments: { a: 1, b: 2 } })).isError).toBe(true);
+
+    // Both sessions reach the same downstream process.
+    const alicePid = textOf(await alice.client.callTool({ name: 'echo_pid', arguments: {} }));
+    const bobPid = textOf(await bob.client.callTool({ name: 'echo_pid', arguments: {} }));
+    expect(alicePid).toBe(bobPid);
+    expect(await descendantsOf(gateway.pid)).toEqual([Number(alicePid)]);
+
+    // Unequipping in one session leaves the other alone.
+    await alice.client.callTool({ name: 'unequip-toolset', arguments: {} });
+    await alice.waitForListChanged(2);
+    expect(await exposedNames(alice)).toEqual([]);
+    expect(await exposedNames(bob)).toEqual(['echo_echo', 'echo_pid']);
+    expect(alice.listChangedCount()).toBe(2);
+    expect(bob.listChangedCount()).toBe(1);
+  });
+
+  it('starts each new session with the toolset most recently equipped by any session', async () => {
+    gateway = await startHttpGateway(dirs);
+    const first = await connect();
+    await first.client.callTool({ name: 'build-toolset', arguments: { name: 'words', tools: ['echo.echo'], equip: true } });
+    const second = await connect();
+    expect(await exposedNames(second)).toEqual(['echo_echo']);
+    expect(second.listChangedCount()).toBe(0);
+  });
+
+  it('ends a session on DELETE: its id then answers 404, other sessions keep working', async () => {
+    gateway = await startHttpGateway(dirs);
+    const leaving = await connect();
+    const staying = await connect();
+    const sessionId = leaving.transport.sessionId!;
+    await leaving.transport.terminateSession();
+    const response = await fetch(gateway.url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'Mcp-Session-Id': sessionId },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+    });
+    expect(response.status).toBe(404);
+    expect((await staying.client.listTools()).tools.length).toBeGreaterThan(0);
+  });
+
+  it('ends every session and downstream process on SIGTERM', async () => {
+    gateway = await startHttpGateway(dirs);
+    const client = await connect();
+    await client.client.callTool({ name: 'call-tool', arguments: { tool: 'echo.pid', arguments: {} } });
+    expect((await descendantsOf(gateway.pid)).length).toBe(1);
+    const pid = gateway.pid;
+    await gateway.close('SIGTERM');
+    gateway = undefined;
+    expect(await descendantsOf(pid)).toEqual([]);
+  });
+});
