@@ -21,8 +21,10 @@ export async function forwardCall(
   server: Server,
 ): Promise<CallToolResult> {
   const progressToken = extra._meta?.progressToken;
+  // Progress is sent in order and before the result: a client drops progress for a finished request.
+  let progressSent = Promise.resolve();
   try {
-    return await pool.callTool(route.server, route.tool, args, {
+    const result = await pool.callTool(route.server, route.tool, args, {
       signal: extra.signal,
       caller: downstreamCallerFor(server, route, extra),
       onProgress:
@@ -30,9 +32,12 @@ export async function forwardCall(
           ? undefined
           : (progress) => {
               // The downstream used our token; the client must see its own.
-              void extra.sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken } }).catch(() => undefined);
+              const notification = { method: 'notifications/progress' as const, params: { ...progress, progressToken } };
+              progressSent = progressSent.then(() => extra.sendNotification(notification)).catch(() => undefined);
             },
     });
+    await progressSent;
+    return result;
   } catch (error) {
     return errorResult(describeCallFailure(pool, route, error));
   }
