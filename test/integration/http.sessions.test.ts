@@ -91,6 +91,26 @@ describe('loadout serve --http: sessions', () => {
     expect((await staying.client.listTools()).tools.length).toBeGreaterThan(0);
   });
 
+  it('expires a session with no request open after --session-idle-minutes, but not one holding its notification stream', async () => {
+    gateway = await startHttpGateway(dirs, ['--session-idle-minutes', '0.01']);
+    const listening = await connect();
+    const headers = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
+    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+    const started = await fetch(gateway.url, { method: 'POST', headers, body: JSON.stringify(initialize) });
+    await started.text();
+    const sessionId = started.headers.get('mcp-session-id')!;
+    expect(sessionId).toBeTruthy();
+    const list = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} });
+    // Each probe is itself activity, so probe rarely: expiry must happen between two probes.
+    let status = 0;
+    for (let attempt = 0; attempt < 10 && status !== 404; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      status = (await fetch(gateway.url, { method: 'POST', headers: { ...headers, 'Mcp-Session-Id': sessionId }, body: list })).status;
+    }
+    expect(status).toBe(404);
+    expect((await listening.client.listTools()).tools.length).toBeGreaterThan(0);
+  });
+
   it('ends every session and downstream process on SIGTERM', async () => {
     gateway = await startHttpGateway(dirs);
     const client = await connect();
