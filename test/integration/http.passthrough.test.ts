@@ -1,4 +1,4 @@
-import { CreateMessageRequestSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, ElicitRequestSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { eventually, fixture, makeTempDirs, nodeServer, textOf, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
 import { connectHttp, startHttpGateway, type HttpClient, type ListeningProcess } from '../helpers/http.js';
@@ -92,6 +92,19 @@ describe('loadout serve --http: passthrough', () => {
     const result = await client.callTool({ name: 'live_ask', arguments: { prompt: 'hello' } });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toContain('did not declare the sampling capability');
+  });
+
+  it('relays an elicitation request to a client that declared elicitation, and refuses for one that did not', async () => {
+    const asked = await connect({ capabilities: { elicitation: {} } });
+    asked.client.setRequestHandler(ElicitRequestSchema, (request) => {
+      expect(request.params.message).toBe('Proceed?');
+      return { action: 'accept', content: { ok: true } };
+    });
+    expect(textOf(await asked.client.callTool({ name: 'live_confirm', arguments: {} }))).toBe('accept: {"ok":true}');
+    const { client } = await connect({ capabilities: { sampling: {} } });
+    const refused = await client.callTool({ name: 'live_confirm', arguments: {} });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toContain('did not declare the elicitation capability');
   });
 
   it('returns structuredContent, images, resource links and _meta unchanged', async () => {
