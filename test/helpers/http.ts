@@ -6,7 +6,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { CLI, THIRD_PARTY, fixture, trackListChanged, waitForExit, type TempDirs } from './gateway.js';
+import { CLI, THIRD_PARTY, fixture, makeTempDirs, trackListChanged, waitForExit, type TempDirs } from './gateway.js';
 
 /** A spawned process that announced its URL. */
 export interface ListeningProcess {
@@ -101,6 +101,46 @@ export async function connectHttp(url: string, options: { token?: string; capabi
     async close() {
       await transport.terminateSession().catch(() => undefined);
       await client.close();
+    },
+  };
+}
+
+/** One test's temp dirs, `loadout serve --http` and clients, torn down together. */
+export interface HttpHarness {
+  readonly dirs: TempDirs;
+  /** The running gateway (after start()). */
+  readonly gateway: ListeningProcess;
+  start(args?: string[], env?: Record<string, string>): Promise<ListeningProcess>;
+  connect(options?: Parameters<typeof connectHttp>[1]): Promise<HttpClient>;
+  /** Close the clients, stop the gateway, delete the dirs. */
+  teardown(): Promise<void>;
+}
+
+/** A fresh harness with its own temp dirs. */
+export async function httpHarness(): Promise<HttpHarness> {
+  const dirs = await makeTempDirs();
+  const clients: HttpClient[] = [];
+  let gateway: ListeningProcess | undefined;
+  return {
+    dirs,
+    get gateway() {
+      if (!gateway) throw new Error('start() the gateway first');
+      return gateway;
+    },
+    async start(args = [], env = {}) {
+      gateway = await startHttpGateway(dirs, args, env);
+      return gateway;
+    },
+    async connect(options = {}) {
+      if (!gateway) throw new Error('start() the gateway first');
+      const client = await connectHttp(gateway.url, options);
+      clients.push(client);
+      return client;
+    },
+    async teardown() {
+      await Promise.allSettled(clients.splice(0).map((client) => client.close()));
+      await gateway?.close();
+      await dirs.cleanup();
     },
   };
 }

@@ -1,14 +1,12 @@
 import { CreateMessageRequestSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { eventually, makeTempDirs, textOf, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
-import { connectHttp, startEverythingHttp, startFixtureServer, startHttpGateway, type HttpClient, type ListeningProcess } from '../helpers/http.js';
+import { connectHttp, httpHarness, startEverythingHttp, startFixtureServer, startHttpGateway, type HttpClient, type HttpHarness, type ListeningProcess } from '../helpers/http.js';
 
 describe('downstream servers over streamable HTTP and SSE', () => {
   let web: ListeningProcess;
   let legacy: ListeningProcess;
-  let dirs: TempDirs;
-  let gateway: ListeningProcess | undefined;
-  const clients: HttpClient[] = [];
+  let harness: HttpHarness;
   beforeAll(async () => {
     [web, legacy] = await Promise.all([startFixtureServer('http'), startFixtureServer('sse')]);
   });
@@ -16,26 +14,16 @@ describe('downstream servers over streamable HTTP and SSE', () => {
     await Promise.allSettled([web.close('SIGKILL'), legacy.close('SIGKILL')]);
   });
   beforeEach(async () => {
-    dirs = await makeTempDirs();
-    await writeServersYaml(dirs.configDir, {
+    harness = await httpHarness();
+    await writeServersYaml(harness.dirs.configDir, {
       web: { type: 'http', url: web.url, headers: { 'X-Team': '${FIXTURE_TEAM}' } },
       legacy: { type: 'sse', url: legacy.url },
     });
-    await writeToolset(dirs.configDir, 'plain', ['web.echo', 'legacy.echo']);
-    gateway = await startHttpGateway(dirs, [], { FIXTURE_TEAM: 'blue' });
+    await writeToolset(harness.dirs.configDir, 'plain', ['web.echo', 'legacy.echo']);
+    await harness.start([], { FIXTURE_TEAM: 'blue' });
   });
-  afterEach(async () => {
-    await Promise.allSettled(clients.splice(0).map((client) => client.close()));
-    await gateway?.close();
-    gateway = undefined;
-    await dirs.cleanup();
-  });
-
-  async function connect(options: Parameters<typeof connectHttp>[1] = {}): Promise<HttpClient> {
-    const client = await connectHttp(gateway!.url, options);
-    clients.push(client);
-    return client;
-  }
+  afterEach(() => harness.teardown());
+  const connect = (options: Parameters<HttpHarness['connect']>[0] = {}): Promise<HttpClient> => harness.connect(options);
 
   it('discovers and calls tools of an HTTP and an SSE server, sending configured headers with ${VAR} expanded', async () => {
     const { client } = await connect();

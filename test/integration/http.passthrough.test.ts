@@ -1,31 +1,24 @@
 import { CreateMessageRequestSchema, ElicitRequestSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { eventually, fixture, makeTempDirs, nodeServer, textOf, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
-import { connectHttp, startHttpGateway, type HttpClient, type ListeningProcess } from '../helpers/http.js';
+import { RICH_RESULT } from '../fixtures/richResult.js';
+import { eventually, fixture, nodeServer, textOf, writeServersYaml } from '../helpers/gateway.js';
+import { httpHarness, type HttpClient, type HttpHarness } from '../helpers/http.js';
 
 describe('loadout serve --http: passthrough', () => {
-  let dirs: TempDirs;
-  let gateway: ListeningProcess | undefined;
-  const clients: HttpClient[] = [];
+  let harness: HttpHarness;
   beforeEach(async () => {
-    dirs = await makeTempDirs();
+    harness = await httpHarness();
     // `slow` stays connected after discovery so its 1 s timeout bounds calls, not its start.
-    await writeServersYaml(dirs.configDir, {
+    await writeServersYaml(harness.dirs.configDir, {
       live: nodeServer(fixture('interactive')),
       slow: nodeServer(fixture('interactive'), { timeout_seconds: 1, always_on: true }),
     });
-    gateway = await startHttpGateway(dirs, ['--equip', 'all']);
+    await harness.start(['--equip', 'all']);
   });
-  afterEach(async () => {
-    await Promise.allSettled(clients.splice(0).map((client) => client.close()));
-    await gateway?.close();
-    gateway = undefined;
-    await dirs.cleanup();
-  });
+  afterEach(() => harness.teardown());
 
-  async function connect(options: Parameters<typeof connectHttp>[1] = {}): Promise<HttpClient> {
-    const client = await connectHttp(gateway!.url, options);
-    clients.push(client);
+  async function connect(options: Parameters<HttpHarness['connect']>[0] = {}): Promise<HttpClient> {
+    const client = await harness.connect(options);
     // On a cold cache the equipped tools appear once start-up discovery has finished.
     await eventually(async () => (await client.client.listTools()).tools.some((tool) => tool.name === 'live_echo'), 15_000, 'discovered tools');
     return client;
@@ -110,14 +103,6 @@ describe('loadout serve --http: passthrough', () => {
   it('returns structuredContent, images, resource links and _meta unchanged', async () => {
     const { client } = await connect();
     const result = await client.callTool({ name: 'live_rich', arguments: {} });
-    expect(result).toEqual({
-      content: [
-        { type: 'text', text: 'rich' },
-        { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' },
-        { type: 'resource_link', uri: 'file:///tmp/report.txt', name: 'report', mimeType: 'text/plain' },
-      ],
-      structuredContent: { ok: true },
-      _meta: { 'fixture/trace': 'abc' },
-    });
+    expect(result).toEqual(RICH_RESULT);
   });
 });

@@ -1,27 +1,15 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { descendantsOf, fixture, makeTempDirs, nodeServer, textOf, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
-import { connectHttp, startHttpGateway, type HttpClient, type ListeningProcess } from '../helpers/http.js';
+import { descendantsOf, fixture, isAlive, nodeServer, textOf, writeServersYaml } from '../helpers/gateway.js';
+import { httpHarness, type HttpClient, type HttpHarness } from '../helpers/http.js';
 
 describe('loadout serve --http: sessions', () => {
-  let dirs: TempDirs;
-  let gateway: ListeningProcess | undefined;
-  const clients: HttpClient[] = [];
+  let harness: HttpHarness;
   beforeEach(async () => {
-    dirs = await makeTempDirs();
-    await writeServersYaml(dirs.configDir, { echo: nodeServer(fixture('echo')) });
+    harness = await httpHarness();
+    await writeServersYaml(harness.dirs.configDir, { echo: nodeServer(fixture('echo')) });
   });
-  afterEach(async () => {
-    await Promise.allSettled(clients.splice(0).map((client) => client.close()));
-    await gateway?.close();
-    gateway = undefined;
-    await dirs.cleanup();
-  });
-
-  async function connect(): Promise<HttpClient> {
-    const client = await connectHttp(gateway!.url);
-    clients.push(client);
-    return client;
-  }
+  afterEach(() => harness.teardown());
+  const connect = (): Promise<HttpClient> => harness.connect();
 
   async function exposedNames(client: HttpClient): Promise<string[]> {
     const { tools } = await client.client.listTools();
@@ -29,7 +17,7 @@ describe('loadout serve --http: sessions', () => {
   }
 
   it('lets two sessions equip different toolsets, notifying only the session that changed, over one downstream process', async () => {
-    gateway = await startHttpGateway(dirs);
+    const gateway = await harness.start();
     const alice = await connect();
     const bob = await connect();
     expect(alice.transport.sessionId).toMatch(/^[0-9a-f-]{36}$/);
@@ -68,7 +56,7 @@ describe('loadout serve --http: sessions', () => {
   });
 
   it('starts each new session with the toolset most recently equipped by any session', async () => {
-    gateway = await startHttpGateway(dirs);
+    const gateway = await harness.start();
     const first = await connect();
     await first.client.callTool({ name: 'build-toolset', arguments: { name: 'words', tools: ['echo.echo'], equip: true } });
     const second = await connect();
@@ -77,7 +65,7 @@ describe('loadout serve --http: sessions', () => {
   });
 
   it('ends a session on DELETE: its id then answers 404, other sessions keep working', async () => {
-    gateway = await startHttpGateway(dirs);
+    const gateway = await harness.start();
     const leaving = await connect();
     const staying = await connect();
     const sessionId = leaving.transport.sessionId!;
@@ -92,7 +80,7 @@ describe('loadout serve --http: sessions', () => {
   });
 
   it('expires a session with no request open after --session-idle-minutes, but not one holding its notification stream', async () => {
-    gateway = await startHttpGateway(dirs, ['--session-idle-minutes', '0.01']);
+    const gateway = await harness.start(['--session-idle-minutes', '0.01']);
     const listening = await connect();
     const headers = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
     const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
@@ -112,13 +100,12 @@ describe('loadout serve --http: sessions', () => {
   });
 
   it('ends every session and downstream process on SIGTERM', async () => {
-    gateway = await startHttpGateway(dirs);
+    const gateway = await harness.start();
     const client = await connect();
     await client.client.callTool({ name: 'call-tool', arguments: { tool: 'echo.pid', arguments: {} } });
-    expect((await descendantsOf(gateway.pid)).length).toBe(1);
-    const pid = gateway.pid;
+    const children = await descendantsOf(gateway.pid);
+    expect(children).toHaveLength(1);
     await gateway.close('SIGTERM');
-    gateway = undefined;
-    expect(await descendantsOf(pid)).toEqual([]);
+    for (const child of children) expect(await isAlive(child)).toBe(false);
   });
 });
