@@ -68,6 +68,8 @@ export interface ConnectionHooks {
 // Declared so servers may ask for sampling and elicitation; loadout relays each request to the
 // client session that made the call, or refuses it with a clear error. Roots are not declared:
 // they belong to one client, and a shared downstream cannot be told whose.
+const SESSION_END_WAIT_MS = 2000;
+
 const CLIENT_CAPABILITIES = { sampling: {}, elicitation: { form: {}, url: {} } };
 
 /** A started client connection to one downstream server. */
@@ -164,10 +166,34 @@ export class DownstreamConnection {
     return this.#client;
   }
 
-  /** Ends the connection (for stdio: stdin end, then SIGTERM, then SIGKILL). Runs once. */
+  /**
+   * Ends the connection (stdio: stdin end, then SIGTERM, then SIGKILL; streamable HTTP: DELETE of
+   * the session first, so the server can free it). Runs once.
+   */
   close(): Promise<void> {
-    this.#closed ??= this.#client.close().catch(() => undefined);
+    this.#closed ??= (async () => {
+      const transport = this.#transport;
+      if (transport instanceof StreamableHTTPClientTransport) {
+        // A server that does not answer the DELETE promptly is not waited for: close() aborts it.
+        await settleWithin(transport.terminateSession(), SESSION_END_WAIT_MS);
+      }
+      await this.#client.close();
+    })().catch(() => undefined);
     return this.#closed;
+  }
+}
+
+// Wait for `promise` to settle, but no longer than `ms`; its outcome does not matter.
+async function settleWithin(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+    timer.unref();
+  });
+  try {
+    await Promise.race([promise.then(undefined, () => undefined), timeout]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

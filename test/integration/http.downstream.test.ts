@@ -18,6 +18,7 @@ describe('downstream servers over streamable HTTP and SSE', () => {
     await writeServersYaml(harness.dirs.configDir, {
       web: { type: 'http', url: web.url, headers: { 'X-Team': '${FIXTURE_TEAM}' } },
       legacy: { type: 'sse', url: legacy.url },
+      brief: { type: 'http', url: web.url, idle_timeout_minutes: 0.01 },
     });
     await writeToolset(harness.dirs.configDir, 'plain', ['web.echo', 'legacy.echo']);
     await harness.start([], { FIXTURE_TEAM: 'blue' });
@@ -35,6 +36,23 @@ describe('downstream servers over streamable HTTP and SSE', () => {
     expect(textOf(await client.callTool({ name: 'web_echo', arguments: { text: 'over http' } }))).toBe('over http');
     expect(textOf(await client.callTool({ name: 'legacy_echo', arguments: { text: 'over sse' } }))).toBe('over sse');
     expect(textOf(await client.callTool({ name: 'call-tool', arguments: { tool: 'web.header', arguments: { name: 'X-Team' } } }))).toBe('blue');
+  });
+
+  it('connects to a lazy HTTP server only when a tool is used, and ends its session when idle', async () => {
+    const { client } = await connect();
+    await eventually(async () => textOf(await client.callTool({ name: 'discover-all-tools', arguments: {} })).includes('brief.echo'), 15_000, 'discovery');
+    const probe = await connectHttp(web.url);
+    const openSessions = async (): Promise<number> => Number(textOf(await probe.client.callTool({ name: 'sessions', arguments: {} })));
+    try {
+      // Discovery connected and disconnected again: only the probe's session is open.
+      await eventually(async () => (await openSessions()) === 1, 10_000, 'discovery sessions to end');
+      expect(textOf(await client.callTool({ name: 'call-tool', arguments: { tool: 'brief.echo', arguments: { text: 'wake' } } }))).toBe('wake');
+      expect(await openSessions()).toBe(2);
+      // idle_timeout_minutes 0.01: the connection ends (with a DELETE) soon after the call.
+      await eventually(async () => (await openSessions()) === 1, 10_000, 'idle disconnect');
+    } finally {
+      await probe.close();
+    }
   });
 
   it('relays a sampling request made over a streamable HTTP downstream', async () => {
