@@ -8,7 +8,7 @@ import { LoadoutError } from '../shared/index.js';
 
 /** Why a request is refused: the HTTP status and a one-line reason. */
 export interface Refusal {
-  status: 401 | 403;
+  status: 401 | 403 | 503;
   message: string;
 }
 

@@ -6,7 +6,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { LoadoutError, errorMessage, type Logger } from '../shared/index.js';
+import { LoadoutError, errorMessage, isLoadoutError, type Logger } from '../shared/index.js';
 import type { Gateway } from './createGateway.js';
 import { assertSafeBind, createRequestGuard } from './httpGuard.js';
 import { BodyTooLargeError, readBody } from './httpBody.js';
@@ -93,7 +93,8 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
 
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    const refusal = guard?.(req.headers, path !== '/healthz');
+    // Until the port is known the guard cannot check Host: refuse rather than let anything through.
+    const refusal = guard ? guard(req.headers, path !== '/healthz') : { status: 503 as const, message: 'loadout is starting' };
     if (refusal) {
       if (refusal.status === 401) res.setHeader('WWW-Authenticate', 'Bearer');
       return sendError(res, refusal.status, refusal.message);
@@ -106,7 +107,8 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
     if (path !== MCP_PATH) return sendError(res, 404, `Nothing at ${path}; the MCP endpoint is ${MCP_PATH}`);
     handleMcp(req, res).catch((error: unknown) => {
       logger.error({ err: errorMessage(error) }, 'HTTP request failed');
-      if (!res.headersSent) sendError(res, 500, 'Internal error');
+      // A LoadoutError (e.g. a --equip toolset that does not exist) says what to fix.
+      if (!res.headersSent) sendError(res, 500, isLoadoutError(error) ? error.message : 'Internal error');
       else res.end();
     });
   });
@@ -172,7 +174,7 @@ function startIdleExpiry(sessions: Map<string, HttpSession>, idleMs: number, log
 
 function listen(server: ReturnType<typeof createServer>, host: string, port: number): Promise<number> {
   return new Promise((resolve, reject) => {
-    server.once('error', (error) => reject(new LoadoutError('INVALID_ARGUMENT', `Cannot listen on ${host}:${port}: ${errorMessage(error)}`, { cause: error })));
+    server.once('error', (error) => reject(new LoadoutError('INVALID_ARGUMENT', `Cannot listen on ${host}:${port} (${errorMessage(error)}); choose another --port or --host`, { cause: error })));
     server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
   });
 }

@@ -64,6 +64,11 @@ describe('loadout serve --http: sessions', () => {
     expect(second.listChangedCount()).toBe(0);
   });
 
+  it('tells an HTTP client why its session could not start when the --equip toolset does not exist', async () => {
+    await harness.start(['--equip', 'nosuch']);
+    await expect(harness.connect()).rejects.toThrow(/nosuch/);
+  });
+
   it('ends a session on DELETE: its id then answers 404, other sessions keep working', async () => {
     const gateway = await harness.start();
     const leaving = await connect();
