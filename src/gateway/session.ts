@@ -94,10 +94,24 @@ export class GatewaySession {
     return { toolset: toolset.name, toolIds: toolset.tools };
   }
 
-  #listTools(): { tools: Tool[] } {
-    // Wake equips waiting for this re-read; the snapshot read below is the new one.
-    for (const wake of this.#relistWaiters) wake();
-    return { tools: [...this.#metaListing, ...this.registry.snapshot.tools] };
+  async #listTools(): Promise<{ tools: Tool[] }> {
+    // Equips waiting for this re-read registered before their swap, so the snapshot read below
+    // is theirs. They are woken on the next macrotask, after this response has been written, so
+    // the client holds the new list before it sees the equip answer.
+    const waiting = [...this.#relistWaiters];
+    const snapshot = await this.#settledSnapshot();
+    if (waiting.length) setImmediate(() => waiting.forEach((wake) => wake()));
+    return { tools: [...this.#metaListing, ...snapshot.tools] };
+  }
+
+  // On a cold start (no cached catalog) a restored toolset's tools only exist once discovery
+  // has listed them; a list or call made before then waits for discovery and the refresh it
+  // triggers, instead of missing the tools.
+  async #settledSnapshot(): Promise<RegistrySnapshot> {
+    if (!this.registry.snapshot.selection) return this.registry.snapshot;
+    await this.#context.ready;
+    await this.registry.runExclusive(async () => undefined);
+    return this.registry.snapshot;
   }
 
   async #announce(waitForRelist: boolean): Promise<void> {
@@ -128,7 +142,7 @@ export class GatewaySession {
   async #callTool(name: string, args: Record<string, unknown> | undefined, extra: RequestExtra): Promise<CallToolResult> {
     const metaTool = this.#metaTools.get(name);
     if (metaTool) return this.#runMetaTool(metaTool, args, extra);
-    const route = this.registry.snapshot.routes.get(name);
+    const route = this.registry.snapshot.routes.get(name) ?? (await this.#settledSnapshot()).routes.get(name);
     if (route) return forwardCall(this.#context.pool, route, args, extra);
     return errorResult(
       `Tool '${name}' is not equipped. Equip a toolset that contains it (equip-toolset), or call it through call-tool {"tool": "server.tool", "arguments": {…}}.`,
