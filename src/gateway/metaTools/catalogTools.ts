@@ -5,6 +5,7 @@ import { resolveCatalogName } from '../../registry/index.js';
 import { LoadoutError } from '../../shared/index.js';
 import { forwardCall } from '../forward.js';
 import { defineMetaTool, textResult } from './metaTool.js';
+import { unknownToolError } from './unknownTool.js';
 
 const DESCRIPTION_WIDTH = 140;
 
@@ -62,11 +63,7 @@ export const callTool = defineMetaTool({
     await gateway.ready;
     const catalog = gateway.catalog.current;
     const tool = resolveCatalogName(catalog, args.tool, gateway.naming);
-    if (!tool) {
-      const suggestions = catalog.suggest(args.tool);
-      const hint = suggestions.length ? ` Did you mean: ${suggestions.join(', ')}?` : ' Search with discover-all-tools.';
-      throw new LoadoutError('TOOL_NOT_FOUND', `No tool '${args.tool}' in the catalog.${hint}`);
-    }
+    if (!tool) throw unknownToolError(gateway, catalog, args.tool);
     if (!tool.enabled) throw new LoadoutError('TOOL_DISABLED', `${tool.id} is disabled in servers.yaml (enabled: false); it cannot be called.`);
     return forwardCall(gateway.pool, { server: tool.server, tool: tool.name, id: tool.id }, args.arguments, extra);
   },
