@@ -31,7 +31,8 @@ describe('parseServersFile', () => {
   });
 
   it('names the line of an unknown key', () => {
-    expect(errorOf('servers:\n  git:\n    command: node\n    comand: typo\n')).toMatch(/^\/cfg\/servers\.yaml:[23]:\d+: .*comand/);
+    expect(errorOf('servers:\n  git:\n    command: node\n    comand: typo\n')).toBe('/cfg/servers.yaml:4:5: Unrecognized key: "comand" at servers.git');
+    expect(errorOf('servers: {}\nsrevers: {}\n')).toMatch(/^\/cfg\/servers\.yaml:2:1: Unrecognized key: "srevers"$/);
   });
 
   it('names the line of a wrongly typed value', () => {
@@ -47,6 +48,6 @@ describe('parseServersFile', () => {
   });
 
   it('refuses an unknown gateway setting', () => {
-    expect(errorOf('gateway:\n  relist_wait: 10\n')).toMatch(/^\/cfg\/servers\.yaml:\d+:\d+: .*relist_wait/);
+    expect(errorOf('gateway:\n  relist_wait: 10\n')).toBe('/cfg/servers.yaml:2:3: Unrecognized key: "relist_wait" at gateway');
   });
 });
