@@ -6,8 +6,7 @@ import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { fixture, makeTempDirs, nodeServer, startGateway, textOf, writeServersYaml, type GatewayProcess, type TempDirs } from '../helpers/gateway.js';
+import { fixture, makeTempDirs, nodeServer, rawToolsOf, startGateway, textOf, writeServersYaml, type GatewayProcess, type TempDirs } from '../helpers/gateway.js';
 
 const META_TOOL_NAMES = [
   'discover-all-tools',
@@ -19,19 +18,6 @@ const META_TOOL_NAMES = [
   'delete-toolset',
   'call-tool',
 ];
-const RawToolList = z.looseObject({ tools: z.array(z.looseObject({ name: z.string() })), nextCursor: z.string().optional() });
-
-/** Every tool a server lists, raw (no SDK schema in between), following nextCursor. */
-async function rawToolsOf(client: Client): Promise<Array<Record<string, unknown> & { name: string }>> {
-  const tools: Array<Record<string, unknown> & { name: string }> = [];
-  let cursor: string | undefined;
-  do {
-    const page = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, RawToolList);
-    tools.push(...page.tools);
-    cursor = page.nextCursor;
-  } while (cursor);
-  return tools;
-}
 
 async function names(gateway: GatewayProcess): Promise<string[]> {
   return (await gateway.client.listTools()).tools.map((tool) => tool.name);

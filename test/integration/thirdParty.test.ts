@@ -7,22 +7,7 @@ import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { THIRD_PARTY, makeTempDirs, nodeServer, startGateway, textOf, writeServersYaml, type GatewayProcess, type TempDirs } from '../helpers/gateway.js';
-
-type RawTool = Record<string, unknown> & { name: string };
-const RawToolList = z.looseObject({ tools: z.array(z.looseObject({ name: z.string() })), nextCursor: z.string().optional() });
-
-async function rawToolsOf(client: Client): Promise<RawTool[]> {
-  const tools: RawTool[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, RawToolList);
-    tools.push(...page.tools);
-    cursor = page.nextCursor;
-  } while (cursor);
-  return tools;
-}
+import { THIRD_PARTY, makeTempDirs, nodeServer, rawToolsOf, startGateway, textOf, writeServersYaml, type GatewayProcess, type RawTool, type TempDirs } from '../helpers/gateway.js';
 
 /** What a server lists to a client connecting directly (no loadout in between). */
 async function listedDirectly(args: string[], env: Record<string, string>, capabilities: ClientCapabilities): Promise<RawTool[]> {
