@@ -55,7 +55,7 @@ export class GatewaySession {
   async equip(name: string, options: { announce?: boolean } = {}): Promise<RegistryChange> {
     const selection = await this.#selectionOf(name);
     const change = await this.registry.equip(selection);
-    await this.#context.state.update((state) => ({ ...state, activeToolset: name }));
+    await this.#rememberSelection();
     if (change.changed && options.announce !== false) await this.#announce(true);
     return change;
   }
@@ -63,7 +63,7 @@ export class GatewaySession {
   /** Withdraw the equipped toolset (announced and awaited like equip). */
   async unequip(): Promise<RegistryChange> {
     const change = await this.registry.unequip();
-    await this.#context.state.update((state) => ({ ...state, activeToolset: null }));
+    await this.#rememberSelection();
     if (change.changed) await this.#announce(true);
     return change;
   }
@@ -86,6 +86,18 @@ export class GatewaySession {
       await this.server.close().catch(() => undefined);
     })();
     return this.#closed;
+  }
+
+  // Concurrent equips finish their state writes in any order, so each write records what the
+  // registry holds when it runs (under the file lock), not what its own equip asked for: the
+  // last write then always names the exposed toolset. A state file that cannot be written costs
+  // only the memory across restarts, not the equip that already happened.
+  async #rememberSelection(): Promise<void> {
+    try {
+      await this.#context.state.update((state) => ({ ...state, activeToolset: this.registry.snapshot.selection?.toolset ?? null }));
+    } catch (error) {
+      this.#context.logger.warn({ mod: 'gateway', err: errorMessage(error) }, 'could not remember the equipped toolset');
+    }
   }
 
   async #selectionOf(name: string): Promise<Selection> {

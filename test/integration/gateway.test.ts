@@ -105,6 +105,21 @@ describe('loadout serve with the echo fixture', () => {
     expect(gateway.listChangedCount()).toBe(3);
   });
 
+  it('runs concurrent equips one at a time: one list_changed each, and the remembered toolset is the exposed one', async () => {
+    const gateway = await start();
+    const toolsets = { t1: ['echo.echo'], t2: ['echo.add'], t3: ['echo.fail'], t4: ['echo.env'], t5: ['echo.pid'] };
+    for (const [name, tools] of Object.entries(toolsets)) await gateway.client.callTool({ name: 'build-toolset', arguments: { name, tools } });
+    const answers = await Promise.all(Object.keys(toolsets).map((name) => gateway.client.callTool({ name: 'equip-toolset', arguments: { name } })));
+    expect(answers.every((answer) => !answer.isError)).toBe(true);
+    await gateway.waitForListChanged(5);
+    expect(gateway.listChangedCount()).toBe(5);
+    const exposed = (await names(gateway)).slice(META_TOOL_NAMES.length);
+    expect(exposed).toHaveLength(1);
+    const active = /Equipped: '(t\d)'/.exec(textOf(await gateway.client.callTool({ name: 'get-active-toolset', arguments: {} })))![1]!;
+    expect(exposed).toEqual([toolsets[active as keyof typeof toolsets][0]!.replace('.', '_')]);
+    expect(JSON.parse(await readFile(path.join(dirs.dataDir, 'state.json'), 'utf8')).activeToolset).toBe(active);
+  });
+
   it('returns content, structuredContent and isError unchanged', async () => {
     const gateway = await start({ args: ['--equip', 'all'] });
     const sum = await gateway.client.callTool({ name: 'echo_add', arguments: { a: 2, b: 40 } });
