@@ -120,6 +120,18 @@ describe('loadout serve with the echo fixture', () => {
     expect(JSON.parse(await readFile(path.join(dirs.dataDir, 'state.json'), 'utf8')).activeToolset).toBe(active);
   });
 
+  it('deletes an equipped toolset: file gone, tools withdrawn with one list_changed, nothing remembered', async () => {
+    const gateway = await start();
+    await gateway.client.callTool({ name: 'build-toolset', arguments: { name: 'talk', tools: ['echo.echo'], equip: true } });
+    expect(gateway.listChangedCount()).toBe(1);
+    const deleted = await gateway.client.callTool({ name: 'delete-toolset', arguments: { name: 'talk' } });
+    expect(textOf(deleted)).toBe("Deleted toolset 'talk' and unequipped it.");
+    expect(gateway.listChangedCount()).toBe(2);
+    expect(await names(gateway)).toEqual(META_TOOL_NAMES);
+    expect(textOf(await gateway.client.callTool({ name: 'list-saved-toolsets', arguments: {} }))).toMatch(/^No saved toolsets yet/);
+    expect(JSON.parse(await readFile(path.join(dirs.dataDir, 'state.json'), 'utf8')).activeToolset).toBeNull();
+  });
+
   it('returns content, structuredContent and isError unchanged', async () => {
     const gateway = await start({ args: ['--equip', 'all'] });
     const sum = await gateway.client.callTool({ name: 'echo_add', arguments: { a: 2, b: 40 } });
