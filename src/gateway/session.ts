@@ -49,6 +49,18 @@ export class GatewaySession {
   }
 
   /**
+   * The exposed set once start-up discovery has settled. On a cold start (no cached catalog) a
+   * restored toolset's tools exist only after discovery has listed them; a list, call or status
+   * read before then waits for discovery and the refresh it triggers instead of missing them.
+   */
+  async settledSnapshot(): Promise<RegistrySnapshot> {
+    if (!this.registry.snapshot.selection) return this.registry.snapshot;
+    await this.#context.ready;
+    await this.registry.runExclusive(async () => undefined);
+    return this.registry.snapshot;
+  }
+
+  /**
    * Equip a saved toolset (or `all`) and, if the listed tools changed, announce it and wait for
    * the client to re-read tools/list so the tools are usable on its very next turn.
    */
@@ -111,19 +123,9 @@ export class GatewaySession {
     // is theirs. They are woken on the next macrotask, after this response has been written, so
     // the client holds the new list before it sees the equip answer.
     const waiting = [...this.#relistWaiters];
-    const snapshot = await this.#settledSnapshot();
+    const snapshot = await this.settledSnapshot();
     if (waiting.length) setImmediate(() => waiting.forEach((wake) => wake()));
     return { tools: [...this.#metaListing, ...snapshot.tools] };
-  }
-
-  // On a cold start (no cached catalog) a restored toolset's tools only exist once discovery
-  // has listed them; a list or call made before then waits for discovery and the refresh it
-  // triggers, instead of missing the tools.
-  async #settledSnapshot(): Promise<RegistrySnapshot> {
-    if (!this.registry.snapshot.selection) return this.registry.snapshot;
-    await this.#context.ready;
-    await this.registry.runExclusive(async () => undefined);
-    return this.registry.snapshot;
   }
 
   async #announce(waitForRelist: boolean): Promise<void> {
@@ -154,7 +156,7 @@ export class GatewaySession {
   async #callTool(name: string, args: Record<string, unknown> | undefined, extra: RequestExtra): Promise<CallToolResult> {
     const metaTool = this.#metaTools.get(name);
     if (metaTool) return this.#runMetaTool(metaTool, args, extra);
-    const route = this.registry.snapshot.routes.get(name) ?? (await this.#settledSnapshot()).routes.get(name);
+    const route = this.registry.snapshot.routes.get(name) ?? (await this.settledSnapshot()).routes.get(name);
     if (route) return forwardCall(this.#context.pool, route, args, extra);
     return errorResult(
       `Tool '${name}' is not equipped. Equip a toolset that contains it (equip-toolset), or call it through call-tool {"tool": "server.tool", "arguments": {…}}.`,

@@ -31,7 +31,7 @@ export const discoverAllTools = defineMetaTool({
       throw new LoadoutError('SERVER_NOT_FOUND', `Server '${args.server}' is not configured; servers: ${known}`);
     }
     const { total, tools } = catalog.search(args);
-    const exposedIds = new Map([...session.snapshot.routes].map(([name, route]) => [route.id, name]));
+    const exposedIds = new Map([...(await session.settledSnapshot()).routes].map(([name, route]) => [route.id, name]));
     if (args.detail) {
       return textResult(JSON.stringify({ total, offset: args.offset, tools: tools.map((tool) => detailOf(tool, exposedIds.get(tool.id))) }, null, 1));
     }
@@ -58,7 +58,7 @@ export const callTool = defineMetaTool({
   }),
   example: { tool: 'memory.read_graph', arguments: {} },
   async run(args, { gateway, session, extra }) {
-    const equipped = session.snapshot.routes.get(args.tool);
+    const equipped = (await session.settledSnapshot()).routes.get(args.tool);
     if (equipped) return forwardCall(gateway.pool, equipped, args.arguments, extra);
     await gateway.ready;
     const catalog = gateway.catalog.current;

@@ -102,7 +102,7 @@ export const getActiveToolset = defineMetaTool({
   input: z.strictObject({}),
   example: {},
   async run(_args, { session }) {
-    const snapshot = session.snapshot;
+    const snapshot = await session.settledSnapshot();
     if (!snapshot.selection) return 'No toolset is equipped. See list-saved-toolsets, then equip-toolset.';
     const lines = [`Equipped: '${snapshot.selection.toolset}' (${snapshot.routes.size} available, ${snapshot.withheld.length} not).`];
     for (const [name, route] of snapshot.routes) lines.push(`${route.id} → ${name}: available`);
