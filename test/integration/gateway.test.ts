@@ -3,10 +3,12 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { readFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fixture, makeTempDirs, nodeServer, rawToolsOf, startGateway, textOf, writeServersYaml, type GatewayProcess, type TempDirs } from '../helpers/gateway.js';
+import { CLI, fixture, makeTempDirs, nodeServer, rawToolsOf, startGateway, textOf, writeServersYaml, type GatewayProcess, type TempDirs } from '../helpers/gateway.js';
 
 const META_TOOL_NAMES = [
   'discover-all-tools',
@@ -232,5 +234,23 @@ describe('loadout serve with the echo fixture', () => {
     expect(textOf(broken)).toMatch(/^Server 'echo' failed to start/);
     const working = await second.client.callTool({ name: 'other_add', arguments: { a: 1, b: 1 } });
     expect(working.structuredContent).toEqual({ sum: 2 });
+  });
+
+  it('refuses serve --equip with an unknown toolset: exit 1 and one line naming it', async () => {
+    const run = promisify(execFile)(process.execPath, [CLI, 'serve', '--config', dirs.configDir, '--data', dirs.dataDir, '--equip', 'nope']);
+    const failure = (await run.then(
+      () => undefined,
+      (error: unknown) => error,
+    )) as { code?: number; stderr?: string; stdout?: string } | undefined;
+    expect(failure?.code).toBe(1);
+    expect(failure?.stdout).toBe('');
+    expect(failure?.stderr?.trim().split('\n').at(-1)).toBe("loadout: Toolset 'nope' not found; saved toolsets: (none yet; create one with build-toolset)");
+  });
+
+  it('starts with nothing equipped when the remembered toolset no longer exists', async () => {
+    await writeFile(path.join(dirs.dataDir, 'state.json'), JSON.stringify({ version: 1, activeToolset: 'gone' }));
+    const gateway = await start();
+    expect(await names(gateway)).toEqual(META_TOOL_NAMES);
+    expect(textOf(await gateway.client.callTool({ name: 'get-active-toolset', arguments: {} }))).toMatch(/^No toolset is equipped/);
   });
 });
