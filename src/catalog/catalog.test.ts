@@ -52,6 +52,14 @@ describe('Catalog', () => {
     expect(tools.map((t) => t.id)).not.toContain('fs.delete_file');
   });
 
+  it('ignores stop words, so "read a file" does not match every word starting with "a"', () => {
+    const withAdd = Catalog.build({
+      configs: { t: ServerConfigSchema.parse({ command: 'node' }) },
+      definitions: { t: { discoveredAt: 'x', tools: [tool('read_file', 'Read a file.'), tool('add', 'Add all amounts.')] } },
+    });
+    expect(withAdd.search({ query: 'read a file', limit: 10, offset: 0 }).tools.map((t) => t.id)).toEqual(['t.read_file']);
+  });
+
   it('ranks through minisearch', () => {
     const spy = vi.spyOn(MiniSearch.prototype, 'search');
     const fresh = Catalog.build({ configs: { git: ServerConfigSchema.parse({ command: 'node' }) }, definitions: { git: { discoveredAt: 'x', tools: [tool('status', 'Show status')] } } });
