@@ -1,3 +1,4 @@
+// Catalog: enabled tools only, minisearch ranking, server filter, paging and suggestions.
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import MiniSearch from 'minisearch';
 import { describe, expect, it, vi } from 'vitest';

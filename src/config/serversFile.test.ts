@@ -1,3 +1,4 @@
+// servers.yaml parsing: defaults, and errors that name file, line and column.
 import { describe, expect, it } from 'vitest';
 import { parseServersFile } from './serversFile.js';
 

@@ -1,3 +1,5 @@
+// Flattened names: the client-safe alphabet, the length budget with its hash suffix, and
+// collisions named distinctly and independently of order.
 import { describe, expect, it } from 'vitest';
 import { CLIENT_TOOL_NAME_LIMIT, assignExposedNames, flattenToolName, nameBudget } from './flatten.js';
 

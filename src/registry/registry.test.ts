@@ -1,3 +1,4 @@
+// ToolRegistry: lock-serialized, all-or-nothing changes of one session's exposed set.
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { Catalog } from '../catalog/index.js';

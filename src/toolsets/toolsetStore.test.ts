@@ -1,3 +1,4 @@
+// ToolsetStore: one YAML file per toolset, with names that cannot leave the folder.
 import { mkdtemp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
