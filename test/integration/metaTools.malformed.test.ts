@@ -36,6 +36,8 @@ const CASES: Array<[tool: string, args: Record<string, unknown>, expected: RegEx
   ['call-tool', { tool: 'echo_ech' }, /^No tool 'echo_ech' in the catalog\. Did you mean: .*echo\.echo/],
   ['call-tool', { tool: 'echo.echo', arguments: 'text=hi' }, /arguments: /],
   ['call-tool', { tool: 'echo.echo', args: {} }, /Unrecognized key.*args/],
+  ['call-tool', { tool: 'echo.pid' }, /^echo\.pid is disabled in servers\.yaml \(enabled: false\); it cannot be called\.$/],
+  ['build-toolset', { name: 'x', tools: ['echo.echo', 'echo.pid'] }, /^Toolset 'x' not saved: 'echo\.pid' is disabled in servers\.yaml/],
 ];
 
 describe('meta-tools given malformed input', () => {
@@ -43,7 +45,7 @@ describe('meta-tools given malformed input', () => {
   let gateway: GatewayProcess;
   beforeAll(async () => {
     dirs = await makeTempDirs();
-    await writeServersYaml(dirs.configDir, { echo: nodeServer(fixture('echo')) });
+    await writeServersYaml(dirs.configDir, { echo: nodeServer(fixture('echo'), { tools: { pid: { enabled: false } } }) });
     gateway = await startGateway({ dirs });
     const saved = await gateway.client.callTool({ name: 'build-toolset', arguments: { name: 'saved', tools: ['echo.echo'] } });
     expect(saved.isError).toBeFalsy();
@@ -86,5 +88,19 @@ describe('meta-tools given malformed input', () => {
     const result = await gateway.client.callTool({ name: 'no_such_tool', arguments: {} });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(/^Tool 'no_such_tool' is not equipped/);
+  });
+
+  it('hides a disabled tool from discover-all-tools', async () => {
+    const listed = textOf(await gateway.client.callTool({ name: 'discover-all-tools', arguments: {} }));
+    expect(listed).toMatch(/^4 tools/);
+    expect(listed).not.toContain('echo.pid');
+  });
+
+  it('equips a hand-written toolset with an unknown tool, exposing the rest and naming what was left out', async () => {
+    await writeFile(path.join(dirs.configDir, 'toolsets', 'byhand.yaml'), 'name: byhand\ntools: [echo.echo, echo.nope, echo.pid]\n');
+    const equipped = textOf(await gateway.client.callTool({ name: 'equip-toolset', arguments: { name: 'byhand' } }));
+    expect(equipped).toContain("Equipped 'byhand': 1 tool: echo_echo.");
+    expect(equipped).toContain('Not exposed: echo.nope (not in the catalog');
+    expect(equipped).toContain('Not exposed: echo.pid (disabled in servers.yaml)');
   });
 });
