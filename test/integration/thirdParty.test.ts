@@ -104,6 +104,16 @@ describe('loadout in front of server-memory, server-filesystem and server-everyt
     expect(textOf(sum)).toContain('5');
   });
 
+  it('passes the server\'s progress notifications through to the client', async () => {
+    const progress: Array<{ progress: number; total?: number }> = [];
+    const result = await gateway.client.callTool({ name: 'everything_trigger-long-running-operation', arguments: { duration: 1, steps: 3 } }, undefined, {
+      onprogress: (update) => progress.push(update),
+    });
+    expect(textOf(result)).toContain('Long running operation completed');
+    expect(progress.length).toBeGreaterThan(0);
+    expect(progress.every((update) => update.total === 3)).toBe(true);
+  });
+
   it('passes a downstream argument error through as isError and stays up', async () => {
     const bad = await gateway.client.callTool({ name: 'everything_get-sum', arguments: { a: 'two' } });
     expect(bad.isError).toBe(true);
