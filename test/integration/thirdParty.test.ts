@@ -7,7 +7,7 @@ import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { THIRD_PARTY, makeTempDirs, nodeServer, rawToolsOf, startGateway, textOf, writeServersYaml, type GatewayProcess, type RawTool, type TempDirs } from '../helpers/gateway.js';
+import { THIRD_PARTY, descendantsOf, makeTempDirs, nodeServer, rawToolsOf, startGateway, textOf, waitForExit, writeServersYaml, type GatewayProcess, type RawTool, type TempDirs } from '../helpers/gateway.js';
 
 /** What a server lists to a client connecting directly (no loadout in between). */
 async function listedDirectly(args: string[], env: Record<string, string>, capabilities: ClientCapabilities): Promise<RawTool[]> {
@@ -119,5 +119,12 @@ describe('loadout in front of server-memory, server-filesystem and server-everyt
     expect(bad.isError).toBe(true);
     expect(textOf(bad).length).toBeGreaterThan(0);
     expect((await gateway.client.callTool({ name: 'everything_echo', arguments: { message: 'after' } })).isError).toBeFalsy();
+  });
+
+  it('ends every downstream process when the client goes away', async () => {
+    const children = await descendantsOf(gateway.pid);
+    expect(children.length).toBeGreaterThanOrEqual(3);
+    await gateway.close();
+    for (const child of children) await waitForExit(child);
   });
 });
