@@ -70,7 +70,8 @@ export interface ConnectionHooks {
 // they belong to one client, and a shared downstream cannot be told whose.
 const SESSION_END_WAIT_MS = 2000;
 
-const CLIENT_CAPABILITIES = { sampling: {}, elicitation: { form: {}, url: {} } };
+/** Capabilities loadout declares to downstream servers (requests are relayed to the calling client). */
+export const CLIENT_CAPABILITIES = { sampling: {}, elicitation: { form: {}, url: {} } };
 
 /** A started client connection to one downstream server. */
 export class DownstreamConnection {

@@ -100,8 +100,8 @@ async function restoreToolset(session: GatewaySession, context: GatewayContext, 
   try {
     await session.equip(name, { announce: false });
   } catch (error) {
-    if (!isLoadoutError(error)) throw error;
+    // An explicit --equip that fails stops the start (the CLI prints why); a remembered one is only logged.
+    if (!isLoadoutError(error) || override) throw error;
     context.logger.warn({ mod: 'gateway', toolset: name, err: error.message }, 'could not re-equip toolset');
-    if (override) throw error;
   }
 }

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
+import { z } from 'zod';
 
 /** Repository root. */
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -193,4 +194,20 @@ export async function eventually(check: () => boolean | Promise<boolean>, timeou
 export function textOf(result: unknown): string {
   const content = (result as { content?: Array<{ type: string; text?: string }> }).content ?? [];
   return content.find((block) => block.type === 'text')?.text ?? '';
+}
+
+/** A tool definition exactly as a server sent it. */
+export type RawTool = Record<string, unknown> & { name: string };
+const RawToolListSchema = z.looseObject({ tools: z.array(z.looseObject({ name: z.string() })), nextCursor: z.string().optional() });
+
+/** Every tool a server lists, raw (no SDK Tool schema in between to drop fields), following nextCursor. */
+export async function rawToolsOf(client: Client): Promise<RawTool[]> {
+  const tools: RawTool[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, RawToolListSchema);
+    tools.push(...page.tools);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return tools;
 }

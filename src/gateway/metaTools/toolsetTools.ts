@@ -102,7 +102,7 @@ export const getActiveToolset = defineMetaTool({
   input: z.strictObject({}),
   example: {},
   async run(_args, { session }) {
-    const snapshot = session.snapshot;
+    const snapshot = await session.settledSnapshot();
     if (!snapshot.selection) return 'No toolset is equipped. See list-saved-toolsets, then equip-toolset.';
     const lines = [`Equipped: '${snapshot.selection.toolset}' (${snapshot.routes.size} available, ${snapshot.withheld.length} not).`];
     for (const [name, route] of snapshot.routes) lines.push(`${route.id} → ${name}: available`);
@@ -119,9 +119,10 @@ export const deleteToolset = defineMetaTool({
   example: { name: 'notes' },
   async run(args, { gateway, session }) {
     if (args.name === ALL_TOOLSET) throw new LoadoutError('TOOLSET_INVALID', `'${ALL_TOOLSET}' is built in and cannot be deleted.`);
-    const wasEquipped = session.snapshot.selection?.toolset === args.name;
     const existed = await gateway.toolsets.delete(args.name);
     if (!existed) await gateway.toolsets.get(args.name); // throws TOOLSET_NOT_FOUND listing the saved ones
+    // Checked after the file is gone, so an equip of it that finished meanwhile is undone too.
+    const wasEquipped = session.snapshot.selection?.toolset === args.name;
     if (wasEquipped) await session.unequip();
     return `Deleted toolset '${args.name}'${wasEquipped ? ' and unequipped it' : ''}.`;
   },
