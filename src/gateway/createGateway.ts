@@ -7,6 +7,7 @@ import { ServerPool } from '../downstream/index.js';
 import { nameBudget } from '../registry/index.js';
 import { errorMessage, isLoadoutError, type Logger } from '../shared/index.js';
 import { ToolsetStore } from '../toolsets/index.js';
+import { startConfigSync } from './configSync.js';
 import type { GatewayContext } from './context.js';
 import { META_TOOLS } from './metaTools/index.js';
 import { GatewaySession, listMetaTools } from './session.js';
@@ -35,11 +36,11 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const { paths, logger } = options;
   const { config } = await loadServersFile(paths.serversFile);
   const pool = new ServerPool(config.servers, { logger, env: options.env });
-  const catalog = new CatalogStore({ pool, cacheFile: paths.catalogCacheFile, configs: config.servers, settings: config.gateway, logger });
+  const catalog = new CatalogStore({ pool, cacheFile: paths.catalogCacheFile, configs: config.servers, settings: config.gateway, logger, serversFile: paths.serversFile });
   await catalog.load();
 
   const failures = new Map<string, string>();
-  const ready = (async () => {
+  const discoverUncached = async (): Promise<void> => {
     const servers = catalog.undiscoveredServers;
     if (!servers.length) return;
     logger.info({ mod: 'gateway', servers }, 'discovering servers without cached tools');
@@ -47,7 +48,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       if (result.ok) failures.delete(result.server);
       else failures.set(result.server, result.error);
     }
-  })().catch((error: unknown) => logger.error({ mod: 'gateway', err: errorMessage(error) }, 'discovery failed'));
+  };
+  const ready = discoverUncached().catch((error: unknown) => logger.error({ mod: 'gateway', err: errorMessage(error) }, 'discovery failed'));
+  const configSync = await startConfigSync({ paths, logger, pool, catalog, settings: config.gateway, discoverUncached });
 
   const context: GatewayContext = {
     paths,
@@ -81,6 +84,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     },
     close() {
       closed ??= (async () => {
+        await configSync.close();
         await Promise.allSettled([...sessions].map((session) => session.close()));
         await pool.close();
       })();
