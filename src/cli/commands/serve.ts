@@ -2,6 +2,7 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Command } from 'commander';
 import { createGateway } from '../../gateway/index.js';
+import { importOnFirstRun } from '../importServers.js';
 import { commandEnvironment } from '../program.js';
 
 /** Register `serve` on the program. */
@@ -12,6 +13,7 @@ export function registerServe(program: Command): void {
     .option('--equip <toolset>', 'equip this toolset at start (overrides the remembered one; "all" for every tool)')
     .action(async (options: { equip?: string }, command: Command) => {
       const { paths, logger } = commandEnvironment(command);
+      await importOnFirstRun(paths);
       const gateway = await createGateway({ paths, logger, equip: options.equip });
       let stopping = false;
       const stop = async (reason: string): Promise<void> => {
