@@ -18,6 +18,11 @@ export function toolHash(definition: Tool): string {
   return hash;
 }
 
+/** Seed the memo with a hash computed earlier (stored in the definition cache), so a warm start hashes nothing. */
+export function rememberToolHash(definition: Tool, hash: string): void {
+  memo.set(definition, hash);
+}
+
 /** The one-line description servers.yaml shows next to a tool (for the human; informational). */
 export function summaryOf(definition: Tool, maxLength = 160): string {
   const line = (definition.description ?? '').replace(/\s+/g, ' ').trim();

@@ -1,7 +1,7 @@
 // What the read-only CLI commands look at: servers.yaml, the cached definitions and the catalog
 // built from both — without a running gateway and without spawning anything.
 import { Catalog, readDefinitionCache, type CatalogTool, type DefinitionCache } from '../catalog/index.js';
-import { loadServersFile, type LoadoutPaths, type ServerConfig, type ServersFile } from '../config/index.js';
+import { loadServersConfig, type LoadoutPaths, type ServerConfig, type ServersFile } from '../config/index.js';
 import { LoadoutError } from '../shared/index.js';
 
 /** The config dir as the CLI sees it. */
@@ -24,7 +24,7 @@ export interface ToolView {
 
 /** Load servers.yaml (it must exist) and the definition cache. */
 export async function loadConfigView(paths: LoadoutPaths): Promise<ConfigView> {
-  const loaded = await loadServersFile(paths.serversFile);
+  const loaded = await loadServersConfig(paths.serversFile, paths.parsedServersFile);
   if (!loaded.exists) {
     throw new LoadoutError('CONFIG_NOT_FOUND', `${paths.serversFile} does not exist; create it with "loadout init" (imports your .mcp.json servers)`);
   }

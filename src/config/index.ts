@@ -25,3 +25,4 @@ export { withFileLock, readTextIfExists, writeTextAtomic, updateTextFile } from 
 export { mergeDiscoveredTools, isEmptyMergeReport, type DiscoveredTool, type ToolMergeReport, type ToolMergeOptions } from './toolMerge.js';
 export { ServersFileWatcher, type ServersFileWatcherOptions } from './serversFileWatcher.js';
 export { defaultImportSources, collectImports, convertServer, readMcpServers, importedServersYaml, createServersFile, type ImportSource, type ImportResult } from './mcpImport.js';
+export { loadServersConfig } from './serversFileCache.js';

@@ -2,7 +2,7 @@
 // A plain function, not a class that owns every subsystem.
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CatalogStore } from '../catalog/index.js';
-import { StateStore, loadServersFile, type LoadoutPaths } from '../config/index.js';
+import { StateStore, loadServersConfig, type LoadoutPaths } from '../config/index.js';
 import { ServerPool } from '../downstream/index.js';
 import { nameBudget } from '../registry/index.js';
 import { errorMessage, isLoadoutError, type Logger } from '../shared/index.js';
@@ -34,7 +34,7 @@ export interface Gateway {
 /** Load config and cache (spawning nothing), start discovery of uncached servers in the background. */
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const { paths, logger } = options;
-  const { config } = await loadServersFile(paths.serversFile);
+  const { config } = await loadServersConfig(paths.serversFile, paths.parsedServersFile);
   const pool = new ServerPool(config.servers, { logger, env: options.env });
   const catalog = new CatalogStore({ pool, cacheFile: paths.catalogCacheFile, configs: config.servers, settings: config.gateway, logger, serversFile: paths.serversFile });
   await catalog.load();
