@@ -1,6 +1,6 @@
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { linesOf, mutableServer, runCli } from '../helpers/cli.js';
 import { fixture, makeTempDirs, nodeServer, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
@@ -9,14 +9,16 @@ type ServersYaml = { servers: Record<string, { tools?: Record<string, { enabled?
 
 describe('loadout CLI', () => {
   let dirs: TempDirs;
+  let own: TempDirs;
   const serversFile = () => path.join(dirs.configDir, 'servers.yaml');
   const readServers = async () => parse(await readFile(serversFile(), 'utf8')) as ServersYaml;
   beforeEach(async () => {
-    dirs = await makeTempDirs();
-    await mkdir(path.join(dirs.root, 'home'));
+    own = await makeTempDirs();
+    await mkdir(path.join(own.root, 'home'));
+    dirs = own;
   });
   afterEach(async () => {
-    await dirs.cleanup();
+    await own.cleanup();
   });
 
   describe('init', () => {
@@ -147,9 +149,19 @@ describe('loadout CLI', () => {
   });
 
   describe('status, list and toolset', () => {
-    beforeEach(async () => {
-      await writeServersYaml(dirs.configDir, { echo: nodeServer(fixture('echo'), { always_on: true }), lazy: nodeServer(fixture('echo'), { idle_timeout_minutes: 0.5 }) });
-      expect((await runCli(dirs, ['refresh'])).code).toBe(0);
+    // Discovered once for the whole group (each test leaves servers.yaml as it found it).
+    let shared: TempDirs;
+    beforeAll(async () => {
+      shared = await makeTempDirs();
+      await mkdir(path.join(shared.root, 'home'));
+      await writeServersYaml(shared.configDir, { echo: nodeServer(fixture('echo'), { always_on: true }), lazy: nodeServer(fixture('echo'), { idle_timeout_minutes: 0.5 }) });
+      expect((await runCli(shared, ['refresh'])).code).toBe(0);
+    });
+    afterAll(async () => {
+      await shared.cleanup();
+    });
+    beforeEach(() => {
+      dirs = shared;
     });
 
     it('status shows mode, idle timeout and tool counts in an aligned table', async () => {
@@ -206,6 +218,16 @@ describe('loadout CLI', () => {
       expect(await readFile(serversFile(), 'utf8')).toBe(before);
     });
 
+    it('every command has --help', async () => {
+      for (const args of [['init'], ['refresh'], ['status'], ['list'], ['toolset'], ['toolset', 'create'], ['toolset', 'equip']]) {
+        const run = await runCli(dirs, [...args, '--help']);
+        expect(run.code).toBe(0);
+        expect(run.stdout).toMatch(/^Usage: loadout /);
+      }
+    });
+  });
+
+  describe('invalid servers.yaml', () => {
     it.each([['status'], ['list'], ['refresh'], ['toolset', 'show', 'x'], ['toolset', 'create', 'x', 'echo.add']])('%s names file, line and column of invalid YAML and leaves it alone', async (...args) => {
       const broken = 'servers:\n  echo:\n    command: [unclosed\n';
       await writeFile(serversFile(), broken);
@@ -215,14 +237,6 @@ describe('loadout CLI', () => {
       expect(run.code).not.toBe(0);
       expect(linesOf(run.stderr)).toEqual([expect.stringMatching(/^loadout: .*servers\.yaml:\d+:\d+: /)]);
       expect(await readFile(serversFile(), 'utf8')).toBe(broken);
-    });
-
-    it('every command has --help', async () => {
-      for (const args of [['init'], ['refresh'], ['status'], ['list'], ['toolset'], ['toolset', 'create'], ['toolset', 'equip']]) {
-        const run = await runCli(dirs, [...args, '--help']);
-        expect(run.code).toBe(0);
-        expect(run.stdout).toMatch(/^Usage: loadout /);
-      }
     });
   });
 });
