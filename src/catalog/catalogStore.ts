@@ -144,18 +144,15 @@ export class CatalogStore {
     if (this.#discovering.has(server) || !pool.isConnected(server)) return;
     const tools = await pool.listTools(server);
     if (isDeepStrictEqual(tools, this.#definitions[server]?.tools)) return;
-    const entry = { discoveredAt: new Date().toISOString(), tools };
-    await writeDefinitionCache(this.#options.cacheFile, { [server]: entry });
-    this.#definitions = { ...this.#definitions, [server]: entry };
-    await this.#recordInSwitchboard({ [server]: entry }, false);
-    this.#replace();
+    await this.updateServerTools(server, tools);
   }
 
-  /** Replace one server's definitions after it re-listed its tools while running. */
+  /** Replace one server's definitions after it re-listed its tools while running (and merge them into servers.yaml). */
   async updateServerTools(server: string, tools: CachedServerTools['tools']): Promise<void> {
     const entry = { discoveredAt: new Date().toISOString(), tools };
     await writeDefinitionCache(this.#options.cacheFile, { [server]: entry });
     this.#definitions = { ...this.#definitions, [server]: entry };
+    await this.#recordInSwitchboard({ [server]: entry }, false);
     this.#replace();
   }
 

@@ -123,6 +123,11 @@ describe('servers.yaml while serve runs', () => {
     await eventually(async () => /changed upstream/.test(textOf(await gateway!.client.callTool({ name: 'get-active-toolset', arguments: {} }))), 10_000, 'changed mark');
     const status = JSON.parse((await runCli(dirs, ['status', '--json'])).stdout) as { servers: Array<{ tools: { changed: number }; connected: boolean | null }> };
     expect(status.servers[0]).toMatchObject({ tools: { changed: 1 }, connected: true });
+    // The runtime file goes with the gateway: status no longer claims a connection.
+    await gateway.close();
+    gateway = undefined;
+    const after = JSON.parse((await runCli(dirs, ['status', '--json'])).stdout) as { gateways: unknown[]; servers: Array<{ connected: boolean | null }> };
+    expect(after).toMatchObject({ gateways: [], servers: [{ connected: null }] });
   });
 
   it('hides changed tools when gateway.block_changed_tools is on', async () => {
