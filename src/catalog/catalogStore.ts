@@ -72,9 +72,11 @@ export class CatalogStore {
     return () => this.#listeners.delete(listener);
   }
 
-  /** Load cached definitions from the data dir (no process is spawned). */
-  async load(): Promise<void> {
+  /** Load cached definitions from the data dir (no process is spawned), optionally with new configs. */
+  async load(configs?: Record<string, ServerConfig>): Promise<void> {
     this.#definitions = await readDefinitionCache(this.#options.cacheFile);
+    // With new configs (a servers.yaml edit, perhaps by `loadout refresh`), both change in one catalog.
+    if (configs) this.#configs = configs;
     this.#replace();
   }
 

@@ -13,8 +13,8 @@ import { readTextIfExists } from './safeWrite.js';
 export interface ServersFileWatcherOptions {
   file: string;
   logger: Logger;
-  /** Receives each valid config read after a change (possibly equal to the current one). */
-  apply(config: ServersFile): void;
+  /** Receives each valid config read after a change (possibly equal to the current one); awaited before the next. */
+  apply(config: ServersFile): void | Promise<void>;
   /** Quiet time after the last change before the file is read. */
   debounceMs?: number;
 }
@@ -93,7 +93,11 @@ export class ServersFileWatcher {
     this.#lastText = text;
     this.#lastProblem = undefined;
     logger.debug({ mod: 'config' }, 'servers.yaml reloaded');
-    this.#options.apply(config);
+    try {
+      await this.#options.apply(config);
+    } catch (error) {
+      logger.error({ mod: 'config', err: errorMessage(error) }, 'applying servers.yaml failed');
+    }
   }
 
   // One log line per distinct problem: an editor saving the same broken file twice is not news.

@@ -52,7 +52,7 @@ export async function startConfigSync(options: ConfigSyncOptions): Promise<Confi
 
 // Loadout's own writes (discovery merges) land here too; the catalog already holds that config,
 // so the comparison makes them no-ops instead of a reload loop.
-function applyConfig(config: ServersFile, options: ConfigSyncOptions, log: Logger): void {
+async function applyConfig(config: ServersFile, options: ConfigSyncOptions, log: Logger): Promise<void> {
   const { pool, catalog, settings } = options;
   if (!isDeepStrictEqual(config.gateway, settings)) log.warn('changes under "gateway:" in servers.yaml take effect at the next start');
   if (isDeepStrictEqual(config.servers, catalog.configs)) return;
@@ -60,6 +60,7 @@ function applyConfig(config: ServersFile, options: ConfigSyncOptions, log: Logge
   const after = Object.keys(config.servers);
   log.info({ added: after.filter((server) => !before.has(server)), removed: [...before].filter((server) => !(server in config.servers)) }, 'servers.yaml changed; applying');
   pool.configure(config.servers);
-  catalog.setConfigs(config.servers);
+  // Re-read the definition cache too: a `loadout refresh` beside this gateway writes both files.
+  await catalog.load(config.servers);
   if (catalog.undiscoveredServers.length) options.discoverUncached().catch((error: unknown) => log.error({ err: errorMessage(error) }, 'discovery of added servers failed'));
 }

@@ -75,6 +75,19 @@ describe('servers.yaml while serve runs', () => {
     expect(await toolNames()).toEqual(['extra_ping']);
   });
 
+  it('shows what a loadout refresh beside it discovered, with one list_changed', async () => {
+    await writeServersYaml(dirs.configDir, { m: await mutableServer(dirs.root, 'm', [{ name: 'a' }]) });
+    expect((await runCli(dirs, ['refresh'])).code).toBe(0);
+    gateway = await startGateway({ dirs, args: ['--equip', 'all'] });
+    expect(await toolNames()).toEqual(['m_a']);
+    await mutableServer(dirs.root, 'm', [{ name: 'a' }, { name: 'b' }]);
+    expect((await runCli(dirs, ['refresh'])).code).toBe(0);
+    await gateway.waitForListChanged(1);
+    await settle(600);
+    expect(gateway.listChangedCount()).toBe(1);
+    expect(await toolNames()).toEqual(['m_a', 'm_b']);
+  });
+
   it('keeps the last good config on malformed YAML, logs one error with line and column, and never rewrites the file', async () => {
     await writeServersYaml(dirs.configDir, { m: await mutableServer(dirs.root, 'm', [{ name: 'a' }, { name: 'b' }]) });
     expect((await runCli(dirs, ['refresh'])).code).toBe(0);
