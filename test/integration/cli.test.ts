@@ -69,6 +69,15 @@ describe('loadout CLI', () => {
       expect(run.stdout).not.toContain('other');
     });
 
+    it('writes an empty, commented servers.yaml when no client config is found, and says where it looked', async () => {
+      const run = await runCli(dirs, ['init']);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toMatch(/no MCP client config found \(looked in .*\.mcp\.json, .*\.claude\.json/);
+      const text = await readFile(serversFile(), 'utf8');
+      expect(text).toMatch(/^# Written by "loadout init"/);
+      expect(parse(text)).toEqual({ servers: {} });
+    });
+
     it('never overwrites an existing servers.yaml', async () => {
       await writeFile(serversFile(), '# mine\nservers: {}\n');
       const run = await runCli(dirs, ['init']);
