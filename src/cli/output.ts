@@ -1,6 +1,14 @@
 // Everything the CLI prints for humans and scripts: tables, JSON, notes, progress and the one-line
 // error. The only module that writes to stdout/stderr directly; colour only when writing to a TTY.
-import Table from 'cli-table3';
+import { createRequire } from 'node:module';
+import type TableConstructor from 'cli-table3';
+
+// Loaded on first use: `serve` prints no tables and should not pay for loading cli-table3 at start.
+let TableClass: typeof TableConstructor | undefined;
+function tableClass(): typeof TableConstructor {
+  TableClass ??= createRequire(import.meta.url)('cli-table3') as typeof TableConstructor;
+  return TableClass;
+}
 
 const ANSI = { red: 31, green: 32, yellow: 33, dim: 2, bold: 1 } as const;
 type Colour = keyof typeof ANSI;
@@ -17,6 +25,7 @@ export function paint(colour: Colour, text: string): string {
 /** Print an aligned table to stdout. */
 export function printTable(head: string[], rows: string[][]): void {
   const plain = !useColour(process.stdout);
+  const Table = tableClass();
   const table = new Table({
     head: head.map((title) => paint('bold', title)),
     style: { head: [], border: plain ? [] : ['grey'], compact: true },
