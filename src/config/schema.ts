@@ -64,6 +64,8 @@ export const GatewaySettingsSchema = z.strictObject({
   discovery_timeout_seconds: z.number().positive().default(30),
   /** How often connected servers are pinged; 0 turns health checks off. */
   health_interval_seconds: z.number().nonnegative().default(30),
+  /** Hide tools whose schema or description changed upstream since their `hash` was approved. */
+  block_changed_tools: z.boolean().default(false),
 });
 export type GatewaySettings = z.infer<typeof GatewaySettingsSchema>;
 

@@ -42,11 +42,13 @@ export async function loadServersFile(file: string): Promise<LoadedServersFile> 
 export async function updateServersFile(file: string, edit: (document: Document, config: ServersFile) => void): Promise<ServersFile> {
   let result: ServersFile | undefined;
   await updateTextFile(file, (current) => {
-    const loaded = parseServersFile(current ?? 'servers: {}\n', file);
+    const base = current ?? 'servers: {}\n';
+    const loaded = parseServersFile(base, file);
     edit(loaded.document, loaded.config);
     const next = loaded.document.toString({ lineWidth: 0 });
     result = parseServersFile(next, file).config;
-    return next === current ? undefined : next;
+    // An edit that changed nothing writes nothing (and does not create a missing file).
+    return next === base ? undefined : next;
   });
   return result!;
 }

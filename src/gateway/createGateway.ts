@@ -2,11 +2,12 @@
 // A plain function, not a class that owns every subsystem.
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CatalogStore } from '../catalog/index.js';
-import { StateStore, loadServersFile, type LoadoutPaths } from '../config/index.js';
+import { StateStore, loadServersConfig, type LoadoutPaths } from '../config/index.js';
 import { ServerPool } from '../downstream/index.js';
 import { nameBudget } from '../registry/index.js';
 import { errorMessage, isLoadoutError, type Logger } from '../shared/index.js';
 import { ToolsetStore } from '../toolsets/index.js';
+import { startConfigSync } from './configSync.js';
 import type { GatewayContext } from './context.js';
 import { META_TOOLS } from './metaTools/index.js';
 import { GatewaySession, listMetaTools } from './session.js';
@@ -34,13 +35,13 @@ export interface Gateway {
 /** Load config and cache (spawning nothing), start discovery of uncached servers in the background. */
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const { paths, logger } = options;
-  const { config } = await loadServersFile(paths.serversFile);
+  const { config } = await loadServersConfig(paths.serversFile, paths.parsedServersFile);
   const pool = new ServerPool(config.servers, { logger, env: options.env });
-  const catalog = new CatalogStore({ pool, cacheFile: paths.catalogCacheFile, configs: config.servers, settings: config.gateway, logger });
+  const catalog = new CatalogStore({ pool, cacheFile: paths.catalogCacheFile, configs: config.servers, settings: config.gateway, logger, serversFile: paths.serversFile });
   await catalog.load();
 
   const failures = new Map<string, string>();
-  const ready = (async () => {
+  const discoverUncached = async (): Promise<void> => {
     const servers = catalog.undiscoveredServers;
     if (!servers.length) return;
     logger.info({ mod: 'gateway', servers }, 'discovering servers without cached tools');
@@ -48,7 +49,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       if (result.ok) failures.delete(result.server);
       else failures.set(result.server, result.error);
     }
-  })().catch((error: unknown) => logger.error({ mod: 'gateway', err: errorMessage(error) }, 'discovery failed'));
+  };
+  const ready = discoverUncached().catch((error: unknown) => logger.error({ mod: 'gateway', err: errorMessage(error) }, 'discovery failed'));
+  const configSync = await startConfigSync({ paths, logger, pool, catalog, settings: config.gateway, discoverUncached });
 
   const context: GatewayContext = {
     paths,
@@ -84,6 +87,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     close() {
       closed ??= (async () => {
         stopWatchingToolLists();
+        await configSync.close();
         await Promise.allSettled([...sessions].map((session) => session.close()));
         await pool.close();
       })();

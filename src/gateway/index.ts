@@ -5,3 +5,4 @@ export { META_TOOLS, type MetaTool } from './metaTools/index.js';
 export type { GatewayContext } from './context.js';
 export { serveHttp, type HttpGateway, type HttpServeOptions } from './httpServer.js';
 export { assertSafeBind, isLoopbackHost } from './httpGuard.js';
+export { readRunningGateways, type GatewayRuntime } from './runtimeFile.js';

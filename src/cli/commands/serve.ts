@@ -3,6 +3,7 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { InvalidArgumentError, type Command } from 'commander';
 import { assertSafeBind, createGateway, serveHttp } from '../../gateway/index.js';
+import { importOnFirstRun } from '../importServers.js';
 import { commandEnvironment } from '../program.js';
 
 interface ServeOptions {
@@ -33,6 +34,7 @@ export function registerServe(program: Command): void {
       const { paths, logger } = commandEnvironment(command);
       const token = options.token || process.env.LOADOUT_TOKEN || undefined;
       if (options.http) assertSafeBind(options.host, token);
+      await importOnFirstRun(paths);
       const gateway = await createGateway({ paths, logger, equip: options.equip });
       const http = options.http
         ? await serveHttp(gateway, {

@@ -101,12 +101,15 @@ export const getActiveToolset = defineMetaTool({
   description: 'Show the equipped toolset and the status of each of its tools (available, server down, disabled, stale).',
   input: z.strictObject({}),
   example: {},
-  async run(_args, { session }) {
+  async run(_args, { gateway, session }) {
     const snapshot = await session.settledSnapshot();
     if (!snapshot.selection) return 'No toolset is equipped. See list-saved-toolsets, then equip-toolset.';
+    const catalog = gateway.catalog.current;
+    // A tool whose definition differs from the approved hash in servers.yaml ("rug pull" check).
+    const changed = (id: string): string => (catalog.get(id)?.changed ? ', changed upstream since approved' : '');
     const lines = [`Equipped: '${snapshot.selection.toolset}' (${snapshot.routes.size} available, ${snapshot.withheld.length} not).`];
-    for (const [name, route] of snapshot.routes) lines.push(`${route.id} → ${name}: available`);
-    for (const held of snapshot.withheld) lines.push(`${held.id}: ${REASON_TEXT[held.reason]}`);
+    for (const [name, route] of snapshot.routes) lines.push(`${route.id} → ${name}: available${changed(route.id)}`);
+    for (const held of snapshot.withheld) lines.push(`${held.id}: ${REASON_TEXT[held.reason]}${changed(held.id)}`);
     return lines.join('\n');
   },
 });
