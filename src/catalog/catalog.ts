@@ -5,6 +5,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerConfig } from '../config/index.js';
 import type { DefinitionCache } from './definitionCache.js';
 import { CatalogSearch, type SearchOptions } from './search.js';
+import { toolHash } from './toolHash.js';
 
 /** One downstream tool as loadout knows it. */
 export interface CatalogTool {
@@ -17,8 +18,10 @@ export interface CatalogTool {
   readonly definition: Readonly<Tool>;
   /** The description to show: a promoted one if any, else the server's. */
   readonly description: string;
-  /** False when switched off in servers.yaml (`enabled: false` on the tool). */
+  /** False when switched off in servers.yaml (`enabled: false` on the tool), or changed and blocked. */
   readonly enabled: boolean;
+  /** True when the definition differs from the one approved in servers.yaml (`hash`). */
+  readonly changed: boolean;
 }
 
 /** Inputs of a catalog build. */
@@ -27,6 +30,8 @@ export interface CatalogSources {
   definitions: DefinitionCache;
   /** Promoted descriptions by tool id. */
   descriptionOverrides?: ReadonlyMap<string, string>;
+  /** Treat changed tools as disabled (`gateway.block_changed_tools`). */
+  blockChangedTools?: boolean;
 }
 
 /** The namespaced name of a server's tool. */
@@ -65,6 +70,7 @@ export class Catalog {
       for (const definition of cached.tools) {
         const id = toolId(server, definition.name);
         const setting = config.tools?.[definition.name];
+        const changed = setting?.hash !== undefined && setting.hash !== toolHash(definition);
         tools.push(
           Object.freeze({
             id,
@@ -72,7 +78,8 @@ export class Catalog {
             name: definition.name,
             definition,
             description: sources.descriptionOverrides?.get(id) ?? definition.description ?? '',
-            enabled: setting?.enabled !== false,
+            enabled: setting?.enabled !== false && !(changed && sources.blockChangedTools),
+            changed,
           }),
         );
       }

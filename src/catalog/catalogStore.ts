@@ -1,22 +1,36 @@
 // Holds the current Catalog and replaces it when its sources change: discovery results, a
 // servers.yaml reload, a promoted description. Listeners hear about each new catalog.
 import pLimit from 'p-limit';
-import type { GatewaySettings, ServerConfig } from '../config/index.js';
+import { isDeepStrictEqual } from 'node:util';
+import type { GatewaySettings, ServerConfig, ToolMergeReport } from '../config/index.js';
 import type { ServerPool } from '../downstream/index.js';
 import { errorMessage, type Logger } from '../shared/index.js';
 import { Catalog } from './catalog.js';
 import { readDefinitionCache, writeDefinitionCache, type CachedServerTools, type DefinitionCache } from './definitionCache.js';
+import { recordDiscoveredTools } from './switchboard.js';
 
-/** Outcome of discovering one server. */
-export type DiscoveryResult = { server: string; ok: true; toolCount: number; ms: number } | { server: string; ok: false; error: string; ms: number };
+/** Outcome of discovering one server; `merge` says what changed in servers.yaml. */
+export type DiscoveryResult =
+  | { server: string; ok: true; toolCount: number; ms: number; merge?: ToolMergeReport; mergeError?: string }
+  | { server: string; ok: false; error: string; ms: number };
+
+/** Options of one discovery run. */
+export interface DiscoverOptions {
+  /** Approve upstream changes: store the new hashes in servers.yaml (`loadout refresh --accept-changed`). */
+  acceptChanged?: boolean;
+  /** Hears each server's outcome as it finishes (for progress displays). */
+  onResult?: (result: DiscoveryResult) => void;
+}
 
 /** Dependencies of a catalog store. */
 export interface CatalogStoreOptions {
   pool: ServerPool;
   cacheFile: string;
   configs: Record<string, ServerConfig>;
-  settings: Pick<GatewaySettings, 'discovery_concurrency' | 'discovery_timeout_seconds'>;
+  settings: Pick<GatewaySettings, 'discovery_concurrency' | 'discovery_timeout_seconds'> & Partial<Pick<GatewaySettings, 'block_changed_tools'>>;
   logger: Logger;
+  /** servers.yaml: when set, discoveries are smart-merged into its `tools:` maps. */
+  serversFile?: string;
 }
 
 /** The current catalog and the operations that produce a new one. */
@@ -26,6 +40,7 @@ export class CatalogStore {
   #definitions: DefinitionCache = {};
   #overrides: ReadonlyMap<string, string> = new Map();
   #current: Catalog;
+  readonly #discovering = new Set<string>();
   readonly #listeners = new Set<(catalog: Catalog) => void>();
 
   constructor(options: CatalogStoreOptions) {
@@ -46,15 +61,22 @@ export class CatalogStore {
       .map(([name]) => name);
   }
 
+  /** The server configs the catalog is built from. */
+  get configs(): Readonly<Record<string, ServerConfig>> {
+    return this.#configs;
+  }
+
   /** Subscribe to new catalogs; returns the unsubscribe function. */
   onChange(listener: (catalog: Catalog) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }
 
-  /** Load cached definitions from the data dir (no process is spawned). */
-  async load(): Promise<void> {
+  /** Load cached definitions from the data dir (no process is spawned), optionally with new configs. */
+  async load(configs?: Record<string, ServerConfig>): Promise<void> {
     this.#definitions = await readDefinitionCache(this.#options.cacheFile);
+    // With new configs (a servers.yaml edit, perhaps by `loadout refresh`), both change in one catalog.
+    if (configs) this.#configs = configs;
     this.#replace();
   }
 
@@ -74,47 +96,95 @@ export class CatalogStore {
    * Connect to each server (bounded concurrency, per-server timeout), list its tools, cache them,
    * and stop the lazy ones again. A failing server is reported and skipped.
    */
-  async discover(servers: string[] = this.undiscoveredServers): Promise<DiscoveryResult[]> {
-    const { pool, settings, logger } = this.#options;
-    const limit = pLimit(settings.discovery_concurrency);
-    const timeoutMs = settings.discovery_timeout_seconds * 1000;
+  async discover(servers: string[] = this.undiscoveredServers, options: DiscoverOptions = {}): Promise<DiscoveryResult[]> {
+    const limit = pLimit(this.#options.settings.discovery_concurrency);
     const found: Record<string, CachedServerTools> = {};
     const results = await Promise.all(
       servers.map((server) =>
         limit(async (): Promise<DiscoveryResult> => {
-          const startedAt = performance.now();
-          const ms = () => Math.round(performance.now() - startedAt);
-          try {
-            const tools = await pool.listTools(server, { signal: AbortSignal.timeout(timeoutMs), timeoutMs });
-            found[server] = { discoveredAt: new Date().toISOString(), tools };
-            return { server, ok: true, toolCount: tools.length, ms: ms() };
-          } catch (error) {
-            logger.warn({ mod: 'catalog', server, err: errorMessage(error) }, 'discovery failed');
-            return { server, ok: false, error: errorMessage(error), ms: ms() };
-          } finally {
-            if (!pool.config(server)?.always_on) await pool.stop(server);
-          }
+          const result = await this.#discoverOne(server, found);
+          options.onResult?.(result);
+          return result;
         }),
       ),
     );
-    if (Object.keys(found).length > 0) {
-      await writeDefinitionCache(this.#options.cacheFile, found);
-      this.#definitions = { ...this.#definitions, ...found };
-      this.#replace();
-    }
-    return results;
+    if (Object.keys(found).length === 0) return results;
+    await writeDefinitionCache(this.#options.cacheFile, found);
+    this.#definitions = { ...this.#definitions, ...found };
+    const merged = await this.#recordInSwitchboard(found, options.acceptChanged);
+    this.#replace();
+    return results.map((result) => (result.ok ? { ...result, ...merged(result.server) } : result));
   }
 
-  /** Replace one server's definitions after it re-listed its tools while running. */
+  async #discoverOne(server: string, found: Record<string, CachedServerTools>): Promise<DiscoveryResult> {
+    const { pool, settings, logger } = this.#options;
+    const timeoutMs = settings.discovery_timeout_seconds * 1000;
+    const startedAt = performance.now();
+    const ms = () => Math.round(performance.now() - startedAt);
+    this.#discovering.add(server);
+    try {
+      const tools = await pool.listTools(server, { signal: AbortSignal.timeout(timeoutMs), timeoutMs });
+      found[server] = { discoveredAt: new Date().toISOString(), tools };
+      return { server, ok: true, toolCount: tools.length, ms: ms() };
+    } catch (error) {
+      logger.warn({ mod: 'catalog', server, err: errorMessage(error) }, 'discovery failed');
+      return { server, ok: false, error: errorMessage(error), ms: ms() };
+    } finally {
+      this.#discovering.delete(server);
+      if (!pool.config(server)?.always_on) await pool.stop(server);
+    }
+  }
+
+  /**
+   * Re-list a server that just connected outside discovery (a lazy start, a reconnect) and, if
+   * its tools differ from the cache, update the cache and the switchboard, so an upstream
+   * change shows up as `changed`. Does nothing unless the server is connected right now.
+   */
+  async recheck(server: string): Promise<void> {
+    const { pool } = this.#options;
+    // Checked synchronously before listTools, which would otherwise start a stopped server.
+    if (this.#discovering.has(server) || !pool.isConnected(server)) return;
+    const tools = await pool.listTools(server);
+    if (isDeepStrictEqual(tools, this.#definitions[server]?.tools)) return;
+    await this.updateServerTools(server, tools);
+  }
+
+  /** Replace one server's definitions after it re-listed its tools while running (and merge them into servers.yaml). */
   async updateServerTools(server: string, tools: CachedServerTools['tools']): Promise<void> {
     const entry = { discoveredAt: new Date().toISOString(), tools };
     await writeDefinitionCache(this.#options.cacheFile, { [server]: entry });
     this.#definitions = { ...this.#definitions, [server]: entry };
+    await this.#recordInSwitchboard({ [server]: entry }, false);
     this.#replace();
   }
 
+  // Merges into servers.yaml and adopts the config as written (it may hold concurrent edits).
+  async #recordInSwitchboard(found: Record<string, CachedServerTools>, acceptChanged = false): Promise<(server: string) => Partial<Extract<DiscoveryResult, { ok: true }>>> {
+    const { serversFile, pool, logger } = this.#options;
+    if (!serversFile) return () => ({});
+    const tools = Object.fromEntries(Object.entries(found).map(([server, entry]) => [server, entry.tools]));
+    try {
+      const { config, reports } = await recordDiscoveredTools(serversFile, tools, { acceptChanged });
+      pool.configure(config.servers);
+      this.#configs = config.servers;
+      return (server) => {
+        const merge = reports.get(server);
+        return merge ? { merge } : {};
+      };
+    } catch (error) {
+      const mergeError = errorMessage(error);
+      logger.error({ mod: 'catalog', err: mergeError }, 'could not record discovered tools in servers.yaml');
+      return () => ({ mergeError });
+    }
+  }
+
   #build(): Catalog {
-    return Catalog.build({ configs: this.#configs, definitions: this.#definitions, descriptionOverrides: this.#overrides });
+    return Catalog.build({
+      configs: this.#configs,
+      definitions: this.#definitions,
+      descriptionOverrides: this.#overrides,
+      blockChangedTools: this.#options.settings.block_changed_tools,
+    });
   }
 
   #replace(): void {

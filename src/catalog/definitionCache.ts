@@ -4,10 +4,13 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { readTextIfExists, updateTextFile } from '../config/index.js';
 import { LoadoutError, errorMessage } from '../shared/index.js';
+import { rememberToolHash, toolHash } from './toolHash.js';
 
 const CachedServerSchema = z.looseObject({
   discoveredAt: z.string(),
   tools: z.array(z.looseObject({ name: z.string() })),
+  /** toolHash of each tool by name, stored so a warm start need not hash every definition. */
+  hashes: z.record(z.string(), z.string()).optional(),
 });
 const DefinitionCacheSchema = z.looseObject({
   version: z.literal(1),
@@ -28,7 +31,15 @@ export async function readDefinitionCache(file: string): Promise<DefinitionCache
   const text = await readTextIfExists(file);
   if (text === undefined) return {};
   try {
-    return DefinitionCacheSchema.parse(JSON.parse(text)).servers as unknown as DefinitionCache;
+    const servers = DefinitionCacheSchema.parse(JSON.parse(text)).servers;
+    for (const entry of Object.values(servers)) {
+      for (const tool of entry.tools) {
+        const hash = entry.hashes?.[tool.name];
+        if (hash) rememberToolHash(tool as Tool, hash);
+      }
+      delete entry.hashes;
+    }
+    return servers as unknown as DefinitionCache;
   } catch (error) {
     throw new LoadoutError('STATE_INVALID', `${file} is not a valid tool cache (${errorMessage(error)}); delete it and loadout will rediscover`, { cause: error });
   }
@@ -43,11 +54,12 @@ export async function writeDefinitionCache(file: string, changes: Record<string,
       // A corrupt cache is only a cache: rebuild it rather than refuse to write.
       if (parsed.success) servers = parsed.data.servers as unknown as DefinitionCache;
     }
+    const stored: Record<string, CachedServerTools & { hashes?: Record<string, string> }> = servers;
     for (const [server, entry] of Object.entries(changes)) {
-      if (entry) servers[server] = entry;
-      else delete servers[server];
+      if (entry) stored[server] = { ...entry, hashes: Object.fromEntries(entry.tools.map((tool) => [tool.name, toolHash(tool)])) };
+      else delete stored[server];
     }
-    return JSON.stringify({ version: 1, servers });
+    return JSON.stringify({ version: 1, servers: stored });
   });
 }
 

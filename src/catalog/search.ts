@@ -3,6 +3,8 @@
 import MiniSearch from 'minisearch';
 import type { CatalogTool } from './catalog.js';
 
+const STOP_WORDS = new Set(['a', 'an', 'and', 'are', 'as', 'at', 'be', 'by', 'for', 'from', 'in', 'into', 'is', 'it', 'of', 'on', 'or', 'the', 'to', 'with']);
+
 /** Paging and filtering for a catalog search. */
 export interface SearchOptions {
   query?: string;
@@ -32,7 +34,12 @@ export class CatalogSearch {
       storeFields: ['server'],
       searchOptions: { boost: { name: 3, server: 2 }, prefix: true, fuzzy: 0.2, combineWith: 'OR' },
       // camelCase and snake_case names become separate words, so "read file" finds readFile.
-      processTerm: (term) => term.toLowerCase(),
+      // Stop words are dropped: with prefix matching, the "a" of "read a file" matched every
+      // tool with a word starting with "a".
+      processTerm: (term) => {
+        const word = term.toLowerCase();
+        return STOP_WORDS.has(word) ? null : word;
+      },
       tokenize: (text) => text.replace(/([a-z])([A-Z])/g, '$1 $2').split(/[^\p{L}\p{N}]+/u).filter(Boolean),
     });
     this.#index.addAll(tools.map(({ id, server, name, description }) => ({ id, server, name, description })));

@@ -2,7 +2,13 @@
 // The loadout command line. The CLI is the only place that prints for humans or exits the process.
 import { Command, Option } from 'commander';
 import { LOG_LEVELS, errorMessage, isLoadoutError } from '../shared/index.js';
+import { registerInit } from './commands/init.js';
+import { registerList } from './commands/list.js';
+import { registerRefresh } from './commands/refresh.js';
 import { registerServe } from './commands/serve.js';
+import { registerStatus } from './commands/status.js';
+import { registerToolset } from './commands/toolset.js';
+import { printError } from './output.js';
 
 const program = new Command('loadout')
   .description('A meta-tool MCP gateway: one MCP server in front of many, with toolsets the agent equips.')
@@ -10,11 +16,17 @@ const program = new Command('loadout')
   .option('--config <dir>', 'config dir (default: $LOADOUT_CONFIG_DIR or ~/.config/loadout)')
   .option('--data <dir>', 'data dir (default: $LOADOUT_DATA_DIR or ~/.local/share/loadout)')
   .addOption(new Option('--log-level <level>', 'stderr log level').choices(LOG_LEVELS).default('warn'))
-  .showHelpAfterError('(add --help for usage)');
+  // Usage errors are one line like every other failure: "loadout: <problem> (see --help)".
+  .configureOutput({ outputError: (text) => printError(`${text.replace(/^error: /, '').trim()} (see --help)`) });
 
 registerServe(program);
+registerInit(program);
+registerRefresh(program);
+registerStatus(program);
+registerList(program);
+registerToolset(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
-  process.stderr.write(`loadout: ${isLoadoutError(error) ? error.message : errorMessage(error)}\n`);
+  printError(isLoadoutError(error) ? error.message : errorMessage(error));
   process.exit(1);
 });

@@ -11,6 +11,8 @@ export interface LoadoutPaths {
   toolsetsDir: string;
   stateFile: string;
   catalogCacheFile: string;
+  /** servers.yaml parsed, keyed by its text's hash (a warm-start shortcut). */
+  parsedServersFile: string;
 }
 
 /** Resolve paths: explicit option, then $LOADOUT_CONFIG_DIR / $LOADOUT_DATA_DIR, then XDG defaults. */
@@ -25,5 +27,6 @@ export function resolvePaths(options: { configDir?: string; dataDir?: string } =
     toolsetsDir: path.join(configDir, 'toolsets'),
     stateFile: path.join(dataDir, 'state.json'),
     catalogCacheFile: path.join(dataDir, 'catalog.json'),
+    parsedServersFile: path.join(dataDir, 'servers.parsed.json'),
   };
 }

@@ -68,6 +68,8 @@ export const GatewaySettingsSchema = z.strictObject({
   reconnect_base_seconds: z.number().positive().default(1),
   /** Longest reconnect delay of a down always-on server. */
   reconnect_max_seconds: z.number().positive().default(60),
+  /** Hide tools whose schema or description changed upstream since their `hash` was approved. */
+  block_changed_tools: z.boolean().default(false),
 });
 export type GatewaySettings = z.infer<typeof GatewaySettingsSchema>;
 

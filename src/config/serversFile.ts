@@ -1,6 +1,6 @@
 // Reads, validates and rewrites servers.yaml. Rewrites go through the yaml Document API so the
 // user's comments and key order survive, and never happen while the file on disk is invalid.
-import { LineCounter, parseDocument, type Document } from 'yaml';
+import { LineCounter, isMap, isScalar, parseDocument, type Document } from 'yaml';
 import type { z } from 'zod';
 import { LoadoutError } from '../shared/index.js';
 import { ServersFileSchema, type ServersFile } from './schema.js';
@@ -42,11 +42,13 @@ export async function loadServersFile(file: string): Promise<LoadedServersFile> 
 export async function updateServersFile(file: string, edit: (document: Document, config: ServersFile) => void): Promise<ServersFile> {
   let result: ServersFile | undefined;
   await updateTextFile(file, (current) => {
-    const loaded = parseServersFile(current ?? 'servers: {}\n', file);
+    const base = current ?? 'servers: {}\n';
+    const loaded = parseServersFile(base, file);
     edit(loaded.document, loaded.config);
     const next = loaded.document.toString({ lineWidth: 0 });
     result = parseServersFile(next, file).config;
-    return next === current ? undefined : next;
+    // An edit that changed nothing writes nothing (and does not create a missing file).
+    return next === base ? undefined : next;
   });
   return result!;
 }
@@ -54,17 +56,29 @@ export async function updateServersFile(file: string, edit: (document: Document,
 function schemaError(error: z.ZodError, document: Document, lineCounter: LineCounter, file: string): LoadoutError {
   const issue = error.issues[0]!;
   const issuePath = issue.path.map(String);
-  // The deepest node that exists gives the best position (a missing key points at its parent).
-  let position = { line: 1, col: 1 };
-  for (let depth = issuePath.length; depth >= 0; depth--) {
-    const node = document.getIn(issuePath.slice(0, depth), true) as { range?: [number, number, number] } | undefined;
-    if (node?.range) {
-      position = lineCounter.linePos(node.range[0]);
-      break;
-    }
-  }
+  // An unknown key is best shown at the key itself, not at the map that holds it.
+  const node = (issue.code === 'unrecognized_keys' ? keyNode(document, issuePath, issue.keys[0]) : undefined) ?? deepestNode(document, issuePath);
+  const position = node?.range ? lineCounter.linePos(node.range[0]) : { line: 1, col: 1 };
   const where = issuePath.length ? ` at ${issuePath.join('.')}` : '';
   return new LoadoutError('CONFIG_INVALID', `${file}:${position.line}:${position.col}: ${issue.message}${where}`);
+}
+
+type RangedNode = { range?: [number, number, number] | null };
+
+// The deepest node that exists gives the best position (a missing key points at its parent).
+function deepestNode(document: Document, issuePath: string[]): RangedNode | undefined {
+  for (let depth = issuePath.length; depth >= 0; depth--) {
+    const node = document.getIn(issuePath.slice(0, depth), true) as RangedNode | undefined;
+    if (node?.range) return node;
+  }
+  return undefined;
+}
+
+function keyNode(document: Document, mapPath: string[], key: string | undefined): RangedNode | undefined {
+  const map = mapPath.length ? document.getIn(mapPath, true) : document.contents;
+  if (key === undefined || !isMap(map)) return undefined;
+  const pair = map.items.find((item) => isScalar(item.key) && String(item.key.value) === key);
+  return isScalar(pair?.key) ? pair.key : undefined;
 }
 
 function firstLine(text: string): string {

@@ -102,7 +102,7 @@ export class ServerHealth {
     } else if (event.type === 'lost') {
       this.#setAvailable(event.server, false);
       this.#scheduleReconnect(event.server);
-    } else {
+    } else if (event.type === 'stopped') {
       // Stopped on purpose while still always-on (its config changed): start it with the new one.
       this.#connect(event.server);
     }

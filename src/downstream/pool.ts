@@ -6,6 +6,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { ServerConfig } from '../config/index.js';
 import { LoadoutError, errorMessage, type Logger } from '../shared/index.js';
 import { DownstreamConnection, type CallOptions } from './connection.js';
+import { InFlightCallers } from './inFlightCallers.js';
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -17,7 +18,9 @@ export type PoolEvent =
   /** loadout ended the connection (idle, config change, shutdown). */
   | { type: 'stopped'; server: string }
   /** The server configs were replaced (configure()). */
-  | { type: 'configured' };
+  | { type: 'configured' }
+  /** The server sent `notifications/tools/list_changed`: its tools should be re-listed. */
+  | { type: 'tools-changed'; server: string };
 
 /** Snapshot of one server's connection for status displays. */
 export interface ServerRuntimeStatus {
@@ -52,6 +55,7 @@ export class ServerPool {
   readonly #listeners = new Set<(event: PoolEvent) => void>();
   // Aborts starts still in their handshake when the pool closes, so shutdown does not wait for them.
   readonly #closing = new AbortController();
+  readonly #callers = new InFlightCallers();
   #closed: Promise<void> | undefined;
 
   constructor(configs: Record<string, ServerConfig>, options: PoolOptions) {
@@ -132,10 +136,12 @@ export class ServerPool {
   /** Forward one tool call, starting the server if needed; the idle clock stops while it runs. */
   async callTool(server: string, tool: string, args: Record<string, unknown> | undefined, options: CallOptions = {}): Promise<CallToolResult> {
     this.#beginUse(server);
+    const endCall = options.caller ? this.#callers.add(server, options.caller) : undefined;
     try {
       const connection = await this.connection(server, { signal: options.signal });
       return await connection.callTool(tool, args, options);
     } finally {
+      endCall?.();
       this.#endUse(server);
     }
   }
@@ -200,6 +206,8 @@ export class ServerPool {
         signal: options.signal ? AbortSignal.any([options.signal, this.#closing.signal]) : this.#closing.signal,
         timeoutMs: options.timeoutMs ?? Math.max(config.timeout_seconds * 1000, this.#options.minStartTimeoutMs ?? 0),
         onClose: () => connection && this.#onConnectionClosed(server, connection),
+        onToolListChanged: () => this.#emit({ type: 'tools-changed', server }),
+        onRelayedRequest: (request, signal) => this.#callers.relay(server, request, signal),
       });
       if (this.#closed) {
         await connection.close();

@@ -2,14 +2,16 @@
 // A plain function, not a class that owns every subsystem.
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CatalogStore } from '../catalog/index.js';
-import { StateStore, loadServersFile, type LoadoutPaths } from '../config/index.js';
+import { StateStore, loadServersConfig, type LoadoutPaths } from '../config/index.js';
 import { ServerHealth, ServerPool } from '../downstream/index.js';
 import { nameBudget } from '../registry/index.js';
 import { errorMessage, isLoadoutError, type Logger } from '../shared/index.js';
 import { ToolsetStore } from '../toolsets/index.js';
+import { startConfigSync } from './configSync.js';
 import type { GatewayContext } from './context.js';
 import { META_TOOLS } from './metaTools/index.js';
 import { GatewaySession, listMetaTools } from './session.js';
+import { watchToolListChanges } from './toolListWatch.js';
 
 /** Options of createGateway. */
 export interface GatewayOptions {
@@ -33,9 +35,9 @@ export interface Gateway {
 /** Load config and cache (spawning nothing), start discovery of uncached servers in the background. */
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const { paths, logger } = options;
-  const { config } = await loadServersFile(paths.serversFile);
+  const { config } = await loadServersConfig(paths.serversFile, paths.parsedServersFile);
   const pool = new ServerPool(config.servers, { logger, env: options.env, minStartTimeoutMs: config.gateway.discovery_timeout_seconds * 1000 });
-  const catalog = new CatalogStore({ pool, cacheFile: paths.catalogCacheFile, configs: config.servers, settings: config.gateway, logger });
+  const catalog = new CatalogStore({ pool, cacheFile: paths.catalogCacheFile, configs: config.servers, settings: config.gateway, logger, serversFile: paths.serversFile });
   await catalog.load();
   const health = new ServerHealth({
     pool,
@@ -46,7 +48,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   });
 
   const failures = new Map<string, string>();
-  const discover = async (servers: string[]): Promise<void> => {
+  const discoverUncached = async (): Promise<void> => {
+    const servers = catalog.undiscoveredServers;
     if (!servers.length) return;
     logger.info({ mod: 'gateway', servers }, 'discovering servers without cached tools');
     for (const result of await catalog.discover(servers)) {
@@ -54,15 +57,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       else failures.set(result.server, result.error);
     }
   };
-  const logDiscoveryFailure = (error: unknown): void => logger.error({ mod: 'gateway', err: errorMessage(error) }, 'discovery failed');
-  const ready = discover(catalog.undiscoveredServers).catch(logDiscoveryFailure);
-  // An always-on server that was down during start-up discovery is discovered once it connects.
-  pool.onEvent((event) => {
-    if (event.type !== 'connected' || !pool.config(event.server)?.always_on) return;
-    void ready
-      .then(() => discover(catalog.undiscoveredServers.filter((server) => server === event.server)))
-      .catch(logDiscoveryFailure);
-  });
+  const ready = discoverUncached().catch((error: unknown) => logger.error({ mod: 'gateway', err: errorMessage(error) }, 'discovery failed'));
+  const configSync = await startConfigSync({ paths, logger, pool, catalog, settings: config.gateway, discoverUncached });
 
   const context: GatewayContext = {
     paths,
@@ -74,9 +70,11 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     state: new StateStore(paths.stateFile),
     naming: { maxNameLength: nameBudget(config.gateway.client_key), reservedNames: new Set(META_TOOLS.map((tool) => tool.name)) },
     ready,
-    discoveryFailures: () => failures,
+    // A server discovered later (an always-on one reconnecting after a failed start) is no longer a failure.
+    discoveryFailures: () => new Map([...failures].filter(([server]) => catalog.undiscoveredServers.includes(server))),
     isServerAvailable: (server) => health.isAvailable(server),
   };
+  const stopWatchingToolLists = watchToolListChanges(pool, catalog, logger);
   const metaListing = listMetaTools(META_TOOLS);
   const sessions = new Set<GatewaySession>();
   let closed: Promise<void> | undefined;
@@ -102,6 +100,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     close() {
       closed ??= (async () => {
         await health.close();
+        stopWatchingToolLists();
+        await configSync.close();
         await Promise.allSettled([...sessions].map((session) => session.close()));
         await pool.close();
       })();
@@ -119,8 +119,8 @@ async function restoreToolset(session: GatewaySession, context: GatewayContext, 
     // Re-equipping the remembered toolset need not write state.json (a lock and a write on every start).
     await session.equip(name, { announce: false, remember: override !== undefined });
   } catch (error) {
-    if (!isLoadoutError(error)) throw error;
+    // An explicit --equip that fails stops the start (the CLI prints why); a remembered one is only logged.
+    if (!isLoadoutError(error) || override) throw error;
     context.logger.warn({ mod: 'gateway', toolset: name, err: error.message }, 'could not re-equip toolset');
-    if (override) throw error;
   }
 }

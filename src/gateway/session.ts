@@ -49,13 +49,25 @@ export class GatewaySession {
   }
 
   /**
+   * The exposed set once start-up discovery has settled. On a cold start (no cached catalog) a
+   * restored toolset's tools exist only after discovery has listed them; a list, call or status
+   * read before then waits for discovery and the refresh it triggers instead of missing them.
+   */
+  async settledSnapshot(): Promise<RegistrySnapshot> {
+    if (!this.registry.snapshot.selection) return this.registry.snapshot;
+    await this.#context.ready;
+    await this.registry.runExclusive(async () => undefined);
+    return this.registry.snapshot;
+  }
+
+  /**
    * Equip a saved toolset (or `all`) and, if the listed tools changed, announce it and wait for
    * the client to re-read tools/list so the tools are usable on its very next turn.
    */
   async equip(name: string, options: { announce?: boolean; remember?: boolean } = {}): Promise<RegistryChange> {
     const selection = await this.#selectionOf(name);
     const change = await this.registry.equip(selection);
-    if (options.remember !== false) await this.#context.state.update((state) => ({ ...state, activeToolset: name }));
+    if (options.remember !== false) await this.#rememberSelection();
     if (change.changed && options.announce !== false) await this.#announce(true);
     return change;
   }
@@ -63,7 +75,7 @@ export class GatewaySession {
   /** Withdraw the equipped toolset (announced and awaited like equip). */
   async unequip(): Promise<RegistryChange> {
     const change = await this.registry.unequip();
-    await this.#context.state.update((state) => ({ ...state, activeToolset: null }));
+    await this.#rememberSelection();
     if (change.changed) await this.#announce(true);
     return change;
   }
@@ -88,16 +100,32 @@ export class GatewaySession {
     return this.#closed;
   }
 
+  // Concurrent equips finish their state writes in any order, so each write records what the
+  // registry holds when it runs (under the file lock), not what its own equip asked for: the
+  // last write then always names the exposed toolset. A state file that cannot be written costs
+  // only the memory across restarts, not the equip that already happened.
+  async #rememberSelection(): Promise<void> {
+    try {
+      await this.#context.state.update((state) => ({ ...state, activeToolset: this.registry.snapshot.selection?.toolset ?? null }));
+    } catch (error) {
+      this.#context.logger.warn({ mod: 'gateway', err: errorMessage(error) }, 'could not remember the equipped toolset');
+    }
+  }
+
   async #selectionOf(name: string): Promise<Selection> {
     if (name === ALL_TOOLSET) return { toolset: ALL_TOOLSET, toolIds: 'all' };
     const toolset = await this.#context.toolsets.get(name);
     return { toolset: toolset.name, toolIds: toolset.tools };
   }
 
-  #listTools(): { tools: Tool[] } {
-    // Wake equips waiting for this re-read; the snapshot read below is the new one.
-    for (const wake of this.#relistWaiters) wake();
-    return { tools: [...this.#metaListing, ...this.registry.snapshot.tools] };
+  async #listTools(): Promise<{ tools: Tool[] }> {
+    // Equips waiting for this re-read registered before their swap, so the snapshot read below
+    // is theirs. They are woken on the next macrotask, after this response has been written, so
+    // the client holds the new list before it sees the equip answer.
+    const waiting = [...this.#relistWaiters];
+    const snapshot = await this.settledSnapshot();
+    if (waiting.length) setImmediate(() => waiting.forEach((wake) => wake()));
+    return { tools: [...this.#metaListing, ...snapshot.tools] };
   }
 
   async #announce(waitForRelist: boolean): Promise<void> {
@@ -128,8 +156,8 @@ export class GatewaySession {
   async #callTool(name: string, args: Record<string, unknown> | undefined, extra: RequestExtra): Promise<CallToolResult> {
     const metaTool = this.#metaTools.get(name);
     if (metaTool) return this.#runMetaTool(metaTool, args, extra);
-    const route = this.registry.snapshot.routes.get(name);
-    if (route) return forwardCall(this.#context.pool, route, args, extra);
+    const route = this.registry.snapshot.routes.get(name) ?? (await this.settledSnapshot()).routes.get(name);
+    if (route) return forwardCall(this.#context.pool, route, args, extra, this.server);
     return errorResult(
       `Tool '${name}' is not equipped. Equip a toolset that contains it (equip-toolset), or call it through call-tool {"tool": "server.tool", "arguments": {…}}.`,
     );

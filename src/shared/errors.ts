@@ -6,6 +6,7 @@
 export type LoadoutErrorCode =
   | 'CONFIG_INVALID'
   | 'CONFIG_NOT_FOUND'
+  | 'CONFIG_EXISTS'
   | 'STATE_INVALID'
   | 'TOOLSET_NOT_FOUND'
   | 'TOOLSET_INVALID'

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
+import { z } from 'zod';
 
 /** Repository root. */
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -95,20 +96,34 @@ export async function startGateway(options: StartOptions): Promise<GatewayProces
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   const client = new Client({ name: 'loadout-test', version: '1.0.0' }, { capabilities: options.capabilities ?? {} });
-  let changes = 0;
-  const waiters: Array<() => void> = [];
-  client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
-    changes++;
-    for (const wake of waiters.splice(0)) wake();
-    if (options.relistOnChange !== false) await client.listTools().catch(() => undefined);
-  });
+  const listChanged = trackListChanged(client, options.relistOnChange !== false);
   await client.connect(transport);
   const pid = transport.pid!;
   return {
     client,
     pid,
-    listChangedCount: () => changes,
-    async waitForListChanged(count, timeoutMs = 10_000) {
+    listChangedCount: listChanged.count,
+    waitForListChanged: listChanged.waitFor,
+    stderr: () => stderr,
+    async close() {
+      await client.close();
+      await waitForExit(pid);
+    },
+  };
+}
+
+/** Counts a client's list_changed notifications (re-reading tools/list on each, as Claude Code does, if `relist`). */
+export function trackListChanged(client: Client, relist: boolean): { count(): number; waitFor(count: number, timeoutMs?: number): Promise<void> } {
+  let changes = 0;
+  const waiters: Array<() => void> = [];
+  client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+    changes++;
+    for (const wake of waiters.splice(0)) wake();
+    if (relist) await client.listTools().catch(() => undefined);
+  });
+  return {
+    count: () => changes,
+    async waitFor(count, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
       while (changes < count) {
         if (Date.now() > deadline) throw new Error(`expected ${count} list_changed, got ${changes}`);
@@ -117,11 +132,6 @@ export async function startGateway(options: StartOptions): Promise<GatewayProces
           setTimeout(resolve, 50);
         });
       }
-    },
-    stderr: () => stderr,
-    async close() {
-      await client.close();
-      await waitForExit(pid);
     },
   };
 }
@@ -187,4 +197,20 @@ export async function eventually(check: () => boolean | Promise<boolean>, timeou
 export function textOf(result: unknown): string {
   const content = (result as { content?: Array<{ type: string; text?: string }> }).content ?? [];
   return content.find((block) => block.type === 'text')?.text ?? '';
+}
+
+/** A tool definition exactly as a server sent it. */
+export type RawTool = Record<string, unknown> & { name: string };
+const RawToolListSchema = z.looseObject({ tools: z.array(z.looseObject({ name: z.string() })), nextCursor: z.string().optional() });
+
+/** Every tool a server lists, raw (no SDK Tool schema in between to drop fields), following nextCursor. */
+export async function rawToolsOf(client: Client): Promise<RawTool[]> {
+  const tools: RawTool[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, RawToolListSchema);
+    tools.push(...page.tools);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return tools;
 }

@@ -1,5 +1,7 @@
 // Test helpers for server lifecycle tests: a per-test sandbox (temp dirs + gateways closed
 // afterwards), a warm tool cache written straight into the data dir, and calls through call-tool.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -13,6 +15,21 @@ export async function writeToolCache(dataDir: string, servers: Record<string, To
   const entries = Object.fromEntries(Object.entries(servers).map(([server, tools]) => [server, { discoveredAt, tools }]));
   await writeFile(file, JSON.stringify({ version: 1, servers: entries }));
   return file;
+}
+
+/**
+ * The real tool definitions of a fixture server (started once, here), for a warm cache that
+ * matches what the server will list: a running gateway re-lists each server it starts, and a
+ * cache that differs would be updated and announced with a list_changed of its own.
+ */
+export async function toolsOfFixture(script: string, env: Record<string, string> = {}): Promise<Tool[]> {
+  const client = new Client({ name: 'loadout-test', version: '1.0.0' });
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [script], env: { ...(process.env as Record<string, string>), ...env } }));
+  try {
+    return (await client.listTools()).tools;
+  } finally {
+    await client.close();
+  }
 }
 
 /** A cached tool definition with an empty object schema. */

@@ -9,7 +9,7 @@ import {
   textOf,
   writeServersYaml,
 } from '../helpers/gateway.js';
-import { cachedTool, listedNames, pidOf, useGatewaySandbox, writeToolCache } from '../helpers/lifecycle.js';
+import { listedNames, pidOf, toolsOfFixture, useGatewaySandbox, writeToolCache } from '../helpers/lifecycle.js';
 
 const FAST_HEALTH = { health_interval_seconds: 0.2, reconnect_base_seconds: 0.3, reconnect_max_seconds: 1 };
 
@@ -22,7 +22,7 @@ describe('always-on server health', () => {
       { steady: nodeServer(fixture('crash'), { always_on: true }), other: nodeServer(fixture('echo')) },
       { gateway: FAST_HEALTH },
     );
-    await writeToolCache(sandbox.dirs.dataDir, { steady: [cachedTool('crash'), cachedTool('pid')], other: [cachedTool('echo')] });
+    await writeToolCache(sandbox.dirs.dataDir, { steady: await toolsOfFixture(fixture('crash')), other: await toolsOfFixture(fixture('echo')) });
     const gateway = await sandbox.start();
     await eventually(async () => (await descendantsOf(gateway.pid)).length === 1, 10_000, 'the always-on server to connect');
     const built = await gateway.client.callTool({
@@ -55,7 +55,7 @@ describe('always-on server health', () => {
       { flaky: nodeServer(fixture('crash'), { always_on: true, env: { CRASH_UNLESS_FILE: readyFile } }) },
       { gateway: FAST_HEALTH },
     );
-    await writeToolCache(sandbox.dirs.dataDir, { flaky: [cachedTool('echo'), cachedTool('pid')] });
+    await writeToolCache(sandbox.dirs.dataDir, { flaky: await toolsOfFixture(fixture('crash')) });
     const gateway = await sandbox.start({ args: ['--equip', 'all'] });
 
     await eventually(async () => !(await listedNames(gateway)).includes('flaky_echo'), 10_000, 'the failing server to be withdrawn');
@@ -95,7 +95,7 @@ describe('always-on server health', () => {
       { frozen: nodeServer(fixture('crash'), { always_on: true, timeout_seconds: 2 }) },
       { gateway: FAST_HEALTH },
     );
-    await writeToolCache(sandbox.dirs.dataDir, { frozen: [cachedTool('freeze'), cachedTool('pid')] });
+    await writeToolCache(sandbox.dirs.dataDir, { frozen: await toolsOfFixture(fixture('crash')) });
     const gateway = await sandbox.start({ args: ['--equip', 'all'] });
     await eventually(async () => (await descendantsOf(gateway.pid)).length === 1, 10_000, 'the always-on server to connect');
     const before = await pidOf(gateway, 'frozen');

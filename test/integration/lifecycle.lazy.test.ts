@@ -7,7 +7,7 @@ import {
   textOf,
   writeServersYaml,
 } from '../helpers/gateway.js';
-import { cachedTool, callThrough, listedNames, pidOf, useGatewaySandbox, writeToolCache } from '../helpers/lifecycle.js';
+import { cachedTool, callThrough, listedNames, pidOf, toolsOfFixture, useGatewaySandbox, writeToolCache } from '../helpers/lifecycle.js';
 
 describe('lazy servers', () => {
   const sandbox = useGatewaySandbox();
@@ -58,7 +58,7 @@ describe('lazy servers', () => {
 
   it('restarts a crashed lazy server on the next call without withdrawing its tools', async () => {
     await writeServersYaml(sandbox.dirs.configDir, { crashy: nodeServer(fixture('crash')) });
-    await writeToolCache(sandbox.dirs.dataDir, { crashy: [cachedTool('crash'), cachedTool('pid')] });
+    await writeToolCache(sandbox.dirs.dataDir, { crashy: await toolsOfFixture(fixture('crash')) });
     const gateway = await sandbox.start({ args: ['--equip', 'all'] });
     const before = Number(textOf(await gateway.client.callTool({ name: 'crashy_pid', arguments: {} })));
 

@@ -5,6 +5,7 @@ import { resolveCatalogName } from '../../registry/index.js';
 import { LoadoutError } from '../../shared/index.js';
 import { forwardCall } from '../forward.js';
 import { defineMetaTool, textResult } from './metaTool.js';
+import { unknownToolError } from './unknownTool.js';
 
 const DESCRIPTION_WIDTH = 140;
 
@@ -30,7 +31,7 @@ export const discoverAllTools = defineMetaTool({
       throw new LoadoutError('SERVER_NOT_FOUND', `Server '${args.server}' is not configured; servers: ${known}`);
     }
     const { total, tools } = catalog.search(args);
-    const exposedIds = new Map([...session.snapshot.routes].map(([name, route]) => [route.id, name]));
+    const exposedIds = new Map([...(await session.settledSnapshot()).routes].map(([name, route]) => [route.id, name]));
     if (args.detail) {
       return textResult(JSON.stringify({ total, offset: args.offset, tools: tools.map((tool) => detailOf(tool, exposedIds.get(tool.id))) }, null, 1));
     }
@@ -57,18 +58,14 @@ export const callTool = defineMetaTool({
   }),
   example: { tool: 'memory.read_graph', arguments: {} },
   async run(args, { gateway, session, extra }) {
-    const equipped = session.snapshot.routes.get(args.tool);
-    if (equipped) return forwardCall(gateway.pool, equipped, args.arguments, extra);
+    const equipped = (await session.settledSnapshot()).routes.get(args.tool);
+    if (equipped) return forwardCall(gateway.pool, equipped, args.arguments, extra, session.server);
     await gateway.ready;
     const catalog = gateway.catalog.current;
     const tool = resolveCatalogName(catalog, args.tool, gateway.naming);
-    if (!tool) {
-      const suggestions = catalog.suggest(args.tool);
-      const hint = suggestions.length ? ` Did you mean: ${suggestions.join(', ')}?` : ' Search with discover-all-tools.';
-      throw new LoadoutError('TOOL_NOT_FOUND', `No tool '${args.tool}' in the catalog.${hint}`);
-    }
+    if (!tool) throw unknownToolError(gateway, catalog, args.tool);
     if (!tool.enabled) throw new LoadoutError('TOOL_DISABLED', `${tool.id} is disabled in servers.yaml (enabled: false); it cannot be called.`);
-    return forwardCall(gateway.pool, { server: tool.server, tool: tool.name, id: tool.id }, args.arguments, extra);
+    return forwardCall(gateway.pool, { server: tool.server, tool: tool.name, id: tool.id }, args.arguments, extra, session.server);
   },
 });
 

@@ -51,7 +51,9 @@ export function errorResult(text: string): CallToolResult {
 export function describeInvalidArguments(tool: MetaTool, error: z.ZodError): string {
   const problems = error.issues.map((issue) => {
     const at = issue.path.length ? issue.path.join('.') : 'arguments';
-    return `${at}: ${issue.message}`;
+    // zod says "expected string, received undefined"; an agent understands "required" faster.
+    const missing = issue.code === 'invalid_type' && issue.path.length > 0 && / received undefined$/.test(issue.message);
+    return `${at}: ${missing ? `required (${issue.expected})` : issue.message}`;
   });
   return `Invalid arguments for ${tool.name}: ${problems.join('; ')}. Example: ${JSON.stringify(tool.example)}`;
 }

@@ -101,12 +101,15 @@ export const getActiveToolset = defineMetaTool({
   description: 'Show the equipped toolset and the status of each of its tools (available, server down, disabled, stale).',
   input: z.strictObject({}),
   example: {},
-  async run(_args, { session }) {
-    const snapshot = session.snapshot;
+  async run(_args, { gateway, session }) {
+    const snapshot = await session.settledSnapshot();
     if (!snapshot.selection) return 'No toolset is equipped. See list-saved-toolsets, then equip-toolset.';
+    const catalog = gateway.catalog.current;
+    // A tool whose definition differs from the approved hash in servers.yaml ("rug pull" check).
+    const changed = (id: string): string => (catalog.get(id)?.changed ? ', changed upstream since approved' : '');
     const lines = [`Equipped: '${snapshot.selection.toolset}' (${snapshot.routes.size} available, ${snapshot.withheld.length} not).`];
-    for (const [name, route] of snapshot.routes) lines.push(`${route.id} → ${name}: available`);
-    for (const held of snapshot.withheld) lines.push(`${held.id}: ${REASON_TEXT[held.reason]}`);
+    for (const [name, route] of snapshot.routes) lines.push(`${route.id} → ${name}: available${changed(route.id)}`);
+    for (const held of snapshot.withheld) lines.push(`${held.id}: ${REASON_TEXT[held.reason]}${changed(held.id)}`);
     return lines.join('\n');
   },
 });
@@ -119,9 +122,10 @@ export const deleteToolset = defineMetaTool({
   example: { name: 'notes' },
   async run(args, { gateway, session }) {
     if (args.name === ALL_TOOLSET) throw new LoadoutError('TOOLSET_INVALID', `'${ALL_TOOLSET}' is built in and cannot be deleted.`);
-    const wasEquipped = session.snapshot.selection?.toolset === args.name;
     const existed = await gateway.toolsets.delete(args.name);
     if (!existed) await gateway.toolsets.get(args.name); // throws TOOLSET_NOT_FOUND listing the saved ones
+    // Checked after the file is gone, so an equip of it that finished meanwhile is undone too.
+    const wasEquipped = session.snapshot.selection?.toolset === args.name;
     if (wasEquipped) await session.unequip();
     return `Deleted toolset '${args.name}'${wasEquipped ? ' and unequipped it' : ''}.`;
   },

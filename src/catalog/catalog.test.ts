@@ -1,0 +1,93 @@
+// Catalog: enabled tools only, minisearch ranking, server filter, paging and suggestions.
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import MiniSearch from 'minisearch';
+import { describe, expect, it, vi } from 'vitest';
+import { ServerConfigSchema } from '../config/index.js';
+import { Catalog } from './catalog.js';
+
+function tool(name: string, description: string): Tool {
+  return { name, description, inputSchema: { type: 'object' } };
+}
+
+const catalog = Catalog.build({
+  configs: {
+    fs: ServerConfigSchema.parse({ command: 'node', tools: { delete_file: { enabled: false } } }),
+    git: ServerConfigSchema.parse({ command: 'node' }),
+    off: ServerConfigSchema.parse({ command: 'node', enabled: false }),
+  },
+  definitions: {
+    fs: {
+      discoveredAt: 'x',
+      tools: [
+        tool('read_file', 'Read the complete contents of a file from disk.'),
+        tool('write_file', 'Create or overwrite a file.'),
+        tool('list_directory', 'List the entries of a directory.'),
+        tool('delete_file', 'Delete a file.'),
+      ],
+    },
+    git: {
+      discoveredAt: 'x',
+      tools: [tool('status', 'Show the working tree status.'), tool('log', 'Show commit logs, which may mention a file.'), tool('readFileAtRevision', 'Contents of a path at a commit.')],
+    },
+    off: { discoveredAt: 'x', tools: [tool('read_file', 'Read a file.')] },
+  },
+});
+
+describe('Catalog', () => {
+  it('holds only enabled servers and hides disabled tools from listing', () => {
+    expect(catalog.visible().map((t) => t.id)).toEqual(['fs.read_file', 'fs.write_file', 'fs.list_directory', 'git.status', 'git.log', 'git.readFileAtRevision']);
+    expect(catalog.get('fs.delete_file')?.enabled).toBe(false);
+    expect(catalog.get('off.read_file')).toBeUndefined();
+  });
+
+  it('lists everything in config order without a query', () => {
+    const { total, tools } = catalog.search({ limit: 50, offset: 0 });
+    expect(total).toBe(6);
+    expect(tools.map((t) => t.id)[0]).toBe('fs.read_file');
+  });
+
+  it('ranks by relevance with a query, name matches first', () => {
+    const { tools } = catalog.search({ query: 'read file', limit: 3, offset: 0 });
+    expect(tools[0]!.id).toBe('fs.read_file');
+    expect(tools.map((t) => t.id)).toContain('git.readFileAtRevision');
+    expect(tools.map((t) => t.id)).not.toContain('fs.delete_file');
+  });
+
+  it('ignores stop words, so "read a file" does not match every word starting with "a"', () => {
+    const withAdd = Catalog.build({
+      configs: { t: ServerConfigSchema.parse({ command: 'node' }) },
+      definitions: { t: { discoveredAt: 'x', tools: [tool('read_file', 'Read a file.'), tool('add', 'Add all amounts.')] } },
+    });
+    expect(withAdd.search({ query: 'read a file', limit: 10, offset: 0 }).tools.map((t) => t.id)).toEqual(['t.read_file']);
+  });
+
+  it('ranks through minisearch', () => {
+    const spy = vi.spyOn(MiniSearch.prototype, 'search');
+    const fresh = Catalog.build({ configs: { git: ServerConfigSchema.parse({ command: 'node' }) }, definitions: { git: { discoveredAt: 'x', tools: [tool('status', 'Show status')] } } });
+    fresh.search({ query: 'status', limit: 5, offset: 0 });
+    expect(spy).toHaveBeenCalled();
+    spy.mockRestore();
+  });
+
+  it('filters by server, with and without a query', () => {
+    expect(catalog.search({ server: 'git', limit: 50, offset: 0 }).tools.map((t) => t.id)).toEqual(['git.status', 'git.log', 'git.readFileAtRevision']);
+    const ranked = catalog.search({ query: 'file', server: 'git', limit: 50, offset: 0 });
+    expect(ranked.tools.length).toBeGreaterThan(0);
+    expect(ranked.tools.every((t) => t.server === 'git')).toBe(true);
+  });
+
+  it('pages with limit and offset and reports the total', () => {
+    const first = catalog.search({ limit: 2, offset: 0 });
+    const second = catalog.search({ limit: 2, offset: 2 });
+    const past = catalog.search({ limit: 2, offset: 10 });
+    expect(first.total).toBe(6);
+    expect([...first.tools, ...second.tools].map((t) => t.id)).toEqual(catalog.visible().slice(0, 4).map((t) => t.id));
+    expect(past.tools).toEqual([]);
+    expect(past.total).toBe(6);
+  });
+
+  it('suggests close names for a typo', () => {
+    expect(catalog.suggest('fs.read_fiel')).toContain('fs.read_file');
+    expect(catalog.suggest('stauts')).toContain('git.status');
+  });
+});

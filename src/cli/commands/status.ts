@@ -1,0 +1,66 @@
+// `loadout status`: each server's transport, mode, idle timeout and tool counts from the config
+// dir, plus — when a gateway is running for this config dir — whether it is connected now.
+import type { Command } from 'commander';
+import { transportOf } from '../../config/index.js';
+import { readRunningGateways } from '../../gateway/index.js';
+import { loadConfigView, toolsOfServer } from '../configView.js';
+import { paint, printJson, printLines, printTable } from '../output.js';
+import { commandEnvironment } from '../program.js';
+
+/** Register `status` on the program. */
+export function registerStatus(program: Command): void {
+  program
+    .command('status')
+    .description('show each server: transport, lazy/always-on, idle timeout, tool counts, connected now')
+    .option('--json', 'machine-readable output')
+    .action(async (options: { json?: boolean }, command: Command) => {
+      const { paths } = commandEnvironment(command);
+      const view = await loadConfigView(paths);
+      const gateways = await readRunningGateways(paths);
+      const connected = new Set(gateways.flatMap((gateway) => gateway.connected));
+      const servers = Object.entries(view.config.servers).map(([name, config]) => {
+        const tools = toolsOfServer(view, name);
+        return {
+          name,
+          type: transportOf(config),
+          enabled: config.enabled,
+          mode: config.always_on ? 'always-on' : 'lazy',
+          idleTimeoutMinutes: config.always_on ? null : config.idle_timeout_minutes,
+          discovered: view.definitions[name] !== undefined,
+          discoveredAt: view.definitions[name]?.discoveredAt ?? null,
+          tools: {
+            enabled: tools.filter((tool) => !tool.stale && tool.enabled).length,
+            disabled: tools.filter((tool) => !tool.stale && !tool.enabled).length,
+            stale: tools.filter((tool) => tool.stale).length,
+            changed: tools.filter((tool) => tool.changed).length,
+          },
+          connected: gateways.length ? connected.has(name) : null,
+        };
+      });
+      if (options.json) {
+        printJson({ configDir: paths.configDir, gateways: gateways.map(({ pid, startedAt }) => ({ pid, startedAt })), servers });
+        return;
+      }
+      if (!servers.length) {
+        printLines(`No servers in ${paths.serversFile}. Add some, or import them with "loadout init --from FILE".`);
+        return;
+      }
+      printTable(
+        ['server', 'type', 'mode', 'idle', 'tools', 'disabled', 'stale', 'changed', 'connected'],
+        servers.map((server) => [
+          server.enabled ? server.name : `${server.name} ${paint('dim', '(off)')}`,
+          server.type,
+          server.mode,
+          server.idleTimeoutMinutes === null ? '-' : `${server.idleTimeoutMinutes} min`,
+          server.discovered ? String(server.tools.enabled) : paint('yellow', 'not discovered'),
+          String(server.tools.disabled),
+          String(server.tools.stale),
+          server.tools.changed ? paint('red', String(server.tools.changed)) : '0',
+          server.connected === null ? '-' : server.connected ? paint('green', 'yes') : 'no',
+        ]),
+      );
+      const running = gateways.map((gateway) => gateway.pid).join(', ');
+      printLines(running ? `Gateway running (pid ${running}).` : 'No gateway running for this config dir ("connected" shows "-").');
+      if (servers.some((server) => server.tools.changed)) printLines('Changed tools differ from the approved definition; review with "loadout list", approve with "loadout refresh --accept-changed".');
+    });
+}

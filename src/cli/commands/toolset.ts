@@ -1,0 +1,118 @@
+// `loadout toolset list|show|create|delete|equip`: saved toolsets from the config dir, without a
+// gateway. `equip` only sets the toolset remembered in state.json for the next `serve` start.
+import type { Command } from 'commander';
+import { StateStore, ToolsetNameSchema } from '../../config/index.js';
+import { LoadoutError } from '../../shared/index.js';
+import { ALL_TOOLSET, ToolsetStore } from '../../toolsets/index.js';
+import { loadConfigView, type ConfigView } from '../configView.js';
+import { paint, printJson, printLines, printNote, printTable } from '../output.js';
+import { commandEnvironment } from '../program.js';
+
+/** Register `toolset` and its subcommands on the program. */
+export function registerToolset(program: Command): void {
+  const toolset = program.command('toolset').description('manage saved toolsets (files in <config dir>/toolsets/)');
+
+  toolset
+    .command('list')
+    .description('list saved toolsets')
+    .option('--json', 'machine-readable output')
+    .action(async (options: { json?: boolean }, command: Command) => {
+      const { paths } = commandEnvironment(command);
+      const { toolsets, problems } = await new ToolsetStore(paths.toolsetsDir).list();
+      const remembered = (await new StateStore(paths.stateFile).read()).activeToolset;
+      for (const problem of problems) printNote(`skipped ${problem.error}`);
+      if (options.json) {
+        printJson({ remembered, toolsets: toolsets.map((t) => ({ ...t, remembered: t.name === remembered })), problems });
+        return;
+      }
+      if (!toolsets.length) {
+        printLines('No saved toolsets. Create one with "loadout toolset create NAME server.tool …".');
+        return;
+      }
+      printTable(['toolset', 'tools', 'description'], toolsets.map((t) => [t.name === remembered ? `${t.name} ${paint('green', '(equipped at start)')}` : t.name, String(t.tools.length), t.description ?? '']));
+    });
+
+  toolset
+    .command('show')
+    .description('show a saved toolset and the status of each tool')
+    .argument('<name>', 'toolset name')
+    .option('--json', 'machine-readable output')
+    .action(async (name: string, options: { json?: boolean }, command: Command) => {
+      const { paths } = commandEnvironment(command);
+      const saved = await new ToolsetStore(paths.toolsetsDir).get(validName(name));
+      const view = await loadConfigView(paths);
+      const tools = saved.tools.map((id) => ({ id, status: toolStatus(view, id) }));
+      if (options.json) {
+        printJson({ ...saved, tools });
+        return;
+      }
+      printLines(`${saved.name}${saved.description ? ` — ${saved.description}` : ''}`);
+      printTable(['tool', 'status'], tools.map((tool) => [tool.id, tool.status === 'available' ? tool.status : paint('yellow', tool.status)]));
+    });
+
+  toolset
+    .command('create')
+    .description('save a toolset of catalog tools (server.tool names; see "loadout list"); overwrites one of the same name')
+    .argument('<name>', 'toolset name (a-z, 0-9, "_", "-")')
+    .argument('<tools...>', 'tools as server.tool')
+    .option('--description <text>', 'what the toolset is for')
+    .action(async (name: string, toolIds: string[], options: { description?: string }, command: Command) => {
+      const { paths } = commandEnvironment(command);
+      if (validName(name) === ALL_TOOLSET) throw new LoadoutError('TOOLSET_INVALID', `'${ALL_TOOLSET}' is reserved (it equips every enabled tool); choose another name`);
+      const view = await loadConfigView(paths);
+      const problems = toolIds.map((id) => problemOf(view, id)).filter((problem): problem is string => problem !== undefined);
+      if (problems.length) throw new LoadoutError('TOOL_NOT_FOUND', `Toolset '${name}' not saved: ${problems.join('; ')}`);
+      const unique = [...new Set(toolIds)];
+      await new ToolsetStore(paths.toolsetsDir).save({ name, description: options.description, tools: unique });
+      printLines(`Saved toolset '${name}' with ${unique.length} tool${unique.length === 1 ? '' : 's'}.`);
+    });
+
+  toolset
+    .command('delete')
+    .description('delete a saved toolset')
+    .argument('<name>', 'toolset name')
+    .action(async (name: string, _options: unknown, command: Command) => {
+      const { paths } = commandEnvironment(command);
+      if (validName(name) === ALL_TOOLSET) throw new LoadoutError('TOOLSET_INVALID', `'${ALL_TOOLSET}' is built in and cannot be deleted`);
+      const store = new ToolsetStore(paths.toolsetsDir);
+      if (!(await store.delete(name))) await store.get(name); // throws TOOLSET_NOT_FOUND listing the saved ones
+      const state = new StateStore(paths.stateFile);
+      const forgotten = (await state.read()).activeToolset === name;
+      if (forgotten) await state.update((current) => ({ ...current, activeToolset: current.activeToolset === name ? null : current.activeToolset }));
+      printLines(`Deleted toolset '${name}'${forgotten ? ' (it will no longer be equipped at start)' : ''}.`);
+    });
+
+  toolset
+    .command('equip')
+    .description('equip a toolset at the next "loadout serve" start ("all" for every tool)')
+    .argument('<name>', 'toolset name')
+    .action(async (name: string, _options: unknown, command: Command) => {
+      const { paths } = commandEnvironment(command);
+      if (validName(name) !== ALL_TOOLSET) await new ToolsetStore(paths.toolsetsDir).get(name);
+      await new StateStore(paths.stateFile).update((state) => ({ ...state, activeToolset: name }));
+      printLines(`'${name}' will be equipped when "loadout serve" next starts. Running gateways keep their current toolset (an agent can switch with equip-toolset).`);
+    });
+}
+
+function validName(name: string): string {
+  const parsed = ToolsetNameSchema.safeParse(name);
+  if (!parsed.success) throw new LoadoutError('TOOLSET_INVALID', `Invalid toolset name '${name}': ${parsed.error.issues[0]!.message}`);
+  return parsed.data;
+}
+
+function problemOf(view: ConfigView, id: string): string | undefined {
+  const tool = view.catalog.get(id);
+  if (!tool) {
+    const close = view.catalog.suggest(id, 3);
+    return `'${id}' is not in the catalog${close.length ? ` (did you mean ${close.join(', ')}?)` : ' (see "loadout list")'}`;
+  }
+  if (!tool.enabled) return `'${id}' is disabled in servers.yaml`;
+  return undefined;
+}
+
+function toolStatus(view: ConfigView, id: string): string {
+  const tool = view.catalog.get(id);
+  if (!tool) return 'unknown (stale or not discovered)';
+  if (!tool.enabled) return tool.changed ? 'blocked (changed upstream)' : 'disabled';
+  return tool.changed ? 'available, changed upstream' : 'available';
+}

@@ -1,0 +1,71 @@
+// What the read-only CLI commands look at: servers.yaml, the cached definitions and the catalog
+// built from both — without a running gateway and without spawning anything.
+import { Catalog, readDefinitionCache, type CatalogTool, type DefinitionCache } from '../catalog/index.js';
+import { loadServersConfig, type LoadoutPaths, type ServerConfig, type ServersFile } from '../config/index.js';
+import { LoadoutError } from '../shared/index.js';
+
+/** The config dir as the CLI sees it. */
+export interface ConfigView {
+  config: ServersFile;
+  definitions: DefinitionCache;
+  catalog: Catalog;
+}
+
+/** One tool for display: a catalog tool, or a stale entry that only servers.yaml still knows. */
+export interface ToolView {
+  id: string;
+  server: string;
+  name: string;
+  enabled: boolean;
+  stale: boolean;
+  changed: boolean;
+  description: string;
+}
+
+/** Load servers.yaml (it must exist) and the definition cache. */
+export async function loadConfigView(paths: LoadoutPaths): Promise<ConfigView> {
+  const loaded = await loadServersConfig(paths.serversFile, paths.parsedServersFile);
+  if (!loaded.exists) {
+    throw new LoadoutError('CONFIG_NOT_FOUND', `${paths.serversFile} does not exist; create it with "loadout init" (imports your .mcp.json servers)`);
+  }
+  const definitions = await readDefinitionCache(paths.catalogCacheFile);
+  const catalog = Catalog.build({ configs: loaded.config.servers, definitions, blockChangedTools: loaded.config.gateway.block_changed_tools });
+  return { config: loaded.config, definitions, catalog };
+}
+
+/** The config of a named server; SERVER_NOT_FOUND lists the configured ones. */
+export function requireServer(config: ServersFile, server: string): ServerConfig {
+  const found = config.servers[server];
+  if (found) return found;
+  const known = Object.keys(config.servers).join(', ') || '(none; add one to servers.yaml or run loadout init)';
+  throw new LoadoutError('SERVER_NOT_FOUND', `Server '${server}' is not in servers.yaml; configured servers: ${known}`);
+}
+
+/** Every tool of a server: cached ones from the catalog, then stale ones from servers.yaml. */
+export function toolsOfServer(view: ConfigView, server: string): ToolView[] {
+  const config = view.config.servers[server];
+  if (!config) return [];
+  const cached = (view.definitions[server]?.tools ?? []).map((definition) => view.catalog.get(`${server}.${definition.name}`)).filter((tool): tool is CatalogTool => tool !== undefined);
+  const tools: ToolView[] = cached.map((tool) => ({
+    id: tool.id,
+    server,
+    name: tool.name,
+    enabled: tool.enabled,
+    stale: false,
+    changed: tool.changed,
+    description: tool.description,
+  }));
+  const known = new Set(tools.map((tool) => tool.name));
+  for (const [name, setting] of Object.entries(config.tools ?? {})) {
+    if (known.has(name) || !setting?.stale) continue;
+    tools.push({ id: `${server}.${name}`, server, name, enabled: setting.enabled !== false, stale: true, changed: false, description: setting.description ?? '' });
+  }
+  return tools;
+}
+
+/** Status words of a tool, e.g. ["enabled", "changed"]. */
+export function statusWords(tool: ToolView): string[] {
+  const words = [tool.stale ? 'stale' : tool.enabled ? 'enabled' : 'disabled'];
+  if (tool.changed) words.push('changed');
+  return words;
+}

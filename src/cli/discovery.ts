@@ -1,0 +1,61 @@
+// Discovery for the CLI (`init`, `refresh`): start the servers it needs, list their tools, merge
+// them into servers.yaml, stop them again. Shows progress on stderr when it is a terminal.
+import { CatalogStore, type DiscoveryResult } from '../catalog/index.js';
+import { loadServersFile, type LoadoutPaths, type ToolMergeReport } from '../config/index.js';
+import { ServerPool } from '../downstream/index.js';
+import { LoadoutError, type Logger } from '../shared/index.js';
+import { printLines, printTable, startProgress } from './output.js';
+
+/** Discover `servers` (default: every enabled one) and record them in servers.yaml. */
+export async function discoverServers(paths: LoadoutPaths, logger: Logger, servers?: string[], options: { acceptChanged?: boolean } = {}): Promise<DiscoveryResult[]> {
+  const { config } = await loadServersFile(paths.serversFile);
+  const targets = servers ?? Object.keys(config.servers).filter((server) => config.servers[server]!.enabled);
+  if (!targets.length) return [];
+  // A failing server is reported in the command's own output; its warn-level log lines would repeat it.
+  const quiet = logger.level === 'warn' ? logger.child({}, { level: 'error' }) : logger;
+  const pool = new ServerPool(config.servers, { logger: quiet });
+  const catalog = new CatalogStore({ pool, cacheFile: paths.catalogCacheFile, configs: config.servers, settings: config.gateway, logger: quiet, serversFile: paths.serversFile });
+  const progress = startProgress('discovering');
+  let done = 0;
+  try {
+    await catalog.load();
+    progress.update(0, targets.length, '');
+    return await catalog.discover(targets, { ...options, onResult: (result) => progress.update(++done, targets.length, result.server) });
+  } finally {
+    progress.done();
+    await pool.close();
+  }
+}
+
+/** Print what discovery did per server (counts in a table, names below); a failed servers.yaml update throws. */
+export function printDiscovery(results: readonly DiscoveryResult[]): void {
+  const details: string[] = [];
+  const rows = results.map((result) => {
+    if (!result.ok) return [result.server, 'failed', '-', '-', '-', '-', '-'];
+    if (result.mergeError) throw new LoadoutError('CONFIG_INVALID', `tools discovered but servers.yaml not updated: ${result.mergeError}`);
+    const merge: ToolMergeReport = result.merge ?? { server: result.server, added: [], stale: [], returned: [], changed: [], accepted: [] };
+    // On a first discovery every tool is "added"; naming them all again would be noise.
+    if (merge.added.length && merge.added.length < result.toolCount) details.push(`${result.server}: added ${merge.added.join(', ')}`);
+    if (merge.stale.length) details.push(`${result.server}: stale (gone from the server) ${merge.stale.join(', ')}`);
+    if (merge.returned.length) details.push(`${result.server}: back ${merge.returned.join(', ')}`);
+    const pending = merge.changed.filter((name) => !merge.accepted.includes(name));
+    if (pending.length) details.push(`${result.server}: changed upstream ${pending.join(', ')} (approve with --accept-changed)`);
+    if (merge.accepted.length) details.push(`${result.server}: approved ${merge.accepted.join(', ')}`);
+    return [result.server, 'ok', String(result.toolCount), String(merge.added.length), String(merge.stale.length), String(merge.returned.length), String(merge.changed.length)];
+  });
+  printTable(['server', 'result', 'tools', 'added', 'stale', 'returned', 'changed'], rows);
+  if (details.length) printLines(...details);
+}
+
+/** A one-line error unless every server was discovered. */
+export function failureOf(results: readonly DiscoveryResult[]): LoadoutError | undefined {
+  const failed = results.filter((result): result is Extract<DiscoveryResult, { ok: false }> => !result.ok);
+  if (!failed.length) return undefined;
+  const detail = failed.map((result) => `${result.server} (${oneLine(result.error)})`).join('; ');
+  return new LoadoutError('SERVER_START_FAILED', `${failed.length} of ${results.length} server${results.length === 1 ? '' : 's'} could not be discovered: ${detail}`);
+}
+
+function oneLine(text: string, max = 120): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}

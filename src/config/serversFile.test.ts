@@ -1,0 +1,54 @@
+// servers.yaml parsing: defaults, and errors that name file, line and column.
+import { describe, expect, it } from 'vitest';
+import { parseServersFile } from './serversFile.js';
+
+const FILE = '/cfg/servers.yaml';
+
+function errorOf(text: string): string {
+  try {
+    parseServersFile(text, FILE);
+  } catch (error) {
+    return (error as Error).message;
+  }
+  throw new Error('expected a parse error');
+}
+
+describe('parseServersFile', () => {
+  it('reads servers with command, args, env and cwd, and fills defaults', () => {
+    const { config } = parseServersFile('servers:\n  git:\n    command: node\n    args: [git.js]\n    env: { TOKEN: "${TOKEN}" }\n    cwd: /tmp\n', FILE);
+    expect(config.servers.git).toMatchObject({ command: 'node', args: ['git.js'], env: { TOKEN: '${TOKEN}' }, cwd: '/tmp', enabled: true });
+    expect(config.gateway.relist_wait_ms).toBe(2000);
+    expect(config.gateway.client_key).toBe('loadout');
+  });
+
+  it('accepts an empty file and an empty servers key', () => {
+    expect(parseServersFile('', FILE).config.servers).toEqual({});
+    expect(parseServersFile('servers:\n', FILE).config.servers).toEqual({});
+  });
+
+  it('names file, line and column for malformed YAML', () => {
+    expect(errorOf('servers:\n  git:\n    command: node\n    args: [a, b\n')).toMatch(/^\/cfg\/servers\.yaml:\d+:\d+: /);
+    expect(errorOf('servers:\n  git: {command: node\n')).toMatch(/^\/cfg\/servers\.yaml:\d+:\d+: /);
+  });
+
+  it('names the line of an unknown key', () => {
+    expect(errorOf('servers:\n  git:\n    command: node\n    comand: typo\n')).toBe('/cfg/servers.yaml:4:5: Unrecognized key: "comand" at servers.git');
+    expect(errorOf('servers: {}\nsrevers: {}\n')).toMatch(/^\/cfg\/servers\.yaml:2:1: Unrecognized key: "srevers"$/);
+  });
+
+  it('names the line of a wrongly typed value', () => {
+    expect(errorOf('servers:\n  git:\n    command: node\n    args: notalist\n')).toMatch(/^\/cfg\/servers\.yaml:4:\d+: .* at servers\.git\.args$/);
+  });
+
+  it('points at the server that lacks a command', () => {
+    expect(errorOf('servers:\n  ok:\n    command: node\n  broken:\n    args: [x]\n')).toMatch(/^\/cfg\/servers\.yaml:5:\d+: a stdio server needs "command" at servers\.broken\.command$/);
+  });
+
+  it('refuses a server name with a dot (it would break server.tool)', () => {
+    expect(errorOf('servers:\n  my.server:\n    command: node\n')).toMatch(/^\/cfg\/servers\.yaml:\d+:\d+: /);
+  });
+
+  it('refuses an unknown gateway setting', () => {
+    expect(errorOf('gateway:\n  relist_wait: 10\n')).toBe('/cfg/servers.yaml:2:3: Unrecognized key: "relist_wait" at gateway');
+  });
+});

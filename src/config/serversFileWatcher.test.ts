@@ -1,0 +1,49 @@
+import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { pino } from 'pino';
+import type { ServersFile } from './schema.js';
+import { ServersFileWatcher } from './serversFileWatcher.js';
+
+const until = async (check: () => boolean): Promise<void> => {
+  for (let i = 0; i < 200 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+};
+
+describe('ServersFileWatcher', () => {
+  let dir: string;
+  let watcher: ServersFileWatcher | undefined;
+  const errors: string[] = [];
+  const logger = pino({ level: 'error' }, { write: (line: string) => void errors.push((JSON.parse(line) as { msg: string }).msg) });
+  beforeEach(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'loadout-watch-'));
+    errors.length = 0;
+  });
+  afterEach(async () => {
+    watcher?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('applies a burst of saves once, including a save by rename, and skips malformed versions', async () => {
+    const file = path.join(dir, 'servers.yaml');
+    await writeFile(file, 'servers: {}\n');
+    const applied: ServersFile[] = [];
+    watcher = new ServersFileWatcher({ file, logger, apply: (config) => applied.push(config), debounceMs: 100 });
+    await watcher.start();
+    for (let i = 0; i < 5; i++) await writeFile(file, `servers:\n  s${i}: { command: x }\n`);
+    await until(() => applied.length > 0);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(applied.map((config) => Object.keys(config.servers))).toEqual([['s4']]);
+
+    await writeFile(path.join(dir, 'tmp'), 'servers:\n  s: { command: 1 }\n');
+    await rename(path.join(dir, 'tmp'), file);
+    await until(() => errors.length > 0);
+    expect(errors).toEqual([expect.stringMatching(/servers\.yaml:2:\d+: .*keeping the last good config$/)]);
+    expect(applied).toHaveLength(1);
+
+    await writeFile(path.join(dir, 'tmp'), 'servers:\n  fixed: { command: x }\n');
+    await rename(path.join(dir, 'tmp'), file);
+    await until(() => applied.length > 1);
+    expect(Object.keys(applied[1]!.servers)).toEqual(['fixed']);
+  });
+});

@@ -1,0 +1,66 @@
+// Keeps a running gateway in step with its files: applies hand edits of servers.yaml (servers
+// added/removed/disabled, tools switched), re-checks a server's tools whenever it connects (so an
+// upstream change is marked `changed`), and publishes the runtime file `loadout status` reads.
+import { isDeepStrictEqual } from 'node:util';
+import type { CatalogStore } from '../catalog/index.js';
+import { ServersFileWatcher, type GatewaySettings, type LoadoutPaths, type ServersFile } from '../config/index.js';
+import type { ServerPool } from '../downstream/index.js';
+import { errorMessage, type Logger } from '../shared/index.js';
+import { RuntimeFile } from './runtimeFile.js';
+
+/** What config sync needs from the gateway. */
+export interface ConfigSyncOptions {
+  paths: LoadoutPaths;
+  logger: Logger;
+  pool: ServerPool;
+  catalog: CatalogStore;
+  settings: GatewaySettings;
+  /** Discover servers that have no cached tools (called after servers are added). */
+  discoverUncached(): Promise<void>;
+}
+
+/** A running config sync. */
+export interface ConfigSync {
+  close(): Promise<void>;
+}
+
+/** Start watching servers.yaml, re-checking connected servers, and publishing the runtime file. */
+export async function startConfigSync(options: ConfigSyncOptions): Promise<ConfigSync> {
+  const { paths, logger, pool, catalog } = options;
+  const log = logger.child({ mod: 'config' });
+  const watcher = new ServersFileWatcher({ file: paths.serversFile, logger, apply: (config) => applyConfig(config, options, log) });
+  await watcher.start();
+  const runtime = new RuntimeFile(paths, pool, logger);
+  runtime.start();
+  const unsubscribe = pool.onEvent((event) => {
+    if (event.type !== 'connected') return;
+    catalog.recheck(event.server).catch((error: unknown) => log.warn({ server: event.server, err: errorMessage(error) }, 're-listing tools after connect failed'));
+  });
+  let closed: Promise<void> | undefined;
+  return {
+    close() {
+      closed ??= (async () => {
+        unsubscribe();
+        watcher.close();
+        await watcher.settled();
+        await runtime.close();
+      })();
+      return closed;
+    },
+  };
+}
+
+// Loadout's own writes (discovery merges) land here too; the catalog already holds that config,
+// so the comparison makes them no-ops instead of a reload loop.
+async function applyConfig(config: ServersFile, options: ConfigSyncOptions, log: Logger): Promise<void> {
+  const { pool, catalog, settings } = options;
+  if (!isDeepStrictEqual(config.gateway, settings)) log.warn('changes under "gateway:" in servers.yaml take effect at the next start');
+  if (isDeepStrictEqual(config.servers, catalog.configs)) return;
+  const before = new Set(Object.keys(catalog.configs));
+  const after = Object.keys(config.servers);
+  log.info({ added: after.filter((server) => !before.has(server)), removed: [...before].filter((server) => !(server in config.servers)) }, 'servers.yaml changed; applying');
+  pool.configure(config.servers);
+  // Re-read the definition cache too: a `loadout refresh` beside this gateway writes both files.
+  await catalog.load(config.servers);
+  if (catalog.undiscoveredServers.length) options.discoverUncached().catch((error: unknown) => log.error({ err: errorMessage(error) }, 'discovery of added servers failed'));
+}

@@ -1,0 +1,21 @@
+// The error for a tool name the catalog does not know: a server that could not be started is
+// named with its reason (its tools were never listed); otherwise the closest real names.
+import type { Catalog } from '../../catalog/index.js';
+import { parseToolId } from '../../catalog/index.js';
+import { LoadoutError } from '../../shared/index.js';
+import type { GatewayContext } from '../context.js';
+
+/** Why `name` is not in the catalog, as a LoadoutError the agent can act on. */
+export function unknownToolError(gateway: GatewayContext, catalog: Catalog, name: string): LoadoutError {
+  const server = parseToolId(name)?.server;
+  const failure = server === undefined ? undefined : gateway.discoveryFailures().get(server);
+  if (server !== undefined && failure !== undefined) {
+    return new LoadoutError(
+      'SERVER_START_FAILED',
+      `Server '${server}' could not be started, so its tools are unknown (${failure}); fix its entry in ${gateway.paths.serversFile} and restart loadout.`,
+    );
+  }
+  const suggestions = catalog.suggest(name);
+  const hint = suggestions.length ? ` Did you mean: ${suggestions.join(', ')}?` : ' Search with discover-all-tools.';
+  return new LoadoutError('TOOL_NOT_FOUND', `No tool '${name}' in the catalog.${hint}`);
+}
