@@ -22,3 +22,33 @@ export { expandEnv, expandEnvRecord } from './envExpand.js';
 export { loadServersFile, parseServersFile, updateServersFile, type LoadedServersFile } from './serversFile.js';
 export { StateStore, StateSchema, type State } from './stateStore.js';
 export { withFileLock, readTextIfExists, writeTextAtomic, updateTextFile } from './safeWrite.js';
+export {
+  MAX_CANDIDATE_CHARS,
+  CANONICAL_CANDIDATE_ID,
+  CanonicalToolSchema,
+  ToolCandidateSchema,
+  PromptCategorySchema,
+  GoldenPromptSchema,
+  EvalResultSchema,
+  EvalRunSchema,
+  MetricsSchema,
+  PromotedToolSchema,
+  ServerOptimizationSchema,
+  OptimizationStateSchema,
+  ThresholdsSchema,
+  BackendKindSchema,
+  OptimizationSettingsSchema,
+  type CanonicalTool,
+  type ToolCandidate,
+  type PromptCategory,
+  type GoldenPrompt,
+  type EvalResult,
+  type EvalRun,
+  type Metrics,
+  type PromotedTool,
+  type ServerOptimization,
+  type OptimizationState,
+  type Thresholds,
+  type BackendKind,
+  type OptimizationSettings,
+} from './optimizationState.js';

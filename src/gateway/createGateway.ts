@@ -5,6 +5,7 @@ import { CatalogStore } from '../catalog/index.js';
 import { StateStore, loadServersFile, type LoadoutPaths } from '../config/index.js';
 import { ServerPool } from '../downstream/index.js';
 import { nameBudget } from '../registry/index.js';
+import { OptimizationLoop, OptimizationStore, watchPromotions } from '../optimization/index.js';
 import { errorMessage, isLoadoutError, type Logger } from '../shared/index.js';
 import { ToolsetStore } from '../toolsets/index.js';
 import type { GatewayContext } from './context.js';
@@ -37,6 +38,10 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const pool = new ServerPool(config.servers, { logger, env: options.env });
   const catalog = new CatalogStore({ pool, cacheFile: paths.catalogCacheFile, configs: config.servers, settings: config.gateway, logger });
   await catalog.load();
+  // Promotions go into the catalog before any session connects, so the first tools/list has them.
+  const optimization = new OptimizationLoop({ store: new OptimizationStore(new StateStore(paths.stateFile)), catalog, settings: config.optimization });
+  await optimization.applyPromotions();
+  const stopPromotionWatch = watchPromotions(optimization, paths.stateFile, logger);
 
   const failures = new Map<string, string>();
   const ready = (async () => {
@@ -61,6 +66,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     ready,
     discoveryFailures: () => failures,
     isServerAvailable: () => true,
+    optimization,
   };
   const metaListing = listMetaTools(META_TOOLS);
   const sessions = new Set<GatewaySession>();
@@ -81,6 +87,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     },
     close() {
       closed ??= (async () => {
+        stopPromotionWatch();
         await Promise.allSettled([...sessions].map((session) => session.close()));
         await pool.close();
       })();
