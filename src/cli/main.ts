@@ -3,6 +3,7 @@
 import { Command, Option } from 'commander';
 import { LOG_LEVELS, errorMessage, isLoadoutError } from '../shared/index.js';
 import { registerServe } from './commands/serve.js';
+import { registerOptimize } from './commands/optimize.js';
 
 const program = new Command('loadout')
   .description('A meta-tool MCP gateway: one MCP server in front of many, with toolsets the agent equips.')
@@ -13,6 +14,7 @@ const program = new Command('loadout')
   .showHelpAfterError('(add --help for usage)');
 
 registerServe(program);
+registerOptimize(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   process.stderr.write(`loadout: ${isLoadoutError(error) ? error.message : errorMessage(error)}\n`);
