@@ -53,8 +53,13 @@ export class SamplingBackend implements ModelBackend {
   }
 
   async #create(params: CreateMessageRequest['params'], options: BackendRequestOptions): Promise<Array<Record<string, unknown>>> {
+    // A child signal per request: the SDK leaves its abort listener on the signal it is given,
+    // and one evaluation sends dozens of requests under the same tool call's signal.
+    const request = new AbortController();
+    const abort = (): void => request.abort(options.signal?.reason);
+    options.signal?.addEventListener('abort', abort, { once: true });
     try {
-      const result = await this.#port.createMessage(params, { signal: options.signal, timeout: this.#timeoutMs });
+      const result = await this.#port.createMessage(params, { signal: request.signal, timeout: this.#timeoutMs });
       const content = result.content as unknown;
       return (Array.isArray(content) ? content : [content]).filter((b): b is Record<string, unknown> => !!b && typeof b === 'object');
     } catch (error) {
@@ -62,6 +67,8 @@ export class SamplingBackend implements ModelBackend {
         throw backendUnavailable(`the client cannot answer sampling/createMessage (${error.message})`, error);
       }
       throw replyInvalid(`sampling/createMessage failed: ${errorMessage(error)}`, error);
+    } finally {
+      options.signal?.removeEventListener('abort', abort);
     }
   }
 }
