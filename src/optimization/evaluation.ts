@@ -1,11 +1,11 @@
 // Runs descriptions against golden prompts through a model backend: each prompt is sent with a
 // realistic tool list (the description under test among distractors) and the run records whether
 // the model called the tool. Persisting the runs is the caller's job (onRuns).
-import { nanoid } from 'nanoid';
 import type { Catalog } from '../catalog/index.js';
 import type { EvalRun, GoldenPrompt } from '../config/index.js';
 import { CLIENT_TOOL_NAME_LIMIT, flattenToolName } from '../registry/index.js';
 import { errorMessage, isLoadoutError } from '../shared/index.js';
+import { newId } from './optimizationStore.js';
 import { backendUnavailable, type EvalTool, type ModelBackend } from './backends/modelBackend.js';
 
 /** A failing streak this long means the backend is not really working: stop instead of burning time. */
@@ -71,7 +71,7 @@ export async function evaluate(plan: EvaluationPlan): Promise<number> {
 
 async function runOne(plan: EvaluationPlan, candidateId: string, prompt: GoldenPrompt, tools: EvalTool[], target: string): Promise<EvalRun> {
   const startedAt = performance.now();
-  const base = { id: nanoid(), toolName: plan.tool, candidateId, promptId: prompt.id, backend: plan.backend.kind };
+  const base = { id: newId(), toolName: plan.tool, candidateId, promptId: prompt.id, backend: plan.backend.kind };
   const durationMs = (): number => Math.round(performance.now() - startedAt);
   try {
     const choice = await plan.backend.chooseTools(prompt.prompt, tools, { signal: plan.signal });

@@ -1,7 +1,6 @@
 // The optimization loop over stored data: canonical capture, candidates, golden prompts, manual
 // eval runs, results, promotion and revert. Promotions reach every session through the catalog's
 // description overrides (one rebuild → each affected session announces one list_changed).
-import { nanoid } from 'nanoid';
 import type { CatalogStore, CatalogTool } from '../catalog/index.js';
 import {
   CANONICAL_CANDIDATE_ID,
@@ -16,7 +15,7 @@ import {
 } from '../config/index.js';
 import { LoadoutError } from '../shared/index.js';
 import { computeMetrics, shouldPromote, type MetricsSummary, type PromotionVerdict } from './metrics.js';
-import type { OptimizationStore } from './optimizationStore.js';
+import { newId, type OptimizationStore } from './optimizationStore.js';
 import { buildReport, type OptimizationReport } from './report.js';
 import { findInjectionPatterns } from './safety.js';
 
@@ -105,7 +104,7 @@ export class OptimizationLoop {
       throw new LoadoutError('CANDIDATE_REJECTED', `The description looks like instruction injection: it ${flags.join('; it ')}. Rewrite it, or pass force: true to store it flagged.`);
     }
     const candidate: ToolCandidate = {
-      id: nanoid(),
+      id: newId(),
       toolName: tool,
       description,
       charCount,
@@ -121,7 +120,7 @@ export class OptimizationLoop {
   async savePrompts(server: string, tool: string, inputs: readonly PromptInput[]): Promise<GoldenPrompt[]> {
     await this.subject(server, tool);
     const prompts = inputs.map((input) => ({
-      id: nanoid(),
+      id: newId(),
       toolName: tool,
       category: input.category,
       prompt: input.prompt,
@@ -140,7 +139,7 @@ export class OptimizationLoop {
       throw new LoadoutError('INVALID_ARGUMENT', `No candidate '${candidateId}' for ${server}.${prompt.toolName}; use a candidateId from propose_candidate, or '${CANONICAL_CANDIDATE_ID}' for the original description.`);
     }
     const run: EvalRun = {
-      id: nanoid(),
+      id: newId(),
       toolName: prompt.toolName,
       candidateId,
       promptId,

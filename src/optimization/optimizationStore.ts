@@ -1,9 +1,13 @@
 // Optimization data in state.json, per server: canonical tools, candidates, golden prompts,
 // eval runs, promotions. Every change is a locked, validated, atomic state.json update through
 // StateStore; this file decides only where in the document each thing lives.
+import { customAlphabet } from 'nanoid';
 import { ServerOptimizationSchema, type CanonicalTool, type EvalRun, type GoldenPrompt, type PromotedTool, type ServerOptimization, type StateStore, type ToolCandidate } from '../config/index.js';
 
 const EMPTY_SERVER: ServerOptimization = ServerOptimizationSchema.parse({});
+
+/** A new id for a candidate, prompt or run: nanoid over letters and digits, so a shell never reads it as an option. */
+export const newId: () => string = customAlphabet('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz', 16);
 
 /** Typed access to the `optimization` section of state.json. */
 export class OptimizationStore {
