@@ -41,7 +41,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   // Promotions go into the catalog before any session connects, so the first tools/list has them.
   const optimization = new OptimizationLoop({ store: new OptimizationStore(new StateStore(paths.stateFile)), catalog, settings: config.optimization });
   await optimization.applyPromotions();
-  const stopPromotionWatch = watchPromotions(optimization, paths.stateFile, logger);
+  const stopPromotionWatch = await watchPromotions(optimization, paths.stateFile, logger);
 
   const failures = new Map<string, string>();
   const ready = (async () => {

@@ -2,12 +2,15 @@
 // "notes" server (nothing is spawned), golden prompts the keyword model separates cleanly, and a
 // loop over a temp state.json.
 import { writeFile } from 'node:fs/promises';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import path from 'node:path';
 import { CatalogStore, writeDefinitionCache } from '../../src/catalog/index.js';
 import { OptimizationSettingsSchema, ServerConfigSchema, StateStore, GatewaySettingsSchema } from '../../src/config/index.js';
 import { ServerPool } from '../../src/downstream/index.js';
 import { OptimizationLoop, OptimizationStore, type PromptInput } from '../../src/optimization/index.js';
 import { silentLogger } from '../../src/shared/index.js';
+import { startFakeOpenAi, type FakeOpenAi } from '../fixtures/fakeOpenAi.js';
+import { fixture, nodeServer, writeServersYaml } from './gateway.js';
 
 /** The canonical description of echo.echo: it shares no keyword with the golden prompts. */
 export const ECHO_CANONICAL = 'Return the given text unchanged.';
@@ -50,4 +53,22 @@ export async function makeLoop(dataDir: string, settings: Record<string, unknown
 /** Write text to a file (for corrupting state.json in tests). */
 export function overwrite(file: string, text: string): Promise<void> {
   return writeFile(file, text);
+}
+
+/** A fake OpenAI-compatible endpoint for the whole describe block, reset to 'ok' before each test. */
+export function useFakeOpenAi(): () => FakeOpenAi {
+  let fake: FakeOpenAi | undefined;
+  beforeAll(async () => {
+    fake = await startFakeOpenAi();
+  });
+  afterAll(() => fake?.close());
+  beforeEach(() => {
+    fake!.mode = 'ok';
+  });
+  return () => fake!;
+}
+
+/** servers.yaml with the echo fixture and the openai backend pointing at `baseUrl`. */
+export function writeEchoWithBackend(configDir: string, baseUrl: string): Promise<string> {
+  return writeServersYaml(configDir, { echo: nodeServer(fixture('echo')) }, { optimization: { backend: 'openai', base_url: baseUrl, model: 'fake-model' } });
 }

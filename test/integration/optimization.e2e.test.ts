@@ -1,8 +1,8 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeOpenAi, type FakeOpenAi } from '../fixtures/fakeOpenAi.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startFakeOpenAi } from '../fixtures/fakeOpenAi.js';
 import { fixture, makeTempDirs, nodeServer, startGateway, textOf, writeServersYaml, type GatewayProcess, type TempDirs } from '../helpers/gateway.js';
-import { ECHO_CANONICAL, GOLDEN_PROMPTS, GOOD_CANDIDATE, WEAK_CANDIDATE } from '../helpers/optimization.js';
+import { ECHO_CANONICAL, GOLDEN_PROMPTS, GOOD_CANDIDATE, WEAK_CANDIDATE, useFakeOpenAi, writeEchoWithBackend } from '../helpers/optimization.js';
 
 const ECHO_SCHEMA = { type: 'object', properties: { text: { type: 'string', description: 'Text to echo' } }, required: ['text'], additionalProperties: false };
 
@@ -29,17 +29,12 @@ async function listedEcho(gateway: GatewayProcess): Promise<Tool | undefined> {
 const settle = () => new Promise((resolve) => setTimeout(resolve, 400));
 
 describe('tool-description optimization through a real gateway', () => {
+  const fake = useFakeOpenAi();
   let dirs: TempDirs;
-  let fake: FakeOpenAi;
   let gateway: GatewayProcess | undefined;
-  beforeAll(async () => {
-    fake = await startFakeOpenAi();
-  });
-  afterAll(() => fake.close());
   beforeEach(async () => {
     dirs = await makeTempDirs();
-    fake.mode = 'ok';
-    await writeServersYaml(dirs.configDir, { echo: nodeServer(fixture('echo')) }, { optimization: { backend: 'openai', base_url: fake.baseUrl, model: 'fake-model' } });
+    await writeEchoWithBackend(dirs.configDir, fake().baseUrl);
   });
   afterEach(async () => {
     await gateway?.close();
@@ -119,7 +114,7 @@ describe('tool-description optimization through a real gateway', () => {
     gateway = await startGateway({ dirs });
     await call(gateway, 'propose_candidate', { server: 'echo', tool: 'echo', description: GOOD_CANDIDATE });
     await call(gateway, 'save_golden_prompts', { server: 'echo', tool: 'echo', prompts: GOLDEN_PROMPTS });
-    fake.mode = 'malformed';
+    fake().mode = 'malformed';
     const malformed = await call(gateway, 'run_evaluation', { server: 'echo', tool: 'echo' });
     expect(malformed.isError).toBe(true);
     expect(malformed.text).toMatch(/3 prompts in a row failed.*malformed JSON/);
@@ -129,7 +124,7 @@ describe('tool-description optimization through a real gateway', () => {
 
     const down = await startFakeOpenAi();
     await down.close();
-    await writeServersYaml(dirs.configDir, { echo: nodeServer(fixture('echo')) }, { optimization: { backend: 'openai', base_url: down.baseUrl, model: 'fake-model' } });
+    await writeEchoWithBackend(dirs.configDir, down.baseUrl);
     gateway = await startGateway({ dirs });
     const unreachable = await call(gateway, 'run_evaluation', { server: 'echo', tool: 'echo' });
     expect(unreachable.isError).toBe(true);

@@ -1,10 +1,9 @@
 import { execFile } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeOpenAi, type FakeOpenAi } from '../fixtures/fakeOpenAi.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CLI, fixture, makeTempDirs, nodeServer, startGateway, writeServersYaml, type GatewayProcess, type TempDirs } from '../helpers/gateway.js';
-import { GOLDEN_PROMPTS, GOOD_CANDIDATE } from '../helpers/optimization.js';
+import { GOLDEN_PROMPTS, GOOD_CANDIDATE, useFakeOpenAi, writeEchoWithBackend } from '../helpers/optimization.js';
 
 interface CliResult {
   code: number;
@@ -21,16 +20,12 @@ function loadout(dirs: TempDirs, ...args: string[]): Promise<CliResult> {
 }
 
 describe('loadout optimize', () => {
+  const fake = useFakeOpenAi();
   let dirs: TempDirs;
-  let fake: FakeOpenAi;
   let gateway: GatewayProcess | undefined;
-  beforeAll(async () => {
-    fake = await startFakeOpenAi();
-  });
-  afterAll(() => fake.close());
   beforeEach(async () => {
     dirs = await makeTempDirs();
-    await writeServersYaml(dirs.configDir, { echo: nodeServer(fixture('echo')) }, { optimization: { backend: 'openai', base_url: fake.baseUrl, model: 'fake-model' } });
+    await writeEchoWithBackend(dirs.configDir, fake().baseUrl);
     await writeFile(path.join(dirs.root, 'prompts.json'), JSON.stringify(GOLDEN_PROMPTS));
   });
   afterEach(async () => {
@@ -95,6 +90,14 @@ describe('loadout optimize', () => {
       [['optimize', 'generate-candidates', 'echo', 'echo', '--count', 'abc'], /^error: option '--count <n>' argument 'abc' is invalid\. expected a whole number from 1 to 10, got 'abc'\.$/],
       [['optimize', 'run', 'echo', 'echo', '--backend', 'bogus'], /^error: option '--backend <kind>' argument 'bogus' is invalid/],
       [['optimize', 'run', 'echo'], /^error: missing required argument 'tool'$/],
+      [['optimize', 'canonical'], /^error: missing required argument 'server'$/],
+      [['optimize', 'canonical', 'nope'], /^loadout: Server 'nope' has no discovered tools/],
+      [['optimize', 'results'], /^error: missing required argument 'server'$/],
+      [['optimize', 'results', 'echo', '--tool'], /^error: option '--tool <name>' argument missing$/],
+      [['optimize', 'report', '--server', 'nope'], /^loadout: No server 'nope' in the catalog or optimization data\.$/],
+      [['optimize', 'prompts', 'echo', 'echo'], /^error: required option '--file <json>' not specified$/],
+      [['optimize', 'generate-prompts', 'echo', 'echo', '--direct', '99'], /^error: option '--direct <n>' argument '99' is invalid\. expected a whole number from 0 to 20/],
+      [['optimize', 'run', 'echo', 'echo', '--timeout', '-1'], /^error: option '--timeout <seconds>' argument '-1' is invalid/],
     ];
     for (const [args, expected] of cases) {
       const result = await loadout(dirs, ...args);
@@ -109,7 +112,7 @@ describe('loadout optimize', () => {
     const result = await loadout(dirs, 'optimize', 'generate-prompts', 'echo', 'echo');
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^loadout: No model backend is configured for optimization\. Add to servers.yaml:/);
-    const flagged = await loadout(dirs, 'optimize', 'generate-candidates', 'echo', 'echo', '--base-url', fake.baseUrl, '--model', 'm', '--count', '2');
+    const flagged = await loadout(dirs, 'optimize', 'generate-candidates', 'echo', 'echo', '--base-url', fake().baseUrl, '--model', 'm', '--count', '2');
     expect(flagged.code).toBe(0);
     expect(JSON.parse(flagged.stdout).candidates).toHaveLength(1);
   });

@@ -1,23 +1,18 @@
 import { readdir, readFile } from 'node:fs/promises';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { OpenAiBackend, generateCandidates, generateGoldenPrompts, runEvaluation, type EvaluationProgress } from '../../src/optimization/index.js';
-import { startFakeOpenAi, type FakeOpenAi } from '../fixtures/fakeOpenAi.js';
-import { makeTempDirs, type TempDirs } from '../helpers/gateway.js';
-import { ECHO_CANONICAL, GOLDEN_PROMPTS, GOOD_CANDIDATE, WEAK_CANDIDATE, makeLoop, overwrite } from '../helpers/optimization.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CommandBackend, OpenAiBackend, generateCandidates, generateGoldenPrompts, runEvaluation, type EvaluationProgress } from '../../src/optimization/index.js';
+import { startFakeOpenAi } from '../fixtures/fakeOpenAi.js';
+import { fixture, makeTempDirs, type TempDirs } from '../helpers/gateway.js';
+import { ECHO_CANONICAL, GOLDEN_PROMPTS, GOOD_CANDIDATE, WEAK_CANDIDATE, makeLoop, overwrite, useFakeOpenAi } from '../helpers/optimization.js';
 
 describe('OptimizationLoop', () => {
+  const fake = useFakeOpenAi();
   let dirs: TempDirs;
-  let fake: FakeOpenAi;
-  beforeAll(async () => {
-    fake = await startFakeOpenAi();
-  });
-  afterAll(() => fake.close());
   beforeEach(async () => {
     dirs = await makeTempDirs();
-    fake.mode = 'ok';
   });
   afterEach(() => dirs.cleanup());
-  const backend = () => new OpenAiBackend({ baseUrl: fake.baseUrl, model: 'fake', timeoutMs: 2000 });
+  const backend = () => new OpenAiBackend({ baseUrl: fake().baseUrl, model: 'fake', timeoutMs: 2000 });
 
   it('captures canonical tools once and keeps them after a promotion', async () => {
     const { loop, catalog } = await makeLoop(dirs.dataDir);
@@ -79,16 +74,16 @@ describe('OptimizationLoop', () => {
     await loop.savePrompts('echo', 'echo', GOLDEN_PROMPTS.slice(0, 1));
     await loop.propose('echo', 'echo', GOOD_CANDIDATE);
     await runEvaluation(loop, backend(), catalog.current, { server: 'echo', tool: 'echo' });
-    const names = fake.requests.at(-1)!.tools!.map((t) => t.function.name).sort();
+    const names = fake().requests.at(-1)!.tools!.map((t) => t.function.name).sort();
     expect(names).toEqual(['echo_add', 'echo_echo', 'notes_search_notes']);
-    expect(fake.requests.at(-1)!.tools!.find((t) => t.function.name === 'echo_echo')!.function.description).toBe(GOOD_CANDIDATE);
+    expect(fake().requests.at(-1)!.tools!.find((t) => t.function.name === 'echo_echo')!.function.description).toBe(GOOD_CANDIDATE);
   });
 
   it('records malformed replies as errored runs and stops after three in a row, keeping what was done', async () => {
     const { loop, catalog } = await makeLoop(dirs.dataDir);
     await loop.savePrompts('echo', 'echo', GOLDEN_PROMPTS);
     await loop.propose('echo', 'echo', GOOD_CANDIDATE);
-    fake.mode = 'malformed';
+    fake().mode = 'malformed';
     await expect(runEvaluation(loop, backend(), catalog.current, { server: 'echo', tool: 'echo' })).rejects.toThrow(
       /Evaluation of echo.echo stopped: 3 prompts in a row failed through the openai backend; last: .*malformed JSON.*Runs finished so far were kept/,
     );
@@ -106,6 +101,18 @@ describe('OptimizationLoop', () => {
     const unreachable = new OpenAiBackend({ baseUrl: down.baseUrl, model: 'fake', timeoutMs: 2000 });
     await expect(runEvaluation(loop, unreachable, catalog.current, { server: 'echo', tool: 'echo' })).rejects.toThrow(/is unreachable .*ECONNREFUSED/);
     expect((await loop.store.server('echo')).runs).toHaveLength(0);
+  });
+
+  it('evaluates through the command backend, reading tool_use events from the fake agent', async () => {
+    const { loop, catalog } = await makeLoop(dirs.dataDir);
+    await loop.savePrompts('echo', 'echo', GOLDEN_PROMPTS);
+    await loop.propose('echo', 'echo', GOOD_CANDIDATE);
+    process.env.FAKE_AGENT_MODE = 'ok';
+    const agent = new CommandBackend({ template: [process.execPath, fixture('fakeAgent'), '--tools', '{tools_file}', '--prompt', '{prompt}'], timeoutMs: 10_000 });
+    expect((await runEvaluation(loop, agent, catalog.current, { server: 'echo', tool: 'echo' })).runs).toBe(30);
+    const [results] = await loop.results('echo', { tool: 'echo' });
+    expect(results!.candidates[0]!.metrics.overall).toBe(1);
+    expect(results!.baseline.metrics.overall).toBeCloseTo(1 / 3);
   });
 
   it('generates candidates and golden prompts through the backend, dropping what the checks refuse', async () => {
