@@ -34,7 +34,7 @@ describe('loadout optimize', () => {
     await dirs.cleanup();
   });
 
-  it('runs the loop from the shell: canonical, propose, prompts, run, results, promote, report (table, JSON, HTML), revert', async () => {
+  it('runs the loop from the shell: canonical, propose, prompts, run, results, promote, report (table, JSON, HTML), revert', { timeout: 90_000 }, async () => {
     const canonical = await loadout(dirs, 'optimize', 'canonical', 'echo');
     expect(canonical.code).toBe(0);
     expect(JSON.parse(canonical.stdout).tools.echo.description).toBe('Return the given text unchanged.');
@@ -105,7 +105,7 @@ describe('loadout optimize', () => {
       expect(result.stderr.split('\n')[0], args.join(' ')).toMatch(expected);
     }
     expect(await readFile(stateFile, 'utf8')).toBe(before);
-  });
+  }, 120_000); // twenty CLI processes, one after another, on a busy machine
 
   it('says how to configure a backend when none is configured', async () => {
     await writeServersYaml(dirs.configDir, { echo: nodeServer(fixture('echo')) });
