@@ -107,6 +107,18 @@ describe('loadout optimize', () => {
     expect(await readFile(stateFile, 'utf8')).toBe(before);
   }, 120_000); // twenty CLI processes, one after another, on a busy machine
 
+  it('refuses a hand-broken state.json with one line, keeps a backup and leaves the file as it was', async () => {
+    const stateFile = path.join(dirs.dataDir, 'state.json');
+    const broken = '{"version": 1, "optimization": {"servers": {"echo": {"promotions": {"echo": {"toolName": "echo"}}}}}}';
+    await writeFile(stateFile, broken);
+    const result = await loadout(dirs, 'optimize', 'report');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^loadout: .*state\.json has an invalid value at optimization\.servers\.echo\.promotions\.echo\.candidateId: .*a copy was kept at .*state\.json\.corrupt-\d+\. Fix or delete the file and try again\.\n$/);
+    const backup = /a copy was kept at (\S+)\./.exec(result.stderr)![1]!;
+    expect(await readFile(backup, 'utf8')).toBe(broken);
+    expect(await readFile(stateFile, 'utf8')).toBe(broken);
+  });
+
   it('says how to configure a backend when none is configured', async () => {
     await writeServersYaml(dirs.configDir, { echo: nodeServer(fixture('echo')) });
     const result = await loadout(dirs, 'optimize', 'generate-prompts', 'echo', 'echo');
