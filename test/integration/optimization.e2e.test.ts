@@ -171,8 +171,10 @@ describe('tool-description optimization through a real gateway', () => {
   it('keeps the whole idle tools/list under 6 KB', async () => {
     gateway = await startGateway({ dirs });
     const { tools } = await gateway.client.listTools();
-    expect(tools.map((t) => t.name)).toContain('run_evaluation');
-    expect(tools).toHaveLength(19);
+    const names = tools.map((t) => t.name);
+    for (const name of ['get_canonical_tools', 'propose_candidate', 'save_golden_prompts', 'record_eval_run', 'get_eval_results', 'promote_candidate', 'revert_optimization', 'get_optimization_report', 'generate_candidates', 'generate_golden_prompts', 'run_evaluation']) {
+      expect(names).toContain(name);
+    }
     expect(Buffer.byteLength(JSON.stringify({ tools }))).toBeLessThan(6 * 1024);
   });
 });

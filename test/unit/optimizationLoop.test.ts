@@ -69,6 +69,16 @@ describe('OptimizationLoop', () => {
     expect(catalog.current.get('echo.echo')?.description).toBe(ECHO_CANONICAL);
   });
 
+  it('applies the thresholds configured in servers.yaml', async () => {
+    const { loop, catalog } = await makeLoop(dirs.dataDir, { thresholds: { min_overall: 0.6 } });
+    await loop.savePrompts('echo', 'echo', GOLDEN_PROMPTS);
+    const weak = await loop.propose('echo', 'echo', WEAK_CANDIDATE);
+    await runEvaluation(loop, backend(), catalog.current, { server: 'echo', tool: 'echo' });
+    const { verdict } = await loop.promote('echo', 'echo', weak.id);
+    expect(verdict).toEqual({ promote: true, failures: [] });
+    expect((await loop.store.server('echo')).promotions.echo).toMatchObject({ candidateId: weak.id, forced: false });
+  });
+
   it('sends the other tools of the server and the closest catalog tools as distractors', async () => {
     const { loop, catalog } = await makeLoop(dirs.dataDir);
     await loop.savePrompts('echo', 'echo', GOLDEN_PROMPTS.slice(0, 1));
