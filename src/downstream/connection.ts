@@ -7,7 +7,17 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ErrorCode,
+  McpError,
+  ToolListChangedNotificationSchema,
+  type CallToolResult,
+  type CreateMessageRequest,
+  type ElicitRequest,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { expandEnv, expandEnvRecord, transportOf, type ServerConfig } from '../config/index.js';
 import { LoadoutError, errorMessage, type Logger } from '../shared/index.js';
@@ -24,12 +34,43 @@ const LooseCallResultSchema = z.looseObject({});
 /** Identity loadout presents to downstream servers. */
 export const CLIENT_INFO = { name: 'loadout', version: '0.1.0' } as const;
 
+/** A request a downstream server makes of its client during a call (it needs a human or a model). */
+export type RelayedRequest = CreateMessageRequest | ElicitRequest;
+
+/**
+ * The client session a forwarded call was made for: it answers the sampling and elicitation
+ * requests the downstream makes while the call runs. `owner` identifies the session.
+ */
+export interface DownstreamCaller {
+  readonly owner: object;
+  relay(request: RelayedRequest, signal: AbortSignal): Promise<Record<string, unknown>>;
+}
+
 /** Options for forwarding one call. */
 export interface CallOptions {
   signal?: AbortSignal;
   /** Called with each downstream progress notification's params. */
   onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+  /** Who answers sampling/elicitation requests made during this call. */
+  caller?: DownstreamCaller;
 }
+
+/** Callbacks a connection reports to while open. */
+export interface ConnectionHooks {
+  /** Fires once when the connection ends for any reason (crash, remote close, or our own close()). */
+  onClose?: () => void;
+  /** The server said its tool list changed (`notifications/tools/list_changed`). */
+  onToolListChanged?: () => void;
+  /** Answer a sampling/elicitation request from the server; throw an McpError to refuse it. */
+  onRelayedRequest?: (request: RelayedRequest, signal: AbortSignal) => Promise<Record<string, unknown>>;
+}
+
+// Declared so servers may ask for sampling and elicitation; loadout relays each request to the
+// client session that made the call, or refuses it with a clear error. Roots are not declared:
+// they belong to one client, and a shared downstream cannot be told whose.
+const SESSION_END_WAIT_MS = 2000;
+
+const CLIENT_CAPABILITIES = { sampling: {}, elicitation: { form: {}, url: {} } };
 
 /** A started client connection to one downstream server. */
 export class DownstreamConnection {
@@ -44,18 +85,19 @@ export class DownstreamConnection {
     this.#timeoutMs = timeoutMs;
   }
 
-  /**
-   * Spawn or connect to `config` and complete the MCP handshake. `onClose` fires once when the
-   * connection ends for any reason (crash, remote close, or our own close()).
-   */
+  /** Spawn or connect to `config` and complete the MCP handshake; `hooks` hear what the server does. */
   static async open(
     serverName: string,
     config: ServerConfig,
-    options: { logger: Logger; env?: NodeJS.ProcessEnv; signal?: AbortSignal; timeoutMs?: number; onClose?: () => void },
+    options: { logger: Logger; env?: NodeJS.ProcessEnv; signal?: AbortSignal; timeoutMs?: number } & ConnectionHooks,
   ): Promise<DownstreamConnection> {
     const env = options.env ?? process.env;
     const transport = createTransport(serverName, config, env, options.logger);
-    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    const client = new Client(CLIENT_INFO, { capabilities: CLIENT_CAPABILITIES });
+    const relay = options.onRelayedRequest ?? refuseRelayedRequest;
+    client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => relay(request, extra.signal));
+    client.setRequestHandler(ElicitRequestSchema, (request, extra) => relay(request, extra.signal));
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => options.onToolListChanged?.());
     let closedNotified = false;
     client.onclose = () => {
       if (closedNotified) return;
@@ -124,11 +166,39 @@ export class DownstreamConnection {
     return this.#client;
   }
 
-  /** Ends the connection (for stdio: stdin end, then SIGTERM, then SIGKILL). Runs once. */
+  /**
+   * Ends the connection (stdio: stdin end, then SIGTERM, then SIGKILL; streamable HTTP: DELETE of
+   * the session first, so the server can free it). Runs once.
+   */
   close(): Promise<void> {
-    this.#closed ??= this.#client.close().catch(() => undefined);
+    this.#closed ??= (async () => {
+      const transport = this.#transport;
+      if (transport instanceof StreamableHTTPClientTransport) {
+        // A server that does not answer the DELETE promptly is not waited for: close() aborts it.
+        await settleWithin(transport.terminateSession(), SESSION_END_WAIT_MS);
+      }
+      await this.#client.close();
+    })().catch(() => undefined);
     return this.#closed;
   }
+}
+
+// Wait for `promise` to settle, but no longer than `ms`; its outcome does not matter.
+async function settleWithin(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+    timer.unref();
+  });
+  try {
+    await Promise.race([promise.then(undefined, () => undefined), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function refuseRelayedRequest(request: RelayedRequest): Promise<never> {
+  return Promise.reject(new McpError(ErrorCode.InvalidRequest, `loadout cannot answer ${request.method} here: no client session is waiting on this server`));
 }
 
 function createTransport(serverName: string, config: ServerConfig, env: NodeJS.ProcessEnv, logger: Logger): Transport {

@@ -1,4 +1,4 @@
 // downstream: connections to the MCP servers behind loadout — start (lazily, single-flight),
 // forward, idle-stop, report connection events. Does not know about catalogs or toolsets.
-export { DownstreamConnection, CLIENT_INFO, type CallOptions } from './connection.js';
+export { DownstreamConnection, CLIENT_INFO, type CallOptions, type DownstreamCaller, type RelayedRequest } from './connection.js';
 export { ServerPool, type PoolEvent, type PoolOptions, type ServerRuntimeStatus } from './pool.js';

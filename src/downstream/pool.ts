@@ -6,6 +6,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { ServerConfig } from '../config/index.js';
 import { LoadoutError, errorMessage, type Logger } from '../shared/index.js';
 import { DownstreamConnection, type CallOptions } from './connection.js';
+import { InFlightCallers } from './inFlightCallers.js';
 
 /** What happened to a server's connection. */
 export type PoolEvent =
@@ -13,7 +14,9 @@ export type PoolEvent =
   /** The connection ended without loadout asking (crash, remote close). */
   | { type: 'lost'; server: string }
   /** loadout ended the connection (idle, config change, shutdown). */
-  | { type: 'stopped'; server: string };
+  | { type: 'stopped'; server: string }
+  /** The server sent `notifications/tools/list_changed`: its tools should be re-listed. */
+  | { type: 'tools-changed'; server: string };
 
 /** Snapshot of one server's connection for status displays. */
 export interface ServerRuntimeStatus {
@@ -39,6 +42,7 @@ export class ServerPool {
   readonly #lastErrors = new Map<string, string>();
   readonly #stopping = new Set<DownstreamConnection>();
   readonly #listeners = new Set<(event: PoolEvent) => void>();
+  readonly #callers = new InFlightCallers();
   #closed: Promise<void> | undefined;
 
   constructor(configs: Record<string, ServerConfig>, options: PoolOptions) {
@@ -110,10 +114,12 @@ export class ServerPool {
   /** Forward one tool call, starting the server if needed; the idle clock stops while it runs. */
   async callTool(server: string, tool: string, args: Record<string, unknown> | undefined, options: CallOptions = {}): Promise<CallToolResult> {
     this.#beginUse(server);
+    const endCall = options.caller ? this.#callers.add(server, options.caller) : undefined;
     try {
       const connection = await this.connection(server, { signal: options.signal });
       return await connection.callTool(tool, args, options);
     } finally {
+      endCall?.();
       this.#endUse(server);
     }
   }
@@ -164,6 +170,8 @@ export class ServerPool {
         signal: options.signal,
         timeoutMs: options.timeoutMs,
         onClose: () => connection && this.#onConnectionClosed(server, connection),
+        onToolListChanged: () => this.#emit({ type: 'tools-changed', server }),
+        onRelayedRequest: (request, signal) => this.#callers.relay(server, request, signal),
       });
       if (this.#closed) {
         await connection.close();

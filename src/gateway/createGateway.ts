@@ -11,6 +11,7 @@ import { ToolsetStore } from '../toolsets/index.js';
 import type { GatewayContext } from './context.js';
 import { META_TOOLS } from './metaTools/index.js';
 import { GatewaySession, listMetaTools } from './session.js';
+import { watchToolListChanges } from './toolListWatch.js';
 
 /** Options of createGateway. */
 export interface GatewayOptions {
@@ -68,6 +69,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     isServerAvailable: () => true,
     optimization,
   };
+  const stopWatchingToolLists = watchToolListChanges(pool, catalog, logger);
   const metaListing = listMetaTools(META_TOOLS);
   const sessions = new Set<GatewaySession>();
   let closed: Promise<void> | undefined;
@@ -88,6 +90,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     close() {
       closed ??= (async () => {
         stopPromotionWatch();
+        stopWatchingToolLists();
         await Promise.allSettled([...sessions].map((session) => session.close()));
         await pool.close();
       })();

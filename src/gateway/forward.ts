@@ -1,26 +1,43 @@
 // Forwarding one call to a downstream tool: arguments unchanged, result unchanged, progress
 // and cancellation passed through; a downstream failure becomes an isError result naming the
 // server and the cause, so the gateway stays up.
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerPool } from '../downstream/index.js';
 import type { Route } from '../registry/index.js';
 import { errorMessage, isLoadoutError } from '../shared/index.js';
+import { downstreamCallerFor } from './clientRelay.js';
 import { errorResult, type RequestExtra } from './metaTools/metaTool.js';
 
-/** Call `route` with `args` on behalf of the client request described by `extra`. */
-export async function forwardCall(pool: ServerPool, route: Route, args: Record<string, unknown> | undefined, extra: RequestExtra): Promise<CallToolResult> {
+/**
+ * Call `route` with `args` on behalf of the client request described by `extra`, made to the
+ * client-facing `server` (which answers the downstream's sampling/elicitation requests).
+ */
+export async function forwardCall(
+  pool: ServerPool,
+  route: Route,
+  args: Record<string, unknown> | undefined,
+  extra: RequestExtra,
+  server: Server,
+): Promise<CallToolResult> {
   const progressToken = extra._meta?.progressToken;
+  // Progress is sent in order and before the result: a client drops progress for a finished request.
+  let progressSent = Promise.resolve();
   try {
-    return await pool.callTool(route.server, route.tool, args, {
+    const result = await pool.callTool(route.server, route.tool, args, {
       signal: extra.signal,
+      caller: downstreamCallerFor(server, route, extra),
       onProgress:
         progressToken === undefined
           ? undefined
           : (progress) => {
               // The downstream used our token; the client must see its own.
-              void extra.sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken } }).catch(() => undefined);
+              const notification = { method: 'notifications/progress' as const, params: { ...progress, progressToken } };
+              progressSent = progressSent.then(() => extra.sendNotification(notification)).catch(() => undefined);
             },
     });
+    await progressSent;
+    return result;
   } catch (error) {
     return errorResult(describeCallFailure(pool, route, error));
   }

@@ -3,3 +3,5 @@ export { createGateway, type Gateway, type GatewayOptions } from './createGatewa
 export { GatewaySession, SERVER_INFO } from './session.js';
 export { META_TOOLS, type MetaTool } from './metaTools/index.js';
 export type { GatewayContext } from './context.js';
+export { serveHttp, type HttpGateway, type HttpServeOptions } from './httpServer.js';
+export { assertSafeBind, isLoopbackHost } from './httpGuard.js';

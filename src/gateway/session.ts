@@ -129,7 +129,7 @@ export class GatewaySession {
     const metaTool = this.#metaTools.get(name);
     if (metaTool) return this.#runMetaTool(metaTool, args, extra);
     const route = this.registry.snapshot.routes.get(name);
-    if (route) return forwardCall(this.#context.pool, route, args, extra);
+    if (route) return forwardCall(this.#context.pool, route, args, extra, this.server);
     return errorResult(
       `Tool '${name}' is not equipped. Equip a toolset that contains it (equip-toolset), or call it through call-tool {"tool": "server.tool", "arguments": {…}}.`,
     );

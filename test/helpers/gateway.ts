@@ -92,20 +92,34 @@ export async function startGateway(options: StartOptions): Promise<GatewayProces
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   const client = new Client({ name: 'loadout-test', version: '1.0.0' }, { capabilities: options.capabilities ?? {} });
-  let changes = 0;
-  const waiters: Array<() => void> = [];
-  client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
-    changes++;
-    for (const wake of waiters.splice(0)) wake();
-    if (options.relistOnChange !== false) await client.listTools().catch(() => undefined);
-  });
+  const listChanged = trackListChanged(client, options.relistOnChange !== false);
   await client.connect(transport);
   const pid = transport.pid!;
   return {
     client,
     pid,
-    listChangedCount: () => changes,
-    async waitForListChanged(count, timeoutMs = 10_000) {
+    listChangedCount: listChanged.count,
+    waitForListChanged: listChanged.waitFor,
+    stderr: () => stderr,
+    async close() {
+      await client.close();
+      await waitForExit(pid);
+    },
+  };
+}
+
+/** Counts a client's list_changed notifications (re-reading tools/list on each, as Claude Code does, if `relist`). */
+export function trackListChanged(client: Client, relist: boolean): { count(): number; waitFor(count: number, timeoutMs?: number): Promise<void> } {
+  let changes = 0;
+  const waiters: Array<() => void> = [];
+  client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+    changes++;
+    for (const wake of waiters.splice(0)) wake();
+    if (relist) await client.listTools().catch(() => undefined);
+  });
+  return {
+    count: () => changes,
+    async waitFor(count, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
       while (changes < count) {
         if (Date.now() > deadline) throw new Error(`expected ${count} list_changed, got ${changes}`);
@@ -114,11 +128,6 @@ export async function startGateway(options: StartOptions): Promise<GatewayProces
           setTimeout(resolve, 50);
         });
       }
-    },
-    stderr: () => stderr,
-    async close() {
-      await client.close();
-      await waitForExit(pid);
     },
   };
 }

@@ -1,30 +1,83 @@
-// `loadout serve`: run the gateway as an MCP server over stdio until the client goes away.
+// `loadout serve`: run the gateway as an MCP server over stdio until the client goes away, or
+// with --http for any number of clients over streamable HTTP until a signal.
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { Command } from 'commander';
-import { createGateway } from '../../gateway/index.js';
+import { InvalidArgumentError, type Command } from 'commander';
+import { assertSafeBind, createGateway, serveHttp } from '../../gateway/index.js';
 import { commandEnvironment } from '../program.js';
+
+interface ServeOptions {
+  equip?: string;
+  http?: boolean;
+  host: string;
+  port: number;
+  token?: string;
+  allowOrigin: string[];
+  maxBodyMb: number;
+  sessionIdleMinutes: number;
+}
 
 /** Register `serve` on the program. */
 export function registerServe(program: Command): void {
   program
     .command('serve')
-    .description('run the gateway as an MCP server over stdio')
+    .description('run the gateway as an MCP server over stdio (or streamable HTTP with --http)')
     .option('--equip <toolset>', 'equip this toolset at start (overrides the remembered one; "all" for every tool)')
-    .action(async (options: { equip?: string }, command: Command) => {
+    .option('--http', 'serve streamable HTTP at /mcp instead of stdio')
+    .option('--host <host>', 'HTTP: address to bind; other than loopback needs --token', '127.0.0.1')
+    .option('--port <port>', 'HTTP: port to listen on (0 picks a free one)', numberOption('port', (n) => Number.isInteger(n) && n >= 0 && n <= 65_535, 'a whole number from 0 to 65535'), 7077)
+    .option('--token <token>', 'HTTP: bearer token every request must carry (default: $LOADOUT_TOKEN)')
+    .option('--allow-origin <origin>', 'HTTP: also accept requests from this browser origin (repeatable)', collect, [])
+    .option('--max-body-mb <mb>', 'HTTP: largest request body accepted', numberOption('max-body-mb', (n) => n > 0 && Number.isFinite(n), 'a number above 0'), 4)
+    .option('--session-idle-minutes <minutes>', 'HTTP: close sessions idle this long (0: never)', numberOption('session-idle-minutes', (n) => n >= 0 && Number.isFinite(n), 'a number of 0 or more'), 30)
+    .action(async (options: ServeOptions, command: Command) => {
       const { paths, logger } = commandEnvironment(command);
+      const token = options.token || process.env.LOADOUT_TOKEN || undefined;
+      if (options.http) assertSafeBind(options.host, token);
       const gateway = await createGateway({ paths, logger, equip: options.equip });
+      const http = options.http
+        ? await serveHttp(gateway, {
+            host: options.host,
+            port: options.port,
+            token,
+            allowedOrigins: options.allowOrigin,
+            maxBodyBytes: Math.round(options.maxBodyMb * 1024 * 1024),
+            sessionIdleMs: options.sessionIdleMinutes * 60_000,
+            logger,
+          }).catch(async (error: unknown) => {
+            await gateway.close();
+            throw error;
+          })
+        : undefined;
       let stopping = false;
       const stop = async (reason: string): Promise<void> => {
         if (stopping) return;
         stopping = true;
         logger.info({ reason }, 'shutting down');
+        await http?.close();
         await gateway.close();
         process.exit(0);
       };
-      // Claude Code ends a stdio server by closing its stdin; signals cover everything else.
-      process.stdin.on('end', () => void stop('stdin closed'));
       process.on('SIGINT', () => void stop('SIGINT'));
       process.on('SIGTERM', () => void stop('SIGTERM'));
+      if (http) {
+        process.stderr.write(`loadout: serving MCP at ${http.url}${token ? ' (bearer token required)' : ''}\n`);
+        return;
+      }
+      // Claude Code ends a stdio server by closing its stdin.
+      process.stdin.on('end', () => void stop('stdin closed'));
       await gateway.connect(new StdioServerTransport());
     });
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+// Commander prints the message after "option '--x' argument 'y' is invalid." and exits 1.
+function numberOption(name: string, isValid: (value: number) => boolean, expected: string): (value: string) => number {
+  return (value) => {
+    const number = Number(value);
+    if (value.trim() === '' || !isValid(number)) throw new InvalidArgumentError(`--${name} must be ${expected}.`);
+    return number;
+  };
 }

@@ -58,7 +58,7 @@ export const callTool = defineMetaTool({
   example: { tool: 'memory.read_graph', arguments: {} },
   async run(args, { gateway, session, extra }) {
     const equipped = session.snapshot.routes.get(args.tool);
-    if (equipped) return forwardCall(gateway.pool, equipped, args.arguments, extra);
+    if (equipped) return forwardCall(gateway.pool, equipped, args.arguments, extra, session.server);
     await gateway.ready;
     const catalog = gateway.catalog.current;
     const tool = resolveCatalogName(catalog, args.tool, gateway.naming);
@@ -68,7 +68,7 @@ export const callTool = defineMetaTool({
       throw new LoadoutError('TOOL_NOT_FOUND', `No tool '${args.tool}' in the catalog.${hint}`);
     }
     if (!tool.enabled) throw new LoadoutError('TOOL_DISABLED', `${tool.id} is disabled in servers.yaml (enabled: false); it cannot be called.`);
-    return forwardCall(gateway.pool, { server: tool.server, tool: tool.name, id: tool.id }, args.arguments, extra);
+    return forwardCall(gateway.pool, { server: tool.server, tool: tool.name, id: tool.id }, args.arguments, extra, session.server);
   },
 });
 

@@ -1,0 +1,103 @@
+// The checks every HTTP request passes before it reaches an MCP session: Host (DNS rebinding),
+// Origin (foreign web pages), and the bearer token. Pure functions of the request headers; it
+// knows nothing of sessions or MCP.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import { isIP } from 'node:net';
+import { LoadoutError } from '../shared/index.js';
+
+/** Why a request is refused: the HTTP status and a one-line reason. */
+export interface Refusal {
+  status: 401 | 403 | 503;
+  message: string;
+}
+
+/** What the guard compares requests against. */
+export interface GuardOptions {
+  /** The host the server is bound to, as given (`127.0.0.1`, `::1`, `0.0.0.0`, a name…). */
+  host: string;
+  /** The port actually bound. */
+  port: number;
+  /** Required bearer token, if any. */
+  token?: string;
+  /** Extra origins allowed besides the server's own (e.g. a browser-based client). */
+  allowedOrigins?: readonly string[];
+}
+
+const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '::1'];
+const WILDCARD_HOSTS = ['0.0.0.0', '::'];
+
+/** Whether `host` only accepts connections from this machine. */
+export function isLoopbackHost(host: string): boolean {
+  const bare = stripBrackets(host).toLowerCase();
+  return LOOPBACK_NAMES.includes(bare) || (isIP(bare) === 4 && bare.startsWith('127.'));
+}
+
+/** Refuse a non-loopback bind without a token: anyone on the network could drive the tools. */
+export function assertSafeBind(host: string, token: string | undefined): void {
+  if (isLoopbackHost(host) || token) return;
+  throw new LoadoutError(
+    'INVALID_ARGUMENT',
+    `Refusing to listen on ${host} without a token: anyone who can reach it could call your tools. Pass --token (or set LOADOUT_TOKEN), or bind --host 127.0.0.1`,
+  );
+}
+
+/** A request check built once per server: returns a refusal, or undefined when the request may pass. */
+export function createRequestGuard(options: GuardOptions): (headers: IncomingHttpHeaders, needsToken: boolean) => Refusal | undefined {
+  const hostnames = allowedHostnames(options.host);
+  const ownOrigins = new Set([...(hostnames ?? [stripBrackets(options.host)])].map((name) => originOf(name, options.port)));
+  const extraOrigins = new Set((options.allowedOrigins ?? []).map((origin) => origin.replace(/\/+$/, '').toLowerCase()));
+  const tokenDigest = options.token ? digest(options.token) : undefined;
+
+  return (headers, needsToken) => {
+    if (hostnames && !hostMatches(headers.host, hostnames, options.port)) {
+      return { status: 403, message: `Host '${headers.host ?? ''}' is not this server's address` };
+    }
+    const origin = headers.origin?.toLowerCase();
+    if (origin !== undefined && !ownOrigins.has(origin) && !extraOrigins.has(origin)) {
+      return { status: 403, message: `Origin '${headers.origin}' is not allowed (start loadout with --allow-origin ${headers.origin} to allow it)` };
+    }
+    if (needsToken && tokenDigest && !bearerMatches(headers.authorization, tokenDigest)) {
+      return { status: 401, message: 'Missing or wrong bearer token (send Authorization: Bearer <token>)' };
+    }
+    return undefined;
+  };
+}
+
+// The hostnames a Host header may name; undefined for a wildcard bind, where any name can reach
+// the server and the token is what keeps strangers out.
+function allowedHostnames(host: string): ReadonlySet<string> | undefined {
+  const bare = stripBrackets(host).toLowerCase();
+  if (WILDCARD_HOSTS.includes(bare)) return undefined;
+  return new Set(isLoopbackHost(bare) ? [...LOOPBACK_NAMES, bare] : [bare]);
+}
+
+function hostMatches(header: string | undefined, hostnames: ReadonlySet<string>, port: number): boolean {
+  if (!header) return false;
+  let url: URL;
+  try {
+    url = new URL(`http://${header}`);
+  } catch {
+    return false;
+  }
+  const headerPort = url.port === '' ? 80 : Number(url.port);
+  return headerPort === port && hostnames.has(stripBrackets(url.hostname).toLowerCase());
+}
+
+function originOf(hostname: string, port: number): string {
+  return `http://${isIP(hostname) === 6 ? `[${hostname}]` : hostname}:${port}`;
+}
+
+function bearerMatches(header: string | undefined, expected: Buffer): boolean {
+  const match = /^Bearer\s+(.+)$/i.exec(header ?? '');
+  // Comparing fixed-length digests keeps the time independent of where the strings differ.
+  return match !== null && timingSafeEqual(digest(match[1]!.trim()), expected);
+}
+
+function digest(text: string): Buffer {
+  return createHash('sha256').update(text, 'utf8').digest();
+}
+
+function stripBrackets(host: string): string {
+  return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+}

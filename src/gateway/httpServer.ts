@@ -1,0 +1,188 @@
+// Serves the gateway over streamable HTTP: `/mcp` (POST, the GET notification stream, DELETE)
+// with one GatewaySession per MCP session, and `/healthz`. Guards every request (Host, Origin,
+// token, body size) before the SDK transport sees it, and expires sessions left idle.
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { LoadoutError, errorMessage, isLoadoutError, type Logger } from '../shared/index.js';
+import type { Gateway } from './createGateway.js';
+import { assertSafeBind, createRequestGuard } from './httpGuard.js';
+import { BodyTooLargeError, readBody } from './httpBody.js';
+
+/** Options of serveHttp. */
+export interface HttpServeOptions {
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  token?: string;
+  /** Origins allowed besides the server's own. */
+  allowedOrigins?: readonly string[];
+  maxBodyBytes: number;
+  /** Sessions with no request open for this long are closed; 0 keeps them forever. */
+  sessionIdleMs: number;
+  logger: Logger;
+}
+
+/** A listening HTTP gateway. */
+export interface HttpGateway {
+  /** The MCP endpoint, e.g. `http://127.0.0.1:7077/mcp`. */
+  readonly url: string;
+  /** Live MCP sessions. */
+  readonly sessionCount: number;
+  /** Close every session and stop listening. Runs once. */
+  close(): Promise<void>;
+}
+
+interface HttpSession {
+  readonly transport: StreamableHTTPServerTransport;
+  openRequests: number;
+  lastActiveMs: number;
+}
+
+const MCP_PATH = '/mcp';
+
+/** Listen on `options.host:port` and serve `gateway` to any number of HTTP clients. */
+export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Promise<HttpGateway> {
+  assertSafeBind(options.host, options.token);
+  const logger = options.logger.child({ mod: 'http' });
+  const sessions = new Map<string, HttpSession>();
+  let guard: ReturnType<typeof createRequestGuard> | undefined;
+
+  const startSession = async (req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> => {
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        sessions.set(id, { transport, openRequests: 0, lastActiveMs: Date.now() });
+        logger.info({ session: id, sessions: sessions.size }, 'session started');
+      },
+    });
+    // Set before connect: the SDK chains it, so a DELETE, an expiry or a gateway close all land here.
+    transport.onclose = () => {
+      if (transport.sessionId && sessions.delete(transport.sessionId)) logger.info({ session: transport.sessionId }, 'session ended');
+    };
+    await gateway.connect(transport);
+    await transport.handleRequest(req, res, body);
+    // An initialize the SDK rejected leaves a session nobody can address.
+    if (!transport.sessionId) await transport.close();
+  };
+
+  const handleMcp = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const sessionId = req.headers['mcp-session-id'];
+    if (Array.isArray(sessionId)) return sendError(res, 400, 'Only one Mcp-Session-Id header is allowed');
+    if (req.method !== 'POST' && req.method !== 'GET' && req.method !== 'DELETE') {
+      res.setHeader('Allow', 'GET, POST, DELETE');
+      return sendError(res, 405, `Method ${req.method} is not allowed on ${MCP_PATH}`);
+    }
+    const body = req.method === 'POST' ? await readJsonBody(req, res, options.maxBodyBytes) : undefined;
+    if (body === NO_BODY) return;
+    if (sessionId === undefined) {
+      if (req.method === 'POST' && isInitializeRequest(body)) return startSession(req, res, body);
+      return sendError(res, 400, 'Mcp-Session-Id header is required (send initialize first to start a session)');
+    }
+    const session = sessions.get(sessionId);
+    if (!session) return sendError(res, 404, 'Session not found (it ended or expired); send initialize to start a new one');
+    session.openRequests++;
+    res.once('close', () => {
+      session.openRequests--;
+      session.lastActiveMs = Date.now();
+    });
+    await session.transport.handleRequest(req, res, body);
+  };
+
+  const server = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    // Until the port is known the guard cannot check Host: refuse rather than let anything through.
+    const refusal = guard ? guard(req.headers, path !== '/healthz') : { status: 503 as const, message: 'loadout is starting' };
+    if (refusal) {
+      if (refusal.status === 401) res.setHeader('WWW-Authenticate', 'Bearer');
+      return sendError(res, refusal.status, refusal.message);
+    }
+    if (path === '/healthz') {
+      if (req.method !== 'GET' && req.method !== 'HEAD') return sendError(res, 405, 'Use GET /healthz');
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ status: 'ok' }));
+      return;
+    }
+    if (path !== MCP_PATH) return sendError(res, 404, `Nothing at ${path}; the MCP endpoint is ${MCP_PATH}`);
+    handleMcp(req, res).catch((error: unknown) => {
+      logger.error({ err: errorMessage(error) }, 'HTTP request failed');
+      // A LoadoutError (e.g. a --equip toolset that does not exist) says what to fix.
+      if (!res.headersSent) sendError(res, 500, isLoadoutError(error) ? error.message : 'Internal error');
+      else res.end();
+    });
+  });
+
+  const port = await listen(server, options.host, options.port);
+  guard = createRequestGuard({ host: options.host, port, token: options.token, allowedOrigins: options.allowedOrigins });
+  const expiry = options.sessionIdleMs > 0 ? startIdleExpiry(sessions, options.sessionIdleMs, logger) : undefined;
+  const hostInUrl = options.host.includes(':') && !options.host.startsWith('[') ? `[${options.host}]` : options.host;
+  let closed: Promise<void> | undefined;
+
+  return {
+    url: `http://${hostInUrl}:${port}${MCP_PATH}`,
+    get sessionCount() {
+      return sessions.size;
+    },
+    close() {
+      closed ??= (async () => {
+        if (expiry) clearInterval(expiry);
+        await Promise.allSettled([...sessions.values()].map((session) => session.transport.close()));
+        // Open GET streams would keep server.close() waiting forever.
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      })();
+      return closed;
+    },
+  };
+}
+
+const NO_BODY = Symbol('no body');
+
+// Reads and parses a POST body, answering 413/400 itself; NO_BODY means the answer was sent.
+async function readJsonBody(req: IncomingMessage, res: ServerResponse, maxBytes: number): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readBody(req, maxBytes);
+  } catch (error) {
+    if (!(error instanceof BodyTooLargeError)) throw error;
+    res.setHeader('Connection', 'close');
+    sendError(res, 413, `Request body is larger than ${maxBytes} bytes (raise it with --max-body-mb)`);
+    return NO_BODY;
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    sendJson(res, 400, { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: the body is not valid JSON' }, id: null });
+    return NO_BODY;
+  }
+}
+
+function startIdleExpiry(sessions: Map<string, HttpSession>, idleMs: number, logger: Logger): NodeJS.Timeout {
+  const timer = setInterval(() => {
+    const now = Date.now();
+    for (const [id, session] of sessions) {
+      // An open request (the GET notification stream included) means the client is still there.
+      if (session.openRequests > 0 || now - session.lastActiveMs < idleMs) continue;
+      logger.info({ session: id }, 'session expired after idling');
+      void session.transport.close();
+    }
+  }, Math.min(idleMs, 60_000));
+  timer.unref();
+  return timer;
+}
+
+function listen(server: ReturnType<typeof createServer>, host: string, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', (error) => reject(new LoadoutError('INVALID_ARGUMENT', `Cannot listen on ${host}:${port} (${errorMessage(error)}); choose another --port or --host`, { cause: error })));
+    server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
+  });
+}
+
+function sendError(res: ServerResponse, status: number, message: string): void {
+  sendJson(res, status, { jsonrpc: '2.0', error: { code: -32000, message }, id: null });
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+}
