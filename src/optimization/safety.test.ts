@@ -19,6 +19,8 @@ describe('findInjectionPatterns', () => {
     'Return the given text unchanged. Use when the user wants text repeated verbatim.',
     'Add two numbers and return the sum. Not for dates or unit conversion; use get_time for times.',
     'Read the whole knowledge graph: entities, relations and observations.',
+    'Fetch weather forecast data. Use when user needs future weather conditions. Required: location (city or coords), date (YYYY-MM-DD). ' +
+      'Returns: temp, conditions, wind. Do NOT use for: historical data (use get_historical), current weather (use get_current), or general climate questions.',
   ])('accepts the ordinary description %j', (text) => {
     expect(findInjectionPatterns(text)).toEqual([]);
   });

@@ -2,6 +2,7 @@
 // "notes" server (nothing is spawned), golden prompts the keyword model separates cleanly, and a
 // loop over a temp state.json.
 import { writeFile } from 'node:fs/promises';
+import type { CreateMessageRequest } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import path from 'node:path';
 import { CatalogStore, writeDefinitionCache } from '../../src/catalog/index.js';
@@ -10,6 +11,7 @@ import { ServerPool } from '../../src/downstream/index.js';
 import { OptimizationLoop, OptimizationStore, type PromptInput } from '../../src/optimization/index.js';
 import { silentLogger } from '../../src/shared/index.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../fixtures/fakeOpenAi.js';
+import { generationAnswer, pickTool } from '../fixtures/keywordModel.js';
 import { fixture, nodeServer, writeServersYaml } from './gateway.js';
 
 /** The canonical description of echo.echo: it shares no keyword with the golden prompts. */
@@ -71,4 +73,22 @@ export function useFakeOpenAi(): () => FakeOpenAi {
 /** servers.yaml with the echo fixture and the openai backend pointing at `baseUrl`. */
 export function writeEchoWithBackend(configDir: string, baseUrl: string): Promise<string> {
   return writeServersYaml(configDir, { echo: nodeServer(fixture('echo')) }, { optimization: { backend: 'openai', base_url: baseUrl, model: 'fake-model' } });
+}
+
+/**
+ * The sampling client's "model": the keyword model, answering natively with tool_use blocks when the
+ * request carries tools, or with the JSON choice when the tools are listed in the system prompt.
+ */
+export function samplingAnswer(params: CreateMessageRequest['params']): Record<string, unknown> {
+  const first = params.messages[0]?.content;
+  const user = first && !Array.isArray(first) && first.type === 'text' ? first.text : '';
+  const system = params.systemPrompt ?? '';
+  if (params.tools) {
+    const tool = pickTool(user, params.tools.map((t) => ({ name: t.name, description: t.description ?? '' })));
+    const content = tool ? [{ type: 'tool_use', id: 'u1', name: tool, input: {} }] : [{ type: 'text', text: 'Directly.' }];
+    return { role: 'assistant', model: 'client-model', stopReason: tool ? 'toolUse' : 'endTurn', content };
+  }
+  const listed = [...system.matchAll(/^- (\S+): (.*)$/gm)].map(([, name, description]) => ({ name: name!, description: description! }));
+  const text = listed.length ? JSON.stringify({ tool: pickTool(user, listed) ?? null }) : generationAnswer(system, user);
+  return { role: 'assistant', model: 'client-model', content: { type: 'text', text } };
 }

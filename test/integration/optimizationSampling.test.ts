@@ -5,25 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { resolvePaths } from '../../src/config/index.js';
 import { createGateway, type Gateway } from '../../src/gateway/index.js';
 import { silentLogger } from '../../src/shared/index.js';
-import { generationAnswer, pickTool } from '../fixtures/keywordModel.js';
 import { fixture, makeTempDirs, nodeServer, textOf, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
-import { GOLDEN_PROMPTS, GOOD_CANDIDATE } from '../helpers/optimization.js';
-
-// The client's "model": the keyword model, answering natively with tool_use blocks when the
-// request carries tools, or with the JSON choice when the tools are listed in the system prompt.
-function answer(params: CreateMessageRequest['params']): Record<string, unknown> {
-  const first = params.messages[0]?.content;
-  const user = first && !Array.isArray(first) && first.type === 'text' ? first.text : '';
-  const system = params.systemPrompt ?? '';
-  if (params.tools) {
-    const tool = pickTool(user, params.tools.map((t) => ({ name: t.name, description: t.description ?? '' })));
-    const content = tool ? [{ type: 'tool_use', id: 'u1', name: tool, input: {} }] : [{ type: 'text', text: 'Directly.' }];
-    return { role: 'assistant', model: 'client-model', stopReason: tool ? 'toolUse' : 'endTurn', content };
-  }
-  const listed = [...system.matchAll(/^- (\S+): (.*)$/gm)].map(([, name, description]) => ({ name: name!, description: description! }));
-  const text = listed.length ? JSON.stringify({ tool: pickTool(user, listed) ?? null }) : generationAnswer(system, user);
-  return { role: 'assistant', model: 'client-model', content: { type: 'text', text } };
-}
+import { GOLDEN_PROMPTS, GOOD_CANDIDATE, samplingAnswer } from '../helpers/optimization.js';
 
 describe('the sampling backend', () => {
   let dirs: TempDirs;
@@ -46,7 +29,7 @@ describe('the sampling backend', () => {
     if (capabilities.sampling) {
       client.setRequestHandler(CreateMessageRequestSchema, (request) => {
         requests.push(request.params);
-        return answer(request.params) as never;
+        return samplingAnswer(request.params) as never;
       });
     }
     await gateway.connect(serverSide);
