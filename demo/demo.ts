@@ -59,9 +59,10 @@ async function runSession(dirs: DemoDirs): Promise<void> {
     });
 
     step('equip', 'the tools appear under flattened names, announced by one list_changed');
-    const before = new Set(listed);
+    const metaTools = new Set(listed);
     await call('equip-toolset', { name: 'todo' });
-    nameList(listed, new Set(listed.filter((name) => !before.has(name))));
+    event(`new in tools/list, after the ${metaTools.size} meta-tools:`);
+    nameList(listed.filter((name) => !metaTools.has(name)));
 
     step('call', 'the agent uses the equipped tools as its own');
     const todoFile = path.join(dirs.workspace, 'TODO.md');
@@ -79,7 +80,7 @@ async function runSession(dirs: DemoDirs): Promise<void> {
 
     step('unequip', 'withdraw the tools again, one more list_changed');
     await call('unequip-toolset', {});
-    nameList(listed);
+    event(`tools/list is back to the ${listed.length} meta-tools`);
 
     step('mistakes', 'bad input gets one readable sentence, and loadout stays up');
     await call('equip-toolset', { name: 'todos' });

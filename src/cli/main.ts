@@ -9,6 +9,7 @@ import { registerServe } from './commands/serve.js';
 import { registerStatus } from './commands/status.js';
 import { registerToolset } from './commands/toolset.js';
 import { printError } from './output.js';
+import { registerOptimize } from './commands/optimize.js';
 
 const program = new Command('loadout')
   .description('A meta-tool MCP gateway: one MCP server in front of many, with toolsets the agent equips.')
@@ -25,6 +26,7 @@ registerRefresh(program);
 registerStatus(program);
 registerList(program);
 registerToolset(program);
+registerOptimize(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   printError(isLoadoutError(error) ? error.message : errorMessage(error));

@@ -26,3 +26,33 @@ export { mergeDiscoveredTools, isEmptyMergeReport, type DiscoveredTool, type Too
 export { ServersFileWatcher, type ServersFileWatcherOptions } from './serversFileWatcher.js';
 export { defaultImportSources, collectImports, convertServer, readMcpServers, importedServersYaml, createServersFile, type ImportSource, type ImportResult } from './mcpImport.js';
 export { loadServersConfig } from './serversFileCache.js';
+export {
+  MAX_CANDIDATE_CHARS,
+  CANONICAL_CANDIDATE_ID,
+  CanonicalToolSchema,
+  ToolCandidateSchema,
+  PromptCategorySchema,
+  GoldenPromptSchema,
+  EvalResultSchema,
+  EvalRunSchema,
+  MetricsSchema,
+  PromotedToolSchema,
+  ServerOptimizationSchema,
+  OptimizationStateSchema,
+  ThresholdsSchema,
+  BackendKindSchema,
+  OptimizationSettingsSchema,
+  type CanonicalTool,
+  type ToolCandidate,
+  type PromptCategory,
+  type GoldenPrompt,
+  type EvalResult,
+  type EvalRun,
+  type Metrics,
+  type PromotedTool,
+  type ServerOptimization,
+  type OptimizationState,
+  type Thresholds,
+  type BackendKind,
+  type OptimizationSettings,
+} from './optimizationState.js';

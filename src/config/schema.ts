@@ -1,6 +1,7 @@
 // The shapes of loadout's own files (servers.yaml, toolset files, state.json) as zod schemas:
 // the single source of their types. Our files are parsed strictly so a typo fails loudly.
 import { z } from 'zod';
+import { OptimizationSettingsSchema } from './optimizationState.js';
 
 /** Server names become the `server` part of `server.tool`, so they may not contain a dot. */
 export const ServerNameSchema = z
@@ -77,6 +78,7 @@ export type GatewaySettings = z.infer<typeof GatewaySettingsSchema>;
 export const ServersFileSchema = z.strictObject({
   servers: z.record(ServerNameSchema, ServerConfigSchema).nullable().transform((s) => s ?? {}).default({}),
   gateway: GatewaySettingsSchema.default(GatewaySettingsSchema.parse({})),
+  optimization: OptimizationSettingsSchema.default(OptimizationSettingsSchema.parse({})),
 });
 export type ServersFile = z.infer<typeof ServersFileSchema>;
 

@@ -7,6 +7,7 @@ import { JSONFile } from 'lowdb/node';
 import { z } from 'zod';
 import { LoadoutError, errorMessage } from '../shared/index.js';
 import { ToolsetNameSchema } from './schema.js';
+import { OptimizationStateSchema } from './optimizationState.js';
 import { withFileLock } from './safeWrite.js';
 
 /** The whole state.json. */
@@ -14,6 +15,8 @@ export const StateSchema = z.strictObject({
   version: z.literal(1).default(1),
   /** The toolset equipped at the last stop, re-equipped at the next start (`all` included). */
   activeToolset: ToolsetNameSchema.nullable().default(null),
+  /** Tool-description optimization data per server. */
+  optimization: OptimizationStateSchema.default(OptimizationStateSchema.parse({})),
 });
 export type State = z.infer<typeof StateSchema>;
 

@@ -4,6 +4,7 @@ import type { CatalogStore, DiscoveryResult } from '../catalog/index.js';
 import type { GatewaySettings, LoadoutPaths, StateStore } from '../config/index.js';
 import type { ServerPool } from '../downstream/index.js';
 import type { NamingOptions } from '../registry/index.js';
+import type { OptimizationLoop } from '../optimization/index.js';
 import type { Logger } from '../shared/index.js';
 import type { ToolsetStore } from '../toolsets/index.js';
 
@@ -17,6 +18,8 @@ export interface GatewayContext {
   readonly toolsets: ToolsetStore;
   readonly state: StateStore;
   readonly naming: NamingOptions;
+  /** Tool-description optimization: stored data, promotions, settings. */
+  readonly optimization: OptimizationLoop;
   /** Settles when the start-up discovery of uncached servers has finished. */
   readonly ready: Promise<void>;
   /** Servers whose most recent discovery failed, with the reason. */

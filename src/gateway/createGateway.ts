@@ -5,6 +5,7 @@ import { CatalogStore } from '../catalog/index.js';
 import { StateStore, loadServersConfig, type LoadoutPaths } from '../config/index.js';
 import { ServerHealth, ServerPool } from '../downstream/index.js';
 import { nameBudget } from '../registry/index.js';
+import { OptimizationLoop, OptimizationStore, watchPromotions } from '../optimization/index.js';
 import { errorMessage, isLoadoutError, type Logger } from '../shared/index.js';
 import { ToolsetStore } from '../toolsets/index.js';
 import { startConfigSync } from './configSync.js';
@@ -39,6 +40,10 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const pool = new ServerPool(config.servers, { logger, env: options.env, minStartTimeoutMs: config.gateway.discovery_timeout_seconds * 1000 });
   const catalog = new CatalogStore({ pool, cacheFile: paths.catalogCacheFile, configs: config.servers, settings: config.gateway, logger, serversFile: paths.serversFile });
   await catalog.load();
+  // Promotions go into the catalog before any session connects, so the first tools/list has them.
+  const optimization = new OptimizationLoop({ store: new OptimizationStore(new StateStore(paths.stateFile)), catalog, settings: config.optimization });
+  await optimization.applyPromotions();
+  const stopPromotionWatch = await watchPromotions(optimization, paths.stateFile, logger);
   const health = new ServerHealth({
     pool,
     logger,
@@ -73,6 +78,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     // A server discovered later (an always-on one reconnecting after a failed start) is no longer a failure.
     discoveryFailures: () => new Map([...failures].filter(([server]) => catalog.undiscoveredServers.includes(server))),
     isServerAvailable: (server) => health.isAvailable(server),
+    optimization,
   };
   const stopWatchingToolLists = watchToolListChanges(pool, catalog, logger);
   const metaListing = listMetaTools(META_TOOLS);
@@ -100,6 +106,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     close() {
       closed ??= (async () => {
         await health.close();
+        stopPromotionWatch();
         stopWatchingToolLists();
         await configSync.close();
         await Promise.allSettled([...sessions].map((session) => session.close()));

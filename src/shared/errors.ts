@@ -18,6 +18,11 @@ export type LoadoutErrorCode =
   | 'SERVER_UNAVAILABLE'
   | 'CALL_FAILED'
   | 'INVALID_ARGUMENT'
+  | 'CANDIDATE_REJECTED'
+  | 'PROMOTION_REFUSED'
+  | 'BACKEND_NOT_CONFIGURED'
+  | 'BACKEND_UNAVAILABLE'
+  | 'BACKEND_REPLY_INVALID'
   | 'CLOSED';
 
 /** An expected failure with a readable message and a stable code. */

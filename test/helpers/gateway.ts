@@ -8,7 +8,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
+import { META_TOOLS } from '../../src/gateway/index.js';
 import { z } from 'zod';
+
+/** Names of every meta-tool, in the order loadout lists them. */
+export const META_TOOL_NAMES: readonly string[] = META_TOOLS.map((tool) => tool.name);
 
 /** Repository root. */
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

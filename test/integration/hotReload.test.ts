@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
 import { linesOf, mutableServer, runCli } from '../helpers/cli.js';
-import { eventually, fixture, makeTempDirs, nodeServer, startGateway, textOf, writeServersYaml, type GatewayProcess, type TempDirs } from '../helpers/gateway.js';
+import { META_TOOL_NAMES, eventually, fixture, makeTempDirs, nodeServer, startGateway, textOf, writeServersYaml, type GatewayProcess, type TempDirs } from '../helpers/gateway.js';
 
 const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -11,7 +11,7 @@ describe('servers.yaml while serve runs', () => {
   let dirs: TempDirs;
   let gateway: GatewayProcess | undefined;
   const serversFile = () => path.join(dirs.configDir, 'servers.yaml');
-  const toolNames = async () => (await gateway!.client.listTools()).tools.map((tool) => tool.name).filter((name) => name.includes('_') && !name.includes('-'));
+  const toolNames = async () => (await gateway!.client.listTools()).tools.map((tool) => tool.name).filter((name) => !META_TOOL_NAMES.includes(name));
   // Save the way editors do: write a new file, rename it over the old one.
   const saveAsEditor = async (text: string) => {
     await writeFile(`${serversFile()}.swp`, text);

@@ -34,12 +34,29 @@ export function defineMetaTool<Schema extends z.ZodType>(tool: MetaTool<Schema>)
 /** The tools/list entry of a meta-tool: short, with no output schema, to keep the idle list small. */
 export function listedMetaTool(tool: MetaTool): Tool {
   const { $schema: _schema, ...inputSchema } = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
-  return { name: tool.name, description: tool.description, inputSchema: inputSchema as Tool['inputSchema'] };
+  return { name: tool.name, description: tool.description, inputSchema: withoutClosedObjects(inputSchema) as Tool['inputSchema'] };
+}
+
+// `additionalProperties: false` costs 28 bytes per object in every idle tools/list; the strict
+// zod schema still rejects unknown keys when the call arrives, with a readable error.
+function withoutClosedObjects(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withoutClosedObjects);
+  if (!schema || typeof schema !== 'object') return schema;
+  return Object.fromEntries(
+    Object.entries(schema)
+      .filter(([key, value]) => !(key === 'additionalProperties' && value === false))
+      .map(([key, value]) => [key, withoutClosedObjects(value)]),
+  );
 }
 
 /** A plain text result. */
 export function textResult(text: string): CallToolResult {
   return { content: [{ type: 'text', text }] };
+}
+
+/** One JSON object as text, the answer shape of the optimization tools. */
+export function jsonResult(value: unknown): CallToolResult {
+  return textResult(JSON.stringify(value));
 }
 
 /** An error result the agent can act on. */

@@ -1,0 +1,131 @@
+// The optimization section of state.json and of servers.yaml: canonical tools, candidates,
+// golden prompts, eval runs and promotions per server, and the backend + thresholds settings.
+// Shapes only; the optimization layer owns what they mean.
+import { z } from 'zod';
+
+/** Longest description a candidate may have. */
+export const MAX_CANDIDATE_CHARS = 280;
+/** The candidate id under which runs of a tool's canonical (original) description are stored. */
+export const CANONICAL_CANDIDATE_ID = 'canonical';
+
+/** A tool's original definition, captured once and kept after promotions. */
+export const CanonicalToolSchema = z.strictObject({
+  description: z.string(),
+  inputSchema: z.record(z.string(), z.unknown()),
+});
+export type CanonicalTool = z.infer<typeof CanonicalToolSchema>;
+
+/** A proposed rewrite of one tool's description. */
+export const ToolCandidateSchema = z.strictObject({
+  id: z.string().min(1),
+  toolName: z.string().min(1),
+  description: z.string().min(1).max(MAX_CANDIDATE_CHARS),
+  example: z.string().optional(),
+  charCount: z.number().int().min(1).max(MAX_CANDIDATE_CHARS),
+  createdAt: z.string(),
+  /** Safety findings accepted with `force`. */
+  flags: z.array(z.string()).optional(),
+});
+export type ToolCandidate = z.infer<typeof ToolCandidateSchema>;
+
+export const PromptCategorySchema = z.enum(['direct', 'indirect', 'negative']);
+export type PromptCategory = z.infer<typeof PromptCategorySchema>;
+
+/** A test prompt for one tool, and whether the model should call the tool for it. */
+export const GoldenPromptSchema = z.strictObject({
+  id: z.string().min(1),
+  toolName: z.string().min(1),
+  category: PromptCategorySchema,
+  prompt: z.string().min(10, 'a prompt needs at least 10 characters'),
+  expectedBehavior: z.strictObject({ shouldCallTool: z.boolean(), notes: z.string().optional() }),
+});
+export type GoldenPrompt = z.infer<typeof GoldenPromptSchema>;
+
+/** What happened when one prompt met one description. */
+export const EvalResultSchema = z.strictObject({
+  toolCalled: z.boolean(),
+  correct: z.boolean(),
+  error: z.string().optional(),
+  reasoning: z.string().optional(),
+  durationMs: z.number().nonnegative().optional(),
+});
+export type EvalResult = z.infer<typeof EvalResultSchema>;
+
+/** One evaluation of a candidate (or `canonical`) against one golden prompt. */
+export const EvalRunSchema = z.strictObject({
+  id: z.string().min(1),
+  toolName: z.string().min(1),
+  candidateId: z.string().min(1),
+  promptId: z.string().min(1),
+  timestamp: z.string(),
+  /** Which backend produced it (`manual` for record_eval_run). */
+  backend: z.string().optional(),
+  result: EvalResultSchema,
+});
+export type EvalRun = z.infer<typeof EvalRunSchema>;
+
+/** Success rates (0..1) per category and overall; null when nothing was measured. */
+export const MetricsSchema = z.strictObject({
+  directSuccess: z.number().min(0).max(1).nullable(),
+  indirectSuccess: z.number().min(0).max(1).nullable(),
+  negativeSuccess: z.number().min(0).max(1).nullable(),
+  overall: z.number().min(0).max(1).nullable(),
+});
+export type Metrics = z.infer<typeof MetricsSchema>;
+
+/** The active optimization of one tool. */
+export const PromotedToolSchema = z.strictObject({
+  toolName: z.string().min(1),
+  candidateId: z.string().min(1),
+  description: z.string().min(1),
+  promotedAt: z.string(),
+  forced: z.boolean().default(false),
+  metrics: MetricsSchema,
+  baseline: MetricsSchema.nullable().default(null),
+});
+export type PromotedTool = z.infer<typeof PromotedToolSchema>;
+
+/** Everything optimization keeps for one server. */
+export const ServerOptimizationSchema = z.strictObject({
+  canonical: z.record(z.string(), CanonicalToolSchema).default({}),
+  candidates: z.array(ToolCandidateSchema).default([]),
+  prompts: z.array(GoldenPromptSchema).default([]),
+  runs: z.array(EvalRunSchema).default([]),
+  promotions: z.record(z.string(), PromotedToolSchema).default({}),
+});
+export type ServerOptimization = z.infer<typeof ServerOptimizationSchema>;
+
+/** The `optimization` section of state.json. */
+export const OptimizationStateSchema = z.strictObject({
+  servers: z.record(z.string(), ServerOptimizationSchema).default({}),
+});
+export type OptimizationState = z.infer<typeof OptimizationStateSchema>;
+
+/** The promotion rule's limits (servers.yaml `optimization.thresholds`). */
+export const ThresholdsSchema = z.strictObject({
+  min_overall: z.number().min(0).max(1).default(0.85),
+  min_negative: z.number().min(0).max(1).default(0.8),
+  min_improvement: z.number().min(-1).max(1).default(0.05),
+  max_regression: z.number().min(0).max(1).default(0.1),
+});
+export type Thresholds = z.infer<typeof ThresholdsSchema>;
+
+export const BackendKindSchema = z.enum(['sampling', 'openai', 'command']);
+export type BackendKind = z.infer<typeof BackendKindSchema>;
+
+/** `optimization:` in servers.yaml: which model backend evaluates and generates, and the thresholds. */
+export const OptimizationSettingsSchema = z.strictObject({
+  backend: BackendKindSchema.optional(),
+  /** OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1 (Ollama). */
+  base_url: z.string().url().optional(),
+  model: z.string().min(1).optional(),
+  /** The name of the environment variable holding the API key, never the key. */
+  api_key_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'api_key_env is the name of a variable, e.g. OPENAI_API_KEY').optional(),
+  /** Command template run per prompt: argv with {prompt}, {system}, {tools_file}, {tool} placeholders. */
+  command: z.array(z.string()).min(1).optional(),
+  timeout_seconds: z.number().positive().default(60),
+  /** Closest catalog tools (by the search index) added as distractors during evaluation. */
+  distractors: z.number().int().min(0).max(50).default(8),
+  thresholds: ThresholdsSchema.default(ThresholdsSchema.parse({})),
+});
+export type OptimizationSettings = z.infer<typeof OptimizationSettingsSchema>;

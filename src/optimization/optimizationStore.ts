@@ -1,0 +1,85 @@
+// Optimization data in state.json, per server: canonical tools, candidates, golden prompts,
+// eval runs, promotions. Every change is a locked, validated, atomic state.json update through
+// StateStore; this file decides only where in the document each thing lives.
+import { customAlphabet } from 'nanoid';
+import { ServerOptimizationSchema, type CanonicalTool, type EvalRun, type GoldenPrompt, type PromotedTool, type ServerOptimization, type StateStore, type ToolCandidate } from '../config/index.js';
+
+const EMPTY_SERVER: ServerOptimization = ServerOptimizationSchema.parse({});
+
+/** A new id for a candidate, prompt or run: nanoid over letters and digits, so a shell never reads it as an option. */
+export const newId: () => string = customAlphabet('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz', 16);
+
+/** Typed access to the `optimization` section of state.json. */
+export class OptimizationStore {
+  readonly #state: StateStore;
+
+  constructor(state: StateStore) {
+    this.#state = state;
+  }
+
+  /** Everything stored for one server (empty when nothing is). */
+  async server(server: string): Promise<ServerOptimization> {
+    return (await this.#state.read()).optimization.servers[server] ?? EMPTY_SERVER;
+  }
+
+  /** Every server's data. */
+  async all(): Promise<Record<string, ServerOptimization>> {
+    return (await this.#state.read()).optimization.servers;
+  }
+
+  /** Record canonical definitions for tools not captured yet; captured ones are never replaced. */
+  async captureCanonical(server: string, tools: Record<string, CanonicalTool>): Promise<ServerOptimization> {
+    const current = await this.server(server);
+    if (Object.keys(tools).every((name) => current.canonical[name])) return current;
+    return this.#update(server, (data) => ({ ...data, canonical: { ...tools, ...data.canonical } }));
+  }
+
+  /** Store a new candidate. */
+  async addCandidate(server: string, candidate: ToolCandidate): Promise<void> {
+    await this.#update(server, (data) => ({ ...data, candidates: [...data.candidates, candidate] }));
+  }
+
+  /** Replace a tool's golden prompt set. */
+  async replacePrompts(server: string, tool: string, prompts: GoldenPrompt[]): Promise<void> {
+    await this.#update(server, (data) => ({ ...data, prompts: [...data.prompts.filter((p) => p.toolName !== tool), ...prompts] }));
+  }
+
+  /** Append eval runs (one write for a batch). */
+  async addRuns(server: string, runs: EvalRun[]): Promise<void> {
+    if (!runs.length) return;
+    await this.#update(server, (data) => ({ ...data, runs: [...data.runs, ...runs] }));
+  }
+
+  /** Make `promoted` the active optimization of its tool. */
+  async setPromotion(server: string, promoted: PromotedTool): Promise<void> {
+    await this.#update(server, (data) => ({ ...data, promotions: { ...data.promotions, [promoted.toolName]: promoted } }));
+  }
+
+  /** Drop a tool's promotion; returns the one removed, if any. */
+  async removePromotion(server: string, tool: string): Promise<PromotedTool | undefined> {
+    let removed: PromotedTool | undefined;
+    await this.#update(server, (data) => {
+      const { [tool]: dropped, ...rest } = data.promotions;
+      removed = dropped;
+      return { ...data, promotions: rest };
+    });
+    return removed;
+  }
+
+  /** Promoted descriptions of every server, by tool id (`server.tool`). */
+  async promotedDescriptions(): Promise<Map<string, string>> {
+    const overrides = new Map<string, string>();
+    for (const [server, data] of Object.entries(await this.all())) {
+      for (const promoted of Object.values(data.promotions)) overrides.set(`${server}.${promoted.toolName}`, promoted.description);
+    }
+    return overrides;
+  }
+
+  async #update(server: string, change: (data: ServerOptimization) => ServerOptimization): Promise<ServerOptimization> {
+    const next = await this.#state.update((state) => {
+      const data = state.optimization.servers[server] ?? EMPTY_SERVER;
+      return { ...state, optimization: { ...state.optimization, servers: { ...state.optimization.servers, [server]: change(data) } } };
+    });
+    return next.optimization.servers[server]!;
+  }
+}
