@@ -1,7 +1,7 @@
 // Serves the gateway over streamable HTTP: `/mcp` (POST, the GET notification stream, DELETE)
 // with one GatewaySession per MCP session, and `/healthz`. Guards every request (Host, Origin,
 // token, body size) before the SDK transport sees it, and expires sessions left idle.
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -46,6 +46,8 @@ const MCP_PATH = '/mcp';
 /** Listen on `options.host:port` and serve `gateway` to any number of HTTP clients. */
 export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Promise<HttpGateway> {
   assertSafeBind(options.host, options.token);
+  // Loaded here, not at module load: it brings an HTTP framework that stdio `serve` never needs.
+  const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
   const logger = options.logger.child({ mod: 'http' });
   const sessions = new Map<string, HttpSession>();
   let guard: ReturnType<typeof createRequestGuard> | undefined;
