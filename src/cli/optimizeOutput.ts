@@ -1,8 +1,8 @@
 // Human output of `loadout optimize`: the report table (per tool: optimized or not, metrics
 // before → after), the results table, and the stderr progress bar shown on a TTY.
-import Table from 'cli-table3';
 import type { Metrics } from '../config/index.js';
 import type { EvaluationProgress, OptimizationReport, ToolResults } from '../optimization/index.js';
+import { tableClass } from './output.js';
 
 const BAR_WIDTH = 24;
 
@@ -12,7 +12,7 @@ export function formatReportTable(reports: readonly OptimizationReport[]): strin
   return reports
     .map((report) => {
       const gain = report.avgImprovement === null ? '' : `, average gain ${points(report.avgImprovement)}`;
-      const table = new Table({ head: ['tool', 'status', 'direct', 'indirect', 'negative', 'overall'], style: { head: [], border: [] } });
+      const table = new (tableClass())({ head: ['tool', 'status', 'direct', 'indirect', 'negative', 'overall'], style: { head: [], border: [] } });
       for (const tool of report.tools) {
         const mark = tool.status === 'optimized' ? '✓' : '○';
         const cells = (['directSuccess', 'indirectSuccess', 'negativeSuccess', 'overall'] as const).map((key) => change(tool.before, tool.after, key));
@@ -28,7 +28,7 @@ export function formatResultsTable(results: readonly ToolResults[]): string {
   if (!results.length) return 'No candidates or golden prompts yet.';
   return results
     .map((tool) => {
-      const table = new Table({ head: ['candidate', 'direct', 'indirect', 'negative', 'overall', 'runs', 'promotable'], style: { head: [], border: [] } });
+      const table = new (tableClass())({ head: ['candidate', 'direct', 'indirect', 'negative', 'overall', 'runs', 'promotable'], style: { head: [], border: [] } });
       const row = (id: string, m: Metrics, runs: number, promotable: string): string[] => [id, rate(m.directSuccess), rate(m.indirectSuccess), rate(m.negativeSuccess), rate(m.overall), String(runs), promotable];
       table.push(row('canonical (baseline)', tool.baseline.metrics, tool.baseline.runs, '–'));
       for (const c of tool.candidates) {

@@ -5,7 +5,8 @@ import type TableConstructor from 'cli-table3';
 
 // Loaded on first use: `serve` prints no tables and should not pay for loading cli-table3 at start.
 let TableClass: typeof TableConstructor | undefined;
-function tableClass(): typeof TableConstructor {
+/** The cli-table3 constructor, loaded on first use. */
+export function tableClass(): typeof TableConstructor {
   TableClass ??= createRequire(import.meta.url)('cli-table3') as typeof TableConstructor;
   return TableClass;
 }
