@@ -2,9 +2,8 @@
 // .mcp.json and ~/.claude.json, Claude Desktop, Cursor) into a new servers.yaml. Never overwrites
 // an existing servers.yaml. The home directory is a parameter so tests use a temporary one.
 import path from 'node:path';
-import { Document } from 'yaml';
 import { z } from 'zod';
-import { LoadoutError, errorMessage } from '../shared/index.js';
+import { LoadoutError, errorMessage, yamlModule } from '../shared/index.js';
 import { ServerConfigSchema } from './schema.js';
 import { readTextIfExists, withFileLock, writeTextAtomic } from './safeWrite.js';
 
@@ -126,7 +125,7 @@ export function convertServer(name: string, raw: unknown): Record<string, unknow
 
 /** The text of a new servers.yaml holding the imported servers, with a short guide on top. */
 export function importedServersYaml(result: ImportResult): string {
-  const document = new Document({ servers: result.servers });
+  const document = new (yamlModule().Document)({ servers: result.servers });
   const from = result.found.map((entry) => entry.source.file).join(', ') || 'nothing (no client config found)';
   document.commentBefore = [
     ` Written by "loadout init" from: ${from}`,

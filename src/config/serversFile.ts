@@ -1,8 +1,8 @@
 // Reads, validates and rewrites servers.yaml. Rewrites go through the yaml Document API so the
 // user's comments and key order survive, and never happen while the file on disk is invalid.
-import { LineCounter, isMap, isScalar, parseDocument, type Document } from 'yaml';
+import type { Document, LineCounter } from 'yaml';
 import type { z } from 'zod';
-import { LoadoutError } from '../shared/index.js';
+import { LoadoutError, yamlModule } from '../shared/index.js';
 import { ServersFileSchema, type ServersFile } from './schema.js';
 import { readTextIfExists, updateTextFile } from './safeWrite.js';
 
@@ -16,8 +16,9 @@ export interface LoadedServersFile {
 
 /** Parse servers.yaml text; malformed YAML or a schema error throws CONFIG_INVALID with line and column. */
 export function parseServersFile(text: string, file: string): LoadedServersFile {
-  const lineCounter = new LineCounter();
-  const document = parseDocument(text, { lineCounter, prettyErrors: false });
+  const yaml = yamlModule();
+  const lineCounter = new yaml.LineCounter();
+  const document = yaml.parseDocument(text, { lineCounter, prettyErrors: false });
   const syntaxError = document.errors[0];
   if (syntaxError) {
     const at = lineCounter.linePos(syntaxError.pos[0]);
@@ -76,6 +77,7 @@ function deepestNode(document: Document, issuePath: string[]): RangedNode | unde
 
 function keyNode(document: Document, mapPath: string[], key: string | undefined): RangedNode | undefined {
   const map = mapPath.length ? document.getIn(mapPath, true) : document.contents;
+  const { isMap, isScalar } = yamlModule();
   if (key === undefined || !isMap(map)) return undefined;
   const pair = map.items.find((item) => isScalar(item.key) && String(item.key.value) === key);
   return isScalar(pair?.key) ? pair.key : undefined;

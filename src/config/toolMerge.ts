@@ -1,7 +1,8 @@
 // The smart merge of discovered tools into one server's `tools:` map of servers.yaml, done on the
 // yaml Document so comments and key order survive. Pure: it edits the given document and reports;
 // reading, locking and writing the file is the caller's job (updateServersFile).
-import { isMap, isScalar, type Document, type YAMLMap } from 'yaml';
+import type { Document, YAMLMap } from 'yaml';
+import { yamlModule } from '../shared/index.js';
 
 /** A tool as discovery found it: name, one-line description, and its definition hash. */
 export interface DiscoveredTool {
@@ -38,6 +39,7 @@ export interface ToolMergeOptions {
  * Returns undefined when the server is no longer in the document (removed by a concurrent edit).
  */
 export function mergeDiscoveredTools(document: Document, server: string, discovered: readonly DiscoveredTool[], options: ToolMergeOptions = {}): ToolMergeReport | undefined {
+  const { isMap } = yamlModule();
   const serverNode = document.getIn(['servers', server], true);
   if (!isMap(serverNode)) return undefined;
   const report: ToolMergeReport = { server, added: [], stale: [], returned: [], changed: [], accepted: [] };
@@ -99,6 +101,6 @@ export function isEmptyMergeReport(report: ToolMergeReport): boolean {
 }
 
 function scalarText(node: unknown): string | undefined {
-  if (isScalar(node)) return node.value === null || node.value === undefined ? undefined : String(node.value);
+  if (yamlModule().isScalar(node)) return node.value === null || node.value === undefined ? undefined : String(node.value);
   return typeof node === 'string' ? node : undefined;
 }

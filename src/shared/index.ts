@@ -1,3 +1,4 @@
-// Cross-cutting primitives every layer may use: the error type and the stderr logger.
+// Cross-cutting primitives every layer may use: the error type, the stderr logger, the lazily loaded YAML module.
 export { LoadoutError, isLoadoutError, errorMessage, type LoadoutErrorCode } from './errors.js';
 export { createLogger, silentLogger, LOG_LEVELS, type Logger, type LogLevel } from './logger.js';
+export { yamlModule } from './lazyYaml.js';

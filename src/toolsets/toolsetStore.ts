@@ -2,9 +2,8 @@
 // every use, so a toolset saved by another loadout process (or by hand, or by git) is seen at once.
 import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { parse, stringify } from 'yaml';
 import { ToolsetNameSchema, ToolsetSchema, readTextIfExists, updateTextFile, withFileLock, type Toolset } from '../config/index.js';
-import { LoadoutError, errorMessage } from '../shared/index.js';
+import { LoadoutError, errorMessage, yamlModule } from '../shared/index.js';
 
 /** The reserved toolset name that exposes every enabled tool. */
 export const ALL_TOOLSET = 'all';
@@ -70,7 +69,7 @@ export class ToolsetStore {
     const body: Record<string, unknown> = { name: valid.name };
     if (valid.description) body.description = valid.description;
     body.tools = valid.tools;
-    await updateTextFile(this.#fileOf(valid.name), () => stringify(body, { lineWidth: 0 }));
+    await updateTextFile(this.#fileOf(valid.name), () => yamlModule().stringify(body, { lineWidth: 0 }));
   }
 
   /** Remove a toolset file; false when there was none. */
@@ -96,7 +95,7 @@ export class ToolsetStore {
     if (text === undefined) return undefined;
     let data: unknown;
     try {
-      data = parse(text);
+      data = yamlModule().parse(text);
     } catch (error) {
       throw new LoadoutError('TOOLSET_INVALID', `${file}: ${errorMessage(error).split('\n')[0]}`);
     }
