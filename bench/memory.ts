@@ -1,0 +1,68 @@
+// Row 7: resident memory of the gateway with 50 configured lazy servers (2,500 cached tools),
+// idle and after two rounds of forwarded calls; growth in the second round would be a leak,
+// since the first round also pays for JIT code and the started echo server's connection.
+import { createSetup } from './catalogFixture.js';
+import { descendantsOf, rssBytes, spawnLoadout } from './processes.js';
+import type { BenchRow } from './report.js';
+import type { BenchContext } from './scale.js';
+import { formatBytes } from './stats.js';
+
+const RSS_TARGET_BYTES = 80 * 1024 * 1024;
+const CONCURRENT_CALLERS = 8;
+const SETTLE_MS = 500;
+// Allowed growth between the two rounds: RSS moves by a few pages as the heap settles.
+const GROWTH_TOLERANCE_BYTES = 2 * 1024 * 1024;
+
+/** Rows 7a–7b. */
+export async function benchMemory(context: BenchContext): Promise<BenchRow[]> {
+  const setup = await createSetup({ servers: 49, toolsPerServer: 50, echoTools: context.echoTools, toolsets: { echo: ['echo.echo'] } });
+  const gateway = await spawnLoadout(setup.args, ['--equip', 'echo']);
+  try {
+    await gateway.client.listTools();
+    const idle = await settledRss(gateway.pid);
+    const calls = context.scale.memoryCalls;
+    const perCaller = Math.ceil(calls / CONCURRENT_CALLERS);
+    const round = () =>
+      Promise.all(Array.from({ length: CONCURRENT_CALLERS }, async () => {
+        for (let call = 0; call < perCaller; call++) await gateway.client.callTool({ name: 'echo_echo', arguments: { text: `call ${call}` } });
+      }));
+    await round();
+    const afterFirst = await settledRss(gateway.pid);
+    const [echoPid] = await descendantsOf(gateway.pid);
+    const echoServer = echoPid === undefined ? Number.NaN : await rssBytes(echoPid);
+    await round();
+    const afterSecond = await settledRss(gateway.pid);
+    const growth = afterSecond - afterFirst;
+    const total = perCaller * CONCURRENT_CALLERS;
+    return [
+      {
+        id: '7a',
+        figure: 'gateway RSS idle, 50 lazy servers configured',
+        loadout: formatBytes(idle),
+        limit: `trivial echo server ${formatBytes(echoServer)}`,
+        ratio: idle / echoServer,
+        target: '≤ 80 MiB',
+        pass: idle <= RSS_TARGET_BYTES,
+        values: { idleRssBytes: idle, echoServerRssBytes: echoServer },
+      },
+      {
+        id: '7b',
+        figure: `RSS after ${total} calls, then growth over ${total} more`,
+        loadout: `${formatBytes(afterFirst)}; ${growth >= 0 ? '+' : '−'}${formatBytes(Math.abs(growth))}`,
+        limit: `idle ${formatBytes(idle)}`,
+        ratio: afterSecond / idle,
+        target: `≤ 80 MiB, growth ≤ ${formatBytes(GROWTH_TOLERANCE_BYTES)}`,
+        pass: afterSecond <= RSS_TARGET_BYTES && growth <= GROWTH_TOLERANCE_BYTES,
+        values: { callsPerRound: total, afterFirstRoundRssBytes: afterFirst, afterSecondRoundRssBytes: afterSecond, growthBytes: growth },
+      },
+    ];
+  } finally {
+    await gateway.close();
+    await setup.cleanup();
+  }
+}
+
+async function settledRss(pid: number): Promise<number> {
+  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+  return rssBytes(pid);
+}

@@ -1,0 +1,102 @@
+// Rows 2 and 3: starting. Warm start is spawn → first tools/list answered with a cached catalog of
+// lazy servers (nothing may be spawned); cold first call is the first call to a lazy server's
+// tool. Both are compared with the trivial echo server doing the same on its own.
+import { createSetup, ECHO_FIXTURE, type BenchSetup } from './catalogFixture.js';
+import { descendantsOf, spawnLoadout, spawnMcp, type McpProcess } from './processes.js';
+import type { BenchRow } from './report.js';
+import type { BenchContext } from './scale.js';
+import { formatMs, ratio, summarize } from './stats.js';
+
+const TOOLS_PER_SERVER = 50;
+const WARM_START_TARGET_MS = 200;
+
+/** Rows 2a–2b: warm start with 50 and 200 lazy servers. */
+export async function benchWarmStart(context: BenchContext): Promise<BenchRow[]> {
+  const setups = new Map<number, BenchSetup>();
+  for (const servers of [50, 200]) {
+    setups.set(servers, await createSetup({ servers, toolsPerServer: TOOLS_PER_SERVER, echoTools: context.echoTools }));
+  }
+  try {
+    const trivial: number[] = [];
+    const loadout = new Map<number, { ms: number[]; children: number[] }>([...setups.keys()].map((servers) => [servers, { ms: [], children: [] }]));
+    for (let repeat = 0; repeat < context.scale.startRepeats; repeat++) {
+      trivial.push((await spawnToFirstList(() => spawnMcp(process.execPath, [ECHO_FIXTURE]))).ms);
+      for (const [servers, setup] of setups) {
+        const { ms, children } = await spawnToFirstList(() => spawnLoadout(setup.args));
+        loadout.get(servers)!.ms.push(ms);
+        loadout.get(servers)!.children.push(children);
+      }
+    }
+    const baseline = summarize(trivial);
+    return [...loadout].map(([servers, { ms, children }], index) => {
+      const start = summarize(ms);
+      const maxChildren = Math.max(...children);
+      return {
+        id: `2${'ab'[index]}`,
+        figure: `warm start → first tools/list, ${servers} lazy servers (${servers * TOOLS_PER_SERVER + context.echoTools.length} tools); children`,
+        loadout: `${formatMs(start.p50)} (p99 ${formatMs(start.p99)}); ${maxChildren} children`,
+        limit: `trivial server ${formatMs(baseline.p50)}`,
+        ratio: ratio(start.p50, baseline.p50),
+        target: `≤ ${WARM_START_TARGET_MS} ms, 0 children`,
+        pass: start.p50 <= WARM_START_TARGET_MS && maxChildren === 0,
+        values: { servers, loadoutP50Ms: start.p50, loadoutP99Ms: start.p99, trivialP50Ms: baseline.p50, trivialP99Ms: baseline.p99, maxChildren },
+      };
+    });
+  } finally {
+    for (const setup of setups.values()) await setup.cleanup();
+  }
+}
+
+/** Row 3: first call to a lazy server's tool through loadout vs that server's own spawn → answer. */
+export async function benchColdFirstCall(context: BenchContext): Promise<BenchRow[]> {
+  const setup = await createSetup({ servers: 49, toolsPerServer: TOOLS_PER_SERVER, echoTools: context.echoTools, toolsets: { echo: ['echo.echo'] } });
+  try {
+    const own: number[] = [];
+    const through: number[] = [];
+    for (let repeat = 0; repeat < context.scale.startRepeats; repeat++) {
+      let startedAt = performance.now();
+      const server = await spawnMcp(process.execPath, [ECHO_FIXTURE]);
+      await server.client.callTool({ name: 'echo', arguments: { text: 'first' } });
+      own.push(performance.now() - startedAt);
+      await server.close();
+
+      const gateway = await spawnLoadout(setup.args, ['--equip', 'echo']);
+      try {
+        const { tools } = await gateway.client.listTools();
+        const name = tools.find((tool) => tool.name === 'echo_echo')?.name ?? 'echo_echo';
+        startedAt = performance.now();
+        await gateway.client.callTool({ name, arguments: { text: 'first' } });
+        through.push(performance.now() - startedAt);
+      } finally {
+        await gateway.close();
+      }
+    }
+    const loadout = summarize(through);
+    const baseline = summarize(own);
+    return [
+      {
+        id: '3',
+        figure: 'cold first call to a lazy server (spawn + handshake + call)',
+        loadout: `${formatMs(loadout.p50)} (p99 ${formatMs(loadout.p99)})`,
+        limit: `server's own spawn→answer ${formatMs(baseline.p50)}`,
+        ratio: ratio(loadout.p50, baseline.p50),
+        target: '— (no SPEC target)',
+        values: { loadoutP50Ms: loadout.p50, loadoutP99Ms: loadout.p99, ownSpawnP50Ms: baseline.p50, ownSpawnP99Ms: baseline.p99 },
+      },
+    ];
+  } finally {
+    await setup.cleanup();
+  }
+}
+
+async function spawnToFirstList(spawn: () => Promise<McpProcess>): Promise<{ ms: number; children: number }> {
+  const startedAt = performance.now();
+  const server = await spawn();
+  try {
+    await server.client.listTools();
+    const ms = performance.now() - startedAt;
+    return { ms, children: (await descendantsOf(server.pid)).length };
+  } finally {
+    await server.close();
+  }
+}
