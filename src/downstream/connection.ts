@@ -1,10 +1,8 @@
 // One live MCP client connection to one downstream server, over stdio, SSE or streamable HTTP.
 // It knows how to start, list tools (following pagination), forward a call and close; when to
-// start or stop it is the pool's business.
+// start or stop it is the pool's business. Transports are imported when a server first needs one
+// (the HTTP/SSE clients pull in OAuth and EventSource code), so a warm start loads none of them.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
@@ -54,7 +52,7 @@ export class DownstreamConnection {
     options: { logger: Logger; env?: NodeJS.ProcessEnv; signal?: AbortSignal; timeoutMs?: number; onClose?: () => void },
   ): Promise<DownstreamConnection> {
     const env = options.env ?? process.env;
-    const transport = createTransport(serverName, config, env, options.logger);
+    const transport = await createTransport(serverName, config, env, options.logger);
     const client = new Client(CLIENT_INFO, { capabilities: {} });
     let closedNotified = false;
     client.onclose = () => {
@@ -131,19 +129,20 @@ export class DownstreamConnection {
   }
 }
 
-function createTransport(serverName: string, config: ServerConfig, env: NodeJS.ProcessEnv, logger: Logger): Transport {
+async function createTransport(serverName: string, config: ServerConfig, env: NodeJS.ProcessEnv, logger: Logger): Promise<Transport> {
   try {
-    return createTransportOrThrow(serverName, config, env, logger);
+    return await createTransportOrThrow(serverName, config, env, logger);
   } catch (error) {
     if (error instanceof LoadoutError) throw error;
     throw new LoadoutError('SERVER_START_FAILED', `Server '${serverName}' has an unusable address: ${errorMessage(error)}`, { cause: error });
   }
 }
 
-function createTransportOrThrow(serverName: string, config: ServerConfig, env: NodeJS.ProcessEnv, logger: Logger): Transport {
+async function createTransportOrThrow(serverName: string, config: ServerConfig, env: NodeJS.ProcessEnv, logger: Logger): Promise<Transport> {
   const where = `Server '${serverName}'`;
   const type = transportOf(config);
   if (type === 'stdio') {
+    const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
     const transport = new StdioClientTransport({
       command: expandEnv(config.command!, env, `${where} command`),
       args: config.args.map((arg) => expandEnv(arg, env, `${where} args`)),
@@ -158,5 +157,10 @@ function createTransportOrThrow(serverName: string, config: ServerConfig, env: N
   }
   const url = new URL(expandEnv(config.url!, env, `${where} url`));
   const requestInit = { headers: expandEnvRecord(config.headers, env, `${where} headers`) };
-  return type === 'sse' ? new SSEClientTransport(url, { requestInit }) : new StreamableHTTPClientTransport(url, { requestInit });
+  if (type === 'sse') {
+    const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');
+    return new SSEClientTransport(url, { requestInit });
+  }
+  const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+  return new StreamableHTTPClientTransport(url, { requestInit });
 }
