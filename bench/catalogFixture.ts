@@ -70,7 +70,8 @@ export function generateTools(serverIndex: number, count: number): Tool[] {
   const tools: Tool[] = [];
   for (let index = 0; index < count; index++) {
     const verb = VERBS[index % VERBS.length]!;
-    const noun = NOUNS[Math.floor(index / VERBS.length) % NOUNS.length]!;
+    // Servers start at different nouns, so every noun occurs across the catalog.
+    const noun = NOUNS[(Math.floor(index / VERBS.length) + serverIndex) % NOUNS.length]!;
     const round = Math.floor(index / (VERBS.length * NOUNS.length));
     const name = `${verb}_${noun}${round ? `_v${round + 1}` : ''}`;
     const params = [...PARAMS].sort(() => random() - 0.5).slice(0, 2 + Math.floor(random() * 3));

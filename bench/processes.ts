@@ -51,9 +51,15 @@ export async function spawnMcp(command: string, args: string[], options: SpawnOp
   };
 }
 
-/** Spawn `loadout <globalArgs> serve <serveArgs>` (global: --config/--data; serve: --equip). */
+/**
+ * Spawn `loadout <globalArgs> serve <serveArgs>` (global: --config/--data; serve: --equip).
+ * With LOADOUT_BENCH_CPU_PROF=<dir>, each gateway writes a V8 CPU profile there on exit
+ * (node refuses --cpu-prof in NODE_OPTIONS, so the bench passes it itself).
+ */
 export function spawnLoadout(globalArgs: string[], serveArgs: string[] = [], options: SpawnOptions = {}): Promise<McpProcess> {
-  return spawnMcp(process.execPath, [CLI, ...globalArgs, 'serve', ...serveArgs], options);
+  const profileDir = process.env.LOADOUT_BENCH_CPU_PROF;
+  const nodeFlags = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  return spawnMcp(process.execPath, [...nodeFlags, CLI, ...globalArgs, 'serve', ...serveArgs], options);
 }
 
 /** Live descendants of `pid` (Linux /proc; zombies excluded). */
@@ -83,4 +89,12 @@ export async function rssBytes(pid: number): Promise<number> {
   const kib = /^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1];
   if (!kib) throw new Error(`no VmRSS for process ${pid}`);
   return Number(kib) * 1024;
+}
+
+/** CPU time (user + system) a process has used so far, in milliseconds (Linux clock ticks of 10 ms). */
+export async function cpuTimeMs(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the parenthesised command name start at field 3 (state); utime and stime are 14 and 15.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
