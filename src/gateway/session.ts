@@ -2,12 +2,13 @@
 // byte-for-byte) with its own exposed-tool registry. Answers tools/list from the registry
 // snapshot, routes calls, and announces every change with exactly one list_changed.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ToolRegistry, type RegistryChange, type RegistrySnapshot, type Selection } from '../registry/index.js';
 import { errorMessage, isLoadoutError } from '../shared/index.js';
 import { ALL_TOOLSET } from '../toolsets/index.js';
 import type { GatewayContext } from './context.js';
 import { forwardCall } from './forward.js';
+import { setPassthroughCallToolHandler } from './passthroughCall.js';
 import { describeInvalidArguments, errorResult, listedMetaTool, textResult, type MetaTool, type RequestExtra } from './metaTools/metaTool.js';
 
 /** Identity loadout presents to its clients. */
@@ -38,7 +39,7 @@ export class GatewaySession {
     );
     this.server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS });
     this.server.setRequestHandler(ListToolsRequestSchema, () => this.#listTools());
-    this.server.setRequestHandler(CallToolRequestSchema, (request, extra) => this.#callTool(request.params.name, request.params.arguments, extra));
+    setPassthroughCallToolHandler(this.server, (request, extra) => this.#callTool(request.params.name, request.params.arguments, extra));
     // A new catalog (discovery, config reload, promotion) may change what this session exposes.
     this.#unsubscribe.push(context.catalog.onChange(() => void this.refresh()));
   }
