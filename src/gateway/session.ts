@@ -56,16 +56,19 @@ export class GatewaySession {
   async equip(name: string, options: { announce?: boolean } = {}): Promise<RegistryChange> {
     const selection = await this.#selectionOf(name);
     const change = await this.registry.equip(selection);
-    await this.#context.state.update((state) => ({ ...state, activeToolset: name }));
-    if (change.changed && options.announce !== false) await this.#announce(true);
+    // list_changed goes out before state.json is written (lock + atomic write): the agent waits
+    // on the new list, the remembered toolset only matters at the next start.
+    await Promise.all([
+      change.changed && options.announce !== false ? this.#announce(true) : undefined,
+      this.#context.state.update((state) => ({ ...state, activeToolset: name })),
+    ]);
     return change;
   }
 
   /** Withdraw the equipped toolset (announced and awaited like equip). */
   async unequip(): Promise<RegistryChange> {
     const change = await this.registry.unequip();
-    await this.#context.state.update((state) => ({ ...state, activeToolset: null }));
-    if (change.changed) await this.#announce(true);
+    await Promise.all([change.changed ? this.#announce(true) : undefined, this.#context.state.update((state) => ({ ...state, activeToolset: null }))]);
     return change;
   }
 
