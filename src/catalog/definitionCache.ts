@@ -5,9 +5,14 @@ import { z } from 'zod';
 import { readTextIfExists, updateTextFile } from '../config/index.js';
 import { LoadoutError, errorMessage } from '../shared/index.js';
 
+// Tools are checked, not parsed: a looseObject parse would copy each of thousands of definitions
+// (time and garbage on every warm start), and they are passed on untouched anyway.
+const CachedToolSchema = z.custom<Tool>((tool) => typeof tool === 'object' && tool !== null && typeof (tool as { name?: unknown }).name === 'string', {
+  message: 'every cached tool needs a string "name"',
+});
 const CachedServerSchema = z.looseObject({
   discoveredAt: z.string(),
-  tools: z.array(z.looseObject({ name: z.string() })),
+  tools: z.array(CachedToolSchema),
 });
 const DefinitionCacheSchema = z.looseObject({
   version: z.literal(1),
