@@ -1,8 +1,9 @@
 // One live MCP client connection to one downstream server, over stdio, SSE or streamable HTTP.
 // It knows how to start, list tools (following pagination), forward a call and close; when to
-// start or stop it is the pool's business. Transports are imported when a server first needs one
-// (the HTTP/SSE clients pull in OAuth and EventSource code), so a warm start loads none of them.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+// start or stop it is the pool's business. The SDK client and its transports are imported when a
+// server first needs them (the HTTP/SSE clients pull in OAuth and EventSource code), so a warm
+// start loads none of them.
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
@@ -53,6 +54,7 @@ export class DownstreamConnection {
   ): Promise<DownstreamConnection> {
     const env = options.env ?? process.env;
     const transport = await createTransport(serverName, config, env, options.logger);
+    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
     const client = new Client(CLIENT_INFO, { capabilities: {} });
     let closedNotified = false;
     client.onclose = () => {
