@@ -1,6 +1,8 @@
 // Rows 2 and 3: starting. Warm start is spawn → first tools/list answered with a cached catalog of
 // lazy servers (nothing may be spawned); cold first call is the first call to a lazy server's
 // tool. Both are compared with the trivial echo server doing the same on its own.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { createSetup, ECHO_FIXTURE, type BenchSetup } from './catalogFixture.js';
 import { cpuTimeMs, descendantsOf, spawnLoadout, spawnMcp, type McpProcess } from './processes.js';
 import type { BenchRow } from './report.js';
@@ -17,9 +19,11 @@ export async function benchWarmStart(context: BenchContext): Promise<BenchRow[]>
     setups.set(servers, await createSetup({ servers, toolsPerServer: TOOLS_PER_SERVER, echoTools: context.echoTools }));
   }
   try {
+    const bareNode: number[] = [];
     const trivial = { ms: [] as number[], cpuMs: [] as number[] };
     const loadout = new Map([...setups.keys()].map((servers) => [servers, { ms: [] as number[], cpuMs: [] as number[], children: [] as number[] }]));
     for (let repeat = 0; repeat < context.scale.startRepeats; repeat++) {
+      bareNode.push(await bareNodeMs());
       const own = await spawnToFirstList(() => spawnMcp(process.execPath, [ECHO_FIXTURE]));
       trivial.ms.push(own.ms);
       trivial.cpuMs.push(own.cpuMs);
@@ -33,6 +37,7 @@ export async function benchWarmStart(context: BenchContext): Promise<BenchRow[]>
     }
     const baseline = summarize(trivial.ms);
     const baselineCpu = summarize(trivial.cpuMs);
+    const bare = summarize(bareNode);
     return [...loadout].map(([servers, { ms, cpuMs, children }], index) => {
       const start = summarize(ms);
       const cpu = summarize(cpuMs);
@@ -41,11 +46,11 @@ export async function benchWarmStart(context: BenchContext): Promise<BenchRow[]>
         id: `2${'ab'[index]}`,
         figure: `warm start → first tools/list, ${servers} lazy servers (${servers * TOOLS_PER_SERVER + context.echoTools.length} tools); children`,
         loadout: `${formatMs(start.p50)} (p99 ${formatMs(start.p99)}, cpu ${formatMs(cpu.p50)}); ${maxChildren} children`,
-        limit: `trivial server ${formatMs(baseline.p50)} (cpu ${formatMs(baselineCpu.p50)})`,
+        limit: `trivial server ${formatMs(baseline.p50)} (cpu ${formatMs(baselineCpu.p50)}); bare node ${formatMs(bare.p50)}`,
         ratio: ratio(start.p50, baseline.p50),
         target: `≤ ${WARM_START_TARGET_MS} ms, 0 children`,
         pass: start.p50 <= WARM_START_TARGET_MS && maxChildren === 0,
-        values: { servers, loadoutP50Ms: start.p50, loadoutP99Ms: start.p99, trivialP50Ms: baseline.p50, trivialP99Ms: baseline.p99, loadoutCpuP50Ms: cpu.p50, trivialCpuP50Ms: baselineCpu.p50, maxChildren },
+        values: { servers, loadoutP50Ms: start.p50, loadoutP99Ms: start.p99, trivialP50Ms: baseline.p50, trivialP99Ms: baseline.p99, loadoutCpuP50Ms: cpu.p50, trivialCpuP50Ms: baselineCpu.p50, bareNodeP50Ms: bare.p50, maxChildren },
       };
     });
   } finally {
@@ -107,4 +112,12 @@ async function spawnToFirstList(spawn: () => Promise<McpProcess>): Promise<{ ms:
   } finally {
     await server.close();
   }
+}
+
+// The floor under any Node server: spawning `node -e ""` until it has exited.
+async function bareNodeMs(): Promise<number> {
+  const startedAt = performance.now();
+  const child = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });
+  await once(child, 'exit');
+  return performance.now() - startedAt;
 }
