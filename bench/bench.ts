@@ -52,11 +52,14 @@ async function listEchoTools(): Promise<BenchContext['echoTools']> {
   }
 }
 
+/** A wrong command line: reported as one line, without a stack. */
+class UsageError extends Error {}
+
 function parseArguments(argv: string[]): BenchOptions & { json: boolean } {
   const unknown = argv.filter((arg) => !['--json', '--quick'].includes(arg) && !arg.startsWith('--only='));
-  if (unknown.length) throw new Error(`unknown argument ${unknown.join(' ')}; usage: npm run bench -- [--json] [--quick] [--only=${Object.keys(SECTIONS).join(',')}]`);
+  if (unknown.length) throw new UsageError(`unknown argument ${unknown.join(' ')}; usage: npm run bench -- [--json] [--quick] [--only=${Object.keys(SECTIONS).join(',')}]`);
   const only = argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length).split(',');
-  for (const name of only ?? []) if (!SECTIONS[name]) throw new Error(`unknown section '${name}'; sections: ${Object.keys(SECTIONS).join(', ')}`);
+  for (const name of only ?? []) if (!SECTIONS[name]) throw new UsageError(`unknown section '${name}'; sections: ${Object.keys(SECTIONS).join(', ')}`);
   return { json: argv.includes('--json'), quick: argv.includes('--quick'), only };
 }
 
@@ -72,7 +75,8 @@ async function main(): Promise<void> {
 // Run only as the entry script, so the test can import runBench without starting a run.
 if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
   main().catch((error: unknown) => {
-    process.stderr.write(`bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    const text = error instanceof UsageError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
+    process.stderr.write(`bench: ${text}\n`);
     process.exitCode = 1;
   });
 }
