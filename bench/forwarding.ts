@@ -78,8 +78,12 @@ export async function benchForwarding(context: BenchContext): Promise<BenchRow[]
       },
     ];
     for (const [transport, connect] of Object.entries(GATEWAY_TRANSPORTS)) {
-      const through = transport === 'stdio' ? loadout : { ...loadout, process: await connect(setup) };
-      if (through !== loadout) opened.push(through.process);
+      // stdio reuses the gateway measured above; another transport gets its own gateway.
+      let through = loadout;
+      if (transport !== 'stdio') {
+        through = { ...loadout, name: `loadout-${transport}`, process: await connect(setup) };
+        opened.push(through.process);
+      }
       const { perSecond, directPerSecond } = await throughput(through, direct, context);
       rows.push({
         id: '1d',

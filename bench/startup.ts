@@ -74,9 +74,9 @@ export async function benchColdFirstCall(context: BenchContext): Promise<BenchRo
       const gateway = await spawnLoadout(setup.args, ['--equip', 'echo']);
       try {
         const { tools } = await gateway.client.listTools();
-        const name = tools.find((tool) => tool.name === 'echo_echo')?.name ?? 'echo_echo';
+        if (!tools.some((tool) => tool.name === 'echo_echo')) throw new Error('loadout did not expose echo_echo');
         startedAt = performance.now();
-        await gateway.client.callTool({ name, arguments: { text: 'first' } });
+        await gateway.client.callTool({ name: 'echo_echo', arguments: { text: 'first' } });
         through.push(performance.now() - startedAt);
       } finally {
         await gateway.close();
