@@ -1,10 +1,9 @@
 // One live MCP client connection to one downstream server, over stdio, SSE or streamable HTTP.
 // It knows how to start, list tools (following pagination), forward a call and close; when to
-// start or stop it is the pool's business.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+// start or stop it is the pool's business. The SDK client and its transports are imported when a
+// server first needs them (the HTTP/SSE clients pull in OAuth and EventSource code), so a warm
+// start loads none of them.
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
@@ -93,7 +92,8 @@ export class DownstreamConnection {
     options: { logger: Logger; env?: NodeJS.ProcessEnv; signal?: AbortSignal; timeoutMs?: number } & ConnectionHooks,
   ): Promise<DownstreamConnection> {
     const env = options.env ?? process.env;
-    const transport = createTransport(serverName, config, env, options.logger);
+    const transport = await createTransport(serverName, config, env, options.logger);
+    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
     const client = new Client(CLIENT_INFO, { capabilities: CLIENT_CAPABILITIES });
     const relay = options.onRelayedRequest ?? refuseRelayedRequest;
     client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => relay(request, extra.signal));
@@ -173,8 +173,9 @@ export class DownstreamConnection {
    */
   close(): Promise<void> {
     this.#closed ??= (async () => {
-      const transport = this.#transport;
-      if (transport instanceof StreamableHTTPClientTransport) {
+      // Only the streamable HTTP transport has sessions to end (its class is imported lazily, so no instanceof).
+      const transport = this.#transport as Transport & { terminateSession?: () => Promise<void> };
+      if (typeof transport.terminateSession === 'function') {
         // A server that does not answer the DELETE promptly is not waited for: close() aborts it.
         await settleWithin(transport.terminateSession(), SESSION_END_WAIT_MS);
       }
@@ -202,19 +203,20 @@ function refuseRelayedRequest(request: RelayedRequest): Promise<never> {
   return Promise.reject(new McpError(ErrorCode.InvalidRequest, `loadout cannot answer ${request.method} here: no client session is waiting on this server`));
 }
 
-function createTransport(serverName: string, config: ServerConfig, env: NodeJS.ProcessEnv, logger: Logger): Transport {
+async function createTransport(serverName: string, config: ServerConfig, env: NodeJS.ProcessEnv, logger: Logger): Promise<Transport> {
   try {
-    return createTransportOrThrow(serverName, config, env, logger);
+    return await createTransportOrThrow(serverName, config, env, logger);
   } catch (error) {
     if (error instanceof LoadoutError) throw error;
     throw new LoadoutError('SERVER_START_FAILED', `Server '${serverName}' has an unusable address: ${errorMessage(error)}`, { cause: error });
   }
 }
 
-function createTransportOrThrow(serverName: string, config: ServerConfig, env: NodeJS.ProcessEnv, logger: Logger): Transport {
+async function createTransportOrThrow(serverName: string, config: ServerConfig, env: NodeJS.ProcessEnv, logger: Logger): Promise<Transport> {
   const where = `Server '${serverName}'`;
   const type = transportOf(config);
   if (type === 'stdio') {
+    const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
     const transport = new StdioClientTransport({
       command: expandEnv(config.command!, env, `${where} command`),
       args: config.args.map((arg) => expandEnv(arg, env, `${where} args`)),
@@ -229,5 +231,10 @@ function createTransportOrThrow(serverName: string, config: ServerConfig, env: N
   }
   const url = new URL(expandEnv(config.url!, env, `${where} url`));
   const requestInit = { headers: expandEnvRecord(config.headers, env, `${where} headers`) };
-  return type === 'sse' ? new SSEClientTransport(url, { requestInit }) : new StreamableHTTPClientTransport(url, { requestInit });
+  if (type === 'sse') {
+    const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');
+    return new SSEClientTransport(url, { requestInit });
+  }
+  const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+  return new StreamableHTTPClientTransport(url, { requestInit });
 }
