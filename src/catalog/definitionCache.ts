@@ -6,9 +6,14 @@ import { readTextIfExists, updateTextFile } from '../config/index.js';
 import { LoadoutError, errorMessage } from '../shared/index.js';
 import { rememberToolHash, toolHash } from './toolHash.js';
 
+// Tools are checked, not parsed: a looseObject parse would copy each of thousands of definitions
+// (time and garbage on every warm start), and they are passed on untouched anyway.
+const CachedToolSchema = z.custom<Tool>((tool) => typeof tool === 'object' && tool !== null && typeof (tool as { name?: unknown }).name === 'string', {
+  message: 'every cached tool needs a string "name"',
+});
 const CachedServerSchema = z.looseObject({
   discoveredAt: z.string(),
-  tools: z.array(z.looseObject({ name: z.string() })),
+  tools: z.array(CachedToolSchema),
   /** toolHash of each tool by name, stored so a warm start need not hash every definition. */
   hashes: z.record(z.string(), z.string()).optional(),
 });

@@ -1,7 +1,9 @@
 // One live MCP client connection to one downstream server, over stdio, SSE or streamable HTTP.
 // It knows how to start, list tools (following pagination), forward a call and close; when to
-// start or stop it is the pool's business.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+// start or stop it is the pool's business. The SDK client and its transports are imported when a
+// server first needs them (the HTTP/SSE clients pull in OAuth and EventSource code), so a warm
+// start loads none of them.
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
@@ -95,6 +97,7 @@ export class DownstreamConnection {
   ): Promise<DownstreamConnection> {
     const env = options.env ?? process.env;
     const transport = await createTransport(serverName, config, env, options.logger);
+    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
     const client = new Client(CLIENT_INFO, { capabilities: CLIENT_CAPABILITIES });
     const relay = options.onRelayedRequest ?? refuseRelayedRequest;
     client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => relay(request, extra.signal));
@@ -174,8 +177,9 @@ export class DownstreamConnection {
    */
   close(): Promise<void> {
     this.#closed ??= (async () => {
-      const transport = this.#transport;
-      if (endsSessions(transport)) {
+      // Only the streamable HTTP transport has sessions to end (its class is imported lazily, so no instanceof).
+      const transport = this.#transport as Transport & { terminateSession?: () => Promise<void> };
+      if (typeof transport.terminateSession === 'function') {
         // A server that does not answer the DELETE promptly is not waited for: close() aborts it.
         await settleWithin(transport.terminateSession(), SESSION_END_WAIT_MS);
       }
@@ -183,11 +187,6 @@ export class DownstreamConnection {
     })().catch(() => undefined);
     return this.#closed;
   }
-}
-
-// Only streamable HTTP ends a session; checked by shape because its module is loaded lazily.
-function endsSessions(transport: Transport): transport is Transport & { terminateSession(): Promise<void> } {
-  return typeof (transport as { terminateSession?: unknown }).terminateSession === 'function';
 }
 
 // Wait for `promise` to settle, but no longer than `ms`; its outcome does not matter.
@@ -208,17 +207,6 @@ function refuseRelayedRequest(request: RelayedRequest): Promise<never> {
   return Promise.reject(new McpError(ErrorCode.InvalidRequest, `loadout cannot answer ${request.method} here: no client session is waiting on this server`));
 }
 
-// The transport modules (cross-spawn, eventsource, OAuth helpers) take tens of milliseconds to
-// load and a warm start spawns nothing, so each is loaded once, when the first server needing it starts.
-const loadStdio = once(() => import('@modelcontextprotocol/sdk/client/stdio.js'));
-const loadSse = once(() => import('@modelcontextprotocol/sdk/client/sse.js'));
-const loadStreamableHttp = once(() => import('@modelcontextprotocol/sdk/client/streamableHttp.js'));
-
-function once<T>(load: () => Promise<T>): () => Promise<T> {
-  let loaded: Promise<T> | undefined;
-  return () => (loaded ??= load());
-}
-
 async function createTransport(serverName: string, config: ServerConfig, env: NodeJS.ProcessEnv, logger: Logger): Promise<Transport> {
   try {
     return await createTransportOrThrow(serverName, config, env, logger);
@@ -232,7 +220,7 @@ async function createTransportOrThrow(serverName: string, config: ServerConfig, 
   const where = `Server '${serverName}'`;
   const type = transportOf(config);
   if (type === 'stdio') {
-    const { StdioClientTransport } = await loadStdio();
+    const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
     const transport = new StdioClientTransport({
       command: expandEnv(config.command!, env, `${where} command`),
       args: config.args.map((arg) => expandEnv(arg, env, `${where} args`)),
@@ -248,6 +236,10 @@ async function createTransportOrThrow(serverName: string, config: ServerConfig, 
   }
   const url = new URL(expandEnv(config.url!, env, `${where} url`));
   const requestInit = { headers: expandEnvRecord(config.headers, env, `${where} headers`) };
-  if (type === 'sse') return new (await loadSse()).SSEClientTransport(url, { requestInit });
-  return new (await loadStreamableHttp()).StreamableHTTPClientTransport(url, { requestInit });
+  if (type === 'sse') {
+    const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');
+    return new SSEClientTransport(url, { requestInit });
+  }
+  const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+  return new StreamableHTTPClientTransport(url, { requestInit });
 }

@@ -2,12 +2,13 @@
 // byte-for-byte) with its own exposed-tool registry. Answers tools/list from the registry
 // snapshot, routes calls, and announces every change with exactly one list_changed.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ToolRegistry, type RegistryChange, type RegistrySnapshot, type Selection } from '../registry/index.js';
 import { errorMessage, isLoadoutError } from '../shared/index.js';
 import { ALL_TOOLSET } from '../toolsets/index.js';
 import type { GatewayContext } from './context.js';
 import { forwardCall } from './forward.js';
+import { setPassthroughCallToolHandler } from './passthroughCall.js';
 import { describeInvalidArguments, errorResult, listedMetaTool, textResult, type MetaTool, type RequestExtra } from './metaTools/metaTool.js';
 
 /** Identity loadout presents to its clients. */
@@ -38,7 +39,7 @@ export class GatewaySession {
     );
     this.server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS });
     this.server.setRequestHandler(ListToolsRequestSchema, () => this.#listTools());
-    this.server.setRequestHandler(CallToolRequestSchema, (request, extra) => this.#callTool(request.params.name, request.params.arguments, extra));
+    setPassthroughCallToolHandler(this.server, (request, extra) => this.#callTool(request.params.name, request.params.arguments, extra));
     // A new catalog (discovery, config reload, promotion) may change what this session exposes.
     this.#unsubscribe.push(context.catalog.onChange(() => void this.refresh()));
   }
@@ -67,16 +68,19 @@ export class GatewaySession {
   async equip(name: string, options: { announce?: boolean; remember?: boolean } = {}): Promise<RegistryChange> {
     const selection = await this.#selectionOf(name);
     const change = await this.registry.equip(selection);
-    if (options.remember !== false) await this.#rememberSelection();
-    if (change.changed && options.announce !== false) await this.#announce(true);
+    // list_changed goes out before state.json is written (lock + atomic write): the agent waits
+    // on the new list; the remembered toolset only matters at the next start.
+    await Promise.all([
+      change.changed && options.announce !== false ? this.#announce(true) : undefined,
+      options.remember !== false ? this.#rememberSelection() : undefined,
+    ]);
     return change;
   }
 
   /** Withdraw the equipped toolset (announced and awaited like equip). */
   async unequip(): Promise<RegistryChange> {
     const change = await this.registry.unequip();
-    await this.#rememberSelection();
-    if (change.changed) await this.#announce(true);
+    await Promise.all([change.changed ? this.#announce(true) : undefined, this.#rememberSelection()]);
     return change;
   }
 

@@ -27,7 +27,8 @@ export const buildToolset = defineMetaTool({
     if (args.name === ALL_TOOLSET) throw new LoadoutError('TOOLSET_INVALID', `'${ALL_TOOLSET}' is reserved (equip-toolset {"name": "all"} exposes every tool); choose another name.`);
     await gateway.ready;
     const catalog = gateway.catalog.current;
-    const ids: string[] = [];
+    // A Set keeps first-seen order and drops repeats without a quadratic scan of 1,000 names.
+    const ids = new Set<string>();
     const problems: string[] = [];
     for (const name of args.tools) {
       const tool = resolveCatalogName(catalog, name, gateway.naming);
@@ -36,13 +37,13 @@ export const buildToolset = defineMetaTool({
         problems.push(`'${name}' is unknown${close.length ? ` (did you mean ${close.join(', ')}?)` : ''}`);
       } else if (!tool.enabled) {
         problems.push(`'${tool.id}' is disabled in servers.yaml`);
-      } else if (!ids.includes(tool.id)) {
-        ids.push(tool.id);
+      } else {
+        ids.add(tool.id);
       }
     }
     if (problems.length) throw new LoadoutError('TOOL_NOT_FOUND', `Toolset '${args.name}' not saved: ${problems.join('; ')}. Find names with discover-all-tools.`);
-    await gateway.toolsets.save({ name: args.name, description: args.description, tools: ids });
-    const saved = `Saved toolset '${args.name}' with ${ids.length} tool${ids.length === 1 ? '' : 's'}.`;
+    await gateway.toolsets.save({ name: args.name, description: args.description, tools: [...ids] });
+    const saved = `Saved toolset '${args.name}' with ${ids.size} tool${ids.size === 1 ? '' : 's'}.`;
     if (!args.equip) return `${saved} Equip it with equip-toolset {"name": "${args.name}"}.`;
     const change = await session.equip(args.name);
     return `${saved}\n${describeEquipped(change.snapshot)}`;

@@ -1,0 +1,85 @@
+// Row 7: resident memory of the gateway with 50 configured lazy servers (2,500 cached tools),
+// idle (next to a trivial server's, the floor of a Node MCP process) and after two rounds of
+// forwarded calls; growth in the second round would be a leak, since the first also pays for JIT
+// code and the started echo server's connection. The 80 MiB target applies to idle.
+import { createSetup, ECHO_FIXTURE } from './catalogFixture.js';
+import { descendantsOf, rssBytes, spawnLoadout, spawnMcp } from './processes.js';
+import type { BenchRow } from './report.js';
+import type { BenchContext } from './scale.js';
+import { formatBytes } from './stats.js';
+
+const RSS_TARGET_BYTES = 80 * 1024 * 1024;
+const CONCURRENT_CALLERS = 8;
+const SETTLE_MS = 500;
+// Allowed growth between the two rounds: RSS moves by a few MiB as V8 resizes its heap, so only
+// a leak of more than ~500 bytes per call shows (10,000 calls × 500 B ≈ 5 MiB).
+const GROWTH_TOLERANCE_BYTES = 5 * 1024 * 1024;
+
+/** Rows 7a–7b. */
+export async function benchMemory(context: BenchContext): Promise<BenchRow[]> {
+  const trivialIdle = await trivialServerIdleRss();
+  const setup = await createSetup({ servers: 49, toolsPerServer: 50, echoTools: context.echoTools, toolsets: { echo: ['echo.echo'] } });
+  const gateway = await spawnLoadout(setup.args);
+  try {
+    await gateway.client.listTools();
+    // Idle: configured and connected, nothing equipped yet, as a session starts.
+    const idle = await settledRss(gateway.pid);
+    const equipped = await gateway.client.callTool({ name: 'equip-toolset', arguments: { name: 'echo' } });
+    if (equipped.isError) throw new Error(`equip failed: ${JSON.stringify(equipped.content)}`);
+    const calls = context.scale.memoryCalls;
+    const perCaller = Math.ceil(calls / CONCURRENT_CALLERS);
+    const round = () =>
+      Promise.all(Array.from({ length: CONCURRENT_CALLERS }, async () => {
+        for (let call = 0; call < perCaller; call++) await gateway.client.callTool({ name: 'echo_echo', arguments: { text: `call ${call}` } });
+      }));
+    await round();
+    const afterFirst = await settledRss(gateway.pid);
+    const [echoPid] = await descendantsOf(gateway.pid);
+    const echoServer = echoPid === undefined ? Number.NaN : await rssBytes(echoPid);
+    await round();
+    const afterSecond = await settledRss(gateway.pid);
+    const growth = afterSecond - afterFirst;
+    const total = perCaller * CONCURRENT_CALLERS;
+    return [
+      {
+        id: '7a',
+        figure: 'gateway RSS idle, 50 lazy servers configured',
+        loadout: formatBytes(idle),
+        limit: `trivial server idle ${formatBytes(trivialIdle)}`,
+        ratio: idle / trivialIdle,
+        target: '≤ 80 MiB',
+        pass: idle <= RSS_TARGET_BYTES,
+        values: { idleRssBytes: idle, trivialServerIdleRssBytes: trivialIdle },
+      },
+      {
+        id: '7b',
+        figure: `RSS after ${total} calls, then growth over ${total} more`,
+        loadout: `${formatBytes(afterFirst)}; ${growth >= 0 ? '+' : '−'}${formatBytes(Math.abs(growth))}`,
+        limit: `echo server after the same calls ${formatBytes(echoServer)}`,
+        ratio: afterSecond / echoServer,
+        target: `growth ≤ ${formatBytes(GROWTH_TOLERANCE_BYTES)}`,
+        pass: growth <= GROWTH_TOLERANCE_BYTES,
+        values: { callsPerRound: total, afterFirstRoundRssBytes: afterFirst, afterSecondRoundRssBytes: afterSecond, growthBytes: growth, echoServerRssBytes: echoServer },
+      },
+    ];
+  } finally {
+    await gateway.close();
+    await setup.cleanup();
+  }
+}
+
+// The floor: a Node process running the SDK's server and nothing else.
+async function trivialServerIdleRss(): Promise<number> {
+  const server = await spawnMcp(process.execPath, [ECHO_FIXTURE]);
+  try {
+    await server.client.listTools();
+    return await settledRss(server.pid);
+  } finally {
+    await server.close();
+  }
+}
+
+async function settledRss(pid: number): Promise<number> {
+  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+  return rssBytes(pid);
+}

@@ -1,0 +1,100 @@
+// The bench's view of processes: an MCP server (loadout or a fixture) spawned over stdio with an
+// SDK Client connected, and Linux /proc readings of it (child processes, resident memory).
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { readdir, readFile } from 'node:fs/promises';
+import { CLI } from './catalogFixture.js';
+
+/** A spawned stdio MCP server with a connected client. */
+export interface McpProcess {
+  client: Client;
+  pid: number;
+  /** Called on each tools/list_changed, before the client re-lists (if it does). */
+  onListChanged(listener: () => void): void;
+  /** stderr so far (for diagnostics when something fails). */
+  stderr(): string;
+  close(): Promise<void>;
+}
+
+/** Spawn options. */
+export interface SpawnOptions {
+  env?: Record<string, string>;
+  /** Re-read tools/list on list_changed, as Claude Code does; `onRelisted` hears when it is answered. */
+  relist?: { onRelisted: (tools: unknown[]) => void };
+}
+
+/** Spawn `command args` and complete the MCP handshake over its stdio. */
+export async function spawnMcp(command: string, args: string[], options: SpawnOptions = {}): Promise<McpProcess> {
+  const transport = new StdioClientTransport({ command, args, env: { ...(process.env as Record<string, string>), ...options.env }, stderr: 'pipe' });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString('utf8')).slice(-20_000);
+  });
+  const client = new Client({ name: 'loadout-bench', version: '1.0.0' }, { capabilities: {} });
+  const listeners: Array<() => void> = [];
+  client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+    for (const listener of listeners) listener();
+    if (options.relist) options.relist.onRelisted((await client.listTools()).tools);
+  });
+  try {
+    await client.connect(transport);
+  } catch (error) {
+    throw new Error(`${args.join(' ')} did not start: ${error instanceof Error ? error.message : String(error)}\n${stderr}`);
+  }
+  return {
+    client,
+    pid: transport.pid!,
+    onListChanged: (listener) => void listeners.push(listener),
+    stderr: () => stderr,
+    close: () => client.close(),
+  };
+}
+
+/**
+ * Spawn `loadout <globalArgs> serve <serveArgs>` (global: --config/--data; serve: --equip).
+ * With LOADOUT_BENCH_CPU_PROF=<dir>, each gateway writes a V8 CPU profile there on exit
+ * (node refuses --cpu-prof in NODE_OPTIONS, so the bench passes it itself).
+ */
+export function spawnLoadout(globalArgs: string[], serveArgs: string[] = [], options: SpawnOptions = {}): Promise<McpProcess> {
+  const profileDir = process.env.LOADOUT_BENCH_CPU_PROF;
+  const nodeFlags = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  return spawnMcp(process.execPath, [...nodeFlags, CLI, ...globalArgs, 'serve', ...serveArgs], options);
+}
+
+/** Live descendants of `pid` (Linux /proc; zombies excluded). */
+export async function descendantsOf(pid: number): Promise<number[]> {
+  const children = new Map<number, number[]>();
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (!stat || fields[0] === 'Z') continue;
+    const parent = Number(fields[1]);
+    children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
+  }
+  const found: number[] = [];
+  for (let queue = [pid]; queue.length; ) {
+    for (const child of children.get(queue.shift()!) ?? []) {
+      found.push(child);
+      queue.push(child);
+    }
+  }
+  return found;
+}
+
+/** Resident set size of a process in bytes (VmRSS from /proc/<pid>/status). */
+export async function rssBytes(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kib = /^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1];
+  if (!kib) throw new Error(`no VmRSS for process ${pid}`);
+  return Number(kib) * 1024;
+}
+
+/** CPU time (user + system) a process has used so far, in milliseconds (Linux clock ticks of 10 ms). */
+export async function cpuTimeMs(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the parenthesised command name start at field 3 (state); utime and stime are 14 and 15.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}

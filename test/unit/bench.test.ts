@@ -1,0 +1,64 @@
+// Keeps `npm run bench` from rotting: its pure helpers, its generated setups (read back through
+// loadout's own loaders), and a --quick run of the sections whose checks are behaviour (no child
+// process at warm start, one list_changed per equip). No figure is asserted: timing is not tested.
+import { afterEach, describe, expect, it } from 'vitest';
+import { runBench } from '../../bench/bench.js';
+import { createSetup, generateTools, type BenchSetup } from '../../bench/catalogFixture.js';
+import { percentile, ratio, summarize } from '../../bench/stats.js';
+import { readDefinitionCache } from '../../src/catalog/index.js';
+import { loadServersFile } from '../../src/config/index.js';
+import { ToolsetStore } from '../../src/toolsets/index.js';
+
+describe('bench statistics', () => {
+  it('takes nearest-rank percentiles regardless of input order', () => {
+    const samples = [5, 1, 4, 2, 3, 10, 9, 8, 7, 6];
+    expect(percentile(samples, 50)).toBe(5);
+    expect(percentile(samples, 99)).toBe(10);
+    expect(percentile(samples, 0)).toBe(1);
+    expect(percentile([], 50)).toBeNaN();
+    expect(samples[0]).toBe(5); // not sorted in place
+  });
+
+  it('summarizes and compares', () => {
+    const summary = summarize(Array.from({ length: 100 }, (_, index) => index + 1));
+    expect(summary).toMatchObject({ n: 100, p50: 50, p99: 99, min: 1, mean: 50.5 });
+    expect(ratio(3, 2)).toBe(1.5);
+    expect(ratio(1, 0)).toBeNaN();
+  });
+});
+
+describe('bench setups', () => {
+  let setup: BenchSetup | undefined;
+  afterEach(async () => {
+    await setup?.cleanup();
+  });
+
+  it('generates the same distinct tools on every run', () => {
+    const tools = generateTools(7, 150);
+    expect(new Set(tools.map((tool) => tool.name)).size).toBe(150);
+    expect(generateTools(7, 150)).toEqual(tools);
+    expect(tools.every((tool) => tool.inputSchema.type === 'object' && (tool.description ?? '').length > 20)).toBe(true);
+  });
+
+  it('writes servers.yaml, catalog.json and toolsets that loadout reads back', async () => {
+    setup = await createSetup({ servers: 3, toolsPerServer: 4, echoTools: [{ name: 'echo', inputSchema: { type: 'object' } }], toolsets: { pick: ['s001.get_file'] } });
+    const { config } = await loadServersFile(setup.paths.serversFile);
+    expect(Object.keys(config.servers)).toEqual(['echo', 's000', 's001', 's002']);
+    const cache = await readDefinitionCache(setup.paths.catalogCacheFile);
+    expect(Object.values(cache).reduce((total, entry) => total + entry.tools.length, 0)).toBe(13);
+    expect(setup.toolIds).toHaveLength(12);
+    expect((await new ToolsetStore(setup.paths.toolsetsDir).get('pick')).tools).toEqual(['s001.get_file']);
+  });
+});
+
+describe('npm run bench -- --quick', () => {
+  it('runs warm start and equip/search end to end: no children at start, one list_changed per equip', async () => {
+    const rows = await runBench({ quick: true, only: ['warm-start', 'equip-search'] });
+    expect(rows.map((row) => row.id)).toEqual(['2a', '2b', '4a', '4b', '5a', '5b']);
+    for (const row of rows) {
+      for (const value of Object.values(row.values)) expect(Number.isFinite(value)).toBe(true);
+    }
+    expect(rows.filter((row) => row.id.startsWith('2')).map((row) => row.values.maxChildren)).toEqual([0, 0]);
+    expect(rows.filter((row) => row.id.startsWith('4')).map((row) => row.values.oneNotificationEach)).toEqual([1, 1]);
+  }, 180_000);
+});
