@@ -2,7 +2,7 @@
 // servers connected (reconnecting with capped, jittered exponential backoff) and tracks which
 // servers are unavailable. It decides nothing about visible tools; listeners hear of changes.
 import type { ServerConfig } from '../config/index.js';
-import { errorMessage, type Logger } from '../shared/index.js';
+import { KeyedTimers, errorMessage, type Logger } from '../shared/index.js';
 import type { PoolEvent, ServerPool } from './pool.js';
 
 /** The part of the pool health works with (a port, so tests can stand in for it). */
@@ -44,7 +44,7 @@ export class ServerHealth {
   readonly #options: HealthOptions;
   readonly #unavailable = new Set<string>();
   readonly #attempts = new Map<string, number>();
-  readonly #reconnectTimers = new Map<string, NodeJS.Timeout>();
+  readonly #reconnectTimers = new KeyedTimers();
   readonly #pinging = new Set<string>();
   readonly #listeners = new Set<AvailabilityListener>();
   #pingTimer: NodeJS.Timeout | undefined;
@@ -83,8 +83,7 @@ export class ServerHealth {
     this.#closed ??= (async () => {
       this.#unsubscribe?.();
       if (this.#pingTimer) clearInterval(this.#pingTimer);
-      for (const timer of this.#reconnectTimers.values()) clearTimeout(timer);
-      this.#reconnectTimers.clear();
+      this.#reconnectTimers.clearAll();
     })();
     return this.#closed;
   }
@@ -96,7 +95,7 @@ export class ServerHealth {
     }
     if (!this.#keptConnected(event.server)) return;
     if (event.type === 'connected') {
-      this.#cancelReconnect(event.server);
+      this.#reconnectTimers.clear(event.server);
       this.#attempts.delete(event.server);
       this.#setAvailable(event.server, true);
     } else if (event.type === 'lost') {
@@ -118,7 +117,7 @@ export class ServerHealth {
 
   #connect(server: string): void {
     if (this.#closed || !this.#keptConnected(server)) return;
-    this.#cancelReconnect(server);
+    this.#reconnectTimers.clear(server);
     // connection() throws synchronously for an unknown server or a closed pool; keep it a rejection.
     Promise.resolve()
       .then(() => this.#options.pool.connection(server))
@@ -143,25 +142,14 @@ export class ServerHealth {
     const { reconnectBaseMs, reconnectMaxMs, random } = this.#options;
     const delayMs = reconnectDelayMs(attempt, reconnectBaseMs, reconnectMaxMs, random);
     this.#options.logger.warn({ mod: 'health', server, attempt: attempt + 1, delayMs, err: reason }, 'always-on server down; reconnecting');
-    const timer = setTimeout(() => {
-      this.#reconnectTimers.delete(server);
-      this.#connect(server);
-    }, delayMs);
-    timer.unref();
-    this.#reconnectTimers.set(server, timer);
-  }
-
-  #cancelReconnect(server: string): void {
-    const timer = this.#reconnectTimers.get(server);
-    if (timer) clearTimeout(timer);
-    this.#reconnectTimers.delete(server);
+    this.#reconnectTimers.set(server, delayMs, () => this.#connect(server));
   }
 
   // After a servers.yaml change: forget servers no longer kept connected, connect new always-on ones.
   #reconcile(): void {
     for (const server of new Set([...this.#unavailable, ...this.#attempts.keys(), ...this.#reconnectTimers.keys()])) {
       if (this.#keptConnected(server)) continue;
-      this.#cancelReconnect(server);
+      this.#reconnectTimers.clear(server);
       this.#attempts.delete(server);
       this.#setAvailable(server, true);
     }

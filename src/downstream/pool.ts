@@ -4,7 +4,7 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { isDeepStrictEqual } from 'node:util';
 import type { ServerConfig } from '../config/index.js';
-import { LoadoutError, errorMessage, type Logger } from '../shared/index.js';
+import { KeyedTimers, LoadoutError, errorMessage, type Logger } from '../shared/index.js';
 import { DownstreamConnection, type CallOptions } from './connection.js';
 import { InFlightCallers } from './inFlightCallers.js';
 
@@ -47,7 +47,7 @@ export class ServerPool {
   readonly #connections = new Map<string, DownstreamConnection>();
   readonly #starting = new Map<string, Promise<DownstreamConnection>>();
   readonly #inFlight = new Map<string, number>();
-  readonly #idleTimers = new Map<string, NodeJS.Timeout>();
+  readonly #idleTimers = new KeyedTimers();
   readonly #lastErrors = new Map<string, string>();
   readonly #stopping = new Set<DownstreamConnection>();
   /** Servers whose live connection was opened with a config that has since changed. */
@@ -159,7 +159,7 @@ export class ServerPool {
 
   /** End a server's connection (no-op when stopped). */
   async stop(server: string): Promise<void> {
-    this.#clearIdleTimer(server);
+    this.#idleTimers.clear(server);
     this.#outdated.delete(server);
     const connection = this.#connections.get(server);
     if (!connection) return;
@@ -233,7 +233,7 @@ export class ServerPool {
   #markLost(server: string, reason: string): void {
     this.#connections.delete(server);
     this.#outdated.delete(server);
-    this.#clearIdleTimer(server);
+    this.#idleTimers.clear(server);
     this.#lastErrors.set(server, reason);
     this.#options.logger.warn({ mod: 'downstream', server, reason }, 'server connection lost');
     this.#emit({ type: 'lost', server });
@@ -250,7 +250,7 @@ export class ServerPool {
   }
 
   #beginUse(server: string): void {
-    this.#clearIdleTimer(server);
+    this.#idleTimers.clear(server);
     this.#inFlight.set(server, this.inFlight(server) + 1);
   }
 
@@ -271,18 +271,9 @@ export class ServerPool {
     // setTimeout fires at once for delays past 2^31-1 ms (~24.8 days): treat those as "never".
     if (idleTimeoutMs > MAX_TIMER_MS) return;
     // Lazy servers stop after a quiet period; a call arriving meanwhile clears the timer.
-    const timer = setTimeout(() => {
-      this.#idleTimers.delete(server);
+    this.#idleTimers.set(server, idleTimeoutMs, () => {
       if (this.inFlight(server) === 0) void this.stop(server);
-    }, idleTimeoutMs);
-    timer.unref();
-    this.#idleTimers.set(server, timer);
-  }
-
-  #clearIdleTimer(server: string): void {
-    const timer = this.#idleTimers.get(server);
-    if (timer) clearTimeout(timer);
-    this.#idleTimers.delete(server);
+    });
   }
 
   #emit(event: PoolEvent): void {
