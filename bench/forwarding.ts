@@ -1,8 +1,10 @@
 // Row 1: what loadout adds to a forwarded call. The same echo fixture is called directly, through
 // a zero-logic relay process (the physical floor of one extra hop) and through `loadout serve`,
-// in interleaved batches so machine noise hits all three alike.
+// in interleaved batches so machine noise hits all three alike; then calls/s of 8 concurrent
+// callers through loadout over stdio and over streamable HTTP, each next to its transport's direct limit.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { createSetup, ECHO_FIXTURE, RELAY, type BenchSetup } from './catalogFixture.js';
+import { spawnHttpFixture, spawnHttpLoadout } from './httpProcess.js';
 import { spawnLoadout, spawnMcp, type McpProcess } from './processes.js';
 import type { BenchRow } from './report.js';
 import type { BenchContext } from './scale.js';
@@ -13,35 +15,49 @@ const CONCURRENT_CALLERS = 8;
 /** One way of calling the echo tool, timed as a whole path. */
 interface CallPath {
   name: string;
-  process: McpProcess;
+  /** Connected clients; caller i of the concurrent callers uses `clients[i % clients.length]`. */
+  clients: Client[];
   /** The echo tool's name on this path (`echo` directly, the flattened name through loadout). */
   tool: string;
 }
 
+/** Clients of one spawned server, and how to end them and it. */
+interface Connected {
+  clients: Client[];
+  close(): Promise<void>;
+}
+
 /**
- * How the bench's client reaches loadout for the throughput figure. Only stdio exists today;
- * when `serve --http` lands, add an entry that spawns it and connects a
- * StreamableHTTPClientTransport, and its calls/s row appears next to stdio's.
+ * How the bench's callers reach loadout for the throughput figure, and the same echo tool reached
+ * directly over that transport (the transport's own limit). stdio: one connection shared by the
+ * callers, as one agent has. HTTP: one MCP session per caller, as a multi-client deployment has.
  */
-const GATEWAY_TRANSPORTS: Record<string, (setup: BenchSetup) => Promise<McpProcess>> = {
-  stdio: (setup) => spawnLoadout(setup.args, ['--equip', 'echo']),
+const GATEWAY_TRANSPORTS: Record<string, { gateway: (setup: BenchSetup) => Promise<Connected>; direct: () => Promise<Connected> }> = {
+  stdio: {
+    gateway: async (setup) => oneClient(await spawnLoadout(setup.args, ['--equip', 'echo'])),
+    direct: async () => oneClient(await spawnMcp(process.execPath, [ECHO_FIXTURE])),
+  },
+  http: {
+    gateway: (setup) => spawnHttpLoadout(setup.args, ['--equip', 'echo'], CONCURRENT_CALLERS),
+    direct: () => spawnHttpFixture(CONCURRENT_CALLERS),
+  },
 };
 
 /** Rows 1a–1d. */
 export async function benchForwarding(context: BenchContext): Promise<BenchRow[]> {
   const setup = await createSetup({ servers: 0, toolsPerServer: 0, echoTools: context.echoTools, toolsets: { echo: ['echo.echo'] } });
-  const opened: McpProcess[] = [];
+  const opened: Connected[] = [];
+  const open = async (name: string, connect: () => Promise<Connected>, tool?: string): Promise<CallPath> => {
+    const connected = await connect();
+    opened.push(connected);
+    return { name, clients: connected.clients, tool: tool ?? (await exposedEchoName(connected.clients)) };
+  };
   try {
-    const direct: CallPath = { name: 'direct', process: await spawnMcp(process.execPath, [ECHO_FIXTURE]), tool: 'echo' };
-    opened.push(direct.process);
-    const relay: CallPath = { name: 'relay', process: await spawnMcp(process.execPath, [RELAY, process.execPath, ECHO_FIXTURE]), tool: 'echo' };
-    opened.push(relay.process);
-    const gatewayProcess = await GATEWAY_TRANSPORTS.stdio!(setup);
-    opened.push(gatewayProcess);
-    const loadout: CallPath = { name: 'loadout', process: gatewayProcess, tool: await exposedEchoName(gatewayProcess.client) };
-    const paths = [direct, relay, loadout];
+    const direct = await open('direct', GATEWAY_TRANSPORTS.stdio!.direct, 'echo');
+    const relay = await open('relay', async () => oneClient(await spawnMcp(process.execPath, [RELAY, process.execPath, ECHO_FIXTURE])), 'echo');
+    const loadout = await open('loadout', () => GATEWAY_TRANSPORTS.stdio!.gateway(setup));
 
-    const samples = await sequentialSamples(paths, context);
+    const samples = await sequentialSamples([direct, relay, loadout], context);
     const [d, r, l] = [summarize(samples.get('direct')!), summarize(samples.get('relay')!), summarize(samples.get('loadout')!)];
     const overheadMs = l.p50 - d.p50;
     const hopMs = r.p50 - d.p50;
@@ -77,40 +93,58 @@ export async function benchForwarding(context: BenchContext): Promise<BenchRow[]
         values: { overheadP50Ms: overheadMs, relayHopP50Ms: hopMs },
       },
     ];
+    // stdio reuses the paths measured above; another transport gets its own gateway and direct server.
+    const pairs = new Map<string, { through: CallPath; limit: CallPath }>([['stdio', { through: loadout, limit: direct }]]);
     for (const [transport, connect] of Object.entries(GATEWAY_TRANSPORTS)) {
-      // stdio reuses the gateway measured above; another transport gets its own gateway.
-      let through = loadout;
-      if (transport !== 'stdio') {
-        through = { ...loadout, name: `loadout-${transport}`, process: await connect(setup) };
-        opened.push(through.process);
-      }
-      const { perSecond, directPerSecond } = await throughput(through, direct, context);
+      if (transport === 'stdio') continue;
+      pairs.set(transport, {
+        through: await open(`loadout-${transport}`, () => connect.gateway(setup)),
+        limit: await open(`direct-${transport}`, connect.direct, 'echo'),
+      });
+    }
+    const perSecond = await throughput([...pairs.values()].flatMap(({ through, limit }) => [through, limit]), context);
+    const directPerSecond = perSecond.get(direct)!;
+    for (const [transport, { through, limit }] of pairs) {
+      const [loadoutRate, limitRate] = [perSecond.get(through)!, perSecond.get(limit)!];
+      const sameAsStdio = limit === direct;
       rows.push({
         id: '1d',
-        figure: `${CONCURRENT_CALLERS} concurrent callers, calls/s (${transport})`,
-        loadout: `${Math.round(perSecond)}/s`,
-        limit: `direct ${Math.round(directPerSecond)}/s`,
-        ratio: ratio(directPerSecond, perSecond),
-        target: '— (ratio = direct ÷ loadout)',
-        values: { loadoutCallsPerSecond: perSecond, directCallsPerSecond: directPerSecond },
+        figure: `${CONCURRENT_CALLERS} concurrent callers, calls/s (${transport}${sameAsStdio ? '' : `, ${through.clients.length} sessions`})`,
+        loadout: `${Math.round(loadoutRate)}/s`,
+        limit: sameAsStdio ? `direct ${Math.round(limitRate)}/s` : `direct ${transport} ${Math.round(limitRate)}/s; direct stdio ${Math.round(directPerSecond)}/s`,
+        ratio: ratio(limitRate, loadoutRate),
+        target: `— (ratio = direct${sameAsStdio ? '' : ` ${transport}`} ÷ loadout)`,
+        values: sameAsStdio
+          ? { loadoutCallsPerSecond: loadoutRate, directCallsPerSecond: directPerSecond }
+          : { loadoutCallsPerSecond: loadoutRate, directCallsPerSecond: directPerSecond, directSameTransportCallsPerSecond: limitRate },
       });
     }
     return rows;
   } finally {
-    await Promise.allSettled(opened.map((process) => process.close()));
+    await Promise.allSettled(opened.map((connected) => connected.close()));
     await setup.cleanup();
   }
 }
 
-async function exposedEchoName(client: Client): Promise<string> {
-  const { tools } = await client.listTools();
-  const echo = tools.find((tool) => tool.name.endsWith('echo') && tool.name !== 'echo');
-  if (!echo) throw new Error(`loadout did not expose the echo tool; listed: ${tools.map((tool) => tool.name).join(', ')}`);
-  return echo.name;
+function oneClient(process: McpProcess): Connected {
+  return { clients: [process.client], close: () => process.close() };
 }
 
-function callEcho(path: CallPath): Promise<unknown> {
-  return path.process.client.callTool({ name: path.tool, arguments: { text: 'ping' } });
+// Every client is its own session (over HTTP), so each must have the echo tool equipped.
+async function exposedEchoName(clients: Client[]): Promise<string> {
+  const names = new Set<string>();
+  for (const client of clients) {
+    const { tools } = await client.listTools();
+    const echo = tools.find((tool) => tool.name.endsWith('echo') && tool.name !== 'echo');
+    if (!echo) throw new Error(`loadout did not expose the echo tool; listed: ${tools.map((tool) => tool.name).join(', ')}`);
+    names.add(echo.name);
+  }
+  if (names.size !== 1) throw new Error(`sessions exposed the echo tool under different names: ${[...names].join(', ')}`);
+  return [...names][0]!;
+}
+
+function callEcho(path: CallPath, caller = 0): Promise<unknown> {
+  return path.clients[caller % path.clients.length]!.callTool({ name: path.tool, arguments: { text: 'ping' } });
 }
 
 async function sequentialSamples(paths: CallPath[], context: BenchContext): Promise<Map<string, number[]>> {
@@ -126,23 +160,21 @@ async function sequentialSamples(paths: CallPath[], context: BenchContext): Prom
   return samples;
 }
 
-// Median calls/s over rounds; each round runs both paths, loadout first and direct second, then swapped.
-async function throughput(loadout: CallPath, direct: CallPath, context: BenchContext): Promise<{ perSecond: number; directPerSecond: number }> {
+// Median calls/s of each path over rounds; each round runs every path once, the order rotating
+// by one each round so no path is always first (or always right after a busy one).
+async function throughput(paths: CallPath[], context: BenchContext): Promise<Map<CallPath, number>> {
   const { callsPerCaller, throughputRounds } = context.scale;
-  const rates = new Map<CallPath, number[]>([
-    [loadout, []],
-    [direct, []],
-  ]);
+  const rates = new Map<CallPath, number[]>(paths.map((path) => [path, []]));
   for (let round = 0; round < throughputRounds; round++) {
-    const order = round % 2 ? [direct, loadout] : [loadout, direct];
+    const order = [...paths.slice(round % paths.length), ...paths.slice(0, round % paths.length)];
     for (const path of order) {
       const ms = await timeMs(() =>
-        Promise.all(Array.from({ length: CONCURRENT_CALLERS }, async () => {
-          for (let call = 0; call < callsPerCaller; call++) await callEcho(path);
+        Promise.all(Array.from({ length: CONCURRENT_CALLERS }, async (_, caller) => {
+          for (let call = 0; call < callsPerCaller; call++) await callEcho(path, caller);
         })),
       );
       rates.get(path)!.push((CONCURRENT_CALLERS * callsPerCaller * 1000) / ms);
     }
   }
-  return { perSecond: summarize(rates.get(loadout)!).p50, directPerSecond: summarize(rates.get(direct)!).p50 };
+  return new Map([...rates].map(([path, perSecond]) => [path, summarize(perSecond).p50]));
 }

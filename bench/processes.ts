@@ -57,9 +57,14 @@ export async function spawnMcp(command: string, args: string[], options: SpawnOp
  * (node refuses --cpu-prof in NODE_OPTIONS, so the bench passes it itself).
  */
 export function spawnLoadout(globalArgs: string[], serveArgs: string[] = [], options: SpawnOptions = {}): Promise<McpProcess> {
+  return spawnMcp(process.execPath, loadoutCommandArgs(globalArgs, serveArgs), options);
+}
+
+/** node's arguments for `loadout <globalArgs> serve <serveArgs>`, with the CPU-profile flags if asked for. */
+export function loadoutCommandArgs(globalArgs: string[], serveArgs: string[]): string[] {
   const profileDir = process.env.LOADOUT_BENCH_CPU_PROF;
   const nodeFlags = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-  return spawnMcp(process.execPath, [...nodeFlags, CLI, ...globalArgs, 'serve', ...serveArgs], options);
+  return [...nodeFlags, CLI, ...globalArgs, 'serve', ...serveArgs];
 }
 
 /** Live descendants of `pid` (Linux /proc; zombies excluded). */

@@ -4,6 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { runBench } from '../../bench/bench.js';
 import { createSetup, generateTools, type BenchSetup } from '../../bench/catalogFixture.js';
+import { descendantsOf } from '../../bench/processes.js';
 import { percentile, ratio, summarize } from '../../bench/stats.js';
 import { readDefinitionCache } from '../../src/catalog/index.js';
 import { loadServersFile } from '../../src/config/index.js';
@@ -61,4 +62,14 @@ describe('npm run bench -- --quick', () => {
     expect(rows.filter((row) => row.id.startsWith('2')).map((row) => row.values.maxChildren)).toEqual([0, 0]);
     expect(rows.filter((row) => row.id.startsWith('4')).map((row) => row.values.oneNotificationEach)).toEqual([1, 1]);
   }, 180_000);
+
+  it('runs forwarding over stdio and HTTP, then leaves no gateway, fixture or session process behind', async () => {
+    const rows = await runBench({ quick: true, only: ['forwarding'] });
+    expect(rows.map((row) => row.id)).toEqual(['1a', '1b', '1c', '1d', '1d']);
+    expect(rows.slice(3).map((row) => row.figure)).toEqual(['8 concurrent callers, calls/s (stdio)', '8 concurrent callers, calls/s (http, 8 sessions)']);
+    for (const row of rows) {
+      for (const value of Object.values(row.values)) expect(Number.isFinite(value)).toBe(true);
+    }
+    expect(await descendantsOf(process.pid)).toEqual([]);
+  }, 120_000);
 });
