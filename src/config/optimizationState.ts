@@ -126,6 +126,11 @@ export const OptimizationSettingsSchema = z.strictObject({
   timeout_seconds: z.number().positive().default(60),
   /** Closest catalog tools (by the search index) added as distractors during evaluation. */
   distractors: z.number().int().min(0).max(50).default(8),
+  /**
+   * List the optimization meta-tools to agents. Off by default: they add ~3 KB to every session's
+   * idle tools/list, and optimizing descriptions is occasional work (`loadout optimize` always works).
+   */
+  expose_tools: z.boolean().default(false),
   thresholds: ThresholdsSchema.default(ThresholdsSchema.parse({})),
 });
 export type OptimizationSettings = z.infer<typeof OptimizationSettingsSchema>;

@@ -10,7 +10,7 @@ import { errorMessage, isLoadoutError, type Logger } from '../shared/index.js';
 import { ToolsetStore } from '../toolsets/index.js';
 import { startConfigSync } from './configSync.js';
 import type { GatewayContext } from './context.js';
-import { META_TOOLS } from './metaTools/index.js';
+import { META_TOOLS, TOOLSET_META_TOOLS } from './metaTools/index.js';
 import { GatewaySession, listMetaTools } from './session.js';
 import { watchToolListChanges } from './toolListWatch.js';
 
@@ -81,7 +81,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     optimization,
   };
   const stopWatchingToolLists = watchToolListChanges(pool, catalog, logger);
-  const metaListing = listMetaTools(META_TOOLS);
+  const metaTools = config.optimization.expose_tools ? META_TOOLS : TOOLSET_META_TOOLS;
+  const metaListing = listMetaTools(metaTools);
   const sessions = new Set<GatewaySession>();
   let closed: Promise<void> | undefined;
   // An always-on server going down or coming back withdraws or restores its tools in every session.
@@ -93,7 +94,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   return {
     context,
     async connect(transport) {
-      const session = new GatewaySession(context, META_TOOLS, metaListing);
+      const session = new GatewaySession(context, metaTools, metaListing);
       sessions.add(session);
       await restoreToolset(session, context, options.equip);
       session.server.onclose = () => {

@@ -9,7 +9,10 @@ import { ALL_TOOLSET } from '../toolsets/index.js';
 import type { GatewayContext } from './context.js';
 import { forwardCall } from './forward.js';
 import { setPassthroughCallToolHandler } from './passthroughCall.js';
+import { OPTIMIZATION_META_TOOLS } from './metaTools/index.js';
 import { describeInvalidArguments, errorResult, listedMetaTool, textResult, type MetaTool, type RequestExtra } from './metaTools/metaTool.js';
+
+const OPTIMIZATION_TOOL_NAMES: ReadonlySet<string> = new Set(OPTIMIZATION_META_TOOLS.map((tool) => tool.name));
 
 /** Identity loadout presents to its clients. */
 export const SERVER_INFO = { name: 'loadout', version: '0.1.0' } as const;
@@ -162,6 +165,9 @@ export class GatewaySession {
     if (metaTool) return this.#runMetaTool(metaTool, args, extra);
     const route = this.registry.snapshot.routes.get(name) ?? (await this.settledSnapshot()).routes.get(name);
     if (route) return forwardCall(this.#context.pool, route, args, extra, this.server);
+    if (OPTIMIZATION_TOOL_NAMES.has(name)) {
+      return errorResult(`${name} is an optimization tool, and those are off: set optimization.expose_tools: true in servers.yaml and restart loadout, or use \`loadout optimize\`.`);
+    }
     return errorResult(
       `Tool '${name}' is not equipped. Equip a toolset that contains it (equip-toolset), or call it through call-tool {"tool": "server.tool", "arguments": {…}}.`,
     );

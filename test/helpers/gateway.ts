@@ -8,11 +8,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
-import { META_TOOLS } from '../../src/gateway/index.js';
+import { TOOLSET_META_TOOLS } from '../../src/gateway/index.js';
 import { z } from 'zod';
 
-/** Names of every meta-tool, in the order loadout lists them. */
-export const META_TOOL_NAMES: readonly string[] = META_TOOLS.map((tool) => tool.name);
+/** Names of the meta-tools listed by default (optimization tools are opt-in), in listing order. */
+export const META_TOOL_NAMES: readonly string[] = TOOLSET_META_TOOLS.map((tool) => tool.name);
 
 /** Repository root. */
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

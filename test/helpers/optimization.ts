@@ -72,7 +72,7 @@ export function useFakeOpenAi(): () => FakeOpenAi {
 
 /** servers.yaml with the echo fixture and the openai backend pointing at `baseUrl`. */
 export function writeEchoWithBackend(configDir: string, baseUrl: string): Promise<string> {
-  return writeServersYaml(configDir, { echo: nodeServer(fixture('echo')) }, { optimization: { backend: 'openai', base_url: baseUrl, model: 'fake-model' } });
+  return writeServersYaml(configDir, { echo: nodeServer(fixture('echo')) }, { optimization: { backend: 'openai', base_url: baseUrl, model: 'fake-model', expose_tools: true } });
 }
 
 /**

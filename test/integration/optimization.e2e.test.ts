@@ -1,7 +1,8 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeOpenAi } from '../fixtures/fakeOpenAi.js';
-import { fixture, makeTempDirs, nodeServer, startGateway, textOf, writeServersYaml, type GatewayProcess, type TempDirs } from '../helpers/gateway.js';
+import { META_TOOL_NAMES, fixture, makeTempDirs, nodeServer, startGateway, textOf, writeServersYaml, type GatewayProcess, type TempDirs } from '../helpers/gateway.js';
+import { OPTIMIZATION_META_TOOLS } from '../../src/gateway/metaTools/index.js';
 import { ECHO_CANONICAL, GOLDEN_PROMPTS, GOOD_CANDIDATE, WEAK_CANDIDATE, useFakeOpenAi, writeEchoWithBackend } from '../helpers/optimization.js';
 
 const ECHO_SCHEMA = { type: 'object', properties: { text: { type: 'string', description: 'Text to echo' } }, required: ['text'], additionalProperties: false };
@@ -135,8 +136,24 @@ describe('tool-description optimization through a real gateway', () => {
     expect((await call(gateway, 'get_eval_results', { server: 'echo', tool: 'echo' })).isError).toBe(false);
   });
 
-  it('says how to configure a backend when none is configured', async () => {
+  it('keeps the optimization tools out of the tool list unless optimization.expose_tools is on, and says how to turn them on', async () => {
     await writeServersYaml(dirs.configDir, { echo: nodeServer(fixture('echo')) });
+    gateway = await startGateway({ dirs });
+    const names = (await gateway.client.listTools()).tools.map((tool) => tool.name);
+    expect(names).toEqual(META_TOOL_NAMES);
+    const result = await call(gateway, 'get_canonical_tools', { server: 'echo' });
+    expect(result.isError).toBe(true);
+    expect(result.text).toMatch(/^get_canonical_tools is an optimization tool, and those are off: set optimization\.expose_tools: true/);
+    await gateway.close();
+    await writeServersYaml(dirs.configDir, { echo: nodeServer(fixture('echo')) }, { optimization: { expose_tools: true } });
+    gateway = await startGateway({ dirs });
+    const listed = (await gateway.client.listTools()).tools;
+    expect(listed.map((tool) => tool.name)).toEqual([...META_TOOL_NAMES, ...OPTIMIZATION_META_TOOLS.map((tool) => tool.name)]);
+    expect(Buffer.byteLength(JSON.stringify({ tools: listed }))).toBeLessThan(6 * 1024);
+  });
+
+  it('says how to configure a backend when none is configured', async () => {
+    await writeServersYaml(dirs.configDir, { echo: nodeServer(fixture('echo')) }, { optimization: { expose_tools: true } });
     gateway = await startGateway({ dirs });
     const result = await call(gateway, 'generate_golden_prompts', { server: 'echo', tool: 'echo' });
     expect(result.isError).toBe(true);

@@ -8,7 +8,7 @@ describe('optimization over loadout serve --http', () => {
   let harness: HttpHarness;
   beforeEach(async () => {
     harness = await httpHarness();
-    await writeServersYaml(harness.dirs.configDir, { echo: nodeServer(fixture('echo')) });
+    await writeServersYaml(harness.dirs.configDir, { echo: nodeServer(fixture('echo')) }, { optimization: { expose_tools: true } });
   });
   afterEach(() => harness.teardown());
 

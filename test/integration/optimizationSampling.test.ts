@@ -15,7 +15,7 @@ describe('the sampling backend', () => {
   beforeEach(async () => {
     dirs = await makeTempDirs();
     requests = [];
-    await writeServersYaml(dirs.configDir, { echo: nodeServer(fixture('echo')) });
+    await writeServersYaml(dirs.configDir, { echo: nodeServer(fixture('echo')) }, { optimization: { expose_tools: true } });
     gateway = await createGateway({ paths: resolvePaths({ configDir: dirs.configDir, dataDir: dirs.dataDir }), logger: silentLogger });
   });
   afterEach(async () => {

@@ -13,8 +13,7 @@ const DESCRIPTION_WIDTH = 140;
 export const discoverAllTools = defineMetaTool({
   name: 'discover-all-tools',
   description:
-    'List every tool of every server behind loadout as server.tool with a one-line description. ' +
-    'Use query to rank by relevance, server to filter, detail:true for input schemas. Then build-toolset and equip-toolset.',
+    'Search every tool behind loadout: server.tool and one line each. query ranks, server filters, detail:true adds schemas.',
   input: z.strictObject({
     query: z.string().max(500).optional(),
     server: z.string().optional(),
@@ -50,8 +49,7 @@ export const discoverAllTools = defineMetaTool({
 export const callTool = defineMetaTool({
   name: 'call-tool',
   description:
-    'Call a tool by server.tool or its equipped name, with its arguments; returns its result unchanged. ' +
-    'Use it when an equipped tool is not in your tool list. Schemas: discover-all-tools detail:true.',
+    'Call any catalog tool by server.tool or equipped name; use it when equipped tools are missing from your list.',
   input: z.strictObject({
     tool: z.string().min(1),
     arguments: z.record(z.string(), z.unknown()).optional(),

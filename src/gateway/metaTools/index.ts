@@ -4,8 +4,8 @@ import type { MetaTool } from './metaTool.js';
 import { OPTIMIZATION_META_TOOLS } from './optimizationToolList.js';
 import { buildToolset, deleteToolset, equipToolset, getActiveToolset, listSavedToolsets, unequipToolset } from './toolsetTools.js';
 
-/** Every meta-tool. */
-export const META_TOOLS: readonly MetaTool[] = [
+/** The toolset meta-tools, always listed. */
+export const TOOLSET_META_TOOLS: readonly MetaTool[] = [
   discoverAllTools,
   buildToolset,
   equipToolset,
@@ -14,7 +14,11 @@ export const META_TOOLS: readonly MetaTool[] = [
   getActiveToolset,
   deleteToolset,
   callTool,
-  ...OPTIMIZATION_META_TOOLS,
 ];
+
+/** Every meta-tool; the optimization ones are listed only with `optimization.expose_tools: true`. */
+export const META_TOOLS: readonly MetaTool[] = [...TOOLSET_META_TOOLS, ...OPTIMIZATION_META_TOOLS];
+
+export { OPTIMIZATION_META_TOOLS };
 
 export { defineMetaTool, textResult, errorResult, type MetaTool, type MetaToolContext, type RequestExtra } from './metaTool.js';

@@ -34,18 +34,22 @@ export function defineMetaTool<Schema extends z.ZodType>(tool: MetaTool<Schema>)
 /** The tools/list entry of a meta-tool: short, with no output schema, to keep the idle list small. */
 export function listedMetaTool(tool: MetaTool): Tool {
   const { $schema: _schema, ...inputSchema } = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
-  return { name: tool.name, description: tool.description, inputSchema: withoutClosedObjects(inputSchema) as Tool['inputSchema'] };
+  return { name: tool.name, description: tool.description, inputSchema: compactSchema(inputSchema) as Tool['inputSchema'] };
 }
 
-// `additionalProperties: false` costs 28 bytes per object in every idle tools/list; the strict
-// zod schema still rejects unknown keys when the call arrives, with a readable error.
-function withoutClosedObjects(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(withoutClosedObjects);
+// Every idle tools/list carries these schemas, so keywords the call-time check covers anyway are
+// dropped: `additionalProperties: false` and numeric bounds (lengths, ranges, item counts). The
+// strict zod schema still enforces them when the call arrives, with a readable error.
+const ENFORCED_AT_CALL = new Set(['minimum', 'maximum', 'minLength', 'maxLength', 'minItems', 'maxItems']);
+
+function compactSchema(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(compactSchema);
   if (!schema || typeof schema !== 'object') return schema;
   return Object.fromEntries(
     Object.entries(schema)
-      .filter(([key, value]) => !(key === 'additionalProperties' && value === false))
-      .map(([key, value]) => [key, withoutClosedObjects(value)]),
+      // A keyword's value is a number or `false`; a property of the same name would be a schema object.
+      .filter(([key, value]) => !(key === 'additionalProperties' && value === false) && !(ENFORCED_AT_CALL.has(key) && typeof value === 'number'))
+      .map(([key, value]) => [key, compactSchema(value)]),
   );
 }
 

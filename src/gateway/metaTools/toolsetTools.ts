@@ -15,7 +15,7 @@ const REASON_TEXT: Record<WithheldReason, string> = {
 /** build-toolset: save (create or overwrite) a named list of catalog tools. */
 export const buildToolset = defineMetaTool({
   name: 'build-toolset',
-  description: 'Save a named toolset of catalog tools (server.tool names from discover-all-tools); overwrites one of the same name. equip:true also equips it.',
+  description: 'Save (or overwrite) a named toolset of server.tool names; equip:true also equips it.',
   input: z.strictObject({
     name: ToolsetNameSchema,
     tools: z.array(z.string().min(1)).min(1, 'list at least one tool'),
@@ -53,7 +53,7 @@ export const buildToolset = defineMetaTool({
 /** equip-toolset: expose a saved toolset's tools under flattened names. */
 export const equipToolset = defineMetaTool({
   name: 'equip-toolset',
-  description: 'Expose a saved toolset\'s tools as your own tools (replacing any equipped set). "all" equips every tool.',
+  description: 'Expose a saved toolset\'s tools as your own, replacing any equipped set ("all": every tool).',
   input: z.strictObject({ name: ToolsetNameSchema }),
   example: { name: 'notes' },
   async run(args, { gateway, session }) {
@@ -66,7 +66,7 @@ export const equipToolset = defineMetaTool({
 /** unequip-toolset: withdraw the equipped tools. */
 export const unequipToolset = defineMetaTool({
   name: 'unequip-toolset',
-  description: 'Withdraw the equipped toolset\'s tools from your tool list.',
+  description: 'Withdraw the equipped tools.',
   input: z.strictObject({}),
   example: {},
   async run(_args, { session }) {
@@ -80,7 +80,7 @@ export const unequipToolset = defineMetaTool({
 /** list-saved-toolsets: what can be equipped. */
 export const listSavedToolsets = defineMetaTool({
   name: 'list-saved-toolsets',
-  description: 'List saved toolsets with their tool counts and which one is equipped.',
+  description: 'List saved toolsets; marks the equipped one.',
   input: z.strictObject({}),
   example: {},
   async run(_args, { gateway, session }) {
@@ -99,7 +99,7 @@ export const listSavedToolsets = defineMetaTool({
 /** get-active-toolset: the equipped toolset and each tool's status. */
 export const getActiveToolset = defineMetaTool({
   name: 'get-active-toolset',
-  description: 'Show the equipped toolset and the status of each of its tools (available, server down, disabled, stale).',
+  description: 'Show the equipped toolset and each tool\'s status.',
   input: z.strictObject({}),
   example: {},
   async run(_args, { gateway, session }) {
@@ -118,7 +118,7 @@ export const getActiveToolset = defineMetaTool({
 /** delete-toolset: remove a saved toolset, unequipping it first if equipped. */
 export const deleteToolset = defineMetaTool({
   name: 'delete-toolset',
-  description: 'Delete a saved toolset (unequips it first if it is equipped).',
+  description: 'Delete a saved toolset (unequips it if equipped).',
   input: z.strictObject({ name: ToolsetNameSchema }),
   example: { name: 'notes' },
   async run(args, { gateway, session }) {
