@@ -22,6 +22,8 @@ export interface SpawnOptions {
   env?: Record<string, string>;
   /** Re-read tools/list on list_changed, as Claude Code does; `onRelisted` hears when it is answered. */
   relist?: { onRelisted: (tools: unknown[]) => void };
+  /** Extra node flags for a spawned loadout (spawnLoadout only). */
+  nodeFlags?: string[];
 }
 
 /** Spawn `command args` and complete the MCP handshake over its stdio. */
@@ -57,7 +59,7 @@ export async function spawnMcp(command: string, args: string[], options: SpawnOp
  * (node refuses --cpu-prof in NODE_OPTIONS, so the bench passes it itself).
  */
 export function spawnLoadout(globalArgs: string[], serveArgs: string[] = [], options: SpawnOptions = {}): Promise<McpProcess> {
-  return spawnMcp(process.execPath, loadoutCommandArgs(globalArgs, serveArgs), options);
+  return spawnMcp(process.execPath, [...(options.nodeFlags ?? []), ...loadoutCommandArgs(globalArgs, serveArgs)], options);
 }
 
 /** node's arguments for `loadout <globalArgs> serve <serveArgs>`, with the CPU-profile flags if asked for. */

@@ -1,9 +1,12 @@
 // Keeps `npm run bench` from rotting: its pure helpers, its generated setups (read back through
 // loadout's own loaders), and a --quick run of the sections whose checks are behaviour (no child
 // process at warm start, one list_changed per equip). No figure is asserted: timing is not tested.
+import { readdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runBench } from '../../bench/bench.js';
 import { createSetup, generateTools, type BenchSetup } from '../../bench/catalogFixture.js';
+import { liveBytesOf } from '../../bench/heapSnapshot.js';
 import { descendantsOf } from '../../bench/processes.js';
 import { percentile, ratio, summarize } from '../../bench/stats.js';
 import { readDefinitionCache } from '../../src/catalog/index.js';
@@ -25,6 +28,13 @@ describe('bench statistics', () => {
     expect(summary).toMatchObject({ n: 100, p50: 50, p99: 99, min: 1, mean: 50.5 });
     expect(ratio(3, 2)).toBe(1.5);
     expect(ratio(1, 0)).toBeNaN();
+  });
+});
+
+describe('bench heap snapshots', () => {
+  it('sums the self sizes of the nodes, whatever the field order', () => {
+    const snapshot = { snapshot: { meta: { node_fields: ['type', 'name', 'id', 'self_size', 'edge_count'] } }, nodes: [0, 1, 1, 100, 0, 3, 2, 2, 28, 1] };
+    expect(liveBytesOf(JSON.stringify(snapshot))).toBe(128);
   });
 });
 
@@ -70,6 +80,19 @@ describe('npm run bench -- --quick', () => {
     for (const row of rows) {
       for (const value of Object.values(row.values)) expect(Number.isFinite(value)).toBe(true);
     }
+    expect(await descendantsOf(process.pid)).toEqual([]);
+  }, 120_000);
+
+  it('runs memory: a live heap figure after each round, and no snapshot or process left behind', async () => {
+    const heapDirs = async () => (await readdir(tmpdir())).filter((name) => name.startsWith('loadout-bench-heap-'));
+    const before = await heapDirs();
+    const rows = await runBench({ quick: true, only: ['memory'] });
+    expect(rows.map((row) => row.id)).toEqual(['7a', '7b']);
+    const { afterFirstRoundLiveHeapBytes, afterSecondRoundLiveHeapBytes } = rows[1]!.values;
+    // A real heap: more than the 2,500 cached tool definitions alone would take.
+    expect(afterFirstRoundLiveHeapBytes).toBeGreaterThan(1024 * 1024);
+    expect(afterSecondRoundLiveHeapBytes).toBeGreaterThan(1024 * 1024);
+    expect(await heapDirs()).toEqual(before);
     expect(await descendantsOf(process.pid)).toEqual([]);
   }, 120_000);
 });
