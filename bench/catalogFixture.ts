@@ -28,8 +28,8 @@ const PARAMS: Array<[string, 'string' | 'number' | 'boolean', string]> = [
 
 /** The repository root (works from bench/*.ts under vitest and from dist/bench/*.js). */
 export const ROOT = findRoot(path.dirname(fileURLToPath(import.meta.url)));
-/** The compiled CLI entry. */
-export const CLI = path.join(ROOT, 'dist/src/cli/main.js');
+/** The shipped CLI, the bundle `bin` points at. */
+export const CLI = path.join(ROOT, 'dist/bundle/loadout.js');
 /** The compiled echo fixture: a fast, trivial stdio MCP server. */
 export const ECHO_FIXTURE = path.join(ROOT, 'dist/test/fixtures/echo.js');
 /** The compiled interactive fixture; `http` as its argument serves streamable HTTP on a free port. */

@@ -9,8 +9,8 @@ import { stringify } from 'yaml';
 
 /** Repository root (this file runs from dist/demo/). */
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-/** The built loadout CLI. */
-export const CLI = path.join(ROOT, 'dist/src/cli/main.js');
+/** The shipped loadout CLI, the bundle `bin` points at. */
+export const CLI = path.join(ROOT, 'dist/bundle/loadout.js');
 
 /** Where the demo keeps its files. */
 export interface DemoDirs {

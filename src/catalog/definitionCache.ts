@@ -7,15 +7,20 @@ import { LoadoutError, errorMessage } from '../shared/index.js';
 import { rememberToolHash, toolHash } from './toolHash.js';
 
 // Tools are checked, not parsed: a looseObject parse would copy each of thousands of definitions
-// (time and garbage on every warm start), and they are passed on untouched anyway.
-const CachedToolSchema = z.custom<Tool>((tool) => typeof tool === 'object' && tool !== null && typeof (tool as { name?: unknown }).name === 'string', {
+// (time and garbage on every warm start), and they are passed on untouched anyway. Each list is
+// one check rather than a zod array of per-tool checks: that halves reading a 2,500-tool cache.
+const CachedToolsSchema = z.custom<Tool[]>((tools) => Array.isArray(tools) && tools.every(isCachedTool), {
   message: 'every cached tool needs a string "name"',
 });
+const ToolHashesSchema = z.custom<Record<string, string>>(
+  (hashes) => typeof hashes === 'object' && hashes !== null && !Array.isArray(hashes) && Object.values(hashes).every((hash) => typeof hash === 'string'),
+  { message: 'tool hashes must map names to strings' },
+);
 const CachedServerSchema = z.looseObject({
   discoveredAt: z.string(),
-  tools: z.array(CachedToolSchema),
+  tools: CachedToolsSchema,
   /** toolHash of each tool by name, stored so a warm start need not hash every definition. */
-  hashes: z.record(z.string(), z.string()).optional(),
+  hashes: ToolHashesSchema.optional(),
 });
 const DefinitionCacheSchema = z.looseObject({
   version: z.literal(1),
@@ -66,6 +71,10 @@ export async function writeDefinitionCache(file: string, changes: Record<string,
     }
     return JSON.stringify({ version: 1, servers: stored });
   });
+}
+
+function isCachedTool(tool: unknown): boolean {
+  return typeof tool === 'object' && tool !== null && typeof (tool as { name?: unknown }).name === 'string';
 }
 
 function safeJson(text: string): unknown {

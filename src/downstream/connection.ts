@@ -19,7 +19,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { expandEnv, expandEnvRecord, transportOf, type ServerConfig } from '../config/index.js';
-import { LoadoutError, errorMessage, type Logger } from '../shared/index.js';
+import { LoadoutError, errorMessage, lazySchemaValidator, type Logger } from '../shared/index.js';
 
 // What downstream servers send is parsed loosely and passed through untouched: the SDK's own
 // strict Tool schema would strip fields a newer server adds, and re-validating every result
@@ -98,7 +98,7 @@ export class DownstreamConnection {
     const env = options.env ?? process.env;
     const transport = await createTransport(serverName, config, env, options.logger);
     const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
-    const client = new Client(CLIENT_INFO, { capabilities: CLIENT_CAPABILITIES });
+    const client = new Client(CLIENT_INFO, { capabilities: CLIENT_CAPABILITIES, jsonSchemaValidator: lazySchemaValidator() });
     const relay = options.onRelayedRequest ?? refuseRelayedRequest;
     client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => relay(request, extra.signal));
     client.setRequestHandler(ElicitRequestSchema, (request, extra) => relay(request, extra.signal));

@@ -4,7 +4,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ToolRegistry, type RegistryChange, type RegistrySnapshot, type Selection } from '../registry/index.js';
-import { errorMessage, isLoadoutError } from '../shared/index.js';
+import { errorMessage, isLoadoutError, lazySchemaValidator } from '../shared/index.js';
 import { ALL_TOOLSET } from '../toolsets/index.js';
 import type { GatewayContext } from './context.js';
 import { forwardCall } from './forward.js';
@@ -40,7 +40,7 @@ export class GatewaySession {
       { catalog: () => context.catalog.current, isServerAvailable: (server) => context.isServerAvailable(server) },
       context.naming,
     );
-    this.server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS });
+    this.server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS, jsonSchemaValidator: lazySchemaValidator() });
     this.server.setRequestHandler(ListToolsRequestSchema, () => this.#listTools());
     setPassthroughCallToolHandler(this.server, (request, extra) => this.#callTool(request.params.name, request.params.arguments, extra));
     // A new catalog (discovery, config reload, promotion) may change what this session exposes.

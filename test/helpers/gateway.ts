@@ -16,8 +16,8 @@ export const META_TOOL_NAMES: readonly string[] = TOOLSET_META_TOOLS.map((tool) 
 
 /** Repository root. */
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-/** The built CLI entry (tests run after `npm run build`). */
-export const CLI = path.join(ROOT, 'dist/src/cli/main.js');
+/** The shipped CLI, the bundle `bin` points at (tests run after `npm run build`). */
+export const CLI = path.join(ROOT, 'dist/bundle/loadout.js');
 
 /** Path of a compiled fixture server from test/fixtures. */
 export function fixture(name: string): string {
