@@ -28,7 +28,8 @@ describe('ServersFileWatcher', () => {
     const file = path.join(dir, 'servers.yaml');
     await writeFile(file, 'servers: {}\n');
     const applied: ServersFile[] = [];
-    watcher = new ServersFileWatcher({ file, logger, apply: (config) => applied.push(config), debounceMs: 100 });
+    const apply = (config: ServersFile): void => void applied.push(config);
+    watcher = new ServersFileWatcher({ file, logger, apply, debounceMs: 100 });
     await watcher.start();
     for (let i = 0; i < 5; i++) await writeFile(file, `servers:\n  s${i}: { command: x }\n`);
     await until(() => applied.length > 0);

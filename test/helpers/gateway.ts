@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
+import { afterEach, beforeEach } from 'vitest';
 import { TOOLSET_META_TOOLS } from '../../src/gateway/index.js';
 import { z } from 'zod';
 
@@ -217,4 +218,37 @@ export async function rawToolsOf(client: Client): Promise<RawTool[]> {
     cursor = page.nextCursor;
   } while (cursor);
   return tools;
+}
+
+/** Temp dirs and gateways of one test, created before it and cleaned up after it. */
+export interface GatewaySandbox {
+  /** This test's config and data dirs. */
+  readonly dirs: TempDirs;
+  /** Start `loadout serve` on this test's dirs; closed after the test. */
+  start(options?: Omit<StartOptions, 'dirs'>): Promise<GatewayProcess>;
+}
+
+/** Register beforeEach/afterEach hooks giving each test fresh dirs and closing its gateways. */
+export function useGatewaySandbox(): GatewaySandbox {
+  let dirs: TempDirs | undefined;
+  const gateways: GatewayProcess[] = [];
+  beforeEach(async () => {
+    dirs = await makeTempDirs();
+  });
+  afterEach(async () => {
+    // A gateway a test already stopped (or killed) closes without complaint.
+    await Promise.allSettled(gateways.splice(0).map((gateway) => gateway.close()));
+    await dirs?.cleanup();
+  });
+  return {
+    get dirs() {
+      if (!dirs) throw new Error('useGatewaySandbox: dirs exist only inside a test');
+      return dirs;
+    },
+    async start(options = {}) {
+      const gateway = await startGateway({ ...options, dirs: this.dirs });
+      gateways.push(gateway);
+      return gateway;
+    },
+  };
 }

@@ -5,8 +5,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach } from 'vitest';
-import { makeTempDirs, startGateway, textOf, type GatewayProcess, type StartOptions, type TempDirs } from './gateway.js';
+import { textOf, type GatewayProcess } from './gateway.js';
 
 /** Write `<dataDir>/catalog.json` as discovery would have (the format of src/catalog/definitionCache.ts). */
 export async function writeToolCache(dataDir: string, servers: Record<string, Tool[]>): Promise<string> {
@@ -52,37 +51,4 @@ export async function pidOf(gateway: GatewayProcess, server: string): Promise<nu
 /** Names in the gateway's current tools/list. */
 export async function listedNames(gateway: GatewayProcess): Promise<string[]> {
   return (await gateway.client.listTools()).tools.map((tool) => tool.name);
-}
-
-/** Temp dirs and gateways of one test, created before it and cleaned up after it. */
-export interface GatewaySandbox {
-  /** This test's config and data dirs. */
-  readonly dirs: TempDirs;
-  /** Start `loadout serve` on this test's dirs; closed after the test. */
-  start(options?: Omit<StartOptions, 'dirs'>): Promise<GatewayProcess>;
-}
-
-/** Register beforeEach/afterEach hooks giving each test fresh dirs and closing its gateways. */
-export function useGatewaySandbox(): GatewaySandbox {
-  let dirs: TempDirs | undefined;
-  const gateways: GatewayProcess[] = [];
-  beforeEach(async () => {
-    dirs = await makeTempDirs();
-  });
-  afterEach(async () => {
-    // A gateway a test already stopped (or killed) closes without complaint.
-    await Promise.allSettled(gateways.splice(0).map((gateway) => gateway.close()));
-    await dirs?.cleanup();
-  });
-  return {
-    get dirs() {
-      if (!dirs) throw new Error('useGatewaySandbox: dirs exist only inside a test');
-      return dirs;
-    },
-    async start(options = {}) {
-      const gateway = await startGateway({ ...options, dirs: this.dirs });
-      gateways.push(gateway);
-      return gateway;
-    },
-  };
 }

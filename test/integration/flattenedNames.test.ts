@@ -1,27 +1,19 @@
 // Flattened names end to end: tools of different servers that flatten alike, and names too long
 // for Claude Code's 64-character limit, get distinct valid names that route to the right server.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fixture, makeTempDirs, nodeServer, startGateway, textOf, writeServersYaml, type GatewayProcess, type TempDirs } from '../helpers/gateway.js';
+import { describe, expect, it } from 'vitest';
+import { fixture, nodeServer, textOf, useGatewaySandbox, writeServersYaml } from '../helpers/gateway.js';
 
 const LONG_PREFIX = 'summarise_the_quarterly_engineering_report_for_the_board_';
 
 describe('flattened names through loadout serve', () => {
-  let dirs: TempDirs;
-  let gateway: GatewayProcess | undefined;
-  beforeEach(async () => {
-    dirs = await makeTempDirs();
-  });
-  afterEach(async () => {
-    await gateway?.close();
-    await dirs.cleanup();
-  });
+  const sandbox = useGatewaySandbox();
 
   it('gives a.b_env and a_b.env distinct names and routes each call to its own server', async () => {
-    await writeServersYaml(dirs.configDir, {
+    await writeServersYaml(sandbox.dirs.configDir, {
       a: nodeServer(fixture('echo'), { env: { ECHO_TOOL_PREFIX: 'b_', WHO: 'server a' } }),
       a_b: nodeServer(fixture('echo'), { env: { WHO: 'server a_b' } }),
     });
-    gateway = await startGateway({ dirs, args: ['--equip', 'all'] });
+    const gateway = await sandbox.start({ args: ['--equip', 'all'] });
     const active = textOf(await gateway.client.callTool({ name: 'get-active-toolset', arguments: {} }));
     const nameOf = (id: string): string => new RegExp(`^${id.replace('.', '\\.')} → (\\S+): available$`, 'm').exec(active)![1]!;
     const fromA = nameOf('a.b_env');
@@ -33,8 +25,8 @@ describe('flattened names through loadout serve', () => {
   });
 
   it('cuts names longer than the budget, keeps them valid, and calls them', async () => {
-    await writeServersYaml(dirs.configDir, { reports: nodeServer(fixture('echo'), { env: { ECHO_TOOL_PREFIX: LONG_PREFIX } }) });
-    gateway = await startGateway({ dirs, args: ['--equip', 'all'] });
+    await writeServersYaml(sandbox.dirs.configDir, { reports: nodeServer(fixture('echo'), { env: { ECHO_TOOL_PREFIX: LONG_PREFIX } }) });
+    const gateway = await sandbox.start({ args: ['--equip', 'all'] });
     const exposed = (await gateway.client.listTools()).tools.map((tool) => tool.name).filter((name) => name.startsWith('reports_'));
     expect(exposed).toHaveLength(5);
     for (const name of exposed) {
@@ -50,8 +42,8 @@ describe('flattened names through loadout serve', () => {
   });
 
   it('follows gateway.client_key for the length budget', async () => {
-    await writeServersYaml(dirs.configDir, { reports: nodeServer(fixture('echo'), { env: { ECHO_TOOL_PREFIX: LONG_PREFIX } }) }, { gateway: { client_key: 'tools-gateway-for-the-whole-team' } });
-    gateway = await startGateway({ dirs, args: ['--equip', 'all'] });
+    await writeServersYaml(sandbox.dirs.configDir, { reports: nodeServer(fixture('echo'), { env: { ECHO_TOOL_PREFIX: LONG_PREFIX } }) }, { gateway: { client_key: 'tools-gateway-for-the-whole-team' } });
+    const gateway = await sandbox.start({ args: ['--equip', 'all'] });
     const exposed = (await gateway.client.listTools()).tools.map((tool) => tool.name).filter((name) => name.startsWith('reports_'));
     for (const name of exposed) expect(`mcp__tools-gateway-for-the-whole-team__${name}`.length).toBeLessThanOrEqual(64);
   });

@@ -6,9 +6,10 @@ import {
   fixture,
   nodeServer,
   textOf,
+  useGatewaySandbox,
   writeServersYaml,
 } from '../helpers/gateway.js';
-import { cachedTool, callThrough, useGatewaySandbox, writeToolCache } from '../helpers/lifecycle.js';
+import { cachedTool, callThrough, writeToolCache } from '../helpers/lifecycle.js';
 
 const SECRET = 'sk-loadout-test-7f3a9c2e';
 

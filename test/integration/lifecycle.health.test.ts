@@ -7,9 +7,10 @@ import {
   fixture,
   nodeServer,
   textOf,
+  useGatewaySandbox,
   writeServersYaml,
 } from '../helpers/gateway.js';
-import { listedNames, pidOf, toolsOfFixture, useGatewaySandbox, writeToolCache } from '../helpers/lifecycle.js';
+import { listedNames, pidOf, toolsOfFixture, writeToolCache } from '../helpers/lifecycle.js';
 
 const FAST_HEALTH = { health_interval_seconds: 0.2, reconnect_base_seconds: 0.3, reconnect_max_seconds: 1 };
 

@@ -5,9 +5,10 @@ import {
   fixture,
   nodeServer,
   textOf,
+  useGatewaySandbox,
   writeServersYaml,
 } from '../helpers/gateway.js';
-import { cachedTool, callThrough, listedNames, pidOf, toolsOfFixture, useGatewaySandbox, writeToolCache } from '../helpers/lifecycle.js';
+import { cachedTool, callThrough, listedNames, pidOf, toolsOfFixture, writeToolCache } from '../helpers/lifecycle.js';
 
 describe('lazy servers', () => {
   const sandbox = useGatewaySandbox();

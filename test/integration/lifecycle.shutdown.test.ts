@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { descendantsOf, eventually, fixture, isAlive, nodeServer, waitForExit, writeServersYaml, type GatewayProcess } from '../helpers/gateway.js';
-import { cachedTool, pidOf, useGatewaySandbox, writeToolCache } from '../helpers/lifecycle.js';
+import { descendantsOf, eventually, fixture, isAlive, nodeServer, useGatewaySandbox, waitForExit, writeServersYaml, type GatewayProcess } from '../helpers/gateway.js';
+import { cachedTool, pidOf, writeToolCache } from '../helpers/lifecycle.js';
 
 describe('gateway shutdown', () => {
   const sandbox = useGatewaySandbox();

@@ -9,9 +9,10 @@ import {
   fixture,
   nodeServer,
   textOf,
+  useGatewaySandbox,
   writeServersYaml,
 } from '../helpers/gateway.js';
-import { cachedTool, listedNames, pidOf, useGatewaySandbox, writeToolCache } from '../helpers/lifecycle.js';
+import { cachedTool, listedNames, pidOf, writeToolCache } from '../helpers/lifecycle.js';
 
 describe('gateway start-up', () => {
   const sandbox = useGatewaySandbox();

@@ -1,24 +1,16 @@
 // A forwarded tool result reaches the client exactly as the downstream server sent it, including
 // content fields the SDK's schemas do not know (a newer server's additions).
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { eventually, fixture, makeTempDirs, nodeServer, startGateway, writeServersYaml, type GatewayProcess, type TempDirs } from '../helpers/gateway.js';
+import { describe, expect, it } from 'vitest';
+import { eventually, fixture, nodeServer, useGatewaySandbox, writeServersYaml } from '../helpers/gateway.js';
 
 describe('forwarded results', () => {
-  let dirs: TempDirs;
-  let gateway: GatewayProcess | undefined;
-  beforeEach(async () => {
-    dirs = await makeTempDirs();
-  });
-  afterEach(async () => {
-    await gateway?.close();
-    await dirs.cleanup();
-  });
+  const sandbox = useGatewaySandbox();
 
   it('keeps content fields unknown to the SDK, for equipped tools and through call-tool', async () => {
-    await writeServersYaml(dirs.configDir, { raw: nodeServer(fixture('rawResult')) });
-    gateway = await startGateway({ dirs, args: ['--equip', 'all'] });
+    await writeServersYaml(sandbox.dirs.configDir, { raw: nodeServer(fixture('rawResult')) });
+    const gateway = await sandbox.start({ args: ['--equip', 'all'] });
     // The server is discovered after start; `all` picks its tool up when discovery lands.
-    await eventually(async () => (await gateway!.client.listTools()).tools.some((tool) => tool.name === 'raw_rich'), 15_000, 'raw_rich to be exposed');
+    await eventually(async () => (await gateway.client.listTools()).tools.some((tool) => tool.name === 'raw_rich'), 15_000, 'raw_rich to be exposed');
     const expected = [{ type: 'text', text: 'rich result', futureField: { kept: true } }];
     // The client's own CallToolResultSchema would strip the field again, so read the raw result.
     const { ResultSchema } = await import('@modelcontextprotocol/sdk/types.js');

@@ -1,0 +1,48 @@
+// The dependency rule of STYLE.md, checked on the source: a folder imports only lower layers, and
+// only through their index.ts. A violation names the file and the import.
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+// Not from the test helpers: they import src, and this test must run even when src's imports are broken.
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** Layer of each src folder; a folder may import folders of a strictly lower layer. */
+const LAYER: Record<string, number> = {
+  shared: 0,
+  config: 1,
+  downstream: 2,
+  catalog: 3,
+  registry: 4,
+  toolsets: 5,
+  optimization: 5,
+  gateway: 6,
+  cli: 7,
+};
+
+async function sourceFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true, recursive: true });
+  return entries.filter((e) => e.isFile() && e.name.endsWith('.ts') && !e.name.endsWith('.test.ts')).map((e) => path.join(e.parentPath, e.name));
+}
+
+describe('source layering', () => {
+  it('imports only lower layers, and only through their index.ts', async () => {
+    const src = path.join(ROOT, 'src');
+    const violations: string[] = [];
+    for (const file of await sourceFiles(src)) {
+      const folder = path.relative(src, file).split(path.sep)[0]!;
+      expect(LAYER, `src/${folder} has no layer in this test`).toHaveProperty(folder);
+      const text = await readFile(file, 'utf8');
+      for (const [, specifier] of text.matchAll(/(?:from|import\(?)\s*'(\.\.?\/[^']+)'/g)) {
+        const target = path.relative(src, path.resolve(path.dirname(file), specifier!)).split(path.sep);
+        const targetFolder = target[0]!;
+        if (targetFolder === folder || !(targetFolder in LAYER)) continue;
+        const where = `${path.relative(ROOT, file)} imports '${specifier}'`;
+        if (LAYER[targetFolder]! >= LAYER[folder]!) violations.push(`${where}: ${targetFolder} is not below ${folder}`);
+        if (target.length !== 2 || target[1] !== 'index.js') violations.push(`${where}: go through ${targetFolder}/index.ts`);
+      }
+    }
+    expect(violations).toEqual([]);
+  });
+});
