@@ -1,14 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  descendantsOf,
-  fixture,
-  nodeServer,
-  textOf,
-  useGatewaySandbox,
-  writeServersYaml,
-} from '../helpers/gateway.js';
+import { descendantsOf, fixture, nodeServer, textOf, useGatewaySandbox, writeServersYaml } from '../helpers/gateway.js';
 import { cachedTool, callThrough, writeToolCache } from '../helpers/lifecycle.js';
 
 const SECRET = 'sk-loadout-test-7f3a9c2e';

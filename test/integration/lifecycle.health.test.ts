@@ -1,15 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  descendantsOf,
-  eventually,
-  fixture,
-  nodeServer,
-  textOf,
-  useGatewaySandbox,
-  writeServersYaml,
-} from '../helpers/gateway.js';
+import { descendantsOf, eventually, fixture, nodeServer, textOf, useGatewaySandbox, writeServersYaml } from '../helpers/gateway.js';
 import { listedNames, pidOf, toolsOfFixture, writeToolCache } from '../helpers/lifecycle.js';
 
 const FAST_HEALTH = { health_interval_seconds: 0.2, reconnect_base_seconds: 0.3, reconnect_max_seconds: 1 };

@@ -1,13 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  descendantsOf,
-  eventually,
-  fixture,
-  nodeServer,
-  textOf,
-  useGatewaySandbox,
-  writeServersYaml,
-} from '../helpers/gateway.js';
+import { descendantsOf, eventually, fixture, nodeServer, textOf, useGatewaySandbox, writeServersYaml } from '../helpers/gateway.js';
 import { cachedTool, callThrough, listedNames, pidOf, toolsOfFixture, writeToolCache } from '../helpers/lifecycle.js';
 
 describe('lazy servers', () => {

@@ -3,15 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  descendantsOf,
-  eventually,
-  fixture,
-  nodeServer,
-  textOf,
-  useGatewaySandbox,
-  writeServersYaml,
-} from '../helpers/gateway.js';
+import { descendantsOf, eventually, fixture, nodeServer, textOf, useGatewaySandbox, writeServersYaml } from '../helpers/gateway.js';
 import { cachedTool, listedNames, pidOf, writeToolCache } from '../helpers/lifecycle.js';
 
 describe('gateway start-up', () => {
