@@ -40,8 +40,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const pool = new ServerPool(config.servers, { logger, env: options.env, minStartTimeoutMs: config.gateway.discovery_timeout_seconds * 1000 });
   const catalog = new CatalogStore({ pool, cacheFile: paths.catalogCacheFile, configs: config.servers, settings: config.gateway, logger, serversFile: paths.serversFile });
   await catalog.load();
+  const state = new StateStore(paths.stateFile);
   // Promotions go into the catalog before any session connects, so the first tools/list has them.
-  const optimization = new OptimizationLoop({ store: new OptimizationStore(new StateStore(paths.stateFile)), catalog, settings: config.optimization });
+  const optimization = new OptimizationLoop({ store: new OptimizationStore(state), catalog, settings: config.optimization });
   await optimization.applyPromotions();
   const stopPromotionWatch = await watchPromotions(optimization, paths.stateFile, logger);
   const health = new ServerHealth({
@@ -72,7 +73,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     pool,
     catalog,
     toolsets: new ToolsetStore(paths.toolsetsDir),
-    state: new StateStore(paths.stateFile),
+    state,
     naming: { maxNameLength: nameBudget(config.gateway.client_key), reservedNames: new Set(META_TOOLS.map((tool) => tool.name)) },
     ready,
     // A server discovered later (an always-on one reconnecting after a failed start) is no longer a failure.
