@@ -28,7 +28,8 @@ const LooseToolListSchema = z.looseObject({
   tools: z.array(z.looseObject({ name: z.string() })),
   nextCursor: z.string().optional(),
 });
-const LooseCallResultSchema = z.looseObject({});
+// Any object, passed on as the same object: a copy per forwarded call costs time for nothing.
+const LooseCallResultSchema = z.custom<Record<string, unknown>>((value) => typeof value === 'object' && value !== null && !Array.isArray(value));
 
 // The SDK's default stdio read limit is 10 MB, and a bigger message closes the connection: a
 // server returning a large (say 10 MB) result would look like a crash. Allow large results.
