@@ -131,7 +131,8 @@ export class CatalogStore {
       return { server, ok: false, error: errorMessage(error), ms: ms() };
     } finally {
       this.#discovering.delete(server);
-      if (!pool.config(server)?.always_on) await pool.stop(server);
+      // A lazy server goes back to sleep, unless a call reached it meanwhile: its idle timer then decides.
+      if (!pool.config(server)?.always_on && pool.inFlight(server) === 0) await pool.stop(server);
     }
   }
 
