@@ -4,13 +4,12 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CatalogStore } from '../catalog/index.js';
 import { StateStore, loadServersConfig, type LoadoutPaths } from '../config/index.js';
 import { ServerHealth, ServerPool } from '../downstream/index.js';
-import { nameBudget } from '../registry/index.js';
 import { OptimizationLoop, OptimizationStore, watchPromotions } from '../optimization/index.js';
 import { errorMessage, isLoadoutError, type Logger } from '../shared/index.js';
 import { ToolsetStore } from '../toolsets/index.js';
 import { startConfigSync } from './configSync.js';
 import type { GatewayContext } from './context.js';
-import { META_TOOLS, TOOLSET_META_TOOLS } from './metaTools/index.js';
+import { META_TOOLS, TOOLSET_META_TOOLS, namingOptions } from './metaTools/index.js';
 import { GatewaySession, listMetaTools } from './session.js';
 import { watchToolListChanges } from './toolListWatch.js';
 
@@ -74,7 +73,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     catalog,
     toolsets: new ToolsetStore(paths.toolsetsDir),
     state,
-    naming: { maxNameLength: nameBudget(config.gateway.client_key), reservedNames: new Set(META_TOOLS.map((tool) => tool.name)) },
+    naming: namingOptions(config.gateway),
     ready,
     // A server discovered later (an always-on one reconnecting after a failed start) is no longer a failure.
     discoveryFailures: () => new Map([...failures].filter(([server]) => catalog.undiscoveredServers.includes(server))),

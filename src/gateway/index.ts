@@ -1,7 +1,7 @@
 // gateway: the MCP server clients talk to — sessions, meta-tools, forwarding, transports.
 export { createGateway, type Gateway, type GatewayOptions } from './createGateway.js';
 export { GatewaySession, SERVER_INFO } from './session.js';
-export { META_TOOLS, TOOLSET_META_TOOLS, type MetaTool } from './metaTools/index.js';
+export { META_TOOLS, TOOLSET_META_TOOLS, namingOptions, type MetaTool } from './metaTools/index.js';
 export type { GatewayContext } from './context.js';
 export { serveHttp, type HttpGateway, type HttpServeOptions } from './httpServer.js';
 export { assertSafeBind, isLoopbackHost } from './httpGuard.js';

@@ -189,8 +189,8 @@ describe('loadout CLI', () => {
       expect(tools.map((tool) => tool.id)).toEqual(['lazy.echo', 'lazy.add', 'lazy.fail', 'lazy.env', 'lazy.pid']);
     });
 
-    it('creates, shows, equips and deletes toolsets', async () => {
-      expect((await runCli(dirs, ['toolset', 'create', 'math', 'echo.add', 'lazy.add', '--description', 'sums'])).code).toBe(0);
+    it('creates (flattened names resolved, repeats dropped), shows, equips and deletes toolsets', async () => {
+      expect((await runCli(dirs, ['toolset', 'create', 'math', 'echo.add', 'lazy_add', 'echo.add', '--description', 'sums'])).code).toBe(0);
       const shown = JSON.parse((await runCli(dirs, ['toolset', 'show', 'math', '--json'])).stdout) as { tools: Array<{ id: string; status: string }> };
       expect(shown.tools).toEqual([
         { id: 'echo.add', status: 'available' },

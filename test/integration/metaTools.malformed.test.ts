@@ -16,7 +16,7 @@ const CASES: Array<[tool: string, args: Record<string, unknown>, expected: RegEx
   ['build-toolset', { name: 'x', tools: [] }, /list at least one tool/],
   ['build-toolset', { name: '../escape', tools: ['echo.echo'] }, /name: toolset names use a-z/],
   ['build-toolset', { name: 'all', tools: ['echo.echo'] }, /'all' is reserved/],
-  ['build-toolset', { name: 'x', tools: ['echo.ech'] }, /^Toolset 'x' not saved: 'echo.ech' is unknown \(did you mean echo\.echo/],
+  ['build-toolset', { name: 'x', tools: ['echo.ech'] }, /^Toolset 'x' not saved: 'echo.ech' is not in the catalog \(did you mean echo\.echo/],
   ['build-toolset', { name: 'x', tools: ['echo.echo'], colour: 'red' }, /Unrecognized key.*colour/],
   ['equip-toolset', {}, /^Invalid arguments for equip-toolset: name: /],
   ['equip-toolset', { name: 5 }, /name: /],

@@ -3,7 +3,8 @@
 import type { Command } from 'commander';
 import { StateStore, ToolsetNameSchema } from '../../config/index.js';
 import { LoadoutError } from '../../shared/index.js';
-import { ALL_TOOLSET, ToolsetStore } from '../../toolsets/index.js';
+import { namingOptions } from '../../gateway/index.js';
+import { ALL_TOOLSET, ToolsetStore, resolveToolsetTools } from '../../toolsets/index.js';
 import { loadConfigView, type ConfigView } from '../configView.js';
 import { paint, printJson, printLines, printNote, printTable } from '../output.js';
 import { commandEnvironment } from '../program.js';
@@ -60,11 +61,10 @@ export function registerToolset(program: Command): void {
       const { paths } = commandEnvironment(command);
       if (validName(name) === ALL_TOOLSET) throw new LoadoutError('TOOLSET_INVALID', `'${ALL_TOOLSET}' is reserved (it equips every enabled tool); choose another name`);
       const view = await loadConfigView(paths);
-      const problems = toolIds.map((id) => problemOf(view, id)).filter((problem): problem is string => problem !== undefined);
-      if (problems.length) throw new LoadoutError('TOOL_NOT_FOUND', `Toolset '${name}' not saved: ${problems.join('; ')}`);
-      const unique = [...new Set(toolIds)];
-      await new ToolsetStore(paths.toolsetsDir).save({ name, description: options.description, tools: unique });
-      printLines(`Saved toolset '${name}' with ${unique.length} tool${unique.length === 1 ? '' : 's'}.`);
+      const { ids, problems } = resolveToolsetTools(view.catalog, toolIds, namingOptions(view.config.gateway));
+      if (problems.length) throw new LoadoutError('TOOL_NOT_FOUND', `Toolset '${name}' not saved: ${problems.join('; ')} (see "loadout list")`);
+      await new ToolsetStore(paths.toolsetsDir).save({ name, description: options.description, tools: ids });
+      printLines(`Saved toolset '${name}' with ${ids.length} tool${ids.length === 1 ? '' : 's'}.`);
     });
 
   toolset
@@ -98,16 +98,6 @@ function validName(name: string): string {
   const parsed = ToolsetNameSchema.safeParse(name);
   if (!parsed.success) throw new LoadoutError('TOOLSET_INVALID', `Invalid toolset name '${name}': ${parsed.error.issues[0]!.message}`);
   return parsed.data;
-}
-
-function problemOf(view: ConfigView, id: string): string | undefined {
-  const tool = view.catalog.get(id);
-  if (!tool) {
-    const close = view.catalog.suggest(id, 3);
-    return `'${id}' is not in the catalog${close.length ? ` (did you mean ${close.join(', ')}?)` : ' (see "loadout list")'}`;
-  }
-  if (!tool.enabled) return `'${id}' is disabled in servers.yaml`;
-  return undefined;
 }
 
 function toolStatus(view: ConfigView, id: string): string {

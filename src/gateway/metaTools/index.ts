@@ -1,5 +1,7 @@
 // The meta-tools loadout answers itself, in the order clients list them.
 import { callTool, discoverAllTools } from './catalogTools.js';
+import type { GatewaySettings } from '../../config/index.js';
+import { nameBudget, type NamingOptions } from '../../registry/index.js';
 import type { MetaTool } from './metaTool.js';
 import { OPTIMIZATION_META_TOOLS } from './optimizationToolList.js';
 import { buildToolset, deleteToolset, equipToolset, getActiveToolset, listSavedToolsets, unequipToolset } from './toolsetTools.js';
@@ -20,5 +22,10 @@ export const TOOLSET_META_TOOLS: readonly MetaTool[] = [
 export const META_TOOLS: readonly MetaTool[] = [...TOOLSET_META_TOOLS, ...OPTIMIZATION_META_TOOLS];
 
 export { OPTIMIZATION_META_TOOLS };
+
+/** How exposed names are formed: the client's length budget, and never a meta-tool's name (listed or not). */
+export function namingOptions(settings: Pick<GatewaySettings, 'client_key'>): NamingOptions {
+  return { maxNameLength: nameBudget(settings.client_key), reservedNames: new Set(META_TOOLS.map((tool) => tool.name)) };
+}
 
 export { defineMetaTool, textResult, errorResult, type MetaTool, type MetaToolContext, type RequestExtra } from './metaTool.js';

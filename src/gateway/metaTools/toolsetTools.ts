@@ -1,9 +1,9 @@
 // Meta-tools that manage saved toolsets and what this session has equipped.
 import { z } from 'zod';
 import { ToolsetNameSchema } from '../../config/index.js';
-import { resolveCatalogName, type RegistrySnapshot, type WithheldReason } from '../../registry/index.js';
+import { type RegistrySnapshot, type WithheldReason } from '../../registry/index.js';
 import { LoadoutError } from '../../shared/index.js';
-import { ALL_TOOLSET } from '../../toolsets/index.js';
+import { ALL_TOOLSET, resolveToolsetTools } from '../../toolsets/index.js';
 import { defineMetaTool } from './metaTool.js';
 
 const REASON_TEXT: Record<WithheldReason, string> = {
@@ -26,24 +26,10 @@ export const buildToolset = defineMetaTool({
   async run(args, { gateway, session }) {
     if (args.name === ALL_TOOLSET) throw new LoadoutError('TOOLSET_INVALID', `'${ALL_TOOLSET}' is reserved (equip-toolset {"name": "all"} exposes every tool); choose another name.`);
     await gateway.ready;
-    const catalog = gateway.catalog.current;
-    // A Set keeps first-seen order and drops repeats without a quadratic scan of 1,000 names.
-    const ids = new Set<string>();
-    const problems: string[] = [];
-    for (const name of args.tools) {
-      const tool = resolveCatalogName(catalog, name, gateway.naming);
-      if (!tool) {
-        const close = catalog.suggest(name, 3);
-        problems.push(`'${name}' is unknown${close.length ? ` (did you mean ${close.join(', ')}?)` : ''}`);
-      } else if (!tool.enabled) {
-        problems.push(`'${tool.id}' is disabled in servers.yaml`);
-      } else {
-        ids.add(tool.id);
-      }
-    }
+    const { ids, problems } = resolveToolsetTools(gateway.catalog.current, args.tools, gateway.naming);
     if (problems.length) throw new LoadoutError('TOOL_NOT_FOUND', `Toolset '${args.name}' not saved: ${problems.join('; ')}. Find names with discover-all-tools.`);
-    await gateway.toolsets.save({ name: args.name, description: args.description, tools: [...ids] });
-    const saved = `Saved toolset '${args.name}' with ${ids.size} tool${ids.size === 1 ? '' : 's'}.`;
+    await gateway.toolsets.save({ name: args.name, description: args.description, tools: ids });
+    const saved = `Saved toolset '${args.name}' with ${ids.length} tool${ids.length === 1 ? '' : 's'}.`;
     if (!args.equip) return `${saved} Equip it with equip-toolset {"name": "${args.name}"}.`;
     const change = await session.equip(args.name);
     return `${saved}\n${describeEquipped(change.snapshot)}`;
