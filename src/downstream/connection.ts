@@ -221,18 +221,17 @@ async function createTransportOrThrow(serverName: string, config: ServerConfig, 
   const where = `Server '${serverName}'`;
   const type = transportOf(config);
   if (type === 'stdio') {
-    const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
-    const transport = new StdioClientTransport({
+    const { ChildProcessTransport } = await import('./childProcessTransport.js');
+    const transport = new ChildProcessTransport({
       command: expandEnv(config.command!, env, `${where} command`),
       args: config.args.map((arg) => expandEnv(arg, env, `${where} args`)),
       // Servers expect the user's environment (PATH, HOME, npm settings), plus their own.
       env: { ...(env as Record<string, string>), ...expandEnvRecord(config.env, env, `${where} env`) },
       cwd: config.cwd === undefined ? undefined : expandEnv(config.cwd, env, `${where} cwd`),
-      stderr: 'pipe',
-      maxBufferSize: MAX_STDIO_MESSAGE_BYTES,
+      maxMessageBytes: MAX_STDIO_MESSAGE_BYTES,
     });
     // The child's stderr must be drained or a chatty server blocks; it is diagnostics only.
-    transport.stderr?.on('data', (chunk: Buffer) => logger.debug({ stderr: chunk.toString('utf8').trimEnd() }, 'downstream stderr'));
+    transport.stderr.on('data', (chunk: Buffer) => logger.debug({ stderr: chunk.toString('utf8').trimEnd() }, 'downstream stderr'));
     return transport;
   }
   const url = new URL(expandEnv(config.url!, env, `${where} url`));

@@ -1,8 +1,7 @@
 // `loadout serve`: run the gateway as an MCP server over stdio until the client goes away, or
 // with --http for any number of clients over streamable HTTP until a signal.
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { InvalidArgumentError, type Command } from 'commander';
-import { assertSafeBind, createGateway, serveHttp } from '../../gateway/index.js';
+import { GatewayStdioTransport, assertSafeBind, createGateway, serveHttp } from '../../gateway/index.js';
 import { importOnFirstRun } from '../importServers.js';
 import { commandEnvironment } from '../program.js';
 
@@ -56,7 +55,7 @@ export function registerServe(program: Command): void {
         if (stopping) return;
         stopping = true;
         logger.info({ reason }, 'shutting down');
-        // The SDK ends each stdio child within ~4 s (stdin end, SIGTERM, SIGKILL), all at once;
+        // Each stdio child is ended within ~4 s (stdin end, SIGTERM, SIGKILL), all at once;
         // this cap only guards against a close that never settles.
         setTimeout(() => {
           logger.error({ limitMs: SHUTDOWN_LIMIT_MS }, 'shutdown took too long; exiting anyway');
@@ -74,7 +73,7 @@ export function registerServe(program: Command): void {
       }
       // Claude Code ends a stdio server by closing its stdin.
       process.stdin.on('end', () => void stop('stdin closed'));
-      await gateway.connect(new StdioServerTransport());
+      await gateway.connect(new GatewayStdioTransport());
     });
 }
 

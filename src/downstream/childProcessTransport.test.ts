@@ -1,0 +1,130 @@
+// The downstream stdio transport under an unchanged SDK Client, with real fixture servers as
+// children: calls, junk on stdout, early stderr, spawn failures, size limits, and ending a child
+// that ignores SIGTERM.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { fixture, isAlive, textOf } from '../../test/helpers/gateway.js';
+import { ChildProcessTransport, type ChildProcessOptions } from './childProcessTransport.js';
+
+const MEGABYTE = 1024 * 1024;
+const clients: Client[] = [];
+afterEach(async () => {
+  await Promise.allSettled(clients.splice(0).map((client) => client.close()));
+});
+
+function nodeChild(args: string[], options: Partial<ChildProcessOptions> = {}): ChildProcessTransport {
+  return new ChildProcessTransport({ command: process.execPath, args, env: { ...(process.env as Record<string, string>) }, maxMessageBytes: 256 * MEGABYTE, ...options });
+}
+
+async function connect(transport: ChildProcessTransport): Promise<Client> {
+  const client = new Client({ name: 'test', version: '1.0.0' });
+  clients.push(client);
+  await client.connect(transport);
+  return client;
+}
+
+describe('ChildProcessTransport', () => {
+  it('spawns the server and carries its handshake, tool list and calls', async () => {
+    const transport = nodeChild([fixture('echo')], { env: { ...(process.env as Record<string, string>), MARKER: 'from-env' } });
+    const client = await connect(transport);
+    expect(client.getServerVersion()?.name).toBe('echo-fixture');
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('echo');
+    expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 'héllo 😀' } }))).toBe('héllo 😀');
+    expect(textOf(await client.callTool({ name: 'env', arguments: { name: 'MARKER' } }))).toBe('from-env');
+    expect(textOf(await client.callTool({ name: 'pid', arguments: {} }))).toBe(String(transport.pid));
+  });
+
+  it('runs the child in the given directory', async () => {
+    const transport = nodeChild(['-e', 'process.stdout.write(JSON.stringify({ jsonrpc: "2.0", method: "cwd", params: { cwd: process.cwd() } }) + "\\n")'], { cwd: '/tmp' });
+    const message = new Promise((resolve) => {
+      transport.onmessage = resolve;
+    });
+    await transport.start();
+    await expect(message).resolves.toMatchObject({ params: { cwd: '/tmp' } });
+    await transport.close();
+  });
+
+  it('passes a 10 MB result through whole', async () => {
+    const client = await connect(nodeChild([fixture('big')]));
+    expect(textOf(await client.callTool({ name: 'big', arguments: { mb: 10 } }))).toHaveLength(10 * MEGABYTE);
+  });
+
+  it('reports junk lines on stdout and goes on answering', async () => {
+    const transport = nodeChild([fixture('garbage')]);
+    const errors: string[] = [];
+    const client = await connect(transport);
+    client.onerror = (error) => errors.push(error.message);
+    expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 'still here' } }))).toBe('still here');
+    expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 'and here' } }))).toBe('and here');
+    expect(errors.some((message) => message.includes('debug: handling echo'))).toBe(true);
+  });
+
+  it('offers stderr before start, so nothing the child writes early is lost', async () => {
+    const transport = nodeChild(['-e', 'process.stderr.write("early words\\n")']);
+    let stderr = '';
+    transport.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const closed = new Promise<void>((resolve) => {
+      transport.onclose = resolve;
+    });
+    await transport.start();
+    await closed;
+    expect(stderr).toBe('early words\n');
+  });
+
+  it('rejects start with the spawn error when the command does not exist', async () => {
+    const transport = new ChildProcessTransport({ command: 'loadout-no-such-command', args: [], env: {}, maxMessageBytes: MEGABYTE });
+    await expect(transport.start()).rejects.toThrow('spawn loadout-no-such-command ENOENT');
+    await transport.close();
+  });
+
+  it('closes once when the server exits on its own, and later requests fail', async () => {
+    const transport = nodeChild([fixture('echo')]);
+    let closes = 0;
+    const client = await connect(transport);
+    const closed = new Promise<void>((resolve) => {
+      client.onclose = () => {
+        closes++;
+        resolve();
+      };
+    });
+    process.kill(transport.pid!, 'SIGKILL');
+    await closed;
+    await transport.close();
+    expect(closes).toBe(1);
+    await expect(client.ping()).rejects.toThrow(/Not connected/);
+  });
+
+  it('closes the connection when a message outgrows the size limit', async () => {
+    const transport = nodeChild(['-e', 'process.stdout.write("x".repeat(4096)); setInterval(() => {}, 1000)'], { maxMessageBytes: 1024 });
+    const errors: string[] = [];
+    transport.onerror = (error) => errors.push(error.message);
+    const closed = new Promise<void>((resolve) => {
+      transport.onclose = resolve;
+    });
+    await transport.start();
+    const pid = transport.pid!;
+    await closed;
+    expect(errors).toContain('A message exceeded the 1024-byte limit; the connection is closed');
+    expect(await isAlive(pid)).toBe(false);
+  });
+
+  it('ends a server that ignores SIGTERM and outlives its stdin with SIGKILL', async () => {
+    const transport = nodeChild([fixture('ignore-sigterm')]);
+    let stderr = '';
+    transport.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    await connect(transport);
+    const pid = transport.pid!;
+    // A second close() while the first is under way waits for the same ending.
+    await Promise.all([transport.close(), transport.close()]);
+    expect(await isAlive(pid)).toBe(false);
+    expect(stderr).toContain('SIGTERM ignored');
+    expect(transport.pid).toBeNull();
+  });
+
+  it('refuses to send once closed', async () => {
+    const transport = nodeChild([fixture('echo')]);
+    await connect(transport);
+    await transport.close();
+    await expect(transport.send({ jsonrpc: '2.0', id: 1, method: 'ping' })).rejects.toThrow(/Not connected/);
+  });
+});
