@@ -10,14 +10,20 @@ import { downstreamCallerFor } from './clientRelay.js';
 import { errorResult, type RequestExtra } from './metaTools/metaTool.js';
 
 /**
- * Call `route` with `args` on behalf of the client request described by `extra`, made to the
- * client-facing `server` (which answers the downstream's sampling/elicitation requests).
+ * The client request a forwarded call answers: what forwarding needs of an SDK request handler's
+ * `extra`, so a call answered straight from the transport (see directCalls.ts) can supply it too.
+ */
+export type ClientCall = Pick<RequestExtra, 'requestId' | 'signal' | '_meta' | 'sendNotification'>;
+
+/**
+ * Call `route` with `args` on behalf of the client request `extra`, made to the client-facing
+ * `server` (which answers the downstream's sampling/elicitation requests).
  */
 export async function forwardCall(
   pool: ServerPool,
   route: Route,
   args: Record<string, unknown> | undefined,
-  extra: RequestExtra,
+  extra: ClientCall,
   server: Server,
 ): Promise<CallToolResult> {
   const progressToken = extra._meta?.progressToken;
