@@ -1,6 +1,7 @@
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ErrorCode, McpError, type JSONRPCMessage, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Cancellation } from '../shared/index.js';
 import { CallChannel } from './callChannel.js';
 
 // The channel sits on one end of a linked pair in front of a stand-in for the SDK Client (which
@@ -122,15 +123,15 @@ describe('CallChannel', () => {
     expect((await nextCancel()).params).toMatchObject({ requestId: request.id });
   });
 
-  it('cancels on abort with the abort reason, and refuses a call whose signal is already aborted', async () => {
+  it('cancels with the reason given, and refuses a call already cancelled', async () => {
     const { channel, nextCall, nextCancel } = await wire();
-    const abort = new AbortController();
-    const outcome = channel.call('wait', {}, { signal: abort.signal }).catch((error: unknown) => error);
+    const cancellation = new Cancellation();
+    const outcome = channel.call('wait', {}, { cancellation }).catch((error: unknown) => error);
     const request = await nextCall();
-    abort.abort('user pressed escape');
+    cancellation.cancel('user pressed escape');
     expect(await outcome).toMatchObject({ message: expect.stringContaining('user pressed escape') });
     expect((await nextCancel()).params).toEqual({ requestId: request.id, reason: 'user pressed escape' });
-    await expect(channel.call('wait', {}, { signal: abort.signal })).rejects.toBe('user pressed escape');
+    await expect(channel.call('wait', {}, { cancellation })).rejects.toBe('user pressed escape');
   });
 
   it('fails the calls in flight when the connection closes, still tells the Client, and refuses new ones', async () => {

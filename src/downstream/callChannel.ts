@@ -59,15 +59,14 @@ export class CallChannel {
 
   /** Send tools/call for `name` and settle with the server's result, unchanged. */
   call(name: string, args: Record<string, unknown> | undefined, options: CallOptions = {}): Promise<CallToolResult> {
-    const { signal, onProgress } = options;
-    if (signal?.aborted) return Promise.reject(signal.reason);
+    const { cancellation, onProgress } = options;
+    if (cancellation?.cancelled) return Promise.reject(cancellation.reason);
     if (this.#closed) return Promise.reject(new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
     const id = `${ID_PREFIX}${this.#nextId++}`;
     const params: Record<string, unknown> = args === undefined ? { name } : { name, arguments: args };
     // The server reports progress against a token of ours: the caller's own token means nothing here.
     if (onProgress) params._meta = { progressToken: id };
     return new Promise<CallToolResult>((resolve, reject) => {
-      const onAbort = (): void => this.#cancel(id, signal!.reason);
       const pending: PendingCall = {
         resolve,
         reject,
@@ -76,11 +75,11 @@ export class CallChannel {
         startedAt: performance.now(),
         end: () => {
           clearTimeout(pending.timer);
-          signal?.removeEventListener('abort', onAbort);
+          stopListening?.();
         },
       };
       this.#pending.set(id, pending);
-      signal?.addEventListener('abort', onAbort, { once: true });
+      const stopListening = cancellation?.onCancel((reason) => this.#cancel(id, reason));
       this.#transport.send({ jsonrpc: '2.0', id, method: 'tools/call', params }).catch((error: unknown) => this.#settle(id)?.reject(error));
     });
   }

@@ -18,7 +18,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { expandEnv, expandEnvRecord, transportOf, type ServerConfig } from '../config/index.js';
-import { LoadoutError, errorMessage, lazySchemaValidator, type Logger } from '../shared/index.js';
+import { LoadoutError, errorMessage, lazySchemaValidator, type Cancellation, type Logger } from '../shared/index.js';
 import { CallChannel } from './callChannel.js';
 
 // What downstream servers send is parsed loosely and passed through untouched: the SDK's own
@@ -50,7 +50,7 @@ export interface DownstreamCaller {
 
 /** Options for forwarding one call. */
 export interface CallOptions {
-  signal?: AbortSignal;
+  cancellation?: Cancellation;
   /** Called with each downstream progress notification's params. */
   onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
   /** Who answers sampling/elicitation requests made during this call. */

@@ -5,7 +5,7 @@
 // to the Server, which answers it as before; so does the cancellation of a request it holds.
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, type CallToolResult, type JSONRPCMessage, type JSONRPCRequest, type RequestId } from '@modelcontextprotocol/sdk/types.js';
-import { errorMessage } from '../shared/index.js';
+import { Cancellation, errorMessage } from '../shared/index.js';
 import type { ClientCall } from './forward.js';
 
 /** What the session supplies: which names it forwards, and the forwarding itself. */
@@ -22,7 +22,7 @@ export interface DirectCallHandler<Target> {
  * returns the function that cancels the calls still running (when the session ends).
  */
 export function answerForwardedCalls<Target>(transport: Transport, handler: DirectCallHandler<Target>): () => void {
-  const running = new Map<RequestId, AbortController>();
+  const running = new Map<RequestId, Cancellation>();
   const serverOnMessage = transport.onmessage;
 
   const tryForward = (message: JSONRPCRequest): boolean => {
@@ -34,26 +34,26 @@ export function answerForwardedCalls<Target>(transport: Transport, handler: Dire
     const target = handler.targetOf(name);
     if (target === undefined) return false;
     const id = message.id;
-    const controller = new AbortController();
-    running.set(id, controller);
+    const cancellation = new Cancellation();
+    running.set(id, cancellation);
     // relatedRequestId puts every message of this call on the call's own response stream (HTTP).
     const send = (answer: JSONRPCMessage): Promise<void> => transport.send(answer, { relatedRequestId: id });
     const call: ClientCall = {
       requestId: id,
-      signal: controller.signal,
-      _meta: meta as ClientCall['_meta'],
+      cancellation,
+      progressToken: meta?.progressToken as ClientCall['progressToken'],
       sendNotification: (notification) => send({ jsonrpc: '2.0', ...notification }),
     };
     handler
       .forward(target, args, call)
       .then(
         // A cancelled request gets no answer (as the SDK does), whatever the downstream said.
-        (result) => (controller.signal.aborted ? undefined : send({ jsonrpc: '2.0', id, result })),
-        (error: unknown) => (controller.signal.aborted ? undefined : send({ jsonrpc: '2.0', id, error: { code: ErrorCode.InternalError, message: errorMessage(error) } })),
+        (result) => (cancellation.cancelled ? undefined : send({ jsonrpc: '2.0', id, result })),
+        (error: unknown) => (cancellation.cancelled ? undefined : send({ jsonrpc: '2.0', id, error: { code: ErrorCode.InternalError, message: errorMessage(error) } })),
       )
       .catch(handler.onSendError)
       .finally(() => {
-        if (running.get(id) === controller) running.delete(id);
+        if (running.get(id) === cancellation) running.delete(id);
       });
     return true;
   };
@@ -63,10 +63,10 @@ export function answerForwardedCalls<Target>(transport: Transport, handler: Dire
       if ('id' in message && message.method === 'tools/call' && tryForward(message)) return;
       if (message.method === 'notifications/cancelled') {
         const requestId = (message.params as { requestId?: RequestId } | undefined)?.requestId;
-        const controller = requestId === undefined ? undefined : running.get(requestId);
-        if (controller) {
+        const cancellation = requestId === undefined ? undefined : running.get(requestId);
+        if (cancellation) {
           running.delete(requestId!);
-          controller.abort((message.params as { reason?: unknown }).reason ?? 'cancelled by the client');
+          cancellation.cancel((message.params as { reason?: unknown }).reason ?? 'cancelled by the client');
           return;
         }
       }
@@ -75,7 +75,7 @@ export function answerForwardedCalls<Target>(transport: Transport, handler: Dire
   };
 
   return () => {
-    for (const controller of running.values()) controller.abort('the client session ended');
+    for (const cancellation of running.values()) cancellation.cancel('the client session ended');
     running.clear();
   };
 }
