@@ -4,7 +4,6 @@
 // server first needs them (the HTTP/SSE clients pull in OAuth and EventSource code), so a warm
 // start loads none of them.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CreateMessageRequestSchema,
@@ -19,7 +18,8 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { expandEnv, expandEnvRecord, transportOf, type ServerConfig } from '../config/index.js';
-import { LoadoutError, errorMessage, lazySchemaValidator, type Logger } from '../shared/index.js';
+import { LoadoutError, errorMessage, lazySchemaValidator, type Cancellation, type Logger } from '../shared/index.js';
+import { CallChannel } from './callChannel.js';
 
 // What downstream servers send is parsed loosely and passed through untouched: the SDK's own
 // strict Tool schema would strip fields a newer server adds, and re-validating every result
@@ -28,8 +28,6 @@ const LooseToolListSchema = z.looseObject({
   tools: z.array(z.looseObject({ name: z.string() })),
   nextCursor: z.string().optional(),
 });
-// Any object, passed on as the same object: a copy per forwarded call costs time for nothing.
-const LooseCallResultSchema = z.custom<Record<string, unknown>>((value) => typeof value === 'object' && value !== null && !Array.isArray(value));
 
 // The SDK's default stdio read limit is 10 MB, and a bigger message closes the connection: a
 // server returning a large (say 10 MB) result would look like a crash. Allow large results.
@@ -52,7 +50,7 @@ export interface DownstreamCaller {
 
 /** Options for forwarding one call. */
 export interface CallOptions {
-  signal?: AbortSignal;
+  cancellation?: Cancellation;
   /** Called with each downstream progress notification's params. */
   onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
   /** Who answers sampling/elicitation requests made during this call. */
@@ -82,12 +80,15 @@ export class DownstreamConnection {
   readonly #client: Client;
   readonly #transport: Transport;
   readonly #timeoutMs: number;
+  readonly #calls: CallChannel;
   #closed: Promise<void> | undefined;
 
   private constructor(client: Client, transport: Transport, timeoutMs: number) {
     this.#client = client;
     this.#transport = transport;
     this.#timeoutMs = timeoutMs;
+    // A call reporting progress may run longer than one timeout, but not without end.
+    this.#calls = new CallChannel(transport, { timeoutMs, maxTotalMs: timeoutMs * 10 });
   }
 
   /** Spawn or connect to `config` and complete the MCP handshake; `hooks` hear what the server does. */
@@ -141,15 +142,8 @@ export class DownstreamConnection {
   }
 
   /** Forward one tools/call and return the downstream result unchanged. */
-  async callTool(name: string, args: Record<string, unknown> | undefined, options: CallOptions = {}): Promise<CallToolResult> {
-    const requestOptions: RequestOptions = { signal: options.signal, timeout: this.#timeoutMs };
-    if (options.onProgress) {
-      requestOptions.onprogress = options.onProgress;
-      requestOptions.resetTimeoutOnProgress = true;
-      requestOptions.maxTotalTimeout = this.#timeoutMs * 10;
-    }
-    const params = args === undefined ? { name } : { name, arguments: args };
-    return (await this.#client.request({ method: 'tools/call', params }, LooseCallResultSchema, requestOptions)) as CallToolResult;
+  callTool(name: string, args: Record<string, unknown> | undefined, options: CallOptions = {}): Promise<CallToolResult> {
+    return this.#calls.call(name, args, options);
   }
 
   /** A liveness probe. */

@@ -138,7 +138,8 @@ export class ServerPool {
     this.#beginUse(server);
     const endCall = options.caller ? this.#callers.add(server, options.caller) : undefined;
     try {
-      const connection = await this.connection(server, { signal: options.signal });
+      // Only a start needs an AbortSignal; making one for every call would cost more than the rest of the call.
+      const connection = this.#connections.get(server) ?? (await this.connection(server, { signal: options.cancellation?.signal }));
       return await connection.callTool(tool, args, options);
     } finally {
       endCall?.();

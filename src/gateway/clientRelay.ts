@@ -7,7 +7,7 @@ import { ErrorCode, McpError, type ClientCapabilities } from '@modelcontextproto
 import { z } from 'zod';
 import type { DownstreamCaller, RelayedRequest } from '../downstream/index.js';
 import type { Route } from '../registry/index.js';
-import type { RequestExtra } from './metaTools/metaTool.js';
+import type { ClientCall } from './forward.js';
 
 // The client's answer goes back to the downstream untouched; the downstream's SDK validates it.
 const LooseResultSchema = z.looseObject({});
@@ -17,7 +17,7 @@ const LooseResultSchema = z.looseObject({});
 const RELAY_TIMEOUT_MS = 30 * 60_000;
 
 /** The caller record for one forwarded call made by the client session behind `server`. */
-export function downstreamCallerFor(server: Server, route: Route, extra: RequestExtra): DownstreamCaller {
+export function downstreamCallerFor(server: Server, route: Route, call: ClientCall): DownstreamCaller {
   return {
     owner: server,
     async relay(request, signal) {
@@ -30,8 +30,8 @@ export function downstreamCallerFor(server: Server, route: Route, extra: Request
       }
       // relatedRequestId puts the request on the call's own response stream (streamable HTTP).
       return server.request(request, LooseResultSchema, {
-        relatedRequestId: extra.requestId,
-        signal: AbortSignal.any([signal, extra.signal]),
+        relatedRequestId: call.requestId,
+        signal: AbortSignal.any([signal, call.cancellation.signal]),
         timeout: RELAY_TIMEOUT_MS,
       });
     },

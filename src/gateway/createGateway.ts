@@ -101,7 +101,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         sessions.delete(session);
         void session.close();
       };
-      await session.server.connect(transport);
+      await session.connect(transport);
       return session;
     },
     close() {

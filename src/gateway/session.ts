@@ -2,12 +2,14 @@
 // byte-for-byte) with its own exposed-tool registry. Answers tools/list from the registry
 // snapshot, routes calls, and announces every change with exactly one list_changed.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ToolRegistry, type RegistryChange, type RegistrySnapshot, type Selection } from '../registry/index.js';
 import { errorMessage, isLoadoutError, lazySchemaValidator } from '../shared/index.js';
 import { ALL_TOOLSET } from '../toolsets/index.js';
 import type { GatewayContext } from './context.js';
-import { forwardCall } from './forward.js';
+import { answerForwardedCalls } from './directCalls.js';
+import { clientCallOf, forwardCall } from './forward.js';
 import { setPassthroughCallToolHandler } from './passthroughCall.js';
 import { OPTIMIZATION_META_TOOLS } from './metaTools/index.js';
 import { describeInvalidArguments, errorResult, listedMetaTool, textResult, type MetaTool, type RequestExtra } from './metaTools/metaTool.js';
@@ -45,6 +47,21 @@ export class GatewaySession {
     setPassthroughCallToolHandler(this.server, (request, extra) => this.#callTool(request.params.name, request.params.arguments, extra));
     // A new catalog (discovery, config reload, promotion) may change what this session exposes.
     this.#unsubscribe.push(context.catalog.onChange(() => void this.refresh()));
+  }
+
+  /**
+   * Serve the client on `transport`. Calls to equipped tools are forwarded straight from the
+   * transport (directCalls.ts); the Server answers everything else, including a call that
+   * arrives before start-up discovery has settled the exposed set.
+   */
+  async connect(transport: Transport): Promise<void> {
+    await this.server.connect(transport);
+    const cancelRunning = answerForwardedCalls(transport, {
+      targetOf: (name) => (this.#metaTools.has(name) ? undefined : this.registry.snapshot.routes.get(name)),
+      forward: (route, args, call) => forwardCall(this.#context.pool, route, args, call, this.server),
+      onSendError: (error) => this.#context.logger.debug({ mod: 'gateway', err: errorMessage(error) }, 'could not answer a forwarded call'),
+    });
+    this.#unsubscribe.push(cancelRunning);
   }
 
   /** The current exposed set. */
@@ -164,7 +181,7 @@ export class GatewaySession {
     const metaTool = this.#metaTools.get(name);
     if (metaTool) return this.#runMetaTool(metaTool, args, extra);
     const route = this.registry.snapshot.routes.get(name) ?? (await this.settledSnapshot()).routes.get(name);
-    if (route) return forwardCall(this.#context.pool, route, args, extra, this.server);
+    if (route) return forwardCall(this.#context.pool, route, args, clientCallOf(extra), this.server);
     if (OPTIMIZATION_TOOL_NAMES.has(name)) {
       return errorResult(`${name} is an optimization tool, and those are off: set optimization.expose_tools: true in servers.yaml and restart loadout, or use \`loadout optimize\`.`);
     }

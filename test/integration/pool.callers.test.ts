@@ -5,7 +5,7 @@ import type { CreateMessageResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServerConfigSchema } from '../../src/config/index.js';
 import { ServerPool, type DownstreamCaller } from '../../src/downstream/index.js';
-import { silentLogger } from '../../src/shared/index.js';
+import { Cancellation, silentLogger } from '../../src/shared/index.js';
 import { fixture, textOf } from '../helpers/gateway.js';
 
 function callerAnswering(answer: string): DownstreamCaller {
@@ -28,9 +28,9 @@ describe('ServerPool in-flight callers', () => {
     for (let call = 0; call < 20; call++) await pool.callTool('box', 'echo', { text: `${call}` }, { caller: earlier });
     await expect(pool.callTool('box', 'wait', { ms: 60_000 }, { caller: earlier })).rejects.toThrow(/timed out/i);
     await expect(pool.callTool('box', 'ask', { prompt: 'hi' }, { caller: { owner: {}, relay: () => Promise.reject(new Error('no model')) } })).resolves.toMatchObject({ isError: true });
-    const cancel = new AbortController();
+    const cancel = new Cancellation();
     // Cancelled once the server has started waiting (it reports progress then).
-    const waiting = pool.callTool('box', 'wait', { ms: 60_000 }, { caller: earlier, signal: cancel.signal, onProgress: () => cancel.abort() });
+    const waiting = pool.callTool('box', 'wait', { ms: 60_000 }, { caller: earlier, cancellation: cancel, onProgress: () => cancel.cancel(new Error('aborted by the test')) });
     await expect(waiting).rejects.toThrow(/abort/i);
     expect(pool.inFlight('box')).toBe(0);
 

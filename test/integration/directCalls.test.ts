@@ -1,0 +1,69 @@
+import { ErrorCode, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { eventually, fixture, makeTempDirs, nodeServer, startGateway, textOf, writeServersYaml, type GatewayProcess, type TempDirs } from '../helpers/gateway.js';
+
+// Calls to equipped tools are answered straight from loadout's stdio transport, past the SDK
+// Server; these check that path keeps the Server's contract for everything a client can send.
+describe('forwarded calls over stdio', () => {
+  let dirs: TempDirs;
+  let gateway: GatewayProcess;
+  beforeAll(async () => {
+    dirs = await makeTempDirs();
+    await writeServersYaml(dirs.configDir, { live: nodeServer(fixture('interactive')) });
+    gateway = await startGateway({ dirs, args: ['--equip', 'all'] });
+    await eventually(async () => (await gateway.client.listTools()).tools.some((tool) => tool.name === 'live_echo'), 15_000, 'discovered tools');
+  });
+  afterAll(async () => {
+    await gateway.close();
+    await dirs.cleanup();
+  });
+
+  const echoStillAnswers = async (): Promise<void> => {
+    expect(textOf(await gateway.client.callTool({ name: 'live_echo', arguments: { text: 'still here' } }))).toBe('still here');
+  };
+
+  it('answers malformed params of an equipped tool with a JSON-RPC error, as the SDK Server does', async () => {
+    const malformed: Array<[unknown, string]> = [
+      [{ name: 'live_echo', arguments: ['text'] }, 'params.arguments'],
+      [{ name: 'live_echo', arguments: 'text' }, 'params.arguments'],
+      [{ name: 'live_echo', _meta: { progressToken: {} } }, 'params._meta.progressToken'],
+      [{ name: 7 }, 'params.name'],
+    ];
+    for (const [params, where] of malformed) {
+      const call = gateway.client.request({ method: 'tools/call', params: params as never }, z.unknown());
+      await expect(call).rejects.toMatchObject({ code: ErrorCode.InvalidParams, message: expect.stringContaining(`Invalid tools/call request: ${where}`) });
+    }
+    await echoStillAnswers();
+  });
+
+  it('serves concurrent calls, each answered under its own id', async () => {
+    const texts = Array.from({ length: 40 }, (_, index) => `call ${index}`);
+    const results = await Promise.all(texts.map((text) => gateway.client.callTool({ name: 'live_echo', arguments: { text } })));
+    expect(results.map(textOf)).toEqual(texts);
+  });
+
+  it('passes progress on under the client\'s own token', async () => {
+    const seen: Progress[] = [];
+    const result = await gateway.client.callTool({ name: 'live_progress', arguments: { steps: 3, delayMs: 50 } }, undefined, { onprogress: (progress) => seen.push(progress) });
+    expect(textOf(result)).toBe('did 3 steps');
+    // The SDK client may drop the last progress sent right before the result (see http.passthrough).
+    expect(seen.slice(0, 2)).toMatchObject([{ progress: 1, total: 3 }, { progress: 2, total: 3 }]);
+  });
+
+  it('cancels the downstream call when the client cancels, and sends no answer afterwards', async () => {
+    const errors: string[] = [];
+    gateway.client.onerror = (error) => errors.push(error.message);
+    const abort = new AbortController();
+    const call = gateway.client.callTool({ name: 'live_wait', arguments: { ms: 60_000, answerLate: true } }, undefined, {
+      signal: abort.signal,
+      onprogress: () => abort.abort('user pressed escape'),
+    });
+    await expect(call).rejects.toThrow();
+    await eventually(async () => textOf(await gateway.client.callTool({ name: 'live_cancellations', arguments: {} })) === '1', 10_000, 'downstream cancellation');
+    // The downstream answers 100 ms after the cancel anyway; loadout must not pass that on.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(errors).toEqual([]);
+    await echoStillAnswers();
+  });
+});
