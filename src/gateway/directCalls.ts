@@ -1,10 +1,12 @@
 // Client tools/call requests for forwarded tools, answered straight from the session's transport.
 // The SDK Server's request path (a schema parse of every request, a handler context, response
 // assembly) costs more than forwarding itself, on the path of every tool call an agent makes.
-// Anything else — meta-tools, a name not routed (yet), malformed params, other methods — goes on
-// to the Server, which answers it as before; so does the cancellation of a request it holds.
+// Anything else — meta-tools, a name not routed (yet), other methods — goes on to the Server,
+// which answers it as before; so does the cancellation of a request it holds. Malformed tools/call
+// params are answered here, with InvalidParams saying what is wrong: the Server would drop them
+// without an answer, leaving the client to time out.
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, type CallToolResult, type JSONRPCMessage, type JSONRPCRequest, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, type CallToolResult, type JSONRPCMessage, type JSONRPCRequest, type ProgressToken, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { Cancellation, errorMessage } from '../shared/index.js';
 import type { ClientCall } from './forward.js';
 
@@ -25,15 +27,18 @@ export function answerForwardedCalls<Target>(transport: Transport, handler: Dire
   const running = new Map<RequestId, Cancellation>();
   const serverOnMessage = transport.onmessage;
 
+  // True when this module answered `message` (a tools/call): forwarded, or refused as malformed.
   const tryForward = (message: JSONRPCRequest): boolean => {
-    const params = message.params;
-    if (!isPlainObject(params) || typeof params.name !== 'string') return false;
-    const { name, arguments: args, _meta: meta } = params;
-    if (args !== undefined && !isPlainObject(args)) return false;
-    if (meta !== undefined && !(isPlainObject(meta) && isProgressToken(meta.progressToken))) return false;
+    const id = message.id;
+    const problem = paramsProblem(message.params);
+    if (problem) {
+      const error = { code: ErrorCode.InvalidParams, message: `Invalid tools/call request: ${problem}` };
+      transport.send({ jsonrpc: '2.0', id, error }, { relatedRequestId: id }).catch(handler.onSendError);
+      return true;
+    }
+    const { name, arguments: args, _meta: meta } = message.params as { name: string; arguments?: Record<string, unknown>; _meta?: { progressToken?: ProgressToken } };
     const target = handler.targetOf(name);
     if (target === undefined) return false;
-    const id = message.id;
     const cancellation = new Cancellation();
     running.set(id, cancellation);
     // relatedRequestId puts every message of this call on the call's own response stream (HTTP).
@@ -41,7 +46,7 @@ export function answerForwardedCalls<Target>(transport: Transport, handler: Dire
     const call: ClientCall = {
       requestId: id,
       cancellation,
-      progressToken: meta?.progressToken as ClientCall['progressToken'],
+      progressToken: meta?.progressToken,
       sendNotification: (notification) => send({ jsonrpc: '2.0', ...notification }),
     };
     handler
@@ -80,8 +85,16 @@ export function answerForwardedCalls<Target>(transport: Transport, handler: Dire
   };
 }
 
-function isProgressToken(value: unknown): boolean {
-  return value === undefined || typeof value === 'string' || typeof value === 'number';
+// What is wrong with tools/call params, in the words of the spec's schema; undefined if nothing.
+function paramsProblem(params: unknown): string | undefined {
+  if (!isPlainObject(params)) return 'params must be an object';
+  if (typeof params.name !== 'string') return "params.name must be a string (the tool's name)";
+  if (params.arguments !== undefined && !isPlainObject(params.arguments)) return "params.arguments must be an object (the tool's arguments by name)";
+  const meta = params._meta;
+  if (meta === undefined) return undefined;
+  if (!isPlainObject(meta)) return 'params._meta must be an object';
+  const token = meta.progressToken;
+  return token === undefined || typeof token === 'string' || typeof token === 'number' ? undefined : 'params._meta.progressToken must be a string or a number';
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -23,12 +23,15 @@ describe('forwarded calls over stdio', () => {
     expect(textOf(await gateway.client.callTool({ name: 'live_echo', arguments: { text: 'still here' } }))).toBe('still here');
   };
 
-  it('answers malformed params of an equipped tool with a JSON-RPC error, as the SDK Server does', async () => {
+  it('answers malformed tools/call params with InvalidParams saying what is wrong, and stays up', async () => {
     const malformed: Array<[unknown, string]> = [
-      [{ name: 'live_echo', arguments: ['text'] }, 'params.arguments'],
-      [{ name: 'live_echo', arguments: 'text' }, 'params.arguments'],
-      [{ name: 'live_echo', _meta: { progressToken: {} } }, 'params._meta.progressToken'],
-      [{ name: 7 }, 'params.name'],
+      [{ name: 'live_echo', arguments: ['text'] }, 'params.arguments must be an object'],
+      [{ name: 'live_echo', arguments: 'text' }, 'params.arguments must be an object'],
+      [{ name: 'live_echo', _meta: { progressToken: {} } }, 'params._meta.progressToken must be a string or a number'],
+      [{ name: 'live_echo', _meta: 'x' }, 'params._meta must be an object'],
+      [{ name: 7 }, 'params.name must be a string'],
+      [{ name: 'not_equipped', arguments: [] }, 'params.arguments must be an object'],
+      [[], 'params must be an object'],
     ];
     for (const [params, where] of malformed) {
       const call = gateway.client.request({ method: 'tools/call', params: params as never }, z.unknown());

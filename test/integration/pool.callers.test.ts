@@ -23,7 +23,8 @@ describe('ServerPool in-flight callers', () => {
   it('forgets the caller of every answered, failed and cancelled call', async () => {
     // A 1 s call timeout makes a long wait fail on the downstream side.
     const box = ServerConfigSchema.parse({ command: process.execPath, args: [fixture('interactive')], timeout_seconds: 1 });
-    pool = new ServerPool({ box }, { logger: silentLogger });
+    // The 1 s bounds calls, not the start: a loaded machine can take longer to spawn the fixture.
+    pool = new ServerPool({ box }, { logger: silentLogger, minStartTimeoutMs: 15_000 });
     const earlier = callerAnswering('from the earlier session');
     for (let call = 0; call < 20; call++) await pool.callTool('box', 'echo', { text: `${call}` }, { caller: earlier });
     await expect(pool.callTool('box', 'wait', { ms: 60_000 }, { caller: earlier })).rejects.toThrow(/timed out/i);
