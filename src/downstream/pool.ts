@@ -250,8 +250,9 @@ export class ServerPool {
     return config;
   }
 
+  // The idle timer is left running during a call: if it fires, the call in flight keeps the server
+  // up, and the call's end sets it again (restarting it in place, cheaper than a new timer).
   #beginUse(server: string): void {
-    this.#idleTimers.clear(server);
     this.#inFlight.set(server, this.inFlight(server) + 1);
   }
 
@@ -271,7 +272,7 @@ export class ServerPool {
     const idleTimeoutMs = config.idle_timeout_minutes * 60_000;
     // setTimeout fires at once for delays past 2^31-1 ms (~24.8 days): treat those as "never".
     if (idleTimeoutMs > MAX_TIMER_MS) return;
-    // Lazy servers stop after a quiet period; a call arriving meanwhile clears the timer.
+    // Lazy servers stop after a quiet period with no call in flight.
     this.#idleTimers.set(server, idleTimeoutMs, () => {
       if (this.inFlight(server) === 0) void this.stop(server);
     });
