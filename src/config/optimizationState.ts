@@ -1,7 +1,7 @@
 // The optimization section of state.json and of servers.yaml: canonical tools, candidates,
 // golden prompts, eval runs and promotions per server, and the backend + thresholds settings.
 // Shapes only; the optimization layer owns what they mean.
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Longest description a candidate may have. */
 export const MAX_CANDIDATE_CHARS = 280;

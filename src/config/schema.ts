@@ -1,6 +1,6 @@
 // The shapes of loadout's own files (servers.yaml, toolset files, state.json) as zod schemas:
 // the single source of their types. Our files are parsed strictly so a typo fails loudly.
-import { z } from 'zod';
+import * as z from 'zod';
 import { OptimizationSettingsSchema } from './optimizationState.js';
 
 /** Server names become the `server` part of `server.tool`, so they may not contain a dot. */

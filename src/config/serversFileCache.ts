@@ -2,7 +2,7 @@
 // about 0.1 ms per cached tool entry, JSON.parse a hundredth of that, so a warm start re-parses
 // servers.yaml only after it changed. The YAML file stays the only source of truth.
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ServersFileSchema, type ServersFile } from './schema.js';
 import { parseServersFile } from './serversFile.js';
 import { readTextIfExists, writeTextAtomic } from './safeWrite.js';

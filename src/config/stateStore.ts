@@ -4,7 +4,7 @@
 import { copyFile } from 'node:fs/promises';
 import { Low } from 'lowdb';
 import { JSONFile } from 'lowdb/node';
-import { z } from 'zod';
+import * as z from 'zod';
 import { LoadoutError, errorMessage } from '../shared/index.js';
 import { ToolsetNameSchema } from './schema.js';
 import { OptimizationStateSchema } from './optimizationState.js';

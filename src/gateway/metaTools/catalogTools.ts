@@ -1,5 +1,5 @@
 // Meta-tools that read the catalog or call into it: discover-all-tools and call-tool.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { CatalogTool } from '../../catalog/index.js';
 import { resolveCatalogName } from '../../registry/index.js';
 import { LoadoutError } from '../../shared/index.js';

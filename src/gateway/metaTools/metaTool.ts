@@ -2,7 +2,7 @@
 // input schema into the JSON Schema clients see and its errors into readable isError results.
 import type { ServerNotification, ServerRequest, CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { GatewayContext } from '../context.js';
 import type { GatewaySession } from '../session.js';
 

@@ -1,7 +1,7 @@
 // Meta-tools that need a model: generate candidates and golden prompts, run an evaluation.
 // The backend comes from servers.yaml `optimization:`, or MCP sampling through this client when
 // it declared the capability; run_evaluation reports MCP progress when given a progressToken.
-import { z } from 'zod';
+import * as z from 'zod';
 import { createBackend, generateCandidates as generate, generateGoldenPrompts as generatePrompts, runEvaluation as evaluateTool, type ModelBackend, type SamplingPort } from '../../optimization/index.js';
 import { defineMetaTool, jsonResult, type MetaToolContext } from './metaTool.js';
 

@@ -1,7 +1,7 @@
 // Meta-tools of the stored optimization loop: canonical tools, candidates, golden prompts, manual
 // eval runs, results, promotion, revert, report. Each answers with one JSON object; descriptions
 // stay one short sentence because every one of them is in the idle tools/list.
-import { z } from 'zod';
+import * as z from 'zod';
 import { PromptCategorySchema } from '../../config/index.js';
 import { defineMetaTool, jsonResult } from './metaTool.js';
 

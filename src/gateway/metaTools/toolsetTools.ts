@@ -1,5 +1,5 @@
 // Meta-tools that manage saved toolsets and what this session has equipped.
-import { z } from 'zod';
+import * as z from 'zod';
 import { ToolsetNameSchema } from '../../config/index.js';
 import { type RegistrySnapshot, type WithheldReason } from '../../registry/index.js';
 import { LoadoutError } from '../../shared/index.js';
