@@ -23,7 +23,7 @@ export const discoverAllTools = defineMetaTool({
   }),
   example: { query: 'read a file', limit: 10 },
   async run(args, { gateway, session }) {
-    await gateway.ready;
+    await gateway.ready();
     const catalog = gateway.catalog.current;
     if (args.server !== undefined && !gateway.pool.config(args.server)) {
       const known = gateway.pool.serverNames.join(', ') || '(none configured)';
@@ -58,7 +58,7 @@ export const callTool = defineMetaTool({
   async run(args, { gateway, session, extra }) {
     const equipped = (await session.settledSnapshot()).routes.get(args.tool);
     if (equipped) return forwardCall(gateway.pool, equipped, args.arguments, extra, session.server);
-    await gateway.ready;
+    await gateway.ready();
     const catalog = gateway.catalog.current;
     const tool = resolveCatalogName(catalog, args.tool, gateway.naming);
     if (!tool) throw unknownToolError(gateway, catalog, args.tool);
