@@ -131,6 +131,6 @@ export const OptimizationSettingsSchema = z.strictObject({
    * idle tools/list, and optimizing descriptions is occasional work (`loadout optimize` always works).
    */
   expose_tools: z.boolean().default(false),
-  thresholds: ThresholdsSchema.default(ThresholdsSchema.parse({})),
+  thresholds: ThresholdsSchema.prefault({}),
 });
 export type OptimizationSettings = z.infer<typeof OptimizationSettingsSchema>;
