@@ -39,6 +39,12 @@ const lazyAjvProvider = {
   },
 };
 
+// The meta-tools' tools/list entries, computed from the compiled source now rather than by zod at
+// every start (see listedMetaTool).
+const { META_TOOLS } = await import('../dist/src/gateway/metaTools/index.js');
+const { listedMetaTool } = await import('../dist/src/gateway/metaTools/metaTool.js');
+const META_TOOL_LISTING = Object.fromEntries(META_TOOLS.map((tool) => [tool.name, listedMetaTool(tool)]));
+
 // Chunk names carry content hashes: clear the old ones rather than let them pile up.
 await rm('dist/bundle', { recursive: true, force: true });
 await build({
@@ -54,6 +60,7 @@ await build({
   sourcemap: 'linked',
   format: 'esm',
   banner: { js: CJS_GLOBALS },
+  define: { LOADOUT_META_TOOL_LISTING: JSON.stringify(JSON.stringify(META_TOOL_LISTING)) },
   plugins: [lazyAjvProvider],
 });
 await build({ ...COMMON, entryPoints: ['@modelcontextprotocol/sdk/validation/ajv'], outfile: `dist/bundle/${AJV_FILE}`, format: 'cjs' });
