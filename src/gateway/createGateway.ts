@@ -64,7 +64,13 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       else failures.set(result.server, result.error);
     }
   };
+  // Started once, by GatewayContext.ready's first caller.
   let ready: Promise<void> | undefined;
+  const loadAndDiscover = (): Promise<void> =>
+    catalog
+      .ensureLoaded()
+      .then(discoverUncached)
+      .catch((error: unknown) => logger.error({ mod: 'gateway', err: errorMessage(error) }, 'discovery failed'));
   const configSync = await startConfigSync({ paths, logger, pool, catalog, settings: config.gateway, discoverUncached });
 
   const context: GatewayContext = {
@@ -77,7 +83,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     state,
     naming: namingOptions(config.gateway),
     optimization,
-    ready: () => (ready ??= catalog.ensureLoaded().then(discoverUncached).catch((error: unknown) => logger.error({ mod: 'gateway', err: errorMessage(error) }, 'discovery failed'))),
+    ready: () => (ready ??= loadAndDiscover()),
     // A server discovered later (an always-on one reconnecting after a failed start) is no longer a failure.
     discoveryFailures: () => new Map([...failures].filter(([server]) => catalog.undiscoveredServers.includes(server))),
     isServerAvailable: (server) => health.isAvailable(server),

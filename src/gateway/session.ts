@@ -58,7 +58,7 @@ export class GatewaySession {
    * read before then waits for discovery and the refresh it triggers instead of missing them.
    */
   async settledSnapshot(): Promise<RegistrySnapshot> {
-    // Starts loading the catalog on first use; an idle list is answered before that load reads a byte.
+    // Starts loading the catalog on first use; an idle list is answered before that file read completes.
     const ready = this.#context.ready();
     if (!this.registry.snapshot.selection) return this.registry.snapshot;
     await ready;
