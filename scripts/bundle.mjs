@@ -14,24 +14,53 @@ const CJS_GLOBALS = [
   "const __dirname = __loadoutFileURLToPath(new URL('.', import.meta.url));",
 ].join('\n');
 
+// The SDK's Server and Client import ajv at load time for a default JSON Schema validator that
+// loadout never builds (it passes lazySchemaValidator()). Parsing and evaluating ajv's ~190 KB
+// cost ~55 M instructions, a tenth of what a warm start adds to bare node. So ajv and the SDK's
+// provider are bundled apart into AJV_FILE (CommonJS, so it can be required synchronously), and
+// every import of the provider gets a stand-in that requires that file on the first
+// `new AjvJsonSchemaValidator()`, i.e. at the first schema check, never at start.
+const AJV_FILE = 'ajv-provider.cjs';
+const COMMON = { bundle: true, minifyWhitespace: true, minifySyntax: true, platform: 'node', target: 'node20', logLevel: 'warning' };
+const AJV_PROVIDER = /validation\/ajv-provider\.js$|^@modelcontextprotocol\/sdk\/validation\/ajv$/;
+const lazyAjvProvider = {
+  name: 'lazy-ajv-provider',
+  setup(build) {
+    build.onResolve({ filter: AJV_PROVIDER }, () => ({ path: 'ajv-provider', namespace: 'lazy-ajv-provider' }));
+    build.onResolve({ filter: /^\.\/ajv-provider\.cjs$/ }, (args) => ({ path: args.path, external: true }));
+    build.onLoad({ filter: /.*/, namespace: 'lazy-ajv-provider' }, () => ({
+      contents: `export class AjvJsonSchemaValidator {
+        constructor(...args) {
+          const { AjvJsonSchemaValidator: Provider } = require('./${AJV_FILE}');
+          return new Provider(...args);
+        }
+      }`,
+    }));
+  },
+};
+
+// The meta-tools' tools/list entries, computed from the compiled source now rather than by zod at
+// every start (see listedMetaTool).
+const { META_TOOLS } = await import('../dist/src/gateway/metaTools/index.js');
+const { listedMetaTool } = await import('../dist/src/gateway/metaTools/metaTool.js');
+const META_TOOL_LISTING = Object.fromEntries(META_TOOLS.map((tool) => [tool.name, listedMetaTool(tool)]));
+
 // Chunk names carry content hashes: clear the old ones rather than let them pile up.
 await rm('dist/bundle', { recursive: true, force: true });
 await build({
   entryPoints: { loadout: 'dist/src/cli/main.js' },
   outdir: 'dist/bundle',
-  bundle: true,
+  ...COMMON,
   // Code behind `await import()` (HTTP serving, downstream clients, file locks) goes into chunks
   // loaded on first use, as in the tsc output; whitespace and syntax minifying keeps names (and
   // error messages) intact but leaves less source for V8 to scan and hold (~3 MiB of RSS).
   splitting: true,
   chunkNames: 'chunk-[hash]',
-  minifyWhitespace: true,
-  minifySyntax: true,
   // Readable stack traces with `node --enable-source-maps`.
   sourcemap: 'linked',
-  platform: 'node',
   format: 'esm',
-  target: 'node20',
   banner: { js: CJS_GLOBALS },
-  logLevel: 'warning',
+  define: { LOADOUT_META_TOOL_LISTING: JSON.stringify(JSON.stringify(META_TOOL_LISTING)) },
+  plugins: [lazyAjvProvider],
 });
+await build({ ...COMMON, entryPoints: ['@modelcontextprotocol/sdk/validation/ajv'], outfile: `dist/bundle/${AJV_FILE}`, format: 'cjs' });

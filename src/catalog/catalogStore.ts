@@ -40,6 +40,8 @@ export class CatalogStore {
   #definitions: DefinitionCache = {};
   #overrides: ReadonlyMap<string, string> = new Map();
   #current: Catalog;
+  /** The latest read of the definition cache (undefined until the first). */
+  #loaded: Promise<void> | undefined;
   readonly #discovering = new Set<string>();
   readonly #listeners = new Set<(catalog: Catalog) => void>();
 
@@ -54,7 +56,7 @@ export class CatalogStore {
     return this.#current;
   }
 
-  /** Enabled servers with no cached definitions (they need discovery). */
+  /** Enabled servers with no cached definitions (they need discovery); meaningful once loaded. */
   get undiscoveredServers(): string[] {
     return Object.entries(this.#configs)
       .filter(([name, config]) => config.enabled && !this.#definitions[name])
@@ -73,11 +75,22 @@ export class CatalogStore {
   }
 
   /** Load cached definitions from the data dir (no process is spawned), optionally with new configs. */
-  async load(configs?: Record<string, ServerConfig>): Promise<void> {
-    this.#definitions = await readDefinitionCache(this.#options.cacheFile);
-    // With new configs (a servers.yaml edit, perhaps by `loadout refresh`), both change in one catalog.
-    if (configs) this.#configs = configs;
-    this.#replace();
+  load(configs?: Record<string, ServerConfig>): Promise<void> {
+    this.#loaded = this.#read(configs);
+    return this.#loaded;
+  }
+
+  /**
+   * Load the cached definitions unless they were loaded already. A gateway reads them on first
+   * need rather than at start (its idle tools/list lists only meta-tools, and parsing a large
+   * cache is most of what a warm start grows with); a cache that cannot be read is logged and
+   * treated as empty, so discovery rebuilds it instead of the running gateway failing.
+   */
+  ensureLoaded(): Promise<void> {
+    this.#loaded ??= this.#read().catch((error: unknown) => {
+      this.#options.logger.error({ mod: 'catalog', err: errorMessage(error) }, 'cached tool definitions unreadable; rediscovering');
+    });
+    return this.#loaded;
   }
 
   /** New server configs (a servers.yaml edit). */
@@ -96,7 +109,9 @@ export class CatalogStore {
    * Connect to each server (bounded concurrency, per-server timeout), list its tools, cache them,
    * and stop the lazy ones again. A failing server is reported and skipped.
    */
-  async discover(servers: string[] = this.undiscoveredServers, options: DiscoverOptions = {}): Promise<DiscoveryResult[]> {
+  async discover(servers?: string[], options: DiscoverOptions = {}): Promise<DiscoveryResult[]> {
+    await this.ensureLoaded();
+    servers ??= this.undiscoveredServers;
     const limit = pLimit(this.#options.settings.discovery_concurrency);
     const found: Record<string, CachedServerTools> = {};
     const results = await Promise.all(
@@ -145,13 +160,14 @@ export class CatalogStore {
     const { pool } = this.#options;
     // Checked synchronously before listTools, which would otherwise start a stopped server.
     if (this.#discovering.has(server) || !pool.isConnected(server)) return;
-    const tools = await pool.listTools(server);
+    const [tools] = await Promise.all([pool.listTools(server), this.ensureLoaded()]);
     if (isDeepStrictEqual(tools, this.#definitions[server]?.tools)) return;
     await this.updateServerTools(server, tools);
   }
 
   /** Replace one server's definitions after it re-listed its tools while running (and merge them into servers.yaml). */
   async updateServerTools(server: string, tools: CachedServerTools['tools']): Promise<void> {
+    await this.ensureLoaded();
     const entry = { discoveredAt: new Date().toISOString(), tools };
     await writeDefinitionCache(this.#options.cacheFile, { [server]: entry });
     this.#definitions = { ...this.#definitions, [server]: entry };
@@ -177,6 +193,13 @@ export class CatalogStore {
       logger.error({ mod: 'catalog', err: mergeError }, 'could not record discovered tools in servers.yaml');
       return () => ({ mergeError });
     }
+  }
+
+  async #read(configs?: Record<string, ServerConfig>): Promise<void> {
+    this.#definitions = await readDefinitionCache(this.#options.cacheFile);
+    // With new configs (a servers.yaml edit, perhaps by `loadout refresh`), both change in one catalog.
+    if (configs) this.#configs = configs;
+    this.#replace();
   }
 
   #build(): Catalog {

@@ -1,7 +1,7 @@
 // The data-dir cache of full downstream tool definitions (schemas, annotations, outputSchema),
 // so a warm start answers from disk without spawning anything and servers.yaml stays readable.
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import { readTextIfExists, updateTextFile } from '../config/index.js';
 import { LoadoutError, errorMessage } from '../shared/index.js';
 import { rememberToolHash, toolHash } from './toolHash.js';

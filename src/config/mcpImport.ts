@@ -2,7 +2,7 @@
 // .mcp.json and ~/.claude.json, Claude Desktop, Cursor) into a new servers.yaml. Never overwrites
 // an existing servers.yaml. The home directory is a parameter so tests use a temporary one.
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { LoadoutError, errorMessage, yamlModule } from '../shared/index.js';
 import { ServerConfigSchema } from './schema.js';
 import { readTextIfExists, withFileLock, writeTextAtomic } from './safeWrite.js';

@@ -1,7 +1,7 @@
 // The optimization section of state.json and of servers.yaml: canonical tools, candidates,
 // golden prompts, eval runs and promotions per server, and the backend + thresholds settings.
 // Shapes only; the optimization layer owns what they mean.
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Longest description a candidate may have. */
 export const MAX_CANDIDATE_CHARS = 280;
@@ -131,6 +131,6 @@ export const OptimizationSettingsSchema = z.strictObject({
    * idle tools/list, and optimizing descriptions is occasional work (`loadout optimize` always works).
    */
   expose_tools: z.boolean().default(false),
-  thresholds: ThresholdsSchema.default(ThresholdsSchema.parse({})),
+  thresholds: ThresholdsSchema.prefault({}),
 });
 export type OptimizationSettings = z.infer<typeof OptimizationSettingsSchema>;

@@ -1,6 +1,6 @@
 // The shapes of loadout's own files (servers.yaml, toolset files, state.json) as zod schemas:
 // the single source of their types. Our files are parsed strictly so a typo fails loudly.
-import { z } from 'zod';
+import * as z from 'zod';
 import { OptimizationSettingsSchema } from './optimizationState.js';
 
 /** Server names become the `server` part of `server.tool`, so they may not contain a dot. */
@@ -74,11 +74,11 @@ export const GatewaySettingsSchema = z.strictObject({
 });
 export type GatewaySettings = z.infer<typeof GatewaySettingsSchema>;
 
-/** The whole servers.yaml. */
+/** The whole servers.yaml. Sections left out are parsed from `{}` (prefault), so their defaults apply. */
 export const ServersFileSchema = z.strictObject({
   servers: z.record(ServerNameSchema, ServerConfigSchema).nullable().transform((s) => s ?? {}).default({}),
-  gateway: GatewaySettingsSchema.default(GatewaySettingsSchema.parse({})),
-  optimization: OptimizationSettingsSchema.default(OptimizationSettingsSchema.parse({})),
+  gateway: GatewaySettingsSchema.prefault({}),
+  optimization: OptimizationSettingsSchema.prefault({}),
 });
 export type ServersFile = z.infer<typeof ServersFileSchema>;
 

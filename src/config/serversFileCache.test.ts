@@ -1,8 +1,11 @@
+import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadServersConfig } from './serversFileCache.js';
+import * as z from 'zod';
+import { ServersFileSchema } from './schema.js';
+import { PARSED_SCHEMA_VERSION, loadServersConfig } from './serversFileCache.js';
 
 describe('loadServersConfig', () => {
   let dir: string;
@@ -34,6 +37,14 @@ describe('loadServersConfig', () => {
     await loadServersConfig(file, cacheFile);
     await writeFile(file, 'servers:\n  a: { command: [x }\n');
     await expect(loadServersConfig(file, cacheFile)).rejects.toThrow(/servers\.yaml:2:\d+: /);
+  });
+
+  it('keys the parsed copy by a schema version that changes with ServersFileSchema', () => {
+    // The parsed copy is used without validating it again. If this fails, ServersFileSchema has
+    // changed: bump PARSED_SCHEMA_VERSION (so copies made under the old schema are re-parsed) and
+    // record the new version and hash here.
+    const schema = JSON.stringify(z.toJSONSchema(ServersFileSchema, { io: 'input', unrepresentable: 'any' }));
+    expect({ version: PARSED_SCHEMA_VERSION, schemaHash: createHash('sha256').update(schema).digest('hex').slice(0, 16) }).toEqual({ version: 1, schemaHash: 'e5fe217de39e9882' });
   });
 
   it('ignores a corrupt cache', async () => {

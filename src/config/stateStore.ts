@@ -4,7 +4,7 @@
 import { copyFile } from 'node:fs/promises';
 import { Low } from 'lowdb';
 import { JSONFile } from 'lowdb/node';
-import { z } from 'zod';
+import * as z from 'zod';
 import { LoadoutError, errorMessage } from '../shared/index.js';
 import { ToolsetNameSchema } from './schema.js';
 import { OptimizationStateSchema } from './optimizationState.js';
@@ -16,7 +16,7 @@ export const StateSchema = z.strictObject({
   /** The toolset equipped at the last stop, re-equipped at the next start (`all` included). */
   activeToolset: ToolsetNameSchema.nullable().default(null),
   /** Tool-description optimization data per server. */
-  optimization: OptimizationStateSchema.default(OptimizationStateSchema.parse({})),
+  optimization: OptimizationStateSchema.prefault({}),
 });
 export type State = z.infer<typeof StateSchema>;
 

@@ -16,7 +16,7 @@ import {
   type ElicitRequest,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import { expandEnv, expandEnvRecord, transportOf, type ServerConfig } from '../config/index.js';
 import { LoadoutError, errorMessage, lazySchemaValidator, type Cancellation, type Logger } from '../shared/index.js';
 import { CallChannel } from './callChannel.js';

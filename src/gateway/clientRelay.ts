@@ -4,7 +4,7 @@
 // to is decided in the downstream layer (InFlightCallers); this file only talks to the client.
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ErrorCode, McpError, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { DownstreamCaller, RelayedRequest } from '../downstream/index.js';
 import type { Route } from '../registry/index.js';
 import type { ClientCall } from './forward.js';

@@ -20,8 +20,12 @@ export interface GatewayContext {
   readonly naming: NamingOptions;
   /** Tool-description optimization: stored data, promotions, settings. */
   readonly optimization: OptimizationLoop;
-  /** Settles when the start-up discovery of uncached servers has finished. */
-  readonly ready: Promise<void>;
+  /**
+   * Load the cached catalog and then discover the servers it lacks (started by the first call:
+   * the first need of the catalog, or a session's first tools/list once answered); settles when
+   * both have finished.
+   */
+  ready(): Promise<void>;
   /** Servers whose most recent discovery failed, with the reason. */
   discoveryFailures(): ReadonlyMap<string, string>;
   /** False while a server is known to be down (its tools are withdrawn). */

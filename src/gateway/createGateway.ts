@@ -32,16 +32,18 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
-/** Load config and cache (spawning nothing), start discovery of uncached servers in the background. */
+/**
+ * Load the config (spawning nothing) and wire the gateway. The cached catalog is read on first
+ * need (see GatewayContext.ready), and then uncached servers are discovered in the background.
+ */
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const { paths, logger } = options;
   const { config } = await loadServersConfig(paths.serversFile, paths.parsedServersFile);
   const pool = new ServerPool(config.servers, { logger, env: options.env, minStartTimeoutMs: config.gateway.discovery_timeout_seconds * 1000 });
   const catalog = new CatalogStore({ pool, cacheFile: paths.catalogCacheFile, configs: config.servers, settings: config.gateway, logger, serversFile: paths.serversFile });
-  await catalog.load();
   const state = new StateStore(paths.stateFile);
-  // Promotions go into the catalog before any session connects, so the first tools/list has them.
   const optimization = new OptimizationLoop({ store: new OptimizationStore(state), catalog, settings: config.optimization });
+  // Promotions go into the catalog before any session connects, so the first tools/list has them.
   await optimization.applyPromotions();
   const stopPromotionWatch = await watchPromotions(optimization, paths.stateFile, logger);
   const health = new ServerHealth({
@@ -62,7 +64,13 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       else failures.set(result.server, result.error);
     }
   };
-  const ready = discoverUncached().catch((error: unknown) => logger.error({ mod: 'gateway', err: errorMessage(error) }, 'discovery failed'));
+  // Started once, by GatewayContext.ready's first caller.
+  let ready: Promise<void> | undefined;
+  const loadAndDiscover = (): Promise<void> =>
+    catalog
+      .ensureLoaded()
+      .then(discoverUncached)
+      .catch((error: unknown) => logger.error({ mod: 'gateway', err: errorMessage(error) }, 'discovery failed'));
   const configSync = await startConfigSync({ paths, logger, pool, catalog, settings: config.gateway, discoverUncached });
 
   const context: GatewayContext = {
@@ -74,11 +82,11 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     toolsets: new ToolsetStore(paths.toolsetsDir),
     state,
     naming: namingOptions(config.gateway),
-    ready,
+    optimization,
+    ready: () => (ready ??= loadAndDiscover()),
     // A server discovered later (an always-on one reconnecting after a failed start) is no longer a failure.
     discoveryFailures: () => new Map([...failures].filter(([server]) => catalog.undiscoveredServers.includes(server))),
     isServerAvailable: (server) => health.isAvailable(server),
-    optimization,
   };
   const stopWatchingToolLists = watchToolListChanges(pool, catalog, logger);
   const metaTools = config.optimization.expose_tools ? META_TOOLS : TOOLSET_META_TOOLS;
@@ -123,6 +131,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
 async function restoreToolset(session: GatewaySession, context: GatewayContext, override: string | undefined): Promise<void> {
   const name = override ?? (await context.state.read()).activeToolset;
   if (!name) return;
+  // The toolset's tools come from the cached catalog; uncached servers join it after discovery.
+  void context.ready();
+  await context.catalog.ensureLoaded();
   try {
     // Re-equipping the remembered toolset need not write state.json (a lock and a write on every start).
     await session.equip(name, { announce: false, remember: override !== undefined });

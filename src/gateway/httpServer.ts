@@ -116,6 +116,9 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
   });
 
   const port = await listen(server, options.host, options.port);
+  // No client may come for a while: load the catalog and discover uncached servers now, as stdio
+  // does right after its client's first tools/list.
+  void gateway.context.ready();
   guard = createRequestGuard({ host: options.host, port, token: options.token, allowedOrigins: options.allowedOrigins });
   const expiry = options.sessionIdleMs > 0 ? startIdleExpiry(sessions, options.sessionIdleMs, logger) : undefined;
   const hostInUrl = options.host.includes(':') && !options.host.startsWith('[') ? `[${options.host}]` : options.host;

@@ -3,7 +3,7 @@
 // readers ignore files whose process is gone.
 import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { readTextIfExists, writeTextAtomic, type LoadoutPaths } from '../config/index.js';
 import type { ServerPool } from '../downstream/index.js';
 import { errorMessage, type Logger } from '../shared/index.js';

@@ -75,8 +75,10 @@ export class GatewaySession {
    * read before then waits for discovery and the refresh it triggers instead of missing them.
    */
   async settledSnapshot(): Promise<RegistrySnapshot> {
+    // Starts loading the catalog on first use; an idle list is answered before that file read completes.
+    const ready = this.#context.ready();
     if (!this.registry.snapshot.selection) return this.registry.snapshot;
-    await this.#context.ready;
+    await ready;
     await this.registry.runExclusive(async () => undefined);
     return this.registry.snapshot;
   }

@@ -1,6 +1,6 @@
 // Generation through a model backend: rewritten descriptions and golden prompts. The model is
 // asked for JSON; its answer is parsed leniently (fences, chatter) and validated strictly.
-import { z } from 'zod';
+import * as z from 'zod';
 import { MAX_CANDIDATE_CHARS, type CanonicalTool, type PromptCategory } from '../config/index.js';
 import { extractJson, replyInvalid, type BackendRequestOptions, type ModelBackend } from './backends/modelBackend.js';
 

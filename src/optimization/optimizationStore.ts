@@ -4,7 +4,8 @@
 import { customAlphabet } from 'nanoid';
 import { ServerOptimizationSchema, type CanonicalTool, type EvalRun, type GoldenPrompt, type PromotedTool, type ServerOptimization, type StateStore, type ToolCandidate } from '../config/index.js';
 
-const EMPTY_SERVER: ServerOptimization = ServerOptimizationSchema.parse({});
+// Built when needed rather than at load: a zod parse at import time slows every start.
+const emptyServer = (): ServerOptimization => ServerOptimizationSchema.parse({});
 
 /** A new id for a candidate, prompt or run: nanoid over letters and digits, so a shell never reads it as an option. */
 export const newId: () => string = customAlphabet('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz', 16);
@@ -19,7 +20,7 @@ export class OptimizationStore {
 
   /** Everything stored for one server (empty when nothing is). */
   async server(server: string): Promise<ServerOptimization> {
-    return (await this.#state.read()).optimization.servers[server] ?? EMPTY_SERVER;
+    return (await this.#state.read()).optimization.servers[server] ?? emptyServer();
   }
 
   /** Every server's data. */
@@ -77,7 +78,7 @@ export class OptimizationStore {
 
   async #update(server: string, change: (data: ServerOptimization) => ServerOptimization): Promise<ServerOptimization> {
     const next = await this.#state.update((state) => {
-      const data = state.optimization.servers[server] ?? EMPTY_SERVER;
+      const data = state.optimization.servers[server] ?? emptyServer();
       return { ...state, optimization: { ...state.optimization, servers: { ...state.optimization.servers, [server]: change(data) } } };
     });
     return next.optimization.servers[server]!;

@@ -1,6 +1,6 @@
 // The optimization report of the design: per server, which tools are optimized and their metrics
 // before (canonical baseline) and after (promoted candidate). Built from stored data only.
-import { z } from 'zod';
+import * as z from 'zod';
 import { CANONICAL_CANDIDATE_ID, MetricsSchema, type ServerOptimization } from '../config/index.js';
 import { computeMetrics } from './metrics.js';
 

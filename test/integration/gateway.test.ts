@@ -8,6 +8,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { TOOLSET_META_TOOLS } from '../../src/gateway/index.js';
+import { listMetaTools } from '../../src/gateway/session.js';
 import { CLI, META_TOOL_NAMES, fixture, makeTempDirs, nodeServer, rawToolsOf, startGateway, textOf, writeServersYaml, type GatewayProcess, type TempDirs } from '../helpers/gateway.js';
 
 
@@ -42,6 +44,8 @@ describe('loadout serve with the echo fixture', () => {
     }
     expect(Buffer.byteLength(JSON.stringify({ tools }))).toBeLessThan(6 * 1024);
     expect(gateway.client.getServerCapabilities()?.tools?.listChanged).toBe(true);
+    // The bundle lists entries computed at build time; they must be what the source computes now.
+    expect(tools).toEqual(listMetaTools(TOOLSET_META_TOOLS));
   });
 
   it('follows the downstream pagination: all five echo tools (pages of two) are in the catalog', async () => {

@@ -3,7 +3,7 @@
 // Works on the same state.json as a running gateway, which picks up promotions by watching it.
 import { readFile, writeFile } from 'node:fs/promises';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { z } from 'zod';
+import * as z from 'zod';
 import { CatalogStore } from '../../catalog/index.js';
 import { BackendKindSchema, PromptCategorySchema, StateStore, loadServersFile, type BackendKind, type OptimizationSettings } from '../../config/index.js';
 import { ServerPool } from '../../downstream/index.js';

@@ -1,5 +1,5 @@
 // Meta-tools that read the catalog or call into it: discover-all-tools and call-tool.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { CatalogTool } from '../../catalog/index.js';
 import { resolveCatalogName } from '../../registry/index.js';
 import { LoadoutError } from '../../shared/index.js';
@@ -23,7 +23,7 @@ export const discoverAllTools = defineMetaTool({
   }),
   example: { query: 'read a file', limit: 10 },
   async run(args, { gateway, session }) {
-    await gateway.ready;
+    await gateway.ready();
     const catalog = gateway.catalog.current;
     if (args.server !== undefined && !gateway.pool.config(args.server)) {
       const known = gateway.pool.serverNames.join(', ') || '(none configured)';
@@ -58,7 +58,7 @@ export const callTool = defineMetaTool({
   async run(args, { gateway, session, extra }) {
     const equipped = (await session.settledSnapshot()).routes.get(args.tool);
     if (equipped) return forwardCall(gateway.pool, equipped, args.arguments, clientCallOf(extra), session.server);
-    await gateway.ready;
+    await gateway.ready();
     const catalog = gateway.catalog.current;
     const tool = resolveCatalogName(catalog, args.tool, gateway.naming);
     if (!tool) throw unknownToolError(gateway, catalog, args.tool);

@@ -2,7 +2,7 @@
 // input schema into the JSON Schema clients see and its errors into readable isError results.
 import type { ServerNotification, ServerRequest, CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { GatewayContext } from '../context.js';
 import type { GatewaySession } from '../session.js';
 
@@ -31,8 +31,17 @@ export function defineMetaTool<Schema extends z.ZodType>(tool: MetaTool<Schema>)
   return tool as unknown as MetaTool;
 }
 
+// JSON of every meta-tool's entry, by name, as this function computed it at build time
+// (scripts/bundle.mjs puts it into the bundle): converting the zod schemas cost ~5 ms of every
+// start, nearly all of it zod's JSON Schema code running cold. Undefined when running from source.
+declare const LOADOUT_META_TOOL_LISTING: string | undefined;
+let builtListing: Readonly<Record<string, Tool>> | undefined;
+
 /** The tools/list entry of a meta-tool: short, with no output schema, to keep the idle list small. */
 export function listedMetaTool(tool: MetaTool): Tool {
+  if (typeof LOADOUT_META_TOOL_LISTING === 'string') builtListing ??= JSON.parse(LOADOUT_META_TOOL_LISTING) as Record<string, Tool>;
+  const built = builtListing?.[tool.name];
+  if (built) return built;
   const { $schema: _schema, ...inputSchema } = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
   return { name: tool.name, description: tool.description, inputSchema: compactSchema(inputSchema) as Tool['inputSchema'] };
 }

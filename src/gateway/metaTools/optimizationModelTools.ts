@@ -1,7 +1,7 @@
 // Meta-tools that need a model: generate candidates and golden prompts, run an evaluation.
 // The backend comes from servers.yaml `optimization:`, or MCP sampling through this client when
 // it declared the capability; run_evaluation reports MCP progress when given a progressToken.
-import { z } from 'zod';
+import * as z from 'zod';
 import { createBackend, generateCandidates as generate, generateGoldenPrompts as generatePrompts, runEvaluation as evaluateTool, type ModelBackend, type SamplingPort } from '../../optimization/index.js';
 import { defineMetaTool, jsonResult, type MetaToolContext } from './metaTool.js';
 
@@ -17,7 +17,7 @@ export const generateCandidates = defineMetaTool({
   input: z.strictObject({ server, tool, count: z.number().refine((n) => Number.isInteger(n) && n >= 1 && n <= 10, 'a whole number from 1 to 10').optional() }),
   example: { server: 'memory', tool: 'read_graph', count: 4 },
   async run(args, context) {
-    await context.gateway.ready;
+    await context.gateway.ready();
     const model = backendFor(context, args.tool);
     const result = await generate(context.gateway.optimization, model, args.server, args.tool, args.count ?? 4, { signal: context.extra.signal });
     return jsonResult({ candidates: result.candidates.map((c) => ({ candidateId: c.id, charCount: c.charCount, description: c.description })), rejected: result.rejected });
@@ -37,7 +37,7 @@ export const generateGoldenPrompts = defineMetaTool({
   }),
   example: { server: 'memory', tool: 'read_graph', directCount: 5, indirectCount: 5, negativeCount: 5 },
   async run(args, context) {
-    await context.gateway.ready;
+    await context.gateway.ready();
     const model = backendFor(context, args.tool);
     const counts = { direct: args.directCount ?? 5, indirect: args.indirectCount ?? 5, negative: args.negativeCount ?? 5 };
     const prompts = await generatePrompts(context.gateway.optimization, model, args.server, args.tool, counts, { signal: context.extra.signal });
@@ -53,7 +53,7 @@ export const runEvaluation = defineMetaTool({
   example: { server: 'memory', tool: 'read_graph' },
   async run(args, context) {
     const { gateway, extra } = context;
-    await gateway.ready;
+    await gateway.ready();
     const model = backendFor(context, args.tool);
     const progressToken = extra._meta?.progressToken;
     const summary = await evaluateTool(gateway.optimization, model, gateway.catalog.current, {

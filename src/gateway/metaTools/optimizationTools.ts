@@ -1,7 +1,7 @@
 // Meta-tools of the stored optimization loop: canonical tools, candidates, golden prompts, manual
 // eval runs, results, promotion, revert, report. Each answers with one JSON object; descriptions
 // stay one short sentence because every one of them is in the idle tools/list.
-import { z } from 'zod';
+import * as z from 'zod';
 import { PromptCategorySchema } from '../../config/index.js';
 import { defineMetaTool, jsonResult } from './metaTool.js';
 
@@ -15,7 +15,7 @@ export const getCanonicalTools = defineMetaTool({
   input: z.strictObject({ server }),
   example: { server: 'memory' },
   async run(args, { gateway }) {
-    await gateway.ready;
+    await gateway.ready();
     const canonical = await gateway.optimization.canonical(args.server);
     return jsonResult({ server: args.server, tools: Object.entries(canonical).map(([name, t]) => ({ name, ...t })) });
   },
@@ -28,7 +28,7 @@ export const proposeCandidate = defineMetaTool({
   input: z.strictObject({ server, tool, description: z.string(), example: z.string().optional(), force: z.boolean().optional() }),
   example: { server: 'memory', tool: 'read_graph', description: 'Read the whole knowledge graph. Use to recall stored entities and relations.' },
   async run(args, { gateway }) {
-    await gateway.ready;
+    await gateway.ready();
     const candidate = await gateway.optimization.propose(args.server, args.tool, args.description, { example: args.example, force: args.force });
     return jsonResult({ candidateId: candidate.id, charCount: candidate.charCount, ...(candidate.flags ? { flags: candidate.flags } : {}) });
   },
@@ -53,7 +53,7 @@ export const saveGoldenPrompts = defineMetaTool({
   }),
   example: { server: 'memory', tool: 'read_graph', prompts: [{ category: 'direct', prompt: 'Show me everything in my knowledge graph' }] },
   async run(args, { gateway }) {
-    await gateway.ready;
+    await gateway.ready();
     const prompts = await gateway.optimization.savePrompts(args.server, args.tool, args.prompts);
     return jsonResult({ saved: prompts.length, prompts: prompts.map((p) => ({ promptId: p.id, category: p.category, shouldCallTool: p.expectedBehavior.shouldCallTool })) });
   },
@@ -94,7 +94,7 @@ export const promoteCandidate = defineMetaTool({
   input: z.strictObject({ server, tool, candidateId: z.string(), force: z.boolean().optional() }),
   example: { server: 'memory', tool: 'read_graph', candidateId: 'V1StGXR8_Z5jdHi6B-myT' },
   async run(args, { gateway }) {
-    await gateway.ready;
+    await gateway.ready();
     const { verdict, results, baseline } = await gateway.optimization.promote(args.server, args.tool, args.candidateId, args.force);
     return jsonResult({
       promoted: true,
@@ -127,7 +127,7 @@ export const getOptimizationReport = defineMetaTool({
   input: z.strictObject({ server: server.optional() }),
   example: { server: 'memory' },
   async run(args, { gateway }) {
-    await gateway.ready;
+    await gateway.ready();
     return jsonResult({ reports: await gateway.optimization.report(args.server) });
   },
 });

@@ -1,5 +1,5 @@
 // Meta-tools that manage saved toolsets and what this session has equipped.
-import { z } from 'zod';
+import * as z from 'zod';
 import { ToolsetNameSchema } from '../../config/index.js';
 import { type RegistrySnapshot, type WithheldReason } from '../../registry/index.js';
 import { LoadoutError } from '../../shared/index.js';
@@ -25,7 +25,7 @@ export const buildToolset = defineMetaTool({
   example: { name: 'notes', tools: ['memory.create_entities', 'memory.read_graph'], description: 'Knowledge graph', equip: true },
   async run(args, { gateway, session }) {
     if (args.name === ALL_TOOLSET) throw new LoadoutError('TOOLSET_INVALID', `'${ALL_TOOLSET}' is reserved (equip-toolset {"name": "all"} exposes every tool); choose another name.`);
-    await gateway.ready;
+    await gateway.ready();
     const { ids, problems } = resolveToolsetTools(gateway.catalog.current, args.tools, gateway.naming);
     if (problems.length) throw new LoadoutError('TOOL_NOT_FOUND', `Toolset '${args.name}' not saved: ${problems.join('; ')}. Find names with discover-all-tools.`);
     await gateway.toolsets.save({ name: args.name, description: args.description, tools: ids });
@@ -43,7 +43,7 @@ export const equipToolset = defineMetaTool({
   input: z.strictObject({ name: ToolsetNameSchema }),
   example: { name: 'notes' },
   async run(args, { gateway, session }) {
-    await gateway.ready;
+    await gateway.ready();
     const change = await session.equip(args.name);
     return describeEquipped(change.snapshot);
   },

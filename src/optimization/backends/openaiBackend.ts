@@ -1,7 +1,7 @@
 // An OpenAI-compatible chat-completions endpoint with tool calling (Ollama, vLLM, llama.cpp
 // server, LM Studio, hosted APIs), over Node's fetch with a per-request timeout. The reply is
 // parsed loosely: only the fields we read must be there.
-import { z } from 'zod';
+import * as z from 'zod';
 import { errorMessage } from '../../shared/index.js';
 import { EVAL_SYSTEM_PROMPT, backendUnavailable, preview, replyInvalid, type BackendRequestOptions, type EvalTool, type ModelBackend, type ToolChoice } from './modelBackend.js';
 
