@@ -32,6 +32,8 @@ export const ROOT = findRoot(path.dirname(fileURLToPath(import.meta.url)));
 export const CLI = path.join(ROOT, 'dist/bundle/loadout.js');
 /** The compiled echo fixture: a fast, trivial stdio MCP server. */
 export const ECHO_FIXTURE = path.join(ROOT, 'dist/test/fixtures/echo.js');
+/** The echo fixture bundled as the CLI is (scripts/bundle.mjs): the start-up floor of any SDK server. */
+export const BUNDLED_ECHO_FIXTURE = path.join(ROOT, 'dist/bench/bundled/echo.js');
 /** The compiled interactive fixture; `http` as its argument serves streamable HTTP on a free port. */
 export const INTERACTIVE_FIXTURE = path.join(ROOT, 'dist/test/fixtures/interactive.js');
 /** The compiled zero-logic relay: the physical floor of adding one process hop. */

@@ -64,3 +64,9 @@ await build({
   plugins: [lazyAjvProvider],
 });
 await build({ ...COMMON, entryPoints: ['@modelcontextprotocol/sdk/validation/ajv'], outfile: `dist/bundle/${AJV_FILE}`, format: 'cjs' });
+
+// The bench's floor for a warm start: the trivial echo server bundled exactly as loadout is, so
+// the start-up cost of any SDK server shows next to loadout's in the same run.
+await rm('dist/bench/bundled', { recursive: true, force: true });
+await build({ ...COMMON, entryPoints: { echo: 'dist/test/fixtures/echo.js' }, outdir: 'dist/bench/bundled', format: 'esm', banner: { js: CJS_GLOBALS }, plugins: [lazyAjvProvider] });
+await build({ ...COMMON, entryPoints: ['@modelcontextprotocol/sdk/validation/ajv'], outfile: `dist/bench/bundled/${AJV_FILE}`, format: 'cjs' });
