@@ -59,6 +59,18 @@ describe('loadout serve --http: passthrough', () => {
     expect(textOf(await client.callTool({ name: 'live_echo', arguments: { text: 'still here' } }))).toBe('still here');
   });
 
+  it('cancels a session\'s calls still running downstream when the session ends', async () => {
+    const leaving = await connect();
+    let started!: () => void;
+    const waiting = new Promise<void>((resolve) => (started = resolve));
+    const call = leaving.client.callTool({ name: 'live_wait', arguments: { ms: 60_000 } }, undefined, { onprogress: () => started(), timeout: 30_000 });
+    call.catch(() => undefined);
+    await waiting;
+    await leaving.close();
+    const { client } = await connect();
+    await eventually(async () => textOf(await client.callTool({ name: 'live_cancellations', arguments: {} })) === '1', 10_000, 'downstream cancellation');
+  });
+
   it('relays a sampling request to the calling session when it declared sampling', async () => {
     const asker = await connect({ capabilities: { sampling: {} } });
     const prompts: string[] = [];
