@@ -10,9 +10,12 @@ describe('forwarded calls over stdio', () => {
   let gateway: GatewayProcess;
   beforeAll(async () => {
     dirs = await makeTempDirs();
-    await writeServersYaml(dirs.configDir, { live: nodeServer(fixture('interactive')) });
+    await writeServersYaml(dirs.configDir, { live: nodeServer(fixture('interactive')), crash: nodeServer(fixture('crash')) });
     gateway = await startGateway({ dirs, args: ['--equip', 'all'] });
-    await eventually(async () => (await gateway.client.listTools()).tools.some((tool) => tool.name === 'live_echo'), 15_000, 'discovered tools');
+    await eventually(async () => {
+      const names = (await gateway.client.listTools()).tools.map((tool) => tool.name);
+      return names.includes('live_echo') && names.includes('crash_crash');
+    }, 15_000, 'discovered tools');
   });
   afterAll(async () => {
     await gateway.close();
@@ -67,6 +70,14 @@ describe('forwarded calls over stdio', () => {
     // The downstream answers 100 ms after the cancel anyway; loadout must not pass that on.
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(errors).toEqual([]);
+    await echoStillAnswers();
+  });
+
+  it('answers a server that dies mid-call with isError naming it, and restarts it on the next call', async () => {
+    const died = await gateway.client.callTool({ name: 'crash_crash', arguments: {} });
+    expect(died.isError).toBe(true);
+    expect(textOf(died)).toContain("Server 'crash' closed the connection during crash.crash");
+    expect(textOf(await gateway.client.callTool({ name: 'crash_echo', arguments: { text: 'back' } }))).toBe('back');
     await echoStillAnswers();
   });
 });
