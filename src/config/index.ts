@@ -9,7 +9,6 @@ export {
   GatewaySettingsSchema,
   ServersFileSchema,
   ToolsetSchema,
-  transportOf,
   type ToolSetting,
   type TransportType,
   type ServerConfig,

@@ -25,33 +25,54 @@ export type ToolSetting = z.infer<typeof ToolSettingSchema>;
 export const TransportTypeSchema = z.enum(['stdio', 'sse', 'http']);
 export type TransportType = z.infer<typeof TransportTypeSchema>;
 
-/** One downstream server as written in servers.yaml. */
-export const ServerConfigSchema = z
-  .strictObject({
-    type: TransportTypeSchema.optional(),
-    command: z.string().min(1).optional(),
-    args: z.array(z.string()).default([]),
-    env: z.record(z.string(), z.string()).default({}),
-    cwd: z.string().optional(),
-    url: z.string().min(1).optional(),
+// Settings every server has, whatever its transport.
+const ServerSettingsShape = {
+  always_on: z.boolean().default(false),
+  enabled: z.boolean().default(true),
+  idle_timeout_minutes: z.number().nonnegative().default(5),
+  timeout_seconds: z.number().positive().default(60),
+  // A tool key written with no value (`search:`) means "known, defaults apply".
+  tools: z.record(z.string(), ToolSettingSchema.nullable()).optional(),
+};
+
+/** The address field a transport needs, with the message for a server that lacks it. */
+function requiredAddress(field: 'command' | 'url', type: TransportType) {
+  return z.string({ error: (issue) => (issue.input === undefined ? `a ${type} server needs "${field}"` : undefined) }).min(1);
+}
+
+const StdioServerSchema = z.strictObject({
+  type: z.literal('stdio'),
+  command: requiredAddress('command', 'stdio'),
+  args: z.array(z.string()).default([]),
+  env: z.record(z.string(), z.string()).default({}),
+  cwd: z.string().optional(),
+  ...ServerSettingsShape,
+});
+
+function remoteServerSchema<T extends 'sse' | 'http'>(type: T) {
+  return z.strictObject({
+    type: z.literal(type),
+    url: requiredAddress('url', type),
     headers: z.record(z.string(), z.string()).default({}),
-    always_on: z.boolean().default(false),
-    enabled: z.boolean().default(true),
-    idle_timeout_minutes: z.number().nonnegative().default(5),
-    timeout_seconds: z.number().positive().default(60),
-    // A tool key written with no value (`search:`) means "known, defaults apply".
-    tools: z.record(z.string(), ToolSettingSchema.nullable()).optional(),
-  })
-  .superRefine((server, ctx) => {
-    const type = server.type ?? (server.url ? 'http' : 'stdio');
-    if (type === 'stdio' && !server.command) {
-      ctx.addIssue({ code: 'custom', path: ['command'], message: 'a stdio server needs "command"' });
-    }
-    if (type !== 'stdio' && !server.url) {
-      ctx.addIssue({ code: 'custom', path: ['url'], message: `a ${type} server needs "url"` });
-    }
+    ...ServerSettingsShape,
   });
+}
+
+/**
+ * One downstream server as written in servers.yaml. `type` may be left out: a server with a
+ * `url` is then `http`, any other `stdio`. Parsed, it always carries its `type`, so code
+ * narrows on it instead of asserting that `command` or `url` is there.
+ */
+export const ServerConfigSchema = z.preprocess(
+  withInferredType,
+  z.discriminatedUnion('type', [StdioServerSchema, remoteServerSchema('sse'), remoteServerSchema('http')]),
+);
 export type ServerConfig = z.infer<typeof ServerConfigSchema>;
+
+function withInferredType(input: unknown): unknown {
+  if (typeof input !== 'object' || input === null || Array.isArray(input) || 'type' in input) return input;
+  return { type: 'url' in input ? 'http' : 'stdio', ...input };
+}
 
 /** Gateway-wide settings under `gateway:` in servers.yaml. */
 export const GatewaySettingsSchema = z.strictObject({
@@ -81,11 +102,6 @@ export const ServersFileSchema = z.strictObject({
   optimization: OptimizationSettingsSchema.prefault({}),
 });
 export type ServersFile = z.infer<typeof ServersFileSchema>;
-
-/** The effective transport of a server: explicit `type`, else inferred from `url`/`command`. */
-export function transportOf(server: ServerConfig): TransportType {
-  return server.type ?? (server.url ? 'http' : 'stdio');
-}
 
 /** A saved toolset file, `<config dir>/toolsets/<name>.yaml`. */
 export const ToolsetSchema = z.strictObject({

@@ -17,7 +17,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
-import { expandEnv, expandEnvRecord, transportOf, type ServerConfig } from '../config/index.js';
+import { expandEnv, expandEnvRecord, type ServerConfig } from '../config/index.js';
 import { LoadoutError, errorMessage, lazySchemaValidator, type Cancellation, type Logger } from '../shared/index.js';
 import { CallChannel } from './callChannel.js';
 
@@ -213,11 +213,11 @@ async function createTransport(serverName: string, config: ServerConfig, env: No
 
 async function createTransportOrThrow(serverName: string, config: ServerConfig, env: NodeJS.ProcessEnv, logger: Logger): Promise<Transport> {
   const where = `Server '${serverName}'`;
-  const type = transportOf(config);
+  const { type } = config;
   if (type === 'stdio') {
     const { ChildProcessTransport } = await import('./childProcessTransport.js');
     const transport = new ChildProcessTransport({
-      command: expandEnv(config.command!, env, `${where} command`),
+      command: expandEnv(config.command, env, `${where} command`),
       args: config.args.map((arg) => expandEnv(arg, env, `${where} args`)),
       // Servers expect the user's environment (PATH, HOME, npm settings), plus their own.
       env: { ...(env as Record<string, string>), ...expandEnvRecord(config.env, env, `${where} env`) },
@@ -228,7 +228,7 @@ async function createTransportOrThrow(serverName: string, config: ServerConfig, 
     transport.stderr.on('data', (chunk: Buffer) => logger.debug({ stderr: chunk.toString('utf8').trimEnd() }, 'downstream stderr'));
     return transport;
   }
-  const url = new URL(expandEnv(config.url!, env, `${where} url`));
+  const url = new URL(expandEnv(config.url, env, `${where} url`));
   const requestInit = { headers: expandEnvRecord(config.headers, env, `${where} headers`) };
   if (type === 'sse') {
     const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');

@@ -1,7 +1,6 @@
 // `loadout status`: each server's transport, mode, idle timeout and tool counts from the config
 // dir, plus — when a gateway is running for this config dir — whether it is connected now.
 import type { Command } from 'commander';
-import { transportOf } from '../../config/index.js';
 import { readRunningGateways } from '../../gateway/index.js';
 import { loadConfigView, toolsOfServer } from '../configView.js';
 import { paint, printJson, printLines, printTable } from '../output.js';
@@ -22,7 +21,7 @@ export function registerStatus(program: Command): void {
         const tools = toolsOfServer(view, name);
         return {
           name,
-          type: transportOf(config),
+          type: config.type,
           enabled: config.enabled,
           mode: config.always_on ? 'always-on' : 'lazy',
           idleTimeoutMinutes: config.always_on ? null : config.idle_timeout_minutes,
