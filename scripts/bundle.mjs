@@ -44,6 +44,8 @@ const lazyAjvProvider = {
 const { META_TOOLS } = await import('../dist/src/gateway/metaTools/index.js');
 const { listedMetaTool } = await import('../dist/src/gateway/metaTools/metaTool.js');
 const META_TOOL_LISTING = Object.fromEntries(META_TOOLS.map((tool) => [tool.name, listedMetaTool(tool)]));
+// The key of servers.yaml's parsed copies, likewise computed now (see serversFileSchemaHash).
+const { serversFileSchemaHash } = await import('../dist/src/config/serversFileCache.js');
 
 // Chunk names carry content hashes: clear the old ones rather than let them pile up.
 await rm('dist/bundle', { recursive: true, force: true });
@@ -60,7 +62,7 @@ await build({
   sourcemap: 'linked',
   format: 'esm',
   banner: { js: CJS_GLOBALS },
-  define: { LOADOUT_META_TOOL_LISTING: JSON.stringify(JSON.stringify(META_TOOL_LISTING)) },
+  define: { LOADOUT_META_TOOL_LISTING: JSON.stringify(JSON.stringify(META_TOOL_LISTING)), LOADOUT_SERVERS_SCHEMA_HASH: JSON.stringify(serversFileSchemaHash()) },
   plugins: [lazyAjvProvider],
 });
 await build({ ...COMMON, entryPoints: ['@modelcontextprotocol/sdk/validation/ajv'], outfile: `dist/bundle/${AJV_FILE}`, format: 'cjs' });
