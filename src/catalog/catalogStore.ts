@@ -1,8 +1,11 @@
 // Holds the current Catalog and replaces it when its sources change: discovery results, a
-// servers.yaml reload, a promoted description. Listeners hear about each new catalog.
+// servers.yaml reload, a promoted description. Listeners hear about each new catalog. It owns
+// readiness too: the cached definitions are read on first need, then uncached servers are
+// discovered. The server configs it builds from are the pool's (their one owner); a change of
+// them reaches this store as the pool's 'configured' event.
 import pLimit from 'p-limit';
 import { isDeepStrictEqual } from 'node:util';
-import type { GatewaySettings, ServerConfig, ToolMergeReport } from '../config/index.js';
+import { enabledServerNames, type GatewaySettings, type ServerConfig, type ToolMergeReport } from '../config/index.js';
 import type { ServerPool } from '../downstream/index.js';
 import { errorMessage, type Logger } from '../shared/index.js';
 import { Catalog } from './catalog.js';
@@ -26,7 +29,6 @@ export interface DiscoverOptions {
 export interface CatalogStoreOptions {
   pool: ServerPool;
   cacheFile: string;
-  configs: Record<string, ServerConfig>;
   settings: Pick<GatewaySettings, 'discovery_concurrency' | 'discovery_timeout_seconds'> & Partial<Pick<GatewaySettings, 'block_changed_tools'>>;
   logger: Logger;
   /** servers.yaml: when set, discoveries are smart-merged into its `tools:` maps. */
@@ -36,19 +38,25 @@ export interface CatalogStoreOptions {
 /** The current catalog and the operations that produce a new one. */
 export class CatalogStore {
   readonly #options: CatalogStoreOptions;
-  #configs: Record<string, ServerConfig>;
   #definitions: DefinitionCache = {};
   #overrides: ReadonlyMap<string, string> = new Map();
   #current: Catalog;
   /** The latest read of the definition cache (undefined until the first). */
   #loaded: Promise<void> | undefined;
+  /** Load-then-discover, started by the first ready() call. */
+  #ready: Promise<void> | undefined;
   readonly #discovering = new Set<string>();
+  /** Servers whose latest discovery failed, with the reason. */
+  readonly #failures = new Map<string, string>();
   readonly #listeners = new Set<(catalog: Catalog) => void>();
 
   constructor(options: CatalogStoreOptions) {
     this.#options = options;
-    this.#configs = options.configs;
     this.#current = this.#build();
+    // Lives as long as the pool, so the subscription is never ended.
+    options.pool.onEvent((event) => {
+      if (event.type === 'configured') this.#replace();
+    });
   }
 
   /** The catalog now. */
@@ -58,14 +66,7 @@ export class CatalogStore {
 
   /** Enabled servers with no cached definitions (they need discovery); meaningful once loaded. */
   get undiscoveredServers(): string[] {
-    return Object.entries(this.#configs)
-      .filter(([name, config]) => config.enabled && !this.#definitions[name])
-      .map(([name]) => name);
-  }
-
-  /** The server configs the catalog is built from. */
-  get configs(): Readonly<Record<string, ServerConfig>> {
-    return this.#configs;
+    return enabledServerNames(this.#options.pool.configs).filter((server) => !this.#definitions[server]);
   }
 
   /** Subscribe to new catalogs; returns the unsubscribe function. */
@@ -74,9 +75,12 @@ export class CatalogStore {
     return () => this.#listeners.delete(listener);
   }
 
-  /** Load cached definitions from the data dir (no process is spawned), optionally with new configs. */
-  load(configs?: Record<string, ServerConfig>): Promise<void> {
-    this.#loaded = this.#read(configs);
+  /**
+   * Re-read the definition cache and adopt new server configs, in one new catalog (a servers.yaml
+   * edit, perhaps by a `loadout refresh` beside this process, which writes both files).
+   */
+  reload(configs: Record<string, ServerConfig>): Promise<void> {
+    this.#loaded = this.#readDefinitions().then(() => this.#options.pool.configure(configs));
     return this.#loaded;
   }
 
@@ -87,16 +91,37 @@ export class CatalogStore {
    * treated as empty, so discovery rebuilds it instead of the running gateway failing.
    */
   ensureLoaded(): Promise<void> {
-    this.#loaded ??= this.#read().catch((error: unknown) => {
-      this.#options.logger.error({ mod: 'catalog', err: errorMessage(error) }, 'cached tool definitions unreadable; rediscovering');
-    });
+    this.#loaded ??= this.#readDefinitions().then(() => this.#replace());
     return this.#loaded;
   }
 
-  /** New server configs (a servers.yaml edit). */
-  setConfigs(configs: Record<string, ServerConfig>): void {
-    this.#configs = configs;
-    this.#replace();
+  /**
+   * Load the cached catalog, then discover the servers it lacks. Started by the first call (the
+   * first need of the catalog, or a session's first tools/list once answered); settles when both
+   * have finished, and never rejects (failures are logged and kept in discoveryFailures()).
+   */
+  ready(): Promise<void> {
+    this.#ready ??= this.ensureLoaded().then(() => this.discoverUncached());
+    return this.#ready;
+  }
+
+  /** Discover the enabled servers that have no cached definitions (at start, after servers are added). */
+  async discoverUncached(): Promise<void> {
+    try {
+      const servers = this.undiscoveredServers;
+      if (!servers.length) return;
+      this.#options.logger.info({ mod: 'catalog', servers }, 'discovering servers without cached tools');
+      await this.discover(servers);
+    } catch (error) {
+      this.#options.logger.error({ mod: 'catalog', err: errorMessage(error) }, 'discovery failed');
+    }
+  }
+
+  /** Servers whose most recent discovery failed and that are still undiscovered, with the reason. */
+  discoveryFailures(): ReadonlyMap<string, string> {
+    // A server discovered later (an always-on one reconnecting after a failed start) is no longer a failure.
+    const undiscovered = new Set(this.undiscoveredServers);
+    return new Map([...this.#failures].filter(([server]) => undiscovered.has(server)));
   }
 
   /** New promoted descriptions, by tool id. */
@@ -118,6 +143,8 @@ export class CatalogStore {
       servers.map((server) =>
         limit(async (): Promise<DiscoveryResult> => {
           const result = await this.#discoverOne(server, found);
+          if (result.ok) this.#failures.delete(server);
+          else this.#failures.set(server, result.error);
           options.onResult?.(result);
           return result;
         }),
@@ -125,9 +152,7 @@ export class CatalogStore {
     );
     if (Object.keys(found).length === 0) return results;
     await writeDefinitionCache(this.#options.cacheFile, found);
-    this.#definitions = { ...this.#definitions, ...found };
-    const merged = await this.#recordInSwitchboard(found, options.acceptChanged);
-    this.#replace();
+    const merged = await this.#adopt(found, options.acceptChanged);
     return results.map((result) => (result.ok ? { ...result, ...merged(result.server) } : result));
   }
 
@@ -147,7 +172,7 @@ export class CatalogStore {
     } finally {
       this.#discovering.delete(server);
       // A lazy server goes back to sleep, unless a call reached it meanwhile: its idle timer then decides.
-      if (!pool.config(server)?.always_on && pool.inFlight(server) === 0) await pool.stop(server);
+      await pool.stopIfIdle(server);
     }
   }
 
@@ -170,20 +195,23 @@ export class CatalogStore {
     await this.ensureLoaded();
     const entry = { discoveredAt: new Date().toISOString(), tools };
     await writeDefinitionCache(this.#options.cacheFile, { [server]: entry });
-    this.#definitions = { ...this.#definitions, [server]: entry };
-    await this.#recordInSwitchboard({ [server]: entry }, false);
-    this.#replace();
+    await this.#adopt({ [server]: entry }, false);
   }
 
-  // Merges into servers.yaml and adopts the config as written (it may hold concurrent edits).
-  async #recordInSwitchboard(found: Record<string, CachedServerTools>, acceptChanged = false): Promise<(server: string) => Partial<Extract<DiscoveryResult, { ok: true }>>> {
+  // Takes new definitions into one new catalog, after merging them into servers.yaml (when set)
+  // and adopting the config as written there (it may hold concurrent edits).
+  async #adopt(found: Record<string, CachedServerTools>, acceptChanged = false): Promise<(server: string) => Partial<Extract<DiscoveryResult, { ok: true }>>> {
     const { serversFile, pool, logger } = this.#options;
-    if (!serversFile) return () => ({});
+    this.#definitions = { ...this.#definitions, ...found };
+    if (!serversFile) {
+      this.#replace();
+      return () => ({});
+    }
     const tools = Object.fromEntries(Object.entries(found).map(([server, entry]) => [server, entry.tools]));
     try {
       const { config, reports } = await recordDiscoveredTools(serversFile, tools, { acceptChanged });
+      // The pool's 'configured' event rebuilds the catalog.
       pool.configure(config.servers);
-      this.#configs = config.servers;
       return (server) => {
         const merge = reports.get(server);
         return merge ? { merge } : {};
@@ -191,20 +219,22 @@ export class CatalogStore {
     } catch (error) {
       const mergeError = errorMessage(error);
       logger.error({ mod: 'catalog', err: mergeError }, 'could not record discovered tools in servers.yaml');
+      this.#replace();
       return () => ({ mergeError });
     }
   }
 
-  async #read(configs?: Record<string, ServerConfig>): Promise<void> {
-    this.#definitions = await readDefinitionCache(this.#options.cacheFile);
-    // With new configs (a servers.yaml edit, perhaps by `loadout refresh`), both change in one catalog.
-    if (configs) this.#configs = configs;
-    this.#replace();
+  async #readDefinitions(): Promise<void> {
+    try {
+      this.#definitions = await readDefinitionCache(this.#options.cacheFile);
+    } catch (error) {
+      this.#options.logger.error({ mod: 'catalog', err: errorMessage(error) }, 'cached tool definitions unreadable; rediscovering');
+    }
   }
 
   #build(): Catalog {
     return Catalog.build({
-      configs: this.#configs,
+      configs: this.#options.pool.configs,
       definitions: this.#definitions,
       descriptionOverrides: this.#overrides,
       blockChangedTools: this.#options.settings.block_changed_tools,

@@ -9,6 +9,7 @@ export {
   GatewaySettingsSchema,
   ServersFileSchema,
   ToolsetSchema,
+  enabledServerNames,
   type ToolSetting,
   type TransportType,
   type ServerConfig,

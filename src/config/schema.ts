@@ -74,6 +74,13 @@ function withInferredType(input: unknown): unknown {
   return { type: 'url' in input ? 'http' : 'stdio', ...input };
 }
 
+/** Names of the enabled servers among `configs`, in config order. */
+export function enabledServerNames(configs: Readonly<Record<string, ServerConfig>>): string[] {
+  return Object.entries(configs)
+    .filter(([, config]) => config.enabled)
+    .map(([name]) => name);
+}
+
 /** Gateway-wide settings under `gateway:` in servers.yaml. */
 export const GatewaySettingsSchema = z.strictObject({
   /** The key the client registered loadout under; Claude Code prefixes tools with `mcp__<key>__`. */

@@ -23,7 +23,7 @@ describe('reconnectDelayMs', () => {
 
 /** A stand-in pool: `up` decides whether a start succeeds; connections answer pings per `pingOk`. */
 class FakePool implements HealthPool {
-  readonly configs = new Map<string, ServerConfig>();
+  readonly configMap = new Map<string, ServerConfig>();
   readonly live = new Map<string, DownstreamConnection>();
   readonly starts: string[] = [];
   readonly discarded: string[] = [];
@@ -32,20 +32,17 @@ class FakePool implements HealthPool {
   #listener: ((event: PoolEvent) => void) | undefined;
 
   add(server: string, config: Partial<ServerConfig>): void {
-    this.configs.set(server, ServerConfigSchema.parse({ command: 'x', ...config }));
+    this.configMap.set(server, ServerConfigSchema.parse({ command: 'x', ...config }));
   }
   onEvent(listener: (event: PoolEvent) => void): () => boolean {
     this.#listener = listener;
     return () => true;
   }
   config(server: string): ServerConfig | undefined {
-    return this.configs.get(server);
+    return this.configMap.get(server);
   }
-  get serverNames(): string[] {
-    return [...this.configs.keys()];
-  }
-  get connectedServers(): string[] {
-    return [...this.live.keys()];
+  get configs(): Record<string, ServerConfig> {
+    return Object.fromEntries(this.configMap);
   }
   isConnected(server: string): boolean {
     return this.live.has(server);
@@ -68,7 +65,7 @@ class FakePool implements HealthPool {
     this.crash(server);
   }
   reconfigure(configs: Record<string, Partial<ServerConfig>>): void {
-    this.configs.clear();
+    this.configMap.clear();
     for (const [server, config] of Object.entries(configs)) this.add(server, config);
     this.#listener?.({ type: 'configured' });
   }

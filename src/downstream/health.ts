@@ -6,7 +6,7 @@ import { KeyedTimers, errorMessage, type Logger } from '../shared/index.js';
 import type { PoolEvent, ServerPool } from './pool.js';
 
 /** The part of the pool health works with (a port, so tests can stand in for it). */
-export type HealthPool = Pick<ServerPool, 'onEvent' | 'config' | 'serverNames' | 'connectedServers' | 'isConnected' | 'status' | 'connection' | 'discard'>;
+export type HealthPool = Pick<ServerPool, 'onEvent' | 'config' | 'configs' | 'isConnected' | 'status' | 'connection' | 'discard'>;
 
 /** Options of a ServerHealth. */
 export interface HealthOptions {
@@ -110,7 +110,7 @@ export class ServerHealth {
   // Each start is its own macrotask, so spawning many always-on servers never holds up the
   // client's first requests.
   #connectAlwaysOn(): void {
-    for (const server of this.#options.pool.serverNames) {
+    for (const server of Object.keys(this.#options.pool.configs)) {
       if (this.#keptConnected(server) && !this.#options.pool.isConnected(server)) setImmediate(() => this.#connect(server));
     }
   }
@@ -153,7 +153,7 @@ export class ServerHealth {
       this.#attempts.delete(server);
       this.#setAvailable(server, true);
     }
-    for (const server of this.#options.pool.serverNames) {
+    for (const server of Object.keys(this.#options.pool.configs)) {
       const idle = !this.#options.pool.isConnected(server) && this.#options.pool.status(server).state === 'stopped';
       if (this.#keptConnected(server) && idle && !this.#reconnectTimers.has(server)) this.#connect(server);
     }
@@ -161,8 +161,8 @@ export class ServerHealth {
 
   #pingAll(): void {
     const { pool } = this.#options;
-    for (const server of pool.connectedServers) {
-      if (this.#pinging.has(server)) continue;
+    for (const server of Object.keys(pool.configs)) {
+      if (this.#pinging.has(server) || !pool.isConnected(server)) continue;
       this.#pinging.add(server);
       void this.#ping(server, pool.config(server)).finally(() => this.#pinging.delete(server));
     }

@@ -20,14 +20,8 @@ export interface GatewayContext {
   readonly naming: NamingOptions;
   /** Tool-description optimization: stored data, promotions, settings. */
   readonly optimization: OptimizationLoop;
-  /**
-   * Load the cached catalog and then discover the servers it lacks (started by the first call:
-   * the first need of the catalog, or a session's first tools/list once answered); settles when
-   * both have finished.
-   */
+  /** The catalog's readiness (CatalogStore.ready): cache loaded, then uncached servers discovered. */
   ready(): Promise<void>;
-  /** Servers whose most recent discovery failed, with the reason. */
-  discoveryFailures(): ReadonlyMap<string, string>;
   /** False while a server is known to be down (its tools are withdrawn). */
   isServerAvailable(server: string): boolean;
 }

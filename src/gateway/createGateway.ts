@@ -1,15 +1,15 @@
-// Builds and wires the gateway: config → pool → catalog → (per session) registry + meta-tools.
-// A plain function, not a class that owns every subsystem.
+// Builds and wires the gateway: the runtime (config → pool → catalog) → health, config sync and
+// (per session) registry + meta-tools. A plain function, not a class that owns every subsystem.
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CatalogStore } from '../catalog/index.js';
-import { StateStore, loadServersConfig, type LoadoutPaths } from '../config/index.js';
-import { ServerHealth, ServerPool } from '../downstream/index.js';
-import { OptimizationLoop, OptimizationStore, watchPromotions } from '../optimization/index.js';
-import { errorMessage, isLoadoutError, type Logger } from '../shared/index.js';
+import type { LoadoutPaths } from '../config/index.js';
+import { ServerHealth } from '../downstream/index.js';
+import { watchPromotions } from '../optimization/index.js';
+import { isLoadoutError, type Logger } from '../shared/index.js';
 import { ToolsetStore } from '../toolsets/index.js';
 import { startConfigSync } from './configSync.js';
 import type { GatewayContext } from './context.js';
 import { META_TOOLS, TOOLSET_META_TOOLS, namingOptions } from './metaTools/index.js';
+import { openRuntime } from './runtime.js';
 import { GatewaySession, listMetaTools } from './session.js';
 import { watchToolListChanges } from './toolListWatch.js';
 
@@ -34,17 +34,11 @@ export interface Gateway {
 
 /**
  * Load the config (spawning nothing) and wire the gateway. The cached catalog is read on first
- * need (see GatewayContext.ready), and then uncached servers are discovered in the background.
+ * need (see CatalogStore.ready), and then uncached servers are discovered in the background.
  */
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const { paths, logger } = options;
-  const { config } = await loadServersConfig(paths.serversFile, paths.parsedServersFile);
-  const pool = new ServerPool(config.servers, { logger, env: options.env, minStartTimeoutMs: config.gateway.discovery_timeout_seconds * 1000 });
-  const catalog = new CatalogStore({ pool, cacheFile: paths.catalogCacheFile, configs: config.servers, settings: config.gateway, logger, serversFile: paths.serversFile });
-  const state = new StateStore(paths.stateFile);
-  const optimization = new OptimizationLoop({ store: new OptimizationStore(state), catalog, settings: config.optimization });
-  // Promotions go into the catalog before any session connects, so the first tools/list has them.
-  await optimization.applyPromotions();
+  const { config, pool, catalog, state, optimization } = await openRuntime(options);
   const stopPromotionWatch = await watchPromotions(optimization, paths.stateFile, logger);
   const health = new ServerHealth({
     pool,
@@ -53,25 +47,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     reconnectBaseMs: config.gateway.reconnect_base_seconds * 1000,
     reconnectMaxMs: config.gateway.reconnect_max_seconds * 1000,
   });
-
-  const failures = new Map<string, string>();
-  const discoverUncached = async (): Promise<void> => {
-    const servers = catalog.undiscoveredServers;
-    if (!servers.length) return;
-    logger.info({ mod: 'gateway', servers }, 'discovering servers without cached tools');
-    for (const result of await catalog.discover(servers)) {
-      if (result.ok) failures.delete(result.server);
-      else failures.set(result.server, result.error);
-    }
-  };
-  // Started once, by GatewayContext.ready's first caller.
-  let ready: Promise<void> | undefined;
-  const loadAndDiscover = (): Promise<void> =>
-    catalog
-      .ensureLoaded()
-      .then(discoverUncached)
-      .catch((error: unknown) => logger.error({ mod: 'gateway', err: errorMessage(error) }, 'discovery failed'));
-  const configSync = await startConfigSync({ paths, logger, pool, catalog, settings: config.gateway, discoverUncached });
+  const configSync = await startConfigSync({ paths, logger, pool, catalog, settings: config.gateway });
 
   const context: GatewayContext = {
     paths,
@@ -83,9 +59,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     state,
     naming: namingOptions(config.gateway),
     optimization,
-    ready: () => (ready ??= loadAndDiscover()),
-    // A server discovered later (an always-on one reconnecting after a failed start) is no longer a failure.
-    discoveryFailures: () => new Map([...failures].filter(([server]) => catalog.undiscoveredServers.includes(server))),
+    ready: () => catalog.ready(),
     isServerAvailable: (server) => health.isAvailable(server),
   };
   const stopWatchingToolLists = watchToolListChanges(pool, catalog, logger);

@@ -3,6 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CLI, fixture, makeTempDirs, nodeServer, startGateway, writeServersYaml, type GatewayProcess, type TempDirs } from '../helpers/gateway.js';
+import { mutableServer } from '../helpers/cli.js';
 import { GOLDEN_PROMPTS, GOOD_CANDIDATE, useFakeOpenAi, writeEchoWithBackend } from '../helpers/optimization.js';
 
 interface CliResult {
@@ -70,6 +71,15 @@ describe('loadout optimize', () => {
     expect(html).not.toMatch(/<script|<link|https?:\/\//);
 
     expect((await loadout(dirs, 'optimize', 'revert', 'echo', 'echo')).stdout).toBe('Reverted echo.echo to: Return the given text unchanged.\n');
+  });
+
+  it('discovers a server into the catalog serve sees: its tools recorded in servers.yaml, so an upstream change is flagged later', async () => {
+    const toolsFile = path.join(dirs.root, 'm-tools.json');
+    await writeServersYaml(dirs.configDir, { m: await mutableServer(dirs.root, 'm', [{ name: 'look', description: 'Look around.' }]) });
+    expect((await loadout(dirs, 'optimize', 'canonical', 'm')).code).toBe(0);
+    expect(await readFile(path.join(dirs.configDir, 'servers.yaml'), 'utf8')).toMatch(/look:\s+enabled: true\s+description: Look around\.\s+hash: \w+/);
+    await writeFile(toolsFile, JSON.stringify([{ name: 'look', description: 'Look around, carefully.' }]));
+    expect((await loadout(dirs, 'refresh', 'm')).stdout).toContain('m: changed upstream look');
   });
 
   it('fails with one readable line and an intact state.json on malformed input', async () => {

@@ -4,18 +4,17 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import * as z from 'zod';
-import { CatalogStore } from '../../catalog/index.js';
-import { BackendKindSchema, PromptCategorySchema, StateStore, loadServersFile, type BackendKind, type OptimizationSettings } from '../../config/index.js';
-import { ServerPool } from '../../downstream/index.js';
+import type { CatalogStore } from '../../catalog/index.js';
+import { BackendKindSchema, PromptCategorySchema, type BackendKind, type OptimizationSettings } from '../../config/index.js';
+import { openRuntime } from '../../gateway/index.js';
 import {
-  OptimizationLoop,
-  OptimizationStore,
   createBackend,
   generateCandidates,
   generateGoldenPrompts,
   renderReportHtml,
   runEvaluation,
   type ModelBackend,
+  type OptimizationLoop,
 } from '../../optimization/index.js';
 import { LoadoutError, errorMessage } from '../../shared/index.js';
 import { formatReportTable, formatResultsTable, progressBar } from '../optimizeOutput.js';
@@ -187,19 +186,17 @@ function backendFrom(settings: OptimizationSettings, flags: BackendFlags, toolNa
 // cached tools are discovered first (started, listed, stopped), as `serve` would.
 async function withLoop(command: Command, discover: string[], task: (loop: OptimizationLoop, catalog: CatalogStore) => Promise<void>): Promise<void> {
   const { paths, logger } = commandEnvironment(command);
-  const { config } = await loadServersFile(paths.serversFile);
-  const pool = new ServerPool(config.servers, { logger });
+  const { catalog, optimization, close } = await openRuntime({ paths, logger });
   try {
-    const catalog = new CatalogStore({ pool, cacheFile: paths.catalogCacheFile, configs: config.servers, settings: config.gateway, logger });
-    await catalog.load();
+    await catalog.ensureLoaded();
     const missing = discover.filter((server) => catalog.undiscoveredServers.includes(server));
     if (missing.length) {
       const [result] = await catalog.discover(missing);
       if (result && !result.ok) throw new LoadoutError('SERVER_START_FAILED', `Could not discover '${result.server}': ${result.error}`);
     }
-    await task(new OptimizationLoop({ store: new OptimizationStore(new StateStore(paths.stateFile)), catalog, settings: config.optimization }), catalog);
+    await task(optimization, catalog);
   } finally {
-    await pool.close();
+    await close();
   }
 }
 

@@ -2,6 +2,7 @@
 import * as z from 'zod';
 import type { CatalogTool } from '../../catalog/index.js';
 import { resolveCatalogName } from '../../registry/index.js';
+import { enabledServerNames } from '../../config/index.js';
 import { LoadoutError } from '../../shared/index.js';
 import { clientCallOf, forwardCall } from '../forward.js';
 import { defineMetaTool, textResult } from './metaTool.js';
@@ -26,7 +27,7 @@ export const discoverAllTools = defineMetaTool({
     await gateway.ready();
     const catalog = gateway.catalog.current;
     if (args.server !== undefined && !gateway.pool.config(args.server)) {
-      const known = gateway.pool.serverNames.join(', ') || '(none configured)';
+      const known = enabledServerNames(gateway.pool.configs).join(', ') || '(none configured)';
       throw new LoadoutError('SERVER_NOT_FOUND', `Server '${args.server}' is not configured; servers: ${known}`);
     }
     const { total, tools } = catalog.search(args);
@@ -38,7 +39,7 @@ export const discoverAllTools = defineMetaTool({
     const shown = tools.length ? `showing ${args.offset + 1}–${args.offset + tools.length}` : 'none on this page';
     lines.push(`${total} tool${total === 1 ? '' : 's'}${args.query ? ` matching "${args.query}"` : ''} (${shown}).${exposedIds.size ? ' * = equipped.' : ''}`);
     for (const tool of tools) lines.push(`${exposedIds.has(tool.id) ? '* ' : ''}${tool.id} — ${oneLine(tool.description)}`);
-    for (const [server, error] of gateway.discoveryFailures()) lines.push(`! ${server}: not discovered (${oneLine(error)})`);
+    for (const [server, error] of gateway.catalog.discoveryFailures()) lines.push(`! ${server}: not discovered (${oneLine(error)})`);
     if (args.offset + tools.length < total) lines.push(`More: offset=${args.offset + tools.length}.`);
     lines.push('Next: build-toolset {"name": "…", "tools": ["server.tool", …], "equip": true}.');
     return lines.join('\n');
