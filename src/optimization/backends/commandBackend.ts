@@ -73,6 +73,7 @@ function runProcess(argv: readonly string[], stdin: string, timeoutMs: number, s
     const child = spawn(argv[0]!, argv.slice(1), { stdio: ['pipe', 'pipe', 'ignore'], detached: true });
     let stdout = '';
     let expired = false;
+    let killTimer: NodeJS.Timeout | undefined;
     const killGroup = (sig: NodeJS.Signals): void => {
       try {
         process.kill(-child.pid!, sig);
@@ -82,7 +83,7 @@ function runProcess(argv: readonly string[], stdin: string, timeoutMs: number, s
     };
     const stop = (): void => {
       killGroup('SIGTERM');
-      setTimeout(() => killGroup('SIGKILL'), KILL_GRACE_MS).unref();
+      killTimer ??= setTimeout(() => killGroup('SIGKILL'), KILL_GRACE_MS).unref();
     };
     const timer = setTimeout(() => {
       expired = true;
@@ -99,6 +100,8 @@ function runProcess(argv: readonly string[], stdin: string, timeoutMs: number, s
     });
     child.on('close', (code) => {
       clearTimeout(timer);
+      // A group that ended on SIGTERM is not killed again: its id may belong to another group by then.
+      clearTimeout(killTimer);
       signal?.removeEventListener('abort', stop);
       if (signal?.aborted) reject(backendUnavailable('the evaluation was cancelled'));
       else if (expired) reject(replyInvalid(`the command ${argv[0]} did not finish within ${timeoutMs / 1000} s and was killed (optimization.timeout_seconds)`));
