@@ -25,7 +25,7 @@ export interface CatalogTool {
 }
 
 /** Inputs of a catalog build. */
-export interface CatalogSources {
+interface CatalogSources {
   configs: Readonly<Record<string, ServerConfig>>;
   definitions: DefinitionCache;
   /** Promoted descriptions by tool id. */
@@ -35,7 +35,7 @@ export interface CatalogSources {
 }
 
 /** The namespaced name of a server's tool. */
-export function toolId(server: string, tool: string): string {
+function toolId(server: string, tool: string): string {
   return `${server}.${tool}`;
 }
 

@@ -18,7 +18,7 @@ export type DiscoveryResult =
   | { server: string; ok: false; error: string; ms: number };
 
 /** Options of one discovery run. */
-export interface DiscoverOptions {
+interface DiscoverOptions {
   /** Approve upstream changes: store the new hashes in servers.yaml (`loadout refresh --accept-changed`). */
   acceptChanged?: boolean;
   /** Hears each server's outcome as it finishes (for progress displays). */
@@ -26,7 +26,7 @@ export interface DiscoverOptions {
 }
 
 /** Dependencies of a catalog store. */
-export interface CatalogStoreOptions {
+interface CatalogStoreOptions {
   pool: ServerPool;
   cacheFile: string;
   settings: Pick<GatewaySettings, 'discovery_concurrency' | 'discovery_timeout_seconds'> & Partial<Pick<GatewaySettings, 'block_changed_tools'>>;

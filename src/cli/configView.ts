@@ -12,7 +12,7 @@ export interface ConfigView {
 }
 
 /** One tool for display: a catalog tool, or a stale entry that only servers.yaml still knows. */
-export interface ToolView {
+interface ToolView {
   id: string;
   server: string;
   name: string;

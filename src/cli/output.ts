@@ -57,7 +57,7 @@ export function printError(message: string): void {
 }
 
 /** Live progress of a multi-step job on stderr; a no-op unless stderr is a terminal. */
-export interface Progress {
+interface Progress {
   update(done: number, total: number, current: string): void;
   done(): void;
 }

@@ -4,7 +4,7 @@ import { resolvePaths, type LoadoutPaths } from '../config/index.js';
 import { createLogger, type Logger, type LogLevel } from '../shared/index.js';
 
 /** Options on the root command. */
-export interface GlobalOptions {
+interface GlobalOptions {
   config?: string;
   data?: string;
   logLevel: LogLevel;

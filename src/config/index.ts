@@ -1,17 +1,11 @@
 // config: loadout's files and their schemas — servers.yaml, toolset file shapes, state.json,
 // paths, env expansion and safe (atomic, locked) writes. Knows nothing of MCP connections.
 export {
-  ServerNameSchema,
   ToolsetNameSchema,
-  ToolSettingSchema,
-  TransportTypeSchema,
   ServerConfigSchema,
   GatewaySettingsSchema,
-  ServersFileSchema,
   ToolsetSchema,
   enabledServerNames,
-  type ToolSetting,
-  type TransportType,
   type ServerConfig,
   type GatewaySettings,
   type ServersFile,
@@ -19,26 +13,19 @@ export {
 } from './schema.js';
 export { resolvePaths, type LoadoutPaths } from './paths.js';
 export { expandEnv, expandEnvRecord } from './envExpand.js';
-export { loadServersFile, parseServersFile, updateServersFile, type LoadedServersFile } from './serversFile.js';
-export { StateStore, StateSchema, type State } from './stateStore.js';
+export { loadServersFile, updateServersFile } from './serversFile.js';
+export { StateStore } from './stateStore.js';
 export { withFileLock, readTextIfExists, writeTextAtomic, updateTextFile } from './safeWrite.js';
-export { mergeDiscoveredTools, isEmptyMergeReport, type DiscoveredTool, type ToolMergeReport, type ToolMergeOptions } from './toolMerge.js';
-export { ServersFileWatcher, type ServersFileWatcherOptions } from './serversFileWatcher.js';
-export { defaultImportSources, collectImports, convertServer, readMcpServers, importedServersYaml, createServersFile, type ImportSource, type ImportResult } from './mcpImport.js';
+export { mergeDiscoveredTools, type ToolMergeReport, type ToolMergeOptions } from './toolMerge.js';
+export { ServersFileWatcher } from './serversFileWatcher.js';
+export { defaultImportSources, collectImports, importedServersYaml, createServersFile, type ImportSource, type ImportResult } from './mcpImport.js';
 export { loadServersConfig } from './serversFileCache.js';
 export {
   MAX_CANDIDATE_CHARS,
   CANONICAL_CANDIDATE_ID,
-  CanonicalToolSchema,
-  ToolCandidateSchema,
   PromptCategorySchema,
-  GoldenPromptSchema,
-  EvalResultSchema,
-  EvalRunSchema,
   MetricsSchema,
-  PromotedToolSchema,
   ServerOptimizationSchema,
-  OptimizationStateSchema,
   ThresholdsSchema,
   BackendKindSchema,
   OptimizationSettingsSchema,
@@ -46,12 +33,10 @@ export {
   type ToolCandidate,
   type PromptCategory,
   type GoldenPrompt,
-  type EvalResult,
   type EvalRun,
   type Metrics,
   type PromotedTool,
   type ServerOptimization,
-  type OptimizationState,
   type Thresholds,
   type BackendKind,
   type OptimizationSettings,

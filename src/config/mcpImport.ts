@@ -62,7 +62,7 @@ const RawServerSchema = z.looseObject({
  * The `mcpServers` entries of a source file: top-level ones, plus — for ~/.claude.json — the
  * project entry for `cwd` (what Claude Code itself would load here). Undefined if the file is absent.
  */
-export async function readMcpServers(file: string, cwd: string): Promise<Record<string, unknown> | undefined> {
+async function readMcpServers(file: string, cwd: string): Promise<Record<string, unknown> | undefined> {
   const text = await readTextIfExists(file);
   if (text === undefined) return undefined;
   let data: unknown;

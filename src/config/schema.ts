@@ -4,7 +4,7 @@ import * as z from 'zod';
 import { OptimizationSettingsSchema } from './optimizationState.js';
 
 /** Server names become the `server` part of `server.tool`, so they may not contain a dot. */
-export const ServerNameSchema = z
+const ServerNameSchema = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'server names use letters, digits, "_" and "-" (at most 64), starting with a letter or digit');
 
@@ -14,16 +14,15 @@ export const ToolsetNameSchema = z
   .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'toolset names use a-z, 0-9, "_" and "-" (at most 64), starting with a letter or digit');
 
 /** Per-tool switchboard entry in servers.yaml; `hash` and `stale` are written by discovery. */
-export const ToolSettingSchema = z.strictObject({
+const ToolSettingSchema = z.strictObject({
   enabled: z.boolean().optional(),
   description: z.string().optional(),
   stale: z.boolean().optional(),
   hash: z.string().optional(),
 });
-export type ToolSetting = z.infer<typeof ToolSettingSchema>;
 
-export const TransportTypeSchema = z.enum(['stdio', 'sse', 'http']);
-export type TransportType = z.infer<typeof TransportTypeSchema>;
+const TransportTypeSchema = z.enum(['stdio', 'sse', 'http']);
+type TransportType = z.infer<typeof TransportTypeSchema>;
 
 // Settings every server has, whatever its transport.
 const ServerSettingsShape = {

@@ -11,14 +11,14 @@ import { OptimizationStateSchema } from './optimizationState.js';
 import { withFileLock } from './safeWrite.js';
 
 /** The whole state.json. */
-export const StateSchema = z.strictObject({
+const StateSchema = z.strictObject({
   version: z.literal(1).default(1),
   /** The toolset equipped at the last stop, re-equipped at the next start (`all` included). */
   activeToolset: ToolsetNameSchema.nullable().default(null),
   /** Tool-description optimization data per server. */
   optimization: OptimizationStateSchema.prefault({}),
 });
-export type State = z.infer<typeof StateSchema>;
+type State = z.infer<typeof StateSchema>;
 
 /** Typed, locked access to state.json. */
 export class StateStore {

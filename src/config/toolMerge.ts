@@ -95,11 +95,6 @@ export function mergeDiscoveredTools(document: Document, server: string, discove
   return report;
 }
 
-/** True when a report has nothing to say. */
-export function isEmptyMergeReport(report: ToolMergeReport): boolean {
-  return !report.added.length && !report.stale.length && !report.returned.length && !report.changed.length;
-}
-
 function scalarText(node: unknown): string | undefined {
   if (yamlModule().isScalar(node)) return node.value === null || node.value === undefined ? undefined : String(node.value);
   return typeof node === 'string' ? node : undefined;

@@ -9,7 +9,7 @@ import type { PoolEvent, ServerPool } from './pool.js';
 export type HealthPool = Pick<ServerPool, 'onEvent' | 'config' | 'configs' | 'isConnected' | 'status' | 'connection' | 'discard'>;
 
 /** Options of a ServerHealth. */
-export interface HealthOptions {
+interface HealthOptions {
   pool: HealthPool;
   logger: Logger;
   /** How often connected servers are pinged; 0 turns pings off (crashes are still noticed). */
@@ -23,7 +23,7 @@ export interface HealthOptions {
 }
 
 /** Called when a server becomes unavailable or available again. */
-export type AvailabilityListener = (server: string, available: boolean) => void;
+type AvailabilityListener = (server: string, available: boolean) => void;
 
 /**
  * Delay before reconnect attempt `attempt` (0-based): base·2^attempt capped at `maxMs`, then

@@ -23,14 +23,14 @@ export type PoolEvent =
   | { type: 'tools-changed'; server: string };
 
 /** Snapshot of one server's connection for status displays. */
-export interface ServerRuntimeStatus {
+interface ServerRuntimeStatus {
   state: 'stopped' | 'starting' | 'connected';
   inFlight: number;
   lastError?: string;
 }
 
 /** Options of a pool; `env` is the environment `${VAR}` references are expanded from. */
-export interface PoolOptions {
+interface PoolOptions {
   logger: Logger;
   env?: NodeJS.ProcessEnv;
   /**

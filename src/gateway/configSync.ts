@@ -9,7 +9,7 @@ import { errorMessage, type Logger } from '../shared/index.js';
 import { RuntimeFile } from './runtimeFile.js';
 
 /** What config sync needs from the gateway. */
-export interface ConfigSyncOptions {
+interface ConfigSyncOptions {
   paths: LoadoutPaths;
   logger: Logger;
   pool: ServerPool;
@@ -18,7 +18,7 @@ export interface ConfigSyncOptions {
 }
 
 /** A running config sync. */
-export interface ConfigSync {
+interface ConfigSync {
   close(): Promise<void>;
 }
 

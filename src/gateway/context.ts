@@ -1,6 +1,6 @@
 // The services every client session shares: one pool of downstream connections, one catalog,
 // the toolset and state stores. Built once by createGateway.
-import type { CatalogStore, DiscoveryResult } from '../catalog/index.js';
+import type { CatalogStore } from '../catalog/index.js';
 import type { GatewaySettings, LoadoutPaths, StateStore } from '../config/index.js';
 import type { ServerPool } from '../downstream/index.js';
 import type { NamingOptions } from '../registry/index.js';
@@ -26,4 +26,3 @@ export interface GatewayContext {
   isServerAvailable(server: string): boolean;
 }
 
-export type { DiscoveryResult };

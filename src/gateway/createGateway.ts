@@ -14,7 +14,7 @@ import { GatewaySession, listMetaTools } from './session.js';
 import { watchToolListChanges } from './toolListWatch.js';
 
 /** Options of createGateway. */
-export interface GatewayOptions {
+interface GatewayOptions {
   paths: LoadoutPaths;
   logger: Logger;
   /** Toolset to equip in new sessions instead of the remembered one. */

@@ -12,7 +12,7 @@ import { assertSafeBind, createRequestGuard } from './httpGuard.js';
 import { BodyTooLargeError, readBody } from './httpBody.js';
 
 /** Options of serveHttp. */
-export interface HttpServeOptions {
+interface HttpServeOptions {
   host: string;
   /** 0 picks a free port. */
   port: number;
@@ -26,7 +26,7 @@ export interface HttpServeOptions {
 }
 
 /** A listening HTTP gateway. */
-export interface HttpGateway {
+interface HttpGateway {
   /** The MCP endpoint, e.g. `http://127.0.0.1:7077/mcp`. */
   readonly url: string;
   /** Live MCP sessions. */

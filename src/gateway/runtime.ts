@@ -9,7 +9,7 @@ import { OptimizationLoop, OptimizationStore } from '../optimization/index.js';
 import type { Logger } from '../shared/index.js';
 
 /** Options of openRuntime. */
-export interface RuntimeOptions {
+interface RuntimeOptions {
   paths: LoadoutPaths;
   logger: Logger;
   /** Environment for `${VAR}` expansion (default: process.env). */
@@ -17,7 +17,7 @@ export interface RuntimeOptions {
 }
 
 /** The services every command works with, built from one read of the config dir. */
-export interface Runtime {
+interface Runtime {
   /** servers.yaml as read at start; the live server configs are `pool.configs`. */
   readonly config: ServersFile;
   readonly pool: ServerPool;

@@ -15,7 +15,7 @@ const RuntimeSchema = z.looseObject({
   connected: z.array(z.string()),
 });
 /** What a running gateway publishes about itself. */
-export type GatewayRuntime = z.infer<typeof RuntimeSchema>;
+type GatewayRuntime = z.infer<typeof RuntimeSchema>;
 
 function runtimeDir(paths: LoadoutPaths): string {
   return path.join(paths.dataDir, 'runtime');

@@ -9,7 +9,7 @@ import { newId } from './optimizationStore.js';
 import { backendUnavailable, type EvalTool, type ModelBackend } from './backends/modelBackend.js';
 
 /** A failing streak this long means the backend is not really working: stop instead of burning time. */
-export const MAX_CONSECUTIVE_FAILURES = 3;
+const MAX_CONSECUTIVE_FAILURES = 3;
 
 /** A description to evaluate: a candidate, or the canonical text under the id `canonical`. */
 export interface DescriptionUnderTest {
@@ -25,7 +25,7 @@ export interface EvaluationProgress {
 }
 
 /** Everything one evaluation needs. */
-export interface EvaluationPlan {
+interface EvaluationPlan {
   server: string;
   tool: string;
   descriptions: readonly DescriptionUnderTest[];

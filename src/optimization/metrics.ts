@@ -3,7 +3,7 @@
 import type { EvalRun, GoldenPrompt, Metrics, PromptCategory, Thresholds } from '../config/index.js';
 
 /** Correct and measured runs of one category. */
-export interface CategoryCount {
+interface CategoryCount {
   correct: number;
   total: number;
 }
@@ -89,7 +89,7 @@ function rate({ correct, total }: CategoryCount): number | null {
 }
 
 /** A rate as a whole percentage, e.g. "87%". */
-export function pct(value: number): string {
+function pct(value: number): string {
   return `${Math.round(value * 100)}%`;
 }
 

@@ -27,7 +27,7 @@ export interface PromptInput {
 }
 
 /** One description's results against a tool's prompts. */
-export interface DescriptionResults extends MetricsSummary {
+interface DescriptionResults extends MetricsSummary {
   candidateId: string;
   description: string;
   runs: number;
@@ -44,7 +44,7 @@ export interface ToolResults {
 }
 
 /** Everything the loop needs. */
-export interface OptimizationLoopOptions {
+interface OptimizationLoopOptions {
   store: OptimizationStore;
   catalog: CatalogStore;
   settings: OptimizationSettings;

@@ -26,7 +26,7 @@ export interface Selection {
 export type WithheldReason = 'unknown' | 'disabled' | 'unavailable';
 
 /** A selected tool that is not exposed, and why. */
-export interface WithheldTool {
+interface WithheldTool {
   readonly id: string;
   readonly reason: WithheldReason;
 }
@@ -148,7 +148,7 @@ export class ToolRegistry {
 }
 
 /** The definition to list: the downstream one untouched except its name and (if promoted) description. */
-export function exposedDefinition(tool: CatalogTool, name: string): Tool {
+function exposedDefinition(tool: CatalogTool, name: string): Tool {
   const promoted = tool.description !== (tool.definition.description ?? '');
   return promoted ? { ...tool.definition, name, description: tool.description } : { ...tool.definition, name };
 }

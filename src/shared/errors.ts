@@ -3,7 +3,7 @@
 // thing and the fix.
 
 /** Machine-readable reasons a loadout operation can fail. */
-export type LoadoutErrorCode =
+type LoadoutErrorCode =
   | 'CONFIG_INVALID'
   | 'CONFIG_NOT_FOUND'
   | 'CONFIG_EXISTS'
@@ -15,8 +15,6 @@ export type LoadoutErrorCode =
   | 'SERVER_NOT_FOUND'
   | 'SERVER_DISABLED'
   | 'SERVER_START_FAILED'
-  | 'SERVER_UNAVAILABLE'
-  | 'CALL_FAILED'
   | 'INVALID_ARGUMENT'
   | 'CANDIDATE_REJECTED'
   | 'PROMOTION_REFUSED'

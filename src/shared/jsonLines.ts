@@ -11,7 +11,7 @@ const QUOTED_LINE_CHARS = 200;
 const SENT: Promise<void> = Promise.resolve();
 
 /** What a JsonLineReader reports to. */
-export interface JsonLineHandlers {
+interface JsonLineHandlers {
   onMessage(message: JSONRPCMessage): void;
   /** A line that is not a JSON-RPC message (or a throwing onMessage); reading goes on. */
   onError(error: Error): void;

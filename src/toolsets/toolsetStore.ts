@@ -9,7 +9,7 @@ import { LoadoutError, errorMessage, yamlModule } from '../shared/index.js';
 export const ALL_TOOLSET = 'all';
 
 /** A toolset file that could not be read. */
-export interface ToolsetProblem {
+interface ToolsetProblem {
   file: string;
   error: string;
 }

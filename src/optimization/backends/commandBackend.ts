@@ -11,7 +11,7 @@ import { EVAL_SYSTEM_PROMPT, backendUnavailable, preview, replyInvalid, type Bac
 const KILL_GRACE_MS = 2000;
 
 /** Settings of a command backend. */
-export interface CommandBackendOptions {
+interface CommandBackendOptions {
   /** argv; `{prompt}`, `{system}`, `{tools_file}` and `{tool}` are replaced in each element. */
   template: readonly string[];
   timeoutMs: number;
