@@ -91,6 +91,16 @@ describe('ServerHealth', () => {
     vi.useRealTimers();
   });
 
+  // The always-on server 'kept' connects, then crashes while it cannot start again.
+  async function crashKeptServer(): Promise<void> {
+    pool.add('kept', { always_on: true });
+    health.start();
+    await vi.advanceTimersByTimeAsync(0);
+    pool.up = false;
+    pool.crash('kept');
+    expect(health.isAvailable('kept')).toBe(false);
+  }
+
   it('connects always-on servers in the background and leaves lazy ones alone', async () => {
     pool.add('kept', { always_on: true });
     pool.add('lazy', {});
@@ -102,12 +112,7 @@ describe('ServerHealth', () => {
   });
 
   it('marks a crashed always-on server unavailable once, then available once after a backoff reconnect', async () => {
-    pool.add('kept', { always_on: true });
-    health.start();
-    await vi.advanceTimersByTimeAsync(0);
-    pool.up = false;
-    pool.crash('kept');
-    expect(health.isAvailable('kept')).toBe(false);
+    await crashKeptServer();
     await vi.advanceTimersByTimeAsync(100 + 200 + 400 + 400);
     expect(pool.starts).toEqual(['kept', 'kept', 'kept', 'kept', 'kept']);
     expect(changes).toEqual([['kept', false]]);
@@ -147,12 +152,7 @@ describe('ServerHealth', () => {
   });
 
   it('follows a servers.yaml change: connects a new always-on server, forgets one that became lazy', async () => {
-    pool.add('kept', { always_on: true });
-    health.start();
-    await vi.advanceTimersByTimeAsync(0);
-    pool.up = false;
-    pool.crash('kept');
-    expect(health.isAvailable('kept')).toBe(false);
+    await crashKeptServer();
 
     pool.up = true;
     pool.reconfigure({ kept: {}, added: { always_on: true } });
