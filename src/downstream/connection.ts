@@ -18,7 +18,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import { expandEnv, expandEnvRecord, type ServerConfig } from '../config/index.js';
-import { LoadoutError, errorMessage, lazySchemaValidator, type Cancellation, type Logger } from '../shared/index.js';
+import { LOADOUT_VERSION, LoadoutError, errorMessage, lazySchemaValidator, type Cancellation, type Logger } from '../shared/index.js';
 import { CallChannel } from './callChannel.js';
 
 // What downstream servers send is parsed loosely and passed through untouched: the SDK's own
@@ -34,7 +34,7 @@ const LooseToolListSchema = z.looseObject({
 const MAX_STDIO_MESSAGE_BYTES = 256 * 1024 * 1024;
 
 /** Identity loadout presents to downstream servers. */
-export const CLIENT_INFO = { name: 'loadout', version: '0.1.0' } as const;
+export const CLIENT_INFO = { name: 'loadout', version: LOADOUT_VERSION } as const;
 
 /** A request a downstream server makes of its client during a call (it needs a human or a model). */
 export type RelayedRequest = CreateMessageRequest | ElicitRequest;

@@ -6,3 +6,4 @@ export { KeyedTimers } from './keyedTimers.js';
 export { createLogger, silentLogger, LOG_LEVELS, type Logger, type LogLevel } from './logger.js';
 export { yamlModule } from './lazyYaml.js';
 export { lazySchemaValidator } from './lazySchemaValidator.js';
+export { LOADOUT_VERSION } from './version.js';
