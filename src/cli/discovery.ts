@@ -3,8 +3,8 @@
 import type { DiscoveryResult } from '../catalog/index.js';
 import { enabledServerNames, type LoadoutPaths, type ToolMergeReport } from '../config/index.js';
 import { openRuntime } from '../gateway/index.js';
-import { LoadoutError, type Logger } from '../shared/index.js';
-import { printLines, printTable, startProgress } from './output.js';
+import { LoadoutError, oneLine, type Logger } from '../shared/index.js';
+import { printLines, printTable, progressBar } from './output.js';
 
 /** Discover `servers` (default: every enabled one) and record them in servers.yaml. */
 export async function discoverServers(paths: LoadoutPaths, logger: Logger, servers?: string[], options: { acceptChanged?: boolean } = {}): Promise<DiscoveryResult[]> {
@@ -13,11 +13,12 @@ export async function discoverServers(paths: LoadoutPaths, logger: Logger, serve
   const runtime = await openRuntime({ paths, logger: quiet });
   const targets = servers ?? enabledServerNames(runtime.pool.configs);
   if (!targets.length) return [];
-  const progress = startProgress('discovering');
+  const progress = progressBar(process.stderr);
+  const total = targets.length;
   let done = 0;
   try {
-    progress.update(0, targets.length, '');
-    return await runtime.catalog.discover(targets, { ...options, onResult: (result) => progress.update(++done, targets.length, result.server) });
+    progress.update({ done, total, message: `discovering 0/${total}` });
+    return await runtime.catalog.discover(targets, { ...options, onResult: (result) => progress.update({ done: ++done, total, message: `discovering ${done}/${total} ${result.server}` }) });
   } finally {
     progress.done();
     await runtime.close();
@@ -48,11 +49,6 @@ export function printDiscovery(results: readonly DiscoveryResult[]): void {
 export function failureOf(results: readonly DiscoveryResult[]): LoadoutError | undefined {
   const failed = results.filter((result): result is Extract<DiscoveryResult, { ok: false }> => !result.ok);
   if (!failed.length) return undefined;
-  const detail = failed.map((result) => `${result.server} (${oneLine(result.error)})`).join('; ');
+  const detail = failed.map((result) => `${result.server} (${oneLine(result.error, 120)})`).join('; ');
   return new LoadoutError('SERVER_START_FAILED', `${failed.length} of ${results.length} server${results.length === 1 ? '' : 's'} could not be discovered: ${detail}`);
-}
-
-function oneLine(text: string, max = 120): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }

@@ -56,24 +56,25 @@ export function printError(message: string): void {
   process.stderr.write(`loadout: ${message.split('\n')[0]}\n`);
 }
 
-/** Live progress of a multi-step job on stderr; a no-op unless stderr is a terminal. */
-interface Progress {
-  update(done: number, total: number, current: string): void;
-  done(): void;
+/** How far a multi-step job is, and what it is doing now. */
+interface ProgressStep {
+  done: number;
+  total: number;
+  message: string;
 }
 
-/** Progress on stderr when it is a TTY, silent otherwise. */
-export function startProgress(label: string): Progress {
-  const stream = process.stderr;
+const BAR_WIDTH = 24;
+
+/** A progress bar redrawn on one line of `stream` (stderr) when it is a terminal; silent otherwise. */
+export function progressBar(stream: NodeJS.WriteStream): { update(step: ProgressStep): void; done(): void } {
   if (!stream.isTTY) return { update: () => undefined, done: () => undefined };
   return {
-    update(done, total, current) {
-      const width = 20;
-      const filled = total ? Math.round((done / total) * width) : 0;
-      stream.write(`\r\u001b[K${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} ${current}`);
+    update({ done, total, message }) {
+      const filled = total ? Math.round((done / total) * BAR_WIDTH) : 0;
+      stream.write(`\r[${'#'.repeat(filled)}${'-'.repeat(BAR_WIDTH - filled)}] ${message}\x1b[K`);
     },
     done() {
-      stream.write('\r\u001b[K');
+      stream.write('\r\x1b[K');
     },
   };
 }

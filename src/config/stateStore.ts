@@ -5,7 +5,7 @@ import { copyFile } from 'node:fs/promises';
 import { Low } from 'lowdb';
 import { JSONFile } from 'lowdb/node';
 import * as z from 'zod';
-import { LoadoutError, errorMessage } from '../shared/index.js';
+import { LoadoutError, errorMessage, firstIssue } from '../shared/index.js';
 import { ToolsetNameSchema } from './schema.js';
 import { OptimizationStateSchema } from './optimizationState.js';
 import { withFileLock } from './safeWrite.js';
@@ -53,8 +53,8 @@ export class StateStore {
     }
     const parsed = StateSchema.safeParse(this.#db.data ?? {});
     if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      throw await this.#corrupt(`has an invalid value at ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+      const { path, message } = firstIssue(parsed.error);
+      throw await this.#corrupt(`has an invalid value at ${path}: ${message}`);
     }
     return parsed.data;
   }

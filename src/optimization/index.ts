@@ -6,6 +6,7 @@ export { generateCandidates, generateGoldenPrompts, runEvaluation } from './mode
 export { type EvaluationProgress } from './evaluation.js';
 export { type OptimizationReport } from './report.js';
 export { renderReportHtml } from './reportHtml.js';
+export { percent, points } from './percent.js';
 export { createBackend } from './backends/createBackend.js';
 export { OpenAiBackend } from './backends/openaiBackend.js';
 export { CommandBackend } from './backends/commandBackend.js';

@@ -5,5 +5,7 @@ export { JsonLineReader, JsonLineWriter } from './jsonLines.js';
 export { KeyedTimers } from './keyedTimers.js';
 export { createLogger, silentLogger, LOG_LEVELS, type Logger, type LogLevel } from './logger.js';
 export { yamlModule } from './lazyYaml.js';
-export { lazySchemaValidator } from './lazySchemaValidator.js';
+export { oneLine } from './text.js';
+export { firstIssue, firstIssueText } from './zodIssue.js';
 export { LOADOUT_VERSION } from './version.js';
+export { lazySchemaValidator } from './lazySchemaValidator.js';

@@ -3,10 +3,27 @@
 import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolsetNameSchema, ToolsetSchema, readTextIfExists, updateTextFile, withFileLock, type Toolset } from '../config/index.js';
-import { LoadoutError, errorMessage, yamlModule } from '../shared/index.js';
+import { LoadoutError, errorMessage, firstIssueText, yamlModule } from '../shared/index.js';
 
-/** The reserved toolset name that exposes every enabled tool. */
+/** The built-in toolset that exposes every enabled tool; no toolset file may take its name. */
 export const ALL_TOOLSET = 'all';
+
+/** `name` if it is a valid toolset name, else TOOLSET_INVALID saying why. */
+export function toolsetName(name: string): string {
+  const parsed = ToolsetNameSchema.safeParse(name);
+  if (!parsed.success) throw new LoadoutError('TOOLSET_INVALID', `Invalid toolset name '${name}': ${firstIssueText(parsed.error)}`);
+  return parsed.data;
+}
+
+/** `name` if a toolset file may be saved or deleted under it: valid, and not the built-in one. */
+export function writableToolsetName(name: string, action: 'save' | 'delete'): string {
+  const valid = toolsetName(name);
+  if (valid !== ALL_TOOLSET) return valid;
+  throw new LoadoutError(
+    'TOOLSET_INVALID',
+    action === 'save' ? `'${ALL_TOOLSET}' is reserved (equipping it exposes every enabled tool); choose another name` : `'${ALL_TOOLSET}' is built in and cannot be deleted`,
+  );
+}
 
 /** A toolset file that could not be read. */
 interface ToolsetProblem {
@@ -65,10 +82,7 @@ export class ToolsetStore {
 
   /** Create or overwrite a toolset file (atomic, under the inter-process lock). */
   async save(toolset: Toolset): Promise<void> {
-    const valid = ToolsetSchema.parse(toolset);
-    if (valid.name === ALL_TOOLSET) {
-      throw new LoadoutError('TOOLSET_INVALID', `'${ALL_TOOLSET}' is reserved (it exposes every enabled tool); choose another name`);
-    }
+    const valid = ToolsetSchema.parse({ ...toolset, name: writableToolsetName(toolset.name, 'save') });
     const body: Record<string, unknown> = { name: valid.name };
     if (valid.description) body.description = valid.description;
     body.tools = valid.tools;
@@ -81,7 +95,7 @@ export class ToolsetStore {
 
   /** Remove a toolset file; false when there was none. */
   async delete(name: string): Promise<boolean> {
-    const file = this.#fileOf(name);
+    const file = this.#fileOf(writableToolsetName(name, 'delete'));
     return withFileLock(file, async () => {
       if ((await readTextIfExists(file)) === undefined) return false;
       this.#parsed.delete(file);
@@ -91,11 +105,7 @@ export class ToolsetStore {
   }
 
   #fileOf(name: string): string {
-    const parsed = ToolsetNameSchema.safeParse(name);
-    if (!parsed.success) {
-      throw new LoadoutError('TOOLSET_INVALID', `Invalid toolset name '${name}': ${parsed.error.issues[0]!.message}`);
-    }
-    return path.join(this.#dir, `${parsed.data}.yaml`);
+    return path.join(this.#dir, `${toolsetName(name)}.yaml`);
   }
 
   async #read(file: string, expectedName: string): Promise<Toolset | undefined> {
@@ -111,8 +121,7 @@ export class ToolsetStore {
     }
     const parsed = ToolsetSchema.safeParse(data);
     if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      throw new LoadoutError('TOOLSET_INVALID', `${file}: ${issue.message}${issue.path.length ? ` at ${issue.path.join('.')}` : ''}`);
+      throw new LoadoutError('TOOLSET_INVALID', `${file}: ${firstIssueText(parsed.error)}`);
     }
     if (parsed.data.name !== expectedName) {
       throw new LoadoutError('TOOLSET_INVALID', `${file}: name '${parsed.data.name}' does not match the file name '${expectedName}.yaml'`);

@@ -1,6 +1,7 @@
 // `loadout list`: the tools of the catalog from the config dir — enabled ones by default,
 // disabled and stale ones too with --disabled — with their status and description.
 import type { Command } from 'commander';
+import { oneLine } from '../../shared/index.js';
 import { loadConfigView, requireServer, statusWords, toolsOfServer } from '../configView.js';
 import { paint, printJson, printLines, printTable } from '../output.js';
 import { commandEnvironment } from '../program.js';
@@ -32,16 +33,11 @@ export function registerList(program: Command): void {
       }
       printTable(
         ['tool', 'status', 'description'],
-        tools.map((tool) => [tool.id, colourStatus(statusWords(tool)), shorten(tool.description)]),
+        tools.map((tool) => [tool.id, colourStatus(statusWords(tool)), oneLine(tool.description, DESCRIPTION_WIDTH)]),
       );
     });
 }
 
 function colourStatus(words: string[]): string {
   return words.map((word) => (word === 'changed' ? paint('red', word) : word === 'enabled' ? word : paint('yellow', word))).join(', ');
-}
-
-function shorten(text: string): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > DESCRIPTION_WIDTH ? `${line.slice(0, DESCRIPTION_WIDTH - 1)}…` : line;
 }

@@ -16,8 +16,9 @@ import {
   type ModelBackend,
   type OptimizationLoop,
 } from '../../optimization/index.js';
-import { LoadoutError, errorMessage } from '../../shared/index.js';
-import { formatReportTable, formatResultsTable, progressBar } from '../optimizeOutput.js';
+import { LoadoutError, errorMessage, firstIssue } from '../../shared/index.js';
+import { formatReportTable, formatResultsTable } from '../optimizeOutput.js';
+import { progressBar } from '../output.js';
 import { commandEnvironment } from '../program.js';
 
 const PromptFileSchema = z.array(
@@ -58,7 +59,7 @@ export function registerOptimize(program: Command): void {
       await withLoop(command, [server], async (loop, catalog) => {
         const backend = backendFrom(loop.settings, options, tool);
         const bar = progressBar(process.stderr);
-        const summary = await runEvaluation(loop, backend, catalog.current, { server, tool, candidateIds: options.candidates, onProgress: (p) => bar.update(p) }).finally(() => bar.done());
+        const summary = await runEvaluation(loop, backend, catalog.current, { server, tool, candidateIds: options.candidates, onProgress: (step) => bar.update(step) }).finally(() => bar.done());
         const results = await loop.results(server, { tool });
         print(options.json ? JSON.stringify({ backend: backend.kind, ...summary, results }, null, 2) : `${summary.runs} runs in ${(summary.ms / 1000).toFixed(1)} s through ${backend.kind}.\n${formatResultsTable(results)}`);
       });
@@ -209,8 +210,8 @@ async function readPromptFile(file: string): Promise<z.infer<typeof PromptFileSc
   }
   const parsed = PromptFileSchema.safeParse(json);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new LoadoutError('INVALID_ARGUMENT', `${file}: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+    const { path, message } = firstIssue(parsed.error);
+    throw new LoadoutError('INVALID_ARGUMENT', `${file}: ${path}: ${message}`);
   }
   return parsed.data;
 }

@@ -3,7 +3,7 @@ import * as z from 'zod';
 import type { CatalogTool } from '../../catalog/index.js';
 import { resolveCatalogName } from '../../registry/index.js';
 import { enabledServerNames } from '../../config/index.js';
-import { LoadoutError } from '../../shared/index.js';
+import { LoadoutError, oneLine } from '../../shared/index.js';
 import { clientCallOf, forwardCall } from '../forward.js';
 import { defineMetaTool, textResult } from './metaTool.js';
 import { unknownToolError } from './unknownTool.js';
@@ -38,8 +38,8 @@ export const discoverAllTools = defineMetaTool({
     const lines: string[] = [];
     const shown = tools.length ? `showing ${args.offset + 1}–${args.offset + tools.length}` : 'none on this page';
     lines.push(`${total} tool${total === 1 ? '' : 's'}${args.query ? ` matching "${args.query}"` : ''} (${shown}).${exposedIds.size ? ' * = equipped.' : ''}`);
-    for (const tool of tools) lines.push(`${exposedIds.has(tool.id) ? '* ' : ''}${tool.id} — ${oneLine(tool.description)}`);
-    for (const [server, error] of gateway.catalog.discoveryFailures()) lines.push(`! ${server}: not discovered (${oneLine(error)})`);
+    for (const tool of tools) lines.push(`${exposedIds.has(tool.id) ? '* ' : ''}${tool.id} — ${summary(tool.description)}`);
+    for (const [server, error] of gateway.catalog.discoveryFailures()) lines.push(`! ${server}: not discovered (${summary(error)})`);
     if (args.offset + tools.length < total) lines.push(`More: offset=${args.offset + tools.length}.`);
     lines.push('Next: build-toolset {"name": "…", "tools": ["server.tool", …], "equip": true}.');
     return lines.join('\n');
@@ -81,7 +81,6 @@ function detailOf(tool: CatalogTool, exposedName: string | undefined): Record<st
   };
 }
 
-function oneLine(text: string): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > DESCRIPTION_WIDTH ? `${line.slice(0, DESCRIPTION_WIDTH - 1)}…` : line || '(no description)';
+function summary(text: string): string {
+  return oneLine(text, DESCRIPTION_WIDTH) || '(no description)';
 }
