@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TOOLSET_META_TOOLS } from '../../src/gateway/index.js';
 import { listMetaTools } from '../../src/gateway/session.js';
-import { CLI, META_TOOL_NAMES, fixture, makeTempDirs, nodeServer, rawToolsOf, startGateway, textOf, writeServersYaml, type GatewayProcess, type TempDirs } from '../helpers/gateway.js';
+import { CLI, META_TOOL_NAMES, eventually, fixture, makeTempDirs, nodeServer, rawToolsOf, startGateway, textOf, writeServersYaml, type GatewayProcess, type TempDirs } from '../helpers/gateway.js';
 
 
 async function names(gateway: GatewayProcess): Promise<string[]> {
@@ -158,18 +158,23 @@ describe('loadout serve with the echo fixture', () => {
   it('answers equip only after the client has re-read tools/list', async () => {
     const gateway = await start({ relistOnChange: false });
     const events: string[] = [];
+    const heldRelists: Array<() => void> = [];
     gateway.client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
       events.push('list_changed');
-      // A slow re-list: without the wait, the equip answer would arrive before it.
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      // A slow re-list, held until the test lets it go: without loadout's wait, the answer would arrive first.
+      await new Promise<void>((resolve) => heldRelists.push(resolve));
       const { tools } = await gateway.client.listTools();
       events.push(`relisted ${tools.length}`);
     });
+    const callThenRelist = async (name: string, args: Record<string, unknown>, answered: string): Promise<void> => {
+      const call = gateway.client.callTool({ name, arguments: args }).then(() => events.push(answered));
+      await eventually(() => heldRelists.length > 0, 10_000, 'list_changed');
+      heldRelists.shift()!();
+      await call;
+    };
     await gateway.client.callTool({ name: 'build-toolset', arguments: { name: 'talk', tools: ['echo.echo'] } });
-    await gateway.client.callTool({ name: 'equip-toolset', arguments: { name: 'talk' } });
-    events.push('equip answered');
-    await gateway.client.callTool({ name: 'unequip-toolset', arguments: {} });
-    events.push('unequip answered');
+    await callThenRelist('equip-toolset', { name: 'talk' }, 'equip answered');
+    await callThenRelist('unequip-toolset', {}, 'unequip answered');
     const idle = META_TOOL_NAMES.length;
     expect(events).toEqual(['list_changed', `relisted ${idle + 1}`, 'equip answered', 'list_changed', `relisted ${idle}`, 'unequip answered']);
   });

@@ -33,7 +33,7 @@ describe('ServerPool with real servers', () => {
     const { pool, events } = poolOf({ slow: stdio(fixture('slow')) });
     const firstPid = textOf(await pool.callTool('slow', 'pid', {}));
     const call = pool.callTool('slow', 'sleep', { ms: 800 });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(pool.status('slow').inFlight).toBe(1);
     pool.configure({ slow: stdio(fixture('slow'), { env: { CHANGED: '1' } }) });
     expect(pool.isConnected('slow')).toBe(true);
     expect(textOf(await call)).toBe('slept 800 ms');
