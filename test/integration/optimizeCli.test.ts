@@ -146,9 +146,11 @@ describe('loadout optimize', () => {
     const candidateId = JSON.parse((await loadout(dirs, 'optimize', 'propose', 'echo', 'echo', GOOD_CANDIDATE)).stdout).candidateId as string;
     expect((await loadout(dirs, 'optimize', 'promote', 'echo', 'echo', candidateId, '--force')).code).toBe(0);
     await gateway.waitForListChanged(2);
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    expect(gateway.listChangedCount()).toBe(2);
     const echo = (await gateway.client.listTools()).tools.find((t) => t.name === 'echo_echo');
     expect(echo?.description).toBe(GOOD_CANDIDATE);
+    // A revert is the next change the gateway sees, so a second notice of the promotion would come before its one.
+    expect((await loadout(dirs, 'optimize', 'revert', 'echo', 'echo')).code).toBe(0);
+    await gateway.waitForListChanged(3);
+    expect(gateway.listChangedCount()).toBe(3);
   });
 });
