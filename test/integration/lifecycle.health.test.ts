@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { descendantsOf, eventually, fixture, nodeServer, textOf, useGatewaySandbox, writeServersYaml } from '../helpers/gateway.js';
@@ -43,9 +43,10 @@ describe('always-on server health', () => {
 
   it('keeps a server that fails to start withdrawn, retrying with backoff until it comes up', async () => {
     const readyFile = path.join(sandbox.dirs.root, 'may-start');
+    const attemptsFile = path.join(sandbox.dirs.root, 'attempts');
     await writeServersYaml(
       sandbox.dirs.configDir,
-      { flaky: nodeServer(fixture('crash'), { always_on: true, env: { CRASH_UNLESS_FILE: readyFile } }) },
+      { flaky: nodeServer(fixture('crash'), { always_on: true, env: { CRASH_UNLESS_FILE: readyFile, CRASH_ATTEMPTS_FILE: attemptsFile } }) },
       { gateway: FAST_HEALTH },
     );
     await writeToolCache(sandbox.dirs.dataDir, { flaky: await toolsOfFixture(fixture('crash')) });
@@ -55,7 +56,8 @@ describe('always-on server health', () => {
     const active = textOf(await gateway.client.callTool({ name: 'get-active-toolset', arguments: {} }));
     expect(active).toContain('flaky.echo: server down');
     // Several attempts fail meanwhile; none of them announces anything new.
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const attemptsSoFar = (await readFile(attemptsFile, 'utf8')).length;
+    await eventually(async () => (await readFile(attemptsFile, 'utf8')).length >= attemptsSoFar + 3 * 'refused\n'.length, 10_000, 'three more failed attempts');
     const countWhileDown = gateway.listChangedCount();
 
     await writeFile(readyFile, 'ok');
