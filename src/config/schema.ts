@@ -21,8 +21,6 @@ const ToolSettingSchema = z.strictObject({
   hash: z.string().optional(),
 });
 
-const TransportTypeSchema = z.enum(['stdio', 'sse', 'http']);
-type TransportType = z.infer<typeof TransportTypeSchema>;
 
 // Settings every server has, whatever its transport.
 const ServerSettingsShape = {
@@ -35,7 +33,7 @@ const ServerSettingsShape = {
 };
 
 /** The address field a transport needs, with the message for a server that lacks it. */
-function requiredAddress(field: 'command' | 'url', type: TransportType) {
+function requiredAddress(field: 'command' | 'url', type: 'stdio' | 'sse' | 'http') {
   return z.string({ error: (issue) => (issue.input === undefined ? `a ${type} server needs "${field}"` : undefined) }).min(1);
 }
 

@@ -48,7 +48,7 @@ export function mergeDiscoveredTools(document: Document, server: string, discove
   if (isMap(existingTools)) {
     toolsMap = existingTools;
   } else {
-    toolsMap = document.createNode({}) as YAMLMap;
+    toolsMap = document.createNode({});
     serverNode.set('tools', toolsMap);
   }
   const found = new Set(discovered.map((tool) => tool.name));
@@ -96,6 +96,6 @@ export function mergeDiscoveredTools(document: Document, server: string, discove
 }
 
 function scalarText(node: unknown): string | undefined {
-  if (yamlModule().isScalar(node)) return node.value === null || node.value === undefined ? undefined : String(node.value);
+  if (yamlModule().isScalar(node)) return typeof node.value === 'string' || typeof node.value === 'number' || typeof node.value === 'boolean' ? String(node.value) : undefined;
   return typeof node === 'string' ? node : undefined;
 }

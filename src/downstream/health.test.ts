@@ -50,19 +50,20 @@ class FakePool implements HealthPool {
   status(server: string): { state: 'stopped' | 'connected'; inFlight: number } {
     return { state: this.live.has(server) ? 'connected' : 'stopped', inFlight: 0 };
   }
-  async connection(server: string): Promise<DownstreamConnection> {
+  connection(server: string): Promise<DownstreamConnection> {
     const existing = this.live.get(server);
-    if (existing) return existing;
+    if (existing) return Promise.resolve(existing);
     this.starts.push(server);
-    if (!this.up) throw new Error('spawn failed');
+    if (!this.up) return Promise.reject(new Error('spawn failed'));
     const connection = { ping: async () => (this.pingOk ? undefined : Promise.reject(new Error('timeout'))) } as unknown as DownstreamConnection;
     this.live.set(server, connection);
     this.#listener?.({ type: 'connected', server });
-    return connection;
+    return Promise.resolve(connection);
   }
-  async discard(server: string): Promise<void> {
+  discard(server: string): Promise<void> {
     this.discarded.push(server);
     this.crash(server);
+    return Promise.resolve();
   }
   reconfigure(configs: Record<string, Partial<ServerConfig>>): void {
     this.configMap.clear();

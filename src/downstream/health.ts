@@ -80,11 +80,12 @@ export class ServerHealth {
 
   /** Stop pinging and reconnecting (connections themselves belong to the pool). Runs once. */
   close(): Promise<void> {
-    this.#closed ??= (async () => {
+    if (!this.#closed) {
       this.#unsubscribe?.();
       if (this.#pingTimer) clearInterval(this.#pingTimer);
       this.#reconnectTimers.clearAll();
-    })();
+      this.#closed = Promise.resolve();
+    }
     return this.#closed;
   }
 

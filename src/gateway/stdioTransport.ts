@@ -33,10 +33,11 @@ export class GatewayStdioTransport implements Transport {
   }
 
   /** Starts reading the input; the client closing it closes the transport. */
-  async start(): Promise<void> {
-    if (this.#started) throw new Error('GatewayStdioTransport already started (Server.connect starts it)');
+  start(): Promise<void> {
+    if (this.#started) return Promise.reject(new Error('GatewayStdioTransport already started (Server.connect starts it)'));
     this.#started = true;
     this.#listen('on');
+    return Promise.resolve();
   }
 
   /** Writes one message as one line. */
@@ -46,14 +47,15 @@ export class GatewayStdioTransport implements Transport {
   }
 
   /** Stops reading and detaches from the streams (which stay open: they are the process's). Runs once. */
-  async close(): Promise<void> {
-    if (this.#closed) return;
+  close(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
     this.#closed = true;
     this.#listen('off');
     // Pausing stdin lets the process exit, unless someone else still reads it.
     if (this.#input.listenerCount('data') === 0) this.#input.pause();
     this.#reader.clear();
     this.onclose?.();
+    return Promise.resolve();
   }
 
   // One list for attaching and detaching, so close() removes exactly what start() added.

@@ -99,7 +99,7 @@ export function distractorTools(catalog: Catalog, server: string, tool: string, 
   return [...sameServer, ...nearby].map((t) => ({
     name: flattenToolName(t.id, CLIENT_TOOL_NAME_LIMIT),
     description: t.description,
-    inputSchema: t.definition.inputSchema as Record<string, unknown>,
+    inputSchema: t.definition.inputSchema,
   }));
 }
 

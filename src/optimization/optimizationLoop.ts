@@ -75,7 +75,7 @@ export class OptimizationLoop {
   /** The server's original tool definitions, capturing any not captured yet. */
   async canonical(server: string): Promise<Record<string, CanonicalTool>> {
     const tools = this.#serverTools(server);
-    const captured = Object.fromEntries(tools.map((t) => [t.name, { description: t.definition.description ?? '', inputSchema: t.definition.inputSchema as Record<string, unknown> }]));
+    const captured = Object.fromEntries(tools.map((t) => [t.name, { description: t.definition.description ?? '', inputSchema: t.definition.inputSchema }]));
     return (await this.store.captureCanonical(server, captured)).canonical;
   }
 

@@ -19,7 +19,7 @@ const ToolReportSchema = z.strictObject({
 export type ToolReport = z.infer<typeof ToolReportSchema>;
 
 /** The report for one server. */
-const OptimizationReportSchema = z.strictObject({
+export const OptimizationReportSchema = z.strictObject({
   serverName: z.string(),
   toolCount: z.number().int(),
   optimizedCount: z.number().int(),

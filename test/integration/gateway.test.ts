@@ -113,7 +113,7 @@ describe('loadout serve with the echo fixture', () => {
     expect(exposed).toHaveLength(1);
     const active = /Equipped: '(t\d)'/.exec(textOf(await gateway.client.callTool({ name: 'get-active-toolset', arguments: {} })))![1]!;
     expect(exposed).toEqual([toolsets[active as keyof typeof toolsets][0]!.replace('.', '_')]);
-    expect(JSON.parse(await readFile(path.join(dirs.dataDir, 'state.json'), 'utf8')).activeToolset).toBe(active);
+    expect((JSON.parse(await readFile(path.join(dirs.dataDir, 'state.json'), 'utf8')) as { activeToolset: string | null }).activeToolset).toBe(active);
   });
 
   it('deletes an equipped toolset: file gone, tools withdrawn with one list_changed, nothing remembered', async () => {
@@ -125,7 +125,7 @@ describe('loadout serve with the echo fixture', () => {
     expect(gateway.listChangedCount()).toBe(2);
     expect(await names(gateway)).toEqual(META_TOOL_NAMES);
     expect(textOf(await gateway.client.callTool({ name: 'list-saved-toolsets', arguments: {} }))).toMatch(/^No saved toolsets yet/);
-    expect(JSON.parse(await readFile(path.join(dirs.dataDir, 'state.json'), 'utf8')).activeToolset).toBeNull();
+    expect((JSON.parse(await readFile(path.join(dirs.dataDir, 'state.json'), 'utf8')) as { activeToolset: string | null }).activeToolset).toBeNull();
   });
 
   it('returns content, structuredContent and isError unchanged', async () => {
@@ -194,7 +194,7 @@ describe('loadout serve with the echo fixture', () => {
     await first.client.callTool({ name: 'build-toolset', arguments: { name: 'math', tools: ['echo.add'] } });
     await first.close();
     gateways.splice(0);
-    expect(JSON.parse(await readFile(path.join(dirs.dataDir, 'state.json'), 'utf8')).activeToolset).toBe('talk');
+    expect((JSON.parse(await readFile(path.join(dirs.dataDir, 'state.json'), 'utf8')) as { activeToolset: string | null }).activeToolset).toBe('talk');
 
     const second = await start();
     expect(await names(second)).toEqual([...META_TOOL_NAMES, 'echo_echo']);

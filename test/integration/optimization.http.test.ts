@@ -39,7 +39,7 @@ describe('optimization over loadout serve --http', () => {
     const carol = await harness.connect({ capabilities: { sampling: { tools: {} } } });
     carol.client.setRequestHandler(CreateMessageRequestSchema, (request) => {
       samplingRequests.push(request.params.systemPrompt ?? '');
-      return samplingAnswer(request.params) as never;
+      return samplingAnswer(request.params);
     });
     const dave = await harness.connect();
     await carol.client.callTool({ name: 'propose_candidate', arguments: { server: 'echo', tool: 'echo', description: GOOD_CANDIDATE } });

@@ -38,10 +38,10 @@ describe('loadout optimize', () => {
   it('runs the loop from the shell: canonical, propose, prompts, run, results, promote, report (table, JSON, HTML), revert', { timeout: 90_000 }, async () => {
     const canonical = await loadout(dirs, 'optimize', 'canonical', 'echo');
     expect(canonical.code).toBe(0);
-    expect(JSON.parse(canonical.stdout).tools.echo.description).toBe('Return the given text unchanged.');
+    expect((JSON.parse(canonical.stdout) as { tools: Record<string, { description: string }> }).tools.echo?.description).toBe('Return the given text unchanged.');
     const proposed = JSON.parse((await loadout(dirs, 'optimize', 'propose', 'echo', 'echo', GOOD_CANDIDATE)).stdout) as { candidateId: string; charCount: number };
     expect(proposed.charCount).toBe(GOOD_CANDIDATE.length);
-    expect(JSON.parse((await loadout(dirs, 'optimize', 'prompts', 'echo', 'echo', '--file', path.join(dirs.root, 'prompts.json'))).stdout).saved).toBe(15);
+    expect((JSON.parse((await loadout(dirs, 'optimize', 'prompts', 'echo', 'echo', '--file', path.join(dirs.root, 'prompts.json'))).stdout) as { saved: number }).saved).toBe(15);
 
     const run = await loadout(dirs, 'optimize', 'run', 'echo', 'echo', '--json');
     expect(run.code).toBe(0);
@@ -83,7 +83,7 @@ describe('loadout optimize', () => {
   });
 
   it('fails with one readable line and an intact state.json on malformed input', async () => {
-    const candidateId = JSON.parse((await loadout(dirs, 'optimize', 'propose', 'echo', 'echo', GOOD_CANDIDATE)).stdout).candidateId as string;
+    const { candidateId } = JSON.parse((await loadout(dirs, 'optimize', 'propose', 'echo', 'echo', GOOD_CANDIDATE)).stdout) as { candidateId: string };
     const stateFile = path.join(dirs.dataDir, 'state.json');
     const before = await readFile(stateFile, 'utf8');
     await writeFile(path.join(dirs.root, 'bad.json'), JSON.stringify([{ category: 'direct', prompt: 'short' }]));
@@ -136,14 +136,14 @@ describe('loadout optimize', () => {
     expect(result.stderr).toMatch(/^loadout: No model backend is configured for optimization\. Add to servers.yaml:/);
     const flagged = await loadout(dirs, 'optimize', 'generate-candidates', 'echo', 'echo', '--base-url', fake().baseUrl, '--model', 'm', '--count', '2');
     expect(flagged.code).toBe(0);
-    expect(JSON.parse(flagged.stdout).candidates).toHaveLength(1);
+    expect((JSON.parse(flagged.stdout) as { candidates: unknown[] }).candidates).toHaveLength(1);
   });
 
   it('reaches a running gateway: a promotion from the CLI shows up with one list_changed', async () => {
     gateway = await startGateway({ dirs });
     await gateway.client.callTool({ name: 'build-toolset', arguments: { name: 'e', tools: ['echo.echo'], equip: true } });
     expect(gateway.listChangedCount()).toBe(1);
-    const candidateId = JSON.parse((await loadout(dirs, 'optimize', 'propose', 'echo', 'echo', GOOD_CANDIDATE)).stdout).candidateId as string;
+    const { candidateId } = JSON.parse((await loadout(dirs, 'optimize', 'propose', 'echo', 'echo', GOOD_CANDIDATE)).stdout) as { candidateId: string };
     expect((await loadout(dirs, 'optimize', 'promote', 'echo', 'echo', candidateId, '--force')).code).toBe(0);
     await gateway.waitForListChanged(2);
     const echo = (await gateway.client.listTools()).tools.find((t) => t.name === 'echo_echo');

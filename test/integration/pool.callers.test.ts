@@ -10,7 +10,7 @@ import { fixture, textOf } from '../helpers/gateway.js';
 
 function callerAnswering(answer: string): DownstreamCaller {
   const result: CreateMessageResult = { role: 'assistant', model: 'test', content: { type: 'text', text: answer } };
-  return { owner: {}, relay: async () => result };
+  return { owner: {}, relay: () => Promise.resolve(result) };
 }
 
 describe('ServerPool in-flight callers', () => {

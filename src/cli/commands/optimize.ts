@@ -187,7 +187,8 @@ function backendFrom(settings: OptimizationSettings, flags: BackendFlags, toolNa
 // cached tools are discovered first (started, listed, stopped), as `serve` would.
 async function withLoop(command: Command, discover: string[], task: (loop: OptimizationLoop, catalog: CatalogStore) => Promise<void>): Promise<void> {
   const { paths, logger } = commandEnvironment(command);
-  const { catalog, optimization, close } = await openRuntime({ paths, logger });
+  const runtime = await openRuntime({ paths, logger });
+  const { catalog, optimization } = runtime;
   try {
     await catalog.ensureLoaded();
     const missing = discover.filter((server) => catalog.undiscoveredServers.includes(server));
@@ -197,7 +198,7 @@ async function withLoop(command: Command, discover: string[], task: (loop: Optim
     }
     await task(optimization, catalog);
   } finally {
-    await close();
+    await runtime.close();
   }
 }
 
