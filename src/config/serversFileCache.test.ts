@@ -1,23 +1,19 @@
 import { createHash } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { ServersFileSchema } from './schema.js';
 import { loadServersConfig, serversFileSchemaHash } from './serversFileCache.js';
+import { useTempDir } from '../../test/helpers/tempDir.js';
 
 describe('loadServersConfig', () => {
-  let dir: string;
+  const dir = useTempDir('loadout-parsed-');
   let file: string;
   let cacheFile: string;
-  beforeEach(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'loadout-parsed-'));
-    file = path.join(dir, 'servers.yaml');
-    cacheFile = path.join(dir, 'servers.parsed.json');
-  });
-  afterEach(async () => {
-    await rm(dir, { recursive: true, force: true });
+  beforeEach(() => {
+    file = path.join(dir(), 'servers.yaml');
+    cacheFile = path.join(dir(), 'servers.parsed.json');
   });
 
   it('reuses the parsed config while the text is unchanged and re-parses after an edit', async () => {
