@@ -24,7 +24,7 @@ export { StateStore, StateSchema, type State } from './stateStore.js';
 export { withFileLock, readTextIfExists, writeTextAtomic, updateTextFile } from './safeWrite.js';
 export { mergeDiscoveredTools, isEmptyMergeReport, type DiscoveredTool, type ToolMergeReport, type ToolMergeOptions } from './toolMerge.js';
 export { ServersFileWatcher, type ServersFileWatcherOptions } from './serversFileWatcher.js';
-export { defaultImportSources, collectImports, convertServer, readMcpServers, importedServersYaml, createServersFile, type ImportSource, type ImportResult } from './mcpImport.js';
+export { defaultImportSources, collectImports, convertServer, safeServerName, readMcpServers, importedServersYaml, createServersFile, type ImportSource, type ImportResult } from './mcpImport.js';
 export { loadServersConfig } from './serversFileCache.js';
 export {
   MAX_CANDIDATE_CHARS,
