@@ -59,10 +59,42 @@ export function valueAt(data: unknown, jsonPath: readonly string[]): unknown {
 
 /** `text` with `value` set at `jsonPath` (undefined removes it), in the file's own formatting. */
 export function setJsonValue(text: string, jsonPath: readonly string[], value: unknown): string {
+  if (value === undefined) return removeProperty(text, jsonPath);
   const { modify, applyEdits } = jsoncParser();
   const base = text.trim() === '' ? '{}\n' : text;
   const edits = modify(base, [...jsonPath], value, { formattingOptions: formattingOf(base) });
   return applyEdits(base, edits);
+}
+
+// jsonc-parser's own removal of a first property also takes the comments up to the next one;
+// this takes the property and its comma only (and its line, when nothing else is on it).
+function removeProperty(text: string, jsonPath: readonly string[]): string {
+  const { parseTree, findNodeAtLocation, createScanner, SyntaxKind } = jsoncParser();
+  const property = findNodeAtLocation(parseTree(text, [], { allowTrailingComma: true })!, [...jsonPath])?.parent;
+  if (!property || property.type !== 'property') return text;
+  const siblings = property.parent!.children!;
+  const index = siblings.indexOf(property);
+  let start = property.offset;
+  let end = property.offset + property.length;
+  const afterValue = /^[ \t]*,/.exec(text.slice(end));
+  let commaBefore: number | undefined;
+  if (afterValue) end += afterValue[0].length;
+  else if (index > 0) {
+    // The last property goes: the comma after the one before it goes too.
+    const previousEnd = siblings[index - 1]!.offset + siblings[index - 1]!.length;
+    const scanner = createScanner(text.slice(previousEnd, start), false);
+    for (let token = scanner.scan(); token !== SyntaxKind.EOF; token = scanner.scan()) {
+      if (token === SyntaxKind.CommaToken) commaBefore = previousEnd + scanner.getTokenOffset();
+    }
+  }
+  const lineStart = text.lastIndexOf('\n', start - 1) + 1;
+  const lineEnd = /^[ \t]*(\r?\n|$)/.exec(text.slice(end));
+  if (/^[ \t]*$/.test(text.slice(lineStart, start)) && lineEnd) {
+    start = lineStart;
+    end += lineEnd[0].length;
+  }
+  const removed = text.slice(0, start) + text.slice(end);
+  return commaBefore === undefined ? removed : removed.slice(0, commaBefore) + removed.slice(commaBefore + 1);
 }
 
 // Indent and line ends as the file already has them, so an edit looks like the rest of the file.
