@@ -116,8 +116,8 @@ function sameMap(a: ServersLocation, b: ServersLocation): boolean {
   return a.jsonPath.join('\u0000') === b.jsonPath.join('\u0000');
 }
 
-// The same server if it runs the same command line or talks to the same url.
-function sameServer(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+/** The same server if it runs the same command line or talks to the same url. */
+export function sameServer(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
   const key = (server: Record<string, unknown>) => JSON.stringify([server.command ?? null, server.args ?? [], server.url ?? null]);
   return key(a) === key(b);
 }
