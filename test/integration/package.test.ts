@@ -4,11 +4,11 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { execFile } from 'node:child_process';
-import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { META_TOOL_NAMES, ROOT, makeTempDirs, type TempDirs } from '../helpers/gateway.js';
+import { META_TOOL_NAMES, ROOT, fixture, makeTempDirs, type TempDirs } from '../helpers/gateway.js';
 
 const run = promisify(execFile);
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -67,4 +67,39 @@ describe('the packed tarball', () => {
       await client.close();
     }
   });
+});
+
+describe('a global install of the clone (npm install -g .)', () => {
+  let dirs: TempDirs;
+  afterAll(async () => {
+    await dirs?.cleanup();
+  });
+
+  it('puts loadout on the PATH, and setup claude-code --move --yes leaves Claude Code with `loadout serve` alone', async () => {
+    dirs = await makeTempDirs();
+    const home = path.join(dirs.root, 'home');
+    const project = path.join(dirs.root, 'project');
+    await mkdir(project, { recursive: true });
+    await mkdir(home);
+    const template = await readFile(path.join(ROOT, 'test/fixtures/clients/claude.json'), 'utf8');
+    await writeFile(path.join(home, '.claude.json'), template.replaceAll('__PROJECT__', project).replaceAll('__NODE__', process.execPath).replaceAll('__ECHO__', fixture('echo')));
+    const prefix = path.join(dirs.root, 'prefix');
+    // dist/ is built already; --ignore-scripts skips `prepare` building it again (scripts/prepare.mjs).
+    await run(npm, ['install', '--global', '--prefix', prefix, '--ignore-scripts', '--no-audit', '--no-fund', ROOT], { cwd: dirs.root });
+    // Only the install's bin dir and node: no other `loadout` or `claude` on this PATH.
+    const PATH = [path.join(prefix, 'bin'), path.dirname(process.execPath)].join(path.delimiter);
+    const env = { ...process.env, HOME: home, PATH, NO_COLOR: '1' };
+    await run('loadout', ['--config', dirs.configDir, '--data', dirs.dataDir, 'setup', 'claude-code', '--move', '--yes'], { cwd: project, env });
+
+    const claude = JSON.parse(await readFile(path.join(home, '.claude.json'), 'utf8')) as { mcpServers: Record<string, { command: string; args: string[] }> };
+    expect(claude.mcpServers).toEqual({ loadout: { command: 'loadout', args: ['--config', dirs.configDir, '--data', dirs.dataDir, 'serve'] } });
+    expect(await readFile(path.join(dirs.configDir, 'servers.yaml'), 'utf8')).toMatch(/^ {2}github:$/m);
+    const client = new Client({ name: 'claude-code-stand-in', version: '1.0.0' });
+    await client.connect(new StdioClientTransport({ ...claude.mcpServers.loadout!, env: env as Record<string, string>, stderr: 'ignore' }));
+    try {
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(META_TOOL_NAMES);
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
 });
