@@ -5,7 +5,7 @@ import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import path from 'node:path';
 import pLimit from 'p-limit';
-import { convertServer, loadServersFile, safeServerName, type LoadoutPaths, type ServerConfig } from '../config/index.js';
+import { convertServer, loadServersFile, safeServerName, unsetEnvReferences, type LoadoutPaths, type ServerConfig } from '../config/index.js';
 import { ServerPool } from '../downstream/index.js';
 import { errorMessage, type Logger } from '../shared/index.js';
 import { CLIENT_NAMES, clientDefinition, type ClientEnvironment } from './clients/clientFiles.js';
@@ -62,13 +62,9 @@ async function exists(file: string): Promise<boolean> {
   return stat(file).then(() => true, () => false);
 }
 
-const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(:-[^}]*)?\}/g;
-
 function unsetVariables(config: ServerConfig, env: NodeJS.ProcessEnv): string[] {
   const texts = [config.command ?? '', ...config.args, ...Object.values(config.env), config.url ?? '', ...Object.values(config.headers), config.cwd ?? ''];
-  const unset = new Set<string>();
-  for (const text of texts) for (const [, name, fallback] of text.matchAll(REFERENCE)) if (!fallback && !env[name!]) unset.add(name!);
-  return [...unset];
+  return [...new Set(texts.flatMap((text) => unsetEnvReferences(text, env)))];
 }
 
 // An HTTP server that answers 401/403 wants credentials (the SDK's messages carry the status).

@@ -18,7 +18,7 @@ export {
   type Toolset,
 } from './schema.js';
 export { resolvePaths, type LoadoutPaths } from './paths.js';
-export { expandEnv, expandEnvRecord } from './envExpand.js';
+export { expandEnv, expandEnvRecord, unsetEnvReferences } from './envExpand.js';
 export { loadServersFile, parseServersFile, updateServersFile, type LoadedServersFile } from './serversFile.js';
 export { StateStore, StateSchema, type State } from './stateStore.js';
 export { withFileLock, readTextIfExists, writeTextAtomic, updateTextFile } from './safeWrite.js';

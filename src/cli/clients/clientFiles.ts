@@ -70,29 +70,24 @@ export function clientDefinition(name: ClientName, env: ClientEnvironment): Clie
       const file: ServersLocation = { label: 'Claude Desktop (claude_desktop_config.json)', file: path.join(appSupportDir(env, 'Claude'), 'claude_desktop_config.json'), jsonPath: ['mcpServers'], comments: false };
       return { name, title: 'Claude Desktop', locations: [file], target: file, stdioType: false };
     }
-    case 'cursor': {
-      const global: ServersLocation = { label: 'Cursor global (~/.cursor/mcp.json)', file: path.join(env.home, '.cursor', 'mcp.json'), jsonPath: ['mcpServers'], comments: false };
-      return {
-        name,
-        title: 'Cursor',
-        locations: [{ label: 'Cursor project (.cursor/mcp.json)', file: path.join(cwd, '.cursor', 'mcp.json'), jsonPath: ['mcpServers'], comments: false }, global],
-        target: global,
-        stdioType: false,
-      };
-    }
-    case 'vscode': {
+    case 'cursor':
+      return projectAndUser(name, 'Cursor', false, {
+        project: { label: 'Cursor project (.cursor/mcp.json)', file: path.join(cwd, '.cursor', 'mcp.json'), jsonPath: ['mcpServers'], comments: false },
+        user: { label: 'Cursor global (~/.cursor/mcp.json)', file: path.join(env.home, '.cursor', 'mcp.json'), jsonPath: ['mcpServers'], comments: false },
+      });
+    case 'vscode':
       // VS Code keeps servers under "servers" (not "mcpServers"), in the user profile's mcp.json
       // and in the workspace's .vscode/mcp.json.
-      const user: ServersLocation = { label: 'VS Code user profile (mcp.json)', file: path.join(appSupportDir(env, 'Code'), 'User', 'mcp.json'), jsonPath: ['servers'], comments: true };
-      return {
-        name,
-        title: 'VS Code',
-        locations: [{ label: 'VS Code workspace (.vscode/mcp.json)', file: path.join(cwd, '.vscode', 'mcp.json'), jsonPath: ['servers'], comments: true }, user],
-        target: user,
-        stdioType: true,
-      };
-    }
+      return projectAndUser(name, 'VS Code', true, {
+        project: { label: 'VS Code workspace (.vscode/mcp.json)', file: path.join(cwd, '.vscode', 'mcp.json'), jsonPath: ['servers'], comments: true },
+        user: { label: 'VS Code user profile (mcp.json)', file: path.join(appSupportDir(env, 'Code'), 'User', 'mcp.json'), jsonPath: ['servers'], comments: true },
+      });
   }
+}
+
+// A client with a project file and a user file, the project one first; loadout goes in the user one.
+function projectAndUser(name: ClientName, title: string, stdioType: boolean, files: { project: ServersLocation; user: ServersLocation }): ClientDefinition {
+  return { name, title, locations: [files.project, files.user], target: files.user, stdioType };
 }
 
 /** The environment of this process (HOME, cwd, platform, APPDATA). */
