@@ -1,6 +1,6 @@
 // How a client should start loadout: `loadout serve` when the `loadout` on the PATH is this very
-// program (after `npm install -g`), else node with this script's absolute path; plus finding
-// other executables (Claude Code's `claude`) on the PATH.
+// program (after `npm install -g`), `npx -y loadout serve` when npx runs it, else node with this
+// script's absolute path; plus finding other executables (Claude Code's `claude`) on the PATH.
 import { constants } from 'node:fs';
 import { access, realpath } from 'node:fs/promises';
 import path from 'node:path';
@@ -29,5 +29,8 @@ export async function launchCommand(script: string, dirs: { config?: string; dat
   const onPath = await findOnPath('loadout');
   const sameProgram = onPath !== undefined && (await realpath(onPath).catch(() => onPath)) === self;
   const options = [...(dirs.config ? ['--config', path.resolve(dirs.config)] : []), ...(dirs.data ? ['--data', path.resolve(dirs.data)] : [])];
-  return sameProgram ? { command: 'loadout', args: [...options, 'serve'] } : { command: process.execPath, args: [self, ...options, 'serve'] };
+  if (sameProgram) return { command: 'loadout', args: [...options, 'serve'] };
+  // npx's cache (~/.npm/_npx/<hash>/) can be cleaned at any time: name the package, not the path.
+  if (self.split(path.sep).includes('_npx')) return { command: 'npx', args: ['-y', 'loadout', ...options, 'serve'] };
+  return { command: process.execPath, args: [self, ...options, 'serve'] };
 }

@@ -57,7 +57,7 @@ export function registerSetup(program: Command): void {
       if (!(await confirmed(options))) return;
       const outcome = await applySetup(client, plan, paths);
       if (outcome.backup) printLines(`Backup of the previous files: ${outcome.backup.dir} ("loadout setup ${name} --undo" restores it).`);
-      printLines(`Done. Restart ${client.title} (or reload its MCP servers) to connect to loadout.`);
+      printLines(`Done. Restart ${client.title} (or reload its MCP servers) to connect to loadout; "loadout doctor" checks every server.`);
     });
 }
 
