@@ -5,12 +5,12 @@ import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import path from 'node:path';
 import pLimit from 'p-limit';
-import { convertServer, loadServersFile, safeServerName, unsetEnvReferences, type LoadoutPaths, type ServerConfig } from '../config/index.js';
+import { convertServer, loadServersFile, unsetEnvReferences, type LoadoutPaths, type ServerConfig } from '../config/index.js';
 import { ServerPool } from '../downstream/index.js';
 import { errorMessage, type Logger } from '../shared/index.js';
 import { CLIENT_NAMES, clientDefinition, type ClientEnvironment } from './clients/clientFiles.js';
 import { readJsonFile, valueAt } from './clients/jsonFile.js';
-import { sameServer } from './clients/setupPlan.js';
+import { findSameServer } from './clients/setupPlan.js';
 
 /** One line of the doctor's report: what was looked at, whether it is well, and the fix if not. */
 export interface Finding {
@@ -125,9 +125,10 @@ async function checkClients(servers: Record<string, ServerConfig>, clientEnv: Cl
       if (typeof entries !== 'object' || entries === null) continue;
       for (const [entryName, raw] of Object.entries(entries)) {
         const converted = convertServer(entryName, raw);
-        const inLoadout = servers[safeServerName(entryName)];
-        if (typeof converted === 'string' || !inLoadout || !sameServer(converted, inLoadout)) continue;
-        findings.push({ subject: `server ${safeServerName(entryName)}`, ok: false, message: `listed both in ${location.label} and in loadout: the agent sees its tools twice`, fix: `loadout setup ${name} --move` });
+        const inLoadout = typeof converted === 'string' ? undefined : findSameServer(servers, converted);
+        if (!inLoadout) continue;
+        const alias = inLoadout === entryName ? '' : ` (as '${entryName}')`;
+        findings.push({ subject: `server ${inLoadout}`, ok: false, message: `listed both in ${location.label}${alias} and in loadout: the agent sees its tools twice`, fix: `loadout setup ${name} --move` });
       }
     }
   }

@@ -158,11 +158,20 @@ describe('loadout setup', () => {
     expect((await setup(['claude-code', '--undo', '--yes'])).stderr).toContain('no backup of claude-code');
   });
 
-  it('adds to an existing servers.yaml without touching its servers, and a second run has nothing to do', async () => {
-    await writeServersYaml(dirs.configDir, { mine: { command: 'my-server' }, github: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-github'] } });
-    expect((await setup(['claude-code', '--move', '--yes'])).code).toBe(0);
+  it('adds to an existing servers.yaml only what it lacks, keeps a different server of the same name in the client, and a second run has nothing to do', async () => {
+    await writeServersYaml(dirs.configDir, {
+      mine: { command: 'my-server' },
+      gh: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-github'] },
+      linear: { type: 'http', url: 'https://example.test/other-linear' },
+    });
+    const run = await setup(['claude-code', '--move', '--yes']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("Claude Code user scope (~/.claude.json): 'github' is already in servers.yaml as 'gh'");
+    expect(run.stdout).toContain("Claude Code user scope (~/.claude.json): keeping 'linear' in Claude Code: a different server named 'linear' is in servers.yaml");
     const { servers } = await serversYaml();
-    expect(Object.keys(servers)).toEqual(['mine', 'github', 'memory', 'filesystem', 'sentry', 'linear', 'echo']);
+    expect(Object.keys(servers)).toEqual(['mine', 'gh', 'linear', 'memory', 'filesystem', 'sentry', 'echo']);
+    expect(servers.linear).toEqual({ type: 'http', url: 'https://example.test/other-linear' });
+    expect(Object.keys((await readJson<ClaudeJson>(claudeJson())).mcpServers)).toEqual(['linear', 'loadout']);
     const again = await setup(['claude-code', '--move', '--yes']);
     expect(again.stdout).toContain('Nothing to change.');
   });

@@ -31,7 +31,7 @@ export interface SetupPlan {
   /** New servers for servers.yaml, in the shape init's import uses. */
   imports: ImportResult;
   /** Client servers that servers.yaml already has (same command or url). */
-  alreadyInLoadout: Array<{ location: ServersLocation; name: string }>;
+  alreadyInLoadout: Array<{ location: ServersLocation; name: string; /** Its name in servers.yaml. */ as: string }>;
   kept: KeptServer[];
   /** Entries taken out of the client (with --move). */
   removed: Array<{ location: ServersLocation; name: string }>;
@@ -79,15 +79,18 @@ export async function planSetup(client: ClientDefinition, paths: LoadoutPaths, o
         if (converted !== 'it is loadout itself') plan.kept.push({ location, name: originalName, reason: converted });
         continue;
       }
-      const existing = plan.imports.servers[name] ?? loadout[name];
-      if (existing && !sameServer(existing, converted)) {
-        plan.kept.push({ location, name: originalName, reason: `a different server named '${name}' is ${plan.imports.servers[name] ? 'imported from another scope' : 'in servers.yaml'}` });
+      // The same server under any name, in servers.yaml or imported from another scope, is not added twice.
+      const inLoadout = findSameServer(loadout, converted);
+      const twin = inLoadout ?? findSameServer(plan.imports.servers, converted);
+      if (!twin && (loadout[name] || plan.imports.servers[name])) {
+        plan.kept.push({ location, name: originalName, reason: `a different server named '${name}' is ${loadout[name] ? 'in servers.yaml' : 'imported from another scope'}` });
         continue;
       }
-      if (!existing) {
+      if (inLoadout) plan.alreadyInLoadout.push({ location, name: originalName, as: inLoadout });
+      else if (!twin) {
         plan.imports.servers[name] = converted;
         taken.push(name);
-      } else if (loadout[name]) plan.alreadyInLoadout.push({ location, name: originalName });
+      }
       if (options.move) remove(location, originalName);
     }
     plan.imports.found.push({ source: { label: location.label, file: location.file }, servers: taken });
@@ -116,8 +119,8 @@ function sameMap(a: ServersLocation, b: ServersLocation): boolean {
   return a.jsonPath.join('\u0000') === b.jsonPath.join('\u0000');
 }
 
-/** The same server if it runs the same command line or talks to the same url. */
-export function sameServer(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
-  const key = (server: Record<string, unknown>) => JSON.stringify([server.command ?? null, server.args ?? [], server.url ?? null]);
-  return key(a) === key(b);
+/** The name of the server in `servers` that runs the same command line or talks to the same url. */
+export function findSameServer(servers: Record<string, Record<string, unknown>>, server: Record<string, unknown>): string | undefined {
+  const key = (entry: Record<string, unknown>) => JSON.stringify([entry.command ?? null, entry.args ?? [], entry.url ?? null]);
+  return Object.keys(servers).find((name) => key(servers[name]!) === key(server));
 }

@@ -76,7 +76,7 @@ function describePlan(title: string, plan: SetupPlan, serversFile: string): stri
   for (const { source, servers } of plan.imports.found) if (servers.length) lines.push(`${source.label}: importing ${servers.join(', ')}`);
   const imported = Object.keys(plan.imports.servers);
   lines.push(imported.length ? `servers.yaml (${serversFile}) gains ${imported.length} server${imported.length === 1 ? '' : 's'}: ${imported.join(', ')}` : `No new servers for servers.yaml (${serversFile}).`);
-  for (const { location, name } of plan.alreadyInLoadout) lines.push(`${location.label}: '${name}' is already in servers.yaml`);
+  for (const { location, name, as } of plan.alreadyInLoadout) lines.push(`${location.label}: '${name}' is already in servers.yaml${as === name ? '' : ` as '${as}'`}`);
   for (const { location, name, reason } of plan.kept) lines.push(`${location.label}: keeping '${name}' in ${title}: ${reason}`);
   if (plan.removed.length) lines.push(`Removing from ${title} (it reaches them through loadout): ${plan.removed.map(({ name }) => name).join(', ')}`);
   else if (imported.length || plan.alreadyInLoadout.length) lines.push(`${title} keeps its servers too (--move takes them out, so the agent does not see every tool twice).`);
