@@ -151,8 +151,12 @@ describe('loadout setup', () => {
     const run = await setup(['claude-code', '--move', '--yes']);
     expect(run.stdout).toMatch(/Backup of the previous files: .*backups[/\\]claude-code[/\\]\d{4}-\d\d-\d\dT/);
     expect(await readdir(path.join(dirs.dataDir, 'backups', 'claude-code'))).toHaveLength(1);
+    // Claude Code rewrites its file after setup: undo says those changes go too.
+    await writeFile(claudeJson(), (await readFile(claudeJson(), 'utf8')).replace('"numStartups": 184', '"numStartups": 185'));
     const undo = await setup(['claude-code', '--undo', '--yes']);
     expect(undo.code).toBe(0);
+    expect(undo.stdout).toContain(`Note: ${claudeJson()} was changed after setup wrote it`);
+    expect(undo.stdout).not.toContain(`Note: ${mcpJson()}`);
     expect(await readFile(claudeJson(), 'utf8')).toBe(claudeBefore);
     expect(await readFile(mcpJson(), 'utf8')).toBe(mcpBefore);
     expect((await setup(['claude-code', '--undo', '--yes'])).stderr).toContain('no backup of claude-code');

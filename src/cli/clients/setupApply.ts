@@ -4,7 +4,7 @@
 import spawn from 'cross-spawn';
 import { createServersFile, importedServersYaml, readTextIfExists, updateServersFile, type LoadoutPaths } from '../../config/index.js';
 import { LoadoutError, yamlModule } from '../../shared/index.js';
-import { backupTexts, createBackup, latestBackup, retireBackup, type Backup } from './backups.js';
+import { backupTexts, createBackup, latestBackup, retireBackup, textHash, type Backup } from './backups.js';
 import type { ClientDefinition } from './clientFiles.js';
 import { writeIfUnchanged } from './jsonFile.js';
 import type { SetupPlan } from './setupPlan.js';
@@ -21,17 +21,23 @@ export async function applySetup(client: ClientDefinition, plan: SetupPlan, path
   for (const change of plan.changes) await ensureUnchanged(change.file, change.before);
   const serversAdded = await addToServersFile(paths, plan);
   const backedUp = plan.read.filter((json) => plan.changes.some((change) => change.file === json.file) || (plan.addLoadout.kind === 'claude-cli' && json.file === plan.addLoadout.file));
-  const backup = backedUp.length ? await createBackup(paths.dataDir, client.name, backedUp.map(({ file, text }) => ({ file, text }))) : undefined;
+  const backup = backedUp.length ? await createBackup(paths.dataDir, client.name, backedUp.map(({ file, text }) => ({ file, text, after: plan.changes.find((change) => change.file === file)?.after }))) : undefined;
   for (const change of plan.changes) await writeIfUnchanged(change.file, change.before, change.after);
   if (plan.addLoadout.kind === 'claude-cli') await runClaude(plan.addLoadout.command, plan.addLoadout.args);
   return { backup, serversAdded };
 }
 
 /** The changes `--undo` would make: each file of the newest backup back to its saved text. */
-export async function planUndo(paths: LoadoutPaths, client: ClientDefinition): Promise<{ backup: Backup; changes: Array<{ file: string; before: string | undefined; after: string | undefined }> }> {
+export async function planUndo(paths: LoadoutPaths, client: ClientDefinition): Promise<{ backup: Backup; changes: Array<{ file: string; before: string | undefined; after: string | undefined; changedSinceSetup: boolean }> }> {
   const backup = await latestBackup(paths.dataDir, client.name);
   const saved = await backupTexts(backup);
-  const changes = await Promise.all(saved.map(async ({ file, text }) => ({ file, before: await readTextIfExists(file), after: text })));
+  const changes = await Promise.all(
+    saved.map(async ({ file, text, written }) => {
+      const before = await readTextIfExists(file);
+      // Edited after setup (by the client, or by hand): restoring the backup undoes that too.
+      return { file, before, after: text, changedSinceSetup: written !== null && (before === undefined || textHash(before) !== written) };
+    }),
+  );
   return { backup, changes: changes.filter((change) => change.before !== change.after) };
 }
 

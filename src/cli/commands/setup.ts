@@ -40,6 +40,9 @@ export function registerSetup(program: Command): void {
           if (options.dryRun) return;
         } else {
           printLines(`Restoring ${client.title}'s files from ${undo.backup.dir}:`, ...undo.changes.map((change) => unifiedDiff(change.file, change.before, change.after)));
+          for (const change of undo.changes.filter((entry) => entry.changedSinceSetup)) {
+            printLines(`Note: ${change.file} was changed after setup wrote it; restoring the backup also undoes those later changes (in the diff above).`);
+          }
           if (!(await confirmed(options))) return;
         }
         await applyUndo(paths, undo);
