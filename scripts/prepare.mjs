@@ -15,12 +15,13 @@ function run(args, env = process.env) {
 }
 
 if (!hasBuildTools) {
-  // The nested install must go into this folder, not the global prefix `-g` set for this script,
-  // and the global install's --allow-scripts is refused in a project install.
-  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_config_(global|location|prefix|allow_scripts)$/i.test(key)));
+  // The nested install must go into this folder, not the global prefix `-g` set for this script;
+  // it exists to get the devDependencies, so an outer --omit=dev does not apply; and the global
+  // install's --allow-scripts is refused in a project install.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_config_(global|location|prefix|allow_scripts|omit|include|production|only)$/i.test(key)));
   process.stderr.write('loadout: installing build dependencies into the clone (npm ci), then building\n');
   // --ignore-scripts: this prepare script must not run again inside it, and esbuild's postinstall
   // is not needed (see allowScripts in package.json).
-  run(['ci', '--ignore-scripts', '--no-audit', '--no-fund'], env);
+  run(['ci', '--include=dev', '--ignore-scripts', '--no-audit', '--no-fund'], env);
 }
 run(['run', 'build']);
