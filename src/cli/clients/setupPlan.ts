@@ -75,8 +75,10 @@ export async function planSetup(client: ClientDefinition, paths: LoadoutPaths, o
       const name = safeServerName(originalName);
       const converted = CLIENT_VARIABLE.test(JSON.stringify(raw)) ? `uses ${client.title}'s own \${…} variables, which only ${client.title} fills in; add it to servers.yaml by hand` : convertServer(originalName, raw);
       if (typeof converted === 'string') {
-        if (converted === 'it is loadout itself' && location.file === client.target.file && sameMap(location, client.target)) plan.addLoadout = { kind: 'present', location };
-        if (converted !== 'it is loadout itself') plan.kept.push({ location, name: originalName, reason: converted });
+        // convertServer refuses loadout itself (by name, or by a command line running `loadout serve`).
+        const isLoadout = originalName === 'loadout' || /loadout itself/.test(converted);
+        if (isLoadout && location.file === client.target.file && sameMap(location, client.target)) plan.addLoadout = { kind: 'present', location };
+        if (!isLoadout) plan.kept.push({ location, name: originalName, reason: converted });
         continue;
       }
       // The same server under any name, in servers.yaml or imported from another scope, is not added twice.
