@@ -10,6 +10,8 @@ import { registerStatus } from './commands/status.js';
 import { registerToolset } from './commands/toolset.js';
 import { printError } from './output.js';
 import { registerOptimize } from './commands/optimize.js';
+import { registerSetup } from './commands/setup.js';
+import { registerDoctor } from './commands/doctor.js';
 
 const program = new Command('loadout')
   .description('A meta-tool MCP gateway: one MCP server in front of many, with toolsets the agent equips.')
@@ -27,6 +29,8 @@ registerStatus(program);
 registerList(program);
 registerToolset(program);
 registerOptimize(program);
+registerSetup(program);
+registerDoctor(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   printError(isLoadoutError(error) ? error.message : errorMessage(error));

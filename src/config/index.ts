@@ -18,13 +18,13 @@ export {
   type Toolset,
 } from './schema.js';
 export { resolvePaths, type LoadoutPaths } from './paths.js';
-export { expandEnv, expandEnvRecord } from './envExpand.js';
+export { expandEnv, expandEnvRecord, unsetEnvReferences } from './envExpand.js';
 export { loadServersFile, parseServersFile, updateServersFile, type LoadedServersFile } from './serversFile.js';
 export { StateStore, StateSchema, type State } from './stateStore.js';
 export { withFileLock, readTextIfExists, writeTextAtomic, updateTextFile } from './safeWrite.js';
 export { mergeDiscoveredTools, isEmptyMergeReport, type DiscoveredTool, type ToolMergeReport, type ToolMergeOptions } from './toolMerge.js';
 export { ServersFileWatcher, type ServersFileWatcherOptions } from './serversFileWatcher.js';
-export { defaultImportSources, collectImports, convertServer, readMcpServers, importedServersYaml, createServersFile, type ImportSource, type ImportResult } from './mcpImport.js';
+export { defaultImportSources, collectImports, convertServer, safeServerName, readMcpServers, importedServersYaml, createServersFile, type ImportSource, type ImportResult } from './mcpImport.js';
 export { loadServersConfig } from './serversFileCache.js';
 export {
   MAX_CANDIDATE_CHARS,

@@ -7,6 +7,8 @@ export type LoadoutErrorCode =
   | 'CONFIG_INVALID'
   | 'CONFIG_NOT_FOUND'
   | 'CONFIG_EXISTS'
+  | 'CONFIG_CHANGED'
+  | 'NOT_CONFIRMED'
   | 'STATE_INVALID'
   | 'TOOLSET_NOT_FOUND'
   | 'TOOLSET_INVALID'
