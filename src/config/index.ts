@@ -17,7 +17,7 @@ export {
   type ServersFile,
   type Toolset,
 } from './schema.js';
-export { resolvePaths, type LoadoutPaths } from './paths.js';
+export { resolvePaths, claimDataDir, DATA_DIR_OWNER_FILE, type LoadoutPaths } from './paths.js';
 export { expandEnv, expandEnvRecord } from './envExpand.js';
 export { loadServersFile, parseServersFile, updateServersFile, type LoadedServersFile } from './serversFile.js';
 export { StateStore, StateSchema, type State } from './stateStore.js';

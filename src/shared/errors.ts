@@ -8,6 +8,7 @@ export type LoadoutErrorCode =
   | 'CONFIG_NOT_FOUND'
   | 'CONFIG_EXISTS'
   | 'STATE_INVALID'
+  | 'DATA_DIR_IN_USE'
   | 'TOOLSET_NOT_FOUND'
   | 'TOOLSET_INVALID'
   | 'TOOL_NOT_FOUND'
