@@ -19,6 +19,8 @@ export interface ToolView {
   enabled: boolean;
   stale: boolean;
   changed: boolean;
+  /** Changed and withheld by `gateway.block_changed_tools` until approved. */
+  blocked: boolean;
   description: string;
 }
 
@@ -53,19 +55,20 @@ export function toolsOfServer(view: ConfigView, server: string): ToolView[] {
     enabled: tool.enabled,
     stale: false,
     changed: tool.changed,
+    blocked: tool.blocked,
     description: tool.description,
   }));
   const known = new Set(tools.map((tool) => tool.name));
   for (const [name, setting] of Object.entries(config.tools ?? {})) {
     if (known.has(name) || !setting?.stale) continue;
-    tools.push({ id: `${server}.${name}`, server, name, enabled: setting.enabled !== false, stale: true, changed: false, description: setting.description ?? '' });
+    tools.push({ id: `${server}.${name}`, server, name, enabled: setting.enabled !== false, stale: true, changed: false, blocked: false, description: setting.description ?? '' });
   }
   return tools;
 }
 
-/** Status words of a tool, e.g. ["enabled", "changed"]. */
+/** Status words of a tool, e.g. ["enabled", "changed"]; a blocked tool is ["blocked", "changed"]. */
 export function statusWords(tool: ToolView): string[] {
-  const words = [tool.stale ? 'stale' : tool.enabled ? 'enabled' : 'disabled'];
+  const words = [tool.stale ? 'stale' : tool.blocked ? 'blocked' : tool.enabled ? 'enabled' : 'disabled'];
   if (tool.changed) words.push('changed');
   return words;
 }

@@ -1,6 +1,7 @@
 // `loadout list`: the tools of the catalog from the config dir — enabled ones by default,
 // disabled and stale ones too with --disabled — with their status and description.
 import type { Command } from 'commander';
+import { unusableReason } from '../../catalog/index.js';
 import { loadConfigView, requireServer, statusWords, toolsOfServer } from '../configView.js';
 import { paint, printJson, printLines, printTable } from '../output.js';
 import { commandEnvironment } from '../program.js';
@@ -32,7 +33,7 @@ export function registerList(program: Command): void {
       }
       printTable(
         ['tool', 'status', 'description'],
-        tools.map((tool) => [tool.id, colourStatus(statusWords(tool)), shorten(tool.description)]),
+        tools.map((tool) => [tool.id, tool.blocked ? paint('red', unusableReason(tool)) : colourStatus(statusWords(tool)), shorten(tool.description)]),
       );
     });
 }

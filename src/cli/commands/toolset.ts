@@ -1,6 +1,7 @@
 // `loadout toolset list|show|create|delete|equip`: saved toolsets from the config dir, without a
 // gateway. `equip` only sets the toolset remembered in state.json for the next `serve` start.
 import type { Command } from 'commander';
+import { unusableReason } from '../../catalog/index.js';
 import { StateStore, ToolsetNameSchema } from '../../config/index.js';
 import { LoadoutError } from '../../shared/index.js';
 import { namingOptions } from '../../gateway/index.js';
@@ -103,6 +104,6 @@ function validName(name: string): string {
 function toolStatus(view: ConfigView, id: string): string {
   const tool = view.catalog.get(id);
   if (!tool) return 'unknown (stale or not discovered)';
-  if (!tool.enabled) return tool.changed ? 'blocked (changed upstream)' : 'disabled';
+  if (!tool.enabled) return unusableReason(tool);
   return tool.changed ? 'available, changed upstream' : 'available';
 }
