@@ -91,6 +91,8 @@ export function transportOf(server: ServerConfig): TransportType {
 export const ToolsetSchema = z.strictObject({
   name: ToolsetNameSchema,
   description: z.string().optional(),
-  tools: z.array(z.string().regex(/^[^.\s]+\.\S+$/, 'tools are written "server.tool"')).default([]),
+  // The server part is a server name (no dot); the tool part is whatever the server calls it:
+  // real servers use spaces and dots ("read file", "v1.search"), so anything non-empty goes.
+  tools: z.array(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}\.[^]+$/, 'tools are written "server.tool"')).default([]),
 });
 export type Toolset = z.infer<typeof ToolsetSchema>;
