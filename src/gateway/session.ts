@@ -13,6 +13,7 @@ import { clientCallOf } from './forward.js';
 import { forwardUnlessChanged } from './changedToolGuard.js';
 import { setPassthroughCallToolHandler } from './passthroughCall.js';
 import { OPTIMIZATION_META_TOOLS } from './metaTools/index.js';
+import { unroutedToolMessage } from './metaTools/unknownTool.js';
 import { describeInvalidArguments, errorResult, listedMetaTool, textResult, type MetaTool, type RequestExtra } from './metaTools/metaTool.js';
 
 const OPTIMIZATION_TOOL_NAMES: ReadonlySet<string> = new Set(OPTIMIZATION_META_TOOLS.map((tool) => tool.name));
@@ -188,9 +189,7 @@ export class GatewaySession {
     if (OPTIMIZATION_TOOL_NAMES.has(name)) {
       return errorResult(`${name} is an optimization tool, and those are off: set optimization.expose_tools: true in servers.yaml and restart loadout, or use \`loadout optimize\`.`);
     }
-    return errorResult(
-      `Tool '${name}' is not equipped. Equip a toolset that contains it (equip-toolset), or call it through call-tool {"tool": "server.tool", "arguments": {…}}.`,
-    );
+    return errorResult(await unroutedToolMessage(this.#context, name));
   }
 
   async #runMetaTool(tool: MetaTool, args: Record<string, unknown> | undefined, extra: RequestExtra): Promise<CallToolResult> {

@@ -63,7 +63,7 @@ export const callTool = defineMetaTool({
     const catalog = gateway.catalog.current;
     const tool = resolveCatalogName(catalog, args.tool, gateway.naming);
     if (!tool) throw unknownToolError(gateway, catalog, args.tool);
-    if (!tool.enabled) throw new LoadoutError('TOOL_DISABLED', `${tool.id} is ${unusableReason(tool)}; it cannot be called until then.`);
+    if (!tool.enabled) throw new LoadoutError('TOOL_DISABLED', `${tool.id} is ${unusableReason(tool)}; it cannot be called.`);
     return forwardUnlessChanged(gateway, { server: tool.server, tool: tool.name, id: tool.id }, args.arguments, clientCallOf(extra), session.server);
   },
 });
