@@ -39,6 +39,22 @@ describe('gateway shutdown', () => {
     });
   }
 
+  it('SIGTERM while a server is still starting exits within 2 s and leaves no child or grandchild', async () => {
+    await writeServersYaml(sandbox.dirs.configDir, {
+      sleepy: nodeServer(fixture('slow-start'), { always_on: true }),
+      kept: nodeServer(fixture('echo'), { always_on: true }),
+    });
+    const gateway = await sandbox.start();
+    // The echo child, the sleeping child and its grandchild.
+    await eventually(async () => (await descendantsOf(gateway.pid)).length === 3, 10_000, 'three descendants');
+    const pids = await descendantsOf(gateway.pid);
+    const signalledAt = Date.now();
+    process.kill(gateway.pid, 'SIGTERM');
+    await waitForExit(gateway.pid, 5000);
+    expect(Date.now() - signalledAt).toBeLessThan(2000);
+    await expectAllGone(pids);
+  });
+
   it('closing stdin ends every child', async () => {
     const { gateway, pids } = await gatewayWithChildren(
       { one: nodeServer(fixture('echo')), two: nodeServer(fixture('slow')), kept: nodeServer(fixture('echo'), { always_on: true }) },
