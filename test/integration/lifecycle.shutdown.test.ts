@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { descendantsOf, eventually, fixture, isAlive, nodeServer, useGatewaySandbox, waitForExit, writeServersYaml, type GatewayProcess } from '../helpers/gateway.js';
+import { descendantsOf, eventually, fixture, isAlive, nodeServer, textOf, useGatewaySandbox, waitForExit, writeServersYaml, type GatewayProcess } from '../helpers/gateway.js';
 import { cachedTool, pidOf, writeToolCache } from '../helpers/lifecycle.js';
 
 describe('gateway shutdown', () => {
@@ -52,6 +52,20 @@ describe('gateway shutdown', () => {
     process.kill(gateway.pid, 'SIGTERM');
     await waitForExit(gateway.pid, 5000);
     expect(Date.now() - signalledAt).toBeLessThan(2000);
+    await expectAllGone(pids);
+  });
+
+  it('answers a stdio line over the limit with an error naming it, keeps serving, and still ends on stdin close', async () => {
+    const { gateway, pids } = await gatewayWithChildren({ kept: nodeServer(fixture('echo'), { always_on: true }) }, []);
+    const huge = 'x'.repeat(11 * 1024 * 1024);
+    await expect(gateway.client.callTool({ name: 'call-tool', arguments: { tool: 'kept.pid', arguments: { text: huge } } })).rejects.toThrow(
+      /exceeds the 10485760-byte limit on one stdio message \(MAX_CLIENT_MESSAGE_BYTES\)/,
+    );
+    const after = await gateway.client.callTool({ name: 'call-tool', arguments: { tool: 'kept.pid', arguments: {} } });
+    expect(textOf(after)).toBe(String(pids[0]));
+    const closedAt = Date.now();
+    await gateway.close();
+    expect(Date.now() - closedAt).toBeLessThan(2000);
     await expectAllGone(pids);
   });
 

@@ -73,7 +73,10 @@ export function registerServe(program: Command): void {
       }
       // Claude Code ends a stdio server by closing its stdin.
       process.stdin.on('end', () => void stop('stdin closed'));
-      await gateway.connect(new GatewayStdioTransport());
+      const transport = new GatewayStdioTransport();
+      // A transport that closed for any other reason (a stdin error) leaves no client: stop too.
+      void transport.closed.then(() => stop('stdio transport closed'));
+      await gateway.connect(transport);
     });
 }
 
