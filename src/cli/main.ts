@@ -1,14 +1,14 @@
 #!/usr/bin/env node
 // The loadout command line. The CLI is the only place that prints for humans or exits the process.
 import { Command, Option } from 'commander';
-import { LOG_LEVELS, errorMessage, isLoadoutError } from '../shared/index.js';
+import { LOG_LEVELS } from '../shared/index.js';
 import { registerInit } from './commands/init.js';
 import { registerList } from './commands/list.js';
 import { registerRefresh } from './commands/refresh.js';
 import { registerServe } from './commands/serve.js';
 import { registerStatus } from './commands/status.js';
 import { registerToolset } from './commands/toolset.js';
-import { printError } from './output.js';
+import { exitQuietlyOnEpipe, failureMessage, printError } from './output.js';
 import { registerOptimize } from './commands/optimize.js';
 
 const program = new Command('loadout')
@@ -20,6 +20,12 @@ const program = new Command('loadout')
   // Usage errors are one line like every other failure: "loadout: <problem> (see --help)".
   .configureOutput({ outputError: (text) => printError(`${text.replace(/^error: /, '').trim()} (see --help)`) });
 
+// `loadout status | head`: once the reader has gone, stop quietly, as Unix tools do. Not for
+// `serve`, whose stdout is the protocol: its transport reports the error and shuts down cleanly.
+program.hook('preAction', (_program, command) => {
+  if (command.name() !== 'serve') exitQuietlyOnEpipe();
+});
+
 registerServe(program);
 registerInit(program);
 registerRefresh(program);
@@ -29,6 +35,6 @@ registerToolset(program);
 registerOptimize(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
-  printError(isLoadoutError(error) ? error.message : errorMessage(error));
+  printError(failureMessage(error));
   process.exit(1);
 });

@@ -36,6 +36,15 @@ export function printTable(head: string[], rows: string[][]): void {
   process.stdout.write(`${plain ? table.toString().replace(/^ | +$/gm, '') : table.toString()}\n`);
 }
 
+/** Exit 0 without a word when stdout's reader goes away (EPIPE); other stdout errors still fail. */
+export function exitQuietlyOnEpipe(): void {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+    printError(`cannot write to stdout: ${error.message}`);
+    process.exit(1);
+  });
+}
+
 /** Print a value as pretty JSON to stdout (for `--json`). */
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -51,9 +60,35 @@ export function printNote(text: string): void {
   process.stderr.write(`loadout: ${text}\n`);
 }
 
-/** The one-line error every failing command ends with. */
+// How much of a failure message is printed: a backend's whole answer can be megabytes.
+const MAX_ERROR_LINES = 30;
+const MAX_ERROR_LINE_CHARS = 400;
+
+/**
+ * The error every failing command ends with: `loadout: ` and the whole message (a multi-line one,
+ * like a YAML snippet to paste, keeps its lines), with long lines and long bodies cut and marked.
+ */
 export function printError(message: string): void {
-  process.stderr.write(`loadout: ${message.split('\n')[0]}\n`);
+  process.stderr.write(`loadout: ${errorText(message)}\n`);
+}
+
+/** `message` cut to at most MAX_ERROR_LINES lines of MAX_ERROR_LINE_CHARS, each cut marked. */
+export function errorText(message: string): string {
+  const lines = message.trimEnd().split('\n');
+  const shown = lines.slice(0, MAX_ERROR_LINES).map((line) =>
+    line.length > MAX_ERROR_LINE_CHARS ? `${line.slice(0, MAX_ERROR_LINE_CHARS)}… [${line.length - MAX_ERROR_LINE_CHARS} more characters cut]` : line,
+  );
+  if (lines.length > MAX_ERROR_LINES) shown.push(`… [${lines.length - MAX_ERROR_LINES} more lines cut]`);
+  return shown.join('\n');
+}
+
+/** The message of a failure for printError: a schema error as its issues, not its JSON dump. */
+export function failureMessage(error: unknown): string {
+  const issues = (error as { issues?: unknown }).issues;
+  if (error instanceof Error && error.name === 'ZodError' && Array.isArray(issues)) {
+    return (issues as Array<{ message: string; path: PropertyKey[] }>).map((issue) => `${issue.message}${issue.path.length ? ` at ${issue.path.map(String).join('.')}` : ''}`).join('\n');
+  }
+  return error instanceof Error ? error.message : String(error);
 }
 
 /** Live progress of a multi-step job on stderr; a no-op unless stderr is a terminal. */

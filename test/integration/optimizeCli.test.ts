@@ -124,6 +124,8 @@ describe('loadout optimize', () => {
     const result = await loadout(dirs, 'optimize', 'generate-prompts', 'echo', 'echo');
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^loadout: No model backend is configured for optimization\. Add to servers.yaml:/);
+    // The whole message, YAML included: the first line alone does not say what to add.
+    expect(result.stderr).toContain('\noptimization:\n  backend: openai\n  base_url: http://127.0.0.1:11434/v1\n');
     const flagged = await loadout(dirs, 'optimize', 'generate-candidates', 'echo', 'echo', '--base-url', fake().baseUrl, '--model', 'm', '--count', '2');
     expect(flagged.code).toBe(0);
     expect(JSON.parse(flagged.stdout).candidates).toHaveLength(1);

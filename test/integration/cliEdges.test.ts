@@ -1,0 +1,50 @@
+// The CLI where a user meets its edges: output piped into `head`, whole multi-line errors, a whole
+// command line in `command`, an empty `tools:` key, --log-format, several servers for refresh.
+import { execFile } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { CLI, makeTempDirs, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
+import { writeToolCache } from '../helpers/lifecycle.js';
+
+// `loadout ARGS | head -n 1` through a real shell pipe; what loadout wrote to stderr and its exit code.
+function pipedIntoHead(dirs: TempDirs, args: string[]): Promise<{ firstLine: string; stderr: string; code: string }> {
+  const quoted = [process.execPath, CLI, '--config', dirs.configDir, '--data', dirs.dataDir, ...args].map((arg) => `'${arg}'`).join(' ');
+  // PIPESTATUS is bash's; the exit code of loadout (not head) is what matters.
+  const script = `${quoted} 2>"${dirs.root}/stderr" | head -n 1; echo "exit=\${PIPESTATUS[0]}" >&2; cat "${dirs.root}/stderr" >&2`;
+  return new Promise((resolve) => {
+    execFile('bash', ['-c', script], { env: { ...process.env, HOME: path.join(dirs.root, 'home'), NO_COLOR: '1' }, timeout: 60_000 }, (_error, stdout, stderr) => {
+      const code = /exit=(\d+)/.exec(stderr)?.[1] ?? '?';
+      resolve({ firstLine: stdout.trim(), stderr: stderr.replace(/exit=\d+\n/, ''), code });
+    });
+  });
+}
+
+describe('CLI edges', () => {
+  let dirs: TempDirs;
+  beforeEach(async () => {
+    dirs = await makeTempDirs();
+    await mkdir(path.join(dirs.root, 'home'));
+  });
+  afterEach(async () => {
+    await dirs.cleanup();
+  });
+
+  it('exits quietly when the reader of its output goes away (`list | head`, `toolset show | head`)', async () => {
+    // Far more than a pipe holds, so loadout is still writing when head has gone.
+    const tools = Array.from({ length: 3000 }, (_, i) => ({ name: `tool_${i}`, description: `Tool number ${i} ${'with a long description '.repeat(4)}`, inputSchema: { type: 'object' as const } }));
+    await writeServersYaml(dirs.configDir, { big: { command: process.execPath, args: ['-e', ''] } });
+    await writeToolCache(dirs.dataDir, { big: tools });
+    for (const args of [['list'], ['list', '--json'], ['status']]) {
+      const run = await pipedIntoHead(dirs, args);
+      expect(run.stderr, args.join(' ')).toBe('');
+      expect(run.code, args.join(' ')).toBe('0');
+      expect(run.firstLine.length).toBeGreaterThan(0);
+    }
+    expect((await runCli(dirs, ['toolset', 'create', 'many', ...tools.slice(0, 1500).map((tool) => `big.${tool.name}`)])).code).toBe(0);
+    const shown = await pipedIntoHead(dirs, ['toolset', 'show', 'many']);
+    expect(shown.stderr).toBe('');
+    expect(shown.code).toBe('0');
+  });
+});
