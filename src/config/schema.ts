@@ -39,8 +39,12 @@ export const ServerConfigSchema = z
     enabled: z.boolean().default(true),
     idle_timeout_minutes: z.number().nonnegative().default(5),
     timeout_seconds: z.number().positive().default(60),
-    // A tool key written with no value (`search:`) means "known, defaults apply".
-    tools: z.record(z.string(), ToolSettingSchema.nullable()).optional(),
+    // A tool key written with no value (`search:`) means "known, defaults apply"; an empty
+    // `tools:` key means "no tools listed yet".
+    tools: z
+      .record(z.string(), ToolSettingSchema.nullable())
+      .nullish()
+      .transform((tools) => tools ?? undefined),
   })
   .superRefine((server, ctx) => {
     const type = server.type ?? (server.url ? 'http' : 'stdio');

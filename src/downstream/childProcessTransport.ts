@@ -69,8 +69,9 @@ export class ChildProcessTransport implements Transport {
       child.once('spawn', () => resolve());
       // Before 'spawn' an error means the child never ran; rejecting an already settled promise is a no-op.
       child.on('error', (error) => {
-        reject(error);
-        this.onerror?.(error);
+        const explained = explainSpawnError(error, command, args);
+        reject(explained);
+        this.onerror?.(explained);
       });
       // 'close' (not 'exit') so the last lines the child wrote are read before the connection ends.
       child.once('close', () => {
@@ -118,6 +119,18 @@ export class ChildProcessTransport implements Transport {
     this.#closeNotified = true;
     this.onclose?.();
   }
+}
+
+// `command: "npx -y pkg"` is a common mistake: spawn looks for a program named "npx -y pkg". Say
+// what `command` and `args` are, and show the entry as it should be written.
+function explainSpawnError(error: Error, command: string, args: readonly string[]): Error {
+  const words = command.trim().split(/\s+/);
+  if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || words.length < 2) return error;
+  const fixed = `command: ${JSON.stringify(words[0])}\nargs: ${JSON.stringify([...words.slice(1), ...args])}`;
+  return new Error(
+    `no program named ${JSON.stringify(command)} (spawn ENOENT): \`command\` is the program alone and \`args\` the list of its arguments. Write the entry as:\n${fixed}`,
+    { cause: error },
+  );
 }
 
 async function endChild(child: ChildProcess, hurry: AbortSignal | undefined): Promise<void> {

@@ -1,11 +1,11 @@
 // The CLI where a user meets its edges: output piped into `head`, whole multi-line errors, a whole
 // command line in `command`, an empty `tools:` key, --log-format, several servers for refresh.
 import { execFile } from 'node:child_process';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { CLI, makeTempDirs, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
+import { CLI, fixture, makeTempDirs, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
 import { writeToolCache } from '../helpers/lifecycle.js';
 
 // `loadout ARGS | head -n 1` through a real shell pipe; what loadout wrote to stderr and its exit code.
@@ -46,5 +46,23 @@ describe('CLI edges', () => {
     const shown = await pipedIntoHead(dirs, ['toolset', 'show', 'many']);
     expect(shown.stderr).toBe('');
     expect(shown.code).toBe('0');
+  });
+
+  it('explains a whole command line in `command` and shows the entry as it should be written', async () => {
+    await writeFile(path.join(dirs.configDir, 'servers.yaml'), 'servers:\n  pkg:\n    command: "no-such-npx -y some-pkg"\n    args: [--flag]\n');
+    const run = await runCli(dirs, ['refresh']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('no program named "no-such-npx -y some-pkg" (spawn ENOENT): `command` is the program alone and `args` the list of its arguments. Write the entry as:');
+    expect(run.stderr).toContain('\ncommand: "no-such-npx"\nargs: ["-y","some-pkg","--flag"]');
+  });
+
+  it('accepts an empty `tools:` key as no tools listed yet, and fills it on refresh', async () => {
+    await writeFile(path.join(dirs.configDir, 'servers.yaml'), `servers:\n  echo:\n    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(fixture('echo'))}]\n    tools:\n`);
+    const status = await runCli(dirs, ['status', '--json']);
+    expect(status.stderr).toBe('');
+    expect(status.code).toBe(0);
+    const refreshed = await runCli(dirs, ['refresh']);
+    expect(refreshed.code).toBe(0);
+    expect(await readFile(path.join(dirs.configDir, 'servers.yaml'), 'utf8')).toMatch(/tools:\n\s+echo:/);
   });
 });
