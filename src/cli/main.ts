@@ -1,14 +1,14 @@
 #!/usr/bin/env node
 // The loadout command line. The CLI is the only place that prints for humans or exits the process.
 import { Command, Option } from 'commander';
-import { LOG_LEVELS } from '../shared/index.js';
+import { LOG_FORMATS, LOG_LEVELS, type LogFormat } from '../shared/index.js';
 import { registerInit } from './commands/init.js';
 import { registerList } from './commands/list.js';
 import { registerRefresh } from './commands/refresh.js';
 import { registerServe } from './commands/serve.js';
 import { registerStatus } from './commands/status.js';
 import { registerToolset } from './commands/toolset.js';
-import { exitQuietlyOnEpipe, failureMessage, printError } from './output.js';
+import { exitQuietlyOnEpipe, failureMessage, printError, useStderrFormat } from './output.js';
 import { registerOptimize } from './commands/optimize.js';
 
 const program = new Command('loadout')
@@ -17,6 +17,7 @@ const program = new Command('loadout')
   .option('--config <dir>', 'config dir (default: $LOADOUT_CONFIG_DIR or ~/.config/loadout)')
   .option('--data <dir>', 'data dir (default: $LOADOUT_DATA_DIR or ~/.local/share/loadout)')
   .addOption(new Option('--log-level <level>', 'stderr log level').choices(LOG_LEVELS).default('warn'))
+  .addOption(new Option('--log-format <format>', 'stderr format: a readable line per event, or JSON lines').choices(LOG_FORMATS).default('human'))
   // Usage errors are one line like every other failure: "loadout: <problem> (see --help)".
   .configureOutput({ outputError: (text) => printError(`${text.replace(/^error: /, '').trim()} (see --help)`) });
 
@@ -24,6 +25,8 @@ const program = new Command('loadout')
 // `serve`, whose stdout is the protocol: its transport reports the error and shuts down cleanly.
 program.hook('preAction', (_program, command) => {
   if (command.name() !== 'serve') exitQuietlyOnEpipe();
+  // Notes and the final error follow the log format: one format on stderr per run.
+  useStderrFormat(command.optsWithGlobals<{ logFormat: LogFormat }>().logFormat);
 });
 
 registerServe(program);

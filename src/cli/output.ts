@@ -2,6 +2,7 @@
 // error. The only module that writes to stdout/stderr directly; colour only when writing to a TTY.
 import { createRequire } from 'node:module';
 import type TableConstructor from 'cli-table3';
+import type { LogFormat } from '../shared/index.js';
 
 // Loaded on first use: `serve` prints no tables and should not pay for loading cli-table3 at start.
 let TableClass: typeof TableConstructor | undefined;
@@ -55,9 +56,23 @@ export function printLines(...lines: string[]): void {
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
+// stderr's format for this run (--log-format): notes and the final error match the log lines.
+let stderrFormat: LogFormat = 'human';
+
+/** Write notes and errors on stderr as JSON lines (`json`) or readable lines (`human`, the default). */
+export function useStderrFormat(format: LogFormat): void {
+  stderrFormat = format;
+}
+
+// One stderr line: `loadout: text`, or a JSON line shaped like the logger's (pino's level numbers).
+function writeStderr(level: 'info' | 'error', text: string): void {
+  if (stderrFormat === 'json') process.stderr.write(`${JSON.stringify({ level: level === 'error' ? 50 : 30, time: Date.now(), name: 'loadout', msg: text })}\n`);
+  else process.stderr.write(`loadout: ${text}\n`);
+}
+
 /** A note for the human on stderr (stdout may be the MCP protocol or a pipe). */
 export function printNote(text: string): void {
-  process.stderr.write(`loadout: ${text}\n`);
+  writeStderr('info', text);
 }
 
 // How much of a failure message is printed: a backend's whole answer can be megabytes.
@@ -69,7 +84,7 @@ const MAX_ERROR_LINE_CHARS = 400;
  * like a YAML snippet to paste, keeps its lines), with long lines and long bodies cut and marked.
  */
 export function printError(message: string): void {
-  process.stderr.write(`loadout: ${errorText(message)}\n`);
+  writeStderr('error', errorText(message));
 }
 
 /** `message` cut to at most MAX_ERROR_LINES lines of MAX_ERROR_LINE_CHARS, each cut marked. */

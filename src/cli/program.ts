@@ -1,13 +1,14 @@
-// Options every command shares (--config, --data, --log-level) and how they become paths and a logger.
+// Options every command shares (--config, --data, --log-level, --log-format) and how they become paths and a logger.
 import type { Command } from 'commander';
 import { claimDataDir, resolvePaths, type LoadoutPaths } from '../config/index.js';
-import { createLogger, type Logger, type LogLevel } from '../shared/index.js';
+import { createLogger, type LogFormat, type Logger, type LogLevel } from '../shared/index.js';
 
 /** Options on the root command. */
 export interface GlobalOptions {
   config?: string;
   data?: string;
   logLevel: LogLevel;
+  logFormat: LogFormat;
 }
 
 /** Paths and logger for a command, from the root command's options. */
@@ -15,5 +16,5 @@ export function commandEnvironment(command: Command): { paths: LoadoutPaths; log
   const options = command.optsWithGlobals<GlobalOptions>();
   const paths = resolvePaths({ configDir: options.config, dataDir: options.data });
   claimDataDir(paths);
-  return { paths, logger: createLogger(options.logLevel), options };
+  return { paths, logger: createLogger(options.logLevel, options.logFormat), options };
 }

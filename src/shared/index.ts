@@ -3,6 +3,6 @@ export { LoadoutError, isLoadoutError, errorMessage, type LoadoutErrorCode } fro
 export { Cancellation } from './cancellation.js';
 export { JsonLineReader, JsonLineWriter, type JsonLineHandlers, type OversizeLine } from './jsonLines.js';
 export { KeyedTimers } from './keyedTimers.js';
-export { createLogger, silentLogger, LOG_LEVELS, type Logger, type LogLevel } from './logger.js';
+export { createLogger, silentLogger, LOG_LEVELS, LOG_FORMATS, type Logger, type LogLevel, type LogFormat } from './logger.js';
 export { yamlModule } from './lazyYaml.js';
 export { lazySchemaValidator } from './lazySchemaValidator.js';

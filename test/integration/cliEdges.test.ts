@@ -4,8 +4,8 @@ import { execFile } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
-import { CLI, fixture, makeTempDirs, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
+import { linesOf, runCli } from '../helpers/cli.js';
+import { CLI, fixture, makeTempDirs, nodeServer, startGateway, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
 import { writeToolCache } from '../helpers/lifecycle.js';
 
 // `loadout ARGS | head -n 1` through a real shell pipe; what loadout wrote to stderr and its exit code.
@@ -64,5 +64,23 @@ describe('CLI edges', () => {
     const refreshed = await runCli(dirs, ['refresh']);
     expect(refreshed.code).toBe(0);
     expect(await readFile(path.join(dirs.configDir, 'servers.yaml'), 'utf8')).toMatch(/tools:\n\s+echo:/);
+  });
+
+  it('writes stderr in one format per run: readable lines by default, JSON lines with --log-format json', async () => {
+    await writeServersYaml(dirs.configDir, { echo: nodeServer(fixture('echo')), broken: { command: path.join(dirs.root, 'no-such-binary') } });
+    for (const format of ['human', 'json'] as const) {
+      const gateway = await startGateway({ dirs, args: format === 'json' ? ['--log-format', 'json'] : [] });
+      await gateway.client.callTool({ name: 'discover-all-tools', arguments: {} });
+      await gateway.close();
+      const lines = linesOf(gateway.stderr());
+      expect(lines.some((line) => line.includes('broken'))).toBe(true);
+      for (const line of lines) {
+        if (format === 'human') expect(line).toMatch(/^loadout: /);
+        else expect(JSON.parse(line)).toMatchObject({ level: expect.any(Number), msg: expect.any(String) });
+      }
+    }
+    expect(linesOf((await runCli(dirs, ['--log-format', 'json', 'toolset', 'show', 'nope'])).stderr).map((line) => JSON.parse(line) as unknown)).toEqual([
+      expect.objectContaining({ level: 50, msg: expect.stringContaining("Toolset 'nope' not found") }),
+    ]);
   });
 });

@@ -4,6 +4,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { GatewayStdioTransport, assertSafeBind, createGateway, serveHttp } from '../../gateway/index.js';
 import { importOnFirstRun } from '../importServers.js';
 import { commandEnvironment } from '../program.js';
+import { printNote } from '../output.js';
 
 // Children get ~0.6 s before SIGKILL at shutdown; this cap only guards against a close that never settles.
 const SHUTDOWN_LIMIT_MS = 1900;
@@ -68,7 +69,7 @@ export function registerServe(program: Command): void {
       process.on('SIGINT', () => void stop('SIGINT'));
       process.on('SIGTERM', () => void stop('SIGTERM'));
       if (http) {
-        process.stderr.write(`loadout: serving MCP at ${http.url}${token ? ' (bearer token required)' : ''}\n`);
+        printNote(`serving MCP at ${http.url}${token ? ' (bearer token required)' : ''}`);
         return;
       }
       // Claude Code ends a stdio server by closing its stdin.
