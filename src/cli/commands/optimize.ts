@@ -5,7 +5,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import * as z from 'zod';
 import { CatalogStore } from '../../catalog/index.js';
-import { BackendKindSchema, PromptCategorySchema, StateStore, loadServersFile, type BackendKind, type OptimizationSettings } from '../../config/index.js';
+import { BackendKindSchema, PromptInputSchema, StateStore, loadServersFile, type BackendKind, type OptimizationSettings } from '../../config/index.js';
 import { ServerPool } from '../../downstream/index.js';
 import {
   OptimizationLoop,
@@ -21,9 +21,8 @@ import { LoadoutError, errorMessage } from '../../shared/index.js';
 import { formatReportTable, formatResultsTable, progressBar } from '../optimizeOutput.js';
 import { commandEnvironment } from '../program.js';
 
-const PromptFileSchema = z.array(
-  z.strictObject({ category: PromptCategorySchema, prompt: z.string().min(10), expectedBehavior: z.strictObject({ shouldCallTool: z.boolean(), notes: z.string().optional() }).optional() }),
-).min(1);
+// Seed 002's GoldenPrompt array; id, toolName and expectedBehavior may be left out.
+const PromptFileSchema = z.array(PromptInputSchema).min(1);
 
 interface BackendFlags {
   backend?: BackendKind;
@@ -92,7 +91,7 @@ export function registerOptimize(program: Command): void {
     .command('prompts')
     .argument('<server>')
     .argument('<tool>')
-    .requiredOption('--file <json>', 'a JSON array of {category, prompt, expectedBehavior?}')
+    .requiredOption('--file <json>', 'a JSON array of {id?, toolName?, category, prompt, expectedBehavior?}')
     .description("replace a tool's golden prompts from a JSON file")
     .action(async (server: string, tool: string, options: { file: string }, command: Command) => {
       const inputs = await readPromptFile(options.file);
