@@ -9,6 +9,7 @@ export {
   GatewaySettingsSchema,
   ServersFileSchema,
   ToolsetSchema,
+  ToolRefSchema,
   transportOf,
   type ToolSetting,
   type TransportType,

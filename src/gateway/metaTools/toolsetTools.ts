@@ -1,6 +1,6 @@
 // Meta-tools that manage saved toolsets and what this session has equipped.
 import * as z from 'zod';
-import { ToolsetNameSchema } from '../../config/index.js';
+import { ToolRefSchema, ToolsetNameSchema } from '../../config/index.js';
 import { parseToolId, unusableReason } from '../../catalog/index.js';
 import { type RegistrySnapshot, type WithheldReason, type WithheldTool } from '../../registry/index.js';
 import { LoadoutError } from '../../shared/index.js';
@@ -24,7 +24,8 @@ export const buildToolset = defineMetaTool({
   description: 'Save (or overwrite) a named toolset of server.tool names; equip:true also equips it.',
   input: z.strictObject({
     name: ToolsetNameSchema,
-    tools: z.array(z.string().min(1)).min(1, 'list at least one tool'),
+    // "server.tool" (or a flattened name), or seed 004's {namespacedName} / {server, tool}.
+    tools: z.array(z.union([z.string().min(1), ToolRefSchema])).min(1, 'list at least one tool'),
     description: z.string().max(500).optional(),
     equip: z.boolean().default(false),
   }),
