@@ -83,4 +83,17 @@ describe('CLI edges', () => {
       expect.objectContaining({ level: 50, msg: expect.stringContaining("Toolset 'nope' not found") }),
     ]);
   });
+
+  it('refreshes several named servers, or every one with --all, and refuses both at once', async () => {
+    const servers = { a: nodeServer(fixture('echo')), b: nodeServer(fixture('echo')), c: nodeServer(fixture('echo')) };
+    await writeServersYaml(dirs.configDir, servers);
+    const some = await runCli(dirs, ['refresh', 'a', 'c', '--json']);
+    expect(some.code, some.stderr).toBe(0);
+    expect((JSON.parse(some.stdout) as { results: Array<{ server: string }> }).results.map((result) => result.server)).toEqual(['a', 'c']);
+    const all = await runCli(dirs, ['refresh', '--all', '--json']);
+    expect((JSON.parse(all.stdout) as { results: Array<{ server: string }> }).results.map((result) => result.server)).toEqual(['a', 'b', 'c']);
+    const both = await runCli(dirs, ['refresh', 'a', '--all']);
+    expect(both.code).toBe(1);
+    expect(linesOf(both.stderr)).toEqual(['loadout: give servers or --all, not both (got --all and a)']);
+  });
 });
