@@ -96,4 +96,15 @@ describe('CLI edges', () => {
     expect(both.code).toBe(1);
     expect(linesOf(both.stderr)).toEqual(['loadout: give servers or --all, not both (got --all and a)']);
   });
+
+  it('takes --json on every command but serve', async () => {
+    const commands = [
+      ['init'], ['refresh'], ['status'], ['list'],
+      ['toolset', 'list'], ['toolset', 'show'], ['toolset', 'create'], ['toolset', 'delete'], ['toolset', 'equip'],
+      ['optimize', 'report'], ['optimize', 'run'], ['optimize', 'canonical'], ['optimize', 'propose'], ['optimize', 'prompts'],
+      ['optimize', 'results'], ['optimize', 'promote'], ['optimize', 'revert'], ['optimize', 'generate-candidates'], ['optimize', 'generate-prompts'],
+    ];
+    const helps = await Promise.all(commands.map((command) => runCli(dirs, [...command, '--help'])));
+    helps.forEach((help, index) => expect(help.stdout, commands[index]!.join(' ')).toMatch(/^\s+--json\b/m));
+  });
 });
