@@ -21,6 +21,8 @@ export interface ToolView {
   changed: boolean;
   /** Changed and withheld by `gateway.block_changed_tools` until approved. */
   blocked: boolean;
+  /** False for a tool known only from servers.yaml: its definition is not cached (run refresh). */
+  cached: boolean;
   description: string;
 }
 
@@ -56,12 +58,17 @@ export function toolsOfServer(view: ConfigView, server: string): ToolView[] {
     stale: false,
     changed: tool.changed,
     blocked: tool.blocked,
+    cached: true,
     description: tool.description,
   }));
   const known = new Set(tools.map((tool) => tool.name));
+  // Without cached definitions (a new data dir), servers.yaml's own list of tools is what is known,
+  // as the multi-mcp design's `list` reads it (seed 000).
+  const uncached = !view.definitions[server];
   for (const [name, setting] of Object.entries(config.tools ?? {})) {
-    if (known.has(name) || !setting?.stale) continue;
-    tools.push({ id: `${server}.${name}`, server, name, enabled: setting.enabled !== false, stale: true, changed: false, blocked: false, description: setting.description ?? '' });
+    if (known.has(name) || (!setting?.stale && !uncached)) continue;
+    const stale = setting?.stale === true;
+    tools.push({ id: `${server}.${name}`, server, name, enabled: setting?.enabled !== false, stale, cached: false, changed: false, blocked: false, description: setting?.description ?? '' });
   }
   return tools;
 }
@@ -70,5 +77,6 @@ export function toolsOfServer(view: ConfigView, server: string): ToolView[] {
 export function statusWords(tool: ToolView): string[] {
   const words = [tool.stale ? 'stale' : tool.blocked ? 'blocked' : tool.enabled ? 'enabled' : 'disabled'];
   if (tool.changed) words.push('changed');
+  if (!tool.cached && !tool.stale) words.push('not cached');
   return words;
 }

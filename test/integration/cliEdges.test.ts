@@ -107,4 +107,17 @@ describe('CLI edges', () => {
     const helps = await Promise.all(commands.map((command) => runCli(dirs, [...command, '--help'])));
     helps.forEach((help, index) => expect(help.stdout, commands[index]!.join(' ')).toMatch(/^\s+--json\b/m));
   });
+
+  it('lists the tools servers.yaml names even before their definitions are cached (a new data dir)', async () => {
+    await writeFile(
+      path.join(dirs.configDir, 'servers.yaml'),
+      'servers:\n  github:\n    command: /usr/bin/run-github\n    tools:\n      search_repositories: { enabled: true }\n      delete_repository: { enabled: false }\n      old_tool: { enabled: true, stale: true }\n',
+    );
+    const listed = JSON.parse((await runCli(dirs, ['list', '--json'])).stdout) as Array<{ id: string; status: string[] }>;
+    expect(Object.fromEntries(listed.map((tool) => [tool.id, tool.status.join(',')]))).toEqual({
+      'github.search_repositories': 'enabled,not cached',
+      'github.delete_repository': 'disabled,not cached',
+      'github.old_tool': 'stale',
+    });
+  });
 });
