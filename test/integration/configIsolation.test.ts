@@ -12,7 +12,7 @@ import { runCli } from '../helpers/cli.js';
 // `loadout serve --config DIR` with HOME in the temp root and no --data, as a user would run it.
 async function serveWithoutData(root: string, configDir: string): Promise<Client> {
   const home = path.join(root, 'home');
-  const env = { ...(process.env as Record<string, string>), HOME: home, XDG_DATA_HOME: '', XDG_CONFIG_HOME: '' };
+  const env: Record<string, string> = { ...(process.env as Record<string, string>), HOME: home, XDG_DATA_HOME: '', XDG_CONFIG_HOME: '' };
   delete env.LOADOUT_DATA_DIR;
   delete env.LOADOUT_CONFIG_DIR;
   const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', '--config', configDir], env, stderr: 'pipe' });
