@@ -37,6 +37,9 @@ registerList(program);
 registerToolset(program);
 registerOptimize(program);
 
+// A usage error is printed before any action runs; it follows --log-format too.
+if (process.argv.some((arg, index) => arg === '--log-format=json' || (arg === '--log-format' && process.argv[index + 1] === 'json'))) useStderrFormat('json');
+
 program.parseAsync(process.argv).catch((error: unknown) => {
   printError(failureMessage(error));
   process.exit(1);

@@ -82,6 +82,8 @@ describe('CLI edges', () => {
     expect(linesOf((await runCli(dirs, ['--log-format', 'json', 'toolset', 'show', 'nope'])).stderr).map((line) => JSON.parse(line) as unknown)).toEqual([
       expect.objectContaining({ level: 50, msg: expect.stringContaining("Toolset 'nope' not found") }),
     ]);
+    const usage = await runCli(dirs, ['--log-format', 'json', 'list', '--no-such-flag']);
+    expect(linesOf(usage.stderr).map((line) => JSON.parse(line) as unknown)).toEqual([expect.objectContaining({ level: 50, msg: expect.stringContaining('--no-such-flag') })]);
   });
 
   it('refreshes several named servers, or every one with --all, and refuses both at once', async () => {
