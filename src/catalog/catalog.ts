@@ -22,6 +22,13 @@ export interface CatalogTool {
   readonly enabled: boolean;
   /** True when the definition differs from the one approved in servers.yaml (`hash`). */
   readonly changed: boolean;
+  /** True when changed and `gateway.block_changed_tools` withholds it until approved. */
+  readonly blocked: boolean;
+}
+
+/** Why a tool that is not enabled cannot be used, and the fix. */
+export function unusableReason(tool: Pick<CatalogTool, 'server' | 'blocked'>): string {
+  return tool.blocked ? `changed — approve with loadout refresh --accept-changed ${tool.server}` : 'disabled in servers.yaml (enabled: false)';
 }
 
 /** Inputs of a catalog build. */
@@ -71,6 +78,7 @@ export class Catalog {
         const id = toolId(server, definition.name);
         const setting = config.tools?.[definition.name];
         const changed = setting?.hash !== undefined && setting.hash !== toolHash(definition);
+        const blocked = changed && sources.blockChangedTools === true;
         tools.push(
           Object.freeze({
             id,
@@ -78,8 +86,9 @@ export class Catalog {
             name: definition.name,
             definition,
             description: sources.descriptionOverrides?.get(id) ?? definition.description ?? '',
-            enabled: setting?.enabled !== false && !(changed && sources.blockChangedTools),
+            enabled: setting?.enabled !== false && !blocked,
             changed,
+            blocked,
           }),
         );
       }

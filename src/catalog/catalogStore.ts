@@ -43,6 +43,7 @@ export class CatalogStore {
   /** The latest read of the definition cache (undefined until the first). */
   #loaded: Promise<void> | undefined;
   readonly #discovering = new Set<string>();
+  readonly #rechecks = new Map<string, Promise<void>>();
   readonly #listeners = new Set<(catalog: Catalog) => void>();
 
   constructor(options: CatalogStoreOptions) {
@@ -154,13 +155,33 @@ export class CatalogStore {
   /**
    * Re-list a server that just connected outside discovery (a lazy start, a reconnect) and, if
    * its tools differ from the cache, update the cache and the switchboard, so an upstream
-   * change shows up as `changed`. Does nothing unless the server is connected right now.
+   * change shows up as `changed`. Does nothing unless the server is connected right now; with
+   * `start`, starts it first. One re-check per server runs at a time; callers share it.
    */
-  async recheck(server: string): Promise<void> {
-    const { pool } = this.#options;
+  recheck(server: string, options: { start?: boolean } = {}): Promise<void> {
+    const running = this.#rechecks.get(server);
+    if (running) return running;
     // Checked synchronously before listTools, which would otherwise start a stopped server.
-    if (this.#discovering.has(server) || !pool.isConnected(server)) return;
-    const [tools] = await Promise.all([pool.listTools(server), this.ensureLoaded()]);
+    if (this.#discovering.has(server) || (!options.start && !this.#options.pool.isConnected(server))) return Promise.resolve();
+    const recheck = this.#relist(server).finally(() => this.#rechecks.delete(server));
+    this.#rechecks.set(server, recheck);
+    return recheck;
+  }
+
+  /**
+   * Before a call reaches `server`: when changed tools are blocked and the server's tools have not
+   * been re-listed since it (re)started, start it and re-list them, so a tool that changed
+   * upstream is blocked before its first call rather than after.
+   */
+  async confirmBeforeCall(server: string): Promise<void> {
+    if (!this.#options.settings.block_changed_tools) return;
+    const { pool } = this.#options;
+    if (pool.isConnected(server) && !this.#rechecks.has(server)) return;
+    await this.recheck(server, { start: true });
+  }
+
+  async #relist(server: string): Promise<void> {
+    const [tools] = await Promise.all([this.#options.pool.listTools(server), this.ensureLoaded()]);
     if (isDeepStrictEqual(tools, this.#definitions[server]?.tools)) return;
     await this.updateServerTools(server, tools);
   }

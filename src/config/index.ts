@@ -9,6 +9,7 @@ export {
   GatewaySettingsSchema,
   ServersFileSchema,
   ToolsetSchema,
+  ToolRefSchema,
   transportOf,
   type ToolSetting,
   type TransportType,
@@ -17,7 +18,7 @@ export {
   type ServersFile,
   type Toolset,
 } from './schema.js';
-export { resolvePaths, type LoadoutPaths } from './paths.js';
+export { resolvePaths, claimDataDir, DATA_DIR_OWNER_FILE, type LoadoutPaths } from './paths.js';
 export { expandEnv, expandEnvRecord, unsetEnvReferences } from './envExpand.js';
 export { loadServersFile, parseServersFile, updateServersFile, type LoadedServersFile } from './serversFile.js';
 export { StateStore, StateSchema, type State } from './stateStore.js';
@@ -33,7 +34,9 @@ export {
   ToolCandidateSchema,
   PromptCategorySchema,
   GoldenPromptSchema,
+  PromptInputSchema,
   EvalResultSchema,
+  EvalResultInputSchema,
   EvalRunSchema,
   MetricsSchema,
   PromotedToolSchema,
@@ -46,7 +49,9 @@ export {
   type ToolCandidate,
   type PromptCategory,
   type GoldenPrompt,
+  type PromptInput,
   type EvalResult,
+  type EvalResultInput,
   type EvalRun,
   type Metrics,
   type PromotedTool,

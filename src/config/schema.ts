@@ -39,8 +39,12 @@ export const ServerConfigSchema = z
     enabled: z.boolean().default(true),
     idle_timeout_minutes: z.number().nonnegative().default(5),
     timeout_seconds: z.number().positive().default(60),
-    // A tool key written with no value (`search:`) means "known, defaults apply".
-    tools: z.record(z.string(), ToolSettingSchema.nullable()).optional(),
+    // A tool key written with no value (`search:`) means "known, defaults apply"; an empty
+    // `tools:` key means "no tools listed yet".
+    tools: z
+      .record(z.string(), ToolSettingSchema.nullable())
+      .nullish()
+      .transform((tools) => tools ?? undefined),
   })
   .superRefine((server, ctx) => {
     const type = server.type ?? (server.url ? 'http' : 'stdio');
@@ -87,10 +91,25 @@ export function transportOf(server: ServerConfig): TransportType {
   return server.type ?? (server.url ? 'http' : 'stdio');
 }
 
+/** A namespaced tool name as stored: `server.tool`. */
+const NamespacedToolSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}\.[^]+$/, 'tools are written "server.tool"');
+
+/**
+ * A reference to a tool: `"server.tool"`, or one of seed 004's objects, `{namespacedName:
+ * "server.tool"}` or `{server, tool}`; always read as the `server.tool` string.
+ */
+export const ToolRefSchema = z.union([
+  NamespacedToolSchema,
+  z.strictObject({ namespacedName: NamespacedToolSchema }).transform((ref) => ref.namespacedName),
+  z.strictObject({ server: ServerNameSchema, tool: z.string().min(1) }).transform((ref) => `${ref.server}.${ref.tool}`),
+]);
+
 /** A saved toolset file, `<config dir>/toolsets/<name>.yaml`. */
 export const ToolsetSchema = z.strictObject({
   name: ToolsetNameSchema,
   description: z.string().optional(),
-  tools: z.array(z.string().regex(/^[^.\s]+\.\S+$/, 'tools are written "server.tool"')).default([]),
+  // The server part is a server name (no dot); the tool part is whatever the server calls it:
+  // real servers use spaces and dots ("read file", "v1.search"), so anything non-empty goes.
+  tools: z.array(ToolRefSchema).default([]),
 });
 export type Toolset = z.infer<typeof ToolsetSchema>;

@@ -95,10 +95,11 @@ export class DownstreamConnection {
   static async open(
     serverName: string,
     config: ServerConfig,
-    options: { logger: Logger; env?: NodeJS.ProcessEnv; signal?: AbortSignal; timeoutMs?: number } & ConnectionHooks,
+    // shutdown: aborted when loadout stops; a stdio child is then ended within about a second.
+    options: { logger: Logger; env?: NodeJS.ProcessEnv; signal?: AbortSignal; shutdown?: AbortSignal; timeoutMs?: number } & ConnectionHooks,
   ): Promise<DownstreamConnection> {
     const env = options.env ?? process.env;
-    const transport = await createTransport(serverName, config, env, options.logger);
+    const transport = await createTransport(serverName, config, env, options.logger, options.shutdown);
     const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
     const client = new Client(CLIENT_INFO, { capabilities: CLIENT_CAPABILITIES, jsonSchemaValidator: lazySchemaValidator() });
     const relay = options.onRelayedRequest ?? refuseRelayedRequest;
@@ -202,16 +203,16 @@ function refuseRelayedRequest(request: RelayedRequest): Promise<never> {
   return Promise.reject(new McpError(ErrorCode.InvalidRequest, `loadout cannot answer ${request.method} here: no client session is waiting on this server`));
 }
 
-async function createTransport(serverName: string, config: ServerConfig, env: NodeJS.ProcessEnv, logger: Logger): Promise<Transport> {
+async function createTransport(serverName: string, config: ServerConfig, env: NodeJS.ProcessEnv, logger: Logger, shutdown?: AbortSignal): Promise<Transport> {
   try {
-    return await createTransportOrThrow(serverName, config, env, logger);
+    return await createTransportOrThrow(serverName, config, env, logger, shutdown);
   } catch (error) {
     if (error instanceof LoadoutError) throw error;
     throw new LoadoutError('SERVER_START_FAILED', `Server '${serverName}' has an unusable address: ${errorMessage(error)}`, { cause: error });
   }
 }
 
-async function createTransportOrThrow(serverName: string, config: ServerConfig, env: NodeJS.ProcessEnv, logger: Logger): Promise<Transport> {
+async function createTransportOrThrow(serverName: string, config: ServerConfig, env: NodeJS.ProcessEnv, logger: Logger, shutdown?: AbortSignal): Promise<Transport> {
   const where = `Server '${serverName}'`;
   const type = transportOf(config);
   if (type === 'stdio') {
@@ -223,6 +224,7 @@ async function createTransportOrThrow(serverName: string, config: ServerConfig, 
       env: { ...(env as Record<string, string>), ...expandEnvRecord(config.env, env, `${where} env`) },
       cwd: config.cwd === undefined ? undefined : expandEnv(config.cwd, env, `${where} cwd`),
       maxMessageBytes: MAX_STDIO_MESSAGE_BYTES,
+      hurry: shutdown,
     });
     // The child's stderr must be drained or a chatty server blocks; it is diagnostics only.
     transport.stderr.on('data', (chunk: Buffer) => logger.debug({ stderr: chunk.toString('utf8').trimEnd() }, 'downstream stderr'));

@@ -189,9 +189,9 @@ export class ServerPool {
   /** Stop every connection; later use is refused. Runs once. */
   close(): Promise<void> {
     this.#closed ??= (async () => {
+      // All at once: the aborted starts end their children while the connected ones are stopped.
       this.#closing.abort(new LoadoutError('CLOSED', 'loadout is shutting down'));
-      await Promise.allSettled([...this.#starting.values()]);
-      await Promise.allSettled([...this.#connections.keys()].map((server) => this.stop(server)));
+      await Promise.allSettled([...this.#starting.values(), ...[...this.#connections.keys()].map((server) => this.stop(server))]);
     })();
     return this.#closed;
   }
@@ -205,6 +205,7 @@ export class ServerPool {
         logger,
         env: this.#options.env,
         signal: options.signal ? AbortSignal.any([options.signal, this.#closing.signal]) : this.#closing.signal,
+        shutdown: this.#closing.signal,
         timeoutMs: options.timeoutMs ?? Math.max(config.timeout_seconds * 1000, this.#options.minStartTimeoutMs ?? 0),
         onClose: () => connection && this.#onConnectionClosed(server, connection),
         onToolListChanged: () => this.#emit({ type: 'tools-changed', server }),

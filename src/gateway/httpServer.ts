@@ -151,7 +151,7 @@ async function readJsonBody(req: IncomingMessage, res: ServerResponse, maxBytes:
     text = await readBody(req, maxBytes);
   } catch (error) {
     if (!(error instanceof BodyTooLargeError)) throw error;
-    res.setHeader('Connection', 'close');
+    // Kept open while the rest is drained (see httpBody.ts): closing now would reset the upload.
     sendError(res, 413, `Request body is larger than ${maxBytes} bytes (raise it with --max-body-mb)`);
     return NO_BODY;
   }

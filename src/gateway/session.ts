@@ -9,9 +9,11 @@ import { errorMessage, isLoadoutError, lazySchemaValidator } from '../shared/ind
 import { ALL_TOOLSET } from '../toolsets/index.js';
 import type { GatewayContext } from './context.js';
 import { answerForwardedCalls } from './directCalls.js';
-import { clientCallOf, forwardCall } from './forward.js';
+import { clientCallOf } from './forward.js';
+import { forwardUnlessChanged } from './changedToolGuard.js';
 import { setPassthroughCallToolHandler } from './passthroughCall.js';
 import { OPTIMIZATION_META_TOOLS } from './metaTools/index.js';
+import { unroutedToolMessage } from './metaTools/unknownTool.js';
 import { describeInvalidArguments, errorResult, listedMetaTool, textResult, type MetaTool, type RequestExtra } from './metaTools/metaTool.js';
 
 const OPTIMIZATION_TOOL_NAMES: ReadonlySet<string> = new Set(OPTIMIZATION_META_TOOLS.map((tool) => tool.name));
@@ -58,7 +60,7 @@ export class GatewaySession {
     await this.server.connect(transport);
     const cancelRunning = answerForwardedCalls(transport, {
       targetOf: (name) => (this.#metaTools.has(name) ? undefined : this.registry.snapshot.routes.get(name)),
-      forward: (route, args, call) => forwardCall(this.#context.pool, route, args, call, this.server),
+      forward: (route, args, call) => forwardUnlessChanged(this.#context, route, args, call, this.server),
       onSendError: (error) => this.#context.logger.debug({ mod: 'gateway', err: errorMessage(error) }, 'could not answer a forwarded call'),
     });
     this.#unsubscribe.push(cancelRunning);
@@ -183,13 +185,11 @@ export class GatewaySession {
     const metaTool = this.#metaTools.get(name);
     if (metaTool) return this.#runMetaTool(metaTool, args, extra);
     const route = this.registry.snapshot.routes.get(name) ?? (await this.settledSnapshot()).routes.get(name);
-    if (route) return forwardCall(this.#context.pool, route, args, clientCallOf(extra), this.server);
+    if (route) return forwardUnlessChanged(this.#context, route, args, clientCallOf(extra), this.server);
     if (OPTIMIZATION_TOOL_NAMES.has(name)) {
       return errorResult(`${name} is an optimization tool, and those are off: set optimization.expose_tools: true in servers.yaml and restart loadout, or use \`loadout optimize\`.`);
     }
-    return errorResult(
-      `Tool '${name}' is not equipped. Equip a toolset that contains it (equip-toolset), or call it through call-tool {"tool": "server.tool", "arguments": {…}}.`,
-    );
+    return errorResult(await unroutedToolMessage(this.#context, name));
   }
 
   async #runMetaTool(tool: MetaTool, args: Record<string, unknown> | undefined, extra: RequestExtra): Promise<CallToolResult> {

@@ -10,7 +10,7 @@ export { buildReport, OptimizationReportSchema, ToolReportSchema, type Optimizat
 export { renderReportHtml } from './reportHtml.js';
 export { createBackend, type BackendSources } from './backends/createBackend.js';
 export { OpenAiBackend, type OpenAiBackendOptions } from './backends/openaiBackend.js';
-export { CommandBackend, type CommandBackendOptions } from './backends/commandBackend.js';
+export { CommandBackend, COMMAND_TEMPLATE_VARIABLES, type CommandBackendOptions } from './backends/commandBackend.js';
 export { SamplingBackend, type SamplingPort } from './backends/samplingBackend.js';
 export { EVAL_SYSTEM_PROMPT, type ModelBackend, type EvalTool, type ToolChoice, type BackendRequestOptions } from './backends/modelBackend.js';
 export { watchPromotions } from './promotionWatch.js';

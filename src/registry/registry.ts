@@ -23,7 +23,7 @@ export interface Selection {
 }
 
 /** Why a selected tool is not exposed. */
-export type WithheldReason = 'unknown' | 'disabled' | 'unavailable';
+export type WithheldReason = 'unknown' | 'disabled' | 'changed' | 'unavailable';
 
 /** A selected tool that is not exposed, and why. */
 export interface WithheldTool {
@@ -127,7 +127,7 @@ export class ToolRegistry {
       }
       if (seen.has(candidate.id)) continue;
       seen.add(candidate.id);
-      if (!candidate.enabled) withheld.push({ id: candidate.id, reason: 'disabled' });
+      if (!candidate.enabled) withheld.push({ id: candidate.id, reason: candidate.blocked ? 'changed' : 'disabled' });
       else if (!this.#source.isServerAvailable(candidate.server)) withheld.push({ id: candidate.id, reason: 'unavailable' });
       else exposed.push(candidate);
     }

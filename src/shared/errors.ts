@@ -10,6 +10,7 @@ export type LoadoutErrorCode =
   | 'CONFIG_CHANGED'
   | 'NOT_CONFIRMED'
   | 'STATE_INVALID'
+  | 'DATA_DIR_IN_USE'
   | 'TOOLSET_NOT_FOUND'
   | 'TOOLSET_INVALID'
   | 'TOOL_NOT_FOUND'

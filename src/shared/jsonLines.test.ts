@@ -100,6 +100,19 @@ describe('JsonLineReader', () => {
     expect(errors).toEqual(['handler failed']);
   });
 
+  it('with onOversize, skips an over-size line to its newline and reports its size, head and tail', () => {
+    const oversize: Array<{ bytes: number; head: string; tail: string }> = [];
+    const messages: unknown[] = [];
+    const reader = new JsonLineReader(45, { onMessage: (message) => messages.push(message), onError: () => undefined, onOversize: (found) => oversize.push(found) });
+    reader.push(Buffer.from('{"a":"' + 'x'.repeat(50)));
+    reader.push(Buffer.from('y'.repeat(20)));
+    reader.push(Buffer.from('z"}\n' + line(ping(1)) + '{"b":"' + 'w'.repeat(50) + '"}\n'));
+    expect(messages).toEqual([ping(1)]);
+    expect(oversize.map((found) => found.bytes)).toEqual([79, 58]);
+    expect(oversize[0]!.head.startsWith('{"a":"xxx')).toBe(true);
+    expect(oversize[0]!.tail.endsWith('yyz"}')).toBe(true);
+  });
+
   it('accepts a message of exactly the size limit', () => {
     const text = JSON.stringify(ping(1));
     const { reader, messages } = recordingReader(Buffer.byteLength(text));

@@ -65,7 +65,14 @@ export class ToolsetStore {
 
   /** Create or overwrite a toolset file (atomic, under the inter-process lock). */
   async save(toolset: Toolset): Promise<void> {
-    const valid = ToolsetSchema.parse(toolset);
+    const parsed = ToolsetSchema.safeParse(toolset);
+    if (!parsed.success) {
+      // One readable line, never a raw zod dump: the first issue and where it is.
+      const issue = parsed.error.issues[0]!;
+      const where = issue.path.length ? ` (${issue.path.join('.')}${issue.path[0] === 'tools' ? `: '${String(toolset.tools[Number(issue.path[1])])}'` : ''})` : '';
+      throw new LoadoutError('TOOLSET_INVALID', `Toolset '${toolset.name}' not saved: ${issue.message}${where}`);
+    }
+    const valid = parsed.data;
     if (valid.name === ALL_TOOLSET) {
       throw new LoadoutError('TOOLSET_INVALID', `'${ALL_TOOLSET}' is reserved (it exposes every enabled tool); choose another name`);
     }

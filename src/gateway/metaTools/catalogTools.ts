@@ -1,9 +1,10 @@
 // Meta-tools that read the catalog or call into it: discover-all-tools and call-tool.
 import * as z from 'zod';
-import type { CatalogTool } from '../../catalog/index.js';
+import { unusableReason, type CatalogTool } from '../../catalog/index.js';
 import { resolveCatalogName } from '../../registry/index.js';
 import { LoadoutError } from '../../shared/index.js';
-import { clientCallOf, forwardCall } from '../forward.js';
+import { clientCallOf } from '../forward.js';
+import { forwardUnlessChanged } from '../changedToolGuard.js';
 import { defineMetaTool, textResult } from './metaTool.js';
 import { unknownToolError } from './unknownTool.js';
 
@@ -57,13 +58,13 @@ export const callTool = defineMetaTool({
   example: { tool: 'memory.read_graph', arguments: {} },
   async run(args, { gateway, session, extra }) {
     const equipped = (await session.settledSnapshot()).routes.get(args.tool);
-    if (equipped) return forwardCall(gateway.pool, equipped, args.arguments, clientCallOf(extra), session.server);
+    if (equipped) return forwardUnlessChanged(gateway, equipped, args.arguments, clientCallOf(extra), session.server);
     await gateway.ready();
     const catalog = gateway.catalog.current;
     const tool = resolveCatalogName(catalog, args.tool, gateway.naming);
     if (!tool) throw unknownToolError(gateway, catalog, args.tool);
-    if (!tool.enabled) throw new LoadoutError('TOOL_DISABLED', `${tool.id} is disabled in servers.yaml (enabled: false); it cannot be called.`);
-    return forwardCall(gateway.pool, { server: tool.server, tool: tool.name, id: tool.id }, args.arguments, clientCallOf(extra), session.server);
+    if (!tool.enabled) throw new LoadoutError('TOOL_DISABLED', `${tool.id} is ${unusableReason(tool)}; it cannot be called.`);
+    return forwardUnlessChanged(gateway, { server: tool.server, tool: tool.name, id: tool.id }, args.arguments, clientCallOf(extra), session.server);
   },
 });
 

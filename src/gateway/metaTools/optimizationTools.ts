@@ -2,7 +2,7 @@
 // eval runs, results, promotion, revert, report. Each answers with one JSON object; descriptions
 // stay one short sentence because every one of them is in the idle tools/list.
 import * as z from 'zod';
-import { PromptCategorySchema } from '../../config/index.js';
+import { EvalResultInputSchema, PromptInputSchema } from '../../config/index.js';
 import { defineMetaTool, jsonResult } from './metaTool.js';
 
 const server = z.string();
@@ -41,15 +41,8 @@ export const saveGoldenPrompts = defineMetaTool({
   input: z.strictObject({
     server,
     tool,
-    prompts: z
-      .array(
-        z.strictObject({
-          category: PromptCategorySchema,
-          prompt: z.string().min(10),
-          expectedBehavior: z.strictObject({ shouldCallTool: z.boolean() }).optional(),
-        }),
-      )
-      .refine((list) => list.length > 0, 'give at least one prompt'),
+    // Seed 002's GoldenPrompt; id, toolName and expectedBehavior may be left out.
+    prompts: z.array(PromptInputSchema).refine((list) => list.length > 0, 'give at least one prompt'),
   }),
   example: { server: 'memory', tool: 'read_graph', prompts: [{ category: 'direct', prompt: 'Show me everything in my knowledge graph' }] },
   async run(args, { gateway }) {
@@ -67,12 +60,13 @@ export const recordEvalRun = defineMetaTool({
     server,
     candidateId: z.string(),
     promptId: z.string(),
-    result: z.strictObject({ toolCalled: z.boolean(), correct: z.boolean().optional(), reasoning: z.string().optional() }),
+    // Seed 002's EvalRun result: correct may be left out (computed), never contradict the run.
+    result: EvalResultInputSchema,
   }),
   example: { server: 'memory', candidateId: 'V1StGXR8_Z5jdHi6B-myT', promptId: 'x3ZfG2k9LmQpR7sT1uVwA', result: { toolCalled: true } },
   async run(args, { gateway }) {
     const run = await gateway.optimization.recordRun(args.server, args.candidateId, args.promptId, args.result);
-    return jsonResult({ runId: run.id, correct: run.result.correct });
+    return jsonResult({ runId: run.id, correct: run.result.correct, ...(args.result.correct === undefined ? { correctComputed: true } : {}) });
   },
 });
 

@@ -1,16 +1,22 @@
 // Meta-tools that manage saved toolsets and what this session has equipped.
 import * as z from 'zod';
-import { ToolsetNameSchema } from '../../config/index.js';
-import { type RegistrySnapshot, type WithheldReason } from '../../registry/index.js';
+import { ToolRefSchema, ToolsetNameSchema } from '../../config/index.js';
+import { parseToolId, unusableReason } from '../../catalog/index.js';
+import { type RegistrySnapshot, type WithheldReason, type WithheldTool } from '../../registry/index.js';
 import { LoadoutError } from '../../shared/index.js';
 import { ALL_TOOLSET, resolveToolsetTools } from '../../toolsets/index.js';
 import { defineMetaTool } from './metaTool.js';
 
-const REASON_TEXT: Record<WithheldReason, string> = {
-  unknown: 'not in the catalog (stale or never discovered)',
-  disabled: 'disabled in servers.yaml',
-  unavailable: 'server down',
+const REASON_TEXT: Record<WithheldReason, (server: string) => string> = {
+  unknown: () => 'not in the catalog (stale or never discovered)',
+  disabled: () => 'disabled in servers.yaml',
+  changed: (server) => unusableReason({ server, blocked: true }),
+  unavailable: () => 'server down',
 };
+
+function withheldText(held: WithheldTool): string {
+  return REASON_TEXT[held.reason](parseToolId(held.id)?.server ?? held.id);
+}
 
 /** build-toolset: save (create or overwrite) a named list of catalog tools. */
 export const buildToolset = defineMetaTool({
@@ -18,7 +24,8 @@ export const buildToolset = defineMetaTool({
   description: 'Save (or overwrite) a named toolset of server.tool names; equip:true also equips it.',
   input: z.strictObject({
     name: ToolsetNameSchema,
-    tools: z.array(z.string().min(1)).min(1, 'list at least one tool'),
+    // "server.tool" (or a flattened name), or seed 004's {namespacedName} / {server, tool}.
+    tools: z.array(z.union([z.string().min(1), ToolRefSchema])).min(1, 'list at least one tool'),
     description: z.string().max(500).optional(),
     equip: z.boolean().default(false),
   }),
@@ -96,7 +103,7 @@ export const getActiveToolset = defineMetaTool({
     const changed = (id: string): string => (catalog.get(id)?.changed ? ', changed upstream since approved' : '');
     const lines = [`Equipped: '${snapshot.selection.toolset}' (${snapshot.routes.size} available, ${snapshot.withheld.length} not).`];
     for (const [name, route] of snapshot.routes) lines.push(`${route.id} → ${name}: available${changed(route.id)}`);
-    for (const held of snapshot.withheld) lines.push(`${held.id}: ${REASON_TEXT[held.reason]}${changed(held.id)}`);
+    for (const held of snapshot.withheld) lines.push(`${held.id}: ${withheldText(held)}${held.reason === 'changed' ? '' : changed(held.id)}`);
     return lines.join('\n');
   },
 });
@@ -121,7 +128,7 @@ export const deleteToolset = defineMetaTool({
 function describeEquipped(snapshot: RegistrySnapshot): string {
   const names = [...snapshot.routes.keys()];
   const lines = [`Equipped '${snapshot.selection?.toolset}': ${names.length} tool${names.length === 1 ? '' : 's'}${names.length ? `: ${names.join(', ')}` : ''}.`];
-  for (const held of snapshot.withheld) lines.push(`Not exposed: ${held.id} (${REASON_TEXT[held.reason]}).`);
+  for (const held of snapshot.withheld) lines.push(`Not exposed: ${held.id} (${withheldText(held)}).`);
   if (names.length) lines.push('If they do not appear in your tool list, call them with call-tool {"tool": "<name>", "arguments": {…}}.');
   return lines.join('\n');
 }
