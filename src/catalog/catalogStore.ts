@@ -9,6 +9,8 @@ import { Catalog } from './catalog.js';
 import { readDefinitionCache, writeDefinitionCache, type CachedServerTools, type DefinitionCache } from './definitionCache.js';
 import { recordDiscoveredTools } from './switchboard.js';
 
+let vectorWarningGiven = false;
+
 /** Outcome of discovering one server; `merge` says what changed in servers.yaml. */
 export type DiscoveryResult =
   | { server: string; ok: true; toolCount: number; ms: number; merge?: ToolMergeReport; mergeError?: string }
@@ -202,12 +204,20 @@ export class CatalogStore {
     this.#replace();
   }
 
+  // Said once per process: every new catalog would otherwise repeat it.
+  #vectorsUnavailable = (error: Error): void => {
+    if (vectorWarningGiven) return;
+    vectorWarningGiven = true;
+    this.#options.logger.error({ mod: 'catalog', err: error.message }, 'search ranks by word matches only: the word vectors could not be loaded');
+  };
+
   #build(): Catalog {
     return Catalog.build({
       configs: this.#configs,
       definitions: this.#definitions,
       descriptionOverrides: this.#overrides,
       blockChangedTools: this.#options.settings.block_changed_tools,
+      search: { onVectorsUnavailable: this.#vectorsUnavailable },
     });
   }
 
