@@ -1,7 +1,7 @@
 // Word-match ranking: BM25F over the search fields, exact stemmed terms only. No prefix or fuzzy
 // expansion: they let "organization" match "organ" and "file" match "filesystem", and they were
 // most of the query time at 10k tools.
-import { SEARCH_FIELDS, termsOf, type SearchField, type ToolText } from './searchText.js';
+import { SEARCH_FIELDS, stem, type SearchField, type ToolWords } from './searchText.js';
 
 /** How much a term in each field counts, relative to the description. */
 export type FieldWeights = Readonly<Record<SearchField, number>>;
@@ -26,22 +26,24 @@ export interface TermMatch {
 export class LexicalIndex {
   readonly #toolCount: number;
   readonly #postings = new Map<string, { tools: Int32Array; weights: Float32Array }>();
-  readonly #texts: readonly ToolText[];
+  readonly #words: readonly ToolWords[];
 
-  constructor(texts: readonly ToolText[], weights: FieldWeights = DEFAULT_FIELD_WEIGHTS) {
-    this.#texts = texts;
-    this.#toolCount = texts.length;
-    const fieldTerms = texts.map((text) => SEARCH_FIELDS.map((field) => termsOf(text[field])));
-    const averageLength = SEARCH_FIELDS.map((_, f) => fieldTerms.reduce((sum, fields) => sum + fields[f]!.length, 0) / Math.max(1, texts.length) || 1);
+  constructor(words: readonly ToolWords[], weights: FieldWeights = DEFAULT_FIELD_WEIGHTS) {
+    this.#words = words;
+    this.#toolCount = words.length;
+    const averageLength = SEARCH_FIELDS.map((field) => words.reduce((sum, tool) => sum + tool[field].length, 0) / Math.max(1, words.length) || 1);
     const building = new Map<string, { tools: number[]; weights: number[] }>();
-    fieldTerms.forEach((fields, tool) => {
+    words.forEach((fields, tool) => {
       const termWeight = new Map<string, number>();
-      fields.forEach((terms, f) => {
-        const field = SEARCH_FIELDS[f]!;
-        if (weights[field] === 0 || terms.length === 0) return;
+      SEARCH_FIELDS.forEach((field, f) => {
+        const fieldWords = fields[field];
+        if (weights[field] === 0 || fieldWords.length === 0) return;
         const b = LENGTH_NORMALISATION[field];
-        const norm = 1 - b + (b * terms.length) / averageLength[f]!;
-        for (const term of terms) termWeight.set(term, (termWeight.get(term) ?? 0) + weights[field] / norm);
+        const weight = weights[field] / (1 - b + (b * fieldWords.length) / averageLength[f]!);
+        for (const word of fieldWords) {
+          const term = stem(word);
+          termWeight.set(term, (termWeight.get(term) ?? 0) + weight);
+        }
       });
       for (const [term, weight] of termWeight) {
         let posting = building.get(term);
@@ -55,17 +57,17 @@ export class LexicalIndex {
     }
   }
 
-  /** BM25F scores of the tools matching any of `terms` (stemmed, de-duplicated by the caller). */
-  score(terms: readonly string[], termWeights?: ReadonlyMap<string, number>): Map<number, number> {
-    const scores = new Map<number, number>();
+  /** BM25F score of every tool (0 for no match) for `terms`, stemmed, each weighted (default 1). */
+  score(terms: readonly string[], termWeights?: ReadonlyMap<string, number>): Float64Array {
+    const scores = new Float64Array(this.#toolCount);
     for (const term of terms) {
       const posting = this.#postings.get(term);
       if (!posting) continue;
       const idf = this.idf(term) * (termWeights?.get(term) ?? 1);
-      for (let i = 0; i < posting.tools.length; i++) {
-        const weight = posting.weights[i]!;
-        const tool = posting.tools[i]!;
-        scores.set(tool, (scores.get(tool) ?? 0) + (idf * weight * (K1 + 1)) / (K1 + weight));
+      const { tools, weights } = posting;
+      for (let i = 0; i < tools.length; i++) {
+        const weight = weights[i]!;
+        scores[tools[i]!]! += (idf * weight * (K1 + 1)) / (K1 + weight);
       }
     }
     return scores;
@@ -79,9 +81,9 @@ export class LexicalIndex {
 
   /** Which of `terms` a tool matched, and in which fields (for --explain). */
   matches(tool: number, terms: readonly string[]): TermMatch[] {
-    const text = this.#texts[tool];
-    if (!text) return [];
-    const fieldTerms = SEARCH_FIELDS.map((field) => [field, new Set(termsOf(text[field]))] as const);
+    const fields = this.#words[tool];
+    if (!fields) return [];
+    const fieldTerms = SEARCH_FIELDS.map((field) => [field, new Set(fields[field].map(stem))] as const);
     return terms
       .map((term) => ({ term, fields: fieldTerms.filter(([, set]) => set.has(term)).map(([field]) => field) }))
       .filter((match) => match.fields.length > 0);

@@ -5,7 +5,7 @@ import MiniSearch from 'minisearch';
 import type { LoadoutError } from '../shared/index.js';
 import type { CatalogTool } from './catalog.js';
 import { DEFAULT_FIELD_WEIGHTS, LexicalIndex, type FieldWeights, type TermMatch } from './lexicalIndex.js';
-import { contentWordsOf, stem, toolTextOf, type ToolText, type ToolVocabulary } from './searchText.js';
+import { contentWordsOf, stem, toolTextOf, toolWordsOf, type ToolWords, type ToolVocabulary } from './searchText.js';
 import { DEFAULT_ALIGNMENT, SemanticIndex, type AlignmentSettings, type WordAlignment } from './semanticIndex.js';
 import { loadWordVectors, type WordVectors } from './wordVectors.js';
 
@@ -63,6 +63,8 @@ export interface SearchResult {
   strong: boolean;
 }
 
+/** The most tools each ranking contributes to the fused ranking (and so to a page). */
+const MAX_RANKED = 500;
 /** The most query words considered; a pasted paragraph is cut, not refused. */
 export const MAX_QUERY_WORDS = 32;
 // A query whose best tool covers less than this share of its (rarity-weighted) words is weak.
@@ -74,7 +76,7 @@ const RARITY_SCALE = 200;
 export class CatalogSearch {
   readonly #tools: readonly CatalogTool[];
   readonly #setup: SearchSetup;
-  readonly #texts: ToolText[];
+  readonly #words: ToolWords[];
   readonly #lexical: LexicalIndex;
   #semantic: { index: SemanticIndex; vectors: WordVectors } | 'unavailable' | undefined;
   #suggestions: MiniSearch<{ id: string; name: string; server: string }> | undefined;
@@ -82,8 +84,8 @@ export class CatalogSearch {
   constructor(tools: readonly CatalogTool[], setup: SearchSetup = {}) {
     this.#tools = tools;
     this.#setup = setup;
-    this.#texts = tools.map((tool) => toolTextOf(tool, setup.vocabulary));
-    this.#lexical = new LexicalIndex(this.#texts, setup.fieldWeights ?? DEFAULT_FIELD_WEIGHTS);
+    this.#words = tools.map((tool) => toolWordsOf(toolTextOf(tool, setup.vocabulary)));
+    this.#lexical = new LexicalIndex(this.#words, setup.fieldWeights ?? DEFAULT_FIELD_WEIGHTS);
   }
 
   /** Ranked (with a query) or listed (without) tools, filtered by server and paged. */
@@ -178,7 +180,7 @@ export class CatalogSearch {
       this.#setup.onVectorsUnavailable?.(load.error);
       return (this.#semantic = 'unavailable');
     }
-    const index = new SemanticIndex(this.#texts, load.vectors, this.#setup.alignment ?? DEFAULT_ALIGNMENT);
+    const index = new SemanticIndex(this.#words, load.vectors, this.#setup.alignment ?? DEFAULT_ALIGNMENT);
     return (this.#semantic = { index, vectors: load.vectors });
   }
 
@@ -209,6 +211,41 @@ function rarityOf(word: string, vectors: WordVectors | undefined): number {
   return Math.log(1 + rank / RARITY_SCALE) + 0.1;
 }
 
-function sortedScores(scores: Map<number, number>): [number, number][] {
-  return [...scores].filter(([, score]) => score > 0).sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+/**
+ * The best `MAX_RANKED` tools of one ranking as [tool, score], best first. Ranks below that add
+ * under 1/(k + MAX_RANKED) to a fused score, and a full sort of 10k scores per ranking would cost
+ * more than the scoring.
+ */
+function sortedScores(scores: Float64Array): [number, number][] {
+  const positives: number[] = [];
+  for (let tool = 0; tool < scores.length; tool++) if (scores[tool]! > 0) positives.push(scores[tool]!);
+  const threshold = positives.length > MAX_RANKED ? nthLargest(positives, MAX_RANKED) : Number.MIN_VALUE;
+  const top: [number, number][] = [];
+  for (let tool = 0; tool < scores.length; tool++) if (scores[tool]! >= threshold) top.push([tool, scores[tool]!]);
+  return top.sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, MAX_RANKED);
+}
+
+/** The n-th largest value (1-based) by quickselect; reorders `values`. */
+function nthLargest(values: number[], n: number): number {
+  let low = 0;
+  let high = values.length - 1;
+  const target = n - 1;
+  while (low < high) {
+    const pivot = values[(low + high) >> 1]!;
+    let i = low;
+    let j = high;
+    while (i <= j) {
+      while (values[i]! > pivot) i++;
+      while (values[j]! < pivot) j--;
+      if (i <= j) {
+        [values[i], values[j]] = [values[j]!, values[i]!];
+        i++;
+        j--;
+      }
+    }
+    if (target <= j) high = j;
+    else if (target >= i) low = i;
+    else break;
+  }
+  return values[target]!;
 }

@@ -1,7 +1,7 @@
 // Meaning-match ranking with static word vectors: a tool scores by how well each query word is
 // aligned with its closest word in the tool's text (best cosine, sharpened and floored),
 // weighted by how rare the query word is. Finds "dbs" → "databases" with no synonym list.
-import { SEARCH_FIELDS, contentWordsOf, stem, type SearchField, type ToolText } from './searchText.js';
+import { SEARCH_FIELDS, stem, type SearchField, type ToolWords } from './searchText.js';
 import type { WordVectors } from './wordVectors.js';
 
 /** Tuning of the alignment score. */
@@ -43,18 +43,20 @@ export class SemanticIndex {
   readonly #postings: { tools: Int32Array; weights: Float32Array }[] = [];
   readonly #toolWords: Map<number, number>[];
   readonly #rows = new Map<string, Float32Array>();
+  readonly #toolCount: number;
 
-  constructor(texts: readonly ToolText[], vectors: WordVectors, settings: AlignmentSettings = DEFAULT_ALIGNMENT) {
+  constructor(toolWords: readonly ToolWords[], vectors: WordVectors, settings: AlignmentSettings = DEFAULT_ALIGNMENT) {
     this.#vectors = vectors;
     this.#settings = settings;
     const idOf = new Map<string, number>();
     const building: { tools: number[]; weights: number[] }[] = [];
-    this.#toolWords = texts.map((text, tool) => {
+    this.#toolCount = toolWords.length;
+    this.#toolWords = toolWords.map((fields, tool) => {
       const words = new Map<number, number>();
       for (const field of SEARCH_FIELDS) {
         const weight = settings.fields[field] ?? 0;
-        if (weight === 0 || !text[field]) continue;
-        for (const word of contentWordsOf(text[field])) {
+        if (weight === 0) continue;
+        for (const word of fields[field]) {
           let id = idOf.get(word);
           if (id === undefined) {
             id = this.#vocabulary.length;
@@ -85,29 +87,32 @@ export class SemanticIndex {
   }
 
   /**
-   * Alignment scores in [0, 1] of the tools that align with any query word. `words` are unstemmed
-   * content words; `rarity` gives each its weight.
+   * Alignment score in [0, 1] of every tool (0 for none). `words` are unstemmed content words;
+   * `rarity` gives each its weight.
    */
-  score(words: readonly string[], rarity: (word: string) => number): Map<number, number> {
-    const totals = new Map<number, number>();
+  score(words: readonly string[], rarity: (word: string) => number): Float64Array {
+    const totals = new Float64Array(this.#toolCount);
+    const best = new Float32Array(this.#toolCount);
     let weightSum = 0;
     for (const word of words) {
       const weight = rarity(word);
       weightSum += weight;
-      for (const [tool, match] of this.#alignments(word)) totals.set(tool, (totals.get(tool) ?? 0) + weight * match);
+      best.fill(0);
+      this.#alignments(word, best);
+      for (let tool = 0; tool < best.length; tool++) totals[tool]! += weight * best[tool]!;
     }
-    if (weightSum > 0) for (const [tool, total] of totals) totals.set(tool, total / weightSum);
+    if (weightSum > 0) for (let tool = 0; tool < totals.length; tool++) totals[tool]! /= weightSum;
     return totals;
   }
 
   /** Catalog words closest in meaning to `word` (other than its own stem), best first. */
   neighbours(word: string, count: number, floor: number): { word: string; similarity: number }[] {
-    const similarities = this.#similarities(word);
+    const similarities = this.#similarityRow(word);
     const wordStem = stem(word);
     const found: { word: string; similarity: number }[] = [];
     for (let id = 0; id < this.#vocabulary.length; id++) {
       if (this.#stems[id] === wordStem) continue;
-      const similarity = similarities(id);
+      const similarity = similarities[id]!;
       if (similarity > floor) found.push({ word: this.#vocabulary[id]!, similarity });
     }
     return found.sort((a, b) => b.similarity - a.similarity).slice(0, count);
@@ -118,52 +123,41 @@ export class SemanticIndex {
     const toolWords = this.#toolWords[tool];
     if (!toolWords) return [];
     return words.flatMap((word) => {
-      const similarities = this.#similarities(word);
+      const similarities = this.#similarityRow(word);
       let best: WordAlignment | undefined;
       for (const id of toolWords.keys()) {
-        const similarity = similarities(id);
+        const similarity = similarities[id]!;
         if (similarity > (best?.similarity ?? this.#settings.floor)) best = { word, closest: this.#vocabulary[id]!, similarity: Math.round(similarity * 100) / 100 };
       }
       return best ? [best] : [];
     });
   }
 
-  /** For one query word: each tool's best sharpened alignment above the floor. */
-  #alignments(word: string): Map<number, number> {
-    const best = new Map<number, number>();
-    const similarities = this.#similarities(word);
+  /** For one query word: each tool's best sharpened alignment above the floor, into `best`. */
+  #alignments(word: string, best: Float32Array): void {
+    const row = this.#similarityRow(word);
     const { floor, sharpness } = this.#settings;
-    for (let id = 0; id < this.#vocabulary.length; id++) {
-      const similarity = similarities(id);
+    for (let id = 0; id < row.length; id++) {
+      const similarity = row[id]!;
       if (similarity <= floor) continue;
       const match = Math.pow((similarity - floor) / (1 - floor), sharpness);
       const { tools, weights } = this.#postings[id]!;
       for (let i = 0; i < tools.length; i++) {
         const value = match * weights[i]!;
         const tool = tools[i]!;
-        if (value > (best.get(tool) ?? 0)) best.set(tool, value);
+        if (value > best[tool]!) best[tool] = value;
       }
     }
-    return best;
   }
 
   /**
    * Similarity of a query word to each vocabulary word: 1 for the same stem, else the cosine (0
    * without a vector). Kept for the last few words, since a query is scored and expanded with them.
    */
-  #similarities(word: string): (id: number) => number {
-    let row = this.#rows.get(word);
-    if (!row) {
-      row = this.#similarityRow(word);
-      if (this.#rows.size >= CACHED_ROWS) this.#rows.clear();
-      this.#rows.set(word, row);
-    }
-    const values = row;
-    return (id) => values[id]!;
-  }
-
   #similarityRow(word: string): Float32Array {
-    const row = new Float32Array(this.#vocabulary.length);
+    let row = this.#rows.get(word);
+    if (row) return row;
+    row = new Float32Array(this.#vocabulary.length);
     const wordStem = stem(word);
     const vector = this.#vectors.vector(word) ?? this.#vectors.vector(wordStem);
     const dimensions = this.#vectors.dimensions;
@@ -177,6 +171,8 @@ export class SemanticIndex {
         row[id] = dot;
       }
     }
+    if (this.#rows.size >= CACHED_ROWS) this.#rows.clear();
+    this.#rows.set(word, row);
     return row;
   }
 }
