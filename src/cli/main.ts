@@ -10,6 +10,7 @@ import { registerStatus } from './commands/status.js';
 import { registerToolset } from './commands/toolset.js';
 import { printError } from './output.js';
 import { registerOptimize } from './commands/optimize.js';
+import { registerSearch } from './commands/search.js';
 
 const program = new Command('loadout')
   .description('A meta-tool MCP gateway: one MCP server in front of many, with toolsets the agent equips.')
@@ -27,6 +28,7 @@ registerStatus(program);
 registerList(program);
 registerToolset(program);
 registerOptimize(program);
+registerSearch(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   printError(isLoadoutError(error) ? error.message : errorMessage(error));
