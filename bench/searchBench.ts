@@ -89,6 +89,12 @@ function replicate(tools: readonly CatalogTool[], count: number): CatalogTool[] 
   return out;
 }
 
+// CPU time of this process: on a loaded machine wall time mostly measures waiting for a core.
+function cpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
 function heapAndBuffersMb(): number {
   globalThis.gc?.();
   const usage = process.memoryUsage();
@@ -104,16 +110,21 @@ function scale(): string[] {
   const vectorMs = performance.now() - vectorStart;
   const before = heapAndBuffersMb();
   const buildStart = performance.now();
+  const buildCpu = cpuMs();
   const engine = new CatalogSearch(many);
   const lexicalMs = performance.now() - buildStart;
   engine.search({ query: 'warm up the vector index', limit: 10, offset: 0 });
   const buildMs = performance.now() - buildStart;
+  const buildCpuMs = cpuMs() - buildCpu;
   const samples: number[] = [];
+  const cpuSamples: number[] = [];
   for (let round = 0; round < LATENCY_ROUNDS; round++) {
     for (const { query } of queries) {
       const start = performance.now();
+      const startCpu = cpuMs();
       engine.search({ query, limit: 10, offset: 0 });
       samples.push(performance.now() - start);
+      cpuSamples.push(cpuMs() - startCpu);
     }
   }
   const addedMb = heapAndBuffersMb() - before;
@@ -123,8 +134,8 @@ function scale(): string[] {
   return [
     `${many.length} tools (the dev catalog copied under new server keys); load average ${loadavg().map((load) => load.toFixed(1)).join(' ')} on ${cpus().length} cores`,
     `  vector file load (once per process, on the first query): ${vectorMs.toFixed(0)} ms`,
-    `  index build: ${buildMs.toFixed(0)} ms (word index ${lexicalMs.toFixed(0)} ms + vector index on first query) — target ≤ ${TARGETS.buildMs} ms: ${mark(buildMs <= TARGETS.buildMs)}`,
-    `  query p50 ${p50.toFixed(2)} ms, p95 ${p95.toFixed(2)} ms over ${samples.length} queries — targets ≤ ${TARGETS.p50Ms} / ≤ ${TARGETS.p95Ms} ms: ${mark(p50 <= TARGETS.p50Ms && p95 <= TARGETS.p95Ms)}`,
+    `  index build: ${buildMs.toFixed(0)} ms (word index ${lexicalMs.toFixed(0)} ms + vector index on first query; CPU ${buildCpuMs.toFixed(0)} ms) — target ≤ ${TARGETS.buildMs} ms: ${mark(buildMs <= TARGETS.buildMs)}`,
+    `  query p50 ${p50.toFixed(2)} ms, p95 ${p95.toFixed(2)} ms over ${samples.length} queries (CPU p50 ${percentile(cpuSamples, 50).toFixed(2)} ms, p95 ${percentile(cpuSamples, 95).toFixed(2)} ms) — targets ≤ ${TARGETS.p50Ms} / ≤ ${TARGETS.p95Ms} ms: ${mark(p50 <= TARGETS.p50Ms && p95 <= TARGETS.p95Ms)}`,
     `  memory added by the index: ${addedMb.toFixed(1)} MB (heap + array buffers${globalThis.gc ? ', after gc' : ', run with --expose-gc for a settled figure'}) — target ≤ ${TARGETS.memoryMb} MB: ${mark(addedMb <= TARGETS.memoryMb)}`,
   ];
 }

@@ -26,10 +26,8 @@ export interface TermMatch {
 export class LexicalIndex {
   readonly #toolCount: number;
   readonly #postings = new Map<string, { tools: Int32Array; weights: Float32Array }>();
-  readonly #words: readonly ToolWords[];
 
   constructor(words: readonly ToolWords[], weights: FieldWeights = DEFAULT_FIELD_WEIGHTS) {
-    this.#words = words;
     this.#toolCount = words.length;
     const averageLength = SEARCH_FIELDS.map((field) => words.reduce((sum, tool) => sum + tool[field].length, 0) / Math.max(1, words.length) || 1);
     const building = new Map<string, { tools: number[]; weights: number[] }>();
@@ -79,10 +77,8 @@ export class LexicalIndex {
     return count ? Math.log(1 + (this.#toolCount - count + 0.5) / (count + 0.5)) : 0;
   }
 
-  /** Which of `terms` a tool matched, and in which fields (for --explain). */
-  matches(tool: number, terms: readonly string[]): TermMatch[] {
-    const fields = this.#words[tool];
-    if (!fields) return [];
+  /** Which of `terms` a tool with these words matched, and in which fields (for --explain). */
+  static matches(fields: ToolWords, terms: readonly string[]): TermMatch[] {
     const fieldTerms = SEARCH_FIELDS.map((field) => [field, new Set(fields[field].map(stem))] as const);
     return terms
       .map((term) => ({ term, fields: fieldTerms.filter(([, set]) => set.has(term)).map(([field]) => field) }))

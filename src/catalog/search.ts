@@ -5,7 +5,7 @@ import MiniSearch from 'minisearch';
 import type { LoadoutError } from '../shared/index.js';
 import type { CatalogTool } from './catalog.js';
 import { DEFAULT_FIELD_WEIGHTS, LexicalIndex, type FieldWeights, type TermMatch } from './lexicalIndex.js';
-import { contentWordsOf, stem, toolTextOf, toolWordsOf, type ToolWords, type ToolVocabulary } from './searchText.js';
+import { contentWordsOf, stem, toolTextOf, toolWordsOf, type ToolText, type ToolWords, type ToolVocabulary } from './searchText.js';
 import { DEFAULT_ALIGNMENT, SemanticIndex, type AlignmentSettings, type WordAlignment } from './semanticIndex.js';
 import { loadWordVectors, type WordVectors } from './wordVectors.js';
 
@@ -76,7 +76,9 @@ const RARITY_SCALE = 200;
 export class CatalogSearch {
   readonly #tools: readonly CatalogTool[];
   readonly #setup: SearchSetup;
-  readonly #words: ToolWords[];
+  readonly #texts: ToolText[];
+  /** Each tool's words; dropped once both indexes are built (they are most of a big index's memory). */
+  #words: ToolWords[] | undefined;
   readonly #lexical: LexicalIndex;
   #semantic: { index: SemanticIndex; vectors: WordVectors } | 'unavailable' | undefined;
   #suggestions: MiniSearch<{ id: string; name: string; server: string }> | undefined;
@@ -84,7 +86,8 @@ export class CatalogSearch {
   constructor(tools: readonly CatalogTool[], setup: SearchSetup = {}) {
     this.#tools = tools;
     this.#setup = setup;
-    this.#words = tools.map((tool) => toolWordsOf(toolTextOf(tool, setup.vocabulary)));
+    this.#texts = tools.map((tool) => toolTextOf(tool, setup.vocabulary));
+    this.#words = this.#texts.map(toolWordsOf);
     this.#lexical = new LexicalIndex(this.#words, setup.fieldWeights ?? DEFAULT_FIELD_WEIGHTS);
   }
 
@@ -158,7 +161,7 @@ export class CatalogSearch {
     if ((bestAlignment ?? 0) >= STRONG_MATCH) return true;
     const index = this.#tools.indexOf(best.tool);
     const total = terms.reduce((sum, term) => sum + this.#lexical.idf(term), 0);
-    const matched = this.#lexical.matches(index, terms).reduce((sum, match) => sum + this.#lexical.idf(match.term), 0);
+    const matched = LexicalIndex.matches(this.#wordsOf(index), terms).reduce((sum, match) => sum + this.#lexical.idf(match.term), 0);
     return total > 0 && matched / total >= STRONG_MATCH;
   }
 
@@ -166,22 +169,28 @@ export class CatalogSearch {
     const semantic = this.#semanticIndex();
     for (const hit of hits) {
       const index = this.#tools.indexOf(hit.tool);
-      if (hit.lexical) hit.lexical.matches = this.#lexical.matches(index, terms);
-      if (hit.semantic && semantic !== 'unavailable') hit.semantic.alignments = semantic.index.explain(index, words);
+      if (hit.lexical) hit.lexical.matches = LexicalIndex.matches(this.#wordsOf(index), terms);
+      if (hit.semantic && semantic !== 'unavailable') hit.semantic.alignments = semantic.index.explain(this.#wordsOf(index), words);
     }
   }
 
   // Vectors load on the first ranked search (not at start-up), and the index over them with it.
   #semanticIndex(): { index: SemanticIndex; vectors: WordVectors } | 'unavailable' {
     if (this.#semantic) return this.#semantic;
-    if (this.#setup.vectorFile === false) return (this.#semantic = 'unavailable');
-    const load = loadWordVectors(this.#setup.vectorFile);
-    if (!load.ok) {
-      this.#setup.onVectorsUnavailable?.(load.error);
+    const load = this.#setup.vectorFile === false ? undefined : loadWordVectors(this.#setup.vectorFile);
+    if (!load?.ok) {
+      this.#words = undefined;
+      if (load) this.#setup.onVectorsUnavailable?.(load.error);
       return (this.#semantic = 'unavailable');
     }
-    const index = new SemanticIndex(this.#words, load.vectors, this.#setup.alignment ?? DEFAULT_ALIGNMENT);
+    const index = new SemanticIndex(this.#words ?? this.#texts.map(toolWordsOf), load.vectors, this.#setup.alignment ?? DEFAULT_ALIGNMENT);
+    this.#words = undefined;
     return (this.#semantic = { index, vectors: load.vectors });
+  }
+
+  /** One tool's words, from the build if still kept, else tokenized again (explain, strength). */
+  #wordsOf(index: number): ToolWords {
+    return this.#words?.[index] ?? toolWordsOf(this.#texts[index]!);
   }
 
   #suggestionIndex(): MiniSearch<{ id: string; name: string; server: string }> {

@@ -41,17 +41,17 @@ export class SemanticIndex {
   readonly #hasVector: Uint8Array;
   /** For each vocabulary word, the tools that contain it and the field weight of the best field. */
   readonly #postings: { tools: Int32Array; weights: Float32Array }[] = [];
-  readonly #toolWords: Map<number, number>[];
+  readonly #idOf = new Map<string, number>();
   readonly #rows = new Map<string, Float32Array>();
   readonly #toolCount: number;
 
   constructor(toolWords: readonly ToolWords[], vectors: WordVectors, settings: AlignmentSettings = DEFAULT_ALIGNMENT) {
     this.#vectors = vectors;
     this.#settings = settings;
-    const idOf = new Map<string, number>();
+    const idOf = this.#idOf;
     const building: { tools: number[]; weights: number[] }[] = [];
     this.#toolCount = toolWords.length;
-    this.#toolWords = toolWords.map((fields, tool) => {
+    toolWords.forEach((fields, tool) => {
       const words = new Map<number, number>();
       for (const field of SEARCH_FIELDS) {
         const weight = settings.fields[field] ?? 0;
@@ -72,7 +72,6 @@ export class SemanticIndex {
         building[id]!.tools.push(tool);
         building[id]!.weights.push(weight);
       }
-      return words;
     });
     for (const { tools, weights } of building) this.#postings.push({ tools: Int32Array.from(tools), weights: Float32Array.from(weights) });
     const dimensions = vectors.dimensions;
@@ -119,13 +118,12 @@ export class SemanticIndex {
   }
 
   /** The best alignment of each query word within one tool (for --explain). */
-  explain(tool: number, words: readonly string[]): WordAlignment[] {
-    const toolWords = this.#toolWords[tool];
-    if (!toolWords) return [];
+  explain(fields: ToolWords, words: readonly string[]): WordAlignment[] {
+    const toolWords = new Set(SEARCH_FIELDS.flatMap((field) => ((this.#settings.fields[field] ?? 0) > 0 ? fields[field] : [])).map((word) => this.#idOf.get(word)!));
     return words.flatMap((word) => {
       const similarities = this.#similarityRow(word);
       let best: WordAlignment | undefined;
-      for (const id of toolWords.keys()) {
+      for (const id of toolWords) {
         const similarity = similarities[id]!;
         if (similarity > (best?.similarity ?? this.#settings.floor)) best = { word, closest: this.#vocabulary[id]!, similarity: Math.round(similarity * 100) / 100 };
       }
