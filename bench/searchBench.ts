@@ -105,10 +105,10 @@ function heapAndBuffersMb(): number {
 function scale(): string[] {
   const { tools, queries } = loadDevSet();
   const many = replicate(tools, SCALE_TOOLS);
+  const before = heapAndBuffersMb();
   const vectorStart = performance.now();
   loadWordVectors();
   const vectorMs = performance.now() - vectorStart;
-  const before = heapAndBuffersMb();
   const buildStart = performance.now();
   const buildCpu = cpuMs();
   const engine = new CatalogSearch(many);
@@ -136,7 +136,7 @@ function scale(): string[] {
     `  vector file load (once per process, on the first query): ${vectorMs.toFixed(0)} ms`,
     `  index build: ${buildMs.toFixed(0)} ms (word index ${lexicalMs.toFixed(0)} ms + vector index on first query; CPU ${buildCpuMs.toFixed(0)} ms) — target ≤ ${TARGETS.buildMs} ms: ${mark(buildMs <= TARGETS.buildMs)}`,
     `  query p50 ${p50.toFixed(2)} ms, p95 ${p95.toFixed(2)} ms over ${samples.length} queries (CPU p50 ${percentile(cpuSamples, 50).toFixed(2)} ms, p95 ${percentile(cpuSamples, 95).toFixed(2)} ms) — targets ≤ ${TARGETS.p50Ms} / ≤ ${TARGETS.p95Ms} ms: ${mark(p50 <= TARGETS.p50Ms && p95 <= TARGETS.p95Ms)}`,
-    `  memory added by the index: ${addedMb.toFixed(1)} MB (heap + array buffers${globalThis.gc ? ', after gc' : ', run with --expose-gc for a settled figure'}) — target ≤ ${TARGETS.memoryMb} MB: ${mark(addedMb <= TARGETS.memoryMb)}`,
+    `  memory added by the index and the vectors: ${addedMb.toFixed(1)} MB (heap + array buffers${globalThis.gc ? ', after gc' : ', run with --expose-gc for a settled figure'}) — target ≤ ${TARGETS.memoryMb} MB: ${mark(addedMb <= TARGETS.memoryMb)}`,
   ];
 }
 
@@ -152,5 +152,6 @@ console.log(evaluateRow('loadout, word matches only (vector file unavailable)', 
 const { all } = hybrid;
 const met = all['recall@3'] >= TARGETS.recallAt3 && all['recall@10'] >= TARGETS.recallAt10 && all.mrr10 >= TARGETS.mrrAt10;
 console.log(`targets R@3 ≥ 35 %, R@10 ≥ 60 %, MRR@10 ≥ 0.30: ${met ? 'met' : 'not met'}\n`);
-if (process.argv.includes('--ablations')) console.log(`${ablations().join('\n')}\n`);
-console.log(scale().join('\n'));
+// Scale first: it measures the memory the vectors add, so they must not be loaded yet.
+console.log(`${scale().join('\n')}\n`);
+if (process.argv.includes('--ablations')) console.log(ablations().join('\n'));
