@@ -7,6 +7,9 @@ import type { ServerPool } from '../downstream/index.js';
 import { errorMessage, type Logger } from '../shared/index.js';
 import { Catalog } from './catalog.js';
 import { readDefinitionCache, writeDefinitionCache, type CachedServerTools, type DefinitionCache } from './definitionCache.js';
+import { LearnedWordsStore } from './learnedWords.js';
+import { SearchLearning } from './searchLearning.js';
+import { keywordsOf, readSynonyms } from './searchVocabulary.js';
 import { recordDiscoveredTools } from './switchboard.js';
 
 let vectorWarningGiven = false;
@@ -33,6 +36,10 @@ export interface CatalogStoreOptions {
   logger: Logger;
   /** servers.yaml: when set, discoveries are smart-merged into its `tools:` maps. */
   serversFile?: string;
+  /** Where words learned from use are kept (data dir); without it nothing is learned. */
+  learnedWordsFile?: string;
+  /** The user's synonym groups (config dir), read with the cached definitions. */
+  synonymsFile?: string;
 }
 
 /** The current catalog and the operations that produce a new one. */
@@ -46,10 +53,17 @@ export class CatalogStore {
   #loaded: Promise<void> | undefined;
   readonly #discovering = new Set<string>();
   readonly #listeners = new Set<(catalog: Catalog) => void>();
+  #learned: ReadonlyMap<string, string> = new Map();
+  #synonyms: ReadonlyMap<string, string[]> = new Map();
+  readonly #learnedWords: LearnedWordsStore | undefined;
+  /** Records what sessions use after a search; a no-op without a learned-words file. */
+  readonly learning: SearchLearning | undefined;
 
   constructor(options: CatalogStoreOptions) {
     this.#options = options;
     this.#configs = options.configs;
+    this.#learnedWords = options.learnedWordsFile ? new LearnedWordsStore(options.learnedWordsFile) : undefined;
+    this.learning = this.#learnedWords ? new SearchLearning(this.#learnedWords, () => this.#reloadLearned()) : undefined;
     this.#current = this.#build();
   }
 
@@ -198,7 +212,8 @@ export class CatalogStore {
   }
 
   async #read(configs?: Record<string, ServerConfig>): Promise<void> {
-    this.#definitions = await readDefinitionCache(this.#options.cacheFile);
+    const [definitions] = await Promise.all([readDefinitionCache(this.#options.cacheFile), this.#readVocabulary()]);
+    this.#definitions = definitions;
     // With new configs (a servers.yaml edit, perhaps by `loadout refresh`), both change in one catalog.
     if (configs) this.#configs = configs;
     this.#replace();
@@ -217,8 +232,26 @@ export class CatalogStore {
       definitions: this.#definitions,
       descriptionOverrides: this.#overrides,
       blockChangedTools: this.#options.settings.block_changed_tools,
-      search: { onVectorsUnavailable: this.#vectorsUnavailable },
+      search: {
+        onVectorsUnavailable: this.#vectorsUnavailable,
+        vocabulary: { keywords: keywordsOf(this.#configs), learned: this.#learned },
+        synonyms: this.#synonyms,
+      },
     });
+  }
+
+  // Learned words and synonyms are hints: an unreadable file is logged and searched without.
+  async #readVocabulary(): Promise<void> {
+    const { logger, synonymsFile } = this.#options;
+    const [learned, synonyms] = await Promise.allSettled([this.#learnedWords?.read(), synonymsFile ? readSynonyms(synonymsFile) : undefined]);
+    if (learned.status === 'fulfilled' && learned.value) this.#learned = learned.value;
+    if (synonyms.status === 'fulfilled' && synonyms.value) this.#synonyms = synonyms.value;
+    if (synonyms.status === 'rejected') logger.error({ mod: 'catalog', err: errorMessage(synonyms.reason) }, 'synonyms file ignored');
+  }
+
+  async #reloadLearned(): Promise<void> {
+    this.#learned = (await this.#learnedWords?.read()) ?? new Map();
+    this.#replace();
   }
 
   #replace(): void {

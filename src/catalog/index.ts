@@ -7,3 +7,6 @@ export { CatalogSearch, MAX_QUERY_WORDS, type SearchOptions, type SearchResult, 
 export { loadWordVectors, WordVectors, defaultWordVectorFile } from './wordVectors.js';
 export { recordDiscoveredTools, type SwitchboardUpdate } from './switchboard.js';
 export { toolHash, summaryOf } from './toolHash.js';
+export { LearnedWordsStore, type LearnedWordsLimits } from './learnedWords.js';
+export { SearchLearning } from './searchLearning.js';
+export { keywordsOf, readSynonyms } from './searchVocabulary.js';

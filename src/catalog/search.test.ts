@@ -162,3 +162,25 @@ describe('word-vector file', () => {
     expect(onVectorsUnavailable.mock.calls[0]![0].message).toMatch(/corrupt/);
   });
 });
+
+describe('the user\'s and learned vocabulary', () => {
+  const tools = [catalogTool('tracker', 'create_issue', 'Create a new issue.'), catalogTool('tracker', 'get_cycle', 'Get the active cycle of a team.')];
+
+  it('searches per-tool keywords from servers.yaml', () => {
+    expect(ids(new CatalogSearch(tools, { vectorFile: false }), 'sprint')).toEqual([]);
+    const search = new CatalogSearch(tools, { vectorFile: false, vocabulary: { keywords: new Map([['tracker.get_cycle', 'sprint iteration']]) } });
+    expect(ids(search, 'current sprint')).toEqual(['tracker.get_cycle']);
+  });
+
+  it('expands a query word to its synonyms', () => {
+    const search = new CatalogSearch(tools, { vectorFile: false, synonyms: new Map([['ticket', ['issue']]]) });
+    expect(ids(search, 'file a ticket')[0]).toBe('tracker.create_issue');
+  });
+
+  it('searches learned words as a low-weight field: they reorder, they do not outrank the name', () => {
+    const learned = new Map([['tracker.get_cycle', 'issue']]);
+    const search = new CatalogSearch(tools, { vectorFile: false, vocabulary: { learned } });
+    expect(ids(search, 'issue')).toEqual(['tracker.create_issue', 'tracker.get_cycle']);
+    expect(ids(new CatalogSearch(tools, { vectorFile: false, vocabulary: { learned: new Map([['tracker.get_cycle', 'sprint']]) } }), 'sprint')).toEqual(['tracker.get_cycle']);
+  });
+});

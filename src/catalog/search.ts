@@ -20,6 +20,8 @@ export interface SearchOptions {
 /** How a catalog search ranks; every part has a default. */
 export interface SearchSetup {
   vocabulary?: ToolVocabulary;
+  /** The user's synonyms: a query word also searches for these words. */
+  synonyms?: ReadonlyMap<string, readonly string[]>;
   /** The word-vector file, or false for word matching only; default: the one shipped with loadout. */
   vectorFile?: string | false;
   /** Told once per catalog when the vectors cannot be loaded (ranking goes on without them). */
@@ -116,7 +118,8 @@ export class CatalogSearch {
   }
 
   #rank(query: string, explain: boolean, explainLimit = 0): { ranked: RankedTool[]; strong: boolean; words: string[] } {
-    const words = [...new Set(queryWordsOf(query))].slice(0, MAX_QUERY_WORDS);
+    const asked = queryWordsOf(query).slice(0, MAX_QUERY_WORDS);
+    const words = [...new Set([...asked, ...asked.flatMap((word) => this.#setup.synonyms?.get(word) ?? [])])];
     const terms = [...new Set(words.map(stem))];
     const semantic = this.#semanticIndex();
     const fusion = this.#setup.fusion ?? DEFAULT_FUSION;

@@ -13,6 +13,10 @@ export interface LoadoutPaths {
   catalogCacheFile: string;
   /** servers.yaml parsed, keyed by its text's hash (a warm-start shortcut). */
   parsedServersFile: string;
+  /** Words learned from use for catalog search. */
+  learnedWordsFile: string;
+  /** The user's synonym groups for catalog search (optional). */
+  synonymsFile: string;
 }
 
 /** Resolve paths: explicit option, then $LOADOUT_CONFIG_DIR / $LOADOUT_DATA_DIR, then XDG defaults. */
@@ -28,5 +32,7 @@ export function resolvePaths(options: { configDir?: string; dataDir?: string } =
     stateFile: path.join(dataDir, 'state.json'),
     catalogCacheFile: path.join(dataDir, 'catalog.json'),
     parsedServersFile: path.join(dataDir, 'servers.parsed.json'),
+    learnedWordsFile: path.join(dataDir, 'learned-words.json'),
+    synonymsFile: path.join(configDir, 'synonyms.yaml'),
   };
 }

@@ -19,6 +19,8 @@ export const ToolSettingSchema = z.strictObject({
   description: z.string().optional(),
   stale: z.boolean().optional(),
   hash: z.string().optional(),
+  /** The user's own words for the tool, searched by discover-all-tools (kept by refresh). */
+  keywords: z.array(z.string().min(1).max(100)).max(50).optional(),
 });
 export type ToolSetting = z.infer<typeof ToolSettingSchema>;
 

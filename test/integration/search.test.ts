@@ -52,6 +52,41 @@ describe('discover-all-tools with a query', () => {
   });
 });
 
+describe('learning from use', () => {
+  const sandbox = useGatewaySandbox();
+  const NOTES = [
+    { name: 'archive_note', description: 'Move a note to the archive.' },
+    { name: 'delete_note', description: 'Delete a note.' },
+    { name: 'store_item', description: 'Keep an item in the store.' },
+  ];
+
+  it('a query followed by an equip makes the same query rank that tool first, in a new session too', async () => {
+    await writeServersYaml(sandbox.dirs.configDir, { notes: await mutableServer(sandbox.dirs.root, 'notes', NOTES) });
+    const query = { query: 'zebra protocol for the quarterly memo' };
+    const first = await sandbox.start();
+    const before = textOf(await first.client.callTool({ name: 'discover-all-tools', arguments: query }));
+    expect(linesOf(before)[1]).not.toMatch(/^notes\.archive_note/);
+    const built = await first.client.callTool({ name: 'build-toolset', arguments: { name: 'memo', tools: ['notes.archive_note'], equip: true } });
+    expect(built.isError).toBeFalsy();
+    expect(linesOf(textOf(await first.client.callTool({ name: 'discover-all-tools', arguments: query })))[1]).toMatch(/^\* notes\.archive_note — /);
+    await first.close();
+
+    const second = await sandbox.start();
+    const after = textOf(await second.client.callTool({ name: 'discover-all-tools', arguments: query }));
+    expect(linesOf(after)[1]).toMatch(/^(\* )?notes\.archive_note — Move a note to the archive\./);
+  });
+
+  it('learns nothing from a query that led nowhere, or from equipping everything', async () => {
+    await writeServersYaml(sandbox.dirs.configDir, { notes: await mutableServer(sandbox.dirs.root, 'notes', NOTES) });
+    const gateway = await sandbox.start();
+    await gateway.client.callTool({ name: 'discover-all-tools', arguments: { query: 'zebra protocol' } });
+    await gateway.client.callTool({ name: 'equip-toolset', arguments: { name: 'all' } });
+    await gateway.client.callTool({ name: 'discover-all-tools', arguments: { query: 'unicorn ledger' } });
+    const text = textOf(await gateway.client.callTool({ name: 'discover-all-tools', arguments: { query: 'zebra protocol' } }));
+    expect(text).toMatch(/^0 tools matching/);
+  });
+});
+
 describe('loadout search', () => {
   let dirs: TempDirs;
   beforeEach(async () => {

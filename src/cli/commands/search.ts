@@ -1,7 +1,7 @@
 // `loadout search "QUERY"`: the catalog ranked for a query as discover-all-tools ranks it, and with
 // --explain which fields and words earned each tool its place.
 import type { Command } from 'commander';
-import type { RankedTool } from '../../catalog/index.js';
+import { Catalog, LearnedWordsStore, keywordsOf, readSynonyms, type RankedTool } from '../../catalog/index.js';
 import { LoadoutError } from '../../shared/index.js';
 import { loadConfigView, requireServer } from '../configView.js';
 import { paint, printJson, printLines, printNote } from '../output.js';
@@ -29,7 +29,15 @@ export function registerSearch(program: Command): void {
       const { paths } = commandEnvironment(command);
       const view = await loadConfigView(paths);
       if (options.server !== undefined) requireServer(view.config, options.server);
-      const explained = view.catalog.explain(query, MAX_LIMIT);
+      // Ranked with the same vocabulary as discover-all-tools: keywords, synonyms, learned words.
+      const [learned, synonyms] = await Promise.all([new LearnedWordsStore(paths.learnedWordsFile).read(), readSynonyms(paths.synonymsFile)]);
+      const catalog = Catalog.build({
+        configs: view.config.servers,
+        definitions: view.definitions,
+        blockChangedTools: view.config.gateway.block_changed_tools,
+        search: { vocabulary: { keywords: keywordsOf(view.config.servers), learned }, synonyms },
+      });
+      const explained = catalog.explain(query, MAX_LIMIT);
       const ranked = explained.ranked.filter((hit) => options.server === undefined || hit.tool.server === options.server).slice(0, limit);
       if (options.json) {
         printJson({ query, words: explained.words, strong: explained.strong, vectors: explained.vectors, tools: ranked.map((hit) => jsonOf(hit, options.explain === true)) });

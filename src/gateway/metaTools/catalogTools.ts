@@ -5,6 +5,7 @@ import { resolveCatalogName } from '../../registry/index.js';
 import { LoadoutError } from '../../shared/index.js';
 import { clientCallOf, forwardCall } from '../forward.js';
 import { defineMetaTool, textResult } from './metaTool.js';
+import { creditSearch } from './searchFeedback.js';
 import { unknownToolError } from './unknownTool.js';
 
 const DESCRIPTION_WIDTH = 140;
@@ -33,6 +34,7 @@ export const discoverAllTools = defineMetaTool({
       throw new LoadoutError('SERVER_NOT_FOUND', `Server '${args.server}' is not configured; servers: ${known}`);
     }
     const ranked = Boolean(args.query?.trim());
+    if (ranked) gateway.catalog.learning?.queried(session, args.query!);
     const limit = args.limit ?? (ranked ? RANKED_PAGE : LISTED_PAGE);
     const { total, tools, strong } = catalog.search({ ...args, limit });
     const exposedIds = new Map([...(await session.settledSnapshot()).routes].map(([name, route]) => [route.id, name]));
@@ -72,6 +74,7 @@ export const callTool = defineMetaTool({
     const tool = resolveCatalogName(catalog, args.tool, gateway.naming);
     if (!tool) throw unknownToolError(gateway, catalog, args.tool);
     if (!tool.enabled) throw new LoadoutError('TOOL_DISABLED', `${tool.id} is disabled in servers.yaml (enabled: false); it cannot be called.`);
+    void creditSearch(gateway, session, [tool.id]);
     return forwardCall(gateway.pool, { server: tool.server, tool: tool.name, id: tool.id }, args.arguments, clientCallOf(extra), session.server);
   },
 });
