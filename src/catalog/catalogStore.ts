@@ -2,11 +2,12 @@
 // servers.yaml reload, a promoted description. Listeners hear about each new catalog.
 import pLimit from 'p-limit';
 import { isDeepStrictEqual } from 'node:util';
-import type { GatewaySettings, ServerConfig, ToolMergeReport } from '../config/index.js';
+import type { EmbeddingsSettings, GatewaySettings, ServerConfig, ToolMergeReport } from '../config/index.js';
 import type { ServerPool } from '../downstream/index.js';
 import { errorMessage, type Logger } from '../shared/index.js';
 import { Catalog } from './catalog.js';
 import { readDefinitionCache, writeDefinitionCache, type CachedServerTools, type DefinitionCache } from './definitionCache.js';
+import { EmbeddingRanking } from './embeddingRanking.js';
 import { LearnedWordsStore } from './learnedWords.js';
 import { SearchLearning } from './searchLearning.js';
 import { keywordsOf, readSynonyms } from './searchVocabulary.js';
@@ -40,6 +41,8 @@ export interface CatalogStoreOptions {
   learnedWordsFile?: string;
   /** The user's synonym groups (config dir), read with the cached definitions. */
   synonymsFile?: string;
+  /** `search.embeddings` and where tool embeddings are cached (data dir). */
+  embeddings?: { settings: EmbeddingsSettings; cacheFile: string };
 }
 
 /** The current catalog and the operations that produce a new one. */
@@ -56,6 +59,7 @@ export class CatalogStore {
   #learned: ReadonlyMap<string, string> = new Map();
   #synonyms: ReadonlyMap<string, string[]> = new Map();
   readonly #learnedWords: LearnedWordsStore | undefined;
+  readonly #embeddings: EmbeddingRanking | undefined;
   /** Records what sessions use after a search; a no-op without a learned-words file. */
   readonly learning: SearchLearning | undefined;
 
@@ -63,6 +67,7 @@ export class CatalogStore {
     this.#options = options;
     this.#configs = options.configs;
     this.#learnedWords = options.learnedWordsFile ? new LearnedWordsStore(options.learnedWordsFile) : undefined;
+    this.#embeddings = options.embeddings ? new EmbeddingRanking(options.embeddings.settings, options.embeddings.cacheFile, options.logger) : undefined;
     this.learning = this.#learnedWords ? new SearchLearning(this.#learnedWords, () => this.#reloadLearned()) : undefined;
     this.#current = this.#build();
   }
@@ -82,6 +87,11 @@ export class CatalogStore {
   /** The server configs the catalog is built from. */
   get configs(): Readonly<Record<string, ServerConfig>> {
     return this.#configs;
+  }
+
+  /** The embeddings model's scores for `query` over the enabled tools; undefined without one or on failure. */
+  async modelScores(query: string): Promise<ReadonlyMap<string, number> | undefined> {
+    return this.#embeddings?.scores(query, this.#current.visible());
   }
 
   /** Subscribe to new catalogs; returns the unsubscribe function. */

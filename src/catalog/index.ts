@@ -10,3 +10,4 @@ export { toolHash, summaryOf } from './toolHash.js';
 export { LearnedWordsStore, type LearnedWordsLimits } from './learnedWords.js';
 export { SearchLearning } from './searchLearning.js';
 export { keywordsOf, readSynonyms } from './searchVocabulary.js';
+export { EmbeddingRanking } from './embeddingRanking.js';

@@ -15,6 +15,8 @@ export interface SearchOptions {
   server?: string;
   limit: number;
   offset: number;
+  /** Scores by tool id from an embeddings model (`search.embeddings`), fused as a fourth ranking. */
+  modelScores?: ReadonlyMap<string, number>;
 }
 
 /** How a catalog search ranks; every part has a default. */
@@ -45,9 +47,11 @@ export interface FusionSettings {
   expanded: number;
   /** How many nearest catalog words a query word adds, and the least similarity they need. */
   expansion: { neighbours: number; floor: number };
+  /** The embeddings model's ranking, when one is configured. */
+  model: number;
 }
 
-export const DEFAULT_FUSION: FusionSettings = { k: 20, lexical: 1, semantic: 1, expanded: 1, expansion: { neighbours: 8, floor: 0.4 } };
+export const DEFAULT_FUSION: FusionSettings = { k: 20, lexical: 1, semantic: 1, expanded: 1, expansion: { neighbours: 8, floor: 0.4 }, model: 1.5 };
 
 /** Why a tool ranked where it did (`loadout search --explain`). */
 export interface RankedTool {
@@ -94,12 +98,12 @@ export class CatalogSearch {
   }
 
   /** Ranked (with a query) or listed (without) tools, filtered by server and paged. */
-  search({ query, server, limit, offset }: SearchOptions): SearchResult {
+  search({ query, server, limit, offset, modelScores }: SearchOptions): SearchResult {
     if (!query?.trim()) {
       const matches = server ? this.#tools.filter((tool) => tool.server === server) : this.#tools;
       return { total: matches.length, tools: matches.slice(offset, offset + limit), strong: true };
     }
-    const { ranked, strong } = this.#rank(query, false);
+    const { ranked, strong } = this.#rank(query, false, 0, modelScores);
     const matches = server ? ranked.filter((hit) => hit.tool.server === server) : ranked;
     return { total: matches.length, tools: matches.slice(offset, offset + limit).map((hit) => hit.tool), strong };
   }
@@ -117,7 +121,7 @@ export class CatalogSearch {
     return hits.slice(0, limit).map((hit) => hit.id as string);
   }
 
-  #rank(query: string, explain: boolean, explainLimit = 0): { ranked: RankedTool[]; strong: boolean; words: string[] } {
+  #rank(query: string, explain: boolean, explainLimit = 0, modelScores?: ReadonlyMap<string, number>): { ranked: RankedTool[]; strong: boolean; words: string[] } {
     const asked = queryWordsOf(query).slice(0, MAX_QUERY_WORDS);
     const words = [...new Set([...asked, ...asked.flatMap((word) => this.#setup.synonyms?.get(word) ?? [])])];
     const terms = [...new Set(words.map(stem))];
@@ -142,6 +146,7 @@ export class CatalogSearch {
     add(lexical, fusion.lexical, (hit, rank, score) => (hit.lexical = { rank, score, matches: [] }));
     add(aligned, fusion.semantic, (hit, rank, score) => (hit.semantic = { rank, score, alignments: [] }));
     add(expanded, fusion.expanded);
+    if (modelScores) add(sortedScores(Float64Array.from(this.#tools, (tool) => Math.max(0, modelScores.get(tool.id) ?? 0))), fusion.model);
     const ranked = [...fused.values()].sort((a, b) => b.score - a.score || a.tool.id.localeCompare(b.tool.id));
     if (explain) this.#addReasons(ranked.slice(0, explainLimit), terms, words);
     return { ranked, strong: this.#isStrong(ranked[0], terms, aligned[0]?.[1]), words };

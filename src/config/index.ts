@@ -8,6 +8,8 @@ export {
   ServerConfigSchema,
   GatewaySettingsSchema,
   ServersFileSchema,
+  EmbeddingsSettingsSchema,
+  SearchSettingsSchema,
   ToolsetSchema,
   transportOf,
   type ToolSetting,
@@ -15,6 +17,8 @@ export {
   type ServerConfig,
   type GatewaySettings,
   type ServersFile,
+  type EmbeddingsSettings,
+  type SearchSettings,
   type Toolset,
 } from './schema.js';
 export { resolvePaths, type LoadoutPaths } from './paths.js';

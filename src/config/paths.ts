@@ -17,6 +17,8 @@ export interface LoadoutPaths {
   learnedWordsFile: string;
   /** The user's synonym groups for catalog search (optional). */
   synonymsFile: string;
+  /** Tool embeddings from `search.embeddings`, by model and tool hash. */
+  embeddingsCacheFile: string;
 }
 
 /** Resolve paths: explicit option, then $LOADOUT_CONFIG_DIR / $LOADOUT_DATA_DIR, then XDG defaults. */
@@ -34,5 +36,6 @@ export function resolvePaths(options: { configDir?: string; dataDir?: string } =
     parsedServersFile: path.join(dataDir, 'servers.parsed.json'),
     learnedWordsFile: path.join(dataDir, 'learned-words.json'),
     synonymsFile: path.join(configDir, 'synonyms.yaml'),
+    embeddingsCacheFile: path.join(dataDir, 'embeddings-cache.json'),
   };
 }

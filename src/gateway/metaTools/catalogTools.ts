@@ -36,7 +36,8 @@ export const discoverAllTools = defineMetaTool({
     const ranked = Boolean(args.query?.trim());
     if (ranked) gateway.catalog.learning?.queried(session, args.query!);
     const limit = args.limit ?? (ranked ? RANKED_PAGE : LISTED_PAGE);
-    const { total, tools, strong } = catalog.search({ ...args, limit });
+    const modelScores = ranked ? await gateway.catalog.modelScores(args.query!) : undefined;
+    const { total, tools, strong } = catalog.search({ ...args, limit, ...(modelScores ? { modelScores } : {}) });
     const exposedIds = new Map([...(await session.settledSnapshot()).routes].map(([name, route]) => [route.id, name]));
     if (args.detail) {
       return textResult(JSON.stringify({ total, offset: args.offset, tools: tools.map((tool) => detailOf(tool, exposedIds.get(tool.id))) }, null, 1));
