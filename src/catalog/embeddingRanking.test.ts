@@ -52,7 +52,7 @@ beforeAll(async () => {
         const vectors = input.map(embed);
         response.end(JSON.stringify(request.url === '/api/embed' ? { embeddings: vectors } : { data: vectors.map((embedding, index) => ({ embedding, index })).reverse() }));
       };
-      if (behaviour === 'slow') setTimeout(answer, 1000).unref();
+      if (behaviour === 'slow') setTimeout(answer, 5000).unref();
       else answer();
     });
   });
@@ -85,7 +85,7 @@ function capturingLogger(): Logger & { warnings: string[] } {
 }
 
 function settings(extra: Partial<EmbeddingsSettings> = {}): EmbeddingsSettings {
-  return EmbeddingsSettingsSchema.parse({ url: baseUrl, api: 'ollama', model: 'fake-embed', query_prefix: 'query: ', document_prefix: 'doc: ', timeout_ms: 300, ...extra });
+  return EmbeddingsSettingsSchema.parse({ url: baseUrl, api: 'ollama', model: 'fake-embed', query_prefix: 'query: ', document_prefix: 'doc: ', timeout_ms: 10_000, ...extra });
 }
 const cacheFile = () => path.join(mkdtempSync(path.join(tmpdir(), 'loadout-embed-')), 'embeddings-cache.json');
 const documentRequests = () => received.filter((request) => request.input.some((text) => text.startsWith('doc: ')));
@@ -120,7 +120,7 @@ describe('EmbeddingRanking', () => {
 
   it('falls back (undefined) on a slow or failing endpoint, logging once until it recovers', async () => {
     const logger = capturingLogger();
-    const ranking = new EmbeddingRanking(settings(), cacheFile(), logger);
+    const ranking = new EmbeddingRanking(settings({ timeout_ms: 200 }), cacheFile(), logger);
     behaviour = 'slow';
     expect(await ranking.scores('sprint', TOOLS)).toBeUndefined();
     behaviour = 'fail';
