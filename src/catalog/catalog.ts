@@ -112,8 +112,8 @@ export class Catalog {
   }
 
   /** The ranking of `query` with the reasons for each place (`loadout search --explain`). */
-  explain(query: string, limit: number): ReturnType<CatalogSearch['explain']> {
-    return this.#index().explain(query, limit);
+  explain(query: string, limit: number, modelScores?: ReadonlyMap<string, number>): ReturnType<CatalogSearch['explain']> {
+    return this.#index().explain(query, limit, modelScores);
   }
 
   /** Up to `limit` enabled tool ids that look like `name` (for "did you mean"). */

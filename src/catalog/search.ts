@@ -109,8 +109,8 @@ export class CatalogSearch {
   }
 
   /** The full ranking of `query` with each tool's reasons. */
-  explain(query: string, limit: number): { ranked: RankedTool[]; strong: boolean; words: string[]; vectors: boolean } {
-    const { ranked, strong, words } = this.#rank(query, true, limit);
+  explain(query: string, limit: number, modelScores?: ReadonlyMap<string, number>): { ranked: RankedTool[]; strong: boolean; words: string[]; vectors: boolean } {
+    const { ranked, strong, words } = this.#rank(query, true, limit, modelScores);
     return { ranked: ranked.slice(0, limit), strong, words, vectors: typeof this.#semantic === 'object' };
   }
 

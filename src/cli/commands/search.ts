@@ -1,7 +1,7 @@
 // `loadout search "QUERY"`: the catalog ranked for a query as discover-all-tools ranks it, and with
 // --explain which fields and words earned each tool its place.
 import type { Command } from 'commander';
-import { Catalog, LearnedWordsStore, keywordsOf, readSynonyms, type RankedTool } from '../../catalog/index.js';
+import { Catalog, EmbeddingRanking, LearnedWordsStore, keywordsOf, readSynonyms, type RankedTool } from '../../catalog/index.js';
 import { LoadoutError } from '../../shared/index.js';
 import { loadConfigView, requireServer } from '../configView.js';
 import { paint, printJson, printLines, printNote } from '../output.js';
@@ -26,7 +26,7 @@ export function registerSearch(program: Command): void {
         throw new LoadoutError('INVALID_ARGUMENT', `--limit must be a whole number from 1 to ${MAX_LIMIT}, got '${options.limit}'`);
       }
       if (!query.trim()) throw new LoadoutError('INVALID_ARGUMENT', 'The query is empty; say what the tool should do, e.g. loadout search "read a file"');
-      const { paths } = commandEnvironment(command);
+      const { paths, logger } = commandEnvironment(command);
       const view = await loadConfigView(paths);
       if (options.server !== undefined) requireServer(view.config, options.server);
       // Ranked with the same vocabulary as discover-all-tools: keywords, synonyms, learned words.
@@ -37,7 +37,9 @@ export function registerSearch(program: Command): void {
         blockChangedTools: view.config.gateway.block_changed_tools,
         search: { vocabulary: { keywords: keywordsOf(view.config.servers), learned }, synonyms },
       });
-      const explained = catalog.explain(query, MAX_LIMIT);
+      const embeddings = view.config.search.embeddings;
+      const modelScores = embeddings ? await new EmbeddingRanking(embeddings, paths.embeddingsCacheFile, logger).scores(query, catalog.visible()) : undefined;
+      const explained = catalog.explain(query, MAX_LIMIT, modelScores);
       const ranked = explained.ranked.filter((hit) => options.server === undefined || hit.tool.server === options.server).slice(0, limit);
       if (options.json) {
         printJson({ query, words: explained.words, strong: explained.strong, vectors: explained.vectors, tools: ranked.map((hit) => jsonOf(hit, options.explain === true)) });
