@@ -10,7 +10,8 @@ import { readDefinitionCache, writeDefinitionCache, type CachedServerTools, type
 import { EmbeddingRanking } from './embeddingRanking.js';
 import { LearnedWordsStore } from './learnedWords.js';
 import { SearchLearning } from './searchLearning.js';
-import { keywordsOf, readSynonyms } from './searchVocabulary.js';
+import { ExampleRequestsStore } from './exampleRequests.js';
+import { examplesByTool, keywordsOf, readSynonyms } from './searchVocabulary.js';
 import { recordDiscoveredTools } from './switchboard.js';
 
 let vectorWarningGiven = false;
@@ -41,6 +42,8 @@ export interface CatalogStoreOptions {
   learnedWordsFile?: string;
   /** The user's synonym groups (config dir), read with the cached definitions. */
   synonymsFile?: string;
+  /** Example requests from `loadout search enrich` (data dir). */
+  exampleRequestsFile?: string;
   /** `search.embeddings` and where tool embeddings are cached (data dir). */
   embeddings?: { settings: EmbeddingsSettings; cacheFile: string };
 }
@@ -58,6 +61,8 @@ export class CatalogStore {
   readonly #listeners = new Set<(catalog: Catalog) => void>();
   #learned: ReadonlyMap<string, string> = new Map();
   #synonyms: ReadonlyMap<string, string[]> = new Map();
+  /** Example requests by tool hash. */
+  #examples: ReadonlyMap<string, string[]> = new Map();
   readonly #learnedWords: LearnedWordsStore | undefined;
   readonly #embeddings: EmbeddingRanking | undefined;
   /** Records what sessions use after a search; a no-op without a learned-words file. */
@@ -244,7 +249,7 @@ export class CatalogStore {
       blockChangedTools: this.#options.settings.block_changed_tools,
       search: {
         onVectorsUnavailable: this.#vectorsUnavailable,
-        vocabulary: { keywords: keywordsOf(this.#configs), learned: this.#learned },
+        vocabulary: { keywords: keywordsOf(this.#configs), learned: this.#learned, examples: examplesByTool(this.#definitions, this.#examples) },
         synonyms: this.#synonyms,
       },
     });
@@ -252,8 +257,13 @@ export class CatalogStore {
 
   // Learned words and synonyms are hints: an unreadable file is logged and searched without.
   async #readVocabulary(): Promise<void> {
-    const { logger, synonymsFile } = this.#options;
-    const [learned, synonyms] = await Promise.allSettled([this.#learnedWords?.read(), synonymsFile ? readSynonyms(synonymsFile) : undefined]);
+    const { logger, synonymsFile, exampleRequestsFile } = this.#options;
+    const [learned, synonyms, examples] = await Promise.allSettled([
+      this.#learnedWords?.read(),
+      synonymsFile ? readSynonyms(synonymsFile) : undefined,
+      exampleRequestsFile ? new ExampleRequestsStore(exampleRequestsFile).read() : undefined,
+    ]);
+    if (examples.status === 'fulfilled' && examples.value) this.#examples = examples.value;
     if (learned.status === 'fulfilled' && learned.value) this.#learned = learned.value;
     if (synonyms.status === 'fulfilled' && synonyms.value) this.#synonyms = synonyms.value;
     if (synonyms.status === 'rejected') logger.error({ mod: 'catalog', err: errorMessage(synonyms.reason) }, 'synonyms file ignored');

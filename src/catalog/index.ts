@@ -9,5 +9,6 @@ export { recordDiscoveredTools, type SwitchboardUpdate } from './switchboard.js'
 export { toolHash, summaryOf } from './toolHash.js';
 export { LearnedWordsStore, type LearnedWordsLimits } from './learnedWords.js';
 export { SearchLearning } from './searchLearning.js';
-export { keywordsOf, readSynonyms } from './searchVocabulary.js';
+export { keywordsOf, readSynonyms, examplesByTool } from './searchVocabulary.js';
+export { ExampleRequestsStore } from './exampleRequests.js';
 export { EmbeddingRanking } from './embeddingRanking.js';

@@ -90,7 +90,7 @@ export function toolWordsOf(text: ToolText): ToolWords {
 }
 
 /** The searchable fields of a tool. */
-export const SEARCH_FIELDS = ['name', 'title', 'server', 'description', 'params', 'keywords', 'learned'] as const;
+export const SEARCH_FIELDS = ['name', 'title', 'server', 'description', 'params', 'keywords', 'examples', 'learned'] as const;
 export type SearchField = (typeof SEARCH_FIELDS)[number];
 export type ToolText = Record<SearchField, string>;
 
@@ -100,6 +100,8 @@ export interface ToolVocabulary {
   keywords?: ReadonlyMap<string, string>;
   /** Words of queries that led to the tool. */
   learned?: ReadonlyMap<string, string>;
+  /** Example requests a model wrote for the tool (`loadout search enrich`). */
+  examples?: ReadonlyMap<string, string>;
 }
 
 /** The text of each search field of a tool. */
@@ -114,6 +116,7 @@ export function toolTextOf(tool: CatalogTool, vocabulary: ToolVocabulary = {}): 
     description: tool.description,
     params: params.words.join(' '),
     keywords: vocabulary.keywords?.get(tool.id) ?? '',
+    examples: vocabulary.examples?.get(tool.id) ?? '',
     learned: vocabulary.learned?.get(tool.id) ?? '',
   };
 }

@@ -5,6 +5,8 @@ import type { ServerConfig } from '../config/index.js';
 import { readTextIfExists } from '../config/index.js';
 import { LoadoutError, errorMessage, yamlModule } from '../shared/index.js';
 import { toolId } from './catalog.js';
+import type { DefinitionCache } from './definitionCache.js';
+import { toolHash } from './toolHash.js';
 import { contentWordsOf } from './searchText.js';
 
 const SynonymsFileSchema = z.array(z.array(z.string().min(1)).min(2));
@@ -36,4 +38,17 @@ export async function readSynonyms(file: string): Promise<Map<string, string[]>>
     for (const word of words) synonyms.set(word, [...new Set([...(synonyms.get(word) ?? []), ...words.filter((other) => other !== word)])]);
   }
   return synonyms;
+}
+
+/** Example requests (stored by tool hash) as index text by tool id; only tools whose hash matches. */
+export function examplesByTool(definitions: DefinitionCache, byHash: ReadonlyMap<string, readonly string[]>): Map<string, string> {
+  const examples = new Map<string, string>();
+  if (!byHash.size) return examples;
+  for (const [server, cached] of Object.entries(definitions)) {
+    for (const definition of cached.tools) {
+      const requests = byHash.get(toolHash(definition));
+      if (requests?.length) examples.set(toolId(server, definition.name), requests.join(' \n '));
+    }
+  }
+  return examples;
 }

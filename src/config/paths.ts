@@ -17,6 +17,8 @@ export interface LoadoutPaths {
   learnedWordsFile: string;
   /** The user's synonym groups for catalog search (optional). */
   synonymsFile: string;
+  /** Example requests per tool hash, from `loadout search enrich`. */
+  exampleRequestsFile: string;
   /** Tool embeddings from `search.embeddings`, by model and tool hash. */
   embeddingsCacheFile: string;
 }
@@ -37,5 +39,6 @@ export function resolvePaths(options: { configDir?: string; dataDir?: string } =
     learnedWordsFile: path.join(dataDir, 'learned-words.json'),
     synonymsFile: path.join(configDir, 'synonyms.yaml'),
     embeddingsCacheFile: path.join(dataDir, 'embeddings-cache.json'),
+    exampleRequestsFile: path.join(dataDir, 'example-requests.json'),
   };
 }

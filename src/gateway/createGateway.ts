@@ -49,6 +49,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     serversFile: paths.serversFile,
     learnedWordsFile: paths.learnedWordsFile,
     synonymsFile: paths.synonymsFile,
+    exampleRequestsFile: paths.exampleRequestsFile,
     ...(config.search.embeddings ? { embeddings: { settings: config.search.embeddings, cacheFile: paths.embeddingsCacheFile } } : {}),
   });
   const state = new StateStore(paths.stateFile);

@@ -1,5 +1,7 @@
 // Search end to end: discover-all-tools with a query over real stdio (top 10, compact lines with
 // parameters, the weak-match notice, bad arguments) and `loadout search` on the command line.
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { linesOf, mutableServer, runCli } from '../helpers/cli.js';
 import { fixture, makeTempDirs, nodeServer, startGateway, textOf, useGatewaySandbox, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
@@ -117,6 +119,33 @@ describe('loadout search', () => {
     expect(parsed.tools).toHaveLength(2);
     expect(parsed).toMatchObject({ strong: true, vectors: true });
     expect(parsed.tools[0]!.lexical).toBeDefined();
+  });
+
+  it('search enrich has the model backend write example requests, searched as a field; a rerun resumes', async () => {
+    // The fake model: for echo.pid it writes a request in words no tool has; for echo.fail it
+    // fails (exit 1) until the marker file exists; for the rest, plain requests.
+    const model = path.join(dirs.root, 'model.mjs');
+    const marker = path.join(dirs.root, 'fail-fixed');
+    await writeFile(
+      model,
+      `import { existsSync } from 'node:fs';
+       const prompt = process.argv[2];
+       if (prompt.includes('echo.fail') && !existsSync(${JSON.stringify(marker)})) process.exit(1);
+       console.log(JSON.stringify(prompt.includes('echo.pid') ? ['which quagga answers me'] : ['do the usual thing']));`,
+    );
+    await writeServersYaml(dirs.configDir, { echo: nodeServer(fixture('echo')) }, { optimization: { backend: 'command', command: [process.execPath, model, '{prompt}'] } });
+    expect(JSON.parse((await runCli(dirs, ['search', 'quagga', '--json'])).stdout).tools).toEqual([]);
+
+    const first = await runCli(dirs, ['search', 'enrich']);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/Wrote example requests for 4 of 5 tools \(0 already done, 1 failed: run again to retry\)/);
+    expect(first.stderr).toMatch(/echo\.fail: /);
+    const ranked = JSON.parse((await runCli(dirs, ['search', 'quagga', '--json'])).stdout) as { tools: Array<{ tool: string }> };
+    expect(ranked.tools[0]!.tool).toBe('echo.pid');
+
+    await writeFile(marker, '');
+    expect((await runCli(dirs, ['search', 'enrich'])).stdout).toMatch(/Wrote example requests for 1 of 1 tools \(4 already done\)/);
+    expect((await runCli(dirs, ['search', 'enrich'])).stdout).toMatch(/All 5 tools already have example requests\./);
   });
 
   it('refuses an empty query and a bad limit with one line and exit 1', async () => {

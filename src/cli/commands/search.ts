@@ -1,18 +1,19 @@
 // `loadout search "QUERY"`: the catalog ranked for a query as discover-all-tools ranks it, and with
 // --explain which fields and words earned each tool its place.
 import type { Command } from 'commander';
-import { Catalog, EmbeddingRanking, LearnedWordsStore, keywordsOf, readSynonyms, type RankedTool } from '../../catalog/index.js';
+import { Catalog, EmbeddingRanking, ExampleRequestsStore, LearnedWordsStore, examplesByTool, keywordsOf, readSynonyms, type RankedTool } from '../../catalog/index.js';
 import { LoadoutError } from '../../shared/index.js';
 import { loadConfigView, requireServer } from '../configView.js';
 import { paint, printJson, printLines, printNote } from '../output.js';
 import { commandEnvironment } from '../program.js';
+import { registerSearchEnrich } from './searchEnrich.js';
 
 const DEFAULT_LIMIT = 10;
 const MAX_LIMIT = 500;
 
 /** Register `search` on the program. */
 export function registerSearch(program: Command): void {
-  program
+  const search = program
     .command('search')
     .description('rank the catalog\'s tools for a task in your words, as discover-all-tools does')
     .argument('<query>', 'what you want to do, e.g. "read a file"')
@@ -30,12 +31,16 @@ export function registerSearch(program: Command): void {
       const view = await loadConfigView(paths);
       if (options.server !== undefined) requireServer(view.config, options.server);
       // Ranked with the same vocabulary as discover-all-tools: keywords, synonyms, learned words.
-      const [learned, synonyms] = await Promise.all([new LearnedWordsStore(paths.learnedWordsFile).read(), readSynonyms(paths.synonymsFile)]);
+      const [learned, synonyms, examples] = await Promise.all([
+        new LearnedWordsStore(paths.learnedWordsFile).read(),
+        readSynonyms(paths.synonymsFile),
+        new ExampleRequestsStore(paths.exampleRequestsFile).read(),
+      ]);
       const catalog = Catalog.build({
         configs: view.config.servers,
         definitions: view.definitions,
         blockChangedTools: view.config.gateway.block_changed_tools,
-        search: { vocabulary: { keywords: keywordsOf(view.config.servers), learned }, synonyms },
+        search: { vocabulary: { keywords: keywordsOf(view.config.servers), learned, examples: examplesByTool(view.definitions, examples) }, synonyms },
       });
       const embeddings = view.config.search.embeddings;
       const modelScores = embeddings ? await new EmbeddingRanking(embeddings, paths.embeddingsCacheFile, logger).scores(query, catalog.visible()) : undefined;
@@ -56,6 +61,7 @@ export function registerSearch(program: Command): void {
         if (options.explain) printLines(...reasonsOf(hit).map((reason) => `       ${paint('dim', reason)}`));
       });
     });
+  registerSearchEnrich(search);
 }
 
 function reasonsOf(hit: RankedTool): string[] {
