@@ -4,7 +4,7 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerConfig } from '../config/index.js';
 import type { DefinitionCache } from './definitionCache.js';
-import { CatalogSearch, type SearchOptions } from './search.js';
+import { CatalogSearch, type SearchOptions, type SearchResult, type SearchSetup } from './search.js';
 import { toolHash } from './toolHash.js';
 
 /** One downstream tool as loadout knows it. */
@@ -39,6 +39,8 @@ export interface CatalogSources {
   descriptionOverrides?: ReadonlyMap<string, string>;
   /** Treat changed tools as disabled (`gateway.block_changed_tools`). */
   blockChangedTools?: boolean;
+  /** How search ranks (vocabulary, vector file, what to do when the vectors are unusable). */
+  search?: SearchSetup;
 }
 
 /** The namespaced name of a server's tool. */
@@ -59,8 +61,10 @@ export class Catalog {
   readonly #visible: readonly CatalogTool[];
   readonly #discoveredServers: ReadonlySet<string>;
   #search: CatalogSearch | undefined;
+  readonly #searchSetup: SearchSetup;
 
-  private constructor(tools: CatalogTool[], discoveredServers: Set<string>) {
+  private constructor(tools: CatalogTool[], discoveredServers: Set<string>, searchSetup: SearchSetup = {}) {
+    this.#searchSetup = searchSetup;
     this.#byId = new Map(tools.map((tool) => [tool.id, tool]));
     this.#visible = tools.filter((tool) => tool.enabled);
     this.#discoveredServers = discoveredServers;
@@ -93,7 +97,7 @@ export class Catalog {
         );
       }
     }
-    return new Catalog(tools, discovered);
+    return new Catalog(tools, discovered, sources.search);
   }
 
   /** A tool by namespaced name, enabled or not. */
@@ -112,8 +116,13 @@ export class Catalog {
   }
 
   /** Enabled tools ranked by relevance to `query` (or all, in order, without one). */
-  search(options: SearchOptions): { total: number; tools: CatalogTool[] } {
+  search(options: SearchOptions): SearchResult {
     return this.#index().search(options);
+  }
+
+  /** The ranking of `query` with the reasons for each place (`loadout search --explain`). */
+  explain(query: string, limit: number, modelScores?: ReadonlyMap<string, number>): ReturnType<CatalogSearch['explain']> {
+    return this.#index().explain(query, limit, modelScores);
   }
 
   /** Up to `limit` enabled tool ids that look like `name` (for "did you mean"). */
@@ -123,7 +132,7 @@ export class Catalog {
 
   // The full-text index costs time to build, so it waits for the first query.
   #index(): CatalogSearch {
-    this.#search ??= new CatalogSearch(this.#visible);
+    this.#search ??= new CatalogSearch(this.#visible, this.#searchSetup);
     return this.#search;
   }
 }

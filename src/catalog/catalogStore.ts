@@ -2,12 +2,19 @@
 // servers.yaml reload, a promoted description. Listeners hear about each new catalog.
 import pLimit from 'p-limit';
 import { isDeepStrictEqual } from 'node:util';
-import type { GatewaySettings, ServerConfig, ToolMergeReport } from '../config/index.js';
+import type { EmbeddingsSettings, GatewaySettings, ServerConfig, ToolMergeReport } from '../config/index.js';
 import type { ServerPool } from '../downstream/index.js';
 import { errorMessage, type Logger } from '../shared/index.js';
 import { Catalog } from './catalog.js';
 import { readDefinitionCache, writeDefinitionCache, type CachedServerTools, type DefinitionCache } from './definitionCache.js';
+import { EmbeddingRanking } from './embeddingRanking.js';
+import { LearnedWordsStore } from './learnedWords.js';
+import { SearchLearning } from './searchLearning.js';
+import { ExampleRequestsStore } from './exampleRequests.js';
+import { examplesByTool, keywordsOf, readSynonyms } from './searchVocabulary.js';
 import { recordDiscoveredTools } from './switchboard.js';
+
+let vectorWarningGiven = false;
 
 /** Outcome of discovering one server; `merge` says what changed in servers.yaml. */
 export type DiscoveryResult =
@@ -31,6 +38,14 @@ export interface CatalogStoreOptions {
   logger: Logger;
   /** servers.yaml: when set, discoveries are smart-merged into its `tools:` maps. */
   serversFile?: string;
+  /** Where words learned from use are kept (data dir); without it nothing is learned. */
+  learnedWordsFile?: string;
+  /** The user's synonym groups (config dir), read with the cached definitions. */
+  synonymsFile?: string;
+  /** Example requests from `loadout search enrich` (data dir). */
+  exampleRequestsFile?: string;
+  /** `search.embeddings` and where tool embeddings are cached (data dir). */
+  embeddings?: { settings: EmbeddingsSettings; cacheFile: string };
 }
 
 /** The current catalog and the operations that produce a new one. */
@@ -45,10 +60,21 @@ export class CatalogStore {
   readonly #discovering = new Set<string>();
   readonly #rechecks = new Map<string, Promise<void>>();
   readonly #listeners = new Set<(catalog: Catalog) => void>();
+  #learned: ReadonlyMap<string, string> = new Map();
+  #synonyms: ReadonlyMap<string, string[]> = new Map();
+  /** Example requests by tool hash. */
+  #examples: ReadonlyMap<string, string[]> = new Map();
+  readonly #learnedWords: LearnedWordsStore | undefined;
+  readonly #embeddings: EmbeddingRanking | undefined;
+  /** Records what sessions use after a search; a no-op without a learned-words file. */
+  readonly learning: SearchLearning | undefined;
 
   constructor(options: CatalogStoreOptions) {
     this.#options = options;
     this.#configs = options.configs;
+    this.#learnedWords = options.learnedWordsFile ? new LearnedWordsStore(options.learnedWordsFile) : undefined;
+    this.#embeddings = options.embeddings ? new EmbeddingRanking(options.embeddings.settings, options.embeddings.cacheFile, options.logger) : undefined;
+    this.learning = this.#learnedWords ? new SearchLearning(this.#learnedWords, () => this.#reloadLearned()) : undefined;
     this.#current = this.#build();
   }
 
@@ -67,6 +93,11 @@ export class CatalogStore {
   /** The server configs the catalog is built from. */
   get configs(): Readonly<Record<string, ServerConfig>> {
     return this.#configs;
+  }
+
+  /** The embeddings model's scores for `query` over the enabled tools; undefined without one or on failure. */
+  async modelScores(query: string): Promise<ReadonlyMap<string, number> | undefined> {
+    return this.#embeddings?.scores(query, this.#current.visible());
   }
 
   /** Subscribe to new catalogs; returns the unsubscribe function. */
@@ -217,11 +248,19 @@ export class CatalogStore {
   }
 
   async #read(configs?: Record<string, ServerConfig>): Promise<void> {
-    this.#definitions = await readDefinitionCache(this.#options.cacheFile);
+    const [definitions] = await Promise.all([readDefinitionCache(this.#options.cacheFile), this.#readVocabulary()]);
+    this.#definitions = definitions;
     // With new configs (a servers.yaml edit, perhaps by `loadout refresh`), both change in one catalog.
     if (configs) this.#configs = configs;
     this.#replace();
   }
+
+  // Said once per process: every new catalog would otherwise repeat it.
+  #vectorsUnavailable = (error: Error): void => {
+    if (vectorWarningGiven) return;
+    vectorWarningGiven = true;
+    this.#options.logger.error({ mod: 'catalog', err: error.message }, 'search ranks by word matches only: the word vectors could not be loaded');
+  };
 
   #build(): Catalog {
     return Catalog.build({
@@ -229,7 +268,31 @@ export class CatalogStore {
       definitions: this.#definitions,
       descriptionOverrides: this.#overrides,
       blockChangedTools: this.#options.settings.block_changed_tools,
+      search: {
+        onVectorsUnavailable: this.#vectorsUnavailable,
+        vocabulary: { keywords: keywordsOf(this.#configs), learned: this.#learned, examples: examplesByTool(this.#definitions, this.#examples) },
+        synonyms: this.#synonyms,
+      },
     });
+  }
+
+  // Learned words and synonyms are hints: an unreadable file is logged and searched without.
+  async #readVocabulary(): Promise<void> {
+    const { logger, synonymsFile, exampleRequestsFile } = this.#options;
+    const [learned, synonyms, examples] = await Promise.allSettled([
+      this.#learnedWords?.read(),
+      synonymsFile ? readSynonyms(synonymsFile) : undefined,
+      exampleRequestsFile ? new ExampleRequestsStore(exampleRequestsFile).read() : undefined,
+    ]);
+    if (examples.status === 'fulfilled' && examples.value) this.#examples = examples.value;
+    if (learned.status === 'fulfilled' && learned.value) this.#learned = learned.value;
+    if (synonyms.status === 'fulfilled' && synonyms.value) this.#synonyms = synonyms.value;
+    if (synonyms.status === 'rejected') logger.error({ mod: 'catalog', err: errorMessage(synonyms.reason) }, 'synonyms file ignored');
+  }
+
+  async #reloadLearned(): Promise<void> {
+    this.#learned = (await this.#learnedWords?.read()) ?? new Map();
+    this.#replace();
   }
 
   #replace(): void {

@@ -3,6 +3,12 @@
 export { Catalog, toolId, parseToolId, unusableReason, type CatalogTool, type CatalogSources } from './catalog.js';
 export { CatalogStore, type CatalogStoreOptions, type DiscoverOptions, type DiscoveryResult } from './catalogStore.js';
 export { readDefinitionCache, writeDefinitionCache, type CachedServerTools, type DefinitionCache } from './definitionCache.js';
-export type { SearchOptions } from './search.js';
+export { CatalogSearch, MAX_QUERY_WORDS, type SearchOptions, type SearchResult, type SearchSetup, type RankedTool, type FusionSettings } from './search.js';
+export { loadWordVectors, WordVectors, defaultWordVectorFile } from './wordVectors.js';
 export { recordDiscoveredTools, type SwitchboardUpdate } from './switchboard.js';
 export { toolHash, summaryOf } from './toolHash.js';
+export { LearnedWordsStore, type LearnedWordsLimits } from './learnedWords.js';
+export { SearchLearning } from './searchLearning.js';
+export { keywordsOf, readSynonyms, examplesByTool } from './searchVocabulary.js';
+export { ExampleRequestsStore } from './exampleRequests.js';
+export { EmbeddingRanking } from './embeddingRanking.js';

@@ -12,6 +12,7 @@ import { exitQuietlyOnEpipe, failureMessage, printError, useStderrFormat } from 
 import { registerOptimize } from './commands/optimize.js';
 import { registerSetup } from './commands/setup.js';
 import { registerDoctor } from './commands/doctor.js';
+import { registerSearch } from './commands/search.js';
 
 const program = new Command('loadout')
   .description('A meta-tool MCP gateway: one MCP server in front of many, with toolsets the agent equips.')
@@ -40,6 +41,7 @@ registerToolset(program);
 registerOptimize(program);
 registerSetup(program);
 registerDoctor(program);
+registerSearch(program);
 
 // A usage error is printed before any action runs; it follows --log-format too.
 if (process.argv.some((arg, index) => arg === '--log-format=json' || (arg === '--log-format' && process.argv[index + 1] === 'json'))) useStderrFormat('json');

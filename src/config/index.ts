@@ -8,6 +8,8 @@ export {
   ServerConfigSchema,
   GatewaySettingsSchema,
   ServersFileSchema,
+  EmbeddingsSettingsSchema,
+  SearchSettingsSchema,
   ToolsetSchema,
   ToolRefSchema,
   transportOf,
@@ -16,6 +18,8 @@ export {
   type ServerConfig,
   type GatewaySettings,
   type ServersFile,
+  type EmbeddingsSettings,
+  type SearchSettings,
   type Toolset,
 } from './schema.js';
 export { resolvePaths, claimDataDir, DATA_DIR_OWNER_FILE, type LoadoutPaths } from './paths.js';

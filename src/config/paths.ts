@@ -18,6 +18,14 @@ export interface LoadoutPaths {
   catalogCacheFile: string;
   /** servers.yaml parsed, keyed by its text's hash (a warm-start shortcut). */
   parsedServersFile: string;
+  /** Words learned from use for catalog search. */
+  learnedWordsFile: string;
+  /** The user's synonym groups for catalog search (optional). */
+  synonymsFile: string;
+  /** Example requests per tool hash, from `loadout search enrich`. */
+  exampleRequestsFile: string;
+  /** Tool embeddings from `search.embeddings`, by model and tool hash. */
+  embeddingsCacheFile: string;
 }
 
 /** The file in a data dir naming the config dir whose state it holds. */
@@ -41,6 +49,10 @@ export function resolvePaths(options: { configDir?: string; dataDir?: string } =
     stateFile: path.join(dataDir, 'state.json'),
     catalogCacheFile: path.join(dataDir, 'catalog.json'),
     parsedServersFile: path.join(dataDir, 'servers.parsed.json'),
+    learnedWordsFile: path.join(dataDir, 'learned-words.json'),
+    synonymsFile: path.join(configDir, 'synonyms.yaml'),
+    embeddingsCacheFile: path.join(dataDir, 'embeddings-cache.json'),
+    exampleRequestsFile: path.join(dataDir, 'example-requests.json'),
   };
 }
 

@@ -19,6 +19,8 @@ export const ToolSettingSchema = z.strictObject({
   description: z.string().optional(),
   stale: z.boolean().optional(),
   hash: z.string().optional(),
+  /** The user's own words for the tool, searched by discover-all-tools (kept by refresh). */
+  keywords: z.array(z.string().min(1).max(100)).max(50).optional(),
 });
 export type ToolSetting = z.infer<typeof ToolSettingSchema>;
 
@@ -79,10 +81,32 @@ export const GatewaySettingsSchema = z.strictObject({
 export type GatewaySettings = z.infer<typeof GatewaySettingsSchema>;
 
 /** The whole servers.yaml. Sections left out are parsed from `{}` (prefault), so their defaults apply. */
+/** An embeddings endpoint for model-backed search ranking (optional; search works offline without). */
+export const EmbeddingsSettingsSchema = z.strictObject({
+  /** Base URL: `POST {url}/api/embed` (ollama) or `POST {url}/v1/embeddings` (openai). */
+  url: z.url(),
+  api: z.enum(['ollama', 'openai']),
+  model: z.string().min(1),
+  /** Prepended to a query before embedding (e.g. "search_query: "). */
+  query_prefix: z.string().default(''),
+  /** Prepended to each tool's text before embedding (e.g. "search_document: "). */
+  document_prefix: z.string().default(''),
+  /** Sent with every request; values may use ${ENV_VAR}. */
+  headers: z.record(z.string(), z.string()).optional(),
+  timeout_ms: z.number().int().positive().default(3000),
+});
+export type EmbeddingsSettings = z.infer<typeof EmbeddingsSettingsSchema>;
+
+export const SearchSettingsSchema = z.strictObject({
+  embeddings: EmbeddingsSettingsSchema.optional(),
+});
+export type SearchSettings = z.infer<typeof SearchSettingsSchema>;
+
 export const ServersFileSchema = z.strictObject({
   servers: z.record(ServerNameSchema, ServerConfigSchema).nullable().transform((s) => s ?? {}).default({}),
   gateway: GatewaySettingsSchema.prefault({}),
   optimization: OptimizationSettingsSchema.prefault({}),
+  search: SearchSettingsSchema.prefault({}),
 });
 export type ServersFile = z.infer<typeof ServersFileSchema>;
 

@@ -40,7 +40,18 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const { paths, logger } = options;
   const { config } = await loadServersConfig(paths.serversFile, paths.parsedServersFile);
   const pool = new ServerPool(config.servers, { logger, env: options.env, minStartTimeoutMs: config.gateway.discovery_timeout_seconds * 1000 });
-  const catalog = new CatalogStore({ pool, cacheFile: paths.catalogCacheFile, configs: config.servers, settings: config.gateway, logger, serversFile: paths.serversFile });
+  const catalog = new CatalogStore({
+    pool,
+    cacheFile: paths.catalogCacheFile,
+    configs: config.servers,
+    settings: config.gateway,
+    logger,
+    serversFile: paths.serversFile,
+    learnedWordsFile: paths.learnedWordsFile,
+    synonymsFile: paths.synonymsFile,
+    exampleRequestsFile: paths.exampleRequestsFile,
+    ...(config.search.embeddings ? { embeddings: { settings: config.search.embeddings, cacheFile: paths.embeddingsCacheFile } } : {}),
+  });
   const state = new StateStore(paths.stateFile);
   const optimization = new OptimizationLoop({ store: new OptimizationStore(state), catalog, settings: config.optimization });
   // Promotions go into the catalog before any session connects, so the first tools/list has them.

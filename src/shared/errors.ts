@@ -26,6 +26,7 @@ export type LoadoutErrorCode =
   | 'BACKEND_NOT_CONFIGURED'
   | 'BACKEND_UNAVAILABLE'
   | 'BACKEND_REPLY_INVALID'
+  | 'SEARCH_VECTORS_INVALID'
   | 'CLOSED';
 
 /** An expected failure with a readable message and a stable code. */

@@ -6,19 +6,23 @@ import { LoadoutError } from '../../shared/index.js';
 import { clientCallOf } from '../forward.js';
 import { forwardUnlessChanged } from '../changedToolGuard.js';
 import { defineMetaTool, textResult } from './metaTool.js';
+import { creditSearch } from './searchFeedback.js';
 import { unknownToolError } from './unknownTool.js';
 
 const DESCRIPTION_WIDTH = 140;
+const RANKED_PAGE = 10;
+const LISTED_PAGE = 50;
+const PARAMS_SHOWN = 6;
 
 /** discover-all-tools: the catalog, optionally ranked by a query. */
 export const discoverAllTools = defineMetaTool({
   name: 'discover-all-tools',
   description:
-    'Search every tool behind loadout: server.tool and one line each. query ranks, server filters, detail:true adds schemas.',
+    'Search every tool behind loadout: server.tool and one line each. query ranks (top 10 by default), server filters, detail:true adds schemas.',
   input: z.strictObject({
     query: z.string().max(500).optional(),
     server: z.string().optional(),
-    limit: z.number().int().min(1).max(500).default(50),
+    limit: z.number().int().min(1).max(500).optional(),
     offset: z.number().int().min(0).default(0),
     detail: z.boolean().default(false),
   }),
@@ -30,15 +34,23 @@ export const discoverAllTools = defineMetaTool({
       const known = gateway.pool.serverNames.join(', ') || '(none configured)';
       throw new LoadoutError('SERVER_NOT_FOUND', `Server '${args.server}' is not configured; servers: ${known}`);
     }
-    const { total, tools } = catalog.search(args);
+    const ranked = Boolean(args.query?.trim());
+    if (ranked) gateway.catalog.learning?.queried(session, args.query!);
+    const limit = args.limit ?? (ranked ? RANKED_PAGE : LISTED_PAGE);
+    const modelScores = ranked ? await gateway.catalog.modelScores(args.query!) : undefined;
+    const { total, tools, strong } = catalog.search({ ...args, limit, ...(modelScores ? { modelScores } : {}) });
     const exposedIds = new Map([...(await session.settledSnapshot()).routes].map(([name, route]) => [route.id, name]));
     if (args.detail) {
       return textResult(JSON.stringify({ total, offset: args.offset, tools: tools.map((tool) => detailOf(tool, exposedIds.get(tool.id))) }, null, 1));
     }
     const lines: string[] = [];
     const shown = tools.length ? `showing ${args.offset + 1}–${args.offset + tools.length}` : 'none on this page';
-    lines.push(`${total} tool${total === 1 ? '' : 's'}${args.query ? ` matching "${args.query}"` : ''} (${shown}).${exposedIds.size ? ' * = equipped.' : ''}`);
-    for (const tool of tools) lines.push(`${exposedIds.has(tool.id) ? '* ' : ''}${tool.id} — ${oneLine(tool.description)}`);
+    lines.push(`${total} tool${total === 1 ? '' : 's'}${ranked ? ` matching "${args.query}", best first` : ''} (${shown}).${exposedIds.size ? ' * = equipped.' : ''}`);
+    if (ranked && !strong) {
+      const servers = [...new Set(catalog.visible().map((tool) => tool.server))].join(', ');
+      lines.push(`No tool matches this strongly; these are the closest. To browse instead, list one server's tools: discover-all-tools {"server": "NAME"} (servers: ${servers || 'none'}).`);
+    }
+    for (const tool of tools) lines.push(`${exposedIds.has(tool.id) ? '* ' : ''}${ranked ? compactLine(tool) : `${tool.id} — ${oneLine(tool.description)}`}`);
     for (const [server, error] of gateway.discoveryFailures()) lines.push(`! ${server}: not discovered (${oneLine(error)})`);
     if (args.offset + tools.length < total) lines.push(`More: offset=${args.offset + tools.length}.`);
     lines.push('Next: build-toolset {"name": "…", "tools": ["server.tool", …], "equip": true}.');
@@ -64,6 +76,7 @@ export const callTool = defineMetaTool({
     const tool = resolveCatalogName(catalog, args.tool, gateway.naming);
     if (!tool) throw unknownToolError(gateway, catalog, args.tool);
     if (!tool.enabled) throw new LoadoutError('TOOL_DISABLED', `${tool.id} is ${unusableReason(tool)}; it cannot be called.`);
+    void creditSearch(gateway, session, [tool.id]);
     return forwardUnlessChanged(gateway, { server: tool.server, tool: tool.name, id: tool.id }, args.arguments, clientCallOf(extra), session.server);
   },
 });
@@ -79,6 +92,22 @@ function detailOf(tool: CatalogTool, exposedName: string | undefined): Record<st
     ...(definition.outputSchema ? { outputSchema: definition.outputSchema } : {}),
     ...(definition.annotations ? { annotations: definition.annotations } : {}),
   };
+}
+
+/** `server.tool — first sentence (params: a, b?)`, optional parameters marked with `?`. */
+function compactLine(tool: CatalogTool): string {
+  const schema = tool.definition.inputSchema as { properties?: Record<string, unknown>; required?: unknown } | undefined;
+  const required = new Set(Array.isArray(schema?.required) ? schema.required : []);
+  const names = Object.keys(schema?.properties ?? {});
+  const params = names.slice(0, PARAMS_SHOWN).map((name) => (required.has(name) ? name : `${name}?`));
+  if (names.length > PARAMS_SHOWN) params.push('…');
+  return `${tool.id} — ${oneLine(firstSentence(tool.description))}${params.length ? ` (params: ${params.join(', ')})` : ''}`;
+}
+
+function firstSentence(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  const end = flat.search(/[.!?](\s|$)/);
+  return end >= 0 ? flat.slice(0, end + 1) : flat;
 }
 
 function oneLine(text: string): string {

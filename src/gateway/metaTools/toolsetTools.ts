@@ -6,6 +6,7 @@ import { type RegistrySnapshot, type WithheldReason, type WithheldTool } from '.
 import { LoadoutError } from '../../shared/index.js';
 import { ALL_TOOLSET, resolveToolsetTools } from '../../toolsets/index.js';
 import { defineMetaTool } from './metaTool.js';
+import { creditSearch } from './searchFeedback.js';
 
 const REASON_TEXT: Record<WithheldReason, (server: string) => string> = {
   unknown: () => 'not in the catalog (stale or never discovered)',
@@ -36,6 +37,7 @@ export const buildToolset = defineMetaTool({
     const { ids, problems } = resolveToolsetTools(gateway.catalog.current, args.tools, gateway.naming);
     if (problems.length) throw new LoadoutError('TOOL_NOT_FOUND', `Toolset '${args.name}' not saved: ${problems.join('; ')}. Find names with discover-all-tools.`);
     await gateway.toolsets.save({ name: args.name, description: args.description, tools: ids });
+    await creditSearch(gateway, session, ids);
     const saved = `Saved toolset '${args.name}' with ${ids.length} tool${ids.length === 1 ? '' : 's'}.`;
     if (!args.equip) return `${saved} Equip it with equip-toolset {"name": "${args.name}"}.`;
     const change = await session.equip(args.name);
@@ -52,6 +54,8 @@ export const equipToolset = defineMetaTool({
   async run(args, { gateway, session }) {
     await gateway.ready();
     const change = await session.equip(args.name);
+    // Equipping everything says nothing about which tool a search was for.
+    if (args.name !== ALL_TOOLSET) await creditSearch(gateway, session, [...change.snapshot.routes.values()].map((route) => route.id));
     return describeEquipped(change.snapshot);
   },
 });
