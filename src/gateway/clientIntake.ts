@@ -112,16 +112,15 @@ export class ClientIntake implements Transport {
       sendNotification: (notification) => send({ jsonrpc: '2.0', ...notification }),
       server: this.#routing.server,
     };
-    answer(call)
-      .then(
-        // A cancelled request gets no answer (as the SDK does), whatever the downstream said.
-        (result) => (cancellation.cancelled ? undefined : send({ jsonrpc: '2.0', id, result })),
-        (error: unknown) => (cancellation.cancelled ? undefined : send({ jsonrpc: '2.0', id, error: errorOf(error) })),
-      )
-      .catch((error: unknown) => this.#routing.onSendError(error))
-      .finally(() => {
-        if (this.#running.get(id) === cancellation) this.#running.delete(id);
-      });
+    const reply = (message: JSONRPCMessage): void => {
+      if (this.#running.get(id) === cancellation) this.#running.delete(id);
+      // A cancelled request gets no answer (as the SDK does), whatever the downstream said.
+      if (!cancellation.cancelled) send(message).catch((error: unknown) => this.#routing.onSendError(error));
+    };
+    answer(call).then(
+      (result) => reply({ jsonrpc: '2.0', id, result }),
+      (error: unknown) => reply({ jsonrpc: '2.0', id, error: errorOf(error) }),
+    );
   }
 }
 
