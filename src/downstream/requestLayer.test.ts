@@ -2,6 +2,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ErrorCode, McpError, type JSONRPCMessage, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Cancellation } from '../shared/index.js';
+import { recordPeer } from '../../test/helpers/peer.js';
 import { RequestLayer } from './requestLayer.js';
 
 // The layer wraps one end of a linked pair, with a stand-in for the SDK Client connected through
@@ -14,22 +15,10 @@ async function wire(timeoutMs = 1000) {
   const channel = new RequestLayer(loadoutEnd, timeoutMs, { onNotification: (notification) => notified.push(notification) });
   channel.onmessage = (message) => reachedClient.push(message);
   channel.onclose = () => (clientClosed = true);
-  const received: JSONRPCMessage[] = [];
-  const waiting: Array<() => void> = [];
-  serverEnd.onmessage = (message) => {
-    received.push(message);
-    waiting.splice(0).forEach((wake) => wake());
-  };
+  const server = recordPeer(serverEnd);
   await channel.start();
   await serverEnd.start();
-  /** The next message the server end receives that satisfies `match`. */
-  const nextReceived = async <T extends JSONRPCMessage>(match: (message: JSONRPCMessage) => boolean): Promise<T> => {
-    for (;;) {
-      const found = received.find(match);
-      if (found) return found as T;
-      await new Promise<void>((resolve) => waiting.push(resolve));
-    }
-  };
+  const nextReceived = server.next;
   const nextCall = () => nextReceived<JSONRPCRequest>((message) => 'method' in message && message.method === 'tools/call');
   const nextCancel = () => nextReceived<JSONRPCRequest>((message) => 'method' in message && message.method === 'notifications/cancelled');
   return { channel, serverEnd, reachedClient, notified, clientClosed: () => clientClosed, nextReceived, nextCall, nextCancel };

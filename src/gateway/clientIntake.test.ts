@@ -5,6 +5,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { ClientIntake, type DirectAnswer } from './clientIntake.js';
+import { recordPeer } from '../../test/helpers/peer.js';
 import type { ClientRequest } from './forward.js';
 
 async function wire(answerFor: (method: string) => DirectAnswer | undefined) {
@@ -14,22 +15,11 @@ async function wire(answerFor: (method: string) => DirectAnswer | undefined) {
   const intake = new ClientIntake(gatewayEnd, { server: new Server({ name: 't', version: '1' }), directAnswer: answerFor, onSendError: () => undefined });
   intake.onmessage = (message) => reachedServer.push(message);
   intake.onclose = () => (serverClosed = true);
-  const received: JSONRPCMessage[] = [];
-  const waiting: Array<() => void> = [];
-  clientEnd.onmessage = (message) => {
-    received.push(message);
-    waiting.splice(0).forEach((wake) => wake());
-  };
+  const client = recordPeer(clientEnd);
   await intake.start();
   await clientEnd.start();
-  const answerTo = async (id: string | number | null): Promise<JSONRPCMessage> => {
-    for (;;) {
-      const found = received.find((message) => 'id' in message && message.id === id);
-      if (found) return found;
-      await new Promise<void>((resolve) => waiting.push(resolve));
-    }
-  };
-  return { clientEnd, reachedServer, received, answerTo, serverClosed: () => serverClosed };
+  const answerTo = (id: string | number | null): Promise<JSONRPCMessage> => client.next((message) => 'id' in message && message.id === id);
+  return { clientEnd, reachedServer, received: client.received, answerTo, serverClosed: () => serverClosed };
 }
 
 describe('ClientIntake', () => {
