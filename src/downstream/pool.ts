@@ -221,7 +221,8 @@ export class ServerPool {
         onClose: () => connection && this.#onConnectionClosed(server, connection),
         onNotification: (notification) => {
           if (notification.method === 'notifications/tools/list_changed') this.#emit({ type: 'tools-changed', server });
-          this.#emit({ type: 'notification', server, notification });
+          const { method, params } = notification;
+          this.#emit({ type: 'notification', server, notification: params === undefined ? { method } : { method, params } });
         },
         onRelayedRequest: (request, signal) => this.#callers.relay(server, request, signal),
       });
