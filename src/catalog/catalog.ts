@@ -5,26 +5,10 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerConfig } from '../config/index.js';
 import type { DefinitionCache } from './definitionCache.js';
 import { CatalogSearch, type SearchOptions, type SearchResult, type SearchSetup } from './search.js';
+import type { CatalogTool } from './catalogTool.js';
 import { toolHash } from './toolHash.js';
 
-/** One downstream tool as loadout knows it. */
-export interface CatalogTool {
-  /** Namespaced name, `server.tool`. */
-  readonly id: string;
-  readonly server: string;
-  /** The downstream tool name. */
-  readonly name: string;
-  /** The definition exactly as the server listed it. */
-  readonly definition: Readonly<Tool>;
-  /** The description to show: a promoted one if any, else the server's. */
-  readonly description: string;
-  /** False when switched off in servers.yaml (`enabled: false` on the tool), or changed and blocked. */
-  readonly enabled: boolean;
-  /** True when the definition differs from the one approved in servers.yaml (`hash`). */
-  readonly changed: boolean;
-  /** True when changed and `gateway.block_changed_tools` withholds it until approved. */
-  readonly blocked: boolean;
-}
+export type { CatalogTool };
 
 /** Why a tool that is not enabled cannot be used, and the fix. */
 export function unusableReason(tool: Pick<CatalogTool, 'server' | 'blocked'>): string {

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EmbeddingsSettingsSchema, type EmbeddingsSettings } from '../config/index.js';
 import type { Logger } from '../shared/index.js';
-import type { CatalogTool } from './catalog.js';
+import type { CatalogTool } from './catalogTool.js';
 import { EmbeddingRanking } from './embeddingRanking.js';
 import { CatalogSearch } from './search.js';
 

@@ -4,7 +4,7 @@
 // by cosine. Any failure or timeout leaves search offline, said once in the log.
 import { expandEnvRecord, readTextIfExists, updateTextFile, type EmbeddingsSettings } from '../config/index.js';
 import { errorMessage, type Logger } from '../shared/index.js';
-import type { CatalogTool } from './catalog.js';
+import type { CatalogTool } from './catalogTool.js';
 import { toolHash } from './toolHash.js';
 
 /** Tool texts sent per request. */

@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import type { CatalogTool } from './catalog.js';
+import type { CatalogTool } from './catalogTool.js';
 import { CatalogSearch, queryWordsOf } from './search.js';
 import { contentWordsOf, stem, toolTextOf, wordsOf } from './searchText.js';
 import { WordVectors, defaultWordVectorFile, loadWordVectors } from './wordVectors.js';

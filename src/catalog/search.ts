@@ -3,7 +3,7 @@
 // unknown ones (minisearch, prefix + fuzzy: typos belong there, not in ranking).
 import MiniSearch from 'minisearch';
 import type { LoadoutError } from '../shared/index.js';
-import type { CatalogTool } from './catalog.js';
+import type { CatalogTool } from './catalogTool.js';
 import { DEFAULT_FIELD_WEIGHTS, LexicalIndex, type FieldWeights, type TermMatch } from './lexicalIndex.js';
 import { contentWordsOf, stem, toolTextOf, toolWordsOf, type ToolText, type ToolWords, type ToolVocabulary } from './searchText.js';
 import { DEFAULT_ALIGNMENT, SemanticIndex, type AlignmentSettings, type WordAlignment } from './semanticIndex.js';

@@ -1,6 +1,6 @@
 // The words search works on: splitting tool names and prose into lowercase words, the stop list
 // (English function words and chat filler), the light stemmer, and a tool's text by field.
-import type { CatalogTool } from './catalog.js';
+import type { CatalogTool } from './catalogTool.js';
 
 // English function words plus what people wrap a request in ("can you please…", "I need to…").
 // They carry no meaning about which tool is wanted, and with rarity weighting a filler word that

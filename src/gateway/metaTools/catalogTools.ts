@@ -3,9 +3,10 @@ import * as z from 'zod';
 import { unusableReason, type CatalogTool } from '../../catalog/index.js';
 import { resolveCatalogName } from '../../registry/index.js';
 import { LoadoutError } from '../../shared/index.js';
-import { clientCallOf } from '../forward.js';
+import { clientRequestOf } from '../forward.js';
 import { forwardUnlessChanged } from '../changedToolGuard.js';
-import { defineMetaTool, textResult } from './metaTool.js';
+import { textResult } from '../toolResults.js';
+import { defineMetaTool } from './metaTool.js';
 import { creditSearch } from './searchFeedback.js';
 import { unknownToolError } from './unknownTool.js';
 
@@ -70,14 +71,14 @@ export const callTool = defineMetaTool({
   example: { tool: 'memory.read_graph', arguments: {} },
   async run(args, { gateway, session, extra }) {
     const equipped = (await session.settledSnapshot()).routes.get(args.tool);
-    if (equipped) return forwardUnlessChanged(gateway, equipped, args.arguments, clientCallOf(extra), session.server);
+    if (equipped) return forwardUnlessChanged(gateway, equipped, args.arguments, clientRequestOf(extra, session.server));
     await gateway.ready();
     const catalog = gateway.catalog.current;
     const tool = resolveCatalogName(catalog, args.tool, gateway.naming);
     if (!tool) throw unknownToolError(gateway, catalog, args.tool);
     if (!tool.enabled) throw new LoadoutError('TOOL_DISABLED', `${tool.id} is ${unusableReason(tool)}; it cannot be called.`);
     void creditSearch(gateway, session, [tool.id]);
-    return forwardUnlessChanged(gateway, { server: tool.server, tool: tool.name, id: tool.id }, args.arguments, clientCallOf(extra), session.server);
+    return forwardUnlessChanged(gateway, { server: tool.server, tool: tool.name, id: tool.id }, args.arguments, clientRequestOf(extra, session.server));
   },
 });
 
