@@ -1,7 +1,6 @@
 // The catalog: every tool of every configured server, as immutable entries built from cached
 // definitions, the servers.yaml switchboard and promoted descriptions. A new catalog is built on
 // any change; nothing here is mutated in place.
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerConfig } from '../config/index.js';
 import type { DefinitionCache } from './definitionCache.js';
 import { CatalogSearch, type SearchOptions, type SearchResult, type SearchSetup } from './search.js';
