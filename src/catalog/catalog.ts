@@ -3,7 +3,8 @@
 // any change; nothing here is mutated in place.
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerConfig } from '../config/index.js';
-import type { DefinitionCache } from './definitionCache.js';
+import type { CachedServerTools, DefinitionCache } from './definitionCache.js';
+import { ResourceUriIndex } from './resourceUris.js';
 import { CatalogSearch, type SearchOptions } from './search.js';
 import { toolHash } from './toolHash.js';
 
@@ -50,23 +51,25 @@ export function parseToolId(id: string): { server: string; tool: string } | unde
 export class Catalog {
   readonly #byId: ReadonlyMap<string, CatalogTool>;
   readonly #visible: readonly CatalogTool[];
-  readonly #discoveredServers: ReadonlySet<string>;
+  /** The cached definitions of each enabled, discovered server (prompts, resources… beside the tools). */
+  readonly #servers: ReadonlyMap<string, Readonly<CachedServerTools>>;
   #search: CatalogSearch | undefined;
+  #resourceUris: ResourceUriIndex | undefined;
 
-  private constructor(tools: CatalogTool[], discoveredServers: Set<string>) {
+  private constructor(tools: CatalogTool[], servers: Map<string, CachedServerTools>) {
     this.#byId = new Map(tools.map((tool) => [tool.id, tool]));
     this.#visible = tools.filter((tool) => tool.enabled);
-    this.#discoveredServers = discoveredServers;
+    this.#servers = servers;
   }
 
   /** Build from config + cached definitions; only enabled servers contribute tools. */
   static build(sources: CatalogSources): Catalog {
     const tools: CatalogTool[] = [];
-    const discovered = new Set<string>();
+    const discovered = new Map<string, CachedServerTools>();
     for (const [server, config] of Object.entries(sources.configs)) {
       const cached = sources.definitions[server];
       if (!config.enabled || !cached) continue;
-      discovered.add(server);
+      discovered.set(server, cached);
       for (const definition of cached.tools) {
         const id = toolId(server, definition.name);
         const setting = config.tools?.[definition.name];
@@ -99,7 +102,23 @@ export class Catalog {
 
   /** Whether the catalog holds definitions for this server. */
   hasServer(server: string): boolean {
-    return this.#discoveredServers.has(server);
+    return this.#servers.has(server);
+  }
+
+  /** Enabled, discovered servers, in config order. */
+  servers(): string[] {
+    return [...this.#servers.keys()];
+  }
+
+  /** A server's cached definitions: its prompts, resources, templates and capabilities beside the tools. */
+  definitionsOf(server: string): Readonly<CachedServerTools> | undefined {
+    return this.#servers.get(server);
+  }
+
+  /** Client-facing resource URIs and their owners, over every enabled server's cached resources. */
+  get resourceUris(): ResourceUriIndex {
+    this.#resourceUris ??= new ResourceUriIndex(this.#servers);
+    return this.#resourceUris;
   }
 
   /** Enabled tools ranked by relevance to `query` (or all, in order, without one). */

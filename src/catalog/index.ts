@@ -6,3 +6,4 @@ export { readDefinitionCache, writeDefinitionCache, type CachedServerTools, type
 export type { SearchOptions } from './search.js';
 export { recordDiscoveredTools, type SwitchboardUpdate } from './switchboard.js';
 export { toolHash, summaryOf } from './toolHash.js';
+export { ResourceUriIndex, prefixedResourceUri, type ResourceTarget } from './resourceUris.js';

@@ -92,5 +92,7 @@ export const ToolsetSchema = z.strictObject({
   name: ToolsetNameSchema,
   description: z.string().optional(),
   tools: z.array(z.string().regex(/^[^.\s]+\.\S+$/, 'tools are written "server.tool"')).default([]),
+  /** Prompts to list beside those of the tools' servers, written "server.prompt". */
+  prompts: z.array(z.string().regex(/^[^.\s]+\.\S+$/, 'prompts are written "server.prompt"')).optional(),
 });
 export type Toolset = z.infer<typeof ToolsetSchema>;

@@ -5,7 +5,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { isDeepStrictEqual } from 'node:util';
 import type { ServerConfig } from '../config/index.js';
 import { KeyedTimers, LoadoutError, errorMessage, type Logger } from '../shared/index.js';
-import { DownstreamConnection, type CallOptions } from './connection.js';
+import { DownstreamConnection, type CallOptions, type ServerDefinitions } from './connection.js';
 import { InFlightCallers } from './inFlightCallers.js';
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -153,6 +153,17 @@ export class ServerPool {
     try {
       const connection = await this.connection(server, options);
       return await connection.listTools(options);
+    } finally {
+      this.#endUse(server);
+    }
+  }
+
+  /** List everything a server offers (tools, prompts, resources, templates), starting it if needed. */
+  async listDefinitions(server: string, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<ServerDefinitions> {
+    this.#beginUse(server);
+    try {
+      const connection = await this.connection(server, options);
+      return await connection.listDefinitions(options);
     } finally {
       this.#endUse(server);
     }

@@ -141,7 +141,7 @@ export class GatewaySession {
   async #selectionOf(name: string): Promise<Selection> {
     if (name === ALL_TOOLSET) return { toolset: ALL_TOOLSET, toolIds: 'all' };
     const toolset = await this.#context.toolsets.get(name);
-    return { toolset: toolset.name, toolIds: toolset.tools };
+    return { toolset: toolset.name, toolIds: toolset.tools, ...(toolset.prompts ? { promptIds: toolset.prompts } : {}) };
   }
 
   async #listTools(): Promise<{ tools: Tool[] }> {
