@@ -1,6 +1,8 @@
 // `npm run conformance`: runs the server scenarios of @modelcontextprotocol/conformance against
-// loadout (the built bundle, `npm run build` first) serving streamable HTTP in front of
-// server-everything with every tool equipped. Everything lives in a temp dir (config, data,
+// loadout (the built bundle, `npm run build` first) serving streamable HTTP with every tool
+// equipped, in front of server-everything and of test/fixtures/contentServer.ts configured as
+// server `test`: the suite calls fixed names (`test_simple_prompt`, `test://static-text`, …),
+// which that fixture provides through loadout's flattened naming (`test` + `_simple_prompt`). Everything lives in a temp dir (config, data,
 // HOME); nothing leaves loopback. Prints the suite's report, then one line per scenario and a
 // PASS/FAIL summary; exits non-zero if a scenario outside KNOWN_FAILURES fails.
 //   node scripts/conformance/run.mjs [--scenario NAME] [--json FILE]
@@ -14,7 +16,9 @@ const root = path.resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const bin = (name) => path.join(root, 'node_modules', '.bin', name);
 const suite = path.join(root, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
 const shim = path.join(root, 'scripts', 'conformance', 'nodeShim.mjs');
-const cli = path.join(root, 'dist', 'bundle', 'loadout.js');
+// LOADOUT_CLI runs another build (say, main's) against the same servers, for a before/after comparison.
+const cli = process.env.LOADOUT_CLI ?? path.join(root, 'dist', 'bundle', 'loadout.js');
+const contentServer = path.join(root, 'dist', 'test', 'fixtures', 'contentServer.js');
 
 /**
  * Scenarios that fail for reasons outside loadout, with the reason. server-everything itself
@@ -40,7 +44,15 @@ mkdirSync(configDir);
 mkdirSync(dataDir);
 writeFileSync(
   path.join(configDir, 'servers.yaml'),
-  `servers:\n  everything:\n    command: ${JSON.stringify(bin('mcp-server-everything'))}\n    always_on: true\n`,
+  [
+    'servers:',
+    '  everything:',
+    `    command: ${JSON.stringify(bin('mcp-server-everything'))}`,
+    '  test:',
+    `    command: ${JSON.stringify(process.execPath)}`,
+    `    args: [${JSON.stringify(contentServer)}]`,
+    '',
+  ].join('\n'),
 );
 
 const gateway = spawn(process.execPath, [cli, 'serve', '--http', '--port', '0', '--equip', 'all', '--config', configDir, '--data', dataDir, '--log-level', 'warn'], {

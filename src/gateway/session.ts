@@ -8,6 +8,8 @@ import { ToolRegistry, type RegistryChange, type RegistrySnapshot, type Selectio
 import { errorMessage, isLoadoutError, lazySchemaValidator } from '../shared/index.js';
 import { ALL_TOOLSET } from '../toolsets/index.js';
 import type { GatewayContext } from './context.js';
+import type { HubMember } from './sessionHub.js';
+import { CONTENT_CAPABILITIES, serveContent } from './contentHandlers.js';
 import { answerForwardedCalls } from './directCalls.js';
 import { clientCallOf, forwardCall } from './forward.js';
 import { setPassthroughCallToolHandler } from './passthroughCall.js';
@@ -27,6 +29,8 @@ const INSTRUCTIONS =
 export class GatewaySession {
   readonly server: Server;
   readonly registry: ToolRegistry;
+  /** This session as the shared notification hub sees it. */
+  readonly member: HubMember;
   readonly #context: GatewayContext;
   readonly #metaTools: ReadonlyMap<string, MetaTool>;
   readonly #metaListing: readonly Tool[];
@@ -42,8 +46,21 @@ export class GatewaySession {
       { catalog: () => context.catalog.current, isServerAvailable: (server) => context.isServerAvailable(server) },
       context.naming,
     );
-    this.server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS, jsonSchemaValidator: lazySchemaValidator() });
+    this.server = new Server(SERVER_INFO, {
+      capabilities: { tools: { listChanged: true }, ...CONTENT_CAPABILITIES },
+      instructions: INSTRUCTIONS,
+      jsonSchemaValidator: lazySchemaValidator(),
+    });
     this.server.setRequestHandler(ListToolsRequestSchema, () => this.#listTools());
+    this.member = {
+      servers: () => this.registry.snapshot.servers,
+      send: (notification) => {
+        if (this.#closed || !this.server.transport) return;
+        this.server.notification(notification).catch((error: unknown) => context.logger.debug({ mod: 'gateway', err: errorMessage(error) }, 'notification not sent'));
+      },
+    };
+    serveContent(this.server, context, this);
+    this.#unsubscribe.push(context.hub.join(this.member));
     setPassthroughCallToolHandler(this.server, (request, extra) => this.#callTool(request.params.name, request.params.arguments, extra));
     // A new catalog (discovery, config reload, promotion) may change what this session exposes.
     this.#unsubscribe.push(context.catalog.onChange(() => void this.refresh()));
@@ -93,6 +110,7 @@ export class GatewaySession {
     // list_changed goes out before state.json is written (lock + atomic write): the agent waits
     // on the new list; the remembered toolset only matters at the next start.
     await Promise.all([
+      options.announce !== false ? this.#announceContent(change) : undefined,
       change.changed && options.announce !== false ? this.#announce(true) : undefined,
       options.remember !== false ? this.#rememberSelection() : undefined,
     ]);
@@ -102,7 +120,7 @@ export class GatewaySession {
   /** Withdraw the equipped toolset (announced and awaited like equip). */
   async unequip(): Promise<RegistryChange> {
     const change = await this.registry.unequip();
-    await Promise.all([change.changed ? this.#announce(true) : undefined, this.#rememberSelection()]);
+    await Promise.all([this.#announceContent(change), change.changed ? this.#announce(true) : undefined, this.#rememberSelection()]);
     return change;
   }
 
@@ -110,7 +128,7 @@ export class GatewaySession {
   async refresh(): Promise<void> {
     try {
       const change = await this.registry.refresh();
-      if (change.changed) await this.#announce(false);
+      await Promise.all([this.#announceContent(change), change.changed ? this.#announce(false) : undefined]);
     } catch (error) {
       this.#context.logger.error({ mod: 'gateway', err: errorMessage(error) }, 'refreshing exposed tools failed');
     }
@@ -152,6 +170,17 @@ export class GatewaySession {
     const snapshot = await this.settledSnapshot();
     if (waiting.length) setImmediate(() => waiting.forEach((wake) => wake()));
     return { tools: [...this.#metaListing, ...snapshot.tools] };
+  }
+
+  // One prompts and one resources list_changed per change that altered what this session lists.
+  async #announceContent(change: RegistryChange): Promise<void> {
+    if (this.#closed || !this.server.transport) return;
+    const sent: Array<Promise<void>> = [];
+    if (change.promptsChanged) sent.push(this.server.sendPromptListChanged());
+    if (change.resourcesChanged) sent.push(this.server.sendResourceListChanged());
+    for (const result of await Promise.allSettled(sent)) {
+      if (result.status === 'rejected') this.#context.logger.debug({ mod: 'gateway', err: errorMessage(result.reason) }, 'list_changed not sent');
+    }
   }
 
   async #announce(waitForRelist: boolean): Promise<void> {

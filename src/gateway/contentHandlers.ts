@@ -1,0 +1,126 @@
+// The client-facing handlers for everything but tools: prompts, resources (list, templates,
+// read, subscribe), completions and logging. Each routes by the session's snapshot (prompt
+// names) or the resource maps (URIs), rewrites only the name or URI, and returns the owning
+// server's answer unchanged.
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CompleteRequestSchema,
+  ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListResourcesRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  SetLevelRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+  type ServerCapabilities,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { ResourceTarget } from '../catalog/index.js';
+import type { RegistrySnapshot } from '../registry/index.js';
+import type { GatewayContext } from './context.js';
+import type { RequestExtra } from './metaTools/metaTool.js';
+import { listResourcePage, type ResourceListKind } from './resourcePages.js';
+import type { HubMember } from './sessionHub.js';
+
+/** What loadout declares beside tools. */
+export const CONTENT_CAPABILITIES: ServerCapabilities = {
+  prompts: { listChanged: true },
+  resources: { subscribe: true, listChanged: true },
+  completions: {},
+  logging: {},
+};
+
+/** The JSON-RPC error code the spec gives an unknown resource URI. */
+export const RESOURCE_NOT_FOUND = -32002;
+
+/** What the handlers read from their session. */
+export interface ContentSession {
+  /** The session's exposed set once start-up discovery has settled. */
+  settledSnapshot(): Promise<RegistrySnapshot>;
+  readonly member: HubMember;
+}
+
+/** Register the prompt, resource, completion and logging handlers of one session. */
+export function serveContent(server: Server, context: GatewayContext, session: ContentSession): void {
+  const { hub, request } = context;
+
+  server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: [...(await session.settledSnapshot()).prompts] }));
+
+  server.setRequestHandler(GetPromptRequestSchema, async (message, extra) => {
+    const route = await promptRoute(session, message.params.name);
+    return request(route.server, 'prompts/get', { ...message.params, name: route.prompt }, extra);
+  });
+
+  const listPage = async (kind: ResourceListKind, cursor: string | undefined, extra: RequestExtra) => {
+    const snapshot = await session.settledSnapshot();
+    const sources = { catalog: context.catalog.current, isConnected: (name: string) => context.pool.isConnected(name), request, routes: context.resourceRoutes, logger: context.logger };
+    return listResourcePage(kind, snapshot.servers, cursor, sources, extra);
+  };
+  server.setRequestHandler(ListResourcesRequestSchema, async (message, extra) => {
+    const page = await listPage('resources', message.params?.cursor, extra);
+    return { resources: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+  });
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async (message, extra) => {
+    const page = await listPage('resourceTemplates', message.params?.cursor, extra);
+    return { resourceTemplates: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+  });
+
+  server.setRequestHandler(ReadResourceRequestSchema, async (message, extra) => {
+    const exposed = message.params.uri;
+    const target = await resourceTarget(context, session, exposed);
+    const result = await request(target.server, 'resources/read', { ...message.params, uri: target.uri }, extra);
+    return exposed === target.uri ? result : withExposedUri(result, target.uri, exposed);
+  });
+
+  server.setRequestHandler(SubscribeRequestSchema, async (message) => {
+    await hub.subscribe(session.member, await resourceTarget(context, session, message.params.uri), message.params.uri);
+    return {};
+  });
+  server.setRequestHandler(UnsubscribeRequestSchema, async (message) => {
+    await hub.unsubscribe(session.member, await resourceTarget(context, session, message.params.uri));
+    return {};
+  });
+
+  server.setRequestHandler(CompleteRequestSchema, async (message, extra) => {
+    const { ref } = message.params;
+    if (ref.type === 'ref/prompt') {
+      const route = await promptRoute(session, ref.name);
+      return request(route.server, 'completion/complete', { ...message.params, ref: { ...ref, name: route.prompt } }, extra);
+    }
+    const snapshot = await session.settledSnapshot();
+    const target = context.catalog.current.resourceUris.resolveTemplate(ref.uri, snapshot.servers) ?? (await resourceTarget(context, session, ref.uri));
+    return request(target.server, 'completion/complete', { ...message.params, ref: { ...ref, uri: target.uri } }, extra);
+  });
+
+  server.setRequestHandler(SetLevelRequestSchema, async (message) => {
+    await hub.setLevel(session.member, message.params.level);
+    return {};
+  });
+}
+
+async function promptRoute(session: ContentSession, name: string) {
+  const snapshot = await session.settledSnapshot();
+  const route = snapshot.promptRoutes.get(name);
+  if (route) return route;
+  const listed = [...snapshot.promptRoutes.keys()];
+  throw new McpError(
+    ErrorCode.InvalidParams,
+    `Prompt '${name}' is not listed in this session${listed.length ? `; listed prompts: ${listed.slice(0, 20).join(', ')}` : ' (equip a toolset that uses its server)'}`,
+  );
+}
+
+async function resourceTarget(context: GatewayContext, session: ContentSession, uri: string): Promise<ResourceTarget> {
+  const snapshot = await session.settledSnapshot();
+  const target = context.resourceRoutes.resolve(context.catalog.current, uri, snapshot.servers);
+  if (target) return target;
+  throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri} (no server this session uses lists it or a template that matches it)`, { uri });
+}
+
+// The server answered for its own URI; the client asked by the prefixed one and must see that.
+function withExposedUri(result: Record<string, unknown>, downstreamUri: string, exposedUri: string): Record<string, unknown> {
+  if (!Array.isArray(result.contents)) return result;
+  const contents = (result.contents as Array<Record<string, unknown>>).map((content) => (content.uri === downstreamUri ? { ...content, uri: exposedUri } : content));
+  return { ...result, contents };
+}
