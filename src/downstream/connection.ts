@@ -1,8 +1,8 @@
 // One live MCP client connection to one downstream server, over stdio, SSE or streamable HTTP.
-// It knows how to start, list tools (following pagination), forward a call and close; when to
-// start or stop it is the pool's business. The SDK client and its transports are imported when a
-// server first needs them (the HTTP/SSE clients pull in OAuth and EventSource code), so a warm
-// start loads none of them.
+// It knows how to start, send a request (through its RequestLayer), list tools (following
+// pagination) and close; when to start or stop it is the pool's business. The SDK client and its
+// transports are imported when a server first needs them (the HTTP/SSE clients pull in OAuth and
+// EventSource code), so a warm start loads none of them.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
@@ -10,10 +10,7 @@ import {
   ElicitRequestSchema,
   ErrorCode,
   McpError,
-  ToolListChangedNotificationSchema,
-  type CallToolResult,
-  type CreateMessageRequest,
-  type ElicitRequest,
+  type JSONRPCNotification,
   type Prompt,
   type Resource,
   type ResourceTemplate,
@@ -22,8 +19,9 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import { expandEnv, expandEnvRecord, transportOf, type ServerConfig } from '../config/index.js';
-import { LoadoutError, errorMessage, lazySchemaValidator, type Cancellation, type Logger } from '../shared/index.js';
-import { CallChannel } from './callChannel.js';
+import { Cancellation, LoadoutError, errorMessage, lazySchemaValidator, type Logger } from '../shared/index.js';
+import type { RelayedRequest } from './inFlightCallers.js';
+import { RequestLayer, type RequestOptions } from './requestLayer.js';
 
 // What downstream servers send is parsed loosely and passed through untouched: the SDK's own
 // strict Tool schema would strip fields a newer server adds, and re-validating every result
@@ -46,33 +44,12 @@ const MAX_STDIO_MESSAGE_BYTES = 256 * 1024 * 1024;
 /** Identity loadout presents to downstream servers. */
 export const CLIENT_INFO = { name: 'loadout', version: '0.1.0' } as const;
 
-/** A request a downstream server makes of its client during a call (it needs a human or a model). */
-export type RelayedRequest = CreateMessageRequest | ElicitRequest;
-
-/**
- * The client session a forwarded call was made for: it answers the sampling and elicitation
- * requests the downstream makes while the call runs. `owner` identifies the session.
- */
-export interface DownstreamCaller {
-  readonly owner: object;
-  relay(request: RelayedRequest, signal: AbortSignal): Promise<Record<string, unknown>>;
-}
-
-/** Options for forwarding one call. */
-export interface CallOptions {
-  cancellation?: Cancellation;
-  /** Called with each downstream progress notification's params. */
-  onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
-  /** Who answers sampling/elicitation requests made during this call. */
-  caller?: DownstreamCaller;
-}
-
 /** Callbacks a connection reports to while open. */
 export interface ConnectionHooks {
   /** Fires once when the connection ends for any reason (crash, remote close, or our own close()). */
   onClose?: () => void;
-  /** The server said its tool list changed (`notifications/tools/list_changed`). */
-  onToolListChanged?: () => void;
+  /** A notification from the server (anything but progress of one of our requests). */
+  onNotification?: (notification: JSONRPCNotification) => void;
   /** Answer a sampling/elicitation request from the server; throw an McpError to refuse it. */
   onRelayedRequest?: (request: RelayedRequest, signal: AbortSignal) => Promise<Record<string, unknown>>;
 }
@@ -88,17 +65,12 @@ export const CLIENT_CAPABILITIES = { sampling: {}, elicitation: { form: {}, url:
 /** A started client connection to one downstream server. */
 export class DownstreamConnection {
   readonly #client: Client;
-  readonly #transport: Transport;
-  readonly #timeoutMs: number;
-  readonly #calls: CallChannel;
+  readonly #layer: RequestLayer;
   #closed: Promise<void> | undefined;
 
-  private constructor(client: Client, transport: Transport, timeoutMs: number) {
+  private constructor(client: Client, layer: RequestLayer) {
     this.#client = client;
-    this.#transport = transport;
-    this.#timeoutMs = timeoutMs;
-    // A call reporting progress may run longer than one timeout, but not without end.
-    this.#calls = new CallChannel(transport, { timeoutMs, maxTotalMs: timeoutMs * 10 });
+    this.#layer = layer;
   }
 
   /** Spawn or connect to `config` and complete the MCP handshake; `hooks` hear what the server does. */
@@ -109,12 +81,12 @@ export class DownstreamConnection {
   ): Promise<DownstreamConnection> {
     const env = options.env ?? process.env;
     const transport = await createTransport(serverName, config, env, options.logger);
+    const layer = new RequestLayer(transport, config.timeout_seconds * 1000, { onNotification: options.onNotification });
     const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
     const client = new Client(CLIENT_INFO, { capabilities: CLIENT_CAPABILITIES, jsonSchemaValidator: lazySchemaValidator() });
     const relay = options.onRelayedRequest ?? refuseRelayedRequest;
     client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => relay(request, extra.signal));
     client.setRequestHandler(ElicitRequestSchema, (request, extra) => relay(request, extra.signal));
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => options.onToolListChanged?.());
     let closedNotified = false;
     client.onclose = () => {
       if (closedNotified) return;
@@ -123,12 +95,17 @@ export class DownstreamConnection {
     };
     client.onerror = (error) => options.logger.debug({ err: errorMessage(error) }, 'downstream transport error');
     try {
-      await client.connect(transport, { signal: options.signal, timeout: options.timeoutMs ?? config.timeout_seconds * 1000 });
+      await client.connect(layer, { signal: options.signal, timeout: options.timeoutMs ?? config.timeout_seconds * 1000 });
     } catch (error) {
-      await transport.close().catch(() => undefined);
+      await layer.close().catch(() => undefined);
       throw new LoadoutError('SERVER_START_FAILED', `Server '${serverName}' failed to start: ${errorMessage(error)}`, { cause: error });
     }
-    return new DownstreamConnection(client, transport, config.timeout_seconds * 1000);
+    return new DownstreamConnection(client, layer);
+  }
+
+  /** Send one request and return the server's result object unchanged (see RequestLayer). */
+  request(method: string, params: Record<string, unknown> | undefined, options?: RequestOptions): Promise<Record<string, unknown>> {
+    return this.#layer.request(method, params, options);
   }
 
   /** The server's tools, all pages. */
@@ -138,7 +115,7 @@ export class DownstreamConnection {
 
   /** Tools, and the prompts, resources and resource templates the server declared, all pages. */
   async listDefinitions(options: { signal?: AbortSignal } = {}): Promise<ServerDefinitions> {
-    const capabilities = this.#client.getServerCapabilities();
+    const capabilities = this.serverCapabilities;
     const [tools, prompts, resources, resourceTemplates] = await Promise.all([
       this.listTools(options),
       capabilities?.prompts ? this.#listAll<Prompt>('prompts/list', 'prompts', 'name', options) : undefined,
@@ -151,11 +128,12 @@ export class DownstreamConnection {
   // Every page of a list; entries are checked for their identifying field only and passed on untouched.
   async #listAll<T>(method: string, key: string, idField: string, options: { signal?: AbortSignal }): Promise<T[]> {
     const schema = LoosePageSchema.extend({ [key]: z.array(z.looseObject({ [idField]: z.string() })) });
+    const cancellation = options.signal ? Cancellation.fromSignal(options.signal) : undefined;
     const items: T[] = [];
     let cursor: string | undefined;
     const seen = new Set<string>();
     do {
-      const page = await this.#client.request({ method, params: cursor ? { cursor } : {} }, schema, { signal: options.signal, timeout: this.#timeoutMs });
+      const page = schema.parse(await this.request(method, cursor ? { cursor } : undefined, { cancellation }));
       items.push(...(page[key] as T[]));
       cursor = page.nextCursor as string | undefined;
       // A server that repeats a cursor would otherwise loop forever.
@@ -165,29 +143,24 @@ export class DownstreamConnection {
     return items;
   }
 
-  /** Forward one tools/call and return the downstream result unchanged. */
-  callTool(name: string, args: Record<string, unknown> | undefined, options: CallOptions = {}): Promise<CallToolResult> {
-    return this.#calls.call(name, args, options);
-  }
-
   /** A liveness probe. */
   async ping(timeoutMs: number): Promise<void> {
-    await this.#client.ping({ timeout: timeoutMs });
+    await this.request('ping', undefined, { timeoutMs });
+  }
+
+  /** What the server declared in its handshake. */
+  get serverCapabilities(): ServerCapabilities | undefined {
+    return this.#client.getServerCapabilities();
   }
 
   /** Whether the server declared `tools.listChanged`. */
   get emitsToolListChanged(): boolean {
-    return this.#client.getServerCapabilities()?.tools?.listChanged === true;
+    return this.serverCapabilities?.tools?.listChanged === true;
   }
 
   /** The negotiated MCP protocol version. */
   get protocolVersion(): string | undefined {
-    return (this.#transport as { protocolVersion?: string }).protocolVersion ?? undefined;
-  }
-
-  /** The underlying SDK client, for handlers that must answer downstream requests. */
-  get client(): Client {
-    return this.#client;
+    return (this.#layer.inner as { protocolVersion?: string }).protocolVersion ?? undefined;
   }
 
   /**
@@ -197,7 +170,7 @@ export class DownstreamConnection {
   close(): Promise<void> {
     this.#closed ??= (async () => {
       // Only the streamable HTTP transport has sessions to end (its class is imported lazily, so no instanceof).
-      const transport = this.#transport as Transport & { terminateSession?: () => Promise<void> };
+      const transport = this.#layer.inner as Transport & { terminateSession?: () => Promise<void> };
       if (typeof transport.terminateSession === 'function') {
         // A server that does not answer the DELETE promptly is not waited for: close() aborts it.
         await settleWithin(transport.terminateSession(), SESSION_END_WAIT_MS);

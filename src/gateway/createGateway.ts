@@ -98,7 +98,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     hub,
   };
   const stopWatchingToolLists = watchToolListChanges(pool, catalog, logger);
-  const stopWatchingServers = watchServerEvents(pool, catalog, hub);
+  const stopWatchingServers = watchServerEvents(pool, catalog, hub, logger);
   const metaTools = config.optimization.expose_tools ? META_TOOLS : TOOLSET_META_TOOLS;
   const metaListing = listMetaTools(metaTools);
   const sessions = new Set<GatewaySession>();

@@ -3,22 +3,28 @@
 // result back unchanged. A failure becomes an McpError that names the server and keeps the
 // downstream's error code (so a downstream resource-not-found stays -32002).
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import * as z from 'zod';
 import type { ServerPool } from '../downstream/index.js';
-import { errorMessage, isLoadoutError } from '../shared/index.js';
+import { Cancellation, errorMessage, isLoadoutError } from '../shared/index.js';
 import type { RequestExtra } from './metaTools/metaTool.js';
-
-const LooseResultSchema = z.looseObject({});
 
 /** Sends `method` with `params` to `server` on behalf of a client request. */
 export type DownstreamRequester = (server: string, method: string, params: Record<string, unknown>, extra?: RequestExtra) => Promise<Record<string, unknown>>;
 
-/** The requester over `pool`: starts the server if needed; the client's cancellation reaches the server. */
+/**
+ * The requester over `pool`: starts the server if needed; the client's cancellation reaches the
+ * server, and the server's progress reaches the client under the client's own token.
+ */
 export function downstreamRequester(pool: ServerPool): DownstreamRequester {
   return async (server, method, params, extra) => {
+    const progressToken = extra?._meta?.progressToken;
     try {
-      const connection = await pool.connection(server, { signal: extra?.signal });
-      return await connection.client.request({ method, params }, LooseResultSchema, { signal: extra?.signal, timeout: (pool.config(server)?.timeout_seconds ?? 60) * 1000 });
+      return await pool.request(server, method, params, {
+        cancellation: extra ? Cancellation.fromSignal(extra.signal) : undefined,
+        onProgress:
+          progressToken === undefined || !extra
+            ? undefined
+            : (progress) => void extra.sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken } }).catch(() => undefined),
+      });
     } catch (error) {
       throw downstreamFailure(pool, server, method, error);
     }
