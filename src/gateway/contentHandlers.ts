@@ -49,7 +49,7 @@ export function serveContent(server: Server, context: GatewayContext, session: C
   server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: [...(await session.settledSnapshot()).prompts] }));
 
   server.setRequestHandler(GetPromptRequestSchema, async (message, extra) => {
-    const route = await promptRoute(session, message.params.name);
+    const route = await promptRoute(context, session, message.params.name);
     return request(route.server, 'prompts/get', { ...message.params, name: route.prompt }, extra);
   });
 
@@ -86,7 +86,7 @@ export function serveContent(server: Server, context: GatewayContext, session: C
   server.setRequestHandler(CompleteRequestSchema, async (message, extra) => {
     const { ref } = message.params;
     if (ref.type === 'ref/prompt') {
-      const route = await promptRoute(session, ref.name);
+      const route = await promptRoute(context, session, ref.name);
       return request(route.server, 'completion/complete', { ...message.params, ref: { ...ref, name: route.prompt } }, extra);
     }
     const snapshot = await session.settledSnapshot();
@@ -100,22 +100,33 @@ export function serveContent(server: Server, context: GatewayContext, session: C
   });
 }
 
-async function promptRoute(session: ContentSession, name: string) {
+async function promptRoute(context: GatewayContext, session: ContentSession, name: string) {
   const snapshot = await session.settledSnapshot();
   const route = snapshot.promptRoutes.get(name);
   if (route) return route;
+  const hint = unusableServerHint(context, (server) => name.startsWith(`${server}_`));
   const listed = [...snapshot.promptRoutes.keys()];
-  throw new McpError(
-    ErrorCode.InvalidParams,
-    `Prompt '${name}' is not listed in this session${listed.length ? `; listed prompts: ${listed.slice(0, 20).join(', ')}` : ' (equip a toolset that uses its server)'}`,
-  );
+  const known = listed.length ? `listed prompts: ${listed.slice(0, 20).join(', ')}` : 'equip a toolset that uses its server';
+  throw new McpError(ErrorCode.InvalidParams, `Prompt '${name}' is not listed in this session; ${hint ?? known}`);
 }
 
 async function resourceTarget(context: GatewayContext, session: ContentSession, uri: string): Promise<ResourceTarget> {
   const snapshot = await session.settledSnapshot();
   const target = context.resourceRoutes.resolve(context.catalog.current, uri, snapshot.servers);
   if (target) return target;
-  throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri} (no server this session uses lists it or a template that matches it)`, { uri });
+  const hint = unusableServerHint(context, (server) => uri.startsWith(`loadout://${server}/`));
+  throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri} (${hint ?? 'no server this session uses lists it or has a template that matches it'})`, { uri });
+}
+
+// Routing never reads names or URIs; this only words the error for a server that is configured
+// but disabled or down, when the name or URI carries its prefix.
+function unusableServerHint(context: GatewayContext, carries: (server: string) => boolean): string | undefined {
+  for (const [server, config] of Object.entries(context.catalog.configs)) {
+    if (!carries(server)) continue;
+    if (!config.enabled) return `its server '${server}' is disabled in servers.yaml (enabled: false)`;
+    if (!context.isServerAvailable(server)) return `its server '${server}' is down; loadout keeps trying to reconnect it`;
+  }
+  return undefined;
 }
 
 // The server answered for its own URI; the client asked by the prefixed one and must see that.

@@ -9,8 +9,8 @@ import type { ServerPool } from '../downstream/index.js';
 import { errorMessage, type Logger } from '../shared/index.js';
 import type { DownstreamRequester } from './downstreamRequest.js';
 
-/** Until a session sets a level, it hears warnings and worse (downstream chatter stays out). */
-export const DEFAULT_SESSION_LOG_LEVEL: LoggingLevel = 'warning';
+/** Until a session sets a level, it hears notices and worse (downstream debug and info chatter stays out). */
+export const DEFAULT_SESSION_LOG_LEVEL: LoggingLevel = 'notice';
 
 const SEVERITY: ReadonlyMap<string, number> = new Map(LoggingLevelSchema.options.map((level, index) => [level, index]));
 
