@@ -53,7 +53,7 @@ export class Catalog {
   readonly #visible: readonly CatalogTool[];
   /** The cached definitions of each enabled, discovered server (prompts, resources… beside the tools). */
   readonly #servers: ReadonlyMap<string, Readonly<CachedServerTools>>;
-  #search: CatalogSearch | undefined;
+  #search: CatalogSearch<CatalogTool> | undefined;
   #resourceUris: ResourceUriIndex | undefined;
 
   private constructor(tools: CatalogTool[], servers: Map<string, CachedServerTools>) {
@@ -132,7 +132,7 @@ export class Catalog {
   }
 
   // The full-text index costs time to build, so it waits for the first query.
-  #index(): CatalogSearch {
+  #index(): CatalogSearch<CatalogTool> {
     this.#search ??= new CatalogSearch(this.#visible);
     return this.#search;
   }

@@ -1,7 +1,8 @@
 // The client-facing handlers for everything but tools: prompts, resources (list, templates,
 // read, subscribe), completions and logging. Each routes by the session's snapshot (prompt
-// names) or the resource maps (URIs), rewrites only the name or URI, and returns the owning
-// server's answer unchanged.
+// names) or the resource maps (URIs), rewrites only the name or URI, and sends the request on
+// through forward() (progress, cancellation, relays and failures handled there, as for tools),
+// returning the owning server's answer unchanged.
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CompleteRequestSchema,
@@ -20,7 +21,7 @@ import {
 import type { ResourceTarget } from '../catalog/index.js';
 import type { RegistrySnapshot } from '../registry/index.js';
 import type { GatewayContext } from './context.js';
-import type { RequestExtra } from './metaTools/metaTool.js';
+import { clientRequestOf, forward, type RequestExtra } from './forward.js';
 import { listResourcePage, type ResourceListKind } from './resourcePages.js';
 import type { HubMember } from './sessionHub.js';
 
@@ -44,19 +45,28 @@ export interface ContentSession {
 
 /** Register the prompt, resource, completion and logging handlers of one session. */
 export function serveContent(server: Server, context: GatewayContext, session: ContentSession): void {
-  const { hub, request } = context;
+  const { hub } = context;
+  // `label` names the request in failures, e.g. "prompts/get of a_simple_prompt".
+  const send = (target: string, method: string, params: Record<string, unknown>, label: string, extra: RequestExtra) =>
+    forward(context.pool, { server: target, method, params, label: `${method} of ${label}` }, clientRequestOf(extra, server));
 
   server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: [...(await session.settledSnapshot()).prompts] }));
 
   server.setRequestHandler(GetPromptRequestSchema, async (message, extra) => {
     const route = await promptRoute(context, session, message.params.name);
-    return request(route.server, 'prompts/get', { ...message.params, name: route.prompt }, extra);
+    return send(route.server, 'prompts/get', { ...message.params, name: route.prompt }, message.params.name, extra);
   });
 
   const listPage = async (kind: ResourceListKind, cursor: string | undefined, extra: RequestExtra) => {
     const snapshot = await session.settledSnapshot();
-    const sources = { catalog: context.catalog.current, isConnected: (name: string) => context.pool.isConnected(name), request, routes: context.resourceRoutes, logger: context.logger };
-    return listResourcePage(kind, snapshot.servers, cursor, sources, extra);
+    const sources = {
+      catalog: context.catalog.current,
+      isConnected: (name: string) => context.pool.isConnected(name),
+      request: (name: string, method: string, params: Record<string, unknown>) => send(name, method, params, `server '${name}'`, extra),
+      routes: context.resourceRoutes,
+      logger: context.logger,
+    };
+    return listResourcePage(kind, snapshot.servers, cursor, sources);
   };
   server.setRequestHandler(ListResourcesRequestSchema, async (message, extra) => {
     const page = await listPage('resources', message.params?.cursor, extra);
@@ -70,12 +80,13 @@ export function serveContent(server: Server, context: GatewayContext, session: C
   server.setRequestHandler(ReadResourceRequestSchema, async (message, extra) => {
     const exposed = message.params.uri;
     const target = await resourceTarget(context, session, exposed);
-    const result = await request(target.server, 'resources/read', { ...message.params, uri: target.uri }, extra);
+    const result = await send(target.server, 'resources/read', { ...message.params, uri: target.uri }, exposed, extra);
     return exposed === target.uri ? result : withExposedUri(result, target.uri, exposed);
   });
 
-  server.setRequestHandler(SubscribeRequestSchema, async (message) => {
-    await hub.subscribe(session.member, await resourceTarget(context, session, message.params.uri), message.params.uri);
+  server.setRequestHandler(SubscribeRequestSchema, async (message, extra) => {
+    const target = await resourceTarget(context, session, message.params.uri);
+    await hub.subscribe(session.member, target, message.params.uri, () => send(target.server, 'resources/subscribe', { ...message.params, uri: target.uri }, message.params.uri, extra));
     return {};
   });
   server.setRequestHandler(UnsubscribeRequestSchema, async (message) => {
@@ -87,11 +98,11 @@ export function serveContent(server: Server, context: GatewayContext, session: C
     const { ref } = message.params;
     if (ref.type === 'ref/prompt') {
       const route = await promptRoute(context, session, ref.name);
-      return request(route.server, 'completion/complete', { ...message.params, ref: { ...ref, name: route.prompt } }, extra);
+      return send(route.server, 'completion/complete', { ...message.params, ref: { ...ref, name: route.prompt } }, ref.name, extra);
     }
     const snapshot = await session.settledSnapshot();
     const target = context.catalog.current.resourceUris.resolveTemplate(ref.uri, snapshot.servers) ?? (await resourceTarget(context, session, ref.uri));
-    return request(target.server, 'completion/complete', { ...message.params, ref: { ...ref, uri: target.uri } }, extra);
+    return send(target.server, 'completion/complete', { ...message.params, ref: { ...ref, uri: target.uri } }, ref.uri, extra);
   });
 
   server.setRequestHandler(SetLevelRequestSchema, async (message) => {

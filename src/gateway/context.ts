@@ -7,7 +7,6 @@ import type { NamingOptions } from '../registry/index.js';
 import type { OptimizationLoop } from '../optimization/index.js';
 import type { Logger } from '../shared/index.js';
 import type { ToolsetStore } from '../toolsets/index.js';
-import type { DownstreamRequester } from './downstreamRequest.js';
 import type { ResourceRoutes } from './resourcePages.js';
 import type { SessionHub } from './sessionHub.js';
 
@@ -33,8 +32,6 @@ export interface GatewayContext {
   discoveryFailures(): ReadonlyMap<string, string>;
   /** False while a server is known to be down (its tools are withdrawn). */
   isServerAvailable(server: string): boolean;
-  /** Sends a non-tool request (prompts/get, resources/read, …) to the server that owns it. */
-  readonly request: DownstreamRequester;
   /** Client-facing resource URIs → owning server. */
   readonly resourceRoutes: ResourceRoutes;
   /** Subscriptions, logging levels and notification fan-out shared by the sessions. */

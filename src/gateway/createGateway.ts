@@ -5,12 +5,11 @@ import { CatalogStore } from '../catalog/index.js';
 import { StateStore, loadServersConfig, type LoadoutPaths } from '../config/index.js';
 import { ServerHealth, ServerPool } from '../downstream/index.js';
 import { OptimizationLoop, OptimizationStore, watchPromotions } from '../optimization/index.js';
-import { errorMessage, isLoadoutError, type Logger } from '../shared/index.js';
+import { LoadoutError, errorMessage, isLoadoutError, type Logger } from '../shared/index.js';
 import { ToolsetStore } from '../toolsets/index.js';
 import { startConfigSync } from './configSync.js';
 import type { GatewayContext } from './context.js';
 import { META_TOOLS, TOOLSET_META_TOOLS, namingOptions } from './metaTools/index.js';
-import { downstreamRequester } from './downstreamRequest.js';
 import { ResourceRoutes } from './resourcePages.js';
 import { watchServerEvents } from './serverEvents.js';
 import { GatewaySession, listMetaTools } from './session.js';
@@ -30,8 +29,13 @@ export interface GatewayOptions {
 /** A running gateway. */
 export interface Gateway {
   readonly context: GatewayContext;
-  /** Create a session, restore its toolset, and connect it to a client transport. */
+  /**
+   * Create a session, restore its toolset, and connect it to a client transport. The session
+   * counts only once connected; if any step fails it is closed again, and the error thrown.
+   */
   connect(transport: Transport): Promise<GatewaySession>;
+  /** Connected client sessions. */
+  readonly sessionCount: number;
   /** Close every session and downstream connection. Runs once. */
   close(): Promise<void>;
 }
@@ -76,8 +80,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       .then(discoverUncached)
       .catch((error: unknown) => logger.error({ mod: 'gateway', err: errorMessage(error) }, 'discovery failed'));
   const configSync = await startConfigSync({ paths, logger, pool, catalog, settings: config.gateway, discoverUncached });
-  const request = downstreamRequester(pool);
-  const hub = new SessionHub({ pool, catalog, request, logger });
+  const hub = new SessionHub({ pool, catalog, logger });
 
   const context: GatewayContext = {
     paths,
@@ -93,7 +96,6 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     // A server discovered later (an always-on one reconnecting after a failed start) is no longer a failure.
     discoveryFailures: () => new Map([...failures].filter(([server]) => catalog.undiscoveredServers.includes(server))),
     isServerAvailable: (server) => health.isAvailable(server),
-    request,
     resourceRoutes: new ResourceRoutes(),
     hub,
   };
@@ -113,14 +115,25 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     context,
     async connect(transport) {
       const session = new GatewaySession(context, metaTools, metaListing);
-      sessions.add(session);
-      await restoreToolset(session, context, options.equip);
       session.server.onclose = () => {
         sessions.delete(session);
         void session.close();
       };
-      await session.connect(transport);
+      try {
+        await restoreToolset(session, context, options.equip);
+        await session.connect(transport);
+        // The gateway may have begun closing, or the client gone (its onclose has run), while this connected.
+        if (closed) throw new LoadoutError('CLOSED', 'loadout is shutting down');
+        if (session.closed) throw new LoadoutError('CLOSED', 'the client went away while its session was connecting');
+      } catch (error) {
+        await session.close();
+        throw error;
+      }
+      sessions.add(session);
       return session;
+    },
+    get sessionCount() {
+      return sessions.size;
     },
     close() {
       closed ??= (async () => {

@@ -5,8 +5,6 @@
 import { ErrorCode, McpError, type Resource, type ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
 import type { Catalog, ResourceTarget } from '../catalog/index.js';
 import { errorMessage, type Logger } from '../shared/index.js';
-import type { DownstreamRequester } from './downstreamRequest.js';
-import type { RequestExtra } from './metaTools/metaTool.js';
 
 // URIs seen only in live pages (not in the cache) are remembered for reads; this bounds the memory.
 const MAX_LIVE_ROUTES = 10_000;
@@ -39,7 +37,8 @@ export class ResourceRoutes {
 export interface ResourcePageSources {
   catalog: Catalog;
   isConnected(server: string): boolean;
-  request: DownstreamRequester;
+  /** Forwards a list request to a running server on behalf of the client's request. */
+  request(server: string, method: string, params: Record<string, unknown>): Promise<Record<string, unknown>>;
   routes: ResourceRoutes;
   logger: Logger;
 }
@@ -55,7 +54,6 @@ export async function listResourcePage(
   servers: ReadonlySet<string>,
   cursor: string | undefined,
   sources: ResourcePageSources,
-  extra?: RequestExtra,
 ): Promise<{ items: Array<Resource | ResourceTemplate>; nextCursor?: string }> {
   const order = [...servers].filter((server) => offersResources(sources.catalog, server));
   const position = cursor === undefined ? undefined : decodeCursor(cursor);
@@ -65,7 +63,7 @@ export async function listResourcePage(
   const items: Array<Resource | ResourceTemplate> = [];
   for (; index < order.length; index++) {
     const server = order[index]!;
-    const live = sources.isConnected(server) ? await listLive(kind, server, downstreamCursor, sources, extra) : undefined;
+    const live = sources.isConnected(server) ? await listLive(kind, server, downstreamCursor, sources) : undefined;
     if (live) {
       items.push(...live.items.map((item) => expose(kind, server, item, sources, true)));
       if (live.nextCursor !== undefined) return { items, nextCursor: encodeCursor({ server, cursor: live.nextCursor }) };
@@ -84,10 +82,9 @@ async function listLive(
   server: string,
   cursor: string | undefined,
   sources: ResourcePageSources,
-  extra?: RequestExtra,
 ): Promise<{ items: Array<Resource | ResourceTemplate>; nextCursor?: string } | undefined> {
   try {
-    const page = await sources.request(server, METHODS[kind], cursor === undefined ? {} : { cursor }, extra);
+    const page = await sources.request(server, METHODS[kind], cursor === undefined ? {} : { cursor });
     const items = Array.isArray(page[kind]) ? (page[kind] as Array<Resource | ResourceTemplate>) : [];
     return { items, nextCursor: typeof page.nextCursor === 'string' ? page.nextCursor : undefined };
   } catch (error) {

@@ -7,7 +7,6 @@ import { LoggingLevelSchema, type LoggingLevel, type ServerNotification } from '
 import type { CatalogStore, ResourceTarget } from '../catalog/index.js';
 import type { ServerPool } from '../downstream/index.js';
 import { errorMessage, type Logger } from '../shared/index.js';
-import type { DownstreamRequester } from './downstreamRequest.js';
 
 /** Until a session sets a level, it hears notices and worse (downstream debug and info chatter stays out). */
 export const DEFAULT_SESSION_LOG_LEVEL: LoggingLevel = 'notice';
@@ -26,7 +25,6 @@ export interface HubMember {
 export interface SessionHubOptions {
   pool: ServerPool;
   catalog: CatalogStore;
-  request: DownstreamRequester;
   logger: Logger;
 }
 
@@ -60,11 +58,14 @@ export class SessionHub {
     };
   }
 
-  /** Subscribe `member` to `target`, which its client calls `exposedUri`. The first subscriber subscribes downstream. */
-  async subscribe(member: HubMember, target: ResourceTarget, exposedUri: string): Promise<void> {
+  /**
+   * Subscribe `member` to `target`, which its client calls `exposedUri`. The first subscriber
+   * subscribes downstream, through `subscribeDownstream` (the client's own forwarded request).
+   */
+  async subscribe(member: HubMember, target: ResourceTarget, exposedUri: string, subscribeDownstream: () => Promise<unknown>): Promise<void> {
     const key = subscriptionKey(target);
     const holders = this.#subscribers.get(key) ?? new Set();
-    if (holders.size === 0) await this.#options.request(target.server, 'resources/subscribe', { uri: target.uri });
+    if (holders.size === 0) await subscribeDownstream();
     holders.add(member);
     this.#subscribers.set(key, holders);
     this.#members.get(member)?.subscriptions.set(key, exposedUri);
@@ -107,7 +108,7 @@ export class SessionHub {
     await Promise.all([
       this.#applyLevel(server, true),
       ...uris.map((uri) =>
-        this.#options.request(server, 'resources/subscribe', { uri }).catch((error: unknown) => {
+        this.#request(server, 'resources/subscribe', { uri }).catch((error: unknown) => {
           this.#options.logger.warn({ mod: 'gateway', server, uri, err: errorMessage(error) }, 'could not re-establish a resource subscription');
         }),
       ),
@@ -117,6 +118,12 @@ export class SessionHub {
   /** Tell the sessions using `server` about something loadout saw happen to it (logger "loadout"). */
   announce(server: string, level: LoggingLevel, message: string): void {
     this.#tell(server, level, { method: 'notifications/message', params: { level, logger: 'loadout', data: { server, message } } });
+  }
+
+  // Requests loadout makes on its own, with no client request waiting on them (re-subscribing after
+  // a restart, levels, the last unsubscribe): straight to the pool; callers log failures.
+  #request(server: string, method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+    return this.#options.pool.request(server, method, params);
   }
 
   #tell(server: string, level: LoggingLevel, notification: ServerNotification): void {
@@ -136,7 +143,7 @@ export class SessionHub {
     const server = key.slice(0, key.indexOf('\n'));
     // A stopped server has no subscription to end; starting it just to unsubscribe would be waste.
     if (!this.#options.pool.isConnected(server)) return;
-    await this.#options.request(server, 'resources/unsubscribe', { uri: key.slice(server.length + 1) }).catch((error: unknown) => {
+    await this.#request(server, 'resources/unsubscribe', { uri: key.slice(server.length + 1) }).catch((error: unknown) => {
       this.#options.logger.debug({ mod: 'gateway', server, err: errorMessage(error) }, 'resources/unsubscribe failed');
     });
   }
@@ -149,7 +156,7 @@ export class SessionHub {
     if (!force && this.#serverLevels.get(server) === level) return;
     if (!this.#options.pool.isConnected(server) || !this.#options.catalog.current.definitionsOf(server)?.capabilities?.logging) return;
     this.#serverLevels.set(server, level);
-    await this.#options.request(server, 'logging/setLevel', { level }).catch((error: unknown) => {
+    await this.#request(server, 'logging/setLevel', { level }).catch((error: unknown) => {
       this.#serverLevels.delete(server);
       this.#options.logger.debug({ mod: 'gateway', server, err: errorMessage(error) }, 'logging/setLevel failed');
     });
