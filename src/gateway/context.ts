@@ -9,6 +9,7 @@ import type { Logger } from '../shared/index.js';
 import type { ToolsetStore } from '../toolsets/index.js';
 import type { ResourceRoutes } from './resourcePages.js';
 import type { SessionHub } from './sessionHub.js';
+import type { TaskRoutes } from './taskRoutes.js';
 
 /** Shared gateway services, handed to sessions and meta-tools. */
 export interface GatewayContext {
@@ -36,6 +37,8 @@ export interface GatewayContext {
   readonly resourceRoutes: ResourceRoutes;
   /** Subscriptions, logging levels and notification fan-out shared by the sessions. */
   readonly hub: SessionHub;
+  /** Loadout task ids ↔ owning session and downstream task. */
+  readonly tasks: TaskRoutes;
 }
 
 export type { DiscoveryResult };

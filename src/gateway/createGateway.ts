@@ -14,6 +14,7 @@ import { ResourceRoutes } from './resourcePages.js';
 import { watchServerEvents } from './serverEvents.js';
 import { GatewaySession, listMetaTools } from './session.js';
 import { SessionHub } from './sessionHub.js';
+import { TaskRoutes } from './taskRoutes.js';
 import { watchToolListChanges } from './toolListWatch.js';
 
 /** Options of createGateway. */
@@ -80,7 +81,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       .then(discoverUncached)
       .catch((error: unknown) => logger.error({ mod: 'gateway', err: errorMessage(error) }, 'discovery failed'));
   const configSync = await startConfigSync({ paths, logger, pool, catalog, settings: config.gateway, discoverUncached });
-  const hub = new SessionHub({ pool, catalog, logger });
+  const tasks = new TaskRoutes();
+  const hub = new SessionHub({ pool, catalog, tasks, logger });
 
   const context: GatewayContext = {
     paths,
@@ -98,6 +100,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     isServerAvailable: (server) => health.isAvailable(server),
     resourceRoutes: new ResourceRoutes(),
     hub,
+    tasks,
   };
   const stopWatchingToolLists = watchToolListChanges(pool, catalog, logger);
   const stopWatchingServers = watchServerEvents(pool, catalog, hub, logger);

@@ -3,7 +3,7 @@
 // snapshot, routes calls, and announces every change with exactly one list_changed.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ListToolsRequestSchema, type CallToolRequest, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ToolRegistry, type RegistryChange, type RegistrySnapshot, type Selection } from '../registry/index.js';
 import { errorMessage, isLoadoutError, lazySchemaValidator } from '../shared/index.js';
 import { ALL_TOOLSET } from '../toolsets/index.js';
@@ -12,6 +12,7 @@ import { ClientIntake, type DirectAnswer } from './clientIntake.js';
 import { CONTENT_CAPABILITIES, serveContent } from './contentHandlers.js';
 import { clientRequestOf, forwardToolCall, type RequestExtra } from './forward.js';
 import type { HubMember } from './sessionHub.js';
+import { TASK_CAPABILITIES, forwardTaskCall, serveTasks } from './taskHandlers.js';
 import { setPassthroughCallToolHandler } from './passthroughCall.js';
 import { OPTIMIZATION_META_TOOLS } from './metaTools/index.js';
 import { describeInvalidArguments, listedMetaTool, type MetaTool, type MetaToolSession } from './metaTools/metaTool.js';
@@ -51,7 +52,7 @@ export class GatewaySession implements MetaToolSession {
       context.naming,
     );
     this.server = new Server(SERVER_INFO, {
-      capabilities: { tools: { listChanged: true }, ...CONTENT_CAPABILITIES },
+      capabilities: { tools: { listChanged: true }, ...CONTENT_CAPABILITIES, ...TASK_CAPABILITIES },
       instructions: INSTRUCTIONS,
       jsonSchemaValidator: lazySchemaValidator(),
     });
@@ -64,8 +65,11 @@ export class GatewaySession implements MetaToolSession {
       },
     };
     serveContent(this.server, context, this);
+    serveTasks(this.server, context, this.member);
     this.#unsubscribe.push(context.hub.join(this.member));
-    setPassthroughCallToolHandler(this.server, (request, extra) => this.#callTool(request.params.name, request.params.arguments, extra));
+    setPassthroughCallToolHandler(this.server, (request, extra) =>
+      request.params.task === undefined ? this.#callTool(request.params.name, request.params.arguments, extra) : this.#callToolAsTask(request.params, extra),
+    );
     // A new catalog (discovery, config reload, promotion) may change what this session exposes.
     this.#unsubscribe.push(context.catalog.onChange(() => void this.refresh()));
   }
@@ -220,9 +224,17 @@ export class GatewaySession implements MetaToolSession {
   // before it is still pending: then the Server takes it, and it waits for that change.
   #directAnswer(method: string, params: Record<string, unknown> | undefined): DirectAnswer | undefined {
     if (method !== 'tools/call' || this.#changesPending > 0) return undefined;
-    const { name, arguments: args } = params as { name: string; arguments?: Record<string, unknown> };
+    const { name, arguments: args, task } = params as { name: string; arguments?: Record<string, unknown>; task?: unknown };
     const route = this.#metaTools.has(name) ? undefined : this.registry.snapshot.routes.get(name);
+    if (route && task !== undefined) return (call) => forwardTaskCall(this.#context, this.member, route, params!, call);
     return route && ((call) => forwardToolCall(this.#context.pool, route, args, call));
+  }
+
+  // A task-augmented call (params.task) of an equipped tool; meta-tools run at once, as the spec allows.
+  async #callToolAsTask(params: CallToolRequest['params'], extra: RequestExtra): Promise<CallToolResult> {
+    const route = this.#metaTools.has(params.name) ? undefined : (await this.settledSnapshot()).routes.get(params.name);
+    if (!route) return this.#callTool(params.name, params.arguments, extra);
+    return (await forwardTaskCall(this.#context, this.member, route, params, clientRequestOf(extra, this.server))) as CallToolResult;
   }
 
   async #callTool(name: string, args: Record<string, unknown> | undefined, extra: RequestExtra): Promise<CallToolResult> {

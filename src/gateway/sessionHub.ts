@@ -7,6 +7,7 @@ import { LoggingLevelSchema, type LoggingLevel, type ServerNotification } from '
 import type { CatalogStore, ResourceTarget } from '../catalog/index.js';
 import type { ServerPool } from '../downstream/index.js';
 import { errorMessage, type Logger } from '../shared/index.js';
+import { withTaskId, type TaskRoutes } from './taskRoutes.js';
 
 /** Until a session sets a level, it hears notices and worse (downstream debug and info chatter stays out). */
 export const DEFAULT_SESSION_LOG_LEVEL: LoggingLevel = 'notice';
@@ -25,6 +26,7 @@ export interface HubMember {
 export interface SessionHubOptions {
   pool: ServerPool;
   catalog: CatalogStore;
+  tasks: TaskRoutes;
   logger: Logger;
 }
 
@@ -55,6 +57,7 @@ export class SessionHub {
       if (!state) return;
       for (const key of state.subscriptions.keys()) void this.#release(member, key);
       this.#members.delete(member);
+      this.#options.tasks.dropOwner(member);
     };
   }
 
@@ -90,6 +93,13 @@ export class SessionHub {
       const level = typeof params.level === 'string' ? (params.level as LoggingLevel) : 'info';
       const logger = typeof params.logger === 'string' ? `${server}/${params.logger}` : server;
       this.#tell(server, level, { method: 'notifications/message', params: { ...params, level, logger, data: params.data } });
+    } else if (notification.method === 'notifications/tasks/status') {
+      // Only the session that created the task hears of it, under its loadout id.
+      const taskId = notification.params?.taskId;
+      const known = typeof taskId === 'string' ? this.#options.tasks.fromDownstream({ server, taskId }) : undefined;
+      if (known && this.#members.has(known.owner as HubMember)) {
+        (known.owner as HubMember).send({ method: 'notifications/tasks/status', params: withTaskId(notification.params!, known.id) } as ServerNotification);
+      }
     } else if (notification.method === 'notifications/resources/updated') {
       const uri = notification.params?.uri;
       if (typeof uri !== 'string') return;
