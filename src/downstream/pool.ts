@@ -160,22 +160,20 @@ export class ServerPool {
   }
 
   /** List a server's tools, starting it if needed. */
-  async listTools(server: string, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<Tool[]> {
-    this.#beginUse(server);
-    try {
-      const connection = await this.connection(server, options);
-      return await connection.listTools(options);
-    } finally {
-      this.#endUse(server);
-    }
+  listTools(server: string, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<Tool[]> {
+    return this.#whileInUse(server, options, (connection) => connection.listTools(options));
   }
 
   /** List everything a server offers (tools, prompts, resources, templates), starting it if needed. */
-  async listDefinitions(server: string, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<ServerDefinitions> {
+  listDefinitions(server: string, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<ServerDefinitions> {
+    return this.#whileInUse(server, options, (connection) => connection.listDefinitions(options));
+  }
+
+  // Run `use` on the server's connection (started if needed) with the idle clock stopped meanwhile.
+  async #whileInUse<T>(server: string, options: { signal?: AbortSignal; timeoutMs?: number }, use: (connection: DownstreamConnection) => Promise<T>): Promise<T> {
     this.#beginUse(server);
     try {
-      const connection = await this.connection(server, options);
-      return await connection.listDefinitions(options);
+      return await use(await this.connection(server, options));
     } finally {
       this.#endUse(server);
     }

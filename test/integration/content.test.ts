@@ -89,6 +89,8 @@ describe.each(['stdio', 'http'] as const)('prompts, resources, completions and l
     const { prompts } = await first.client.listPrompts();
     const names = prompts.map((prompt) => prompt.name);
     expect(names).toEqual(expect.arrayContaining(['everything_simple-prompt', 'everything_args-prompt', 'a_simple_prompt', 'b_prompt_with_image']));
+    // server-memory and server-filesystem declare no prompts, so they add none.
+    expect(names.filter((name) => !/^(everything|a|b)_/.test(name))).toEqual([]);
     const direct = await withDirectEverything(async (client) => ({
       listed: (await client.listPrompts()).prompts,
       got: await client.getPrompt({ name: 'args-prompt', arguments: { city: 'Lyon', state: 'Rhone' } }),
