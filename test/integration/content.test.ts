@@ -162,7 +162,8 @@ describe.each(['stdio', 'http'] as const)('prompts, resources, completions and l
 
   it('forwards logging/setLevel and passes downstream log messages with logger naming the server', async () => {
     await first.client.setLoggingLevel('debug');
-    await first.client.callTool({ name: 'a_log', arguments: { level: 'info', message: 'from a' } });
+    // The fixture reports the level loadout forwarded to it.
+    expect(textOf(await first.client.callTool({ name: 'a_log', arguments: { level: 'info', message: 'from a' } }))).toBe('level debug');
     const message = await first.notifications.waitFor((n) => n.method === 'notifications/message' && n.params?.data === 'from a', 10_000, 'the log message');
     expect(message.params).toEqual({ level: 'info', logger: 'a/fixture', data: 'from a' });
   });
