@@ -161,7 +161,7 @@ export class CatalogStore {
     const { pool } = this.#options;
     // Checked synchronously before listing, which would otherwise start a stopped server.
     if (this.#discovering.has(server) || !pool.isConnected(server)) return;
-    const [{ tools, capabilities: _capabilities, ...listings }] = await Promise.all([pool.listDefinitions(server), this.ensureLoaded()]);
+    const [{ tools, ...listings }] = await Promise.all([pool.listDefinitions(server), this.ensureLoaded()]);
     if (!isDeepStrictEqual(tools, this.#definitions[server]?.tools)) await this.updateServerTools(server, tools);
     await this.updateServerListings(server, listings);
   }
@@ -177,10 +177,11 @@ export class CatalogStore {
   }
 
   /**
-   * Replace one server's prompts, resources or resource templates after it said they changed
-   * (a list_changed notification). A server never discovered is left to discovery.
+   * Replace one server's prompts, resources, resource templates or capabilities after it said
+   * they changed (a list_changed notification) or restarted. A server never discovered is left
+   * to discovery.
    */
-  async updateServerListings(server: string, listings: Pick<CachedServerTools, 'prompts' | 'resources' | 'resourceTemplates'>): Promise<void> {
+  async updateServerListings(server: string, listings: Pick<CachedServerTools, 'prompts' | 'resources' | 'resourceTemplates' | 'capabilities'>): Promise<void> {
     await this.ensureLoaded();
     const current = this.#definitions[server];
     if (!current) return;

@@ -14,7 +14,8 @@ const RELIST_ON = new Set(['notifications/prompts/list_changed', 'notifications/
 /** Watch the pool and the catalog on behalf of the sessions; returns the function that stops watching. */
 export function watchServerEvents(pool: ServerPool, catalog: CatalogStore, hub: SessionHub, logger: Logger): () => void {
   const lost = new Set<string>();
-  let changedTools = changedToolIds(catalog);
+  // The first catalog is the cache being read: what was already changed then is not news.
+  let changedTools: Map<string, string> | undefined;
   const stopPool = pool.onEvent((event) => {
     if (event.type === 'lost') {
       lost.add(event.server);
@@ -32,8 +33,8 @@ export function watchServerEvents(pool: ServerPool, catalog: CatalogStore, hub: 
   });
   const stopCatalog = catalog.onChange(() => {
     const now = changedToolIds(catalog);
-    for (const [id, server] of now) {
-      if (!changedTools.has(id)) hub.announce(server, 'warning', `Tool ${id} changed upstream since it was approved; review it with \`loadout refresh --accept-changed\`.`);
+    for (const [id, server] of changedTools ? now : []) {
+      if (!changedTools!.has(id)) hub.announce(server, 'warning', `Tool ${id} changed upstream since it was approved; review it with \`loadout refresh --accept-changed\`.`);
     }
     changedTools = now;
   });
