@@ -20,11 +20,8 @@ const shim = path.join(root, 'scripts', 'conformance', 'nodeShim.mjs');
 const cli = process.env.LOADOUT_CLI ?? path.join(root, 'dist', 'bundle', 'loadout.js');
 const contentServer = path.join(root, 'dist', 'test', 'fixtures', 'contentServer.js');
 
-/**
- * Scenarios that fail for reasons outside loadout, with the reason. server-everything itself
- * fails the DNS-rebinding scenario when tested directly, and loadout passes it.
- */
-const KNOWN_FAILURES = new Map([]);
+/** Scenarios allowed to fail, by name, with the reason: none today. */
+const KNOWN_FAILURES = new Map();
 
 const args = process.argv.slice(2);
 const option = (name) => {
