@@ -3,9 +3,9 @@
 // Client keeps the handshake and answering the server's own requests (sampling, elicitation).
 // Timeout, progress, cancellation and the McpError of a failure are written here, once. Results
 // pass back unchanged: a gateway forwards them, so a schema parse per request is cost without use.
-import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, type JSONRPCMessage, type JSONRPCNotification, type MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
-import type { Cancellation } from '../shared/index.js';
+import { TransportDecorator, type Cancellation } from '../shared/index.js';
 import type { DownstreamCaller } from './inFlightCallers.js';
 
 /** A progress notification's fields, as the downstream sent them (without its token). */
@@ -50,12 +50,7 @@ interface PendingRequest {
 }
 
 /** The Transport a Client connects through, and the requests loadout makes on it. */
-export class RequestLayer implements Transport {
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-  onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
-
-  readonly #inner: Transport;
+export class RequestLayer extends TransportDecorator {
   readonly #defaultTimeoutMs: number;
   readonly #hooks: RequestLayerHooks;
   readonly #pending = new Map<string, PendingRequest>();
@@ -64,41 +59,14 @@ export class RequestLayer implements Transport {
 
   /** Wrap `inner` (not started yet); requests wait `defaultTimeoutMs` for an answer unless told otherwise. */
   constructor(inner: Transport, defaultTimeoutMs: number, hooks: RequestLayerHooks = {}) {
-    this.#inner = inner;
+    super(inner);
     this.#defaultTimeoutMs = defaultTimeoutMs;
     this.#hooks = hooks;
-    inner.onmessage = (message, extra) => this.#receive(message, extra);
-    inner.onerror = (error) => this.onerror?.(error);
-    inner.onclose = () => {
-      this.#closed = true;
-      for (const id of [...this.#pending.keys()]) this.#settle(id)?.reject(new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
-      this.onclose?.();
-    };
   }
 
-  /** The wrapped transport (for what only it has: an HTTP session to end, the protocol version). */
-  get inner(): Transport {
-    return this.#inner;
-  }
-
-  get sessionId(): string | undefined {
-    return this.#inner.sessionId;
-  }
-
-  setProtocolVersion(version: string): void {
-    this.#inner.setProtocolVersion?.(version);
-  }
-
-  start(): Promise<void> {
-    return this.#inner.start();
-  }
-
-  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    return this.#inner.send(message, options);
-  }
-
-  close(): Promise<void> {
-    return this.#inner.close();
+  protected innerClosed(): void {
+    this.#closed = true;
+    for (const id of [...this.#pending.keys()]) this.#settle(id)?.reject(new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
   }
 
   /** Send `method` with `params` and settle with the server's result object, unchanged. */
@@ -121,12 +89,12 @@ export class RequestLayer implements Transport {
         stopListening: cancellation?.onCancel((reason) => this.#cancel(id, asError(reason))),
       });
       const message: JSONRPCMessage = sent === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params: sent };
-      this.#inner.send(message).catch((error: unknown) => this.#settle(id)?.reject(error));
+      this.inner.send(message).catch((error: unknown) => this.#settle(id)?.reject(error));
     });
   }
 
   // Answers and progress of this layer's requests stop here; everything else goes on to the Client.
-  #receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
+  protected receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
     if ('method' in message) {
       if (!('id' in message)) {
         if (message.method === 'notifications/progress' && this.#takeProgress(message.params)) return;
@@ -171,7 +139,7 @@ export class RequestLayer implements Transport {
   #cancel(id: string, reason: Error): void {
     const pending = this.#settle(id);
     if (!pending) return;
-    this.#inner.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: reason.message } }).catch(() => undefined);
+    this.inner.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: reason.message } }).catch(() => undefined);
     pending.reject(reason);
   }
 

@@ -5,9 +5,9 @@
 // parse, a handler context, response assembly: more than forwarding itself costs); everything
 // else, and the cancellation of a request the Server holds, goes on to the Server.
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, type JSONRPCMessage, type JSONRPCRequest, type MessageExtraInfo, type ProgressToken, type RequestId } from '@modelcontextprotocol/sdk/types.js';
-import { Cancellation, errorMessage } from '../shared/index.js';
+import { Cancellation, TransportDecorator, errorMessage } from '../shared/index.js';
 import type { ClientRequest } from './forward.js';
 import { requestProblem } from './requestShape.js';
 
@@ -25,62 +25,30 @@ export interface IntakeRouting {
 }
 
 /** The Transport a session's Server connects through. */
-export class ClientIntake implements Transport {
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-  onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
-
-  readonly #inner: Transport;
+export class ClientIntake extends TransportDecorator {
   readonly #routing: IntakeRouting;
   readonly #running = new Map<RequestId, Cancellation>();
 
   /** Wrap `inner` before the Server connects; handlers set on it already (the HTTP server's onclose) still run. */
   constructor(inner: Transport, routing: IntakeRouting) {
-    this.#inner = inner;
+    super(inner);
     this.#routing = routing;
-    const { onclose, onerror } = inner;
-    inner.onmessage = (message, extra) => this.#receive(message, extra);
-    inner.onerror = (error) => {
-      onerror?.(error);
-      this.onerror?.(error);
-    };
-    inner.onclose = () => {
-      onclose?.();
-      // The client is gone: nobody waits for the requests still running downstream.
-      for (const cancellation of this.#running.values()) cancellation.cancel('the client session ended');
-      this.#running.clear();
-      this.onclose?.();
-    };
   }
 
-  get sessionId(): string | undefined {
-    return this.#inner.sessionId;
+  // The client is gone: nobody waits for the requests still running downstream.
+  protected innerClosed(): void {
+    for (const cancellation of this.#running.values()) cancellation.cancel('the client session ended');
+    this.#running.clear();
   }
 
-  setProtocolVersion(version: string): void {
-    this.#inner.setProtocolVersion?.(version);
-  }
-
-  start(): Promise<void> {
-    return this.#inner.start();
-  }
-
-  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    return this.#inner.send(message, options);
-  }
-
-  close(): Promise<void> {
-    return this.#inner.close();
-  }
-
-  #receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
+  protected receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
     if ('id' in message) {
       const problem = requestProblem(message);
       if (problem) {
         const { id, code, message: text } = problem;
         // A null id (the id itself was unusable) is what JSON-RPC answers with; the SDK's type has no room for it.
         const answer = { jsonrpc: '2.0', id, error: { code, message: text } } as unknown as JSONRPCMessage;
-        this.#inner.send(answer, id === null ? undefined : { relatedRequestId: id }).catch((error: unknown) => this.#routing.onSendError(error));
+        this.inner.send(answer, id === null ? undefined : { relatedRequestId: id }).catch((error: unknown) => this.#routing.onSendError(error));
         return;
       }
       if ('method' in message) {
@@ -104,7 +72,7 @@ export class ClientIntake implements Transport {
     const cancellation = new Cancellation();
     this.#running.set(id, cancellation);
     // relatedRequestId puts every message of this request on its own response stream (HTTP).
-    const send = (message: JSONRPCMessage): Promise<void> => this.#inner.send(message, { relatedRequestId: id });
+    const send = (message: JSONRPCMessage): Promise<void> => this.inner.send(message, { relatedRequestId: id });
     const call: ClientRequest = {
       requestId: id,
       cancellation,
@@ -112,16 +80,15 @@ export class ClientIntake implements Transport {
       sendNotification: (notification) => send({ jsonrpc: '2.0', ...notification }),
       server: this.#routing.server,
     };
-    answer(call)
-      .then(
-        // A cancelled request gets no answer (as the SDK does), whatever the downstream said.
-        (result) => (cancellation.cancelled ? undefined : send({ jsonrpc: '2.0', id, result })),
-        (error: unknown) => (cancellation.cancelled ? undefined : send({ jsonrpc: '2.0', id, error: errorOf(error) })),
-      )
-      .catch((error: unknown) => this.#routing.onSendError(error))
-      .finally(() => {
-        if (this.#running.get(id) === cancellation) this.#running.delete(id);
-      });
+    const reply = (message: JSONRPCMessage): void => {
+      if (this.#running.get(id) === cancellation) this.#running.delete(id);
+      // A cancelled request gets no answer (as the SDK does), whatever the downstream said.
+      if (!cancellation.cancelled) send(message).catch((error: unknown) => this.#routing.onSendError(error));
+    };
+    answer(call).then(
+      (result) => reply({ jsonrpc: '2.0', id, result }),
+      (error: unknown) => reply({ jsonrpc: '2.0', id, error: errorOf(error) }),
+    );
   }
 }
 

@@ -79,7 +79,7 @@ export async function forward(pool: ServerPool, target: ForwardTarget, call: Cli
               progressSent = progressSent.then(() => call.sendNotification(notification)).catch(() => undefined);
             },
     });
-    await progressSent;
+    if (progressToken !== undefined) await progressSent;
     return result;
   } catch (error) {
     throw describeFailure(pool, target, error);
