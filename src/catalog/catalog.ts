@@ -2,9 +2,10 @@
 // definitions, the servers.yaml switchboard and promoted descriptions. A new catalog is built on
 // any change; nothing here is mutated in place.
 import type { ServerConfig } from '../config/index.js';
-import type { DefinitionCache } from './definitionCache.js';
-import { CatalogSearch, type SearchOptions, type SearchResult, type SearchSetup } from './search.js';
 import type { CatalogTool } from './catalogTool.js';
+import type { CachedServerTools, DefinitionCache } from './definitionCache.js';
+import { ResourceUriIndex } from './resourceUris.js';
+import { CatalogSearch, type SearchOptions, type SearchResult, type SearchSetup } from './search.js';
 import { toolHash } from './toolHash.js';
 
 export type { CatalogTool };
@@ -42,25 +43,27 @@ export function parseToolId(id: string): { server: string; tool: string } | unde
 export class Catalog {
   readonly #byId: ReadonlyMap<string, CatalogTool>;
   readonly #visible: readonly CatalogTool[];
-  readonly #discoveredServers: ReadonlySet<string>;
-  #search: CatalogSearch | undefined;
+  /** The cached definitions of each enabled, discovered server (prompts, resources… beside the tools). */
+  readonly #servers: ReadonlyMap<string, Readonly<CachedServerTools>>;
   readonly #searchSetup: SearchSetup;
+  #search: CatalogSearch | undefined;
+  #resourceUris: ResourceUriIndex | undefined;
 
-  private constructor(tools: CatalogTool[], discoveredServers: Set<string>, searchSetup: SearchSetup = {}) {
+  private constructor(tools: CatalogTool[], servers: Map<string, CachedServerTools>, searchSetup: SearchSetup = {}) {
     this.#searchSetup = searchSetup;
     this.#byId = new Map(tools.map((tool) => [tool.id, tool]));
     this.#visible = tools.filter((tool) => tool.enabled);
-    this.#discoveredServers = discoveredServers;
+    this.#servers = servers;
   }
 
   /** Build from config + cached definitions; only enabled servers contribute tools. */
   static build(sources: CatalogSources): Catalog {
     const tools: CatalogTool[] = [];
-    const discovered = new Set<string>();
+    const discovered = new Map<string, CachedServerTools>();
     for (const [server, config] of Object.entries(sources.configs)) {
       const cached = sources.definitions[server];
       if (!config.enabled || !cached) continue;
-      discovered.add(server);
+      discovered.set(server, cached);
       for (const definition of cached.tools) {
         const id = toolId(server, definition.name);
         const setting = config.tools?.[definition.name];
@@ -95,7 +98,23 @@ export class Catalog {
 
   /** Whether the catalog holds definitions for this server. */
   hasServer(server: string): boolean {
-    return this.#discoveredServers.has(server);
+    return this.#servers.has(server);
+  }
+
+  /** Enabled, discovered servers, in config order. */
+  servers(): string[] {
+    return [...this.#servers.keys()];
+  }
+
+  /** A server's cached definitions: its prompts, resources, templates and capabilities beside the tools. */
+  definitionsOf(server: string): Readonly<CachedServerTools> | undefined {
+    return this.#servers.get(server);
+  }
+
+  /** Client-facing resource URIs and their owners, over every enabled server's cached resources. */
+  get resourceUris(): ResourceUriIndex {
+    this.#resourceUris ??= new ResourceUriIndex(this.#servers);
+    return this.#resourceUris;
   }
 
   /** Enabled tools ranked by relevance to `query` (or all, in order, without one). */

@@ -170,9 +170,9 @@ export class CatalogStore {
     const ms = () => Math.round(performance.now() - startedAt);
     this.#discovering.add(server);
     try {
-      const tools = await pool.listTools(server, { signal: AbortSignal.timeout(timeoutMs), timeoutMs });
-      found[server] = { discoveredAt: new Date().toISOString(), tools };
-      return { server, ok: true, toolCount: tools.length, ms: ms() };
+      const definitions = await pool.listDefinitions(server, { signal: AbortSignal.timeout(timeoutMs), timeoutMs });
+      found[server] = { discoveredAt: new Date().toISOString(), ...definitions };
+      return { server, ok: true, toolCount: definitions.tools.length, ms: ms() };
     } catch (error) {
       logger.warn({ mod: 'catalog', server, err: errorMessage(error) }, 'discovery failed');
       return { server, ok: false, error: errorMessage(error), ms: ms() };
@@ -186,7 +186,8 @@ export class CatalogStore {
   /**
    * Re-list a server that just connected outside discovery (a lazy start, a reconnect) and, if
    * its tools differ from the cache, update the cache and the switchboard, so an upstream
-   * change shows up as `changed`. Does nothing unless the server is connected right now; with
+   * change shows up as `changed`; changed prompts, resources or templates replace the cached
+   * ones. Does nothing unless the server is connected right now; with
    * `start`, starts it first. One re-check per server runs at a time; callers share it.
    */
   recheck(server: string, options: { start?: boolean } = {}): Promise<void> {
@@ -212,18 +213,35 @@ export class CatalogStore {
   }
 
   async #relist(server: string): Promise<void> {
-    const [tools] = await Promise.all([this.#options.pool.listTools(server), this.ensureLoaded()]);
-    if (isDeepStrictEqual(tools, this.#definitions[server]?.tools)) return;
-    await this.updateServerTools(server, tools);
+    const [{ tools, ...listings }] = await Promise.all([this.#options.pool.listDefinitions(server), this.ensureLoaded()]);
+    if (!isDeepStrictEqual(tools, this.#definitions[server]?.tools)) await this.updateServerTools(server, tools);
+    await this.updateServerListings(server, listings);
   }
 
   /** Replace one server's definitions after it re-listed its tools while running (and merge them into servers.yaml). */
   async updateServerTools(server: string, tools: CachedServerTools['tools']): Promise<void> {
     await this.ensureLoaded();
-    const entry = { discoveredAt: new Date().toISOString(), tools };
+    const entry = { ...this.#definitions[server], discoveredAt: new Date().toISOString(), tools };
     await writeDefinitionCache(this.#options.cacheFile, { [server]: entry });
     this.#definitions = { ...this.#definitions, [server]: entry };
     await this.#recordInSwitchboard({ [server]: entry }, false);
+    this.#replace();
+  }
+
+  /**
+   * Replace one server's prompts, resources, resource templates or capabilities after it said
+   * they changed (a list_changed notification) or restarted. A server never discovered is left
+   * to discovery.
+   */
+  async updateServerListings(server: string, listings: Pick<CachedServerTools, 'prompts' | 'resources' | 'resourceTemplates' | 'capabilities'>): Promise<void> {
+    await this.ensureLoaded();
+    const current = this.#definitions[server];
+    if (!current) return;
+    // A list the server does not declare stays as cached (undefined would read as a change).
+    const entry = { ...current, ...Object.fromEntries(Object.entries(listings).filter(([, list]) => list !== undefined)) };
+    if (isDeepStrictEqual(entry, current)) return;
+    await writeDefinitionCache(this.#options.cacheFile, { [server]: entry });
+    this.#definitions = { ...this.#definitions, [server]: entry };
     this.#replace();
   }
 

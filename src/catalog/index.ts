@@ -12,3 +12,4 @@ export { SearchLearning } from './searchLearning.js';
 export { keywordsOf, readSynonyms, examplesByTool } from './searchVocabulary.js';
 export { ExampleRequestsStore } from './exampleRequests.js';
 export { EmbeddingRanking } from './embeddingRanking.js';
+export { ResourceUriIndex, prefixedResourceUri, type ResourceTarget } from './resourceUris.js';

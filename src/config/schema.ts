@@ -135,5 +135,7 @@ export const ToolsetSchema = z.strictObject({
   // The server part is a server name (no dot); the tool part is whatever the server calls it:
   // real servers use spaces and dots ("read file", "v1.search"), so anything non-empty goes.
   tools: z.array(ToolRefSchema).default([]),
+  /** Prompts to list beside those of the tools' servers, written "server.prompt". */
+  prompts: z.array(z.string().regex(/^[^.\s]+\.\S+$/, 'prompts are written "server.prompt"')).optional(),
 });
 export type Toolset = z.infer<typeof ToolsetSchema>;

@@ -11,6 +11,9 @@ import {
   ErrorCode,
   McpError,
   type JSONRPCNotification,
+  type Prompt,
+  type Resource,
+  type ResourceTemplate,
   type ServerCapabilities,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -23,10 +26,16 @@ import { RequestLayer, type RequestOptions } from './requestLayer.js';
 // What downstream servers send is parsed loosely and passed through untouched: the SDK's own
 // strict Tool schema would strip fields a newer server adds, and re-validating every result
 // costs time on the call path.
-const LooseToolListSchema = z.looseObject({
-  tools: z.array(z.looseObject({ name: z.string() })),
-  nextCursor: z.string().optional(),
-});
+const LoosePageSchema = z.looseObject({ nextCursor: z.string().optional() });
+
+/** Everything a server lists, for the catalog; lists the server did not declare are left out. */
+export interface ServerDefinitions {
+  tools: Tool[];
+  prompts?: Prompt[];
+  resources?: Resource[];
+  resourceTemplates?: ResourceTemplate[];
+  capabilities?: ServerCapabilities;
+}
 
 // The SDK's default stdio read limit is 10 MB, and a bigger message closes the connection: a
 // server returning a large (say 10 MB) result would look like a crash. Allow large results.
@@ -101,20 +110,38 @@ export class DownstreamConnection {
   }
 
   /** The server's tools, all pages. */
-  async listTools(options: { signal?: AbortSignal } = {}): Promise<Tool[]> {
+  listTools(options: { signal?: AbortSignal } = {}): Promise<Tool[]> {
+    return this.#listAll<Tool>('tools/list', 'tools', 'name', options);
+  }
+
+  /** Tools, and the prompts, resources and resource templates the server declared, all pages. */
+  async listDefinitions(options: { signal?: AbortSignal } = {}): Promise<ServerDefinitions> {
+    const capabilities = this.serverCapabilities;
+    const [tools, prompts, resources, resourceTemplates] = await Promise.all([
+      this.listTools(options),
+      capabilities?.prompts ? this.#listAll<Prompt>('prompts/list', 'prompts', 'name', options) : undefined,
+      capabilities?.resources ? this.#listAll<Resource>('resources/list', 'resources', 'uri', options) : undefined,
+      capabilities?.resources ? this.#listAll<ResourceTemplate>('resources/templates/list', 'resourceTemplates', 'uriTemplate', options) : undefined,
+    ]);
+    return { tools, prompts, resources, resourceTemplates, ...(capabilities ? { capabilities } : {}) };
+  }
+
+  // Every page of a list; entries are checked for their identifying field only and passed on untouched.
+  async #listAll<T>(method: string, key: string, idField: string, options: { signal?: AbortSignal }): Promise<T[]> {
+    const schema = LoosePageSchema.extend({ [key]: z.array(z.looseObject({ [idField]: z.string() })) });
     const cancellation = options.signal ? Cancellation.fromSignal(options.signal) : undefined;
-    const tools: Tool[] = [];
+    const items: T[] = [];
     let cursor: string | undefined;
     const seen = new Set<string>();
     do {
-      const page = LooseToolListSchema.parse(await this.request('tools/list', cursor ? { cursor } : undefined, { cancellation }));
-      tools.push(...(page.tools as Tool[]));
-      cursor = page.nextCursor;
+      const page = schema.parse(await this.request(method, cursor ? { cursor } : undefined, { cancellation }));
+      items.push(...(page[key] as T[]));
+      cursor = page.nextCursor as string | undefined;
       // A server that repeats a cursor would otherwise loop forever.
       if (cursor !== undefined && seen.has(cursor)) break;
       if (cursor !== undefined) seen.add(cursor);
     } while (cursor);
-    return tools;
+    return items;
   }
 
   /** A liveness probe. */

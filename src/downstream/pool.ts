@@ -5,7 +5,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { isDeepStrictEqual } from 'node:util';
 import type { ServerConfig } from '../config/index.js';
 import { KeyedTimers, LoadoutError, errorMessage, type Logger } from '../shared/index.js';
-import { DownstreamConnection } from './connection.js';
+import { DownstreamConnection, type ServerDefinitions } from './connection.js';
 import { InFlightCallers } from './inFlightCallers.js';
 import type { RequestOptions } from './requestLayer.js';
 
@@ -160,11 +160,20 @@ export class ServerPool {
   }
 
   /** List a server's tools, starting it if needed. */
-  async listTools(server: string, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<Tool[]> {
+  listTools(server: string, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<Tool[]> {
+    return this.#whileInUse(server, options, (connection) => connection.listTools(options));
+  }
+
+  /** List everything a server offers (tools, prompts, resources, templates), starting it if needed. */
+  listDefinitions(server: string, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<ServerDefinitions> {
+    return this.#whileInUse(server, options, (connection) => connection.listDefinitions(options));
+  }
+
+  // Run `use` on the server's connection (started if needed) with the idle clock stopped meanwhile.
+  async #whileInUse<T>(server: string, options: { signal?: AbortSignal; timeoutMs?: number }, use: (connection: DownstreamConnection) => Promise<T>): Promise<T> {
     this.#beginUse(server);
     try {
-      const connection = await this.connection(server, options);
-      return await connection.listTools(options);
+      return await use(await this.connection(server, options));
     } finally {
       this.#endUse(server);
     }

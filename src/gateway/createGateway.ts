@@ -10,7 +10,11 @@ import { ToolsetStore } from '../toolsets/index.js';
 import { startConfigSync } from './configSync.js';
 import type { GatewayContext } from './context.js';
 import { META_TOOLS, TOOLSET_META_TOOLS, namingOptions } from './metaTools/index.js';
+import { ResourceRoutes } from './resourcePages.js';
+import { watchServerEvents } from './serverEvents.js';
 import { GatewaySession, listMetaTools } from './session.js';
+import { SessionHub } from './sessionHub.js';
+import { TaskRoutes } from './taskRoutes.js';
 import { watchToolListChanges } from './toolListWatch.js';
 
 /** Options of createGateway. */
@@ -88,6 +92,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       .then(discoverUncached)
       .catch((error: unknown) => logger.error({ mod: 'gateway', err: errorMessage(error) }, 'discovery failed'));
   const configSync = await startConfigSync({ paths, logger, pool, catalog, settings: config.gateway, discoverUncached });
+  const tasks = new TaskRoutes();
+  const hub = new SessionHub({ pool, catalog, tasks, logger });
 
   const context: GatewayContext = {
     paths,
@@ -103,8 +109,12 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     // A server discovered later (an always-on one reconnecting after a failed start) is no longer a failure.
     discoveryFailures: () => new Map([...failures].filter(([server]) => catalog.undiscoveredServers.includes(server))),
     isServerAvailable: (server) => health.isAvailable(server),
+    resourceRoutes: new ResourceRoutes(),
+    hub,
+    tasks,
   };
   const stopWatchingToolLists = watchToolListChanges(pool, catalog, logger);
+  const stopWatchingServers = watchServerEvents(pool, catalog, hub, logger);
   const metaTools = config.optimization.expose_tools ? META_TOOLS : TOOLSET_META_TOOLS;
   const metaListing = listMetaTools(metaTools);
   const sessions = new Set<GatewaySession>();
@@ -144,6 +154,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         await health.close();
         stopPromotionWatch();
         stopWatchingToolLists();
+        stopWatchingServers();
         await configSync.close();
         await Promise.allSettled([...sessions].map((session) => session.close()));
         await pool.close();

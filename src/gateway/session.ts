@@ -3,15 +3,18 @@
 // snapshot, routes calls, and announces every change with exactly one list_changed.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ListToolsRequestSchema, type CallToolRequest, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ToolRegistry, type RegistryChange, type RegistrySnapshot, type Selection } from '../registry/index.js';
 import { errorMessage, isLoadoutError, lazySchemaValidator } from '../shared/index.js';
 import { ALL_TOOLSET } from '../toolsets/index.js';
 import type { GatewayContext } from './context.js';
 import { ClientIntake, type DirectAnswer } from './clientIntake.js';
-import { clientRequestOf, type RequestExtra } from './forward.js';
 import { forwardUnlessChanged } from './changedToolGuard.js';
+import { CONTENT_CAPABILITIES, serveContent } from './contentHandlers.js';
+import { clientRequestOf, type RequestExtra } from './forward.js';
 import { unroutedToolMessage } from './metaTools/unknownTool.js';
+import type { HubMember } from './sessionHub.js';
+import { TASK_CAPABILITIES, forwardTaskCall, serveTasks } from './taskHandlers.js';
 import { setPassthroughCallToolHandler } from './passthroughCall.js';
 import { OPTIMIZATION_META_TOOLS } from './metaTools/index.js';
 import { describeInvalidArguments, listedMetaTool, type MetaTool, type MetaToolSession } from './metaTools/metaTool.js';
@@ -30,6 +33,8 @@ const INSTRUCTIONS =
 export class GatewaySession implements MetaToolSession {
   readonly server: Server;
   readonly registry: ToolRegistry;
+  /** This session as the shared notification hub sees it. */
+  readonly member: HubMember;
   readonly #context: GatewayContext;
   readonly #metaTools: ReadonlyMap<string, MetaTool>;
   readonly #metaListing: readonly Tool[];
@@ -48,9 +53,25 @@ export class GatewaySession implements MetaToolSession {
       { catalog: () => context.catalog.current, isServerAvailable: (server) => context.isServerAvailable(server) },
       context.naming,
     );
-    this.server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS, jsonSchemaValidator: lazySchemaValidator() });
+    this.server = new Server(SERVER_INFO, {
+      capabilities: { tools: { listChanged: true }, ...CONTENT_CAPABILITIES, ...TASK_CAPABILITIES },
+      instructions: INSTRUCTIONS,
+      jsonSchemaValidator: lazySchemaValidator(),
+    });
     this.server.setRequestHandler(ListToolsRequestSchema, () => this.#listTools());
-    setPassthroughCallToolHandler(this.server, (request, extra) => this.#callTool(request.params.name, request.params.arguments, extra));
+    this.member = {
+      servers: () => this.registry.snapshot.servers,
+      send: (notification) => {
+        if (this.#closed || !this.server.transport) return;
+        this.server.notification(notification).catch((error: unknown) => context.logger.debug({ mod: 'gateway', err: errorMessage(error) }, 'notification not sent'));
+      },
+    };
+    serveContent(this.server, context, this);
+    serveTasks(this.server, context, this.member);
+    this.#unsubscribe.push(context.hub.join(this.member));
+    setPassthroughCallToolHandler(this.server, (request, extra) =>
+      request.params.task === undefined ? this.#callTool(request.params.name, request.params.arguments, extra) : this.#callToolAsTask(request.params, extra),
+    );
     // A new catalog (discovery, config reload, promotion) may change what this session exposes.
     this.#unsubscribe.push(context.catalog.onChange(() => void this.refresh()));
   }
@@ -103,6 +124,7 @@ export class GatewaySession implements MetaToolSession {
     // list_changed goes out before state.json is written (lock + atomic write): the agent waits
     // on the new list; the remembered toolset only matters at the next start.
     await Promise.all([
+      options.announce !== false ? this.#announceContent(change) : undefined,
       change.changed && options.announce !== false ? this.#announce(true) : undefined,
       options.remember !== false ? this.#rememberSelection() : undefined,
     ]);
@@ -112,7 +134,7 @@ export class GatewaySession implements MetaToolSession {
   /** Withdraw the equipped toolset (announced and awaited like equip). */
   async unequip(): Promise<RegistryChange> {
     const change = await this.registry.unequip();
-    await Promise.all([change.changed ? this.#announce(true) : undefined, this.#rememberSelection()]);
+    await Promise.all([this.#announceContent(change), change.changed ? this.#announce(true) : undefined, this.#rememberSelection()]);
     return change;
   }
 
@@ -120,7 +142,7 @@ export class GatewaySession implements MetaToolSession {
   async refresh(): Promise<void> {
     try {
       const change = await this.registry.refresh();
-      if (change.changed) await this.#announce(false);
+      await Promise.all([this.#announceContent(change), change.changed ? this.#announce(false) : undefined]);
     } catch (error) {
       this.#context.logger.error({ mod: 'gateway', err: errorMessage(error) }, 'refreshing exposed tools failed');
     }
@@ -151,7 +173,7 @@ export class GatewaySession implements MetaToolSession {
   async #selectionOf(name: string): Promise<Selection> {
     if (name === ALL_TOOLSET) return { toolset: ALL_TOOLSET, toolIds: 'all' };
     const toolset = await this.#context.toolsets.get(name);
-    return { toolset: toolset.name, toolIds: toolset.tools };
+    return { toolset: toolset.name, toolIds: toolset.tools, ...(toolset.prompts ? { promptIds: toolset.prompts } : {}) };
   }
 
   async #listTools(): Promise<{ tools: Tool[] }> {
@@ -162,6 +184,17 @@ export class GatewaySession implements MetaToolSession {
     const snapshot = await this.settledSnapshot();
     if (waiting.length) setImmediate(() => waiting.forEach((wake) => wake()));
     return { tools: [...this.#metaListing, ...snapshot.tools] };
+  }
+
+  // One prompts and one resources list_changed per change that altered what this session lists.
+  async #announceContent(change: RegistryChange): Promise<void> {
+    if (this.#closed || !this.server.transport) return;
+    const sent: Array<Promise<void>> = [];
+    if (change.promptsChanged) sent.push(this.server.sendPromptListChanged());
+    if (change.resourcesChanged) sent.push(this.server.sendResourceListChanged());
+    for (const result of await Promise.allSettled(sent)) {
+      if (result.status === 'rejected') this.#context.logger.debug({ mod: 'gateway', err: errorMessage(result.reason) }, 'list_changed not sent');
+    }
   }
 
   async #announce(waitForRelist: boolean): Promise<void> {
@@ -193,9 +226,17 @@ export class GatewaySession implements MetaToolSession {
   // before it is still pending: then the Server takes it, and it waits for that change.
   #directAnswer(method: string, params: Record<string, unknown> | undefined): DirectAnswer | undefined {
     if (method !== 'tools/call' || this.#changesPending > 0) return undefined;
-    const { name, arguments: args } = params as { name: string; arguments?: Record<string, unknown> };
+    const { name, arguments: args, task } = params as { name: string; arguments?: Record<string, unknown>; task?: unknown };
     const route = this.#metaTools.has(name) ? undefined : this.registry.snapshot.routes.get(name);
+    if (route && task !== undefined) return (call) => forwardTaskCall(this.#context, this.member, route, params!, call);
     return route && ((call) => forwardUnlessChanged(this.#context, route, args, call));
+  }
+
+  // A task-augmented call (params.task) of an equipped tool; meta-tools run at once, as the spec allows.
+  async #callToolAsTask(params: CallToolRequest['params'], extra: RequestExtra): Promise<CallToolResult> {
+    const route = this.#metaTools.has(params.name) ? undefined : (await this.settledSnapshot()).routes.get(params.name);
+    if (!route) return this.#callTool(params.name, params.arguments, extra);
+    return (await forwardTaskCall(this.#context, this.member, route, params, clientRequestOf(extra, this.server))) as CallToolResult;
   }
 
   async #callTool(name: string, args: Record<string, unknown> | undefined, extra: RequestExtra): Promise<CallToolResult> {

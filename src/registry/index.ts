@@ -3,3 +3,4 @@
 export { ToolRegistry, exposedDefinition, type Route, type Selection, type RegistrySnapshot, type RegistryChange, type RegistrySource, type NamingOptions, type WithheldTool, type WithheldReason } from './registry.js';
 export { flattenToolName, assignExposedNames, nameBudget, CLIENT_TOOL_NAME_LIMIT } from './flatten.js';
 export { resolveCatalogName } from './callNames.js';
+export type { PromptRoute } from './exposedPrompts.js';
