@@ -2,6 +2,7 @@
 // The loadout command line. The CLI is the only place that prints for humans or exits the process.
 import { Command, Option } from 'commander';
 import { LOG_LEVELS, errorMessage, isLoadoutError } from '../shared/index.js';
+import { registerAuth } from './commands/auth.js';
 import { registerInit } from './commands/init.js';
 import { registerList } from './commands/list.js';
 import { registerRefresh } from './commands/refresh.js';
@@ -27,6 +28,7 @@ registerStatus(program);
 registerList(program);
 registerToolset(program);
 registerOptimize(program);
+registerAuth(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   printError(isLoadoutError(error) ? error.message : errorMessage(error));

@@ -10,6 +10,9 @@ export {
   ServersFileSchema,
   ToolsetSchema,
   transportOf,
+  oauthSettingsOf,
+  OAuthSettingsSchema,
+  type OAuthSettings,
   type ToolSetting,
   type TransportType,
   type ServerConfig,
@@ -18,6 +21,7 @@ export {
   type Toolset,
 } from './schema.js';
 export { resolvePaths, type LoadoutPaths } from './paths.js';
+export { OAuthRecordSchema, oauthRecordFile, readOAuthRecord, updateOAuthRecord, deleteOAuthRecord, type OAuthRecord } from './oauthStore.js';
 export { expandEnv, expandEnvRecord } from './envExpand.js';
 export { loadServersFile, parseServersFile, updateServersFile, type LoadedServersFile } from './serversFile.js';
 export { StateStore, StateSchema, type State } from './stateStore.js';

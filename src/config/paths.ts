@@ -11,6 +11,8 @@ export interface LoadoutPaths {
   toolsetsDir: string;
   stateFile: string;
   catalogCacheFile: string;
+  /** OAuth client registrations and tokens of HTTP servers, one 0600 file per server. */
+  oauthDir: string;
   /** servers.yaml parsed, keyed by its text's hash (a warm-start shortcut). */
   parsedServersFile: string;
 }
@@ -28,5 +30,6 @@ export function resolvePaths(options: { configDir?: string; dataDir?: string } =
     stateFile: path.join(dataDir, 'state.json'),
     catalogCacheFile: path.join(dataDir, 'catalog.json'),
     parsedServersFile: path.join(dataDir, 'servers.parsed.json'),
+    oauthDir: path.join(dataDir, 'oauth'),
   };
 }

@@ -18,8 +18,9 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import { expandEnv, expandEnvRecord, transportOf, type ServerConfig } from '../config/index.js';
-import { LoadoutError, errorMessage, lazySchemaValidator, type Cancellation, type Logger } from '../shared/index.js';
+import { LoadoutError, errorMessage, isLoadoutError, lazySchemaValidator, type Cancellation, type Logger } from '../shared/index.js';
 import { CallChannel } from './callChannel.js';
+import { StoredOAuthProvider, needsAuthorizationError, oauthTargetOf } from './oauthProvider.js';
 
 // What downstream servers send is parsed loosely and passed through untouched: the SDK's own
 // strict Tool schema would strip fields a newer server adds, and re-validating every result
@@ -95,10 +96,10 @@ export class DownstreamConnection {
   static async open(
     serverName: string,
     config: ServerConfig,
-    options: { logger: Logger; env?: NodeJS.ProcessEnv; signal?: AbortSignal; timeoutMs?: number } & ConnectionHooks,
+    options: { logger: Logger; env?: NodeJS.ProcessEnv; signal?: AbortSignal; timeoutMs?: number; oauthDir?: string } & ConnectionHooks,
   ): Promise<DownstreamConnection> {
     const env = options.env ?? process.env;
-    const transport = await createTransport(serverName, config, env, options.logger);
+    const transport = await createTransport(serverName, config, { env, logger: options.logger, oauthDir: options.oauthDir });
     const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
     const client = new Client(CLIENT_INFO, { capabilities: CLIENT_CAPABILITIES, jsonSchemaValidator: lazySchemaValidator() });
     const relay = options.onRelayedRequest ?? refuseRelayedRequest;
@@ -116,6 +117,7 @@ export class DownstreamConnection {
       await client.connect(transport, { signal: options.signal, timeout: options.timeoutMs ?? config.timeout_seconds * 1000 });
     } catch (error) {
       await transport.close().catch(() => undefined);
+      if (await isAuthorizationFailure(error)) throw needsAuthorizationError(serverName);
       throw new LoadoutError('SERVER_START_FAILED', `Server '${serverName}' failed to start: ${errorMessage(error)}`, { cause: error });
     }
     return new DownstreamConnection(client, transport, config.timeout_seconds * 1000);
@@ -202,16 +204,37 @@ function refuseRelayedRequest(request: RelayedRequest): Promise<never> {
   return Promise.reject(new McpError(ErrorCode.InvalidRequest, `loadout cannot answer ${request.method} here: no client session is waiting on this server`));
 }
 
-async function createTransport(serverName: string, config: ServerConfig, env: NodeJS.ProcessEnv, logger: Logger): Promise<Transport> {
+/**
+ * Whether `error` means the server refused loadout's credentials and only a login can help: the
+ * provider found nothing to refresh, the SDK gave up (UnauthorizedError), or a 401 came back
+ * right after a refresh.
+ */
+export async function isAuthorizationFailure(error: unknown): Promise<boolean> {
+  if (isLoadoutError(error, 'NEEDS_AUTHORIZATION')) return true;
+  if (!(error instanceof Error)) return false;
+  if ((error as { code?: unknown }).code === 401) return true;
+  // Imported only on this failure path: the auth module is not needed to start.
+  const { UnauthorizedError } = await import('@modelcontextprotocol/sdk/client/auth.js');
+  return error instanceof UnauthorizedError;
+}
+
+interface TransportContext {
+  env: NodeJS.ProcessEnv;
+  logger: Logger;
+  /** Where OAuth files live; without it, HTTP servers get no OAuth. */
+  oauthDir: string | undefined;
+}
+
+async function createTransport(serverName: string, config: ServerConfig, context: TransportContext): Promise<Transport> {
   try {
-    return await createTransportOrThrow(serverName, config, env, logger);
+    return await createTransportOrThrow(serverName, config, context);
   } catch (error) {
     if (error instanceof LoadoutError) throw error;
     throw new LoadoutError('SERVER_START_FAILED', `Server '${serverName}' has an unusable address: ${errorMessage(error)}`, { cause: error });
   }
 }
 
-async function createTransportOrThrow(serverName: string, config: ServerConfig, env: NodeJS.ProcessEnv, logger: Logger): Promise<Transport> {
+async function createTransportOrThrow(serverName: string, config: ServerConfig, { env, logger, oauthDir }: TransportContext): Promise<Transport> {
   const where = `Server '${serverName}'`;
   const type = transportOf(config);
   if (type === 'stdio') {
@@ -230,10 +253,12 @@ async function createTransportOrThrow(serverName: string, config: ServerConfig, 
   }
   const url = new URL(expandEnv(config.url!, env, `${where} url`));
   const requestInit = { headers: expandEnvRecord(config.headers, env, `${where} headers`) };
+  const oauth = oauthDir === undefined ? undefined : oauthTargetOf(serverName, config, env, oauthDir);
+  const authProvider = oauth ? await StoredOAuthProvider.open(oauth) : undefined;
   if (type === 'sse') {
     const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');
-    return new SSEClientTransport(url, { requestInit });
+    return new SSEClientTransport(url, { requestInit, authProvider });
   }
   const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
-  return new StreamableHTTPClientTransport(url, { requestInit });
+  return new StreamableHTTPClientTransport(url, { requestInit, authProvider });
 }

@@ -38,6 +38,8 @@ export interface PoolOptions {
    * `npx` server can need many seconds to start although its calls answer in one.
    */
   minStartTimeoutMs?: number;
+  /** Where OAuth files of HTTP servers live (`<data dir>/oauth`); without it no server gets OAuth. */
+  oauthDir?: string;
 }
 
 /** Owns every downstream connection. */
@@ -204,6 +206,7 @@ export class ServerPool {
       connection = await DownstreamConnection.open(server, config, {
         logger,
         env: this.#options.env,
+        oauthDir: this.#options.oauthDir,
         signal: options.signal ? AbortSignal.any([options.signal, this.#closing.signal]) : this.#closing.signal,
         timeoutMs: options.timeoutMs ?? Math.max(config.timeout_seconds * 1000, this.#options.minStartTimeoutMs ?? 0),
         onClose: () => connection && this.#onConnectionClosed(server, connection),

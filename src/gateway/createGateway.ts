@@ -39,7 +39,7 @@ export interface Gateway {
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const { paths, logger } = options;
   const { config } = await loadServersConfig(paths.serversFile, paths.parsedServersFile);
-  const pool = new ServerPool(config.servers, { logger, env: options.env, minStartTimeoutMs: config.gateway.discovery_timeout_seconds * 1000 });
+  const pool = new ServerPool(config.servers, { logger, env: options.env, oauthDir: paths.oauthDir, minStartTimeoutMs: config.gateway.discovery_timeout_seconds * 1000 });
   const catalog = new CatalogStore({ pool, cacheFile: paths.catalogCacheFile, configs: config.servers, settings: config.gateway, logger, serversFile: paths.serversFile });
   const state = new StateStore(paths.stateFile);
   const optimization = new OptimizationLoop({ store: new OptimizationStore(state), catalog, settings: config.optimization });
