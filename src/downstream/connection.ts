@@ -1,8 +1,8 @@
 // One live MCP client connection to one downstream server, over stdio, SSE or streamable HTTP.
-// It knows how to start, list tools (following pagination), forward a call and close; when to
-// start or stop it is the pool's business. The SDK client and its transports are imported when a
-// server first needs them (the HTTP/SSE clients pull in OAuth and EventSource code), so a warm
-// start loads none of them.
+// It knows how to start, send a request (through its RequestLayer), list tools (following
+// pagination) and close; when to start or stop it is the pool's business. The SDK client and its
+// transports are imported when a server first needs them (the HTTP/SSE clients pull in OAuth and
+// EventSource code), so a warm start loads none of them.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
@@ -10,17 +10,16 @@ import {
   ElicitRequestSchema,
   ErrorCode,
   McpError,
-  ToolListChangedNotificationSchema,
-  type CallToolResult,
-  type CreateMessageRequest,
-  type ElicitRequest,
+  type JSONRPCNotification,
+  type ServerCapabilities,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import { expandEnv, expandEnvRecord, transportOf, type ServerConfig } from '../config/index.js';
-import { LoadoutError, errorMessage, isLoadoutError, lazySchemaValidator, type Cancellation, type Logger } from '../shared/index.js';
-import { CallChannel } from './callChannel.js';
+import { Cancellation, LoadoutError, errorMessage, isLoadoutError, lazySchemaValidator, type Logger } from '../shared/index.js';
+import type { RelayedRequest } from './inFlightCallers.js';
 import { StoredOAuthProvider, needsAuthorizationError, oauthTargetOf } from './oauthProvider.js';
+import { RequestLayer, type RequestOptions } from './requestLayer.js';
 
 // What downstream servers send is parsed loosely and passed through untouched: the SDK's own
 // strict Tool schema would strip fields a newer server adds, and re-validating every result
@@ -37,33 +36,12 @@ const MAX_STDIO_MESSAGE_BYTES = 256 * 1024 * 1024;
 /** Identity loadout presents to downstream servers. */
 export const CLIENT_INFO = { name: 'loadout', version: '0.1.0' } as const;
 
-/** A request a downstream server makes of its client during a call (it needs a human or a model). */
-export type RelayedRequest = CreateMessageRequest | ElicitRequest;
-
-/**
- * The client session a forwarded call was made for: it answers the sampling and elicitation
- * requests the downstream makes while the call runs. `owner` identifies the session.
- */
-export interface DownstreamCaller {
-  readonly owner: object;
-  relay(request: RelayedRequest, signal: AbortSignal): Promise<Record<string, unknown>>;
-}
-
-/** Options for forwarding one call. */
-export interface CallOptions {
-  cancellation?: Cancellation;
-  /** Called with each downstream progress notification's params. */
-  onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
-  /** Who answers sampling/elicitation requests made during this call. */
-  caller?: DownstreamCaller;
-}
-
 /** Callbacks a connection reports to while open. */
 export interface ConnectionHooks {
   /** Fires once when the connection ends for any reason (crash, remote close, or our own close()). */
   onClose?: () => void;
-  /** The server said its tool list changed (`notifications/tools/list_changed`). */
-  onToolListChanged?: () => void;
+  /** A notification from the server (anything but progress of one of our requests). */
+  onNotification?: (notification: JSONRPCNotification) => void;
   /** Answer a sampling/elicitation request from the server; throw an McpError to refuse it. */
   onRelayedRequest?: (request: RelayedRequest, signal: AbortSignal) => Promise<Record<string, unknown>>;
 }
@@ -79,17 +57,12 @@ export const CLIENT_CAPABILITIES = { sampling: {}, elicitation: { form: {}, url:
 /** A started client connection to one downstream server. */
 export class DownstreamConnection {
   readonly #client: Client;
-  readonly #transport: Transport;
-  readonly #timeoutMs: number;
-  readonly #calls: CallChannel;
+  readonly #layer: RequestLayer;
   #closed: Promise<void> | undefined;
 
-  private constructor(client: Client, transport: Transport, timeoutMs: number) {
+  private constructor(client: Client, layer: RequestLayer) {
     this.#client = client;
-    this.#transport = transport;
-    this.#timeoutMs = timeoutMs;
-    // A call reporting progress may run longer than one timeout, but not without end.
-    this.#calls = new CallChannel(transport, { timeoutMs, maxTotalMs: timeoutMs * 10 });
+    this.#layer = layer;
   }
 
   /** Spawn or connect to `config` and complete the MCP handshake; `hooks` hear what the server does. */
@@ -100,12 +73,12 @@ export class DownstreamConnection {
   ): Promise<DownstreamConnection> {
     const env = options.env ?? process.env;
     const transport = await createTransport(serverName, config, { env, logger: options.logger, oauthDir: options.oauthDir });
+    const layer = new RequestLayer(transport, config.timeout_seconds * 1000, { onNotification: options.onNotification });
     const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
     const client = new Client(CLIENT_INFO, { capabilities: CLIENT_CAPABILITIES, jsonSchemaValidator: lazySchemaValidator() });
     const relay = options.onRelayedRequest ?? refuseRelayedRequest;
     client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => relay(request, extra.signal));
     client.setRequestHandler(ElicitRequestSchema, (request, extra) => relay(request, extra.signal));
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => options.onToolListChanged?.());
     let closedNotified = false;
     client.onclose = () => {
       if (closedNotified) return;
@@ -114,26 +87,28 @@ export class DownstreamConnection {
     };
     client.onerror = (error) => options.logger.debug({ err: errorMessage(error) }, 'downstream transport error');
     try {
-      await client.connect(transport, { signal: options.signal, timeout: options.timeoutMs ?? config.timeout_seconds * 1000 });
+      await client.connect(layer, { signal: options.signal, timeout: options.timeoutMs ?? config.timeout_seconds * 1000 });
     } catch (error) {
-      await transport.close().catch(() => undefined);
+      await layer.close().catch(() => undefined);
       if (await isAuthorizationFailure(error)) throw needsAuthorizationError(serverName);
       throw new LoadoutError('SERVER_START_FAILED', `Server '${serverName}' failed to start: ${errorMessage(error)}`, { cause: error });
     }
-    return new DownstreamConnection(client, transport, config.timeout_seconds * 1000);
+    return new DownstreamConnection(client, layer);
+  }
+
+  /** Send one request and return the server's result object unchanged (see RequestLayer). */
+  request(method: string, params: Record<string, unknown> | undefined, options?: RequestOptions): Promise<Record<string, unknown>> {
+    return this.#layer.request(method, params, options);
   }
 
   /** The server's tools, all pages. */
   async listTools(options: { signal?: AbortSignal } = {}): Promise<Tool[]> {
+    const cancellation = options.signal ? Cancellation.fromSignal(options.signal) : undefined;
     const tools: Tool[] = [];
     let cursor: string | undefined;
     const seen = new Set<string>();
     do {
-      const page = await this.#client.request(
-        { method: 'tools/list', params: cursor ? { cursor } : {} },
-        LooseToolListSchema,
-        { signal: options.signal, timeout: this.#timeoutMs },
-      );
+      const page = LooseToolListSchema.parse(await this.request('tools/list', cursor ? { cursor } : undefined, { cancellation }));
       tools.push(...(page.tools as Tool[]));
       cursor = page.nextCursor;
       // A server that repeats a cursor would otherwise loop forever.
@@ -143,29 +118,24 @@ export class DownstreamConnection {
     return tools;
   }
 
-  /** Forward one tools/call and return the downstream result unchanged. */
-  callTool(name: string, args: Record<string, unknown> | undefined, options: CallOptions = {}): Promise<CallToolResult> {
-    return this.#calls.call(name, args, options);
-  }
-
   /** A liveness probe. */
   async ping(timeoutMs: number): Promise<void> {
-    await this.#client.ping({ timeout: timeoutMs });
+    await this.request('ping', undefined, { timeoutMs });
+  }
+
+  /** What the server declared in its handshake. */
+  get serverCapabilities(): ServerCapabilities | undefined {
+    return this.#client.getServerCapabilities();
   }
 
   /** Whether the server declared `tools.listChanged`. */
   get emitsToolListChanged(): boolean {
-    return this.#client.getServerCapabilities()?.tools?.listChanged === true;
+    return this.serverCapabilities?.tools?.listChanged === true;
   }
 
   /** The negotiated MCP protocol version. */
   get protocolVersion(): string | undefined {
-    return (this.#transport as { protocolVersion?: string }).protocolVersion ?? undefined;
-  }
-
-  /** The underlying SDK client, for handlers that must answer downstream requests. */
-  get client(): Client {
-    return this.#client;
+    return (this.#layer.inner as { protocolVersion?: string }).protocolVersion ?? undefined;
   }
 
   /**
@@ -175,7 +145,7 @@ export class DownstreamConnection {
   close(): Promise<void> {
     this.#closed ??= (async () => {
       // Only the streamable HTTP transport has sessions to end (its class is imported lazily, so no instanceof).
-      const transport = this.#transport as Transport & { terminateSession?: () => Promise<void> };
+      const transport = this.#layer.inner as Transport & { terminateSession?: () => Promise<void> };
       if (typeof transport.terminateSession === 'function') {
         // A server that does not answer the DELETE promptly is not waited for: close() aborts it.
         await settleWithin(transport.terminateSession(), SESSION_END_WAIT_MS);

@@ -5,8 +5,9 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { isDeepStrictEqual } from 'node:util';
 import type { ServerConfig } from '../config/index.js';
 import { KeyedTimers, LoadoutError, errorMessage, type Logger } from '../shared/index.js';
-import { DownstreamConnection, type CallOptions } from './connection.js';
+import { DownstreamConnection } from './connection.js';
 import { InFlightCallers } from './inFlightCallers.js';
+import type { RequestOptions } from './requestLayer.js';
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -20,7 +21,9 @@ export type PoolEvent =
   /** The server configs were replaced (configure()). */
   | { type: 'configured' }
   /** The server sent `notifications/tools/list_changed`: its tools should be re-listed. */
-  | { type: 'tools-changed'; server: string };
+  | { type: 'tools-changed'; server: string }
+  /** Any notification from the server but progress of one of loadout's requests (list_changed too). */
+  | { type: 'notification'; server: string; notification: { method: string; params?: Record<string, unknown> } };
 
 /** Snapshot of one server's connection for status displays. */
 export interface ServerRuntimeStatus {
@@ -135,18 +138,27 @@ export class ServerPool {
     return start;
   }
 
-  /** Forward one tool call, starting the server if needed; the idle clock stops while it runs. */
-  async callTool(server: string, tool: string, args: Record<string, unknown> | undefined, options: CallOptions = {}): Promise<CallToolResult> {
+  /**
+   * Send one request to `server`, starting it if needed, and return its result unchanged. The
+   * idle clock stops while it runs, and `options.caller` answers the server's sampling and
+   * elicitation requests meanwhile.
+   */
+  async request(server: string, method: string, params: Record<string, unknown> | undefined, options: RequestOptions = {}): Promise<Record<string, unknown>> {
     this.#beginUse(server);
     const endCall = options.caller ? this.#callers.add(server, options.caller) : undefined;
     try {
-      // Only a start needs an AbortSignal; making one for every call would cost more than the rest of the call.
+      // Only a start needs an AbortSignal; making one for every request would cost more than the rest of it.
       const connection = this.#connections.get(server) ?? (await this.connection(server, { signal: options.cancellation?.signal }));
-      return await connection.callTool(tool, args, options);
+      return await connection.request(method, params, options);
     } finally {
       endCall?.();
       this.#endUse(server);
     }
+  }
+
+  /** Forward one tools/call (see request). */
+  callTool(server: string, tool: string, args: Record<string, unknown> | undefined, options: RequestOptions = {}): Promise<CallToolResult> {
+    return this.request(server, 'tools/call', args === undefined ? { name: tool } : { name: tool, arguments: args }, options) as Promise<CallToolResult>;
   }
 
   /** List a server's tools, starting it if needed. */
@@ -210,7 +222,10 @@ export class ServerPool {
         signal: options.signal ? AbortSignal.any([options.signal, this.#closing.signal]) : this.#closing.signal,
         timeoutMs: options.timeoutMs ?? Math.max(config.timeout_seconds * 1000, this.#options.minStartTimeoutMs ?? 0),
         onClose: () => connection && this.#onConnectionClosed(server, connection),
-        onToolListChanged: () => this.#emit({ type: 'tools-changed', server }),
+        onNotification: (notification) => {
+          if (notification.method === 'notifications/tools/list_changed') this.#emit({ type: 'tools-changed', server });
+          this.#emit({ type: 'notification', server, notification });
+        },
         onRelayedRequest: (request, signal) => this.#callers.relay(server, request, signal),
       });
       if (this.#closed) {
