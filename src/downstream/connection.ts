@@ -56,11 +56,15 @@ export const CLIENT_CAPABILITIES = { sampling: {}, elicitation: { form: {}, url:
 
 /** A started client connection to one downstream server. */
 export class DownstreamConnection {
+  readonly #server: string;
   readonly #client: Client;
   readonly #layer: RequestLayer;
+  /** The server no longer knows this connection's session (it restarted): there is nothing to end. */
+  #sessionLost = false;
   #closed: Promise<void> | undefined;
 
-  private constructor(client: Client, layer: RequestLayer) {
+  private constructor(server: string, client: Client, layer: RequestLayer) {
+    this.#server = server;
     this.#client = client;
     this.#layer = layer;
   }
@@ -85,7 +89,14 @@ export class DownstreamConnection {
       closedNotified = true;
       options.onClose?.();
     };
-    client.onerror = (error) => options.logger.debug({ err: errorMessage(error) }, 'downstream transport error');
+    let connection: DownstreamConnection | undefined;
+    client.onerror = (error) => {
+      options.logger.debug({ err: errorMessage(error) }, 'downstream transport error');
+      // A dropped SSE stream cannot be resumed (its EventSource would reconnect to a new session
+      // that was never initialized): end the connection so the next use starts a fresh one. A
+      // streamable-HTTP session is checked by the next request instead (its 404 is retried).
+      if (connection && isSseStreamError(error)) connection.#loseSession();
+    };
     try {
       await client.connect(layer, { signal: options.signal, timeout: options.timeoutMs ?? config.timeout_seconds * 1000 });
     } catch (error) {
@@ -93,12 +104,17 @@ export class DownstreamConnection {
       if (await isAuthorizationFailure(error)) throw needsAuthorizationError(serverName);
       throw new LoadoutError('SERVER_START_FAILED', `Server '${serverName}' failed to start: ${errorMessage(error)}`, { cause: error });
     }
-    return new DownstreamConnection(client, layer);
+    connection = new DownstreamConnection(serverName, client, layer);
+    return connection;
   }
 
-  /** Send one request and return the server's result object unchanged (see RequestLayer). */
+  /**
+   * Send one request and return the server's result object unchanged (see RequestLayer). A
+   * server that answers 404 to the session (it restarted) fails it with SESSION_LOST, which
+   * means it was not processed; one that wants a new login fails it with NEEDS_AUTHORIZATION.
+   */
   request(method: string, params: Record<string, unknown> | undefined, options?: RequestOptions): Promise<Record<string, unknown>> {
-    return this.#layer.request(method, params, options);
+    return this.#layer.request(method, params, options).catch((error: unknown) => this.#failure(error));
   }
 
   /** The server's tools, all pages. */
@@ -146,7 +162,7 @@ export class DownstreamConnection {
     this.#closed ??= (async () => {
       // Only the streamable HTTP transport has sessions to end (its class is imported lazily, so no instanceof).
       const transport = this.#layer.inner as Transport & { terminateSession?: () => Promise<void> };
-      if (typeof transport.terminateSession === 'function') {
+      if (typeof transport.terminateSession === 'function' && !this.#sessionLost) {
         // A server that does not answer the DELETE promptly is not waited for: close() aborts it.
         await settleWithin(transport.terminateSession(), SESSION_END_WAIT_MS);
       }
@@ -154,6 +170,33 @@ export class DownstreamConnection {
     })().catch(() => undefined);
     return this.#closed;
   }
+
+  async #failure(error: unknown): Promise<never> {
+    if (isSessionLost(error)) {
+      this.#sessionLost = true;
+      throw new LoadoutError('SESSION_LOST', `Server '${this.#server}' no longer knows loadout's session (it restarted)`, { cause: error });
+    }
+    if (await isAuthorizationFailure(error)) throw needsAuthorizationError(this.#server);
+    throw error;
+  }
+
+  #loseSession(): void {
+    this.#sessionLost = true;
+    void this.close();
+  }
+}
+
+// A POST the server answered 404 for the session id: streamable HTTP (StreamableHTTPError 404)
+// or an SSE message endpoint that no longer exists. The server did not process it.
+function isSessionLost(error: unknown): boolean {
+  // A JSON-RPC error the server sent may carry any code, 404 too: it is an answer, not a lost session.
+  if (!(error instanceof Error) || error instanceof McpError) return false;
+  return (error as { code?: unknown }).code === 404 || /^Error POSTing to endpoint \(HTTP 404\)/.test(error.message);
+}
+
+// The SSE transport's EventSource failed (SseError; its class is imported lazily, so no instanceof).
+function isSseStreamError(error: Error): boolean {
+  return error.message.startsWith('SSE error:');
 }
 
 // Wait for `promise` to settle, but no longer than `ms`; its outcome does not matter.

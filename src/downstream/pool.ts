@@ -4,7 +4,7 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { isDeepStrictEqual } from 'node:util';
 import type { ServerConfig } from '../config/index.js';
-import { KeyedTimers, LoadoutError, errorMessage, type Logger } from '../shared/index.js';
+import { KeyedTimers, LoadoutError, errorMessage, isLoadoutError, type Cancellation, type Logger } from '../shared/index.js';
 import { DownstreamConnection } from './connection.js';
 import { InFlightCallers } from './inFlightCallers.js';
 import type { RequestOptions } from './requestLayer.js';
@@ -147,9 +147,7 @@ export class ServerPool {
     this.#beginUse(server);
     const endCall = options.caller ? this.#callers.add(server, options.caller) : undefined;
     try {
-      // Only a start needs an AbortSignal; making one for every request would cost more than the rest of it.
-      const connection = this.#connections.get(server) ?? (await this.connection(server, { signal: options.cancellation?.signal }));
-      return await connection.request(method, params, options);
+      return await this.#withConnection(server, { cancellation: options.cancellation }, (connection) => connection.request(method, params, options));
     } finally {
       endCall?.();
       this.#endUse(server);
@@ -165,8 +163,7 @@ export class ServerPool {
   async listTools(server: string, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<Tool[]> {
     this.#beginUse(server);
     try {
-      const connection = await this.connection(server, options);
-      return await connection.listTools(options);
+      return await this.#withConnection(server, options, (connection) => connection.listTools(options));
     } finally {
       this.#endUse(server);
     }
@@ -208,6 +205,25 @@ export class ServerPool {
       await Promise.allSettled([...this.#connections.keys()].map((server) => this.stop(server)));
     })();
     return this.#closed;
+  }
+
+  /**
+   * Run `use` on the server's connection, starting it if needed. A session the server no longer
+   * knows (it restarted: SESSION_LOST, so nothing was processed) is replaced at once and `use`
+   * runs once more, so the caller sees a slower answer rather than an error.
+   */
+  async #withConnection<T>(server: string, start: { cancellation?: Cancellation; signal?: AbortSignal; timeoutMs?: number }, use: (connection: DownstreamConnection) => Promise<T>): Promise<T> {
+    // Only a start needs an AbortSignal; making one for every request would cost more than the rest of it.
+    const startOptions = (): { signal?: AbortSignal; timeoutMs?: number } => ({ signal: start.signal ?? start.cancellation?.signal, timeoutMs: start.timeoutMs });
+    const connection = this.#connections.get(server) ?? (await this.connection(server, startOptions()));
+    try {
+      return await use(connection);
+    } catch (error) {
+      if (!isLoadoutError(error, 'SESSION_LOST')) throw error;
+      this.#options.logger.info({ mod: 'downstream', server }, 'session lost (server restarted); re-initializing and retrying once');
+      void this.discard(server, errorMessage(error), connection);
+      return use(await this.connection(server, startOptions()));
+    }
   }
 
   async #start(server: string, config: ServerConfig, options: { signal?: AbortSignal; timeoutMs?: number }): Promise<DownstreamConnection> {
