@@ -40,9 +40,16 @@ export function oauthTargetOf(server: string, config: ServerConfig, env: NodeJS.
 // Used only until a login records the real one: refresh and discovery never send it.
 const UNSET_REDIRECT_URL = 'http://127.0.0.1/callback';
 
+const NEEDS_AUTHORIZATION = 'needs authorization: run loadout auth';
+
 /** The error a server that needs a login answers with, everywhere it shows. */
 export function needsAuthorizationError(server: string): LoadoutError {
-  return new LoadoutError('NEEDS_AUTHORIZATION', `Server '${server}' needs authorization: run loadout auth ${server}`);
+  return new LoadoutError('NEEDS_AUTHORIZATION', `Server '${server}' ${NEEDS_AUTHORIZATION} ${server}`);
+}
+
+/** Whether a failure message (as discovery keeps it) is needsAuthorizationError's. */
+export function isNeedsAuthorizationMessage(message: string): boolean {
+  return message.includes(NEEDS_AUTHORIZATION);
 }
 
 /** An OAuthClientProvider backed by `<data dir>/oauth/<server>.json`. */

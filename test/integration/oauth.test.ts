@@ -63,10 +63,15 @@ describe('downstream OAuth', () => {
   });
 
   it('needs authorization until `loadout auth`, then forwards calls with the stored token', async () => {
-    const before = await sandbox.start();
-    const found = textOf(await before.client.callTool({ name: 'discover-all-tools', arguments: {} }));
+    const gateway = await sandbox.start();
+    const callEcho = (text: string): ReturnType<typeof gateway.client.callTool> =>
+      gateway.client.callTool({ name: 'call-tool', arguments: { tool: 'linear.echo', arguments: { text } } });
+    const found = textOf(await gateway.client.callTool({ name: 'discover-all-tools', arguments: {} }));
     expect(found).toContain(`linear: not discovered (Server 'linear' ${NEEDS_AUTH})`);
-    await before.close();
+    const refused = await callEcho('too early');
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toContain(`Server 'linear' ${NEEDS_AUTH}`);
+    expect(textOf(refused)).not.toMatch(/invalid_token|restart loadout/);
     const status = await runCli(sandbox.dirs, ['status']);
     expect(status.stdout).toContain(`linear: ${NEEDS_AUTH}`);
     // The gateway never registered a client on its own: that belongs to a login.
@@ -83,11 +88,11 @@ describe('downstream OAuth', () => {
     expect(await readFile(path.join(sandbox.dirs.configDir, 'servers.yaml'), 'utf8')).not.toContain(stored.tokens.access_token);
     expect((await runCli(sandbox.dirs, ['status'])).stdout).not.toContain(NEEDS_AUTH);
 
-    const gateway = await sandbox.start();
-    const echoed = await gateway.client.callTool({ name: 'call-tool', arguments: { tool: 'linear.echo', arguments: { text: 'through oauth' } } });
-    expect(textOf(echoed)).toBe('through oauth');
+    // The running gateway picks the login up: no restart.
+    expect(textOf(await callEcho('through oauth'))).toBe('through oauth');
     const who = await gateway.client.callTool({ name: 'call-tool', arguments: { tool: 'linear.whoami', arguments: {} } });
     expect(textOf(who)).not.toBe('(none)');
+    expect(textOf(await gateway.client.callTool({ name: 'discover-all-tools', arguments: {} }))).not.toContain('not discovered');
   });
 
   it('fails with one readable line and stores no token when the user refuses the login', async () => {

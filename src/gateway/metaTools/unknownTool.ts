@@ -2,6 +2,7 @@
 // named with its reason (its tools were never listed); otherwise the closest real names.
 import type { Catalog } from '../../catalog/index.js';
 import { parseToolId } from '../../catalog/index.js';
+import { isNeedsAuthorizationMessage } from '../../downstream/index.js';
 import { LoadoutError } from '../../shared/index.js';
 import type { GatewayContext } from '../context.js';
 
@@ -9,6 +10,9 @@ import type { GatewayContext } from '../context.js';
 export function unknownToolError(gateway: GatewayContext, catalog: Catalog, name: string): LoadoutError {
   const server = parseToolId(name)?.server;
   const failure = server === undefined ? undefined : gateway.discoveryFailures().get(server);
+  if (server !== undefined && failure !== undefined && isNeedsAuthorizationMessage(failure)) {
+    return new LoadoutError('NEEDS_AUTHORIZATION', `${failure}; its tools are unknown until then. Call again after logging in.`);
+  }
   if (server !== undefined && failure !== undefined) {
     return new LoadoutError(
       'SERVER_START_FAILED',
