@@ -51,7 +51,7 @@ export class Catalog {
   readonly #byId: ReadonlyMap<string, CatalogTool>;
   readonly #visible: readonly CatalogTool[];
   readonly #discoveredServers: ReadonlySet<string>;
-  #search: CatalogSearch | undefined;
+  #search: CatalogSearch<CatalogTool> | undefined;
 
   private constructor(tools: CatalogTool[], discoveredServers: Set<string>) {
     this.#byId = new Map(tools.map((tool) => [tool.id, tool]));
@@ -113,7 +113,7 @@ export class Catalog {
   }
 
   // The full-text index costs time to build, so it waits for the first query.
-  #index(): CatalogSearch {
+  #index(): CatalogSearch<CatalogTool> {
     this.#search ??= new CatalogSearch(this.#visible);
     return this.#search;
   }

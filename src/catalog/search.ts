@@ -1,7 +1,6 @@
 // Full-text search over the catalog (minisearch): relevance ranking for discover-all-tools and
 // close matches for unknown names.
 import MiniSearch from 'minisearch';
-import type { CatalogTool } from './catalog.js';
 
 const STOP_WORDS = new Set(['a', 'an', 'and', 'are', 'as', 'at', 'be', 'by', 'for', 'from', 'in', 'into', 'is', 'it', 'of', 'on', 'or', 'the', 'to', 'with']);
 
@@ -13,6 +12,7 @@ export interface SearchOptions {
   offset: number;
 }
 
+/** What a search reads of a tool (the catalog's tools, without this file importing the catalog). */
 interface IndexedTool {
   id: string;
   server: string;
@@ -21,12 +21,12 @@ interface IndexedTool {
 }
 
 /** An index over a fixed list of tools. */
-export class CatalogSearch {
-  readonly #tools: readonly CatalogTool[];
-  readonly #byId: ReadonlyMap<string, CatalogTool>;
+export class CatalogSearch<Tool extends IndexedTool> {
+  readonly #tools: readonly Tool[];
+  readonly #byId: ReadonlyMap<string, Tool>;
   readonly #index: MiniSearch<IndexedTool>;
 
-  constructor(tools: readonly CatalogTool[]) {
+  constructor(tools: readonly Tool[]) {
     this.#tools = tools;
     this.#byId = new Map(tools.map((tool) => [tool.id, tool]));
     this.#index = new MiniSearch<IndexedTool>({
@@ -46,8 +46,8 @@ export class CatalogSearch {
   }
 
   /** Ranked (with a query) or listed (without) tools, filtered by server and paged. */
-  search({ query, server, limit, offset }: SearchOptions): { total: number; tools: CatalogTool[] } {
-    let matches: readonly CatalogTool[];
+  search({ query, server, limit, offset }: SearchOptions): { total: number; tools: Tool[] } {
+    let matches: readonly Tool[];
     if (query?.trim()) {
       const hits = this.#index.search(query, server ? { filter: (hit) => hit.server === server } : {});
       matches = hits.map((hit) => this.#byId.get(hit.id as string)!);

@@ -5,7 +5,7 @@ import { CatalogStore } from '../catalog/index.js';
 import { StateStore, loadServersConfig, oauthRecordFile, readOAuthRecord, type LoadoutPaths } from '../config/index.js';
 import { ServerHealth, ServerPool, isNeedsAuthorizationMessage } from '../downstream/index.js';
 import { OptimizationLoop, OptimizationStore, watchPromotions } from '../optimization/index.js';
-import { errorMessage, isLoadoutError, type Logger } from '../shared/index.js';
+import { LoadoutError, errorMessage, isLoadoutError, type Logger } from '../shared/index.js';
 import { ToolsetStore } from '../toolsets/index.js';
 import { startConfigSync } from './configSync.js';
 import type { GatewayContext } from './context.js';
@@ -26,8 +26,13 @@ export interface GatewayOptions {
 /** A running gateway. */
 export interface Gateway {
   readonly context: GatewayContext;
-  /** Create a session, restore its toolset, and connect it to a client transport. */
+  /**
+   * Create a session, restore its toolset, and connect it to a client transport. The session
+   * counts only once connected; if any step fails it is closed again, and the error thrown.
+   */
   connect(transport: Transport): Promise<GatewaySession>;
+  /** Connected client sessions. */
+  readonly sessionCount: number;
   /** Close every session and downstream connection. Runs once. */
   close(): Promise<void>;
 }
@@ -116,14 +121,25 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     context,
     async connect(transport) {
       const session = new GatewaySession(context, metaTools, metaListing);
-      sessions.add(session);
-      await restoreToolset(session, context, options.equip);
       session.server.onclose = () => {
         sessions.delete(session);
         void session.close();
       };
-      await session.connect(transport);
+      try {
+        await restoreToolset(session, context, options.equip);
+        await session.connect(transport);
+        // The gateway may have begun closing, or the client gone (its onclose has run), while this connected.
+        if (closed) throw new LoadoutError('CLOSED', 'loadout is shutting down');
+        if (session.closed) throw new LoadoutError('CLOSED', 'the client went away while its session was connecting');
+      } catch (error) {
+        await session.close();
+        throw error;
+      }
+      sessions.add(session);
       return session;
+    },
+    get sessionCount() {
+      return sessions.size;
     },
     close() {
       closed ??= (async () => {

@@ -8,11 +8,12 @@ import { ToolRegistry, type RegistryChange, type RegistrySnapshot, type Selectio
 import { errorMessage, isLoadoutError, lazySchemaValidator } from '../shared/index.js';
 import { ALL_TOOLSET } from '../toolsets/index.js';
 import type { GatewayContext } from './context.js';
-import { answerForwardedCalls } from './directCalls.js';
-import { clientCallOf, forwardCall } from './forward.js';
+import { ClientIntake, type DirectAnswer } from './clientIntake.js';
+import { clientRequestOf, forwardToolCall, type RequestExtra } from './forward.js';
 import { setPassthroughCallToolHandler } from './passthroughCall.js';
 import { OPTIMIZATION_META_TOOLS } from './metaTools/index.js';
-import { describeInvalidArguments, errorResult, listedMetaTool, textResult, type MetaTool, type RequestExtra } from './metaTools/metaTool.js';
+import { describeInvalidArguments, listedMetaTool, type MetaTool, type MetaToolSession } from './metaTools/metaTool.js';
+import { errorResult, textResult } from './toolResults.js';
 
 const OPTIMIZATION_TOOL_NAMES: ReadonlySet<string> = new Set(OPTIMIZATION_META_TOOLS.map((tool) => tool.name));
 
@@ -24,7 +25,7 @@ const INSTRUCTIONS =
   'then equip-toolset to use them as normal tools (or call any catalog tool with call-tool).';
 
 /** A client session of the gateway. */
-export class GatewaySession {
+export class GatewaySession implements MetaToolSession {
   readonly server: Server;
   readonly registry: ToolRegistry;
   readonly #context: GatewayContext;
@@ -32,6 +33,9 @@ export class GatewaySession {
   readonly #metaListing: readonly Tool[];
   readonly #relistWaiters = new Set<() => void>();
   readonly #unsubscribe: Array<() => void> = [];
+  // The state-changing meta-tools in order of arrival (see MetaTool.changesState): each runs when the one before has finished.
+  #changes: Promise<void> = Promise.resolve();
+  #changesPending = 0;
   #closed: Promise<void> | undefined;
 
   constructor(context: GatewayContext, metaTools: readonly MetaTool[], metaListing: readonly Tool[]) {
@@ -50,18 +54,22 @@ export class GatewaySession {
   }
 
   /**
-   * Serve the client on `transport`. Calls to equipped tools are forwarded straight from the
-   * transport (directCalls.ts); the Server answers everything else, including a call that
-   * arrives before start-up discovery has settled the exposed set.
+   * Serve the client on `transport`, through the session's intake (clientIntake.ts): calls to
+   * equipped tools are forwarded from there; the Server answers everything else, including a
+   * call that arrives before start-up discovery has settled the exposed set.
    */
   async connect(transport: Transport): Promise<void> {
-    await this.server.connect(transport);
-    const cancelRunning = answerForwardedCalls(transport, {
-      targetOf: (name) => (this.#metaTools.has(name) ? undefined : this.registry.snapshot.routes.get(name)),
-      forward: (route, args, call) => forwardCall(this.#context.pool, route, args, call, this.server),
+    const intake = new ClientIntake(transport, {
+      server: this.server,
+      directAnswer: (method, params) => this.#directAnswer(method, params),
       onSendError: (error) => this.#context.logger.debug({ mod: 'gateway', err: errorMessage(error) }, 'could not answer a forwarded call'),
     });
-    this.#unsubscribe.push(cancelRunning);
+    await this.server.connect(intake);
+  }
+
+  /** Whether close() has been called. */
+  get closed(): boolean {
+    return this.#closed !== undefined;
   }
 
   /** The current exposed set. */
@@ -179,17 +187,39 @@ export class GatewaySession {
     await wait;
   }
 
+  // A call of an equipped tool is answered from the intake, unless a state change that arrived
+  // before it is still pending: then the Server takes it, and it waits for that change.
+  #directAnswer(method: string, params: Record<string, unknown> | undefined): DirectAnswer | undefined {
+    if (method !== 'tools/call' || this.#changesPending > 0) return undefined;
+    const { name, arguments: args } = params as { name: string; arguments?: Record<string, unknown> };
+    const route = this.#metaTools.has(name) ? undefined : this.registry.snapshot.routes.get(name);
+    return route && ((call) => forwardToolCall(this.#context.pool, route, args, call));
+  }
+
   async #callTool(name: string, args: Record<string, unknown> | undefined, extra: RequestExtra): Promise<CallToolResult> {
     const metaTool = this.#metaTools.get(name);
+    // Called in arrival order (the SDK runs handlers in the order requests came), so the queue keeps it.
+    if (metaTool?.changesState) return this.#inArrivalOrder(() => this.#runMetaTool(metaTool, args, extra));
+    if (this.#changesPending > 0) await this.#changes;
     if (metaTool) return this.#runMetaTool(metaTool, args, extra);
     const route = this.registry.snapshot.routes.get(name) ?? (await this.settledSnapshot()).routes.get(name);
-    if (route) return forwardCall(this.#context.pool, route, args, clientCallOf(extra), this.server);
+    if (route) return forwardToolCall(this.#context.pool, route, args, clientRequestOf(extra, this.server));
     if (OPTIMIZATION_TOOL_NAMES.has(name)) {
       return errorResult(`${name} is an optimization tool, and those are off: set optimization.expose_tools: true in servers.yaml and restart loadout, or use \`loadout optimize\`.`);
     }
     return errorResult(
       `Tool '${name}' is not equipped. Equip a toolset that contains it (equip-toolset), or call it through call-tool {"tool": "server.tool", "arguments": {…}}.`,
     );
+  }
+
+  #inArrivalOrder(run: () => Promise<CallToolResult>): Promise<CallToolResult> {
+    this.#changesPending++;
+    const result = this.#changes.then(run);
+    const done = (): void => {
+      this.#changesPending--;
+    };
+    this.#changes = result.then(done, done);
+    return result;
   }
 
   async #runMetaTool(tool: MetaTool, args: Record<string, unknown> | undefined, extra: RequestExtra): Promise<CallToolResult> {

@@ -3,8 +3,9 @@ import * as z from 'zod';
 import type { CatalogTool } from '../../catalog/index.js';
 import { resolveCatalogName } from '../../registry/index.js';
 import { LoadoutError } from '../../shared/index.js';
-import { clientCallOf, forwardCall } from '../forward.js';
-import { defineMetaTool, textResult } from './metaTool.js';
+import { clientRequestOf, forwardToolCall } from '../forward.js';
+import { textResult } from '../toolResults.js';
+import { defineMetaTool } from './metaTool.js';
 import { unknownToolError } from './unknownTool.js';
 
 const DESCRIPTION_WIDTH = 140;
@@ -58,7 +59,7 @@ export const callTool = defineMetaTool({
   example: { tool: 'memory.read_graph', arguments: {} },
   async run(args, { gateway, session, extra }) {
     const equipped = (await session.settledSnapshot()).routes.get(args.tool);
-    if (equipped) return forwardCall(gateway.pool, equipped, args.arguments, clientCallOf(extra), session.server);
+    if (equipped) return forwardToolCall(gateway.pool, equipped, args.arguments, clientRequestOf(extra, session.server));
     await gateway.ready();
     let catalog = gateway.catalog.current;
     let tool = resolveCatalogName(catalog, args.tool, gateway.naming);
@@ -70,7 +71,7 @@ export const callTool = defineMetaTool({
     }
     if (!tool) throw unknownToolError(gateway, catalog, args.tool);
     if (!tool.enabled) throw new LoadoutError('TOOL_DISABLED', `${tool.id} is disabled in servers.yaml (enabled: false); it cannot be called.`);
-    return forwardCall(gateway.pool, { server: tool.server, tool: tool.name, id: tool.id }, args.arguments, clientCallOf(extra), session.server);
+    return forwardToolCall(gateway.pool, { server: tool.server, tool: tool.name, id: tool.id }, args.arguments, clientRequestOf(extra, session.server));
   },
 });
 

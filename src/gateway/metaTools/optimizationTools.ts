@@ -3,7 +3,8 @@
 // stay one short sentence because every one of them is in the idle tools/list.
 import * as z from 'zod';
 import { PromptCategorySchema } from '../../config/index.js';
-import { defineMetaTool, jsonResult } from './metaTool.js';
+import { jsonResult } from '../toolResults.js';
+import { defineMetaTool } from './metaTool.js';
 
 const server = z.string();
 const tool = z.string();
@@ -24,6 +25,7 @@ export const getCanonicalTools = defineMetaTool({
 /** propose_candidate: store a rewritten description. */
 export const proposeCandidate = defineMetaTool({
   name: 'propose_candidate',
+  changesState: true,
   description: 'Store a rewritten description (max 280 chars) to evaluate.',
   input: z.strictObject({ server, tool, description: z.string(), example: z.string().optional(), force: z.boolean().optional() }),
   example: { server: 'memory', tool: 'read_graph', description: 'Read the whole knowledge graph. Use to recall stored entities and relations.' },
@@ -37,6 +39,7 @@ export const proposeCandidate = defineMetaTool({
 /** save_golden_prompts: replace a tool's test prompts. */
 export const saveGoldenPrompts = defineMetaTool({
   name: 'save_golden_prompts',
+  changesState: true,
   description: "Replace a tool's golden test prompts.",
   input: z.strictObject({
     server,
@@ -62,6 +65,7 @@ export const saveGoldenPrompts = defineMetaTool({
 /** record_eval_run: the manual path, the agent's own result for one prompt. */
 export const recordEvalRun = defineMetaTool({
   name: 'record_eval_run',
+  changesState: true,
   description: 'Record if a prompt made you call the tool; candidateId canonical = original.',
   input: z.strictObject({
     server,
@@ -90,6 +94,7 @@ export const getEvalResults = defineMetaTool({
 /** promote_candidate: make a candidate the live description. */
 export const promoteCandidate = defineMetaTool({
   name: 'promote_candidate',
+  changesState: true,
   description: 'Make a candidate live if it passes the thresholds.',
   input: z.strictObject({ server, tool, candidateId: z.string(), force: z.boolean().optional() }),
   example: { server: 'memory', tool: 'read_graph', candidateId: 'V1StGXR8_Z5jdHi6B-myT' },
@@ -111,6 +116,7 @@ export const promoteCandidate = defineMetaTool({
 /** revert_optimization: back to the canonical description. */
 export const revertOptimization = defineMetaTool({
   name: 'revert_optimization',
+  changesState: true,
   description: "Restore a tool's original description.",
   input: z.strictObject({ server, tool }),
   example: { server: 'memory', tool: 'read_graph' },

@@ -15,6 +15,7 @@ const REASON_TEXT: Record<WithheldReason, string> = {
 /** build-toolset: save (create or overwrite) a named list of catalog tools. */
 export const buildToolset = defineMetaTool({
   name: 'build-toolset',
+  changesState: true,
   description: 'Save (or overwrite) a named toolset of server.tool names; equip:true also equips it.',
   input: z.strictObject({
     name: ToolsetNameSchema,
@@ -39,6 +40,7 @@ export const buildToolset = defineMetaTool({
 /** equip-toolset: expose a saved toolset's tools under flattened names. */
 export const equipToolset = defineMetaTool({
   name: 'equip-toolset',
+  changesState: true,
   description: 'Expose a saved toolset\'s tools as your own, replacing any equipped set ("all": every tool).',
   input: z.strictObject({ name: ToolsetNameSchema }),
   example: { name: 'notes' },
@@ -52,6 +54,7 @@ export const equipToolset = defineMetaTool({
 /** unequip-toolset: withdraw the equipped tools. */
 export const unequipToolset = defineMetaTool({
   name: 'unequip-toolset',
+  changesState: true,
   description: 'Withdraw the equipped tools.',
   input: z.strictObject({}),
   example: {},
@@ -104,6 +107,7 @@ export const getActiveToolset = defineMetaTool({
 /** delete-toolset: remove a saved toolset, unequipping it first if equipped. */
 export const deleteToolset = defineMetaTool({
   name: 'delete-toolset',
+  changesState: true,
   description: 'Delete a saved toolset (unequips it if equipped).',
   input: z.strictObject({ name: ToolsetNameSchema }),
   example: { name: 'notes' },
