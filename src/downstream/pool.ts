@@ -4,7 +4,7 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { isDeepStrictEqual } from 'node:util';
 import type { ServerConfig } from '../config/index.js';
-import { KeyedTimers, LoadoutError, errorMessage, isLoadoutError, type Cancellation, type Logger } from '../shared/index.js';
+import { KeyedTimers, LoadoutError, errorMessage, isLoadoutError, type Logger } from '../shared/index.js';
 import { DownstreamConnection } from './connection.js';
 import { InFlightCallers } from './inFlightCallers.js';
 import type { RequestOptions } from './requestLayer.js';
@@ -147,7 +147,13 @@ export class ServerPool {
     this.#beginUse(server);
     const endCall = options.caller ? this.#callers.add(server, options.caller) : undefined;
     try {
-      return await this.#withConnection(server, { cancellation: options.cancellation }, (connection) => connection.request(method, params, options));
+      // Only a start needs an AbortSignal; making one for every request would cost more than the rest of it.
+      const connection = this.#connections.get(server) ?? (await this.connection(server, { signal: options.cancellation?.signal }));
+      try {
+        return await connection.request(method, params, options);
+      } catch (error) {
+        return await this.#retryOnNewSession(server, connection, error, { signal: options.cancellation?.signal }, (next) => next.request(method, params, options));
+      }
     } finally {
       endCall?.();
       this.#endUse(server);
@@ -163,7 +169,12 @@ export class ServerPool {
   async listTools(server: string, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<Tool[]> {
     this.#beginUse(server);
     try {
-      return await this.#withConnection(server, options, (connection) => connection.listTools(options));
+      const connection = await this.connection(server, options);
+      try {
+        return await connection.listTools(options);
+      } catch (error) {
+        return await this.#retryOnNewSession(server, connection, error, options, (next) => next.listTools(options));
+      }
     } finally {
       this.#endUse(server);
     }
@@ -208,22 +219,21 @@ export class ServerPool {
   }
 
   /**
-   * Run `use` on the server's connection, starting it if needed. A session the server no longer
-   * knows (it restarted: SESSION_LOST, so nothing was processed) is replaced at once and `use`
-   * runs once more, so the caller sees a slower answer rather than an error.
+   * After `error` from `connection`: a session the server no longer knows (it restarted:
+   * SESSION_LOST, so nothing was processed) is replaced at once and `retry` runs once on the new
+   * connection, so the caller sees a slower answer rather than an error. Anything else is rethrown.
    */
-  async #withConnection<T>(server: string, start: { cancellation?: Cancellation; signal?: AbortSignal; timeoutMs?: number }, use: (connection: DownstreamConnection) => Promise<T>): Promise<T> {
-    // Only a start needs an AbortSignal; making one for every request would cost more than the rest of it.
-    const startOptions = (): { signal?: AbortSignal; timeoutMs?: number } => ({ signal: start.signal ?? start.cancellation?.signal, timeoutMs: start.timeoutMs });
-    const connection = this.#connections.get(server) ?? (await this.connection(server, startOptions()));
-    try {
-      return await use(connection);
-    } catch (error) {
-      if (!isLoadoutError(error, 'SESSION_LOST')) throw error;
-      this.#options.logger.info({ mod: 'downstream', server }, 'session lost (server restarted); re-initializing and retrying once');
-      void this.discard(server, errorMessage(error), connection);
-      return use(await this.connection(server, startOptions()));
-    }
+  async #retryOnNewSession<T>(
+    server: string,
+    connection: DownstreamConnection,
+    error: unknown,
+    start: { signal?: AbortSignal; timeoutMs?: number },
+    retry: (connection: DownstreamConnection) => Promise<T>,
+  ): Promise<T> {
+    if (!isLoadoutError(error, 'SESSION_LOST')) throw error;
+    this.#options.logger.info({ mod: 'downstream', server }, 'session lost (server restarted); re-initializing and retrying once');
+    void this.discard(server, errorMessage(error), connection);
+    return retry(await this.connection(server, start));
   }
 
   async #start(server: string, config: ServerConfig, options: { signal?: AbortSignal; timeoutMs?: number }): Promise<DownstreamConnection> {
