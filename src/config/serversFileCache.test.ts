@@ -44,7 +44,7 @@ describe('loadServersConfig', () => {
     // changed: bump PARSED_SCHEMA_VERSION (so copies made under the old schema are re-parsed) and
     // record the new version and hash here.
     const schema = JSON.stringify(z.toJSONSchema(ServersFileSchema, { io: 'input', unrepresentable: 'any' }));
-    expect({ version: PARSED_SCHEMA_VERSION, schemaHash: createHash('sha256').update(schema).digest('hex').slice(0, 16) }).toEqual({ version: 1, schemaHash: 'e5fe217de39e9882' });
+    expect({ version: PARSED_SCHEMA_VERSION, schemaHash: createHash('sha256').update(schema).digest('hex').slice(0, 16) }).toEqual({ version: 2, schemaHash: '54ff0ccdf8e8a96b' });
   });
 
   it('ignores a corrupt cache', async () => {

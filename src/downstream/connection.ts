@@ -268,10 +268,11 @@ async function createTransportOrThrow(serverName: string, config: ServerConfig, 
   const requestInit = { headers: expandEnvRecord(config.headers, env, `${where} headers`) };
   const oauth = oauthDir === undefined ? undefined : oauthTargetOf(serverName, config, env, oauthDir);
   const authProvider = oauth ? await StoredOAuthProvider.open(oauth) : undefined;
+  const options = authProvider ? { requestInit, authProvider, fetch: authProvider.fetch } : { requestInit };
   if (type === 'sse') {
     const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');
-    return new SSEClientTransport(url, { requestInit, authProvider });
+    return new SSEClientTransport(url, options);
   }
   const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
-  return new StreamableHTTPClientTransport(url, { requestInit, authProvider });
+  return new StreamableHTTPClientTransport(url, options);
 }

@@ -37,6 +37,18 @@ export function oauthTargetOf(server: string, config: ServerConfig, env: NodeJS.
   };
 }
 
+// A refresh answer is shared with refreshes of the same token that start this soon after it: with
+// rotating refresh tokens (OAuth 2.1), a second request with the old token would be refused.
+const REFRESH_REUSE_MS = 30_000;
+
+/** A token endpoint's answer, kept so each waiting caller gets its own Response. */
+interface RefreshAnswer {
+  status: number;
+  statusText: string;
+  headers: Array<[string, string]>;
+  body: string;
+}
+
 // Used only until a login records the real one: refresh and discovery never send it.
 const UNSET_REDIRECT_URL = 'http://127.0.0.1/callback';
 
@@ -60,6 +72,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   #record: OAuthRecord;
   #codeVerifier: string | undefined;
   #state: string | undefined;
+  readonly #refreshes = new Map<string, Promise<RefreshAnswer>>();
 
   private constructor(target: OAuthTarget, record: OAuthRecord, login: OAuthLogin | undefined) {
     this.#target = target;
@@ -74,6 +87,25 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     const record = stored?.serverUrl === target.serverUrl ? stored : { serverUrl: target.serverUrl };
     return new StoredOAuthProvider(target, record, login);
   }
+
+  /**
+   * The fetch the server's transport (and so the SDK's auth) uses. Concurrent requests that hit
+   * an expired token each start a refresh; those of one refresh token share one token request,
+   * so a rotating authorization server does not see the old token twice and revoke the login.
+   */
+  readonly fetch = (url: string | URL, init?: RequestInit): Promise<Response> => {
+    const refreshToken = init?.method === 'POST' && init.body instanceof URLSearchParams && init.body.get('grant_type') === 'refresh_token' ? init.body.get('refresh_token') : null;
+    if (refreshToken === null) return fetch(url, init);
+    let answer = this.#refreshes.get(refreshToken);
+    if (!answer) {
+      answer = fetch(url, init).then(async (response) => ({ status: response.status, statusText: response.statusText, headers: [...response.headers], body: await response.text() }));
+      this.#refreshes.set(refreshToken, answer);
+      const forget = (): void => void this.#refreshes.delete(refreshToken);
+      // A failed refresh is not kept: the next attempt asks again.
+      answer.then((kept) => (kept.status < 400 ? setTimeout(forget, REFRESH_REUSE_MS).unref() : forget()), forget);
+    }
+    return answer.then(({ body, ...rest }) => new Response(body, rest));
+  };
 
   get redirectUrl(): string {
     return this.#login?.redirectUrl ?? this.#record.redirectUrl ?? UNSET_REDIRECT_URL;
