@@ -131,6 +131,15 @@ describe('JsonLineWriter', () => {
     expect(stream.read()?.toString()).toBe('{"jsonrpc":"2.0","id":1,"method":"ping"}\n{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
   });
 
+  it('writes the lines sent in one tick with one write, in order, and the next tick with another', async () => {
+    const writes: string[] = [];
+    const stream = new Writable({ write: (chunk: Buffer, _encoding, callback) => (writes.push(chunk.toString()), callback()) });
+    const writer = new JsonLineWriter(stream);
+    await Promise.all([1, 2, 3].map((id) => writer.write({ jsonrpc: '2.0', id, method: 'ping' })));
+    await writer.write({ jsonrpc: '2.0', id: 4, method: 'ping' });
+    expect(writes).toEqual([[1, 2, 3].map((id) => `{"jsonrpc":"2.0","id":${id},"method":"ping"}\n`).join(''), '{"jsonrpc":"2.0","id":4,"method":"ping"}\n']);
+  });
+
   it('holds sends made while the stream is full until it drains, with one drain listener for all', async () => {
     const pending: Array<() => void> = [];
     const stream = new Writable({ highWaterMark: 1, write: (_chunk, _encoding, callback) => pending.push(callback) });
