@@ -13,7 +13,7 @@ export async function discoverServers(paths: LoadoutPaths, logger: Logger, serve
   if (!targets.length) return [];
   // A failing server is reported in the command's own output; its warn-level log lines would repeat it.
   const quiet = logger.level === 'warn' ? logger.child({}, { level: 'error' }) : logger;
-  const pool = new ServerPool(config.servers, { logger: quiet });
+  const pool = new ServerPool(config.servers, { logger: quiet, oauthDir: paths.oauthDir });
   const catalog = new CatalogStore({ pool, cacheFile: paths.catalogCacheFile, configs: config.servers, settings: config.gateway, logger: quiet, serversFile: paths.serversFile });
   const progress = startProgress('discovering');
   let done = 0;

@@ -2,6 +2,7 @@
 // The loadout command line. The CLI is the only place that prints for humans or exits the process.
 import { Command, Option } from 'commander';
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat } from '../shared/index.js';
+import { registerAuth } from './commands/auth.js';
 import { registerInit } from './commands/init.js';
 import { registerList } from './commands/list.js';
 import { registerRefresh } from './commands/refresh.js';
@@ -42,6 +43,7 @@ registerOptimize(program);
 registerSetup(program);
 registerDoctor(program);
 registerSearch(program);
+registerAuth(program);
 
 // A usage error is printed before any action runs; it follows --log-format too.
 if (process.argv.some((arg, index) => arg === '--log-format=json' || (arg === '--log-format' && process.argv[index + 1] === 'json'))) useStderrFormat('json');

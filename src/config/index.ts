@@ -13,6 +13,9 @@ export {
   ToolsetSchema,
   ToolRefSchema,
   transportOf,
+  oauthSettingsOf,
+  OAuthSettingsSchema,
+  type OAuthSettings,
   type ToolSetting,
   type TransportType,
   type ServerConfig,
@@ -24,6 +27,7 @@ export {
 } from './schema.js';
 export { resolvePaths, claimDataDir, DATA_DIR_OWNER_FILE, type LoadoutPaths } from './paths.js';
 export { expandEnv, expandEnvRecord, unsetEnvReferences } from './envExpand.js';
+export { OAuthRecordSchema, oauthRecordFile, readOAuthRecord, updateOAuthRecord, deleteOAuthRecord, type OAuthRecord } from './oauthStore.js';
 export { loadServersFile, parseServersFile, updateServersFile, type LoadedServersFile } from './serversFile.js';
 export { StateStore, StateSchema, type State } from './stateStore.js';
 export { withFileLock, readTextIfExists, writeTextAtomic, updateTextFile } from './safeWrite.js';

@@ -16,6 +16,8 @@ export interface LoadoutPaths {
   toolsetsDir: string;
   stateFile: string;
   catalogCacheFile: string;
+  /** OAuth client registrations and tokens of HTTP servers, one 0600 file per server. */
+  oauthDir: string;
   /** servers.yaml parsed, keyed by its text's hash (a warm-start shortcut). */
   parsedServersFile: string;
   /** Words learned from use for catalog search. */
@@ -53,6 +55,7 @@ export function resolvePaths(options: { configDir?: string; dataDir?: string } =
     synonymsFile: path.join(configDir, 'synonyms.yaml'),
     embeddingsCacheFile: path.join(dataDir, 'embeddings-cache.json'),
     exampleRequestsFile: path.join(dataDir, 'example-requests.json'),
+    oauthDir: path.join(dataDir, 'oauth'),
   };
 }
 

@@ -27,6 +27,22 @@ export type ToolSetting = z.infer<typeof ToolSettingSchema>;
 export const TransportTypeSchema = z.enum(['stdio', 'sse', 'http']);
 export type TransportType = z.infer<typeof TransportTypeSchema>;
 
+/**
+ * OAuth settings of an HTTP/SSE server. Without them loadout registers itself with the server's
+ * authorization server (dynamic client registration); a pre-registered client gives its id here.
+ */
+export const OAuthSettingsSchema = z.strictObject({
+  /** Scopes to ask for when the server does not advertise them. */
+  scope: z.string().min(1).optional(),
+  /** A client registered by hand with the authorization server (skips dynamic registration). */
+  client_id: z.string().min(1).optional(),
+  /** Its secret, if it is a confidential client; `${VAR}` references are expanded. */
+  client_secret: z.string().min(1).optional(),
+  /** Loopback port of the redirect `loadout auth` listens on (a pre-registered client needs a fixed one). */
+  callback_port: z.number().int().min(1).max(65535).optional(),
+});
+export type OAuthSettings = z.infer<typeof OAuthSettingsSchema>;
+
 /** One downstream server as written in servers.yaml. */
 export const ServerConfigSchema = z
   .strictObject({
@@ -37,6 +53,8 @@ export const ServerConfigSchema = z
     cwd: z.string().optional(),
     url: z.string().min(1).optional(),
     headers: z.record(z.string(), z.string()).default({}),
+    // HTTP/SSE servers answer 401 with OAuth by default; `false` turns that off.
+    oauth: z.union([z.boolean(), OAuthSettingsSchema]).optional(),
     always_on: z.boolean().default(false),
     enabled: z.boolean().default(true),
     idle_timeout_minutes: z.number().nonnegative().default(5),
@@ -109,6 +127,16 @@ export const ServersFileSchema = z.strictObject({
   search: SearchSettingsSchema.prefault({}),
 });
 export type ServersFile = z.infer<typeof ServersFileSchema>;
+
+/**
+ * The OAuth settings of a server that may use OAuth: an HTTP or SSE server, unless `oauth: false`
+ * or it sends its own `Authorization` header (a static token is not loadout's to replace).
+ */
+export function oauthSettingsOf(server: ServerConfig): OAuthSettings | undefined {
+  if (transportOf(server) === 'stdio' || server.oauth === false) return undefined;
+  if (Object.keys(server.headers).some((name) => name.toLowerCase() === 'authorization')) return undefined;
+  return typeof server.oauth === 'object' ? server.oauth : {};
+}
 
 /** The effective transport of a server: explicit `type`, else inferred from `url`/`command`. */
 export function transportOf(server: ServerConfig): TransportType {

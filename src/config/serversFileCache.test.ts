@@ -44,7 +44,7 @@ describe('loadServersConfig', () => {
     // changed: bump PARSED_SCHEMA_VERSION (so copies made under the old schema are re-parsed) and
     // record the new version and hash here.
     const schema = JSON.stringify(z.toJSONSchema(ServersFileSchema, { io: 'input', unrepresentable: 'any' }));
-    expect({ version: PARSED_SCHEMA_VERSION, schemaHash: createHash('sha256').update(schema).digest('hex').slice(0, 16) }).toEqual({ version: 3, schemaHash: '73ada408deb27747' });
+    expect({ version: PARSED_SCHEMA_VERSION, schemaHash: createHash('sha256').update(schema).digest('hex').slice(0, 16) }).toEqual({ version: 4, schemaHash: '9970e0ce726cde76' });
   });
 
   it('ignores a corrupt cache', async () => {

@@ -10,7 +10,7 @@ import { parseServersFile } from './serversFile.js';
 import { readTextIfExists, writeTextAtomic } from './safeWrite.js';
 
 /** Version of ServersFileSchema the parsed copy was made with; serversFileCache.test.ts says when to bump it. */
-export const PARSED_SCHEMA_VERSION = 3;
+export const PARSED_SCHEMA_VERSION = 4;
 
 /** The parsed copy as written: the key it is valid for, and the validated config. */
 interface ParsedCopy {

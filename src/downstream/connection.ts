@@ -19,8 +19,9 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import { expandEnv, expandEnvRecord, transportOf, type ServerConfig } from '../config/index.js';
-import { Cancellation, LoadoutError, errorMessage, lazySchemaValidator, type Logger } from '../shared/index.js';
+import { Cancellation, LoadoutError, errorMessage, isLoadoutError, lazySchemaValidator, type Logger } from '../shared/index.js';
 import type { RelayedRequest } from './inFlightCallers.js';
+import { StoredOAuthProvider, needsAuthorizationError, oauthTargetOf } from './oauthProvider.js';
 import { RequestLayer, type RequestOptions } from './requestLayer.js';
 
 // What downstream servers send is parsed loosely and passed through untouched: the SDK's own
@@ -64,11 +65,15 @@ export const CLIENT_CAPABILITIES = { sampling: {}, elicitation: { form: {}, url:
 
 /** A started client connection to one downstream server. */
 export class DownstreamConnection {
+  readonly #server: string;
   readonly #client: Client;
   readonly #layer: RequestLayer;
+  /** The server no longer knows this connection's session (it restarted): there is nothing to end. */
+  #sessionLost = false;
   #closed: Promise<void> | undefined;
 
-  private constructor(client: Client, layer: RequestLayer) {
+  private constructor(server: string, client: Client, layer: RequestLayer) {
+    this.#server = server;
     this.#client = client;
     this.#layer = layer;
   }
@@ -78,10 +83,10 @@ export class DownstreamConnection {
     serverName: string,
     config: ServerConfig,
     // shutdown: aborted when loadout stops; a stdio child is then ended within about a second.
-    options: { logger: Logger; env?: NodeJS.ProcessEnv; signal?: AbortSignal; shutdown?: AbortSignal; timeoutMs?: number } & ConnectionHooks,
+    options: { logger: Logger; env?: NodeJS.ProcessEnv; signal?: AbortSignal; shutdown?: AbortSignal; timeoutMs?: number; oauthDir?: string } & ConnectionHooks,
   ): Promise<DownstreamConnection> {
     const env = options.env ?? process.env;
-    const transport = await createTransport(serverName, config, env, options.logger, options.shutdown);
+    const transport = await createTransport(serverName, config, { env, logger: options.logger, oauthDir: options.oauthDir, shutdown: options.shutdown });
     const layer = new RequestLayer(transport, config.timeout_seconds * 1000, { onNotification: options.onNotification });
     const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
     const client = new Client(CLIENT_INFO, { capabilities: CLIENT_CAPABILITIES, jsonSchemaValidator: lazySchemaValidator() });
@@ -94,19 +99,32 @@ export class DownstreamConnection {
       closedNotified = true;
       options.onClose?.();
     };
-    client.onerror = (error) => options.logger.debug({ err: errorMessage(error) }, 'downstream transport error');
+    let connection: DownstreamConnection | undefined;
+    client.onerror = (error) => {
+      options.logger.debug({ err: errorMessage(error) }, 'downstream transport error');
+      // A dropped SSE stream cannot be resumed (its EventSource would reconnect to a new session
+      // that was never initialized): end the connection so the next use starts a fresh one. A
+      // streamable-HTTP session is checked by the next request instead (its 404 is retried).
+      if (connection && isSseStreamError(error)) connection.#loseSession();
+    };
     try {
       await client.connect(layer, { signal: options.signal, timeout: options.timeoutMs ?? config.timeout_seconds * 1000 });
     } catch (error) {
       await layer.close().catch(() => undefined);
+      if (await isAuthorizationFailure(error)) throw needsAuthorizationError(serverName);
       throw new LoadoutError('SERVER_START_FAILED', `Server '${serverName}' failed to start: ${errorMessage(error)}`, { cause: error });
     }
-    return new DownstreamConnection(client, layer);
+    connection = new DownstreamConnection(serverName, client, layer);
+    return connection;
   }
 
-  /** Send one request and return the server's result object unchanged (see RequestLayer). */
+  /**
+   * Send one request and return the server's result object unchanged (see RequestLayer). A
+   * server that answers 404 to the session (it restarted) fails it with SESSION_LOST, which
+   * means it was not processed; one that wants a new login fails it with NEEDS_AUTHORIZATION.
+   */
   request(method: string, params: Record<string, unknown> | undefined, options?: RequestOptions): Promise<Record<string, unknown>> {
-    return this.#layer.request(method, params, options);
+    return this.#layer.request(method, params, options).catch((error: unknown) => this.#failure(error));
   }
 
   /** The server's tools, all pages. */
@@ -172,7 +190,7 @@ export class DownstreamConnection {
     this.#closed ??= (async () => {
       // Only the streamable HTTP transport has sessions to end (its class is imported lazily, so no instanceof).
       const transport = this.#layer.inner as Transport & { terminateSession?: () => Promise<void> };
-      if (typeof transport.terminateSession === 'function') {
+      if (typeof transport.terminateSession === 'function' && !this.#sessionLost) {
         // A server that does not answer the DELETE promptly is not waited for: close() aborts it.
         await settleWithin(transport.terminateSession(), SESSION_END_WAIT_MS);
       }
@@ -180,6 +198,33 @@ export class DownstreamConnection {
     })().catch(() => undefined);
     return this.#closed;
   }
+
+  async #failure(error: unknown): Promise<never> {
+    if (isSessionLost(error)) {
+      this.#sessionLost = true;
+      throw new LoadoutError('SESSION_LOST', `Server '${this.#server}' no longer knows loadout's session (it restarted)`, { cause: error });
+    }
+    if (await isAuthorizationFailure(error)) throw needsAuthorizationError(this.#server);
+    throw error;
+  }
+
+  #loseSession(): void {
+    this.#sessionLost = true;
+    void this.close();
+  }
+}
+
+// A POST the server answered 404 for the session id: streamable HTTP (StreamableHTTPError 404)
+// or an SSE message endpoint that no longer exists. The server did not process it.
+function isSessionLost(error: unknown): boolean {
+  // A JSON-RPC error the server sent may carry any code, 404 too: it is an answer, not a lost session.
+  if (!(error instanceof Error) || error instanceof McpError) return false;
+  return (error as { code?: unknown }).code === 404 || /^Error POSTing to endpoint \(HTTP 404\)/.test(error.message);
+}
+
+// The SSE transport's EventSource failed (SseError; its class is imported lazily, so no instanceof).
+function isSseStreamError(error: Error): boolean {
+  return error.message.startsWith('SSE error:');
 }
 
 // Wait for `promise` to settle, but no longer than `ms`; its outcome does not matter.
@@ -200,16 +245,39 @@ function refuseRelayedRequest(request: RelayedRequest): Promise<never> {
   return Promise.reject(new McpError(ErrorCode.InvalidRequest, `loadout cannot answer ${request.method} here: no client session is waiting on this server`));
 }
 
-async function createTransport(serverName: string, config: ServerConfig, env: NodeJS.ProcessEnv, logger: Logger, shutdown?: AbortSignal): Promise<Transport> {
+/**
+ * Whether `error` means the server refused loadout's credentials and only a login can help: the
+ * provider found nothing to refresh, the SDK gave up (UnauthorizedError), or a 401 came back
+ * right after a refresh.
+ */
+export async function isAuthorizationFailure(error: unknown): Promise<boolean> {
+  if (isLoadoutError(error, 'NEEDS_AUTHORIZATION')) return true;
+  if (!(error instanceof Error)) return false;
+  if ((error as { code?: unknown }).code === 401) return true;
+  // Imported only on this failure path: the auth module is not needed to start.
+  const { UnauthorizedError } = await import('@modelcontextprotocol/sdk/client/auth.js');
+  return error instanceof UnauthorizedError;
+}
+
+interface TransportContext {
+  env: NodeJS.ProcessEnv;
+  logger: Logger;
+  /** Where OAuth files live; without it, HTTP servers get no OAuth. */
+  oauthDir: string | undefined;
+  /** Aborted when loadout stops: a stdio child is then ended in a hurry. */
+  shutdown?: AbortSignal;
+}
+
+async function createTransport(serverName: string, config: ServerConfig, context: TransportContext): Promise<Transport> {
   try {
-    return await createTransportOrThrow(serverName, config, env, logger, shutdown);
+    return await createTransportOrThrow(serverName, config, context);
   } catch (error) {
     if (error instanceof LoadoutError) throw error;
     throw new LoadoutError('SERVER_START_FAILED', `Server '${serverName}' has an unusable address: ${errorMessage(error)}`, { cause: error });
   }
 }
 
-async function createTransportOrThrow(serverName: string, config: ServerConfig, env: NodeJS.ProcessEnv, logger: Logger, shutdown?: AbortSignal): Promise<Transport> {
+async function createTransportOrThrow(serverName: string, config: ServerConfig, { env, logger, oauthDir, shutdown }: TransportContext): Promise<Transport> {
   const where = `Server '${serverName}'`;
   const type = transportOf(config);
   if (type === 'stdio') {
@@ -229,10 +297,13 @@ async function createTransportOrThrow(serverName: string, config: ServerConfig, 
   }
   const url = new URL(expandEnv(config.url!, env, `${where} url`));
   const requestInit = { headers: expandEnvRecord(config.headers, env, `${where} headers`) };
+  const oauth = oauthDir === undefined ? undefined : oauthTargetOf(serverName, config, env, oauthDir);
+  const authProvider = oauth ? await StoredOAuthProvider.open(oauth) : undefined;
+  const options = authProvider ? { requestInit, authProvider, fetch: authProvider.fetch } : { requestInit };
   if (type === 'sse') {
     const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');
-    return new SSEClientTransport(url, { requestInit });
+    return new SSEClientTransport(url, options);
   }
   const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
-  return new StreamableHTTPClientTransport(url, { requestInit });
+  return new StreamableHTTPClientTransport(url, options);
 }

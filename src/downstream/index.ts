@@ -6,3 +6,5 @@ export type { DownstreamCaller, RelayedRequest } from './inFlightCallers.js';
 export type { RequestOptions, Progress } from './requestLayer.js';
 export { ServerPool, type PoolEvent, type PoolOptions, type ServerRuntimeStatus } from './pool.js';
 export { ServerHealth, reconnectDelayMs, type HealthOptions, type HealthPool, type AvailabilityListener } from './health.js';
+export { StoredOAuthProvider, needsAuthorizationError, isNeedsAuthorizationMessage, type OAuthLogin, type OAuthTarget } from './oauthProvider.js';
+export { loginToServer, type OAuthLoginOptions } from './oauthLogin.js';

@@ -4,7 +4,7 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { isDeepStrictEqual } from 'node:util';
 import type { ServerConfig } from '../config/index.js';
-import { KeyedTimers, LoadoutError, errorMessage, type Logger } from '../shared/index.js';
+import { KeyedTimers, LoadoutError, errorMessage, isLoadoutError, type Logger } from '../shared/index.js';
 import { DownstreamConnection, type ServerDefinitions } from './connection.js';
 import { InFlightCallers } from './inFlightCallers.js';
 import type { RequestOptions } from './requestLayer.js';
@@ -41,6 +41,8 @@ export interface PoolOptions {
    * `npx` server can need many seconds to start although its calls answer in one.
    */
   minStartTimeoutMs?: number;
+  /** Where OAuth files of HTTP servers live (`<data dir>/oauth`); without it no server gets OAuth. */
+  oauthDir?: string;
 }
 
 /** Owns every downstream connection. */
@@ -147,7 +149,11 @@ export class ServerPool {
     try {
       // Only a start needs an AbortSignal; making one for every request would cost more than the rest of it.
       const connection = this.#connections.get(server) ?? (await this.connection(server, { signal: options.cancellation?.signal }));
-      return await connection.request(method, params, options);
+      try {
+        return await connection.request(method, params, options);
+      } catch (error) {
+        return await this.#retryOnNewSession(server, connection, error, { signal: options.cancellation?.signal }, (next) => next.request(method, params, options));
+      }
     } finally {
       endCall?.();
       this.#endUse(server);
@@ -173,7 +179,12 @@ export class ServerPool {
   async #whileInUse<T>(server: string, options: { signal?: AbortSignal; timeoutMs?: number }, use: (connection: DownstreamConnection) => Promise<T>): Promise<T> {
     this.#beginUse(server);
     try {
-      return await use(await this.connection(server, options));
+      const connection = await this.connection(server, options);
+      try {
+        return await use(connection);
+      } catch (error) {
+        return await this.#retryOnNewSession(server, connection, error, options, use);
+      }
     } finally {
       this.#endUse(server);
     }
@@ -217,6 +228,24 @@ export class ServerPool {
     return this.#closed;
   }
 
+  /**
+   * After `error` from `connection`: a session the server no longer knows (it restarted:
+   * SESSION_LOST, so nothing was processed) is replaced at once and `retry` runs once on the new
+   * connection, so the caller sees a slower answer rather than an error. Anything else is rethrown.
+   */
+  async #retryOnNewSession<T>(
+    server: string,
+    connection: DownstreamConnection,
+    error: unknown,
+    start: { signal?: AbortSignal; timeoutMs?: number },
+    retry: (connection: DownstreamConnection) => Promise<T>,
+  ): Promise<T> {
+    if (!isLoadoutError(error, 'SESSION_LOST')) throw error;
+    this.#options.logger.info({ mod: 'downstream', server }, 'session lost (server restarted); re-initializing and retrying once');
+    void this.discard(server, errorMessage(error), connection);
+    return retry(await this.connection(server, start));
+  }
+
   async #start(server: string, config: ServerConfig, options: { signal?: AbortSignal; timeoutMs?: number }): Promise<DownstreamConnection> {
     const logger = this.#options.logger.child({ mod: 'downstream', server });
     const startedAt = performance.now();
@@ -225,6 +254,7 @@ export class ServerPool {
       connection = await DownstreamConnection.open(server, config, {
         logger,
         env: this.#options.env,
+        oauthDir: this.#options.oauthDir,
         signal: options.signal ? AbortSignal.any([options.signal, this.#closing.signal]) : this.#closing.signal,
         shutdown: this.#closing.signal,
         timeoutMs: options.timeoutMs ?? Math.max(config.timeout_seconds * 1000, this.#options.minStartTimeoutMs ?? 0),

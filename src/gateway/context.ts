@@ -31,6 +31,8 @@ export interface GatewayContext {
   ready(): Promise<void>;
   /** Servers whose most recent discovery failed, with the reason. */
   discoveryFailures(): ReadonlyMap<string, string>;
+  /** Discover again the servers that failed for want of a login and have been logged in to since (`loadout auth`). */
+  retryAuthorized(): Promise<void>;
   /** False while a server is known to be down (its tools are withdrawn). */
   isServerAvailable(server: string): boolean;
   /** Client-facing resource URIs → owning server. */

@@ -2,8 +2,8 @@
 // A plain function, not a class that owns every subsystem.
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CatalogStore } from '../catalog/index.js';
-import { StateStore, loadServersConfig, type LoadoutPaths } from '../config/index.js';
-import { ServerHealth, ServerPool } from '../downstream/index.js';
+import { StateStore, loadServersConfig, oauthRecordFile, readOAuthRecord, type LoadoutPaths } from '../config/index.js';
+import { ServerHealth, ServerPool, isNeedsAuthorizationMessage } from '../downstream/index.js';
 import { OptimizationLoop, OptimizationStore, watchPromotions } from '../optimization/index.js';
 import { LoadoutError, errorMessage, isLoadoutError, type Logger } from '../shared/index.js';
 import { ToolsetStore } from '../toolsets/index.js';
@@ -48,7 +48,7 @@ export interface Gateway {
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const { paths, logger } = options;
   const { config } = await loadServersConfig(paths.serversFile, paths.parsedServersFile);
-  const pool = new ServerPool(config.servers, { logger, env: options.env, minStartTimeoutMs: config.gateway.discovery_timeout_seconds * 1000 });
+  const pool = new ServerPool(config.servers, { logger, env: options.env, oauthDir: paths.oauthDir, minStartTimeoutMs: config.gateway.discovery_timeout_seconds * 1000 });
   const catalog = new CatalogStore({
     pool,
     cacheFile: paths.catalogCacheFile,
@@ -84,6 +84,18 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       else failures.set(result.server, result.error);
     }
   };
+  const retryAuthorized = async (): Promise<void> => {
+    const waiting = [...failures].filter(([server, error]) => isNeedsAuthorizationMessage(error) && catalog.undiscoveredServers.includes(server)).map(([server]) => server);
+    if (!waiting.length) return;
+    // The OAuth file loses its mark when a login stores tokens; until then a retry would only be refused again.
+    const records = await Promise.all(waiting.map((server) => readOAuthRecord(oauthRecordFile(paths.oauthDir, server))));
+    const loggedIn = waiting.filter((_server, index) => records[index]?.tokens !== undefined && records[index]?.needsAuthorizationSince === undefined);
+    if (!loggedIn.length) return;
+    for (const result of await catalog.discover(loggedIn)) {
+      if (result.ok) failures.delete(result.server);
+      else failures.set(result.server, result.error);
+    }
+  };
   // Started once, by GatewayContext.ready's first caller.
   let ready: Promise<void> | undefined;
   const loadAndDiscover = (): Promise<void> =>
@@ -108,6 +120,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     ready: () => (ready ??= loadAndDiscover()),
     // A server discovered later (an always-on one reconnecting after a failed start) is no longer a failure.
     discoveryFailures: () => new Map([...failures].filter(([server]) => catalog.undiscoveredServers.includes(server))),
+    retryAuthorized,
     isServerAvailable: (server) => health.isAvailable(server),
     resourceRoutes: new ResourceRoutes(),
     hub,

@@ -225,7 +225,7 @@ function backendFrom(settings: OptimizationSettings, flags: BackendFlags, toolNa
 async function withLoop(command: Command, discover: string[], task: (loop: OptimizationLoop, catalog: CatalogStore) => Promise<void>): Promise<void> {
   const { paths, logger } = commandEnvironment(command);
   const { config } = await loadServersFile(paths.serversFile);
-  const pool = new ServerPool(config.servers, { logger });
+  const pool = new ServerPool(config.servers, { logger, oauthDir: paths.oauthDir });
   try {
     const catalog = new CatalogStore({ pool, cacheFile: paths.catalogCacheFile, configs: config.servers, settings: config.gateway, logger });
     await catalog.load();

@@ -30,6 +30,7 @@ export const discoverAllTools = defineMetaTool({
   example: { query: 'read a file', limit: 10 },
   async run(args, { gateway, session }) {
     await gateway.ready();
+    await gateway.retryAuthorized();
     const catalog = gateway.catalog.current;
     if (args.server !== undefined && !gateway.pool.config(args.server)) {
       const known = gateway.pool.serverNames.join(', ') || '(none configured)';
@@ -73,8 +74,14 @@ export const callTool = defineMetaTool({
     const equipped = (await session.settledSnapshot()).routes.get(args.tool);
     if (equipped) return forwardUnlessChanged(gateway, equipped, args.arguments, clientRequestOf(extra, session.server));
     await gateway.ready();
-    const catalog = gateway.catalog.current;
-    const tool = resolveCatalogName(catalog, args.tool, gateway.naming);
+    let catalog = gateway.catalog.current;
+    let tool = resolveCatalogName(catalog, args.tool, gateway.naming);
+    if (!tool) {
+      // The tool may belong to a server the user has just logged in to.
+      await gateway.retryAuthorized();
+      catalog = gateway.catalog.current;
+      tool = resolveCatalogName(catalog, args.tool, gateway.naming);
+    }
     if (!tool) throw unknownToolError(gateway, catalog, args.tool);
     if (!tool.enabled) throw new LoadoutError('TOOL_DISABLED', `${tool.id} is ${unusableReason(tool)}; it cannot be called.`);
     void creditSearch(gateway, session, [tool.id]);

@@ -4,6 +4,7 @@
 import type { Catalog } from '../../catalog/index.js';
 import { parseToolId, unusableReason } from '../../catalog/index.js';
 import { resolveCatalogName } from '../../registry/index.js';
+import { isNeedsAuthorizationMessage } from '../../downstream/index.js';
 import { LoadoutError } from '../../shared/index.js';
 import type { GatewayContext } from '../context.js';
 
@@ -11,6 +12,9 @@ import type { GatewayContext } from '../context.js';
 export function unknownToolError(gateway: GatewayContext, catalog: Catalog, name: string): LoadoutError {
   const server = parseToolId(name)?.server;
   const failure = server === undefined ? undefined : gateway.discoveryFailures().get(server);
+  if (server !== undefined && failure !== undefined && isNeedsAuthorizationMessage(failure)) {
+    return new LoadoutError('NEEDS_AUTHORIZATION', `${failure}; its tools are unknown until then. Call again after logging in.`);
+  }
   if (server !== undefined && failure !== undefined) {
     return new LoadoutError(
       'SERVER_START_FAILED',
