@@ -57,15 +57,17 @@ describe('Catalog', () => {
     const withAdd = Catalog.build({
       configs: { t: ServerConfigSchema.parse({ command: 'node' }) },
       definitions: { t: { discoveredAt: 'x', tools: [tool('read_file', 'Read a file.'), tool('add', 'Add all amounts.')] } },
+      search: { vectorFile: false },
     });
     expect(withAdd.search({ query: 'read a file', limit: 10, offset: 0 }).tools.map((t) => t.id)).toEqual(['t.read_file']);
   });
 
-  it('ranks through minisearch', () => {
+  it('ranks without fuzzy or prefix matching, and keeps them for suggestions', () => {
     const spy = vi.spyOn(MiniSearch.prototype, 'search');
     const fresh = Catalog.build({ configs: { git: ServerConfigSchema.parse({ command: 'node' }) }, definitions: { git: { discoveredAt: 'x', tools: [tool('status', 'Show status')] } } });
-    fresh.search({ query: 'status', limit: 5, offset: 0 });
-    expect(spy).toHaveBeenCalled();
+    fresh.search({ query: 'statu', limit: 5, offset: 0 });
+    expect(spy).not.toHaveBeenCalled();
+    expect(fresh.suggest('git.statsu')).toEqual(['git.status']);
     spy.mockRestore();
   });
 

@@ -1,27 +1,18 @@
 // The catalog: every tool of every configured server, as immutable entries built from cached
 // definitions, the servers.yaml switchboard and promoted descriptions. A new catalog is built on
 // any change; nothing here is mutated in place.
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerConfig } from '../config/index.js';
-import type { DefinitionCache } from './definitionCache.js';
-import { CatalogSearch, type SearchOptions } from './search.js';
+import type { CatalogTool } from './catalogTool.js';
+import type { CachedServerTools, DefinitionCache } from './definitionCache.js';
+import { ResourceUriIndex } from './resourceUris.js';
+import { CatalogSearch, type SearchOptions, type SearchResult, type SearchSetup } from './search.js';
 import { toolHash } from './toolHash.js';
 
-/** One downstream tool as loadout knows it. */
-export interface CatalogTool {
-  /** Namespaced name, `server.tool`. */
-  readonly id: string;
-  readonly server: string;
-  /** The downstream tool name. */
-  readonly name: string;
-  /** The definition exactly as the server listed it. */
-  readonly definition: Readonly<Tool>;
-  /** The description to show: a promoted one if any, else the server's. */
-  readonly description: string;
-  /** False when switched off in servers.yaml (`enabled: false` on the tool), or changed and blocked. */
-  readonly enabled: boolean;
-  /** True when the definition differs from the one approved in servers.yaml (`hash`). */
-  readonly changed: boolean;
+export type { CatalogTool };
+
+/** Why a tool that is not enabled cannot be used, and the fix. */
+export function unusableReason(tool: Pick<CatalogTool, 'server' | 'blocked'>): string {
+  return tool.blocked ? `changed — approve with loadout refresh --accept-changed ${tool.server}` : 'disabled in servers.yaml (enabled: false)';
 }
 
 /** Inputs of a catalog build. */
@@ -32,10 +23,12 @@ interface CatalogSources {
   descriptionOverrides?: ReadonlyMap<string, string>;
   /** Treat changed tools as disabled (`gateway.block_changed_tools`). */
   blockChangedTools?: boolean;
+  /** How search ranks (vocabulary, vector file, what to do when the vectors are unusable). */
+  search?: SearchSetup;
 }
 
 /** The namespaced name of a server's tool. */
-function toolId(server: string, tool: string): string {
+export function toolId(server: string, tool: string): string {
   return `${server}.${tool}`;
 }
 
@@ -50,27 +43,32 @@ export function parseToolId(id: string): { server: string; tool: string } | unde
 export class Catalog {
   readonly #byId: ReadonlyMap<string, CatalogTool>;
   readonly #visible: readonly CatalogTool[];
-  readonly #discoveredServers: ReadonlySet<string>;
+  /** The cached definitions of each enabled, discovered server (prompts, resources… beside the tools). */
+  readonly #servers: ReadonlyMap<string, Readonly<CachedServerTools>>;
+  readonly #searchSetup: SearchSetup;
   #search: CatalogSearch | undefined;
+  #resourceUris: ResourceUriIndex | undefined;
 
-  private constructor(tools: CatalogTool[], discoveredServers: Set<string>) {
+  private constructor(tools: CatalogTool[], servers: Map<string, CachedServerTools>, searchSetup: SearchSetup = {}) {
+    this.#searchSetup = searchSetup;
     this.#byId = new Map(tools.map((tool) => [tool.id, tool]));
     this.#visible = tools.filter((tool) => tool.enabled);
-    this.#discoveredServers = discoveredServers;
+    this.#servers = servers;
   }
 
   /** Build from config + cached definitions; only enabled servers contribute tools. */
   static build(sources: CatalogSources): Catalog {
     const tools: CatalogTool[] = [];
-    const discovered = new Set<string>();
+    const discovered = new Map<string, CachedServerTools>();
     for (const [server, config] of Object.entries(sources.configs)) {
       const cached = sources.definitions[server];
       if (!config.enabled || !cached) continue;
-      discovered.add(server);
+      discovered.set(server, cached);
       for (const definition of cached.tools) {
         const id = toolId(server, definition.name);
         const setting = config.tools?.[definition.name];
         const changed = setting?.hash !== undefined && setting.hash !== toolHash(definition);
+        const blocked = changed && sources.blockChangedTools === true;
         tools.push(
           Object.freeze({
             id,
@@ -78,13 +76,14 @@ export class Catalog {
             name: definition.name,
             definition,
             description: sources.descriptionOverrides?.get(id) ?? definition.description ?? '',
-            enabled: setting?.enabled !== false && !(changed && sources.blockChangedTools),
+            enabled: setting?.enabled !== false && !blocked,
             changed,
+            blocked,
           }),
         );
       }
     }
-    return new Catalog(tools, discovered);
+    return new Catalog(tools, discovered, sources.search);
   }
 
   /** A tool by namespaced name, enabled or not. */
@@ -99,12 +98,33 @@ export class Catalog {
 
   /** Whether the catalog holds definitions for this server. */
   hasServer(server: string): boolean {
-    return this.#discoveredServers.has(server);
+    return this.#servers.has(server);
+  }
+
+  /** Enabled, discovered servers, in config order. */
+  servers(): string[] {
+    return [...this.#servers.keys()];
+  }
+
+  /** A server's cached definitions: its prompts, resources, templates and capabilities beside the tools. */
+  definitionsOf(server: string): Readonly<CachedServerTools> | undefined {
+    return this.#servers.get(server);
+  }
+
+  /** Client-facing resource URIs and their owners, over every enabled server's cached resources. */
+  get resourceUris(): ResourceUriIndex {
+    this.#resourceUris ??= new ResourceUriIndex(this.#servers);
+    return this.#resourceUris;
   }
 
   /** Enabled tools ranked by relevance to `query` (or all, in order, without one). */
-  search(options: SearchOptions): { total: number; tools: CatalogTool[] } {
+  search(options: SearchOptions): SearchResult {
     return this.#index().search(options);
+  }
+
+  /** The ranking of `query` with the reasons for each place (`loadout search --explain`). */
+  explain(query: string, limit: number, modelScores?: ReadonlyMap<string, number>): ReturnType<CatalogSearch['explain']> {
+    return this.#index().explain(query, limit, modelScores);
   }
 
   /** Up to `limit` enabled tool ids that look like `name` (for "did you mean"). */
@@ -114,7 +134,7 @@ export class Catalog {
 
   // The full-text index costs time to build, so it waits for the first query.
   #index(): CatalogSearch {
-    this.#search ??= new CatalogSearch(this.#visible);
+    this.#search ??= new CatalogSearch(this.#visible, this.#searchSetup);
     return this.#search;
   }
 }

@@ -5,12 +5,19 @@
 // them reaches this store as the pool's 'configured' event.
 import pLimit from 'p-limit';
 import { isDeepStrictEqual } from 'node:util';
-import { enabledServerNames, type GatewaySettings, type ServerConfig, type ToolMergeReport } from '../config/index.js';
-import type { ServerPool } from '../downstream/index.js';
+import { enabledServerNames, oauthRecordFile, readOAuthRecord, type EmbeddingsSettings, type GatewaySettings, type ServerConfig, type ToolMergeReport } from '../config/index.js';
+import { isNeedsAuthorizationMessage, type ServerPool } from '../downstream/index.js';
 import { errorMessage, type Logger } from '../shared/index.js';
 import { Catalog } from './catalog.js';
 import { readDefinitionCache, writeDefinitionCache, type CachedServerTools, type DefinitionCache } from './definitionCache.js';
+import { EmbeddingRanking } from './embeddingRanking.js';
+import { LearnedWordsStore } from './learnedWords.js';
+import { SearchLearning } from './searchLearning.js';
+import { ExampleRequestsStore } from './exampleRequests.js';
+import { examplesByTool, keywordsOf, readSynonyms } from './searchVocabulary.js';
 import { recordDiscoveredTools } from './switchboard.js';
+
+let vectorWarningGiven = false;
 
 /** Outcome of discovering one server; `merge` says what changed in servers.yaml. */
 export type DiscoveryResult =
@@ -33,6 +40,16 @@ interface CatalogStoreOptions {
   logger: Logger;
   /** servers.yaml: when set, discoveries are smart-merged into its `tools:` maps. */
   serversFile?: string;
+  /** Where OAuth files of HTTP servers live: servers that failed for want of a login are retried once it has them. */
+  oauthDir?: string;
+  /** Where words learned from use are kept (data dir); without it nothing is learned. */
+  learnedWordsFile?: string;
+  /** The user's synonym groups (config dir), read with the cached definitions. */
+  synonymsFile?: string;
+  /** Example requests from `loadout search enrich` (data dir). */
+  exampleRequestsFile?: string;
+  /** `search.embeddings` and where tool embeddings are cached (data dir). */
+  embeddings?: { settings: EmbeddingsSettings; cacheFile: string };
 }
 
 /** The current catalog and the operations that produce a new one. */
@@ -48,10 +65,22 @@ export class CatalogStore {
   readonly #discovering = new Set<string>();
   /** Servers whose latest discovery failed, with the reason. */
   readonly #failures = new Map<string, string>();
+  readonly #rechecks = new Map<string, Promise<void>>();
   readonly #listeners = new Set<(catalog: Catalog) => void>();
+  #learned: ReadonlyMap<string, string> = new Map();
+  #synonyms: ReadonlyMap<string, string[]> = new Map();
+  /** Example requests by tool hash. */
+  #examples: ReadonlyMap<string, string[]> = new Map();
+  readonly #learnedWords: LearnedWordsStore | undefined;
+  readonly #embeddings: EmbeddingRanking | undefined;
+  /** Records what sessions use after a search; a no-op without a learned-words file. */
+  readonly learning: SearchLearning | undefined;
 
   constructor(options: CatalogStoreOptions) {
     this.#options = options;
+    this.#learnedWords = options.learnedWordsFile ? new LearnedWordsStore(options.learnedWordsFile) : undefined;
+    this.#embeddings = options.embeddings ? new EmbeddingRanking(options.embeddings.settings, options.embeddings.cacheFile, options.logger) : undefined;
+    this.learning = this.#learnedWords ? new SearchLearning(this.#learnedWords, () => this.#reloadLearned()) : undefined;
     this.#current = this.#build();
     // Lives as long as the pool, so the subscription is never ended.
     options.pool.onEvent((event) => {
@@ -67,6 +96,11 @@ export class CatalogStore {
   /** Enabled servers with no cached definitions (they need discovery); meaningful once loaded. */
   get undiscoveredServers(): string[] {
     return enabledServerNames(this.#options.pool.configs).filter((server) => !this.#definitions[server]);
+  }
+
+  /** The embeddings model's scores for `query` over the enabled tools; undefined without one or on failure. */
+  async modelScores(query: string): Promise<ReadonlyMap<string, number> | undefined> {
+    return this.#embeddings?.scores(query, this.#current.visible());
   }
 
   /** Subscribe to new catalogs; returns the unsubscribe function. */
@@ -124,6 +158,18 @@ export class CatalogStore {
     return new Map([...this.#failures].filter(([server]) => undiscovered.has(server)));
   }
 
+  /** Discover again the servers that failed for want of a login and have been logged in to since (`loadout auth`). */
+  async retryAuthorized(): Promise<void> {
+    const { oauthDir } = this.#options;
+    if (oauthDir === undefined) return;
+    const waiting = [...this.discoveryFailures()].filter(([, error]) => isNeedsAuthorizationMessage(error)).map(([server]) => server);
+    if (!waiting.length) return;
+    // The OAuth file loses its mark when a login stores tokens; until then a retry would only be refused again.
+    const records = await Promise.all(waiting.map((server) => readOAuthRecord(oauthRecordFile(oauthDir, server))));
+    const loggedIn = waiting.filter((_server, index) => records[index]?.tokens !== undefined && records[index]?.needsAuthorizationSince === undefined);
+    if (loggedIn.length) await this.discover(loggedIn);
+  }
+
   /** New promoted descriptions, by tool id. */
   setDescriptionOverrides(overrides: ReadonlyMap<string, string>): void {
     this.#overrides = overrides;
@@ -163,9 +209,9 @@ export class CatalogStore {
     const ms = () => Math.round(performance.now() - startedAt);
     this.#discovering.add(server);
     try {
-      const tools = await pool.listTools(server, { signal: AbortSignal.timeout(timeoutMs), timeoutMs });
-      found[server] = { discoveredAt: new Date().toISOString(), tools };
-      return { server, ok: true, toolCount: tools.length, ms: ms() };
+      const definitions = await pool.listDefinitions(server, { signal: AbortSignal.timeout(timeoutMs), timeoutMs });
+      found[server] = { discoveredAt: new Date().toISOString(), ...definitions };
+      return { server, ok: true, toolCount: definitions.tools.length, ms: ms() };
     } catch (error) {
       logger.warn({ mod: 'catalog', server, err: errorMessage(error) }, 'discovery failed');
       return { server, ok: false, error: errorMessage(error), ms: ms() };
@@ -179,23 +225,61 @@ export class CatalogStore {
   /**
    * Re-list a server that just connected outside discovery (a lazy start, a reconnect) and, if
    * its tools differ from the cache, update the cache and the switchboard, so an upstream
-   * change shows up as `changed`. Does nothing unless the server is connected right now.
+   * change shows up as `changed`; changed prompts, resources or templates replace the cached
+   * ones. Does nothing unless the server is connected right now; with
+   * `start`, starts it first. One re-check per server runs at a time; callers share it.
    */
-  async recheck(server: string): Promise<void> {
-    const { pool } = this.#options;
+  recheck(server: string, options: { start?: boolean } = {}): Promise<void> {
+    const running = this.#rechecks.get(server);
+    if (running) return running;
     // Checked synchronously before listTools, which would otherwise start a stopped server.
-    if (this.#discovering.has(server) || !pool.isConnected(server)) return;
-    const [tools] = await Promise.all([pool.listTools(server), this.ensureLoaded()]);
-    if (isDeepStrictEqual(tools, this.#definitions[server]?.tools)) return;
-    await this.updateServerTools(server, tools);
+    if (this.#discovering.has(server) || (!options.start && !this.#options.pool.isConnected(server))) return Promise.resolve();
+    const recheck = this.#relist(server).finally(() => this.#rechecks.delete(server));
+    this.#rechecks.set(server, recheck);
+    return recheck;
+  }
+
+  /**
+   * Before a call reaches `server`: when changed tools are blocked and the server's tools have not
+   * been re-listed since it (re)started, start it and re-list them, so a tool that changed
+   * upstream is blocked before its first call rather than after.
+   */
+  async confirmBeforeCall(server: string): Promise<void> {
+    if (!this.#options.settings.block_changed_tools) return;
+    const { pool } = this.#options;
+    if (pool.isConnected(server) && !this.#rechecks.has(server)) return;
+    await this.recheck(server, { start: true });
+  }
+
+  async #relist(server: string): Promise<void> {
+    const [{ tools, ...listings }] = await Promise.all([this.#options.pool.listDefinitions(server), this.ensureLoaded()]);
+    if (!isDeepStrictEqual(tools, this.#definitions[server]?.tools)) await this.updateServerTools(server, tools);
+    await this.updateServerListings(server, listings);
   }
 
   /** Replace one server's definitions after it re-listed its tools while running (and merge them into servers.yaml). */
   async updateServerTools(server: string, tools: CachedServerTools['tools']): Promise<void> {
     await this.ensureLoaded();
-    const entry = { discoveredAt: new Date().toISOString(), tools };
+    const entry = { ...this.#definitions[server], discoveredAt: new Date().toISOString(), tools };
     await writeDefinitionCache(this.#options.cacheFile, { [server]: entry });
     await this.#adopt({ [server]: entry }, false);
+  }
+
+  /**
+   * Replace one server's prompts, resources, resource templates or capabilities after it said
+   * they changed (a list_changed notification) or restarted. A server never discovered is left
+   * to discovery.
+   */
+  async updateServerListings(server: string, listings: Pick<CachedServerTools, 'prompts' | 'resources' | 'resourceTemplates' | 'capabilities'>): Promise<void> {
+    await this.ensureLoaded();
+    const current = this.#definitions[server];
+    if (!current) return;
+    // A list the server does not declare stays as cached (undefined would read as a change).
+    const entry = { ...current, ...Object.fromEntries(Object.entries(listings).filter(([, list]) => list !== undefined)) };
+    if (isDeepStrictEqual(entry, current)) return;
+    await writeDefinitionCache(this.#options.cacheFile, { [server]: entry });
+    this.#definitions = { ...this.#definitions, [server]: entry };
+    this.#replace();
   }
 
   // Takes new definitions into one new catalog, after merging them into servers.yaml (when set)
@@ -225,12 +309,17 @@ export class CatalogStore {
   }
 
   async #readDefinitions(): Promise<void> {
-    try {
-      this.#definitions = await readDefinitionCache(this.#options.cacheFile);
-    } catch (error) {
-      this.#options.logger.error({ mod: 'catalog', err: errorMessage(error) }, 'cached tool definitions unreadable; rediscovering');
-    }
+    const [definitions] = await Promise.allSettled([readDefinitionCache(this.#options.cacheFile), this.#readVocabulary()]);
+    if (definitions.status === 'fulfilled') this.#definitions = definitions.value;
+    else this.#options.logger.error({ mod: 'catalog', err: errorMessage(definitions.reason) }, 'cached tool definitions unreadable; rediscovering');
   }
+
+  // Said once per process: every new catalog would otherwise repeat it.
+  #vectorsUnavailable = (error: Error): void => {
+    if (vectorWarningGiven) return;
+    vectorWarningGiven = true;
+    this.#options.logger.error({ mod: 'catalog', err: error.message }, 'search ranks by word matches only: the word vectors could not be loaded');
+  };
 
   #build(): Catalog {
     return Catalog.build({
@@ -238,7 +327,31 @@ export class CatalogStore {
       definitions: this.#definitions,
       descriptionOverrides: this.#overrides,
       blockChangedTools: this.#options.settings.block_changed_tools,
+      search: {
+        onVectorsUnavailable: this.#vectorsUnavailable,
+        vocabulary: { keywords: keywordsOf(this.#options.pool.configs), learned: this.#learned, examples: examplesByTool(this.#definitions, this.#examples) },
+        synonyms: this.#synonyms,
+      },
     });
+  }
+
+  // Learned words and synonyms are hints: an unreadable file is logged and searched without.
+  async #readVocabulary(): Promise<void> {
+    const { logger, synonymsFile, exampleRequestsFile } = this.#options;
+    const [learned, synonyms, examples] = await Promise.allSettled([
+      this.#learnedWords?.read(),
+      synonymsFile ? readSynonyms(synonymsFile) : undefined,
+      exampleRequestsFile ? new ExampleRequestsStore(exampleRequestsFile).read() : undefined,
+    ]);
+    if (examples.status === 'fulfilled' && examples.value) this.#examples = examples.value;
+    if (learned.status === 'fulfilled' && learned.value) this.#learned = learned.value;
+    if (synonyms.status === 'fulfilled' && synonyms.value) this.#synonyms = synonyms.value;
+    if (synonyms.status === 'rejected') logger.error({ mod: 'catalog', err: errorMessage(synonyms.reason) }, 'synonyms file ignored');
+  }
+
+  async #reloadLearned(): Promise<void> {
+    this.#learned = (await this.#learnedWords?.read()) ?? new Map();
+    this.#replace();
   }
 
   #replace(): void {

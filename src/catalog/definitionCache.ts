@@ -1,6 +1,8 @@
-// The data-dir cache of full downstream tool definitions (schemas, annotations, outputSchema),
-// so a warm start answers from disk without spawning anything and servers.yaml stays readable.
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+// The data-dir cache of full downstream definitions: tools (schemas, annotations, outputSchema)
+// and, beside them, each server's prompts, resources, resource templates and capabilities, so a
+// warm start answers every list from disk without spawning anything and servers.yaml stays
+// readable (it holds only the tool switchboard).
+import type { Prompt, Resource, ResourceTemplate, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import { readTextIfExists, updateTextFile } from '../config/index.js';
 import { LoadoutError, errorMessage } from '../shared/index.js';
@@ -16,9 +18,18 @@ const ToolHashesSchema = z.custom<Record<string, string>>(
   (hashes) => typeof hashes === 'object' && hashes !== null && !Array.isArray(hashes) && Object.values(hashes).every((hash) => typeof hash === 'string'),
   { message: 'tool hashes must map names to strings' },
 );
+// Prompts, resources and templates are passed on untouched too; only what loadout reads is checked.
+const namedList = <T>(key: 'name' | 'uri' | 'uriTemplate') =>
+  z.custom<T[]>((items) => Array.isArray(items) && items.every((item) => typeof item === 'object' && item !== null && typeof (item as Record<string, unknown>)[key] === 'string'), {
+    message: `every cached entry needs a string "${key}"`,
+  });
 const CachedServerSchema = z.looseObject({
   discoveredAt: z.string(),
   tools: CachedToolsSchema,
+  prompts: namedList<Prompt>('name').optional(),
+  resources: namedList<Resource>('uri').optional(),
+  resourceTemplates: namedList<ResourceTemplate>('uriTemplate').optional(),
+  capabilities: z.custom<ServerCapabilities>((value) => typeof value === 'object' && value !== null).optional(),
   /** toolHash of each tool by name, stored so a warm start need not hash every definition. */
   hashes: ToolHashesSchema.optional(),
 });
@@ -27,10 +38,15 @@ const DefinitionCacheSchema = z.looseObject({
   servers: z.record(z.string(), CachedServerSchema),
 });
 
-/** Discovered definitions of one server. */
+/** Discovered definitions of one server. The lists beyond tools exist only if the server declared them. */
 export interface CachedServerTools {
   discoveredAt: string;
   tools: Tool[];
+  prompts?: Prompt[];
+  resources?: Resource[];
+  resourceTemplates?: ResourceTemplate[];
+  /** What the server declared at its last handshake (prompts, resources, completions, logging, tasks…). */
+  capabilities?: ServerCapabilities;
 }
 
 /** Cached definitions by server name. */

@@ -1,9 +1,13 @@
-// Full-text search over the catalog (minisearch): relevance ranking for discover-all-tools and
-// close matches for unknown names.
+// Catalog search: ranks tools for discover-all-tools by fusing word matches (BM25F over fields)
+// with meaning matches (word-vector alignment) by reciprocal rank, and finds close names for
+// unknown ones (minisearch, prefix + fuzzy: typos belong there, not in ranking).
 import MiniSearch from 'minisearch';
-import type { CatalogTool } from './catalog.js';
-
-const STOP_WORDS = new Set(['a', 'an', 'and', 'are', 'as', 'at', 'be', 'by', 'for', 'from', 'in', 'into', 'is', 'it', 'of', 'on', 'or', 'the', 'to', 'with']);
+import type { LoadoutError } from '../shared/index.js';
+import type { CatalogTool } from './catalogTool.js';
+import { DEFAULT_FIELD_WEIGHTS, LexicalIndex, type FieldWeights, type TermMatch } from './lexicalIndex.js';
+import { contentWordsOf, stem, toolTextOf, toolWordsOf, type ToolText, type ToolWords, type ToolVocabulary } from './searchText.js';
+import { DEFAULT_ALIGNMENT, SemanticIndex, type AlignmentSettings, type WordAlignment } from './semanticIndex.js';
+import { loadWordVectors, type WordVectors } from './wordVectors.js';
 
 /** Paging and filtering for a catalog search. */
 export interface SearchOptions {
@@ -11,55 +15,254 @@ export interface SearchOptions {
   server?: string;
   limit: number;
   offset: number;
+  /** Scores by tool id from an embeddings model (`search.embeddings`), fused as a fourth ranking. */
+  modelScores?: ReadonlyMap<string, number>;
 }
 
-interface IndexedTool {
-  id: string;
-  server: string;
-  name: string;
-  description: string;
+/** How a catalog search ranks; every part has a default. */
+export interface SearchSetup {
+  vocabulary?: ToolVocabulary;
+  /** The user's synonyms: a query word also searches for these words. */
+  synonyms?: ReadonlyMap<string, readonly string[]>;
+  /** The word-vector file, or false for word matching only; default: the one shipped with loadout. */
+  vectorFile?: string | false;
+  /** Told once per catalog when the vectors cannot be loaded (ranking goes on without them). */
+  onVectorsUnavailable?: (error: LoadoutError) => void;
+  fieldWeights?: FieldWeights;
+  alignment?: AlignmentSettings;
+  fusion?: FusionSettings;
 }
+
+/**
+ * Reciprocal-rank fusion: a tool earns weight / (k + rank) from each ranking it appears in. Ranks,
+ * not scores, are fused because BM25 and cosine scores live on unrelated scales.
+ */
+export interface FusionSettings {
+  k: number;
+  /** Word matches (BM25F). */
+  lexical: number;
+  /** Word-vector alignment. */
+  semantic: number;
+  /** Word matches with each query word expanded to its nearest catalog words. */
+  expanded: number;
+  /** How many nearest catalog words a query word adds, and the least similarity they need. */
+  expansion: { neighbours: number; floor: number };
+  /** The embeddings model's ranking, when one is configured. */
+  model: number;
+}
+
+export const DEFAULT_FUSION: FusionSettings = { k: 20, lexical: 1, semantic: 1, expanded: 1, expansion: { neighbours: 8, floor: 0.4 }, model: 1.5 };
+
+/** Why a tool ranked where it did (`loadout search --explain`). */
+export interface RankedTool {
+  tool: CatalogTool;
+  score: number;
+  lexical?: { rank: number; score: number; matches: TermMatch[] };
+  semantic?: { rank: number; score: number; alignments: WordAlignment[] };
+}
+
+/** A ranked search: the page, the count of tools that matched at all, and whether any matched well. */
+export interface SearchResult {
+  total: number;
+  tools: CatalogTool[];
+  /** False when a query was given but no tool matched most of it. */
+  strong: boolean;
+}
+
+/** The most tools each ranking contributes to the fused ranking (and so to a page). */
+const MAX_RANKED = 500;
+/** The most query words considered; a pasted paragraph is cut, not refused. */
+export const MAX_QUERY_WORDS = 32;
+// A query whose best tool covers less than this share of its (rarity-weighted) words is weak.
+const STRONG_MATCH = 0.5;
+// Rarity of a query word from its corpus-frequency rank: common words ("get", "list") count least.
+const RARITY_SCALE = 200;
 
 /** An index over a fixed list of tools. */
 export class CatalogSearch {
   readonly #tools: readonly CatalogTool[];
-  readonly #byId: ReadonlyMap<string, CatalogTool>;
-  readonly #index: MiniSearch<IndexedTool>;
+  readonly #setup: SearchSetup;
+  readonly #texts: ToolText[];
+  /** Each tool's words; dropped once both indexes are built (they are most of a big index's memory). */
+  #words: ToolWords[] | undefined;
+  readonly #lexical: LexicalIndex;
+  #semantic: { index: SemanticIndex; vectors: WordVectors } | 'unavailable' | undefined;
+  #suggestions: MiniSearch<{ id: string; name: string; server: string }> | undefined;
 
-  constructor(tools: readonly CatalogTool[]) {
+  constructor(tools: readonly CatalogTool[], setup: SearchSetup = {}) {
     this.#tools = tools;
-    this.#byId = new Map(tools.map((tool) => [tool.id, tool]));
-    this.#index = new MiniSearch<IndexedTool>({
-      fields: ['name', 'server', 'description'],
-      storeFields: ['server'],
-      searchOptions: { boost: { name: 3, server: 2 }, prefix: true, fuzzy: 0.2, combineWith: 'OR' },
-      // camelCase and snake_case names become separate words, so "read file" finds readFile.
-      // Stop words are dropped: with prefix matching, the "a" of "read a file" matched every
-      // tool with a word starting with "a".
-      processTerm: (term) => {
-        const word = term.toLowerCase();
-        return STOP_WORDS.has(word) ? null : word;
-      },
-      tokenize: (text) => text.replace(/([a-z])([A-Z])/g, '$1 $2').split(/[^\p{L}\p{N}]+/u).filter(Boolean),
-    });
-    this.#index.addAll(tools.map(({ id, server, name, description }) => ({ id, server, name, description })));
+    this.#setup = setup;
+    this.#texts = tools.map((tool) => toolTextOf(tool, setup.vocabulary));
+    this.#words = this.#texts.map(toolWordsOf);
+    this.#lexical = new LexicalIndex(this.#words, setup.fieldWeights ?? DEFAULT_FIELD_WEIGHTS);
   }
 
   /** Ranked (with a query) or listed (without) tools, filtered by server and paged. */
-  search({ query, server, limit, offset }: SearchOptions): { total: number; tools: CatalogTool[] } {
-    let matches: readonly CatalogTool[];
-    if (query?.trim()) {
-      const hits = this.#index.search(query, server ? { filter: (hit) => hit.server === server } : {});
-      matches = hits.map((hit) => this.#byId.get(hit.id as string)!);
-    } else {
-      matches = server ? this.#tools.filter((tool) => tool.server === server) : this.#tools;
+  search({ query, server, limit, offset, modelScores }: SearchOptions): SearchResult {
+    if (!query?.trim()) {
+      const matches = server ? this.#tools.filter((tool) => tool.server === server) : this.#tools;
+      return { total: matches.length, tools: matches.slice(offset, offset + limit), strong: true };
     }
-    return { total: matches.length, tools: matches.slice(offset, offset + limit) };
+    const { ranked, strong } = this.#rank(query, false, 0, modelScores);
+    const matches = server ? ranked.filter((hit) => hit.tool.server === server) : ranked;
+    return { total: matches.length, tools: matches.slice(offset, offset + limit).map((hit) => hit.tool), strong };
+  }
+
+  /** The full ranking of `query` with each tool's reasons. */
+  explain(query: string, limit: number, modelScores?: ReadonlyMap<string, number>): { ranked: RankedTool[]; strong: boolean; words: string[]; vectors: boolean } {
+    const { ranked, strong, words } = this.#rank(query, true, limit, modelScores);
+    return { ranked: ranked.slice(0, limit), strong, words, vectors: typeof this.#semantic === 'object' };
   }
 
   /** Ids of the tools most like `name` (typos, wrong server, missing prefix). */
   suggest(name: string, limit: number): string[] {
-    const hits = this.#index.search(name.replace(/[._-]/g, ' '), { fuzzy: 0.34, prefix: true, combineWith: 'OR' });
+    this.#suggestions ??= this.#suggestionIndex();
+    const hits = this.#suggestions.search(name.replace(/[._-]/g, ' '), { fuzzy: 0.34, prefix: true, combineWith: 'OR' });
     return hits.slice(0, limit).map((hit) => hit.id as string);
   }
+
+  #rank(query: string, explain: boolean, explainLimit = 0, modelScores?: ReadonlyMap<string, number>): { ranked: RankedTool[]; strong: boolean; words: string[] } {
+    const asked = queryWordsOf(query).slice(0, MAX_QUERY_WORDS);
+    const words = [...new Set([...asked, ...asked.flatMap((word) => this.#setup.synonyms?.get(word) ?? [])])];
+    const terms = [...new Set(words.map(stem))];
+    const semantic = this.#semanticIndex();
+    const fusion = this.#setup.fusion ?? DEFAULT_FUSION;
+    const lexical = sortedScores(this.#lexical.score(terms));
+    let aligned: [number, number][] = [];
+    let expanded: [number, number][] = [];
+    if (semantic !== 'unavailable') {
+      aligned = sortedScores(semantic.index.score(words, (word) => rarityOf(word, semantic.vectors)));
+      if (fusion.expanded > 0) expanded = sortedScores(this.#lexical.score(...this.#expand(semantic.index, words, terms, fusion.expansion)));
+    }
+
+    const fused = new Map<number, RankedTool>();
+    const add = (ranking: [number, number][], weight: number, note?: (hit: RankedTool, rank: number, score: number) => void) =>
+      ranking.forEach(([tool, score], rank) => {
+        let hit = fused.get(tool);
+        if (!hit) fused.set(tool, (hit = { tool: this.#tools[tool]!, score: 0 }));
+        hit.score += weight / (fusion.k + rank + 1);
+        note?.(hit, rank + 1, score);
+      });
+    add(lexical, fusion.lexical, (hit, rank, score) => (hit.lexical = { rank, score, matches: [] }));
+    add(aligned, fusion.semantic, (hit, rank, score) => (hit.semantic = { rank, score, alignments: [] }));
+    add(expanded, fusion.expanded);
+    if (modelScores) add(sortedScores(Float64Array.from(this.#tools, (tool) => Math.max(0, modelScores.get(tool.id) ?? 0))), fusion.model);
+    const ranked = [...fused.values()].sort((a, b) => b.score - a.score || a.tool.id.localeCompare(b.tool.id));
+    if (explain) this.#addReasons(ranked.slice(0, explainLimit), terms, words);
+    return { ranked, strong: this.#isStrong(ranked[0], terms, aligned[0]?.[1]), words };
+  }
+
+  /** The query's terms plus the stems of each word's nearest catalog words, weighted by similarity. */
+  #expand(index: SemanticIndex, words: string[], terms: string[], { neighbours, floor }: FusionSettings['expansion']): [string[], Map<string, number>] {
+    const weights = new Map<string, number>(terms.map((term) => [term, 1]));
+    for (const word of words) {
+      for (const neighbour of index.neighbours(word, neighbours, floor)) {
+        const term = stem(neighbour.word);
+        weights.set(term, Math.max(weights.get(term) ?? 0, neighbour.similarity));
+      }
+    }
+    return [[...weights.keys()], weights];
+  }
+
+  #isStrong(best: RankedTool | undefined, terms: string[], bestAlignment: number | undefined): boolean {
+    if (!best) return false;
+    if ((bestAlignment ?? 0) >= STRONG_MATCH) return true;
+    const index = this.#tools.indexOf(best.tool);
+    const total = terms.reduce((sum, term) => sum + this.#lexical.idf(term), 0);
+    const matched = LexicalIndex.matches(this.#wordsOf(index), terms).reduce((sum, match) => sum + this.#lexical.idf(match.term), 0);
+    return total > 0 && matched / total >= STRONG_MATCH;
+  }
+
+  #addReasons(hits: RankedTool[], terms: string[], words: string[]): void {
+    const semantic = this.#semanticIndex();
+    for (const hit of hits) {
+      const index = this.#tools.indexOf(hit.tool);
+      if (hit.lexical) hit.lexical.matches = LexicalIndex.matches(this.#wordsOf(index), terms);
+      if (hit.semantic && semantic !== 'unavailable') hit.semantic.alignments = semantic.index.explain(this.#wordsOf(index), words);
+    }
+  }
+
+  // Vectors load on the first ranked search (not at start-up), and the index over them with it.
+  #semanticIndex(): { index: SemanticIndex; vectors: WordVectors } | 'unavailable' {
+    if (this.#semantic) return this.#semantic;
+    const load = this.#setup.vectorFile === false ? undefined : loadWordVectors(this.#setup.vectorFile);
+    if (!load?.ok) {
+      this.#words = undefined;
+      if (load) this.#setup.onVectorsUnavailable?.(load.error);
+      return (this.#semantic = 'unavailable');
+    }
+    const index = new SemanticIndex(this.#words ?? this.#texts.map(toolWordsOf), load.vectors, this.#setup.alignment ?? DEFAULT_ALIGNMENT);
+    this.#words = undefined;
+    return (this.#semantic = { index, vectors: load.vectors });
+  }
+
+  /** One tool's words, from the build if still kept, else tokenized again (explain, strength). */
+  #wordsOf(index: number): ToolWords {
+    return this.#words?.[index] ?? toolWordsOf(this.#texts[index]!);
+  }
+
+  #suggestionIndex(): MiniSearch<{ id: string; name: string; server: string }> {
+    const index = new MiniSearch<{ id: string; name: string; server: string }>({
+      fields: ['name', 'server'],
+      tokenize: (text) => text.replace(/([a-z])([A-Z])/g, '$1 $2').split(/[^\p{L}\p{N}]+/u).filter(Boolean),
+      processTerm: (term) => term.toLowerCase(),
+    });
+    index.addAll(this.#tools.map(({ id, name, server }) => ({ id, name, server })));
+    return index;
+  }
+}
+
+/**
+ * The content words of a query, without what is the user's data rather than a description of the
+ * tool wanted: quoted text ('Write launch blog post') and bare numbers (ids, counts, years).
+ */
+export function queryWordsOf(query: string): string[] {
+  const unquoted = query.replace(/(^|[\s(])(['"‘“])[^'"‘’“”]*?['"’”](?=$|[\s.,;:!?)])/gu, '$1');
+  return contentWordsOf(unquoted).filter((word) => !/^\p{N}+$/u.test(word));
+}
+
+/** Weight of a query word: rarer words (by corpus frequency) say more about the tool wanted. */
+function rarityOf(word: string, vectors: WordVectors | undefined): number {
+  if (!vectors) return 1;
+  const rank = vectors.rank(word) ?? vectors.rank(stem(word)) ?? vectors.size;
+  return Math.log(1 + rank / RARITY_SCALE) + 0.1;
+}
+
+/**
+ * The best `MAX_RANKED` tools of one ranking as [tool, score], best first. Ranks below that add
+ * under 1/(k + MAX_RANKED) to a fused score, and a full sort of 10k scores per ranking would cost
+ * more than the scoring.
+ */
+function sortedScores(scores: Float64Array): [number, number][] {
+  const positives: number[] = [];
+  for (let tool = 0; tool < scores.length; tool++) if (scores[tool]! > 0) positives.push(scores[tool]!);
+  const threshold = positives.length > MAX_RANKED ? nthLargest(positives, MAX_RANKED) : Number.MIN_VALUE;
+  const top: [number, number][] = [];
+  for (let tool = 0; tool < scores.length; tool++) if (scores[tool]! >= threshold) top.push([tool, scores[tool]!]);
+  return top.sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, MAX_RANKED);
+}
+
+/** The n-th largest value (1-based) by quickselect; reorders `values`. */
+function nthLargest(values: number[], n: number): number {
+  let low = 0;
+  let high = values.length - 1;
+  const target = n - 1;
+  while (low < high) {
+    const pivot = values[(low + high) >> 1]!;
+    let i = low;
+    let j = high;
+    while (i <= j) {
+      while (values[i]! > pivot) i++;
+      while (values[j]! < pivot) j--;
+      if (i <= j) {
+        [values[i], values[j]] = [values[j]!, values[i]!];
+        i++;
+        j--;
+      }
+    }
+    if (target <= j) high = j;
+    else if (target >= i) low = i;
+    else break;
+  }
+  return values[target]!;
 }

@@ -12,13 +12,17 @@ export interface ConfigView {
 }
 
 /** One tool for display: a catalog tool, or a stale entry that only servers.yaml still knows. */
-interface ToolView {
+export interface ToolView {
   id: string;
   server: string;
   name: string;
   enabled: boolean;
   stale: boolean;
   changed: boolean;
+  /** Changed and withheld by `gateway.block_changed_tools` until approved. */
+  blocked: boolean;
+  /** False for a tool known only from servers.yaml: its definition is not cached (run refresh). */
+  cached: boolean;
   description: string;
 }
 
@@ -53,19 +57,26 @@ export function toolsOfServer(view: ConfigView, server: string): ToolView[] {
     enabled: tool.enabled,
     stale: false,
     changed: tool.changed,
+    blocked: tool.blocked,
+    cached: true,
     description: tool.description,
   }));
   const known = new Set(tools.map((tool) => tool.name));
+  // Without cached definitions (a new data dir), servers.yaml's own list of tools is what is known,
+  // as the multi-mcp design's `list` reads it (seed 000).
+  const uncached = !view.definitions[server];
   for (const [name, setting] of Object.entries(config.tools ?? {})) {
-    if (known.has(name) || !setting?.stale) continue;
-    tools.push({ id: `${server}.${name}`, server, name, enabled: setting.enabled !== false, stale: true, changed: false, description: setting.description ?? '' });
+    if (known.has(name) || (!setting?.stale && !uncached)) continue;
+    const stale = setting?.stale === true;
+    tools.push({ id: `${server}.${name}`, server, name, enabled: setting?.enabled !== false, stale, cached: false, changed: false, blocked: false, description: setting?.description ?? '' });
   }
   return tools;
 }
 
-/** Status words of a tool, e.g. ["enabled", "changed"]. */
+/** Status words of a tool, e.g. ["enabled", "changed"]; a blocked tool is ["blocked", "changed"]. */
 export function statusWords(tool: ToolView): string[] {
-  const words = [tool.stale ? 'stale' : tool.enabled ? 'enabled' : 'disabled'];
+  const words = [tool.stale ? 'stale' : tool.blocked ? 'blocked' : tool.enabled ? 'enabled' : 'disabled'];
   if (tool.changed) words.push('changed');
+  if (!tool.cached && !tool.stale) words.push('not cached');
   return words;
 }

@@ -49,6 +49,7 @@ export function printDiscovery(results: readonly DiscoveryResult[]): void {
 export function failureOf(results: readonly DiscoveryResult[]): LoadoutError | undefined {
   const failed = results.filter((result): result is Extract<DiscoveryResult, { ok: false }> => !result.ok);
   if (!failed.length) return undefined;
-  const detail = failed.map((result) => `${result.server} (${oneLine(result.error, 120)})`).join('; ');
+  // Each reason whole: it may name the fix on lines of its own (a servers.yaml entry to paste).
+  const detail = failed.map((result) => `${result.server} (${result.error})`).join('; ');
   return new LoadoutError('SERVER_START_FAILED', `${failed.length} of ${results.length} server${results.length === 1 ? '' : 's'} could not be discovered: ${detail}`);
 }

@@ -2,6 +2,7 @@
 // error. The only module that writes to stdout/stderr directly; colour only when writing to a TTY.
 import { createRequire } from 'node:module';
 import type TableConstructor from 'cli-table3';
+import type { LogFormat } from '../shared/index.js';
 
 // Loaded on first use: `serve` prints no tables and should not pay for loading cli-table3 at start.
 let TableClass: typeof TableConstructor | undefined;
@@ -36,6 +37,15 @@ export function printTable(head: string[], rows: string[][]): void {
   process.stdout.write(`${plain ? table.toString().replace(/^ | +$/gm, '') : table.toString()}\n`);
 }
 
+/** Exit 0 without a word when stdout's reader goes away (EPIPE); other stdout errors still fail. */
+export function exitQuietlyOnEpipe(): void {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+    printError(`cannot write to stdout: ${error.message}`);
+    process.exit(1);
+  });
+}
+
 /** Print a value as pretty JSON to stdout (for `--json`). */
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -46,14 +56,54 @@ export function printLines(...lines: string[]): void {
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
-/** A note for the human on stderr (stdout may be the MCP protocol or a pipe). */
-export function printNote(text: string): void {
-  process.stderr.write(`loadout: ${text}\n`);
+// stderr's format for this run (--log-format): notes and the final error match the log lines.
+let stderrFormat: LogFormat = 'human';
+
+/** Write notes and errors on stderr as JSON lines (`json`) or readable lines (`human`, the default). */
+export function useStderrFormat(format: LogFormat): void {
+  stderrFormat = format;
 }
 
-/** The one-line error every failing command ends with. */
+// One stderr line: `loadout: text`, or a JSON line shaped like the logger's (pino's level numbers).
+function writeStderr(level: 'info' | 'error', text: string): void {
+  if (stderrFormat === 'json') process.stderr.write(`${JSON.stringify({ level: level === 'error' ? 50 : 30, time: Date.now(), name: 'loadout', msg: text })}\n`);
+  else process.stderr.write(`loadout: ${text}\n`);
+}
+
+/** A note for the human on stderr (stdout may be the MCP protocol or a pipe). */
+export function printNote(text: string): void {
+  writeStderr('info', text);
+}
+
+// How much of a failure message is printed: a backend's whole answer can be megabytes.
+const MAX_ERROR_LINES = 30;
+const MAX_ERROR_LINE_CHARS = 400;
+
+/**
+ * The error every failing command ends with: `loadout: ` and the whole message (a multi-line one,
+ * like a YAML snippet to paste, keeps its lines), with long lines and long bodies cut and marked.
+ */
 export function printError(message: string): void {
-  process.stderr.write(`loadout: ${message.split('\n')[0]}\n`);
+  writeStderr('error', errorText(message));
+}
+
+/** `message` cut to at most MAX_ERROR_LINES lines of MAX_ERROR_LINE_CHARS, each cut marked. */
+export function errorText(message: string): string {
+  const lines = message.trimEnd().split('\n');
+  const shown = lines.slice(0, MAX_ERROR_LINES).map((line) =>
+    line.length > MAX_ERROR_LINE_CHARS ? `${line.slice(0, MAX_ERROR_LINE_CHARS)}… [${line.length - MAX_ERROR_LINE_CHARS} more characters cut]` : line,
+  );
+  if (lines.length > MAX_ERROR_LINES) shown.push(`… [${lines.length - MAX_ERROR_LINES} more lines cut]`);
+  return shown.join('\n');
+}
+
+/** The message of a failure for printError: a schema error as its issues, not its JSON dump. */
+export function failureMessage(error: unknown): string {
+  const issues = (error as { issues?: unknown }).issues;
+  if (error instanceof Error && error.name === 'ZodError' && Array.isArray(issues)) {
+    return (issues as Array<{ message: string; path: PropertyKey[] }>).map((issue) => `${issue.message}${issue.path.length ? ` at ${issue.path.map(String).join('.')}` : ''}`).join('\n');
+  }
+  return error instanceof Error ? error.message : String(error);
 }
 
 /** How far a multi-step job is, and what it is doing now. */

@@ -1,17 +1,20 @@
-// Options every command shares (--config, --data, --log-level) and how they become paths and a logger.
+// Options every command shares (--config, --data, --log-level, --log-format) and how they become paths and a logger.
 import type { Command } from 'commander';
-import { resolvePaths, type LoadoutPaths } from '../config/index.js';
-import { createLogger, type Logger, type LogLevel } from '../shared/index.js';
+import { claimDataDir, resolvePaths, type LoadoutPaths } from '../config/index.js';
+import { createLogger, type LogFormat, type Logger, type LogLevel } from '../shared/index.js';
 
 /** Options on the root command. */
 interface GlobalOptions {
   config?: string;
   data?: string;
   logLevel: LogLevel;
+  logFormat: LogFormat;
 }
 
 /** Paths and logger for a command, from the root command's options. */
 export function commandEnvironment(command: Command): { paths: LoadoutPaths; logger: Logger; options: GlobalOptions } {
   const options = command.optsWithGlobals<GlobalOptions>();
-  return { paths: resolvePaths({ configDir: options.config, dataDir: options.data }), logger: createLogger(options.logLevel), options };
+  const paths = resolvePaths({ configDir: options.config, dataDir: options.data });
+  claimDataDir(paths);
+  return { paths, logger: createLogger(options.logLevel, options.logFormat), options };
 }

@@ -18,6 +18,11 @@ export function expandEnv(text: string, env: NodeJS.ProcessEnv, where: string): 
   });
 }
 
+/** Names of the variables `text` references that are unset (or empty) and have no default. */
+export function unsetEnvReferences(text: string, env: NodeJS.ProcessEnv): string[] {
+  return [...text.matchAll(REFERENCE)].filter(([, name, fallback]) => fallback === undefined && !env[name!]).map(([, name]) => name!);
+}
+
 /** Expand every value of a string record. */
 export function expandEnvRecord(record: Record<string, string>, env: NodeJS.ProcessEnv, where: string): Record<string, string> {
   return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, expandEnv(value, env, `${where} ${key}`)]));

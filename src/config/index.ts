@@ -4,26 +4,37 @@ export {
   ToolsetNameSchema,
   ServerConfigSchema,
   GatewaySettingsSchema,
+  EmbeddingsSettingsSchema,
+  SearchSettingsSchema,
   ToolsetSchema,
+  ToolRefSchema,
   enabledServerNames,
+  oauthSettingsOf,
+  OAuthSettingsSchema,
+  type OAuthSettings,
   type ServerConfig,
   type GatewaySettings,
   type ServersFile,
+  type EmbeddingsSettings,
+  type SearchSettings,
   type Toolset,
 } from './schema.js';
-export { resolvePaths, type LoadoutPaths } from './paths.js';
-export { expandEnv, expandEnvRecord } from './envExpand.js';
+export { resolvePaths, claimDataDir, DATA_DIR_OWNER_FILE, type LoadoutPaths } from './paths.js';
+export { expandEnv, expandEnvRecord, unsetEnvReferences } from './envExpand.js';
+export { OAuthRecordSchema, oauthRecordFile, readOAuthRecord, updateOAuthRecord, deleteOAuthRecord, type OAuthRecord } from './oauthStore.js';
 export { loadServersFile, updateServersFile } from './serversFile.js';
 export { StateStore } from './stateStore.js';
 export { withFileLock, readTextIfExists, writeTextAtomic, updateTextFile } from './safeWrite.js';
 export { mergeDiscoveredTools, type ToolMergeReport, type ToolMergeOptions } from './toolMerge.js';
 export { ServersFileWatcher } from './serversFileWatcher.js';
-export { defaultImportSources, collectImports, importedServersYaml, createServersFile, type ImportSource, type ImportResult } from './mcpImport.js';
+export { defaultImportSources, collectImports, convertServer, safeServerName, importedServersYaml, createServersFile, type ImportSource, type ImportResult } from './mcpImport.js';
 export { loadServersConfig } from './serversFileCache.js';
 export {
   MAX_CANDIDATE_CHARS,
   CANONICAL_CANDIDATE_ID,
   PromptCategorySchema,
+  PromptInputSchema,
+  EvalResultInputSchema,
   MetricsSchema,
   ServerOptimizationSchema,
   ThresholdsSchema,
@@ -33,6 +44,8 @@ export {
   type ToolCandidate,
   type PromptCategory,
   type GoldenPrompt,
+  type PromptInput,
+  type EvalResultInput,
   type EvalRun,
   type Metrics,
   type PromotedTool,

@@ -172,7 +172,8 @@ function isLoadoutItself(name: string, server: z.infer<typeof RawServerSchema>):
   return words.some((word) => /(^|[\\/@])loadout(@[^\\/]*)?(\.js)?$/.test(word)) && words.includes('serve');
 }
 
-function safeServerName(name: string): string {
+/** A client server name made safe for servers.yaml (letters, digits, _ and -). */
+export function safeServerName(name: string): string {
   const safe = name.replace(/[^A-Za-z0-9_-]/g, '-').replace(/^[^A-Za-z0-9]+/, '').slice(0, 64);
   return safe || 'server';
 }

@@ -41,6 +41,17 @@ const GoldenPromptSchema = z.strictObject({
 });
 export type GoldenPrompt = z.infer<typeof GoldenPromptSchema>;
 
+/**
+ * A golden prompt as a user or agent gives it: seed 002's GoldenPrompt, with `id`, `toolName` and
+ * `expectedBehavior` optional (a new id; the target tool; negative prompts expect no call).
+ */
+export const PromptInputSchema = GoldenPromptSchema.extend({
+  id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'a prompt id uses letters, digits, "_" and "-" (at most 64)').optional(),
+  toolName: z.string().min(1).optional(),
+  expectedBehavior: GoldenPromptSchema.shape.expectedBehavior.optional(),
+});
+export type PromptInput = z.infer<typeof PromptInputSchema>;
+
 /** What happened when one prompt met one description. */
 const EvalResultSchema = z.strictObject({
   toolCalled: z.boolean(),
@@ -49,6 +60,10 @@ const EvalResultSchema = z.strictObject({
   reasoning: z.string().optional(),
   durationMs: z.number().nonnegative().optional(),
 });
+
+/** A result as an agent records it (seed 002's EvalRun result): `correct` may be left to loadout. */
+export const EvalResultInputSchema = EvalResultSchema.extend({ correct: z.boolean().optional() });
+export type EvalResultInput = z.infer<typeof EvalResultInputSchema>;
 
 /** One evaluation of a candidate (or `canonical`) against one golden prompt. */
 const EvalRunSchema = z.strictObject({

@@ -36,11 +36,11 @@ export async function readTextIfExists(file: string): Promise<string | undefined
   }
 }
 
-/** Replace the file atomically (temp file + rename). */
-export async function writeTextAtomic(file: string, text: string): Promise<void> {
+/** Replace the file atomically (temp file + rename); `mode` makes it private (e.g. 0o600) from its first byte. */
+export async function writeTextAtomic(file: string, text: string, options: { mode?: number } = {}): Promise<void> {
   await mkdir(path.dirname(file), { recursive: true });
   const { default: writeFileAtomic } = await import('write-file-atomic');
-  await writeFileAtomic(file, text, { encoding: 'utf8' });
+  await writeFileAtomic(file, text, { encoding: 'utf8', ...(options.mode === undefined ? {} : { mode: options.mode }) });
 }
 
 /**

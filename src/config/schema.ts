@@ -19,8 +19,26 @@ const ToolSettingSchema = z.strictObject({
   description: z.string().optional(),
   stale: z.boolean().optional(),
   hash: z.string().optional(),
+  /** The user's own words for the tool, searched by discover-all-tools (kept by refresh). */
+  keywords: z.array(z.string().min(1).max(100)).max(50).optional(),
 });
 
+
+/**
+ * OAuth settings of an HTTP/SSE server. Without them loadout registers itself with the server's
+ * authorization server (dynamic client registration); a pre-registered client gives its id here.
+ */
+export const OAuthSettingsSchema = z.strictObject({
+  /** Scopes to ask for when the server does not advertise them. */
+  scope: z.string().min(1).optional(),
+  /** A client registered by hand with the authorization server (skips dynamic registration). */
+  client_id: z.string().min(1).optional(),
+  /** Its secret, if it is a confidential client; `${VAR}` references are expanded. */
+  client_secret: z.string().min(1).optional(),
+  /** Loopback port of the redirect `loadout auth` listens on (a pre-registered client needs a fixed one). */
+  callback_port: z.number().int().min(1).max(65535).optional(),
+});
+export type OAuthSettings = z.infer<typeof OAuthSettingsSchema>;
 
 // Settings every server has, whatever its transport.
 const ServerSettingsShape = {
@@ -28,8 +46,12 @@ const ServerSettingsShape = {
   enabled: z.boolean().default(true),
   idle_timeout_minutes: z.number().nonnegative().default(5),
   timeout_seconds: z.number().positive().default(60),
-  // A tool key written with no value (`search:`) means "known, defaults apply".
-  tools: z.record(z.string(), ToolSettingSchema.nullable()).optional(),
+  // A tool key written with no value (`search:`) means "known, defaults apply"; an empty
+  // `tools:` key means "no tools listed yet".
+  tools: z
+    .record(z.string(), ToolSettingSchema.nullable())
+    .nullish()
+    .transform((tools) => tools ?? undefined),
 };
 
 /** The address field a transport needs, with the message for a server that lacks it. */
@@ -51,6 +73,8 @@ function remoteServerSchema<T extends 'sse' | 'http'>(type: T) {
     type: z.literal(type),
     url: requiredAddress('url', type),
     headers: z.record(z.string(), z.string()).default({}),
+    // HTTP/SSE servers answer 401 with OAuth by default; `false` turns that off.
+    oauth: z.union([z.boolean(), OAuthSettingsSchema]).optional(),
     ...ServerSettingsShape,
   });
 }
@@ -100,17 +124,66 @@ export const GatewaySettingsSchema = z.strictObject({
 export type GatewaySettings = z.infer<typeof GatewaySettingsSchema>;
 
 /** The whole servers.yaml. Sections left out are parsed from `{}` (prefault), so their defaults apply. */
+/** An embeddings endpoint for model-backed search ranking (optional; search works offline without). */
+export const EmbeddingsSettingsSchema = z.strictObject({
+  /** Base URL: `POST {url}/api/embed` (ollama) or `POST {url}/v1/embeddings` (openai). */
+  url: z.url(),
+  api: z.enum(['ollama', 'openai']),
+  model: z.string().min(1),
+  /** Prepended to a query before embedding (e.g. "search_query: "). */
+  query_prefix: z.string().default(''),
+  /** Prepended to each tool's text before embedding (e.g. "search_document: "). */
+  document_prefix: z.string().default(''),
+  /** Sent with every request; values may use ${ENV_VAR}. */
+  headers: z.record(z.string(), z.string()).optional(),
+  timeout_ms: z.number().int().positive().default(3000),
+});
+export type EmbeddingsSettings = z.infer<typeof EmbeddingsSettingsSchema>;
+
+export const SearchSettingsSchema = z.strictObject({
+  embeddings: EmbeddingsSettingsSchema.optional(),
+});
+export type SearchSettings = z.infer<typeof SearchSettingsSchema>;
+
 export const ServersFileSchema = z.strictObject({
   servers: z.record(ServerNameSchema, ServerConfigSchema).nullable().transform((s) => s ?? {}).default({}),
   gateway: GatewaySettingsSchema.prefault({}),
   optimization: OptimizationSettingsSchema.prefault({}),
+  search: SearchSettingsSchema.prefault({}),
 });
 export type ServersFile = z.infer<typeof ServersFileSchema>;
+
+/**
+ * The OAuth settings of a server that may use OAuth: an HTTP or SSE server, unless `oauth: false`
+ * or it sends its own `Authorization` header (a static token is not loadout's to replace).
+ */
+export function oauthSettingsOf(server: ServerConfig): OAuthSettings | undefined {
+  if (server.type === 'stdio' || server.oauth === false) return undefined;
+  if (Object.keys(server.headers).some((name) => name.toLowerCase() === 'authorization')) return undefined;
+  return typeof server.oauth === 'object' ? server.oauth : {};
+}
+
+/** A namespaced tool name as stored: `server.tool`. */
+const NamespacedToolSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}\.[^]+$/, 'tools are written "server.tool"');
+
+/**
+ * A reference to a tool: `"server.tool"`, or one of seed 004's objects, `{namespacedName:
+ * "server.tool"}` or `{server, tool}`; always read as the `server.tool` string.
+ */
+export const ToolRefSchema = z.union([
+  NamespacedToolSchema,
+  z.strictObject({ namespacedName: NamespacedToolSchema }).transform((ref) => ref.namespacedName),
+  z.strictObject({ server: ServerNameSchema, tool: z.string().min(1) }).transform((ref) => `${ref.server}.${ref.tool}`),
+]);
 
 /** A saved toolset file, `<config dir>/toolsets/<name>.yaml`. */
 export const ToolsetSchema = z.strictObject({
   name: ToolsetNameSchema,
   description: z.string().optional(),
-  tools: z.array(z.string().regex(/^[^.\s]+\.\S+$/, 'tools are written "server.tool"')).default([]),
+  // The server part is a server name (no dot); the tool part is whatever the server calls it:
+  // real servers use spaces and dots ("read file", "v1.search"), so anything non-empty goes.
+  tools: z.array(ToolRefSchema).default([]),
+  /** Prompts to list beside those of the tools' servers, written "server.prompt". */
+  prompts: z.array(z.string().regex(/^[^.\s]+\.\S+$/, 'prompts are written "server.prompt"')).optional(),
 });
 export type Toolset = z.infer<typeof ToolsetSchema>;

@@ -23,6 +23,11 @@ describe('mergeDiscoveredTools', () => {
     expect(report?.added).toEqual([]);
   });
 
+  it('keeps the user\'s search keywords of a tool across refreshes', () => {
+    const { js } = merge('servers:\n  git:\n    command: x\n    tools:\n      push: { enabled: true, keywords: [upload, publish] }\n', [tool('push')]);
+    expect(js.servers.git.tools.push).toMatchObject({ enabled: true, keywords: ['upload', 'publish'], description: 'push does things' });
+  });
+
   it('marks a tool the server no longer offers stale and keeps its setting', () => {
     const { js, report } = merge('servers:\n  git:\n    command: x\n    tools:\n      old: { enabled: false, hash: h-old }\n', [tool('new')]);
     expect(js.servers.git.tools.old).toEqual({ enabled: false, hash: 'h-old', stale: true });

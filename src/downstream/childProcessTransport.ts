@@ -10,6 +10,11 @@ import { JsonLineReader, JsonLineWriter } from '../shared/index.js';
 
 // The SDK's waits: after stdin ends, a server gets this long to exit before SIGTERM, and as long again before SIGKILL.
 const EXIT_WAIT_MS = 2000;
+// The waits once loadout is shutting down (`hurry` aborted): the whole gateway must be gone within 2 s.
+const HURRIED_EXIT_WAIT_MS = 300;
+// A child gets its own process group (POSIX), so the helpers it spawns (npx → node, a shell's
+// children) are signalled with it and none is orphaned.
+const OWN_PROCESS_GROUP = process.platform !== 'win32';
 
 /** What to spawn, and how much it may send in one message. */
 export interface ChildProcessOptions {
@@ -19,6 +24,8 @@ export interface ChildProcessOptions {
   env: Record<string, string>;
   cwd?: string;
   maxMessageBytes: number;
+  /** Aborted when loadout shuts down: closing then waits only briefly before each signal. */
+  hurry?: AbortSignal;
 }
 
 /** An MCP client transport to a child process it spawns; its stderr is piped to `stderr`. */
@@ -56,14 +63,15 @@ export class ChildProcessTransport implements Transport {
     this.#started = true;
     const { command, args, env, cwd } = this.#options;
     return new Promise((resolve, reject) => {
-      const child = spawn(command, args, { env, cwd, stdio: ['pipe', 'pipe', 'pipe'], shell: false, windowsHide: process.platform === 'win32' });
+      const child = spawn(command, args, { env, cwd, stdio: ['pipe', 'pipe', 'pipe'], shell: false, windowsHide: process.platform === 'win32', detached: OWN_PROCESS_GROUP });
       this.#child = child;
       this.#writer = new JsonLineWriter(child.stdin!);
       child.once('spawn', () => resolve());
       // Before 'spawn' an error means the child never ran; rejecting an already settled promise is a no-op.
       child.on('error', (error) => {
-        reject(error);
-        this.onerror?.(error);
+        const explained = explainSpawnError(error, command, args);
+        reject(explained);
+        this.onerror?.(explained);
       });
       // 'close' (not 'exit') so the last lines the child wrote are read before the connection ends.
       child.once('close', () => {
@@ -90,12 +98,15 @@ export class ChildProcessTransport implements Transport {
     return this.#writer.write(message);
   }
 
-  /** Ends the child: stdin end, then SIGTERM after 2 s, then SIGKILL after 2 s more. Runs once. */
+  /**
+   * Ends the child and its process group: stdin end, then SIGTERM after 2 s, then SIGKILL after
+   * 2 s more (300 ms each once `hurry` is aborted). Runs once.
+   */
   close(): Promise<void> {
     this.#closing ??= (async () => {
       const child = this.#child;
       this.#child = undefined;
-      if (child) await endChild(child);
+      if (child) await endChild(child, this.#options.hurry);
       this.#reader.clear();
       this.#notifyClose();
     })();
@@ -110,21 +121,46 @@ export class ChildProcessTransport implements Transport {
   }
 }
 
-async function endChild(child: ChildProcess): Promise<void> {
+// `command: "npx -y pkg"` is a common mistake: spawn looks for a program named "npx -y pkg". Say
+// what `command` and `args` are, and show the entry as it should be written.
+function explainSpawnError(error: Error, command: string, args: readonly string[]): Error {
+  const words = command.trim().split(/\s+/);
+  if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || words.length < 2) return error;
+  const fixed = `command: ${JSON.stringify(words[0])}\nargs: ${JSON.stringify([...words.slice(1), ...args])}`;
+  return new Error(
+    `no program named ${JSON.stringify(command)} (spawn ENOENT): \`command\` is the program alone and \`args\` the list of its arguments. Write the entry as:\n${fixed}`,
+    { cause: error },
+  );
+}
+
+async function endChild(child: ChildProcess, hurry: AbortSignal | undefined): Promise<void> {
+  const wait = (): Promise<void> => exitWithin(child, hurry?.aborted ? HURRIED_EXIT_WAIT_MS : EXIT_WAIT_MS, hurry);
   try {
     child.stdin?.end();
   } catch {
     // A stdin that is already gone cannot be ended; the signals below still apply.
   }
-  await exitWithin(child, EXIT_WAIT_MS);
+  await wait();
   if (isRunning(child)) {
-    child.kill('SIGTERM');
-    await exitWithin(child, EXIT_WAIT_MS);
+    signal(child, 'SIGTERM');
+    await wait();
   }
   if (isRunning(child)) {
-    child.kill('SIGKILL');
+    signal(child, 'SIGKILL');
     // Unlike the SDK, wait for it: when close() settles, the child is gone.
     await exitWithin(child, EXIT_WAIT_MS);
+  }
+  // Helpers the child started may outlive it; they are its group's, and go with it.
+  signal(child, hurry?.aborted ? 'SIGKILL' : 'SIGTERM');
+}
+
+// Signals the child's whole process group where it has one, else the child.
+function signal(child: ChildProcess, name: NodeJS.Signals): void {
+  try {
+    if (OWN_PROCESS_GROUP && child.pid !== undefined) process.kill(-child.pid, name);
+    else child.kill(name);
+  } catch {
+    // ESRCH: the group is gone already.
   }
 }
 
@@ -132,18 +168,22 @@ function isRunning(child: ChildProcess): boolean {
   return child.exitCode === null && child.signalCode === null;
 }
 
-// Waits for the child's exit, but no longer than `ms`. Exit, not close: a grandchild holding the
-// stdout pipe open must not delay the signals meant for the child.
-function exitWithin(child: ChildProcess, ms: number): Promise<void> {
+// Waits for the child's exit, but no longer than `ms`, and no longer once `hurry` aborts. Exit,
+// not close: a grandchild holding the stdout pipe open must not delay the signals meant for the child.
+function exitWithin(child: ChildProcess, ms: number, hurry?: AbortSignal): Promise<void> {
   if (!isRunning(child)) return Promise.resolve();
   return new Promise((resolve) => {
+    const wasHurried = hurry?.aborted === true;
     const done = (): void => {
       clearTimeout(timer);
       child.off('exit', done);
+      hurry?.removeEventListener('abort', done);
       resolve();
     };
     const timer = setTimeout(done, ms);
     timer.unref();
     child.once('exit', done);
+    // A slow wait begun before shutdown ends when shutdown starts; the next step then hurries.
+    if (!wasHurried) hurry?.addEventListener('abort', done, { once: true });
   });
 }

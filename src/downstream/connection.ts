@@ -1,8 +1,8 @@
 // One live MCP client connection to one downstream server, over stdio, SSE or streamable HTTP.
-// It knows how to start, list tools (following pagination), forward a call and close; when to
-// start or stop it is the pool's business. The SDK client and its transports are imported when a
-// server first needs them (the HTTP/SSE clients pull in OAuth and EventSource code), so a warm
-// start loads none of them.
+// It knows how to start, send a request (through its RequestLayer), list tools (following
+// pagination) and close; when to start or stop it is the pool's business. The SDK client and its
+// transports are imported when a server first needs them (the HTTP/SSE clients pull in OAuth and
+// EventSource code), so a warm start loads none of them.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
@@ -10,24 +10,33 @@ import {
   ElicitRequestSchema,
   ErrorCode,
   McpError,
-  ToolListChangedNotificationSchema,
-  type CallToolResult,
-  type CreateMessageRequest,
-  type ElicitRequest,
+  type JSONRPCNotification,
+  type Prompt,
+  type Resource,
+  type ResourceTemplate,
+  type ServerCapabilities,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import { expandEnv, expandEnvRecord, type ServerConfig } from '../config/index.js';
-import { LOADOUT_VERSION, LoadoutError, errorMessage, lazySchemaValidator, type Cancellation, type Logger } from '../shared/index.js';
-import { CallChannel } from './callChannel.js';
+import { Cancellation, LOADOUT_VERSION, LoadoutError, errorMessage, isLoadoutError, lazySchemaValidator, type Logger } from '../shared/index.js';
+import type { RelayedRequest } from './inFlightCallers.js';
+import { StoredOAuthProvider, needsAuthorizationError, oauthTargetOf } from './oauthProvider.js';
+import { RequestLayer, type RequestOptions } from './requestLayer.js';
 
 // What downstream servers send is parsed loosely and passed through untouched: the SDK's own
 // strict Tool schema would strip fields a newer server adds, and re-validating every result
 // costs time on the call path.
-const LooseToolListSchema = z.looseObject({
-  tools: z.array(z.looseObject({ name: z.string() })),
-  nextCursor: z.string().optional(),
-});
+const LoosePageSchema = z.looseObject({ nextCursor: z.string().optional() });
+
+/** Everything a server lists, for the catalog; lists the server did not declare are left out. */
+export interface ServerDefinitions {
+  tools: Tool[];
+  prompts?: Prompt[];
+  resources?: Resource[];
+  resourceTemplates?: ResourceTemplate[];
+  capabilities?: ServerCapabilities;
+}
 
 // The SDK's default stdio read limit is 10 MB, and a bigger message closes the connection: a
 // server returning a large (say 10 MB) result would look like a crash. Allow large results.
@@ -36,33 +45,12 @@ const MAX_STDIO_MESSAGE_BYTES = 256 * 1024 * 1024;
 /** Identity loadout presents to downstream servers. */
 export const CLIENT_INFO = { name: 'loadout', version: LOADOUT_VERSION } as const;
 
-/** A request a downstream server makes of its client during a call (it needs a human or a model). */
-export type RelayedRequest = CreateMessageRequest | ElicitRequest;
-
-/**
- * The client session a forwarded call was made for: it answers the sampling and elicitation
- * requests the downstream makes while the call runs. `owner` identifies the session.
- */
-export interface DownstreamCaller {
-  readonly owner: object;
-  relay(request: RelayedRequest, signal: AbortSignal): Promise<Record<string, unknown>>;
-}
-
-/** Options for forwarding one call. */
-export interface CallOptions {
-  cancellation?: Cancellation;
-  /** Called with each downstream progress notification's params. */
-  onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
-  /** Who answers sampling/elicitation requests made during this call. */
-  caller?: DownstreamCaller;
-}
-
 /** Callbacks a connection reports to while open. */
 export interface ConnectionHooks {
   /** Fires once when the connection ends for any reason (crash, remote close, or our own close()). */
   onClose?: () => void;
-  /** The server said its tool list changed (`notifications/tools/list_changed`). */
-  onToolListChanged?: () => void;
+  /** A notification from the server (anything but progress of one of our requests). */
+  onNotification?: (notification: JSONRPCNotification) => void;
   /** Answer a sampling/elicitation request from the server; throw an McpError to refuse it. */
   onRelayedRequest?: (request: RelayedRequest, signal: AbortSignal) => Promise<Record<string, unknown>>;
 }
@@ -77,93 +65,121 @@ export const CLIENT_CAPABILITIES = { sampling: {}, elicitation: { form: {}, url:
 
 /** A started client connection to one downstream server. */
 export class DownstreamConnection {
+  readonly #server: string;
   readonly #client: Client;
-  readonly #transport: Transport;
-  readonly #timeoutMs: number;
-  readonly #calls: CallChannel;
+  readonly #layer: RequestLayer;
+  /** The server no longer knows this connection's session (it restarted): there is nothing to end. */
+  #sessionLost = false;
   #closed: Promise<void> | undefined;
 
-  private constructor(client: Client, transport: Transport, timeoutMs: number) {
+  private constructor(server: string, client: Client, layer: RequestLayer) {
+    this.#server = server;
     this.#client = client;
-    this.#transport = transport;
-    this.#timeoutMs = timeoutMs;
-    // A call reporting progress may run longer than one timeout, but not without end.
-    this.#calls = new CallChannel(transport, { timeoutMs, maxTotalMs: timeoutMs * 10 });
+    this.#layer = layer;
   }
 
   /** Spawn or connect to `config` and complete the MCP handshake; `hooks` hear what the server does. */
   static async open(
     serverName: string,
     config: ServerConfig,
-    options: { logger: Logger; env?: NodeJS.ProcessEnv; signal?: AbortSignal; timeoutMs?: number } & ConnectionHooks,
+    // shutdown: aborted when loadout stops; a stdio child is then ended within about a second.
+    options: { logger: Logger; env?: NodeJS.ProcessEnv; signal?: AbortSignal; shutdown?: AbortSignal; timeoutMs?: number; oauthDir?: string } & ConnectionHooks,
   ): Promise<DownstreamConnection> {
     const env = options.env ?? process.env;
-    const transport = await createTransport(serverName, config, env, options.logger);
+    const transport = await createTransport(serverName, config, { env, logger: options.logger, oauthDir: options.oauthDir, shutdown: options.shutdown });
+    const layer = new RequestLayer(transport, config.timeout_seconds * 1000, { onNotification: options.onNotification });
     const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
     const client = new Client(CLIENT_INFO, { capabilities: CLIENT_CAPABILITIES, jsonSchemaValidator: lazySchemaValidator() });
     const relay = options.onRelayedRequest ?? refuseRelayedRequest;
     client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => relay(request, extra.signal));
     client.setRequestHandler(ElicitRequestSchema, (request, extra) => relay(request, extra.signal));
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => options.onToolListChanged?.());
     let closedNotified = false;
     client.onclose = () => {
       if (closedNotified) return;
       closedNotified = true;
       options.onClose?.();
     };
-    client.onerror = (error) => options.logger.debug({ err: errorMessage(error) }, 'downstream transport error');
+    let connection: DownstreamConnection | undefined;
+    client.onerror = (error) => {
+      options.logger.debug({ err: errorMessage(error) }, 'downstream transport error');
+      // A dropped SSE stream cannot be resumed (its EventSource would reconnect to a new session
+      // that was never initialized): end the connection so the next use starts a fresh one. A
+      // streamable-HTTP session is checked by the next request instead (its 404 is retried).
+      if (connection && isSseStreamError(error)) connection.#loseSession();
+    };
     try {
-      await client.connect(transport, { signal: options.signal, timeout: options.timeoutMs ?? config.timeout_seconds * 1000 });
+      await client.connect(layer, { signal: options.signal, timeout: options.timeoutMs ?? config.timeout_seconds * 1000 });
     } catch (error) {
-      await transport.close().catch(() => undefined);
+      await layer.close().catch(() => undefined);
+      if (await isAuthorizationFailure(error)) throw needsAuthorizationError(serverName);
       throw new LoadoutError('SERVER_START_FAILED', `Server '${serverName}' failed to start: ${errorMessage(error)}`, { cause: error });
     }
-    return new DownstreamConnection(client, transport, config.timeout_seconds * 1000);
+    connection = new DownstreamConnection(serverName, client, layer);
+    return connection;
+  }
+
+  /**
+   * Send one request and return the server's result object unchanged (see RequestLayer). A
+   * server that answers 404 to the session (it restarted) fails it with SESSION_LOST, which
+   * means it was not processed; one that wants a new login fails it with NEEDS_AUTHORIZATION.
+   */
+  request(method: string, params: Record<string, unknown> | undefined, options?: RequestOptions): Promise<Record<string, unknown>> {
+    return this.#layer.request(method, params, options).catch((error: unknown) => this.#failure(error));
   }
 
   /** The server's tools, all pages. */
-  async listTools(options: { signal?: AbortSignal } = {}): Promise<Tool[]> {
-    const tools: Tool[] = [];
+  listTools(options: { signal?: AbortSignal } = {}): Promise<Tool[]> {
+    return this.#listAll<Tool>('tools/list', 'tools', 'name', options);
+  }
+
+  /** Tools, and the prompts, resources and resource templates the server declared, all pages. */
+  async listDefinitions(options: { signal?: AbortSignal } = {}): Promise<ServerDefinitions> {
+    const capabilities = this.serverCapabilities;
+    const [tools, prompts, resources, resourceTemplates] = await Promise.all([
+      this.listTools(options),
+      capabilities?.prompts ? this.#listAll<Prompt>('prompts/list', 'prompts', 'name', options) : undefined,
+      capabilities?.resources ? this.#listAll<Resource>('resources/list', 'resources', 'uri', options) : undefined,
+      capabilities?.resources ? this.#listAll<ResourceTemplate>('resources/templates/list', 'resourceTemplates', 'uriTemplate', options) : undefined,
+    ]);
+    return { tools, prompts, resources, resourceTemplates, ...(capabilities ? { capabilities } : {}) };
+  }
+
+  // Every page of a list; entries are checked for their identifying field only and passed on untouched.
+  async #listAll<T>(method: string, key: string, idField: string, options: { signal?: AbortSignal }): Promise<T[]> {
+    const schema = LoosePageSchema.extend({ [key]: z.array(z.looseObject({ [idField]: z.string() })) });
+    const cancellation = options.signal ? Cancellation.fromSignal(options.signal) : undefined;
+    const items: T[] = [];
     let cursor: string | undefined;
     const seen = new Set<string>();
     do {
-      const page = await this.#client.request(
-        { method: 'tools/list', params: cursor ? { cursor } : {} },
-        LooseToolListSchema,
-        { signal: options.signal, timeout: this.#timeoutMs },
-      );
-      tools.push(...(page.tools as Tool[]));
-      cursor = page.nextCursor;
+      const page = schema.parse(await this.request(method, cursor ? { cursor } : undefined, { cancellation }));
+      items.push(...(page[key] as T[]));
+      cursor = page.nextCursor as string | undefined;
       // A server that repeats a cursor would otherwise loop forever.
       if (cursor !== undefined && seen.has(cursor)) break;
       if (cursor !== undefined) seen.add(cursor);
     } while (cursor);
-    return tools;
-  }
-
-  /** Forward one tools/call and return the downstream result unchanged. */
-  callTool(name: string, args: Record<string, unknown> | undefined, options: CallOptions = {}): Promise<CallToolResult> {
-    return this.#calls.call(name, args, options);
+    return items;
   }
 
   /** A liveness probe. */
   async ping(timeoutMs: number): Promise<void> {
-    await this.#client.ping({ timeout: timeoutMs });
+    await this.request('ping', undefined, { timeoutMs });
+  }
+
+  /** What the server declared in its handshake. */
+  get serverCapabilities(): ServerCapabilities | undefined {
+    return this.#client.getServerCapabilities();
   }
 
   /** Whether the server declared `tools.listChanged`. */
   get emitsToolListChanged(): boolean {
-    return this.#client.getServerCapabilities()?.tools?.listChanged === true;
+    return this.serverCapabilities?.tools?.listChanged === true;
   }
 
   /** The negotiated MCP protocol version. */
   get protocolVersion(): string | undefined {
-    return (this.#transport as { protocolVersion?: string }).protocolVersion ?? undefined;
-  }
-
-  /** The underlying SDK client, for handlers that must answer downstream requests. */
-  get client(): Client {
-    return this.#client;
+    return (this.#layer.inner as { protocolVersion?: string }).protocolVersion ?? undefined;
   }
 
   /**
@@ -173,8 +189,8 @@ export class DownstreamConnection {
   close(): Promise<void> {
     this.#closed ??= (async () => {
       // Only the streamable HTTP transport has sessions to end (its class is imported lazily, so no instanceof).
-      const transport = this.#transport as Transport & { terminateSession?: () => Promise<void> };
-      if (typeof transport.terminateSession === 'function') {
+      const transport = this.#layer.inner as Transport & { terminateSession?: () => Promise<void> };
+      if (typeof transport.terminateSession === 'function' && !this.#sessionLost) {
         // A server that does not answer the DELETE promptly is not waited for: close() aborts it.
         await settleWithin(transport.terminateSession(), SESSION_END_WAIT_MS);
       }
@@ -182,6 +198,33 @@ export class DownstreamConnection {
     })().catch(() => undefined);
     return this.#closed;
   }
+
+  async #failure(error: unknown): Promise<never> {
+    if (isSessionLost(error)) {
+      this.#sessionLost = true;
+      throw new LoadoutError('SESSION_LOST', `Server '${this.#server}' no longer knows loadout's session (it restarted)`, { cause: error });
+    }
+    if (await isAuthorizationFailure(error)) throw needsAuthorizationError(this.#server);
+    throw error;
+  }
+
+  #loseSession(): void {
+    this.#sessionLost = true;
+    void this.close();
+  }
+}
+
+// A POST the server answered 404 for the session id: streamable HTTP (StreamableHTTPError 404)
+// or an SSE message endpoint that no longer exists. The server did not process it.
+function isSessionLost(error: unknown): boolean {
+  // A JSON-RPC error the server sent may carry any code, 404 too: it is an answer, not a lost session.
+  if (!(error instanceof Error) || error instanceof McpError) return false;
+  return (error as { code?: unknown }).code === 404 || /^Error POSTing to endpoint \(HTTP 404\)/.test(error.message);
+}
+
+// The SSE transport's EventSource failed (SseError; its class is imported lazily, so no instanceof).
+function isSseStreamError(error: Error): boolean {
+  return error.message.startsWith('SSE error:');
 }
 
 // Wait for `promise` to settle, but no longer than `ms`; its outcome does not matter.
@@ -202,16 +245,39 @@ function refuseRelayedRequest(request: RelayedRequest): Promise<never> {
   return Promise.reject(new McpError(ErrorCode.InvalidRequest, `loadout cannot answer ${request.method} here: no client session is waiting on this server`));
 }
 
-async function createTransport(serverName: string, config: ServerConfig, env: NodeJS.ProcessEnv, logger: Logger): Promise<Transport> {
+/**
+ * Whether `error` means the server refused loadout's credentials and only a login can help: the
+ * provider found nothing to refresh, the SDK gave up (UnauthorizedError), or a 401 came back
+ * right after a refresh.
+ */
+export async function isAuthorizationFailure(error: unknown): Promise<boolean> {
+  if (isLoadoutError(error, 'NEEDS_AUTHORIZATION')) return true;
+  if (!(error instanceof Error)) return false;
+  if ((error as { code?: unknown }).code === 401) return true;
+  // Imported only on this failure path: the auth module is not needed to start.
+  const { UnauthorizedError } = await import('@modelcontextprotocol/sdk/client/auth.js');
+  return error instanceof UnauthorizedError;
+}
+
+interface TransportContext {
+  env: NodeJS.ProcessEnv;
+  logger: Logger;
+  /** Where OAuth files live; without it, HTTP servers get no OAuth. */
+  oauthDir: string | undefined;
+  /** Aborted when loadout stops: a stdio child is then ended in a hurry. */
+  shutdown?: AbortSignal;
+}
+
+async function createTransport(serverName: string, config: ServerConfig, context: TransportContext): Promise<Transport> {
   try {
-    return await createTransportOrThrow(serverName, config, env, logger);
+    return await createTransportOrThrow(serverName, config, context);
   } catch (error) {
     if (error instanceof LoadoutError) throw error;
     throw new LoadoutError('SERVER_START_FAILED', `Server '${serverName}' has an unusable address: ${errorMessage(error)}`, { cause: error });
   }
 }
 
-async function createTransportOrThrow(serverName: string, config: ServerConfig, env: NodeJS.ProcessEnv, logger: Logger): Promise<Transport> {
+async function createTransportOrThrow(serverName: string, config: ServerConfig, { env, logger, oauthDir, shutdown }: TransportContext): Promise<Transport> {
   const where = `Server '${serverName}'`;
   const { type } = config;
   if (type === 'stdio') {
@@ -223,6 +289,7 @@ async function createTransportOrThrow(serverName: string, config: ServerConfig, 
       env: { ...(env as Record<string, string>), ...expandEnvRecord(config.env, env, `${where} env`) },
       cwd: config.cwd === undefined ? undefined : expandEnv(config.cwd, env, `${where} cwd`),
       maxMessageBytes: MAX_STDIO_MESSAGE_BYTES,
+      hurry: shutdown,
     });
     // The child's stderr must be drained or a chatty server blocks; it is diagnostics only.
     transport.stderr.on('data', (chunk: Buffer) => logger.debug({ stderr: chunk.toString('utf8').trimEnd() }, 'downstream stderr'));
@@ -230,10 +297,13 @@ async function createTransportOrThrow(serverName: string, config: ServerConfig, 
   }
   const url = new URL(expandEnv(config.url, env, `${where} url`));
   const requestInit = { headers: expandEnvRecord(config.headers, env, `${where} headers`) };
+  const oauth = oauthDir === undefined ? undefined : oauthTargetOf(serverName, config, env, oauthDir);
+  const authProvider = oauth ? await StoredOAuthProvider.open(oauth) : undefined;
+  const options = authProvider ? { requestInit, authProvider, fetch: authProvider.fetch } : { requestInit };
   if (type === 'sse') {
     const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');
-    return new SSEClientTransport(url, { requestInit });
+    return new SSEClientTransport(url, options);
   }
   const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
-  return new StreamableHTTPClientTransport(url, { requestInit });
+  return new StreamableHTTPClientTransport(url, options);
 }

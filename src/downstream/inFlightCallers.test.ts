@@ -1,6 +1,6 @@
 import { McpError, type CreateMessageRequest } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import type { DownstreamCaller } from './connection.js';
+import type { DownstreamCaller } from './inFlightCallers.js';
 import { InFlightCallers } from './inFlightCallers.js';
 
 const SAMPLING: CreateMessageRequest = { method: 'sampling/createMessage', params: { messages: [], maxTokens: 1 } };

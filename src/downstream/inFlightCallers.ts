@@ -2,8 +2,19 @@
 // mid-call. JSON-RPC does not say which call such a request belongs to, so each server's calls in
 // flight are tracked with their callers: when they all come from one session, that session gets
 // it; when several sessions have calls in flight to the server, it is refused, never guessed.
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import type { DownstreamCaller, RelayedRequest } from './connection.js';
+import { ErrorCode, McpError, type CreateMessageRequest, type ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
+
+/** A request a downstream server makes of its client during a call (it needs a human or a model). */
+export type RelayedRequest = CreateMessageRequest | ElicitRequest;
+
+/**
+ * The client session a forwarded request was made for: it answers the sampling and elicitation
+ * requests the downstream makes while the request runs. `owner` identifies the session.
+ */
+export interface DownstreamCaller {
+  readonly owner: object;
+  relay(request: RelayedRequest, signal: AbortSignal): Promise<Record<string, unknown>>;
+}
 
 /** The callers of the calls in flight, per server. */
 export class InFlightCallers {

@@ -4,9 +4,10 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { isDeepStrictEqual } from 'node:util';
 import type { ServerConfig } from '../config/index.js';
-import { KeyedTimers, LoadoutError, errorMessage, type Logger } from '../shared/index.js';
-import { DownstreamConnection, type CallOptions } from './connection.js';
+import { KeyedTimers, LoadoutError, errorMessage, isLoadoutError, type Logger } from '../shared/index.js';
+import { DownstreamConnection, type ServerDefinitions } from './connection.js';
 import { InFlightCallers } from './inFlightCallers.js';
+import type { RequestOptions } from './requestLayer.js';
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -20,7 +21,9 @@ export type PoolEvent =
   /** The server configs were replaced (configure()). */
   | { type: 'configured' }
   /** The server sent `notifications/tools/list_changed`: its tools should be re-listed. */
-  | { type: 'tools-changed'; server: string };
+  | { type: 'tools-changed'; server: string }
+  /** Any notification from the server but progress of one of loadout's requests (list_changed too). */
+  | { type: 'notification'; server: string; notification: { method: string; params?: Record<string, unknown> } };
 
 /** Snapshot of one server's connection for status displays. */
 interface ServerRuntimeStatus {
@@ -38,6 +41,8 @@ interface PoolOptions {
    * `npx` server can need many seconds to start although its calls answer in one.
    */
   minStartTimeoutMs?: number;
+  /** Where OAuth files of HTTP servers live (`<data dir>/oauth`); without it no server gets OAuth. */
+  oauthDir?: string;
 }
 
 /** Owns every downstream connection. */
@@ -124,26 +129,53 @@ export class ServerPool {
     return start;
   }
 
-  /** Forward one tool call, starting the server if needed; the idle clock stops while it runs. */
-  async callTool(server: string, tool: string, args: Record<string, unknown> | undefined, options: CallOptions = {}): Promise<CallToolResult> {
+  /**
+   * Send one request to `server`, starting it if needed, and return its result unchanged. The
+   * idle clock stops while it runs, and `options.caller` answers the server's sampling and
+   * elicitation requests meanwhile.
+   */
+  async request(server: string, method: string, params: Record<string, unknown> | undefined, options: RequestOptions = {}): Promise<Record<string, unknown>> {
     this.#beginUse(server);
     const endCall = options.caller ? this.#callers.add(server, options.caller) : undefined;
     try {
-      // Only a start needs an AbortSignal; making one for every call would cost more than the rest of the call.
+      // Only a start needs an AbortSignal; making one for every request would cost more than the rest of it.
       const connection = this.#connections.get(server) ?? (await this.connection(server, { signal: options.cancellation?.signal }));
-      return await connection.callTool(tool, args, options);
+      try {
+        return await connection.request(method, params, options);
+      } catch (error) {
+        return await this.#retryOnNewSession(server, connection, error, { signal: options.cancellation?.signal }, (next) => next.request(method, params, options));
+      }
     } finally {
       endCall?.();
       this.#endUse(server);
     }
   }
 
+  /** Forward one tools/call (see request). */
+  callTool(server: string, tool: string, args: Record<string, unknown> | undefined, options: RequestOptions = {}): Promise<CallToolResult> {
+    return this.request(server, 'tools/call', args === undefined ? { name: tool } : { name: tool, arguments: args }, options) as Promise<CallToolResult>;
+  }
+
   /** List a server's tools, starting it if needed. */
-  async listTools(server: string, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<Tool[]> {
+  listTools(server: string, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<Tool[]> {
+    return this.#whileInUse(server, options, (connection) => connection.listTools(options));
+  }
+
+  /** List everything a server offers (tools, prompts, resources, templates), starting it if needed. */
+  listDefinitions(server: string, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<ServerDefinitions> {
+    return this.#whileInUse(server, options, (connection) => connection.listDefinitions(options));
+  }
+
+  // Run `use` on the server's connection (started if needed) with the idle clock stopped meanwhile.
+  async #whileInUse<T>(server: string, options: { signal?: AbortSignal; timeoutMs?: number }, use: (connection: DownstreamConnection) => Promise<T>): Promise<T> {
     this.#beginUse(server);
     try {
       const connection = await this.connection(server, options);
-      return await connection.listTools(options);
+      try {
+        return await use(connection);
+      } catch (error) {
+        return await this.#retryOnNewSession(server, connection, error, options, use);
+      }
     } finally {
       this.#endUse(server);
     }
@@ -186,11 +218,29 @@ export class ServerPool {
   /** Stop every connection; later use is refused. Runs once. */
   close(): Promise<void> {
     this.#closed ??= (async () => {
+      // All at once: the aborted starts end their children while the connected ones are stopped.
       this.#closing.abort(new LoadoutError('CLOSED', 'loadout is shutting down'));
-      await Promise.allSettled([...this.#starting.values()]);
-      await Promise.allSettled([...this.#connections.keys()].map((server) => this.#stop(server)));
+      await Promise.allSettled([...this.#starting.values(), ...[...this.#connections.keys()].map((server) => this.#stop(server))]);
     })();
     return this.#closed;
+  }
+
+  /**
+   * After `error` from `connection`: a session the server no longer knows (it restarted:
+   * SESSION_LOST, so nothing was processed) is replaced at once and `retry` runs once on the new
+   * connection, so the caller sees a slower answer rather than an error. Anything else is rethrown.
+   */
+  async #retryOnNewSession<T>(
+    server: string,
+    connection: DownstreamConnection,
+    error: unknown,
+    start: { signal?: AbortSignal; timeoutMs?: number },
+    retry: (connection: DownstreamConnection) => Promise<T>,
+  ): Promise<T> {
+    if (!isLoadoutError(error, 'SESSION_LOST')) throw error;
+    this.#options.logger.info({ mod: 'downstream', server }, 'session lost (server restarted); re-initializing and retrying once');
+    void this.discard(server, errorMessage(error), connection);
+    return retry(await this.connection(server, start));
   }
 
   async #start(server: string, config: ServerConfig, options: { signal?: AbortSignal; timeoutMs?: number }): Promise<DownstreamConnection> {
@@ -201,10 +251,16 @@ export class ServerPool {
       connection = await DownstreamConnection.open(server, config, {
         logger,
         env: this.#options.env,
+        oauthDir: this.#options.oauthDir,
         signal: options.signal ? AbortSignal.any([options.signal, this.#closing.signal]) : this.#closing.signal,
+        shutdown: this.#closing.signal,
         timeoutMs: options.timeoutMs ?? Math.max(config.timeout_seconds * 1000, this.#options.minStartTimeoutMs ?? 0),
         onClose: () => connection && this.#onConnectionClosed(server, connection),
-        onToolListChanged: () => this.#emit({ type: 'tools-changed', server }),
+        onNotification: (notification) => {
+          if (notification.method === 'notifications/tools/list_changed') this.#emit({ type: 'tools-changed', server });
+          const { method, params } = notification;
+          this.#emit({ type: 'notification', server, notification: params === undefined ? { method } : { method, params } });
+        },
         onRelayedRequest: (request, signal) => this.#callers.relay(server, request, signal),
       });
       if (this.#closed) {

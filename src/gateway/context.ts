@@ -7,6 +7,9 @@ import type { NamingOptions } from '../registry/index.js';
 import type { OptimizationLoop } from '../optimization/index.js';
 import type { Logger } from '../shared/index.js';
 import type { ToolsetStore } from '../toolsets/index.js';
+import type { ResourceRoutes } from './resourcePages.js';
+import type { SessionHub } from './sessionHub.js';
+import type { TaskRoutes } from './taskRoutes.js';
 
 /** Shared gateway services, handed to sessions and meta-tools. */
 export interface GatewayContext {
@@ -24,5 +27,11 @@ export interface GatewayContext {
   ready(): Promise<void>;
   /** False while a server is known to be down (its tools are withdrawn). */
   isServerAvailable(server: string): boolean;
+  /** Client-facing resource URIs → owning server. */
+  readonly resourceRoutes: ResourceRoutes;
+  /** Subscriptions, logging levels and notification fan-out shared by the sessions. */
+  readonly hub: SessionHub;
+  /** Loadout task ids ↔ owning session and downstream task. */
+  readonly tasks: TaskRoutes;
 }
 

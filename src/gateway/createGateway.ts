@@ -4,13 +4,17 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { LoadoutPaths } from '../config/index.js';
 import { ServerHealth } from '../downstream/index.js';
 import { watchPromotions } from '../optimization/index.js';
-import { isLoadoutError, type Logger } from '../shared/index.js';
+import { LoadoutError, isLoadoutError, type Logger } from '../shared/index.js';
 import { ToolsetStore } from '../toolsets/index.js';
 import { startConfigSync } from './configSync.js';
 import type { GatewayContext } from './context.js';
 import { META_TOOLS, TOOLSET_META_TOOLS, namingOptions } from './metaTools/index.js';
+import { ResourceRoutes } from './resourcePages.js';
 import { openRuntime } from './runtime.js';
+import { watchServerEvents } from './serverEvents.js';
 import { GatewaySession, listMetaTools } from './session.js';
+import { SessionHub } from './sessionHub.js';
+import { TaskRoutes } from './taskRoutes.js';
 import { watchToolListChanges } from './toolListWatch.js';
 
 /** Options of createGateway. */
@@ -26,8 +30,13 @@ interface GatewayOptions {
 /** A running gateway. */
 export interface Gateway {
   readonly context: GatewayContext;
-  /** Create a session, restore its toolset, and connect it to a client transport. */
+  /**
+   * Create a session, restore its toolset, and connect it to a client transport. The session
+   * counts only once connected; if any step fails it is closed again, and the error thrown.
+   */
   connect(transport: Transport): Promise<GatewaySession>;
+  /** Connected client sessions. */
+  readonly sessionCount: number;
   /** Close every session and downstream connection. Runs once. */
   close(): Promise<void>;
 }
@@ -48,6 +57,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     reconnectMaxMs: config.gateway.reconnect_max_seconds * 1000,
   });
   const configSync = await startConfigSync({ paths, logger, pool, catalog, settings: config.gateway });
+  const tasks = new TaskRoutes();
+  const hub = new SessionHub({ pool, catalog, tasks, logger });
 
   const context: GatewayContext = {
     paths,
@@ -61,8 +72,12 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     optimization,
     ready: () => catalog.ready(),
     isServerAvailable: (server) => health.isAvailable(server),
+    resourceRoutes: new ResourceRoutes(),
+    hub,
+    tasks,
   };
   const stopWatchingToolLists = watchToolListChanges(pool, catalog, logger);
+  const stopWatchingServers = watchServerEvents(pool, catalog, hub, logger);
   const metaTools = config.optimization.expose_tools ? META_TOOLS : TOOLSET_META_TOOLS;
   const metaListing = listMetaTools(metaTools);
   const sessions = new Set<GatewaySession>();
@@ -77,20 +92,32 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     context,
     async connect(transport) {
       const session = new GatewaySession(context, metaTools, metaListing);
-      sessions.add(session);
-      await restoreToolset(session, context, options.equip);
       session.server.onclose = () => {
         sessions.delete(session);
         void session.close();
       };
-      await session.connect(transport);
+      try {
+        await restoreToolset(session, context, options.equip);
+        await session.connect(transport);
+        // The gateway may have begun closing, or the client gone (its onclose has run), while this connected.
+        if (closed) throw new LoadoutError('CLOSED', 'loadout is shutting down');
+        if (session.closed) throw new LoadoutError('CLOSED', 'the client went away while its session was connecting');
+      } catch (error) {
+        await session.close();
+        throw error;
+      }
+      sessions.add(session);
       return session;
+    },
+    get sessionCount() {
+      return sessions.size;
     },
     close() {
       closed ??= (async () => {
         await health.close();
         stopPromotionWatch();
         stopWatchingToolLists();
+        stopWatchingServers();
         await configSync.close();
         await Promise.allSettled([...sessions].map((session) => session.close()));
         await pool.close();

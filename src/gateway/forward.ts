@@ -1,78 +1,157 @@
-// Forwarding one call to a downstream tool: arguments unchanged, result unchanged, progress
-// and cancellation passed through; a downstream failure becomes an isError result naming the
-// server and the cause, so the gateway stays up.
+// How a client's request travels to a downstream server and back; every forwarded method goes
+// through forward(). The client's params go on (its progress token swapped for the request
+// layer's), the result comes back unchanged, progress is passed back under the client's own
+// token, the downstream's sampling/elicitation requests are relayed to this client, a client
+// cancellation cancels the downstream request, and a failure is described once, naming the server.
+// It sits below sessions and meta-tools: it knows the pool and the client's Server, nothing else.
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { ErrorCode, McpError, type CallToolResult, type ProgressToken, type RequestId, type ServerNotification } from '@modelcontextprotocol/sdk/types.js';
-import type { ServerPool } from '../downstream/index.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  ErrorCode,
+  McpError,
+  type CallToolResult,
+  type ClientCapabilities,
+  type ProgressToken,
+  type RequestId,
+  type ServerNotification,
+  type ServerRequest,
+} from '@modelcontextprotocol/sdk/types.js';
+import * as z from 'zod';
+import type { DownstreamCaller, RelayedRequest, ServerPool } from '../downstream/index.js';
 import type { Route } from '../registry/index.js';
 import { Cancellation, errorMessage, isLoadoutError } from '../shared/index.js';
-import { downstreamCallerFor } from './clientRelay.js';
-import { errorResult, type RequestExtra } from './metaTools/metaTool.js';
+import { errorResult } from './toolResults.js';
+
+/** The extra argument of an MCP request handler on the client-facing Server. */
+export type RequestExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /**
- * The client request a forwarded call answers, whether the SDK Server received it (clientCallOf)
- * or it was taken straight from the transport (directCalls.ts).
+ * The client request a forwarded request answers, whether the SDK Server received it
+ * (clientRequestOf) or the session's intake took it straight from the transport (clientIntake.ts).
  */
-export interface ClientCall {
-  requestId: RequestId;
-  cancellation: Cancellation;
+export interface ClientRequest {
+  readonly requestId: RequestId;
+  readonly cancellation: Cancellation;
   /** The client's progress token, if it asked for progress. */
-  progressToken?: ProgressToken;
+  readonly progressToken?: ProgressToken;
   sendNotification(notification: ServerNotification): Promise<void>;
+  /** The client session's Server: it asks the client what a downstream asks of it mid-request. */
+  readonly server: Server;
 }
 
-/** The ClientCall of a request handled by the SDK Server. */
-export function clientCallOf(extra: RequestExtra): ClientCall {
+/** What is forwarded where: `label` names it in failures (e.g. `files.read_text_file`). */
+export interface ForwardTarget {
+  server: string;
+  method: string;
+  params: Record<string, unknown> | undefined;
+  label: string;
+}
+
+/** The ClientRequest of a request handled by the SDK Server. */
+export function clientRequestOf(extra: RequestExtra, server: Server): ClientRequest {
   return {
     requestId: extra.requestId,
     cancellation: Cancellation.fromSignal(extra.signal),
     progressToken: extra._meta?.progressToken,
     sendNotification: extra.sendNotification,
+    server,
   };
 }
 
 /**
- * Call `route` with `args` on behalf of the client request `call`, made to the client-facing
- * `server` (which answers the downstream's sampling/elicitation requests).
+ * Send `target` downstream on behalf of `call` and return the result unchanged. A failure throws
+ * an McpError whose message names the server, what was asked and what to do.
  */
-export async function forwardCall(
-  pool: ServerPool,
-  route: Route,
-  args: Record<string, unknown> | undefined,
-  call: ClientCall,
-  server: Server,
-): Promise<CallToolResult> {
+export async function forward(pool: ServerPool, target: ForwardTarget, call: ClientRequest): Promise<Record<string, unknown>> {
   const { progressToken } = call;
   // Progress is sent in order and before the result: a client drops progress for a finished request.
   let progressSent = Promise.resolve();
   try {
-    const result = await pool.callTool(route.server, route.tool, args, {
+    const result = await pool.request(target.server, target.method, target.params, {
       cancellation: call.cancellation,
-      caller: downstreamCallerFor(server, route, call),
+      caller: relayTo(call, target.label),
       onProgress:
         progressToken === undefined
           ? undefined
           : (progress) => {
-              // The downstream used our token; the client must see its own.
+              // The downstream used the request layer's token; the client must see its own.
               const notification = { method: 'notifications/progress' as const, params: { ...progress, progressToken } };
               progressSent = progressSent.then(() => call.sendNotification(notification)).catch(() => undefined);
             },
     });
-    await progressSent;
+    if (progressToken !== undefined) await progressSent;
     return result;
   } catch (error) {
-    return errorResult(describeCallFailure(pool, route, error));
+    throw describeFailure(pool, target, error);
   }
 }
 
-function describeCallFailure(pool: ServerPool, route: Route, error: unknown): string {
-  if (isLoadoutError(error)) return `${error.message}. The call to ${route.id} was not made.`;
-  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
-    const seconds = pool.config(route.server)?.timeout_seconds;
-    return `Server '${route.server}' did not answer ${route.id} within ${seconds} s (timeout_seconds in servers.yaml); try again or raise the timeout.`;
+/** Forward a tools/call of `route`; a failure becomes an isError result the agent can act on. */
+export async function forwardToolCall(pool: ServerPool, route: Route, args: Record<string, unknown> | undefined, call: ClientRequest): Promise<CallToolResult> {
+  const params = args === undefined ? { name: route.tool } : { name: route.tool, arguments: args };
+  try {
+    return (await forward(pool, { server: route.server, method: 'tools/call', params, label: route.id }, call)) as CallToolResult;
+  } catch (error) {
+    return errorResult(error instanceof McpError ? withoutCode(error.message) : errorMessage(error));
   }
-  if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
-    return `Server '${route.server}' closed the connection during ${route.id} (it may have crashed); the next call restarts it.`;
+}
+
+// One failure text for every forwarded method; the code is the downstream's when it sent one.
+function describeFailure(pool: ServerPool, target: ForwardTarget, error: unknown): McpError {
+  const { server, label } = target;
+  if (isLoadoutError(error)) return new McpError(ErrorCode.InternalError, `${error.message}. The call to ${label} was not made.`);
+  if (!(error instanceof McpError)) return new McpError(ErrorCode.InternalError, `Server '${server}' failed on ${label}: ${errorMessage(error)}`);
+  if (error.code === ErrorCode.RequestTimeout) {
+    const seconds = pool.config(server)?.timeout_seconds;
+    return new McpError(error.code, `Server '${server}' did not answer ${label} within ${seconds} s (timeout_seconds in servers.yaml); try again or raise the timeout.`);
   }
-  return `Server '${route.server}' failed on ${route.id}: ${errorMessage(error)}`;
+  if (error.code === ErrorCode.ConnectionClosed) {
+    return new McpError(error.code, `Server '${server}' closed the connection during ${label} (it may have crashed); the next call restarts it.`);
+  }
+  return new McpError(error.code, `Server '${server}' failed on ${label}: ${withoutCode(error.message)}`, error.data);
+}
+
+// McpError's message starts "MCP error -32602: "; a wrapping McpError or an isError text needs it once or not at all.
+function withoutCode(message: string): string {
+  return message.replace(/^MCP error -?\d+: /, '');
+}
+
+// The client's answer goes back to the downstream untouched; the downstream's SDK validates it.
+const LooseResultSchema = z.looseObject({});
+
+// A person may take a while to answer an elicitation; the downstream's own timeout (and its
+// cancellation, which aborts `signal`) is what really bounds the wait.
+const RELAY_TIMEOUT_MS = 30 * 60_000;
+
+// The downstream's sampling/elicitation requests during `call` go to the client that made it, on
+// the call's own response stream (relatedRequestId), if the client declared the capability.
+function relayTo(call: ClientRequest, label: string): DownstreamCaller {
+  const { server } = call;
+  return {
+    owner: server,
+    async relay(request, signal) {
+      const missing = missingCapability(server.getClientCapabilities(), request);
+      if (missing) throw new McpError(ErrorCode.InvalidRequest, `loadout cannot relay ${request.method} from ${label}: the client that called it did not declare ${missing}`);
+      return server.request(request, LooseResultSchema, {
+        relatedRequestId: call.requestId,
+        signal: AbortSignal.any([signal, call.cancellation.signal]),
+        timeout: RELAY_TIMEOUT_MS,
+      });
+    },
+  };
+}
+
+function missingCapability(capabilities: ClientCapabilities | undefined, request: RelayedRequest): string | undefined {
+  if (request.method === 'sampling/createMessage') {
+    if (!capabilities?.sampling) return 'the sampling capability';
+    const usesTools = request.params.tools !== undefined || request.params.toolChoice !== undefined;
+    return usesTools && !capabilities.sampling.tools ? 'sampling with tools (capabilities.sampling.tools)' : undefined;
+  }
+  if (!capabilities?.elicitation) return 'the elicitation capability';
+  const mode = request.params.mode ?? 'form';
+  const declared = capabilities.elicitation as { form?: object; url?: object };
+  // An empty elicitation capability means form mode (the spec's backwards-compatible reading).
+  const supportsForm = declared.form !== undefined || declared.url === undefined;
+  if (mode === 'url' && !declared.url) return 'URL-mode elicitation (capabilities.elicitation.url)';
+  return mode === 'form' && !supportsForm ? 'form-mode elicitation (capabilities.elicitation.form)' : undefined;
 }

@@ -1,7 +1,11 @@
 // Reading an HTTP request body with a size limit, so a huge or endless upload cannot exhaust
 // memory. Past the limit the rest is drained unbuffered (not the socket destroyed), so the client
-// still reads the 413; the server's request timeout bounds an endless upload.
+// still reads the 413: closing a socket with unread bytes in it makes the kernel send a reset,
+// which reaches the client before the answer. Draining stops at a bound; past it the socket goes.
 import type { IncomingMessage } from 'node:http';
+
+/** How much of a refused body is read and discarded before the connection is dropped instead. */
+export const DRAIN_LIMIT_BYTES = 64 * 1024 * 1024;
 
 /** The body exceeded the limit. */
 export class BodyTooLargeError extends Error {
@@ -13,16 +17,15 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<string
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length']);
     let tooLarge = Number.isFinite(declared) && declared > maxBytes;
-    if (tooLarge) {
-      req.resume();
-      reject(new BodyTooLargeError(`body of ${declared} bytes exceeds ${maxBytes}`));
-      return;
-    }
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
-      if (tooLarge) return;
       size += chunk.length;
+      if (tooLarge) {
+        // The 413 was sent when the limit was passed; this only empties the socket.
+        if (size > DRAIN_LIMIT_BYTES) req.socket.destroy();
+        return;
+      }
       if (size <= maxBytes) {
         chunks.push(chunk);
         return;
@@ -35,5 +38,6 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<string
       if (!tooLarge) resolve(Buffer.concat(chunks).toString('utf8'));
     });
     req.once('error', reject);
+    if (tooLarge) reject(new BodyTooLargeError(`body of ${declared} bytes exceeds ${maxBytes}`));
   });
 }

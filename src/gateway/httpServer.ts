@@ -10,6 +10,7 @@ import { LoadoutError, errorMessage, isLoadoutError, type Logger } from '../shar
 import type { Gateway } from './createGateway.js';
 import { assertSafeBind, createRequestGuard } from './httpGuard.js';
 import { BodyTooLargeError, readBody } from './httpBody.js';
+import { requestProblem } from './requestShape.js';
 
 /** Options of serveHttp. */
 interface HttpServeOptions {
@@ -26,7 +27,7 @@ interface HttpServeOptions {
 }
 
 /** A listening HTTP gateway. */
-interface HttpGateway {
+export interface HttpGateway {
   /** The MCP endpoint, e.g. `http://127.0.0.1:7077/mcp`. */
   readonly url: string;
   /** Live MCP sessions. */
@@ -64,10 +65,13 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
     transport.onclose = () => {
       if (transport.sessionId && sessions.delete(transport.sessionId)) logger.info({ session: transport.sessionId }, 'session ended');
     };
-    await gateway.connect(transport);
-    await transport.handleRequest(req, res, body);
-    // An initialize the SDK rejected leaves a session nobody can address.
-    if (!transport.sessionId) await transport.close();
+    try {
+      await gateway.connect(transport);
+      await transport.handleRequest(req, res, body);
+    } finally {
+      // A failed connect, or an initialize the SDK rejected, leaves a session nobody can address.
+      if (!transport.sessionId) await transport.close();
+    }
   };
 
   const handleMcp = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -79,6 +83,9 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
     }
     const body = req.method === 'POST' ? await readJsonBody(req, res, options.maxBodyBytes) : undefined;
     if (body === NO_BODY) return;
+    // The SDK answers a body with a malformed message 400 "Parse error", naming nothing and giving no request its id back.
+    const refused = refuseMalformedRequests(body);
+    if (refused) return sendJson(res, 400, refused);
     if (sessionId === undefined) {
       if (req.method === 'POST' && isInitializeRequest(body)) return startSession(req, res, body);
       return sendError(res, 400, 'Mcp-Session-Id header is required (send initialize first to start a session)');
@@ -151,7 +158,7 @@ async function readJsonBody(req: IncomingMessage, res: ServerResponse, maxBytes:
     text = await readBody(req, maxBytes);
   } catch (error) {
     if (!(error instanceof BodyTooLargeError)) throw error;
-    res.setHeader('Connection', 'close');
+    // Kept open while the rest is drained (see httpBody.ts): closing now would reset the upload.
     sendError(res, 413, `Request body is larger than ${maxBytes} bytes (raise it with --max-body-mb)`);
     return NO_BODY;
   }
@@ -161,6 +168,26 @@ async function readJsonBody(req: IncomingMessage, res: ServerResponse, maxBytes:
     sendJson(res, 400, { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: the body is not valid JSON' }, id: null });
     return NO_BODY;
   }
+}
+
+/**
+ * The answer to a POST body holding a malformed request (see requestShape.ts), or undefined. A
+ * batch is refused whole, as the SDK would: each request in it is answered, the malformed ones
+ * with what is wrong, the others with which message made the batch fail.
+ */
+function refuseMalformedRequests(body: unknown): unknown {
+  const messages: unknown[] = Array.isArray(body) ? body : [body];
+  const problems = messages.map((message) => (typeof message === 'object' && message !== null ? requestProblem(message) : undefined));
+  const first = problems.findIndex((problem) => problem !== undefined);
+  if (first === -1) return undefined;
+  const answers = messages.flatMap((message, index) => {
+    const problem = problems[index];
+    if (problem) return [{ jsonrpc: '2.0', id: problem.id, error: { code: problem.code, message: problem.message } }];
+    const id = (message as { id?: unknown }).id;
+    const isRequest = typeof message === 'object' && message !== null && 'method' in message && (typeof id === 'string' || typeof id === 'number');
+    return isRequest ? [{ jsonrpc: '2.0', id, error: { code: -32600, message: `Invalid Request: not processed, because message ${first + 1} of the batch is malformed` } }] : [];
+  });
+  return Array.isArray(body) ? answers : answers[0];
 }
 
 function startIdleExpiry(sessions: Map<string, HttpSession>, idleMs: number, logger: Logger): NodeJS.Timeout {

@@ -2,7 +2,7 @@
 export { createGateway, type Gateway } from './createGateway.js';
 export { openRuntime } from './runtime.js';
 export { TOOLSET_META_TOOLS, namingOptions } from './metaTools/index.js';
-export { serveHttp } from './httpServer.js';
+export { serveHttp, type HttpGateway } from './httpServer.js';
 export { GatewayStdioTransport } from './stdioTransport.js';
 export { assertSafeBind } from './httpGuard.js';
 export { readRunningGateways } from './runtimeFile.js';

@@ -6,7 +6,7 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { CallToolRequestSchema, type CallToolRequest, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { RequestExtra } from './metaTools/metaTool.js';
+import type { RequestExtra } from './forward.js';
 
 /** Answer tools/call on `server` with `handler`; the request is still parsed once (by Protocol). */
 export function setPassthroughCallToolHandler(server: Server, handler: (request: CallToolRequest, extra: RequestExtra) => Promise<CallToolResult>): void {

@@ -1,6 +1,7 @@
 // The one place loadout's runtime is built: servers.yaml read once, the pool that owns the server
-// configs, the catalog over them (recording discoveries in servers.yaml), state.json, and the
-// optimization loop with its promotions applied. `serve`, the CLI commands and `optimize` all
+// configs (with OAuth for HTTP servers), the catalog over them (recording discoveries in
+// servers.yaml; searching with learned words, synonyms, example requests and embeddings),
+// state.json, and the optimization loop with its promotions applied. `serve`, the CLI commands and `optimize` all
 // start here, so no command can see a different catalog from another.
 import { CatalogStore } from '../catalog/index.js';
 import { StateStore, loadServersConfig, type LoadoutPaths, type ServersFile } from '../config/index.js';
@@ -17,7 +18,7 @@ interface RuntimeOptions {
 }
 
 /** The services every command works with, built from one read of the config dir. */
-interface Runtime {
+export interface Runtime {
   /** servers.yaml as read at start; the live server configs are `pool.configs`. */
   readonly config: ServersFile;
   readonly pool: ServerPool;
@@ -32,8 +33,24 @@ interface Runtime {
 export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   const { paths, logger } = options;
   const { config } = await loadServersConfig(paths.serversFile, paths.parsedServersFile);
-  const pool = new ServerPool(config.servers, { logger, env: options.env, minStartTimeoutMs: config.gateway.discovery_timeout_seconds * 1000 });
-  const catalog = new CatalogStore({ pool, cacheFile: paths.catalogCacheFile, settings: config.gateway, logger, serversFile: paths.serversFile });
+  const pool = new ServerPool(config.servers, {
+    logger,
+    env: options.env,
+    oauthDir: paths.oauthDir,
+    minStartTimeoutMs: config.gateway.discovery_timeout_seconds * 1000,
+  });
+  const catalog = new CatalogStore({
+    pool,
+    cacheFile: paths.catalogCacheFile,
+    settings: config.gateway,
+    logger,
+    serversFile: paths.serversFile,
+    oauthDir: paths.oauthDir,
+    learnedWordsFile: paths.learnedWordsFile,
+    synonymsFile: paths.synonymsFile,
+    exampleRequestsFile: paths.exampleRequestsFile,
+    ...(config.search.embeddings ? { embeddings: { settings: config.search.embeddings, cacheFile: paths.embeddingsCacheFile } } : {}),
+  });
   const state = new StateStore(paths.stateFile);
   const optimization = new OptimizationLoop({ store: new OptimizationStore(state), catalog, settings: config.optimization });
   // Promotions go into the catalog before anything reads it, so a first tools/list or an

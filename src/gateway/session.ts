@@ -3,16 +3,22 @@
 // snapshot, routes calls, and announces every change with exactly one list_changed.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ListToolsRequestSchema, type CallToolRequest, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ToolRegistry, type RegistryChange, type RegistrySnapshot, type Selection } from '../registry/index.js';
 import { LOADOUT_VERSION, errorMessage, isLoadoutError, lazySchemaValidator } from '../shared/index.js';
 import { ALL_TOOLSET } from '../toolsets/index.js';
 import type { GatewayContext } from './context.js';
-import { answerForwardedCalls } from './directCalls.js';
-import { clientCallOf, forwardCall } from './forward.js';
+import { ClientIntake, type DirectAnswer } from './clientIntake.js';
+import { forwardUnlessChanged } from './changedToolGuard.js';
+import { CONTENT_CAPABILITIES, serveContent } from './contentHandlers.js';
+import { clientRequestOf, type RequestExtra } from './forward.js';
+import { unroutedToolMessage } from './metaTools/unknownTool.js';
+import type { HubMember } from './sessionHub.js';
+import { TASK_CAPABILITIES, forwardTaskCall, serveTasks } from './taskHandlers.js';
 import { setPassthroughCallToolHandler } from './passthroughCall.js';
 import { OPTIMIZATION_META_TOOLS } from './metaTools/index.js';
-import { describeInvalidArguments, errorResult, listedMetaTool, textResult, type MetaTool, type RequestExtra } from './metaTools/metaTool.js';
+import { describeInvalidArguments, listedMetaTool, type MetaTool, type MetaToolSession } from './metaTools/metaTool.js';
+import { errorResult, textResult } from './toolResults.js';
 
 const OPTIMIZATION_TOOL_NAMES: ReadonlySet<string> = new Set(OPTIMIZATION_META_TOOLS.map((tool) => tool.name));
 
@@ -24,14 +30,19 @@ const INSTRUCTIONS =
   'then equip-toolset to use them as normal tools (or call any catalog tool with call-tool).';
 
 /** A client session of the gateway. */
-export class GatewaySession {
+export class GatewaySession implements MetaToolSession {
   readonly server: Server;
   readonly registry: ToolRegistry;
+  /** This session as the shared notification hub sees it. */
+  readonly member: HubMember;
   readonly #context: GatewayContext;
   readonly #metaTools: ReadonlyMap<string, MetaTool>;
   readonly #metaListing: readonly Tool[];
   readonly #relistWaiters = new Set<() => void>();
   readonly #unsubscribe: Array<() => void> = [];
+  // The state-changing meta-tools in order of arrival (see MetaTool.changesState): each runs when the one before has finished.
+  #changes: Promise<void> = Promise.resolve();
+  #changesPending = 0;
   #closed: Promise<void> | undefined;
 
   constructor(context: GatewayContext, metaTools: readonly MetaTool[], metaListing: readonly Tool[]) {
@@ -42,26 +53,46 @@ export class GatewaySession {
       { catalog: () => context.catalog.current, isServerAvailable: (server) => context.isServerAvailable(server) },
       context.naming,
     );
-    this.server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS, jsonSchemaValidator: lazySchemaValidator() });
+    this.server = new Server(SERVER_INFO, {
+      capabilities: { tools: { listChanged: true }, ...CONTENT_CAPABILITIES, ...TASK_CAPABILITIES },
+      instructions: INSTRUCTIONS,
+      jsonSchemaValidator: lazySchemaValidator(),
+    });
     this.server.setRequestHandler(ListToolsRequestSchema, () => this.#listTools());
-    setPassthroughCallToolHandler(this.server, (request, extra) => this.#callTool(request.params.name, request.params.arguments, extra));
+    this.member = {
+      servers: () => this.registry.snapshot.servers,
+      send: (notification) => {
+        if (this.#closed || !this.server.transport) return;
+        this.server.notification(notification).catch((error: unknown) => context.logger.debug({ mod: 'gateway', err: errorMessage(error) }, 'notification not sent'));
+      },
+    };
+    serveContent(this.server, context, this);
+    serveTasks(this.server, context, this.member);
+    this.#unsubscribe.push(context.hub.join(this.member));
+    setPassthroughCallToolHandler(this.server, (request, extra) =>
+      request.params.task === undefined ? this.#callTool(request.params.name, request.params.arguments, extra) : this.#callToolAsTask(request.params, extra),
+    );
     // A new catalog (discovery, config reload, promotion) may change what this session exposes.
     this.#unsubscribe.push(context.catalog.onChange(() => void this.refresh()));
   }
 
   /**
-   * Serve the client on `transport`. Calls to equipped tools are forwarded straight from the
-   * transport (directCalls.ts); the Server answers everything else, including a call that
-   * arrives before start-up discovery has settled the exposed set.
+   * Serve the client on `transport`, through the session's intake (clientIntake.ts): calls to
+   * equipped tools are forwarded from there; the Server answers everything else, including a
+   * call that arrives before start-up discovery has settled the exposed set.
    */
   async connect(transport: Transport): Promise<void> {
-    await this.server.connect(transport);
-    const cancelRunning = answerForwardedCalls(transport, {
-      targetOf: (name) => (this.#metaTools.has(name) ? undefined : this.registry.snapshot.routes.get(name)),
-      forward: (route, args, call) => forwardCall(this.#context.pool, route, args, call, this.server),
+    const intake = new ClientIntake(transport, {
+      server: this.server,
+      directAnswer: (method, params) => this.#directAnswer(method, params),
       onSendError: (error) => this.#context.logger.debug({ mod: 'gateway', err: errorMessage(error) }, 'could not answer a forwarded call'),
     });
-    this.#unsubscribe.push(cancelRunning);
+    await this.server.connect(intake);
+  }
+
+  /** Whether close() has been called. */
+  get closed(): boolean {
+    return this.#closed !== undefined;
   }
 
   /** The current exposed set. */
@@ -93,6 +124,7 @@ export class GatewaySession {
     // list_changed goes out before state.json is written (lock + atomic write): the agent waits
     // on the new list; the remembered toolset only matters at the next start.
     await Promise.all([
+      options.announce !== false ? this.#announceContent(change) : undefined,
       change.changed && options.announce !== false ? this.#announce(true) : undefined,
       options.remember !== false ? this.#rememberSelection() : undefined,
     ]);
@@ -102,7 +134,7 @@ export class GatewaySession {
   /** Withdraw the equipped toolset (announced and awaited like equip). */
   async unequip(): Promise<RegistryChange> {
     const change = await this.registry.unequip();
-    await Promise.all([change.changed ? this.#announce(true) : undefined, this.#rememberSelection()]);
+    await Promise.all([this.#announceContent(change), change.changed ? this.#announce(true) : undefined, this.#rememberSelection()]);
     return change;
   }
 
@@ -110,7 +142,7 @@ export class GatewaySession {
   async refresh(): Promise<void> {
     try {
       const change = await this.registry.refresh();
-      if (change.changed) await this.#announce(false);
+      await Promise.all([this.#announceContent(change), change.changed ? this.#announce(false) : undefined]);
     } catch (error) {
       this.#context.logger.error({ mod: 'gateway', err: errorMessage(error) }, 'refreshing exposed tools failed');
     }
@@ -141,7 +173,7 @@ export class GatewaySession {
   async #selectionOf(name: string): Promise<Selection> {
     if (name === ALL_TOOLSET) return { toolset: ALL_TOOLSET, toolIds: 'all' };
     const toolset = await this.#context.toolsets.get(name);
-    return { toolset: toolset.name, toolIds: toolset.tools };
+    return { toolset: toolset.name, toolIds: toolset.tools, ...(toolset.prompts ? { promptIds: toolset.prompts } : {}) };
   }
 
   async #listTools(): Promise<{ tools: Tool[] }> {
@@ -152,6 +184,17 @@ export class GatewaySession {
     const snapshot = await this.settledSnapshot();
     if (waiting.length) setImmediate(() => waiting.forEach((wake) => wake()));
     return { tools: [...this.#metaListing, ...snapshot.tools] };
+  }
+
+  // One prompts and one resources list_changed per change that altered what this session lists.
+  async #announceContent(change: RegistryChange): Promise<void> {
+    if (this.#closed || !this.server.transport) return;
+    const sent: Array<Promise<void>> = [];
+    if (change.promptsChanged) sent.push(this.server.sendPromptListChanged());
+    if (change.resourcesChanged) sent.push(this.server.sendResourceListChanged());
+    for (const result of await Promise.allSettled(sent)) {
+      if (result.status === 'rejected') this.#context.logger.debug({ mod: 'gateway', err: errorMessage(result.reason) }, 'list_changed not sent');
+    }
   }
 
   async #announce(waitForRelist: boolean): Promise<void> {
@@ -179,17 +222,45 @@ export class GatewaySession {
     await wait;
   }
 
+  // A call of an equipped tool is answered from the intake, unless a state change that arrived
+  // before it is still pending: then the Server takes it, and it waits for that change.
+  #directAnswer(method: string, params: Record<string, unknown> | undefined): DirectAnswer | undefined {
+    if (method !== 'tools/call' || this.#changesPending > 0) return undefined;
+    const { name, arguments: args, task } = params as { name: string; arguments?: Record<string, unknown>; task?: unknown };
+    const route = this.#metaTools.has(name) ? undefined : this.registry.snapshot.routes.get(name);
+    if (route && task !== undefined) return (call) => forwardTaskCall(this.#context, this.member, route, params!, call);
+    return route && ((call) => forwardUnlessChanged(this.#context, route, args, call));
+  }
+
+  // A task-augmented call (params.task) of an equipped tool; meta-tools run at once, as the spec allows.
+  async #callToolAsTask(params: CallToolRequest['params'], extra: RequestExtra): Promise<CallToolResult> {
+    const route = this.#metaTools.has(params.name) ? undefined : (await this.settledSnapshot()).routes.get(params.name);
+    if (!route) return this.#callTool(params.name, params.arguments, extra);
+    return (await forwardTaskCall(this.#context, this.member, route, params, clientRequestOf(extra, this.server))) as CallToolResult;
+  }
+
   async #callTool(name: string, args: Record<string, unknown> | undefined, extra: RequestExtra): Promise<CallToolResult> {
     const metaTool = this.#metaTools.get(name);
+    // Called in arrival order (the SDK runs handlers in the order requests came), so the queue keeps it.
+    if (metaTool?.changesState) return this.#inArrivalOrder(() => this.#runMetaTool(metaTool, args, extra));
+    if (this.#changesPending > 0) await this.#changes;
     if (metaTool) return this.#runMetaTool(metaTool, args, extra);
     const route = this.registry.snapshot.routes.get(name) ?? (await this.settledSnapshot()).routes.get(name);
-    if (route) return forwardCall(this.#context.pool, route, args, clientCallOf(extra), this.server);
+    if (route) return forwardUnlessChanged(this.#context, route, args, clientRequestOf(extra, this.server));
     if (OPTIMIZATION_TOOL_NAMES.has(name)) {
       return errorResult(`${name} is an optimization tool, and those are off: set optimization.expose_tools: true in servers.yaml and restart loadout, or use \`loadout optimize\`.`);
     }
-    return errorResult(
-      `Tool '${name}' is not equipped. Equip a toolset that contains it (equip-toolset), or call it through call-tool {"tool": "server.tool", "arguments": {…}}.`,
-    );
+    return errorResult(await unroutedToolMessage(this.#context, name));
+  }
+
+  #inArrivalOrder(run: () => Promise<CallToolResult>): Promise<CallToolResult> {
+    this.#changesPending++;
+    const result = this.#changes.then(run);
+    const done = (): void => {
+      this.#changesPending--;
+    };
+    this.#changes = result.then(done, done);
+    return result;
   }
 
   async #runMetaTool(tool: MetaTool, args: Record<string, unknown> | undefined, extra: RequestExtra): Promise<CallToolResult> {

@@ -4,7 +4,7 @@ import { PassThrough } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { GatewayStdioTransport } from './stdioTransport.js';
 
 interface Wired {
@@ -66,20 +66,43 @@ describe('GatewayStdioTransport', () => {
     await closed;
   });
 
-  it('closes, and keeps its listeners off the streams, when a message outgrows the limit', async () => {
+  it('answers a request that outgrows the limit with -32600 naming it, and goes on reading', async () => {
     const stdin = new PassThrough();
     const stdout = new PassThrough();
     const transport = new GatewayStdioTransport(stdin, stdout, 64);
     const errors: string[] = [];
+    const messages: unknown[] = [];
     transport.onerror = (error) => errors.push(error.message);
-    const closed = new Promise<void>((resolve) => {
-      transport.onclose = resolve;
-    });
+    transport.onmessage = (message) => messages.push(message);
     await transport.start();
-    stdin.write('x'.repeat(100));
-    await closed;
-    expect(errors).toEqual(['A message exceeded the 64-byte limit; the connection is closed']);
-    expect(stdin.listenerCount('data') + stdin.listenerCount('end') + stdout.listenerCount('error')).toBe(0);
+    const answers: unknown[] = [];
+    stdout.on('data', (chunk: Buffer) => answers.push(...chunk.toString('utf8').trim().split('\n').map((text) => JSON.parse(text) as unknown)));
+    // The SDK's order puts the id last; other clients put it first; a notification gets no answer.
+    const idLast = `{"method":"tools/call","params":{"text":"${'x'.repeat(100)}"},"jsonrpc":"2.0","id":7}`;
+    const idFirst = `{"jsonrpc":"2.0","id":"a-1","method":"tools/call","params":{"text":"${'x'.repeat(100)}"}}`;
+    stdin.write(`${idLast}\n`);
+    stdin.write(idFirst.slice(0, 70));
+    stdin.write(`${idFirst.slice(70)}\n`);
+    stdin.write(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"text":"${'x'.repeat(100)}"}}\n`);
+    stdin.write('{"jsonrpc":"2.0","id":8,"method":"ping"}\n');
+    await vi.waitFor(() => expect(messages).toHaveLength(1));
+    expect(messages).toEqual([{ jsonrpc: '2.0', id: 8, method: 'ping' }]);
+    const refusal = (id: unknown, bytes: number) => ({
+      jsonrpc: '2.0',
+      id,
+      error: { code: -32600, message: `Message of ${bytes} bytes exceeds the 64-byte limit on one stdio message (MAX_CLIENT_MESSAGE_BYTES); it was discarded` },
+    });
+    expect(answers).toEqual([refusal(7, idLast.length), refusal('a-1', idFirst.length)]);
+    expect(errors).toHaveLength(3);
+    await transport.close();
+  });
+
+  it('settles `closed` on any close, so serve can stop with it', async () => {
+    const stdin = new PassThrough();
+    const transport = new GatewayStdioTransport(stdin, new PassThrough());
+    await transport.start();
+    stdin.emit('close');
+    await transport.closed;
   });
 
   it('detaches from the streams on close, pauses stdin, and refuses to send after', async () => {

@@ -3,11 +3,22 @@
 // message and buffer copy per chunk cost time on each forwarded call; it owns no process.
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { JsonLineReader, JsonLineWriter } from '../shared/index.js';
+import { ErrorCode, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { JsonLineReader, JsonLineWriter, type OversizeLine } from '../shared/index.js';
 
-// As the SDK's stdio server allowed: an agent's requests are small, and a runaway line is not buffered forever.
-const MAX_CLIENT_MESSAGE_BYTES = 10 * 1024 * 1024;
+/**
+ * The largest message a client may send over stdio, as the SDK's stdio server allowed: an agent's
+ * requests are small, and a runaway line is not buffered forever. A longer line is discarded
+ * and answered with an error naming this limit; the session goes on.
+ */
+export const MAX_CLIENT_MESSAGE_BYTES = 10 * 1024 * 1024;
+
+// A request id as JSON: a number or a string.
+const ID = String.raw`(-?\d+(?:\.\d+)?|"(?:[^"\\]|\\.)*")`;
+// `{"id": …` at the start, perhaps after "jsonrpc" and "method" (how most clients write a request).
+const ID_AT_START = new RegExp(String.raw`^\s*\{(?:\s*"(?:jsonrpc|method)"\s*:\s*"[^"\\]*"\s*,)*\s*"id"\s*:\s*` + ID);
+// `"id": …}` at the end (the SDK writes `{method, params, jsonrpc, id}`).
+const ID_AT_END = new RegExp(String.raw`[,{]\s*"id"\s*:\s*` + ID + String.raw`\s*\}\s*$`);
 
 /** An MCP server transport over a readable (stdin) and a writable (stdout) stream. */
 export class GatewayStdioTransport implements Transport {
@@ -19,16 +30,24 @@ export class GatewayStdioTransport implements Transport {
   readonly #output: Writable;
   readonly #reader: JsonLineReader;
   readonly #writer: JsonLineWriter;
+  readonly #maxMessageBytes: number;
   #started = false;
   #closed = false;
+  #onClosed: () => void = () => undefined;
+  /** Settles when the transport has closed, for whatever reason (stdin ended, an error, close()). */
+  readonly closed = new Promise<void>((resolve) => {
+    this.#onClosed = resolve;
+  });
 
   constructor(input: Readable = process.stdin, output: Writable = process.stdout, maxMessageBytes = MAX_CLIENT_MESSAGE_BYTES) {
     this.#input = input;
     this.#output = output;
     this.#writer = new JsonLineWriter(output);
+    this.#maxMessageBytes = maxMessageBytes;
     this.#reader = new JsonLineReader(maxMessageBytes, {
       onMessage: (message) => this.onmessage?.(message),
       onError: (error) => this.onerror?.(error),
+      onOversize: (line) => this.#refuseOversize(line),
     });
   }
 
@@ -55,7 +74,18 @@ export class GatewayStdioTransport implements Transport {
     if (this.#input.listenerCount('data') === 0) this.#input.pause();
     this.#reader.clear();
     this.onclose?.();
+    this.#onClosed();
     return Promise.resolve();
+  }
+
+  // A request gets an answer (-32600 naming the limit) so its client does not wait for a timeout;
+  // a notification gets none, as JSON-RPC says. An id that cannot be found is answered as null.
+  #refuseOversize(line: OversizeLine): void {
+    const message = `Message of ${line.bytes} bytes exceeds the ${this.#maxMessageBytes}-byte limit on one stdio message (MAX_CLIENT_MESSAGE_BYTES); it was discarded`;
+    this.onerror?.(new Error(message));
+    const id = requestIdOf(line);
+    if (id === undefined) return;
+    this.send({ jsonrpc: '2.0', id: id as RequestId, error: { code: ErrorCode.InvalidRequest, message } }).catch((error: unknown) => this.onerror?.(error as Error));
   }
 
   // One list for attaching and detaching, so close() removes exactly what start() added.
@@ -85,4 +115,13 @@ export class GatewayStdioTransport implements Transport {
   readonly #onEnd = (): void => {
     void this.close();
   };
+}
+
+// The id of an over-size request from its first and last bytes; null when it looks like a request
+// but its id is out of sight; undefined for a notification (a method and no id).
+function requestIdOf(line: OversizeLine): RequestId | null | undefined {
+  const found = ID_AT_START.exec(line.head) ?? ID_AT_END.exec(line.tail);
+  if (found) return JSON.parse(found[1]!) as RequestId;
+  const method = /^\s*\{(?:[^{}]*?,)?\s*"method"\s*:\s*"([^"]*)"/.exec(line.head)?.[1];
+  return method?.startsWith('notifications/') ? undefined : null;
 }

@@ -9,7 +9,7 @@ export { renderReportHtml } from './reportHtml.js';
 export { percent, points } from './percent.js';
 export { createBackend } from './backends/createBackend.js';
 export { OpenAiBackend } from './backends/openaiBackend.js';
-export { CommandBackend } from './backends/commandBackend.js';
+export { CommandBackend, COMMAND_TEMPLATE_VARIABLES } from './backends/commandBackend.js';
 export { type SamplingPort } from './backends/samplingBackend.js';
 export { type ModelBackend, type EvalTool } from './backends/modelBackend.js';
 export { watchPromotions } from './promotionWatch.js';

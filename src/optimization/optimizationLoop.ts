@@ -6,8 +6,10 @@ import {
   CANONICAL_CANDIDATE_ID,
   MAX_CANDIDATE_CHARS,
   type CanonicalTool,
+  type EvalResultInput,
   type EvalRun,
   type GoldenPrompt,
+  type PromptInput,
   type OptimizationSettings,
   type PromptCategory,
   type ServerOptimization,
@@ -19,12 +21,9 @@ import { newId, type OptimizationStore } from './optimizationStore.js';
 import { buildReport, type OptimizationReport } from './report.js';
 import { findInjectionPatterns } from './safety.js';
 
-/** A golden prompt as callers submit it (ids and tool are filled in). */
-export interface PromptInput {
-  category: PromptCategory;
-  prompt: string;
-  expectedBehavior?: { shouldCallTool: boolean; notes?: string };
-}
+/** A golden prompt as callers submit it (seed 002's shape; id, tool and expectation filled in when left out). */
+export type { PromptInput };
+
 
 /** One description's results against a tool's prompts. */
 interface DescriptionResults extends MetricsSummary {
@@ -119,8 +118,20 @@ export class OptimizationLoop {
   /** Replace a tool's golden prompts; shouldCallTool defaults to "not negative". */
   async savePrompts(server: string, tool: string, inputs: readonly PromptInput[]): Promise<GoldenPrompt[]> {
     await this.subject(server, tool);
+    const others = new Set((await this.store.server(server)).prompts.filter((p) => p.toolName !== tool).map((p) => p.id));
+    const given = new Set<string>();
+    inputs.forEach((input, index) => {
+      if (input.toolName !== undefined && input.toolName !== tool) {
+        throw new LoadoutError('INVALID_ARGUMENT', `Prompt ${index + 1} is for tool '${input.toolName}', but these prompts are saved for '${tool}'; save them with tool '${input.toolName}', or drop toolName.`);
+      }
+      if (input.id === undefined) return;
+      if (given.has(input.id) || others.has(input.id)) {
+        throw new LoadoutError('INVALID_ARGUMENT', `Prompt ${index + 1} has id '${input.id}', already used by another prompt of server '${server}'; give a unique id or leave id out.`);
+      }
+      given.add(input.id);
+    });
     const prompts = inputs.map((input) => ({
-      id: newId(),
+      id: input.id ?? newId(),
       toolName: tool,
       category: input.category,
       prompt: input.prompt,
@@ -130,13 +141,25 @@ export class OptimizationLoop {
     return prompts;
   }
 
-  /** Record a run the agent made itself; `correct` defaults to what the prompt expected. */
-  async recordRun(server: string, candidateId: string, promptId: string, result: { toolCalled: boolean; correct?: boolean; error?: string; reasoning?: string; durationMs?: number }): Promise<EvalRun> {
+  /**
+   * Record a run the agent made itself. `correct` is computed from `toolCalled` and the prompt's
+   * `shouldCallTool` (a run with an `error` is not correct); a given `correct` that contradicts
+   * them is refused rather than stored.
+   */
+  async recordRun(server: string, candidateId: string, promptId: string, result: EvalResultInput): Promise<EvalRun> {
     const data = await this.store.server(server);
     const prompt = data.prompts.find((p) => p.id === promptId);
     if (!prompt) throw new LoadoutError('INVALID_ARGUMENT', `No golden prompt '${promptId}' for server '${server}'; see get_eval_results or save_golden_prompts.`);
     if (candidateId !== CANONICAL_CANDIDATE_ID && !data.candidates.some((c) => c.id === candidateId && c.toolName === prompt.toolName)) {
       throw new LoadoutError('INVALID_ARGUMENT', `No candidate '${candidateId}' for ${server}.${prompt.toolName}; use a candidateId from propose_candidate, or '${CANONICAL_CANDIDATE_ID}' for the original description.`);
+    }
+    const correct = expectedCorrect(prompt, result);
+    if (result.correct !== undefined && result.correct !== correct) {
+      const expectation = prompt.expectedBehavior.shouldCallTool ? 'expects the tool to be called' : 'expects no call';
+      throw new LoadoutError(
+        'INVALID_ARGUMENT',
+        `correct: ${result.correct} contradicts the run: toolCalled is ${result.toolCalled}${result.error ? ' with an error' : ''} and prompt '${promptId}' ${expectation} (shouldCallTool: ${prompt.expectedBehavior.shouldCallTool}), so it is ${correct ? 'correct' : 'not correct'}; leave correct out and loadout computes it.`,
+      );
     }
     const run: EvalRun = {
       id: newId(),
@@ -145,7 +168,7 @@ export class OptimizationLoop {
       promptId,
       timestamp: new Date().toISOString(),
       backend: 'manual',
-      result: { ...result, correct: result.correct ?? result.toolCalled === prompt.expectedBehavior.shouldCallTool },
+      result: { ...result, correct: expectedCorrect(prompt, result) },
     };
     await this.store.addRuns(server, [run]);
     return run;
@@ -234,4 +257,9 @@ export class OptimizationLoop {
 
 function sameEntries(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): boolean {
   return a.size === b.size && [...a].every(([key, value]) => b.get(key) === value);
+}
+
+// A run is correct when the tool was called exactly when the prompt expects it, and nothing failed.
+function expectedCorrect(prompt: GoldenPrompt, result: Pick<EvalResultInput, 'toolCalled' | 'error'>): boolean {
+  return result.error === undefined && result.toolCalled === prompt.expectedBehavior.shouldCallTool;
 }

@@ -1,11 +1,14 @@
 // The registry of exposed tools for one client session. Changes (equip, unequip, refresh after
 // a catalog or health change) run one at a time under a lock; each builds a complete new
-// snapshot and swaps it in whole, so tools/list reads a consistent set without the lock.
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+// snapshot and swaps it in whole, so tools/list reads a consistent set without the lock. The
+// snapshot also holds what follows from the tools: the servers the session uses, whose prompts
+// and resources it lists (exposedPrompts.ts).
+import type { Prompt, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { Mutex } from 'async-mutex';
 import { isDeepStrictEqual } from 'node:util';
 import type { Catalog, CatalogTool } from '../catalog/index.js';
 import { assignExposedNames } from './flatten.js';
+import { exposePrompts, resourceListsOf, type PromptRoute } from './exposedPrompts.js';
 
 /** Where a call to an exposed name goes. */
 export interface Route {
@@ -20,13 +23,15 @@ export interface Route {
 export interface Selection {
   readonly toolset: string;
   readonly toolIds: readonly string[] | 'all';
+  /** Prompts the toolset names explicitly (`server.prompt`), beside those of its tools' servers. */
+  readonly promptIds?: readonly string[];
 }
 
 /** Why a selected tool is not exposed. */
-export type WithheldReason = 'unknown' | 'disabled' | 'unavailable';
+export type WithheldReason = 'unknown' | 'disabled' | 'changed' | 'unavailable';
 
 /** A selected tool that is not exposed, and why. */
-interface WithheldTool {
+export interface WithheldTool {
   readonly id: string;
   readonly reason: WithheldReason;
 }
@@ -38,12 +43,26 @@ export interface RegistrySnapshot {
   readonly tools: readonly Tool[];
   readonly routes: ReadonlyMap<string, Route>;
   readonly withheld: readonly WithheldTool[];
+  /**
+   * The servers this session uses: those with an exposed tool (every available one under `all`)
+   * and those of explicitly named prompts. Their prompts and resources are the session's.
+   */
+  readonly servers: ReadonlySet<string>;
+  /** Prompt definitions to list, under flattened names. */
+  readonly prompts: readonly Prompt[];
+  readonly promptRoutes: ReadonlyMap<string, PromptRoute>;
+  /** The cached resource and template lists of those servers (compared by identity to spot a change). */
+  readonly resourceLists: readonly unknown[];
 }
 
 /** Result of a registry change. */
 export interface RegistryChange {
   /** Whether the listed tools differ from before (and so a list_changed is due). */
   readonly changed: boolean;
+  /** Whether the listed prompts differ (a prompts list_changed is due). */
+  readonly promptsChanged: boolean;
+  /** Whether the session's servers or their cached resources differ (a resources list_changed is due). */
+  readonly resourcesChanged: boolean;
   readonly snapshot: RegistrySnapshot;
 }
 
@@ -61,7 +80,7 @@ export interface NamingOptions {
   reservedNames: ReadonlySet<string>;
 }
 
-const EMPTY: RegistrySnapshot = Object.freeze({ selection: null, tools: [], routes: new Map(), withheld: [] });
+const EMPTY: RegistrySnapshot = Object.freeze({ selection: null, tools: [], routes: new Map(), withheld: [], servers: new Set<string>(), prompts: [], promptRoutes: new Map(), resourceLists: [] });
 
 /** The lock-serialized exposed-tool set of one session. */
 export class ToolRegistry {
@@ -109,7 +128,12 @@ export class ToolRegistry {
       // Building may throw; the previous snapshot then stays in place untouched.
       const next = this.#build(select(previous.selection));
       this.#snapshot = next;
-      return { changed: !sameTools(previous.tools, next.tools), snapshot: next };
+      return {
+        changed: !sameTools(previous.tools, next.tools),
+        promptsChanged: !isDeepStrictEqual(previous.prompts, next.prompts),
+        resourcesChanged: !sameItems(previous.resourceLists, next.resourceLists),
+        snapshot: next,
+      };
     });
   }
 
@@ -127,7 +151,7 @@ export class ToolRegistry {
       }
       if (seen.has(candidate.id)) continue;
       seen.add(candidate.id);
-      if (!candidate.enabled) withheld.push({ id: candidate.id, reason: 'disabled' });
+      if (!candidate.enabled) withheld.push({ id: candidate.id, reason: candidate.blocked ? 'changed' : 'disabled' });
       else if (!this.#source.isServerAvailable(candidate.server)) withheld.push({ id: candidate.id, reason: 'unavailable' });
       else exposed.push(candidate);
     }
@@ -143,7 +167,11 @@ export class ToolRegistry {
       tools.push(exposedDefinition(tool, name));
       routes.set(name, Object.freeze({ server: tool.server, tool: tool.name, id: tool.id }));
     }
-    return Object.freeze({ selection, tools, routes, withheld });
+    const available = (server: string): boolean => catalog.hasServer(server) && this.#source.isServerAvailable(server);
+    const servers = new Set(selection.toolIds === 'all' ? catalog.servers().filter(available) : exposed.map((tool) => tool.server));
+    const { prompts, promptRoutes } = exposePrompts(catalog, servers, selection.promptIds ?? [], available, this.#naming.maxNameLength);
+    for (const route of promptRoutes.values()) servers.add(route.server);
+    return Object.freeze({ selection, tools, routes, withheld, servers, prompts, promptRoutes, resourceLists: resourceListsOf(catalog, servers) });
   }
 }
 
@@ -151,6 +179,10 @@ export class ToolRegistry {
 function exposedDefinition(tool: CatalogTool, name: string): Tool {
   const promoted = tool.description !== (tool.definition.description ?? '');
   return promoted ? { ...tool.definition, name, description: tool.description } : { ...tool.definition, name };
+}
+
+function sameItems(a: readonly unknown[], b: readonly unknown[]): boolean {
+  return a.length === b.length && a.every((item, index) => item === b[index]);
 }
 
 function sameTools(a: readonly Tool[], b: readonly Tool[]): boolean {

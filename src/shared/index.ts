@@ -1,9 +1,10 @@
-// Cross-cutting primitives every layer may use: the error type, the stderr logger, call cancellation, the lazily loaded YAML module and JSON Schema validator, JSON-RPC line framing.
+// Cross-cutting primitives every layer may use: the error type, the stderr logger, call cancellation, the lazily loaded YAML module and JSON Schema validator, JSON-RPC line framing, the Transport decorator shape.
 export { LoadoutError, isLoadoutError, errorMessage } from './errors.js';
 export { Cancellation } from './cancellation.js';
-export { JsonLineReader, JsonLineWriter } from './jsonLines.js';
+export { JsonLineReader, JsonLineWriter, type OversizeLine } from './jsonLines.js';
 export { KeyedTimers } from './keyedTimers.js';
-export { createLogger, silentLogger, LOG_LEVELS, type Logger, type LogLevel } from './logger.js';
+export { TransportDecorator } from './transportDecorator.js';
+export { createLogger, silentLogger, LOG_LEVELS, LOG_FORMATS, type Logger, type LogLevel, type LogFormat } from './logger.js';
 export { yamlModule } from './lazyYaml.js';
 export { oneLine } from './text.js';
 export { firstIssue, firstIssueText } from './zodIssue.js';

@@ -100,6 +100,19 @@ describe('JsonLineReader', () => {
     expect(errors).toEqual(['handler failed']);
   });
 
+  it('with onOversize, skips an over-size line to its newline and reports its size, head and tail', () => {
+    const oversize: Array<{ bytes: number; head: string; tail: string }> = [];
+    const messages: unknown[] = [];
+    const reader = new JsonLineReader(45, { onMessage: (message) => messages.push(message), onError: () => undefined, onOversize: (found) => oversize.push(found) });
+    reader.push(Buffer.from('{"a":"' + 'x'.repeat(50)));
+    reader.push(Buffer.from('y'.repeat(20)));
+    reader.push(Buffer.from('z"}\n' + line(ping(1)) + '{"b":"' + 'w'.repeat(50) + '"}\n'));
+    expect(messages).toEqual([ping(1)]);
+    expect(oversize.map((found) => found.bytes)).toEqual([79, 58]);
+    expect(oversize[0]!.head.startsWith('{"a":"xxx')).toBe(true);
+    expect(oversize[0]!.tail.endsWith('yyz"}')).toBe(true);
+  });
+
   it('accepts a message of exactly the size limit', () => {
     const text = JSON.stringify(ping(1));
     const { reader, messages } = recordingReader(Buffer.byteLength(text));
@@ -129,6 +142,15 @@ describe('JsonLineWriter', () => {
     await writer.write({ jsonrpc: '2.0', id: 1, method: 'ping' });
     await writer.write({ jsonrpc: '2.0', method: 'notifications/initialized' });
     expect((stream.read() as Buffer | null)?.toString()).toBe('{"jsonrpc":"2.0","id":1,"method":"ping"}\n{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
+  });
+
+  it('writes the lines sent in one tick with one write, in order, and the next tick with another', async () => {
+    const writes: string[] = [];
+    const stream = new Writable({ write: (chunk: Buffer, _encoding, callback) => (writes.push(chunk.toString()), callback()) });
+    const writer = new JsonLineWriter(stream);
+    await Promise.all([1, 2, 3].map((id) => writer.write({ jsonrpc: '2.0', id, method: 'ping' })));
+    await writer.write({ jsonrpc: '2.0', id: 4, method: 'ping' });
+    expect(writes).toEqual([[1, 2, 3].map((id) => `{"jsonrpc":"2.0","id":${id},"method":"ping"}\n`).join(''), '{"jsonrpc":"2.0","id":4,"method":"ping"}\n']);
   });
 
   it('holds sends made while the stream is full until it drains, with one drain listener for all', async () => {

@@ -8,18 +8,32 @@ const NEWLINE = 0x0a;
 const CARRIAGE_RETURN = 0x0d;
 // How much of a rejected line an error message quotes.
 const QUOTED_LINE_CHARS = 200;
-const SENT: Promise<void> = Promise.resolve();
+
+// How much of the start and the end of an over-size line is kept, to find its request id.
+const KEPT_EDGE_BYTES = 1024;
+
+/** A line longer than the limit, discarded: its size and its first and last bytes. */
+export interface OversizeLine {
+  bytes: number;
+  head: string;
+  tail: string;
+}
 
 /** What a JsonLineReader reports to. */
 interface JsonLineHandlers {
   onMessage(message: JSONRPCMessage): void;
   /** A line that is not a JSON-RPC message (or a throwing onMessage); reading goes on. */
   onError(error: Error): void;
+  /**
+   * A line over the limit, skipped up to its newline; reading goes on. Without this handler
+   * `push` throws instead, and the stream's transport should close.
+   */
+  onOversize?(line: OversizeLine): void;
 }
 
 /**
- * Splits a byte stream into JSON-RPC messages, one per line. `push` throws when a line grows
- * past `maxMessageBytes`: the stream is then out of step and its transport should close.
+ * Splits a byte stream into JSON-RPC messages, one per line. A line past `maxMessageBytes` is
+ * skipped and reported (onOversize) or, without that handler, makes `push` throw.
  */
 export class JsonLineReader {
   readonly #maxMessageBytes: number;
@@ -27,6 +41,8 @@ export class JsonLineReader {
   // The start of a line whose newline has not arrived yet, in the chunks it came in.
   #partial: Buffer[] = [];
   #partialBytes = 0;
+  // The over-size line being skipped up to its newline (its last bytes kept as bytes, to decode whole).
+  #skipped: { bytes: number; head: string; tail: Buffer } | undefined;
 
   constructor(maxMessageBytes: number, handlers: JsonLineHandlers) {
     this.#maxMessageBytes = maxMessageBytes;
@@ -36,10 +52,17 @@ export class JsonLineReader {
   /** Reads every whole line in `chunk` (with what earlier chunks left over). */
   push(chunk: Buffer): void {
     let start = 0;
-    let newline = chunk.indexOf(NEWLINE);
+    if (this.#skipped) {
+      const end = chunk.indexOf(NEWLINE);
+      this.#skip(chunk, 0, end === -1 ? chunk.length : end);
+      if (end === -1) return;
+      this.#endSkip();
+      start = end + 1;
+    }
+    let newline = chunk.indexOf(NEWLINE, start);
     if (this.#partialBytes > 0 && newline !== -1) {
       // Joined as bytes, not strings, so a character split across chunks decodes whole.
-      const line = Buffer.concat([...this.#partial, chunk.subarray(0, newline)]);
+      const line = Buffer.concat([...this.#partial, chunk.subarray(start, newline)]);
       this.clear();
       this.#readLine(line, 0, line.length);
       start = newline + 1;
@@ -54,8 +77,9 @@ export class JsonLineReader {
       this.#partial.push(start === 0 ? chunk : chunk.subarray(start));
       this.#partialBytes += chunk.length - start;
       if (this.#partialBytes > this.#maxMessageBytes) {
+        const partial = Buffer.concat(this.#partial);
         this.clear();
-        throw tooLarge(this.#maxMessageBytes);
+        this.#oversize(partial, 0, partial.length);
       }
     }
   }
@@ -64,6 +88,27 @@ export class JsonLineReader {
   clear(): void {
     this.#partial = [];
     this.#partialBytes = 0;
+    this.#skipped = undefined;
+  }
+
+  // Starts skipping an over-size line (bytes[start, end) is its beginning), or throws without a handler.
+  #oversize(bytes: Buffer, start: number, end: number): void {
+    if (!this.#handlers.onOversize) throw tooLarge(this.#maxMessageBytes);
+    this.#skipped = { bytes: 0, head: bytes.toString('utf8', start, Math.min(end, start + KEPT_EDGE_BYTES)), tail: Buffer.alloc(0) };
+    this.#skip(bytes, start, end);
+  }
+
+  #skip(bytes: Buffer, start: number, end: number): void {
+    const skipped = this.#skipped!;
+    skipped.bytes += end - start;
+    const kept = Buffer.concat([skipped.tail, bytes.subarray(Math.max(start, end - KEPT_EDGE_BYTES), end)]);
+    skipped.tail = kept.subarray(Math.max(0, kept.length - KEPT_EDGE_BYTES));
+  }
+
+  #endSkip(): void {
+    const { bytes, head, tail } = this.#skipped!;
+    this.#skipped = undefined;
+    this.#handlers.onOversize!({ bytes, head, tail: tail.toString('utf8') });
   }
 
   #readLine(bytes: Buffer, start: number, end: number): void {
@@ -71,7 +116,9 @@ export class JsonLineReader {
     if (end === start) return;
     if (end - start > this.#maxMessageBytes) {
       this.clear();
-      throw tooLarge(this.#maxMessageBytes);
+      this.#oversize(bytes, start, end);
+      this.#endSkip();
+      return;
     }
     const text = bytes.toString('utf8', start, end);
     let message: unknown;
@@ -95,11 +142,18 @@ export class JsonLineReader {
 }
 
 /**
- * Writes messages to a stream, one line each. A send settles when the stream takes the line
- * (or, past its buffer limit, at the next 'drain'), as the SDK's stdio transports do.
+ * Writes messages to a stream, one line each. The lines written in one tick go out in one write:
+ * each write to a pipe is a system call and wakes the reader, and it costs more than the rest of
+ * forwarding a call, so eight calls that arrived in one chunk leave in one write, as a byte relay's
+ * would. A send settles when the stream takes its line (or, past its buffer limit, at the next
+ * 'drain'), as the SDK's stdio transports do.
  */
 export class JsonLineWriter {
   readonly #stream: Writable;
+  // The lines waiting for the end of this tick, and the promise their senders hold.
+  #batch = '';
+  #batchWritten: Promise<void> | undefined;
+  #settleBatch: (() => void) | undefined;
   // One wait shared by every send made while the stream is full, so listeners do not pile up.
   #drained: Promise<void> | undefined;
 
@@ -107,10 +161,27 @@ export class JsonLineWriter {
     this.#stream = stream;
   }
 
-  /** Writes `message` as one line; rejects if the stream can no longer be written. */
+  /** Writes `message` as one line (at the end of this tick); rejects if the stream can no longer be written. */
   write(message: JSONRPCMessage): Promise<void> {
     if (!this.#stream.writable) return Promise.reject(new Error('Not connected: the stream is closed'));
-    if (this.#stream.write(JSON.stringify(message) + '\n')) return SENT;
+    this.#batch += JSON.stringify(message) + '\n';
+    if (!this.#batchWritten) {
+      this.#batchWritten = new Promise((resolve) => (this.#settleBatch = resolve));
+      queueMicrotask(this.#flush);
+    }
+    return this.#batchWritten;
+  }
+
+  readonly #flush = (): void => {
+    const [text, settle] = [this.#batch, this.#settleBatch!];
+    this.#batch = '';
+    this.#batchWritten = this.#settleBatch = undefined;
+    // A stream closed since the sends were accepted releases them, as one closed while full does.
+    if (!this.#stream.writable || this.#stream.write(text)) return settle();
+    void this.#whenDrained().then(settle);
+  };
+
+  #whenDrained(): Promise<void> {
     this.#drained ??= new Promise((resolve) => {
       // A stream that closes while full never drains: its senders are released all the same.
       const done = (): void => {

@@ -1,6 +1,6 @@
 // Checking the tool names a toolset is built from, for every way of building one (the
 // build-toolset meta-tool, `loadout toolset create`): one set of rules, one wording.
-import type { Catalog } from '../catalog/index.js';
+import { unusableReason, type Catalog } from '../catalog/index.js';
 import { resolveCatalogName, type NamingOptions } from '../registry/index.js';
 
 /** Tool ids to save, in first-seen order without repeats, and what is wrong with the other names. */
@@ -20,7 +20,7 @@ export function resolveToolsetTools(catalog: Catalog, names: readonly string[], 
       const close = catalog.suggest(name, 3);
       problems.push(`'${name}' is not in the catalog${close.length ? ` (did you mean ${close.join(', ')}?)` : ''}`);
     } else if (!tool.enabled) {
-      problems.push(`'${tool.id}' is disabled in servers.yaml`);
+      problems.push(`'${tool.id}' is ${unusableReason(tool)}`);
     } else {
       ids.add(tool.id);
     }

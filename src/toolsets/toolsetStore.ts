@@ -3,7 +3,7 @@
 import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolsetNameSchema, ToolsetSchema, readTextIfExists, updateTextFile, withFileLock, type Toolset } from '../config/index.js';
-import { LoadoutError, errorMessage, firstIssueText, yamlModule } from '../shared/index.js';
+import { LoadoutError, errorMessage, firstIssue, firstIssueText, yamlModule } from '../shared/index.js';
 
 /** The built-in toolset that exposes every enabled tool; no toolset file may take its name. */
 export const ALL_TOOLSET = 'all';
@@ -82,7 +82,15 @@ export class ToolsetStore {
 
   /** Create or overwrite a toolset file (atomic, under the inter-process lock). */
   async save(toolset: Toolset): Promise<void> {
-    const valid = ToolsetSchema.parse({ ...toolset, name: writableToolsetName(toolset.name, 'save') });
+    const parsed = ToolsetSchema.safeParse({ ...toolset, name: writableToolsetName(toolset.name, 'save') });
+    if (!parsed.success) {
+      // One readable line, never a raw zod dump: the first issue and where it is.
+      const { path, message } = firstIssue(parsed.error);
+      const [field, index] = parsed.error.issues[0]?.path ?? [];
+      const value = field === 'tools' ? `: '${String(toolset.tools[Number(index)])}'` : '';
+      throw new LoadoutError('TOOLSET_INVALID', `Toolset '${toolset.name}' not saved: ${message}${path === '(root)' ? '' : ` (${path}${value})`}`);
+    }
+    const valid = parsed.data;
     const body: Record<string, unknown> = { name: valid.name };
     if (valid.description) body.description = valid.description;
     body.tools = valid.tools;

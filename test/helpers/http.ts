@@ -53,9 +53,9 @@ export function startHttpGateway(dirs: Pick<TempDirs, 'configDir' | 'dataDir'>, 
   );
 }
 
-/** Start the interactive fixture in `http` or `sse` mode. */
-export function startFixtureServer(mode: 'http' | 'sse'): Promise<ListeningProcess> {
-  return spawnListening(process.execPath, [fixture('interactive'), mode], /LISTENING (\S+)/);
+/** Start the interactive fixture in `http` or `sse` mode (on `port`, to start it again where it was). */
+export function startFixtureServer(mode: 'http' | 'sse', port?: number): Promise<ListeningProcess> {
+  return spawnListening(process.execPath, [fixture('interactive'), mode], /LISTENING (\S+)/, port === undefined ? {} : { FIXTURE_PORT: String(port) });
 }
 
 /** Start server-everything in streamable HTTP mode on a free port (stop it with close('SIGKILL')). */

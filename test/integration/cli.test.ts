@@ -121,13 +121,16 @@ describe('loadout CLI', () => {
       expect(merged.delta).toMatchObject({ enabled: true });
       expect(merged.alpha?.description).toBe('Now does something else.');
 
-      const listed = JSON.parse((await runCli(dirs, ['list', '--disabled', '--json'])).stdout) as Array<{ id: string; status: string[] }>;
-      expect(Object.fromEntries(listed.map((tool) => [tool.id, tool.status.join(',')]))).toEqual({
+      // As seed 001's `list`: every tool, exposed, filtered and stale alike; the flags narrow it.
+      const listOf = async (...flags: string[]) => JSON.parse((await runCli(dirs, ['list', ...flags, '--json'])).stdout) as Array<{ id: string; status: string[] }>;
+      expect(Object.fromEntries((await listOf()).map((tool) => [tool.id, tool.status.join(',')]))).toEqual({
         'm.alpha': 'enabled,changed',
         'm.beta': 'disabled',
         'm.delta': 'enabled',
         'm.gamma': 'stale',
       });
+      expect((await listOf('--enabled')).map((tool) => tool.id)).toEqual(['m.alpha', 'm.delta']);
+      expect((await listOf('--disabled')).map((tool) => tool.id)).toEqual(['m.beta', 'm.gamma']);
 
       await mutableServer(dirs.root, 'm', [{ name: 'alpha', description: 'Now does something else.' }, { name: 'beta' }, { name: 'gamma' }, { name: 'delta' }]);
       const third = await runCli(dirs, ['refresh', '--accept-changed']);

@@ -1,12 +1,30 @@
 // Flattened names end to end: tools of different servers that flatten alike, and names too long
 // for Claude Code's 64-character limit, get distinct valid names that route to the right server.
 import { describe, expect, it } from 'vitest';
+import { mutableServer, runCli } from '../helpers/cli.js';
 import { fixture, nodeServer, textOf, useGatewaySandbox, writeServersYaml } from '../helpers/gateway.js';
 
 const LONG_PREFIX = 'summarise_the_quarterly_engineering_report_for_the_board_';
 
 describe('flattened names through loadout serve', () => {
   const sandbox = useGatewaySandbox();
+
+  it('equips, flattens and calls tool names with spaces and dots, from build-toolset and the CLI', async () => {
+    const { dirs } = sandbox;
+    await writeServersYaml(dirs.configDir, { odd: await mutableServer(dirs.root, 'odd', [{ name: 'read file' }, { name: 'v1.search' }]) });
+    const gateway = await sandbox.start();
+    const built = await gateway.client.callTool({ name: 'build-toolset', arguments: { name: 'odd', tools: ['odd.read file', 'odd.v1.search'], equip: true } });
+    expect(built.isError).toBeFalsy();
+    const exposed = (await gateway.client.listTools()).tools.map((tool) => tool.name).filter((name) => name.startsWith('odd_'));
+    expect(exposed.sort()).toEqual(['odd_read_file', 'odd_v1_search']);
+    expect(textOf(await gateway.client.callTool({ name: 'odd_read_file', arguments: {} }))).toBe('read file');
+    expect(textOf(await gateway.client.callTool({ name: 'odd_v1_search', arguments: {} }))).toBe('v1.search');
+    expect(textOf(await gateway.client.callTool({ name: 'call-tool', arguments: { tool: 'odd.v1.search' } }))).toBe('v1.search');
+    const created = await runCli(dirs, ['toolset', 'create', 'odd2', 'odd.read file', 'odd.v1.search']);
+    expect(created.stderr).toBe('');
+    expect(created.code).toBe(0);
+    expect((await runCli(dirs, ['toolset', 'show', 'odd2'])).stdout).toContain('odd.read file');
+  });
 
   it('gives a.b_env and a_b.env distinct names and routes each call to its own server', async () => {
     await writeServersYaml(sandbox.dirs.configDir, {

@@ -48,6 +48,20 @@ describe('loadout serve with the echo fixture', () => {
     expect(tools).toEqual(listMetaTools(TOOLSET_META_TOOLS));
   });
 
+  it("builds a toolset from seed 004's object references as well as strings, and equips a hand-written one", async () => {
+    const gateway = await start();
+    const built = await gateway.client.callTool({
+      name: 'build-toolset',
+      arguments: { name: 'refs', tools: [{ namespacedName: 'echo.echo' }, { server: 'echo', tool: 'add' }, 'echo.pid'], equip: true },
+    });
+    expect(built.isError, textOf(built)).toBeFalsy();
+    expect((await names(gateway)).filter((name) => name.startsWith('echo_')).sort()).toEqual(['echo_add', 'echo_echo', 'echo_pid']);
+    await writeFile(path.join(dirs.configDir, 'toolsets', 'byhand.yaml'), 'name: byhand\ntools:\n  - namespacedName: echo.env\n  - { server: echo, tool: fail }\n');
+    expect(textOf(await gateway.client.callTool({ name: 'equip-toolset', arguments: { name: 'byhand' } }))).toMatch(/echo_env, echo_fail/);
+    const bad = await gateway.client.callTool({ name: 'build-toolset', arguments: { name: 'bad', tools: [{ namespacedName: 'echo.echo', extra: 1 }] } });
+    expect(bad.isError).toBe(true);
+  });
+
   it('follows the downstream pagination: all five echo tools (pages of two) are in the catalog', async () => {
     const gateway = await start();
     const result = await gateway.client.callTool({ name: 'discover-all-tools', arguments: {} });
@@ -74,7 +88,7 @@ describe('loadout serve with the echo fixture', () => {
     const gateway = await start();
     const before = await gateway.client.callTool({ name: 'echo_echo', arguments: { text: 'hi' } });
     expect(before.isError).toBe(true);
-    expect(textOf(before)).toContain('not equipped');
+    expect(textOf(before)).toContain('is not in the equipped toolset');
 
     await gateway.client.callTool({ name: 'build-toolset', arguments: { name: 'talk', tools: ['echo.echo', 'echo.add'] } });
     await gateway.client.callTool({ name: 'build-toolset', arguments: { name: 'math', tools: ['echo.add'] } });

@@ -162,4 +162,23 @@ describe('servers.yaml while serve runs', () => {
     // The accepted hash arrives by hot reload.
     await eventually(async () => (await toolNames()).length === 2, 10_000, 'approved tool back');
   });
+
+  it('blocks a changed tool on the very call that starts its lazy server, naming the fix', async () => {
+    await writeServersYaml(dirs.configDir, { m: await mutableServer(dirs.root, 'm', [{ name: 'read' }, { name: 'write' }]) }, { gateway: { block_changed_tools: true } });
+    expect((await runCli(dirs, ['refresh'])).code).toBe(0);
+    expect((await runCli(dirs, ['toolset', 'create', 'rw', 'm.read', 'm.write'])).code).toBe(0);
+    // Changed upstream after approval; the cache still holds the approved definition.
+    await mutableServer(dirs.root, 'm', [{ name: 'read', description: 'Now exfiltrates.' }, { name: 'write' }]);
+    gateway = await startGateway({ dirs, args: ['--equip', 'rw'] });
+    expect(await toolNames()).toEqual(['m_read', 'm_write']);
+    const first = await gateway.client.callTool({ name: 'm_read', arguments: {} });
+    expect(first.isError).toBe(true);
+    expect(textOf(first)).toContain('m.read changed — approve with loadout refresh --accept-changed m');
+    const viaCallTool = await gateway.client.callTool({ name: 'call-tool', arguments: { tool: 'm.read', arguments: {} } });
+    expect(textOf(viaCallTool)).toContain('changed — approve with loadout refresh --accept-changed m');
+    expect(textOf(await gateway.client.callTool({ name: 'get-active-toolset', arguments: {} }))).toContain('m.read: changed — approve with loadout refresh --accept-changed m');
+    expect(textOf(await gateway.client.callTool({ name: 'm_write', arguments: {} }))).toBe('write');
+    const listed = await runCli(dirs, ['list', '--disabled', '--json']);
+    expect(JSON.parse(listed.stdout)).toContainEqual(expect.objectContaining({ id: 'm.read', status: ['blocked', 'changed'] }));
+  });
 });

@@ -132,6 +132,20 @@ describe('server-everything over streamable HTTP through loadout', () => {
     expect(result.isError).toBeFalsy();
     expect(JSON.stringify(result.content)).toContain('sampled!');
   });
+
+  it('lists, gets, reads and completes its prompts and resources through the HTTP connection', async () => {
+    const prompts = (await client.client.listPrompts()).prompts.map((prompt) => prompt.name);
+    expect(prompts).toEqual(expect.arrayContaining(['everything_simple-prompt', 'everything_args-prompt']));
+    const got = await client.client.getPrompt({ name: 'everything_args-prompt', arguments: { city: 'Oslo' } });
+    expect(JSON.stringify(got.messages)).toContain('Oslo');
+    const { resources } = await client.client.listResources();
+    expect(resources.map((resource) => resource.uri)).toContain('demo://resource/static/document/architecture.md');
+    const read = await client.client.readResource({ uri: 'demo://resource/dynamic/blob/2' });
+    expect(read.contents[0]).toMatchObject({ uri: 'demo://resource/dynamic/blob/2' });
+    expect(typeof (read.contents[0] as { blob?: unknown }).blob).toBe('string');
+    const completion = await client.client.complete({ ref: { type: 'ref/prompt', name: 'everything_completable-prompt' }, argument: { name: 'department', value: 'E' } });
+    expect(completion.completion.values).toContain('Engineering');
+  });
 });
 
 async function writeToolset(configDir: string, name: string, tools: string[]): Promise<void> {

@@ -87,6 +87,15 @@ describe('loadout serve --http: secure defaults', () => {
     expect((await post(INITIALIZE)).status).toBe(200);
   });
 
+  it('answers an 8 MB body with 413 every time, with or without a Content-Length, never a reset', async () => {
+    gateway = await startHttpGateway(dirs);
+    const body = JSON.stringify({ ...INITIALIZE, params: { ...INITIALIZE.params, padding: 'x'.repeat(8 * 1024 * 1024) } });
+    for (let attempt = 0; attempt < 8; attempt++) expect((await post(body)).status).toBe(413);
+    const chunk = 'x'.repeat(1024 * 1024);
+    for (let attempt = 0; attempt < 4; attempt++) expect(await rawPost(gateway.url, {}, ['{"padding": "', ...Array<string>(8).fill(chunk), '"}'])).toBe(413);
+    expect((await post(INITIALIZE)).status).toBe(200);
+  });
+
   it('refuses to bind a non-loopback host without a token, with one line and a non-zero exit', () => {
     const result = spawnSync(process.execPath, [CLI, 'serve', '--http', '--host', '0.0.0.0', '--port', '0', '--config', dirs.configDir, '--data', dirs.dataDir], {
       encoding: 'utf8',

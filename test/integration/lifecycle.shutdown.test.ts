@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { descendantsOf, eventually, fixture, isAlive, nodeServer, useGatewaySandbox, waitForExit, writeServersYaml, type GatewayProcess } from '../helpers/gateway.js';
+import { descendantsOf, eventually, fixture, isAlive, nodeServer, textOf, useGatewaySandbox, waitForExit, writeServersYaml, type GatewayProcess } from '../helpers/gateway.js';
 import { cachedTool, pidOf, writeToolCache } from '../helpers/lifecycle.js';
 
 describe('gateway shutdown', () => {
@@ -38,6 +38,36 @@ describe('gateway shutdown', () => {
       await expectAllGone(pids);
     });
   }
+
+  it('SIGTERM while a server is still starting exits within 2 s and leaves no child or grandchild', async () => {
+    await writeServersYaml(sandbox.dirs.configDir, {
+      sleepy: nodeServer(fixture('slow-start'), { always_on: true }),
+      kept: nodeServer(fixture('echo'), { always_on: true }),
+    });
+    const gateway = await sandbox.start();
+    // The echo child, the sleeping child and its grandchild.
+    await eventually(async () => (await descendantsOf(gateway.pid)).length === 3, 10_000, 'three descendants');
+    const pids = await descendantsOf(gateway.pid);
+    const signalledAt = Date.now();
+    process.kill(gateway.pid, 'SIGTERM');
+    await waitForExit(gateway.pid, 5000);
+    expect(Date.now() - signalledAt).toBeLessThan(2000);
+    await expectAllGone(pids);
+  });
+
+  it('answers a stdio line over the limit with an error naming it, keeps serving, and still ends on stdin close', async () => {
+    const { gateway, pids } = await gatewayWithChildren({ kept: nodeServer(fixture('echo'), { always_on: true }) }, []);
+    const huge = 'x'.repeat(11 * 1024 * 1024);
+    await expect(gateway.client.callTool({ name: 'call-tool', arguments: { tool: 'kept.pid', arguments: { text: huge } } })).rejects.toThrow(
+      /exceeds the 10485760-byte limit on one stdio message \(MAX_CLIENT_MESSAGE_BYTES\)/,
+    );
+    const after = await gateway.client.callTool({ name: 'call-tool', arguments: { tool: 'kept.pid', arguments: {} } });
+    expect(textOf(after)).toBe(String(pids[0]));
+    const closedAt = Date.now();
+    await gateway.close();
+    expect(Date.now() - closedAt).toBeLessThan(2000);
+    await expectAllGone(pids);
+  });
 
   it('closing stdin ends every child', async () => {
     const { gateway, pids } = await gatewayWithChildren(

@@ -84,10 +84,23 @@ describe('meta-tools given malformed input', () => {
     expect(gateway.listChangedCount()).toBe(0);
   });
 
-  it('answers a call to a tool that does not exist at all with isError', async () => {
+  it('answers a call to a tool that does not exist at all with isError: no such tool, did you mean', async () => {
     const result = await gateway.client.callTool({ name: 'no_such_tool', arguments: {} });
     expect(result.isError).toBe(true);
-    expect(textOf(result)).toMatch(/^Tool 'no_such_tool' is not equipped/);
+    expect(textOf(result)).toMatch(/^No tool 'no_such_tool' in the catalog/);
+    const typo = await gateway.client.callTool({ name: 'echo.ech', arguments: {} });
+    expect(textOf(typo)).toMatch(/^No tool 'echo\.ech' in the catalog\. Did you mean: .*echo\.echo/);
+  });
+
+  it('tells a real tool that is not equipped apart from a missing one, naming both fixes', async () => {
+    for (const name of ['echo_add', 'echo.add']) {
+      const result = await gateway.client.callTool({ name, arguments: { a: 1, b: 2 } });
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toBe(
+        `Tool '${name}' exists (echo.add) but is not in the equipped toolset. Equip a toolset that contains it (build-toolset, then equip-toolset), or call it now with call-tool {"tool": "echo.add", "arguments": {…}}.`,
+      );
+    }
+    expect(textOf(await gateway.client.callTool({ name: 'echo.pid', arguments: {} }))).toContain('disabled in servers.yaml');
   });
 
   it('hides a disabled tool from discover-all-tools', async () => {

@@ -196,6 +196,34 @@ describe('tool-description optimization through a real gateway', () => {
     expect(revertNothing).toMatchObject({ isError: true, text: 'echo.echo has no promoted description to revert.' });
   });
 
+  it("takes seed 002's GoldenPrompt and EvalRun shapes: ids kept, toolName checked, correct computed or a contradiction refused", async () => {
+    gateway = await startGateway({ dirs });
+    const seedPrompts = [
+      { id: 'echo-direct-1', toolName: 'echo', category: 'direct', prompt: 'Echo back the words hello world', expectedBehavior: { shouldCallTool: true, notes: 'plain ask' } },
+      { id: 'echo-negative-1', toolName: 'echo', category: 'negative', prompt: 'What is the capital of France?', expectedBehavior: { shouldCallTool: false } },
+    ];
+    const saved = await call(gateway, 'save_golden_prompts', { server: 'echo', tool: 'echo', prompts: seedPrompts });
+    expect(saved.isError, saved.text).toBe(false);
+    expect(saved.json.prompts).toEqual([
+      { promptId: 'echo-direct-1', category: 'direct', shouldCallTool: true },
+      { promptId: 'echo-negative-1', category: 'negative', shouldCallTool: false },
+    ]);
+    const wrongTool = await call(gateway, 'save_golden_prompts', { server: 'echo', tool: 'echo', prompts: [{ ...seedPrompts[0], toolName: 'add' }] });
+    expect(wrongTool).toMatchObject({ isError: true, text: expect.stringContaining("Prompt 1 is for tool 'add', but these prompts are saved for 'echo'") });
+    const twice = await call(gateway, 'save_golden_prompts', { server: 'echo', tool: 'echo', prompts: [seedPrompts[0], seedPrompts[0]] });
+    expect(twice).toMatchObject({ isError: true, text: expect.stringContaining("Prompt 2 has id 'echo-direct-1', already used") });
+
+    const seedResult = { toolCalled: true, correct: true, reasoning: 'asked to echo', durationMs: 812 };
+    const recorded = await call(gateway, 'record_eval_run', { server: 'echo', candidateId: 'canonical', promptId: 'echo-direct-1', result: seedResult });
+    expect(recorded.json).toEqual({ runId: expect.any(String), correct: true });
+    const computed = await call(gateway, 'record_eval_run', { server: 'echo', candidateId: 'canonical', promptId: 'echo-negative-1', result: { toolCalled: true, durationMs: 5 } });
+    expect(computed.json).toEqual({ runId: expect.any(String), correct: false, correctComputed: true });
+    const failed = await call(gateway, 'record_eval_run', { server: 'echo', candidateId: 'canonical', promptId: 'echo-negative-1', result: { toolCalled: false, error: 'model timed out', durationMs: 30000 } });
+    expect(failed.json.correct).toBe(false);
+    const contradiction = await call(gateway, 'record_eval_run', { server: 'echo', candidateId: 'canonical', promptId: 'echo-negative-1', result: { toolCalled: true, correct: true } });
+    expect(contradiction).toMatchObject({ isError: true, text: expect.stringMatching(/^correct: true contradicts the run: toolCalled is true and prompt 'echo-negative-1' expects no call/) });
+  });
+
   it('keeps the whole idle tools/list under 6 KB', async () => {
     gateway = await startGateway({ dirs });
     const { tools } = await gateway.client.listTools();

@@ -82,6 +82,29 @@ describe('loadout optimize', () => {
     expect((await loadout(dirs, 'refresh', 'm')).stdout).toContain('m: changed upstream look');
   });
 
+  it('chooses any configurable backend on the command line (--command for command, a clear error for sampling) and answers --json on every step', { timeout: 90_000 }, async () => {
+    expect((await loadout(dirs, 'optimize', 'canonical', 'echo', '--json')).code).toBe(0);
+    const proposed = JSON.parse((await loadout(dirs, 'optimize', 'propose', 'echo', 'echo', GOOD_CANDIDATE, '--json')).stdout) as { candidateId: string };
+    expect((await loadout(dirs, 'optimize', 'prompts', 'echo', 'echo', '--file', path.join(dirs.root, 'prompts.json'), '--json')).code).toBe(0);
+    const argv = JSON.stringify([process.execPath, fixture('fakeAgent'), '--tools', '{tools_file}', '--prompt', '{prompt}']);
+    const run = await loadout(dirs, 'optimize', 'run', 'echo', 'echo', '--backend', 'command', '--command', argv, '--json');
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ backend: 'command', runs: 30 });
+    const sampling = await loadout(dirs, 'optimize', 'run', 'echo', 'echo', '--backend', 'sampling');
+    expect(sampling.code).toBe(1);
+    expect(sampling.stderr).toMatch(/^loadout: The sampling backend borrows the model of a connected MCP client, and the CLI has none/);
+    const badArgv = await loadout(dirs, 'optimize', 'run', 'echo', 'echo', '--command', 'my-agent -p');
+    expect(badArgv.stderr).toMatch(/--command takes the argv as a JSON array of strings/);
+
+    const promoted = await loadout(dirs, 'optimize', 'promote', 'echo', 'echo', proposed.candidateId, '--json');
+    expect(JSON.parse(promoted.stdout)).toMatchObject({ promoted: true, tool: 'echo.echo', candidateId: proposed.candidateId, description: GOOD_CANDIDATE, metrics: { overall: 1 } });
+    expect(JSON.parse((await loadout(dirs, 'optimize', 'revert', 'echo', 'echo', '--json')).stdout)).toEqual({ reverted: true, tool: 'echo.echo', description: 'Return the given text unchanged.' });
+
+    expect(JSON.parse((await loadout(dirs, 'toolset', 'create', 'e', 'echo.echo', '--description', 'just echo', '--json')).stdout)).toEqual({ saved: 'e', description: 'just echo', tools: ['echo.echo'] });
+    expect(JSON.parse((await loadout(dirs, 'toolset', 'equip', 'e', '--json')).stdout)).toEqual({ equipAtStart: 'e' });
+    expect(JSON.parse((await loadout(dirs, 'toolset', 'delete', 'e', '--json')).stdout)).toEqual({ deleted: 'e', forgotten: true });
+  });
+
   it('fails with one readable line and an intact state.json on malformed input', async () => {
     const { candidateId } = JSON.parse((await loadout(dirs, 'optimize', 'propose', 'echo', 'echo', GOOD_CANDIDATE)).stdout) as { candidateId: string };
     const stateFile = path.join(dirs.dataDir, 'state.json');
@@ -134,6 +157,8 @@ describe('loadout optimize', () => {
     const result = await loadout(dirs, 'optimize', 'generate-prompts', 'echo', 'echo');
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^loadout: No model backend is configured for optimization\. Add to servers.yaml:/);
+    // The whole message, YAML included: the first line alone does not say what to add.
+    expect(result.stderr).toContain('\noptimization:\n  backend: openai\n  base_url: http://127.0.0.1:11434/v1\n');
     const flagged = await loadout(dirs, 'optimize', 'generate-candidates', 'echo', 'echo', '--base-url', fake().baseUrl, '--model', 'm', '--count', '2');
     expect(flagged.code).toBe(0);
     expect((JSON.parse(flagged.stdout) as { candidates: unknown[] }).candidates).toHaveLength(1);

@@ -22,6 +22,27 @@ describe('ServerPool with real servers', () => {
     return { pool, events };
   }
 
+  // ServerPool.request is the one way any method reaches a downstream server.
+  it('sends any method and reports notifications: progress to the caller, the rest as events', async () => {
+    const { pool, events } = poolOf({ box: stdio(fixture('interactive')) });
+    expect(await pool.request('box', 'ping', undefined)).toEqual({});
+    const listed = await pool.request('box', 'tools/list', undefined);
+    expect((listed.tools as Array<{ name: string }>).map((tool) => tool.name)).toContain('echo');
+    expect((await pool.connection('box')).serverCapabilities?.tools?.listChanged).toBe(true);
+
+    const progress: unknown[] = [];
+    const done = await pool.request('box', 'tools/call', { name: 'progress', arguments: { steps: 2 } }, { onProgress: (step) => progress.push(step) });
+    expect(done).toMatchObject({ content: [{ type: 'text', text: 'did 2 steps' }] });
+    expect(progress).toEqual([1, 2].map((step) => ({ progress: step, total: 2, message: `step ${step}` })));
+
+    await pool.request('box', 'tools/call', { name: 'grow' });
+    await eventually(() => events.some((event) => event.type === 'tools-changed'), 10_000, 'tools-changed');
+    expect(events.filter((event) => event.type === 'notification')).toEqual([{ type: 'notification', server: 'box', notification: { method: 'notifications/tools/list_changed' } }]);
+
+    await expect(pool.request('box', 'no/such/method', {})).rejects.toMatchObject({ code: -32601 });
+    expect(pool.status('box').inFlight).toBe(0);
+  });
+
   it('does not stop a server at once when its idle timeout is beyond what a timer can hold', async () => {
     const { pool } = poolOf({ echo: stdio(fixture('echo'), { idle_timeout_minutes: 1_000_000 }) });
     await pool.callTool('echo', 'pid', {});

@@ -65,7 +65,7 @@ describe('loadout serve stdout', () => {
     expect(all.length).toBeGreaterThan(10);
     for (const message of all) expect(message.jsonrpc).toBe('2.0');
     expect(all.filter((m) => m.method === 'notifications/tools/list_changed')).toHaveLength(2);
-    // The logs went to stderr instead.
-    expect(stderr).toContain('"level"');
+    // The logs went to stderr instead, as readable lines (the default format).
+    expect(stderr).toMatch(/^loadout: debug \[downstream /m);
   });
 });

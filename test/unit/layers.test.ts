@@ -45,4 +45,28 @@ describe('source layering', () => {
     }
     expect(violations).toEqual([]);
   });
+
+  it('has no import cycle among the files of src, type-only imports included', async () => {
+    const src = path.join(ROOT, 'src');
+    const imports = new Map<string, string[]>();
+    for (const file of await sourceFiles(src)) {
+      const text = await readFile(file, 'utf8');
+      const targets = [...text.matchAll(/(?:from|import\(?)\s*'(\.\.?\/[^']+)'/g)].map(([, specifier]) => path.resolve(path.dirname(file), specifier!).replace(/\.js$/, '.ts'));
+      imports.set(file, targets);
+    }
+    const cycles: string[] = [];
+    const state = new Map<string, 'visiting' | 'done'>();
+    const visit = (file: string, trail: string[]): void => {
+      if (state.get(file) === 'done') return;
+      if (state.get(file) === 'visiting') {
+        cycles.push([...trail.slice(trail.indexOf(file)), file].map((f) => path.relative(src, f)).join(' → '));
+        return;
+      }
+      state.set(file, 'visiting');
+      for (const target of imports.get(file) ?? []) visit(target, [...trail, file]);
+      state.set(file, 'done');
+    };
+    for (const file of imports.keys()) visit(file, []);
+    expect(cycles).toEqual([]);
+  });
 });

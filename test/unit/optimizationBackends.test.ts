@@ -3,10 +3,10 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { OptimizationSettingsSchema } from '../../src/config/index.js';
-import { CommandBackend, OpenAiBackend, createBackend, type EvalTool } from '../../src/optimization/index.js';
+import { COMMAND_TEMPLATE_VARIABLES, CommandBackend, OpenAiBackend, createBackend, type EvalTool } from '../../src/optimization/index.js';
 import { isLoadoutError } from '../../src/shared/index.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../fixtures/fakeOpenAi.js';
-import { fixture, isAlive, eventually } from '../helpers/gateway.js';
+import { ROOT, fixture, isAlive, eventually } from '../helpers/gateway.js';
 
 const tools: EvalTool[] = [
   { name: 'echo_echo', description: 'Echo a message back verbatim.', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } },
@@ -153,5 +153,21 @@ describe('createBackend', () => {
 
   it('needs a sampling-capable client for the sampling backend', () => {
     expect(() => createBackend({ settings: OptimizationSettingsSchema.parse({ backend: 'sampling' }) })).toThrow(/declared the sampling capability/);
+  });
+});
+
+describe('the command template variables', () => {
+  it('replaces each variable the README documents, and documents each one it replaces', async () => {
+    const readme = await readFile(path.join(ROOT, 'README.md'), 'utf8');
+    for (const name of COMMAND_TEMPLATE_VARIABLES) expect(readme, `{${name}}`).toMatch(new RegExp(`^  \\| \`\\{${name}\\}\` \\| .+ \\|$`, 'm'));
+    // `node -e` prints its argv: every variable filled in, anything else in braces kept.
+    const backend = new CommandBackend({
+      template: [process.execPath, '-e', 'console.log(JSON.stringify(process.argv.slice(1)))', ...COMMAND_TEMPLATE_VARIABLES.map((name) => `{${name}}`), '{other}'],
+      timeoutMs: 10_000,
+      toolName: 'read_graph',
+    });
+    const [prompt, system, toolsFile, tool, other] = JSON.parse(await backend.complete('the system', 'the prompt')) as string[];
+    expect({ prompt, system, tool, other }).toEqual({ prompt: 'the prompt', system: 'the system', tool: 'read_graph', other: '{other}' });
+    expect(toolsFile).toMatch(/tools\.json$/);
   });
 });

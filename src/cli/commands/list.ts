@@ -1,8 +1,9 @@
-// `loadout list`: the tools of the catalog from the config dir — enabled ones by default,
-// disabled and stale ones too with --disabled — with their status and description.
+// `loadout list`: every tool of the catalog from the config dir, as seed 001's `list` (exposed,
+// filtered and stale alike), with its status and description; --enabled / --disabled narrow it.
 import type { Command } from 'commander';
-import { oneLine } from '../../shared/index.js';
-import { loadConfigView, requireServer, statusWords, toolsOfServer } from '../configView.js';
+import { unusableReason } from '../../catalog/index.js';
+import { LoadoutError, oneLine } from '../../shared/index.js';
+import { loadConfigView, requireServer, statusWords, toolsOfServer, type ToolView } from '../configView.js';
 import { paint, printJson, printLines, printTable } from '../output.js';
 import { commandEnvironment } from '../program.js';
 
@@ -12,16 +13,21 @@ const DESCRIPTION_WIDTH = 80;
 export function registerList(program: Command): void {
   program
     .command('list')
-    .description('list the tools of the catalog (enabled ones; --disabled adds disabled and stale ones)')
+    .description('list every tool of the catalog with its status (--enabled: only usable ones; --disabled: only hidden ones)')
     .option('--server <server>', 'only this server')
-    .option('--disabled', 'include disabled and stale tools')
+    .option('--enabled', 'only tools agents can use')
+    .option('--disabled', 'only hidden tools: disabled, blocked (changed) and stale')
     .option('--json', 'machine-readable output')
-    .action(async (options: { server?: string; disabled?: boolean; json?: boolean }, command: Command) => {
+    .action(async (options: { server?: string; enabled?: boolean; disabled?: boolean; json?: boolean }, command: Command) => {
       const { paths } = commandEnvironment(command);
+      if (options.enabled && options.disabled) throw new LoadoutError('INVALID_ARGUMENT', 'give --enabled or --disabled, not both (without either, every tool is listed)');
       const view = await loadConfigView(paths);
       if (options.server !== undefined) requireServer(view.config, options.server);
       const servers = options.server !== undefined ? [options.server] : Object.keys(view.config.servers);
-      const tools = servers.flatMap((server) => toolsOfServer(view, server)).filter((tool) => options.disabled || (tool.enabled && !tool.stale));
+      const usable = (tool: ToolView): boolean => tool.enabled && !tool.stale;
+      const tools = servers
+        .flatMap((server) => toolsOfServer(view, server))
+        .filter((tool) => (options.enabled ? usable(tool) : options.disabled ? !usable(tool) : true));
       if (options.json) {
         printJson(tools.map((tool) => ({ ...tool, status: statusWords(tool) })));
         return;
@@ -33,7 +39,7 @@ export function registerList(program: Command): void {
       }
       printTable(
         ['tool', 'status', 'description'],
-        tools.map((tool) => [tool.id, colourStatus(statusWords(tool)), oneLine(tool.description, DESCRIPTION_WIDTH)]),
+        tools.map((tool) => [tool.id, tool.blocked ? paint('red', unusableReason(tool)) : colourStatus(statusWords(tool)), oneLine(tool.description, DESCRIPTION_WIDTH)]),
       );
     });
 }

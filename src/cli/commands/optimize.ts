@@ -5,7 +5,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import * as z from 'zod';
 import type { CatalogStore } from '../../catalog/index.js';
-import { BackendKindSchema, PromptCategorySchema, type BackendKind, type OptimizationSettings } from '../../config/index.js';
+import { BackendKindSchema, PromptInputSchema, type BackendKind, type OptimizationSettings } from '../../config/index.js';
 import { openRuntime } from '../../gateway/index.js';
 import {
   createBackend,
@@ -21,9 +21,8 @@ import { formatReportTable, formatResultsTable } from '../optimizeOutput.js';
 import { progressBar } from '../output.js';
 import { commandEnvironment } from '../program.js';
 
-const PromptFileSchema = z.array(
-  z.strictObject({ category: PromptCategorySchema, prompt: z.string().min(10), expectedBehavior: z.strictObject({ shouldCallTool: z.boolean(), notes: z.string().optional() }).optional() }),
-).min(1);
+// Seed 002's GoldenPrompt array; id, toolName and expectedBehavior may be left out.
+const PromptFileSchema = z.array(PromptInputSchema).min(1);
 
 interface BackendFlags {
   backend?: BackendKind;
@@ -31,6 +30,7 @@ interface BackendFlags {
   model?: string;
   apiKeyEnv?: string;
   timeout?: number;
+  command?: string[];
 }
 
 /** Register `optimize` and its subcommands. */
@@ -54,7 +54,6 @@ export function registerOptimize(program: Command): void {
   withBackendFlags(optimize.command('run').argument('<server>').argument('<tool>'))
     .description('evaluate the baseline and candidates against the golden prompts through the model backend')
     .option('--candidates <ids>', 'comma-separated candidate ids (default: all)', (value: string) => value.split(',').filter(Boolean))
-    .option('--json', 'print the summary as JSON')
     .action(async (server: string, tool: string, options: BackendFlags & { candidates?: string[]; json?: boolean }, command: Command) => {
       await withLoop(command, [server], async (loop, catalog) => {
         const backend = backendFrom(loop.settings, options, tool);
@@ -69,6 +68,7 @@ export function registerOptimize(program: Command): void {
     .command('canonical')
     .argument('<server>')
     .description("a server's original tool descriptions (captured once, kept after promotions)")
+    .option('--json', 'JSON output (the default for this command)')
     .action(async (server: string, _options: unknown, command: Command) => {
       await withLoop(command, [server], async (loop) => print(JSON.stringify({ server, tools: await loop.canonical(server) }, null, 2)));
     });
@@ -80,6 +80,7 @@ export function registerOptimize(program: Command): void {
     .argument('<description>', 'the rewritten description (at most 280 characters)')
     .option('--example <text>', 'an example call')
     .option('--force', 'store it even if the injection checks flag it')
+    .option('--json', 'JSON output (the default for this command)')
     .description('store a candidate description')
     .action(async (server: string, tool: string, description: string, options: { example?: string; force?: boolean }, command: Command) => {
       await withLoop(command, [server], async (loop) => {
@@ -92,7 +93,8 @@ export function registerOptimize(program: Command): void {
     .command('prompts')
     .argument('<server>')
     .argument('<tool>')
-    .requiredOption('--file <json>', 'a JSON array of {category, prompt, expectedBehavior?}')
+    .requiredOption('--file <json>', 'a JSON array of {id?, toolName?, category, prompt, expectedBehavior?}')
+    .option('--json', 'JSON output (the default for this command)')
     .description("replace a tool's golden prompts from a JSON file")
     .action(async (server: string, tool: string, options: { file: string }, command: Command) => {
       const inputs = await readPromptFile(options.file);
@@ -121,10 +123,17 @@ export function registerOptimize(program: Command): void {
     .argument('<tool>')
     .argument('<candidate-id>')
     .option('--force', 'promote even if thresholds or safety checks fail')
+    .option('--json', 'machine-readable output')
     .description('make a candidate the live description (refused below the thresholds)')
-    .action(async (server: string, tool: string, candidateId: string, options: { force?: boolean }, command: Command) => {
+    .action(async (server: string, tool: string, candidateId: string, options: { force?: boolean; json?: boolean }, command: Command) => {
       await withLoop(command, [server], async (loop) => {
-        const { verdict, results } = await loop.promote(server, tool, candidateId, options.force);
+        const { verdict, results, baseline } = await loop.promote(server, tool, candidateId, options.force);
+        // The shape of the promote_candidate meta-tool's answer.
+        if (options.json) {
+          const forced = verdict.failures.length ? { forced: true, failures: verdict.failures } : {};
+          print(JSON.stringify({ promoted: true, tool: `${server}.${tool}`, candidateId, description: results.description, metrics: results.metrics, baseline: baseline.metrics, ...forced }, null, 2));
+          return;
+        }
         print(`Promoted ${candidateId} for ${server}.${tool}${verdict.failures.length ? ` (forced past: ${verdict.failures.join('; ')})` : ''}: ${results.description}`);
       });
     });
@@ -133,9 +142,14 @@ export function registerOptimize(program: Command): void {
     .command('revert')
     .argument('<server>')
     .argument('<tool>')
+    .option('--json', 'machine-readable output')
     .description('restore the canonical description')
-    .action(async (server: string, tool: string, _options: unknown, command: Command) => {
-      await withLoop(command, [], async (loop) => print(`Reverted ${server}.${tool} to: ${await loop.revert(server, tool)}`));
+    .action(async (server: string, tool: string, options: { json?: boolean }, command: Command) => {
+      await withLoop(command, [], async (loop) => {
+        const description = await loop.revert(server, tool);
+        // The shape of the revert_optimization meta-tool's answer.
+        print(options.json ? JSON.stringify({ reverted: true, tool: `${server}.${tool}`, description }, null, 2) : `Reverted ${server}.${tool} to: ${description}`);
+      });
     });
 
   withBackendFlags(optimize.command('generate-candidates').argument('<server>').argument('<tool>'))
@@ -162,13 +176,29 @@ export function registerOptimize(program: Command): void {
     });
 }
 
+// Every backend servers.yaml can configure, with every option it takes (optimization.*).
 function withBackendFlags(command: Command): Command {
   return command
-    .addOption(new Option('--backend <kind>', 'model backend (overrides servers.yaml)').choices(BackendKindSchema.options.filter((kind) => kind !== 'sampling')))
-    .option('--base-url <url>', 'OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1')
-    .option('--model <name>', 'model name for the endpoint')
-    .option('--api-key-env <var>', 'name of the variable holding the API key')
-    .option('--timeout <seconds>', 'per-request timeout', intIn(1, 3600));
+    .addOption(new Option('--backend <kind>', 'model backend (overrides servers.yaml)').choices(BackendKindSchema.options))
+    .option('--base-url <url>', 'openai: OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1')
+    .option('--model <name>', 'openai: model name for the endpoint')
+    .option('--api-key-env <var>', 'openai: name of the variable holding the API key')
+    .option('--command <argv>', 'command: the argv as a JSON array, e.g. \'["my-agent", "-p", "{prompt}"]\' ({prompt}, {system}, {tools_file}, {tool})', commandArgv)
+    .option('--timeout <seconds>', 'per-request timeout', intIn(1, 3600))
+    .option('--json', 'machine-readable output (generate-*: always JSON)');
+}
+
+function commandArgv(value: string): string[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    parsed = undefined;
+  }
+  if (!Array.isArray(parsed) || parsed.length === 0 || !parsed.every((part) => typeof part === 'string')) {
+    throw new InvalidArgumentError(`--command takes the argv as a JSON array of strings, e.g. '["my-agent", "-p", "{prompt}"]'; got ${value}`);
+  }
+  return parsed as string[];
 }
 
 function backendFrom(settings: OptimizationSettings, flags: BackendFlags, toolName: string): ModelBackend {
@@ -178,8 +208,15 @@ function backendFrom(settings: OptimizationSettings, flags: BackendFlags, toolNa
     ...(flags.model ? { model: flags.model } : {}),
     ...(flags.apiKeyEnv ? { api_key_env: flags.apiKeyEnv } : {}),
     ...(flags.timeout ? { timeout_seconds: flags.timeout } : {}),
+    ...(flags.command ? { command: flags.command } : {}),
   };
-  const kind = flags.backend ?? (flags.baseUrl ? 'openai' : undefined);
+  const kind = flags.backend ?? (flags.baseUrl ? 'openai' : flags.command ? 'command' : undefined);
+  if (kind === 'sampling') {
+    throw new LoadoutError(
+      'BACKEND_NOT_CONFIGURED',
+      'The sampling backend borrows the model of a connected MCP client, and the CLI has none: run the step from your agent (generate_candidates, generate_golden_prompts, run_evaluation with optimization.expose_tools: true), or choose --backend openai or --backend command here.',
+    );
+  }
   return createBackend({ settings: merged, kind, toolName });
 }
 

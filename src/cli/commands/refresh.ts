@@ -1,4 +1,4 @@
-// `loadout refresh [SERVER]`: re-discover servers (starting and stopping them itself), smart-merge
+// `loadout refresh [SERVER...] [--all]`: re-discover servers (starting and stopping them itself), smart-merge
 // their tools into servers.yaml, and report what was added, went stale, came back or changed.
 import type { Command } from 'commander';
 import { loadServersFile } from '../../config/index.js';
@@ -12,18 +12,22 @@ import { commandEnvironment } from '../program.js';
 export function registerRefresh(program: Command): void {
   program
     .command('refresh')
-    .description('re-discover tools (all servers or one) and update servers.yaml, keeping your settings')
-    .argument('[server]', 'only this server')
+    .description('re-discover tools (every enabled server, or the ones named) and update servers.yaml, keeping your settings')
+    .argument('[servers...]', 'only these servers (default: every enabled server)')
+    .option('--all', 'every enabled server (the default without SERVER)')
     .option('--accept-changed', 'approve tools whose schema or description changed upstream (clears "changed")')
     .option('--json', 'machine-readable output')
-    .action(async (server: string | undefined, options: { acceptChanged?: boolean; json?: boolean }, command: Command) => {
+    .action(async (servers: string[], options: { all?: boolean; acceptChanged?: boolean; json?: boolean }, command: Command) => {
       const { paths, logger } = commandEnvironment(command);
+      if (options.all && servers.length) throw new LoadoutError('INVALID_ARGUMENT', `give servers or --all, not both (got --all and ${servers.join(', ')})`);
       const loaded = await loadServersFile(paths.serversFile);
       if (!loaded.exists) throw new LoadoutError('CONFIG_NOT_FOUND', `${paths.serversFile} does not exist; create it with "loadout init"`);
-      if (server !== undefined && !requireServer(loaded.config, server).enabled) {
-        throw new LoadoutError('SERVER_DISABLED', `Server '${server}' is disabled in servers.yaml (enabled: false); enable it to refresh it`);
+      const disabled = servers.filter((server) => !requireServer(loaded.config, server).enabled);
+      if (disabled.length) {
+        throw new LoadoutError('SERVER_DISABLED', `Server${disabled.length === 1 ? '' : 's'} ${disabled.map((name) => `'${name}'`).join(', ')} ${disabled.length === 1 ? 'is' : 'are'} disabled in servers.yaml (enabled: false); enable ${disabled.length === 1 ? 'it' : 'them'} to refresh`);
       }
-      const results = await discoverServers(paths, logger, server === undefined ? undefined : [server], { acceptChanged: options.acceptChanged });
+      const targets = servers.length ? [...new Set(servers)] : undefined;
+      const results = await discoverServers(paths, logger, targets, { acceptChanged: options.acceptChanged });
       if (options.json) printJson({ file: paths.serversFile, results });
       else if (!results.length) printLines('No enabled servers in servers.yaml; nothing to refresh.');
       else printDiscovery(results);

@@ -4,8 +4,10 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { GatewayStdioTransport, assertSafeBind, createGateway, serveHttp } from '../../gateway/index.js';
 import { importOnFirstRun } from '../importServers.js';
 import { commandEnvironment } from '../program.js';
+import { printNote } from '../output.js';
 
-const SHUTDOWN_LIMIT_MS = 8000;
+// Children get ~0.6 s before SIGKILL at shutdown; this cap only guards against a close that never settles.
+const SHUTDOWN_LIMIT_MS = 1900;
 interface ServeOptions {
   equip?: string;
   http?: boolean;
@@ -55,8 +57,7 @@ export function registerServe(program: Command): void {
         if (stopping) return;
         stopping = true;
         logger.info({ reason }, 'shutting down');
-        // Each stdio child is ended within ~4 s (stdin end, SIGTERM, SIGKILL), all at once;
-        // this cap only guards against a close that never settles.
+        // Each stdio child is ended within ~1 s (stdin end, SIGTERM, SIGKILL to its group), all at once.
         setTimeout(() => {
           logger.error({ limitMs: SHUTDOWN_LIMIT_MS }, 'shutdown took too long; exiting anyway');
           process.exit(1);
@@ -68,12 +69,15 @@ export function registerServe(program: Command): void {
       process.on('SIGINT', () => void stop('SIGINT'));
       process.on('SIGTERM', () => void stop('SIGTERM'));
       if (http) {
-        process.stderr.write(`loadout: serving MCP at ${http.url}${token ? ' (bearer token required)' : ''}\n`);
+        printNote(`serving MCP at ${http.url}${token ? ' (bearer token required)' : ''}`);
         return;
       }
       // Claude Code ends a stdio server by closing its stdin.
       process.stdin.on('end', () => void stop('stdin closed'));
-      await gateway.connect(new GatewayStdioTransport());
+      const transport = new GatewayStdioTransport();
+      // A transport that closed for any other reason (a stdin error) leaves no client: stop too.
+      void transport.closed.then(() => stop('stdio transport closed'));
+      await gateway.connect(transport);
     });
 }
 

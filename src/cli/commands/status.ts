@@ -1,6 +1,7 @@
 // `loadout status`: each server's transport, mode, idle timeout and tool counts from the config
 // dir, plus — when a gateway is running for this config dir — whether it is connected now.
 import type { Command } from 'commander';
+import { oauthRecordFile, oauthSettingsOf, readOAuthRecord } from '../../config/index.js';
 import { readRunningGateways } from '../../gateway/index.js';
 import { loadConfigView, toolsOfServer } from '../configView.js';
 import { paint, printJson, printLines, printTable } from '../output.js';
@@ -17,8 +18,9 @@ export function registerStatus(program: Command): void {
       const view = await loadConfigView(paths);
       const gateways = await readRunningGateways(paths);
       const connected = new Set(gateways.flatMap((gateway) => gateway.connected));
-      const servers = Object.entries(view.config.servers).map(([name, config]) => {
+      const servers = await Promise.all(Object.entries(view.config.servers).map(async ([name, config]) => {
         const tools = toolsOfServer(view, name);
+        const oauth = oauthSettingsOf(config) ? await readOAuthRecord(oauthRecordFile(paths.oauthDir, name)) : undefined;
         return {
           name,
           type: config.type,
@@ -34,8 +36,10 @@ export function registerStatus(program: Command): void {
             changed: tools.filter((tool) => tool.changed).length,
           },
           connected: gateways.length ? connected.has(name) : null,
+          // 'needs-login' once the server refused loadout and only `loadout auth` can fix it.
+          oauth: !oauth ? null : oauth.needsAuthorizationSince ? 'needs-login' : oauth.tokens ? 'authorized' : null,
         };
-      });
+      }));
       if (options.json) {
         printJson({ configDir: paths.configDir, gateways: gateways.map(({ pid, startedAt }) => ({ pid, startedAt })), servers });
         return;
@@ -58,6 +62,9 @@ export function registerStatus(program: Command): void {
           server.connected === null ? '-' : server.connected ? paint('green', 'yes') : 'no',
         ]),
       );
+      for (const server of servers.filter((entry) => entry.oauth === 'needs-login')) {
+        printLines(paint('red', `${server.name}: needs authorization: run loadout auth ${server.name}`));
+      }
       const running = gateways.map((gateway) => gateway.pid).join(', ');
       printLines(running ? `Gateway running (pid ${running}).` : 'No gateway running for this config dir ("connected" shows "-").');
       if (servers.some((server) => server.tools.changed)) printLines('Changed tools differ from the approved definition; review with "loadout list", approve with "loadout refresh --accept-changed".');

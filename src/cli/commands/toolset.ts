@@ -1,6 +1,7 @@
 // `loadout toolset list|show|create|delete|equip`: saved toolsets from the config dir, without a
 // gateway. `equip` only sets the toolset remembered in state.json for the next `serve` start.
 import type { Command } from 'commander';
+import { unusableReason } from '../../catalog/index.js';
 import { StateStore } from '../../config/index.js';
 import { LoadoutError } from '../../shared/index.js';
 import { namingOptions } from '../../gateway/index.js';
@@ -57,21 +58,24 @@ export function registerToolset(program: Command): void {
     .argument('<name>', 'toolset name (a-z, 0-9, "_", "-")')
     .argument('<tools...>', 'tools as server.tool')
     .option('--description <text>', 'what the toolset is for')
-    .action(async (name: string, toolIds: string[], options: { description?: string }, command: Command) => {
+    .option('--json', 'machine-readable output')
+    .action(async (name: string, toolIds: string[], options: { description?: string; json?: boolean }, command: Command) => {
       const { paths } = commandEnvironment(command);
       writableToolsetName(name, 'save');
       const view = await loadConfigView(paths);
       const { ids, problems } = resolveToolsetTools(view.catalog, toolIds, namingOptions(view.config.gateway));
       if (problems.length) throw new LoadoutError('TOOL_NOT_FOUND', `Toolset '${name}' not saved: ${problems.join('; ')} (see "loadout list")`);
       await new ToolsetStore(paths.toolsetsDir).save({ name, description: options.description, tools: ids });
-      printLines(`Saved toolset '${name}' with ${ids.length} tool${ids.length === 1 ? '' : 's'}.`);
+      if (options.json) printJson({ saved: name, description: options.description ?? null, tools: ids });
+      else printLines(`Saved toolset '${name}' with ${ids.length} tool${ids.length === 1 ? '' : 's'}.`);
     });
 
   toolset
     .command('delete')
     .description('delete a saved toolset')
     .argument('<name>', 'toolset name')
-    .action(async (name: string, _options: unknown, command: Command) => {
+    .option('--json', 'machine-readable output')
+    .action(async (name: string, options: { json?: boolean }, command: Command) => {
       const { paths } = commandEnvironment(command);
       writableToolsetName(name, 'delete');
       const store = new ToolsetStore(paths.toolsetsDir);
@@ -79,24 +83,27 @@ export function registerToolset(program: Command): void {
       const state = new StateStore(paths.stateFile);
       const forgotten = (await state.read()).activeToolset === name;
       if (forgotten) await state.update((current) => ({ ...current, activeToolset: current.activeToolset === name ? null : current.activeToolset }));
-      printLines(`Deleted toolset '${name}'${forgotten ? ' (it will no longer be equipped at start)' : ''}.`);
+      if (options.json) printJson({ deleted: name, forgotten });
+      else printLines(`Deleted toolset '${name}'${forgotten ? ' (it will no longer be equipped at start)' : ''}.`);
     });
 
   toolset
     .command('equip')
     .description('equip a toolset at the next "loadout serve" start ("all" for every tool)')
     .argument('<name>', 'toolset name')
-    .action(async (name: string, _options: unknown, command: Command) => {
+    .option('--json', 'machine-readable output')
+    .action(async (name: string, options: { json?: boolean }, command: Command) => {
       const { paths } = commandEnvironment(command);
       if (toolsetName(name) !== ALL_TOOLSET) await new ToolsetStore(paths.toolsetsDir).get(name);
       await new StateStore(paths.stateFile).update((state) => ({ ...state, activeToolset: name }));
-      printLines(`'${name}' will be equipped when "loadout serve" next starts. Running gateways keep their current toolset (an agent can switch with equip-toolset).`);
+      if (options.json) printJson({ equipAtStart: name });
+      else printLines(`'${name}' will be equipped when "loadout serve" next starts. Running gateways keep their current toolset (an agent can switch with equip-toolset).`);
     });
 }
 
 function toolStatus(view: ConfigView, id: string): string {
   const tool = view.catalog.get(id);
   if (!tool) return 'unknown (stale or not discovered)';
-  if (!tool.enabled) return tool.changed ? 'blocked (changed upstream)' : 'disabled';
+  if (!tool.enabled) return unusableReason(tool);
   return tool.changed ? 'available, changed upstream' : 'available';
 }

@@ -1,44 +1,59 @@
 // Meta-tools that read the catalog or call into it: discover-all-tools and call-tool.
 import * as z from 'zod';
-import type { CatalogTool } from '../../catalog/index.js';
+import { unusableReason, type CatalogTool } from '../../catalog/index.js';
 import { resolveCatalogName } from '../../registry/index.js';
 import { enabledServerNames } from '../../config/index.js';
 import { LoadoutError, oneLine } from '../../shared/index.js';
-import { clientCallOf, forwardCall } from '../forward.js';
-import { defineMetaTool, textResult } from './metaTool.js';
+import { clientRequestOf } from '../forward.js';
+import { forwardUnlessChanged } from '../changedToolGuard.js';
+import { textResult } from '../toolResults.js';
+import { defineMetaTool } from './metaTool.js';
+import { creditSearch } from './searchFeedback.js';
 import { unknownToolError } from './unknownTool.js';
 
 const DESCRIPTION_WIDTH = 140;
+const RANKED_PAGE = 10;
+const LISTED_PAGE = 50;
+const PARAMS_SHOWN = 6;
 
 /** discover-all-tools: the catalog, optionally ranked by a query. */
 export const discoverAllTools = defineMetaTool({
   name: 'discover-all-tools',
   description:
-    'Search every tool behind loadout: server.tool and one line each. query ranks, server filters, detail:true adds schemas.',
+    'Search every tool behind loadout: server.tool and one line each. query ranks (top 10 by default), server filters, detail:true adds schemas.',
   input: z.strictObject({
     query: z.string().max(500).optional(),
     server: z.string().optional(),
-    limit: z.number().int().min(1).max(500).default(50),
+    limit: z.number().int().min(1).max(500).optional(),
     offset: z.number().int().min(0).default(0),
     detail: z.boolean().default(false),
   }),
   example: { query: 'read a file', limit: 10 },
   async run(args, { gateway, session }) {
     await gateway.ready();
+    await gateway.catalog.retryAuthorized();
     const catalog = gateway.catalog.current;
     if (args.server !== undefined && !gateway.pool.config(args.server)) {
       const known = enabledServerNames(gateway.pool.configs).join(', ') || '(none configured)';
       throw new LoadoutError('SERVER_NOT_FOUND', `Server '${args.server}' is not configured; servers: ${known}`);
     }
-    const { total, tools } = catalog.search(args);
+    const ranked = Boolean(args.query?.trim());
+    if (ranked) gateway.catalog.learning?.queried(session, args.query!);
+    const limit = args.limit ?? (ranked ? RANKED_PAGE : LISTED_PAGE);
+    const modelScores = ranked ? await gateway.catalog.modelScores(args.query!) : undefined;
+    const { total, tools, strong } = catalog.search({ ...args, limit, ...(modelScores ? { modelScores } : {}) });
     const exposedIds = new Map([...(await session.settledSnapshot()).routes].map(([name, route]) => [route.id, name]));
     if (args.detail) {
       return textResult(JSON.stringify({ total, offset: args.offset, tools: tools.map((tool) => detailOf(tool, exposedIds.get(tool.id))) }, null, 1));
     }
     const lines: string[] = [];
     const shown = tools.length ? `showing ${args.offset + 1}–${args.offset + tools.length}` : 'none on this page';
-    lines.push(`${total} tool${total === 1 ? '' : 's'}${args.query ? ` matching "${args.query}"` : ''} (${shown}).${exposedIds.size ? ' * = equipped.' : ''}`);
-    for (const tool of tools) lines.push(`${exposedIds.has(tool.id) ? '* ' : ''}${tool.id} — ${summary(tool.description)}`);
+    lines.push(`${total} tool${total === 1 ? '' : 's'}${ranked ? ` matching "${args.query}", best first` : ''} (${shown}).${exposedIds.size ? ' * = equipped.' : ''}`);
+    if (ranked && !strong) {
+      const servers = [...new Set(catalog.visible().map((tool) => tool.server))].join(', ');
+      lines.push(`No tool matches this strongly; these are the closest. To browse instead, list one server's tools: discover-all-tools {"server": "NAME"} (servers: ${servers || 'none'}).`);
+    }
+    for (const tool of tools) lines.push(`${exposedIds.has(tool.id) ? '* ' : ''}${ranked ? compactLine(tool) : `${tool.id} — ${summary(tool.description)}`}`);
     for (const [server, error] of gateway.catalog.discoveryFailures()) lines.push(`! ${server}: not discovered (${summary(error)})`);
     if (args.offset + tools.length < total) lines.push(`More: offset=${args.offset + tools.length}.`);
     lines.push('Next: build-toolset {"name": "…", "tools": ["server.tool", …], "equip": true}.');
@@ -58,13 +73,20 @@ export const callTool = defineMetaTool({
   example: { tool: 'memory.read_graph', arguments: {} },
   async run(args, { gateway, session, extra }) {
     const equipped = (await session.settledSnapshot()).routes.get(args.tool);
-    if (equipped) return forwardCall(gateway.pool, equipped, args.arguments, clientCallOf(extra), session.server);
+    if (equipped) return forwardUnlessChanged(gateway, equipped, args.arguments, clientRequestOf(extra, session.server));
     await gateway.ready();
-    const catalog = gateway.catalog.current;
-    const tool = resolveCatalogName(catalog, args.tool, gateway.naming);
+    let catalog = gateway.catalog.current;
+    let tool = resolveCatalogName(catalog, args.tool, gateway.naming);
+    if (!tool) {
+      // The tool may belong to a server the user has just logged in to.
+      await gateway.catalog.retryAuthorized();
+      catalog = gateway.catalog.current;
+      tool = resolveCatalogName(catalog, args.tool, gateway.naming);
+    }
     if (!tool) throw unknownToolError(gateway, catalog, args.tool);
-    if (!tool.enabled) throw new LoadoutError('TOOL_DISABLED', `${tool.id} is disabled in servers.yaml (enabled: false); it cannot be called.`);
-    return forwardCall(gateway.pool, { server: tool.server, tool: tool.name, id: tool.id }, args.arguments, clientCallOf(extra), session.server);
+    if (!tool.enabled) throw new LoadoutError('TOOL_DISABLED', `${tool.id} is ${unusableReason(tool)}; it cannot be called.`);
+    void creditSearch(gateway, session, [tool.id]);
+    return forwardUnlessChanged(gateway, { server: tool.server, tool: tool.name, id: tool.id }, args.arguments, clientRequestOf(extra, session.server));
   },
 });
 
@@ -79,6 +101,22 @@ function detailOf(tool: CatalogTool, exposedName: string | undefined): Record<st
     ...(definition.outputSchema ? { outputSchema: definition.outputSchema } : {}),
     ...(definition.annotations ? { annotations: definition.annotations } : {}),
   };
+}
+
+/** `server.tool — first sentence (params: a, b?)`, optional parameters marked with `?`. */
+function compactLine(tool: CatalogTool): string {
+  const schema = tool.definition.inputSchema as { properties?: Record<string, unknown>; required?: unknown } | undefined;
+  const required = new Set(Array.isArray(schema?.required) ? schema.required : []);
+  const names = Object.keys(schema?.properties ?? {});
+  const params = names.slice(0, PARAMS_SHOWN).map((name) => (required.has(name) ? name : `${name}?`));
+  if (names.length > PARAMS_SHOWN) params.push('…');
+  return `${tool.id} — ${summary(firstSentence(tool.description))}${params.length ? ` (params: ${params.join(', ')})` : ''}`;
+}
+
+function firstSentence(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  const end = flat.search(/[.!?](\s|$)/);
+  return end >= 0 ? flat.slice(0, end + 1) : flat;
 }
 
 function summary(text: string): string {

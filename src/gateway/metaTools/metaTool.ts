@@ -1,18 +1,30 @@
 // The shape of a meta-tool (a tool loadout itself answers), and the helpers that turn its zod
 // input schema into the JSON Schema clients see and its errors into readable isError results.
-import type { ServerNotification, ServerRequest, CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
+import type { RegistryChange, RegistrySnapshot } from '../../registry/index.js';
 import type { GatewayContext } from '../context.js';
-import type { GatewaySession } from '../session.js';
+import type { RequestExtra } from '../forward.js';
 
-/** The extra argument of an MCP request handler on the client-facing server. */
-export type RequestExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+/** What a meta-tool may do with the client session it runs in (GatewaySession is one). */
+export interface MetaToolSession {
+  /** The session's client-facing Server (to ask the client for sampling). */
+  readonly server: Server;
+  /** The current exposed set. */
+  readonly snapshot: RegistrySnapshot;
+  /** The exposed set once start-up discovery has settled. */
+  settledSnapshot(): Promise<RegistrySnapshot>;
+  /** Equip a saved toolset (or `all`), announcing the change. */
+  equip(name: string): Promise<RegistryChange>;
+  /** Withdraw the equipped toolset. */
+  unequip(): Promise<RegistryChange>;
+}
 
 /** What a meta-tool handler can reach. */
 export interface MetaToolContext {
   gateway: GatewayContext;
-  session: GatewaySession;
+  session: MetaToolSession;
   extra: RequestExtra;
 }
 
@@ -23,6 +35,12 @@ export interface MetaTool<Schema extends z.ZodType = z.ZodType> {
   input: Schema;
   /** A valid call, shown in the error for a malformed one. */
   example: Record<string, unknown>;
+  /**
+   * Whether it changes state (toolsets, the equipped set, optimization data): such meta-tools of
+   * one session take effect one at a time in the order their requests arrived, and any other
+   * request waits for those that arrived before it.
+   */
+  changesState?: boolean;
   run(args: z.output<Schema>, context: MetaToolContext): Promise<CallToolResult | string>;
 }
 
@@ -60,21 +78,6 @@ function compactSchema(schema: unknown): unknown {
       .filter(([key, value]) => !(key === 'additionalProperties' && value === false) && !(ENFORCED_AT_CALL.has(key) && typeof value === 'number'))
       .map(([key, value]) => [key, compactSchema(value)]),
   );
-}
-
-/** A plain text result. */
-export function textResult(text: string): CallToolResult {
-  return { content: [{ type: 'text', text }] };
-}
-
-/** One JSON object as text, the answer shape of the optimization tools. */
-export function jsonResult(value: unknown): CallToolResult {
-  return textResult(JSON.stringify(value));
-}
-
-/** An error result the agent can act on. */
-export function errorResult(text: string): CallToolResult {
-  return { content: [{ type: 'text', text }], isError: true };
 }
 
 /** A readable sentence for invalid meta-tool arguments, with a valid example. */

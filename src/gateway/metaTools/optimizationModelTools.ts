@@ -3,7 +3,8 @@
 // it declared the capability; run_evaluation reports MCP progress when given a progressToken.
 import * as z from 'zod';
 import { createBackend, generateCandidates as generate, generateGoldenPrompts as generatePrompts, runEvaluation as evaluateTool, type ModelBackend, type SamplingPort } from '../../optimization/index.js';
-import { defineMetaTool, jsonResult, type MetaToolContext } from './metaTool.js';
+import { jsonResult } from '../toolResults.js';
+import { defineMetaTool, type MetaToolContext } from './metaTool.js';
 
 const server = z.string();
 const tool = z.string();
@@ -13,6 +14,7 @@ const count = z.number().refine((n) => Number.isInteger(n) && n >= 0 && n <= 20,
 /** generate_candidates: rewrites written by the configured model, stored as candidates. */
 export const generateCandidates = defineMetaTool({
   name: 'generate_candidates',
+  changesState: true,
   description: 'Have the configured model write candidates.',
   input: z.strictObject({ server, tool, count: z.number().refine((n) => Number.isInteger(n) && n >= 1 && n <= 10, 'a whole number from 1 to 10').optional() }),
   example: { server: 'memory', tool: 'read_graph', count: 4 },
@@ -27,6 +29,7 @@ export const generateCandidates = defineMetaTool({
 /** generate_golden_prompts: test prompts written by the configured model. */
 export const generateGoldenPrompts = defineMetaTool({
   name: 'generate_golden_prompts',
+  changesState: true,
   description: 'Have the configured model write golden prompts.',
   input: z.strictObject({
     server,
@@ -48,6 +51,7 @@ export const generateGoldenPrompts = defineMetaTool({
 /** run_evaluation: baseline and candidates against every golden prompt, through the model. */
 export const runEvaluation = defineMetaTool({
   name: 'run_evaluation',
+  changesState: true,
   description: 'Score candidates vs the original on the golden prompts.',
   input: z.strictObject({ server, tool, candidateIds: z.array(z.string()).optional() }),
   example: { server: 'memory', tool: 'read_graph' },

@@ -2,8 +2,9 @@
 // eval runs, results, promotion, revert, report. Each answers with one JSON object; descriptions
 // stay one short sentence because every one of them is in the idle tools/list.
 import * as z from 'zod';
-import { PromptCategorySchema } from '../../config/index.js';
-import { defineMetaTool, jsonResult } from './metaTool.js';
+import { EvalResultInputSchema, PromptInputSchema } from '../../config/index.js';
+import { jsonResult } from '../toolResults.js';
+import { defineMetaTool } from './metaTool.js';
 
 const server = z.string();
 const tool = z.string();
@@ -24,6 +25,7 @@ export const getCanonicalTools = defineMetaTool({
 /** propose_candidate: store a rewritten description. */
 export const proposeCandidate = defineMetaTool({
   name: 'propose_candidate',
+  changesState: true,
   description: 'Store a rewritten description (max 280 chars) to evaluate.',
   input: z.strictObject({ server, tool, description: z.string(), example: z.string().optional(), force: z.boolean().optional() }),
   example: { server: 'memory', tool: 'read_graph', description: 'Read the whole knowledge graph. Use to recall stored entities and relations.' },
@@ -37,19 +39,13 @@ export const proposeCandidate = defineMetaTool({
 /** save_golden_prompts: replace a tool's test prompts. */
 export const saveGoldenPrompts = defineMetaTool({
   name: 'save_golden_prompts',
+  changesState: true,
   description: "Replace a tool's golden test prompts.",
   input: z.strictObject({
     server,
     tool,
-    prompts: z
-      .array(
-        z.strictObject({
-          category: PromptCategorySchema,
-          prompt: z.string().min(10),
-          expectedBehavior: z.strictObject({ shouldCallTool: z.boolean() }).optional(),
-        }),
-      )
-      .refine((list) => list.length > 0, 'give at least one prompt'),
+    // Seed 002's GoldenPrompt; id, toolName and expectedBehavior may be left out.
+    prompts: z.array(PromptInputSchema).refine((list) => list.length > 0, 'give at least one prompt'),
   }),
   example: { server: 'memory', tool: 'read_graph', prompts: [{ category: 'direct', prompt: 'Show me everything in my knowledge graph' }] },
   async run(args, { gateway }) {
@@ -62,17 +58,19 @@ export const saveGoldenPrompts = defineMetaTool({
 /** record_eval_run: the manual path, the agent's own result for one prompt. */
 export const recordEvalRun = defineMetaTool({
   name: 'record_eval_run',
+  changesState: true,
   description: 'Record if a prompt made you call the tool; candidateId canonical = original.',
   input: z.strictObject({
     server,
     candidateId: z.string(),
     promptId: z.string(),
-    result: z.strictObject({ toolCalled: z.boolean(), correct: z.boolean().optional(), reasoning: z.string().optional() }),
+    // Seed 002's EvalRun result: correct may be left out (computed), never contradict the run.
+    result: EvalResultInputSchema,
   }),
   example: { server: 'memory', candidateId: 'V1StGXR8_Z5jdHi6B-myT', promptId: 'x3ZfG2k9LmQpR7sT1uVwA', result: { toolCalled: true } },
   async run(args, { gateway }) {
     const run = await gateway.optimization.recordRun(args.server, args.candidateId, args.promptId, args.result);
-    return jsonResult({ runId: run.id, correct: run.result.correct });
+    return jsonResult({ runId: run.id, correct: run.result.correct, ...(args.result.correct === undefined ? { correctComputed: true } : {}) });
   },
 });
 
@@ -90,6 +88,7 @@ export const getEvalResults = defineMetaTool({
 /** promote_candidate: make a candidate the live description. */
 export const promoteCandidate = defineMetaTool({
   name: 'promote_candidate',
+  changesState: true,
   description: 'Make a candidate live if it passes the thresholds.',
   input: z.strictObject({ server, tool, candidateId: z.string(), force: z.boolean().optional() }),
   example: { server: 'memory', tool: 'read_graph', candidateId: 'V1StGXR8_Z5jdHi6B-myT' },
@@ -111,6 +110,7 @@ export const promoteCandidate = defineMetaTool({
 /** revert_optimization: back to the canonical description. */
 export const revertOptimization = defineMetaTool({
   name: 'revert_optimization',
+  changesState: true,
   description: "Restore a tool's original description.",
   input: z.strictObject({ server, tool }),
   example: { server: 'memory', tool: 'read_graph' },

@@ -1,24 +1,33 @@
 // Meta-tools that manage saved toolsets and what this session has equipped.
 import * as z from 'zod';
-import { ToolsetNameSchema } from '../../config/index.js';
-import { type RegistrySnapshot, type WithheldReason } from '../../registry/index.js';
+import { ToolRefSchema, ToolsetNameSchema } from '../../config/index.js';
+import { parseToolId, unusableReason } from '../../catalog/index.js';
+import { type RegistrySnapshot, type WithheldReason, type WithheldTool } from '../../registry/index.js';
 import { LoadoutError } from '../../shared/index.js';
-import { resolveToolsetTools, writableToolsetName } from '../../toolsets/index.js';
+import { ALL_TOOLSET, resolveToolsetTools, writableToolsetName } from '../../toolsets/index.js';
 import { defineMetaTool } from './metaTool.js';
+import { creditSearch } from './searchFeedback.js';
 
-const REASON_TEXT: Record<WithheldReason, string> = {
-  unknown: 'not in the catalog (stale or never discovered)',
-  disabled: 'disabled in servers.yaml',
-  unavailable: 'server down',
+const REASON_TEXT: Record<WithheldReason, (server: string) => string> = {
+  unknown: () => 'not in the catalog (stale or never discovered)',
+  disabled: () => 'disabled in servers.yaml',
+  changed: (server) => unusableReason({ server, blocked: true }),
+  unavailable: () => 'server down',
 };
+
+function withheldText(held: WithheldTool): string {
+  return REASON_TEXT[held.reason](parseToolId(held.id)?.server ?? held.id);
+}
 
 /** build-toolset: save (create or overwrite) a named list of catalog tools. */
 export const buildToolset = defineMetaTool({
   name: 'build-toolset',
+  changesState: true,
   description: 'Save (or overwrite) a named toolset of server.tool names; equip:true also equips it.',
   input: z.strictObject({
     name: ToolsetNameSchema,
-    tools: z.array(z.string().min(1)).min(1, 'list at least one tool'),
+    // "server.tool" (or a flattened name), or seed 004's {namespacedName} / {server, tool}.
+    tools: z.array(z.union([z.string().min(1), ToolRefSchema])).min(1, 'list at least one tool'),
     description: z.string().max(500).optional(),
     equip: z.boolean().default(false),
   }),
@@ -29,6 +38,7 @@ export const buildToolset = defineMetaTool({
     const { ids, problems } = resolveToolsetTools(gateway.catalog.current, args.tools, gateway.naming);
     if (problems.length) throw new LoadoutError('TOOL_NOT_FOUND', `Toolset '${args.name}' not saved: ${problems.join('; ')}. Find names with discover-all-tools.`);
     await gateway.toolsets.save({ name: args.name, description: args.description, tools: ids });
+    await creditSearch(gateway, session, ids);
     const saved = `Saved toolset '${args.name}' with ${ids.length} tool${ids.length === 1 ? '' : 's'}.`;
     if (!args.equip) return `${saved} Equip it with equip-toolset {"name": "${args.name}"}.`;
     const change = await session.equip(args.name);
@@ -39,12 +49,15 @@ export const buildToolset = defineMetaTool({
 /** equip-toolset: expose a saved toolset's tools under flattened names. */
 export const equipToolset = defineMetaTool({
   name: 'equip-toolset',
+  changesState: true,
   description: 'Expose a saved toolset\'s tools as your own, replacing any equipped set ("all": every tool).',
   input: z.strictObject({ name: ToolsetNameSchema }),
   example: { name: 'notes' },
   async run(args, { gateway, session }) {
     await gateway.ready();
     const change = await session.equip(args.name);
+    // Equipping everything says nothing about which tool a search was for.
+    if (args.name !== ALL_TOOLSET) await creditSearch(gateway, session, [...change.snapshot.routes.values()].map((route) => route.id));
     return describeEquipped(change.snapshot);
   },
 });
@@ -52,6 +65,7 @@ export const equipToolset = defineMetaTool({
 /** unequip-toolset: withdraw the equipped tools. */
 export const unequipToolset = defineMetaTool({
   name: 'unequip-toolset',
+  changesState: true,
   description: 'Withdraw the equipped tools.',
   input: z.strictObject({}),
   example: {},
@@ -96,7 +110,7 @@ export const getActiveToolset = defineMetaTool({
     const changed = (id: string): string => (catalog.get(id)?.changed ? ', changed upstream since approved' : '');
     const lines = [`Equipped: '${snapshot.selection.toolset}' (${snapshot.routes.size} available, ${snapshot.withheld.length} not).`];
     for (const [name, route] of snapshot.routes) lines.push(`${route.id} → ${name}: available${changed(route.id)}`);
-    for (const held of snapshot.withheld) lines.push(`${held.id}: ${REASON_TEXT[held.reason]}${changed(held.id)}`);
+    for (const held of snapshot.withheld) lines.push(`${held.id}: ${withheldText(held)}${held.reason === 'changed' ? '' : changed(held.id)}`);
     return lines.join('\n');
   },
 });
@@ -104,6 +118,7 @@ export const getActiveToolset = defineMetaTool({
 /** delete-toolset: remove a saved toolset, unequipping it first if equipped. */
 export const deleteToolset = defineMetaTool({
   name: 'delete-toolset',
+  changesState: true,
   description: 'Delete a saved toolset (unequips it if equipped).',
   input: z.strictObject({ name: ToolsetNameSchema }),
   example: { name: 'notes' },
@@ -121,7 +136,7 @@ export const deleteToolset = defineMetaTool({
 function describeEquipped(snapshot: RegistrySnapshot): string {
   const names = [...snapshot.routes.keys()];
   const lines = [`Equipped '${snapshot.selection?.toolset}': ${names.length} tool${names.length === 1 ? '' : 's'}${names.length ? `: ${names.join(', ')}` : ''}.`];
-  for (const held of snapshot.withheld) lines.push(`Not exposed: ${held.id} (${REASON_TEXT[held.reason]}).`);
+  for (const held of snapshot.withheld) lines.push(`Not exposed: ${held.id} (${withheldText(held)}).`);
   if (names.length) lines.push('If they do not appear in your tool list, call them with call-tool {"tool": "<name>", "arguments": {…}}.');
   return lines.join('\n');
 }

@@ -1,7 +1,10 @@
-// The error for a tool name the catalog does not know: a server that could not be started is
-// named with its reason (its tools were never listed); otherwise the closest real names.
+// The error for a tool name that is not routed: a name the catalog does not know (a server that
+// could not be started is named with its reason, else the closest real names), told apart from a
+// real tool that is only not in the equipped toolset.
 import type { Catalog } from '../../catalog/index.js';
-import { parseToolId } from '../../catalog/index.js';
+import { parseToolId, unusableReason } from '../../catalog/index.js';
+import { resolveCatalogName } from '../../registry/index.js';
+import { isNeedsAuthorizationMessage } from '../../downstream/index.js';
 import { LoadoutError } from '../../shared/index.js';
 import type { GatewayContext } from '../context.js';
 
@@ -9,6 +12,9 @@ import type { GatewayContext } from '../context.js';
 export function unknownToolError(gateway: GatewayContext, catalog: Catalog, name: string): LoadoutError {
   const server = parseToolId(name)?.server;
   const failure = server === undefined ? undefined : gateway.catalog.discoveryFailures().get(server);
+  if (server !== undefined && failure !== undefined && isNeedsAuthorizationMessage(failure)) {
+    return new LoadoutError('NEEDS_AUTHORIZATION', `${failure}; its tools are unknown until then. Call again after logging in.`);
+  }
   if (server !== undefined && failure !== undefined) {
     return new LoadoutError(
       'SERVER_START_FAILED',
@@ -18,4 +24,17 @@ export function unknownToolError(gateway: GatewayContext, catalog: Catalog, name
   const suggestions = catalog.suggest(name);
   const hint = suggestions.length ? ` Did you mean: ${suggestions.join(', ')}?` : ' Search with discover-all-tools.';
   return new LoadoutError('TOOL_NOT_FOUND', `No tool '${name}' in the catalog.${hint}`);
+}
+
+/** Why a tools/call for `name` (not a meta-tool, not equipped) cannot be forwarded, and the fix. */
+export async function unroutedToolMessage(gateway: GatewayContext, name: string): Promise<string> {
+  await gateway.ready();
+  const catalog = gateway.catalog.current;
+  const tool = resolveCatalogName(catalog, name, gateway.naming);
+  if (!tool) return unknownToolError(gateway, catalog, name).message;
+  if (!tool.enabled) return `Tool '${name}' (${tool.id}) is ${unusableReason(tool)}; it cannot be called.`;
+  return (
+    `Tool '${name}' exists (${tool.id}) but is not in the equipped toolset. Equip a toolset that contains it ` +
+    `(build-toolset, then equip-toolset), or call it now with call-tool {"tool": "${tool.id}", "arguments": {…}}.`
+  );
 }

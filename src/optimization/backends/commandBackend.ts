@@ -24,6 +24,11 @@ interface CommandOutput {
   code: number | null;
 }
 
+/** The `{name}` variables of a command template (each documented in the README's model backends). */
+export const COMMAND_TEMPLATE_VARIABLES = ['prompt', 'system', 'tools_file', 'tool'] as const;
+export type CommandTemplateVariable = (typeof COMMAND_TEMPLATE_VARIABLES)[number];
+const TEMPLATE_VARIABLE = new RegExp(`\\{(${COMMAND_TEMPLATE_VARIABLES.join('|')})\\}`, 'g');
+
 /** A command template as a model backend. */
 export class CommandBackend implements ModelBackend {
   readonly kind = 'command';
@@ -56,8 +61,8 @@ export class CommandBackend implements ModelBackend {
     try {
       const toolsFile = path.join(dir, 'tools.json');
       await writeFile(toolsFile, JSON.stringify({ tools }));
-      const values: Record<string, string> = { prompt, system, tools_file: toolsFile, tool: this.#options.toolName ?? '' };
-      const argv = this.#options.template.map((part) => part.replace(/\{(prompt|system|tools_file|tool)\}/g, (_m, key: string) => values[key]!));
+      const values: Record<CommandTemplateVariable, string> = { prompt, system, tools_file: toolsFile, tool: this.#options.toolName ?? '' };
+      const argv = this.#options.template.map((part) => part.replace(TEMPLATE_VARIABLE, (_m, key: CommandTemplateVariable) => values[key]));
       const output = await runProcess(argv, prompt, this.#options.timeoutMs, options.signal);
       if (output.code !== 0) throw replyInvalid(`the command ${argv[0]} exited with code ${output.code}: "${preview(output.stdout)}"`);
       return output;

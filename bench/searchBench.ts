@@ -1,0 +1,157 @@
+// `npm run bench:search`: loadout's search on the tool-search dev set (../shared/search-dev),
+// scored by the set's own evaluate.mjs, then the same catalog replicated to 10,000 tools for index
+// build time, query latency and the memory the index adds. --ablations adds a row per field and
+// per ranking taken out (scored in-process with the same formula).
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CatalogSearch, loadWordVectors, type CatalogTool, type SearchSetup } from '../src/catalog/index.js';
+import { DEFAULT_FIELD_WEIGHTS } from '../src/catalog/lexicalIndex.js';
+import { DEFAULT_ALIGNMENT } from '../src/catalog/semanticIndex.js';
+import { DEFAULT_FUSION } from '../src/catalog/search.js';
+import { loadDevSet, scoreDevSet, searchDevDir, type DevScores } from './searchDevSet.js';
+import { percentile } from './stats.js';
+
+const SCALE_TOOLS = 10_000;
+const LATENCY_ROUNDS = 5;
+const TARGETS = { recallAt3: 0.35, recallAt10: 0.6, mrrAt10: 0.3, p50Ms: 10, p95Ms: 25, buildMs: 2000, memoryMb: 60 };
+
+interface EvaluateOutput {
+  all: { n: number; 'recall@1': number; 'recall@3': number; 'recall@10': number; mrr10: number };
+  hard: EvaluateOutput['all'];
+  notHard: EvaluateOutput['all'];
+  timing: { initMs: number; queryMeanMs: number; queryMaxMs: number };
+}
+
+/** Score one setup with the set's evaluate.mjs in a child process. */
+function evaluate(setup: SearchSetup): EvaluateOutput {
+  const module = path.join(path.dirname(fileURLToPath(import.meta.url)), 'searchDevModule.js');
+  const out = execFileSync(process.execPath, [path.join(searchDevDir(), 'evaluate.mjs'), module, '--json'], {
+    env: { ...process.env, LOADOUT_SEARCH_SETUP: JSON.stringify(setup) },
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return JSON.parse(out) as EvaluateOutput;
+}
+
+const pct = (x: number) => `${(100 * x).toFixed(1)} %`.padStart(7);
+
+function evaluateRow(label: string, result: EvaluateOutput): string {
+  const line = (s: EvaluateOutput['all']) => `R@1 ${pct(s['recall@1'])}  R@3 ${pct(s['recall@3'])}  R@10 ${pct(s['recall@10'])}  MRR@10 ${s.mrr10.toFixed(3)}`;
+  return [
+    `${label}`,
+    `  all      n=${result.all.n}  ${line(result.all)}`,
+    `  hard     n=${result.hard.n}  ${line(result.hard)}`,
+    `  not hard n=${result.notHard.n}  ${line(result.notHard)}`,
+    `  init ${result.timing.initMs} ms, query mean ${result.timing.queryMeanMs} ms, max ${result.timing.queryMaxMs} ms (first query loads the vectors)`,
+  ].join('\n');
+}
+
+function scoresRow(label: string, scores: { all: DevScores; hard: DevScores }): string {
+  const { all, hard } = scores;
+  return `${label.padEnd(34)} R@1 ${pct(all.recallAt1)}  R@3 ${pct(all.recallAt3)}  R@10 ${pct(all.recallAt10)}  MRR@10 ${all.mrrAt10.toFixed(3)}  | hard R@3 ${pct(hard.recallAt3)}`;
+}
+
+/** Each field and each ranking taken out in turn, scored in-process. */
+function ablations(): string[] {
+  const { tools, queries } = loadDevSet();
+  const score = (setup: SearchSetup) => {
+    const engine = new CatalogSearch(tools, setup);
+    return scoreDevSet(queries, (query) => engine.search({ query, limit: 10, offset: 0 }).tools.map((tool) => tool.id));
+  };
+  const rows = [scoresRow('default (all fields, all rankings)', score({}))];
+  for (const field of ['name', 'title', 'server', 'description', 'params'] as const) {
+    const setup: SearchSetup = {
+      fieldWeights: { ...DEFAULT_FIELD_WEIGHTS, [field]: 0 },
+      alignment: { ...DEFAULT_ALIGNMENT, fields: { ...DEFAULT_ALIGNMENT.fields, [field]: 0 } },
+    };
+    rows.push(scoresRow(`without field ${field}`, score(setup)));
+  }
+  rows.push(scoresRow('without vector alignment', score({ fusion: { ...DEFAULT_FUSION, semantic: 0 } })));
+  rows.push(scoresRow('without vector expansion', score({ fusion: { ...DEFAULT_FUSION, expanded: 0 } })));
+  rows.push(scoresRow('without word matches (vectors only)', score({ fusion: { ...DEFAULT_FUSION, lexical: 0, expanded: 0 } })));
+  rows.push(scoresRow('without vectors (word matches only)', score({ vectorFile: false })));
+  return rows;
+}
+
+/** The dev catalog copied under new server keys up to `count` tools. */
+function replicate(tools: readonly CatalogTool[], count: number): CatalogTool[] {
+  const out: CatalogTool[] = [];
+  for (let copy = 0; out.length < count; copy++) {
+    for (const tool of tools) {
+      if (out.length === count) break;
+      const server = copy === 0 ? tool.server : `${tool.server}-${copy}`;
+      out.push({ ...tool, server, id: `${server}.${tool.name}` });
+    }
+  }
+  return out;
+}
+
+// CPU time of this process: on a loaded machine wall time mostly measures waiting for a core.
+function cpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
+function heapAndBuffersMb(): number {
+  globalThis.gc?.();
+  const usage = process.memoryUsage();
+  return (usage.heapUsed + usage.arrayBuffers) / 1024 / 1024;
+}
+
+/** Build time, query latency and memory at 10,000 tools. */
+function scale(): string[] {
+  const { tools, queries } = loadDevSet();
+  const many = replicate(tools, SCALE_TOOLS);
+  const before = heapAndBuffersMb();
+  const vectorStart = performance.now();
+  loadWordVectors();
+  const vectorMs = performance.now() - vectorStart;
+  const buildStart = performance.now();
+  const buildCpu = cpuMs();
+  const engine = new CatalogSearch(many);
+  const lexicalMs = performance.now() - buildStart;
+  engine.search({ query: 'warm up the vector index', limit: 10, offset: 0 });
+  const buildMs = performance.now() - buildStart;
+  const buildCpuMs = cpuMs() - buildCpu;
+  const samples: number[] = [];
+  const cpuSamples: number[] = [];
+  for (let round = 0; round < LATENCY_ROUNDS; round++) {
+    for (const { query } of queries) {
+      const start = performance.now();
+      const startCpu = cpuMs();
+      engine.search({ query, limit: 10, offset: 0 });
+      samples.push(performance.now() - start);
+      cpuSamples.push(cpuMs() - startCpu);
+    }
+  }
+  const addedMb = heapAndBuffersMb() - before;
+  const p50 = percentile(samples, 50);
+  const p95 = percentile(samples, 95);
+  const mark = (ok: boolean) => (ok ? 'ok' : 'OVER TARGET');
+  return [
+    `${many.length} tools (the dev catalog copied under new server keys); load average ${loadavg().map((load) => load.toFixed(1)).join(' ')} on ${cpus().length} cores`,
+    `  vector file load (once per process, on the first query): ${vectorMs.toFixed(0)} ms`,
+    `  index build: ${buildMs.toFixed(0)} ms (word index ${lexicalMs.toFixed(0)} ms + vector index on first query; CPU ${buildCpuMs.toFixed(0)} ms) — target ≤ ${TARGETS.buildMs} ms: ${mark(buildMs <= TARGETS.buildMs)}`,
+    `  query p50 ${p50.toFixed(2)} ms, p95 ${p95.toFixed(2)} ms over ${samples.length} queries (CPU p50 ${percentile(cpuSamples, 50).toFixed(2)} ms, p95 ${percentile(cpuSamples, 95).toFixed(2)} ms) — targets ≤ ${TARGETS.p50Ms} / ≤ ${TARGETS.p95Ms} ms: ${mark(p50 <= TARGETS.p50Ms && p95 <= TARGETS.p95Ms)}`,
+    `  memory added by the index and the vectors: ${addedMb.toFixed(1)} MB (heap + array buffers${globalThis.gc ? ', after gc' : ', run with --expose-gc for a settled figure'}) — target ≤ ${TARGETS.memoryMb} MB: ${mark(addedMb <= TARGETS.memoryMb)}`,
+  ];
+}
+
+if (!existsSync(path.join(searchDevDir(), 'evaluate.mjs'))) {
+  console.error(`No tool-search dev set at ${searchDevDir()}: set LOADOUT_SEARCH_DEV to its folder.`);
+  process.exit(2);
+}
+const hybrid = evaluate({});
+const wordsOnly = evaluate({ vectorFile: false });
+console.log(`Tool-search dev set: ${searchDevDir()}\n`);
+console.log(evaluateRow('loadout (word matches + word vectors, offline)', hybrid));
+console.log(evaluateRow('loadout, word matches only (vector file unavailable)', wordsOnly));
+const { all } = hybrid;
+const met = all['recall@3'] >= TARGETS.recallAt3 && all['recall@10'] >= TARGETS.recallAt10 && all.mrr10 >= TARGETS.mrrAt10;
+console.log(`targets R@3 ≥ 35 %, R@10 ≥ 60 %, MRR@10 ≥ 0.30: ${met ? 'met' : 'not met'}\n`);
+// Scale first: it measures the memory the vectors add, so they must not be loaded yet.
+console.log(`${scale().join('\n')}\n`);
+if (process.argv.includes('--ablations')) console.log(ablations().join('\n'));

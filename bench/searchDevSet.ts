@@ -1,0 +1,75 @@
+// The tool-search development set (../shared/search-dev beside the repo): its catalog as loadout
+// catalog tools, and the set's own scoring (recall@1/3/10, MRR@10 for all / hard / not hard),
+// so the bench and the regression test score loadout's search exactly as evaluate.mjs does.
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CatalogTool } from '../src/catalog/index.js';
+
+/**
+ * Where the set lives: LOADOUT_SEARCH_DEV, else shared/search-dev beside the repo (CI's layout),
+ * or beside a folder above it (a git worktree kept in a subfolder).
+ */
+export function searchDevDir(): string {
+  if (process.env.LOADOUT_SEARCH_DEV) return path.resolve(process.env.LOADOUT_SEARCH_DEV);
+  // This file runs from bench/ (vitest) or dist/bench/ (compiled).
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const root = path.basename(path.dirname(here)) === 'dist' ? path.resolve(here, '..', '..') : path.resolve(here, '..');
+  const candidates = [1, 2, 3].map((up) => path.resolve(root, ...Array<string>(up).fill('..'), 'shared', 'search-dev'));
+  return candidates.find((dir) => existsSync(path.join(dir, 'queries.json'))) ?? candidates[0]!;
+}
+
+/** One task of the set. */
+export interface DevQuery {
+  id: string;
+  query: string;
+  expected: string[];
+  hard?: boolean;
+}
+
+/** The set's catalog as enabled catalog tools, and its queries. */
+export function loadDevSet(dir = searchDevDir()): { tools: CatalogTool[]; queries: DevQuery[] } {
+  const read = (file: string): unknown => {
+    try {
+      return JSON.parse(readFileSync(path.join(dir, file), 'utf8'));
+    } catch (error) {
+      throw new Error(`Cannot read the search dev set at ${dir} (${file}); set LOADOUT_SEARCH_DEV or put it at ../shared/search-dev: ${String(error)}`);
+    }
+  };
+  const catalog = read('catalog.json') as { servers: Record<string, { tools: Tool[] }> };
+  const { queries } = read('queries.json') as { queries: DevQuery[] };
+  const tools = Object.entries(catalog.servers).flatMap(([server, { tools: definitions }]) => definitions.map((definition) => catalogToolOf(server, definition)));
+  return { tools, queries };
+}
+
+/** A recorded definition as an enabled catalog tool. */
+export function catalogToolOf(server: string, definition: Tool): CatalogTool {
+  return { id: `${server}.${definition.name}`, server, name: definition.name, definition, description: definition.description ?? '', enabled: true, changed: false, blocked: false };
+}
+
+/** Recall at 1, 3 and 10 and MRR@10 of one subset. */
+export interface DevScores {
+  n: number;
+  recallAt1: number;
+  recallAt3: number;
+  recallAt10: number;
+  mrrAt10: number;
+}
+
+/** Score a ranking function on the set: a hit at k is any expected tool among the first k. */
+export function scoreDevSet(queries: readonly DevQuery[], rank: (query: string) => string[]): { all: DevScores; hard: DevScores; notHard: DevScores; ranks: Map<string, number> } {
+  const ranks = new Map<string, number>();
+  for (const query of queries) {
+    const ids = rank(query.query).slice(0, 10);
+    const hits = query.expected.map((id) => ids.indexOf(id)).filter((index) => index >= 0);
+    ranks.set(query.id, hits.length ? Math.min(...hits) + 1 : Infinity);
+  }
+  const scores = (subset: readonly DevQuery[]): DevScores => {
+    const n = subset.length || 1;
+    const at = (k: number) => subset.filter((query) => ranks.get(query.id)! <= k).length / n;
+    const mrr = subset.reduce((sum, query) => sum + (ranks.get(query.id)! <= 10 ? 1 / ranks.get(query.id)! : 0), 0) / n;
+    return { n: subset.length, recallAt1: at(1), recallAt3: at(3), recallAt10: at(10), mrrAt10: mrr };
+  };
+  return { all: scores(queries), hard: scores(queries.filter((query) => query.hard)), notHard: scores(queries.filter((query) => !query.hard)), ranks };
+}

@@ -1,0 +1,101 @@
+// Words learned from use: when an agent's discover-all-tools query is followed in the same
+// session by equipping, building with or calling a tool, the query's words are recorded for that
+// tool in the data dir, so the next agent who asks the same way finds it first. Evidence fades
+// (half-life), each tool keeps its strongest words and the file keeps its strongest tools, and
+// every update is a locked read-modify-write, so two loadout processes never lose each other's.
+import * as z from 'zod';
+import { readTextIfExists, updateTextFile } from '../config/index.js';
+
+const LearnedWordsFileSchema = z.object({
+  version: z.literal(1),
+  /** tool id → word → [evidence, last seen (ms since epoch)] */
+  tools: z.record(z.string(), z.record(z.string(), z.tuple([z.number(), z.number()]))),
+});
+type LearnedWordsFile = z.infer<typeof LearnedWordsFileSchema>;
+
+/** Bounds and fading of the store. */
+export interface LearnedWordsLimits {
+  halfLifeDays: number;
+  wordsPerTool: number;
+  tools: number;
+  /** Evidence below this (after fading) is forgotten. */
+  minimumEvidence: number;
+}
+
+export const DEFAULT_LEARNED_LIMITS: LearnedWordsLimits = { halfLifeDays: 30, wordsPerTool: 24, tools: 5000, minimumEvidence: 0.1 };
+
+const DAY_MS = 86_400_000;
+
+/** The learned-words file of one data dir. */
+export class LearnedWordsStore {
+  readonly #file: string;
+  readonly #limits: LearnedWordsLimits;
+  readonly #now: () => number;
+
+  constructor(file: string, limits: Partial<LearnedWordsLimits> = {}, now: () => number = Date.now) {
+    this.#file = file;
+    this.#limits = { ...DEFAULT_LEARNED_LIMITS, ...limits };
+    this.#now = now;
+  }
+
+  /** Each tool's learned words, strongest first, as index text (an unreadable file counts as empty). */
+  async read(): Promise<Map<string, string>> {
+    const file = parse(await readTextIfExists(this.#file));
+    const now = this.#now();
+    const words = new Map<string, string>();
+    for (const [tool, entries] of Object.entries(file.tools)) {
+      const kept = this.#strongest(entries, now);
+      if (kept.length) words.set(tool, kept.map(([word]) => word).join(' '));
+    }
+    return words;
+  }
+
+  /** Add one unit of evidence for each of `words` to each of `tools`. */
+  async record(tools: readonly string[], words: readonly string[]): Promise<void> {
+    if (!tools.length || !words.length) return;
+    await updateTextFile(this.#file, (text) => {
+      const file = parse(text);
+      const now = this.#now();
+      for (const tool of tools) {
+        const entries = file.tools[tool] ?? {};
+        for (const word of words) entries[word] = [this.#faded(entries[word], now) + 1, now];
+        file.tools[tool] = Object.fromEntries(this.#strongest(entries, now));
+      }
+      return `${JSON.stringify(this.#bounded(file, now))}\n`;
+    });
+  }
+
+  #faded(entry: readonly [number, number] | undefined, now: number): number {
+    if (!entry) return 0;
+    const [evidence, at] = entry;
+    return evidence * Math.pow(0.5, Math.max(0, now - at) / (this.#limits.halfLifeDays * DAY_MS));
+  }
+
+  /** A tool's words still above the minimum after fading, strongest first, at most wordsPerTool. */
+  #strongest(entries: Record<string, [number, number]>, now: number): [string, [number, number]][] {
+    return Object.entries(entries)
+      .filter(([, entry]) => this.#faded(entry, now) >= this.#limits.minimumEvidence)
+      .sort((a, b) => this.#faded(b[1], now) - this.#faded(a[1], now) || a[0].localeCompare(b[0]))
+      .slice(0, this.#limits.wordsPerTool);
+  }
+
+  /** The file with only its strongest tools (by total faded evidence). */
+  #bounded(file: LearnedWordsFile, now: number): LearnedWordsFile {
+    const strength = (entries: Record<string, [number, number]>) => Object.values(entries).reduce((sum, entry) => sum + this.#faded(entry, now), 0);
+    const tools = Object.entries(file.tools)
+      .filter(([, entries]) => Object.keys(entries).length > 0)
+      .sort((a, b) => strength(b[1]) - strength(a[1]) || a[0].localeCompare(b[0]))
+      .slice(0, this.#limits.tools);
+    return { version: 1, tools: Object.fromEntries(tools) };
+  }
+}
+
+// A missing or unreadable file starts empty: learned words are a hint, never worth failing for.
+function parse(text: string | undefined): LearnedWordsFile {
+  if (!text) return { version: 1, tools: {} };
+  try {
+    return LearnedWordsFileSchema.parse(JSON.parse(text));
+  } catch {
+    return { version: 1, tools: {} };
+  }
+}

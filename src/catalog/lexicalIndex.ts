@@ -1,0 +1,87 @@
+// Word-match ranking: BM25F over the search fields, exact stemmed terms only. No prefix or fuzzy
+// expansion: they let "organization" match "organ" and "file" match "filesystem", and they were
+// most of the query time at 10k tools.
+import { SEARCH_FIELDS, stem, type SearchField, type ToolWords } from './searchText.js';
+
+/** How much a term in each field counts, relative to the description. */
+export type FieldWeights = Readonly<Record<SearchField, number>>;
+
+// A word of the name says more about the tool than one of a long description; the server key
+// carries the platform cue ("in Asana"); parameter text is long and generic, so it counts least.
+// Learned words are evidence, not definition: low, so they reorder close calls.
+export const DEFAULT_FIELD_WEIGHTS: FieldWeights = { name: 3, title: 2, server: 2, description: 1, params: 0.3, keywords: 2, examples: 0.8, learned: 0.6 };
+
+// BM25's term-saturation and length-normalisation constants; b per field, since a name's length
+// is not a sign of verbosity the way a description's is.
+const K1 = 1.2;
+const LENGTH_NORMALISATION: Readonly<Record<SearchField, number>> = { name: 0.3, title: 0.3, server: 0, description: 0.75, params: 0.75, keywords: 0.3, examples: 0.75, learned: 0.5 };
+
+/** A matched term and the fields it was found in. */
+export interface TermMatch {
+  term: string;
+  fields: SearchField[];
+}
+
+/** An inverted index of stemmed terms with BM25F term weights folded in at build time. */
+export class LexicalIndex {
+  readonly #toolCount: number;
+  readonly #postings = new Map<string, { tools: Int32Array; weights: Float32Array }>();
+
+  constructor(words: readonly ToolWords[], weights: FieldWeights = DEFAULT_FIELD_WEIGHTS) {
+    this.#toolCount = words.length;
+    const averageLength = SEARCH_FIELDS.map((field) => words.reduce((sum, tool) => sum + tool[field].length, 0) / Math.max(1, words.length) || 1);
+    const building = new Map<string, { tools: number[]; weights: number[] }>();
+    words.forEach((fields, tool) => {
+      const termWeight = new Map<string, number>();
+      SEARCH_FIELDS.forEach((field, f) => {
+        const fieldWords = fields[field];
+        if (weights[field] === 0 || fieldWords.length === 0) return;
+        const b = LENGTH_NORMALISATION[field];
+        const weight = weights[field] / (1 - b + (b * fieldWords.length) / averageLength[f]!);
+        for (const word of fieldWords) {
+          const term = stem(word);
+          termWeight.set(term, (termWeight.get(term) ?? 0) + weight);
+        }
+      });
+      for (const [term, weight] of termWeight) {
+        let posting = building.get(term);
+        if (!posting) building.set(term, (posting = { tools: [], weights: [] }));
+        posting.tools.push(tool);
+        posting.weights.push(weight);
+      }
+    });
+    for (const [term, { tools, weights: termWeights }] of building) {
+      this.#postings.set(term, { tools: Int32Array.from(tools), weights: Float32Array.from(termWeights) });
+    }
+  }
+
+  /** BM25F score of every tool (0 for no match) for `terms`, stemmed, each weighted (default 1). */
+  score(terms: readonly string[], termWeights?: ReadonlyMap<string, number>): Float64Array {
+    const scores = new Float64Array(this.#toolCount);
+    for (const term of terms) {
+      const posting = this.#postings.get(term);
+      if (!posting) continue;
+      const idf = this.idf(term) * (termWeights?.get(term) ?? 1);
+      const { tools, weights } = posting;
+      for (let i = 0; i < tools.length; i++) {
+        const weight = weights[i]!;
+        scores[tools[i]!]! += (idf * weight * (K1 + 1)) / (K1 + weight);
+      }
+    }
+    return scores;
+  }
+
+  /** Inverse document frequency of a term (0 for unknown terms). */
+  idf(term: string): number {
+    const count = this.#postings.get(term)?.tools.length ?? 0;
+    return count ? Math.log(1 + (this.#toolCount - count + 0.5) / (count + 0.5)) : 0;
+  }
+
+  /** Which of `terms` a tool with these words matched, and in which fields (for --explain). */
+  static matches(fields: ToolWords, terms: readonly string[]): TermMatch[] {
+    const fieldTerms = SEARCH_FIELDS.map((field) => [field, new Set(fields[field].map(stem))] as const);
+    return terms
+      .map((term) => ({ term, fields: fieldTerms.filter(([, set]) => set.has(term)).map(([field]) => field) }))
+      .filter((match) => match.fields.length > 0);
+  }
+}

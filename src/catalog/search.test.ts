@@ -1,0 +1,186 @@
+// Catalog search: tokenization, field weighting, fusion with the word vectors, the vector file
+// reader and its fallback, and bad queries.
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import type { CatalogTool } from './catalogTool.js';
+import { CatalogSearch, queryWordsOf } from './search.js';
+import { contentWordsOf, stem, toolTextOf, wordsOf } from './searchText.js';
+import { WordVectors, defaultWordVectorFile, loadWordVectors } from './wordVectors.js';
+
+function catalogTool(server: string, name: string, description: string, inputSchema: Tool['inputSchema'] = { type: 'object' }, title?: string): CatalogTool {
+  return { id: `${server}.${name}`, server, name, description, definition: { name, description, inputSchema, ...(title ? { title } : {}) }, enabled: true, changed: false, blocked: false };
+}
+
+const ids = (search: CatalogSearch, query: string, limit = 10) => search.search({ query, limit, offset: 0 }).tools.map((tool) => tool.id);
+
+describe('search text', () => {
+  it('splits camelCase, snake_case, kebab-case, dots and acronyms into lowercase words', () => {
+    expect(wordsOf('linear_getIssueHistory list-databases fs.readFile HTMLParser')).toEqual(['linear', 'get', 'issue', 'history', 'list', 'databases', 'fs', 'read', 'file', 'html', 'parser']);
+    expect(wordsOf('Ünïcode wörter: größeDatei')).toEqual(['ünïcode', 'wörter', 'größe', 'datei']);
+  });
+
+  it('drops function words and chat filler', () => {
+    expect(contentWordsOf('Can you please help me, I need to read a file')).toEqual(['read', 'file']);
+  });
+
+  it('stems lightly: plurals, -ing, -ed meet; organization is not organ', () => {
+    expect(new Set(['create', 'creates', 'created', 'creating'].map(stem)).size).toBe(1);
+    expect(stem('entities')).toBe(stem('entity'));
+    expect(stem('organization')).not.toBe(stem('organ'));
+    expect(stem('status')).toBe('status');
+  });
+
+  it('drops quoted text and bare numbers from a query: they are the user\'s data', () => {
+    expect(queryWordsOf("Tick off 'Write launch blog post' in Asana, it's finished; 50 of them")).toEqual(['tick', 'asana', 'finished']);
+  });
+
+  it('indexes input-schema property names and descriptions, nested ones included', () => {
+    const text = toolTextOf(
+      catalogTool('db', 'find', 'Find documents.', {
+        type: 'object',
+        properties: { filter: { type: 'object', description: 'Query filter', properties: { projection: { type: 'object', description: 'Fields to return' } } }, items: { type: 'array', items: { type: 'object', properties: { sortOrder: { type: 'string' } } } } },
+      }),
+    );
+    expect(text.params).toContain('projection');
+    expect(text.params).toContain('Fields to return');
+    expect(text.params).toContain('sortOrder');
+  });
+});
+
+describe('ranking', () => {
+  const tools = [
+    catalogTool('fs', 'read_file', 'Read the complete contents of a file.'),
+    catalogTool('fs', 'create_directory', 'Create a new directory, with parents.'),
+    catalogTool('fs', 'move_file', 'Move or rename files and directories.'),
+    catalogTool('notes', 'archive', 'Archive a note. Long text that mentions that a file could be read, reading and a file again and a file once more.'),
+    catalogTool('org', 'list_members', 'List the members of the organization.'),
+    catalogTool('org', 'organ_donors', 'Organ donor registry.'),
+    catalogTool('db', 'find', 'Run a query.', { type: 'object', properties: { collection: { type: 'string', description: 'Collection name' } } }),
+  ];
+  const search = new CatalogSearch(tools);
+
+  it('ranks a name match above the same words deep in a long description', () => {
+    expect(ids(search, 'read file')[0]).toBe('fs.read_file');
+  });
+
+  it('matches no prefixes and no typos: "organization" does not find organ, "direct" does not find directory', () => {
+    const lexicalOnly = new CatalogSearch(tools, { vectorFile: false });
+    expect(ids(lexicalOnly, 'organization')).toEqual(['org.list_members']);
+    expect(ids(lexicalOnly, 'direct')).toEqual([]);
+  });
+
+  it('finds through parameter text', () => {
+    expect(ids(search, 'collection')[0]).toBe('db.find');
+  });
+
+  it('finds a tool by meaning when no word matches (word vectors)', () => {
+    const lexicalOnly = new CatalogSearch(tools, { vectorFile: false });
+    expect(ids(lexicalOnly, 'make a folder')).not.toContain('fs.create_directory');
+    expect(ids(search, 'make a folder').slice(0, 3)).toContain('fs.create_directory');
+  });
+
+  it('fuses: a tool both rankings like beats one only one of them likes', () => {
+    const result = new CatalogSearch(tools).explain('rename files', 3);
+    expect(result.ranked[0]!.tool.id).toBe('fs.move_file');
+    expect(result.ranked[0]!.lexical?.matches.map((match) => match.term)).toContain(stem('files'));
+    expect(result.ranked[0]!.semantic?.rank).toBe(1);
+    expect(result.vectors).toBe(true);
+  });
+
+  it('says when no tool matches strongly', () => {
+    expect(search.search({ query: 'read file', limit: 3, offset: 0 }).strong).toBe(true);
+    expect(search.search({ query: 'volcano weather forecast', limit: 3, offset: 0 }).strong).toBe(false);
+  });
+
+  it('filters by server and pages', () => {
+    expect(search.search({ query: 'file', server: 'fs', limit: 10, offset: 0 }).tools.every((tool) => tool.server === 'fs')).toBe(true);
+    const all = ids(search, 'file directory', 10);
+    expect(search.search({ query: 'file directory', limit: 1, offset: 1 }).tools.map((tool) => tool.id)).toEqual(all.slice(1, 2));
+  });
+});
+
+describe('bad queries', () => {
+  const search = new CatalogSearch([catalogTool('fs', 'read_file', 'Read a file.'), catalogTool('fs', 'write_file', 'Write a file.')]);
+
+  it('an empty or blank query lists tools in order', () => {
+    expect(search.search({ query: '   ', limit: 10, offset: 0 }).tools.map((tool) => tool.id)).toEqual(['fs.read_file', 'fs.write_file']);
+  });
+
+  it('a 10 KB query is cut to its first words, not refused, and answers fast', () => {
+    const query = `read file ${'lorem ipsum dolor sit amet '.repeat(400)}`.slice(0, 10_240);
+    const start = performance.now();
+    expect(ids(search, query)[0]).toBe('fs.read_file');
+    expect(performance.now() - start).toBeLessThan(2000);
+  });
+
+  it('a query in another script or only punctuation matches nothing and does not throw', () => {
+    expect(search.search({ query: 'ファイルを読む', limit: 10, offset: 0 })).toMatchObject({ total: 0, tools: [], strong: false });
+    expect(search.search({ query: '?!… —', limit: 10, offset: 0 })).toMatchObject({ total: 0, tools: [] });
+  });
+
+  it('limit 0 and a limit beyond the catalog give an empty page and the whole catalog', () => {
+    expect(search.search({ query: 'file', limit: 0, offset: 0 }).tools).toEqual([]);
+    expect(search.search({ query: 'file', limit: 10_000, offset: 0 }).tools).toHaveLength(2);
+  });
+});
+
+describe('word-vector file', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'loadout-vectors-'));
+
+  it('reads the shipped file: 50k words, 100 dimensions, unit vectors, frequency ranks', () => {
+    const vectors = WordVectors.read(defaultWordVectorFile());
+    expect(vectors.size).toBe(50_000);
+    expect(vectors.dimensions).toBe(100);
+    expect(vectors.rank('the')).toBeLessThan(vectors.rank('directory')!);
+    const folder = vectors.vector('folder')!;
+    expect(Math.hypot(...folder)).toBeCloseTo(1, 5);
+  });
+
+  it('refuses a missing, foreign or truncated file with a clear error', () => {
+    expect(() => WordVectors.read(path.join(dir, 'absent.bin'))).toThrow(/Cannot read the word-vector file .*absent\.bin/);
+    const foreign = path.join(dir, 'foreign.bin');
+    writeFileSync(foreign, 'not vectors at all');
+    expect(() => WordVectors.read(foreign)).toThrow(/corrupt \(not a loadout vector file\)/);
+    const truncated = path.join(dir, 'truncated.bin');
+    writeFileSync(truncated, readFileSync(defaultWordVectorFile()).subarray(0, 100_000));
+    expect(() => WordVectors.read(truncated)).toThrow(/corrupt \(its length does not match its header\)/);
+  });
+
+  it('a corrupt file leaves ranking to word matches, reported once, never thrown', () => {
+    const corrupt = path.join(dir, 'corrupt.bin');
+    writeFileSync(corrupt, 'LDWV garbage');
+    expect(loadWordVectors(corrupt)).toMatchObject({ ok: false, error: { code: 'SEARCH_VECTORS_INVALID' } });
+    const onVectorsUnavailable = vi.fn();
+    const search = new CatalogSearch([catalogTool('fs', 'read_file', 'Read a file.'), catalogTool('fs', 'create_directory', 'Create a directory.')], { vectorFile: corrupt, onVectorsUnavailable });
+    expect(ids(search, 'read file')).toEqual(['fs.read_file']);
+    expect(ids(search, 'make a folder')).toEqual([]);
+    expect(search.explain('read', 1).vectors).toBe(false);
+    expect(onVectorsUnavailable).toHaveBeenCalledTimes(1);
+    expect(onVectorsUnavailable.mock.calls[0]![0].message).toMatch(/corrupt/);
+  });
+});
+
+describe('the user\'s and learned vocabulary', () => {
+  const tools = [catalogTool('tracker', 'create_issue', 'Create a new issue.'), catalogTool('tracker', 'get_cycle', 'Get the active cycle of a team.')];
+
+  it('searches per-tool keywords from servers.yaml', () => {
+    expect(ids(new CatalogSearch(tools, { vectorFile: false }), 'sprint')).toEqual([]);
+    const search = new CatalogSearch(tools, { vectorFile: false, vocabulary: { keywords: new Map([['tracker.get_cycle', 'sprint iteration']]) } });
+    expect(ids(search, 'current sprint')).toEqual(['tracker.get_cycle']);
+  });
+
+  it('expands a query word to its synonyms', () => {
+    const search = new CatalogSearch(tools, { vectorFile: false, synonyms: new Map([['ticket', ['issue']]]) });
+    expect(ids(search, 'file a ticket')[0]).toBe('tracker.create_issue');
+  });
+
+  it('searches learned words as a low-weight field: they reorder, they do not outrank the name', () => {
+    const learned = new Map([['tracker.get_cycle', 'issue']]);
+    const search = new CatalogSearch(tools, { vectorFile: false, vocabulary: { learned } });
+    expect(ids(search, 'issue')).toEqual(['tracker.create_issue', 'tracker.get_cycle']);
+    expect(ids(new CatalogSearch(tools, { vectorFile: false, vocabulary: { learned: new Map([['tracker.get_cycle', 'sprint']]) } }), 'sprint')).toEqual(['tracker.get_cycle']);
+  });
+});

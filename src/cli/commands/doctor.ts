@@ -1,0 +1,30 @@
+// `loadout doctor [--json]`: check the config dir, data dir, servers.yaml and each server, and
+// print one line per finding with its fix. Exit 0 when all is well, 1 when not.
+import os from 'node:os';
+import type { Command } from 'commander';
+import { currentClientEnvironment } from '../clients/clientFiles.js';
+import { runDoctor } from '../doctorChecks.js';
+import { paint, printJson, printLines } from '../output.js';
+import { commandEnvironment } from '../program.js';
+
+/** Register `doctor` on the program. */
+export function registerDoctor(program: Command): void {
+  program
+    .command('doctor')
+    .description('check the config and data dirs and every server (starts? tools? authorization? ${VAR}s set? also listed in a client?)')
+    .option('--json', 'machine-readable output')
+    .action(async (options: { json?: boolean }, command: Command) => {
+      const { paths, logger } = commandEnvironment(command);
+      const findings = await runDoctor(paths, currentClientEnvironment(os.homedir()), logger);
+      const ok = findings.every((finding) => finding.ok);
+      if (options.json) printJson({ ok, findings });
+      else {
+        printLines(
+          ...findings.map((finding) => `${finding.ok ? paint('green', 'ok     ') : paint('red', 'problem')} ${finding.subject}: ${finding.message}${finding.fix ? ` — fix: ${finding.fix}` : ''}`),
+          ok ? 'All is well.' : `${findings.filter((finding) => !finding.ok).length} problem(s) found.`,
+        );
+      }
+      // Not process.exit: let stdout drain; main.ts owns exiting.
+      if (!ok) process.exitCode = 1;
+    });
+}

@@ -1,0 +1,92 @@
+// `loadout search "QUERY"`: the catalog ranked for a query as discover-all-tools ranks it, and with
+// --explain which fields and words earned each tool its place.
+import type { Command } from 'commander';
+import { Catalog, EmbeddingRanking, ExampleRequestsStore, LearnedWordsStore, examplesByTool, keywordsOf, readSynonyms, type RankedTool } from '../../catalog/index.js';
+import { LoadoutError } from '../../shared/index.js';
+import { loadConfigView, requireServer } from '../configView.js';
+import { paint, printJson, printLines, printNote } from '../output.js';
+import { commandEnvironment } from '../program.js';
+import { registerSearchEnrich } from './searchEnrich.js';
+
+const DEFAULT_LIMIT = 10;
+const MAX_LIMIT = 500;
+
+/** Register `search` on the program. */
+export function registerSearch(program: Command): void {
+  const search = program
+    .command('search')
+    .description('rank the catalog\'s tools for a task in your words, as discover-all-tools does')
+    .argument('<query>', 'what you want to do, e.g. "read a file"')
+    .option('--limit <n>', `how many tools (1–${MAX_LIMIT})`, String(DEFAULT_LIMIT))
+    .option('--server <server>', 'only this server\'s tools')
+    .option('--explain', 'show which fields and words made each score')
+    .option('--json', 'machine-readable output')
+    .action(async (query: string, options: { limit: string; server?: string; explain?: boolean; json?: boolean }, command: Command) => {
+      const limit = Number(options.limit);
+      if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
+        throw new LoadoutError('INVALID_ARGUMENT', `--limit must be a whole number from 1 to ${MAX_LIMIT}, got '${options.limit}'`);
+      }
+      if (!query.trim()) throw new LoadoutError('INVALID_ARGUMENT', 'The query is empty; say what the tool should do, e.g. loadout search "read a file"');
+      const { paths, logger } = commandEnvironment(command);
+      const view = await loadConfigView(paths);
+      if (options.server !== undefined) requireServer(view.config, options.server);
+      // Ranked with the same vocabulary as discover-all-tools: keywords, synonyms, learned words.
+      const [learned, synonyms, examples] = await Promise.all([
+        new LearnedWordsStore(paths.learnedWordsFile).read(),
+        readSynonyms(paths.synonymsFile),
+        new ExampleRequestsStore(paths.exampleRequestsFile).read(),
+      ]);
+      const catalog = Catalog.build({
+        configs: view.config.servers,
+        definitions: view.definitions,
+        blockChangedTools: view.config.gateway.block_changed_tools,
+        search: { vocabulary: { keywords: keywordsOf(view.config.servers), learned, examples: examplesByTool(view.definitions, examples) }, synonyms },
+      });
+      const embeddings = view.config.search.embeddings;
+      const modelScores = embeddings ? await new EmbeddingRanking(embeddings, paths.embeddingsCacheFile, logger).scores(query, catalog.visible()) : undefined;
+      const explained = catalog.explain(query, MAX_LIMIT, modelScores);
+      const ranked = explained.ranked.filter((hit) => options.server === undefined || hit.tool.server === options.server).slice(0, limit);
+      if (options.json) {
+        printJson({ query, words: explained.words, strong: explained.strong, vectors: explained.vectors, tools: ranked.map((hit) => jsonOf(hit, options.explain === true)) });
+        return;
+      }
+      if (!explained.vectors) printNote('word vectors unavailable: ranking by word matches only');
+      if (!ranked.length) {
+        printLines(`No tool matches "${query}". List a server's tools with: loadout list --server NAME`);
+        return;
+      }
+      if (!explained.strong) printLines(paint('yellow', 'No tool matches this strongly; these are the closest. Browse a server with: loadout list --server NAME'));
+      ranked.forEach((hit, index) => {
+        printLines(`${String(index + 1).padStart(3)}. ${hit.tool.id} — ${firstLine(hit.tool.description)}`);
+        if (options.explain) printLines(...reasonsOf(hit).map((reason) => `       ${paint('dim', reason)}`));
+      });
+    });
+  registerSearchEnrich(search);
+}
+
+function reasonsOf(hit: RankedTool): string[] {
+  const reasons = [`fused score ${hit.score.toFixed(4)}`];
+  if (hit.lexical) {
+    const matches = hit.lexical.matches.map((match) => `${match.term} (${match.fields.join(', ')})`).join('; ');
+    reasons.push(`word matches: rank ${hit.lexical.rank}, BM25F ${hit.lexical.score.toFixed(2)}${matches ? ` — ${matches}` : ''}`);
+  }
+  if (hit.semantic) {
+    const alignments = hit.semantic.alignments.map((alignment) => `${alignment.word}≈${alignment.closest} ${alignment.similarity}`).join('; ');
+    reasons.push(`meaning: rank ${hit.semantic.rank}, alignment ${hit.semantic.score.toFixed(3)}${alignments ? ` — ${alignments}` : ''}`);
+  }
+  return reasons;
+}
+
+function jsonOf(hit: RankedTool, explain: boolean): Record<string, unknown> {
+  return {
+    tool: hit.tool.id,
+    description: hit.tool.description,
+    score: hit.score,
+    ...(explain ? { lexical: hit.lexical, semantic: hit.semantic } : {}),
+  };
+}
+
+function firstLine(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 100 ? `${line.slice(0, 99)}…` : line || '(no description)';
+}

@@ -1,0 +1,94 @@
+// `loadout setup <client> [--move] [--yes|--dry-run] [--undo]`: import a client's MCP servers
+// into servers.yaml and add loadout to that client (with --move, take the imported servers out of
+// it), showing the diff and asking first; --undo restores the backup the last run took.
+import os from 'node:os';
+import { Argument, type Command } from 'commander';
+import { LoadoutError } from '../../shared/index.js';
+import { CLIENT_NAMES, clientDefinition, currentClientEnvironment, type ClientName } from '../clients/clientFiles.js';
+import { findOnPath, launchCommand } from '../clients/launch.js';
+import { applySetup, applyUndo, planUndo } from '../clients/setupApply.js';
+import { planSetup, type SetupPlan } from '../clients/setupPlan.js';
+import { unifiedDiff } from '../clients/textDiff.js';
+import { printLines } from '../output.js';
+import { askYesNo } from '../prompt.js';
+import { commandEnvironment } from '../program.js';
+
+interface SetupOptions {
+  move?: boolean;
+  yes?: boolean;
+  dryRun?: boolean;
+  undo?: boolean;
+}
+
+/** Register `setup` on the program. */
+export function registerSetup(program: Command): void {
+  program
+    .command('setup')
+    .description("import a client's MCP servers into servers.yaml and add loadout to that client")
+    .addArgument(new Argument('<client>', 'the MCP client').choices(CLIENT_NAMES))
+    .option('--move', "also remove the imported servers from the client's config, so the agent reaches them only through loadout")
+    .option('-y, --yes', 'apply without asking')
+    .option('--dry-run', 'print what would change, change nothing')
+    .option('--undo', 'restore the client files from the backup the last setup took')
+    .action(async (name: ClientName, options: SetupOptions, command: Command) => {
+      const { paths, options: globals } = commandEnvironment(command);
+      const client = clientDefinition(name, currentClientEnvironment(os.homedir()));
+      if (options.undo) {
+        const undo = await planUndo(paths, client);
+        if (!undo.changes.length) {
+          printLines(`The ${client.title} files already match the backup in ${undo.backup.dir}.`);
+          if (options.dryRun) return;
+        } else {
+          printLines(`Restoring ${client.title}'s files from ${undo.backup.dir}:`, ...undo.changes.map((change) => unifiedDiff(change.file, change.before, change.after)));
+          for (const change of undo.changes.filter((entry) => entry.changedSinceSetup)) {
+            printLines(`Note: ${change.file} was changed after setup wrote it; restoring the backup also undoes those later changes (in the diff above).`);
+          }
+          if (!(await confirmed(options))) return;
+        }
+        await applyUndo(paths, undo);
+        printLines(`Restored. servers.yaml keeps the servers setup imported (${paths.serversFile}).`);
+        return;
+      }
+      const claudeCli = name === 'claude-code' ? await findOnPath('claude') : undefined;
+      const launch = await launchCommand(process.argv[1]!, { config: globals.config, data: globals.data });
+      const plan = await planSetup(client, paths, { move: Boolean(options.move), launch, claudeCli });
+      printLines(...describePlan(client.title, plan, paths.serversFile));
+      if (!plan.changes.length && plan.addLoadout.kind !== 'claude-cli' && !Object.keys(plan.imports.servers).length) {
+        printLines('Nothing to change.');
+        return;
+      }
+      if (!(await confirmed(options))) return;
+      const outcome = await applySetup(client, plan, paths);
+      if (outcome.backup) printLines(`Backup of the previous files: ${outcome.backup.dir} ("loadout setup ${name} --undo" restores it).`);
+      printLines(`Done. Restart ${client.title} (or reload its MCP servers) to connect to loadout; "loadout doctor" checks every server.`);
+    });
+}
+
+async function confirmed(options: SetupOptions): Promise<boolean> {
+  if (options.dryRun) {
+    printLines('Dry run: nothing was changed.');
+    return false;
+  }
+  if (options.yes) return true;
+  if (await askYesNo('Apply these changes?')) return true;
+  throw new LoadoutError('NOT_CONFIRMED', 'nothing was changed (answer y, or pass --yes to apply without asking)');
+}
+
+function describePlan(title: string, plan: SetupPlan, serversFile: string): string[] {
+  const lines: string[] = [];
+  for (const { source, servers } of plan.imports.found) if (servers.length) lines.push(`${source.label}: importing ${servers.join(', ')}`);
+  const imported = Object.keys(plan.imports.servers);
+  lines.push(imported.length ? `servers.yaml (${serversFile}) gains ${imported.length} server${imported.length === 1 ? '' : 's'}: ${imported.join(', ')}` : `No new servers for servers.yaml (${serversFile}).`);
+  for (const { location, name, as } of plan.alreadyInLoadout) lines.push(`${location.label}: '${name}' is already in servers.yaml${as === name ? '' : ` as '${as}'`}`);
+  for (const { location, name, reason } of plan.kept) lines.push(`${location.label}: keeping '${name}' in ${title}: ${reason}`);
+  if (plan.removed.length) lines.push(`Removing from ${title} (it reaches them through loadout): ${plan.removed.map(({ name }) => name).join(', ')}`);
+  else if (imported.length || plan.alreadyInLoadout.length) lines.push(`${title} keeps its servers too (--move takes them out, so the agent does not see every tool twice).`);
+  if (plan.addLoadout.kind === 'present') lines.push(`${title} already starts loadout (${plan.addLoadout.location.label}).`);
+  if (plan.addLoadout.kind === 'claude-cli') lines.push(`Adding loadout with Claude Code's CLI: claude ${plan.addLoadout.args.map(quote).join(' ')}`);
+  for (const change of plan.changes) lines.push(unifiedDiff(change.file, change.before, change.after));
+  return lines;
+}
+
+function quote(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}

@@ -1,0 +1,71 @@
+// The OAuth file of one HTTP server, `<data dir>/oauth/<server>.json`: its client registration,
+// tokens, the PKCE verifier of a login in progress, cached discovery, and whether it needs a
+// login. Written with mode 0600 (in a 0700 dir), never into servers.yaml. What the
+// authorization server sent is kept loosely, as it came: the SDK reads it back.
+import { chmod, mkdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import * as z from 'zod';
+import { readTextIfExists, withFileLock, writeTextAtomic } from './safeWrite.js';
+
+const Sent = z.looseObject({});
+
+/** The OAuth state loadout keeps for one server. */
+export const OAuthRecordSchema = z.looseObject({
+  /** The server URL the record belongs to: a record for another URL is not used. */
+  serverUrl: z.string(),
+  /** The redirect URL the client was registered with (loopback, fixed port). */
+  redirectUrl: z.string().optional(),
+  clientInformation: Sent.optional(),
+  tokens: Sent.optional(),
+  /** When the tokens were saved (ISO time), so `expires_in` can be read as an instant. */
+  tokensSavedAt: z.string().optional(),
+  codeVerifier: z.string().optional(),
+  discoveryState: Sent.optional(),
+  /** Set when the server refused loadout and only a new login can fix it (ISO time). */
+  needsAuthorizationSince: z.string().optional(),
+});
+export type OAuthRecord = z.infer<typeof OAuthRecordSchema>;
+
+/** The OAuth file of `server` in `oauthDir`. */
+export function oauthRecordFile(oauthDir: string, server: string): string {
+  return path.join(oauthDir, `${server}.json`);
+}
+
+/** The record in `file`, or undefined when there is none (or it is unreadable: a new login rewrites it). */
+export async function readOAuthRecord(file: string): Promise<OAuthRecord | undefined> {
+  const text = await readTextIfExists(file);
+  if (text === undefined) return undefined;
+  try {
+    const parsed = OAuthRecordSchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Locked read-modify-write of the record for `serverUrl`: a record of another URL reads as none.
+ * `change` returns the new record; it is written with mode 0600.
+ */
+export async function updateOAuthRecord(file: string, serverUrl: string, change: (record: OAuthRecord) => OAuthRecord): Promise<OAuthRecord> {
+  await privateDir(path.dirname(file));
+  return withFileLock(file, async () => {
+    const current = await readOAuthRecord(file);
+    const next = change(current?.serverUrl === serverUrl ? current : { serverUrl });
+    await writeTextAtomic(file, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
+    return next;
+  });
+}
+
+/** Forget everything about a server's OAuth (tokens and registration). True if there was a file. */
+export async function deleteOAuthRecord(file: string): Promise<boolean> {
+  const existed = (await readTextIfExists(file)) !== undefined;
+  await rm(file, { force: true });
+  return existed;
+}
+
+async function privateDir(dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  // mkdir's mode does not apply to a directory that already exists.
+  await chmod(dir, 0o700);
+}

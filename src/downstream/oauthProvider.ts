@@ -1,0 +1,207 @@
+// loadout's OAuthClientProvider for one HTTP/SSE server: the SDK's client auth (discovery,
+// registration, PKCE, refresh) reads and writes the server's OAuth file through it. Without a
+// login in progress it never starts one: where the SDK would send a browser to the
+// authorization server, it marks the server as needing a login and fails with a one-line error.
+import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { randomBytes } from 'node:crypto';
+import { expandEnv, oauthRecordFile, oauthSettingsOf, readOAuthRecord, updateOAuthRecord, type OAuthRecord, type OAuthSettings, type ServerConfig } from '../config/index.js';
+import { LoadoutError } from '../shared/index.js';
+
+/** A login in progress (`loadout auth`): where the browser comes back, and how to send it off. */
+export interface OAuthLogin {
+  redirectUrl: string;
+  onAuthorizationUrl(url: URL): void | Promise<void>;
+}
+
+/** Where a server's OAuth lives and how it is set up. */
+export interface OAuthTarget {
+  server: string;
+  /** The server URL with `${VAR}` expanded. */
+  serverUrl: string;
+  oauthDir: string;
+  settings: OAuthSettings;
+}
+
+/** The OAuth target of a server that may use OAuth (see oauthSettingsOf), with `${VAR}` expanded. */
+export function oauthTargetOf(server: string, config: ServerConfig, env: NodeJS.ProcessEnv, oauthDir: string): OAuthTarget | undefined {
+  const settings = oauthSettingsOf(config);
+  if (!settings || config.type === 'stdio') return undefined;
+  const where = `Server '${server}'`;
+  return {
+    server,
+    // Normalised as the transport will send it, so a login and a connection agree on the record.
+    serverUrl: new URL(expandEnv(config.url, env, `${where} url`)).href,
+    oauthDir,
+    settings: settings.client_secret ? { ...settings, client_secret: expandEnv(settings.client_secret, env, `${where} oauth.client_secret`) } : settings,
+  };
+}
+
+// A refresh answer is shared with refreshes of the same token that start this soon after it: with
+// rotating refresh tokens (OAuth 2.1), a second request with the old token would be refused.
+const REFRESH_REUSE_MS = 30_000;
+
+/** A token endpoint's answer, kept so each waiting caller gets its own Response. */
+interface RefreshAnswer {
+  status: number;
+  statusText: string;
+  headers: Array<[string, string]>;
+  body: string;
+}
+
+// Used only until a login records the real one: refresh and discovery never send it.
+const UNSET_REDIRECT_URL = 'http://127.0.0.1/callback';
+
+const NEEDS_AUTHORIZATION = 'needs authorization: run loadout auth';
+
+/** The error a server that needs a login answers with, everywhere it shows. */
+export function needsAuthorizationError(server: string): LoadoutError {
+  return new LoadoutError('NEEDS_AUTHORIZATION', `Server '${server}' ${NEEDS_AUTHORIZATION} ${server}`);
+}
+
+/** Whether a failure message (as discovery keeps it) is needsAuthorizationError's. */
+export function isNeedsAuthorizationMessage(message: string): boolean {
+  return message.includes(NEEDS_AUTHORIZATION);
+}
+
+/** An OAuthClientProvider backed by `<data dir>/oauth/<server>.json`. */
+export class StoredOAuthProvider implements OAuthClientProvider {
+  readonly #target: OAuthTarget;
+  readonly #file: string;
+  readonly #login: OAuthLogin | undefined;
+  #record: OAuthRecord;
+  #codeVerifier: string | undefined;
+  #state: string | undefined;
+  readonly #refreshes = new Map<string, Promise<RefreshAnswer>>();
+
+  private constructor(target: OAuthTarget, record: OAuthRecord, login: OAuthLogin | undefined) {
+    this.#target = target;
+    this.#file = oauthRecordFile(target.oauthDir, target.server);
+    this.#record = record;
+    this.#login = login;
+  }
+
+  /** A provider with the server's record read once; later writes keep the copy current. */
+  static async open(target: OAuthTarget, login?: OAuthLogin): Promise<StoredOAuthProvider> {
+    const stored = await readOAuthRecord(oauthRecordFile(target.oauthDir, target.server));
+    const record = stored?.serverUrl === target.serverUrl ? stored : { serverUrl: target.serverUrl };
+    return new StoredOAuthProvider(target, record, login);
+  }
+
+  /**
+   * The fetch the server's transport (and so the SDK's auth) uses. Concurrent requests that hit
+   * an expired token each start a refresh; those of one refresh token share one token request,
+   * so a rotating authorization server does not see the old token twice and revoke the login.
+   */
+  readonly fetch = (url: string | URL, init?: RequestInit): Promise<Response> => {
+    const refreshToken = init?.method === 'POST' && init.body instanceof URLSearchParams && init.body.get('grant_type') === 'refresh_token' ? init.body.get('refresh_token') : null;
+    if (refreshToken === null) return fetch(url, init);
+    let answer = this.#refreshes.get(refreshToken);
+    if (!answer) {
+      answer = fetch(url, init).then(async (response) => ({ status: response.status, statusText: response.statusText, headers: [...response.headers], body: await response.text() }));
+      this.#refreshes.set(refreshToken, answer);
+      const forget = (): void => void this.#refreshes.delete(refreshToken);
+      // A failed refresh is not kept: the next attempt asks again.
+      answer.then((kept) => (kept.status < 400 ? setTimeout(forget, REFRESH_REUSE_MS).unref() : forget()), forget);
+    }
+    return answer.then(({ body, ...rest }) => new Response(body, rest));
+  };
+
+  get redirectUrl(): string {
+    return this.#login?.redirectUrl ?? this.#record.redirectUrl ?? UNSET_REDIRECT_URL;
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    const { client_secret: secret, scope } = this.#target.settings;
+    return {
+      client_name: 'loadout',
+      redirect_uris: [this.redirectUrl],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: secret ? 'client_secret_post' : 'none',
+      ...(scope ? { scope } : {}),
+    };
+  }
+
+  /** The state parameter of this login; the redirect must bring it back. */
+  state(): string {
+    this.#state ??= randomBytes(16).toString('base64url');
+    return this.#state;
+  }
+
+  /** The state sent with the authorization request, if one was sent. */
+  get sentState(): string | undefined {
+    return this.#state;
+  }
+
+  async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
+    const { client_id: clientId, client_secret: clientSecret } = this.#target.settings;
+    if (clientId) return { client_id: clientId, ...(clientSecret ? { client_secret: clientSecret } : {}) };
+    const stored = this.#record.clientInformation as OAuthClientInformationMixed | undefined;
+    // Registering belongs to a login: a gateway that registered on every failed start would
+    // leave a trail of clients at the authorization server.
+    if (!stored && !this.#login) await this.#needsAuthorization();
+    return stored;
+  }
+
+  async saveClientInformation(clientInformation: OAuthClientInformationMixed): Promise<void> {
+    await this.#update((record) => ({ ...record, clientInformation, redirectUrl: this.redirectUrl }));
+  }
+
+  tokens(): OAuthTokens | undefined {
+    return this.#record.tokens as OAuthTokens | undefined;
+  }
+
+  async saveTokens(tokens: OAuthTokens): Promise<void> {
+    await this.#update(({ needsAuthorizationSince: _since, ...record }) => ({ ...record, tokens, tokensSavedAt: new Date().toISOString() }));
+  }
+
+  async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
+    if (!this.#login) return this.#needsAuthorization();
+    await this.#login.onAuthorizationUrl(authorizationUrl);
+  }
+
+  // The verifier lives only as long as the login that made it: the same process exchanges the code.
+  saveCodeVerifier(codeVerifier: string): void {
+    this.#codeVerifier = codeVerifier;
+  }
+
+  codeVerifier(): string {
+    if (this.#codeVerifier === undefined) throw new LoadoutError('AUTH_FAILED', `No login in progress for '${this.#target.server}'`);
+    return this.#codeVerifier;
+  }
+
+  async invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): Promise<void> {
+    if (scope === 'verifier') {
+      this.#codeVerifier = undefined;
+      return;
+    }
+    await this.#update(({ clientInformation, tokens, tokensSavedAt, discoveryState, ...rest }) => ({
+      ...rest,
+      ...(scope === 'client' || scope === 'all' ? {} : { clientInformation }),
+      ...(scope === 'tokens' || scope === 'all' ? {} : { tokens, tokensSavedAt }),
+      ...(scope === 'discovery' || scope === 'all' ? {} : { discoveryState }),
+    }));
+  }
+
+  // The SDK asks for this first in every auth() run: the moment to pick up what another process
+  // (a `loadout auth` since this connection opened) wrote, so a stale refresh token is not used.
+  async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
+    const stored = await readOAuthRecord(this.#file);
+    this.#record = stored?.serverUrl === this.#target.serverUrl ? stored : { serverUrl: this.#target.serverUrl };
+    return this.#record.discoveryState as OAuthDiscoveryState | undefined;
+  }
+
+  async saveDiscoveryState(state: OAuthDiscoveryState): Promise<void> {
+    await this.#update((record) => ({ ...record, discoveryState: { ...state } }));
+  }
+
+  async #needsAuthorization(): Promise<never> {
+    await this.#update((record) => ({ ...record, needsAuthorizationSince: record.needsAuthorizationSince ?? new Date().toISOString() }));
+    throw needsAuthorizationError(this.#target.server);
+  }
+
+  async #update(change: (record: OAuthRecord) => OAuthRecord): Promise<void> {
+    this.#record = await updateOAuthRecord(this.#file, this.#target.serverUrl, change);
+  }
+}

@@ -1,0 +1,153 @@
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { ErrorCode, McpError, type JSONRPCMessage, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Cancellation } from '../shared/index.js';
+import { recordPeer } from '../../test/helpers/peer.js';
+import { RequestLayer } from './requestLayer.js';
+
+// The layer wraps one end of a linked pair, with a stand-in for the SDK Client connected through
+// it (recording what reaches it); the test plays the server on the other end, message by message.
+async function wire(timeoutMs = 1000) {
+  const [loadoutEnd, serverEnd] = InMemoryTransport.createLinkedPair();
+  const reachedClient: JSONRPCMessage[] = [];
+  const notified: JSONRPCMessage[] = [];
+  let clientClosed = false;
+  const channel = new RequestLayer(loadoutEnd, timeoutMs, { onNotification: (notification) => notified.push(notification) });
+  channel.onmessage = (message) => reachedClient.push(message);
+  channel.onclose = () => (clientClosed = true);
+  const server = recordPeer(serverEnd);
+  await channel.start();
+  await serverEnd.start();
+  const nextReceived = server.next;
+  const nextCall = () => nextReceived<JSONRPCRequest>((message) => 'method' in message && message.method === 'tools/call');
+  const nextCancel = () => nextReceived<JSONRPCRequest>((message) => 'method' in message && message.method === 'notifications/cancelled');
+  return { channel, serverEnd, reachedClient, notified, clientClosed: () => clientClosed, nextReceived, nextCall, nextCancel };
+}
+
+afterEach(() => vi.useRealTimers());
+
+const fakeTimers = () => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+
+describe('RequestLayer', () => {
+  it('sends any method with an id the SDK Client never uses and settles with the result object unchanged', async () => {
+    const { channel, serverEnd, reachedClient, nextReceived } = await wire();
+    const pending = channel.request('tools/call', { name: 'echo', arguments: { text: 'hi' } });
+    const request = await nextReceived<JSONRPCRequest>((message) => 'method' in message && message.method === 'tools/call');
+    expect(typeof request.id).toBe('string');
+    expect(request.params).toEqual({ name: 'echo', arguments: { text: 'hi' } });
+    const result = { content: [{ type: 'text', text: 'hi', futureField: 1 }], structuredContent: { ok: true } };
+    await serverEnd.send({ jsonrpc: '2.0', id: request.id, result });
+    expect(await pending).toEqual(result);
+    expect(reachedClient).toEqual([]);
+
+    const listed = channel.request('prompts/list', undefined);
+    const list = await nextReceived<JSONRPCRequest>((message) => 'method' in message && message.method === 'prompts/list');
+    expect(list.id).not.toBe(request.id);
+    expect('params' in list).toBe(false);
+    await serverEnd.send({ jsonrpc: '2.0', id: list.id, result: { prompts: [] } });
+    expect(await listed).toEqual({ prompts: [] });
+  });
+
+  it('passes every other message to the Client, and reports every notification but its own progress', async () => {
+    const { serverEnd, reachedClient, notified } = await wire();
+    const others: JSONRPCMessage[] = [
+      { jsonrpc: '2.0', id: 0, result: {} },
+      { jsonrpc: '2.0', id: 'L99', result: {} },
+      { jsonrpc: '2.0', id: 7, method: 'sampling/createMessage', params: { messages: [], maxTokens: 1 } },
+      { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 3, progress: 1 } },
+      { jsonrpc: '2.0', method: 'notifications/tools/list_changed' },
+    ];
+    for (const message of others) await serverEnd.send(message);
+    expect(reachedClient).toEqual(others);
+    expect(notified).toEqual(others.slice(3));
+  });
+
+  it('turns an error response into the McpError the SDK Client would throw', async () => {
+    const { channel, serverEnd, nextCall } = await wire();
+    const pending = channel.request('tools/call', { name: 'echo' });
+    const request = await nextCall();
+    await serverEnd.send({ jsonrpc: '2.0', id: request.id, error: { code: ErrorCode.InvalidParams, message: 'Unknown tool: echo', data: { hint: 1 } } });
+    const error = await pending.catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(McpError);
+    expect(error).toMatchObject({ code: ErrorCode.InvalidParams, message: 'MCP error -32602: Unknown tool: echo', data: { hint: 1 } });
+  });
+
+  it('refuses a result that is not an object, saying what came', async () => {
+    const { channel, serverEnd, nextCall } = await wire();
+    const pending = channel.request('tools/call', { name: 'echo' });
+    await serverEnd.send({ jsonrpc: '2.0', id: (await nextCall()).id, result: [1, 2] as never });
+    await expect(pending).rejects.toThrow('the server answered tools/call with [1,2], not a result object');
+  });
+
+  it("asks for progress with its own token in place of the caller's, reports it, and lets it restart the timeout", async () => {
+    fakeTimers();
+    const { channel, serverEnd, nextCall } = await wire(1000);
+    const seen: unknown[] = [];
+    const params = { name: 'slow', _meta: { progressToken: 'the-clients', traceparent: 't' } };
+    const pending = channel.request('tools/call', params, { onProgress: (progress) => seen.push(progress) });
+    const request = await nextCall();
+    expect(request.params).toEqual({ name: 'slow', _meta: { progressToken: request.id, traceparent: 't' } });
+    expect(params._meta.progressToken).toBe('the-clients');
+    for (let step = 1; step <= 3; step++) {
+      await vi.advanceTimersByTimeAsync(800);
+      await serverEnd.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: request.id, progress: step, total: 3 } });
+    }
+    // 2.4 s in all, never 1 s without progress: still running.
+    await serverEnd.send({ jsonrpc: '2.0', id: request.id, result: { content: [] } });
+    expect(await pending).toEqual({ content: [] });
+    expect(seen).toEqual([1, 2, 3].map((progress) => ({ progress, total: 3 })));
+  });
+
+  it("drops the caller's progress token when nobody listens for progress", async () => {
+    const { channel, nextCall } = await wire();
+    void channel.request('tools/call', { name: 'x', _meta: { progressToken: 5 } }).catch(() => undefined);
+    expect((await nextCall()).params).toEqual({ name: 'x' });
+  });
+
+  it('gives up after the timeout (its own, if given), tells the server, and drops its late answer', async () => {
+    fakeTimers();
+    const { channel, serverEnd, reachedClient, nextCall, nextCancel } = await wire(60_000);
+    const outcome = channel.request('tools/call', { name: 'hang' }, { timeoutMs: 1000 }).catch((error: unknown) => error);
+    const request = await nextCall();
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(await outcome).toMatchObject({ code: ErrorCode.RequestTimeout, data: { timeout: 1000 } });
+    expect((await nextCancel()).params).toMatchObject({ requestId: request.id });
+    // The late answer is not mistaken for one of the Client's... but it is not ours any more either.
+    await serverEnd.send({ jsonrpc: '2.0', id: request.id, result: { content: [] } });
+    expect(reachedClient).toHaveLength(1);
+  });
+
+  it('stops a request whose progress goes on past ten timeouts in all', async () => {
+    fakeTimers();
+    const { channel, serverEnd, nextCall, nextCancel } = await wire(1000);
+    const outcome = channel.request('tools/call', { name: 'chatty' }, { onProgress: () => undefined }).catch((error: unknown) => error);
+    const request = await nextCall();
+    for (let step = 1; step <= 12; step++) {
+      await vi.advanceTimersByTimeAsync(900);
+      await serverEnd.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: request.id, progress: step } });
+    }
+    expect(await outcome).toMatchObject({ code: ErrorCode.RequestTimeout, message: expect.stringContaining('Maximum total timeout exceeded') });
+    expect((await nextCancel()).params).toMatchObject({ requestId: request.id });
+  });
+
+  it('cancels with the reason given, and refuses a request already cancelled', async () => {
+    const { channel, nextCall, nextCancel } = await wire();
+    const cancellation = new Cancellation();
+    const outcome = channel.request('tools/call', { name: 'wait' }, { cancellation }).catch((error: unknown) => error);
+    const request = await nextCall();
+    cancellation.cancel('user pressed escape');
+    expect(await outcome).toMatchObject({ message: 'user pressed escape' });
+    expect((await nextCancel()).params).toEqual({ requestId: request.id, reason: 'user pressed escape' });
+    await expect(channel.request('tools/call', { name: 'wait' }, { cancellation })).rejects.toThrow('user pressed escape');
+  });
+
+  it('fails the requests in flight when the connection closes, still tells the Client, and refuses new ones', async () => {
+    const { channel, serverEnd, clientClosed, nextCall } = await wire();
+    const outcome = channel.request('tools/call', { name: 'wait' }).catch((error: unknown) => error);
+    await nextCall();
+    await serverEnd.close();
+    expect(await outcome).toMatchObject({ code: ErrorCode.ConnectionClosed });
+    expect(clientClosed()).toBe(true);
+    await expect(channel.request('ping', undefined)).rejects.toMatchObject({ code: ErrorCode.ConnectionClosed });
+  });
+});

@@ -1,0 +1,170 @@
+// Every request loadout makes of one downstream server (tools, prompts, resources, completions,
+// ping…) goes through this Transport decorator, and the SDK Client connects through it too: the
+// Client keeps the handshake and answering the server's own requests (sampling, elicitation).
+// Timeout, progress, cancellation and the McpError of a failure are written here, once. Results
+// pass back unchanged: a gateway forwards them, so a schema parse per request is cost without use.
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ErrorCode, McpError, type JSONRPCMessage, type JSONRPCNotification, type MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
+import { TransportDecorator, type Cancellation } from '../shared/index.js';
+import type { DownstreamCaller } from './inFlightCallers.js';
+
+/** A progress notification's fields, as the downstream sent them (without its token). */
+export interface Progress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+/** Options of one downstream request. */
+export interface RequestOptions {
+  cancellation?: Cancellation;
+  /** Called with each progress notification the server sends for this request. */
+  onProgress?: (progress: Progress) => void;
+  /** Who answers the sampling/elicitation requests the server makes during this request. */
+  caller?: DownstreamCaller;
+  /** Time allowed without an answer (progress restarts it); default: the server's timeout_seconds. */
+  timeoutMs?: number;
+}
+
+/** What the layer reports besides answers. */
+export interface RequestLayerHooks {
+  /** Every notification from the server except progress of one of this layer's requests. */
+  onNotification?: (notification: JSONRPCNotification) => void;
+}
+
+// A request reporting progress may run longer than one timeout, but not without end.
+const MAX_TOTAL_TIMEOUTS = 10;
+
+// The SDK Client numbers its requests 0, 1, 2…; string ids can never collide with them.
+const ID_PREFIX = 'L';
+
+interface PendingRequest {
+  readonly method: string;
+  readonly resolve: (result: Record<string, unknown>) => void;
+  readonly reject: (error: unknown) => void;
+  readonly onProgress: RequestOptions['onProgress'];
+  readonly timer: NodeJS.Timeout;
+  readonly startedAt: number;
+  readonly maxTotalMs: number;
+  readonly stopListening: (() => void) | undefined;
+}
+
+/** The Transport a Client connects through, and the requests loadout makes on it. */
+export class RequestLayer extends TransportDecorator {
+  readonly #defaultTimeoutMs: number;
+  readonly #hooks: RequestLayerHooks;
+  readonly #pending = new Map<string, PendingRequest>();
+  #nextId = 0;
+  #closed = false;
+
+  /** Wrap `inner` (not started yet); requests wait `defaultTimeoutMs` for an answer unless told otherwise. */
+  constructor(inner: Transport, defaultTimeoutMs: number, hooks: RequestLayerHooks = {}) {
+    super(inner);
+    this.#defaultTimeoutMs = defaultTimeoutMs;
+    this.#hooks = hooks;
+  }
+
+  protected innerClosed(): void {
+    this.#closed = true;
+    for (const id of [...this.#pending.keys()]) this.#settle(id)?.reject(new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
+  }
+
+  /** Send `method` with `params` and settle with the server's result object, unchanged. */
+  request(method: string, params: Record<string, unknown> | undefined, options: RequestOptions = {}): Promise<Record<string, unknown>> {
+    const { cancellation, onProgress } = options;
+    if (cancellation?.cancelled) return Promise.reject(asError(cancellation.reason));
+    if (this.#closed) return Promise.reject(new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
+    const id = `${ID_PREFIX}${this.#nextId++}`;
+    const timeoutMs = options.timeoutMs ?? this.#defaultTimeoutMs;
+    const sent = withProgressToken(params, onProgress ? id : undefined);
+    return new Promise((resolve, reject) => {
+      this.#pending.set(id, {
+        method,
+        resolve,
+        reject,
+        onProgress,
+        timer: setTimeout(() => this.#cancel(id, new McpError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: timeoutMs })), timeoutMs),
+        startedAt: performance.now(),
+        maxTotalMs: timeoutMs * MAX_TOTAL_TIMEOUTS,
+        stopListening: cancellation?.onCancel((reason) => this.#cancel(id, asError(reason))),
+      });
+      const message: JSONRPCMessage = sent === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params: sent };
+      this.inner.send(message).catch((error: unknown) => this.#settle(id)?.reject(error));
+    });
+  }
+
+  // Answers and progress of this layer's requests stop here; everything else goes on to the Client.
+  protected receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
+    if ('method' in message) {
+      if (!('id' in message)) {
+        if (message.method === 'notifications/progress' && this.#takeProgress(message.params)) return;
+        this.#hooks.onNotification?.(message);
+      }
+    } else if ('id' in message && typeof message.id === 'string' && this.#answer(message.id, message)) {
+      return;
+    }
+    this.onmessage?.(message, extra);
+  }
+
+  #answer(id: string, message: JSONRPCMessage): boolean {
+    const pending = this.#settle(id);
+    if (!pending) return false;
+    if ('result' in message) {
+      const { result } = message;
+      // The one check a forwarded result gets: an object (a gateway passes its fields on untouched).
+      if (typeof result === 'object' && result !== null && !Array.isArray(result)) pending.resolve(result);
+      else pending.reject(new McpError(ErrorCode.InvalidRequest, `the server answered ${pending.method} with ${JSON.stringify(result)}, not a result object`));
+    } else if ('error' in message) {
+      pending.reject(McpError.fromError(message.error.code, message.error.message, message.error.data));
+    }
+    return true;
+  }
+
+  #takeProgress(params: Record<string, unknown> | undefined): boolean {
+    const token = params?.progressToken;
+    const pending = typeof token === 'string' ? this.#pending.get(token) : undefined;
+    if (!pending?.onProgress) return false;
+    const elapsedMs = performance.now() - pending.startedAt;
+    if (elapsedMs >= pending.maxTotalMs) {
+      this.#cancel(token as string, new McpError(ErrorCode.RequestTimeout, 'Maximum total timeout exceeded', { maxTotalTimeout: pending.maxTotalMs, totalElapsed: elapsedMs }));
+      return true;
+    }
+    pending.timer.refresh();
+    const { progressToken: _token, ...progress } = params as unknown as Progress & { progressToken: string };
+    pending.onProgress(progress);
+    return true;
+  }
+
+  // Give up on a request: the server is told (so it can stop work) and the caller gets `reason`.
+  #cancel(id: string, reason: Error): void {
+    const pending = this.#settle(id);
+    if (!pending) return;
+    this.inner.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: reason.message } }).catch(() => undefined);
+    pending.reject(reason);
+  }
+
+  // Remove a request from the pending set (exactly once) and return it to be settled.
+  #settle(id: string): PendingRequest | undefined {
+    const pending = this.#pending.get(id);
+    if (!pending) return undefined;
+    this.#pending.delete(id);
+    clearTimeout(pending.timer);
+    pending.stopListening?.();
+    return pending;
+  }
+}
+
+// The caller's own progress token means nothing downstream: it is replaced by ours, or dropped.
+function withProgressToken(params: Record<string, unknown> | undefined, token: string | undefined): Record<string, unknown> | undefined {
+  const meta = params?._meta as Record<string, unknown> | undefined;
+  const callerToken = typeof meta === 'object' && meta !== null ? meta.progressToken : undefined;
+  if (token === undefined && callerToken === undefined) return params;
+  const { progressToken: _dropped, ...rest } = (meta ?? {}) as Record<string, unknown>;
+  if (token !== undefined) rest.progressToken = token;
+  const { _meta: _old, ...fields } = params ?? {};
+  return Object.keys(rest).length ? { ...fields, _meta: rest } : fields;
+}
+
+function asError(reason: unknown): Error {
+  return reason instanceof Error ? reason : new Error(String(reason));
+}

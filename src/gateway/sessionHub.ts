@@ -1,0 +1,178 @@
+// What the client sessions share about downstream notifications: resource subscriptions (one
+// downstream subscription per server and URI, however many sessions hold it; re-established
+// when the server starts again), logging levels (each server gets the most verbose level any of
+// its sessions asked for), and the fan-out of downstream log messages, resource updates and
+// loadout's own events to the sessions that use each server, filtered by each session's level.
+import { LoggingLevelSchema, type LoggingLevel, type ServerNotification } from '@modelcontextprotocol/sdk/types.js';
+import type { CatalogStore, ResourceTarget } from '../catalog/index.js';
+import type { ServerPool } from '../downstream/index.js';
+import { errorMessage, type Logger } from '../shared/index.js';
+import { withTaskId, type TaskRoutes } from './taskRoutes.js';
+
+/** Until a session sets a level, it hears notices and worse (downstream debug and info chatter stays out). */
+export const DEFAULT_SESSION_LOG_LEVEL: LoggingLevel = 'notice';
+
+const SEVERITY: ReadonlyMap<string, number> = new Map(LoggingLevelSchema.options.map((level, index) => [level, index]));
+
+/** A client session as the hub sees it. */
+export interface HubMember {
+  /** The servers the session uses now. */
+  servers(): ReadonlySet<string>;
+  /** Send a notification to the client (failures are the member's to log). */
+  send(notification: ServerNotification): void;
+}
+
+/** Dependencies of the hub. */
+export interface SessionHubOptions {
+  pool: ServerPool;
+  catalog: CatalogStore;
+  tasks: TaskRoutes;
+  logger: Logger;
+}
+
+interface MemberState {
+  level: LoggingLevel | undefined;
+  /** Subscription key → the URI the client subscribed with. */
+  subscriptions: Map<string, string>;
+}
+
+/** Shared subscription, logging and notification state of all sessions. */
+export class SessionHub {
+  readonly #options: SessionHubOptions;
+  readonly #members = new Map<HubMember, MemberState>();
+  /** Subscription key (server + downstream URI) → the members holding it. */
+  readonly #subscribers = new Map<string, Set<HubMember>>();
+  /** The level last sent to each server. */
+  readonly #serverLevels = new Map<string, LoggingLevel>();
+
+  constructor(options: SessionHubOptions) {
+    this.#options = options;
+  }
+
+  /** Add a session; returns the function that removes it (dropping its subscriptions). */
+  join(member: HubMember): () => void {
+    this.#members.set(member, { level: undefined, subscriptions: new Map() });
+    return () => {
+      const state = this.#members.get(member);
+      if (!state) return;
+      for (const key of state.subscriptions.keys()) void this.#release(member, key);
+      this.#members.delete(member);
+      this.#options.tasks.dropOwner(member);
+    };
+  }
+
+  /**
+   * Subscribe `member` to `target`, which its client calls `exposedUri`. The first subscriber
+   * subscribes downstream, through `subscribeDownstream` (the client's own forwarded request).
+   */
+  async subscribe(member: HubMember, target: ResourceTarget, exposedUri: string, subscribeDownstream: () => Promise<unknown>): Promise<void> {
+    const key = subscriptionKey(target);
+    const holders = this.#subscribers.get(key) ?? new Set();
+    if (holders.size === 0) await subscribeDownstream();
+    holders.add(member);
+    this.#subscribers.set(key, holders);
+    this.#members.get(member)?.subscriptions.set(key, exposedUri);
+  }
+
+  /** Drop `member`'s subscription to `target`; the last one out unsubscribes downstream. */
+  async unsubscribe(member: HubMember, target: ResourceTarget): Promise<void> {
+    await this.#release(member, subscriptionKey(target));
+  }
+
+  /** Set `member`'s level and send each server it uses that logs the most verbose level wanted of it. */
+  async setLevel(member: HubMember, level: LoggingLevel): Promise<void> {
+    const state = this.#members.get(member);
+    if (state) state.level = level;
+    await Promise.all([...member.servers()].map((server) => this.#applyLevel(server, false)));
+  }
+
+  /** Route a notification a downstream server sent (log messages and resource updates). */
+  onServerNotification(server: string, notification: { method: string; params?: Record<string, unknown> }): void {
+    if (notification.method === 'notifications/message') {
+      const params = notification.params ?? {};
+      const level = typeof params.level === 'string' ? (params.level as LoggingLevel) : 'info';
+      const logger = typeof params.logger === 'string' ? `${server}/${params.logger}` : server;
+      this.#tell(server, level, { method: 'notifications/message', params: { ...params, level, logger, data: params.data } });
+    } else if (notification.method === 'notifications/tasks/status') {
+      // Only the session that created the task hears of it, under its loadout id.
+      const taskId = notification.params?.taskId;
+      const known = typeof taskId === 'string' ? this.#options.tasks.fromDownstream({ server, taskId }) : undefined;
+      if (known && this.#members.has(known.owner as HubMember)) {
+        (known.owner as HubMember).send({ method: 'notifications/tasks/status', params: withTaskId(notification.params!, known.id) } as ServerNotification);
+      }
+    } else if (notification.method === 'notifications/resources/updated') {
+      const uri = notification.params?.uri;
+      if (typeof uri !== 'string') return;
+      const key = subscriptionKey({ server, uri });
+      for (const member of this.#subscribers.get(key) ?? []) {
+        const exposedUri = this.#members.get(member)?.subscriptions.get(key) ?? uri;
+        member.send({ method: 'notifications/resources/updated', params: { ...notification.params, uri: exposedUri } });
+      }
+    }
+  }
+
+  /** A server (re)connected: re-establish its subscriptions and its logging level. */
+  async onServerConnected(server: string): Promise<void> {
+    this.#serverLevels.delete(server);
+    const uris = [...this.#subscribers].filter(([key, holders]) => holders.size > 0 && key.startsWith(`${server}\n`)).map(([key]) => key.slice(server.length + 1));
+    await Promise.all([
+      this.#applyLevel(server, true),
+      ...uris.map((uri) =>
+        this.#request(server, 'resources/subscribe', { uri }).catch((error: unknown) => {
+          this.#options.logger.warn({ mod: 'gateway', server, uri, err: errorMessage(error) }, 'could not re-establish a resource subscription');
+        }),
+      ),
+    ]);
+  }
+
+  /** Tell the sessions using `server` about something loadout saw happen to it (logger "loadout"). */
+  announce(server: string, level: LoggingLevel, message: string): void {
+    this.#tell(server, level, { method: 'notifications/message', params: { level, logger: 'loadout', data: { server, message } } });
+  }
+
+  // Requests loadout makes on its own, with no client request waiting on them (re-subscribing after
+  // a restart, levels, the last unsubscribe): straight to the pool; callers log failures.
+  #request(server: string, method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+    return this.#options.pool.request(server, method, params);
+  }
+
+  #tell(server: string, level: LoggingLevel, notification: ServerNotification): void {
+    const severity = SEVERITY.get(level) ?? 0;
+    for (const [member, state] of this.#members) {
+      if (!member.servers().has(server)) continue;
+      if (severity < SEVERITY.get(state.level ?? DEFAULT_SESSION_LOG_LEVEL)!) continue;
+      member.send(notification);
+    }
+  }
+
+  async #release(member: HubMember, key: string): Promise<void> {
+    this.#members.get(member)?.subscriptions.delete(key);
+    const holders = this.#subscribers.get(key);
+    if (!holders?.delete(member) || holders.size > 0) return;
+    this.#subscribers.delete(key);
+    const server = key.slice(0, key.indexOf('\n'));
+    // A stopped server has no subscription to end; starting it just to unsubscribe would be waste.
+    if (!this.#options.pool.isConnected(server)) return;
+    await this.#request(server, 'resources/unsubscribe', { uri: key.slice(server.length + 1) }).catch((error: unknown) => {
+      this.#options.logger.debug({ mod: 'gateway', server, err: errorMessage(error) }, 'resources/unsubscribe failed');
+    });
+  }
+
+  // The most verbose level any session using `server` set; sent only to a running server that logs.
+  async #applyLevel(server: string, force: boolean): Promise<void> {
+    const levels = [...this.#members].filter(([member, state]) => state.level && member.servers().has(server)).map(([, state]) => state.level!);
+    if (!levels.length) return;
+    const level = levels.reduce((a, b) => (SEVERITY.get(a)! <= SEVERITY.get(b)! ? a : b));
+    if (!force && this.#serverLevels.get(server) === level) return;
+    if (!this.#options.pool.isConnected(server) || !this.#options.catalog.current.definitionsOf(server)?.capabilities?.logging) return;
+    this.#serverLevels.set(server, level);
+    await this.#request(server, 'logging/setLevel', { level }).catch((error: unknown) => {
+      this.#serverLevels.delete(server);
+      this.#options.logger.debug({ mod: 'gateway', server, err: errorMessage(error) }, 'logging/setLevel failed');
+    });
+  }
+}
+
+function subscriptionKey(target: ResourceTarget): string {
+  return `${target.server}\n${target.uri}`;
+}

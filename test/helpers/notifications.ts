@@ -1,0 +1,49 @@
+// Test helper: every notification a client receives that no other handler took, with a wait
+// for the first one matching a predicate (a deadline, never a fixed sleep).
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+
+/** A received notification. */
+export interface ReceivedNotification {
+  method: string;
+  params?: Record<string, unknown>;
+}
+
+/** Collects a client's notifications from now on. */
+export interface NotificationLog {
+  readonly all: readonly ReceivedNotification[];
+  /** Those with `method`. */
+  of(method: string): ReceivedNotification[];
+  /** Resolves with the first notification (received before or after the call) matching `match`. */
+  waitFor(match: (notification: ReceivedNotification) => boolean, timeoutMs?: number, what?: string): Promise<ReceivedNotification>;
+}
+
+/** Start collecting `client`'s notifications (through its fallback handler). */
+export function collectNotifications(client: Client): NotificationLog {
+  const all: ReceivedNotification[] = [];
+  const waiters = new Set<() => void>();
+  client.fallbackNotificationHandler = async (notification) => {
+    all.push(notification as ReceivedNotification);
+    for (const wake of waiters) wake();
+  };
+  return {
+    all,
+    of: (method) => all.filter((notification) => notification.method === method),
+    async waitFor(match, timeoutMs = 10_000, what = 'a matching notification') {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const found = all.find(match);
+        if (found) return found;
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; received: ${all.map((n) => n.method).join(', ') || 'nothing'}`);
+        await new Promise<void>((resolve) => {
+          const wake = (): void => {
+            waiters.delete(wake);
+            clearTimeout(timer);
+            resolve();
+          };
+          const timer = setTimeout(wake, 100);
+          waiters.add(wake);
+        });
+      }
+    },
+  };
+}

@@ -1,0 +1,84 @@
+// `loadout doctor` against real fixture servers: one that works, one that exits at start, one
+// with an unset ${VAR}, an HTTP endpoint that demands authorization, and a server listed both in
+// Claude Code's ~/.claude.json and in loadout.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { fixture, makeTempDirs, nodeServer, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
+
+type Report = { ok: boolean; findings: Array<{ subject: string; ok: boolean; message: string; fix?: string }> };
+
+describe('loadout doctor', () => {
+  let dirs: TempDirs;
+  let home: string;
+  beforeEach(async () => {
+    dirs = await makeTempDirs();
+    home = path.join(dirs.root, 'home');
+    await mkdir(home);
+  });
+  afterEach(async () => {
+    await dirs.cleanup();
+  });
+
+  it('exits 0 and says all is well when every server starts', async () => {
+    await writeServersYaml(dirs.configDir, { echo: nodeServer(fixture('echo')), off: { command: 'not-installed', enabled: false } });
+    const run = await runCli(dirs, ['doctor']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^ok +server echo: starts, 5 tools listed \(\d+ ms\)$/m);
+    expect(run.stdout).toMatch(/^ok +server off: disabled/m);
+    expect(run.stdout.trim().split('\n').at(-1)).toBe('All is well.');
+  });
+
+  it('reports each problem on one line with its fix, and exits 1', async () => {
+    const unauthorized: Server = createServer((_request, response) => {
+      response.writeHead(401, { 'WWW-Authenticate': 'Bearer realm="mcp"', 'Content-Type': 'application/json' });
+      response.end('{"error":"invalid_token"}');
+    });
+    await new Promise<void>((resolve) => unauthorized.listen(0, '127.0.0.1', resolve));
+    try {
+      const echo = nodeServer(fixture('echo'));
+      await writeServersYaml(dirs.configDir, {
+        echo,
+        crash: nodeServer(fixture('crash'), { env: { CRASH_UNLESS_FILE: path.join(dirs.root, 'absent') } }),
+        secret: { command: 'npx', args: ['-y', 'some-server'], env: { API_KEY: '${DOCTOR_TEST_UNSET_KEY}', REGION: '${DOCTOR_TEST_REGION:-eu}' } },
+        remote: { type: 'http', url: `http://127.0.0.1:${(unauthorized.address() as AddressInfo).port}/mcp` },
+      });
+      await writeFile(path.join(home, '.claude.json'), JSON.stringify({ numStartups: 3, mcpServers: { echo } }, null, 2));
+      await mkdir(path.join(home, '.cursor'));
+      await writeFile(path.join(home, '.cursor', 'mcp.json'), JSON.stringify({ mcpServers: { 'echo-server': echo } }));
+      const run = await runCli(dirs, ['doctor']);
+      expect(run.code).toBe(1);
+      const line = (subject: string, what: RegExp) => run.stdout.split('\n').find((text) => text.includes(` ${subject}: `) && what.test(text));
+      expect(line('server echo', /starts, 5 tools/)).toMatch(/^ok/);
+      expect(line('server crash', /does not start/)).toMatch(/^problem .* — fix: check its command: /);
+      expect(line('server secret', /DOCTOR_TEST_UNSET_KEY/)).toBe(
+        'problem server secret: uses ${DOCTOR_TEST_UNSET_KEY}, not set — fix: set DOCTOR_TEST_UNSET_KEY in the environment loadout starts in (your shell, or the client\'s "env" for loadout), or write ${DOCTOR_TEST_UNSET_KEY:-default}',
+      );
+      expect(line('server remote', /needs authorization/)).toMatch(/— fix: add the credentials under headers:/);
+      expect(line('server echo', /listed both in Claude/)).toBe('problem server echo: listed both in Claude Code user scope (~/.claude.json) and in loadout: the agent sees its tools twice — fix: loadout setup claude-code --move');
+      expect(line('server echo', /listed both in Cursor/)).toBe("problem server echo: listed both in Cursor global (~/.cursor/mcp.json) (as 'echo-server') and in loadout: the agent sees its tools twice — fix: loadout setup cursor --move");
+
+      const json = JSON.parse((await runCli(dirs, ['doctor', '--json'])).stdout) as Report;
+      expect(json.ok).toBe(false);
+      expect(json.findings.filter((finding) => !finding.ok).map((finding) => finding.subject).sort()).toEqual(['server crash', 'server echo', 'server echo', 'server remote', 'server secret']);
+      expect(json.findings.every((finding) => finding.ok || finding.fix)).toBe(true);
+    } finally {
+      unauthorized.close();
+    }
+  });
+
+  it('says how to start when there is no servers.yaml, and names the line of a broken one', async () => {
+    const missing = await runCli(dirs, ['doctor']);
+    expect(missing.code).toBe(1);
+    expect(missing.stdout).toContain('problem servers.yaml: ');
+    expect(missing.stdout).toContain('fix: run "loadout setup <client>" or "loadout init"');
+    await writeFile(path.join(dirs.configDir, 'servers.yaml'), 'servers:\n  a: [unclosed\n');
+    const broken = await runCli(dirs, ['doctor', '--json']);
+    expect(broken.code).toBe(1);
+    const report = JSON.parse(broken.stdout) as Report;
+    expect(report.findings.find((finding) => finding.subject === 'servers.yaml')?.message).toMatch(/servers\.yaml:\d+:\d+: /);
+  });
+});

@@ -1,0 +1,164 @@
+import { spawn } from 'node:child_process';
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startOAuthFixture, type OAuthFixture } from '../fixtures/oauthServer.js';
+import { runCli, type CliRun } from '../helpers/cli.js';
+import { CLI, textOf, useGatewaySandbox, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
+
+const NEEDS_AUTH = 'needs authorization: run loadout auth linear';
+
+/** A running `loadout auth` child: the login URL it printed, and how it ended. */
+interface AuthRun {
+  url: Promise<string>;
+  done: Promise<CliRun>;
+}
+
+function startAuth(dirs: TempDirs, server: string): AuthRun {
+  const child = spawn(process.execPath, [CLI, '--config', dirs.configDir, '--data', dirs.dataDir, 'auth', server, '--no-browser', '--timeout', '30'], {
+    env: { ...process.env, HOME: path.join(dirs.root, 'home'), NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const done = new Promise<CliRun>((resolve) => child.once('exit', (code) => resolve({ code: code ?? 1, stdout, stderr })));
+  const url = new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+      const match = /^(http:\/\/127\.0\.0\.1:\d+\/authorize\?\S+)$/m.exec(stdout);
+      if (match) resolve(match[1]!);
+    });
+    void done.then((run) => reject(new Error(`loadout auth exited ${run.code} before printing a URL:\n${run.stdout}${run.stderr}`)));
+  });
+  return { url, done };
+}
+
+/** Play the browser: open the authorization URL, follow its redirect to loadout's loopback listener. */
+async function actAsBrowser(authorizationUrl: string): Promise<{ status: number; body: string }> {
+  const authorize = await fetch(authorizationUrl, { redirect: 'manual' });
+  expect(authorize.status).toBe(302);
+  const callback = await fetch(authorize.headers.get('location')!);
+  return { status: callback.status, body: await callback.text() };
+}
+
+async function login(dirs: TempDirs): Promise<CliRun> {
+  const run = startAuth(dirs, 'linear');
+  const page = await actAsBrowser(await run.url);
+  expect(page).toMatchObject({ status: 200, body: expect.stringContaining("'linear' is authorized") });
+  return run.done;
+}
+
+describe('downstream OAuth', () => {
+  const sandbox = useGatewaySandbox();
+  let oauth: OAuthFixture;
+  let tokenFile: string;
+  beforeEach(async () => {
+    oauth = await startOAuthFixture();
+    await writeServersYaml(sandbox.dirs.configDir, { linear: { type: 'http', url: oauth.mcpUrl } });
+    tokenFile = path.join(sandbox.dirs.dataDir, 'oauth', 'linear.json');
+  });
+  afterEach(async () => {
+    await oauth.close();
+  });
+
+  it('needs authorization until `loadout auth`, then forwards calls with the stored token', async () => {
+    const gateway = await sandbox.start();
+    const callEcho = (text: string): ReturnType<typeof gateway.client.callTool> =>
+      gateway.client.callTool({ name: 'call-tool', arguments: { tool: 'linear.echo', arguments: { text } } });
+    const found = textOf(await gateway.client.callTool({ name: 'discover-all-tools', arguments: {} }));
+    expect(found).toContain(`linear: not discovered (Server 'linear' ${NEEDS_AUTH})`);
+    const refused = await callEcho('too early');
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toContain(`Server 'linear' ${NEEDS_AUTH}`);
+    expect(textOf(refused)).not.toMatch(/invalid_token|restart loadout/);
+    const status = await runCli(sandbox.dirs, ['status']);
+    expect(status.stdout).toContain(`linear: ${NEEDS_AUTH}`);
+    // The gateway never registered a client on its own: that belongs to a login.
+    expect(oauth.counts.registrations).toBe(0);
+
+    const run = await login(sandbox.dirs);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("Authorized 'linear'");
+    expect(oauth.counts).toMatchObject({ registrations: 1, logins: 1 });
+    expect((await stat(tokenFile)).mode & 0o777).toBe(0o600);
+    expect((await stat(path.dirname(tokenFile))).mode & 0o777).toBe(0o700);
+    const stored = JSON.parse(await readFile(tokenFile, 'utf8')) as { tokens: { access_token: string }; needsAuthorizationSince?: string };
+    expect(stored.needsAuthorizationSince).toBeUndefined();
+    expect(await readFile(path.join(sandbox.dirs.configDir, 'servers.yaml'), 'utf8')).not.toContain(stored.tokens.access_token);
+    expect((await runCli(sandbox.dirs, ['status'])).stdout).not.toContain(NEEDS_AUTH);
+
+    // The running gateway picks the login up: no restart.
+    expect(textOf(await callEcho('through oauth'))).toBe('through oauth');
+    const who = await gateway.client.callTool({ name: 'call-tool', arguments: { tool: 'linear.whoami', arguments: {} } });
+    expect(textOf(who)).not.toBe('(none)');
+    expect(textOf(await gateway.client.callTool({ name: 'discover-all-tools', arguments: {} }))).not.toContain('not discovered');
+  });
+
+  it('fails with one readable line and stores no token when the user refuses the login', async () => {
+    oauth.refuseLogins = true;
+    const run = startAuth(sandbox.dirs, 'linear');
+    const page = await actAsBrowser(await run.url);
+    expect(page.status).toBe(400);
+    const result = await run.done;
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim()).toBe("loadout: Authorization of 'linear' was refused: access_denied (the user declined)");
+    const stored = JSON.parse(await readFile(tokenFile, 'utf8')) as { tokens?: unknown };
+    expect(stored.tokens).toBeUndefined();
+  });
+
+  it('refreshes an expired access token for parallel calls, without the user noticing', async () => {
+    expect((await login(sandbox.dirs)).code).toBe(0);
+    const gateway = await sandbox.start();
+    const call = async (text: string): Promise<string> => textOf(await gateway.client.callTool({ name: 'call-tool', arguments: { tool: 'linear.echo', arguments: { text } } }));
+    expect(await call('first')).toBe('first');
+    const { tokens: first } = JSON.parse(await readFile(tokenFile, 'utf8')) as { tokens: { access_token: string } };
+    oauth.expireAccessTokens();
+    // Parallel calls all meet the expired token; refreshes of one refresh token share one token
+    // request, so the rotating authorization server never sees a used refresh token again (it
+    // would refuse it, and every call after that would need a new login).
+    expect(await Promise.all(['a', 'b', 'c'].map((text) => call(text)))).toEqual(['a', 'b', 'c']);
+    expect(oauth.counts.refreshes).toBeGreaterThanOrEqual(1);
+    expect(await call('later')).toBe('later');
+    const { tokens: second } = JSON.parse(await readFile(tokenFile, 'utf8')) as { tokens: { access_token: string } };
+    expect(second.access_token).not.toBe(first.access_token);
+    expect((await stat(tokenFile)).mode & 0o777).toBe(0o600);
+  });
+
+  it('says `needs authorization` when the refresh token was revoked, and works again after a new login', async () => {
+    expect((await login(sandbox.dirs)).code).toBe(0);
+    const gateway = await sandbox.start();
+    const call = async (): Promise<{ text: string; isError: boolean }> => {
+      const result = await gateway.client.callTool({ name: 'call-tool', arguments: { tool: 'linear.echo', arguments: { text: 'hi' } } });
+      return { text: textOf(result), isError: result.isError === true };
+    };
+    expect(await call()).toEqual({ text: 'hi', isError: false });
+    oauth.expireAccessTokens();
+    oauth.revokeRefreshTokens();
+    const refused = await call();
+    expect(refused.isError).toBe(true);
+    expect(refused.text).toContain(`Server 'linear' ${NEEDS_AUTH}`);
+    expect(refused.text).not.toContain('invalid_token');
+    expect((await runCli(sandbox.dirs, ['status'])).stdout).toContain(`linear: ${NEEDS_AUTH}`);
+    // A login while the gateway runs is picked up by its next call.
+    expect((await login(sandbox.dirs)).code).toBe(0);
+    expect(await call()).toEqual({ text: 'hi', isError: false });
+  });
+
+  it('forgets the tokens on --logout', async () => {
+    expect((await login(sandbox.dirs)).code).toBe(0);
+    const logout = await runCli(sandbox.dirs, ['auth', 'linear', '--logout']);
+    expect(logout).toMatchObject({ code: 0, stdout: "Forgot the tokens of 'linear'.\n" });
+    await expect(stat(tokenFile)).rejects.toThrow(/ENOENT/);
+    const gateway = await sandbox.start();
+    const result = await gateway.client.callTool({ name: 'call-tool', arguments: { tool: 'linear.echo', arguments: { text: 'hi' } } });
+    expect(textOf(result)).toContain(NEEDS_AUTH);
+  });
+
+  it('refuses `loadout auth` for a stdio server with one line', async () => {
+    await writeServersYaml(sandbox.dirs.configDir, { local: { command: process.execPath, args: ['-e', ''] } });
+    const run = await runCli(sandbox.dirs, ['auth', 'local']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe("loadout: Server 'local' does not use OAuth: it is a stdio server\n");
+  });
+});

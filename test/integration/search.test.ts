@@ -1,0 +1,162 @@
+// Search end to end: discover-all-tools with a query over real stdio (top 10, compact lines with
+// parameters, the weak-match notice, bad arguments) and `loadout search` on the command line.
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { linesOf, mutableServer, runCli } from '../helpers/cli.js';
+import { fixture, makeTempDirs, nodeServer, startGateway, textOf, useGatewaySandbox, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
+
+// Twelve tools so the default page (10) is visibly shorter than the catalog.
+const NOTE_TOOLS = Array.from({ length: 12 }, (_, index) => ({ name: `note_${index}`, description: `Keep note number ${index} in the notebook. Second sentence.` }));
+
+describe('discover-all-tools with a query', () => {
+  const sandbox = useGatewaySandbox();
+
+  it('returns the top 10 as one compact line each: server.tool — first sentence (params: a, b?)', async () => {
+    await writeServersYaml(sandbox.dirs.configDir, { echo: nodeServer(fixture('echo')), notes: await mutableServer(sandbox.dirs.root, 'notes', NOTE_TOOLS) });
+    const gateway = await sandbox.start();
+    const text = textOf(await gateway.client.callTool({ name: 'discover-all-tools', arguments: { query: 'keep a note in the notebook' } }));
+    const toolLines = linesOf(text).filter((line) => / — /.test(line));
+    expect(toolLines).toHaveLength(10);
+    expect(toolLines[0]).toMatch(/^notes\.note_\d+ — Keep note number \d+ in the notebook\.$/);
+    expect(text).toMatch(/More: offset=10\./);
+    expect(text).not.toMatch(/No tool matches this strongly/);
+
+    const echo = textOf(await gateway.client.callTool({ name: 'discover-all-tools', arguments: { query: 'echo the text back unchanged' } }));
+    expect(linesOf(echo)[1]).toBe('echo.echo — Return the given text unchanged. (params: text)');
+    const add = textOf(await gateway.client.callTool({ name: 'discover-all-tools', arguments: { query: 'sum of two numbers' } }));
+    expect(add).toContain('echo.add — Add two numbers and return the sum as structured content. (params: a, b)');
+  });
+
+  it('says so when nothing matches strongly and points at listing a server', async () => {
+    await writeServersYaml(sandbox.dirs.configDir, { echo: nodeServer(fixture('echo')) });
+    const gateway = await sandbox.start();
+    const text = textOf(await gateway.client.callTool({ name: 'discover-all-tools', arguments: { query: 'book a flight to Lisbon' } }));
+    expect(text).toMatch(/No tool matches this strongly; these are the closest\. To browse instead, list one server's tools: discover-all-tools \{"server": "NAME"\} \(servers: echo\)/);
+  });
+
+  it('answers bad arguments clearly: limit 0, limit 10000, a 10 KB query, another script', async () => {
+    await writeServersYaml(sandbox.dirs.configDir, { echo: nodeServer(fixture('echo')) });
+    const gateway = await sandbox.start();
+    const call = async (args: Record<string, unknown>) => gateway.client.callTool({ name: 'discover-all-tools', arguments: args });
+    for (const [args, message] of [
+      [{ query: 'echo', limit: 0 }, /limit: .*>=1/],
+      [{ query: 'echo', limit: 10_000 }, /limit: .*<=500/],
+      [{ query: 'echo '.repeat(2048) }, /query: .*<=500 characters/],
+    ] as const) {
+      const result = await call(args);
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toMatch(message);
+    }
+    const other = await call({ query: 'テキストをそのまま返す' });
+    expect(other.isError).toBeFalsy();
+    expect(textOf(other)).toMatch(/^0 tools matching/);
+  });
+});
+
+describe('learning from use', () => {
+  const sandbox = useGatewaySandbox();
+  const NOTES = [
+    { name: 'archive_note', description: 'Move a note to the archive.' },
+    { name: 'delete_note', description: 'Delete a note.' },
+    { name: 'store_item', description: 'Keep an item in the store.' },
+  ];
+
+  it('a query followed by an equip makes the same query rank that tool first, in a new session too', async () => {
+    await writeServersYaml(sandbox.dirs.configDir, { notes: await mutableServer(sandbox.dirs.root, 'notes', NOTES) });
+    const query = { query: 'zebra protocol for the quarterly memo' };
+    const first = await sandbox.start();
+    const before = textOf(await first.client.callTool({ name: 'discover-all-tools', arguments: query }));
+    expect(linesOf(before)[1]).not.toMatch(/^notes\.archive_note/);
+    const built = await first.client.callTool({ name: 'build-toolset', arguments: { name: 'memo', tools: ['notes.archive_note'], equip: true } });
+    expect(built.isError).toBeFalsy();
+    expect(linesOf(textOf(await first.client.callTool({ name: 'discover-all-tools', arguments: query })))[1]).toMatch(/^\* notes\.archive_note — /);
+    await first.close();
+
+    const second = await sandbox.start();
+    const after = textOf(await second.client.callTool({ name: 'discover-all-tools', arguments: query }));
+    expect(linesOf(after)[1]).toMatch(/^(\* )?notes\.archive_note — Move a note to the archive\./);
+  });
+
+  it('learns nothing from a query that led nowhere, or from equipping everything', async () => {
+    await writeServersYaml(sandbox.dirs.configDir, { notes: await mutableServer(sandbox.dirs.root, 'notes', NOTES) });
+    const gateway = await sandbox.start();
+    await gateway.client.callTool({ name: 'discover-all-tools', arguments: { query: 'zebra protocol' } });
+    await gateway.client.callTool({ name: 'equip-toolset', arguments: { name: 'all' } });
+    await gateway.client.callTool({ name: 'discover-all-tools', arguments: { query: 'unicorn ledger' } });
+    const text = textOf(await gateway.client.callTool({ name: 'discover-all-tools', arguments: { query: 'zebra protocol' } }));
+    expect(text).toMatch(/^0 tools matching/);
+  });
+});
+
+describe('loadout search', () => {
+  let dirs: TempDirs;
+  beforeEach(async () => {
+    dirs = await makeTempDirs();
+    await writeServersYaml(dirs.configDir, { echo: nodeServer(fixture('echo')) });
+    // Warm the definition cache the way a user does: one serve (discovery) ended cleanly.
+    const gateway = await startGateway({ dirs });
+    await gateway.client.callTool({ name: 'discover-all-tools', arguments: {} });
+    await gateway.close();
+  });
+  afterEach(async () => {
+    await dirs.cleanup();
+  });
+
+  it('prints the ranking, and with --explain the fields and words behind each score', async () => {
+    const run = await runCli(dirs, ['search', 'sum two numbers', '--explain']);
+    expect(run.code).toBe(0);
+    const lines = linesOf(run.stdout);
+    expect(lines[0]).toMatch(/^ {2}1\. echo\.add — Add two numbers/);
+    expect(run.stdout).toMatch(/word matches: rank 1, BM25F [\d.]+ — sum \(description\); .*number \(description\)/);
+    expect(run.stdout).toMatch(/meaning: rank \d+, alignment [\d.]+ — sum≈sum 1/);
+  });
+
+  it('--json gives the ranking with its reasons', async () => {
+    const run = await runCli(dirs, ['search', 'process id', '--json', '--explain', '--limit', '2']);
+    const parsed = JSON.parse(run.stdout) as { strong: boolean; vectors: boolean; tools: Array<{ tool: string; lexical?: unknown }> };
+    expect(parsed.tools[0]!.tool).toBe('echo.pid');
+    expect(parsed.tools).toHaveLength(2);
+    expect(parsed).toMatchObject({ strong: true, vectors: true });
+    expect(parsed.tools[0]!.lexical).toBeDefined();
+  });
+
+  it('search enrich has the model backend write example requests, searched as a field; a rerun resumes', async () => {
+    // The fake model: for echo.pid it writes a request in words no tool has; for echo.fail it
+    // fails (exit 1) until the marker file exists; for the rest, plain requests.
+    const model = path.join(dirs.root, 'model.mjs');
+    const marker = path.join(dirs.root, 'fail-fixed');
+    await writeFile(
+      model,
+      `import { existsSync } from 'node:fs';
+       const prompt = process.argv[2];
+       if (prompt.includes('echo.fail') && !existsSync(${JSON.stringify(marker)})) process.exit(1);
+       console.log(JSON.stringify(prompt.includes('echo.pid') ? ['which quagga answers me'] : ['do the usual thing']));`,
+    );
+    await writeServersYaml(dirs.configDir, { echo: nodeServer(fixture('echo')) }, { optimization: { backend: 'command', command: [process.execPath, model, '{prompt}'] } });
+    expect(JSON.parse((await runCli(dirs, ['search', 'quagga', '--json'])).stdout).tools).toEqual([]);
+
+    const first = await runCli(dirs, ['search', 'enrich']);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/Wrote example requests for 4 of 5 tools \(0 already done, 1 failed: run again to retry\)/);
+    expect(first.stderr).toMatch(/echo\.fail: /);
+    const ranked = JSON.parse((await runCli(dirs, ['search', 'quagga', '--json'])).stdout) as { tools: Array<{ tool: string }> };
+    expect(ranked.tools[0]!.tool).toBe('echo.pid');
+
+    await writeFile(marker, '');
+    expect((await runCli(dirs, ['search', 'enrich'])).stdout).toMatch(/Wrote example requests for 1 of 1 tools \(4 already done\)/);
+    expect((await runCli(dirs, ['search', 'enrich'])).stdout).toMatch(/All 5 tools already have example requests\./);
+  });
+
+  it('refuses an empty query and a bad limit with one line and exit 1', async () => {
+    for (const [args, message] of [
+      [['search', '  '], /^loadout: The query is empty/],
+      [['search', 'echo', '--limit', '0'], /^loadout: --limit must be a whole number from 1 to 500, got '0'/],
+      [['search', 'echo', '--limit', '10000'], /^loadout: --limit must be a whole number from 1 to 500/],
+    ] as const) {
+      const run = await runCli(dirs, [...args]);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(message);
+    }
+  });
+});

@@ -1,0 +1,213 @@
+// `loadout setup <client>` against realistic copies of Claude Code's ~/.claude.json and .mcp.json
+// (and VS Code's, Cursor's and Claude Desktop's files) in a temp HOME, with the real CLI.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { spawn } from 'node:child_process';
+import { chmod, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { runCli, type CliRun } from '../helpers/cli.js';
+import { CLI, META_TOOL_NAMES, ROOT, eventually, fixture, makeTempDirs, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
+
+type ClaudeJson = { mcpServers: Record<string, { command?: string; args?: string[] }>; projects: Record<string, { mcpServers: Record<string, unknown> }>; [key: string]: unknown };
+
+describe('loadout setup', () => {
+  let dirs: TempDirs;
+  let home: string;
+  let project: string;
+  let bin: string;
+  const claudeJson = () => path.join(home, '.claude.json');
+  const mcpJson = () => path.join(project, '.mcp.json');
+  const readJson = async <T>(file: string) => JSON.parse(await readFile(file, 'utf8')) as T;
+  const serversYaml = async () => parse(await readFile(path.join(dirs.configDir, 'servers.yaml'), 'utf8')) as { servers: Record<string, Record<string, unknown>> };
+  // PATH holds only `bin`: no real `claude` (or `loadout`) on this machine can take part.
+  const setup = (args: string[]): Promise<CliRun> => runCli(dirs, ['setup', ...args], { cwd: project, env: { PATH: bin } });
+
+  // A setup run whose stdin the test holds: it can answer the question, or not.
+  const startSetup = (args: string[]) => {
+    const child = spawn(process.execPath, [CLI, '--config', dirs.configDir, '--data', dirs.dataDir, 'setup', ...args], { cwd: project, env: { ...process.env, HOME: home, PATH: bin, NO_COLOR: '1' } });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? -1)));
+    return { child, stderr: () => stderr, exited };
+  };
+
+  beforeEach(async () => {
+    dirs = await makeTempDirs();
+    home = path.join(dirs.root, 'home');
+    project = path.join(dirs.root, 'project');
+    bin = path.join(dirs.root, 'bin');
+    await Promise.all([mkdir(home), mkdir(project), mkdir(bin)]);
+    const template = await readFile(path.join(ROOT, 'test/fixtures/clients/claude.json'), 'utf8');
+    await writeFile(claudeJson(), template.replaceAll('__PROJECT__', project).replaceAll('__NODE__', process.execPath).replaceAll('__ECHO__', fixture('echo')));
+    await writeFile(mcpJson(), await readFile(path.join(ROOT, 'test/fixtures/clients/mcp.json'), 'utf8'));
+  });
+  afterEach(async () => {
+    await dirs.cleanup();
+  });
+
+  it('--move --yes leaves Claude Code with loadout alone, servers.yaml with every server, and loadout serving them', async () => {
+    const before = await readJson<ClaudeJson>(claudeJson());
+    const run = await setup(['claude-code', '--move', '--yes']);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+
+    const after = await readJson<ClaudeJson>(claudeJson());
+    expect(Object.keys(after.mcpServers)).toEqual(['loadout']);
+    expect(after.projects[project]!.mcpServers).toEqual({});
+    expect((await readJson<{ mcpServers: object }>(mcpJson())).mcpServers).toEqual({});
+    // Everything else in the file is as it was: other projects, history, settings.
+    expect({ ...after, mcpServers: before.mcpServers, projects: { ...after.projects, [project]: before.projects[project] } }).toEqual(before);
+
+    const { servers } = await serversYaml();
+    expect(Object.keys(servers).sort()).toEqual(['echo', 'filesystem', 'github', 'linear', 'memory', 'sentry']);
+    expect(servers.github).toMatchObject({ command: 'npx', env: { GITHUB_PERSONAL_ACCESS_TOKEN: '${GITHUB_TOKEN}' } });
+    expect(servers.sentry).toMatchObject({ type: 'sse', url: 'https://mcp.sentry.dev/sse' });
+
+    // The entry Claude Code now has starts loadout, which serves the moved servers' tools.
+    const entry = after.mcpServers.loadout!;
+    const client = new Client({ name: 'claude-code-stand-in', version: '1.0.0' });
+    await client.connect(new StdioClientTransport({ command: entry.command!, args: entry.args, env: { ...(process.env as Record<string, string>), HOME: home }, stderr: 'ignore' }));
+    try {
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(META_TOOL_NAMES);
+      const found = await client.callTool({ name: 'discover-all-tools', arguments: { server: 'echo' } });
+      expect(JSON.stringify(found.content)).toContain('echo');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('--dry-run prints the diff and changes nothing', async () => {
+    const claudeBefore = await readFile(claudeJson(), 'utf8');
+    const mcpBefore = await readFile(mcpJson(), 'utf8');
+    const run = await setup(['claude-code', '--move', '--dry-run']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`--- ${claudeJson()}`);
+    expect(run.stdout).toMatch(/^-\s+"github": \{$/m);
+    expect(run.stdout).toMatch(/^\+\s+"loadout": \{$/m);
+    expect(run.stdout).toContain('Dry run: nothing was changed.');
+    expect(await readFile(claudeJson(), 'utf8')).toBe(claudeBefore);
+    expect(await readFile(mcpJson(), 'utf8')).toBe(mcpBefore);
+    await expect(readFile(path.join(dirs.configDir, 'servers.yaml'))).rejects.toThrow(/ENOENT/);
+  });
+
+  it('keeps the files formatting: only the changed lines differ, tabs stay tabs', async () => {
+    expect((await setup(['claude-code', '--move', '--yes'])).code).toBe(0);
+    expect(await readFile(mcpJson(), 'utf8')).toBe('{\n\t"mcpServers": {\n\t}\n}\n');
+    const claude = await readFile(claudeJson(), 'utf8');
+    // The other project's block is byte for byte the same text.
+    const other = (await readFile(path.join(ROOT, 'test/fixtures/clients/claude.json'), 'utf8')).match(/ {4}"\/home\/someone\/other-project"[\s\S]*?\n {4}\}/)![0];
+    expect(other).toContain('server-postgres');
+    expect(claude).toContain(other);
+  });
+
+  it('uses `claude mcp add` when the claude CLI is on the PATH, and still moves the servers', async () => {
+    const calls = path.join(dirs.root, 'claude-calls.json');
+    await writeFile(path.join(bin, 'claude'), `#!${process.execPath}\nrequire('node:fs').appendFileSync(${JSON.stringify(calls)}, JSON.stringify(process.argv.slice(2)) + '\\n');\n`);
+    await chmod(path.join(bin, 'claude'), 0o755);
+    const run = await setup(['claude-code', '--move', '--yes']);
+    expect(run.code).toBe(0);
+    const recorded = (await readFile(calls, 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as string[]);
+    expect(recorded).toEqual([['mcp', 'add', '--scope', 'user', 'loadout', '--', process.execPath, CLI, '--config', dirs.configDir, '--data', dirs.dataDir, 'serve']]);
+    // The CLI adds loadout; setup itself only took the servers out.
+    expect((await readJson<ClaudeJson>(claudeJson())).mcpServers).toEqual({});
+  });
+
+  it('refuses when the file changes between reading it and writing it, and keeps the other program’s version', async () => {
+    const { child, stderr, exited } = startSetup(['claude-code', '--move']);
+    await eventually(() => stderr().includes('Apply these changes?'), 20_000, 'the question');
+    // Claude Code writes its file while the question waits.
+    const edited = (await readFile(claudeJson(), 'utf8')).replace('"numStartups": 184', '"numStartups": 185');
+    await writeFile(claudeJson(), edited);
+    child.stdin.end('y\n');
+    expect(await exited).toBe(1);
+    expect(stderr()).toContain(`${claudeJson()} changed while loadout was preparing its edit`);
+    expect(await readFile(claudeJson(), 'utf8')).toBe(edited);
+    await expect(readFile(path.join(dirs.configDir, 'servers.yaml'))).rejects.toThrow(/ENOENT/);
+  });
+
+  it('asks first: with no answer it changes nothing and exits 1', async () => {
+    const before = await readFile(claudeJson(), 'utf8');
+    const { child, stderr, exited } = startSetup(['claude-code', '--move']);
+    child.stdin.end();
+    expect(await exited).toBe(1);
+    expect(stderr()).toContain('nothing was changed (answer y, or pass --yes');
+    expect(await readFile(claudeJson(), 'utf8')).toBe(before);
+  });
+
+  it('refuses a file it cannot parse, naming line and column', async () => {
+    const broken = (await readFile(claudeJson(), 'utf8')).replace('"autoUpdates": true,', '"autoUpdates": true,,');
+    await writeFile(claudeJson(), broken);
+    const run = await setup(['claude-code', '--move', '--yes']);
+    expect(run.code).toBe(1);
+    expect(run.stderr.trim()).toBe(`loadout: ${claudeJson()}:4:23: PropertyNameExpected; loadout does not change a file it cannot parse`);
+    expect(await readFile(claudeJson(), 'utf8')).toBe(broken);
+  });
+
+  it('--undo restores the files byte for byte from the timestamped backup', async () => {
+    const claudeBefore = await readFile(claudeJson(), 'utf8');
+    const mcpBefore = await readFile(mcpJson(), 'utf8');
+    const run = await setup(['claude-code', '--move', '--yes']);
+    expect(run.stdout).toMatch(/Backup of the previous files: .*backups[/\\]claude-code[/\\]\d{4}-\d\d-\d\dT/);
+    expect(await readdir(path.join(dirs.dataDir, 'backups', 'claude-code'))).toHaveLength(1);
+    // Claude Code rewrites its file after setup: undo says those changes go too.
+    await writeFile(claudeJson(), (await readFile(claudeJson(), 'utf8')).replace('"numStartups": 184', '"numStartups": 185'));
+    const undo = await setup(['claude-code', '--undo', '--yes']);
+    expect(undo.code).toBe(0);
+    expect(undo.stdout).toContain(`Note: ${claudeJson()} was changed after setup wrote it`);
+    expect(undo.stdout).not.toContain(`Note: ${mcpJson()}`);
+    expect(await readFile(claudeJson(), 'utf8')).toBe(claudeBefore);
+    expect(await readFile(mcpJson(), 'utf8')).toBe(mcpBefore);
+    expect((await setup(['claude-code', '--undo', '--yes'])).stderr).toContain('no backup of claude-code');
+  });
+
+  it('adds to an existing servers.yaml only what it lacks, keeps a different server of the same name in the client, and a second run has nothing to do', async () => {
+    await writeServersYaml(dirs.configDir, {
+      mine: { command: 'my-server' },
+      gh: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-github'] },
+      linear: { type: 'http', url: 'https://example.test/other-linear' },
+    });
+    const run = await setup(['claude-code', '--move', '--yes']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("Claude Code user scope (~/.claude.json): 'github' is already in servers.yaml as 'gh'");
+    expect(run.stdout).toContain("Claude Code user scope (~/.claude.json): keeping 'linear' in Claude Code: a different server named 'linear' is in servers.yaml");
+    const { servers } = await serversYaml();
+    expect(Object.keys(servers)).toEqual(['mine', 'gh', 'linear', 'memory', 'filesystem', 'sentry', 'echo']);
+    expect(servers.linear).toEqual({ type: 'http', url: 'https://example.test/other-linear' });
+    expect(Object.keys((await readJson<ClaudeJson>(claudeJson())).mcpServers)).toEqual(['linear', 'loadout']);
+    const again = await setup(['claude-code', '--move', '--yes']);
+    expect(again.stdout).toContain('Nothing to change.');
+  });
+
+  it('vscode: "servers" key, comments kept, ${input:} servers stay, loadout added with type stdio', async () => {
+    await mkdir(path.join(project, '.vscode'));
+    const workspaceFile = path.join(project, '.vscode', 'mcp.json');
+    await writeFile(workspaceFile, await readFile(path.join(ROOT, 'test/fixtures/clients/vscode-mcp.json'), 'utf8'));
+    const run = await setup(['vscode', '--move', '--yes']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("keeping 'search' in VS Code: uses VS Code's own ${…} variables");
+    const workspace = await readFile(workspaceFile, 'utf8');
+    expect(workspace).toContain('// Workspace MCP servers for this repo');
+    expect(workspace).toContain('// Needs VS Code\'s prompt for its key: stays here.');
+    expect(workspace).toContain('"search": {');
+    expect(workspace).not.toContain('"memory"');
+    const user = await readJson<{ servers: Record<string, { type: string; command: string }> }>(path.join(home, '.config', 'Code', 'User', 'mcp.json'));
+    expect(user.servers.loadout).toMatchObject({ type: 'stdio', command: process.execPath });
+    expect(Object.keys((await serversYaml()).servers)).toEqual(['memory']);
+  });
+
+  it.each([
+    ['cursor', ['.cursor', 'mcp.json']],
+    ['claude-desktop', ['.config', 'Claude', 'claude_desktop_config.json']],
+  ])('%s: moves the servers of its mcpServers file and adds loadout there', async (client, file) => {
+    const config = path.join(home, ...file);
+    await mkdir(path.dirname(config), { recursive: true });
+    await writeFile(config, JSON.stringify({ globalShortcut: 'Ctrl+Space', mcpServers: { memory: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'] } } }, null, 2));
+    expect((await setup([client, '--move', '--yes'])).code).toBe(0);
+    const after = await readJson<{ globalShortcut: string; mcpServers: Record<string, unknown> }>(config);
+    expect(after.globalShortcut).toBe('Ctrl+Space');
+    expect(Object.keys(after.mcpServers)).toEqual(['loadout']);
+    expect(Object.keys((await serversYaml()).servers)).toEqual(['memory']);
+  });
+});
