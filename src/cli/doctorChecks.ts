@@ -6,8 +6,9 @@ import { access, stat } from 'node:fs/promises';
 import path from 'node:path';
 import pLimit from 'p-limit';
 import { convertServer, loadServersFile, unsetEnvReferences, type LoadoutPaths, type ServerConfig } from '../config/index.js';
-import { ServerPool } from '../downstream/index.js';
-import { errorMessage, type Logger } from '../shared/index.js';
+import { isNeedsAuthorizationMessage } from '../downstream/index.js';
+import { openRuntime } from '../gateway/index.js';
+import { errorMessage, oneLine, type Logger } from '../shared/index.js';
 import { CLIENT_NAMES, clientDefinition, type ClientEnvironment } from './clients/clientFiles.js';
 import { readJsonFile, valueAt } from './clients/jsonFile.js';
 import { findSameServer } from './clients/setupPlan.js';
@@ -36,7 +37,7 @@ export async function runDoctor(paths: LoadoutPaths, clientEnv: ClientEnvironmen
     findings.push({ subject: 'servers.yaml', ok: false, message: errorMessage(error), fix: `correct ${paths.serversFile}` });
     return findings;
   }
-  findings.push(...(await checkServers(servers, logger, env)));
+  findings.push(...(await checkServers(paths, logger, env)));
   findings.push(...(await checkClients(servers, clientEnv)));
   return findings;
 }
@@ -70,14 +71,15 @@ function unsetVariables(config: ServerConfig, env: NodeJS.ProcessEnv): string[] 
 // An HTTP server that answers 401/403 wants credentials (the SDK's messages carry the status).
 const NEEDS_AUTHORIZATION = /\b(401|403)\b|unauthori[sz]ed|invalid_token/i;
 
-async function checkServers(servers: Record<string, ServerConfig>, logger: Logger, env: NodeJS.ProcessEnv): Promise<Finding[]> {
+// Started through the runtime `serve` uses, so a server is checked as it would run there (OAuth tokens included).
+async function checkServers(paths: LoadoutPaths, logger: Logger, env: NodeJS.ProcessEnv): Promise<Finding[]> {
   // A failing server is this command's own finding; its warn-level log lines would repeat it.
   const quiet = logger.level === 'warn' ? logger.child({}, { level: 'silent' }) : logger;
-  const pool = new ServerPool(servers, { logger: quiet, env });
+  const { pool, close } = await openRuntime({ paths, logger: quiet, env });
   const limit = pLimit(4);
   try {
     return await Promise.all(
-      Object.entries(servers).map(([name, config]) =>
+      Object.entries(pool.configs).map(([name, config]) =>
         limit(async (): Promise<Finding> => {
           const subject = `server ${name}`;
           if (!config.enabled) return { subject, ok: true, message: 'disabled (enabled: false); not started' };
@@ -90,12 +92,17 @@ async function checkServers(servers: Record<string, ServerConfig>, logger: Logge
             const tools = await pool.listTools(name);
             return { subject, ok: true, message: `starts, ${tools.length} tool${tools.length === 1 ? '' : 's'} listed (${Math.round(performance.now() - startedAt)} ms)` };
           } catch (error) {
-            const message = errorMessage(error).replace(/\s+/g, ' ').trim();
-            if (config.type !== 'stdio' && NEEDS_AUTHORIZATION.test(message)) {
-              return { subject, ok: false, message: `needs authorization: ${config.url} refused the connection (${message.slice(0, 120)})`, fix: `add the credentials under headers: (e.g. Authorization: "Bearer \${TOKEN}") for ${name} in servers.yaml` };
+            const message = errorMessage(error);
+            if (config.type !== 'stdio' && (NEEDS_AUTHORIZATION.test(message) || isNeedsAuthorizationMessage(message))) {
+              return {
+                subject,
+                ok: false,
+                message: `needs authorization: ${config.url} refused the connection (${oneLine(message, 120)})`,
+                fix: `add the credentials under headers: (e.g. Authorization: "Bearer \${TOKEN}") for ${name} in servers.yaml, or log in with "loadout auth ${name}" if it uses OAuth`,
+              };
             }
             const what = config.type === 'stdio' ? `command: ${[config.command, ...config.args].join(' ')}` : `url ${config.url}`;
-            return { subject, ok: false, message: `does not start: ${message.slice(0, 200)}`, fix: `check its ${what}; run it by hand to see its error` };
+            return { subject, ok: false, message: `does not start: ${oneLine(message, 200)}`, fix: `check its ${what}; run it by hand to see its error` };
           } finally {
             await pool.stopIfIdle(name);
           }
@@ -103,7 +110,7 @@ async function checkServers(servers: Record<string, ServerConfig>, logger: Logge
       ),
     );
   } finally {
-    await pool.close();
+    await close();
   }
 }
 

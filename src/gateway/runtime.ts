@@ -21,6 +21,8 @@ interface RuntimeOptions {
 export interface Runtime {
   /** servers.yaml as read at start; the live server configs are `pool.configs`. */
   readonly config: ServersFile;
+  /** Whether servers.yaml exists (without it, `config` holds the defaults and no server). */
+  readonly configExists: boolean;
   readonly pool: ServerPool;
   readonly catalog: CatalogStore;
   readonly state: StateStore;
@@ -32,7 +34,7 @@ export interface Runtime {
 /** Read the config (spawning nothing) and build the runtime; the cached catalog is read on first need. */
 export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   const { paths, logger } = options;
-  const { config } = await loadServersConfig(paths.serversFile, paths.parsedServersFile);
+  const { config, exists: configExists } = await loadServersConfig(paths.serversFile, paths.parsedServersFile);
   const pool = new ServerPool(config.servers, {
     logger,
     env: options.env,
@@ -56,5 +58,5 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   // Promotions go into the catalog before anything reads it, so a first tools/list or an
   // evaluation's distractor tools show the live descriptions.
   await optimization.applyPromotions();
-  return { config, pool, catalog, state, optimization, close: () => pool.close() };
+  return { config, configExists, pool, catalog, state, optimization, close: () => pool.close() };
 }
