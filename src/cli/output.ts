@@ -2,7 +2,7 @@
 // error. The only module that writes to stdout/stderr directly; colour only when writing to a TTY.
 import { createRequire } from 'node:module';
 import type TableConstructor from 'cli-table3';
-import type { LogFormat } from '../shared/index.js';
+import { issueText, type LogFormat } from '../shared/index.js';
 
 // Loaded on first use: `serve` prints no tables and should not pay for loading cli-table3 at start.
 let TableClass: typeof TableConstructor | undefined;
@@ -101,7 +101,7 @@ export function errorText(message: string): string {
 export function failureMessage(error: unknown): string {
   const issues = (error as { issues?: unknown }).issues;
   if (error instanceof Error && error.name === 'ZodError' && Array.isArray(issues)) {
-    return (issues as Array<{ message: string; path: PropertyKey[] }>).map((issue) => `${issue.message}${issue.path.length ? ` at ${issue.path.map(String).join('.')}` : ''}`).join('\n');
+    return (issues as Array<{ message: string; path: PropertyKey[] }>).map(issueText).join('\n');
   }
   return error instanceof Error ? error.message : String(error);
 }

@@ -7,6 +7,6 @@ export { TransportDecorator } from './transportDecorator.js';
 export { createLogger, silentLogger, LOG_LEVELS, LOG_FORMATS, type Logger, type LogLevel, type LogFormat } from './logger.js';
 export { yamlModule } from './lazyYaml.js';
 export { oneLine } from './text.js';
-export { firstIssue, firstIssueText } from './zodIssue.js';
+export { firstIssue, firstIssueText, issueText } from './zodIssue.js';
 export { LOADOUT_VERSION } from './version.js';
 export { lazySchemaValidator } from './lazySchemaValidator.js';

@@ -10,6 +10,10 @@ export function firstIssue(error: ZodError): { path: string; message: string } {
 
 /** The first issue as "message at path" ("message" alone when it is about the value itself). */
 export function firstIssueText(error: ZodError): string {
-  const { path, message } = firstIssue(error);
-  return path === '(root)' ? message : `${message} at ${path}`;
+  return issueText(error.issues[0] ?? { message: error.message, path: [] });
+}
+
+/** One issue as "message at path" ("message" alone when it is about the value itself). */
+export function issueText(issue: { message: string; path: readonly PropertyKey[] }): string {
+  return issue.path.length ? `${issue.message} at ${issue.path.map(String).join('.')}` : issue.message;
 }
