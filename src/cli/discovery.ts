@@ -3,7 +3,7 @@
 import type { DiscoveryResult } from '../catalog/index.js';
 import { enabledServerNames, type LoadoutPaths, type ToolMergeReport } from '../config/index.js';
 import { openRuntime } from '../gateway/index.js';
-import { LoadoutError, oneLine, type Logger } from '../shared/index.js';
+import { LoadoutError, type Logger } from '../shared/index.js';
 import { printLines, printTable, progressBar } from './output.js';
 
 /** Discover `servers` (default: every enabled one) and record them in servers.yaml. */

@@ -75,7 +75,7 @@ const NEEDS_AUTHORIZATION = /\b(401|403)\b|unauthori[sz]ed|invalid_token/i;
 async function checkServers(paths: LoadoutPaths, logger: Logger, env: NodeJS.ProcessEnv): Promise<Finding[]> {
   // A failing server is this command's own finding; its warn-level log lines would repeat it.
   const quiet = logger.level === 'warn' ? logger.child({}, { level: 'silent' }) : logger;
-  const { pool, close } = await openRuntime({ paths, logger: quiet, env });
+  const { pool, ...runtime } = await openRuntime({ paths, logger: quiet, env });
   const limit = pLimit(4);
   try {
     return await Promise.all(
@@ -110,7 +110,7 @@ async function checkServers(paths: LoadoutPaths, logger: Logger, env: NodeJS.Pro
       ),
     );
   } finally {
-    await close();
+    await runtime.close();
   }
 }
 

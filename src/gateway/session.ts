@@ -110,7 +110,7 @@ export class GatewaySession implements MetaToolSession {
     const ready = this.#context.ready();
     if (!this.registry.snapshot.selection) return this.registry.snapshot;
     await ready;
-    await this.registry.runExclusive(async () => undefined);
+    await this.registry.runExclusive(() => Promise.resolve());
     return this.registry.snapshot;
   }
 

@@ -11,7 +11,6 @@ import {
   type GoldenPrompt,
   type PromptInput,
   type OptimizationSettings,
-  type PromptCategory,
   type ServerOptimization,
   type ToolCandidate,
 } from '../config/index.js';

@@ -198,7 +198,7 @@ function commandArgv(value: string): string[] {
   if (!Array.isArray(parsed) || parsed.length === 0 || !parsed.every((part) => typeof part === 'string')) {
     throw new InvalidArgumentError(`--command takes the argv as a JSON array of strings, e.g. '["my-agent", "-p", "{prompt}"]'; got ${value}`);
   }
-  return parsed as string[];
+  return parsed;
 }
 
 function backendFrom(settings: OptimizationSettings, flags: BackendFlags, toolName: string): ModelBackend {
