@@ -5,23 +5,20 @@ export {
   ServerConfigSchema,
   GatewaySettingsSchema,
   EmbeddingsSettingsSchema,
-  SearchSettingsSchema,
   ToolsetSchema,
   ToolRefSchema,
   enabledServerNames,
   oauthSettingsOf,
-  OAuthSettingsSchema,
   type OAuthSettings,
   type ServerConfig,
   type GatewaySettings,
   type ServersFile,
   type EmbeddingsSettings,
-  type SearchSettings,
   type Toolset,
 } from './schema.js';
-export { resolvePaths, claimDataDir, DATA_DIR_OWNER_FILE, type LoadoutPaths } from './paths.js';
+export { resolvePaths, claimDataDir, type LoadoutPaths } from './paths.js';
 export { expandEnv, expandEnvRecord, unsetEnvReferences } from './envExpand.js';
-export { OAuthRecordSchema, oauthRecordFile, readOAuthRecord, updateOAuthRecord, deleteOAuthRecord, type OAuthRecord } from './oauthStore.js';
+export { oauthRecordFile, readOAuthRecord, updateOAuthRecord, deleteOAuthRecord, type OAuthRecord } from './oauthStore.js';
 export { loadServersFile, updateServersFile } from './serversFile.js';
 export { StateStore } from './stateStore.js';
 export { withFileLock, readTextIfExists, writeTextAtomic, updateTextFile } from './safeWrite.js';
@@ -32,7 +29,6 @@ export { loadServersConfig } from './serversFileCache.js';
 export {
   MAX_CANDIDATE_CHARS,
   CANONICAL_CANDIDATE_ID,
-  PromptCategorySchema,
   PromptInputSchema,
   EvalResultInputSchema,
   MetricsSchema,

@@ -3,4 +3,4 @@
 export { ToolRegistry, type Route, type Selection, type RegistrySnapshot, type RegistryChange, type NamingOptions, type WithheldReason, type WithheldTool } from './registry.js';
 export { flattenToolName, nameBudget, CLIENT_TOOL_NAME_LIMIT } from './flatten.js';
 export { resolveCatalogName } from './callNames.js';
-export type { PromptRoute } from './exposedPrompts.js';
+
