@@ -6,7 +6,7 @@ import { access, stat } from 'node:fs/promises';
 import path from 'node:path';
 import pLimit from 'p-limit';
 import { convertServer, loadServersFile, unsetEnvReferences, type LoadoutPaths, type ServerConfig } from '../config/index.js';
-import { ServerPool } from '../downstream/index.js';
+import { ServerPool, isNeedsAuthorizationMessage } from '../downstream/index.js';
 import { errorMessage, type Logger } from '../shared/index.js';
 import { CLIENT_NAMES, clientDefinition, type ClientEnvironment } from './clients/clientFiles.js';
 import { readJsonFile, valueAt } from './clients/jsonFile.js';
@@ -36,7 +36,7 @@ export async function runDoctor(paths: LoadoutPaths, clientEnv: ClientEnvironmen
     findings.push({ subject: 'servers.yaml', ok: false, message: errorMessage(error), fix: `correct ${paths.serversFile}` });
     return findings;
   }
-  findings.push(...(await checkServers(servers, logger, env)));
+  findings.push(...(await checkServers(servers, logger, env, paths.oauthDir)));
   findings.push(...(await checkClients(servers, clientEnv)));
   return findings;
 }
@@ -68,12 +68,12 @@ function unsetVariables(config: ServerConfig, env: NodeJS.ProcessEnv): string[] 
 }
 
 // An HTTP server that answers 401/403 wants credentials (the SDK's messages carry the status).
-const NEEDS_AUTHORIZATION = /\b(401|403)\b|unauthori[sz]ed|invalid_token/i;
+const NEEDS_AUTHORIZATION = /\b(401|403)\b|unauthori[sz]ed|invalid_token|refused loadout's credentials/i;
 
-async function checkServers(servers: Record<string, ServerConfig>, logger: Logger, env: NodeJS.ProcessEnv): Promise<Finding[]> {
+async function checkServers(servers: Record<string, ServerConfig>, logger: Logger, env: NodeJS.ProcessEnv, oauthDir: string): Promise<Finding[]> {
   // A failing server is this command's own finding; its warn-level log lines would repeat it.
   const quiet = logger.level === 'warn' ? logger.child({}, { level: 'silent' }) : logger;
-  const pool = new ServerPool(servers, { logger: quiet, env });
+  const pool = new ServerPool(servers, { logger: quiet, env, oauthDir });
   const limit = pLimit(4);
   try {
     return await Promise.all(
@@ -91,6 +91,10 @@ async function checkServers(servers: Record<string, ServerConfig>, logger: Logge
             return { subject, ok: true, message: `starts, ${tools.length} tool${tools.length === 1 ? '' : 's'} listed (${Math.round(performance.now() - startedAt)} ms)` };
           } catch (error) {
             const message = errorMessage(error).replace(/\s+/g, ' ').trim();
+            // A server that speaks OAuth is logged in to with `loadout auth`; one that does not wants a header.
+            if (isNeedsAuthorizationMessage(message)) {
+              return { subject, ok: false, message: `needs authorization: ${config.url} wants an OAuth login`, fix: `loadout auth ${name}` };
+            }
             if (config.url && NEEDS_AUTHORIZATION.test(message)) {
               return { subject, ok: false, message: `needs authorization: ${config.url} refused the connection (${message.slice(0, 120)})`, fix: `add the credentials under headers: (e.g. Authorization: "Bearer \${TOKEN}") for ${name} in servers.yaml` };
             }
