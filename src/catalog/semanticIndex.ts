@@ -13,6 +13,12 @@ export interface AlignmentSettings {
   floor: number;
   /** Power applied above the floor, so one close word beats several loose ones. */
   sharpness: number;
+  /**
+   * How much a tool word's hubness above the average is taken off its similarities. Hub words
+   * ("sort", "user", "message") are close to almost everything, so without this they are the best
+   * match of many unrelated query words and lift tools that merely contain them.
+   */
+  hubPenalty: number;
   /** Fields whose words a query word may align with, and how much a match there counts. */
   fields: Readonly<Partial<Record<SearchField, number>>>;
 }
@@ -20,6 +26,7 @@ export interface AlignmentSettings {
 export const DEFAULT_ALIGNMENT: AlignmentSettings = {
   floor: 0.2,
   sharpness: 2,
+  hubPenalty: 0.3,
   fields: { name: 1, title: 1, server: 1, description: 0.85, params: 0.5, keywords: 1, examples: 0.8, learned: 0.7 },
 };
 
@@ -39,6 +46,8 @@ export class SemanticIndex {
   /** Unit vectors of vocabulary words, `dimensions` floats each; zeros for words without one. */
   readonly #matrix: Float32Array;
   readonly #hasVector: Uint8Array;
+  /** hubPenalty × (hubness − mean hubness) of each vocabulary word; 0 for words without a vector. */
+  readonly #hubDiscount: Float32Array;
   /** For each vocabulary word, the tools that contain it and the field weight of the best field. */
   readonly #postings: { tools: Int32Array; weights: Float32Array }[] = [];
   readonly #idOf = new Map<string, number>();
@@ -77,11 +86,13 @@ export class SemanticIndex {
     const dimensions = vectors.dimensions;
     this.#matrix = new Float32Array(this.#vocabulary.length * dimensions);
     this.#hasVector = new Uint8Array(this.#vocabulary.length);
+    this.#hubDiscount = new Float32Array(this.#vocabulary.length);
     this.#vocabulary.forEach((word, id) => {
       const vector = vectors.vector(word);
       if (!vector) return;
       this.#matrix.set(vector, id * dimensions);
       this.#hasVector[id] = 1;
+      this.#hubDiscount[id] = settings.hubPenalty * (vectors.hubness(word)! - vectors.meanHubness);
     });
   }
 
@@ -149,8 +160,8 @@ export class SemanticIndex {
   }
 
   /**
-   * Similarity of a query word to each vocabulary word: 1 for the same stem, else the cosine (0
-   * without a vector). Kept for the last few words, since a query is scored and expanded with them.
+   * Similarity of a query word to each vocabulary word: 1 for the same stem, else the cosine less
+   * the word's hub discount (0 without a vector). Kept for the last few words, since a query is scored and expanded with them.
    */
   #similarityRow(word: string): Float32Array {
     let row = this.#rows.get(word);
@@ -166,7 +177,7 @@ export class SemanticIndex {
         let dot = 0;
         const offset = id * dimensions;
         for (let d = 0; d < dimensions; d++) dot += vector[d]! * matrix[offset + d]!;
-        row[id] = dot;
+        row[id] = dot - this.#hubDiscount[id]!;
       }
     }
     if (this.#rows.size >= CACHED_ROWS) this.#rows.clear();

@@ -1,5 +1,6 @@
 // Reads the offline word-vector file (assets/word-vectors.bin, written by
-// scripts/reduce-vectors.mjs): the 50k most frequent English words of GloVe 6B, 100d, as Int8.
+// scripts/reduce-vectors.mjs): the 50k most frequent English words of GloVe 6B, 100d, as Int8,
+// with each word's hubness.
 // Loaded once per process, on the first ranked search, never at start-up.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -7,21 +8,26 @@ import { fileURLToPath } from 'node:url';
 import { LoadoutError, errorMessage } from '../shared/index.js';
 
 const MAGIC = 'LDWV';
-const VERSION = 1;
+const VERSION = 2;
 const HEADER_BYTES = 20;
 const FILE_NAME = 'word-vectors.bin';
 
-/** Unit-length word vectors, with each word's corpus-frequency rank. */
+/** Unit-length word vectors, with each word's corpus-frequency rank and hubness. */
 export class WordVectors {
   readonly dimensions: number;
   readonly size: number;
+  /** The mean hubness over all words, so a word's hubness can be read relative to it. */
+  readonly meanHubness: number;
   readonly #rows: Int8Array;
+  readonly #hubness: Uint8Array;
   readonly #rankOf: Map<string, number>;
 
-  private constructor(words: string[], rows: Int8Array, dimensions: number) {
+  private constructor(words: string[], rows: Int8Array, hubness: Uint8Array, dimensions: number) {
     this.dimensions = dimensions;
     this.size = words.length;
     this.#rows = rows;
+    this.#hubness = hubness;
+    this.meanHubness = hubness.reduce((sum, value) => sum + value, 0) / Math.max(1, hubness.length) / 255;
     this.#rankOf = new Map(words.map((word, rank) => [word, rank]));
   }
 
@@ -39,17 +45,27 @@ export class WordVectors {
     const count = bytes.readUInt32LE(8);
     const dimensions = bytes.readUInt32LE(12);
     const wordBytes = bytes.readUInt32LE(16);
-    if (dimensions === 0 || HEADER_BYTES + wordBytes + count * dimensions !== bytes.length) throw invalid('its length does not match its header');
+    if (dimensions === 0 || HEADER_BYTES + wordBytes + count * (dimensions + 1) !== bytes.length) throw invalid('its length does not match its header');
     const words = bytes.toString('utf8', HEADER_BYTES, HEADER_BYTES + wordBytes).split('\n');
     if (words.length !== count) throw invalid(`${words.length} words for ${count} vectors`);
     const start = HEADER_BYTES + wordBytes;
     const rows = new Int8Array(bytes.buffer, bytes.byteOffset + start, count * dimensions);
-    return new WordVectors(words, rows, dimensions);
+    const hubness = new Uint8Array(bytes.buffer, bytes.byteOffset + start + count * dimensions, count);
+    return new WordVectors(words, rows, hubness, dimensions);
   }
 
   /** The word's corpus-frequency rank (0 = most frequent), if it has a vector. */
   rank(word: string): number | undefined {
     return this.#rankOf.get(word);
+  }
+
+  /**
+   * How close the word sits to its nearest neighbours (mean cosine of the closest ten), if it has
+   * a vector: high for hub words that are near-best matches of very many others.
+   */
+  hubness(word: string): number | undefined {
+    const rank = this.#rankOf.get(word);
+    return rank === undefined ? undefined : this.#hubness[rank]! / 255;
   }
 
   /** The word's vector scaled to unit length, if it has one. */

@@ -69,7 +69,7 @@ function unsetVariables(config: ServerConfig, env: NodeJS.ProcessEnv): string[] 
 }
 
 // An HTTP server that answers 401/403 wants credentials (the SDK's messages carry the status).
-const NEEDS_AUTHORIZATION = /\b(401|403)\b|unauthori[sz]ed|invalid_token/i;
+const NEEDS_AUTHORIZATION = /\b(401|403)\b|unauthori[sz]ed|invalid_token|refused loadout's credentials/i;
 
 // Started through the runtime `serve` uses, so a server is checked as it would run there (OAuth tokens included).
 async function checkServers(paths: LoadoutPaths, logger: Logger, env: NodeJS.ProcessEnv): Promise<Finding[]> {
@@ -93,13 +93,12 @@ async function checkServers(paths: LoadoutPaths, logger: Logger, env: NodeJS.Pro
             return { subject, ok: true, message: `starts, ${tools.length} tool${tools.length === 1 ? '' : 's'} listed (${Math.round(performance.now() - startedAt)} ms)` };
           } catch (error) {
             const message = errorMessage(error);
-            if (config.type !== 'stdio' && (NEEDS_AUTHORIZATION.test(message) || isNeedsAuthorizationMessage(message))) {
-              return {
-                subject,
-                ok: false,
-                message: `needs authorization: ${config.url} refused the connection (${oneLine(message, 120)})`,
-                fix: `add the credentials under headers: (e.g. Authorization: "Bearer \${TOKEN}") for ${name} in servers.yaml, or log in with "loadout auth ${name}" if it uses OAuth`,
-              };
+            // A server that speaks OAuth is logged in to with `loadout auth`; one that does not wants a header.
+            if (config.type !== 'stdio' && isNeedsAuthorizationMessage(message)) {
+              return { subject, ok: false, message: `needs authorization: ${config.url} wants an OAuth login`, fix: `loadout auth ${name}` };
+            }
+            if (config.type !== 'stdio' && NEEDS_AUTHORIZATION.test(message)) {
+              return { subject, ok: false, message: `needs authorization: ${config.url} refused the connection (${oneLine(message, 120)})`, fix: `add the credentials under headers: (e.g. Authorization: "Bearer \${TOKEN}") for ${name} in servers.yaml` };
             }
             const what = config.type === 'stdio' ? `command: ${[config.command, ...config.args].join(' ')}` : `url ${config.url}`;
             return { subject, ok: false, message: `does not start: ${oneLine(message, 200)}`, fix: `check its ${what}; run it by hand to see its error` };

@@ -18,7 +18,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
-import { expandEnv, expandEnvRecord, type ServerConfig } from '../config/index.js';
+import { expandEnv, expandEnvRecord, oauthSettingsOf, type ServerConfig } from '../config/index.js';
 import { Cancellation, LOADOUT_VERSION, LoadoutError, errorMessage, isLoadoutError, lazySchemaValidator, type Logger } from '../shared/index.js';
 import type { RelayedRequest } from './inFlightCallers.js';
 import { StoredOAuthProvider, needsAuthorizationError, oauthTargetOf } from './oauthProvider.js';
@@ -68,12 +68,15 @@ export class DownstreamConnection {
   readonly #server: string;
   readonly #client: Client;
   readonly #layer: RequestLayer;
+  /** Whether a refused credential means an OAuth login (else the server's own headers are wrong). */
+  readonly #usesOAuth: boolean;
   /** The server no longer knows this connection's session (it restarted): there is nothing to end. */
   #sessionLost = false;
   #closed: Promise<void> | undefined;
 
-  private constructor(server: string, client: Client, layer: RequestLayer) {
+  private constructor(server: string, client: Client, layer: RequestLayer, usesOAuth: boolean) {
     this.#server = server;
+    this.#usesOAuth = usesOAuth;
     this.#client = client;
     this.#layer = layer;
   }
@@ -87,6 +90,7 @@ export class DownstreamConnection {
   ): Promise<DownstreamConnection> {
     const env = options.env ?? process.env;
     const transport = await createTransport(serverName, config, { env, logger: options.logger, oauthDir: options.oauthDir, shutdown: options.shutdown });
+    const usesOAuth = options.oauthDir !== undefined && oauthSettingsOf(config) !== undefined;
     const layer = new RequestLayer(transport, config.timeout_seconds * 1000, { onNotification: options.onNotification });
     const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
     const client = new Client(CLIENT_INFO, { capabilities: CLIENT_CAPABILITIES, jsonSchemaValidator: lazySchemaValidator() });
@@ -111,10 +115,10 @@ export class DownstreamConnection {
       await client.connect(layer, { signal: options.signal, timeout: options.timeoutMs ?? config.timeout_seconds * 1000 });
     } catch (error) {
       await layer.close().catch(() => undefined);
-      if (await isAuthorizationFailure(error)) throw needsAuthorizationError(serverName);
+      if (await isAuthorizationFailure(error)) throw refusedCredentials(serverName, usesOAuth);
       throw new LoadoutError('SERVER_START_FAILED', `Server '${serverName}' failed to start: ${errorMessage(error)}`, { cause: error });
     }
-    connection = new DownstreamConnection(serverName, client, layer);
+    connection = new DownstreamConnection(serverName, client, layer, usesOAuth);
     return connection;
   }
 
@@ -204,7 +208,7 @@ export class DownstreamConnection {
       this.#sessionLost = true;
       throw new LoadoutError('SESSION_LOST', `Server '${this.#server}' no longer knows loadout's session (it restarted)`, { cause: error });
     }
-    if (await isAuthorizationFailure(error)) throw needsAuthorizationError(this.#server);
+    if (await isAuthorizationFailure(error)) throw refusedCredentials(this.#server, this.#usesOAuth);
     throw error;
   }
 
@@ -243,6 +247,13 @@ async function settleWithin(promise: Promise<unknown>, ms: number): Promise<void
 
 function refuseRelayedRequest(request: RelayedRequest): Promise<never> {
   return Promise.reject(new McpError(ErrorCode.InvalidRequest, `loadout cannot answer ${request.method} here: no client session is waiting on this server`));
+}
+
+// A 401 from a server loadout logs in to needs `loadout auth`; from one that sends its own
+// Authorization header (or has `oauth: false`), a login cannot help: the header is what to fix.
+function refusedCredentials(server: string, usesOAuth: boolean): LoadoutError {
+  if (usesOAuth) return needsAuthorizationError(server);
+  return new LoadoutError('AUTH_FAILED', `Server '${server}' refused loadout's credentials (HTTP 401): check the Authorization header under headers: for ${server} in servers.yaml`);
 }
 
 /**

@@ -35,11 +35,11 @@ describe('the packed tarball', () => {
     await dirs?.cleanup();
   });
 
-  it('holds only the bundle, README, LICENSE, package.json and the example toolsets', () => {
+  it('holds only the bundle, the search word vectors, README, LICENSE, package.json and the example toolsets', () => {
     const files = packed.files.map((file) => file.path);
     expect(files).toContain('dist/bundle/loadout.js');
     expect(files).toContain('LICENSE');
-    expect(files.filter((file) => !/^(dist\/bundle\/[^/]+\.(js|cjs)|toolsets\/[^/]+\.yaml|README\.md|LICENSE|package\.json)$/.test(file))).toEqual([]);
+    expect(files.filter((file) => !/^(dist\/bundle\/[^/]+\.(js|cjs)|toolsets\/[^/]+\.yaml|assets\/(word-vectors\.bin|WORD-VECTORS-LICENSE\.md)|README\.md|LICENSE|package\.json)$/.test(file))).toEqual([]);
   });
 
   it('installs without devDependencies, and the installed loadout answers --version', async () => {
