@@ -24,7 +24,7 @@ const fake = await startFakeOpenAi();
 const configs = { echo: ServerConfigSchema.parse({ command: process.execPath, args: [echoScript] }) };
 const pool = new ServerPool(configs, { logger: silentLogger });
 try {
-  const catalog = new CatalogStore({ pool, cacheFile: path.join(root, 'catalog.json'), configs, settings: GatewaySettingsSchema.parse({}), logger: silentLogger });
+  const catalog = new CatalogStore({ pool, cacheFile: path.join(root, 'catalog.json'), settings: GatewaySettingsSchema.parse({}), logger: silentLogger });
   await catalog.discover(['echo']);
   const timesMs: number[] = [];
   for (let rep = 0; rep < repetitions; rep++) {

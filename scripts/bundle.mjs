@@ -1,7 +1,7 @@
 // Bundles the compiled CLI (dist/src/cli/main.js, from tsc) into dist/bundle/loadout.js, the
 // shipped `bin`: a few files instead of ~400 modules to resolve and compile cut a warm start by
 // about 40 %. It owns only that step; tsc still type-checks and emits everything else.
-import { rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { build } from 'esbuild';
 
 // CommonJS dependencies bundled into ESM still expect these (write-file-atomic names its temp
@@ -44,6 +44,11 @@ const lazyAjvProvider = {
 const { META_TOOLS } = await import('../dist/src/gateway/metaTools/index.js');
 const { listedMetaTool } = await import('../dist/src/gateway/metaTools/metaTool.js');
 const META_TOOL_LISTING = Object.fromEntries(META_TOOLS.map((tool) => [tool.name, listedMetaTool(tool)]));
+// The key of servers.yaml's parsed copies, likewise computed now (see serversFileSchemaHash).
+const { serversFileSchemaHash } = await import('../dist/src/config/serversFileCache.js');
+
+// The version `--version` and the MCP handshakes report (see shared/version.ts).
+const { version } = JSON.parse(await readFile('package.json', 'utf8'));
 
 // Chunk names carry content hashes: clear the old ones rather than let them pile up.
 await rm('dist/bundle', { recursive: true, force: true });
@@ -60,7 +65,7 @@ await build({
   sourcemap: 'linked',
   format: 'esm',
   banner: { js: CJS_GLOBALS },
-  define: { LOADOUT_META_TOOL_LISTING: JSON.stringify(JSON.stringify(META_TOOL_LISTING)) },
+  define: { LOADOUT_META_TOOL_LISTING: JSON.stringify(JSON.stringify(META_TOOL_LISTING)), LOADOUT_SERVERS_SCHEMA_HASH: JSON.stringify(serversFileSchemaHash()), LOADOUT_PACKAGE_VERSION: JSON.stringify(version) },
   plugins: [lazyAjvProvider],
 });
 await build({ ...COMMON, entryPoints: ['@modelcontextprotocol/sdk/validation/ajv'], outfile: `dist/bundle/${AJV_FILE}`, format: 'cjs' });

@@ -16,7 +16,7 @@ export function unusableReason(tool: Pick<CatalogTool, 'server' | 'blocked'>): s
 }
 
 /** Inputs of a catalog build. */
-export interface CatalogSources {
+interface CatalogSources {
   configs: Readonly<Record<string, ServerConfig>>;
   definitions: DefinitionCache;
   /** Promoted descriptions by tool id. */

@@ -15,7 +15,7 @@ describe('CatalogStore.ensureLoaded', () => {
   let cacheFile: string;
   const configs = { a: ServerConfigSchema.parse({ command: 'node' }), b: ServerConfigSchema.parse({ command: 'node' }) };
   const store = (logger: Logger = silentLogger): CatalogStore =>
-    new CatalogStore({ pool: new ServerPool(configs, { logger }), cacheFile, configs, settings: GatewaySettingsSchema.parse({}), logger });
+    new CatalogStore({ pool: new ServerPool(configs, { logger }), cacheFile, settings: GatewaySettingsSchema.parse({}), logger });
 
   beforeEach(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'loadout-catalog-'));

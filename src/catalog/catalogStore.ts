@@ -1,9 +1,12 @@
 // Holds the current Catalog and replaces it when its sources change: discovery results, a
-// servers.yaml reload, a promoted description. Listeners hear about each new catalog.
+// servers.yaml reload, a promoted description. Listeners hear about each new catalog. It owns
+// readiness too: the cached definitions are read on first need, then uncached servers are
+// discovered. The server configs it builds from are the pool's (their one owner); a change of
+// them reaches this store as the pool's 'configured' event.
 import pLimit from 'p-limit';
 import { isDeepStrictEqual } from 'node:util';
-import type { EmbeddingsSettings, GatewaySettings, ServerConfig, ToolMergeReport } from '../config/index.js';
-import type { ServerPool } from '../downstream/index.js';
+import { enabledServerNames, oauthRecordFile, readOAuthRecord, type EmbeddingsSettings, type GatewaySettings, type ServerConfig, type ToolMergeReport } from '../config/index.js';
+import { isNeedsAuthorizationMessage, type ServerPool } from '../downstream/index.js';
 import { errorMessage, type Logger } from '../shared/index.js';
 import { Catalog } from './catalog.js';
 import { readDefinitionCache, writeDefinitionCache, type CachedServerTools, type DefinitionCache } from './definitionCache.js';
@@ -22,7 +25,7 @@ export type DiscoveryResult =
   | { server: string; ok: false; error: string; ms: number };
 
 /** Options of one discovery run. */
-export interface DiscoverOptions {
+interface DiscoverOptions {
   /** Approve upstream changes: store the new hashes in servers.yaml (`loadout refresh --accept-changed`). */
   acceptChanged?: boolean;
   /** Hears each server's outcome as it finishes (for progress displays). */
@@ -30,14 +33,15 @@ export interface DiscoverOptions {
 }
 
 /** Dependencies of a catalog store. */
-export interface CatalogStoreOptions {
+interface CatalogStoreOptions {
   pool: ServerPool;
   cacheFile: string;
-  configs: Record<string, ServerConfig>;
   settings: Pick<GatewaySettings, 'discovery_concurrency' | 'discovery_timeout_seconds'> & Partial<Pick<GatewaySettings, 'block_changed_tools'>>;
   logger: Logger;
   /** servers.yaml: when set, discoveries are smart-merged into its `tools:` maps. */
   serversFile?: string;
+  /** Where OAuth files of HTTP servers live: servers that failed for want of a login are retried once it has them. */
+  oauthDir?: string;
   /** Where words learned from use are kept (data dir); without it nothing is learned. */
   learnedWordsFile?: string;
   /** The user's synonym groups (config dir), read with the cached definitions. */
@@ -51,13 +55,16 @@ export interface CatalogStoreOptions {
 /** The current catalog and the operations that produce a new one. */
 export class CatalogStore {
   readonly #options: CatalogStoreOptions;
-  #configs: Record<string, ServerConfig>;
   #definitions: DefinitionCache = {};
   #overrides: ReadonlyMap<string, string> = new Map();
   #current: Catalog;
   /** The latest read of the definition cache (undefined until the first). */
   #loaded: Promise<void> | undefined;
+  /** Load-then-discover, started by the first ready() call. */
+  #ready: Promise<void> | undefined;
   readonly #discovering = new Set<string>();
+  /** Servers whose latest discovery failed, with the reason. */
+  readonly #failures = new Map<string, string>();
   readonly #rechecks = new Map<string, Promise<void>>();
   readonly #listeners = new Set<(catalog: Catalog) => void>();
   #learned: ReadonlyMap<string, string> = new Map();
@@ -71,11 +78,14 @@ export class CatalogStore {
 
   constructor(options: CatalogStoreOptions) {
     this.#options = options;
-    this.#configs = options.configs;
     this.#learnedWords = options.learnedWordsFile ? new LearnedWordsStore(options.learnedWordsFile) : undefined;
     this.#embeddings = options.embeddings ? new EmbeddingRanking(options.embeddings.settings, options.embeddings.cacheFile, options.logger) : undefined;
     this.learning = this.#learnedWords ? new SearchLearning(this.#learnedWords, () => this.#reloadLearned()) : undefined;
     this.#current = this.#build();
+    // Lives as long as the pool, so the subscription is never ended.
+    options.pool.onEvent((event) => {
+      if (event.type === 'configured') this.#replace();
+    });
   }
 
   /** The catalog now. */
@@ -85,14 +95,7 @@ export class CatalogStore {
 
   /** Enabled servers with no cached definitions (they need discovery); meaningful once loaded. */
   get undiscoveredServers(): string[] {
-    return Object.entries(this.#configs)
-      .filter(([name, config]) => config.enabled && !this.#definitions[name])
-      .map(([name]) => name);
-  }
-
-  /** The server configs the catalog is built from. */
-  get configs(): Readonly<Record<string, ServerConfig>> {
-    return this.#configs;
+    return enabledServerNames(this.#options.pool.configs).filter((server) => !this.#definitions[server]);
   }
 
   /** The embeddings model's scores for `query` over the enabled tools; undefined without one or on failure. */
@@ -106,9 +109,12 @@ export class CatalogStore {
     return () => this.#listeners.delete(listener);
   }
 
-  /** Load cached definitions from the data dir (no process is spawned), optionally with new configs. */
-  load(configs?: Record<string, ServerConfig>): Promise<void> {
-    this.#loaded = this.#read(configs);
+  /**
+   * Re-read the definition cache and adopt new server configs, in one new catalog (a servers.yaml
+   * edit, perhaps by a `loadout refresh` beside this process, which writes both files).
+   */
+  reload(configs: Record<string, ServerConfig>): Promise<void> {
+    this.#loaded = this.#readDefinitions().then(() => this.#options.pool.configure(configs));
     return this.#loaded;
   }
 
@@ -119,16 +125,49 @@ export class CatalogStore {
    * treated as empty, so discovery rebuilds it instead of the running gateway failing.
    */
   ensureLoaded(): Promise<void> {
-    this.#loaded ??= this.#read().catch((error: unknown) => {
-      this.#options.logger.error({ mod: 'catalog', err: errorMessage(error) }, 'cached tool definitions unreadable; rediscovering');
-    });
+    this.#loaded ??= this.#readDefinitions().then(() => this.#replace());
     return this.#loaded;
   }
 
-  /** New server configs (a servers.yaml edit). */
-  setConfigs(configs: Record<string, ServerConfig>): void {
-    this.#configs = configs;
-    this.#replace();
+  /**
+   * Load the cached catalog, then discover the servers it lacks. Started by the first call (the
+   * first need of the catalog, or a session's first tools/list once answered); settles when both
+   * have finished, and never rejects (failures are logged and kept in discoveryFailures()).
+   */
+  ready(): Promise<void> {
+    this.#ready ??= this.ensureLoaded().then(() => this.discoverUncached());
+    return this.#ready;
+  }
+
+  /** Discover the enabled servers that have no cached definitions (at start, after servers are added). */
+  async discoverUncached(): Promise<void> {
+    try {
+      const servers = this.undiscoveredServers;
+      if (!servers.length) return;
+      this.#options.logger.info({ mod: 'catalog', servers }, 'discovering servers without cached tools');
+      await this.discover(servers);
+    } catch (error) {
+      this.#options.logger.error({ mod: 'catalog', err: errorMessage(error) }, 'discovery failed');
+    }
+  }
+
+  /** Servers whose most recent discovery failed and that are still undiscovered, with the reason. */
+  discoveryFailures(): ReadonlyMap<string, string> {
+    // A server discovered later (an always-on one reconnecting after a failed start) is no longer a failure.
+    const undiscovered = new Set(this.undiscoveredServers);
+    return new Map([...this.#failures].filter(([server]) => undiscovered.has(server)));
+  }
+
+  /** Discover again the servers that failed for want of a login and have been logged in to since (`loadout auth`). */
+  async retryAuthorized(): Promise<void> {
+    const { oauthDir } = this.#options;
+    if (oauthDir === undefined) return;
+    const waiting = [...this.discoveryFailures()].filter(([, error]) => isNeedsAuthorizationMessage(error)).map(([server]) => server);
+    if (!waiting.length) return;
+    // The OAuth file loses its mark when a login stores tokens; until then a retry would only be refused again.
+    const records = await Promise.all(waiting.map((server) => readOAuthRecord(oauthRecordFile(oauthDir, server))));
+    const loggedIn = waiting.filter((_server, index) => records[index]?.tokens !== undefined && records[index]?.needsAuthorizationSince === undefined);
+    if (loggedIn.length) await this.discover(loggedIn);
   }
 
   /** New promoted descriptions, by tool id. */
@@ -150,6 +189,8 @@ export class CatalogStore {
       servers.map((server) =>
         limit(async (): Promise<DiscoveryResult> => {
           const result = await this.#discoverOne(server, found);
+          if (result.ok) this.#failures.delete(server);
+          else this.#failures.set(server, result.error);
           options.onResult?.(result);
           return result;
         }),
@@ -157,9 +198,7 @@ export class CatalogStore {
     );
     if (Object.keys(found).length === 0) return results;
     await writeDefinitionCache(this.#options.cacheFile, found);
-    this.#definitions = { ...this.#definitions, ...found };
-    const merged = await this.#recordInSwitchboard(found, options.acceptChanged);
-    this.#replace();
+    const merged = await this.#adopt(found, options.acceptChanged);
     return results.map((result) => (result.ok ? { ...result, ...merged(result.server) } : result));
   }
 
@@ -179,7 +218,7 @@ export class CatalogStore {
     } finally {
       this.#discovering.delete(server);
       // A lazy server goes back to sleep, unless a call reached it meanwhile: its idle timer then decides.
-      if (!pool.config(server)?.always_on && pool.inFlight(server) === 0) await pool.stop(server);
+      await pool.stopIfIdle(server);
     }
   }
 
@@ -223,9 +262,7 @@ export class CatalogStore {
     await this.ensureLoaded();
     const entry = { ...this.#definitions[server], discoveredAt: new Date().toISOString(), tools };
     await writeDefinitionCache(this.#options.cacheFile, { [server]: entry });
-    this.#definitions = { ...this.#definitions, [server]: entry };
-    await this.#recordInSwitchboard({ [server]: entry }, false);
-    this.#replace();
+    await this.#adopt({ [server]: entry }, false);
   }
 
   /**
@@ -245,15 +282,20 @@ export class CatalogStore {
     this.#replace();
   }
 
-  // Merges into servers.yaml and adopts the config as written (it may hold concurrent edits).
-  async #recordInSwitchboard(found: Record<string, CachedServerTools>, acceptChanged = false): Promise<(server: string) => Partial<Extract<DiscoveryResult, { ok: true }>>> {
+  // Takes new definitions into one new catalog, after merging them into servers.yaml (when set)
+  // and adopting the config as written there (it may hold concurrent edits).
+  async #adopt(found: Record<string, CachedServerTools>, acceptChanged = false): Promise<(server: string) => Partial<Extract<DiscoveryResult, { ok: true }>>> {
     const { serversFile, pool, logger } = this.#options;
-    if (!serversFile) return () => ({});
+    this.#definitions = { ...this.#definitions, ...found };
+    if (!serversFile) {
+      this.#replace();
+      return () => ({});
+    }
     const tools = Object.fromEntries(Object.entries(found).map(([server, entry]) => [server, entry.tools]));
     try {
       const { config, reports } = await recordDiscoveredTools(serversFile, tools, { acceptChanged });
+      // The pool's 'configured' event rebuilds the catalog.
       pool.configure(config.servers);
-      this.#configs = config.servers;
       return (server) => {
         const merge = reports.get(server);
         return merge ? { merge } : {};
@@ -261,16 +303,15 @@ export class CatalogStore {
     } catch (error) {
       const mergeError = errorMessage(error);
       logger.error({ mod: 'catalog', err: mergeError }, 'could not record discovered tools in servers.yaml');
+      this.#replace();
       return () => ({ mergeError });
     }
   }
 
-  async #read(configs?: Record<string, ServerConfig>): Promise<void> {
-    const [definitions] = await Promise.all([readDefinitionCache(this.#options.cacheFile), this.#readVocabulary()]);
-    this.#definitions = definitions;
-    // With new configs (a servers.yaml edit, perhaps by `loadout refresh`), both change in one catalog.
-    if (configs) this.#configs = configs;
-    this.#replace();
+  async #readDefinitions(): Promise<void> {
+    const [definitions] = await Promise.allSettled([readDefinitionCache(this.#options.cacheFile), this.#readVocabulary()]);
+    if (definitions.status === 'fulfilled') this.#definitions = definitions.value;
+    else this.#options.logger.error({ mod: 'catalog', err: errorMessage(definitions.reason) }, 'cached tool definitions unreadable; rediscovering');
   }
 
   // Said once per process: every new catalog would otherwise repeat it.
@@ -282,13 +323,13 @@ export class CatalogStore {
 
   #build(): Catalog {
     return Catalog.build({
-      configs: this.#configs,
+      configs: this.#options.pool.configs,
       definitions: this.#definitions,
       descriptionOverrides: this.#overrides,
       blockChangedTools: this.#options.settings.block_changed_tools,
       search: {
         onVectorsUnavailable: this.#vectorsUnavailable,
-        vocabulary: { keywords: keywordsOf(this.#configs), learned: this.#learned, examples: examplesByTool(this.#definitions, this.#examples) },
+        vocabulary: { keywords: keywordsOf(this.#options.pool.configs), learned: this.#learned, examples: examplesByTool(this.#definitions, this.#examples) },
         synonyms: this.#synonyms,
       },
     });

@@ -61,11 +61,11 @@ export async function readDefinitionCache(file: string): Promise<DefinitionCache
     for (const entry of Object.values(servers)) {
       for (const tool of entry.tools) {
         const hash = entry.hashes?.[tool.name];
-        if (hash) rememberToolHash(tool as Tool, hash);
+        if (hash) rememberToolHash(tool, hash);
       }
       delete entry.hashes;
     }
-    return servers as unknown as DefinitionCache;
+    return servers;
   } catch (error) {
     throw new LoadoutError('STATE_INVALID', `${file} is not a valid tool cache (${errorMessage(error)}); delete it and loadout will rediscover`, { cause: error });
   }
@@ -78,7 +78,7 @@ export async function writeDefinitionCache(file: string, changes: Record<string,
     if (current !== undefined) {
       const parsed = DefinitionCacheSchema.safeParse(safeJson(current));
       // A corrupt cache is only a cache: rebuild it rather than refuse to write.
-      if (parsed.success) servers = parsed.data.servers as unknown as DefinitionCache;
+      if (parsed.success) servers = parsed.data.servers;
     }
     const stored: Record<string, CachedServerTools & { hashes?: Record<string, string> }> = servers;
     for (const [server, entry] of Object.entries(changes)) {

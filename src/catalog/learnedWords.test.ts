@@ -66,7 +66,7 @@ describe('LearnedWordsStore', () => {
     const read = await new LearnedWordsStore(file).read();
     expect(read.get('p1.tool')?.split(' ')).toHaveLength(15);
     expect(read.get('p2.tool')?.split(' ')).toHaveLength(15);
-    expect(JSON.parse(readFileSync(file, 'utf8')).version).toBe(1);
+    expect((JSON.parse(readFileSync(file, 'utf8')) as { version: number }).version).toBe(1);
   });
 });
 
@@ -74,7 +74,10 @@ describe('SearchLearning', () => {
   it('credits the session\'s last query to the tools it then uses, once, and nothing without a query', async () => {
     const file = tempFile();
     let learned = 0;
-    const learning = new SearchLearning(new LearnedWordsStore(file), async () => void learned++);
+    const learning = new SearchLearning(new LearnedWordsStore(file), () => {
+      learned++;
+      return Promise.resolve();
+    });
     const session = {};
     await learning.used(session, ['t.unrelated']);
     learning.queried(session, "Please file a ticket for 'the crash' in 2 minutes");

@@ -175,7 +175,7 @@ describe('word-vector file', () => {
     expect(ids(search, 'make a folder')).toEqual([]);
     expect(search.explain('read', 1).vectors).toBe(false);
     expect(onVectorsUnavailable).toHaveBeenCalledTimes(1);
-    expect(onVectorsUnavailable.mock.calls[0]![0].message).toMatch(/corrupt/);
+    expect((onVectorsUnavailable.mock.calls[0]![0] as Error).message).toMatch(/corrupt/);
   });
 });
 

@@ -5,7 +5,7 @@ import { mergeDiscoveredTools, updateServersFile, type ServersFile, type ToolMer
 import { summaryOf, toolHash } from './toolHash.js';
 
 /** Result of recording discoveries: the config as written and what changed per server. */
-export interface SwitchboardUpdate {
+interface SwitchboardUpdate {
   config: ServersFile;
   reports: Map<string, ToolMergeReport>;
 }

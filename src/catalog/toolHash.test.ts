@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ServerConfigSchema } from '../config/index.js';
 import { Catalog } from './catalog.js';
 import { toolHash } from './toolHash.js';
 
@@ -15,7 +16,7 @@ describe('toolHash', () => {
 
 describe('Catalog changed tools', () => {
   const definitions = { fs: { discoveredAt: '', tools: [tool] } };
-  const configs = (hash: string) => ({ fs: { args: [], env: {}, headers: {}, always_on: false, enabled: true, idle_timeout_minutes: 5, timeout_seconds: 60, command: 'x', tools: { read: { hash } } } });
+  const configs = (hash: string) => ({ fs: ServerConfigSchema.parse({ command: 'x', tools: { read: { hash } } }) });
 
   it('marks a tool whose hash differs from the approved one, and hides it only when blocking is on', () => {
     expect(Catalog.build({ configs: configs(toolHash(tool)), definitions }).get('fs.read')).toMatchObject({ changed: false, enabled: true });

@@ -2,6 +2,7 @@
 // tool silently altered upstream ("rug pull") can be told apart from the one the user approved.
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { createHash } from 'node:crypto';
+import { oneLine } from '../shared/index.js';
 
 const HASH_LENGTH = 12;
 // Definitions are immutable once cached, so each is hashed at most once per process.
@@ -24,9 +25,8 @@ export function rememberToolHash(definition: Tool, hash: string): void {
 }
 
 /** The one-line description servers.yaml shows next to a tool (for the human; informational). */
-export function summaryOf(definition: Tool, maxLength = 160): string {
-  const line = (definition.description ?? '').replace(/\s+/g, ' ').trim();
-  return line.length > maxLength ? `${line.slice(0, maxLength - 1)}…` : line;
+export function summaryOf(definition: Tool): string {
+  return oneLine(definition.description ?? '', 160);
 }
 
 function canonicalJson(value: unknown): string {

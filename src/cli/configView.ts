@@ -2,7 +2,8 @@
 // built from both — without a running gateway and without spawning anything.
 import { Catalog, readDefinitionCache, type CatalogTool, type DefinitionCache } from '../catalog/index.js';
 import { loadServersConfig, type LoadoutPaths, type ServerConfig, type ServersFile } from '../config/index.js';
-import { LoadoutError } from '../shared/index.js';
+import { openRuntime, type Runtime } from '../gateway/index.js';
+import { LoadoutError, type Logger } from '../shared/index.js';
 
 /** The config dir as the CLI sees it. */
 export interface ConfigView {
@@ -29,12 +30,22 @@ export interface ToolView {
 /** Load servers.yaml (it must exist) and the definition cache. */
 export async function loadConfigView(paths: LoadoutPaths): Promise<ConfigView> {
   const loaded = await loadServersConfig(paths.serversFile, paths.parsedServersFile);
-  if (!loaded.exists) {
-    throw new LoadoutError('CONFIG_NOT_FOUND', `${paths.serversFile} does not exist; create it with "loadout init" (imports your .mcp.json servers)`);
-  }
+  if (!loaded.exists) throw configNotFound(paths);
   const definitions = await readDefinitionCache(paths.catalogCacheFile);
   const catalog = Catalog.build({ configs: loaded.config.servers, definitions, blockChangedTools: loaded.config.gateway.block_changed_tools });
   return { config: loaded.config, definitions, catalog };
+}
+
+/** The runtime (see openRuntime) of a command that needs servers.yaml to exist. */
+export async function openConfiguredRuntime(paths: LoadoutPaths, logger: Logger): Promise<Runtime> {
+  const runtime = await openRuntime({ paths, logger });
+  if (runtime.configExists) return runtime;
+  await runtime.close();
+  throw configNotFound(paths);
+}
+
+function configNotFound(paths: LoadoutPaths): LoadoutError {
+  return new LoadoutError('CONFIG_NOT_FOUND', `${paths.serversFile} does not exist; create it with "loadout init" (imports your .mcp.json servers)`);
 }
 
 /** The config of a named server; SERVER_NOT_FOUND lists the configured ones. */

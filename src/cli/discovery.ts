@@ -1,29 +1,27 @@
 // Discovery for the CLI (`init`, `refresh`): start the servers it needs, list their tools, merge
 // them into servers.yaml, stop them again. Shows progress on stderr when it is a terminal.
-import { CatalogStore, type DiscoveryResult } from '../catalog/index.js';
-import { loadServersFile, type LoadoutPaths, type ToolMergeReport } from '../config/index.js';
-import { ServerPool } from '../downstream/index.js';
+import type { DiscoveryResult } from '../catalog/index.js';
+import { enabledServerNames, type LoadoutPaths, type ToolMergeReport } from '../config/index.js';
+import { openRuntime } from '../gateway/index.js';
 import { LoadoutError, type Logger } from '../shared/index.js';
-import { printLines, printTable, startProgress } from './output.js';
+import { printLines, printTable, progressBar } from './output.js';
 
 /** Discover `servers` (default: every enabled one) and record them in servers.yaml. */
 export async function discoverServers(paths: LoadoutPaths, logger: Logger, servers?: string[], options: { acceptChanged?: boolean } = {}): Promise<DiscoveryResult[]> {
-  const { config } = await loadServersFile(paths.serversFile);
-  const targets = servers ?? Object.keys(config.servers).filter((server) => config.servers[server]!.enabled);
-  if (!targets.length) return [];
   // A failing server is reported in the command's own output; its warn-level log lines would repeat it.
   const quiet = logger.level === 'warn' ? logger.child({}, { level: 'error' }) : logger;
-  const pool = new ServerPool(config.servers, { logger: quiet, oauthDir: paths.oauthDir });
-  const catalog = new CatalogStore({ pool, cacheFile: paths.catalogCacheFile, configs: config.servers, settings: config.gateway, logger: quiet, serversFile: paths.serversFile });
-  const progress = startProgress('discovering');
+  const runtime = await openRuntime({ paths, logger: quiet });
+  const targets = servers ?? enabledServerNames(runtime.pool.configs);
+  if (!targets.length) return [];
+  const progress = progressBar(process.stderr);
+  const total = targets.length;
   let done = 0;
   try {
-    await catalog.load();
-    progress.update(0, targets.length, '');
-    return await catalog.discover(targets, { ...options, onResult: (result) => progress.update(++done, targets.length, result.server) });
+    progress.update({ done, total, message: `discovering 0/${total}` });
+    return await runtime.catalog.discover(targets, { ...options, onResult: (result) => progress.update({ done: ++done, total, message: `discovering ${done}/${total} ${result.server}` }) });
   } finally {
     progress.done();
-    await pool.close();
+    await runtime.close();
   }
 }
 

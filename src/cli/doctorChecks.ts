@@ -6,8 +6,9 @@ import { access, stat } from 'node:fs/promises';
 import path from 'node:path';
 import pLimit from 'p-limit';
 import { convertServer, loadServersFile, unsetEnvReferences, type LoadoutPaths, type ServerConfig } from '../config/index.js';
-import { ServerPool, isNeedsAuthorizationMessage } from '../downstream/index.js';
-import { errorMessage, type Logger } from '../shared/index.js';
+import { isNeedsAuthorizationMessage } from '../downstream/index.js';
+import { openRuntime } from '../gateway/index.js';
+import { errorMessage, oneLine, type Logger } from '../shared/index.js';
 import { CLIENT_NAMES, clientDefinition, type ClientEnvironment } from './clients/clientFiles.js';
 import { readJsonFile, valueAt } from './clients/jsonFile.js';
 import { findSameServer } from './clients/setupPlan.js';
@@ -36,7 +37,7 @@ export async function runDoctor(paths: LoadoutPaths, clientEnv: ClientEnvironmen
     findings.push({ subject: 'servers.yaml', ok: false, message: errorMessage(error), fix: `correct ${paths.serversFile}` });
     return findings;
   }
-  findings.push(...(await checkServers(servers, logger, env, paths.oauthDir)));
+  findings.push(...(await checkServers(paths, logger, env)));
   findings.push(...(await checkClients(servers, clientEnv)));
   return findings;
 }
@@ -63,21 +64,22 @@ async function exists(file: string): Promise<boolean> {
 }
 
 function unsetVariables(config: ServerConfig, env: NodeJS.ProcessEnv): string[] {
-  const texts = [config.command ?? '', ...config.args, ...Object.values(config.env), config.url ?? '', ...Object.values(config.headers), config.cwd ?? ''];
+  const texts = config.type === 'stdio' ? [config.command, ...config.args, ...Object.values(config.env), config.cwd ?? ''] : [config.url, ...Object.values(config.headers)];
   return [...new Set(texts.flatMap((text) => unsetEnvReferences(text, env)))];
 }
 
 // An HTTP server that answers 401/403 wants credentials (the SDK's messages carry the status).
 const NEEDS_AUTHORIZATION = /\b(401|403)\b|unauthori[sz]ed|invalid_token|refused loadout's credentials/i;
 
-async function checkServers(servers: Record<string, ServerConfig>, logger: Logger, env: NodeJS.ProcessEnv, oauthDir: string): Promise<Finding[]> {
+// Started through the runtime `serve` uses, so a server is checked as it would run there (OAuth tokens included).
+async function checkServers(paths: LoadoutPaths, logger: Logger, env: NodeJS.ProcessEnv): Promise<Finding[]> {
   // A failing server is this command's own finding; its warn-level log lines would repeat it.
   const quiet = logger.level === 'warn' ? logger.child({}, { level: 'silent' }) : logger;
-  const pool = new ServerPool(servers, { logger: quiet, env, oauthDir });
+  const { pool, ...runtime } = await openRuntime({ paths, logger: quiet, env });
   const limit = pLimit(4);
   try {
     return await Promise.all(
-      Object.entries(servers).map(([name, config]) =>
+      Object.entries(pool.configs).map(([name, config]) =>
         limit(async (): Promise<Finding> => {
           const subject = `server ${name}`;
           if (!config.enabled) return { subject, ok: true, message: 'disabled (enabled: false); not started' };
@@ -90,24 +92,24 @@ async function checkServers(servers: Record<string, ServerConfig>, logger: Logge
             const tools = await pool.listTools(name);
             return { subject, ok: true, message: `starts, ${tools.length} tool${tools.length === 1 ? '' : 's'} listed (${Math.round(performance.now() - startedAt)} ms)` };
           } catch (error) {
-            const message = errorMessage(error).replace(/\s+/g, ' ').trim();
+            const message = errorMessage(error);
             // A server that speaks OAuth is logged in to with `loadout auth`; one that does not wants a header.
-            if (isNeedsAuthorizationMessage(message)) {
+            if (config.type !== 'stdio' && isNeedsAuthorizationMessage(message)) {
               return { subject, ok: false, message: `needs authorization: ${config.url} wants an OAuth login`, fix: `loadout auth ${name}` };
             }
-            if (config.url && NEEDS_AUTHORIZATION.test(message)) {
-              return { subject, ok: false, message: `needs authorization: ${config.url} refused the connection (${message.slice(0, 120)})`, fix: `add the credentials under headers: (e.g. Authorization: "Bearer \${TOKEN}") for ${name} in servers.yaml` };
+            if (config.type !== 'stdio' && NEEDS_AUTHORIZATION.test(message)) {
+              return { subject, ok: false, message: `needs authorization: ${config.url} refused the connection (${oneLine(message, 120)})`, fix: `add the credentials under headers: (e.g. Authorization: "Bearer \${TOKEN}") for ${name} in servers.yaml` };
             }
-            const what = config.url ? `url ${config.url}` : `command: ${[config.command, ...config.args].join(' ')}`;
-            return { subject, ok: false, message: `does not start: ${message.slice(0, 200)}`, fix: `check its ${what}; run it by hand to see its error` };
+            const what = config.type === 'stdio' ? `command: ${[config.command, ...config.args].join(' ')}` : `url ${config.url}`;
+            return { subject, ok: false, message: `does not start: ${oneLine(message, 200)}`, fix: `check its ${what}; run it by hand to see its error` };
           } finally {
-            await pool.stop(name);
+            await pool.stopIfIdle(name);
           }
         }),
       ),
     );
   } finally {
-    await pool.close();
+    await runtime.close();
   }
 }
 

@@ -7,7 +7,7 @@ import { LoadoutError, isLoadoutError } from '../shared/index.js';
 import { printNote } from './output.js';
 
 /** Where to import from; `home` and `cwd` default to the real ones (tests pass a temp HOME). */
-export interface ImportOptions {
+interface ImportOptions {
   from?: string;
   home?: string;
   cwd?: string;
@@ -16,7 +16,7 @@ export interface ImportOptions {
 }
 
 /** What an import looked at, found and wrote. */
-export interface ImportOutcome {
+interface ImportOutcome {
   sources: ImportSource[];
   result: ImportResult;
   written: boolean;

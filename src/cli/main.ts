@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The loadout command line. The CLI is the only place that prints for humans or exits the process.
 import { Command, Option } from 'commander';
-import { LOG_FORMATS, LOG_LEVELS, type LogFormat } from '../shared/index.js';
+import { LOADOUT_VERSION, LOG_FORMATS, LOG_LEVELS, type LogFormat } from '../shared/index.js';
 import { registerAuth } from './commands/auth.js';
 import { registerInit } from './commands/init.js';
 import { registerList } from './commands/list.js';
@@ -17,7 +17,7 @@ import { registerSearch } from './commands/search.js';
 
 const program = new Command('loadout')
   .description('A meta-tool MCP gateway: one MCP server in front of many, with toolsets the agent equips.')
-  .version('0.1.0')
+  .version(LOADOUT_VERSION)
   .option('--config <dir>', 'config dir (default: $LOADOUT_CONFIG_DIR or ~/.config/loadout)')
   .option('--data <dir>', 'data dir (default: $LOADOUT_DATA_DIR or ~/.local/share/loadout)')
   .addOption(new Option('--log-level <level>', 'stderr log level').choices(LOG_LEVELS).default('warn'))

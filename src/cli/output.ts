@@ -2,7 +2,7 @@
 // error. The only module that writes to stdout/stderr directly; colour only when writing to a TTY.
 import { createRequire } from 'node:module';
 import type TableConstructor from 'cli-table3';
-import type { LogFormat } from '../shared/index.js';
+import { issueText, type LogFormat } from '../shared/index.js';
 
 // Loaded on first use: `serve` prints no tables and should not pay for loading cli-table3 at start.
 let TableClass: typeof TableConstructor | undefined;
@@ -101,29 +101,30 @@ export function errorText(message: string): string {
 export function failureMessage(error: unknown): string {
   const issues = (error as { issues?: unknown }).issues;
   if (error instanceof Error && error.name === 'ZodError' && Array.isArray(issues)) {
-    return (issues as Array<{ message: string; path: PropertyKey[] }>).map((issue) => `${issue.message}${issue.path.length ? ` at ${issue.path.map(String).join('.')}` : ''}`).join('\n');
+    return (issues as Array<{ message: string; path: PropertyKey[] }>).map(issueText).join('\n');
   }
   return error instanceof Error ? error.message : String(error);
 }
 
-/** Live progress of a multi-step job on stderr; a no-op unless stderr is a terminal. */
-export interface Progress {
-  update(done: number, total: number, current: string): void;
-  done(): void;
+/** How far a multi-step job is, and what it is doing now. */
+interface ProgressStep {
+  done: number;
+  total: number;
+  message: string;
 }
 
-/** Progress on stderr when it is a TTY, silent otherwise. */
-export function startProgress(label: string): Progress {
-  const stream = process.stderr;
+const BAR_WIDTH = 24;
+
+/** A progress bar redrawn on one line of `stream` (stderr) when it is a terminal; silent otherwise. */
+export function progressBar(stream: NodeJS.WriteStream): { update(step: ProgressStep): void; done(): void } {
   if (!stream.isTTY) return { update: () => undefined, done: () => undefined };
   return {
-    update(done, total, current) {
-      const width = 20;
-      const filled = total ? Math.round((done / total) * width) : 0;
-      stream.write(`\r\u001b[K${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} ${current}`);
+    update({ done, total, message }) {
+      const filled = total ? Math.round((done / total) * BAR_WIDTH) : 0;
+      stream.write(`\r[${'#'.repeat(filled)}${'-'.repeat(BAR_WIDTH - filled)}] ${message}\x1b[K`);
     },
     done() {
-      stream.write('\r\u001b[K');
+      stream.write('\r\x1b[K');
     },
   };
 }

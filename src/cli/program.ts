@@ -4,7 +4,7 @@ import { claimDataDir, resolvePaths, type LoadoutPaths } from '../config/index.j
 import { createLogger, type LogFormat, type Logger, type LogLevel } from '../shared/index.js';
 
 /** Options on the root command. */
-export interface GlobalOptions {
+interface GlobalOptions {
   config?: string;
   data?: string;
   logLevel: LogLevel;

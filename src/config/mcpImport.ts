@@ -3,7 +3,7 @@
 // an existing servers.yaml. The home directory is a parameter so tests use a temporary one.
 import path from 'node:path';
 import * as z from 'zod';
-import { LoadoutError, errorMessage, yamlModule } from '../shared/index.js';
+import { LoadoutError, errorMessage, firstIssueText, yamlModule } from '../shared/index.js';
 import { ServerConfigSchema } from './schema.js';
 import { readTextIfExists, withFileLock, writeTextAtomic } from './safeWrite.js';
 
@@ -62,7 +62,7 @@ const RawServerSchema = z.looseObject({
  * The `mcpServers` entries of a source file: top-level ones, plus — for ~/.claude.json — the
  * project entry for `cwd` (what Claude Code itself would load here). Undefined if the file is absent.
  */
-export async function readMcpServers(file: string, cwd: string): Promise<Record<string, unknown> | undefined> {
+async function readMcpServers(file: string, cwd: string): Promise<Record<string, unknown> | undefined> {
   const text = await readTextIfExists(file);
   if (text === undefined) return undefined;
   let data: unknown;
@@ -72,7 +72,7 @@ export async function readMcpServers(file: string, cwd: string): Promise<Record<
     throw new LoadoutError('CONFIG_INVALID', `${file} is not valid JSON (${errorMessage(error)})`);
   }
   const parsed = McpFileSchema.safeParse(data);
-  if (!parsed.success) throw new LoadoutError('CONFIG_INVALID', `${file} does not look like an MCP config: ${parsed.error.issues[0]!.message} at ${parsed.error.issues[0]!.path.join('.') || '(root)'}`);
+  if (!parsed.success) throw new LoadoutError('CONFIG_INVALID', `${file} does not look like an MCP config: ${firstIssueText(parsed.error)}`);
   return { ...parsed.data.mcpServers, ...parsed.data.projects?.[path.resolve(cwd)]?.mcpServers };
 }
 
@@ -101,7 +101,7 @@ export async function collectImports(sources: readonly ImportSource[], cwd: stri
 /** One client entry as a servers.yaml entry, or the reason it cannot be imported. */
 export function convertServer(name: string, raw: unknown): Record<string, unknown> | string {
   const parsed = RawServerSchema.safeParse(raw);
-  if (!parsed.success) return `not a server entry (${parsed.error.issues[0]!.message} at ${parsed.error.issues[0]!.path.join('.')})`;
+  if (!parsed.success) return `not a server entry (${firstIssueText(parsed.error)})`;
   const server = parsed.data;
   if (isLoadoutItself(name, server)) return 'it is loadout itself';
   const type = transportOfRaw(server);
@@ -120,7 +120,7 @@ export function convertServer(name: string, raw: unknown): Record<string, unknow
   }
   if (server.disabled) entry.enabled = false;
   const valid = ServerConfigSchema.safeParse(entry);
-  return valid.success ? entry : `invalid (${valid.error.issues[0]!.message})`;
+  return valid.success ? entry : `invalid (${firstIssueText(valid.error)})`;
 }
 
 /** The text of a new servers.yaml holding the imported servers, with a short guide on top. */

@@ -9,14 +9,14 @@ export const MAX_CANDIDATE_CHARS = 280;
 export const CANONICAL_CANDIDATE_ID = 'canonical';
 
 /** A tool's original definition, captured once and kept after promotions. */
-export const CanonicalToolSchema = z.strictObject({
+const CanonicalToolSchema = z.strictObject({
   description: z.string(),
   inputSchema: z.record(z.string(), z.unknown()),
 });
 export type CanonicalTool = z.infer<typeof CanonicalToolSchema>;
 
 /** A proposed rewrite of one tool's description. */
-export const ToolCandidateSchema = z.strictObject({
+const ToolCandidateSchema = z.strictObject({
   id: z.string().min(1),
   toolName: z.string().min(1),
   description: z.string().min(1).max(MAX_CANDIDATE_CHARS),
@@ -32,7 +32,7 @@ export const PromptCategorySchema = z.enum(['direct', 'indirect', 'negative']);
 export type PromptCategory = z.infer<typeof PromptCategorySchema>;
 
 /** A test prompt for one tool, and whether the model should call the tool for it. */
-export const GoldenPromptSchema = z.strictObject({
+const GoldenPromptSchema = z.strictObject({
   id: z.string().min(1),
   toolName: z.string().min(1),
   category: PromptCategorySchema,
@@ -53,21 +53,20 @@ export const PromptInputSchema = GoldenPromptSchema.extend({
 export type PromptInput = z.infer<typeof PromptInputSchema>;
 
 /** What happened when one prompt met one description. */
-export const EvalResultSchema = z.strictObject({
+const EvalResultSchema = z.strictObject({
   toolCalled: z.boolean(),
   correct: z.boolean(),
   error: z.string().optional(),
   reasoning: z.string().optional(),
   durationMs: z.number().nonnegative().optional(),
 });
-export type EvalResult = z.infer<typeof EvalResultSchema>;
 
 /** A result as an agent records it (seed 002's EvalRun result): `correct` may be left to loadout. */
 export const EvalResultInputSchema = EvalResultSchema.extend({ correct: z.boolean().optional() });
 export type EvalResultInput = z.infer<typeof EvalResultInputSchema>;
 
 /** One evaluation of a candidate (or `canonical`) against one golden prompt. */
-export const EvalRunSchema = z.strictObject({
+const EvalRunSchema = z.strictObject({
   id: z.string().min(1),
   toolName: z.string().min(1),
   candidateId: z.string().min(1),
@@ -89,7 +88,7 @@ export const MetricsSchema = z.strictObject({
 export type Metrics = z.infer<typeof MetricsSchema>;
 
 /** The active optimization of one tool. */
-export const PromotedToolSchema = z.strictObject({
+const PromotedToolSchema = z.strictObject({
   toolName: z.string().min(1),
   candidateId: z.string().min(1),
   description: z.string().min(1),
@@ -114,7 +113,6 @@ export type ServerOptimization = z.infer<typeof ServerOptimizationSchema>;
 export const OptimizationStateSchema = z.strictObject({
   servers: z.record(z.string(), ServerOptimizationSchema).default({}),
 });
-export type OptimizationState = z.infer<typeof OptimizationStateSchema>;
 
 /** The promotion rule's limits (servers.yaml `optimization.thresholds`). */
 export const ThresholdsSchema = z.strictObject({

@@ -4,7 +4,7 @@ import * as z from 'zod';
 import { OptimizationSettingsSchema } from './optimizationState.js';
 
 /** Server names become the `server` part of `server.tool`, so they may not contain a dot. */
-export const ServerNameSchema = z
+const ServerNameSchema = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'server names use letters, digits, "_" and "-" (at most 64), starting with a letter or digit');
 
@@ -14,7 +14,7 @@ export const ToolsetNameSchema = z
   .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'toolset names use a-z, 0-9, "_" and "-" (at most 64), starting with a letter or digit');
 
 /** Per-tool switchboard entry in servers.yaml; `hash` and `stale` are written by discovery. */
-export const ToolSettingSchema = z.strictObject({
+const ToolSettingSchema = z.strictObject({
   enabled: z.boolean().optional(),
   description: z.string().optional(),
   stale: z.boolean().optional(),
@@ -22,10 +22,7 @@ export const ToolSettingSchema = z.strictObject({
   /** The user's own words for the tool, searched by discover-all-tools (kept by refresh). */
   keywords: z.array(z.string().min(1).max(100)).max(50).optional(),
 });
-export type ToolSetting = z.infer<typeof ToolSettingSchema>;
 
-export const TransportTypeSchema = z.enum(['stdio', 'sse', 'http']);
-export type TransportType = z.infer<typeof TransportTypeSchema>;
 
 /**
  * OAuth settings of an HTTP/SSE server. Without them loadout registers itself with the server's
@@ -43,39 +40,67 @@ export const OAuthSettingsSchema = z.strictObject({
 });
 export type OAuthSettings = z.infer<typeof OAuthSettingsSchema>;
 
-/** One downstream server as written in servers.yaml. */
-export const ServerConfigSchema = z
-  .strictObject({
-    type: TransportTypeSchema.optional(),
-    command: z.string().min(1).optional(),
-    args: z.array(z.string()).default([]),
-    env: z.record(z.string(), z.string()).default({}),
-    cwd: z.string().optional(),
-    url: z.string().min(1).optional(),
+// Settings every server has, whatever its transport.
+const ServerSettingsShape = {
+  always_on: z.boolean().default(false),
+  enabled: z.boolean().default(true),
+  idle_timeout_minutes: z.number().nonnegative().default(5),
+  timeout_seconds: z.number().positive().default(60),
+  // A tool key written with no value (`search:`) means "known, defaults apply"; an empty
+  // `tools:` key means "no tools listed yet".
+  tools: z
+    .record(z.string(), ToolSettingSchema.nullable())
+    .nullish()
+    .transform((tools) => tools ?? undefined),
+};
+
+/** The address field a transport needs, with the message for a server that lacks it. */
+function requiredAddress(field: 'command' | 'url', type: 'stdio' | 'sse' | 'http') {
+  return z.string({ error: (issue) => (issue.input === undefined ? `a ${type} server needs "${field}"` : undefined) }).min(1);
+}
+
+const StdioServerSchema = z.strictObject({
+  type: z.literal('stdio'),
+  command: requiredAddress('command', 'stdio'),
+  args: z.array(z.string()).default([]),
+  env: z.record(z.string(), z.string()).default({}),
+  cwd: z.string().optional(),
+  ...ServerSettingsShape,
+});
+
+function remoteServerSchema<T extends 'sse' | 'http'>(type: T) {
+  return z.strictObject({
+    type: z.literal(type),
+    url: requiredAddress('url', type),
     headers: z.record(z.string(), z.string()).default({}),
     // HTTP/SSE servers answer 401 with OAuth by default; `false` turns that off.
     oauth: z.union([z.boolean(), OAuthSettingsSchema]).optional(),
-    always_on: z.boolean().default(false),
-    enabled: z.boolean().default(true),
-    idle_timeout_minutes: z.number().nonnegative().default(5),
-    timeout_seconds: z.number().positive().default(60),
-    // A tool key written with no value (`search:`) means "known, defaults apply"; an empty
-    // `tools:` key means "no tools listed yet".
-    tools: z
-      .record(z.string(), ToolSettingSchema.nullable())
-      .nullish()
-      .transform((tools) => tools ?? undefined),
-  })
-  .superRefine((server, ctx) => {
-    const type = server.type ?? (server.url ? 'http' : 'stdio');
-    if (type === 'stdio' && !server.command) {
-      ctx.addIssue({ code: 'custom', path: ['command'], message: 'a stdio server needs "command"' });
-    }
-    if (type !== 'stdio' && !server.url) {
-      ctx.addIssue({ code: 'custom', path: ['url'], message: `a ${type} server needs "url"` });
-    }
+    ...ServerSettingsShape,
   });
+}
+
+/**
+ * One downstream server as written in servers.yaml. `type` may be left out: a server with a
+ * `url` is then `http`, any other `stdio`. Parsed, it always carries its `type`, so code
+ * narrows on it instead of asserting that `command` or `url` is there.
+ */
+export const ServerConfigSchema = z.preprocess(
+  withInferredType,
+  z.discriminatedUnion('type', [StdioServerSchema, remoteServerSchema('sse'), remoteServerSchema('http')]),
+);
 export type ServerConfig = z.infer<typeof ServerConfigSchema>;
+
+function withInferredType(input: unknown): unknown {
+  if (typeof input !== 'object' || input === null || Array.isArray(input) || 'type' in input) return input;
+  return { type: 'url' in input ? 'http' : 'stdio', ...input };
+}
+
+/** Names of the enabled servers among `configs`, in config order. */
+export function enabledServerNames(configs: Readonly<Record<string, ServerConfig>>): string[] {
+  return Object.entries(configs)
+    .filter(([, config]) => config.enabled)
+    .map(([name]) => name);
+}
 
 /** Gateway-wide settings under `gateway:` in servers.yaml. */
 export const GatewaySettingsSchema = z.strictObject({
@@ -133,14 +158,9 @@ export type ServersFile = z.infer<typeof ServersFileSchema>;
  * or it sends its own `Authorization` header (a static token is not loadout's to replace).
  */
 export function oauthSettingsOf(server: ServerConfig): OAuthSettings | undefined {
-  if (transportOf(server) === 'stdio' || server.oauth === false) return undefined;
+  if (server.type === 'stdio' || server.oauth === false) return undefined;
   if (Object.keys(server.headers).some((name) => name.toLowerCase() === 'authorization')) return undefined;
   return typeof server.oauth === 'object' ? server.oauth : {};
-}
-
-/** The effective transport of a server: explicit `type`, else inferred from `url`/`command`. */
-export function transportOf(server: ServerConfig): TransportType {
-  return server.type ?? (server.url ? 'http' : 'stdio');
 }
 
 /** A namespaced tool name as stored: `server.tool`. */

@@ -44,6 +44,15 @@ describe('parseServersFile', () => {
     expect(errorOf('servers:\n  ok:\n    command: node\n  broken:\n    args: [x]\n')).toMatch(/^\/cfg\/servers\.yaml:5:\d+: a stdio server needs "command" at servers\.broken\.command$/);
   });
 
+  it('infers an omitted type from url or command, and keeps transport fields to their transport', () => {
+    const { config } = parseServersFile('servers:\n  local:\n    command: node\n  remote:\n    url: http://127.0.0.1:1/mcp\n  events:\n    type: sse\n    url: http://127.0.0.1:1/sse\n', FILE);
+    expect(config.servers.local).toMatchObject({ type: 'stdio', command: 'node', args: [], env: {} });
+    expect(config.servers.remote).toMatchObject({ type: 'http', url: 'http://127.0.0.1:1/mcp', headers: {} });
+    expect(config.servers.events).toMatchObject({ type: 'sse', url: 'http://127.0.0.1:1/sse' });
+    expect(errorOf('servers:\n  remote:\n    type: http\n')).toMatch(/: a http server needs "url" at servers\.remote\.url$/);
+    expect(errorOf('servers:\n  remote:\n    url: http://127.0.0.1:1/mcp\n    args: [x]\n')).toMatch(/Unrecognized key: "args" at servers\.remote$/);
+  });
+
   it('refuses a server name with a dot (it would break server.tool)', () => {
     expect(errorOf('servers:\n  my.server:\n    command: node\n')).toMatch(/^\/cfg\/servers\.yaml:\d+:\d+: /);
   });

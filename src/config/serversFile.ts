@@ -7,7 +7,7 @@ import { ServersFileSchema, type ServersFile } from './schema.js';
 import { readTextIfExists, updateTextFile } from './safeWrite.js';
 
 /** A parsed servers.yaml: the validated config plus the document it came from. */
-export interface LoadedServersFile {
+interface LoadedServersFile {
   config: ServersFile;
   document: Document;
   /** False when the file does not exist yet (an empty config stands in for it). */

@@ -1,23 +1,19 @@
 import { createHash } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { ServersFileSchema } from './schema.js';
-import { PARSED_SCHEMA_VERSION, loadServersConfig } from './serversFileCache.js';
+import { loadServersConfig, serversFileSchemaHash } from './serversFileCache.js';
+import { useTempDir } from '../../test/helpers/tempDir.js';
 
 describe('loadServersConfig', () => {
-  let dir: string;
+  const dir = useTempDir('loadout-parsed-');
   let file: string;
   let cacheFile: string;
-  beforeEach(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'loadout-parsed-'));
-    file = path.join(dir, 'servers.yaml');
-    cacheFile = path.join(dir, 'servers.parsed.json');
-  });
-  afterEach(async () => {
-    await rm(dir, { recursive: true, force: true });
+  beforeEach(() => {
+    file = path.join(dir(), 'servers.yaml');
+    cacheFile = path.join(dir(), 'servers.parsed.json');
   });
 
   it('reuses the parsed config while the text is unchanged and re-parses after an edit', async () => {
@@ -39,12 +35,17 @@ describe('loadServersConfig', () => {
     await expect(loadServersConfig(file, cacheFile)).rejects.toThrow(/servers\.yaml:2:\d+: /);
   });
 
-  it('keys the parsed copy by a schema version that changes with ServersFileSchema', () => {
-    // The parsed copy is used without validating it again. If this fails, ServersFileSchema has
-    // changed: bump PARSED_SCHEMA_VERSION (so copies made under the old schema are re-parsed) and
-    // record the new version and hash here.
-    const schema = JSON.stringify(z.toJSONSchema(ServersFileSchema, { io: 'input', unrepresentable: 'any' }));
-    expect({ version: PARSED_SCHEMA_VERSION, schemaHash: createHash('sha256').update(schema).digest('hex').slice(0, 16) }).toEqual({ version: 4, schemaHash: '9970e0ce726cde76' });
+  it('keys the parsed copy by a hash of the schema, which changes with any field of it', async () => {
+    await writeFile(file, 'servers:\n  a: { command: x }\n');
+    await loadServersConfig(file, cacheFile);
+    // A copy written under another schema has another key, so it is re-parsed, not trusted.
+    const cached = JSON.parse(await readFile(cacheFile, 'utf8')) as { textHash: string; config: { servers: Record<string, unknown> } };
+    const otherSchemaKey = createHash('sha256').update(`other-schema\0${file}\0`).update('servers:\n  a: { command: x }\n').digest('hex');
+    await writeFile(cacheFile, JSON.stringify({ textHash: otherSchemaKey, config: { ...cached.config, servers: { fromOldSchema: {} } } }));
+    expect(Object.keys((await loadServersConfig(file, cacheFile)).config.servers)).toEqual(['a']);
+    const widened = ServersFileSchema.extend({ extra: z.string().optional() });
+    expect(serversFileSchemaHash()).toMatch(/^[0-9a-f]{16}$/);
+    expect(JSON.stringify(z.toJSONSchema(widened, { io: 'input', unrepresentable: 'any' }))).not.toEqual(JSON.stringify(z.toJSONSchema(ServersFileSchema, { io: 'input', unrepresentable: 'any' })));
   });
 
   it('ignores a corrupt cache', async () => {

@@ -2,15 +2,29 @@
 // about 0.1 ms per cached tool entry, JSON.parse a hundredth of that, so a warm start re-parses
 // servers.yaml only after it changed. The copy holds the config exactly as ServersFileSchema
 // produced it, so it is used without validating it again (that zod parse was ~6 ms of a warm
-// start with 50 servers); the schema's version is part of the key, so a copy written under
+// start with 50 servers); a hash of the schema is part of the key, so a copy written under
 // another schema is re-parsed. The YAML file stays the only source of truth.
 import { createHash } from 'node:crypto';
-import { type ServersFile } from './schema.js';
+import * as z from 'zod';
+import { ServersFileSchema, type ServersFile } from './schema.js';
 import { parseServersFile } from './serversFile.js';
 import { readTextIfExists, writeTextAtomic } from './safeWrite.js';
 
-/** Version of ServersFileSchema the parsed copy was made with; serversFileCache.test.ts says when to bump it. */
-export const PARSED_SCHEMA_VERSION = 4;
+// serversFileSchemaHash() as scripts/bundle.mjs computed it at build time (converting the schema
+// costs ~5 ms of a start); undefined when running from source, which computes it per load.
+declare const LOADOUT_SERVERS_SCHEMA_HASH: string | undefined;
+
+/**
+ * A hash of ServersFileSchema's JSON Schema as read and as produced: fields, types, defaults and
+ * strictness, so any change to them re-keys the parsed copies without anyone bumping a version.
+ * (Code inside a transform is not part of it; a transform that changes its output must change
+ * the schema's shape too, or the copies go stale.)
+ */
+export function serversFileSchemaHash(): string {
+  const hash = createHash('sha256');
+  for (const io of ['input', 'output'] as const) hash.update(JSON.stringify(z.toJSONSchema(ServersFileSchema, { io, unrepresentable: 'any' })));
+  return hash.digest('hex').slice(0, 16);
+}
 
 /** The parsed copy as written: the key it is valid for, and the validated config. */
 interface ParsedCopy {
@@ -22,7 +36,8 @@ interface ParsedCopy {
 export async function loadServersConfig(file: string, cacheFile: string): Promise<{ config: ServersFile; exists: boolean }> {
   const text = await readTextIfExists(file);
   if (text === undefined) return { config: parseServersFile('servers: {}\n', file).config, exists: false };
-  const textHash = createHash('sha256').update(`${PARSED_SCHEMA_VERSION}\0${file}\0`).update(text).digest('hex');
+  const schemaHash = typeof LOADOUT_SERVERS_SCHEMA_HASH === 'string' ? LOADOUT_SERVERS_SCHEMA_HASH : serversFileSchemaHash();
+  const textHash = createHash('sha256').update(`${schemaHash}\0${file}\0`).update(text).digest('hex');
   const cached = safeJson(await readTextIfExists(cacheFile).catch(() => undefined));
   if (isCopyFor(cached, textHash)) return { config: cached.config, exists: true };
   const { config } = parseServersFile(text, file);

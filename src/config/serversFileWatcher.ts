@@ -10,7 +10,7 @@ import { parseServersFile } from './serversFile.js';
 import { readTextIfExists } from './safeWrite.js';
 
 /** Options of a servers.yaml watcher. */
-export interface ServersFileWatcherOptions {
+interface ServersFileWatcherOptions {
   file: string;
   logger: Logger;
   /** Receives each valid config read after a change (possibly equal to the current one); awaited before the next. */

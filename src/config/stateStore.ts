@@ -5,20 +5,20 @@ import { copyFile } from 'node:fs/promises';
 import { Low } from 'lowdb';
 import { JSONFile } from 'lowdb/node';
 import * as z from 'zod';
-import { LoadoutError, errorMessage } from '../shared/index.js';
+import { LoadoutError, errorMessage, firstIssue } from '../shared/index.js';
 import { ToolsetNameSchema } from './schema.js';
 import { OptimizationStateSchema } from './optimizationState.js';
 import { withFileLock } from './safeWrite.js';
 
 /** The whole state.json. */
-export const StateSchema = z.strictObject({
+const StateSchema = z.strictObject({
   version: z.literal(1).default(1),
   /** The toolset equipped at the last stop, re-equipped at the next start (`all` included). */
   activeToolset: ToolsetNameSchema.nullable().default(null),
   /** Tool-description optimization data per server. */
   optimization: OptimizationStateSchema.prefault({}),
 });
-export type State = z.infer<typeof StateSchema>;
+type State = z.infer<typeof StateSchema>;
 
 /** Typed, locked access to state.json. */
 export class StateStore {
@@ -53,8 +53,8 @@ export class StateStore {
     }
     const parsed = StateSchema.safeParse(this.#db.data ?? {});
     if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      throw await this.#corrupt(`has an invalid value at ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+      const { path, message } = firstIssue(parsed.error);
+      throw await this.#corrupt(`has an invalid value at ${path}: ${message}`);
     }
     return parsed.data;
   }

@@ -48,7 +48,7 @@ export function mergeDiscoveredTools(document: Document, server: string, discove
   if (isMap(existingTools)) {
     toolsMap = existingTools;
   } else {
-    toolsMap = document.createNode({}) as YAMLMap;
+    toolsMap = document.createNode({});
     serverNode.set('tools', toolsMap);
   }
   const found = new Set(discovered.map((tool) => tool.name));
@@ -95,12 +95,7 @@ export function mergeDiscoveredTools(document: Document, server: string, discove
   return report;
 }
 
-/** True when a report has nothing to say. */
-export function isEmptyMergeReport(report: ToolMergeReport): boolean {
-  return !report.added.length && !report.stale.length && !report.returned.length && !report.changed.length;
-}
-
 function scalarText(node: unknown): string | undefined {
-  if (yamlModule().isScalar(node)) return node.value === null || node.value === undefined ? undefined : String(node.value);
+  if (yamlModule().isScalar(node)) return typeof node.value === 'string' || typeof node.value === 'number' || typeof node.value === 'boolean' ? String(node.value) : undefined;
   return typeof node === 'string' ? node : undefined;
 }

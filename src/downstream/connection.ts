@@ -18,8 +18,8 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
-import { expandEnv, expandEnvRecord, oauthSettingsOf, transportOf, type ServerConfig } from '../config/index.js';
-import { Cancellation, LoadoutError, errorMessage, isLoadoutError, lazySchemaValidator, type Logger } from '../shared/index.js';
+import { expandEnv, expandEnvRecord, oauthSettingsOf, type ServerConfig } from '../config/index.js';
+import { Cancellation, LOADOUT_VERSION, LoadoutError, errorMessage, isLoadoutError, lazySchemaValidator, type Logger } from '../shared/index.js';
 import type { RelayedRequest } from './inFlightCallers.js';
 import { StoredOAuthProvider, needsAuthorizationError, oauthTargetOf } from './oauthProvider.js';
 import { RequestLayer, type RequestOptions } from './requestLayer.js';
@@ -43,7 +43,7 @@ export interface ServerDefinitions {
 const MAX_STDIO_MESSAGE_BYTES = 256 * 1024 * 1024;
 
 /** Identity loadout presents to downstream servers. */
-export const CLIENT_INFO = { name: 'loadout', version: '0.1.0' } as const;
+export const CLIENT_INFO = { name: 'loadout', version: LOADOUT_VERSION } as const;
 
 /** Callbacks a connection reports to while open. */
 export interface ConnectionHooks {
@@ -290,11 +290,11 @@ async function createTransport(serverName: string, config: ServerConfig, context
 
 async function createTransportOrThrow(serverName: string, config: ServerConfig, { env, logger, oauthDir, shutdown }: TransportContext): Promise<Transport> {
   const where = `Server '${serverName}'`;
-  const type = transportOf(config);
+  const { type } = config;
   if (type === 'stdio') {
     const { ChildProcessTransport } = await import('./childProcessTransport.js');
     const transport = new ChildProcessTransport({
-      command: expandEnv(config.command!, env, `${where} command`),
+      command: expandEnv(config.command, env, `${where} command`),
       args: config.args.map((arg) => expandEnv(arg, env, `${where} args`)),
       // Servers expect the user's environment (PATH, HOME, npm settings), plus their own.
       env: { ...(env as Record<string, string>), ...expandEnvRecord(config.env, env, `${where} env`) },
@@ -306,7 +306,7 @@ async function createTransportOrThrow(serverName: string, config: ServerConfig, 
     transport.stderr.on('data', (chunk: Buffer) => logger.debug({ stderr: chunk.toString('utf8').trimEnd() }, 'downstream stderr'));
     return transport;
   }
-  const url = new URL(expandEnv(config.url!, env, `${where} url`));
+  const url = new URL(expandEnv(config.url, env, `${where} url`));
   const requestInit = { headers: expandEnvRecord(config.headers, env, `${where} headers`) };
   const oauth = oauthDir === undefined ? undefined : oauthTargetOf(serverName, config, env, oauthDir);
   const authProvider = oauth ? await StoredOAuthProvider.open(oauth) : undefined;

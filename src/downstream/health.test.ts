@@ -23,7 +23,7 @@ describe('reconnectDelayMs', () => {
 
 /** A stand-in pool: `up` decides whether a start succeeds; connections answer pings per `pingOk`. */
 class FakePool implements HealthPool {
-  readonly configs = new Map<string, ServerConfig>();
+  readonly configMap = new Map<string, ServerConfig>();
   readonly live = new Map<string, DownstreamConnection>();
   readonly starts: string[] = [];
   readonly discarded: string[] = [];
@@ -32,20 +32,17 @@ class FakePool implements HealthPool {
   #listener: ((event: PoolEvent) => void) | undefined;
 
   add(server: string, config: Partial<ServerConfig>): void {
-    this.configs.set(server, ServerConfigSchema.parse({ command: 'x', ...config }));
+    this.configMap.set(server, ServerConfigSchema.parse({ command: 'x', ...config }));
   }
   onEvent(listener: (event: PoolEvent) => void): () => boolean {
     this.#listener = listener;
     return () => true;
   }
   config(server: string): ServerConfig | undefined {
-    return this.configs.get(server);
+    return this.configMap.get(server);
   }
-  get serverNames(): string[] {
-    return [...this.configs.keys()];
-  }
-  get connectedServers(): string[] {
-    return [...this.live.keys()];
+  get configs(): Record<string, ServerConfig> {
+    return Object.fromEntries(this.configMap);
   }
   isConnected(server: string): boolean {
     return this.live.has(server);
@@ -53,22 +50,23 @@ class FakePool implements HealthPool {
   status(server: string): { state: 'stopped' | 'connected'; inFlight: number } {
     return { state: this.live.has(server) ? 'connected' : 'stopped', inFlight: 0 };
   }
-  async connection(server: string): Promise<DownstreamConnection> {
+  connection(server: string): Promise<DownstreamConnection> {
     const existing = this.live.get(server);
-    if (existing) return existing;
+    if (existing) return Promise.resolve(existing);
     this.starts.push(server);
-    if (!this.up) throw new Error('spawn failed');
+    if (!this.up) return Promise.reject(new Error('spawn failed'));
     const connection = { ping: async () => (this.pingOk ? undefined : Promise.reject(new Error('timeout'))) } as unknown as DownstreamConnection;
     this.live.set(server, connection);
     this.#listener?.({ type: 'connected', server });
-    return connection;
+    return Promise.resolve(connection);
   }
-  async discard(server: string): Promise<void> {
+  discard(server: string): Promise<void> {
     this.discarded.push(server);
     this.crash(server);
+    return Promise.resolve();
   }
   reconfigure(configs: Record<string, Partial<ServerConfig>>): void {
-    this.configs.clear();
+    this.configMap.clear();
     for (const [server, config] of Object.entries(configs)) this.add(server, config);
     this.#listener?.({ type: 'configured' });
   }
@@ -94,6 +92,16 @@ describe('ServerHealth', () => {
     vi.useRealTimers();
   });
 
+  // The always-on server 'kept' connects, then crashes while it cannot start again.
+  async function crashKeptServer(): Promise<void> {
+    pool.add('kept', { always_on: true });
+    health.start();
+    await vi.advanceTimersByTimeAsync(0);
+    pool.up = false;
+    pool.crash('kept');
+    expect(health.isAvailable('kept')).toBe(false);
+  }
+
   it('connects always-on servers in the background and leaves lazy ones alone', async () => {
     pool.add('kept', { always_on: true });
     pool.add('lazy', {});
@@ -105,12 +113,7 @@ describe('ServerHealth', () => {
   });
 
   it('marks a crashed always-on server unavailable once, then available once after a backoff reconnect', async () => {
-    pool.add('kept', { always_on: true });
-    health.start();
-    await vi.advanceTimersByTimeAsync(0);
-    pool.up = false;
-    pool.crash('kept');
-    expect(health.isAvailable('kept')).toBe(false);
+    await crashKeptServer();
     await vi.advanceTimersByTimeAsync(100 + 200 + 400 + 400);
     expect(pool.starts).toEqual(['kept', 'kept', 'kept', 'kept', 'kept']);
     expect(changes).toEqual([['kept', false]]);
@@ -150,12 +153,7 @@ describe('ServerHealth', () => {
   });
 
   it('follows a servers.yaml change: connects a new always-on server, forgets one that became lazy', async () => {
-    pool.add('kept', { always_on: true });
-    health.start();
-    await vi.advanceTimersByTimeAsync(0);
-    pool.up = false;
-    pool.crash('kept');
-    expect(health.isAvailable('kept')).toBe(false);
+    await crashKeptServer();
 
     pool.up = true;
     pool.reconfigure({ kept: {}, added: { always_on: true } });

@@ -6,10 +6,10 @@ import { KeyedTimers, errorMessage, type Logger } from '../shared/index.js';
 import type { PoolEvent, ServerPool } from './pool.js';
 
 /** The part of the pool health works with (a port, so tests can stand in for it). */
-export type HealthPool = Pick<ServerPool, 'onEvent' | 'config' | 'serverNames' | 'connectedServers' | 'isConnected' | 'status' | 'connection' | 'discard'>;
+export type HealthPool = Pick<ServerPool, 'onEvent' | 'config' | 'configs' | 'isConnected' | 'status' | 'connection' | 'discard'>;
 
 /** Options of a ServerHealth. */
-export interface HealthOptions {
+interface HealthOptions {
   pool: HealthPool;
   logger: Logger;
   /** How often connected servers are pinged; 0 turns pings off (crashes are still noticed). */
@@ -23,7 +23,7 @@ export interface HealthOptions {
 }
 
 /** Called when a server becomes unavailable or available again. */
-export type AvailabilityListener = (server: string, available: boolean) => void;
+type AvailabilityListener = (server: string, available: boolean) => void;
 
 /**
  * Delay before reconnect attempt `attempt` (0-based): base·2^attempt capped at `maxMs`, then
@@ -80,11 +80,12 @@ export class ServerHealth {
 
   /** Stop pinging and reconnecting (connections themselves belong to the pool). Runs once. */
   close(): Promise<void> {
-    this.#closed ??= (async () => {
+    if (!this.#closed) {
       this.#unsubscribe?.();
       if (this.#pingTimer) clearInterval(this.#pingTimer);
       this.#reconnectTimers.clearAll();
-    })();
+      this.#closed = Promise.resolve();
+    }
     return this.#closed;
   }
 
@@ -110,7 +111,7 @@ export class ServerHealth {
   // Each start is its own macrotask, so spawning many always-on servers never holds up the
   // client's first requests.
   #connectAlwaysOn(): void {
-    for (const server of this.#options.pool.serverNames) {
+    for (const server of Object.keys(this.#options.pool.configs)) {
       if (this.#keptConnected(server) && !this.#options.pool.isConnected(server)) setImmediate(() => this.#connect(server));
     }
   }
@@ -153,7 +154,7 @@ export class ServerHealth {
       this.#attempts.delete(server);
       this.#setAvailable(server, true);
     }
-    for (const server of this.#options.pool.serverNames) {
+    for (const server of Object.keys(this.#options.pool.configs)) {
       const idle = !this.#options.pool.isConnected(server) && this.#options.pool.status(server).state === 'stopped';
       if (this.#keptConnected(server) && idle && !this.#reconnectTimers.has(server)) this.#connect(server);
     }
@@ -161,8 +162,8 @@ export class ServerHealth {
 
   #pingAll(): void {
     const { pool } = this.#options;
-    for (const server of pool.connectedServers) {
-      if (this.#pinging.has(server)) continue;
+    for (const server of Object.keys(pool.configs)) {
+      if (this.#pinging.has(server) || !pool.isConnected(server)) continue;
       this.#pinging.add(server);
       void this.#ping(server, pool.config(server)).finally(() => this.#pinging.delete(server));
     }

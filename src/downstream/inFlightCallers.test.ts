@@ -7,7 +7,7 @@ const SAMPLING: CreateMessageRequest = { method: 'sampling/createMessage', param
 const signal = new AbortController().signal;
 
 function caller(owner: object, answer: string): DownstreamCaller {
-  return { owner, relay: async () => ({ answer }) };
+  return { owner, relay: () => Promise.resolve({ answer }) };
 }
 
 describe('InFlightCallers', () => {

@@ -27,8 +27,8 @@ export async function loginToServer(options: OAuthLoginOptions): Promise<void> {
   const { server, config } = options;
   const env = options.env ?? process.env;
   const target = oauthTargetOf(server, config, env, options.oauthDir);
-  if (!target) {
-    const why = config.url === undefined ? 'it is a stdio server' : config.oauth === false ? 'its entry says oauth: false' : 'it sends its own Authorization header';
+  if (!target || config.type === 'stdio') {
+    const why = config.type === 'stdio' ? 'it is a stdio server' : config.oauth === false ? 'its entry says oauth: false' : 'it sends its own Authorization header';
     throw new LoadoutError('INVALID_ARGUMENT', `Server '${server}' does not use OAuth: ${why}`);
   }
   const { settings } = target;
@@ -43,9 +43,9 @@ export async function loginToServer(options: OAuthLoginOptions): Promise<void> {
       redirectUrl,
       ...(record.redirectUrl === redirectUrl && clientInformation ? { clientInformation } : {}),
     }));
-    const provider = await StoredOAuthProvider.open(target, { redirectUrl, onAuthorizationUrl: options.onAuthorizationUrl });
-    const { auth, extractWWWAuthenticateParams } = await import('@modelcontextprotocol/sdk/client/auth.js');
-    const challenge = await probeChallenge(target.serverUrl, expandEnvRecord(config.headers, env, `Server '${server}' headers`), extractWWWAuthenticateParams);
+    const provider = await StoredOAuthProvider.open(target, { redirectUrl, onAuthorizationUrl: (url) => options.onAuthorizationUrl(url) });
+    const { auth, extractWWWAuthenticateParams: extract } = await import('@modelcontextprotocol/sdk/client/auth.js');
+    const challenge = await probeChallenge(target.serverUrl, expandEnvRecord(config.headers, env, `Server '${server}' headers`), (response) => extract(response));
     const authOptions = { serverUrl: target.serverUrl, resourceMetadataUrl: challenge.resourceMetadataUrl, scope: challenge.scope ?? settings.scope };
     const redirect = waitForRedirect(listener, () => provider.sentState, options);
     // Settled early if auth() fails before a redirect is due, so its rejection is never unhandled.

@@ -26,12 +26,12 @@ export interface OAuthTarget {
 /** The OAuth target of a server that may use OAuth (see oauthSettingsOf), with `${VAR}` expanded. */
 export function oauthTargetOf(server: string, config: ServerConfig, env: NodeJS.ProcessEnv, oauthDir: string): OAuthTarget | undefined {
   const settings = oauthSettingsOf(config);
-  if (!settings) return undefined;
+  if (!settings || config.type === 'stdio') return undefined;
   const where = `Server '${server}'`;
   return {
     server,
     // Normalised as the transport will send it, so a login and a connection agree on the record.
-    serverUrl: new URL(expandEnv(config.url!, env, `${where} url`)).href,
+    serverUrl: new URL(expandEnv(config.url, env, `${where} url`)).href,
     oauthDir,
     settings: settings.client_secret ? { ...settings, client_secret: expandEnv(settings.client_secret, env, `${where} oauth.client_secret`) } : settings,
   };

@@ -26,14 +26,14 @@ export type PoolEvent =
   | { type: 'notification'; server: string; notification: { method: string; params?: Record<string, unknown> } };
 
 /** Snapshot of one server's connection for status displays. */
-export interface ServerRuntimeStatus {
+interface ServerRuntimeStatus {
   state: 'stopped' | 'starting' | 'connected';
   inFlight: number;
   lastError?: string;
 }
 
 /** Options of a pool; `env` is the environment `${VAR}` references are expanded from. */
-export interface PoolOptions {
+interface PoolOptions {
   logger: Logger;
   env?: NodeJS.ProcessEnv;
   /**
@@ -47,7 +47,8 @@ export interface PoolOptions {
 
 /** Owns every downstream connection. */
 export class ServerPool {
-  #configs: ReadonlyMap<string, ServerConfig>;
+  /** The server configs: their one owner (the catalog builds from them and hears 'configured'). */
+  #configs: Readonly<Record<string, ServerConfig>>;
   readonly #options: PoolOptions;
   readonly #connections = new Map<string, DownstreamConnection>();
   readonly #starting = new Map<string, Promise<DownstreamConnection>>();
@@ -64,23 +65,18 @@ export class ServerPool {
   #closed: Promise<void> | undefined;
 
   constructor(configs: Record<string, ServerConfig>, options: PoolOptions) {
-    this.#configs = new Map(Object.entries(configs));
+    this.#configs = configs;
     this.#options = options;
   }
 
-  /** Names of configured, enabled servers. */
-  get serverNames(): string[] {
-    return [...this.#configs].filter(([, config]) => config.enabled).map(([name]) => name);
+  /** Every configured server's config, enabled or not, by name. */
+  get configs(): Readonly<Record<string, ServerConfig>> {
+    return this.#configs;
   }
 
   /** The config of a server, if configured. */
   config(server: string): ServerConfig | undefined {
-    return this.#configs.get(server);
-  }
-
-  /** Names of the servers with a live connection now. */
-  get connectedServers(): string[] {
-    return [...this.#connections.keys()];
+    return Object.hasOwn(this.#configs, server) ? this.#configs[server] : undefined;
   }
 
   /** Subscribe to connection events; returns the unsubscribe function. */
@@ -95,13 +91,13 @@ export class ServerPool {
    */
   configure(configs: Record<string, ServerConfig>): void {
     const previous = this.#configs;
-    this.#configs = new Map(Object.entries(configs));
-    for (const [server, oldConfig] of previous) {
-      const next = this.#configs.get(server);
+    this.#configs = configs;
+    for (const [server, oldConfig] of Object.entries(previous)) {
+      const next = this.config(server);
       if (!next || !next.enabled || !isDeepStrictEqual(withoutTools(oldConfig), withoutTools(next))) {
         if (!this.#connections.has(server)) continue;
         // A connection busy with calls is stopped when its last call ends (see #endUse).
-        if (this.inFlight(server) === 0) void this.stop(server);
+        if (this.#inFlightTo(server) === 0) void this.#stop(server);
         else this.#outdated.add(server);
       }
     }
@@ -113,16 +109,11 @@ export class ServerPool {
     return this.#connections.has(server);
   }
 
-  /** Calls currently in flight to a server. */
-  inFlight(server: string): number {
-    return this.#inFlight.get(server) ?? 0;
-  }
-
   /** State of one server for displays. */
   status(server: string): ServerRuntimeStatus {
     const state = this.#connections.has(server) ? 'connected' : this.#starting.has(server) ? 'starting' : 'stopped';
     const lastError = this.#lastErrors.get(server);
-    return { state, inFlight: this.inFlight(server), ...(lastError ? { lastError } : {}) };
+    return { state, inFlight: this.#inFlightTo(server), ...(lastError ? { lastError } : {}) };
   }
 
   /** The live connection to `server`, starting it if needed. Concurrent callers share one start. */
@@ -190,8 +181,14 @@ export class ServerPool {
     }
   }
 
-  /** End a server's connection (no-op when stopped). */
-  async stop(server: string): Promise<void> {
+  /** End a lazy server's connection unless a call is in flight to it (always-on servers stay). */
+  async stopIfIdle(server: string): Promise<void> {
+    if (this.config(server)?.always_on || this.#inFlightTo(server) > 0) return;
+    await this.#stop(server);
+  }
+
+  // Ends a server's connection (no-op when stopped).
+  async #stop(server: string): Promise<void> {
     this.#idleTimers.clear(server);
     this.#outdated.delete(server);
     const connection = this.#connections.get(server);
@@ -223,7 +220,7 @@ export class ServerPool {
     this.#closed ??= (async () => {
       // All at once: the aborted starts end their children while the connected ones are stopped.
       this.#closing.abort(new LoadoutError('CLOSED', 'loadout is shutting down'));
-      await Promise.allSettled([...this.#starting.values(), ...[...this.#connections.keys()].map((server) => this.stop(server))]);
+      await Promise.allSettled([...this.#starting.values(), ...[...this.#connections.keys()].map((server) => this.#stop(server))]);
     })();
     return this.#closed;
   }
@@ -297,9 +294,9 @@ export class ServerPool {
   }
 
   #usableConfig(server: string): ServerConfig {
-    const config = this.#configs.get(server);
+    const config = this.config(server);
     if (!config) {
-      const known = [...this.#configs.keys()].join(', ') || '(none)';
+      const known = Object.keys(this.#configs).join(', ') || '(none)';
       throw new LoadoutError('SERVER_NOT_FOUND', `Server '${server}' is not configured; configured servers: ${known}`);
     }
     if (!config.enabled) throw new LoadoutError('SERVER_DISABLED', `Server '${server}' is disabled in servers.yaml (enabled: false)`);
@@ -309,29 +306,33 @@ export class ServerPool {
   // The idle timer is left running during a call: if it fires, the call in flight keeps the server
   // up, and the call's end sets it again (restarting it in place, cheaper than a new timer).
   #beginUse(server: string): void {
-    this.#inFlight.set(server, this.inFlight(server) + 1);
+    this.#inFlight.set(server, this.#inFlightTo(server) + 1);
   }
 
   #endUse(server: string): void {
-    const remaining = this.inFlight(server) - 1;
+    const remaining = this.#inFlightTo(server) - 1;
     if (remaining > 0) {
       this.#inFlight.set(server, remaining);
       return;
     }
     this.#inFlight.delete(server);
     if (this.#outdated.has(server)) {
-      void this.stop(server);
+      void this.#stop(server);
       return;
     }
-    const config = this.#configs.get(server);
+    const config = this.config(server);
     if (!config || config.always_on || !this.#connections.has(server)) return;
     const idleTimeoutMs = config.idle_timeout_minutes * 60_000;
     // setTimeout fires at once for delays past 2^31-1 ms (~24.8 days): treat those as "never".
     if (idleTimeoutMs > MAX_TIMER_MS) return;
     // Lazy servers stop after a quiet period with no call in flight.
     this.#idleTimers.set(server, idleTimeoutMs, () => {
-      if (this.inFlight(server) === 0) void this.stop(server);
+      if (this.#inFlightTo(server) === 0) void this.#stop(server);
     });
+  }
+
+  #inFlightTo(server: string): number {
+    return this.#inFlight.get(server) ?? 0;
   }
 
   #emit(event: PoolEvent): void {

@@ -18,7 +18,7 @@ async function wire(timeoutMs = 1000) {
   const server = recordPeer(serverEnd);
   await channel.start();
   await serverEnd.start();
-  const nextReceived = server.next;
+  const nextReceived = <T extends JSONRPCMessage>(match: (message: JSONRPCMessage) => boolean): Promise<T> => server.next<T>(match);
   const nextCall = () => nextReceived<JSONRPCRequest>((message) => 'method' in message && message.method === 'tools/call');
   const nextCancel = () => nextReceived<JSONRPCRequest>((message) => 'method' in message && message.method === 'notifications/cancelled');
   return { channel, serverEnd, reachedClient, notified, clientClosed: () => clientClosed, nextReceived, nextCall, nextCancel };

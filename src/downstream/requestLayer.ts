@@ -159,7 +159,7 @@ function withProgressToken(params: Record<string, unknown> | undefined, token: s
   const meta = params?._meta as Record<string, unknown> | undefined;
   const callerToken = typeof meta === 'object' && meta !== null ? meta.progressToken : undefined;
   if (token === undefined && callerToken === undefined) return params;
-  const { progressToken: _dropped, ...rest } = (meta ?? {}) as Record<string, unknown>;
+  const { progressToken: _dropped, ...rest } = (meta ?? {});
   if (token !== undefined) rest.progressToken = token;
   const { _meta: _old, ...fields } = params ?? {};
   return Object.keys(rest).length ? { ...fields, _meta: rest } : fields;

@@ -9,18 +9,16 @@ import { errorMessage, type Logger } from '../shared/index.js';
 import { RuntimeFile } from './runtimeFile.js';
 
 /** What config sync needs from the gateway. */
-export interface ConfigSyncOptions {
+interface ConfigSyncOptions {
   paths: LoadoutPaths;
   logger: Logger;
   pool: ServerPool;
   catalog: CatalogStore;
   settings: GatewaySettings;
-  /** Discover servers that have no cached tools (called after servers are added). */
-  discoverUncached(): Promise<void>;
 }
 
 /** A running config sync. */
-export interface ConfigSync {
+interface ConfigSync {
   close(): Promise<void>;
 }
 
@@ -55,12 +53,10 @@ export async function startConfigSync(options: ConfigSyncOptions): Promise<Confi
 async function applyConfig(config: ServersFile, options: ConfigSyncOptions, log: Logger): Promise<void> {
   const { pool, catalog, settings } = options;
   if (!isDeepStrictEqual(config.gateway, settings)) log.warn('changes under "gateway:" in servers.yaml take effect at the next start');
-  if (isDeepStrictEqual(config.servers, catalog.configs)) return;
-  const before = new Set(Object.keys(catalog.configs));
+  if (isDeepStrictEqual(config.servers, pool.configs)) return;
+  const before = new Set(Object.keys(pool.configs));
   const after = Object.keys(config.servers);
   log.info({ added: after.filter((server) => !before.has(server)), removed: [...before].filter((server) => !(server in config.servers)) }, 'servers.yaml changed; applying');
-  pool.configure(config.servers);
-  // Re-read the definition cache too: a `loadout refresh` beside this gateway writes both files.
-  await catalog.load(config.servers);
-  if (catalog.undiscoveredServers.length) options.discoverUncached().catch((error: unknown) => log.error({ err: errorMessage(error) }, 'discovery of added servers failed'));
+  await catalog.reload(config.servers);
+  void catalog.discoverUncached();
 }

@@ -132,7 +132,7 @@ async function resourceTarget(context: GatewayContext, session: ContentSession, 
 // Routing never reads names or URIs; this only words the error for a server that is configured
 // but disabled or down, when the name or URI carries its prefix.
 function unusableServerHint(context: GatewayContext, carries: (server: string) => boolean): string | undefined {
-  for (const [server, config] of Object.entries(context.catalog.configs)) {
+  for (const [server, config] of Object.entries(context.pool.configs)) {
     if (!carries(server)) continue;
     if (!config.enabled) return `its server '${server}' is disabled in servers.yaml (enabled: false)`;
     if (!context.isServerAvailable(server)) return `its server '${server}' is down; loadout keeps trying to reconnect it`;

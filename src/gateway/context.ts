@@ -1,6 +1,6 @@
 // The services every client session shares: one pool of downstream connections, one catalog,
 // the toolset and state stores. Built once by createGateway.
-import type { CatalogStore, DiscoveryResult } from '../catalog/index.js';
+import type { CatalogStore } from '../catalog/index.js';
 import type { GatewaySettings, LoadoutPaths, StateStore } from '../config/index.js';
 import type { ServerPool } from '../downstream/index.js';
 import type { NamingOptions } from '../registry/index.js';
@@ -23,16 +23,8 @@ export interface GatewayContext {
   readonly naming: NamingOptions;
   /** Tool-description optimization: stored data, promotions, settings. */
   readonly optimization: OptimizationLoop;
-  /**
-   * Load the cached catalog and then discover the servers it lacks (started by the first call:
-   * the first need of the catalog, or a session's first tools/list once answered); settles when
-   * both have finished.
-   */
+  /** The catalog's readiness (CatalogStore.ready): cache loaded, then uncached servers discovered. */
   ready(): Promise<void>;
-  /** Servers whose most recent discovery failed, with the reason. */
-  discoveryFailures(): ReadonlyMap<string, string>;
-  /** Discover again the servers that failed for want of a login and have been logged in to since (`loadout auth`). */
-  retryAuthorized(): Promise<void>;
   /** False while a server is known to be down (its tools are withdrawn). */
   isServerAvailable(server: string): boolean;
   /** Client-facing resource URIs → owning server. */
@@ -43,4 +35,3 @@ export interface GatewayContext {
   readonly tasks: TaskRoutes;
 }
 
-export type { DiscoveryResult };

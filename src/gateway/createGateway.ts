@@ -1,16 +1,16 @@
-// Builds and wires the gateway: config → pool → catalog → (per session) registry + meta-tools.
-// A plain function, not a class that owns every subsystem.
+// Builds and wires the gateway: the runtime (config → pool → catalog) → health, config sync and
+// (per session) registry + meta-tools. A plain function, not a class that owns every subsystem.
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CatalogStore } from '../catalog/index.js';
-import { StateStore, loadServersConfig, oauthRecordFile, readOAuthRecord, type LoadoutPaths } from '../config/index.js';
-import { ServerHealth, ServerPool, isNeedsAuthorizationMessage } from '../downstream/index.js';
-import { OptimizationLoop, OptimizationStore, watchPromotions } from '../optimization/index.js';
-import { LoadoutError, errorMessage, isLoadoutError, type Logger } from '../shared/index.js';
+import type { LoadoutPaths } from '../config/index.js';
+import { ServerHealth } from '../downstream/index.js';
+import { watchPromotions } from '../optimization/index.js';
+import { LoadoutError, isLoadoutError, type Logger } from '../shared/index.js';
 import { ToolsetStore } from '../toolsets/index.js';
 import { startConfigSync } from './configSync.js';
 import type { GatewayContext } from './context.js';
 import { META_TOOLS, TOOLSET_META_TOOLS, namingOptions } from './metaTools/index.js';
 import { ResourceRoutes } from './resourcePages.js';
+import { openRuntime } from './runtime.js';
 import { watchServerEvents } from './serverEvents.js';
 import { GatewaySession, listMetaTools } from './session.js';
 import { SessionHub } from './sessionHub.js';
@@ -18,7 +18,7 @@ import { TaskRoutes } from './taskRoutes.js';
 import { watchToolListChanges } from './toolListWatch.js';
 
 /** Options of createGateway. */
-export interface GatewayOptions {
+interface GatewayOptions {
   paths: LoadoutPaths;
   logger: Logger;
   /** Toolset to equip in new sessions instead of the remembered one. */
@@ -43,28 +43,11 @@ export interface Gateway {
 
 /**
  * Load the config (spawning nothing) and wire the gateway. The cached catalog is read on first
- * need (see GatewayContext.ready), and then uncached servers are discovered in the background.
+ * need (see CatalogStore.ready), and then uncached servers are discovered in the background.
  */
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const { paths, logger } = options;
-  const { config } = await loadServersConfig(paths.serversFile, paths.parsedServersFile);
-  const pool = new ServerPool(config.servers, { logger, env: options.env, oauthDir: paths.oauthDir, minStartTimeoutMs: config.gateway.discovery_timeout_seconds * 1000 });
-  const catalog = new CatalogStore({
-    pool,
-    cacheFile: paths.catalogCacheFile,
-    configs: config.servers,
-    settings: config.gateway,
-    logger,
-    serversFile: paths.serversFile,
-    learnedWordsFile: paths.learnedWordsFile,
-    synonymsFile: paths.synonymsFile,
-    exampleRequestsFile: paths.exampleRequestsFile,
-    ...(config.search.embeddings ? { embeddings: { settings: config.search.embeddings, cacheFile: paths.embeddingsCacheFile } } : {}),
-  });
-  const state = new StateStore(paths.stateFile);
-  const optimization = new OptimizationLoop({ store: new OptimizationStore(state), catalog, settings: config.optimization });
-  // Promotions go into the catalog before any session connects, so the first tools/list has them.
-  await optimization.applyPromotions();
+  const { config, pool, catalog, state, optimization } = await openRuntime(options);
   const stopPromotionWatch = await watchPromotions(optimization, paths.stateFile, logger);
   const health = new ServerHealth({
     pool,
@@ -73,37 +56,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     reconnectBaseMs: config.gateway.reconnect_base_seconds * 1000,
     reconnectMaxMs: config.gateway.reconnect_max_seconds * 1000,
   });
-
-  const failures = new Map<string, string>();
-  const discoverUncached = async (): Promise<void> => {
-    const servers = catalog.undiscoveredServers;
-    if (!servers.length) return;
-    logger.info({ mod: 'gateway', servers }, 'discovering servers without cached tools');
-    for (const result of await catalog.discover(servers)) {
-      if (result.ok) failures.delete(result.server);
-      else failures.set(result.server, result.error);
-    }
-  };
-  const retryAuthorized = async (): Promise<void> => {
-    const waiting = [...failures].filter(([server, error]) => isNeedsAuthorizationMessage(error) && catalog.undiscoveredServers.includes(server)).map(([server]) => server);
-    if (!waiting.length) return;
-    // The OAuth file loses its mark when a login stores tokens; until then a retry would only be refused again.
-    const records = await Promise.all(waiting.map((server) => readOAuthRecord(oauthRecordFile(paths.oauthDir, server))));
-    const loggedIn = waiting.filter((_server, index) => records[index]?.tokens !== undefined && records[index]?.needsAuthorizationSince === undefined);
-    if (!loggedIn.length) return;
-    for (const result of await catalog.discover(loggedIn)) {
-      if (result.ok) failures.delete(result.server);
-      else failures.set(result.server, result.error);
-    }
-  };
-  // Started once, by GatewayContext.ready's first caller.
-  let ready: Promise<void> | undefined;
-  const loadAndDiscover = (): Promise<void> =>
-    catalog
-      .ensureLoaded()
-      .then(discoverUncached)
-      .catch((error: unknown) => logger.error({ mod: 'gateway', err: errorMessage(error) }, 'discovery failed'));
-  const configSync = await startConfigSync({ paths, logger, pool, catalog, settings: config.gateway, discoverUncached });
+  const configSync = await startConfigSync({ paths, logger, pool, catalog, settings: config.gateway });
   const tasks = new TaskRoutes();
   const hub = new SessionHub({ pool, catalog, tasks, logger });
 
@@ -117,10 +70,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     state,
     naming: namingOptions(config.gateway),
     optimization,
-    ready: () => (ready ??= loadAndDiscover()),
-    // A server discovered later (an always-on one reconnecting after a failed start) is no longer a failure.
-    discoveryFailures: () => new Map([...failures].filter(([server]) => catalog.undiscoveredServers.includes(server))),
-    retryAuthorized,
+    ready: () => catalog.ready(),
     isServerAvailable: (server) => health.isAvailable(server),
     resourceRoutes: new ResourceRoutes(),
     hub,

@@ -101,11 +101,11 @@ function describeFailure(pool: ServerPool, target: ForwardTarget, error: unknown
   const { server, label } = target;
   if (isLoadoutError(error)) return new McpError(ErrorCode.InternalError, `${error.message}. The call to ${label} was not made.`);
   if (!(error instanceof McpError)) return new McpError(ErrorCode.InternalError, `Server '${server}' failed on ${label}: ${errorMessage(error)}`);
-  if (error.code === ErrorCode.RequestTimeout) {
+  if (error.code === (ErrorCode.RequestTimeout as number)) {
     const seconds = pool.config(server)?.timeout_seconds;
     return new McpError(error.code, `Server '${server}' did not answer ${label} within ${seconds} s (timeout_seconds in servers.yaml); try again or raise the timeout.`);
   }
-  if (error.code === ErrorCode.ConnectionClosed) {
+  if (error.code === (ErrorCode.ConnectionClosed as number)) {
     return new McpError(error.code, `Server '${server}' closed the connection during ${label} (it may have crashed); the next call restarts it.`);
   }
   return new McpError(error.code, `Server '${server}' failed on ${label}: ${withoutCode(error.message)}`, error.data);

@@ -7,13 +7,13 @@ import { isIP } from 'node:net';
 import { LoadoutError } from '../shared/index.js';
 
 /** Why a request is refused: the HTTP status and a one-line reason. */
-export interface Refusal {
+interface Refusal {
   status: 401 | 403 | 503;
   message: string;
 }
 
 /** What the guard compares requests against. */
-export interface GuardOptions {
+interface GuardOptions {
   /** The host the server is bound to, as given (`127.0.0.1`, `::1`, `0.0.0.0`, a name…). */
   host: string;
   /** The port actually bound. */

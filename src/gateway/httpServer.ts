@@ -13,7 +13,7 @@ import { BodyTooLargeError, readBody } from './httpBody.js';
 import { requestProblem } from './requestShape.js';
 
 /** Options of serveHttp. */
-export interface HttpServeOptions {
+interface HttpServeOptions {
   host: string;
   /** 0 picks a free port. */
   port: number;

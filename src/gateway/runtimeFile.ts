@@ -4,7 +4,7 @@
 import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import * as z from 'zod';
-import { readTextIfExists, writeTextAtomic, type LoadoutPaths } from '../config/index.js';
+import { enabledServerNames, readTextIfExists, writeTextAtomic, type LoadoutPaths } from '../config/index.js';
 import type { ServerPool } from '../downstream/index.js';
 import { errorMessage, type Logger } from '../shared/index.js';
 
@@ -15,7 +15,7 @@ const RuntimeSchema = z.looseObject({
   connected: z.array(z.string()),
 });
 /** What a running gateway publishes about itself. */
-export type GatewayRuntime = z.infer<typeof RuntimeSchema>;
+type GatewayRuntime = z.infer<typeof RuntimeSchema>;
 
 function runtimeDir(paths: LoadoutPaths): string {
   return path.join(paths.dataDir, 'runtime');
@@ -57,7 +57,7 @@ export class RuntimeFile {
   // Writes are chained so an older snapshot never lands after a newer one.
   #write(): void {
     if (this.#closed) return;
-    const connected = this.#pool.serverNames.filter((server) => this.#pool.isConnected(server));
+    const connected = enabledServerNames(this.#pool.configs).filter((server) => this.#pool.isConnected(server));
     const text = JSON.stringify({ ...this.#base, connected });
     this.#writes = this.#writes
       .then(() => (this.#closed ? undefined : writeTextAtomic(this.#file, text)))

@@ -5,7 +5,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ListToolsRequestSchema, type CallToolRequest, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ToolRegistry, type RegistryChange, type RegistrySnapshot, type Selection } from '../registry/index.js';
-import { errorMessage, isLoadoutError, lazySchemaValidator } from '../shared/index.js';
+import { LOADOUT_VERSION, errorMessage, isLoadoutError, lazySchemaValidator } from '../shared/index.js';
 import { ALL_TOOLSET } from '../toolsets/index.js';
 import type { GatewayContext } from './context.js';
 import { ClientIntake, type DirectAnswer } from './clientIntake.js';
@@ -23,7 +23,7 @@ import { errorResult, textResult } from './toolResults.js';
 const OPTIMIZATION_TOOL_NAMES: ReadonlySet<string> = new Set(OPTIMIZATION_META_TOOLS.map((tool) => tool.name));
 
 /** Identity loadout presents to its clients. */
-export const SERVER_INFO = { name: 'loadout', version: '0.1.0' } as const;
+export const SERVER_INFO = { name: 'loadout', version: LOADOUT_VERSION } as const;
 
 const INSTRUCTIONS =
   'loadout fronts many MCP servers. Find tools with discover-all-tools, save a set with build-toolset, ' +
@@ -110,7 +110,7 @@ export class GatewaySession implements MetaToolSession {
     const ready = this.#context.ready();
     if (!this.registry.snapshot.selection) return this.registry.snapshot;
     await ready;
-    await this.registry.runExclusive(async () => undefined);
+    await this.registry.runExclusive(() => Promise.resolve());
     return this.registry.snapshot;
   }
 

@@ -52,10 +52,11 @@ export class GatewayStdioTransport implements Transport {
   }
 
   /** Starts reading the input; the client closing it closes the transport. */
-  async start(): Promise<void> {
-    if (this.#started) throw new Error('GatewayStdioTransport already started (Server.connect starts it)');
+  start(): Promise<void> {
+    if (this.#started) return Promise.reject(new Error('GatewayStdioTransport already started (Server.connect starts it)'));
     this.#started = true;
     this.#listen('on');
+    return Promise.resolve();
   }
 
   /** Writes one message as one line. */
@@ -65,8 +66,8 @@ export class GatewayStdioTransport implements Transport {
   }
 
   /** Stops reading and detaches from the streams (which stay open: they are the process's). Runs once. */
-  async close(): Promise<void> {
-    if (this.#closed) return;
+  close(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
     this.#closed = true;
     this.#listen('off');
     // Pausing stdin lets the process exit, unless someone else still reads it.
@@ -74,6 +75,7 @@ export class GatewayStdioTransport implements Transport {
     this.#reader.clear();
     this.onclose?.();
     this.#onClosed();
+    return Promise.resolve();
   }
 
   // A request gets an answer (-32600 naming the limit) so its client does not wait for a timeout;

@@ -86,7 +86,7 @@ export function withTaskId(value: Record<string, unknown>, id: string): Record<s
   const next: Record<string, unknown> = 'taskId' in value ? { ...value, taskId: id } : { ...value };
   const meta = value._meta as Record<string, unknown> | undefined;
   if (meta && typeof meta[RELATED_TASK_META_KEY] === 'object' && meta[RELATED_TASK_META_KEY] !== null) {
-    next._meta = { ...meta, [RELATED_TASK_META_KEY]: { ...(meta[RELATED_TASK_META_KEY] as object), taskId: id } };
+    next._meta = { ...meta, [RELATED_TASK_META_KEY]: { ...(meta[RELATED_TASK_META_KEY]), taskId: id } };
   }
   return next;
 }

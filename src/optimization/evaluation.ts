@@ -9,7 +9,7 @@ import { newId } from './optimizationStore.js';
 import { backendUnavailable, type EvalTool, type ModelBackend } from './backends/modelBackend.js';
 
 /** A failing streak this long means the backend is not really working: stop instead of burning time. */
-export const MAX_CONSECUTIVE_FAILURES = 3;
+const MAX_CONSECUTIVE_FAILURES = 3;
 
 /** A description to evaluate: a candidate, or the canonical text under the id `canonical`. */
 export interface DescriptionUnderTest {
@@ -25,7 +25,7 @@ export interface EvaluationProgress {
 }
 
 /** Everything one evaluation needs. */
-export interface EvaluationPlan {
+interface EvaluationPlan {
   server: string;
   tool: string;
   descriptions: readonly DescriptionUnderTest[];
@@ -99,7 +99,7 @@ export function distractorTools(catalog: Catalog, server: string, tool: string, 
   return [...sameServer, ...nearby].map((t) => ({
     name: flattenToolName(t.id, CLIENT_TOOL_NAME_LIMIT),
     description: t.description,
-    inputSchema: t.definition.inputSchema as Record<string, unknown>,
+    inputSchema: t.definition.inputSchema,
   }));
 }
 

@@ -1,9 +1,10 @@
 // Success rates of a description against a tool's golden prompts, and the promotion rule that
 // compares a candidate with the canonical baseline. Pure functions over stored data.
 import type { EvalRun, GoldenPrompt, Metrics, PromptCategory, Thresholds } from '../config/index.js';
+import { percent, points } from './percent.js';
 
 /** Correct and measured runs of one category. */
-export interface CategoryCount {
+interface CategoryCount {
   correct: number;
   total: number;
 }
@@ -66,19 +67,19 @@ const CATEGORY_KEYS = [
 export function shouldPromote(candidate: Metrics, baseline: Metrics | null, thresholds: Thresholds): PromotionVerdict {
   const failures: string[] = [];
   if (candidate.overall === null) failures.push('no evaluation runs for this candidate (run_evaluation or record_eval_run first)');
-  else if (candidate.overall < thresholds.min_overall) failures.push(`min_overall: overall ${pct(candidate.overall)} is below ${pct(thresholds.min_overall)}`);
+  else if (candidate.overall < thresholds.min_overall) failures.push(`min_overall: overall ${percent(candidate.overall)} is below ${percent(thresholds.min_overall)}`);
   if (candidate.negativeSuccess === null) failures.push('min_negative: no negative prompts were evaluated');
-  else if (candidate.negativeSuccess < thresholds.min_negative) failures.push(`min_negative: negative ${pct(candidate.negativeSuccess)} is below ${pct(thresholds.min_negative)}`);
+  else if (candidate.negativeSuccess < thresholds.min_negative) failures.push(`min_negative: negative ${percent(candidate.negativeSuccess)} is below ${percent(thresholds.min_negative)}`);
   if (baseline?.overall === null || baseline === null) {
     failures.push('min_improvement: the canonical baseline was not evaluated (run_evaluation includes it)');
   } else if (candidate.overall !== null) {
     const gain = candidate.overall - baseline.overall;
-    if (gain < thresholds.min_improvement - 1e-9) failures.push(`min_improvement: overall ${pct(candidate.overall)} vs baseline ${pct(baseline.overall)} is ${signedPoints(gain)}, needs +${points(thresholds.min_improvement)}`);
+    if (gain < thresholds.min_improvement - 1e-9) failures.push(`min_improvement: overall ${percent(candidate.overall)} vs baseline ${percent(baseline.overall)} is ${points(gain, { signed: true })}, needs ${points(thresholds.min_improvement, { signed: true })}`);
     for (const [category, key] of CATEGORY_KEYS) {
       const before = baseline[key];
       const after = candidate[key];
       if (before === null || after === null) continue;
-      if (before - after > thresholds.max_regression + 1e-9) failures.push(`max_regression: ${category} fell from ${pct(before)} to ${pct(after)} (more than ${points(thresholds.max_regression)})`);
+      if (before - after > thresholds.max_regression + 1e-9) failures.push(`max_regression: ${category} fell from ${percent(before)} to ${percent(after)} (more than ${points(thresholds.max_regression)})`);
     }
   }
   return { promote: failures.length === 0, failures };
@@ -86,17 +87,4 @@ export function shouldPromote(candidate: Metrics, baseline: Metrics | null, thre
 
 function rate({ correct, total }: CategoryCount): number | null {
   return total === 0 ? null : correct / total;
-}
-
-/** A rate as a whole percentage, e.g. "87%". */
-export function pct(value: number): string {
-  return `${Math.round(value * 100)}%`;
-}
-
-function points(value: number): string {
-  return `${Math.round(value * 100)} points`;
-}
-
-function signedPoints(value: number): string {
-  return `${value >= 0 ? '+' : ''}${points(value)}`;
 }

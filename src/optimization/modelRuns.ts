@@ -9,7 +9,7 @@ import { generateCandidateTexts, generatePromptTexts, type GenerationSubject } f
 import type { OptimizationLoop } from './optimizationLoop.js';
 
 /** Generated candidates that were stored, and those the checks refused. */
-export interface GeneratedCandidates {
+interface GeneratedCandidates {
   candidates: ToolCandidate[];
   rejected: Array<{ description: string; reason: string }>;
 }
@@ -41,7 +41,7 @@ export async function generateGoldenPrompts(loop: OptimizationLoop, backend: Mod
 }
 
 /** What an evaluation request names. */
-export interface EvaluationRequest {
+interface EvaluationRequest {
   server: string;
   tool: string;
   /** Default: every candidate of the tool. */

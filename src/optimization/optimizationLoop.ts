@@ -11,7 +11,6 @@ import {
   type GoldenPrompt,
   type PromptInput,
   type OptimizationSettings,
-  type PromptCategory,
   type ServerOptimization,
   type ToolCandidate,
 } from '../config/index.js';
@@ -26,7 +25,7 @@ export type { PromptInput };
 
 
 /** One description's results against a tool's prompts. */
-export interface DescriptionResults extends MetricsSummary {
+interface DescriptionResults extends MetricsSummary {
   candidateId: string;
   description: string;
   runs: number;
@@ -43,7 +42,7 @@ export interface ToolResults {
 }
 
 /** Everything the loop needs. */
-export interface OptimizationLoopOptions {
+interface OptimizationLoopOptions {
   store: OptimizationStore;
   catalog: CatalogStore;
   settings: OptimizationSettings;
@@ -74,7 +73,7 @@ export class OptimizationLoop {
   /** The server's original tool definitions, capturing any not captured yet. */
   async canonical(server: string): Promise<Record<string, CanonicalTool>> {
     const tools = this.#serverTools(server);
-    const captured = Object.fromEntries(tools.map((t) => [t.name, { description: t.definition.description ?? '', inputSchema: t.definition.inputSchema as Record<string, unknown> }]));
+    const captured = Object.fromEntries(tools.map((t) => [t.name, { description: t.definition.description ?? '', inputSchema: t.definition.inputSchema }]));
     return (await this.store.captureCanonical(server, captured)).canonical;
   }
 

@@ -5,7 +5,7 @@ import { CANONICAL_CANDIDATE_ID, MetricsSchema, type ServerOptimization } from '
 import { computeMetrics } from './metrics.js';
 
 /** One tool's line in the report. */
-export const ToolReportSchema = z.strictObject({
+const ToolReportSchema = z.strictObject({
   name: z.string(),
   status: z.enum(['optimized', 'baseline', 'unoptimized']),
   candidateCount: z.number().int(),

@@ -2,6 +2,7 @@
 // category drawn with plain divs; no scripts, fonts or CDN, so it opens anywhere offline.
 import type { Metrics } from '../config/index.js';
 import type { OptimizationReport, ToolReport } from './report.js';
+import { percent, points } from './percent.js';
 
 const CATEGORIES: ReadonlyArray<[string, keyof Metrics]> = [
   ['Direct', 'directSuccess'],
@@ -27,7 +28,7 @@ ${body}
 }
 
 function serverSection(report: OptimizationReport): string {
-  const gain = report.avgImprovement === null ? '' : `, average gain ${signed(report.avgImprovement)}`;
+  const gain = report.avgImprovement === null ? '' : `, average gain ${points(report.avgImprovement, { signed: true })}`;
   return `<h2>${escapeHtml(report.serverName)}</h2><p>${report.optimizedCount}/${report.toolCount} tools optimized, ${report.totalEvals} evaluation runs${gain}.</p>\n${report.tools.map(toolSection).join('\n')}`;
 }
 
@@ -46,14 +47,6 @@ function barRows(label: string, before: number | null, after: number | null): st
 function bar(kind: string, value: number | null): string {
   const width = value === null ? 0 : Math.round(value * 100);
   return `<div class="track" title="${kind}"><div class="bar ${kind}" style="width:${width}%"></div></div>`;
-}
-
-function percent(value: number | null): string {
-  return value === null ? '–' : `${Math.round(value * 100)}%`;
-}
-
-function signed(value: number): string {
-  return `${value >= 0 ? '+' : ''}${Math.round(value * 100)} points`;
 }
 
 function escapeHtml(text: string): string {

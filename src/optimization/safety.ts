@@ -23,6 +23,3 @@ const CHECKS: readonly Check[] = [
 export function findInjectionPatterns(text: string): string[] {
   return CHECKS.filter((check) => check.pattern.test(text)).map((check) => check.name);
 }
-
-/** What is checked, for documentation and error messages. */
-export const SAFETY_CHECK_NAMES: readonly string[] = CHECKS.map((check) => check.name);

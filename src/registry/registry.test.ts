@@ -75,8 +75,11 @@ describe('ToolRegistry', () => {
     const registry = new ToolRegistry(mutableSource(baseCatalog), naming);
     let release!: () => void;
     const task = registry.runExclusive(() => new Promise<void>((resolve) => (release = resolve)));
-    const equip = registry.equip({ toolset: 'dev', toolIds: ['git.status'] });
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    let equipped = false;
+    const equip = registry.equip({ toolset: 'dev', toolIds: ['git.status'] }).then(() => (equipped = true));
+    // An equip not held back finishes within one turn of the event loop: it touches no I/O.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(equipped).toBe(false);
     expect(registry.snapshot.tools).toEqual([]);
     release();
     await task;

@@ -176,7 +176,7 @@ export class ToolRegistry {
 }
 
 /** The definition to list: the downstream one untouched except its name and (if promoted) description. */
-export function exposedDefinition(tool: CatalogTool, name: string): Tool {
+function exposedDefinition(tool: CatalogTool, name: string): Tool {
   const promoted = tool.description !== (tool.definition.description ?? '');
   return promoted ? { ...tool.definition, name, description: tool.description } : { ...tool.definition, name };
 }

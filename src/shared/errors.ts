@@ -3,7 +3,7 @@
 // thing and the fix.
 
 /** Machine-readable reasons a loadout operation can fail. */
-export type LoadoutErrorCode =
+type LoadoutErrorCode =
   | 'CONFIG_INVALID'
   | 'CONFIG_NOT_FOUND'
   | 'CONFIG_EXISTS'
@@ -18,7 +18,6 @@ export type LoadoutErrorCode =
   | 'SERVER_NOT_FOUND'
   | 'SERVER_DISABLED'
   | 'SERVER_START_FAILED'
-  | 'SERVER_UNAVAILABLE'
   | 'NEEDS_AUTHORIZATION'
   | 'SESSION_LOST'
   | 'AUTH_FAILED'

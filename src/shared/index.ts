@@ -1,9 +1,12 @@
 // Cross-cutting primitives every layer may use: the error type, the stderr logger, call cancellation, the lazily loaded YAML module and JSON Schema validator, JSON-RPC line framing, the Transport decorator shape.
-export { LoadoutError, isLoadoutError, errorMessage, type LoadoutErrorCode } from './errors.js';
+export { LoadoutError, isLoadoutError, errorMessage } from './errors.js';
 export { Cancellation } from './cancellation.js';
-export { JsonLineReader, JsonLineWriter, type JsonLineHandlers, type OversizeLine } from './jsonLines.js';
+export { JsonLineReader, JsonLineWriter, type OversizeLine } from './jsonLines.js';
 export { KeyedTimers } from './keyedTimers.js';
 export { TransportDecorator } from './transportDecorator.js';
 export { createLogger, silentLogger, LOG_LEVELS, LOG_FORMATS, type Logger, type LogLevel, type LogFormat } from './logger.js';
 export { yamlModule } from './lazyYaml.js';
+export { oneLine } from './text.js';
+export { firstIssue, firstIssueText, issueText } from './zodIssue.js';
+export { LOADOUT_VERSION } from './version.js';
 export { lazySchemaValidator } from './lazySchemaValidator.js';

@@ -141,7 +141,7 @@ describe('JsonLineWriter', () => {
     const writer = new JsonLineWriter(stream);
     await writer.write({ jsonrpc: '2.0', id: 1, method: 'ping' });
     await writer.write({ jsonrpc: '2.0', method: 'notifications/initialized' });
-    expect(stream.read()?.toString()).toBe('{"jsonrpc":"2.0","id":1,"method":"ping"}\n{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
+    expect((stream.read() as Buffer | null)?.toString()).toBe('{"jsonrpc":"2.0","id":1,"method":"ping"}\n{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
   });
 
   it('writes the lines sent in one tick with one write, in order, and the next tick with another', async () => {

@@ -20,7 +20,7 @@ export interface OversizeLine {
 }
 
 /** What a JsonLineReader reports to. */
-export interface JsonLineHandlers {
+interface JsonLineHandlers {
   onMessage(message: JSONRPCMessage): void;
   /** A line that is not a JSON-RPC message (or a throwing onMessage); reading goes on. */
   onError(error: Error): void;

@@ -4,7 +4,7 @@ import { unusableReason, type Catalog } from '../catalog/index.js';
 import { resolveCatalogName, type NamingOptions } from '../registry/index.js';
 
 /** Tool ids to save, in first-seen order without repeats, and what is wrong with the other names. */
-export interface ToolsetContents {
+interface ToolsetContents {
   ids: string[];
   problems: string[];
 }

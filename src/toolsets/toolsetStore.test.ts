@@ -1,21 +1,21 @@
 // ToolsetStore: one YAML file per toolset, with names that cannot leave the folder.
-import { mkdtemp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { useTempDir } from '../../test/helpers/tempDir.js';
 import { isLoadoutError } from '../shared/index.js';
 import { ToolsetStore } from './toolsetStore.js';
 
 describe('ToolsetStore', () => {
+  const tempDir = useTempDir('loadout-toolsets-');
   let root: string;
   let dir: string;
   let store: ToolsetStore;
-  beforeEach(async () => {
-    root = await mkdtemp(path.join(tmpdir(), 'loadout-toolsets-'));
+  beforeEach(() => {
+    root = tempDir();
     dir = path.join(root, 'toolsets');
     store = new ToolsetStore(dir);
   });
-  afterEach(() => rm(root, { recursive: true, force: true }));
 
   it('saves a toolset as <name>.yaml and reads it back', async () => {
     await store.save({ name: 'dev', description: 'Everyday tools', tools: ['git.status', 'docs.search'] });

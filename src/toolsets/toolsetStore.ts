@@ -3,13 +3,30 @@
 import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolsetNameSchema, ToolsetSchema, readTextIfExists, updateTextFile, withFileLock, type Toolset } from '../config/index.js';
-import { LoadoutError, errorMessage, yamlModule } from '../shared/index.js';
+import { LoadoutError, errorMessage, firstIssue, firstIssueText, yamlModule } from '../shared/index.js';
 
-/** The reserved toolset name that exposes every enabled tool. */
+/** The built-in toolset that exposes every enabled tool; no toolset file may take its name. */
 export const ALL_TOOLSET = 'all';
 
+/** `name` if it is a valid toolset name, else TOOLSET_INVALID saying why. */
+export function toolsetName(name: string): string {
+  const parsed = ToolsetNameSchema.safeParse(name);
+  if (!parsed.success) throw new LoadoutError('TOOLSET_INVALID', `Invalid toolset name '${name}': ${firstIssueText(parsed.error)}`);
+  return parsed.data;
+}
+
+/** `name` if a toolset file may be saved or deleted under it: valid, and not the built-in one. */
+export function writableToolsetName(name: string, action: 'save' | 'delete'): string {
+  const valid = toolsetName(name);
+  if (valid !== ALL_TOOLSET) return valid;
+  throw new LoadoutError(
+    'TOOLSET_INVALID',
+    action === 'save' ? `'${ALL_TOOLSET}' is reserved (equipping it exposes every enabled tool); choose another name` : `'${ALL_TOOLSET}' is built in and cannot be deleted`,
+  );
+}
+
 /** A toolset file that could not be read. */
-export interface ToolsetProblem {
+interface ToolsetProblem {
   file: string;
   error: string;
 }
@@ -65,17 +82,15 @@ export class ToolsetStore {
 
   /** Create or overwrite a toolset file (atomic, under the inter-process lock). */
   async save(toolset: Toolset): Promise<void> {
-    const parsed = ToolsetSchema.safeParse(toolset);
+    const parsed = ToolsetSchema.safeParse({ ...toolset, name: writableToolsetName(toolset.name, 'save') });
     if (!parsed.success) {
       // One readable line, never a raw zod dump: the first issue and where it is.
-      const issue = parsed.error.issues[0]!;
-      const where = issue.path.length ? ` (${issue.path.join('.')}${issue.path[0] === 'tools' ? `: '${String(toolset.tools[Number(issue.path[1])])}'` : ''})` : '';
-      throw new LoadoutError('TOOLSET_INVALID', `Toolset '${toolset.name}' not saved: ${issue.message}${where}`);
+      const { path, message } = firstIssue(parsed.error);
+      const [field, index] = parsed.error.issues[0]?.path ?? [];
+      const value = field === 'tools' ? `: '${String(toolset.tools[Number(index)])}'` : '';
+      throw new LoadoutError('TOOLSET_INVALID', `Toolset '${toolset.name}' not saved: ${message}${path === '(root)' ? '' : ` (${path}${value})`}`);
     }
     const valid = parsed.data;
-    if (valid.name === ALL_TOOLSET) {
-      throw new LoadoutError('TOOLSET_INVALID', `'${ALL_TOOLSET}' is reserved (it exposes every enabled tool); choose another name`);
-    }
     const body: Record<string, unknown> = { name: valid.name };
     if (valid.description) body.description = valid.description;
     body.tools = valid.tools;
@@ -88,7 +103,7 @@ export class ToolsetStore {
 
   /** Remove a toolset file; false when there was none. */
   async delete(name: string): Promise<boolean> {
-    const file = this.#fileOf(name);
+    const file = this.#fileOf(writableToolsetName(name, 'delete'));
     return withFileLock(file, async () => {
       if ((await readTextIfExists(file)) === undefined) return false;
       this.#parsed.delete(file);
@@ -98,11 +113,7 @@ export class ToolsetStore {
   }
 
   #fileOf(name: string): string {
-    const parsed = ToolsetNameSchema.safeParse(name);
-    if (!parsed.success) {
-      throw new LoadoutError('TOOLSET_INVALID', `Invalid toolset name '${name}': ${parsed.error.issues[0]!.message}`);
-    }
-    return path.join(this.#dir, `${parsed.data}.yaml`);
+    return path.join(this.#dir, `${toolsetName(name)}.yaml`);
   }
 
   async #read(file: string, expectedName: string): Promise<Toolset | undefined> {
@@ -118,8 +129,7 @@ export class ToolsetStore {
     }
     const parsed = ToolsetSchema.safeParse(data);
     if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      throw new LoadoutError('TOOLSET_INVALID', `${file}: ${issue.message}${issue.path.length ? ` at ${issue.path.join('.')}` : ''}`);
+      throw new LoadoutError('TOOLSET_INVALID', `${file}: ${firstIssueText(parsed.error)}`);
     }
     if (parsed.data.name !== expectedName) {
       throw new LoadoutError('TOOLSET_INVALID', `${file}: name '${parsed.data.name}' does not match the file name '${expectedName}.yaml'`);

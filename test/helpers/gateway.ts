@@ -107,8 +107,8 @@ export async function startGateway(options: StartOptions): Promise<GatewayProces
   return {
     client,
     pid,
-    listChangedCount: listChanged.count,
-    waitForListChanged: listChanged.waitFor,
+    listChangedCount: () => listChanged.count(),
+    waitForListChanged: (count, timeoutMs) => listChanged.waitFor(count, timeoutMs),
     stderr: () => stderr,
     async close() {
       await client.close();

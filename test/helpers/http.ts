@@ -96,8 +96,8 @@ export async function connectHttp(url: string, options: { token?: string; capabi
   return {
     client,
     transport,
-    listChangedCount: listChanged.count,
-    waitForListChanged: listChanged.waitFor,
+    listChangedCount: () => listChanged.count(),
+    waitForListChanged: (count, timeoutMs) => listChanged.waitFor(count, timeoutMs),
     async close() {
       await transport.terminateSession().catch(() => undefined);
       await client.close();

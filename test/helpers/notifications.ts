@@ -21,9 +21,10 @@ export interface NotificationLog {
 export function collectNotifications(client: Client): NotificationLog {
   const all: ReceivedNotification[] = [];
   const waiters = new Set<() => void>();
-  client.fallbackNotificationHandler = async (notification) => {
-    all.push(notification as ReceivedNotification);
+  client.fallbackNotificationHandler = (notification) => {
+    all.push(notification);
     for (const wake of waiters) wake();
+    return Promise.resolve();
   };
   return {
     all,

@@ -46,8 +46,8 @@ export async function makeLoop(dataDir: string, settings: Record<string, unknown
     notes: { discoveredAt: new Date().toISOString(), tools: notesTools as never },
   });
   const configs = { echo: ServerConfigSchema.parse({ command: 'node' }), notes: ServerConfigSchema.parse({ command: 'node' }) };
-  const catalog = new CatalogStore({ pool: new ServerPool(configs, { logger: silentLogger }), cacheFile, configs, settings: GatewaySettingsSchema.parse({}), logger: silentLogger });
-  await catalog.load();
+  const catalog = new CatalogStore({ pool: new ServerPool(configs, { logger: silentLogger }), cacheFile, settings: GatewaySettingsSchema.parse({}), logger: silentLogger });
+  await catalog.ensureLoaded();
   const loop = new OptimizationLoop({ store: new OptimizationStore(new StateStore(stateFile)), catalog, settings: OptimizationSettingsSchema.parse(settings) });
   return { loop, catalog, stateFile };
 }

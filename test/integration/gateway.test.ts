@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TOOLSET_META_TOOLS } from '../../src/gateway/index.js';
 import { listMetaTools } from '../../src/gateway/session.js';
-import { CLI, META_TOOL_NAMES, fixture, makeTempDirs, nodeServer, rawToolsOf, startGateway, textOf, writeServersYaml, type GatewayProcess, type TempDirs } from '../helpers/gateway.js';
+import { CLI, META_TOOL_NAMES, eventually, fixture, makeTempDirs, nodeServer, rawToolsOf, startGateway, textOf, writeServersYaml, type GatewayProcess, type TempDirs } from '../helpers/gateway.js';
 
 
 async function names(gateway: GatewayProcess): Promise<string[]> {
@@ -127,7 +127,7 @@ describe('loadout serve with the echo fixture', () => {
     expect(exposed).toHaveLength(1);
     const active = /Equipped: '(t\d)'/.exec(textOf(await gateway.client.callTool({ name: 'get-active-toolset', arguments: {} })))![1]!;
     expect(exposed).toEqual([toolsets[active as keyof typeof toolsets][0]!.replace('.', '_')]);
-    expect(JSON.parse(await readFile(path.join(dirs.dataDir, 'state.json'), 'utf8')).activeToolset).toBe(active);
+    expect((JSON.parse(await readFile(path.join(dirs.dataDir, 'state.json'), 'utf8')) as { activeToolset: string | null }).activeToolset).toBe(active);
   });
 
   it('deletes an equipped toolset: file gone, tools withdrawn with one list_changed, nothing remembered', async () => {
@@ -139,7 +139,7 @@ describe('loadout serve with the echo fixture', () => {
     expect(gateway.listChangedCount()).toBe(2);
     expect(await names(gateway)).toEqual(META_TOOL_NAMES);
     expect(textOf(await gateway.client.callTool({ name: 'list-saved-toolsets', arguments: {} }))).toMatch(/^No saved toolsets yet/);
-    expect(JSON.parse(await readFile(path.join(dirs.dataDir, 'state.json'), 'utf8')).activeToolset).toBeNull();
+    expect((JSON.parse(await readFile(path.join(dirs.dataDir, 'state.json'), 'utf8')) as { activeToolset: string | null }).activeToolset).toBeNull();
   });
 
   it('returns content, structuredContent and isError unchanged', async () => {
@@ -172,18 +172,23 @@ describe('loadout serve with the echo fixture', () => {
   it('answers equip only after the client has re-read tools/list', async () => {
     const gateway = await start({ relistOnChange: false });
     const events: string[] = [];
+    const heldRelists: Array<() => void> = [];
     gateway.client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
       events.push('list_changed');
-      // A slow re-list: without the wait, the equip answer would arrive before it.
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      // A slow re-list, held until the test lets it go: without loadout's wait, the answer would arrive first.
+      await new Promise<void>((resolve) => heldRelists.push(resolve));
       const { tools } = await gateway.client.listTools();
       events.push(`relisted ${tools.length}`);
     });
+    const callThenRelist = async (name: string, args: Record<string, unknown>, answered: string): Promise<void> => {
+      const call = gateway.client.callTool({ name, arguments: args }).then(() => events.push(answered));
+      await eventually(() => heldRelists.length > 0, 10_000, 'list_changed');
+      heldRelists.shift()!();
+      await call;
+    };
     await gateway.client.callTool({ name: 'build-toolset', arguments: { name: 'talk', tools: ['echo.echo'] } });
-    await gateway.client.callTool({ name: 'equip-toolset', arguments: { name: 'talk' } });
-    events.push('equip answered');
-    await gateway.client.callTool({ name: 'unequip-toolset', arguments: {} });
-    events.push('unequip answered');
+    await callThenRelist('equip-toolset', { name: 'talk' }, 'equip answered');
+    await callThenRelist('unequip-toolset', {}, 'unequip answered');
     const idle = META_TOOL_NAMES.length;
     expect(events).toEqual(['list_changed', `relisted ${idle + 1}`, 'equip answered', 'list_changed', `relisted ${idle}`, 'unequip answered']);
   });
@@ -203,7 +208,7 @@ describe('loadout serve with the echo fixture', () => {
     await first.client.callTool({ name: 'build-toolset', arguments: { name: 'math', tools: ['echo.add'] } });
     await first.close();
     gateways.splice(0);
-    expect(JSON.parse(await readFile(path.join(dirs.dataDir, 'state.json'), 'utf8')).activeToolset).toBe('talk');
+    expect((JSON.parse(await readFile(path.join(dirs.dataDir, 'state.json'), 'utf8')) as { activeToolset: string | null }).activeToolset).toBe('talk');
 
     const second = await start();
     expect(await names(second)).toEqual([...META_TOOL_NAMES, 'echo_echo']);

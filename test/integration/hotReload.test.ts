@@ -5,7 +5,8 @@ import { parseDocument } from 'yaml';
 import { linesOf, mutableServer, runCli } from '../helpers/cli.js';
 import { META_TOOL_NAMES, eventually, fixture, makeTempDirs, nodeServer, startGateway, textOf, writeServersYaml, type GatewayProcess, type TempDirs } from '../helpers/gateway.js';
 
-const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+// "Nothing more happened" is checked by the next change: the gateway applies edits in order, so
+// anything a previous edit still had to announce (or write) arrives before this one's list_changed.
 
 describe('servers.yaml while serve runs', () => {
   let dirs: TempDirs;
@@ -21,6 +22,14 @@ describe('servers.yaml while serve runs', () => {
     const document = parseDocument(await readFile(serversFile(), 'utf8'));
     edit(document);
     await saveAsEditor(document.toString());
+  };
+  // Switch a tool on or off by hand and wait for that edit's own list_changed; returns the
+  // file's modification time as saved.
+  const switchTool = async (server: string, tool: string, enabled: boolean, announced: number) => {
+    await editYaml((document) => document.setIn(['servers', server, 'tools', tool, 'enabled'], enabled));
+    const saved = (await stat(serversFile())).mtimeMs;
+    await gateway!.waitForListChanged(announced);
+    return saved;
   };
 
   beforeEach(async () => {
@@ -38,11 +47,11 @@ describe('servers.yaml while serve runs', () => {
     gateway = await startGateway({ dirs, args: ['--equip', 'all'] });
     await gateway.waitForListChanged(1);
     await eventually(async () => (await readFile(serversFile(), 'utf8')).includes('hash:'), 10_000, 'tools merged into servers.yaml');
-    const written = await stat(serversFile());
-    await settle(1000);
-    expect((await stat(serversFile())).mtimeMs).toBe(written.mtimeMs);
-    expect(gateway.listChangedCount()).toBe(1);
     expect(await toolNames()).toEqual(['echo_echo', 'echo_add', 'echo_fail', 'echo_env', 'echo_pid']);
+    // The gateway applied its own merge before this edit, and did not write the file again since.
+    const saved = await switchTool('echo', 'fail', false, 2);
+    expect((await stat(serversFile())).mtimeMs).toBe(saved);
+    expect(gateway.listChangedCount()).toBe(2);
   });
 
   it('applies a hand edit that disables a tool with exactly one list_changed', async () => {
@@ -50,13 +59,12 @@ describe('servers.yaml while serve runs', () => {
     expect((await runCli(dirs, ['refresh'])).code).toBe(0);
     gateway = await startGateway({ dirs, args: ['--equip', 'all'] });
     expect(await toolNames()).toContain('echo_fail');
-    await editYaml((document) => document.setIn(['servers', 'echo', 'tools', 'fail', 'enabled'], false));
-    await gateway.waitForListChanged(1);
-    await settle(600);
-    expect(gateway.listChangedCount()).toBe(1);
+    await switchTool('echo', 'fail', false, 1);
     expect(await toolNames()).toEqual(['echo_echo', 'echo_add', 'echo_env', 'echo_pid']);
     const call = await gateway.client.callTool({ name: 'call-tool', arguments: { tool: 'echo.fail' } });
     expect(textOf(call)).toMatch(/disabled in servers\.yaml/);
+    await switchTool('echo', 'echo', false, 2);
+    expect(gateway.listChangedCount()).toBe(2);
   });
 
   it('picks up servers added and removed while running', async () => {
@@ -70,9 +78,9 @@ describe('servers.yaml while serve runs', () => {
     const before = gateway.listChangedCount();
     await editYaml((document) => document.deleteIn(['servers', 'echo']));
     await gateway.waitForListChanged(before + 1);
-    await settle(600);
-    expect(gateway.listChangedCount()).toBe(before + 1);
     expect(await toolNames()).toEqual(['extra_ping']);
+    await switchTool('extra', 'ping', false, before + 2);
+    expect(gateway.listChangedCount()).toBe(before + 2);
   });
 
   it('shows what a loadout refresh beside it discovered, with one list_changed', async () => {
@@ -83,9 +91,9 @@ describe('servers.yaml while serve runs', () => {
     await mutableServer(dirs.root, 'm', [{ name: 'a' }, { name: 'b' }]);
     expect((await runCli(dirs, ['refresh'])).code).toBe(0);
     await gateway.waitForListChanged(1);
-    await settle(600);
-    expect(gateway.listChangedCount()).toBe(1);
     expect(await toolNames()).toEqual(['m_a', 'm_b']);
+    await switchTool('m', 'b', false, 2);
+    expect(gateway.listChangedCount()).toBe(2);
   });
 
   it('keeps the last good config on malformed YAML, logs one error with line and column, and never rewrites the file', async () => {
@@ -94,10 +102,10 @@ describe('servers.yaml while serve runs', () => {
     gateway = await startGateway({ dirs, args: ['--equip', 'all'] });
     const broken = (await readFile(serversFile(), 'utf8')).replace('servers:', 'servers:\n  bad: [unclosed');
     await saveAsEditor(broken);
-    await settle(400);
-    await saveAsEditor(broken); // the same problem again is not logged again
     await eventually(() => gateway!.stderr().includes('keeping the last good config'), 10_000, 'error logged');
-    await settle(600);
+    await saveAsEditor(broken); // the same problem again is not logged again
+    // The one fixed wait left: a repeated problem is silent by design, so nothing marks its read.
+    await new Promise((resolve) => setTimeout(resolve, 600));
     const errors = linesOf(gateway.stderr()).filter((line) => line.includes('keeping the last good config'));
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatch(/servers\.yaml:3:3: Flow sequence/);

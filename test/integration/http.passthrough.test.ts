@@ -53,8 +53,9 @@ describe('loadout serve --http: passthrough', () => {
     });
     await expect(call).rejects.toThrow();
     await eventually(async () => textOf(await client.callTool({ name: 'live_cancellations', arguments: {} })) === '1', 10_000, 'downstream cancellation');
-    // The late answer (sent 100 ms after the cancel) reached loadout and went no further.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The late answer (sent 100 ms after the cancel) reached loadout and went no further: the
+    // count is read on the same pipe after it.
+    await eventually(async () => textOf(await client.callTool({ name: 'live_late_answers', arguments: {} })) === '1', 10_000, 'the late answer');
     expect(errors).toEqual([]);
     expect(textOf(await client.callTool({ name: 'live_echo', arguments: { text: 'still here' } }))).toBe('still here');
   });

@@ -56,7 +56,7 @@ describe('loadout serve --http: sessions', () => {
   });
 
   it('starts each new session with the toolset most recently equipped by any session', async () => {
-    const gateway = await harness.start();
+    await harness.start();
     const first = await connect();
     await first.client.callTool({ name: 'build-toolset', arguments: { name: 'words', tools: ['echo.echo'], equip: true } });
     const second = await connect();

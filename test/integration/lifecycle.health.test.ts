@@ -1,10 +1,18 @@
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { descendantsOf, eventually, fixture, nodeServer, textOf, useGatewaySandbox, writeServersYaml } from '../helpers/gateway.js';
+import { descendantsOf, eventually, fixture, nodeServer, textOf, useGatewaySandbox, writeServersYaml, type GatewayProcess } from '../helpers/gateway.js';
 import { listedNames, pidOf, toolsOfFixture, writeToolCache } from '../helpers/lifecycle.js';
 
 const FAST_HEALTH = { health_interval_seconds: 0.2, reconnect_base_seconds: 0.3, reconnect_max_seconds: 1 };
+
+// Exactly `announced` list_changed so far: an unequip's own notice comes after any other the
+// gateway still had to send, so counting at it bounds the check.
+async function expectNoOtherNotice(gateway: GatewayProcess, announced: number): Promise<void> {
+  await gateway.client.callTool({ name: 'unequip-toolset', arguments: {} });
+  await gateway.waitForListChanged(announced + 1);
+  expect(gateway.listChangedCount()).toBe(announced + 1);
+}
 
 describe('always-on server health', () => {
   const sandbox = useGatewaySandbox();
@@ -37,15 +45,15 @@ describe('always-on server health', () => {
     expect(await listedNames(gateway)).toEqual(expect.arrayContaining(['steady_crash', 'steady_pid', 'other_echo']));
     const after = await pidOf(gateway, 'steady');
     expect(after).not.toBe(before);
-    await new Promise((resolve) => setTimeout(resolve, 800));
-    expect(gateway.listChangedCount()).toBe(3);
+    await expectNoOtherNotice(gateway, 3);
   });
 
   it('keeps a server that fails to start withdrawn, retrying with backoff until it comes up', async () => {
     const readyFile = path.join(sandbox.dirs.root, 'may-start');
+    const attemptsFile = path.join(sandbox.dirs.root, 'attempts');
     await writeServersYaml(
       sandbox.dirs.configDir,
-      { flaky: nodeServer(fixture('crash'), { always_on: true, env: { CRASH_UNLESS_FILE: readyFile } }) },
+      { flaky: nodeServer(fixture('crash'), { always_on: true, env: { CRASH_UNLESS_FILE: readyFile, CRASH_ATTEMPTS_FILE: attemptsFile } }) },
       { gateway: FAST_HEALTH },
     );
     await writeToolCache(sandbox.dirs.dataDir, { flaky: await toolsOfFixture(fixture('crash')) });
@@ -55,15 +63,15 @@ describe('always-on server health', () => {
     const active = textOf(await gateway.client.callTool({ name: 'get-active-toolset', arguments: {} }));
     expect(active).toContain('flaky.echo: server down');
     // Several attempts fail meanwhile; none of them announces anything new.
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const attemptsSoFar = (await readFile(attemptsFile, 'utf8')).length;
+    await eventually(async () => (await readFile(attemptsFile, 'utf8')).length >= attemptsSoFar + 3 * 'refused\n'.length, 10_000, 'three more failed attempts');
     const countWhileDown = gateway.listChangedCount();
 
     await writeFile(readyFile, 'ok');
     await gateway.waitForListChanged(countWhileDown + 1);
     expect(await listedNames(gateway)).toEqual(expect.arrayContaining(['flaky_echo', 'flaky_pid']));
     expect(textOf(await gateway.client.callTool({ name: 'flaky_echo', arguments: { text: 'back' } }))).toBe('back');
-    await new Promise((resolve) => setTimeout(resolve, 800));
-    expect(gateway.listChangedCount()).toBe(countWhileDown + 1);
+    await expectNoOtherNotice(gateway, countWhileDown + 1);
   });
 
   it('discovers an always-on server that was down during a cold start once it comes up', async () => {

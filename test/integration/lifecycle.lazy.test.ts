@@ -40,9 +40,7 @@ describe('lazy servers', () => {
 
     const call = callThrough(gateway, 'slow.sleep', { ms: 2000 });
     await eventually(async () => (await descendantsOf(gateway.pid)).length === 1, 10_000, 'the server to start');
-    const during = await descendantsOf(gateway.pid);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    expect(await descendantsOf(gateway.pid)).toEqual(during);
+    // Stopped mid-call, the server would end the call with "closed the connection" instead.
     const result = await call;
     expect(result.isError).toBeFalsy();
     expect(textOf(result)).toBe('slept 2000 ms');

@@ -26,8 +26,14 @@ async function listedEcho(gateway: GatewayProcess): Promise<Tool | undefined> {
   return (await gateway.client.listTools()).tools.find((tool) => tool.name === 'echo_echo');
 }
 
-// Lets any stray notification arrive (the gateway settles state.json watch events after 100 ms).
-const settle = () => new Promise((resolve) => setTimeout(resolve, 400));
+// Makes each change and waits for its list_changed in turn. Each change is the next one the gateway
+// sees after the one before, so a second notice of an earlier change would arrive before a later one's.
+async function announcedInTurn(gateway: GatewayProcess, announced: number, steps: ReadonlyArray<[string, Record<string, unknown>]>): Promise<void> {
+  for (const [name, args] of steps) {
+    await call(gateway, name, args);
+    await gateway.waitForListChanged(++announced);
+  }
+}
 
 describe('tool-description optimization through a real gateway', () => {
   const fake = useFakeOpenAi();
@@ -71,8 +77,10 @@ describe('tool-description optimization through a real gateway', () => {
     const promoted = await call(gateway, 'promote_candidate', { server: 'echo', tool: 'echo', candidateId });
     expect(promoted.json).toMatchObject({ promoted: true, description: GOOD_CANDIDATE });
     await gateway.waitForListChanged(2);
-    await settle();
-    expect(gateway.listChangedCount()).toBe(2);
+    const revert: [string, Record<string, unknown>] = ['revert_optimization', { server: 'echo', tool: 'echo' }];
+    const promote: [string, Record<string, unknown>] = ['promote_candidate', { server: 'echo', tool: 'echo', candidateId, force: true }];
+    await announcedInTurn(gateway, 2, [revert, promote]);
+    expect(gateway.listChangedCount()).toBe(4);
     const listed = await listedEcho(gateway);
     expect(listed?.description).toBe(GOOD_CANDIDATE);
     expect(listed?.inputSchema).toEqual(ECHO_SCHEMA);
@@ -88,9 +96,9 @@ describe('tool-description optimization through a real gateway', () => {
 
     expect((await call(gateway, 'revert_optimization', { server: 'echo', tool: 'echo' })).json).toMatchObject({ reverted: true, description: ECHO_CANONICAL });
     await gateway.waitForListChanged(1);
-    await settle();
-    expect(gateway.listChangedCount()).toBe(1);
     expect((await listedEcho(gateway))?.description).toBe(ECHO_CANONICAL);
+    await announcedInTurn(gateway, 1, [promote, revert]);
+    expect(gateway.listChangedCount()).toBe(3);
   });
 
   it('refuses a candidate below the thresholds naming the threshold, and promotes it with force', async () => {

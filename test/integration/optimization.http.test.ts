@@ -25,10 +25,12 @@ describe('optimization over loadout serve --http', () => {
     const promoted = await bob.client.callTool({ name: 'promote_candidate', arguments: { server: 'echo', tool: 'echo', candidateId: proposed.candidateId, force: true } });
     expect(promoted.isError).toBeFalsy();
     await alice.waitForListChanged(2);
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    expect(alice.listChangedCount()).toBe(2);
-    expect(bob.listChangedCount()).toBe(1);
     expect((await alice.client.listTools()).tools.find((t) => t.name === 'echo_echo')?.description).toBe(GOOD_CANDIDATE);
+    // A revert is the next change, so a second notice of the promotion would come before its one.
+    await bob.client.callTool({ name: 'revert_optimization', arguments: { server: 'echo', tool: 'echo' } });
+    await alice.waitForListChanged(3);
+    expect(alice.listChangedCount()).toBe(3);
+    expect(bob.listChangedCount()).toBe(1);
   });
 
   it('evaluates through the calling session\'s sampling when no backend is configured', async () => {
@@ -37,7 +39,7 @@ describe('optimization over loadout serve --http', () => {
     const carol = await harness.connect({ capabilities: { sampling: { tools: {} } } });
     carol.client.setRequestHandler(CreateMessageRequestSchema, (request) => {
       samplingRequests.push(request.params.systemPrompt ?? '');
-      return samplingAnswer(request.params) as never;
+      return samplingAnswer(request.params);
     });
     const dave = await harness.connect();
     await carol.client.callTool({ name: 'propose_candidate', arguments: { server: 'echo', tool: 'echo', description: GOOD_CANDIDATE } });

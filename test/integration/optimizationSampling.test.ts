@@ -29,7 +29,7 @@ describe('the sampling backend', () => {
     if (capabilities.sampling) {
       client.setRequestHandler(CreateMessageRequestSchema, (request) => {
         requests.push(request.params);
-        return samplingAnswer(request.params) as never;
+        return samplingAnswer(request.params);
       });
     }
     await gateway.connect(serverSide);

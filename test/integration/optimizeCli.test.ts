@@ -3,6 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CLI, fixture, makeTempDirs, nodeServer, startGateway, writeServersYaml, type GatewayProcess, type TempDirs } from '../helpers/gateway.js';
+import { mutableServer } from '../helpers/cli.js';
 import { GOLDEN_PROMPTS, GOOD_CANDIDATE, useFakeOpenAi, writeEchoWithBackend } from '../helpers/optimization.js';
 
 interface CliResult {
@@ -37,10 +38,10 @@ describe('loadout optimize', () => {
   it('runs the loop from the shell: canonical, propose, prompts, run, results, promote, report (table, JSON, HTML), revert', { timeout: 90_000 }, async () => {
     const canonical = await loadout(dirs, 'optimize', 'canonical', 'echo');
     expect(canonical.code).toBe(0);
-    expect(JSON.parse(canonical.stdout).tools.echo.description).toBe('Return the given text unchanged.');
+    expect((JSON.parse(canonical.stdout) as { tools: Record<string, { description: string }> }).tools.echo?.description).toBe('Return the given text unchanged.');
     const proposed = JSON.parse((await loadout(dirs, 'optimize', 'propose', 'echo', 'echo', GOOD_CANDIDATE)).stdout) as { candidateId: string; charCount: number };
     expect(proposed.charCount).toBe(GOOD_CANDIDATE.length);
-    expect(JSON.parse((await loadout(dirs, 'optimize', 'prompts', 'echo', 'echo', '--file', path.join(dirs.root, 'prompts.json'))).stdout).saved).toBe(15);
+    expect((JSON.parse((await loadout(dirs, 'optimize', 'prompts', 'echo', 'echo', '--file', path.join(dirs.root, 'prompts.json'))).stdout) as { saved: number }).saved).toBe(15);
 
     const run = await loadout(dirs, 'optimize', 'run', 'echo', 'echo', '--json');
     expect(run.code).toBe(0);
@@ -72,6 +73,15 @@ describe('loadout optimize', () => {
     expect((await loadout(dirs, 'optimize', 'revert', 'echo', 'echo')).stdout).toBe('Reverted echo.echo to: Return the given text unchanged.\n');
   });
 
+  it('discovers a server into the catalog serve sees: its tools recorded in servers.yaml, so an upstream change is flagged later', async () => {
+    const toolsFile = path.join(dirs.root, 'm-tools.json');
+    await writeServersYaml(dirs.configDir, { m: await mutableServer(dirs.root, 'm', [{ name: 'look', description: 'Look around.' }]) });
+    expect((await loadout(dirs, 'optimize', 'canonical', 'm')).code).toBe(0);
+    expect(await readFile(path.join(dirs.configDir, 'servers.yaml'), 'utf8')).toMatch(/look:\s+enabled: true\s+description: Look around\.\s+hash: \w+/);
+    await writeFile(toolsFile, JSON.stringify([{ name: 'look', description: 'Look around, carefully.' }]));
+    expect((await loadout(dirs, 'refresh', 'm')).stdout).toContain('m: changed upstream look');
+  });
+
   it('chooses any configurable backend on the command line (--command for command, a clear error for sampling) and answers --json on every step', { timeout: 90_000 }, async () => {
     expect((await loadout(dirs, 'optimize', 'canonical', 'echo', '--json')).code).toBe(0);
     const proposed = JSON.parse((await loadout(dirs, 'optimize', 'propose', 'echo', 'echo', GOOD_CANDIDATE, '--json')).stdout) as { candidateId: string };
@@ -96,7 +106,7 @@ describe('loadout optimize', () => {
   });
 
   it('fails with one readable line and an intact state.json on malformed input', async () => {
-    const candidateId = JSON.parse((await loadout(dirs, 'optimize', 'propose', 'echo', 'echo', GOOD_CANDIDATE)).stdout).candidateId as string;
+    const { candidateId } = JSON.parse((await loadout(dirs, 'optimize', 'propose', 'echo', 'echo', GOOD_CANDIDATE)).stdout) as { candidateId: string };
     const stateFile = path.join(dirs.dataDir, 'state.json');
     const before = await readFile(stateFile, 'utf8');
     await writeFile(path.join(dirs.root, 'bad.json'), JSON.stringify([{ category: 'direct', prompt: 'short' }]));
@@ -151,19 +161,21 @@ describe('loadout optimize', () => {
     expect(result.stderr).toContain('\noptimization:\n  backend: openai\n  base_url: http://127.0.0.1:11434/v1\n');
     const flagged = await loadout(dirs, 'optimize', 'generate-candidates', 'echo', 'echo', '--base-url', fake().baseUrl, '--model', 'm', '--count', '2');
     expect(flagged.code).toBe(0);
-    expect(JSON.parse(flagged.stdout).candidates).toHaveLength(1);
+    expect((JSON.parse(flagged.stdout) as { candidates: unknown[] }).candidates).toHaveLength(1);
   });
 
   it('reaches a running gateway: a promotion from the CLI shows up with one list_changed', async () => {
     gateway = await startGateway({ dirs });
     await gateway.client.callTool({ name: 'build-toolset', arguments: { name: 'e', tools: ['echo.echo'], equip: true } });
     expect(gateway.listChangedCount()).toBe(1);
-    const candidateId = JSON.parse((await loadout(dirs, 'optimize', 'propose', 'echo', 'echo', GOOD_CANDIDATE)).stdout).candidateId as string;
+    const { candidateId } = JSON.parse((await loadout(dirs, 'optimize', 'propose', 'echo', 'echo', GOOD_CANDIDATE)).stdout) as { candidateId: string };
     expect((await loadout(dirs, 'optimize', 'promote', 'echo', 'echo', candidateId, '--force')).code).toBe(0);
     await gateway.waitForListChanged(2);
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    expect(gateway.listChangedCount()).toBe(2);
     const echo = (await gateway.client.listTools()).tools.find((t) => t.name === 'echo_echo');
     expect(echo?.description).toBe(GOOD_CANDIDATE);
+    // A revert is the next change the gateway sees, so a second notice of the promotion would come before its one.
+    expect((await loadout(dirs, 'optimize', 'revert', 'echo', 'echo')).code).toBe(0);
+    await gateway.waitForListChanged(3);
+    expect(gateway.listChangedCount()).toBe(3);
   });
 });

@@ -95,7 +95,7 @@ describe('a global install of the clone (npm install -g .)', () => {
     expect(claude.mcpServers).toEqual({ loadout: { command: 'loadout', args: ['--config', dirs.configDir, '--data', dirs.dataDir, 'serve'] } });
     expect(await readFile(path.join(dirs.configDir, 'servers.yaml'), 'utf8')).toMatch(/^ {2}github:$/m);
     const client = new Client({ name: 'claude-code-stand-in', version: '1.0.0' });
-    await client.connect(new StdioClientTransport({ ...claude.mcpServers.loadout!, env: env as Record<string, string>, stderr: 'ignore' }));
+    await client.connect(new StdioClientTransport({ ...claude.mcpServers.loadout!, env: env, stderr: 'ignore' }));
     try {
       expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(META_TOOL_NAMES);
     } finally {

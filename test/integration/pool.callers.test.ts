@@ -10,7 +10,7 @@ import { fixture, textOf } from '../helpers/gateway.js';
 
 function callerAnswering(answer: string): DownstreamCaller {
   const result: CreateMessageResult = { role: 'assistant', model: 'test', content: { type: 'text', text: answer } };
-  return { owner: {}, relay: async () => result };
+  return { owner: {}, relay: () => Promise.resolve(result) };
 }
 
 describe('ServerPool in-flight callers', () => {
@@ -33,7 +33,7 @@ describe('ServerPool in-flight callers', () => {
     // Cancelled once the server has started waiting (it reports progress then).
     const waiting = pool.callTool('box', 'wait', { ms: 60_000 }, { caller: earlier, cancellation: cancel, onProgress: () => cancel.cancel(new Error('aborted by the test')) });
     await expect(waiting).rejects.toThrow(/abort/i);
-    expect(pool.inFlight('box')).toBe(0);
+    expect(pool.status('box').inFlight).toBe(0);
 
     // Only the new session's call is in flight now, so its sampling request is relayed to it.
     const asked = await pool.callTool('box', 'ask', { prompt: 'hi' }, { caller: callerAnswering('from the new session') });

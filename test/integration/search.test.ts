@@ -134,7 +134,7 @@ describe('loadout search', () => {
        console.log(JSON.stringify(prompt.includes('echo.pid') ? ['which quagga answers me'] : ['do the usual thing']));`,
     );
     await writeServersYaml(dirs.configDir, { echo: nodeServer(fixture('echo')) }, { optimization: { backend: 'command', command: [process.execPath, model, '{prompt}'] } });
-    expect(JSON.parse((await runCli(dirs, ['search', 'quagga', '--json'])).stdout).tools).toEqual([]);
+    expect((JSON.parse((await runCli(dirs, ['search', 'quagga', '--json'])).stdout) as { tools: unknown[] }).tools).toEqual([]);
 
     const first = await runCli(dirs, ['search', 'enrich']);
     expect(first.code).toBe(0);

@@ -14,7 +14,7 @@ const Loose = z.looseObject({});
 const TOOL = 'everything_simulate-research-query';
 
 function raw(client: Client, method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
-  return client.request({ method, params } as never, Loose, { timeout: 60_000 });
+  return client.request({ method, params }, Loose, { timeout: 60_000 });
 }
 
 describe('task-augmented tool calls through loadout', () => {

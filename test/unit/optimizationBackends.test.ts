@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { OptimizationSettingsSchema } from '../../src/config/index.js';
 import { COMMAND_TEMPLATE_VARIABLES, CommandBackend, OpenAiBackend, createBackend, type EvalTool } from '../../src/optimization/index.js';
 import { isLoadoutError } from '../../src/shared/index.js';
@@ -113,6 +113,24 @@ describe('CommandBackend with a fake agent', () => {
       const pid = Number((await readFile(pidFile, 'utf8')).trim());
       await eventually(async () => !(await isAlive(pid)), 5000, 'the hung agent to die');
     } finally {
+      delete process.env.FAKE_AGENT_PID_FILE;
+    }
+  });
+
+  it('sends no SIGKILL after a cancelled command ended on SIGTERM', async () => {
+    const pidFile = path.join(dir, 'pids-cancelled');
+    process.env.FAKE_AGENT_PID_FILE = pidFile;
+    const controller = new AbortController();
+    try {
+      const running = failure(withMode('hang').chooseTools('Please echo', tools, { signal: controller.signal }));
+      await eventually(() => readFile(pidFile, 'utf8').then((text) => text.trim() !== '', () => false), 5000, 'the agent to start');
+      // Only the kill timer set from here on is fake; the child's exit is real I/O.
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+      controller.abort();
+      expect(await running).toMatchObject({ code: 'BACKEND_UNAVAILABLE', message: expect.stringMatching(/cancelled/) });
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
       delete process.env.FAKE_AGENT_PID_FILE;
     }
   });

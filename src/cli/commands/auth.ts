@@ -66,7 +66,7 @@ function openBrowser(url: string): boolean {
   const [command, args] =
     process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['rundll32', ['url.dll,FileProtocolHandler', url]] : ['xdg-open', [url]];
   try {
-    const child = spawn(command, args as string[], { stdio: 'ignore', detached: true });
+    const child = spawn(command, args, { stdio: 'ignore', detached: true });
     // A missing opener is not fatal: the URL is printed as well.
     child.on('error', () => undefined);
     child.unref();

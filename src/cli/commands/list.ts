@@ -2,7 +2,7 @@
 // filtered and stale alike), with its status and description; --enabled / --disabled narrow it.
 import type { Command } from 'commander';
 import { unusableReason } from '../../catalog/index.js';
-import { LoadoutError } from '../../shared/index.js';
+import { LoadoutError, oneLine } from '../../shared/index.js';
 import { loadConfigView, requireServer, statusWords, toolsOfServer, type ToolView } from '../configView.js';
 import { paint, printJson, printLines, printTable } from '../output.js';
 import { commandEnvironment } from '../program.js';
@@ -39,16 +39,11 @@ export function registerList(program: Command): void {
       }
       printTable(
         ['tool', 'status', 'description'],
-        tools.map((tool) => [tool.id, tool.blocked ? paint('red', unusableReason(tool)) : colourStatus(statusWords(tool)), shorten(tool.description)]),
+        tools.map((tool) => [tool.id, tool.blocked ? paint('red', unusableReason(tool)) : colourStatus(statusWords(tool)), oneLine(tool.description, DESCRIPTION_WIDTH)]),
       );
     });
 }
 
 function colourStatus(words: string[]): string {
   return words.map((word) => (word === 'changed' ? paint('red', word) : word === 'enabled' ? word : paint('yellow', word))).join(', ');
-}
-
-function shorten(text: string): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > DESCRIPTION_WIDTH ? `${line.slice(0, DESCRIPTION_WIDTH - 1)}…` : line;
 }

@@ -4,21 +4,21 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import * as z from 'zod';
-import { CatalogStore } from '../../catalog/index.js';
-import { BackendKindSchema, PromptInputSchema, StateStore, loadServersFile, type BackendKind, type OptimizationSettings } from '../../config/index.js';
-import { ServerPool } from '../../downstream/index.js';
+import type { CatalogStore } from '../../catalog/index.js';
+import { BackendKindSchema, PromptInputSchema, type BackendKind, type OptimizationSettings } from '../../config/index.js';
+import { openRuntime } from '../../gateway/index.js';
 import {
-  OptimizationLoop,
-  OptimizationStore,
   createBackend,
   generateCandidates,
   generateGoldenPrompts,
   renderReportHtml,
   runEvaluation,
   type ModelBackend,
+  type OptimizationLoop,
 } from '../../optimization/index.js';
-import { LoadoutError, errorMessage } from '../../shared/index.js';
-import { formatReportTable, formatResultsTable, progressBar } from '../optimizeOutput.js';
+import { LoadoutError, errorMessage, firstIssue } from '../../shared/index.js';
+import { formatReportTable, formatResultsTable } from '../optimizeOutput.js';
+import { progressBar } from '../output.js';
 import { commandEnvironment } from '../program.js';
 
 // Seed 002's GoldenPrompt array; id, toolName and expectedBehavior may be left out.
@@ -58,7 +58,7 @@ export function registerOptimize(program: Command): void {
       await withLoop(command, [server], async (loop, catalog) => {
         const backend = backendFrom(loop.settings, options, tool);
         const bar = progressBar(process.stderr);
-        const summary = await runEvaluation(loop, backend, catalog.current, { server, tool, candidateIds: options.candidates, onProgress: (p) => bar.update(p) }).finally(() => bar.done());
+        const summary = await runEvaluation(loop, backend, catalog.current, { server, tool, candidateIds: options.candidates, onProgress: (step) => bar.update(step) }).finally(() => bar.done());
         const results = await loop.results(server, { tool });
         print(options.json ? JSON.stringify({ backend: backend.kind, ...summary, results }, null, 2) : `${summary.runs} runs in ${(summary.ms / 1000).toFixed(1)} s through ${backend.kind}.\n${formatResultsTable(results)}`);
       });
@@ -198,7 +198,7 @@ function commandArgv(value: string): string[] {
   if (!Array.isArray(parsed) || parsed.length === 0 || !parsed.every((part) => typeof part === 'string')) {
     throw new InvalidArgumentError(`--command takes the argv as a JSON array of strings, e.g. '["my-agent", "-p", "{prompt}"]'; got ${value}`);
   }
-  return parsed as string[];
+  return parsed;
 }
 
 function backendFrom(settings: OptimizationSettings, flags: BackendFlags, toolName: string): ModelBackend {
@@ -224,19 +224,18 @@ function backendFrom(settings: OptimizationSettings, flags: BackendFlags, toolNa
 // cached tools are discovered first (started, listed, stopped), as `serve` would.
 async function withLoop(command: Command, discover: string[], task: (loop: OptimizationLoop, catalog: CatalogStore) => Promise<void>): Promise<void> {
   const { paths, logger } = commandEnvironment(command);
-  const { config } = await loadServersFile(paths.serversFile);
-  const pool = new ServerPool(config.servers, { logger, oauthDir: paths.oauthDir });
+  const runtime = await openRuntime({ paths, logger });
+  const { catalog, optimization } = runtime;
   try {
-    const catalog = new CatalogStore({ pool, cacheFile: paths.catalogCacheFile, configs: config.servers, settings: config.gateway, logger });
-    await catalog.load();
+    await catalog.ensureLoaded();
     const missing = discover.filter((server) => catalog.undiscoveredServers.includes(server));
     if (missing.length) {
       const [result] = await catalog.discover(missing);
       if (result && !result.ok) throw new LoadoutError('SERVER_START_FAILED', `Could not discover '${result.server}': ${result.error}`);
     }
-    await task(new OptimizationLoop({ store: new OptimizationStore(new StateStore(paths.stateFile)), catalog, settings: config.optimization }), catalog);
+    await task(optimization, catalog);
   } finally {
-    await pool.close();
+    await runtime.close();
   }
 }
 
@@ -249,8 +248,8 @@ async function readPromptFile(file: string): Promise<z.infer<typeof PromptFileSc
   }
   const parsed = PromptFileSchema.safeParse(json);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new LoadoutError('INVALID_ARGUMENT', `${file}: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+    const { path, message } = firstIssue(parsed.error);
+    throw new LoadoutError('INVALID_ARGUMENT', `${file}: ${path}: ${message}`);
   }
   return parsed.data;
 }

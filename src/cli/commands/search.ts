@@ -1,9 +1,9 @@
 // `loadout search "QUERY"`: the catalog ranked for a query as discover-all-tools ranks it, and with
 // --explain which fields and words earned each tool its place.
 import type { Command } from 'commander';
-import { Catalog, EmbeddingRanking, ExampleRequestsStore, LearnedWordsStore, examplesByTool, keywordsOf, readSynonyms, type RankedTool } from '../../catalog/index.js';
-import { LoadoutError } from '../../shared/index.js';
-import { loadConfigView, requireServer } from '../configView.js';
+import type { Catalog, RankedTool } from '../../catalog/index.js';
+import { LoadoutError, oneLine } from '../../shared/index.js';
+import { openConfiguredRuntime, requireServer } from '../configView.js';
 import { paint, printJson, printLines, printNote } from '../output.js';
 import { commandEnvironment } from '../program.js';
 import { registerSearchEnrich } from './searchEnrich.js';
@@ -28,22 +28,18 @@ export function registerSearch(program: Command): void {
       }
       if (!query.trim()) throw new LoadoutError('INVALID_ARGUMENT', 'The query is empty; say what the tool should do, e.g. loadout search "read a file"');
       const { paths, logger } = commandEnvironment(command);
-      const view = await loadConfigView(paths);
-      if (options.server !== undefined) requireServer(view.config, options.server);
-      // Ranked with the same vocabulary as discover-all-tools: keywords, synonyms, learned words.
-      const [learned, synonyms, examples] = await Promise.all([
-        new LearnedWordsStore(paths.learnedWordsFile).read(),
-        readSynonyms(paths.synonymsFile),
-        new ExampleRequestsStore(paths.exampleRequestsFile).read(),
-      ]);
-      const catalog = Catalog.build({
-        configs: view.config.servers,
-        definitions: view.definitions,
-        blockChangedTools: view.config.gateway.block_changed_tools,
-        search: { vocabulary: { keywords: keywordsOf(view.config.servers), learned, examples: examplesByTool(view.definitions, examples) }, synonyms },
-      });
-      const embeddings = view.config.search.embeddings;
-      const modelScores = embeddings ? await new EmbeddingRanking(embeddings, paths.embeddingsCacheFile, logger).scores(query, catalog.visible()) : undefined;
+      const runtime = await openConfiguredRuntime(paths, logger);
+      let catalog: Catalog;
+      let modelScores: ReadonlyMap<string, number> | undefined;
+      try {
+        if (options.server !== undefined) requireServer(runtime.config, options.server);
+        // The catalog discover-all-tools ranks: keywords, synonyms, learned words, examples, promotions.
+        await runtime.catalog.ensureLoaded();
+        catalog = runtime.catalog.current;
+        modelScores = await runtime.catalog.modelScores(query);
+      } finally {
+        await runtime.close();
+      }
       const explained = catalog.explain(query, MAX_LIMIT, modelScores);
       const ranked = explained.ranked.filter((hit) => options.server === undefined || hit.tool.server === options.server).slice(0, limit);
       if (options.json) {
@@ -57,7 +53,7 @@ export function registerSearch(program: Command): void {
       }
       if (!explained.strong) printLines(paint('yellow', 'No tool matches this strongly; these are the closest. Browse a server with: loadout list --server NAME'));
       ranked.forEach((hit, index) => {
-        printLines(`${String(index + 1).padStart(3)}. ${hit.tool.id} — ${firstLine(hit.tool.description)}`);
+        printLines(`${String(index + 1).padStart(3)}. ${hit.tool.id} — ${oneLine(hit.tool.description, 100) || '(no description)'}`);
         if (options.explain) printLines(...reasonsOf(hit).map((reason) => `       ${paint('dim', reason)}`));
       });
     });
@@ -84,9 +80,4 @@ function jsonOf(hit: RankedTool, explain: boolean): Record<string, unknown> {
     score: hit.score,
     ...(explain ? { lexical: hit.lexical, semantic: hit.semantic } : {}),
   };
-}
-
-function firstLine(text: string): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > 100 ? `${line.slice(0, 99)}…` : line || '(no description)';
 }

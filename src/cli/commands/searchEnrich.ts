@@ -6,9 +6,9 @@ import { BackendKindSchema } from '../../config/index.js';
 import { Option, type Command } from 'commander';
 import { ExampleRequestsStore, toolHash, type CatalogTool } from '../../catalog/index.js';
 import { createBackend, type ModelBackend } from '../../optimization/index.js';
-import { LoadoutError, errorMessage, isLoadoutError } from '../../shared/index.js';
+import { LoadoutError, errorMessage, isLoadoutError, oneLine } from '../../shared/index.js';
 import { loadConfigView, requireServer } from '../configView.js';
-import { printLines, printNote, startProgress } from '../output.js';
+import { printLines, printNote, progressBar } from '../output.js';
 import { commandEnvironment } from '../program.js';
 
 const SYSTEM = 'You write what users type to an AI assistant. Answer with a JSON array of strings and nothing else.';
@@ -35,11 +35,11 @@ export function registerSearchEnrich(search: Command): void {
         printLines(`All ${tools.length} tools already have example requests.`);
         return;
       }
-      const progress = startProgress('enrich');
+      const progress = progressBar(process.stderr);
       let failed = 0;
       try {
         for (const [index, tool] of todo.entries()) {
-          progress.update(index, todo.length, tool.id);
+          progress.update({ done: index, total: todo.length, message: `enrich ${index}/${todo.length} ${tool.id}` });
           const backend = createBackend({ settings: view.config.optimization, kind: options.backend, toolName: tool.id });
           try {
             await store.save(toolHash(tool.definition), await exampleRequests(backend, tool, perTool));
@@ -72,6 +72,6 @@ async function exampleRequests(backend: ModelBackend, tool: CatalogTool, count: 
     parsed = undefined;
   }
   const requests = Array.isArray(parsed) ? parsed.filter((item): item is string => typeof item === 'string' && item.trim() !== '').map((item) => item.trim().slice(0, 300)) : [];
-  if (!requests.length) throw new LoadoutError('BACKEND_REPLY_INVALID', `the model did not answer with a JSON array of requests: "${text.replace(/\s+/g, ' ').slice(0, 100)}"`);
+  if (!requests.length) throw new LoadoutError('BACKEND_REPLY_INVALID', `the model did not answer with a JSON array of requests: "${oneLine(text, 100)}"`);
   return requests.slice(0, count);
 }

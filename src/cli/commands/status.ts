@@ -1,7 +1,7 @@
 // `loadout status`: each server's transport, mode, idle timeout and tool counts from the config
 // dir, plus — when a gateway is running for this config dir — whether it is connected now.
 import type { Command } from 'commander';
-import { oauthRecordFile, oauthSettingsOf, readOAuthRecord, transportOf } from '../../config/index.js';
+import { oauthRecordFile, oauthSettingsOf, readOAuthRecord } from '../../config/index.js';
 import { readRunningGateways } from '../../gateway/index.js';
 import { loadConfigView, toolsOfServer } from '../configView.js';
 import { paint, printJson, printLines, printTable } from '../output.js';
@@ -23,7 +23,7 @@ export function registerStatus(program: Command): void {
         const oauth = oauthSettingsOf(config) ? await readOAuthRecord(oauthRecordFile(paths.oauthDir, name)) : undefined;
         return {
           name,
-          type: transportOf(config),
+          type: config.type,
           enabled: config.enabled,
           mode: config.always_on ? 'always-on' : 'lazy',
           idleTimeoutMinutes: config.always_on ? null : config.idle_timeout_minutes,

@@ -2,10 +2,10 @@
 // gateway. `equip` only sets the toolset remembered in state.json for the next `serve` start.
 import type { Command } from 'commander';
 import { unusableReason } from '../../catalog/index.js';
-import { StateStore, ToolsetNameSchema } from '../../config/index.js';
+import { StateStore } from '../../config/index.js';
 import { LoadoutError } from '../../shared/index.js';
 import { namingOptions } from '../../gateway/index.js';
-import { ALL_TOOLSET, ToolsetStore, resolveToolsetTools } from '../../toolsets/index.js';
+import { ALL_TOOLSET, ToolsetStore, resolveToolsetTools, toolsetName, writableToolsetName } from '../../toolsets/index.js';
 import { loadConfigView, type ConfigView } from '../configView.js';
 import { paint, printJson, printLines, printNote, printTable } from '../output.js';
 import { commandEnvironment } from '../program.js';
@@ -41,7 +41,7 @@ export function registerToolset(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(async (name: string, options: { json?: boolean }, command: Command) => {
       const { paths } = commandEnvironment(command);
-      const saved = await new ToolsetStore(paths.toolsetsDir).get(validName(name));
+      const saved = await new ToolsetStore(paths.toolsetsDir).get(toolsetName(name));
       const view = await loadConfigView(paths);
       const tools = saved.tools.map((id) => ({ id, status: toolStatus(view, id) }));
       if (options.json) {
@@ -61,7 +61,7 @@ export function registerToolset(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(async (name: string, toolIds: string[], options: { description?: string; json?: boolean }, command: Command) => {
       const { paths } = commandEnvironment(command);
-      if (validName(name) === ALL_TOOLSET) throw new LoadoutError('TOOLSET_INVALID', `'${ALL_TOOLSET}' is reserved (it equips every enabled tool); choose another name`);
+      writableToolsetName(name, 'save');
       const view = await loadConfigView(paths);
       const { ids, problems } = resolveToolsetTools(view.catalog, toolIds, namingOptions(view.config.gateway));
       if (problems.length) throw new LoadoutError('TOOL_NOT_FOUND', `Toolset '${name}' not saved: ${problems.join('; ')} (see "loadout list")`);
@@ -77,7 +77,7 @@ export function registerToolset(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(async (name: string, options: { json?: boolean }, command: Command) => {
       const { paths } = commandEnvironment(command);
-      if (validName(name) === ALL_TOOLSET) throw new LoadoutError('TOOLSET_INVALID', `'${ALL_TOOLSET}' is built in and cannot be deleted`);
+      writableToolsetName(name, 'delete');
       const store = new ToolsetStore(paths.toolsetsDir);
       if (!(await store.delete(name))) await store.get(name); // throws TOOLSET_NOT_FOUND listing the saved ones
       const state = new StateStore(paths.stateFile);
@@ -94,17 +94,11 @@ export function registerToolset(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(async (name: string, options: { json?: boolean }, command: Command) => {
       const { paths } = commandEnvironment(command);
-      if (validName(name) !== ALL_TOOLSET) await new ToolsetStore(paths.toolsetsDir).get(name);
+      if (toolsetName(name) !== ALL_TOOLSET) await new ToolsetStore(paths.toolsetsDir).get(name);
       await new StateStore(paths.stateFile).update((state) => ({ ...state, activeToolset: name }));
       if (options.json) printJson({ equipAtStart: name });
       else printLines(`'${name}' will be equipped when "loadout serve" next starts. Running gateways keep their current toolset (an agent can switch with equip-toolset).`);
     });
-}
-
-function validName(name: string): string {
-  const parsed = ToolsetNameSchema.safeParse(name);
-  if (!parsed.success) throw new LoadoutError('TOOLSET_INVALID', `Invalid toolset name '${name}': ${parsed.error.issues[0]!.message}`);
-  return parsed.data;
 }
 
 function toolStatus(view: ConfigView, id: string): string {

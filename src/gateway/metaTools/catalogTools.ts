@@ -2,7 +2,8 @@
 import * as z from 'zod';
 import { unusableReason, type CatalogTool } from '../../catalog/index.js';
 import { resolveCatalogName } from '../../registry/index.js';
-import { LoadoutError } from '../../shared/index.js';
+import { enabledServerNames } from '../../config/index.js';
+import { LoadoutError, oneLine } from '../../shared/index.js';
 import { clientRequestOf } from '../forward.js';
 import { forwardUnlessChanged } from '../changedToolGuard.js';
 import { textResult } from '../toolResults.js';
@@ -30,10 +31,10 @@ export const discoverAllTools = defineMetaTool({
   example: { query: 'read a file', limit: 10 },
   async run(args, { gateway, session }) {
     await gateway.ready();
-    await gateway.retryAuthorized();
+    await gateway.catalog.retryAuthorized();
     const catalog = gateway.catalog.current;
     if (args.server !== undefined && !gateway.pool.config(args.server)) {
-      const known = gateway.pool.serverNames.join(', ') || '(none configured)';
+      const known = enabledServerNames(gateway.pool.configs).join(', ') || '(none configured)';
       throw new LoadoutError('SERVER_NOT_FOUND', `Server '${args.server}' is not configured; servers: ${known}`);
     }
     const ranked = Boolean(args.query?.trim());
@@ -52,8 +53,8 @@ export const discoverAllTools = defineMetaTool({
       const servers = [...new Set(catalog.visible().map((tool) => tool.server))].join(', ');
       lines.push(`No tool matches this strongly; these are the closest. To browse instead, list one server's tools: discover-all-tools {"server": "NAME"} (servers: ${servers || 'none'}).`);
     }
-    for (const tool of tools) lines.push(`${exposedIds.has(tool.id) ? '* ' : ''}${ranked ? compactLine(tool) : `${tool.id} — ${oneLine(tool.description)}`}`);
-    for (const [server, error] of gateway.discoveryFailures()) lines.push(`! ${server}: not discovered (${oneLine(error)})`);
+    for (const tool of tools) lines.push(`${exposedIds.has(tool.id) ? '* ' : ''}${ranked ? compactLine(tool) : `${tool.id} — ${summary(tool.description)}`}`);
+    for (const [server, error] of gateway.catalog.discoveryFailures()) lines.push(`! ${server}: not discovered (${summary(error)})`);
     if (args.offset + tools.length < total) lines.push(`More: offset=${args.offset + tools.length}.`);
     lines.push('Next: build-toolset {"name": "…", "tools": ["server.tool", …], "equip": true}.');
     return lines.join('\n');
@@ -78,7 +79,7 @@ export const callTool = defineMetaTool({
     let tool = resolveCatalogName(catalog, args.tool, gateway.naming);
     if (!tool) {
       // The tool may belong to a server the user has just logged in to.
-      await gateway.retryAuthorized();
+      await gateway.catalog.retryAuthorized();
       catalog = gateway.catalog.current;
       tool = resolveCatalogName(catalog, args.tool, gateway.naming);
     }
@@ -109,7 +110,7 @@ function compactLine(tool: CatalogTool): string {
   const names = Object.keys(schema?.properties ?? {});
   const params = names.slice(0, PARAMS_SHOWN).map((name) => (required.has(name) ? name : `${name}?`));
   if (names.length > PARAMS_SHOWN) params.push('…');
-  return `${tool.id} — ${oneLine(firstSentence(tool.description))}${params.length ? ` (params: ${params.join(', ')})` : ''}`;
+  return `${tool.id} — ${summary(firstSentence(tool.description))}${params.length ? ` (params: ${params.join(', ')})` : ''}`;
 }
 
 function firstSentence(text: string): string {
@@ -118,7 +119,6 @@ function firstSentence(text: string): string {
   return end >= 0 ? flat.slice(0, end + 1) : flat;
 }
 
-function oneLine(text: string): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > DESCRIPTION_WIDTH ? `${line.slice(0, DESCRIPTION_WIDTH - 1)}…` : line || '(no description)';
+function summary(text: string): string {
+  return oneLine(text, DESCRIPTION_WIDTH) || '(no description)';
 }

@@ -28,4 +28,4 @@ export function namingOptions(settings: Pick<GatewaySettings, 'client_key'>): Na
   return { maxNameLength: nameBudget(settings.client_key), reservedNames: new Set(META_TOOLS.map((tool) => tool.name)) };
 }
 
-export { defineMetaTool, type MetaTool, type MetaToolContext } from './metaTool.js';
+export { type MetaTool } from './metaTool.js';

@@ -46,7 +46,7 @@ export interface MetaTool<Schema extends z.ZodType = z.ZodType> {
 
 /** Declare a meta-tool (keeps the handler's argument type tied to its schema). */
 export function defineMetaTool<Schema extends z.ZodType>(tool: MetaTool<Schema>): MetaTool {
-  return tool as unknown as MetaTool;
+  return tool;
 }
 
 // JSON of every meta-tool's entry, by name, as this function computed it at build time

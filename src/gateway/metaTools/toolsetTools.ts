@@ -4,7 +4,7 @@ import { ToolRefSchema, ToolsetNameSchema } from '../../config/index.js';
 import { parseToolId, unusableReason } from '../../catalog/index.js';
 import { type RegistrySnapshot, type WithheldReason, type WithheldTool } from '../../registry/index.js';
 import { LoadoutError } from '../../shared/index.js';
-import { ALL_TOOLSET, resolveToolsetTools } from '../../toolsets/index.js';
+import { ALL_TOOLSET, resolveToolsetTools, writableToolsetName } from '../../toolsets/index.js';
 import { defineMetaTool } from './metaTool.js';
 import { creditSearch } from './searchFeedback.js';
 
@@ -33,7 +33,7 @@ export const buildToolset = defineMetaTool({
   }),
   example: { name: 'notes', tools: ['memory.create_entities', 'memory.read_graph'], description: 'Knowledge graph', equip: true },
   async run(args, { gateway, session }) {
-    if (args.name === ALL_TOOLSET) throw new LoadoutError('TOOLSET_INVALID', `'${ALL_TOOLSET}' is reserved (equip-toolset {"name": "all"} exposes every tool); choose another name.`);
+    writableToolsetName(args.name, 'save');
     await gateway.ready();
     const { ids, problems } = resolveToolsetTools(gateway.catalog.current, args.tools, gateway.naming);
     if (problems.length) throw new LoadoutError('TOOL_NOT_FOUND', `Toolset '${args.name}' not saved: ${problems.join('; ')}. Find names with discover-all-tools.`);
@@ -123,7 +123,7 @@ export const deleteToolset = defineMetaTool({
   input: z.strictObject({ name: ToolsetNameSchema }),
   example: { name: 'notes' },
   async run(args, { gateway, session }) {
-    if (args.name === ALL_TOOLSET) throw new LoadoutError('TOOLSET_INVALID', `'${ALL_TOOLSET}' is built in and cannot be deleted.`);
+    writableToolsetName(args.name, 'delete');
     const existed = await gateway.toolsets.delete(args.name);
     if (!existed) await gateway.toolsets.get(args.name); // throws TOOLSET_NOT_FOUND listing the saved ones
     // Checked after the file is gone, so an equip of it that finished meanwhile is undone too.

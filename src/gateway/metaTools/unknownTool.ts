@@ -11,7 +11,7 @@ import type { GatewayContext } from '../context.js';
 /** Why `name` is not in the catalog, as a LoadoutError the agent can act on. */
 export function unknownToolError(gateway: GatewayContext, catalog: Catalog, name: string): LoadoutError {
   const server = parseToolId(name)?.server;
-  const failure = server === undefined ? undefined : gateway.discoveryFailures().get(server);
+  const failure = server === undefined ? undefined : gateway.catalog.discoveryFailures().get(server);
   if (server !== undefined && failure !== undefined && isNeedsAuthorizationMessage(failure)) {
     return new LoadoutError('NEEDS_AUTHORIZATION', `${failure}; its tools are unknown until then. Call again after logging in.`);
   }

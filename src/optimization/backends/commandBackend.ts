@@ -11,7 +11,7 @@ import { EVAL_SYSTEM_PROMPT, backendUnavailable, preview, replyInvalid, type Bac
 const KILL_GRACE_MS = 2000;
 
 /** Settings of a command backend. */
-export interface CommandBackendOptions {
+interface CommandBackendOptions {
   /** argv; `{prompt}`, `{system}`, `{tools_file}` and `{tool}` are replaced in each element. */
   template: readonly string[];
   timeoutMs: number;
@@ -78,6 +78,7 @@ function runProcess(argv: readonly string[], stdin: string, timeoutMs: number, s
     const child = spawn(argv[0]!, argv.slice(1), { stdio: ['pipe', 'pipe', 'ignore'], detached: true });
     let stdout = '';
     let expired = false;
+    let killTimer: NodeJS.Timeout | undefined;
     const killGroup = (sig: NodeJS.Signals): void => {
       try {
         process.kill(-child.pid!, sig);
@@ -87,7 +88,7 @@ function runProcess(argv: readonly string[], stdin: string, timeoutMs: number, s
     };
     const stop = (): void => {
       killGroup('SIGTERM');
-      setTimeout(() => killGroup('SIGKILL'), KILL_GRACE_MS).unref();
+      killTimer ??= setTimeout(() => killGroup('SIGKILL'), KILL_GRACE_MS).unref();
     };
     const timer = setTimeout(() => {
       expired = true;
@@ -104,6 +105,8 @@ function runProcess(argv: readonly string[], stdin: string, timeoutMs: number, s
     });
     child.on('close', (code) => {
       clearTimeout(timer);
+      // A group that ended on SIGTERM is not killed again: its id may belong to another group by then.
+      clearTimeout(killTimer);
       signal?.removeEventListener('abort', stop);
       if (signal?.aborted) reject(backendUnavailable('the evaluation was cancelled'));
       else if (expired) reject(replyInvalid(`the command ${argv[0]} did not finish within ${timeoutMs / 1000} s and was killed (optimization.timeout_seconds)`));

@@ -8,7 +8,7 @@ import { OpenAiBackend } from './openaiBackend.js';
 import { SamplingBackend, type SamplingPort } from './samplingBackend.js';
 
 /** What a backend can be built from. */
-export interface BackendSources {
+interface BackendSources {
   settings: OptimizationSettings;
   /** Overrides the configured backend kind (a flag or a meta-tool argument). */
   kind?: BackendKind;

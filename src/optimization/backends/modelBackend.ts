@@ -1,7 +1,7 @@
 // What every model backend offers the optimization loop: pick tools for a prompt (evaluation)
 // and complete a text request (generators). Backends report two kinds of failure: the backend
 // itself is unusable (BACKEND_UNAVAILABLE: stop) or one reply was bad (BACKEND_REPLY_INVALID).
-import { LoadoutError } from '../../shared/index.js';
+import { LoadoutError, oneLine } from '../../shared/index.js';
 
 /** A tool as presented to the model under evaluation. */
 export interface EvalTool {
@@ -67,7 +67,6 @@ export function extractJson(text: string): unknown {
 }
 
 /** The start of a long text, on one line, for error messages. */
-export function preview(text: string, length = 120): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > length ? `${line.slice(0, length - 1)}…` : line;
+export function preview(text: string): string {
+  return oneLine(text, 120);
 }

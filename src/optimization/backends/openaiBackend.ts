@@ -19,7 +19,7 @@ const ChatReplySchema = z.looseObject({
 });
 
 /** Settings of an OpenAI-compatible backend. */
-export interface OpenAiBackendOptions {
+interface OpenAiBackendOptions {
   baseUrl: string;
   model: string;
   apiKey?: string;

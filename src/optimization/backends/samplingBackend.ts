@@ -7,6 +7,9 @@ import { EVAL_SYSTEM_PROMPT, backendUnavailable, extractJson, replyInvalid, type
 
 const MAX_TOKENS = 1024;
 
+// Errors meaning the client will never answer sampling (it is gone, or never offered it).
+const CLIENT_CANNOT_SAMPLE = new Set<number>([ErrorCode.ConnectionClosed, ErrorCode.MethodNotFound]);
+
 /** The part of an MCP server session the sampling backend needs (a port, so no gateway import). */
 export interface SamplingPort {
   /** Whether the client declared `sampling.tools`. */
@@ -60,10 +63,10 @@ export class SamplingBackend implements ModelBackend {
     options.signal?.addEventListener('abort', abort, { once: true });
     try {
       const result = await this.#port.createMessage(params, { signal: request.signal, timeout: this.#timeoutMs });
-      const content = result.content as unknown;
+      const content = result.content;
       return (Array.isArray(content) ? content : [content]).filter((b): b is Record<string, unknown> => !!b && typeof b === 'object');
     } catch (error) {
-      if (error instanceof McpError && (error.code === ErrorCode.ConnectionClosed || error.code === ErrorCode.MethodNotFound)) {
+      if (error instanceof McpError && CLIENT_CANNOT_SAMPLE.has(error.code)) {
         throw backendUnavailable(`the client cannot answer sampling/createMessage (${error.message})`, error);
       }
       throw replyInvalid(`sampling/createMessage failed: ${errorMessage(error)}`, error);

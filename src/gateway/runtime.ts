@@ -1,0 +1,62 @@
+// The one place loadout's runtime is built: servers.yaml read once, the pool that owns the server
+// configs (with OAuth for HTTP servers), the catalog over them (recording discoveries in
+// servers.yaml; searching with learned words, synonyms, example requests and embeddings),
+// state.json, and the optimization loop with its promotions applied. `serve`, the CLI commands and `optimize` all
+// start here, so no command can see a different catalog from another.
+import { CatalogStore } from '../catalog/index.js';
+import { StateStore, loadServersConfig, type LoadoutPaths, type ServersFile } from '../config/index.js';
+import { ServerPool } from '../downstream/index.js';
+import { OptimizationLoop, OptimizationStore } from '../optimization/index.js';
+import type { Logger } from '../shared/index.js';
+
+/** Options of openRuntime. */
+interface RuntimeOptions {
+  paths: LoadoutPaths;
+  logger: Logger;
+  /** Environment for `${VAR}` expansion (default: process.env). */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** The services every command works with, built from one read of the config dir. */
+export interface Runtime {
+  /** servers.yaml as read at start; the live server configs are `pool.configs`. */
+  readonly config: ServersFile;
+  /** Whether servers.yaml exists (without it, `config` holds the defaults and no server). */
+  readonly configExists: boolean;
+  readonly pool: ServerPool;
+  readonly catalog: CatalogStore;
+  readonly state: StateStore;
+  readonly optimization: OptimizationLoop;
+  /** Stop every downstream connection. Runs once. */
+  close(): Promise<void>;
+}
+
+/** Read the config (spawning nothing) and build the runtime; the cached catalog is read on first need. */
+export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
+  const { paths, logger } = options;
+  const { config, exists: configExists } = await loadServersConfig(paths.serversFile, paths.parsedServersFile);
+  const pool = new ServerPool(config.servers, {
+    logger,
+    env: options.env,
+    oauthDir: paths.oauthDir,
+    minStartTimeoutMs: config.gateway.discovery_timeout_seconds * 1000,
+  });
+  const catalog = new CatalogStore({
+    pool,
+    cacheFile: paths.catalogCacheFile,
+    settings: config.gateway,
+    logger,
+    serversFile: paths.serversFile,
+    oauthDir: paths.oauthDir,
+    learnedWordsFile: paths.learnedWordsFile,
+    synonymsFile: paths.synonymsFile,
+    exampleRequestsFile: paths.exampleRequestsFile,
+    ...(config.search.embeddings ? { embeddings: { settings: config.search.embeddings, cacheFile: paths.embeddingsCacheFile } } : {}),
+  });
+  const state = new StateStore(paths.stateFile);
+  const optimization = new OptimizationLoop({ store: new OptimizationStore(state), catalog, settings: config.optimization });
+  // Promotions go into the catalog before anything reads it, so a first tools/list or an
+  // evaluation's distractor tools show the live descriptions.
+  await optimization.applyPromotions();
+  return { config, configExists, pool, catalog, state, optimization, close: () => pool.close() };
+}
