@@ -57,9 +57,16 @@ class UsageError extends Error {}
 
 function parseArguments(argv: string[]): BenchOptions & { json: boolean } {
   const unknown = argv.filter((arg) => !['--json', '--quick'].includes(arg) && !arg.startsWith('--only='));
-  if (unknown.length) throw new UsageError(`unknown argument ${unknown.join(' ')}; usage: npm run bench -- [--json] [--quick] [--only=${Object.keys(SECTIONS).join(',')}]`);
-  const only = argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length).split(',');
-  for (const name of only ?? []) if (!SECTIONS[name]) throw new UsageError(`unknown section '${name}'; sections: ${Object.keys(SECTIONS).join(', ')}`);
+  if (unknown.length)
+    throw new UsageError(
+      `unknown argument ${unknown.join(' ')}; usage: npm run bench -- [--json] [--quick] [--only=${Object.keys(SECTIONS).join(',')}]`,
+    );
+  const only = argv
+    .find((arg) => arg.startsWith('--only='))
+    ?.slice('--only='.length)
+    .split(',');
+  for (const name of only ?? [])
+    if (!SECTIONS[name]) throw new UsageError(`unknown section '${name}'; sections: ${Object.keys(SECTIONS).join(', ')}`);
   return { json: argv.includes('--json'), quick: argv.includes('--quick'), only };
 }
 

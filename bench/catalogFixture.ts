@@ -129,7 +129,9 @@ export async function createSetup(options: SetupOptions): Promise<BenchSetup> {
   await mkdir(paths.dataDir, { recursive: true });
   const echoServer = () => ({ command: process.execPath, args: [ECHO_FIXTURE] });
   const servers: Record<string, unknown> = { ...(options.echoTools ? { echo: echoServer() } : {}), ...options.discovered };
-  const cache: Record<string, CachedServerTools> = options.echoTools ? { echo: { discoveredAt: new Date().toISOString(), tools: options.echoTools } } : {};
+  const cache: Record<string, CachedServerTools> = options.echoTools
+    ? { echo: { discoveredAt: new Date().toISOString(), tools: options.echoTools } }
+    : {};
   const toolIds: string[] = [];
   for (let index = 0; index < options.servers; index++) {
     const server = generatedServerName(index);

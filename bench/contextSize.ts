@@ -27,7 +27,10 @@ export async function benchContextSize(context: BenchContext): Promise<BenchRow[
   });
   const hundred = await createSetup({ servers: 5, toolsPerServer: 20 });
   try {
-    return [await sizeRow('6a', 'demo-like catalog (echo + memory + filesystem)', demo, undefined), await sizeRow('6b', 'generated 100-tool catalog', hundred, REDUCTION_TARGET)];
+    return [
+      await sizeRow('6a', 'demo-like catalog (echo + memory + filesystem)', demo, undefined),
+      await sizeRow('6b', 'generated 100-tool catalog', hundred, REDUCTION_TARGET),
+    ];
   } finally {
     await Promise.all([demo.cleanup(), hundred.cleanup(), rm(scratch, { recursive: true, force: true })]);
   }
@@ -53,7 +56,14 @@ async function sizeRow(id: string, catalogName: string, setup: BenchSetup, targe
       ratio: idle.bytes / all.bytes,
       target: target === undefined ? `— (${percent(reduction)} smaller)` : `≥ ${percent(target)} smaller (${percent(reduction)})`,
       pass: target === undefined ? undefined : reduction >= target,
-      values: { idleBytes: idle.bytes, allBytes: all.bytes, idleTokens: tokens(idle.bytes), allTokens: tokens(all.bytes), catalogTools: toolCount, reduction },
+      values: {
+        idleBytes: idle.bytes,
+        allBytes: all.bytes,
+        idleTokens: tokens(idle.bytes),
+        allTokens: tokens(all.bytes),
+        catalogTools: toolCount,
+        reduction,
+      },
     };
   } finally {
     await gateway.close();

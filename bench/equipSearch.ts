@@ -17,7 +17,18 @@ const TOOLS_PER_SERVER = 50;
 const TOOLSET_SIZE = 1000;
 const EQUIP_TARGET_MS = 20;
 const SEARCH_TARGET_MS = 10;
-const QUERIES = ['create issue', 'list files', 'delete user', 'invoice', 'search messages', 'sync calendar events', 'export report', 'archive ticket', 'metric', 'branch'];
+const QUERIES = [
+  'create issue',
+  'list files',
+  'delete user',
+  'invoice',
+  'search messages',
+  'sync calendar events',
+  'export report',
+  'archive ticket',
+  'metric',
+  'branch',
+];
 
 /** Rows 4a–4b and 5a–5b. */
 export async function benchEquipAndSearch(context: BenchContext): Promise<BenchRow[]> {
@@ -38,14 +49,20 @@ export async function benchEquipAndSearch(context: BenchContext): Promise<BenchR
     const floor = summarize(await repeat(context.scale.searchQueries, () => metaCall(client, 'get-active-toolset', {})));
 
     const firstSearchMs = await timeMs(() => metaCall(client, 'discover-all-tools', { query: 'update document', limit: 20 }));
-    const search = summarize(await repeat(context.scale.searchQueries, (index) => metaCall(client, 'discover-all-tools', { query: QUERIES[index % QUERIES.length], limit: 20 })));
+    const search = summarize(
+      await repeat(context.scale.searchQueries, (index) =>
+        metaCall(client, 'discover-all-tools', { query: QUERIES[index % QUERIES.length], limit: 20 }),
+      ),
+    );
 
     // One timed equip: call → list_changed → re-listed tools/list → call result.
     const timeEquip = async (name: string, args: Record<string, unknown>) => {
       const before = notifications;
       const startedAt = performance.now();
       const listChanged = new Promise<number>((resolve) => (onNotification = () => resolve(performance.now() - startedAt)));
-      const relisted = new Promise<{ ms: number; count: number }>((resolve) => (onRelisted = (count) => resolve({ ms: performance.now() - startedAt, count })));
+      const relisted = new Promise<{ ms: number; count: number }>(
+        (resolve) => (onRelisted = (count) => resolve({ ms: performance.now() - startedAt, count })),
+      );
       await metaCall(client, name, args);
       const result = { toListChangedMs: await listChanged, ...(await relisted), notifications: notifications - before };
       if (result.count < TOOLSET_SIZE) throw new Error(`equip exposed ${result.count} tools, expected ${TOOLSET_SIZE}`);
@@ -53,7 +70,9 @@ export async function benchEquipAndSearch(context: BenchContext): Promise<BenchR
     };
     const saveFloor = summarize(
       await repeat(context.scale.equipRepeats, (index) =>
-        updateTextFile(path.join(setup.paths.dataDir, `floor-${index % 2}.yaml`), () => stringify({ name: 'floor', tools: toolsets[index % 2] }, { lineWidth: 0 })),
+        updateTextFile(path.join(setup.paths.dataDir, `floor-${index % 2}.yaml`), () =>
+          stringify({ name: 'floor', tools: toolsets[index % 2] }, { lineWidth: 0 }),
+        ),
       ),
     );
     const built = [];
@@ -61,15 +80,28 @@ export async function benchEquipAndSearch(context: BenchContext): Promise<BenchR
       built.push(await timeEquip('build-toolset', { name: `set-${index % 2}`, tools: toolsets[index % 2], equip: true }));
     }
     const equipped = [];
-    for (let index = 0; index < context.scale.equipRepeats; index++) equipped.push(await timeEquip('equip-toolset', { name: `set-${index % 2}` }));
+    for (let index = 0; index < context.scale.equipRepeats; index++)
+      equipped.push(await timeEquip('equip-toolset', { name: `set-${index % 2}` }));
     // A late second notification would arrive after the call returned: give it time to show.
     await new Promise((resolve) => setTimeout(resolve, 200));
     const expected = built.length + equipped.length;
     const perEquip = Math.max(...[...built, ...equipped].map((sample) => sample.notifications));
 
     return [
-      equipRow('4a', 'build-toolset 1,000 of 10,000 tools + equip', built, { name: 'saving the file (YAML + locked atomic write)', p50: saveFloor.p50 }, notifications === expected && perEquip === 1),
-      equipRow('4b', 'equip-toolset 1,000 tools (saved)', equipped, { name: 'no-op meta-tool', p50: floor.p50 }, notifications === expected && perEquip === 1),
+      equipRow(
+        '4a',
+        'build-toolset 1,000 of 10,000 tools + equip',
+        built,
+        { name: 'saving the file (YAML + locked atomic write)', p50: saveFloor.p50 },
+        notifications === expected && perEquip === 1,
+      ),
+      equipRow(
+        '4b',
+        'equip-toolset 1,000 tools (saved)',
+        equipped,
+        { name: 'no-op meta-tool', p50: floor.p50 },
+        notifications === expected && perEquip === 1,
+      ),
       {
         id: '5a',
         figure: 'discover-all-tools query over 10,000 tools, first (builds index)',
@@ -113,7 +145,14 @@ function equipRow(
     ratio: ratio(toChange.p50, floor.p50),
     target: `≤ ${EQUIP_TARGET_MS} ms, 1 list_changed`,
     pass: toChange.p50 <= EQUIP_TARGET_MS && oneNotification,
-    values: { toListChangedP50Ms: toChange.p50, toListChangedP99Ms: toChange.p99, toNewListP50Ms: toList.p50, toNewListP99Ms: toList.p99, floorP50Ms: floor.p50, oneNotificationEach: oneNotification ? 1 : 0 },
+    values: {
+      toListChangedP50Ms: toChange.p50,
+      toListChangedP99Ms: toChange.p99,
+      toNewListP50Ms: toList.p50,
+      toNewListP99Ms: toList.p99,
+      floorP50Ms: floor.p50,
+      oneNotificationEach: oneNotification ? 1 : 0,
+    },
   };
 }
 

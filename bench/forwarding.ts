@@ -55,7 +55,11 @@ export async function benchForwarding(context: BenchContext): Promise<BenchRow[]
   };
   try {
     const direct = await open('direct', GATEWAY_TRANSPORTS.stdio!.direct, 'echo');
-    const relay = await open('relay', async () => oneClient(await spawnMcp(process.execPath, [RELAY, process.execPath, ECHO_FIXTURE])), 'echo');
+    const relay = await open(
+      'relay',
+      async () => oneClient(await spawnMcp(process.execPath, [RELAY, process.execPath, ECHO_FIXTURE])),
+      'echo',
+    );
     const loadout = await open('loadout', () => GATEWAY_TRANSPORTS.stdio!.gateway(setup));
 
     const samples = await sequentialSamples([direct, relay, loadout], context);
@@ -183,9 +187,11 @@ async function throughput(paths: CallPath[], context: BenchContext): Promise<Map
     const order = [...paths.slice(round % paths.length), ...paths.slice(0, round % paths.length)];
     for (const path of order) {
       const ms = await timeMs(() =>
-        Promise.all(Array.from({ length: CONCURRENT_CALLERS }, async (_, caller) => {
-          for (let call = 0; call < callsPerCaller; call++) await callEcho(path, caller);
-        })),
+        Promise.all(
+          Array.from({ length: CONCURRENT_CALLERS }, async (_, caller) => {
+            for (let call = 0; call < callsPerCaller; call++) await callEcho(path, caller);
+          }),
+        ),
       );
       rates.get(path)!.push((CONCURRENT_CALLERS * callsPerCaller * 1000) / ms);
     }

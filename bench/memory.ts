@@ -34,9 +34,12 @@ export async function benchMemory(context: BenchContext): Promise<BenchRow[]> {
     const calls = context.scale.memoryCalls;
     const perCaller = Math.ceil(calls / CONCURRENT_CALLERS);
     const round = () =>
-      Promise.all(Array.from({ length: CONCURRENT_CALLERS }, async () => {
-        for (let call = 0; call < perCaller; call++) await gateway.client.callTool({ name: 'echo_echo', arguments: { text: `call ${call}` } });
-      }));
+      Promise.all(
+        Array.from({ length: CONCURRENT_CALLERS }, async () => {
+          for (let call = 0; call < perCaller; call++)
+            await gateway.client.callTool({ name: 'echo_echo', arguments: { text: `call ${call}` } });
+        }),
+      );
     await round();
     const afterFirst = await settledRss(gateway.pid);
     // After RSS: writing a snapshot leaves the process's RSS inflated.

@@ -16,7 +16,10 @@ const CANDIDATES = 4;
 const repetitions = Number(process.argv[2] ?? 5);
 const echoScript = path.join(path.dirname(fileURLToPath(import.meta.url)), '../test/fixtures/echo.js');
 const prompts: PromptInput[] = (['direct', 'indirect', 'negative'] as const).flatMap((category) =>
-  [1, 2, 3, 4, 5].map((i) => ({ category, prompt: category === 'negative' ? `What is the population of city number ${i}?` : `Please echo this message back, variant ${i}` })),
+  [1, 2, 3, 4, 5].map((i) => ({
+    category,
+    prompt: category === 'negative' ? `What is the population of city number ${i}?` : `Please echo this message back, variant ${i}`,
+  })),
 );
 
 const root = await mkdtemp(path.join(tmpdir(), 'loadout-bench-'));
@@ -24,11 +27,20 @@ const fake = await startFakeOpenAi();
 const configs = { echo: ServerConfigSchema.parse({ command: process.execPath, args: [echoScript] }) };
 const pool = new ServerPool(configs, { logger: silentLogger });
 try {
-  const catalog = new CatalogStore({ pool, cacheFile: path.join(root, 'catalog.json'), settings: GatewaySettingsSchema.parse({}), logger: silentLogger });
+  const catalog = new CatalogStore({
+    pool,
+    cacheFile: path.join(root, 'catalog.json'),
+    settings: GatewaySettingsSchema.parse({}),
+    logger: silentLogger,
+  });
   await catalog.discover(['echo']);
   const timesMs: number[] = [];
   for (let rep = 0; rep < repetitions; rep++) {
-    const loop = new OptimizationLoop({ store: new OptimizationStore(new StateStore(path.join(root, `state-${rep}.json`))), catalog, settings: OptimizationSettingsSchema.parse({}) });
+    const loop = new OptimizationLoop({
+      store: new OptimizationStore(new StateStore(path.join(root, `state-${rep}.json`))),
+      catalog,
+      settings: OptimizationSettingsSchema.parse({}),
+    });
     await loop.savePrompts('echo', 'echo', prompts);
     for (let i = 1; i <= CANDIDATES; i++) await loop.propose('echo', 'echo', `Echo a message back verbatim, phrasing ${i}.`);
     const backend = new OpenAiBackend({ baseUrl: fake.baseUrl, model: 'fake', timeoutMs: 10_000 });

@@ -28,7 +28,12 @@ export interface SpawnOptions {
 
 /** Spawn `command args` and complete the MCP handshake over its stdio. */
 export async function spawnMcp(command: string, args: string[], options: SpawnOptions = {}): Promise<McpProcess> {
-  const transport = new StdioClientTransport({ command, args, env: { ...(process.env as Record<string, string>), ...options.env }, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command,
+    args,
+    env: { ...(process.env as Record<string, string>), ...options.env },
+    stderr: 'pipe',
+  });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString('utf8')).slice(-20_000);
@@ -81,7 +86,7 @@ export async function descendantsOf(pid: number): Promise<number[]> {
     children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
   }
   const found: number[] = [];
-  for (let queue = [pid]; queue.length; ) {
+  for (let queue = [pid]; queue.length;) {
     for (const child of children.get(queue.shift()!) ?? []) {
       found.push(child);
       queue.push(child);

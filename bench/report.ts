@@ -51,7 +51,15 @@ export function formatTable(rows: readonly BenchRow[], machine: MachineInfo, ela
     colWidths: [5, 34, 24, 30, 8, 20, 6],
   });
   for (const row of rows) {
-    table.push([row.id, row.figure, row.loadout, row.limit, row.ratio === undefined ? '' : formatRatio(row.ratio), row.target, passText(row.pass)]);
+    table.push([
+      row.id,
+      row.figure,
+      row.loadout,
+      row.limit,
+      row.ratio === undefined ? '' : formatRatio(row.ratio),
+      row.target,
+      passText(row.pass),
+    ]);
   }
   const passed = rows.filter((row) => row.pass === true).length;
   const failed = rows.filter((row) => row.pass === false).length;

@@ -39,7 +39,8 @@ function evaluate(setup: SearchSetup): EvaluateOutput {
 const pct = (x: number) => `${(100 * x).toFixed(1)} %`.padStart(7);
 
 function evaluateRow(label: string, result: EvaluateOutput): string {
-  const line = (s: EvaluateOutput['all']) => `R@1 ${pct(s['recall@1'])}  R@3 ${pct(s['recall@3'])}  R@10 ${pct(s['recall@10'])}  MRR@10 ${s.mrr10.toFixed(3)}`;
+  const line = (s: EvaluateOutput['all']) =>
+    `R@1 ${pct(s['recall@1'])}  R@3 ${pct(s['recall@3'])}  R@10 ${pct(s['recall@10'])}  MRR@10 ${s.mrr10.toFixed(3)}`;
   return [
     `${label}`,
     `  all      n=${result.all.n}  ${line(result.all)}`,
@@ -132,7 +133,9 @@ function scale(): string[] {
   const p95 = percentile(samples, 95);
   const mark = (ok: boolean) => (ok ? 'ok' : 'OVER TARGET');
   return [
-    `${many.length} tools (the dev catalog copied under new server keys); load average ${loadavg().map((load) => load.toFixed(1)).join(' ')} on ${cpus().length} cores`,
+    `${many.length} tools (the dev catalog copied under new server keys); load average ${loadavg()
+      .map((load) => load.toFixed(1))
+      .join(' ')} on ${cpus().length} cores`,
     `  vector file load (once per process, on the first query): ${vectorMs.toFixed(0)} ms`,
     `  index build: ${buildMs.toFixed(0)} ms (word index ${lexicalMs.toFixed(0)} ms + vector index on first query; CPU ${buildCpuMs.toFixed(0)} ms) — target ≤ ${TARGETS.buildMs} ms: ${mark(buildMs <= TARGETS.buildMs)}`,
     `  query p50 ${p50.toFixed(2)} ms, p95 ${p95.toFixed(2)} ms over ${samples.length} queries (CPU p50 ${percentile(cpuSamples, 50).toFixed(2)} ms, p95 ${percentile(cpuSamples, 95).toFixed(2)} ms) — targets ≤ ${TARGETS.p50Ms} / ≤ ${TARGETS.p95Ms} ms: ${mark(p50 <= TARGETS.p50Ms && p95 <= TARGETS.p95Ms)}`,

@@ -9,7 +9,10 @@ let engine: CatalogSearch | undefined;
 /** Build the index over the set's tools. */
 export function init({ tools }: { tools: (Tool & { server: string })[] }): void {
   const setup = JSON.parse(process.env.LOADOUT_SEARCH_SETUP ?? '{}') as SearchSetup;
-  engine = new CatalogSearch(tools.map(({ server, ...definition }) => catalogToolOf(server, stripIds(definition))), setup);
+  engine = new CatalogSearch(
+    tools.map(({ server, ...definition }) => catalogToolOf(server, stripIds(definition))),
+    setup,
+  );
 }
 
 /** The best `k` tool ids for `query`. */

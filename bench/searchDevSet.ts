@@ -34,18 +34,31 @@ export function loadDevSet(dir = searchDevDir()): { tools: CatalogTool[]; querie
     try {
       return JSON.parse(readFileSync(path.join(dir, file), 'utf8'));
     } catch (error) {
-      throw new Error(`Cannot read the search dev set at ${dir} (${file}); set LOADOUT_SEARCH_DEV or put it at ../shared/search-dev: ${String(error)}`);
+      throw new Error(
+        `Cannot read the search dev set at ${dir} (${file}); set LOADOUT_SEARCH_DEV or put it at ../shared/search-dev: ${String(error)}`,
+      );
     }
   };
   const catalog = read('catalog.json') as { servers: Record<string, { tools: Tool[] }> };
   const { queries } = read('queries.json') as { queries: DevQuery[] };
-  const tools = Object.entries(catalog.servers).flatMap(([server, { tools: definitions }]) => definitions.map((definition) => catalogToolOf(server, definition)));
+  const tools = Object.entries(catalog.servers).flatMap(([server, { tools: definitions }]) =>
+    definitions.map((definition) => catalogToolOf(server, definition)),
+  );
   return { tools, queries };
 }
 
 /** A recorded definition as an enabled catalog tool. */
 export function catalogToolOf(server: string, definition: Tool): CatalogTool {
-  return { id: `${server}.${definition.name}`, server, name: definition.name, definition, description: definition.description ?? '', enabled: true, changed: false, blocked: false };
+  return {
+    id: `${server}.${definition.name}`,
+    server,
+    name: definition.name,
+    definition,
+    description: definition.description ?? '',
+    enabled: true,
+    changed: false,
+    blocked: false,
+  };
 }
 
 /** Recall at 1, 3 and 10 and MRR@10 of one subset. */
@@ -58,7 +71,10 @@ export interface DevScores {
 }
 
 /** Score a ranking function on the set: a hit at k is any expected tool among the first k. */
-export function scoreDevSet(queries: readonly DevQuery[], rank: (query: string) => string[]): { all: DevScores; hard: DevScores; notHard: DevScores; ranks: Map<string, number> } {
+export function scoreDevSet(
+  queries: readonly DevQuery[],
+  rank: (query: string) => string[],
+): { all: DevScores; hard: DevScores; notHard: DevScores; ranks: Map<string, number> } {
   const ranks = new Map<string, number>();
   for (const query of queries) {
     const ids = rank(query.query).slice(0, 10);
@@ -71,5 +87,10 @@ export function scoreDevSet(queries: readonly DevQuery[], rank: (query: string) 
     const mrr = subset.reduce((sum, query) => sum + (ranks.get(query.id)! <= 10 ? 1 / ranks.get(query.id)! : 0), 0) / n;
     return { n: subset.length, recallAt1: at(1), recallAt3: at(3), recallAt10: at(10), mrrAt10: mrr };
   };
-  return { all: scores(queries), hard: scores(queries.filter((query) => query.hard)), notHard: scores(queries.filter((query) => !query.hard)), ranks };
+  return {
+    all: scores(queries),
+    hard: scores(queries.filter((query) => query.hard)),
+    notHard: scores(queries.filter((query) => !query.hard)),
+    ranks,
+  };
 }

@@ -23,7 +23,9 @@ export async function benchWarmStart(context: BenchContext): Promise<BenchRow[]>
     const bareNode: number[] = [];
     const trivial = { ms: [] as number[], cpuMs: [] as number[] };
     const bundledTrivial: number[] = [];
-    const loadout = new Map([...setups.keys()].map((servers) => [servers, { ms: [] as number[], cpuMs: [] as number[], children: [] as number[] }]));
+    const loadout = new Map(
+      [...setups.keys()].map((servers) => [servers, { ms: [] as number[], cpuMs: [] as number[], children: [] as number[] }]),
+    );
     for (let repeat = 0; repeat < context.scale.startRepeats; repeat++) {
       bareNode.push(await bareNodeMs());
       const own = await spawnToFirstList(() => spawnMcp(process.execPath, [ECHO_FIXTURE]));
@@ -55,7 +57,18 @@ export async function benchWarmStart(context: BenchContext): Promise<BenchRow[]>
         ratio: ratio(start.p50, floor.p50),
         target: `≤ ${WARM_START_TARGET_MS} ms, 0 children`,
         pass: start.p50 <= WARM_START_TARGET_MS && maxChildren === 0,
-        values: { servers, loadoutP50Ms: start.p50, loadoutP99Ms: start.p99, trivialP50Ms: baseline.p50, trivialP99Ms: baseline.p99, loadoutCpuP50Ms: cpu.p50, trivialCpuP50Ms: baselineCpu.p50, bundledTrivialP50Ms: floor.p50, bareNodeP50Ms: bare.p50, maxChildren },
+        values: {
+          servers,
+          loadoutP50Ms: start.p50,
+          loadoutP99Ms: start.p99,
+          trivialP50Ms: baseline.p50,
+          trivialP99Ms: baseline.p99,
+          loadoutCpuP50Ms: cpu.p50,
+          trivialCpuP50Ms: baselineCpu.p50,
+          bundledTrivialP50Ms: floor.p50,
+          bareNodeP50Ms: bare.p50,
+          maxChildren,
+        },
       };
     });
   } finally {
@@ -65,7 +78,12 @@ export async function benchWarmStart(context: BenchContext): Promise<BenchRow[]>
 
 /** Row 3: first call to a lazy server's tool through loadout vs that server's own spawn → answer. */
 export async function benchColdFirstCall(context: BenchContext): Promise<BenchRow[]> {
-  const setup = await createSetup({ servers: 49, toolsPerServer: TOOLS_PER_SERVER, echoTools: context.echoTools, toolsets: { echo: ['echo.echo'] } });
+  const setup = await createSetup({
+    servers: 49,
+    toolsPerServer: TOOLS_PER_SERVER,
+    echoTools: context.echoTools,
+    toolsets: { echo: ['echo.echo'] },
+  });
   try {
     const own: number[] = [];
     const through: number[] = [];

@@ -45,7 +45,9 @@ async function runSession(dirs: DemoDirs): Promise<void> {
     const { tools } = await client.listTools();
     listed = tools.map((tool) => tool.name);
     const bytes = Buffer.byteLength(JSON.stringify({ tools }));
-    answer(`${tools.length} meta-tools, ${(bytes / 1024).toFixed(1)} KB of tools/list, listChanged: ${client.getServerCapabilities()?.tools?.listChanged}`);
+    answer(
+      `${tools.length} meta-tools, ${(bytes / 1024).toFixed(1)} KB of tools/list, listChanged: ${client.getServerCapabilities()?.tools?.listChanged}`,
+    );
     nameList(listed);
 
     step('discover', 'search every tool of every server behind loadout');
@@ -69,7 +71,11 @@ async function runSession(dirs: DemoDirs): Promise<void> {
     const read = await call('files_read_text_file', { path: todoFile }, 4);
     const counted = await call('text_count_words', { text: textOf(read) });
     event(`structuredContent ${JSON.stringify(counted.structuredContent)}`);
-    await call('memory_create_entities', { entities: [{ name: 'launch', entityType: 'checklist', observations: [`TODO.md has ${textOf(counted)}`] }] }, 2);
+    await call(
+      'memory_create_entities',
+      { entities: [{ name: 'launch', entityType: 'checklist', observations: [`TODO.md has ${textOf(counted)}`] }] },
+      2,
+    );
 
     step('fallback', 'call-tool reaches any catalog tool, equipped or not');
     await call('call-tool', { tool: 'text.slugify', arguments: { text: 'Ship loadout to the team!' } });
@@ -93,11 +99,18 @@ async function runSession(dirs: DemoDirs): Promise<void> {
 }
 
 const dirs = await prepareDemo();
-say(style.bold('loadout demo') + style.dim(` — a scripted agent session against the bundled memory, files and text servers (temp dir ${dirs.root})`));
+say(
+  style.bold('loadout demo') +
+    style.dim(` — a scripted agent session against the bundled memory, files and text servers (temp dir ${dirs.root})`),
+);
 try {
   await runSession(dirs);
   say();
-  say(style.dim(`Done in ${((performance.now() - startedAt) / 1000).toFixed(1)} s. Nothing outside ${dirs.root} was touched; it is removed now.`));
+  say(
+    style.dim(
+      `Done in ${((performance.now() - startedAt) / 1000).toFixed(1)} s. Nothing outside ${dirs.root} was touched; it is removed now.`,
+    ),
+  );
 } catch (error) {
   say(style.red(`demo failed: ${error instanceof Error ? error.message : String(error)}`));
   process.exitCode = 1;

@@ -38,7 +38,11 @@ export async function prepareDemo(): Promise<DemoDirs> {
   await writeFile(path.join(workspace, 'TODO.md'), TODO);
   await cp(path.join(ROOT, 'toolsets'), path.join(configDir, 'toolsets'), { recursive: true });
   const servers = {
-    memory: { command: process.execPath, args: [await binOf('@modelcontextprotocol/server-memory')], env: { MEMORY_FILE_PATH: path.join(dataDir, 'memory.jsonl') } },
+    memory: {
+      command: process.execPath,
+      args: [await binOf('@modelcontextprotocol/server-memory')],
+      env: { MEMORY_FILE_PATH: path.join(dataDir, 'memory.jsonl') },
+    },
     files: { command: process.execPath, args: [await binOf('@modelcontextprotocol/server-filesystem'), workspace] },
     text: { command: process.execPath, args: [path.join(ROOT, 'dist/demo/servers/text.js')] },
   };

@@ -37,7 +37,8 @@ export function answer(text: string, options: { maxLines?: number; label?: strin
     const prefix = index === 0 ? `   ${(options.error ? style.red : style.green)(label)} ` : ' '.repeat(label.length + 4);
     say(`${prefix}${fit(line, WIDTH - label.length - 4)}`);
   });
-  if (lines.length > maxLines) say(`${' '.repeat(label.length + 4)}${style.dim(`… ${lines.length - maxLines} more line${lines.length - maxLines === 1 ? '' : 's'}`)}`);
+  if (lines.length > maxLines)
+    say(`${' '.repeat(label.length + 4)}${style.dim(`… ${lines.length - maxLines} more line${lines.length - maxLines === 1 ? '' : 's'}`)}`);
 }
 
 /** Something the client noticed (a notification, a re-list). */

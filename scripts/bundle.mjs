@@ -65,7 +65,11 @@ await build({
   sourcemap: 'linked',
   format: 'esm',
   banner: { js: CJS_GLOBALS },
-  define: { LOADOUT_META_TOOL_LISTING: JSON.stringify(JSON.stringify(META_TOOL_LISTING)), LOADOUT_SERVERS_SCHEMA_HASH: JSON.stringify(serversFileSchemaHash()), LOADOUT_PACKAGE_VERSION: JSON.stringify(version) },
+  define: {
+    LOADOUT_META_TOOL_LISTING: JSON.stringify(JSON.stringify(META_TOOL_LISTING)),
+    LOADOUT_SERVERS_SCHEMA_HASH: JSON.stringify(serversFileSchemaHash()),
+    LOADOUT_PACKAGE_VERSION: JSON.stringify(version),
+  },
   plugins: [lazyAjvProvider],
 });
 await build({ ...COMMON, entryPoints: ['@modelcontextprotocol/sdk/validation/ajv'], outfile: `dist/bundle/${AJV_FILE}`, format: 'cjs' });
@@ -73,5 +77,17 @@ await build({ ...COMMON, entryPoints: ['@modelcontextprotocol/sdk/validation/ajv
 // The bench's floor for a warm start: the trivial echo server bundled exactly as loadout is, so
 // the start-up cost of any SDK server shows next to loadout's in the same run.
 await rm('dist/bench/bundled', { recursive: true, force: true });
-await build({ ...COMMON, entryPoints: { echo: 'dist/test/fixtures/echo.js' }, outdir: 'dist/bench/bundled', format: 'esm', banner: { js: CJS_GLOBALS }, plugins: [lazyAjvProvider] });
-await build({ ...COMMON, entryPoints: ['@modelcontextprotocol/sdk/validation/ajv'], outfile: `dist/bench/bundled/${AJV_FILE}`, format: 'cjs' });
+await build({
+  ...COMMON,
+  entryPoints: { echo: 'dist/test/fixtures/echo.js' },
+  outdir: 'dist/bench/bundled',
+  format: 'esm',
+  banner: { js: CJS_GLOBALS },
+  plugins: [lazyAjvProvider],
+});
+await build({
+  ...COMMON,
+  entryPoints: ['@modelcontextprotocol/sdk/validation/ajv'],
+  outfile: `dist/bench/bundled/${AJV_FILE}`,
+  format: 'cjs',
+});

@@ -18,7 +18,11 @@ if (!hasBuildTools) {
   // The nested install must go into this folder, not the global prefix `-g` set for this script;
   // it exists to get the devDependencies, so an outer --omit=dev does not apply; and the global
   // install's --allow-scripts is refused in a project install.
-  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_config_(global|location|prefix|allow_scripts|omit|include|production|only)$/i.test(key)));
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([key]) => !/^npm_config_(global|location|prefix|allow_scripts|omit|include|production|only)$/i.test(key),
+    ),
+  );
   process.stderr.write('loadout: installing build dependencies into the clone (npm ci), then building\n');
   // --ignore-scripts: this prepare script must not run again inside it, and esbuild's postinstall
   // is not needed (see allowScripts in package.json).

@@ -4,7 +4,11 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 
-const TEXT_INPUT: Tool['inputSchema'] = { type: 'object', properties: { text: { type: 'string', description: 'The text to work on' } }, required: ['text'] };
+const TEXT_INPUT: Tool['inputSchema'] = {
+  type: 'object',
+  properties: { text: { type: 'string', description: 'The text to work on' } },
+  required: ['text'],
+};
 
 const tools: Tool[] = [
   {
@@ -38,15 +42,35 @@ const tools: Tool[] = [
 function run(name: string, text: string): CallToolResult {
   switch (name) {
     case 'count_words': {
-      const counts = { words: text.split(/\s+/).filter(Boolean).length, lines: text.split('\n').filter(Boolean).length, characters: text.length };
-      return { content: [{ type: 'text', text: `${counts.words} words, ${counts.lines} lines, ${counts.characters} characters` }], structuredContent: counts };
+      const counts = {
+        words: text.split(/\s+/).filter(Boolean).length,
+        lines: text.split('\n').filter(Boolean).length,
+        characters: text.length,
+      };
+      return {
+        content: [{ type: 'text', text: `${counts.words} words, ${counts.lines} lines, ${counts.characters} characters` }],
+        structuredContent: counts,
+      };
     }
     case 'slugify':
-      return { content: [{ type: 'text', text: text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') }] };
+      return {
+        content: [
+          {
+            type: 'text',
+            text: text
+              .toLowerCase()
+              .replace(/[^a-z0-9]+/g, '-')
+              .replace(/^-|-$/g, ''),
+          },
+        ],
+      };
     case 'title_case':
       return { content: [{ type: 'text', text: text.replace(/\b\p{L}/gu, (letter) => letter.toUpperCase()) }] };
     default:
-      return { content: [{ type: 'text', text: `Unknown tool '${name}'; this server has ${tools.map((t) => t.name).join(', ')}.` }], isError: true };
+      return {
+        content: [{ type: 'text', text: `Unknown tool '${name}'; this server has ${tools.map((t) => t.name).join(', ')}.` }],
+        isError: true,
+      };
   }
 }
 

@@ -52,10 +52,14 @@ writeFileSync(
   ].join('\n'),
 );
 
-const gateway = spawn(process.execPath, [cli, 'serve', '--http', '--port', '0', '--equip', 'all', '--config', configDir, '--data', dataDir, '--log-level', 'warn'], {
-  env: { ...process.env, HOME: temp },
-  stdio: ['ignore', 'pipe', 'pipe'],
-});
+const gateway = spawn(
+  process.execPath,
+  [cli, 'serve', '--http', '--port', '0', '--equip', 'all', '--config', configDir, '--data', dataDir, '--log-level', 'warn'],
+  {
+    env: { ...process.env, HOME: temp },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  },
+);
 let gatewayOutput = '';
 const url = await new Promise((resolve, reject) => {
   const onData = (chunk) => {
@@ -91,15 +95,25 @@ const walk = (dir) => {
     else if (entry.name === 'checks.json') {
       const checks = JSON.parse(readFileSync(full, 'utf8'));
       const failed = checks.filter((check) => check.status === 'FAILURE');
-      results.push({ scenario: path.relative(outputDir, dir).split(path.sep)[0].replace(/-\d{4}-\d{2}-\d{2}T.*$/, ''), ok: failed.length === 0, failed: failed.map((check) => `${check.id}: ${check.errorMessage ?? ''}`) });
+      results.push({
+        scenario: path
+          .relative(outputDir, dir)
+          .split(path.sep)[0]
+          .replace(/-\d{4}-\d{2}-\d{2}T.*$/, ''),
+        ok: failed.length === 0,
+        failed: failed.map((check) => `${check.id}: ${check.errorMessage ?? ''}`),
+      });
     }
   }
 };
 if (existsSync(outputDir)) walk(outputDir);
 results.sort((a, b) => a.scenario.localeCompare(b.scenario));
-for (const result of results) console.log(`${result.ok ? 'PASS' : 'FAIL'} ${result.scenario}${result.ok ? '' : `  (${result.failed.join('; ')})`}`);
+for (const result of results)
+  console.log(`${result.ok ? 'PASS' : 'FAIL'} ${result.scenario}${result.ok ? '' : `  (${result.failed.join('; ')})`}`);
 const unexpected = results.filter((result) => !result.ok && !KNOWN_FAILURES.has(result.scenario));
-console.log(`conformance: ${results.filter((r) => r.ok).length}/${results.length} scenarios pass in ${seconds} s; unexpected failures: ${unexpected.length}`);
+console.log(
+  `conformance: ${results.filter((r) => r.ok).length}/${results.length} scenarios pass in ${seconds} s; unexpected failures: ${unexpected.length}`,
+);
 const jsonFile = option('--json');
 if (jsonFile) writeFileSync(jsonFile, JSON.stringify({ seconds: Number(seconds), results }, null, 2));
 rmSync(temp, { recursive: true, force: true });

@@ -27,7 +27,11 @@ const catalog = Catalog.build({
     },
     git: {
       discoveredAt: 'x',
-      tools: [tool('status', 'Show the working tree status.'), tool('log', 'Show commit logs, which may mention a file.'), tool('readFileAtRevision', 'Contents of a path at a commit.')],
+      tools: [
+        tool('status', 'Show the working tree status.'),
+        tool('log', 'Show commit logs, which may mention a file.'),
+        tool('readFileAtRevision', 'Contents of a path at a commit.'),
+      ],
     },
     off: { discoveredAt: 'x', tools: [tool('read_file', 'Read a file.')] },
   },
@@ -35,7 +39,14 @@ const catalog = Catalog.build({
 
 describe('Catalog', () => {
   it('holds only enabled servers and hides disabled tools from listing', () => {
-    expect(catalog.visible().map((t) => t.id)).toEqual(['fs.read_file', 'fs.write_file', 'fs.list_directory', 'git.status', 'git.log', 'git.readFileAtRevision']);
+    expect(catalog.visible().map((t) => t.id)).toEqual([
+      'fs.read_file',
+      'fs.write_file',
+      'fs.list_directory',
+      'git.status',
+      'git.log',
+      'git.readFileAtRevision',
+    ]);
     expect(catalog.get('fs.delete_file')?.enabled).toBe(false);
     expect(catalog.get('off.read_file')).toBeUndefined();
   });
@@ -64,7 +75,10 @@ describe('Catalog', () => {
 
   it('ranks without fuzzy or prefix matching, and keeps them for suggestions', () => {
     const spy = vi.spyOn(MiniSearch.prototype, 'search');
-    const fresh = Catalog.build({ configs: { git: ServerConfigSchema.parse({ command: 'node' }) }, definitions: { git: { discoveredAt: 'x', tools: [tool('status', 'Show status')] } } });
+    const fresh = Catalog.build({
+      configs: { git: ServerConfigSchema.parse({ command: 'node' }) },
+      definitions: { git: { discoveredAt: 'x', tools: [tool('status', 'Show status')] } },
+    });
     fresh.search({ query: 'statu', limit: 5, offset: 0 });
     expect(spy).not.toHaveBeenCalled();
     expect(fresh.suggest('git.statsu')).toEqual(['git.status']);
@@ -72,7 +86,11 @@ describe('Catalog', () => {
   });
 
   it('filters by server, with and without a query', () => {
-    expect(catalog.search({ server: 'git', limit: 50, offset: 0 }).tools.map((t) => t.id)).toEqual(['git.status', 'git.log', 'git.readFileAtRevision']);
+    expect(catalog.search({ server: 'git', limit: 50, offset: 0 }).tools.map((t) => t.id)).toEqual([
+      'git.status',
+      'git.log',
+      'git.readFileAtRevision',
+    ]);
     const ranked = catalog.search({ query: 'file', server: 'git', limit: 50, offset: 0 });
     expect(ranked.tools.length).toBeGreaterThan(0);
     expect(ranked.tools.every((t) => t.server === 'git')).toBe(true);
@@ -83,7 +101,12 @@ describe('Catalog', () => {
     const second = catalog.search({ limit: 2, offset: 2 });
     const past = catalog.search({ limit: 2, offset: 10 });
     expect(first.total).toBe(6);
-    expect([...first.tools, ...second.tools].map((t) => t.id)).toEqual(catalog.visible().slice(0, 4).map((t) => t.id));
+    expect([...first.tools, ...second.tools].map((t) => t.id)).toEqual(
+      catalog
+        .visible()
+        .slice(0, 4)
+        .map((t) => t.id),
+    );
     expect(past.tools).toEqual([]);
     expect(past.total).toBe(6);
   });

@@ -12,7 +12,9 @@ export type { CatalogTool };
 
 /** Why a tool that is not enabled cannot be used, and the fix. */
 export function unusableReason(tool: Pick<CatalogTool, 'server' | 'blocked'>): string {
-  return tool.blocked ? `changed — approve with loadout refresh --accept-changed ${tool.server}` : 'disabled in servers.yaml (enabled: false)';
+  return tool.blocked
+    ? `changed — approve with loadout refresh --accept-changed ${tool.server}`
+    : 'disabled in servers.yaml (enabled: false)';
 }
 
 /** Inputs of a catalog build. */

@@ -5,7 +5,15 @@
 // them reaches this store as the pool's 'configured' event.
 import pLimit from 'p-limit';
 import { isDeepStrictEqual } from 'node:util';
-import { enabledServerNames, oauthRecordFile, readOAuthRecord, type EmbeddingsSettings, type GatewaySettings, type ServerConfig, type ToolMergeReport } from '../config/index.js';
+import {
+  enabledServerNames,
+  oauthRecordFile,
+  readOAuthRecord,
+  type EmbeddingsSettings,
+  type GatewaySettings,
+  type ServerConfig,
+  type ToolMergeReport,
+} from '../config/index.js';
 import { isNeedsAuthorizationMessage, type ServerPool } from '../downstream/index.js';
 import { errorMessage, type Logger } from '../shared/index.js';
 import { Catalog } from './catalog.js';
@@ -36,7 +44,8 @@ interface DiscoverOptions {
 interface CatalogStoreOptions {
   pool: ServerPool;
   cacheFile: string;
-  settings: Pick<GatewaySettings, 'discovery_concurrency' | 'discovery_timeout_seconds'> & Partial<Pick<GatewaySettings, 'block_changed_tools'>>;
+  settings: Pick<GatewaySettings, 'discovery_concurrency' | 'discovery_timeout_seconds'> &
+    Partial<Pick<GatewaySettings, 'block_changed_tools'>>;
   logger: Logger;
   /** servers.yaml: when set, discoveries are smart-merged into its `tools:` maps. */
   serversFile?: string;
@@ -79,7 +88,9 @@ export class CatalogStore {
   constructor(options: CatalogStoreOptions) {
     this.#options = options;
     this.#learnedWords = options.learnedWordsFile ? new LearnedWordsStore(options.learnedWordsFile) : undefined;
-    this.#embeddings = options.embeddings ? new EmbeddingRanking(options.embeddings.settings, options.embeddings.cacheFile, options.logger) : undefined;
+    this.#embeddings = options.embeddings
+      ? new EmbeddingRanking(options.embeddings.settings, options.embeddings.cacheFile, options.logger)
+      : undefined;
     this.learning = this.#learnedWords ? new SearchLearning(this.#learnedWords, () => this.#reloadLearned()) : undefined;
     this.#current = this.#build();
     // Lives as long as the pool, so the subscription is never ended.
@@ -166,7 +177,9 @@ export class CatalogStore {
     if (!waiting.length) return;
     // The OAuth file loses its mark when a login stores tokens; until then a retry would only be refused again.
     const records = await Promise.all(waiting.map((server) => readOAuthRecord(oauthRecordFile(oauthDir, server))));
-    const loggedIn = waiting.filter((_server, index) => records[index]?.tokens !== undefined && records[index]?.needsAuthorizationSince === undefined);
+    const loggedIn = waiting.filter(
+      (_server, index) => records[index]?.tokens !== undefined && records[index]?.needsAuthorizationSince === undefined,
+    );
     if (loggedIn.length) await this.discover(loggedIn);
   }
 
@@ -270,7 +283,10 @@ export class CatalogStore {
    * they changed (a list_changed notification) or restarted. A server never discovered is left
    * to discovery.
    */
-  async updateServerListings(server: string, listings: Pick<CachedServerTools, 'prompts' | 'resources' | 'resourceTemplates' | 'capabilities'>): Promise<void> {
+  async updateServerListings(
+    server: string,
+    listings: Pick<CachedServerTools, 'prompts' | 'resources' | 'resourceTemplates' | 'capabilities'>,
+  ): Promise<void> {
     await this.ensureLoaded();
     const current = this.#definitions[server];
     if (!current) return;
@@ -284,7 +300,10 @@ export class CatalogStore {
 
   // Takes new definitions into one new catalog, after merging them into servers.yaml (when set)
   // and adopting the config as written there (it may hold concurrent edits).
-  async #adopt(found: Record<string, CachedServerTools>, acceptChanged = false): Promise<(server: string) => Partial<Extract<DiscoveryResult, { ok: true }>>> {
+  async #adopt(
+    found: Record<string, CachedServerTools>,
+    acceptChanged = false,
+  ): Promise<(server: string) => Partial<Extract<DiscoveryResult, { ok: true }>>> {
     const { serversFile, pool, logger } = this.#options;
     this.#definitions = { ...this.#definitions, ...found };
     if (!serversFile) {
@@ -311,14 +330,21 @@ export class CatalogStore {
   async #readDefinitions(): Promise<void> {
     const [definitions] = await Promise.allSettled([readDefinitionCache(this.#options.cacheFile), this.#readVocabulary()]);
     if (definitions.status === 'fulfilled') this.#definitions = definitions.value;
-    else this.#options.logger.error({ mod: 'catalog', err: errorMessage(definitions.reason) }, 'cached tool definitions unreadable; rediscovering');
+    else
+      this.#options.logger.error(
+        { mod: 'catalog', err: errorMessage(definitions.reason) },
+        'cached tool definitions unreadable; rediscovering',
+      );
   }
 
   // Said once per process: every new catalog would otherwise repeat it.
   #vectorsUnavailable = (error: Error): void => {
     if (vectorWarningGiven) return;
     vectorWarningGiven = true;
-    this.#options.logger.error({ mod: 'catalog', err: error.message }, 'search ranks by word matches only: the word vectors could not be loaded');
+    this.#options.logger.error(
+      { mod: 'catalog', err: error.message },
+      'search ranks by word matches only: the word vectors could not be loaded',
+    );
   };
 
   #build(): Catalog {
@@ -329,7 +355,11 @@ export class CatalogStore {
       blockChangedTools: this.#options.settings.block_changed_tools,
       search: {
         onVectorsUnavailable: this.#vectorsUnavailable,
-        vocabulary: { keywords: keywordsOf(this.#options.pool.configs), learned: this.#learned, examples: examplesByTool(this.#definitions, this.#examples) },
+        vocabulary: {
+          keywords: keywordsOf(this.#options.pool.configs),
+          learned: this.#learned,
+          examples: examplesByTool(this.#definitions, this.#examples),
+        },
         synonyms: this.#synonyms,
       },
     });

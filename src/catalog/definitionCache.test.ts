@@ -15,7 +15,12 @@ describe('definition cache', () => {
   afterEach(() => rm(dir, { recursive: true, force: true }));
 
   it('reads back what was written, definitions untouched', async () => {
-    const tool = { name: 'read', description: 'Read a file', inputSchema: { type: 'object' as const, properties: { path: { type: 'string' } } }, extra: { kept: true } };
+    const tool = {
+      name: 'read',
+      description: 'Read a file',
+      inputSchema: { type: 'object' as const, properties: { path: { type: 'string' } } },
+      extra: { kept: true },
+    };
     await writeDefinitionCache(file, { files: { discoveredAt: '2026-01-01T00:00:00.000Z', tools: [tool] } });
     const cache = await readDefinitionCache(file);
     expect(cache).toEqual({ files: { discoveredAt: '2026-01-01T00:00:00.000Z', tools: [tool] } });
@@ -28,6 +33,9 @@ describe('definition cache', () => {
     ['a hash that is not a string', { files: { discoveredAt: 'x', tools: [{ name: 'read' }], hashes: { read: 7 } } }],
   ])('reports a cache with %s as invalid', async (_case, servers) => {
     await writeFile(file, JSON.stringify({ version: 1, servers }));
-    await expect(readDefinitionCache(file)).rejects.toMatchObject({ code: 'STATE_INVALID', message: expect.stringContaining('not a valid tool cache') });
+    await expect(readDefinitionCache(file)).rejects.toMatchObject({
+      code: 'STATE_INVALID',
+      message: expect.stringContaining('not a valid tool cache'),
+    });
   });
 });

@@ -15,14 +15,23 @@ const CachedToolsSchema = z.custom<Tool[]>((tools) => Array.isArray(tools) && to
   message: 'every cached tool needs a string "name"',
 });
 const ToolHashesSchema = z.custom<Record<string, string>>(
-  (hashes) => typeof hashes === 'object' && hashes !== null && !Array.isArray(hashes) && Object.values(hashes).every((hash) => typeof hash === 'string'),
+  (hashes) =>
+    typeof hashes === 'object' &&
+    hashes !== null &&
+    !Array.isArray(hashes) &&
+    Object.values(hashes).every((hash) => typeof hash === 'string'),
   { message: 'tool hashes must map names to strings' },
 );
 // Prompts, resources and templates are passed on untouched too; only what loadout reads is checked.
 const namedList = <T>(key: 'name' | 'uri' | 'uriTemplate') =>
-  z.custom<T[]>((items) => Array.isArray(items) && items.every((item) => typeof item === 'object' && item !== null && typeof (item as Record<string, unknown>)[key] === 'string'), {
-    message: `every cached entry needs a string "${key}"`,
-  });
+  z.custom<T[]>(
+    (items) =>
+      Array.isArray(items) &&
+      items.every((item) => typeof item === 'object' && item !== null && typeof (item as Record<string, unknown>)[key] === 'string'),
+    {
+      message: `every cached entry needs a string "${key}"`,
+    },
+  );
 const CachedServerSchema = z.looseObject({
   discoveredAt: z.string(),
   tools: CachedToolsSchema,
@@ -67,7 +76,11 @@ export async function readDefinitionCache(file: string): Promise<DefinitionCache
     }
     return servers;
   } catch (error) {
-    throw new LoadoutError('STATE_INVALID', `${file} is not a valid tool cache (${errorMessage(error)}); delete it and loadout will rediscover`, { cause: error });
+    throw new LoadoutError(
+      'STATE_INVALID',
+      `${file} is not a valid tool cache (${errorMessage(error)}); delete it and loadout will rediscover`,
+      { cause: error },
+    );
   }
 }
 

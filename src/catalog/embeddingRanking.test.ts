@@ -15,11 +15,21 @@ import { EmbeddingRanking } from './embeddingRanking.js';
 import { CatalogSearch } from './search.js';
 
 // The fake model: a word's dimension is its concept's, so "sprint" and "cycle" embed alike.
-const CONCEPTS: Record<string, string> = { sprint: 'cycle', cycle: 'cycle', iteration: 'cycle', ticket: 'issue', issue: 'issue', bug: 'issue' };
+const CONCEPTS: Record<string, string> = {
+  sprint: 'cycle',
+  cycle: 'cycle',
+  iteration: 'cycle',
+  ticket: 'issue',
+  issue: 'issue',
+  bug: 'issue',
+};
 const DIMENSIONS = 16;
 function embed(text: string): number[] {
   const vector = new Array<number>(DIMENSIONS).fill(0);
-  for (const word of text.toLowerCase().split(/[^a-z]+/).filter(Boolean)) {
+  for (const word of text
+    .toLowerCase()
+    .split(/[^a-z]+/)
+    .filter(Boolean)) {
     const concept = CONCEPTS[word] ?? word;
     let hash = 0;
     for (const char of concept) hash = (hash * 31 + char.charCodeAt(0)) % DIMENSIONS;
@@ -50,7 +60,13 @@ beforeAll(async () => {
       const answer = () => {
         response.writeHead(200, { 'content-type': 'application/json' });
         const vectors = input.map(embed);
-        response.end(JSON.stringify(request.url === '/api/embed' ? { embeddings: vectors } : { data: vectors.map((embedding, index) => ({ embedding, index })).reverse() }));
+        response.end(
+          JSON.stringify(
+            request.url === '/api/embed'
+              ? { embeddings: vectors }
+              : { data: vectors.map((embedding, index) => ({ embedding, index })).reverse() },
+          ),
+        );
       };
       // 'slow' never answers: the client's timeout has to end the request.
       if (behaviour !== 'slow') answer();
@@ -68,7 +84,11 @@ function catalogTool(name: string, description: string): CatalogTool {
   const definition: Tool = { name, description, inputSchema: { type: 'object' } };
   return { id: `tracker.${name}`, server: 'tracker', name, description, definition, enabled: true, changed: false, blocked: false };
 }
-const TOOLS = [catalogTool('create_issue', 'Create a new issue.'), catalogTool('get_active_cycle', 'Get the current cycle of a team.'), catalogTool('list_users', 'List the users.')];
+const TOOLS = [
+  catalogTool('create_issue', 'Create a new issue.'),
+  catalogTool('get_active_cycle', 'Get the current cycle of a team.'),
+  catalogTool('list_users', 'List the users.'),
+];
 
 function capturingLogger(): Logger & { warnings: string[] } {
   const warnings: string[] = [];
@@ -85,7 +105,15 @@ function capturingLogger(): Logger & { warnings: string[] } {
 }
 
 function settings(extra: Partial<EmbeddingsSettings> = {}): EmbeddingsSettings {
-  return EmbeddingsSettingsSchema.parse({ url: baseUrl, api: 'ollama', model: 'fake-embed', query_prefix: 'query: ', document_prefix: 'doc: ', timeout_ms: 10_000, ...extra });
+  return EmbeddingsSettingsSchema.parse({
+    url: baseUrl,
+    api: 'ollama',
+    model: 'fake-embed',
+    query_prefix: 'query: ',
+    document_prefix: 'doc: ',
+    timeout_ms: 10_000,
+    ...extra,
+  });
 }
 const cacheFile = () => path.join(mkdtempSync(path.join(tmpdir(), 'loadout-embed-')), 'embeddings-cache.json');
 const documentRequests = () => received.filter((request) => request.input.some((text) => text.startsWith('doc: ')));
@@ -131,11 +159,13 @@ describe('EmbeddingRanking', () => {
     expect(await ranking.scores('sprint', TOOLS)).toBeInstanceOf(Map);
   });
 
-  it('fuses the model\'s ranking with the offline ones', async () => {
+  it("fuses the model's ranking with the offline ones", async () => {
     behaviour = 'ok';
     const scores = await new EmbeddingRanking(settings(), cacheFile(), capturingLogger()).scores('which sprint', TOOLS);
     const search = new CatalogSearch(TOOLS, { vectorFile: false });
     expect(search.search({ query: 'which sprint', limit: 3, offset: 0 }).tools).toEqual([]);
-    expect(search.search({ query: 'which sprint', limit: 1, offset: 0, modelScores: scores! }).tools[0]!.id).toBe('tracker.get_active_cycle');
+    expect(search.search({ query: 'which sprint', limit: 1, offset: 0, modelScores: scores! }).tools[0]!.id).toBe(
+      'tracker.get_active_cycle',
+    );
   });
 });

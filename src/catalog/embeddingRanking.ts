@@ -42,7 +42,10 @@ export class EmbeddingRanking {
     } catch (error) {
       if (!this.#failureLogged) {
         this.#failureLogged = true;
-        this.#logger.warn({ mod: 'search', url: this.#settings.url, err: errorMessage(error) }, 'embeddings endpoint unavailable; ranking offline');
+        this.#logger.warn(
+          { mod: 'search', url: this.#settings.url, err: errorMessage(error) },
+          'embeddings endpoint unavailable; ranking offline',
+        );
       }
       return undefined;
     }
@@ -71,14 +74,22 @@ export class EmbeddingRanking {
     const endpoint = new URL(api === 'ollama' ? 'api/embed' : 'v1/embeddings', url.endsWith('/') ? url : `${url}/`);
     const response = await fetch(endpoint, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...(headers ? expandEnvRecord(headers, process.env, 'search.embeddings.headers') : {}) },
+      headers: {
+        'content-type': 'application/json',
+        ...(headers ? expandEnvRecord(headers, process.env, 'search.embeddings.headers') : {}),
+      },
       body: JSON.stringify({ model, input: texts }),
       signal: AbortSignal.timeout(timeoutMs),
     });
     if (!response.ok) throw new Error(`${endpoint.href} answered HTTP ${response.status}`);
     const body = (await response.json()) as { embeddings?: unknown; data?: Array<{ embedding?: unknown; index?: number }> };
-    const raw = api === 'ollama' ? body.embeddings : body.data?.sort((a, b) => (a.index ?? 0) - (b.index ?? 0)).map((item) => item.embedding);
-    if (!Array.isArray(raw) || raw.length !== texts.length || !raw.every((vector) => Array.isArray(vector) && vector.length > 0 && vector.every((value) => typeof value === 'number'))) {
+    const raw =
+      api === 'ollama' ? body.embeddings : body.data?.sort((a, b) => (a.index ?? 0) - (b.index ?? 0)).map((item) => item.embedding);
+    if (
+      !Array.isArray(raw) ||
+      raw.length !== texts.length ||
+      !raw.every((vector) => Array.isArray(vector) && vector.length > 0 && vector.every((value) => typeof value === 'number'))
+    ) {
       throw new Error(`${endpoint.href} answered without ${texts.length} embedding(s)`);
     }
     return (raw as number[][]).map(unit);

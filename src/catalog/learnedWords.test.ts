@@ -71,7 +71,7 @@ describe('LearnedWordsStore', () => {
 });
 
 describe('SearchLearning', () => {
-  it('credits the session\'s last query to the tools it then uses, once, and nothing without a query', async () => {
+  it("credits the session's last query to the tools it then uses, once, and nothing without a query", async () => {
     const file = tempFile();
     let learned = 0;
     const learning = new SearchLearning(new LearnedWordsStore(file), () => {

@@ -81,7 +81,8 @@ export class LearnedWordsStore {
 
   /** The file with only its strongest tools (by total faded evidence). */
   #bounded(file: LearnedWordsFile, now: number): LearnedWordsFile {
-    const strength = (entries: Record<string, [number, number]>) => Object.values(entries).reduce((sum, entry) => sum + this.#faded(entry, now), 0);
+    const strength = (entries: Record<string, [number, number]>) =>
+      Object.values(entries).reduce((sum, entry) => sum + this.#faded(entry, now), 0);
     const tools = Object.entries(file.tools)
       .filter(([, entries]) => Object.keys(entries).length > 0)
       .sort((a, b) => strength(b[1]) - strength(a[1]) || a[0].localeCompare(b[0]))

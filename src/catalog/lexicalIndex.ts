@@ -9,12 +9,30 @@ export type FieldWeights = Readonly<Record<SearchField, number>>;
 // A word of the name says more about the tool than one of a long description; the server key
 // carries the platform cue ("in Asana"); parameter text is long and generic, so it counts least.
 // Learned words are evidence, not definition: low, so they reorder close calls.
-export const DEFAULT_FIELD_WEIGHTS: FieldWeights = { name: 3, title: 2, server: 2, description: 1, params: 0.3, keywords: 2, examples: 0.8, learned: 0.6 };
+export const DEFAULT_FIELD_WEIGHTS: FieldWeights = {
+  name: 3,
+  title: 2,
+  server: 2,
+  description: 1,
+  params: 0.3,
+  keywords: 2,
+  examples: 0.8,
+  learned: 0.6,
+};
 
 // BM25's term-saturation and length-normalisation constants; b per field, since a name's length
 // is not a sign of verbosity the way a description's is.
 const K1 = 1.2;
-const LENGTH_NORMALISATION: Readonly<Record<SearchField, number>> = { name: 0.3, title: 0.3, server: 0, description: 0.75, params: 0.75, keywords: 0.3, examples: 0.75, learned: 0.5 };
+const LENGTH_NORMALISATION: Readonly<Record<SearchField, number>> = {
+  name: 0.3,
+  title: 0.3,
+  server: 0,
+  description: 0.75,
+  params: 0.75,
+  keywords: 0.3,
+  examples: 0.75,
+  learned: 0.5,
+};
 
 /** A matched term and the fields it was found in. */
 export interface TermMatch {
@@ -29,7 +47,9 @@ export class LexicalIndex {
 
   constructor(words: readonly ToolWords[], weights: FieldWeights = DEFAULT_FIELD_WEIGHTS) {
     this.#toolCount = words.length;
-    const averageLength = SEARCH_FIELDS.map((field) => words.reduce((sum, tool) => sum + tool[field].length, 0) / Math.max(1, words.length) || 1);
+    const averageLength = SEARCH_FIELDS.map(
+      (field) => words.reduce((sum, tool) => sum + tool[field].length, 0) / Math.max(1, words.length) || 1,
+    );
     const building = new Map<string, { tools: number[]; weights: number[] }>();
     words.forEach((fields, tool) => {
       const termWeight = new Map<string, number>();

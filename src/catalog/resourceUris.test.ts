@@ -3,8 +3,26 @@ import { ResourceUriIndex, prefixedResourceUri } from './resourceUris.js';
 
 const index = new ResourceUriIndex(
   new Map([
-    ['a', { resources: [{ uri: 'file:///shared', name: 's' }, { uri: 'mem://only-a', name: 'o' }], resourceTemplates: [{ uriTemplate: 'doc://{id}', name: 'd' }] }],
-    ['b', { resources: [{ uri: 'file:///shared', name: 's' }], resourceTemplates: [{ uriTemplate: 'doc://{id}', name: 'd' }, { uriTemplate: 'b://{x}/raw', name: 'r' }] }],
+    [
+      'a',
+      {
+        resources: [
+          { uri: 'file:///shared', name: 's' },
+          { uri: 'mem://only-a', name: 'o' },
+        ],
+        resourceTemplates: [{ uriTemplate: 'doc://{id}', name: 'd' }],
+      },
+    ],
+    [
+      'b',
+      {
+        resources: [{ uri: 'file:///shared', name: 's' }],
+        resourceTemplates: [
+          { uriTemplate: 'doc://{id}', name: 'd' },
+          { uriTemplate: 'b://{x}/raw', name: 'r' },
+        ],
+      },
+    ],
   ]),
 );
 const both = new Set(['a', 'b']);

@@ -72,7 +72,8 @@ export class ResourceUriIndex {
     for (const template of this.#compiledTemplates()) {
       if (!servers.has(template.server)) continue;
       const variables = template.exposed.match(exposed);
-      if (variables) return { server: template.server, uri: template.exposed === template.downstream ? exposed : template.downstream.expand(variables) };
+      if (variables)
+        return { server: template.server, uri: template.exposed === template.downstream ? exposed : template.downstream.expand(variables) };
     }
     return undefined;
   }

@@ -10,15 +10,42 @@ import { CatalogSearch, queryWordsOf } from './search.js';
 import { contentWordsOf, stem, toolTextOf, wordsOf } from './searchText.js';
 import { WordVectors, defaultWordVectorFile, loadWordVectors } from './wordVectors.js';
 
-function catalogTool(server: string, name: string, description: string, inputSchema: Tool['inputSchema'] = { type: 'object' }, title?: string): CatalogTool {
-  return { id: `${server}.${name}`, server, name, description, definition: { name, description, inputSchema, ...(title ? { title } : {}) }, enabled: true, changed: false, blocked: false };
+function catalogTool(
+  server: string,
+  name: string,
+  description: string,
+  inputSchema: Tool['inputSchema'] = { type: 'object' },
+  title?: string,
+): CatalogTool {
+  return {
+    id: `${server}.${name}`,
+    server,
+    name,
+    description,
+    definition: { name, description, inputSchema, ...(title ? { title } : {}) },
+    enabled: true,
+    changed: false,
+    blocked: false,
+  };
 }
 
 const ids = (search: CatalogSearch, query: string, limit = 10) => search.search({ query, limit, offset: 0 }).tools.map((tool) => tool.id);
 
 describe('search text', () => {
   it('splits camelCase, snake_case, kebab-case, dots and acronyms into lowercase words', () => {
-    expect(wordsOf('linear_getIssueHistory list-databases fs.readFile HTMLParser')).toEqual(['linear', 'get', 'issue', 'history', 'list', 'databases', 'fs', 'read', 'file', 'html', 'parser']);
+    expect(wordsOf('linear_getIssueHistory list-databases fs.readFile HTMLParser')).toEqual([
+      'linear',
+      'get',
+      'issue',
+      'history',
+      'list',
+      'databases',
+      'fs',
+      'read',
+      'file',
+      'html',
+      'parser',
+    ]);
     expect(wordsOf('Ünïcode wörter: größeDatei')).toEqual(['ünïcode', 'wörter', 'größe', 'datei']);
   });
 
@@ -33,7 +60,7 @@ describe('search text', () => {
     expect(stem('status')).toBe('status');
   });
 
-  it('drops quoted text and bare numbers from a query: they are the user\'s data', () => {
+  it("drops quoted text and bare numbers from a query: they are the user's data", () => {
     expect(queryWordsOf("Tick off 'Write launch blog post' in Asana, it's finished; 50 of them")).toEqual(['tick', 'asana', 'finished']);
   });
 
@@ -41,7 +68,14 @@ describe('search text', () => {
     const text = toolTextOf(
       catalogTool('db', 'find', 'Find documents.', {
         type: 'object',
-        properties: { filter: { type: 'object', description: 'Query filter', properties: { projection: { type: 'object', description: 'Fields to return' } } }, items: { type: 'array', items: { type: 'object', properties: { sortOrder: { type: 'string' } } } } },
+        properties: {
+          filter: {
+            type: 'object',
+            description: 'Query filter',
+            properties: { projection: { type: 'object', description: 'Fields to return' } },
+          },
+          items: { type: 'array', items: { type: 'object', properties: { sortOrder: { type: 'string' } } } },
+        },
       }),
     );
     expect(text.params).toContain('projection');
@@ -55,10 +89,17 @@ describe('ranking', () => {
     catalogTool('fs', 'read_file', 'Read the complete contents of a file.'),
     catalogTool('fs', 'create_directory', 'Create a new directory, with parents.'),
     catalogTool('fs', 'move_file', 'Move or rename files and directories.'),
-    catalogTool('notes', 'archive', 'Archive a note. Long text that mentions that a file could be read, reading and a file again and a file once more.'),
+    catalogTool(
+      'notes',
+      'archive',
+      'Archive a note. Long text that mentions that a file could be read, reading and a file again and a file once more.',
+    ),
     catalogTool('org', 'list_members', 'List the members of the organization.'),
     catalogTool('org', 'organ_donors', 'Organ donor registry.'),
-    catalogTool('db', 'find', 'Run a query.', { type: 'object', properties: { collection: { type: 'string', description: 'Collection name' } } }),
+    catalogTool('db', 'find', 'Run a query.', {
+      type: 'object',
+      properties: { collection: { type: 'string', description: 'Collection name' } },
+    }),
   ];
   const search = new CatalogSearch(tools);
 
@@ -139,7 +180,7 @@ describe('word-vector file', () => {
     expect(Math.hypot(...folder)).toBeCloseTo(1, 5);
   });
 
-  it('reads each word\'s hubness, higher for broad words that sit near many others', () => {
+  it("reads each word's hubness, higher for broad words that sit near many others", () => {
     const vectors = WordVectors.read(defaultWordVectorFile());
     expect(vectors.meanHubness).toBeGreaterThan(0);
     expect(vectors.meanHubness).toBeLessThan(1);
@@ -170,7 +211,10 @@ describe('word-vector file', () => {
     writeFileSync(corrupt, 'LDWV garbage');
     expect(loadWordVectors(corrupt)).toMatchObject({ ok: false, error: { code: 'SEARCH_VECTORS_INVALID' } });
     const onVectorsUnavailable = vi.fn();
-    const search = new CatalogSearch([catalogTool('fs', 'read_file', 'Read a file.'), catalogTool('fs', 'create_directory', 'Create a directory.')], { vectorFile: corrupt, onVectorsUnavailable });
+    const search = new CatalogSearch(
+      [catalogTool('fs', 'read_file', 'Read a file.'), catalogTool('fs', 'create_directory', 'Create a directory.')],
+      { vectorFile: corrupt, onVectorsUnavailable },
+    );
     expect(ids(search, 'read file')).toEqual(['fs.read_file']);
     expect(ids(search, 'make a folder')).toEqual([]);
     expect(search.explain('read', 1).vectors).toBe(false);
@@ -179,12 +223,18 @@ describe('word-vector file', () => {
   });
 });
 
-describe('the user\'s and learned vocabulary', () => {
-  const tools = [catalogTool('tracker', 'create_issue', 'Create a new issue.'), catalogTool('tracker', 'get_cycle', 'Get the active cycle of a team.')];
+describe("the user's and learned vocabulary", () => {
+  const tools = [
+    catalogTool('tracker', 'create_issue', 'Create a new issue.'),
+    catalogTool('tracker', 'get_cycle', 'Get the active cycle of a team.'),
+  ];
 
   it('searches per-tool keywords from servers.yaml', () => {
     expect(ids(new CatalogSearch(tools, { vectorFile: false }), 'sprint')).toEqual([]);
-    const search = new CatalogSearch(tools, { vectorFile: false, vocabulary: { keywords: new Map([['tracker.get_cycle', 'sprint iteration']]) } });
+    const search = new CatalogSearch(tools, {
+      vectorFile: false,
+      vocabulary: { keywords: new Map([['tracker.get_cycle', 'sprint iteration']]) },
+    });
     expect(ids(search, 'current sprint')).toEqual(['tracker.get_cycle']);
   });
 
@@ -197,6 +247,8 @@ describe('the user\'s and learned vocabulary', () => {
     const learned = new Map([['tracker.get_cycle', 'issue']]);
     const search = new CatalogSearch(tools, { vectorFile: false, vocabulary: { learned } });
     expect(ids(search, 'issue')).toEqual(['tracker.create_issue', 'tracker.get_cycle']);
-    expect(ids(new CatalogSearch(tools, { vectorFile: false, vocabulary: { learned: new Map([['tracker.get_cycle', 'sprint']]) } }), 'sprint')).toEqual(['tracker.get_cycle']);
+    expect(
+      ids(new CatalogSearch(tools, { vectorFile: false, vocabulary: { learned: new Map([['tracker.get_cycle', 'sprint']]) } }), 'sprint'),
+    ).toEqual(['tracker.get_cycle']);
   });
 });

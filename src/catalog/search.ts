@@ -51,7 +51,14 @@ export interface FusionSettings {
   model: number;
 }
 
-export const DEFAULT_FUSION: FusionSettings = { k: 20, lexical: 1, semantic: 1, expanded: 1, expansion: { neighbours: 8, floor: 0.4 }, model: 1.5 };
+export const DEFAULT_FUSION: FusionSettings = {
+  k: 20,
+  lexical: 1,
+  semantic: 1,
+  expanded: 1,
+  expansion: { neighbours: 8, floor: 0.4 },
+  model: 1.5,
+};
 
 /** Why a tool ranked where it did (`loadout search --explain`). */
 export interface RankedTool {
@@ -109,7 +116,11 @@ export class CatalogSearch {
   }
 
   /** The full ranking of `query` with each tool's reasons. */
-  explain(query: string, limit: number, modelScores?: ReadonlyMap<string, number>): { ranked: RankedTool[]; strong: boolean; words: string[]; vectors: boolean } {
+  explain(
+    query: string,
+    limit: number,
+    modelScores?: ReadonlyMap<string, number>,
+  ): { ranked: RankedTool[]; strong: boolean; words: string[]; vectors: boolean } {
     const { ranked, strong, words } = this.#rank(query, true, limit, modelScores);
     return { ranked: ranked.slice(0, limit), strong, words, vectors: typeof this.#semantic === 'object' };
   }
@@ -121,7 +132,12 @@ export class CatalogSearch {
     return hits.slice(0, limit).map((hit) => hit.id as string);
   }
 
-  #rank(query: string, explain: boolean, explainLimit = 0, modelScores?: ReadonlyMap<string, number>): { ranked: RankedTool[]; strong: boolean; words: string[] } {
+  #rank(
+    query: string,
+    explain: boolean,
+    explainLimit = 0,
+    modelScores?: ReadonlyMap<string, number>,
+  ): { ranked: RankedTool[]; strong: boolean; words: string[] } {
     const asked = queryWordsOf(query).slice(0, MAX_QUERY_WORDS);
     const words = [...new Set([...asked, ...asked.flatMap((word) => this.#setup.synonyms?.get(word) ?? [])])];
     const terms = [...new Set(words.map(stem))];
@@ -132,7 +148,8 @@ export class CatalogSearch {
     let expanded: [number, number][] = [];
     if (semantic !== 'unavailable') {
       aligned = sortedScores(semantic.index.score(words, (word) => rarityOf(word, semantic.vectors)));
-      if (fusion.expanded > 0) expanded = sortedScores(this.#lexical.score(...this.#expand(semantic.index, words, terms, fusion.expansion)));
+      if (fusion.expanded > 0)
+        expanded = sortedScores(this.#lexical.score(...this.#expand(semantic.index, words, terms, fusion.expansion)));
     }
 
     const fused = new Map<number, RankedTool>();
@@ -153,7 +170,12 @@ export class CatalogSearch {
   }
 
   /** The query's terms plus the stems of each word's nearest catalog words, weighted by similarity. */
-  #expand(index: SemanticIndex, words: string[], terms: string[], { neighbours, floor }: FusionSettings['expansion']): [string[], Map<string, number>] {
+  #expand(
+    index: SemanticIndex,
+    words: string[],
+    terms: string[],
+    { neighbours, floor }: FusionSettings['expansion'],
+  ): [string[], Map<string, number>] {
     const weights = new Map<string, number>(terms.map((term) => [term, 1]));
     for (const word of words) {
       for (const neighbour of index.neighbours(word, neighbours, floor)) {
@@ -204,7 +226,11 @@ export class CatalogSearch {
   #suggestionIndex(): MiniSearch<{ id: string; name: string; server: string }> {
     const index = new MiniSearch<{ id: string; name: string; server: string }>({
       fields: ['name', 'server'],
-      tokenize: (text) => text.replace(/([a-z])([A-Z])/g, '$1 $2').split(/[^\p{L}\p{N}]+/u).filter(Boolean),
+      tokenize: (text) =>
+        text
+          .replace(/([a-z])([A-Z])/g, '$1 $2')
+          .split(/[^\p{L}\p{N}]+/u)
+          .filter(Boolean),
       processTerm: (term) => term.toLowerCase(),
     });
     index.addAll(this.#tools.map(({ id, name, server }) => ({ id, name, server })));

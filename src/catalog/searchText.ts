@@ -28,8 +28,16 @@ export function wordsOf(text: string): string[] {
   // Most tool text is ASCII, and ASCII classes are several times faster than Unicode properties
   // (tokenizing is most of an index build at 10k tools).
   const words = /^[\x00-\x7f]*$/.test(text)
-    ? text.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/([A-Z])([A-Z][a-z])/g, '$1 $2').toLowerCase().split(/[^a-z0-9]+/)
-    : text.replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1 $2').replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, '$1 $2').toLowerCase().split(/[^\p{L}\p{N}]+/u);
+    ? text
+        .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+        .replace(/([A-Z])([A-Z][a-z])/g, '$1 $2')
+        .toLowerCase()
+        .split(/[^a-z0-9]+/)
+    : text
+        .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1 $2')
+        .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, '$1 $2')
+        .toLowerCase()
+        .split(/[^\p{L}\p{N}]+/u);
   return words.filter((word) => word.length > 0 && word.length <= MAX_WORD_LENGTH);
 }
 

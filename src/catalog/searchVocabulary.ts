@@ -31,7 +31,9 @@ export async function readSynonyms(file: string): Promise<Map<string, string[]>>
   try {
     groups = SynonymsFileSchema.parse(yamlModule().parse(text) ?? []);
   } catch (error) {
-    throw new LoadoutError('CONFIG_INVALID', `${file} must be a list of word lists, e.g. "- [sprint, cycle]": ${errorMessage(error)}`, { cause: error });
+    throw new LoadoutError('CONFIG_INVALID', `${file} must be a list of word lists, e.g. "- [sprint, cycle]": ${errorMessage(error)}`, {
+      cause: error,
+    });
   }
   for (const group of groups) {
     const words = [...new Set(group.flatMap((phrase) => contentWordsOf(phrase)))];

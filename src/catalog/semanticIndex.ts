@@ -130,13 +130,16 @@ export class SemanticIndex {
 
   /** The best alignment of each query word within one tool (for --explain). */
   explain(fields: ToolWords, words: readonly string[]): WordAlignment[] {
-    const toolWords = new Set(SEARCH_FIELDS.flatMap((field) => ((this.#settings.fields[field] ?? 0) > 0 ? fields[field] : [])).map((word) => this.#idOf.get(word)!));
+    const toolWords = new Set(
+      SEARCH_FIELDS.flatMap((field) => ((this.#settings.fields[field] ?? 0) > 0 ? fields[field] : [])).map((word) => this.#idOf.get(word)!),
+    );
     return words.flatMap((word) => {
       const similarities = this.#similarityRow(word);
       let best: WordAlignment | undefined;
       for (const id of toolWords) {
         const similarity = similarities[id]!;
-        if (similarity > (best?.similarity ?? this.#settings.floor)) best = { word, closest: this.#vocabulary[id]!, similarity: Math.round(similarity * 100) / 100 };
+        if (similarity > (best?.similarity ?? this.#settings.floor))
+          best = { word, closest: this.#vocabulary[id]!, similarity: Math.round(similarity * 100) / 100 };
       }
       return best ? [best] : [];
     });

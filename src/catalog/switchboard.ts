@@ -11,7 +11,11 @@ interface SwitchboardUpdate {
 }
 
 /** Merge each server's discovered tools into servers.yaml, writing the file once. */
-export async function recordDiscoveredTools(serversFile: string, found: Readonly<Record<string, readonly Tool[]>>, options: ToolMergeOptions = {}): Promise<SwitchboardUpdate> {
+export async function recordDiscoveredTools(
+  serversFile: string,
+  found: Readonly<Record<string, readonly Tool[]>>,
+  options: ToolMergeOptions = {},
+): Promise<SwitchboardUpdate> {
   const reports = new Map<string, ToolMergeReport>();
   const config = await updateServersFile(serversFile, (document) => {
     for (const [server, tools] of Object.entries(found)) {

@@ -12,7 +12,11 @@ const memo = new WeakMap<object, string>();
 export function toolHash(definition: Tool): string {
   let hash = memo.get(definition);
   if (hash === undefined) {
-    const fingerprint = canonicalJson({ description: definition.description ?? '', inputSchema: definition.inputSchema, outputSchema: definition.outputSchema ?? null });
+    const fingerprint = canonicalJson({
+      description: definition.description ?? '',
+      inputSchema: definition.inputSchema,
+      outputSchema: definition.outputSchema ?? null,
+    });
     hash = createHash('sha256').update(fingerprint).digest('hex').slice(0, HASH_LENGTH);
     memo.set(definition, hash);
   }

@@ -37,15 +37,19 @@ export class WordVectors {
     try {
       bytes = readFileSync(file);
     } catch (error) {
-      throw new LoadoutError('SEARCH_VECTORS_INVALID', `Cannot read the word-vector file ${file}: ${errorMessage(error)}`, { cause: error });
+      throw new LoadoutError('SEARCH_VECTORS_INVALID', `Cannot read the word-vector file ${file}: ${errorMessage(error)}`, {
+        cause: error,
+      });
     }
-    const invalid = (why: string) => new LoadoutError('SEARCH_VECTORS_INVALID', `The word-vector file ${file} is corrupt (${why}); reinstall loadout.`);
+    const invalid = (why: string) =>
+      new LoadoutError('SEARCH_VECTORS_INVALID', `The word-vector file ${file} is corrupt (${why}); reinstall loadout.`);
     if (bytes.length < HEADER_BYTES || bytes.toString('ascii', 0, 4) !== MAGIC) throw invalid('not a loadout vector file');
     if (bytes.readUInt32LE(4) !== VERSION) throw invalid(`version ${bytes.readUInt32LE(4)}, expected ${VERSION}`);
     const count = bytes.readUInt32LE(8);
     const dimensions = bytes.readUInt32LE(12);
     const wordBytes = bytes.readUInt32LE(16);
-    if (dimensions === 0 || HEADER_BYTES + wordBytes + count * (dimensions + 1) !== bytes.length) throw invalid('its length does not match its header');
+    if (dimensions === 0 || HEADER_BYTES + wordBytes + count * (dimensions + 1) !== bytes.length)
+      throw invalid('its length does not match its header');
     const words = bytes.toString('utf8', HEADER_BYTES, HEADER_BYTES + wordBytes).split('\n');
     if (words.length !== count) throw invalid(`${words.length} words for ${count} vectors`);
     const start = HEADER_BYTES + wordBytes;

@@ -32,7 +32,11 @@ export async function loadConfigView(paths: LoadoutPaths): Promise<ConfigView> {
   const loaded = await loadServersConfig(paths.serversFile, paths.parsedServersFile);
   if (!loaded.exists) throw configNotFound(paths);
   const definitions = await readDefinitionCache(paths.catalogCacheFile);
-  const catalog = Catalog.build({ configs: loaded.config.servers, definitions, blockChangedTools: loaded.config.gateway.block_changed_tools });
+  const catalog = Catalog.build({
+    configs: loaded.config.servers,
+    definitions,
+    blockChangedTools: loaded.config.gateway.block_changed_tools,
+  });
   return { config: loaded.config, definitions, catalog };
 }
 
@@ -45,7 +49,10 @@ export async function openConfiguredRuntime(paths: LoadoutPaths, logger: Logger)
 }
 
 function configNotFound(paths: LoadoutPaths): LoadoutError {
-  return new LoadoutError('CONFIG_NOT_FOUND', `${paths.serversFile} does not exist; create it with "loadout init" (imports your .mcp.json servers)`);
+  return new LoadoutError(
+    'CONFIG_NOT_FOUND',
+    `${paths.serversFile} does not exist; create it with "loadout init" (imports your .mcp.json servers)`,
+  );
 }
 
 /** The config of a named server; SERVER_NOT_FOUND lists the configured ones. */
@@ -60,7 +67,9 @@ export function requireServer(config: ServersFile, server: string): ServerConfig
 export function toolsOfServer(view: ConfigView, server: string): ToolView[] {
   const config = view.config.servers[server];
   if (!config) return [];
-  const cached = (view.definitions[server]?.tools ?? []).map((definition) => view.catalog.get(`${server}.${definition.name}`)).filter((tool): tool is CatalogTool => tool !== undefined);
+  const cached = (view.definitions[server]?.tools ?? [])
+    .map((definition) => view.catalog.get(`${server}.${definition.name}`))
+    .filter((tool): tool is CatalogTool => tool !== undefined);
   const tools: ToolView[] = cached.map((tool) => ({
     id: tool.id,
     server,
@@ -79,7 +88,17 @@ export function toolsOfServer(view: ConfigView, server: string): ToolView[] {
   for (const [name, setting] of Object.entries(config.tools ?? {})) {
     if (known.has(name) || (!setting?.stale && !uncached)) continue;
     const stale = setting?.stale === true;
-    tools.push({ id: `${server}.${name}`, server, name, enabled: setting?.enabled !== false, stale, cached: false, changed: false, blocked: false, description: setting?.description ?? '' });
+    tools.push({
+      id: `${server}.${name}`,
+      server,
+      name,
+      enabled: setting?.enabled !== false,
+      stale,
+      cached: false,
+      changed: false,
+      blocked: false,
+      description: setting?.description ?? '',
+    });
   }
   return tools;
 }

@@ -7,7 +7,12 @@ import { LoadoutError, type Logger } from '../shared/index.js';
 import { printLines, printTable, progressBar } from './output.js';
 
 /** Discover `servers` (default: every enabled one) and record them in servers.yaml. */
-export async function discoverServers(paths: LoadoutPaths, logger: Logger, servers?: string[], options: { acceptChanged?: boolean } = {}): Promise<DiscoveryResult[]> {
+export async function discoverServers(
+  paths: LoadoutPaths,
+  logger: Logger,
+  servers?: string[],
+  options: { acceptChanged?: boolean } = {},
+): Promise<DiscoveryResult[]> {
   // A failing server is reported in the command's own output; its warn-level log lines would repeat it.
   const quiet = logger.level === 'warn' ? logger.child({}, { level: 'error' }) : logger;
   const runtime = await openRuntime({ paths, logger: quiet });
@@ -18,7 +23,10 @@ export async function discoverServers(paths: LoadoutPaths, logger: Logger, serve
   let done = 0;
   try {
     progress.update({ done, total, message: `discovering 0/${total}` });
-    return await runtime.catalog.discover(targets, { ...options, onResult: (result) => progress.update({ done: ++done, total, message: `discovering ${done}/${total} ${result.server}` }) });
+    return await runtime.catalog.discover(targets, {
+      ...options,
+      onResult: (result) => progress.update({ done: ++done, total, message: `discovering ${done}/${total} ${result.server}` }),
+    });
   } finally {
     progress.done();
     await runtime.close();
@@ -39,7 +47,15 @@ export function printDiscovery(results: readonly DiscoveryResult[]): void {
     const pending = merge.changed.filter((name) => !merge.accepted.includes(name));
     if (pending.length) details.push(`${result.server}: changed upstream ${pending.join(', ')} (approve with --accept-changed)`);
     if (merge.accepted.length) details.push(`${result.server}: approved ${merge.accepted.join(', ')}`);
-    return [result.server, 'ok', String(result.toolCount), String(merge.added.length), String(merge.stale.length), String(merge.returned.length), String(merge.changed.length)];
+    return [
+      result.server,
+      'ok',
+      String(result.toolCount),
+      String(merge.added.length),
+      String(merge.stale.length),
+      String(merge.returned.length),
+      String(merge.changed.length),
+    ];
   });
   printTable(['server', 'result', 'tools', 'added', 'stale', 'returned', 'changed'], rows);
   if (details.length) printLines(...details);
@@ -51,5 +67,8 @@ export function failureOf(results: readonly DiscoveryResult[]): LoadoutError | u
   if (!failed.length) return undefined;
   // Each reason whole: it may name the fix on lines of its own (a servers.yaml entry to paste).
   const detail = failed.map((result) => `${result.server} (${result.error})`).join('; ');
-  return new LoadoutError('SERVER_START_FAILED', `${failed.length} of ${results.length} server${results.length === 1 ? '' : 's'} could not be discovered: ${detail}`);
+  return new LoadoutError(
+    'SERVER_START_FAILED',
+    `${failed.length} of ${results.length} server${results.length === 1 ? '' : 's'} could not be discovered: ${detail}`,
+  );
 }

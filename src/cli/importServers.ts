@@ -2,7 +2,16 @@
 // (or take --from FILE), convert their servers, and create servers.yaml — never over an existing one.
 import os from 'node:os';
 import path from 'node:path';
-import { collectImports, createServersFile, defaultImportSources, importedServersYaml, readTextIfExists, type ImportResult, type ImportSource, type LoadoutPaths } from '../config/index.js';
+import {
+  collectImports,
+  createServersFile,
+  defaultImportSources,
+  importedServersYaml,
+  readTextIfExists,
+  type ImportResult,
+  type ImportSource,
+  type LoadoutPaths,
+} from '../config/index.js';
 import { LoadoutError, isLoadoutError } from '../shared/index.js';
 import { printNote } from './output.js';
 
@@ -25,7 +34,10 @@ interface ImportOutcome {
 /** Import servers into a new servers.yaml; CONFIG_EXISTS if it exists already. */
 export async function importServers(paths: LoadoutPaths, options: ImportOptions): Promise<ImportOutcome> {
   if ((await readTextIfExists(paths.serversFile)) !== undefined) {
-    throw new LoadoutError('CONFIG_EXISTS', `${paths.serversFile} already exists; loadout never overwrites it. Edit it, or run "loadout refresh" to re-discover tools`);
+    throw new LoadoutError(
+      'CONFIG_EXISTS',
+      `${paths.serversFile} already exists; loadout never overwrites it. Edit it, or run "loadout refresh" to re-discover tools`,
+    );
   }
   const cwd = options.cwd ?? process.cwd();
   const sources = options.from
@@ -34,7 +46,10 @@ export async function importServers(paths: LoadoutPaths, options: ImportOptions)
   const result = await collectImports(sources, cwd);
   if (options.from && !result.found.length) {
     const exists = (await readTextIfExists(sources[0]!.file)) !== undefined;
-    throw new LoadoutError('CONFIG_NOT_FOUND', exists ? `${sources[0]!.file} has no "mcpServers" entries to import` : `${sources[0]!.file} does not exist`);
+    throw new LoadoutError(
+      'CONFIG_NOT_FOUND',
+      exists ? `${sources[0]!.file} has no "mcpServers" entries to import` : `${sources[0]!.file} does not exist`,
+    );
   }
   const count = Object.keys(result.servers).length;
   if (!count && !options.writeEmpty) return { sources, result, written: false };
@@ -49,7 +64,8 @@ export function describeImport(outcome: ImportOutcome, serversFile: string): str
     lines.push(`${source.label} (${source.file}): ${servers.length ? servers.join(', ') : 'no importable servers'}`);
   }
   for (const skipped of outcome.result.skipped) lines.push(`skipped '${skipped.name}' from ${skipped.source.file}: ${skipped.reason}`);
-  if (!outcome.result.found.length) lines.push(`no MCP client config found (looked in ${outcome.sources.map((source) => source.file).join(', ')})`);
+  if (!outcome.result.found.length)
+    lines.push(`no MCP client config found (looked in ${outcome.sources.map((source) => source.file).join(', ')})`);
   const count = Object.keys(outcome.result.servers).length;
   if (outcome.written) lines.push(`wrote ${serversFile} with ${count} server${count === 1 ? '' : 's'}`);
   return lines;
@@ -68,5 +84,6 @@ export async function importOnFirstRun(paths: LoadoutPaths): Promise<void> {
   }
   printNote(`no servers.yaml in ${paths.configDir}; importing MCP servers from your clients' configs`);
   for (const line of describeImport(outcome, paths.serversFile)) printNote(line);
-  if (!outcome.written) printNote('starting with no servers; add them to servers.yaml (it is picked up while running) or run "loadout init --from FILE"');
+  if (!outcome.written)
+    printNote('starting with no servers; add them to servers.yaml (it is picked up while running) or run "loadout init --from FILE"');
 }

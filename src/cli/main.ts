@@ -21,7 +21,9 @@ const program = new Command('loadout')
   .option('--config <dir>', 'config dir (default: $LOADOUT_CONFIG_DIR or ~/.config/loadout)')
   .option('--data <dir>', 'data dir (default: $LOADOUT_DATA_DIR or ~/.local/share/loadout)')
   .addOption(new Option('--log-level <level>', 'stderr log level').choices(LOG_LEVELS).default('warn'))
-  .addOption(new Option('--log-format <format>', 'stderr format: a readable line per event, or JSON lines').choices(LOG_FORMATS).default('human'))
+  .addOption(
+    new Option('--log-format <format>', 'stderr format: a readable line per event, or JSON lines').choices(LOG_FORMATS).default('human'),
+  )
   // Usage errors are one line like every other failure: "loadout: <problem> (see --help)".
   .configureOutput({ outputError: (text) => printError(`${text.replace(/^error: /, '').trim()} (see --help)`) });
 
@@ -46,7 +48,8 @@ registerSearch(program);
 registerAuth(program);
 
 // A usage error is printed before any action runs; it follows --log-format too.
-if (process.argv.some((arg, index) => arg === '--log-format=json' || (arg === '--log-format' && process.argv[index + 1] === 'json'))) useStderrFormat('json');
+if (process.argv.some((arg, index) => arg === '--log-format=json' || (arg === '--log-format' && process.argv[index + 1] === 'json')))
+  useStderrFormat('json');
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   printError(failureMessage(error));

@@ -10,10 +10,15 @@ export function formatReportTable(reports: readonly OptimizationReport[]): strin
   return reports
     .map((report) => {
       const gain = report.avgImprovement === null ? '' : `, average gain ${points(report.avgImprovement, { signed: true })}`;
-      const table = new (tableClass())({ head: ['tool', 'status', 'direct', 'indirect', 'negative', 'overall'], style: { head: [], border: [] } });
+      const table = new (tableClass())({
+        head: ['tool', 'status', 'direct', 'indirect', 'negative', 'overall'],
+        style: { head: [], border: [] },
+      });
       for (const tool of report.tools) {
         const mark = tool.status === 'optimized' ? '✓' : '○';
-        const cells = (['directSuccess', 'indirectSuccess', 'negativeSuccess', 'overall'] as const).map((key) => change(tool.before, tool.after, key));
+        const cells = (['directSuccess', 'indirectSuccess', 'negativeSuccess', 'overall'] as const).map((key) =>
+          change(tool.before, tool.after, key),
+        );
         table.push([`${mark} ${tool.name}`, tool.status, ...cells]);
       }
       return `${report.serverName}: ${report.optimizedCount}/${report.toolCount} tools optimized, ${report.totalEvals} runs${gain}\n${table.toString()}`;
@@ -26,12 +31,25 @@ export function formatResultsTable(results: readonly ToolResults[]): string {
   if (!results.length) return 'No candidates or golden prompts yet.';
   return results
     .map((tool) => {
-      const table = new (tableClass())({ head: ['candidate', 'direct', 'indirect', 'negative', 'overall', 'runs', 'promotable'], style: { head: [], border: [] } });
-      const row = (id: string, m: Metrics, runs: number, promotable: string): string[] => [id, percent(m.directSuccess), percent(m.indirectSuccess), percent(m.negativeSuccess), percent(m.overall), String(runs), promotable];
+      const table = new (tableClass())({
+        head: ['candidate', 'direct', 'indirect', 'negative', 'overall', 'runs', 'promotable'],
+        style: { head: [], border: [] },
+      });
+      const row = (id: string, m: Metrics, runs: number, promotable: string): string[] => [
+        id,
+        percent(m.directSuccess),
+        percent(m.indirectSuccess),
+        percent(m.negativeSuccess),
+        percent(m.overall),
+        String(runs),
+        promotable,
+      ];
       table.push(row('canonical (baseline)', tool.baseline.metrics, tool.baseline.runs, '–'));
       for (const c of tool.candidates) {
         const promoted = c.candidateId === tool.promotedCandidateId ? ' (promoted)' : '';
-        table.push(row(`${c.candidateId}${promoted}`, c.metrics, c.runs, c.verdict?.promote ? 'yes' : `no: ${c.verdict?.failures[0] ?? ''}`));
+        table.push(
+          row(`${c.candidateId}${promoted}`, c.metrics, c.runs, c.verdict?.promote ? 'yes' : `no: ${c.verdict?.failures[0] ?? ''}`),
+        );
       }
       return `${tool.tool} (${tool.promptCount} prompts)\n${table.toString()}`;
     })

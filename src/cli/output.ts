@@ -31,7 +31,25 @@ export function printTable(head: string[], rows: string[][]): void {
   const table = new Table({
     head: head.map((title) => paint('bold', title)),
     style: { head: [], border: plain ? [] : ['grey'], compact: true },
-    chars: plain ? { top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '', left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: '  ' } : {},
+    chars: plain
+      ? {
+          top: '',
+          'top-mid': '',
+          'top-left': '',
+          'top-right': '',
+          bottom: '',
+          'bottom-mid': '',
+          'bottom-left': '',
+          'bottom-right': '',
+          left: '',
+          'left-mid': '',
+          mid: '',
+          'mid-mid': '',
+          right: '',
+          'right-mid': '',
+          middle: '  ',
+        }
+      : {},
   });
   table.push(...rows);
   process.stdout.write(`${plain ? table.toString().replace(/^ | +$/gm, '') : table.toString()}\n`);
@@ -66,7 +84,8 @@ export function useStderrFormat(format: LogFormat): void {
 
 // One stderr line: `loadout: text`, or a JSON line shaped like the logger's (pino's level numbers).
 function writeStderr(level: 'info' | 'error', text: string): void {
-  if (stderrFormat === 'json') process.stderr.write(`${JSON.stringify({ level: level === 'error' ? 50 : 30, time: Date.now(), name: 'loadout', msg: text })}\n`);
+  if (stderrFormat === 'json')
+    process.stderr.write(`${JSON.stringify({ level: level === 'error' ? 50 : 30, time: Date.now(), name: 'loadout', msg: text })}\n`);
   else process.stderr.write(`loadout: ${text}\n`);
 }
 
@@ -90,9 +109,13 @@ export function printError(message: string): void {
 /** `message` cut to at most MAX_ERROR_LINES lines of MAX_ERROR_LINE_CHARS, each cut marked. */
 export function errorText(message: string): string {
   const lines = message.trimEnd().split('\n');
-  const shown = lines.slice(0, MAX_ERROR_LINES).map((line) =>
-    line.length > MAX_ERROR_LINE_CHARS ? `${line.slice(0, MAX_ERROR_LINE_CHARS)}… [${line.length - MAX_ERROR_LINE_CHARS} more characters cut]` : line,
-  );
+  const shown = lines
+    .slice(0, MAX_ERROR_LINES)
+    .map((line) =>
+      line.length > MAX_ERROR_LINE_CHARS
+        ? `${line.slice(0, MAX_ERROR_LINE_CHARS)}… [${line.length - MAX_ERROR_LINE_CHARS} more characters cut]`
+        : line,
+    );
   if (lines.length > MAX_ERROR_LINES) shown.push(`… [${lines.length - MAX_ERROR_LINES} more lines cut]`);
   return shown.join('\n');
 }

@@ -24,7 +24,16 @@ export { StateStore } from './stateStore.js';
 export { withFileLock, readTextIfExists, writeTextAtomic, updateTextFile } from './safeWrite.js';
 export { mergeDiscoveredTools, type ToolMergeReport, type ToolMergeOptions } from './toolMerge.js';
 export { ServersFileWatcher } from './serversFileWatcher.js';
-export { defaultImportSources, collectImports, convertServer, safeServerName, importedServersYaml, createServersFile, type ImportSource, type ImportResult } from './mcpImport.js';
+export {
+  defaultImportSources,
+  collectImports,
+  convertServer,
+  safeServerName,
+  importedServersYaml,
+  createServersFile,
+  type ImportSource,
+  type ImportResult,
+} from './mcpImport.js';
 export { loadServersConfig } from './serversFileCache.js';
 export {
   MAX_CANDIDATE_CHARS,

@@ -12,7 +12,11 @@ describe('convertServer', () => {
   });
 
   it('maps http, sse, streamable-http and a bare Cursor url to the right transport', () => {
-    expect(convertServer('a', { type: 'http', url: 'https://x/mcp', headers: { A: 'b' } })).toEqual({ type: 'http', url: 'https://x/mcp', headers: { A: 'b' } });
+    expect(convertServer('a', { type: 'http', url: 'https://x/mcp', headers: { A: 'b' } })).toEqual({
+      type: 'http',
+      url: 'https://x/mcp',
+      headers: { A: 'b' },
+    });
     expect(convertServer('b', { type: 'sse', url: 'https://x/sse' })).toEqual({ type: 'sse', url: 'https://x/sse' });
     expect(convertServer('c', { type: 'streamable-http', url: 'https://x/mcp' })).toEqual({ type: 'http', url: 'https://x/mcp' });
     expect(convertServer('d', { url: 'https://x/sse' })).toEqual({ type: 'sse', url: 'https://x/sse' });

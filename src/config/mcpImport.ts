@@ -72,7 +72,8 @@ async function readMcpServers(file: string, cwd: string): Promise<Record<string,
     throw new LoadoutError('CONFIG_INVALID', `${file} is not valid JSON (${errorMessage(error)})`);
   }
   const parsed = McpFileSchema.safeParse(data);
-  if (!parsed.success) throw new LoadoutError('CONFIG_INVALID', `${file} does not look like an MCP config: ${firstIssueText(parsed.error)}`);
+  if (!parsed.success)
+    throw new LoadoutError('CONFIG_INVALID', `${file} does not look like an MCP config: ${firstIssueText(parsed.error)}`);
   return { ...parsed.data.mcpServers, ...parsed.data.projects?.[path.resolve(cwd)]?.mcpServers };
 }
 
@@ -87,7 +88,8 @@ export async function collectImports(sources: readonly ImportSource[], cwd: stri
       const name = safeServerName(originalName);
       const converted = convertServer(originalName, raw);
       if (typeof converted === 'string') result.skipped.push({ source, name: originalName, reason: converted });
-      else if (result.servers[name]) result.skipped.push({ source, name: originalName, reason: `a server named '${name}' was already imported` });
+      else if (result.servers[name])
+        result.skipped.push({ source, name: originalName, reason: `a server named '${name}' was already imported` });
       else {
         result.servers[name] = converted;
         taken.push(name);
@@ -141,7 +143,10 @@ export function importedServersYaml(result: ImportResult): string {
 export async function createServersFile(file: string, text: string): Promise<void> {
   await withFileLock(file, async () => {
     if ((await readTextIfExists(file)) !== undefined) {
-      throw new LoadoutError('CONFIG_EXISTS', `${file} already exists; loadout never overwrites it. Edit it, or run "loadout refresh" to re-discover tools`);
+      throw new LoadoutError(
+        'CONFIG_EXISTS',
+        `${file} already exists; loadout never overwrites it. Edit it, or run "loadout refresh" to re-discover tools`,
+      );
     }
     await writeTextAtomic(file, text);
   });
@@ -174,6 +179,9 @@ function isLoadoutItself(name: string, server: z.infer<typeof RawServerSchema>):
 
 /** A client server name made safe for servers.yaml (letters, digits, _ and -). */
 export function safeServerName(name: string): string {
-  const safe = name.replace(/[^A-Za-z0-9_-]/g, '-').replace(/^[^A-Za-z0-9]+/, '').slice(0, 64);
+  const safe = name
+    .replace(/[^A-Za-z0-9_-]/g, '-')
+    .replace(/^[^A-Za-z0-9]+/, '')
+    .slice(0, 64);
   return safe || 'server';
 }

@@ -17,7 +17,10 @@ describe('OAuth records', () => {
   afterEach(() => rm(root, { recursive: true, force: true }));
 
   it('writes the file with mode 0600 in a 0700 directory', async () => {
-    await updateOAuthRecord(file, 'https://a.example/mcp', (record) => ({ ...record, tokens: { access_token: 't', token_type: 'Bearer' } }));
+    await updateOAuthRecord(file, 'https://a.example/mcp', (record) => ({
+      ...record,
+      tokens: { access_token: 't', token_type: 'Bearer' },
+    }));
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     expect((await stat(path.dirname(file))).mode & 0o777).toBe(0o700);
     expect(await readOAuthRecord(file)).toMatchObject({ serverUrl: 'https://a.example/mcp', tokens: { access_token: 't' } });
@@ -43,7 +46,9 @@ describe('oauthSettingsOf', () => {
 
   it('gives HTTP and SSE servers OAuth by default, with their settings when given', () => {
     expect(oauthSettingsOf(server({ url: 'https://a.example/mcp' }))).toEqual({});
-    expect(oauthSettingsOf(server({ type: 'sse', url: 'https://a.example/sse', oauth: { client_id: 'c', callback_port: 33418 } }))).toEqual({ client_id: 'c', callback_port: 33418 });
+    expect(oauthSettingsOf(server({ type: 'sse', url: 'https://a.example/sse', oauth: { client_id: 'c', callback_port: 33418 } }))).toEqual(
+      { client_id: 'c', callback_port: 33418 },
+    );
   });
 
   it('leaves out stdio servers, oauth: false, and servers that send their own Authorization header', () => {

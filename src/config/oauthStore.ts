@@ -47,7 +47,11 @@ export async function readOAuthRecord(file: string): Promise<OAuthRecord | undef
  * Locked read-modify-write of the record for `serverUrl`: a record of another URL reads as none.
  * `change` returns the new record; it is written with mode 0600.
  */
-export async function updateOAuthRecord(file: string, serverUrl: string, change: (record: OAuthRecord) => OAuthRecord): Promise<OAuthRecord> {
+export async function updateOAuthRecord(
+  file: string,
+  serverUrl: string,
+  change: (record: OAuthRecord) => OAuthRecord,
+): Promise<OAuthRecord> {
   await privateDir(path.dirname(file));
   return withFileLock(file, async () => {
     const current = await readOAuthRecord(file);

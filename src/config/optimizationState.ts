@@ -46,7 +46,10 @@ export type GoldenPrompt = z.infer<typeof GoldenPromptSchema>;
  * `expectedBehavior` optional (a new id; the target tool; negative prompts expect no call).
  */
 export const PromptInputSchema = GoldenPromptSchema.extend({
-  id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'a prompt id uses letters, digits, "_" and "-" (at most 64)').optional(),
+  id: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/, 'a prompt id uses letters, digits, "_" and "-" (at most 64)')
+    .optional(),
   toolName: z.string().min(1).optional(),
   expectedBehavior: GoldenPromptSchema.shape.expectedBehavior.optional(),
 });
@@ -133,7 +136,10 @@ export const OptimizationSettingsSchema = z.strictObject({
   base_url: z.string().url().optional(),
   model: z.string().min(1).optional(),
   /** The name of the environment variable holding the API key, never the key. */
-  api_key_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'api_key_env is the name of a variable, e.g. OPENAI_API_KEY').optional(),
+  api_key_env: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'api_key_env is the name of a variable, e.g. OPENAI_API_KEY')
+    .optional(),
   /** Command template run per prompt: argv with {prompt}, {system}, {tools_file}, {tool} placeholders. */
   command: z.array(z.string()).min(1).optional(),
   timeout_seconds: z.number().positive().default(60),

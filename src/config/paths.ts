@@ -42,7 +42,9 @@ export function resolvePaths(options: { configDir?: string; dataDir?: string } =
   const defaults = envPaths('loadout', { suffix: '' });
   const configDir = path.resolve(options.configDir ?? env.LOADOUT_CONFIG_DIR ?? defaults.config);
   const explicitDataDir = options.dataDir ?? env.LOADOUT_DATA_DIR;
-  const dataDir = path.resolve(explicitDataDir ?? (configDir === path.resolve(defaults.config) ? defaults.data : derivedDataDir(defaults.data, configDir)));
+  const dataDir = path.resolve(
+    explicitDataDir ?? (configDir === path.resolve(defaults.config) ? defaults.data : derivedDataDir(defaults.data, configDir)),
+  );
   return {
     configDir,
     dataDir,

@@ -23,7 +23,6 @@ const ToolSettingSchema = z.strictObject({
   keywords: z.array(z.string().min(1).max(100)).max(50).optional(),
 });
 
-
 /**
  * OAuth settings of an HTTP/SSE server. Without them loadout registers itself with the server's
  * authorization server (dynamic client registration); a pre-registered client gives its id here.
@@ -146,7 +145,11 @@ export const SearchSettingsSchema = z.strictObject({
 export type SearchSettings = z.infer<typeof SearchSettingsSchema>;
 
 export const ServersFileSchema = z.strictObject({
-  servers: z.record(ServerNameSchema, ServerConfigSchema).nullable().transform((s) => s ?? {}).default({}),
+  servers: z
+    .record(ServerNameSchema, ServerConfigSchema)
+    .nullable()
+    .transform((s) => s ?? {})
+    .default({}),
   gateway: GatewaySettingsSchema.prefault({}),
   optimization: OptimizationSettingsSchema.prefault({}),
   search: SearchSettingsSchema.prefault({}),

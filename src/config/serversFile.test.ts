@@ -15,7 +15,10 @@ function errorOf(text: string): string {
 
 describe('parseServersFile', () => {
   it('reads servers with command, args, env and cwd, and fills defaults', () => {
-    const { config } = parseServersFile('servers:\n  git:\n    command: node\n    args: [git.js]\n    env: { TOKEN: "${TOKEN}" }\n    cwd: /tmp\n', FILE);
+    const { config } = parseServersFile(
+      'servers:\n  git:\n    command: node\n    args: [git.js]\n    env: { TOKEN: "${TOKEN}" }\n    cwd: /tmp\n',
+      FILE,
+    );
     expect(config.servers.git).toMatchObject({ command: 'node', args: ['git.js'], env: { TOKEN: '${TOKEN}' }, cwd: '/tmp', enabled: true });
     expect(config.gateway.relist_wait_ms).toBe(2000);
     expect(config.gateway.client_key).toBe('loadout');
@@ -32,25 +35,36 @@ describe('parseServersFile', () => {
   });
 
   it('names the line of an unknown key', () => {
-    expect(errorOf('servers:\n  git:\n    command: node\n    comand: typo\n')).toBe('/cfg/servers.yaml:4:5: Unrecognized key: "comand" at servers.git');
+    expect(errorOf('servers:\n  git:\n    command: node\n    comand: typo\n')).toBe(
+      '/cfg/servers.yaml:4:5: Unrecognized key: "comand" at servers.git',
+    );
     expect(errorOf('servers: {}\nsrevers: {}\n')).toMatch(/^\/cfg\/servers\.yaml:2:1: Unrecognized key: "srevers"$/);
   });
 
   it('names the line of a wrongly typed value', () => {
-    expect(errorOf('servers:\n  git:\n    command: node\n    args: notalist\n')).toMatch(/^\/cfg\/servers\.yaml:4:\d+: .* at servers\.git\.args$/);
+    expect(errorOf('servers:\n  git:\n    command: node\n    args: notalist\n')).toMatch(
+      /^\/cfg\/servers\.yaml:4:\d+: .* at servers\.git\.args$/,
+    );
   });
 
   it('points at the server that lacks a command', () => {
-    expect(errorOf('servers:\n  ok:\n    command: node\n  broken:\n    args: [x]\n')).toMatch(/^\/cfg\/servers\.yaml:5:\d+: a stdio server needs "command" at servers\.broken\.command$/);
+    expect(errorOf('servers:\n  ok:\n    command: node\n  broken:\n    args: [x]\n')).toMatch(
+      /^\/cfg\/servers\.yaml:5:\d+: a stdio server needs "command" at servers\.broken\.command$/,
+    );
   });
 
   it('infers an omitted type from url or command, and keeps transport fields to their transport', () => {
-    const { config } = parseServersFile('servers:\n  local:\n    command: node\n  remote:\n    url: http://127.0.0.1:1/mcp\n  events:\n    type: sse\n    url: http://127.0.0.1:1/sse\n', FILE);
+    const { config } = parseServersFile(
+      'servers:\n  local:\n    command: node\n  remote:\n    url: http://127.0.0.1:1/mcp\n  events:\n    type: sse\n    url: http://127.0.0.1:1/sse\n',
+      FILE,
+    );
     expect(config.servers.local).toMatchObject({ type: 'stdio', command: 'node', args: [], env: {} });
     expect(config.servers.remote).toMatchObject({ type: 'http', url: 'http://127.0.0.1:1/mcp', headers: {} });
     expect(config.servers.events).toMatchObject({ type: 'sse', url: 'http://127.0.0.1:1/sse' });
     expect(errorOf('servers:\n  remote:\n    type: http\n')).toMatch(/: a http server needs "url" at servers\.remote\.url$/);
-    expect(errorOf('servers:\n  remote:\n    url: http://127.0.0.1:1/mcp\n    args: [x]\n')).toMatch(/Unrecognized key: "args" at servers\.remote$/);
+    expect(errorOf('servers:\n  remote:\n    url: http://127.0.0.1:1/mcp\n    args: [x]\n')).toMatch(
+      /Unrecognized key: "args" at servers\.remote$/,
+    );
   });
 
   it('refuses a server name with a dot (it would break server.tool)', () => {

@@ -58,7 +58,8 @@ function schemaError(error: z.ZodError, document: Document, lineCounter: LineCou
   const issue = error.issues[0]!;
   const issuePath = issue.path.map(String);
   // An unknown key is best shown at the key itself, not at the map that holds it.
-  const node = (issue.code === 'unrecognized_keys' ? keyNode(document, issuePath, issue.keys[0]) : undefined) ?? deepestNode(document, issuePath);
+  const node =
+    (issue.code === 'unrecognized_keys' ? keyNode(document, issuePath, issue.keys[0]) : undefined) ?? deepestNode(document, issuePath);
   const position = node?.range ? lineCounter.linePos(node.range[0]) : { line: 1, col: 1 };
   const where = issuePath.length ? ` at ${issuePath.join('.')}` : '';
   return new LoadoutError('CONFIG_INVALID', `${file}:${position.line}:${position.col}: ${issue.message}${where}`);

@@ -45,7 +45,9 @@ describe('loadServersConfig', () => {
     expect(Object.keys((await loadServersConfig(file, cacheFile)).config.servers)).toEqual(['a']);
     const widened = ServersFileSchema.extend({ extra: z.string().optional() });
     expect(serversFileSchemaHash()).toMatch(/^[0-9a-f]{16}$/);
-    expect(JSON.stringify(z.toJSONSchema(widened, { io: 'input', unrepresentable: 'any' }))).not.toEqual(JSON.stringify(z.toJSONSchema(ServersFileSchema, { io: 'input', unrepresentable: 'any' })));
+    expect(JSON.stringify(z.toJSONSchema(widened, { io: 'input', unrepresentable: 'any' }))).not.toEqual(
+      JSON.stringify(z.toJSONSchema(ServersFileSchema, { io: 'input', unrepresentable: 'any' })),
+    );
   });
 
   it('ignores a corrupt cache', async () => {

@@ -22,7 +22,8 @@ declare const LOADOUT_SERVERS_SCHEMA_HASH: string | undefined;
  */
 export function serversFileSchemaHash(): string {
   const hash = createHash('sha256');
-  for (const io of ['input', 'output'] as const) hash.update(JSON.stringify(z.toJSONSchema(ServersFileSchema, { io, unrepresentable: 'any' })));
+  for (const io of ['input', 'output'] as const)
+    hash.update(JSON.stringify(z.toJSONSchema(ServersFileSchema, { io, unrepresentable: 'any' })));
   return hash.digest('hex').slice(0, 16);
 }
 

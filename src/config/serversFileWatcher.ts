@@ -43,7 +43,9 @@ export class ServersFileWatcher {
     this.#watcher = watch(dir, { persistent: false }, (_event, changed) => {
       if (changed === null || changed.toString() === name) this.#schedule();
     });
-    this.#watcher.on('error', (error) => this.#options.logger.warn({ mod: 'config', err: errorMessage(error) }, 'watching servers.yaml failed; edits need a restart'));
+    this.#watcher.on('error', (error) =>
+      this.#options.logger.warn({ mod: 'config', err: errorMessage(error) }, 'watching servers.yaml failed; edits need a restart'),
+    );
   }
 
   /** Stop watching. Safe to call more than once. */

@@ -63,6 +63,9 @@ export class StateStore {
   async #corrupt(problem: string): Promise<LoadoutError> {
     const backup = `${this.#file}.corrupt-${Date.now()}`;
     await copyFile(this.#file, backup).catch(() => undefined);
-    return new LoadoutError('STATE_INVALID', `${this.#file} ${problem}; a copy was kept at ${backup}. Fix or delete the file and try again.`);
+    return new LoadoutError(
+      'STATE_INVALID',
+      `${this.#file} ${problem}; a copy was kept at ${backup}. Fix or delete the file and try again.`,
+    );
   }
 }

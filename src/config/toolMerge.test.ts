@@ -7,7 +7,11 @@ const tool = (name: string, description = `${name} does things`, hash = `h-${nam
 function merge(text: string, discovered: DiscoveredTool[], acceptChanged = false) {
   const document = parseDocument(text);
   const report = mergeDiscoveredTools(document, 'git', discovered, { acceptChanged });
-  return { report, text: document.toString({ lineWidth: 0 }), js: document.toJS() as { servers: { git: { tools: Record<string, Record<string, unknown> | null> } } } };
+  return {
+    report,
+    text: document.toString({ lineWidth: 0 }),
+    js: document.toJS() as { servers: { git: { tools: Record<string, Record<string, unknown> | null> } } },
+  };
 }
 
 describe('mergeDiscoveredTools', () => {
@@ -23,36 +27,51 @@ describe('mergeDiscoveredTools', () => {
     expect(report?.added).toEqual([]);
   });
 
-  it('keeps the user\'s search keywords of a tool across refreshes', () => {
-    const { js } = merge('servers:\n  git:\n    command: x\n    tools:\n      push: { enabled: true, keywords: [upload, publish] }\n', [tool('push')]);
+  it("keeps the user's search keywords of a tool across refreshes", () => {
+    const { js } = merge('servers:\n  git:\n    command: x\n    tools:\n      push: { enabled: true, keywords: [upload, publish] }\n', [
+      tool('push'),
+    ]);
     expect(js.servers.git.tools.push).toMatchObject({ enabled: true, keywords: ['upload', 'publish'], description: 'push does things' });
   });
 
   it('marks a tool the server no longer offers stale and keeps its setting', () => {
-    const { js, report } = merge('servers:\n  git:\n    command: x\n    tools:\n      old: { enabled: false, hash: h-old }\n', [tool('new')]);
+    const { js, report } = merge('servers:\n  git:\n    command: x\n    tools:\n      old: { enabled: false, hash: h-old }\n', [
+      tool('new'),
+    ]);
     expect(js.servers.git.tools.old).toEqual({ enabled: false, hash: 'h-old', stale: true });
     expect(report?.stale).toEqual(['old']);
   });
 
   it('clears stale when the tool comes back', () => {
-    const { js, report } = merge('servers:\n  git:\n    command: x\n    tools:\n      status: { enabled: true, stale: true, hash: h-status }\n', [tool('status')]);
+    const { js, report } = merge(
+      'servers:\n  git:\n    command: x\n    tools:\n      status: { enabled: true, stale: true, hash: h-status }\n',
+      [tool('status')],
+    );
     expect(js.servers.git.tools.status).not.toHaveProperty('stale');
     expect(report?.returned).toEqual(['status']);
   });
 
   it('updates the description to the discovered text', () => {
-    const { js } = merge('servers:\n  git:\n    command: x\n    tools:\n      status: { description: old text }\n', [tool('status', 'new text')]);
+    const { js } = merge('servers:\n  git:\n    command: x\n    tools:\n      status: { description: old text }\n', [
+      tool('status', 'new text'),
+    ]);
     expect(js.servers.git.tools.status?.description).toBe('new text');
   });
 
   it('never overwrites a user-set value and reports a changed hash instead of replacing it', () => {
-    const { js, report } = merge('servers:\n  git:\n    command: x\n    tools:\n      status: { enabled: false, hash: approved }\n', [tool('status', 'x', 'different')]);
+    const { js, report } = merge('servers:\n  git:\n    command: x\n    tools:\n      status: { enabled: false, hash: approved }\n', [
+      tool('status', 'x', 'different'),
+    ]);
     expect(js.servers.git.tools.status).toMatchObject({ enabled: false, hash: 'approved' });
     expect(report?.changed).toEqual(['status']);
   });
 
   it('stores the new hash of a changed tool only when asked to accept changes', () => {
-    const { js, report } = merge('servers:\n  git:\n    command: x\n    tools:\n      status: { hash: approved }\n', [tool('status', 'x', 'different')], true);
+    const { js, report } = merge(
+      'servers:\n  git:\n    command: x\n    tools:\n      status: { hash: approved }\n',
+      [tool('status', 'x', 'different')],
+      true,
+    );
     expect(js.servers.git.tools.status?.hash).toBe('different');
     expect(report?.accepted).toEqual(['status']);
   });

@@ -38,7 +38,12 @@ export interface ToolMergeOptions {
  * (a differing hash is kept and reported as changed); gone → `stale: true`; back → `stale` removed.
  * Returns undefined when the server is no longer in the document (removed by a concurrent edit).
  */
-export function mergeDiscoveredTools(document: Document, server: string, discovered: readonly DiscoveredTool[], options: ToolMergeOptions = {}): ToolMergeReport | undefined {
+export function mergeDiscoveredTools(
+  document: Document,
+  server: string,
+  discovered: readonly DiscoveredTool[],
+  options: ToolMergeOptions = {},
+): ToolMergeReport | undefined {
   const { isMap } = yamlModule();
   const serverNode = document.getIn(['servers', server], true);
   if (!isMap(serverNode)) return undefined;
@@ -96,6 +101,9 @@ export function mergeDiscoveredTools(document: Document, server: string, discove
 }
 
 function scalarText(node: unknown): string | undefined {
-  if (yamlModule().isScalar(node)) return typeof node.value === 'string' || typeof node.value === 'number' || typeof node.value === 'boolean' ? String(node.value) : undefined;
+  if (yamlModule().isScalar(node))
+    return typeof node.value === 'string' || typeof node.value === 'number' || typeof node.value === 'boolean'
+      ? String(node.value)
+      : undefined;
   return typeof node === 'string' ? node : undefined;
 }

@@ -13,7 +13,13 @@ afterEach(async () => {
 });
 
 function nodeChild(args: string[], options: Partial<ChildProcessOptions> = {}): ChildProcessTransport {
-  return new ChildProcessTransport({ command: process.execPath, args, env: { ...(process.env as Record<string, string>) }, maxMessageBytes: 256 * MEGABYTE, ...options });
+  return new ChildProcessTransport({
+    command: process.execPath,
+    args,
+    env: { ...(process.env as Record<string, string>) },
+    maxMessageBytes: 256 * MEGABYTE,
+    ...options,
+  });
 }
 
 async function connect(transport: ChildProcessTransport): Promise<Client> {
@@ -35,7 +41,10 @@ describe('ChildProcessTransport', () => {
   });
 
   it('runs the child in the given directory', async () => {
-    const transport = nodeChild(['-e', 'process.stdout.write(JSON.stringify({ jsonrpc: "2.0", method: "cwd", params: { cwd: process.cwd() } }) + "\\n")'], { cwd: '/tmp' });
+    const transport = nodeChild(
+      ['-e', 'process.stdout.write(JSON.stringify({ jsonrpc: "2.0", method: "cwd", params: { cwd: process.cwd() } }) + "\\n")'],
+      { cwd: '/tmp' },
+    );
     const message = new Promise((resolve) => {
       transport.onmessage = resolve;
     });

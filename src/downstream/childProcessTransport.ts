@@ -63,7 +63,14 @@ export class ChildProcessTransport implements Transport {
     this.#started = true;
     const { command, args, env, cwd } = this.#options;
     return new Promise((resolve, reject) => {
-      const child = spawn(command, args, { env, cwd, stdio: ['pipe', 'pipe', 'pipe'], shell: false, windowsHide: process.platform === 'win32', detached: OWN_PROCESS_GROUP });
+      const child = spawn(command, args, {
+        env,
+        cwd,
+        stdio: ['pipe', 'pipe', 'pipe'],
+        shell: false,
+        windowsHide: process.platform === 'win32',
+        detached: OWN_PROCESS_GROUP,
+      });
       this.#child = child;
       this.#writer = new JsonLineWriter(child.stdin!);
       child.once('spawn', () => resolve());

@@ -19,7 +19,15 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import { expandEnv, expandEnvRecord, oauthSettingsOf, type ServerConfig } from '../config/index.js';
-import { Cancellation, LOADOUT_VERSION, LoadoutError, errorMessage, isLoadoutError, lazySchemaValidator, type Logger } from '../shared/index.js';
+import {
+  Cancellation,
+  LOADOUT_VERSION,
+  LoadoutError,
+  errorMessage,
+  isLoadoutError,
+  lazySchemaValidator,
+  type Logger,
+} from '../shared/index.js';
 import type { RelayedRequest } from './inFlightCallers.js';
 import { StoredOAuthProvider, needsAuthorizationError, oauthTargetOf } from './oauthProvider.js';
 import { RequestLayer, type RequestOptions } from './requestLayer.js';
@@ -86,10 +94,22 @@ export class DownstreamConnection {
     serverName: string,
     config: ServerConfig,
     // shutdown: aborted when loadout stops; a stdio child is then ended within about a second.
-    options: { logger: Logger; env?: NodeJS.ProcessEnv; signal?: AbortSignal; shutdown?: AbortSignal; timeoutMs?: number; oauthDir?: string } & ConnectionHooks,
+    options: {
+      logger: Logger;
+      env?: NodeJS.ProcessEnv;
+      signal?: AbortSignal;
+      shutdown?: AbortSignal;
+      timeoutMs?: number;
+      oauthDir?: string;
+    } & ConnectionHooks,
   ): Promise<DownstreamConnection> {
     const env = options.env ?? process.env;
-    const transport = await createTransport(serverName, config, { env, logger: options.logger, oauthDir: options.oauthDir, shutdown: options.shutdown });
+    const transport = await createTransport(serverName, config, {
+      env,
+      logger: options.logger,
+      oauthDir: options.oauthDir,
+      shutdown: options.shutdown,
+    });
     const usesOAuth = options.oauthDir !== undefined && oauthSettingsOf(config) !== undefined;
     const layer = new RequestLayer(transport, config.timeout_seconds * 1000, { onNotification: options.onNotification });
     const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
@@ -143,7 +163,9 @@ export class DownstreamConnection {
       this.listTools(options),
       capabilities?.prompts ? this.#listAll<Prompt>('prompts/list', 'prompts', 'name', options) : undefined,
       capabilities?.resources ? this.#listAll<Resource>('resources/list', 'resources', 'uri', options) : undefined,
-      capabilities?.resources ? this.#listAll<ResourceTemplate>('resources/templates/list', 'resourceTemplates', 'uriTemplate', options) : undefined,
+      capabilities?.resources
+        ? this.#listAll<ResourceTemplate>('resources/templates/list', 'resourceTemplates', 'uriTemplate', options)
+        : undefined,
     ]);
     return { tools, prompts, resources, resourceTemplates, ...(capabilities ? { capabilities } : {}) };
   }
@@ -246,14 +268,19 @@ async function settleWithin(promise: Promise<unknown>, ms: number): Promise<void
 }
 
 function refuseRelayedRequest(request: RelayedRequest): Promise<never> {
-  return Promise.reject(new McpError(ErrorCode.InvalidRequest, `loadout cannot answer ${request.method} here: no client session is waiting on this server`));
+  return Promise.reject(
+    new McpError(ErrorCode.InvalidRequest, `loadout cannot answer ${request.method} here: no client session is waiting on this server`),
+  );
 }
 
 // A 401 from a server loadout logs in to needs `loadout auth`; from one that sends its own
 // Authorization header (or has `oauth: false`), a login cannot help: the header is what to fix.
 function refusedCredentials(server: string, usesOAuth: boolean): LoadoutError {
   if (usesOAuth) return needsAuthorizationError(server);
-  return new LoadoutError('AUTH_FAILED', `Server '${server}' refused loadout's credentials (HTTP 401): check the Authorization header under headers: for ${server} in servers.yaml`);
+  return new LoadoutError(
+    'AUTH_FAILED',
+    `Server '${server}' refused loadout's credentials (HTTP 401): check the Authorization header under headers: for ${server} in servers.yaml`,
+  );
 }
 
 /**
@@ -284,11 +311,17 @@ async function createTransport(serverName: string, config: ServerConfig, context
     return await createTransportOrThrow(serverName, config, context);
   } catch (error) {
     if (error instanceof LoadoutError) throw error;
-    throw new LoadoutError('SERVER_START_FAILED', `Server '${serverName}' has an unusable address: ${errorMessage(error)}`, { cause: error });
+    throw new LoadoutError('SERVER_START_FAILED', `Server '${serverName}' has an unusable address: ${errorMessage(error)}`, {
+      cause: error,
+    });
   }
 }
 
-async function createTransportOrThrow(serverName: string, config: ServerConfig, { env, logger, oauthDir, shutdown }: TransportContext): Promise<Transport> {
+async function createTransportOrThrow(
+  serverName: string,
+  config: ServerConfig,
+  { env, logger, oauthDir, shutdown }: TransportContext,
+): Promise<Transport> {
   const where = `Server '${serverName}'`;
   const { type } = config;
   if (type === 'stdio') {

@@ -55,7 +55,9 @@ class FakePool implements HealthPool {
     if (existing) return Promise.resolve(existing);
     this.starts.push(server);
     if (!this.up) return Promise.reject(new Error('spawn failed'));
-    const connection = { ping: async () => (this.pingOk ? undefined : Promise.reject(new Error('timeout'))) } as unknown as DownstreamConnection;
+    const connection = {
+      ping: async () => (this.pingOk ? undefined : Promise.reject(new Error('timeout'))),
+    } as unknown as DownstreamConnection;
     this.live.set(server, connection);
     this.#listener?.({ type: 'connected', server });
     return Promise.resolve(connection);
@@ -84,7 +86,14 @@ describe('ServerHealth', () => {
     vi.useFakeTimers();
     pool = new FakePool();
     changes = [];
-    health = new ServerHealth({ pool, logger: silentLogger, pingIntervalMs: 1000, reconnectBaseMs: 100, reconnectMaxMs: 400, random: () => 0.999999 });
+    health = new ServerHealth({
+      pool,
+      logger: silentLogger,
+      pingIntervalMs: 1000,
+      reconnectBaseMs: 100,
+      reconnectMaxMs: 400,
+      random: () => 0.999999,
+    });
     health.onChange((server, available) => changes.push([server, available]));
   });
   afterEach(async () => {

@@ -37,7 +37,9 @@ export class InFlightCallers {
     const callers = this.#byServer.get(server) ?? [];
     const owners = new Set(callers.map((caller) => caller.owner));
     if (owners.size === 0) {
-      return refuse(`loadout got ${request.method} from server '${server}' while no call to it was in flight; it only relays requests made during a call`);
+      return refuse(
+        `loadout got ${request.method} from server '${server}' while no call to it was in flight; it only relays requests made during a call`,
+      );
     }
     if (owners.size > 1) {
       return refuse(

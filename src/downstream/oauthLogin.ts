@@ -28,7 +28,12 @@ export async function loginToServer(options: OAuthLoginOptions): Promise<void> {
   const env = options.env ?? process.env;
   const target = oauthTargetOf(server, config, env, options.oauthDir);
   if (!target || config.type === 'stdio') {
-    const why = config.type === 'stdio' ? 'it is a stdio server' : config.oauth === false ? 'its entry says oauth: false' : 'it sends its own Authorization header';
+    const why =
+      config.type === 'stdio'
+        ? 'it is a stdio server'
+        : config.oauth === false
+          ? 'its entry says oauth: false'
+          : 'it sends its own Authorization header';
     throw new LoadoutError('INVALID_ARGUMENT', `Server '${server}' does not use OAuth: ${why}`);
   }
   const { settings } = target;
@@ -45,8 +50,16 @@ export async function loginToServer(options: OAuthLoginOptions): Promise<void> {
     }));
     const provider = await StoredOAuthProvider.open(target, { redirectUrl, onAuthorizationUrl: (url) => options.onAuthorizationUrl(url) });
     const { auth, extractWWWAuthenticateParams: extract } = await import('@modelcontextprotocol/sdk/client/auth.js');
-    const challenge = await probeChallenge(target.serverUrl, expandEnvRecord(config.headers, env, `Server '${server}' headers`), (response) => extract(response));
-    const authOptions = { serverUrl: target.serverUrl, resourceMetadataUrl: challenge.resourceMetadataUrl, scope: challenge.scope ?? settings.scope };
+    const challenge = await probeChallenge(
+      target.serverUrl,
+      expandEnvRecord(config.headers, env, `Server '${server}' headers`),
+      (response) => extract(response),
+    );
+    const authOptions = {
+      serverUrl: target.serverUrl,
+      resourceMetadataUrl: challenge.resourceMetadataUrl,
+      scope: challenge.scope ?? settings.scope,
+    };
     const redirect = waitForRedirect(listener, () => provider.sentState, options);
     // Settled early if auth() fails before a redirect is due, so its rejection is never unhandled.
     redirect.catch(() => undefined);
@@ -78,7 +91,8 @@ async function listenForRedirect(port: number, fixed: boolean): Promise<Server> 
   try {
     return await listen(port);
   } catch (error) {
-    if (fixed || port === 0) throw new LoadoutError('AUTH_FAILED', `Cannot listen for the OAuth redirect on 127.0.0.1:${port}: ${errorMessage(error)}`);
+    if (fixed || port === 0)
+      throw new LoadoutError('AUTH_FAILED', `Cannot listen for the OAuth redirect on 127.0.0.1:${port}: ${errorMessage(error)}`);
     return listen(0);
   }
 }
@@ -95,7 +109,11 @@ type ExtractChallenge = (response: Response) => { resourceMetadataUrl?: URL; sco
 
 // The server's 401 names its protected-resource metadata and scope (RFC 9728); without it the
 // SDK falls back to the well-known locations.
-async function probeChallenge(serverUrl: string, headers: Record<string, string>, extract: ExtractChallenge): Promise<{ resourceMetadataUrl?: URL; scope?: string }> {
+async function probeChallenge(
+  serverUrl: string,
+  headers: Record<string, string>,
+  extract: ExtractChallenge,
+): Promise<{ resourceMetadataUrl?: URL; scope?: string }> {
   try {
     const response = await fetch(serverUrl, {
       method: 'POST',
@@ -112,9 +130,22 @@ async function probeChallenge(serverUrl: string, headers: Record<string, string>
 
 // Resolves with the authorization code the browser brings back; rejects on an error redirect,
 // a wrong state, the timeout or the caller's signal.
-function waitForRedirect(listener: Server, sentState: () => string | undefined, options: Pick<OAuthLoginOptions, 'server' | 'timeoutMs' | 'signal'>): Promise<string> {
+function waitForRedirect(
+  listener: Server,
+  sentState: () => string | undefined,
+  options: Pick<OAuthLoginOptions, 'server' | 'timeoutMs' | 'signal'>,
+): Promise<string> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => finish(new LoadoutError('AUTH_FAILED', `Authorization of '${options.server}' timed out: the browser did not come back within ${Math.round(options.timeoutMs / 1000)} s`)), options.timeoutMs);
+    const timer = setTimeout(
+      () =>
+        finish(
+          new LoadoutError(
+            'AUTH_FAILED',
+            `Authorization of '${options.server}' timed out: the browser did not come back within ${Math.round(options.timeoutMs / 1000)} s`,
+          ),
+        ),
+      options.timeoutMs,
+    );
     timer.unref();
     const onAbort = (): void => finish(new LoadoutError('AUTH_FAILED', `Authorization of '${options.server}' was cancelled`));
     options.signal?.addEventListener('abort', onAbort, { once: true });
@@ -147,7 +178,8 @@ function redirectOutcome(params: URLSearchParams, sentState: string | undefined,
     const description = params.get('error_description');
     return new LoadoutError('AUTH_FAILED', `Authorization of '${server}' was refused: ${error}${description ? ` (${description})` : ''}`);
   }
-  if (sentState !== undefined && params.get('state') !== sentState) return new LoadoutError('AUTH_FAILED', `Authorization of '${server}' failed: the redirect's state does not match the request`);
+  if (sentState !== undefined && params.get('state') !== sentState)
+    return new LoadoutError('AUTH_FAILED', `Authorization of '${server}' failed: the redirect's state does not match the request`);
   const code = params.get('code');
   if (!code) return new LoadoutError('AUTH_FAILED', `Authorization of '${server}' failed: the redirect carries no code`);
   return code;

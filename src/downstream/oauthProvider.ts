@@ -5,7 +5,16 @@
 import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { randomBytes } from 'node:crypto';
-import { expandEnv, oauthRecordFile, oauthSettingsOf, readOAuthRecord, updateOAuthRecord, type OAuthRecord, type OAuthSettings, type ServerConfig } from '../config/index.js';
+import {
+  expandEnv,
+  oauthRecordFile,
+  oauthSettingsOf,
+  readOAuthRecord,
+  updateOAuthRecord,
+  type OAuthRecord,
+  type OAuthSettings,
+  type ServerConfig,
+} from '../config/index.js';
 import { LoadoutError } from '../shared/index.js';
 
 /** A login in progress (`loadout auth`): where the browser comes back, and how to send it off. */
@@ -33,7 +42,9 @@ export function oauthTargetOf(server: string, config: ServerConfig, env: NodeJS.
     // Normalised as the transport will send it, so a login and a connection agree on the record.
     serverUrl: new URL(expandEnv(config.url, env, `${where} url`)).href,
     oauthDir,
-    settings: settings.client_secret ? { ...settings, client_secret: expandEnv(settings.client_secret, env, `${where} oauth.client_secret`) } : settings,
+    settings: settings.client_secret
+      ? { ...settings, client_secret: expandEnv(settings.client_secret, env, `${where} oauth.client_secret`) }
+      : settings,
   };
 }
 
@@ -94,11 +105,19 @@ export class StoredOAuthProvider implements OAuthClientProvider {
    * so a rotating authorization server does not see the old token twice and revoke the login.
    */
   readonly fetch = (url: string | URL, init?: RequestInit): Promise<Response> => {
-    const refreshToken = init?.method === 'POST' && init.body instanceof URLSearchParams && init.body.get('grant_type') === 'refresh_token' ? init.body.get('refresh_token') : null;
+    const refreshToken =
+      init?.method === 'POST' && init.body instanceof URLSearchParams && init.body.get('grant_type') === 'refresh_token'
+        ? init.body.get('refresh_token')
+        : null;
     if (refreshToken === null) return fetch(url, init);
     let answer = this.#refreshes.get(refreshToken);
     if (!answer) {
-      answer = fetch(url, init).then(async (response) => ({ status: response.status, statusText: response.statusText, headers: [...response.headers], body: await response.text() }));
+      answer = fetch(url, init).then(async (response) => ({
+        status: response.status,
+        statusText: response.statusText,
+        headers: [...response.headers],
+        body: await response.text(),
+      }));
       this.#refreshes.set(refreshToken, answer);
       const forget = (): void => void this.#refreshes.delete(refreshToken);
       // A failed refresh is not kept: the next attempt asks again.
@@ -153,7 +172,11 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   }
 
   async saveTokens(tokens: OAuthTokens): Promise<void> {
-    await this.#update(({ needsAuthorizationSince: _since, ...record }) => ({ ...record, tokens, tokensSavedAt: new Date().toISOString() }));
+    await this.#update(({ needsAuthorizationSince: _since, ...record }) => ({
+      ...record,
+      tokens,
+      tokensSavedAt: new Date().toISOString(),
+    }));
   }
 
   async redirectToAuthorization(authorizationUrl: URL): Promise<void> {

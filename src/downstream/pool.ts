@@ -134,7 +134,12 @@ export class ServerPool {
    * idle clock stops while it runs, and `options.caller` answers the server's sampling and
    * elicitation requests meanwhile.
    */
-  async request(server: string, method: string, params: Record<string, unknown> | undefined, options: RequestOptions = {}): Promise<Record<string, unknown>> {
+  async request(
+    server: string,
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: RequestOptions = {},
+  ): Promise<Record<string, unknown>> {
     this.#beginUse(server);
     const endCall = options.caller ? this.#callers.add(server, options.caller) : undefined;
     try {
@@ -143,7 +148,9 @@ export class ServerPool {
       try {
         return await connection.request(method, params, options);
       } catch (error) {
-        return await this.#retryOnNewSession(server, connection, error, { signal: options.cancellation?.signal }, (next) => next.request(method, params, options));
+        return await this.#retryOnNewSession(server, connection, error, { signal: options.cancellation?.signal }, (next) =>
+          next.request(method, params, options),
+        );
       }
     } finally {
       endCall?.();
@@ -153,7 +160,12 @@ export class ServerPool {
 
   /** Forward one tools/call (see request). */
   callTool(server: string, tool: string, args: Record<string, unknown> | undefined, options: RequestOptions = {}): Promise<CallToolResult> {
-    return this.request(server, 'tools/call', args === undefined ? { name: tool } : { name: tool, arguments: args }, options) as Promise<CallToolResult>;
+    return this.request(
+      server,
+      'tools/call',
+      args === undefined ? { name: tool } : { name: tool, arguments: args },
+      options,
+    ) as Promise<CallToolResult>;
   }
 
   /** List a server's tools, starting it if needed. */
@@ -167,7 +179,11 @@ export class ServerPool {
   }
 
   // Run `use` on the server's connection (started if needed) with the idle clock stopped meanwhile.
-  async #whileInUse<T>(server: string, options: { signal?: AbortSignal; timeoutMs?: number }, use: (connection: DownstreamConnection) => Promise<T>): Promise<T> {
+  async #whileInUse<T>(
+    server: string,
+    options: { signal?: AbortSignal; timeoutMs?: number },
+    use: (connection: DownstreamConnection) => Promise<T>,
+  ): Promise<T> {
     this.#beginUse(server);
     try {
       const connection = await this.connection(server, options);

@@ -66,7 +66,11 @@ describe('RequestLayer', () => {
     const { channel, serverEnd, nextCall } = await wire();
     const pending = channel.request('tools/call', { name: 'echo' });
     const request = await nextCall();
-    await serverEnd.send({ jsonrpc: '2.0', id: request.id, error: { code: ErrorCode.InvalidParams, message: 'Unknown tool: echo', data: { hint: 1 } } });
+    await serverEnd.send({
+      jsonrpc: '2.0',
+      id: request.id,
+      error: { code: ErrorCode.InvalidParams, message: 'Unknown tool: echo', data: { hint: 1 } },
+    });
     const error = await pending.catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(McpError);
     expect(error).toMatchObject({ code: ErrorCode.InvalidParams, message: 'MCP error -32602: Unknown tool: echo', data: { hint: 1 } });
@@ -90,7 +94,11 @@ describe('RequestLayer', () => {
     expect(params._meta.progressToken).toBe('the-clients');
     for (let step = 1; step <= 3; step++) {
       await vi.advanceTimersByTimeAsync(800);
-      await serverEnd.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: request.id, progress: step, total: 3 } });
+      await serverEnd.send({
+        jsonrpc: '2.0',
+        method: 'notifications/progress',
+        params: { progressToken: request.id, progress: step, total: 3 },
+      });
     }
     // 2.4 s in all, never 1 s without progress: still running.
     await serverEnd.send({ jsonrpc: '2.0', id: request.id, result: { content: [] } });
@@ -126,7 +134,10 @@ describe('RequestLayer', () => {
       await vi.advanceTimersByTimeAsync(900);
       await serverEnd.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: request.id, progress: step } });
     }
-    expect(await outcome).toMatchObject({ code: ErrorCode.RequestTimeout, message: expect.stringContaining('Maximum total timeout exceeded') });
+    expect(await outcome).toMatchObject({
+      code: ErrorCode.RequestTimeout,
+      message: expect.stringContaining('Maximum total timeout exceeded'),
+    });
     expect((await nextCancel()).params).toMatchObject({ requestId: request.id });
   });
 

@@ -4,7 +4,13 @@
 // Timeout, progress, cancellation and the McpError of a failure are written here, once. Results
 // pass back unchanged: a gateway forwards them, so a schema parse per request is cost without use.
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, McpError, type JSONRPCMessage, type JSONRPCNotification, type MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ErrorCode,
+  McpError,
+  type JSONRPCMessage,
+  type JSONRPCNotification,
+  type MessageExtraInfo,
+} from '@modelcontextprotocol/sdk/types.js';
 import { TransportDecorator, type Cancellation } from '../shared/index.js';
 import type { DownstreamCaller } from './inFlightCallers.js';
 
@@ -83,7 +89,10 @@ export class RequestLayer extends TransportDecorator {
         resolve,
         reject,
         onProgress,
-        timer: setTimeout(() => this.#cancel(id, new McpError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: timeoutMs })), timeoutMs),
+        timer: setTimeout(
+          () => this.#cancel(id, new McpError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: timeoutMs })),
+          timeoutMs,
+        ),
         startedAt: performance.now(),
         maxTotalMs: timeoutMs * MAX_TOTAL_TIMEOUTS,
         stopListening: cancellation?.onCancel((reason) => this.#cancel(id, asError(reason))),
@@ -113,7 +122,13 @@ export class RequestLayer extends TransportDecorator {
       const { result } = message;
       // The one check a forwarded result gets: an object (a gateway passes its fields on untouched).
       if (typeof result === 'object' && result !== null && !Array.isArray(result)) pending.resolve(result);
-      else pending.reject(new McpError(ErrorCode.InvalidRequest, `the server answered ${pending.method} with ${JSON.stringify(result)}, not a result object`));
+      else
+        pending.reject(
+          new McpError(
+            ErrorCode.InvalidRequest,
+            `the server answered ${pending.method} with ${JSON.stringify(result)}, not a result object`,
+          ),
+        );
     } else if ('error' in message) {
       pending.reject(McpError.fromError(message.error.code, message.error.message, message.error.data));
     }
@@ -126,7 +141,13 @@ export class RequestLayer extends TransportDecorator {
     if (!pending?.onProgress) return false;
     const elapsedMs = performance.now() - pending.startedAt;
     if (elapsedMs >= pending.maxTotalMs) {
-      this.#cancel(token as string, new McpError(ErrorCode.RequestTimeout, 'Maximum total timeout exceeded', { maxTotalTimeout: pending.maxTotalMs, totalElapsed: elapsedMs }));
+      this.#cancel(
+        token as string,
+        new McpError(ErrorCode.RequestTimeout, 'Maximum total timeout exceeded', {
+          maxTotalTimeout: pending.maxTotalMs,
+          totalElapsed: elapsedMs,
+        }),
+      );
       return true;
     }
     pending.timer.refresh();
@@ -139,7 +160,9 @@ export class RequestLayer extends TransportDecorator {
   #cancel(id: string, reason: Error): void {
     const pending = this.#settle(id);
     if (!pending) return;
-    this.inner.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: reason.message } }).catch(() => undefined);
+    this.inner
+      .send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: reason.message } })
+      .catch(() => undefined);
     pending.reject(reason);
   }
 
@@ -159,7 +182,7 @@ function withProgressToken(params: Record<string, unknown> | undefined, token: s
   const meta = params?._meta as Record<string, unknown> | undefined;
   const callerToken = typeof meta === 'object' && meta !== null ? meta.progressToken : undefined;
   if (token === undefined && callerToken === undefined) return params;
-  const { progressToken: _dropped, ...rest } = (meta ?? {});
+  const { progressToken: _dropped, ...rest } = meta ?? {};
   if (token !== undefined) rest.progressToken = token;
   const { _meta: _old, ...fields } = params ?? {};
   return Object.keys(rest).length ? { ...fields, _meta: rest } : fields;

@@ -12,7 +12,11 @@ async function wire(answerFor: (method: string) => DirectAnswer | undefined) {
   const [gatewayEnd, clientEnd] = InMemoryTransport.createLinkedPair();
   const reachedServer: JSONRPCMessage[] = [];
   let serverClosed = false;
-  const intake = new ClientIntake(gatewayEnd, { server: new Server({ name: 't', version: '1' }), directAnswer: answerFor, onSendError: () => undefined });
+  const intake = new ClientIntake(gatewayEnd, {
+    server: new Server({ name: 't', version: '1' }),
+    directAnswer: answerFor,
+    onSendError: () => undefined,
+  });
   intake.onmessage = (message) => reachedServer.push(message);
   intake.onclose = () => (serverClosed = true);
   const client = recordPeer(clientEnd);
@@ -27,8 +31,12 @@ describe('ClientIntake', () => {
     const { clientEnd, reachedServer, received, answerTo } = await wire(() => undefined);
     await clientEnd.send({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: [] } as never);
     await clientEnd.send({ jsonrpc: '2.0', id: 2, method: 'ping', stray: 1 } as never);
-    expect(await answerTo(1)).toMatchObject({ error: { code: ErrorCode.InvalidParams, message: 'Invalid tools/list request: params must be an object' } });
-    expect(await answerTo(2)).toMatchObject({ error: { code: ErrorCode.InvalidRequest, message: expect.stringContaining("unknown field 'stray'") } });
+    expect(await answerTo(1)).toMatchObject({
+      error: { code: ErrorCode.InvalidParams, message: 'Invalid tools/list request: params must be an object' },
+    });
+    expect(await answerTo(2)).toMatchObject({
+      error: { code: ErrorCode.InvalidRequest, message: expect.stringContaining("unknown field 'stray'") },
+    });
     const passed: JSONRPCMessage[] = [
       { jsonrpc: '2.0', id: 3, method: 'tools/list' },
       { jsonrpc: '2.0', method: 'notifications/initialized' },

@@ -6,7 +6,14 @@
 // else, and the cancellation of a request the Server holds, goes on to the Server.
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, type JSONRPCMessage, type JSONRPCRequest, type MessageExtraInfo, type ProgressToken, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ErrorCode,
+  type JSONRPCMessage,
+  type JSONRPCRequest,
+  type MessageExtraInfo,
+  type ProgressToken,
+  type RequestId,
+} from '@modelcontextprotocol/sdk/types.js';
 import { Cancellation, TransportDecorator, errorMessage } from '../shared/index.js';
 import type { ClientRequest } from './forward.js';
 import { requestProblem } from './requestShape.js';
@@ -48,7 +55,9 @@ export class ClientIntake extends TransportDecorator {
         const { id, code, message: text } = problem;
         // A null id (the id itself was unusable) is what JSON-RPC answers with; the SDK's type has no room for it.
         const answer = { jsonrpc: '2.0', id, error: { code, message: text } } as unknown as JSONRPCMessage;
-        this.inner.send(answer, id === null ? undefined : { relatedRequestId: id }).catch((error: unknown) => this.#routing.onSendError(error));
+        this.inner
+          .send(answer, id === null ? undefined : { relatedRequestId: id })
+          .catch((error: unknown) => this.#routing.onSendError(error));
         return;
       }
       if ('method' in message) {

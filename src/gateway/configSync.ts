@@ -32,7 +32,9 @@ export async function startConfigSync(options: ConfigSyncOptions): Promise<Confi
   runtime.start();
   const unsubscribe = pool.onEvent((event) => {
     if (event.type !== 'connected') return;
-    catalog.recheck(event.server).catch((error: unknown) => log.warn({ server: event.server, err: errorMessage(error) }, 're-listing tools after connect failed'));
+    catalog
+      .recheck(event.server)
+      .catch((error: unknown) => log.warn({ server: event.server, err: errorMessage(error) }, 're-listing tools after connect failed'));
   });
   let closed: Promise<void> | undefined;
   return {
@@ -56,7 +58,10 @@ async function applyConfig(config: ServersFile, options: ConfigSyncOptions, log:
   if (isDeepStrictEqual(config.servers, pool.configs)) return;
   const before = new Set(Object.keys(pool.configs));
   const after = Object.keys(config.servers);
-  log.info({ added: after.filter((server) => !before.has(server)), removed: [...before].filter((server) => !(server in config.servers)) }, 'servers.yaml changed; applying');
+  log.info(
+    { added: after.filter((server) => !before.has(server)), removed: [...before].filter((server) => !(server in config.servers)) },
+    'servers.yaml changed; applying',
+  );
   await catalog.reload(config.servers);
   void catalog.discoverUncached();
 }

@@ -86,7 +86,9 @@ export function serveContent(server: Server, context: GatewayContext, session: C
 
   server.setRequestHandler(SubscribeRequestSchema, async (message, extra) => {
     const target = await resourceTarget(context, session, message.params.uri);
-    await hub.subscribe(session.member, target, message.params.uri, () => send(target.server, 'resources/subscribe', { ...message.params, uri: target.uri }, message.params.uri, extra));
+    await hub.subscribe(session.member, target, message.params.uri, () =>
+      send(target.server, 'resources/subscribe', { ...message.params, uri: target.uri }, message.params.uri, extra),
+    );
     return {};
   });
   server.setRequestHandler(UnsubscribeRequestSchema, async (message) => {
@@ -101,7 +103,8 @@ export function serveContent(server: Server, context: GatewayContext, session: C
       return send(route.server, 'completion/complete', { ...message.params, ref: { ...ref, name: route.prompt } }, ref.name, extra);
     }
     const snapshot = await session.settledSnapshot();
-    const target = context.catalog.current.resourceUris.resolveTemplate(ref.uri, snapshot.servers) ?? (await resourceTarget(context, session, ref.uri));
+    const target =
+      context.catalog.current.resourceUris.resolveTemplate(ref.uri, snapshot.servers) ?? (await resourceTarget(context, session, ref.uri));
     return send(target.server, 'completion/complete', { ...message.params, ref: { ...ref, uri: target.uri } }, ref.uri, extra);
   });
 
@@ -126,7 +129,11 @@ async function resourceTarget(context: GatewayContext, session: ContentSession, 
   const target = context.resourceRoutes.resolve(context.catalog.current, uri, snapshot.servers);
   if (target) return target;
   const hint = unusableServerHint(context, (server) => uri.startsWith(`loadout://${server}/`));
-  throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri} (${hint ?? 'no server this session uses lists it or has a template that matches it'})`, { uri });
+  throw new McpError(
+    RESOURCE_NOT_FOUND,
+    `Resource not found: ${uri} (${hint ?? 'no server this session uses lists it or has a template that matches it'})`,
+    { uri },
+  );
 }
 
 // Routing never reads names or URIs; this only words the error for a server that is configured
@@ -143,6 +150,8 @@ function unusableServerHint(context: GatewayContext, carries: (server: string) =
 // The server answered for its own URI; the client asked by the prefixed one and must see that.
 function withExposedUri(result: Record<string, unknown>, downstreamUri: string, exposedUri: string): Record<string, unknown> {
   if (!Array.isArray(result.contents)) return result;
-  const contents = (result.contents as Array<Record<string, unknown>>).map((content) => (content.uri === downstreamUri ? { ...content, uri: exposedUri } : content));
+  const contents = (result.contents as Array<Record<string, unknown>>).map((content) =>
+    content.uri === downstreamUri ? { ...content, uri: exposedUri } : content,
+  );
   return { ...result, contents };
 }

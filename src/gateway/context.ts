@@ -34,4 +34,3 @@ export interface GatewayContext {
   /** Loadout task ids ↔ owning session and downstream task. */
   readonly tasks: TaskRoutes;
 }
-

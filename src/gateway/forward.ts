@@ -87,7 +87,12 @@ export async function forward(pool: ServerPool, target: ForwardTarget, call: Cli
 }
 
 /** Forward a tools/call of `route`; a failure becomes an isError result the agent can act on. */
-export async function forwardToolCall(pool: ServerPool, route: Route, args: Record<string, unknown> | undefined, call: ClientRequest): Promise<CallToolResult> {
+export async function forwardToolCall(
+  pool: ServerPool,
+  route: Route,
+  args: Record<string, unknown> | undefined,
+  call: ClientRequest,
+): Promise<CallToolResult> {
   const params = args === undefined ? { name: route.tool } : { name: route.tool, arguments: args };
   try {
     return (await forward(pool, { server: route.server, method: 'tools/call', params, label: route.id }, call)) as CallToolResult;
@@ -100,13 +105,20 @@ export async function forwardToolCall(pool: ServerPool, route: Route, args: Reco
 function describeFailure(pool: ServerPool, target: ForwardTarget, error: unknown): McpError {
   const { server, label } = target;
   if (isLoadoutError(error)) return new McpError(ErrorCode.InternalError, `${error.message}. The call to ${label} was not made.`);
-  if (!(error instanceof McpError)) return new McpError(ErrorCode.InternalError, `Server '${server}' failed on ${label}: ${errorMessage(error)}`);
+  if (!(error instanceof McpError))
+    return new McpError(ErrorCode.InternalError, `Server '${server}' failed on ${label}: ${errorMessage(error)}`);
   if (error.code === (ErrorCode.RequestTimeout as number)) {
     const seconds = pool.config(server)?.timeout_seconds;
-    return new McpError(error.code, `Server '${server}' did not answer ${label} within ${seconds} s (timeout_seconds in servers.yaml); try again or raise the timeout.`);
+    return new McpError(
+      error.code,
+      `Server '${server}' did not answer ${label} within ${seconds} s (timeout_seconds in servers.yaml); try again or raise the timeout.`,
+    );
   }
   if (error.code === (ErrorCode.ConnectionClosed as number)) {
-    return new McpError(error.code, `Server '${server}' closed the connection during ${label} (it may have crashed); the next call restarts it.`);
+    return new McpError(
+      error.code,
+      `Server '${server}' closed the connection during ${label} (it may have crashed); the next call restarts it.`,
+    );
   }
   return new McpError(error.code, `Server '${server}' failed on ${label}: ${withoutCode(error.message)}`, error.data);
 }
@@ -131,7 +143,11 @@ function relayTo(call: ClientRequest, label: string): DownstreamCaller {
     owner: server,
     async relay(request, signal) {
       const missing = missingCapability(server.getClientCapabilities(), request);
-      if (missing) throw new McpError(ErrorCode.InvalidRequest, `loadout cannot relay ${request.method} from ${label}: the client that called it did not declare ${missing}`);
+      if (missing)
+        throw new McpError(
+          ErrorCode.InvalidRequest,
+          `loadout cannot relay ${request.method} from ${label}: the client that called it did not declare ${missing}`,
+        );
       return server.request(request, LooseResultSchema, {
         relatedRequestId: call.requestId,
         signal: AbortSignal.any([signal, call.cancellation.signal]),

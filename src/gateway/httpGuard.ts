@@ -55,7 +55,10 @@ export function createRequestGuard(options: GuardOptions): (headers: IncomingHtt
     }
     const origin = headers.origin?.toLowerCase();
     if (origin !== undefined && !ownOrigins.has(origin) && !extraOrigins.has(origin)) {
-      return { status: 403, message: `Origin '${headers.origin}' is not allowed (start loadout with --allow-origin ${headers.origin} to allow it)` };
+      return {
+        status: 403,
+        message: `Origin '${headers.origin}' is not allowed (start loadout with --allow-origin ${headers.origin} to allow it)`,
+      };
     }
     if (needsToken && tokenDigest && !bearerMatches(headers.authorization, tokenDigest)) {
       return { status: 401, message: 'Missing or wrong bearer token (send Authorization: Bearer <token>)' };

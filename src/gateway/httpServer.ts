@@ -184,29 +184,47 @@ function refuseMalformedRequests(body: unknown): unknown {
     const problem = problems[index];
     if (problem) return [{ jsonrpc: '2.0', id: problem.id, error: { code: problem.code, message: problem.message } }];
     const id = (message as { id?: unknown }).id;
-    const isRequest = typeof message === 'object' && message !== null && 'method' in message && (typeof id === 'string' || typeof id === 'number');
-    return isRequest ? [{ jsonrpc: '2.0', id, error: { code: -32600, message: `Invalid Request: not processed, because message ${first + 1} of the batch is malformed` } }] : [];
+    const isRequest =
+      typeof message === 'object' && message !== null && 'method' in message && (typeof id === 'string' || typeof id === 'number');
+    return isRequest
+      ? [
+          {
+            jsonrpc: '2.0',
+            id,
+            error: { code: -32600, message: `Invalid Request: not processed, because message ${first + 1} of the batch is malformed` },
+          },
+        ]
+      : [];
   });
   return Array.isArray(body) ? answers : answers[0];
 }
 
 function startIdleExpiry(sessions: Map<string, HttpSession>, idleMs: number, logger: Logger): NodeJS.Timeout {
-  const timer = setInterval(() => {
-    const now = Date.now();
-    for (const [id, session] of sessions) {
-      // An open request (the GET notification stream included) means the client is still there.
-      if (session.openRequests > 0 || now - session.lastActiveMs < idleMs) continue;
-      logger.info({ session: id }, 'session expired after idling');
-      void session.transport.close();
-    }
-  }, Math.min(idleMs, 60_000));
+  const timer = setInterval(
+    () => {
+      const now = Date.now();
+      for (const [id, session] of sessions) {
+        // An open request (the GET notification stream included) means the client is still there.
+        if (session.openRequests > 0 || now - session.lastActiveMs < idleMs) continue;
+        logger.info({ session: id }, 'session expired after idling');
+        void session.transport.close();
+      }
+    },
+    Math.min(idleMs, 60_000),
+  );
   timer.unref();
   return timer;
 }
 
 function listen(server: ReturnType<typeof createServer>, host: string, port: number): Promise<number> {
   return new Promise((resolve, reject) => {
-    server.once('error', (error) => reject(new LoadoutError('INVALID_ARGUMENT', `Cannot listen on ${host}:${port} (${errorMessage(error)}); choose another --port or --host`, { cause: error })));
+    server.once('error', (error) =>
+      reject(
+        new LoadoutError('INVALID_ARGUMENT', `Cannot listen on ${host}:${port} (${errorMessage(error)}); choose another --port or --host`, {
+          cause: error,
+        }),
+      ),
+    );
     server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
   });
 }

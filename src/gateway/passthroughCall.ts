@@ -9,6 +9,9 @@ import { CallToolRequestSchema, type CallToolRequest, type CallToolResult } from
 import type { RequestExtra } from './forward.js';
 
 /** Answer tools/call on `server` with `handler`; the request is still parsed once (by Protocol). */
-export function setPassthroughCallToolHandler(server: Server, handler: (request: CallToolRequest, extra: RequestExtra) => Promise<CallToolResult>): void {
+export function setPassthroughCallToolHandler(
+  server: Server,
+  handler: (request: CallToolRequest, extra: RequestExtra) => Promise<CallToolResult>,
+): void {
   Protocol.prototype.setRequestHandler.call(server, CallToolRequestSchema, handler);
 }

@@ -32,7 +32,9 @@ export function requestProblem(message: object): RequestProblem | undefined {
     if (!REQUEST_FIELDS.has(field)) return invalid(`unknown field '${field}' (a request has jsonrpc, id, method and params)`);
   }
   const problem = paramsProblem(method, params);
-  return problem === undefined ? undefined : { id: usableId, code: ErrorCode.InvalidParams, message: `Invalid ${method} request: ${problem}` };
+  return problem === undefined
+    ? undefined
+    : { id: usableId, code: ErrorCode.InvalidParams, message: `Invalid ${method} request: ${problem}` };
 }
 
 // What is wrong with a request's params; tools/call's own fields are checked too, as the SDK Server would.
@@ -43,13 +45,16 @@ function paramsProblem(method: string, params: unknown): string | undefined {
   if (meta !== undefined) {
     if (!isPlainObject(meta)) return 'params._meta must be an object';
     const token = meta.progressToken;
-    if (token !== undefined && typeof token !== 'string' && !Number.isInteger(token)) return 'params._meta.progressToken must be a string or a number (an integer)';
+    if (token !== undefined && typeof token !== 'string' && !Number.isInteger(token))
+      return 'params._meta.progressToken must be a string or a number (an integer)';
     const task = meta[RELATED_TASK];
-    if (task !== undefined && !(isPlainObject(task) && typeof task.taskId === 'string')) return `params._meta["${RELATED_TASK}"] must be an object with a string taskId`;
+    if (task !== undefined && !(isPlainObject(task) && typeof task.taskId === 'string'))
+      return `params._meta["${RELATED_TASK}"] must be an object with a string taskId`;
   }
   if (method !== 'tools/call') return undefined;
   if (typeof params.name !== 'string') return "params.name must be a string (the tool's name)";
-  if (params.arguments !== undefined && !isPlainObject(params.arguments)) return "params.arguments must be an object (the tool's arguments by name)";
+  if (params.arguments !== undefined && !isPlainObject(params.arguments))
+    return "params.arguments must be an object (the tool's arguments by name)";
   return undefined;
 }
 

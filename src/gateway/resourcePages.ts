@@ -58,7 +58,11 @@ export async function listResourcePage(
   const order = [...servers].filter((server) => offersResources(sources.catalog, server));
   const position = cursor === undefined ? undefined : decodeCursor(cursor);
   let index = position ? order.indexOf(position.server) : 0;
-  if (index === -1) throw new McpError(ErrorCode.InvalidParams, `This cursor points at server '${position!.server}', which this session no longer uses; list again without a cursor`);
+  if (index === -1)
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `This cursor points at server '${position!.server}', which this session no longer uses; list again without a cursor`,
+    );
   let downstreamCursor = position?.cursor;
   const items: Array<Resource | ResourceTemplate> = [];
   for (; index < order.length; index++) {
@@ -94,7 +98,13 @@ async function listLive(
   }
 }
 
-function expose(kind: ResourceListKind, server: string, item: Resource | ResourceTemplate, sources: ResourcePageSources, live: boolean): Resource | ResourceTemplate {
+function expose(
+  kind: ResourceListKind,
+  server: string,
+  item: Resource | ResourceTemplate,
+  sources: ResourcePageSources,
+  live: boolean,
+): Resource | ResourceTemplate {
   const index = sources.catalog.resourceUris;
   if (kind === 'resourceTemplates') {
     const template = item as ResourceTemplate;
@@ -103,14 +113,19 @@ function expose(kind: ResourceListKind, server: string, item: Resource | Resourc
   }
   const resource = item as Resource;
   const exposed = index.exposedUri(server, resource.uri);
-  if (live && exposed === resource.uri && !index.resolve(resource.uri, new Set([server]))) sources.routes.remember(resource.uri, { server, uri: resource.uri });
+  if (live && exposed === resource.uri && !index.resolve(resource.uri, new Set([server])))
+    sources.routes.remember(resource.uri, { server, uri: resource.uri });
   return exposed === resource.uri ? resource : { ...resource, uri: exposed };
 }
 
 /** Whether a server declared resources or has cached ones. */
 export function offersResources(catalog: Catalog, server: string): boolean {
   const definitions = catalog.definitionsOf(server);
-  return definitions?.capabilities?.resources !== undefined || (definitions?.resources?.length ?? 0) > 0 || (definitions?.resourceTemplates?.length ?? 0) > 0;
+  return (
+    definitions?.capabilities?.resources !== undefined ||
+    (definitions?.resources?.length ?? 0) > 0 ||
+    (definitions?.resourceTemplates?.length ?? 0) > 0
+  );
 }
 
 function encodeCursor(position: Position): string {
@@ -120,7 +135,8 @@ function encodeCursor(position: Position): string {
 function decodeCursor(cursor: string): Position {
   try {
     const decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { s?: unknown; c?: unknown };
-    if (typeof decoded.s === 'string' && (decoded.c === undefined || typeof decoded.c === 'string')) return { server: decoded.s, cursor: decoded.c };
+    if (typeof decoded.s === 'string' && (decoded.c === undefined || typeof decoded.c === 'string'))
+      return { server: decoded.s, cursor: decoded.c };
   } catch {
     // Reported below.
   }

@@ -19,13 +19,21 @@ export function watchServerEvents(pool: ServerPool, catalog: CatalogStore, hub: 
   const stopPool = pool.onEvent((event) => {
     if (event.type === 'lost') {
       lost.add(event.server);
-      hub.announce(event.server, 'error', `Server '${event.server}' stopped unexpectedly (crashed or closed its connection); loadout starts it again on next use.`);
+      hub.announce(
+        event.server,
+        'error',
+        `Server '${event.server}' stopped unexpectedly (crashed or closed its connection); loadout starts it again on next use.`,
+      );
     } else if (event.type === 'connected') {
       if (lost.delete(event.server)) hub.announce(event.server, 'notice', `Server '${event.server}' is running again.`);
       void hub.onServerConnected(event.server);
     } else if (event.type === 'notification') {
       if (RELIST_ON.has(event.notification.method)) {
-        catalog.recheck(event.server).catch((error: unknown) => logger.warn({ mod: 'gateway', server: event.server, err: errorMessage(error) }, 're-listing after list_changed failed'));
+        catalog
+          .recheck(event.server)
+          .catch((error: unknown) =>
+            logger.warn({ mod: 'gateway', server: event.server, err: errorMessage(error) }, 're-listing after list_changed failed'),
+          );
       } else {
         hub.onServerNotification(event.server, event.notification);
       }
@@ -34,7 +42,12 @@ export function watchServerEvents(pool: ServerPool, catalog: CatalogStore, hub: 
   const stopCatalog = catalog.onChange(() => {
     const now = changedToolIds(catalog);
     for (const [id, server] of changedTools ? now : []) {
-      if (!changedTools!.has(id)) hub.announce(server, 'warning', `Tool ${id} changed upstream since it was approved; review it with \`loadout refresh --accept-changed\`.`);
+      if (!changedTools!.has(id))
+        hub.announce(
+          server,
+          'warning',
+          `Tool ${id} changed upstream since it was approved; review it with \`loadout refresh --accept-changed\`.`,
+        );
     }
     changedTools = now;
   });

@@ -63,14 +63,18 @@ export class GatewaySession implements MetaToolSession {
       servers: () => this.registry.snapshot.servers,
       send: (notification) => {
         if (this.#closed || !this.server.transport) return;
-        this.server.notification(notification).catch((error: unknown) => context.logger.debug({ mod: 'gateway', err: errorMessage(error) }, 'notification not sent'));
+        this.server
+          .notification(notification)
+          .catch((error: unknown) => context.logger.debug({ mod: 'gateway', err: errorMessage(error) }, 'notification not sent'));
       },
     };
     serveContent(this.server, context, this);
     serveTasks(this.server, context, this.member);
     this.#unsubscribe.push(context.hub.join(this.member));
     setPassthroughCallToolHandler(this.server, (request, extra) =>
-      request.params.task === undefined ? this.#callTool(request.params.name, request.params.arguments, extra) : this.#callToolAsTask(request.params, extra),
+      request.params.task === undefined
+        ? this.#callTool(request.params.name, request.params.arguments, extra)
+        : this.#callToolAsTask(request.params, extra),
     );
     // A new catalog (discovery, config reload, promotion) may change what this session exposes.
     this.#unsubscribe.push(context.catalog.onChange(() => void this.refresh()));
@@ -193,7 +197,8 @@ export class GatewaySession implements MetaToolSession {
     if (change.promptsChanged) sent.push(this.server.sendPromptListChanged());
     if (change.resourcesChanged) sent.push(this.server.sendResourceListChanged());
     for (const result of await Promise.allSettled(sent)) {
-      if (result.status === 'rejected') this.#context.logger.debug({ mod: 'gateway', err: errorMessage(result.reason) }, 'list_changed not sent');
+      if (result.status === 'rejected')
+        this.#context.logger.debug({ mod: 'gateway', err: errorMessage(result.reason) }, 'list_changed not sent');
     }
   }
 
@@ -248,7 +253,9 @@ export class GatewaySession implements MetaToolSession {
     const route = this.registry.snapshot.routes.get(name) ?? (await this.settledSnapshot()).routes.get(name);
     if (route) return forwardUnlessChanged(this.#context, route, args, clientRequestOf(extra, this.server));
     if (OPTIMIZATION_TOOL_NAMES.has(name)) {
-      return errorResult(`${name} is an optimization tool, and those are off: set optimization.expose_tools: true in servers.yaml and restart loadout, or use \`loadout optimize\`.`);
+      return errorResult(
+        `${name} is an optimization tool, and those are off: set optimization.expose_tools: true in servers.yaml and restart loadout, or use \`loadout optimize\`.`,
+      );
     }
     return errorResult(await unroutedToolMessage(this.#context, name));
   }

@@ -65,7 +65,12 @@ export class SessionHub {
    * Subscribe `member` to `target`, which its client calls `exposedUri`. The first subscriber
    * subscribes downstream, through `subscribeDownstream` (the client's own forwarded request).
    */
-  async subscribe(member: HubMember, target: ResourceTarget, exposedUri: string, subscribeDownstream: () => Promise<unknown>): Promise<void> {
+  async subscribe(
+    member: HubMember,
+    target: ResourceTarget,
+    exposedUri: string,
+    subscribeDownstream: () => Promise<unknown>,
+  ): Promise<void> {
     const key = subscriptionKey(target);
     const holders = this.#subscribers.get(key) ?? new Set();
     if (holders.size === 0) await subscribeDownstream();
@@ -98,7 +103,10 @@ export class SessionHub {
       const taskId = notification.params?.taskId;
       const known = typeof taskId === 'string' ? this.#options.tasks.fromDownstream({ server, taskId }) : undefined;
       if (known && this.#members.has(known.owner as HubMember)) {
-        (known.owner as HubMember).send({ method: 'notifications/tasks/status', params: withTaskId(notification.params!, known.id) } as ServerNotification);
+        (known.owner as HubMember).send({
+          method: 'notifications/tasks/status',
+          params: withTaskId(notification.params!, known.id),
+        } as ServerNotification);
       }
     } else if (notification.method === 'notifications/resources/updated') {
       const uri = notification.params?.uri;
@@ -114,12 +122,17 @@ export class SessionHub {
   /** A server (re)connected: re-establish its subscriptions and its logging level. */
   async onServerConnected(server: string): Promise<void> {
     this.#serverLevels.delete(server);
-    const uris = [...this.#subscribers].filter(([key, holders]) => holders.size > 0 && key.startsWith(`${server}\n`)).map(([key]) => key.slice(server.length + 1));
+    const uris = [...this.#subscribers]
+      .filter(([key, holders]) => holders.size > 0 && key.startsWith(`${server}\n`))
+      .map(([key]) => key.slice(server.length + 1));
     await Promise.all([
       this.#applyLevel(server, true),
       ...uris.map((uri) =>
         this.#request(server, 'resources/subscribe', { uri }).catch((error: unknown) => {
-          this.#options.logger.warn({ mod: 'gateway', server, uri, err: errorMessage(error) }, 'could not re-establish a resource subscription');
+          this.#options.logger.warn(
+            { mod: 'gateway', server, uri, err: errorMessage(error) },
+            'could not re-establish a resource subscription',
+          );
         }),
       ),
     ]);
@@ -160,7 +173,9 @@ export class SessionHub {
 
   // The most verbose level any session using `server` set; sent only to a running server that logs.
   async #applyLevel(server: string, force: boolean): Promise<void> {
-    const levels = [...this.#members].filter(([member, state]) => state.level && member.servers().has(server)).map(([, state]) => state.level!);
+    const levels = [...this.#members]
+      .filter(([member, state]) => state.level && member.servers().has(server))
+      .map(([, state]) => state.level!);
     if (!levels.length) return;
     const level = levels.reduce((a, b) => (SEVERITY.get(a)! <= SEVERITY.get(b)! ? a : b));
     if (!force && this.#serverLevels.get(server) === level) return;

@@ -76,7 +76,15 @@ describe('GatewayStdioTransport', () => {
     transport.onmessage = (message) => messages.push(message);
     await transport.start();
     const answers: unknown[] = [];
-    stdout.on('data', (chunk: Buffer) => answers.push(...chunk.toString('utf8').trim().split('\n').map((text) => JSON.parse(text) as unknown)));
+    stdout.on('data', (chunk: Buffer) =>
+      answers.push(
+        ...chunk
+          .toString('utf8')
+          .trim()
+          .split('\n')
+          .map((text) => JSON.parse(text) as unknown),
+      ),
+    );
     // The SDK's order puts the id last; other clients put it first; a notification gets no answer.
     const idLast = `{"method":"tools/call","params":{"text":"${'x'.repeat(100)}"},"jsonrpc":"2.0","id":7}`;
     const idFirst = `{"jsonrpc":"2.0","id":"a-1","method":"tools/call","params":{"text":"${'x'.repeat(100)}"}}`;
@@ -90,7 +98,10 @@ describe('GatewayStdioTransport', () => {
     const refusal = (id: unknown, bytes: number) => ({
       jsonrpc: '2.0',
       id,
-      error: { code: -32600, message: `Message of ${bytes} bytes exceeds the 64-byte limit on one stdio message (MAX_CLIENT_MESSAGE_BYTES); it was discarded` },
+      error: {
+        code: -32600,
+        message: `Message of ${bytes} bytes exceeds the 64-byte limit on one stdio message (MAX_CLIENT_MESSAGE_BYTES); it was discarded`,
+      },
     });
     expect(answers).toEqual([refusal(7, idLast.length), refusal('a-1', idFirst.length)]);
     expect(errors).toHaveLength(3);

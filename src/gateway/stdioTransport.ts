@@ -85,7 +85,9 @@ export class GatewayStdioTransport implements Transport {
     this.onerror?.(new Error(message));
     const id = requestIdOf(line);
     if (id === undefined) return;
-    this.send({ jsonrpc: '2.0', id: id as RequestId, error: { code: ErrorCode.InvalidRequest, message } }).catch((error: unknown) => this.onerror?.(error as Error));
+    this.send({ jsonrpc: '2.0', id: id as RequestId, error: { code: ErrorCode.InvalidRequest, message } }).catch((error: unknown) =>
+      this.onerror?.(error as Error),
+    );
   }
 
   // One list for attaching and detaching, so close() removes exactly what start() added.

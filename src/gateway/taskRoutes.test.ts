@@ -29,7 +29,9 @@ describe('TaskRoutes', () => {
     const owner = {};
     const mine = routes.add(owner, { server: 'a', taskId: 'x' });
     routes.add({}, { server: 'a', taskId: 'y' });
-    const listed = await routes.list(owner, () => Promise.resolve({ tasks: [{ taskId: 'x', status: 'working' }, { taskId: 'y', status: 'working' }, { taskId: 'z' }] }));
+    const listed = await routes.list(owner, () =>
+      Promise.resolve({ tasks: [{ taskId: 'x', status: 'working' }, { taskId: 'y', status: 'working' }, { taskId: 'z' }] }),
+    );
     expect(listed).toEqual({ tasks: [{ taskId: mine, status: 'working' }] });
   });
 

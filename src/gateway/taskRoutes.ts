@@ -63,7 +63,10 @@ export class TaskRoutes {
    * The client's tasks/list: every page of tasks/list of each server it has tasks on, only its
    * own tasks, under their loadout ids. One page (the spec allows a server to return all).
    */
-  async list(owner: object, request: (server: string, cursor: string | undefined) => Promise<Record<string, unknown>>): Promise<{ tasks: Array<Record<string, unknown>> }> {
+  async list(
+    owner: object,
+    request: (server: string, cursor: string | undefined) => Promise<Record<string, unknown>>,
+  ): Promise<{ tasks: Array<Record<string, unknown>> }> {
     const tasks: Array<Record<string, unknown>> = [];
     for (const server of this.serversOf(owner)) {
       let cursor: string | undefined;
@@ -86,7 +89,7 @@ export function withTaskId(value: Record<string, unknown>, id: string): Record<s
   const next: Record<string, unknown> = 'taskId' in value ? { ...value, taskId: id } : { ...value };
   const meta = value._meta as Record<string, unknown> | undefined;
   if (meta && typeof meta[RELATED_TASK_META_KEY] === 'object' && meta[RELATED_TASK_META_KEY] !== null) {
-    next._meta = { ...meta, [RELATED_TASK_META_KEY]: { ...(meta[RELATED_TASK_META_KEY]), taskId: id } };
+    next._meta = { ...meta, [RELATED_TASK_META_KEY]: { ...meta[RELATED_TASK_META_KEY], taskId: id } };
   }
   return next;
 }

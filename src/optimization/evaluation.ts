@@ -58,7 +58,9 @@ export async function evaluate(plan: EvaluationPlan): Promise<number> {
         done++;
         failures = run.result.error === undefined ? 0 : failures + 1;
         if (failures >= MAX_CONSECUTIVE_FAILURES) {
-          throw backendUnavailable(`${MAX_CONSECUTIVE_FAILURES} prompts in a row failed through the ${plan.backend.kind} backend; last: ${run.result.error}`);
+          throw backendUnavailable(
+            `${MAX_CONSECUTIVE_FAILURES} prompts in a row failed through the ${plan.backend.kind} backend; last: ${run.result.error}`,
+          );
         }
       }
     } finally {
@@ -69,7 +71,13 @@ export async function evaluate(plan: EvaluationPlan): Promise<number> {
   return done;
 }
 
-async function runOne(plan: EvaluationPlan, candidateId: string, prompt: GoldenPrompt, tools: EvalTool[], target: string): Promise<EvalRun> {
+async function runOne(
+  plan: EvaluationPlan,
+  candidateId: string,
+  prompt: GoldenPrompt,
+  tools: EvalTool[],
+  target: string,
+): Promise<EvalRun> {
   const startedAt = performance.now();
   const base = { id: newId(), toolName: plan.tool, candidateId, promptId: prompt.id, backend: plan.backend.kind };
   const durationMs = (): number => Math.round(performance.now() - startedAt);
@@ -80,11 +88,20 @@ async function runOne(plan: EvaluationPlan, candidateId: string, prompt: GoldenP
     return {
       ...base,
       timestamp: new Date().toISOString(),
-      result: { toolCalled, correct: toolCalled === prompt.expectedBehavior.shouldCallTool, durationMs: durationMs(), ...(reasoning ? { reasoning } : {}) },
+      result: {
+        toolCalled,
+        correct: toolCalled === prompt.expectedBehavior.shouldCallTool,
+        durationMs: durationMs(),
+        ...(reasoning ? { reasoning } : {}),
+      },
     };
   } catch (error) {
     if (!isLoadoutError(error, 'BACKEND_REPLY_INVALID')) throw error;
-    return { ...base, timestamp: new Date().toISOString(), result: { toolCalled: false, correct: false, error: errorMessage(error), durationMs: durationMs() } };
+    return {
+      ...base,
+      timestamp: new Date().toISOString(),
+      result: { toolCalled: false, correct: false, error: errorMessage(error), durationMs: durationMs() },
+    };
   }
 }
 
@@ -95,7 +112,13 @@ async function runOne(plan: EvaluationPlan, candidateId: string, prompt: GoldenP
 export function distractorTools(catalog: Catalog, server: string, tool: string, query: string, limit: number): EvalTool[] {
   const id = `${server}.${tool}`;
   const sameServer = catalog.visible().filter((t) => t.server === server && t.id !== id);
-  const nearby = limit > 0 ? catalog.search({ query, limit: limit + sameServer.length + 1, offset: 0 }).tools.filter((t) => t.server !== server).slice(0, limit) : [];
+  const nearby =
+    limit > 0
+      ? catalog
+          .search({ query, limit: limit + sameServer.length + 1, offset: 0 })
+          .tools.filter((t) => t.server !== server)
+          .slice(0, limit)
+      : [];
   return [...sameServer, ...nearby].map((t) => ({
     name: flattenToolName(t.id, CLIENT_TOOL_NAME_LIMIT),
     description: t.description,

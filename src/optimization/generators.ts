@@ -30,11 +30,19 @@ const PromptSetSchema = z.looseObject({
 });
 
 /** Ask the backend for `count` rewrites of a tool's description (unvalidated texts). */
-export async function generateCandidateTexts(backend: ModelBackend, subject: GenerationSubject, count: number, options?: BackendRequestOptions): Promise<string[]> {
+export async function generateCandidateTexts(
+  backend: ModelBackend,
+  subject: GenerationSubject,
+  count: number,
+  options?: BackendRequestOptions,
+): Promise<string[]> {
   const answer = await backend.complete(CANDIDATE_SYSTEM, `${describeSubject(subject)}\nWrite ${count} different rewrites.`, options);
   const parsed = z.array(z.string()).safeParse(extractJson(answer));
   if (!parsed.success) throw replyInvalid('the model did not answer with a JSON array of description strings');
-  return parsed.data.map((text) => text.trim()).filter(Boolean).slice(0, count);
+  return parsed.data
+    .map((text) => text.trim())
+    .filter(Boolean)
+    .slice(0, count);
 }
 
 /** Ask the backend for golden prompts per category (unvalidated texts, trimmed to the counts asked). */
@@ -46,7 +54,8 @@ export async function generatePromptTexts(
 ): Promise<Array<{ category: PromptCategory; prompt: string }>> {
   const ask = `${describeSubject(subject)}\nWrite ${counts.direct} direct, ${counts.indirect} indirect and ${counts.negative} negative prompts.`;
   const parsed = PromptSetSchema.safeParse(extractJson(await backend.complete(PROMPTS_SYSTEM, ask, options)));
-  if (!parsed.success) throw replyInvalid('the model did not answer with {"direct": [...], "indirect": [...], "negative": [...]} of strings');
+  if (!parsed.success)
+    throw replyInvalid('the model did not answer with {"direct": [...], "indirect": [...], "negative": [...]} of strings');
   return (['direct', 'indirect', 'negative'] as const).flatMap((category) =>
     parsed.data[category].slice(0, counts[category]).map((prompt) => ({ category, prompt: prompt.trim() })),
   );
@@ -59,6 +68,7 @@ function describeSubject(subject: GenerationSubject): string {
     `Current description: ${subject.canonical.description || '(none)'}`,
     `Input schema: ${JSON.stringify(subject.canonical.inputSchema)}`,
   ];
-  if (subject.siblings.length) lines.push('Other tools of this server:', ...subject.siblings.map((s) => `- ${s.name}: ${s.description.slice(0, 160)}`));
+  if (subject.siblings.length)
+    lines.push('Other tools of this server:', ...subject.siblings.map((s) => `- ${s.name}: ${s.description.slice(0, 160)}`));
   return lines.join('\n');
 }

@@ -9,10 +9,22 @@ function prompt(id: string, category: GoldenPrompt['category']): GoldenPrompt {
 }
 
 function run(promptId: string, correct: boolean, timestamp = '2026-01-01T00:00:00.000Z', error?: string): EvalRun {
-  return { id: `${promptId}-${timestamp}`, toolName: 't', candidateId: 'c', promptId, timestamp, result: { toolCalled: correct, correct, ...(error ? { error } : {}) } };
+  return {
+    id: `${promptId}-${timestamp}`,
+    toolName: 't',
+    candidateId: 'c',
+    promptId,
+    timestamp,
+    result: { toolCalled: correct, correct, ...(error ? { error } : {}) },
+  };
 }
 
-const metrics = (d: number | null, i: number | null, n: number | null, o: number | null): Metrics => ({ directSuccess: d, indirectSuccess: i, negativeSuccess: n, overall: o });
+const metrics = (d: number | null, i: number | null, n: number | null, o: number | null): Metrics => ({
+  directSuccess: d,
+  indirectSuccess: i,
+  negativeSuccess: n,
+  overall: o,
+});
 
 describe('computeMetrics', () => {
   const prompts = [prompt('d1', 'direct'), prompt('d2', 'direct'), prompt('i1', 'indirect'), prompt('n1', 'negative')];
@@ -24,7 +36,10 @@ describe('computeMetrics', () => {
   });
 
   it('counts only the latest run per prompt and ignores runs of prompts no longer saved', () => {
-    const summary = computeMetrics([run('d1', false, '2026-01-01T00:00:00.000Z'), run('d1', true, '2026-01-02T00:00:00.000Z'), run('gone', false)], prompts);
+    const summary = computeMetrics(
+      [run('d1', false, '2026-01-01T00:00:00.000Z'), run('d1', true, '2026-01-02T00:00:00.000Z'), run('gone', false)],
+      prompts,
+    );
     expect(summary.metrics).toEqual(metrics(1, null, null, 1));
   });
 

@@ -29,7 +29,11 @@ export function computeMetrics(runs: readonly EvalRun[], prompts: readonly Golde
     const previous = latest.get(run.promptId);
     if (!previous || previous.timestamp <= run.timestamp) latest.set(run.promptId, run);
   }
-  const counts: Record<PromptCategory, CategoryCount> = { direct: { correct: 0, total: 0 }, indirect: { correct: 0, total: 0 }, negative: { correct: 0, total: 0 } };
+  const counts: Record<PromptCategory, CategoryCount> = {
+    direct: { correct: 0, total: 0 },
+    indirect: { correct: 0, total: 0 },
+    negative: { correct: 0, total: 0 },
+  };
   let errors = 0;
   for (const run of latest.values()) {
     if (run.result.error !== undefined) {
@@ -40,9 +44,17 @@ export function computeMetrics(runs: readonly EvalRun[], prompts: readonly Golde
     count.total++;
     if (run.result.correct) count.correct++;
   }
-  const all = Object.values(counts).reduce((sum, c) => ({ correct: sum.correct + c.correct, total: sum.total + c.total }), { correct: 0, total: 0 });
+  const all = Object.values(counts).reduce((sum, c) => ({ correct: sum.correct + c.correct, total: sum.total + c.total }), {
+    correct: 0,
+    total: 0,
+  });
   return {
-    metrics: { directSuccess: rate(counts.direct), indirectSuccess: rate(counts.indirect), negativeSuccess: rate(counts.negative), overall: rate(all) },
+    metrics: {
+      directSuccess: rate(counts.direct),
+      indirectSuccess: rate(counts.indirect),
+      negativeSuccess: rate(counts.negative),
+      overall: rate(all),
+    },
     counts,
     errors,
   };
@@ -67,19 +79,27 @@ const CATEGORY_KEYS = [
 export function shouldPromote(candidate: Metrics, baseline: Metrics | null, thresholds: Thresholds): PromotionVerdict {
   const failures: string[] = [];
   if (candidate.overall === null) failures.push('no evaluation runs for this candidate (run_evaluation or record_eval_run first)');
-  else if (candidate.overall < thresholds.min_overall) failures.push(`min_overall: overall ${percent(candidate.overall)} is below ${percent(thresholds.min_overall)}`);
+  else if (candidate.overall < thresholds.min_overall)
+    failures.push(`min_overall: overall ${percent(candidate.overall)} is below ${percent(thresholds.min_overall)}`);
   if (candidate.negativeSuccess === null) failures.push('min_negative: no negative prompts were evaluated');
-  else if (candidate.negativeSuccess < thresholds.min_negative) failures.push(`min_negative: negative ${percent(candidate.negativeSuccess)} is below ${percent(thresholds.min_negative)}`);
+  else if (candidate.negativeSuccess < thresholds.min_negative)
+    failures.push(`min_negative: negative ${percent(candidate.negativeSuccess)} is below ${percent(thresholds.min_negative)}`);
   if (baseline?.overall === null || baseline === null) {
     failures.push('min_improvement: the canonical baseline was not evaluated (run_evaluation includes it)');
   } else if (candidate.overall !== null) {
     const gain = candidate.overall - baseline.overall;
-    if (gain < thresholds.min_improvement - 1e-9) failures.push(`min_improvement: overall ${percent(candidate.overall)} vs baseline ${percent(baseline.overall)} is ${points(gain, { signed: true })}, needs ${points(thresholds.min_improvement, { signed: true })}`);
+    if (gain < thresholds.min_improvement - 1e-9)
+      failures.push(
+        `min_improvement: overall ${percent(candidate.overall)} vs baseline ${percent(baseline.overall)} is ${points(gain, { signed: true })}, needs ${points(thresholds.min_improvement, { signed: true })}`,
+      );
     for (const [category, key] of CATEGORY_KEYS) {
       const before = baseline[key];
       const after = candidate[key];
       if (before === null || after === null) continue;
-      if (before - after > thresholds.max_regression + 1e-9) failures.push(`max_regression: ${category} fell from ${percent(before)} to ${percent(after)} (more than ${points(thresholds.max_regression)})`);
+      if (before - after > thresholds.max_regression + 1e-9)
+        failures.push(
+          `max_regression: ${category} fell from ${percent(before)} to ${percent(after)} (more than ${points(thresholds.max_regression)})`,
+        );
     }
   }
   return { promote: failures.length === 0, failures };

@@ -23,7 +23,6 @@ import { findInjectionPatterns } from './safety.js';
 /** A golden prompt as callers submit it (seed 002's shape; id, tool and expectation filled in when left out). */
 export type { PromptInput };
 
-
 /** One description's results against a tool's prompts. */
 interface DescriptionResults extends MetricsSummary {
   candidateId: string;
@@ -73,7 +72,9 @@ export class OptimizationLoop {
   /** The server's original tool definitions, capturing any not captured yet. */
   async canonical(server: string): Promise<Record<string, CanonicalTool>> {
     const tools = this.#serverTools(server);
-    const captured = Object.fromEntries(tools.map((t) => [t.name, { description: t.definition.description ?? '', inputSchema: t.definition.inputSchema }]));
+    const captured = Object.fromEntries(
+      tools.map((t) => [t.name, { description: t.definition.description ?? '', inputSchema: t.definition.inputSchema }]),
+    );
     return (await this.store.captureCanonical(server, captured)).canonical;
   }
 
@@ -90,16 +91,27 @@ export class OptimizationLoop {
   }
 
   /** Store a candidate after the length and injection checks (`force` accepts flagged text). */
-  async propose(server: string, tool: string, description: string, options: { example?: string; force?: boolean } = {}): Promise<ToolCandidate> {
+  async propose(
+    server: string,
+    tool: string,
+    description: string,
+    options: { example?: string; force?: boolean } = {},
+  ): Promise<ToolCandidate> {
     await this.subject(server, tool);
     const charCount = [...description].length;
     if (charCount > MAX_CANDIDATE_CHARS) {
-      throw new LoadoutError('CANDIDATE_REJECTED', `The description is ${charCount} characters; the limit is ${MAX_CANDIDATE_CHARS}. Shorten it by ${charCount - MAX_CANDIDATE_CHARS}.`);
+      throw new LoadoutError(
+        'CANDIDATE_REJECTED',
+        `The description is ${charCount} characters; the limit is ${MAX_CANDIDATE_CHARS}. Shorten it by ${charCount - MAX_CANDIDATE_CHARS}.`,
+      );
     }
     if (!description.trim()) throw new LoadoutError('CANDIDATE_REJECTED', 'The description is empty.');
     const flags = findInjectionPatterns(`${description}\n${options.example ?? ''}`);
     if (flags.length && !options.force) {
-      throw new LoadoutError('CANDIDATE_REJECTED', `The description looks like instruction injection: it ${flags.join('; it ')}. Rewrite it, or pass force: true to store it flagged.`);
+      throw new LoadoutError(
+        'CANDIDATE_REJECTED',
+        `The description looks like instruction injection: it ${flags.join('; it ')}. Rewrite it, or pass force: true to store it flagged.`,
+      );
     }
     const candidate: ToolCandidate = {
       id: newId(),
@@ -121,11 +133,17 @@ export class OptimizationLoop {
     const given = new Set<string>();
     inputs.forEach((input, index) => {
       if (input.toolName !== undefined && input.toolName !== tool) {
-        throw new LoadoutError('INVALID_ARGUMENT', `Prompt ${index + 1} is for tool '${input.toolName}', but these prompts are saved for '${tool}'; save them with tool '${input.toolName}', or drop toolName.`);
+        throw new LoadoutError(
+          'INVALID_ARGUMENT',
+          `Prompt ${index + 1} is for tool '${input.toolName}', but these prompts are saved for '${tool}'; save them with tool '${input.toolName}', or drop toolName.`,
+        );
       }
       if (input.id === undefined) return;
       if (given.has(input.id) || others.has(input.id)) {
-        throw new LoadoutError('INVALID_ARGUMENT', `Prompt ${index + 1} has id '${input.id}', already used by another prompt of server '${server}'; give a unique id or leave id out.`);
+        throw new LoadoutError(
+          'INVALID_ARGUMENT',
+          `Prompt ${index + 1} has id '${input.id}', already used by another prompt of server '${server}'; give a unique id or leave id out.`,
+        );
       }
       given.add(input.id);
     });
@@ -148,9 +166,16 @@ export class OptimizationLoop {
   async recordRun(server: string, candidateId: string, promptId: string, result: EvalResultInput): Promise<EvalRun> {
     const data = await this.store.server(server);
     const prompt = data.prompts.find((p) => p.id === promptId);
-    if (!prompt) throw new LoadoutError('INVALID_ARGUMENT', `No golden prompt '${promptId}' for server '${server}'; see get_eval_results or save_golden_prompts.`);
+    if (!prompt)
+      throw new LoadoutError(
+        'INVALID_ARGUMENT',
+        `No golden prompt '${promptId}' for server '${server}'; see get_eval_results or save_golden_prompts.`,
+      );
     if (candidateId !== CANONICAL_CANDIDATE_ID && !data.candidates.some((c) => c.id === candidateId && c.toolName === prompt.toolName)) {
-      throw new LoadoutError('INVALID_ARGUMENT', `No candidate '${candidateId}' for ${server}.${prompt.toolName}; use a candidateId from propose_candidate, or '${CANONICAL_CANDIDATE_ID}' for the original description.`);
+      throw new LoadoutError(
+        'INVALID_ARGUMENT',
+        `No candidate '${candidateId}' for ${server}.${prompt.toolName}; use a candidateId from propose_candidate, or '${CANONICAL_CANDIDATE_ID}' for the original description.`,
+      );
     }
     const correct = expectedCorrect(prompt, result);
     if (result.correct !== undefined && result.correct !== correct) {
@@ -177,24 +202,37 @@ export class OptimizationLoop {
   async results(server: string, filter: { tool?: string; candidateId?: string } = {}): Promise<ToolResults[]> {
     const data = await this.store.server(server);
     const byCandidate = filter.candidateId ? data.candidates.find((c) => c.id === filter.candidateId) : undefined;
-    if (filter.candidateId && !byCandidate) throw new LoadoutError('INVALID_ARGUMENT', `No candidate '${filter.candidateId}' for server '${server}'.`);
+    if (filter.candidateId && !byCandidate)
+      throw new LoadoutError('INVALID_ARGUMENT', `No candidate '${filter.candidateId}' for server '${server}'.`);
     const tool = filter.tool ?? byCandidate?.toolName;
     const tools = tool ? [tool] : [...new Set([...data.candidates, ...data.prompts].map((x) => x.toolName))];
     return tools.map((name) => this.#toolResults(data, name, filter.candidateId));
   }
 
   /** Promote a candidate if it passes the rule (or `force`); the new description is live at once. */
-  async promote(server: string, tool: string, candidateId: string, force = false): Promise<{ verdict: PromotionVerdict; results: DescriptionResults; baseline: DescriptionResults }> {
+  async promote(
+    server: string,
+    tool: string,
+    candidateId: string,
+    force = false,
+  ): Promise<{ verdict: PromotionVerdict; results: DescriptionResults; baseline: DescriptionResults }> {
     await this.subject(server, tool);
     const data = await this.store.server(server);
     const candidate = data.candidates.find((c) => c.id === candidateId && c.toolName === tool);
-    if (!candidate) throw new LoadoutError('INVALID_ARGUMENT', `No candidate '${candidateId}' for ${server}.${tool}; see get_eval_results.`);
+    if (!candidate)
+      throw new LoadoutError('INVALID_ARGUMENT', `No candidate '${candidateId}' for ${server}.${tool}; see get_eval_results.`);
     const results = this.#toolResults(data, tool, candidateId);
     const scored = results.candidates[0]!;
     const verdict = scored.verdict!;
-    const failures = [...verdict.failures, ...(candidate.flags?.length ? [`safety: the candidate was stored with flags (${candidate.flags.join('; ')})`] : [])];
+    const failures = [
+      ...verdict.failures,
+      ...(candidate.flags?.length ? [`safety: the candidate was stored with flags (${candidate.flags.join('; ')})`] : []),
+    ];
     if (failures.length && !force) {
-      throw new LoadoutError('PROMOTION_REFUSED', `Candidate '${candidateId}' was not promoted: ${failures.join('; ')}. Pass force: true to promote it anyway.`);
+      throw new LoadoutError(
+        'PROMOTION_REFUSED',
+        `Candidate '${candidateId}' was not promoted: ${failures.join('; ')}. Pass force: true to promote it anyway.`,
+      );
     }
     await this.store.setPromotion(server, {
       toolName: tool,
@@ -222,9 +260,17 @@ export class OptimizationLoop {
     const all = await this.store.all();
     const catalog = this.#catalog.current;
     const servers = server ? [server] : [...new Set([...Object.keys(all), ...catalog.visible().map((t) => t.server)])];
-    if (server && !all[server] && !catalog.hasServer(server)) throw new LoadoutError('SERVER_NOT_FOUND', `No server '${server}' in the catalog or optimization data.`);
+    if (server && !all[server] && !catalog.hasServer(server))
+      throw new LoadoutError('SERVER_NOT_FOUND', `No server '${server}' in the catalog or optimization data.`);
     return servers.map((name) =>
-      buildReport(name, all[name] ?? { canonical: {}, candidates: [], prompts: [], runs: [], promotions: {} }, catalog.visible().filter((t) => t.server === name).map((t) => t.name)),
+      buildReport(
+        name,
+        all[name] ?? { canonical: {}, candidates: [], prompts: [], runs: [], promotions: {} },
+        catalog
+          .visible()
+          .filter((t) => t.server === name)
+          .map((t) => t.name),
+      ),
     );
   }
 
@@ -248,7 +294,10 @@ export class OptimizationLoop {
   #serverTools(server: string): CatalogTool[] {
     const catalog = this.#catalog.current;
     if (!catalog.hasServer(server)) {
-      throw new LoadoutError('SERVER_NOT_FOUND', `Server '${server}' has no discovered tools (not configured, disabled, or discovery failed); check servers.yaml.`);
+      throw new LoadoutError(
+        'SERVER_NOT_FOUND',
+        `Server '${server}' has no discovered tools (not configured, disabled, or discovery failed); check servers.yaml.`,
+      );
     }
     return catalog.visible().filter((t) => t.server === server);
   }

@@ -2,7 +2,16 @@
 // eval runs, promotions. Every change is a locked, validated, atomic state.json update through
 // StateStore; this file decides only where in the document each thing lives.
 import { customAlphabet } from 'nanoid';
-import { ServerOptimizationSchema, type CanonicalTool, type EvalRun, type GoldenPrompt, type PromotedTool, type ServerOptimization, type StateStore, type ToolCandidate } from '../config/index.js';
+import {
+  ServerOptimizationSchema,
+  type CanonicalTool,
+  type EvalRun,
+  type GoldenPrompt,
+  type PromotedTool,
+  type ServerOptimization,
+  type StateStore,
+  type ToolCandidate,
+} from '../config/index.js';
 
 // Built when needed rather than at load: a zod parse at import time slows every start.
 const emptyServer = (): ServerOptimization => ServerOptimizationSchema.parse({});

@@ -18,7 +18,10 @@ export async function watchPromotions(loop: OptimizationLoop, stateFile: string,
     await mkdir(path.dirname(stateFile), { recursive: true });
     watcher = watch(path.dirname(stateFile), { persistent: false });
   } catch (error) {
-    logger.warn({ mod: 'optimization', err: errorMessage(error) }, 'cannot watch state.json; promotions by other processes apply at the next start');
+    logger.warn(
+      { mod: 'optimization', err: errorMessage(error) },
+      'cannot watch state.json; promotions by other processes apply at the next start',
+    );
     return () => undefined;
   }
   watcher.on('error', (error) => logger.debug({ mod: 'optimization', err: errorMessage(error) }, 'state.json watch error'));
@@ -27,7 +30,11 @@ export async function watchPromotions(loop: OptimizationLoop, stateFile: string,
     // Atomic writes arrive as several events (temp file, rename): settle before reading.
     clearTimeout(timer);
     timer = setTimeout(() => {
-      loop.applyPromotions().catch((error: unknown) => logger.warn({ mod: 'optimization', err: errorMessage(error) }, 'could not reload promotions from state.json'));
+      loop
+        .applyPromotions()
+        .catch((error: unknown) =>
+          logger.warn({ mod: 'optimization', err: errorMessage(error) }, 'could not reload promotions from state.json'),
+        );
     }, SETTLE_MS);
     timer.unref();
   });

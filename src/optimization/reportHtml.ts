@@ -33,7 +33,10 @@ function serverSection(report: OptimizationReport): string {
 }
 
 function toolSection(tool: ToolReport): string {
-  const rows = tool.before || tool.after ? CATEGORIES.map(([label, key]) => barRows(label, tool.before?.[key] ?? null, tool.after?.[key] ?? null)).join('') : '';
+  const rows =
+    tool.before || tool.after
+      ? CATEGORIES.map(([label, key]) => barRows(label, tool.before?.[key] ?? null, tool.after?.[key] ?? null)).join('')
+      : '';
   const descriptions = tool.description
     ? `<p class="desc">Before: ${escapeHtml(tool.canonicalDescription ?? '')}</p><p class="desc">After: ${escapeHtml(tool.description)}</p>`
     : '';

@@ -24,7 +24,11 @@ export function flattenToolName(id: string, maxLength: number): string {
  * name. On a collision the alphabetically first id keeps the plain name and the others get a
  * hash of their own id, so each name depends only on the ids present, not on their order.
  */
-export function assignExposedNames(ids: readonly string[], maxLength: number, reserved: ReadonlySet<string> = new Set()): Map<string, string> {
+export function assignExposedNames(
+  ids: readonly string[],
+  maxLength: number,
+  reserved: ReadonlySet<string> = new Set(),
+): Map<string, string> {
   const groups = new Map<string, string[]>();
   for (const id of ids) {
     const base = flattenToolName(id, maxLength);

@@ -13,10 +13,15 @@ function catalogOf(servers: Record<string, Tool[]>, disabled: Record<string, str
   const configs = Object.fromEntries(
     Object.keys(servers).map((server) => [
       server,
-      ServerConfigSchema.parse({ command: 'node', tools: Object.fromEntries((disabled[server] ?? []).map((name) => [name, { enabled: false }])) }),
+      ServerConfigSchema.parse({
+        command: 'node',
+        tools: Object.fromEntries((disabled[server] ?? []).map((name) => [name, { enabled: false }])),
+      }),
     ]),
   );
-  const definitions = Object.fromEntries(Object.entries(servers).map(([server, tools]) => [server, { discoveredAt: '2026-01-01T00:00:00Z', tools }]));
+  const definitions = Object.fromEntries(
+    Object.entries(servers).map(([server, tools]) => [server, { discoveredAt: '2026-01-01T00:00:00Z', tools }]),
+  );
   return Catalog.build({ configs, definitions });
 }
 

@@ -80,7 +80,16 @@ export interface NamingOptions {
   reservedNames: ReadonlySet<string>;
 }
 
-const EMPTY: RegistrySnapshot = Object.freeze({ selection: null, tools: [], routes: new Map(), withheld: [], servers: new Set<string>(), prompts: [], promptRoutes: new Map(), resourceLists: [] });
+const EMPTY: RegistrySnapshot = Object.freeze({
+  selection: null,
+  tools: [],
+  routes: new Map(),
+  withheld: [],
+  servers: new Set<string>(),
+  prompts: [],
+  promptRoutes: new Map(),
+  resourceLists: [],
+});
 
 /** The lock-serialized exposed-tool set of one session. */
 export class ToolRegistry {
@@ -142,7 +151,8 @@ export class ToolRegistry {
     const catalog = this.#source.catalog();
     const exposed: CatalogTool[] = [];
     const withheld: WithheldTool[] = [];
-    const candidates: Array<CatalogTool | string> = selection.toolIds === 'all' ? [...catalog.visible()] : selection.toolIds.map((id) => catalog.get(id) ?? id);
+    const candidates: Array<CatalogTool | string> =
+      selection.toolIds === 'all' ? [...catalog.visible()] : selection.toolIds.map((id) => catalog.get(id) ?? id);
     const seen = new Set<string>();
     for (const candidate of candidates) {
       if (typeof candidate === 'string') {
@@ -171,7 +181,16 @@ export class ToolRegistry {
     const servers = new Set(selection.toolIds === 'all' ? catalog.servers().filter(available) : exposed.map((tool) => tool.server));
     const { prompts, promptRoutes } = exposePrompts(catalog, servers, selection.promptIds ?? [], available, this.#naming.maxNameLength);
     for (const route of promptRoutes.values()) servers.add(route.server);
-    return Object.freeze({ selection, tools, routes, withheld, servers, prompts, promptRoutes, resourceLists: resourceListsOf(catalog, servers) });
+    return Object.freeze({
+      selection,
+      tools,
+      routes,
+      withheld,
+      servers,
+      prompts,
+      promptRoutes,
+      resourceLists: resourceListsOf(catalog, servers),
+    });
   }
 }
 

@@ -71,7 +71,15 @@ describe('JsonLineReader', () => {
 
   it('reports lines that are not JSON-RPC messages and keeps reading', () => {
     const { reader, messages, errors } = recordingReader();
-    const junk = ['Server starting... (not JSON)', '{"half": "an object without jsonrpc"}', '[1,2]', '42', 'null', '{"jsonrpc":"1.0","id":1}', '{"jsonrpc":"2.0",'];
+    const junk = [
+      'Server starting... (not JSON)',
+      '{"half": "an object without jsonrpc"}',
+      '[1,2]',
+      '42',
+      'null',
+      '{"jsonrpc":"1.0","id":1}',
+      '{"jsonrpc":"2.0",',
+    ];
     reader.push(Buffer.from(junk.map((text) => `${text}\n`).join('') + line(ping(1))));
     expect(messages).toEqual([ping(1)]);
     expect(errors).toHaveLength(junk.length);
@@ -103,7 +111,11 @@ describe('JsonLineReader', () => {
   it('with onOversize, skips an over-size line to its newline and reports its size, head and tail', () => {
     const oversize: Array<{ bytes: number; head: string; tail: string }> = [];
     const messages: unknown[] = [];
-    const reader = new JsonLineReader(45, { onMessage: (message) => messages.push(message), onError: () => undefined, onOversize: (found) => oversize.push(found) });
+    const reader = new JsonLineReader(45, {
+      onMessage: (message) => messages.push(message),
+      onError: () => undefined,
+      onOversize: (found) => oversize.push(found),
+    });
     reader.push(Buffer.from('{"a":"' + 'x'.repeat(50)));
     reader.push(Buffer.from('y'.repeat(20)));
     reader.push(Buffer.from('z"}\n' + line(ping(1)) + '{"b":"' + 'w'.repeat(50) + '"}\n'));
@@ -141,7 +153,9 @@ describe('JsonLineWriter', () => {
     const writer = new JsonLineWriter(stream);
     await writer.write({ jsonrpc: '2.0', id: 1, method: 'ping' });
     await writer.write({ jsonrpc: '2.0', method: 'notifications/initialized' });
-    expect((stream.read() as Buffer | null)?.toString()).toBe('{"jsonrpc":"2.0","id":1,"method":"ping"}\n{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
+    expect((stream.read() as Buffer | null)?.toString()).toBe(
+      '{"jsonrpc":"2.0","id":1,"method":"ping"}\n{"jsonrpc":"2.0","method":"notifications/initialized"}\n',
+    );
   });
 
   it('writes the lines sent in one tick with one write, in order, and the next tick with another', async () => {
@@ -150,7 +164,10 @@ describe('JsonLineWriter', () => {
     const writer = new JsonLineWriter(stream);
     await Promise.all([1, 2, 3].map((id) => writer.write({ jsonrpc: '2.0', id, method: 'ping' })));
     await writer.write({ jsonrpc: '2.0', id: 4, method: 'ping' });
-    expect(writes).toEqual([[1, 2, 3].map((id) => `{"jsonrpc":"2.0","id":${id},"method":"ping"}\n`).join(''), '{"jsonrpc":"2.0","id":4,"method":"ping"}\n']);
+    expect(writes).toEqual([
+      [1, 2, 3].map((id) => `{"jsonrpc":"2.0","id":${id},"method":"ping"}\n`).join(''),
+      '{"jsonrpc":"2.0","id":4,"method":"ping"}\n',
+    ]);
   });
 
   it('holds sends made while the stream is full until it drains, with one drain listener for all', async () => {

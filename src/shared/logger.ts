@@ -92,7 +92,10 @@ function humanLogger(level: LogLevel, bindings: Record<string, unknown>): Logger
 /** `loadout: warn [downstream echo] server failed to start (err: spawn x ENOENT)`, on one line. */
 export function humanLine(level: WrittenLevel, fields: Record<string, unknown>, message: string): string {
   const { mod, server, ...rest } = fields;
-  const where = [mod, server].filter((part) => part !== undefined).map(String).join(' ');
+  const where = [mod, server]
+    .filter((part) => part !== undefined)
+    .map(String)
+    .join(' ');
   const details = Object.entries(rest)
     .filter(([, value]) => value !== undefined)
     .map(([key, value]) => `${key}: ${fieldText(value)}`);

@@ -19,20 +19,25 @@ describe('ToolsetStore', () => {
 
   it('saves a toolset as <name>.yaml and reads it back', async () => {
     await store.save({ name: 'dev', description: 'Everyday tools', tools: ['git.status', 'docs.search'] });
-    expect(await readFile(path.join(dir, 'dev.yaml'), 'utf8')).toBe('name: dev\ndescription: Everyday tools\ntools:\n  - git.status\n  - docs.search\n');
+    expect(await readFile(path.join(dir, 'dev.yaml'), 'utf8')).toBe(
+      'name: dev\ndescription: Everyday tools\ntools:\n  - git.status\n  - docs.search\n',
+    );
     expect(await store.get('dev')).toEqual({ name: 'dev', description: 'Everyday tools', tools: ['git.status', 'docs.search'] });
   });
 
-  it.each(['../x', '../../etc/passwd', 'a/b', '.hidden', 'Upper', '', 'x'.repeat(65), 'a b'])('refuses the name %j and writes nothing outside its folder', async (name) => {
-    const refused = await store.save({ name, tools: ['a.b'] }).then(
-      () => undefined,
-      (error: unknown) => error,
-    );
-    expect(refused).toBeInstanceOf(Error);
-    await expect(store.get(name)).rejects.toSatisfy((error) => isLoadoutError(error, 'TOOLSET_INVALID'));
-    await expect(store.delete(name)).rejects.toSatisfy((error) => isLoadoutError(error, 'TOOLSET_INVALID'));
-    expect(await readdir(root)).toEqual([]);
-  });
+  it.each(['../x', '../../etc/passwd', 'a/b', '.hidden', 'Upper', '', 'x'.repeat(65), 'a b'])(
+    'refuses the name %j and writes nothing outside its folder',
+    async (name) => {
+      const refused = await store.save({ name, tools: ['a.b'] }).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(refused).toBeInstanceOf(Error);
+      await expect(store.get(name)).rejects.toSatisfy((error) => isLoadoutError(error, 'TOOLSET_INVALID'));
+      await expect(store.delete(name)).rejects.toSatisfy((error) => isLoadoutError(error, 'TOOLSET_INVALID'));
+      expect(await readdir(root)).toEqual([]);
+    },
+  );
 
   it('refuses to save the reserved name all', async () => {
     await expect(store.save({ name: 'all', tools: ['a.b'] })).rejects.toSatisfy((error) => isLoadoutError(error, 'TOOLSET_INVALID'));
@@ -56,7 +61,9 @@ describe('ToolsetStore', () => {
   it('rejects malformed YAML with the file name, and still lists the good files', async () => {
     await store.save({ name: 'good', tools: ['a.b'] });
     await writeFile(path.join(dir, 'bad.yaml'), 'name: bad\ntools: [a.b\n');
-    await expect(store.get('bad')).rejects.toSatisfy((error) => isLoadoutError(error, 'TOOLSET_INVALID') && error.message.includes('bad.yaml'));
+    await expect(store.get('bad')).rejects.toSatisfy(
+      (error) => isLoadoutError(error, 'TOOLSET_INVALID') && error.message.includes('bad.yaml'),
+    );
     const { toolsets, problems } = await store.list();
     expect(toolsets.map((t) => t.name)).toEqual(['good']);
     expect(problems.map((p) => path.basename(p.file))).toEqual(['bad.yaml']);

@@ -21,7 +21,9 @@ export function writableToolsetName(name: string, action: 'save' | 'delete'): st
   if (valid !== ALL_TOOLSET) return valid;
   throw new LoadoutError(
     'TOOLSET_INVALID',
-    action === 'save' ? `'${ALL_TOOLSET}' is reserved (equipping it exposes every enabled tool); choose another name` : `'${ALL_TOOLSET}' is built in and cannot be deleted`,
+    action === 'save'
+      ? `'${ALL_TOOLSET}' is reserved (equipping it exposes every enabled tool); choose another name`
+      : `'${ALL_TOOLSET}' is built in and cannot be deleted`,
   );
 }
 
@@ -88,7 +90,10 @@ export class ToolsetStore {
       const { path, message } = firstIssue(parsed.error);
       const [field, index] = parsed.error.issues[0]?.path ?? [];
       const value = field === 'tools' ? `: '${String(toolset.tools[Number(index)])}'` : '';
-      throw new LoadoutError('TOOLSET_INVALID', `Toolset '${toolset.name}' not saved: ${message}${path === '(root)' ? '' : ` (${path}${value})`}`);
+      throw new LoadoutError(
+        'TOOLSET_INVALID',
+        `Toolset '${toolset.name}' not saved: ${message}${path === '(root)' ? '' : ` (${path}${value})`}`,
+      );
     }
     const valid = parsed.data;
     const body: Record<string, unknown> = { name: valid.name };

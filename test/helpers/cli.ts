@@ -13,19 +13,31 @@ export interface CliRun {
 }
 
 /** Run `loadout ARGS` with --config/--data of `dirs`, HOME set to `<root>/home` unless given. */
-export function runCli(dirs: Pick<TempDirs, 'root' | 'configDir' | 'dataDir'>, args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<CliRun> {
+export function runCli(
+  dirs: Pick<TempDirs, 'root' | 'configDir' | 'dataDir'>,
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string> } = {},
+): Promise<CliRun> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       [CLI, '--config', dirs.configDir, '--data', dirs.dataDir, ...args],
-      { cwd: options.cwd ?? dirs.root, env: { ...process.env, HOME: path.join(dirs.root, 'home'), NO_COLOR: '1', ...options.env }, timeout: 60_000 },
+      {
+        cwd: options.cwd ?? dirs.root,
+        env: { ...process.env, HOME: path.join(dirs.root, 'home'), NO_COLOR: '1', ...options.env },
+        timeout: 60_000,
+      },
       (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
     );
   });
 }
 
 /** Write the tool list the `mutable` fixture serves; returns its servers.yaml entry. */
-export async function mutableServer(dir: string, name: string, tools: Array<{ name: string; description?: string }>): Promise<Record<string, unknown>> {
+export async function mutableServer(
+  dir: string,
+  name: string,
+  tools: Array<{ name: string; description?: string }>,
+): Promise<Record<string, unknown>> {
   const file = path.join(dir, `${name}-tools.json`);
   await writeFile(file, JSON.stringify(tools));
   return { command: process.execPath, args: [fixture('mutable'), file] };

@@ -56,7 +56,11 @@ export async function makeTempDirs(): Promise<TempDirs> {
 }
 
 /** Write servers.yaml with the given servers (and optional other top-level keys). */
-export async function writeServersYaml(configDir: string, servers: Record<string, unknown>, extra: Record<string, unknown> = {}): Promise<string> {
+export async function writeServersYaml(
+  configDir: string,
+  servers: Record<string, unknown>,
+  extra: Record<string, unknown> = {},
+): Promise<string> {
   const file = path.join(configDir, 'servers.yaml');
   await writeFile(file, stringify({ servers, ...extra }));
   return file;
@@ -93,7 +97,17 @@ export interface StartOptions {
 export async function startGateway(options: StartOptions): Promise<GatewayProcess> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [CLI, 'serve', '--config', options.dirs.configDir, '--data', options.dirs.dataDir, '--log-level', 'info', ...(options.args ?? [])],
+    args: [
+      CLI,
+      'serve',
+      '--config',
+      options.dirs.configDir,
+      '--data',
+      options.dirs.dataDir,
+      '--log-level',
+      'info',
+      ...(options.args ?? []),
+    ],
     env: { ...(process.env as Record<string, string>), ...options.env },
     stderr: 'pipe',
     maxBufferSize: options.maxBufferSize,
@@ -118,7 +132,10 @@ export async function startGateway(options: StartOptions): Promise<GatewayProces
 }
 
 /** Counts a client's list_changed notifications (re-reading tools/list on each, as Claude Code does, if `relist`). */
-export function trackListChanged(client: Client, relist: boolean): { count(): number; waitFor(count: number, timeoutMs?: number): Promise<void> } {
+export function trackListChanged(
+  client: Client,
+  relist: boolean,
+): { count(): number; waitFor(count: number, timeoutMs?: number): Promise<void> } {
   let changes = 0;
   const waiters: Array<() => void> = [];
   client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {

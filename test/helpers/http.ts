@@ -19,7 +19,12 @@ export interface ListeningProcess {
 }
 
 /** Spawn `command` and resolve once its output matches `pattern` (group 1 = the URL). */
-export function spawnListening(command: string, args: string[], pattern: RegExp, env: Record<string, string> = {}): Promise<ListeningProcess> {
+export function spawnListening(
+  command: string,
+  args: string[],
+  pattern: RegExp,
+  env: Record<string, string> = {},
+): Promise<ListeningProcess> {
   const child: ChildProcess = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   return new Promise((resolve, reject) => {
@@ -44,7 +49,11 @@ export function spawnListening(command: string, args: string[], pattern: RegExp,
 }
 
 /** Start `loadout serve --http --port 0` with the given dirs and extra arguments. */
-export function startHttpGateway(dirs: Pick<TempDirs, 'configDir' | 'dataDir'>, args: string[] = [], env: Record<string, string> = {}): Promise<ListeningProcess> {
+export function startHttpGateway(
+  dirs: Pick<TempDirs, 'configDir' | 'dataDir'>,
+  args: string[] = [],
+  env: Record<string, string> = {},
+): Promise<ListeningProcess> {
   return spawnListening(
     process.execPath,
     [CLI, 'serve', '--http', '--port', '0', '--config', dirs.configDir, '--data', dirs.dataDir, '--log-level', 'info', ...args],
@@ -55,13 +64,20 @@ export function startHttpGateway(dirs: Pick<TempDirs, 'configDir' | 'dataDir'>, 
 
 /** Start the interactive fixture in `http` or `sse` mode (on `port`, to start it again where it was). */
 export function startFixtureServer(mode: 'http' | 'sse', port?: number): Promise<ListeningProcess> {
-  return spawnListening(process.execPath, [fixture('interactive'), mode], /LISTENING (\S+)/, port === undefined ? {} : { FIXTURE_PORT: String(port) });
+  return spawnListening(
+    process.execPath,
+    [fixture('interactive'), mode],
+    /LISTENING (\S+)/,
+    port === undefined ? {} : { FIXTURE_PORT: String(port) },
+  );
 }
 
 /** Start server-everything in streamable HTTP mode on a free port (stop it with close('SIGKILL')). */
 export async function startEverythingHttp(): Promise<ListeningProcess> {
   const port = await freePort();
-  const started = await spawnListening(process.execPath, [THIRD_PARTY.everything, 'streamableHttp'], /listening on port (\d+)/, { PORT: String(port) });
+  const started = await spawnListening(process.execPath, [THIRD_PARTY.everything, 'streamableHttp'], /listening on port (\d+)/, {
+    PORT: String(port),
+  });
   return { ...started, url: `http://127.0.0.1:${port}/mcp` };
 }
 
@@ -87,7 +103,10 @@ export interface HttpClient {
 }
 
 /** Connect an SDK client to `url` (with a bearer token if given). */
-export async function connectHttp(url: string, options: { token?: string; capabilities?: ClientCapabilities; name?: string } = {}): Promise<HttpClient> {
+export async function connectHttp(
+  url: string,
+  options: { token?: string; capabilities?: ClientCapabilities; name?: string } = {},
+): Promise<HttpClient> {
   const headers: Record<string, string> = options.token ? { Authorization: `Bearer ${options.token}` } : {};
   const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
   const client = new Client({ name: options.name ?? 'loadout-http-test', version: '1.0.0' }, { capabilities: options.capabilities ?? {} });

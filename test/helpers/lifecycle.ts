@@ -23,7 +23,9 @@ export async function writeToolCache(dataDir: string, servers: Record<string, To
  */
 export async function toolsOfFixture(script: string, env: Record<string, string> = {}): Promise<Tool[]> {
   const client = new Client({ name: 'loadout-test', version: '1.0.0' });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [script], env: { ...(process.env as Record<string, string>), ...env } }));
+  await client.connect(
+    new StdioClientTransport({ command: process.execPath, args: [script], env: { ...(process.env as Record<string, string>), ...env } }),
+  );
   try {
     return (await client.listTools()).tools;
   } finally {

@@ -34,7 +34,8 @@ export function collectNotifications(client: Client): NotificationLog {
       for (;;) {
         const found = all.find(match);
         if (found) return found;
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; received: ${all.map((n) => n.method).join(', ') || 'nothing'}`);
+        if (Date.now() > deadline)
+          throw new Error(`timed out waiting for ${what}; received: ${all.map((n) => n.method).join(', ') || 'nothing'}`);
         await new Promise<void>((resolve) => {
           const wake = (): void => {
             waiters.delete(wake);

@@ -32,13 +32,30 @@ export const GOLDEN_PROMPTS: PromptInput[] = [
 ];
 
 const echoTools = [
-  { name: 'echo', description: ECHO_CANONICAL, inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } },
-  { name: 'add', description: 'Add two numbers and return the sum as structured content.', inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } } },
+  {
+    name: 'echo',
+    description: ECHO_CANONICAL,
+    inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+  },
+  {
+    name: 'add',
+    description: 'Add two numbers and return the sum as structured content.',
+    inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } },
+  },
 ];
-const notesTools = [{ name: 'search_notes', description: 'Search saved notes by keyword and return the matching text.', inputSchema: { type: 'object', properties: { query: { type: 'string' } } } }];
+const notesTools = [
+  {
+    name: 'search_notes',
+    description: 'Search saved notes by keyword and return the matching text.',
+    inputSchema: { type: 'object', properties: { query: { type: 'string' } } },
+  },
+];
 
 /** A loop over temp dirs with a cached two-server catalog. */
-export async function makeLoop(dataDir: string, settings: Record<string, unknown> = {}): Promise<{ loop: OptimizationLoop; catalog: CatalogStore; stateFile: string }> {
+export async function makeLoop(
+  dataDir: string,
+  settings: Record<string, unknown> = {},
+): Promise<{ loop: OptimizationLoop; catalog: CatalogStore; stateFile: string }> {
   const cacheFile = path.join(dataDir, 'catalog.json');
   const stateFile = path.join(dataDir, 'state.json');
   await writeDefinitionCache(cacheFile, {
@@ -46,9 +63,18 @@ export async function makeLoop(dataDir: string, settings: Record<string, unknown
     notes: { discoveredAt: new Date().toISOString(), tools: notesTools as never },
   });
   const configs = { echo: ServerConfigSchema.parse({ command: 'node' }), notes: ServerConfigSchema.parse({ command: 'node' }) };
-  const catalog = new CatalogStore({ pool: new ServerPool(configs, { logger: silentLogger }), cacheFile, settings: GatewaySettingsSchema.parse({}), logger: silentLogger });
+  const catalog = new CatalogStore({
+    pool: new ServerPool(configs, { logger: silentLogger }),
+    cacheFile,
+    settings: GatewaySettingsSchema.parse({}),
+    logger: silentLogger,
+  });
   await catalog.ensureLoaded();
-  const loop = new OptimizationLoop({ store: new OptimizationStore(new StateStore(stateFile)), catalog, settings: OptimizationSettingsSchema.parse(settings) });
+  const loop = new OptimizationLoop({
+    store: new OptimizationStore(new StateStore(stateFile)),
+    catalog,
+    settings: OptimizationSettingsSchema.parse(settings),
+  });
   return { loop, catalog, stateFile };
 }
 
@@ -72,7 +98,11 @@ export function useFakeOpenAi(): () => FakeOpenAi {
 
 /** servers.yaml with the echo fixture and the openai backend pointing at `baseUrl`. */
 export function writeEchoWithBackend(configDir: string, baseUrl: string): Promise<string> {
-  return writeServersYaml(configDir, { echo: nodeServer(fixture('echo')) }, { optimization: { backend: 'openai', base_url: baseUrl, model: 'fake-model', expose_tools: true } });
+  return writeServersYaml(
+    configDir,
+    { echo: nodeServer(fixture('echo')) },
+    { optimization: { backend: 'openai', base_url: baseUrl, model: 'fake-model', expose_tools: true } },
+  );
 }
 
 /**
@@ -84,7 +114,10 @@ export function samplingAnswer(params: CreateMessageRequest['params']): Record<s
   const user = first && !Array.isArray(first) && first.type === 'text' ? first.text : '';
   const system = params.systemPrompt ?? '';
   if (params.tools) {
-    const tool = pickTool(user, params.tools.map((t) => ({ name: t.name, description: t.description ?? '' })));
+    const tool = pickTool(
+      user,
+      params.tools.map((t) => ({ name: t.name, description: t.description ?? '' })),
+    );
     const content = tool ? [{ type: 'tool_use', id: 'u1', name: tool, input: {} }] : [{ type: 'text', text: 'Directly.' }];
     return { role: 'assistant', model: 'client-model', stopReason: tool ? 'toolUse' : 'endTurn', content };
   }

@@ -4,7 +4,13 @@ import { spawn } from 'node:child_process';
 import { CLI, waitForExit, type TempDirs } from './gateway.js';
 
 /** One stdout line of the gateway, parsed. */
-export type RawMessage = { jsonrpc?: string; id?: string | number | null; method?: string; result?: Record<string, unknown>; error?: { code: number; message: string } };
+export type RawMessage = {
+  jsonrpc?: string;
+  id?: string | number | null;
+  method?: string;
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string };
+};
 
 /** A raw stdio session with a running gateway. */
 export interface RawGateway {
@@ -20,7 +26,11 @@ export interface RawGateway {
 
 /** Spawn `loadout serve` on `dirs` and complete the handshake over raw pipes. */
 export async function startRawGateway(dirs: Pick<TempDirs, 'configDir' | 'dataDir'>, args: string[] = []): Promise<RawGateway> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--config', dirs.configDir, '--data', dirs.dataDir, '--log-level', 'info', ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [CLI, 'serve', '--config', dirs.configDir, '--data', dirs.dataDir, '--log-level', 'info', ...args],
+    { stdio: ['pipe', 'pipe', 'pipe'] },
+  );
   const received: RawMessage[] = [];
   const waiters = new Set<() => void>();
   let partial = '';
@@ -36,7 +46,8 @@ export async function startRawGateway(dirs: Pick<TempDirs, 'configDir' | 'dataDi
     send: (message) => void child.stdin.write(`${typeof message === 'string' ? message : JSON.stringify(message)}\n`),
     messages: () => [...received],
     answer(id, timeoutMs = 15_000) {
-      const find = (): RawMessage | undefined => received.find((m) => m.id === id && m.method === undefined && (m.result !== undefined || m.error !== undefined));
+      const find = (): RawMessage | undefined =>
+        received.find((m) => m.id === id && m.method === undefined && (m.result !== undefined || m.error !== undefined));
       return new Promise((resolve, reject) => {
         const check = (): void => {
           const found = find();
@@ -61,7 +72,12 @@ export async function startRawGateway(dirs: Pick<TempDirs, 'configDir' | 'dataDi
       await waitForExit(child.pid!);
     },
   };
-  gateway.send({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+  gateway.send({
+    jsonrpc: '2.0',
+    id: 'init',
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+  });
   await gateway.answer('init');
   gateway.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
   return gateway;

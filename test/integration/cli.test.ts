@@ -5,7 +5,9 @@ import { parse } from 'yaml';
 import { linesOf, mutableServer, runCli } from '../helpers/cli.js';
 import { fixture, makeTempDirs, nodeServer, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
 
-type ServersYaml = { servers: Record<string, { tools?: Record<string, { enabled?: boolean; stale?: boolean; description?: string; hash?: string } | null> }> };
+type ServersYaml = {
+  servers: Record<string, { tools?: Record<string, { enabled?: boolean; stale?: boolean; description?: string; hash?: string } | null> }>;
+};
 
 describe('loadout CLI', () => {
   let dirs: TempDirs;
@@ -37,7 +39,11 @@ describe('loadout CLI', () => {
       const run = await runCli(dirs, ['init', '--from', from]);
       const servers = await readServers();
       expect(Object.keys(servers.servers)).toEqual(['echo', 'remote']);
-      expect(servers.servers.remote).toMatchObject({ type: 'http', url: 'http://127.0.0.1:9/mcp', headers: { Authorization: 'Bearer ${KEY}' } });
+      expect(servers.servers.remote).toMatchObject({
+        type: 'http',
+        url: 'http://127.0.0.1:9/mcp',
+        headers: { Authorization: 'Bearer ${KEY}' },
+      });
       expect(servers.servers.echo).toMatchObject({ env: { TOKEN: '${TOKEN:-none}' } });
       expect(Object.keys(servers.servers.echo!.tools ?? {})).toEqual(['echo', 'add', 'fail', 'env', 'pid']);
       expect(run.stdout).toContain("skipped 'loadout'");
@@ -54,11 +60,17 @@ describe('loadout CLI', () => {
         path.join(dirs.root, 'home', '.claude.json'),
         JSON.stringify({
           mcpServers: { user: { command: 'user-server' } },
-          projects: { [project]: { mcpServers: { local: { command: 'local-server' } } }, '/elsewhere': { mcpServers: { other: { command: 'x' } } } },
+          projects: {
+            [project]: { mcpServers: { local: { command: 'local-server' } } },
+            '/elsewhere': { mcpServers: { other: { command: 'x' } } },
+          },
         }),
       );
       await mkdir(path.join(dirs.root, 'home', '.cursor'));
-      await writeFile(path.join(dirs.root, 'home', '.cursor', 'mcp.json'), JSON.stringify({ mcpServers: { 'docs.site': { url: 'https://example.com/sse' }, echo: { command: 'dup' } } }));
+      await writeFile(
+        path.join(dirs.root, 'home', '.cursor', 'mcp.json'),
+        JSON.stringify({ mcpServers: { 'docs.site': { url: 'https://example.com/sse' }, echo: { command: 'dup' } } }),
+      );
       const run = await runCli(dirs, ['init', '--no-discover'], { cwd: project });
       expect(run.code).toBe(0);
       const servers = (await readServers()).servers;
@@ -107,7 +119,11 @@ describe('loadout CLI', () => {
       const text = (await readFile(serversFile(), 'utf8')).replace(/(  beta:\n\s+enabled: )true/, '$1false # never');
       await writeFile(serversFile(), `# my config\n${text}`);
 
-      await mutableServer(dirs.root, 'm', [{ name: 'alpha', description: 'Now does something else.' }, { name: 'beta' }, { name: 'delta' }]);
+      await mutableServer(dirs.root, 'm', [
+        { name: 'alpha', description: 'Now does something else.' },
+        { name: 'beta' },
+        { name: 'delta' },
+      ]);
       const second = await runCli(dirs, ['refresh', 'm']);
       expect(second.code).toBe(0);
       expect(second.stdout).toMatch(/m: stale \(gone from the server\) gamma/);
@@ -122,7 +138,8 @@ describe('loadout CLI', () => {
       expect(merged.alpha?.description).toBe('Now does something else.');
 
       // As seed 001's `list`: every tool, exposed, filtered and stale alike; the flags narrow it.
-      const listOf = async (...flags: string[]) => JSON.parse((await runCli(dirs, ['list', ...flags, '--json'])).stdout) as Array<{ id: string; status: string[] }>;
+      const listOf = async (...flags: string[]) =>
+        JSON.parse((await runCli(dirs, ['list', ...flags, '--json'])).stdout) as Array<{ id: string; status: string[] }>;
       expect(Object.fromEntries((await listOf()).map((tool) => [tool.id, tool.status.join(',')]))).toEqual({
         'm.alpha': 'enabled,changed',
         'm.beta': 'disabled',
@@ -132,7 +149,12 @@ describe('loadout CLI', () => {
       expect((await listOf('--enabled')).map((tool) => tool.id)).toEqual(['m.alpha', 'm.delta']);
       expect((await listOf('--disabled')).map((tool) => tool.id)).toEqual(['m.beta', 'm.gamma']);
 
-      await mutableServer(dirs.root, 'm', [{ name: 'alpha', description: 'Now does something else.' }, { name: 'beta' }, { name: 'gamma' }, { name: 'delta' }]);
+      await mutableServer(dirs.root, 'm', [
+        { name: 'alpha', description: 'Now does something else.' },
+        { name: 'beta' },
+        { name: 'gamma' },
+        { name: 'delta' },
+      ]);
       const third = await runCli(dirs, ['refresh', '--accept-changed']);
       expect(third.stdout).toMatch(/m: back gamma/);
       expect(third.stdout).toMatch(/m: approved alpha/);
@@ -152,7 +174,10 @@ describe('loadout CLI', () => {
     });
 
     it('reports a server that fails and still records the others, exiting non-zero', async () => {
-      await writeServersYaml(dirs.configDir, { echo: nodeServer(fixture('echo')), broken: { command: path.join(dirs.root, 'no-such-binary') } });
+      await writeServersYaml(dirs.configDir, {
+        echo: nodeServer(fixture('echo')),
+        broken: { command: path.join(dirs.root, 'no-such-binary') },
+      });
       const run = await runCli(dirs, ['refresh']);
       expect(run.code).not.toBe(0);
       expect(linesOf(run.stderr)).toEqual([expect.stringMatching(/^loadout: 1 of 2 servers could not be discovered: broken/)]);
@@ -166,7 +191,10 @@ describe('loadout CLI', () => {
     beforeAll(async () => {
       shared = await makeTempDirs();
       await mkdir(path.join(shared.root, 'home'));
-      await writeServersYaml(shared.configDir, { echo: nodeServer(fixture('echo'), { always_on: true }), lazy: nodeServer(fixture('echo'), { idle_timeout_minutes: 0.5 }) });
+      await writeServersYaml(shared.configDir, {
+        echo: nodeServer(fixture('echo'), { always_on: true }),
+        lazy: nodeServer(fixture('echo'), { idle_timeout_minutes: 0.5 }),
+      });
       expect((await runCli(shared, ['refresh'])).code).toBe(0);
     });
     afterAll(async () => {
@@ -194,7 +222,9 @@ describe('loadout CLI', () => {
 
     it('creates (flattened names resolved, repeats dropped), shows, equips and deletes toolsets', async () => {
       expect((await runCli(dirs, ['toolset', 'create', 'math', 'echo.add', 'lazy_add', 'echo.add', '--description', 'sums'])).code).toBe(0);
-      const shown = JSON.parse((await runCli(dirs, ['toolset', 'show', 'math', '--json'])).stdout) as { tools: Array<{ id: string; status: string }> };
+      const shown = JSON.parse((await runCli(dirs, ['toolset', 'show', 'math', '--json'])).stdout) as {
+        tools: Array<{ id: string; status: string }>;
+      };
       expect(shown.tools).toEqual([
         { id: 'echo.add', status: 'available' },
         { id: 'lazy.add', status: 'available' },
@@ -202,7 +232,9 @@ describe('loadout CLI', () => {
       const equip = await runCli(dirs, ['toolset', 'equip', 'math']);
       expect(equip.stdout).toMatch(/next starts/);
       expect(JSON.parse(await readFile(path.join(dirs.dataDir, 'state.json'), 'utf8'))).toMatchObject({ activeToolset: 'math' });
-      const listed = JSON.parse((await runCli(dirs, ['toolset', 'list', '--json'])).stdout) as { toolsets: Array<{ name: string; remembered: boolean }> };
+      const listed = JSON.parse((await runCli(dirs, ['toolset', 'list', '--json'])).stdout) as {
+        toolsets: Array<{ name: string; remembered: boolean }>;
+      };
       expect(listed.toolsets).toEqual([expect.objectContaining({ name: 'math', remembered: true })]);
       expect((await runCli(dirs, ['toolset', 'delete', 'math'])).code).toBe(0);
       expect(await readdir(path.join(dirs.configDir, 'toolsets'))).toEqual([]);
@@ -240,15 +272,18 @@ describe('loadout CLI', () => {
   });
 
   describe('invalid servers.yaml', () => {
-    it.each([['status'], ['list'], ['refresh'], ['toolset', 'show', 'x'], ['toolset', 'create', 'x', 'echo.add']])('%s names file, line and column of invalid YAML and leaves it alone', async (...args) => {
-      const broken = 'servers:\n  echo:\n    command: [unclosed\n';
-      await writeFile(serversFile(), broken);
-      await mkdir(path.join(dirs.configDir, 'toolsets'), { recursive: true });
-      await writeFile(path.join(dirs.configDir, 'toolsets', 'x.yaml'), 'name: x\ntools: [echo.add]\n');
-      const run = await runCli(dirs, args);
-      expect(run.code).not.toBe(0);
-      expect(linesOf(run.stderr)).toEqual([expect.stringMatching(/^loadout: .*servers\.yaml:\d+:\d+: /)]);
-      expect(await readFile(serversFile(), 'utf8')).toBe(broken);
-    });
+    it.each([['status'], ['list'], ['refresh'], ['toolset', 'show', 'x'], ['toolset', 'create', 'x', 'echo.add']])(
+      '%s names file, line and column of invalid YAML and leaves it alone',
+      async (...args) => {
+        const broken = 'servers:\n  echo:\n    command: [unclosed\n';
+        await writeFile(serversFile(), broken);
+        await mkdir(path.join(dirs.configDir, 'toolsets'), { recursive: true });
+        await writeFile(path.join(dirs.configDir, 'toolsets', 'x.yaml'), 'name: x\ntools: [echo.add]\n');
+        const run = await runCli(dirs, args);
+        expect(run.code).not.toBe(0);
+        expect(linesOf(run.stderr)).toEqual([expect.stringMatching(/^loadout: .*servers\.yaml:\d+:\d+: /)]);
+        expect(await readFile(serversFile(), 'utf8')).toBe(broken);
+      },
+    );
   });
 });

@@ -14,10 +14,15 @@ function pipedIntoHead(dirs: TempDirs, args: string[]): Promise<{ firstLine: str
   // PIPESTATUS is bash's; the exit code of loadout (not head) is what matters.
   const script = `${quoted} 2>"${dirs.root}/stderr" | head -n 1; echo "exit=\${PIPESTATUS[0]}" >&2; cat "${dirs.root}/stderr" >&2`;
   return new Promise((resolve) => {
-    execFile('bash', ['-c', script], { env: { ...process.env, HOME: path.join(dirs.root, 'home'), NO_COLOR: '1' }, timeout: 60_000 }, (_error, stdout, stderr) => {
-      const code = /exit=(\d+)/.exec(stderr)?.[1] ?? '?';
-      resolve({ firstLine: stdout.trim(), stderr: stderr.replace(/exit=\d+\n/, ''), code });
-    });
+    execFile(
+      'bash',
+      ['-c', script],
+      { env: { ...process.env, HOME: path.join(dirs.root, 'home'), NO_COLOR: '1' }, timeout: 60_000 },
+      (_error, stdout, stderr) => {
+        const code = /exit=(\d+)/.exec(stderr)?.[1] ?? '?';
+        resolve({ firstLine: stdout.trim(), stderr: stderr.replace(/exit=\d+\n/, ''), code });
+      },
+    );
   });
 }
 
@@ -33,7 +38,11 @@ describe('CLI edges', () => {
 
   it('exits quietly when the reader of its output goes away (`list | head`, `toolset show | head`)', async () => {
     // Far more than a pipe holds, so loadout is still writing when head has gone.
-    const tools = Array.from({ length: 3000 }, (_, i) => ({ name: `tool_${i}`, description: `Tool number ${i} ${'with a long description '.repeat(4)}`, inputSchema: { type: 'object' as const } }));
+    const tools = Array.from({ length: 3000 }, (_, i) => ({
+      name: `tool_${i}`,
+      description: `Tool number ${i} ${'with a long description '.repeat(4)}`,
+      inputSchema: { type: 'object' as const },
+    }));
     await writeServersYaml(dirs.configDir, { big: { command: process.execPath, args: ['-e', ''] } });
     await writeToolCache(dirs.dataDir, { big: tools });
     for (const args of [['list'], ['list', '--json'], ['status']]) {
@@ -49,15 +58,23 @@ describe('CLI edges', () => {
   });
 
   it('explains a whole command line in `command` and shows the entry as it should be written', async () => {
-    await writeFile(path.join(dirs.configDir, 'servers.yaml'), 'servers:\n  pkg:\n    command: "no-such-npx -y some-pkg"\n    args: [--flag]\n');
+    await writeFile(
+      path.join(dirs.configDir, 'servers.yaml'),
+      'servers:\n  pkg:\n    command: "no-such-npx -y some-pkg"\n    args: [--flag]\n',
+    );
     const run = await runCli(dirs, ['refresh']);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain('no program named "no-such-npx -y some-pkg" (spawn ENOENT): `command` is the program alone and `args` the list of its arguments. Write the entry as:');
+    expect(run.stderr).toContain(
+      'no program named "no-such-npx -y some-pkg" (spawn ENOENT): `command` is the program alone and `args` the list of its arguments. Write the entry as:',
+    );
     expect(run.stderr).toContain('\ncommand: "no-such-npx"\nargs: ["-y","some-pkg","--flag"]');
   });
 
   it('accepts an empty `tools:` key as no tools listed yet, and fills it on refresh', async () => {
-    await writeFile(path.join(dirs.configDir, 'servers.yaml'), `servers:\n  echo:\n    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(fixture('echo'))}]\n    tools:\n`);
+    await writeFile(
+      path.join(dirs.configDir, 'servers.yaml'),
+      `servers:\n  echo:\n    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(fixture('echo'))}]\n    tools:\n`,
+    );
     const status = await runCli(dirs, ['status', '--json']);
     expect(status.stderr).toBe('');
     expect(status.code).toBe(0);
@@ -67,7 +84,10 @@ describe('CLI edges', () => {
   });
 
   it('writes stderr in one format per run: readable lines by default, JSON lines with --log-format json', async () => {
-    await writeServersYaml(dirs.configDir, { echo: nodeServer(fixture('echo')), broken: { command: path.join(dirs.root, 'no-such-binary') } });
+    await writeServersYaml(dirs.configDir, {
+      echo: nodeServer(fixture('echo')),
+      broken: { command: path.join(dirs.root, 'no-such-binary') },
+    });
     for (const format of ['human', 'json'] as const) {
       const gateway = await startGateway({ dirs, args: format === 'json' ? ['--log-format', 'json'] : [] });
       await gateway.client.callTool({ name: 'discover-all-tools', arguments: {} });
@@ -79,11 +99,13 @@ describe('CLI edges', () => {
         else expect(JSON.parse(line)).toMatchObject({ level: expect.any(Number), msg: expect.any(String) });
       }
     }
-    expect(linesOf((await runCli(dirs, ['--log-format', 'json', 'toolset', 'show', 'nope'])).stderr).map((line) => JSON.parse(line) as unknown)).toEqual([
-      expect.objectContaining({ level: 50, msg: expect.stringContaining("Toolset 'nope' not found") }),
-    ]);
+    expect(
+      linesOf((await runCli(dirs, ['--log-format', 'json', 'toolset', 'show', 'nope'])).stderr).map((line) => JSON.parse(line) as unknown),
+    ).toEqual([expect.objectContaining({ level: 50, msg: expect.stringContaining("Toolset 'nope' not found") })]);
     const usage = await runCli(dirs, ['--log-format', 'json', 'list', '--no-such-flag']);
-    expect(linesOf(usage.stderr).map((line) => JSON.parse(line) as unknown)).toEqual([expect.objectContaining({ level: 50, msg: expect.stringContaining('--no-such-flag') })]);
+    expect(linesOf(usage.stderr).map((line) => JSON.parse(line) as unknown)).toEqual([
+      expect.objectContaining({ level: 50, msg: expect.stringContaining('--no-such-flag') }),
+    ]);
   });
 
   it('refreshes several named servers, or every one with --all, and refuses both at once', async () => {
@@ -93,7 +115,11 @@ describe('CLI edges', () => {
     expect(some.code, some.stderr).toBe(0);
     expect((JSON.parse(some.stdout) as { results: Array<{ server: string }> }).results.map((result) => result.server)).toEqual(['a', 'c']);
     const all = await runCli(dirs, ['refresh', '--all', '--json']);
-    expect((JSON.parse(all.stdout) as { results: Array<{ server: string }> }).results.map((result) => result.server)).toEqual(['a', 'b', 'c']);
+    expect((JSON.parse(all.stdout) as { results: Array<{ server: string }> }).results.map((result) => result.server)).toEqual([
+      'a',
+      'b',
+      'c',
+    ]);
     const both = await runCli(dirs, ['refresh', 'a', '--all']);
     expect(both.code).toBe(1);
     expect(linesOf(both.stderr)).toEqual(['loadout: give servers or --all, not both (got --all and a)']);
@@ -101,10 +127,25 @@ describe('CLI edges', () => {
 
   it('takes --json on every command but serve', async () => {
     const commands = [
-      ['init'], ['refresh'], ['status'], ['list'],
-      ['toolset', 'list'], ['toolset', 'show'], ['toolset', 'create'], ['toolset', 'delete'], ['toolset', 'equip'],
-      ['optimize', 'report'], ['optimize', 'run'], ['optimize', 'canonical'], ['optimize', 'propose'], ['optimize', 'prompts'],
-      ['optimize', 'results'], ['optimize', 'promote'], ['optimize', 'revert'], ['optimize', 'generate-candidates'], ['optimize', 'generate-prompts'],
+      ['init'],
+      ['refresh'],
+      ['status'],
+      ['list'],
+      ['toolset', 'list'],
+      ['toolset', 'show'],
+      ['toolset', 'create'],
+      ['toolset', 'delete'],
+      ['toolset', 'equip'],
+      ['optimize', 'report'],
+      ['optimize', 'run'],
+      ['optimize', 'canonical'],
+      ['optimize', 'propose'],
+      ['optimize', 'prompts'],
+      ['optimize', 'results'],
+      ['optimize', 'promote'],
+      ['optimize', 'revert'],
+      ['optimize', 'generate-candidates'],
+      ['optimize', 'generate-prompts'],
     ];
     const helps = await Promise.all(commands.map((command) => runCli(dirs, [...command, '--help'])));
     helps.forEach((help, index) => expect(help.stdout, commands[index]!.join(' ')).toMatch(/^\s+--json\b/m));

@@ -14,7 +14,12 @@ async function serveWithoutData(root: string, configDir: string): Promise<Client
   const env: Record<string, string> = { ...(process.env as Record<string, string>), HOME: home, XDG_DATA_HOME: '', XDG_CONFIG_HOME: '' };
   delete env.LOADOUT_DATA_DIR;
   delete env.LOADOUT_CONFIG_DIR;
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', '--config', configDir], env, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, 'serve', '--config', configDir],
+    env,
+    stderr: 'pipe',
+  });
   const client = new Client({ name: 'loadout-test', version: '1.0.0' });
   await client.connect(transport);
   return client;

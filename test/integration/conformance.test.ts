@@ -17,8 +17,13 @@ describe('MCP conformance suite (server scenarios)', () => {
 
   it('passes every scenario', async () => {
     const report = path.join(dirs.root, 'conformance.json');
-    const run = spawnSync(process.execPath, [path.join(ROOT, 'scripts/conformance/run.mjs'), '--json', report], { encoding: 'utf8', timeout: 120_000 });
-    const { results } = JSON.parse(await readFile(report, 'utf8')) as { results: Array<{ scenario: string; ok: boolean; failed: string[] }> };
+    const run = spawnSync(process.execPath, [path.join(ROOT, 'scripts/conformance/run.mjs'), '--json', report], {
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    const { results } = JSON.parse(await readFile(report, 'utf8')) as {
+      results: Array<{ scenario: string; ok: boolean; failed: string[] }>;
+    };
     expect(results.length).toBeGreaterThanOrEqual(30);
     expect(results.filter((result) => !result.ok)).toEqual([]);
     expect(run.status, run.stdout.slice(-2000)).toBe(0);

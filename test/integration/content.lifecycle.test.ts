@@ -27,18 +27,29 @@ describe('prompts and resources across server lifecycles', () => {
 
     const warm = await sandbox.start({ args: ['--equip', 'all'] });
     expect((await warm.client.listPrompts()).prompts.map((prompt) => prompt.name)).toContain('a_simple_prompt');
-    expect((await warm.client.listResources()).resources.map((resource) => resource.uri)).toEqual(['test://static-text', 'test://static-binary', WATCHED]);
-    expect((await warm.client.listResourceTemplates()).resourceTemplates.map((template) => template.uriTemplate)).toContain('test://template/{id}/data');
+    expect((await warm.client.listResources()).resources.map((resource) => resource.uri)).toEqual([
+      'test://static-text',
+      'test://static-binary',
+      WATCHED,
+    ]);
+    expect((await warm.client.listResourceTemplates()).resourceTemplates.map((template) => template.uriTemplate)).toContain(
+      'test://template/{id}/data',
+    );
     expect(await descendantsOf(warm.pid)).toEqual([]);
     // Reading needs the server: it starts now.
     const read = await warm.client.readResource({ uri: 'test://static-text' });
-    expect(read.contents).toEqual([{ uri: 'test://static-text', mimeType: 'text/plain', text: 'This is the content of the static text resource.' }]);
+    expect(read.contents).toEqual([
+      { uri: 'test://static-text', mimeType: 'text/plain', text: 'This is the content of the static text resource.' },
+    ]);
   });
 
   it('sends one prompts and one resources list_changed per equip and per unequip; a toolset may name prompts', async () => {
     await writeServersYaml(sandbox.dirs.configDir, { a: nodeServer(fixture('contentServer')), b: nodeServer(fixture('contentServer')) });
     await mkdir(path.join(sandbox.dirs.configDir, 'toolsets'), { recursive: true });
-    await writeFile(path.join(sandbox.dirs.configDir, 'toolsets', 'only-a.yaml'), stringify({ name: 'only-a', tools: ['a.pid'], prompts: ['b.simple_prompt'] }));
+    await writeFile(
+      path.join(sandbox.dirs.configDir, 'toolsets', 'only-a.yaml'),
+      stringify({ name: 'only-a', tools: ['a.pid'], prompts: ['b.simple_prompt'] }),
+    );
     const gateway = await sandbox.start();
     const notifications = collectNotifications(gateway.client);
     const count = (method: string) => notifications.of(method).length;
@@ -46,14 +57,28 @@ describe('prompts and resources across server lifecycles', () => {
 
     const equipped = await gateway.client.callTool({ name: 'equip-toolset', arguments: { name: 'only-a' } });
     expect(equipped.isError).toBeFalsy();
-    await eventually(() => count('notifications/prompts/list_changed') === 1 && count('notifications/resources/list_changed') === 1, 10_000, 'list_changed after equip');
+    await eventually(
+      () => count('notifications/prompts/list_changed') === 1 && count('notifications/resources/list_changed') === 1,
+      10_000,
+      'list_changed after equip',
+    );
     const names = (await gateway.client.listPrompts()).prompts.map((prompt) => prompt.name);
-    expect(names).toEqual(['a_simple_prompt', 'a_prompt_with_arguments', 'a_prompt_with_embedded_resource', 'a_prompt_with_image', 'b_simple_prompt']);
+    expect(names).toEqual([
+      'a_simple_prompt',
+      'a_prompt_with_arguments',
+      'a_prompt_with_embedded_resource',
+      'a_prompt_with_image',
+      'b_simple_prompt',
+    ]);
     // Only a's resources: b is in the session for one prompt only, so its URIs (shared with a) stay out.
     expect((await gateway.client.listResources()).resources.map((resource) => resource.uri)).toContain('loadout://a/test://static-text');
 
     await gateway.client.callTool({ name: 'unequip-toolset', arguments: {} });
-    await eventually(() => count('notifications/prompts/list_changed') === 2 && count('notifications/resources/list_changed') === 2, 10_000, 'list_changed after unequip');
+    await eventually(
+      () => count('notifications/prompts/list_changed') === 2 && count('notifications/resources/list_changed') === 2,
+      10_000,
+      'list_changed after unequip',
+    );
     expect((await gateway.client.listPrompts()).prompts).toEqual([]);
     expect((await gateway.client.listResources()).resources).toEqual([]);
   });
@@ -64,14 +89,30 @@ describe('prompts and resources across server lifecycles', () => {
     const notifications = collectNotifications(gateway.client);
     await gateway.client.subscribeResource({ uri: WATCHED });
     process.kill(await pidOf(gateway, 'a'), 'SIGKILL');
-    const crash = await notifications.waitFor((n) => n.method === 'notifications/message' && n.params?.level === 'error', 10_000, 'the crash message');
+    const crash = await notifications.waitFor(
+      (n) => n.method === 'notifications/message' && n.params?.level === 'error',
+      10_000,
+      'the crash message',
+    );
     expect(crash.params).toMatchObject({ logger: 'loadout', data: { server: 'a' } });
     expect(JSON.stringify(crash.params)).toContain("Server 'a' stopped unexpectedly");
 
     // The next call restarts a; loadout subscribes again on its own, then the update reaches the client.
-    await eventually(async () => textOf(await gateway.client.callTool({ name: 'a_touch', arguments: {} })).includes(WATCHED), 10_000, 'the re-established subscription');
-    await notifications.waitFor((n) => n.method === 'notifications/resources/updated' && n.params?.uri === WATCHED, 10_000, 'resources/updated after the restart');
-    await notifications.waitFor((n) => n.method === 'notifications/message' && JSON.stringify(n.params).includes('running again'), 10_000, 'the restart message');
+    await eventually(
+      async () => textOf(await gateway.client.callTool({ name: 'a_touch', arguments: {} })).includes(WATCHED),
+      10_000,
+      'the re-established subscription',
+    );
+    await notifications.waitFor(
+      (n) => n.method === 'notifications/resources/updated' && n.params?.uri === WATCHED,
+      10_000,
+      'resources/updated after the restart',
+    );
+    await notifications.waitFor(
+      (n) => n.method === 'notifications/message' && JSON.stringify(n.params).includes('running again'),
+      10_000,
+      'the restart message',
+    );
   });
 
   it('tells the session as a warning log message when a tool it uses changed upstream', async () => {
@@ -83,7 +124,11 @@ describe('prompts and resources across server lifecycles', () => {
     const notifications = collectNotifications(gateway.client);
     // The call starts m, which re-lists a different definition.
     expect(textOf(await gateway.client.callTool({ name: 'm_read', arguments: {} }))).toBe('read');
-    const warning = await notifications.waitFor((n) => n.method === 'notifications/message' && n.params?.level === 'warning', 10_000, 'the changed-tool warning');
+    const warning = await notifications.waitFor(
+      (n) => n.method === 'notifications/message' && n.params?.level === 'warning',
+      10_000,
+      'the changed-tool warning',
+    );
     expect(warning.params).toMatchObject({ logger: 'loadout', data: { server: 'm' } });
     expect(JSON.stringify(warning.params)).toContain('Tool m.read changed upstream');
   });
@@ -113,11 +158,19 @@ describe('prompts and resources across server lifecycles', () => {
   // so this reads loadout's stdout with a plain JSON-lines reader instead.
   it('passes a 50 MB resource through whole', async () => {
     await writeServersYaml(sandbox.dirs.configDir, { a: nodeServer(fixture('contentServer')) });
-    const child = spawn(process.execPath, [CLI, 'serve', '--config', sandbox.dirs.configDir, '--data', sandbox.dirs.dataDir, '--equip', 'all'], { stdio: ['pipe', 'pipe', 'ignore'] });
+    const child = spawn(
+      process.execPath,
+      [CLI, 'serve', '--config', sandbox.dirs.configDir, '--data', sandbox.dirs.dataDir, '--equip', 'all'],
+      { stdio: ['pipe', 'pipe', 'ignore'] },
+    );
     try {
       const answers = jsonLines(child.stdout);
       const send = (message: Record<string, unknown>) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
-      send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+      send({
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      });
       await answers.next();
       send({ method: 'notifications/initialized' });
       send({ id: 2, method: 'resources/read', params: { uri: 'test://big/50' } });

@@ -8,7 +8,16 @@ import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { THIRD_PARTY, fixture, makeTempDirs, nodeServer, startGateway, textOf, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
+import {
+  THIRD_PARTY,
+  fixture,
+  makeTempDirs,
+  nodeServer,
+  startGateway,
+  textOf,
+  writeServersYaml,
+  type TempDirs,
+} from '../helpers/gateway.js';
 import { startHttpGateway, connectHttp, type ListeningProcess } from '../helpers/http.js';
 import { collectNotifications, type NotificationLog } from '../helpers/notifications.js';
 
@@ -88,19 +97,28 @@ describe.each(['stdio', 'http'] as const)('prompts, resources, completions and l
   it('lists every server prompt under flattened names and forwards prompts/get unchanged', async () => {
     const { prompts } = await first.client.listPrompts();
     const names = prompts.map((prompt) => prompt.name);
-    expect(names).toEqual(expect.arrayContaining(['everything_simple-prompt', 'everything_args-prompt', 'a_simple_prompt', 'b_prompt_with_image']));
+    expect(names).toEqual(
+      expect.arrayContaining(['everything_simple-prompt', 'everything_args-prompt', 'a_simple_prompt', 'b_prompt_with_image']),
+    );
     // server-memory and server-filesystem declare no prompts, so they add none.
     expect(names.filter((name) => !/^(everything|a|b)_/.test(name))).toEqual([]);
     const direct = await withDirectEverything(async (client) => ({
       listed: (await client.listPrompts()).prompts,
       got: await client.getPrompt({ name: 'args-prompt', arguments: { city: 'Lyon', state: 'Rhone' } }),
     }));
-    expect(prompts.filter((prompt) => prompt.name.startsWith('everything_'))).toEqual(direct.listed.map((prompt) => ({ ...prompt, name: `everything_${prompt.name}` })));
-    expect(await first.client.getPrompt({ name: 'everything_args-prompt', arguments: { city: 'Lyon', state: 'Rhone' } })).toEqual(direct.got);
+    expect(prompts.filter((prompt) => prompt.name.startsWith('everything_'))).toEqual(
+      direct.listed.map((prompt) => ({ ...prompt, name: `everything_${prompt.name}` })),
+    );
+    expect(await first.client.getPrompt({ name: 'everything_args-prompt', arguments: { city: 'Lyon', state: 'Rhone' } })).toEqual(
+      direct.got,
+    );
     const image = await first.client.getPrompt({ name: 'a_prompt_with_image' });
     expect(image.messages[0]!.content).toEqual({ type: 'image', data: PNG, mimeType: 'image/png' });
     const embedded = await first.client.getPrompt({ name: 'b_prompt_with_embedded_resource', arguments: { resourceUri: 'test://x' } });
-    expect(embedded.messages[0]!.content).toMatchObject({ type: 'resource', resource: { uri: 'test://x', text: 'Embedded resource content for testing.' } });
+    expect(embedded.messages[0]!.content).toMatchObject({
+      type: 'resource',
+      resource: { uri: 'test://x', text: 'Embedded resource content for testing.' },
+    });
   });
 
   it('answers an unknown prompt with InvalidParams naming it', async () => {
@@ -113,10 +131,14 @@ describe.each(['stdio', 'http'] as const)('prompts, resources, completions and l
     const { resources } = await first.client.listResources();
     const uris = resources.map((resource) => resource.uri);
     expect(uris).toContain('demo://resource/static/document/architecture.md');
-    expect(uris).toEqual(expect.arrayContaining(['loadout://a/test://static-text', 'loadout://b/test://static-text', 'loadout://a/test://static-binary']));
+    expect(uris).toEqual(
+      expect.arrayContaining(['loadout://a/test://static-text', 'loadout://b/test://static-text', 'loadout://a/test://static-binary']),
+    );
     expect(uris).not.toContain('test://static-text');
     const binary = await first.client.readResource({ uri: 'loadout://a/test://static-binary' });
-    expect(binary.contents).toEqual([{ uri: 'loadout://a/test://static-binary', mimeType: 'image/png', blob: PNG, _meta: { fixture: true } }]);
+    expect(binary.contents).toEqual([
+      { uri: 'loadout://a/test://static-binary', mimeType: 'image/png', blob: PNG, _meta: { fixture: true } },
+    ]);
     const direct = await withDirectEverything((client) => client.readResource({ uri: 'demo://resource/static/document/architecture.md' }));
     expect(await first.client.readResource({ uri: 'demo://resource/static/document/architecture.md' })).toEqual(direct);
   });
@@ -124,10 +146,20 @@ describe.each(['stdio', 'http'] as const)('prompts, resources, completions and l
   it('lists templates and reads a URI no list names by matching the owning server template', async () => {
     const { resourceTemplates } = await first.client.listResourceTemplates();
     const templates = resourceTemplates.map((template) => template.uriTemplate);
-    expect(templates).toEqual(expect.arrayContaining(['demo://resource/dynamic/text/{resourceId}', 'loadout://a/test://template/{id}/data', 'loadout://b/test://template/{id}/data']));
+    expect(templates).toEqual(
+      expect.arrayContaining([
+        'demo://resource/dynamic/text/{resourceId}',
+        'loadout://a/test://template/{id}/data',
+        'loadout://b/test://template/{id}/data',
+      ]),
+    );
     const read = await first.client.readResource({ uri: 'loadout://b/test://template/123/data' });
     expect(read.contents).toEqual([
-      { uri: 'loadout://b/test://template/123/data', mimeType: 'application/json', text: JSON.stringify({ id: '123', templateTest: true, data: 'Data for ID: 123' }) },
+      {
+        uri: 'loadout://b/test://template/123/data',
+        mimeType: 'application/json',
+        text: JSON.stringify({ id: '123', templateTest: true, data: 'Data for ID: 123' }),
+      },
     ]);
     const dynamic = await first.client.readResource({ uri: 'demo://resource/dynamic/text/3' });
     expect(dynamic.contents[0]).toMatchObject({ uri: 'demo://resource/dynamic/text/3', mimeType: 'text/plain' });
@@ -140,11 +172,22 @@ describe.each(['stdio', 'http'] as const)('prompts, resources, completions and l
   });
 
   it('sends completion/complete to the owning server and returns its answer unchanged', async () => {
-    const prompt = await first.client.complete({ ref: { type: 'ref/prompt', name: 'a_prompt_with_arguments' }, argument: { name: 'arg1', value: 'par' } });
+    const prompt = await first.client.complete({
+      ref: { type: 'ref/prompt', name: 'a_prompt_with_arguments' },
+      argument: { name: 'arg1', value: 'par' },
+    });
     expect(prompt.completion).toEqual({ values: ['paris', 'park', 'party'], total: 3, hasMore: false });
-    const template = await first.client.complete({ ref: { type: 'ref/resource', uri: 'loadout://b/test://template/{id}/data' }, argument: { name: 'id', value: '12' } });
+    const template = await first.client.complete({
+      ref: { type: 'ref/resource', uri: 'loadout://b/test://template/{id}/data' },
+      argument: { name: 'id', value: '12' },
+    });
     // The fixture echoes the template it was asked about: its own, not the prefixed one.
-    expect(template.completion).toEqual({ values: ['123', '124'], total: 2, hasMore: false, _meta: { template: 'test://template/{id}/data' } });
+    expect(template.completion).toEqual({
+      values: ['123', '124'],
+      total: 2,
+      hasMore: false,
+      _meta: { template: 'test://template/{id}/data' },
+    });
   });
 
   it('delivers resources/updated only for subscribed URIs, with the client-facing URI', async () => {
@@ -164,14 +207,22 @@ describe.each(['stdio', 'http'] as const)('prompts, resources, completions and l
     await first.client.setLoggingLevel('debug');
     // The fixture reports the level loadout forwarded to it.
     expect(textOf(await first.client.callTool({ name: 'a_log', arguments: { level: 'info', message: 'from a' } }))).toBe('level debug');
-    const message = await first.notifications.waitFor((n) => n.method === 'notifications/message' && n.params?.data === 'from a', 10_000, 'the log message');
+    const message = await first.notifications.waitFor(
+      (n) => n.method === 'notifications/message' && n.params?.data === 'from a',
+      10_000,
+      'the log message',
+    );
     expect(message.params).toEqual({ level: 'info', logger: 'a/fixture', data: 'from a' });
   });
 
   it('announces one prompts list_changed when a server adds a prompt, and lists it', async () => {
     const before = first.notifications.of('notifications/prompts/list_changed').length;
     await first.client.callTool({ name: 'b_add-prompt', arguments: {} });
-    await first.notifications.waitFor(() => first.notifications.of('notifications/prompts/list_changed').length > before, 10_000, 'prompts list_changed');
+    await first.notifications.waitFor(
+      () => first.notifications.of('notifications/prompts/list_changed').length > before,
+      10_000,
+      'prompts list_changed',
+    );
     expect((await first.client.listPrompts()).prompts.map((prompt) => prompt.name)).toContain('b_added_4');
     expect(first.notifications.of('notifications/prompts/list_changed')).toHaveLength(before + 1);
   });
@@ -188,6 +239,8 @@ describe.each(['stdio', 'http'] as const)('prompts, resources, completions and l
     await first.client.callTool({ name: 'b_log', arguments: { level: 'error', message: 'error for both' } });
     await second.notifications.waitFor((n) => n.params?.data === 'error for both', 10_000, 'error for the second session');
     expect(second.notifications.of('notifications/message').map((n) => n.params?.data)).toEqual(['error for both']);
-    expect(first.notifications.of('notifications/resources/updated').filter((n) => n.params?.uri === 'loadout://b/test://watched-resource')).toHaveLength(0);
+    expect(
+      first.notifications.of('notifications/resources/updated').filter((n) => n.params?.uri === 'loadout://b/test://watched-resource'),
+    ).toHaveLength(0);
   });
 });

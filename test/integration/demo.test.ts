@@ -8,7 +8,9 @@ import { META_TOOL_NAMES, ROOT } from '../helpers/gateway.js';
 
 describe('npm run demo', () => {
   it('walks through discover, build, equip, call, unequip and removes its temp dir', async () => {
-    const { stdout } = await promisify(execFile)(process.execPath, [path.join(ROOT, 'dist/demo/demo.js')], { env: { ...process.env, NO_COLOR: '1' } });
+    const { stdout } = await promisify(execFile)(process.execPath, [path.join(ROOT, 'dist/demo/demo.js')], {
+      env: { ...process.env, NO_COLOR: '1' },
+    });
     for (const heading of ['1. connect', '2. discover', '3. build', '4. equip', '5. call', '8. unequip']) expect(stdout).toContain(heading);
     expect(stdout).toContain(`${META_TOOL_NAMES.length} meta-tools`);
     expect(stdout).toContain("Equipped 'todo': 3 tools: files_read_text_file, text_count_words");

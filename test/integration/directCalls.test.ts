@@ -1,7 +1,17 @@
 import { ErrorCode, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { eventually, fixture, makeTempDirs, nodeServer, startGateway, textOf, writeServersYaml, type GatewayProcess, type TempDirs } from '../helpers/gateway.js';
+import {
+  eventually,
+  fixture,
+  makeTempDirs,
+  nodeServer,
+  startGateway,
+  textOf,
+  writeServersYaml,
+  type GatewayProcess,
+  type TempDirs,
+} from '../helpers/gateway.js';
 
 // Calls to equipped tools are answered straight from loadout's stdio transport, past the SDK
 // Server; these check that path keeps the Server's contract for everything a client can send.
@@ -12,10 +22,14 @@ describe('forwarded calls over stdio', () => {
     dirs = await makeTempDirs();
     await writeServersYaml(dirs.configDir, { live: nodeServer(fixture('interactive')), crash: nodeServer(fixture('crash')) });
     gateway = await startGateway({ dirs, args: ['--equip', 'all'] });
-    await eventually(async () => {
-      const names = (await gateway.client.listTools()).tools.map((tool) => tool.name);
-      return names.includes('live_echo') && names.includes('crash_crash');
-    }, 15_000, 'discovered tools');
+    await eventually(
+      async () => {
+        const names = (await gateway.client.listTools()).tools.map((tool) => tool.name);
+        return names.includes('live_echo') && names.includes('crash_crash');
+      },
+      15_000,
+      'discovered tools',
+    );
   });
   afterAll(async () => {
     await gateway.close();
@@ -38,7 +52,10 @@ describe('forwarded calls over stdio', () => {
     ];
     for (const [params, where] of malformed) {
       const call = gateway.client.request({ method: 'tools/call', params: params as never }, z.unknown());
-      await expect(call).rejects.toMatchObject({ code: ErrorCode.InvalidParams, message: expect.stringContaining(`Invalid tools/call request: ${where}`) });
+      await expect(call).rejects.toMatchObject({
+        code: ErrorCode.InvalidParams,
+        message: expect.stringContaining(`Invalid tools/call request: ${where}`),
+      });
     }
     await echoStillAnswers();
   });
@@ -49,12 +66,17 @@ describe('forwarded calls over stdio', () => {
     expect(results.map(textOf)).toEqual(texts);
   });
 
-  it('passes progress on under the client\'s own token', async () => {
+  it("passes progress on under the client's own token", async () => {
     const seen: Progress[] = [];
-    const result = await gateway.client.callTool({ name: 'live_progress', arguments: { steps: 3, delayMs: 50 } }, undefined, { onprogress: (progress) => seen.push(progress) });
+    const result = await gateway.client.callTool({ name: 'live_progress', arguments: { steps: 3, delayMs: 50 } }, undefined, {
+      onprogress: (progress) => seen.push(progress),
+    });
     expect(textOf(result)).toBe('did 3 steps');
     // The SDK client may drop the last progress sent right before the result (see http.passthrough).
-    expect(seen.slice(0, 2)).toMatchObject([{ progress: 1, total: 3 }, { progress: 2, total: 3 }]);
+    expect(seen.slice(0, 2)).toMatchObject([
+      { progress: 1, total: 3 },
+      { progress: 2, total: 3 },
+    ]);
   });
 
   it('cancels the downstream call when the client cancels, and sends no answer afterwards', async () => {
@@ -66,10 +88,18 @@ describe('forwarded calls over stdio', () => {
       onprogress: () => abort.abort('user pressed escape'),
     });
     await expect(call).rejects.toThrow();
-    await eventually(async () => textOf(await gateway.client.callTool({ name: 'live_cancellations', arguments: {} })) === '1', 10_000, 'downstream cancellation');
+    await eventually(
+      async () => textOf(await gateway.client.callTool({ name: 'live_cancellations', arguments: {} })) === '1',
+      10_000,
+      'downstream cancellation',
+    );
     // The downstream answers 100 ms after the cancel anyway; loadout must not pass that on. The
     // count is read on the same pipe after that answer, so loadout has handled it by then.
-    await eventually(async () => textOf(await gateway.client.callTool({ name: 'live_late_answers', arguments: {} })) === '1', 10_000, 'the late answer');
+    await eventually(
+      async () => textOf(await gateway.client.callTool({ name: 'live_late_answers', arguments: {} })) === '1',
+      10_000,
+      'the late answer',
+    );
     expect(errors).toEqual([]);
     await echoStillAnswers();
   });

@@ -43,16 +43,25 @@ describe('loadout doctor', () => {
       await writeServersYaml(dirs.configDir, {
         echo,
         crash: nodeServer(fixture('crash'), { env: { CRASH_UNLESS_FILE: path.join(dirs.root, 'absent') } }),
-        secret: { command: 'npx', args: ['-y', 'some-server'], env: { API_KEY: '${DOCTOR_TEST_UNSET_KEY}', REGION: '${DOCTOR_TEST_REGION:-eu}' } },
+        secret: {
+          command: 'npx',
+          args: ['-y', 'some-server'],
+          env: { API_KEY: '${DOCTOR_TEST_UNSET_KEY}', REGION: '${DOCTOR_TEST_REGION:-eu}' },
+        },
         remote: { type: 'http', url: `http://127.0.0.1:${(unauthorized.address() as AddressInfo).port}/mcp` },
-        keyed: { type: 'http', url: `http://127.0.0.1:${(unauthorized.address() as AddressInfo).port}/mcp`, headers: { Authorization: 'Bearer stale' } },
+        keyed: {
+          type: 'http',
+          url: `http://127.0.0.1:${(unauthorized.address() as AddressInfo).port}/mcp`,
+          headers: { Authorization: 'Bearer stale' },
+        },
       });
       await writeFile(path.join(home, '.claude.json'), JSON.stringify({ numStartups: 3, mcpServers: { echo } }, null, 2));
       await mkdir(path.join(home, '.cursor'));
       await writeFile(path.join(home, '.cursor', 'mcp.json'), JSON.stringify({ mcpServers: { 'echo-server': echo } }));
       const run = await runCli(dirs, ['doctor']);
       expect(run.code).toBe(1);
-      const line = (subject: string, what: RegExp) => run.stdout.split('\n').find((text) => text.includes(` ${subject}: `) && what.test(text));
+      const line = (subject: string, what: RegExp) =>
+        run.stdout.split('\n').find((text) => text.includes(` ${subject}: `) && what.test(text));
       expect(line('server echo', /starts, 5 tools/)).toMatch(/^ok/);
       expect(line('server crash', /does not start/)).toMatch(/^problem .* — fix: check its command: /);
       expect(line('server secret', /DOCTOR_TEST_UNSET_KEY/)).toBe(
@@ -60,12 +69,21 @@ describe('loadout doctor', () => {
       );
       expect(line('server remote', /needs authorization/)).toMatch(/wants an OAuth login — fix: loadout auth remote$/);
       expect(line('server keyed', /needs authorization/)).toMatch(/— fix: add the credentials under headers:/);
-      expect(line('server echo', /listed both in Claude/)).toBe('problem server echo: listed both in Claude Code user scope (~/.claude.json) and in loadout: the agent sees its tools twice — fix: loadout setup claude-code --move');
-      expect(line('server echo', /listed both in Cursor/)).toBe("problem server echo: listed both in Cursor global (~/.cursor/mcp.json) (as 'echo-server') and in loadout: the agent sees its tools twice — fix: loadout setup cursor --move");
+      expect(line('server echo', /listed both in Claude/)).toBe(
+        'problem server echo: listed both in Claude Code user scope (~/.claude.json) and in loadout: the agent sees its tools twice — fix: loadout setup claude-code --move',
+      );
+      expect(line('server echo', /listed both in Cursor/)).toBe(
+        "problem server echo: listed both in Cursor global (~/.cursor/mcp.json) (as 'echo-server') and in loadout: the agent sees its tools twice — fix: loadout setup cursor --move",
+      );
 
       const json = JSON.parse((await runCli(dirs, ['doctor', '--json'])).stdout) as Report;
       expect(json.ok).toBe(false);
-      expect(json.findings.filter((finding) => !finding.ok).map((finding) => finding.subject).sort()).toEqual(['server crash', 'server echo', 'server echo', 'server keyed', 'server remote', 'server secret']);
+      expect(
+        json.findings
+          .filter((finding) => !finding.ok)
+          .map((finding) => finding.subject)
+          .sort(),
+      ).toEqual(['server crash', 'server echo', 'server echo', 'server keyed', 'server remote', 'server secret']);
       expect(json.findings.every((finding) => finding.ok || finding.fix)).toBe(true);
     } finally {
       unauthorized.close();

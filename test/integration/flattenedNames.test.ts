@@ -13,7 +13,10 @@ describe('flattened names through loadout serve', () => {
     const { dirs } = sandbox;
     await writeServersYaml(dirs.configDir, { odd: await mutableServer(dirs.root, 'odd', [{ name: 'read file' }, { name: 'v1.search' }]) });
     const gateway = await sandbox.start();
-    const built = await gateway.client.callTool({ name: 'build-toolset', arguments: { name: 'odd', tools: ['odd.read file', 'odd.v1.search'], equip: true } });
+    const built = await gateway.client.callTool({
+      name: 'build-toolset',
+      arguments: { name: 'odd', tools: ['odd.read file', 'odd.v1.search'], equip: true },
+    });
     expect(built.isError).toBeFalsy();
     const exposed = (await gateway.client.listTools()).tools.map((tool) => tool.name).filter((name) => name.startsWith('odd_'));
     expect(exposed.sort()).toEqual(['odd_read_file', 'odd_v1_search']);
@@ -60,7 +63,11 @@ describe('flattened names through loadout serve', () => {
   });
 
   it('follows gateway.client_key for the length budget', async () => {
-    await writeServersYaml(sandbox.dirs.configDir, { reports: nodeServer(fixture('echo'), { env: { ECHO_TOOL_PREFIX: LONG_PREFIX } }) }, { gateway: { client_key: 'tools-gateway-for-the-whole-team' } });
+    await writeServersYaml(
+      sandbox.dirs.configDir,
+      { reports: nodeServer(fixture('echo'), { env: { ECHO_TOOL_PREFIX: LONG_PREFIX } }) },
+      { gateway: { client_key: 'tools-gateway-for-the-whole-team' } },
+    );
     const gateway = await sandbox.start({ args: ['--equip', 'all'] });
     const exposed = (await gateway.client.listTools()).tools.map((tool) => tool.name).filter((name) => name.startsWith('reports_'));
     for (const name of exposed) expect(`mcp__tools-gateway-for-the-whole-team__${name}`.length).toBeLessThanOrEqual(64);

@@ -10,8 +10,20 @@ import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TOOLSET_META_TOOLS } from '../../src/gateway/index.js';
 import { listMetaTools } from '../../src/gateway/session.js';
-import { CLI, META_TOOL_NAMES, eventually, fixture, makeTempDirs, nodeServer, rawToolsOf, startGateway, textOf, writeServersYaml, type GatewayProcess, type TempDirs } from '../helpers/gateway.js';
-
+import {
+  CLI,
+  META_TOOL_NAMES,
+  eventually,
+  fixture,
+  makeTempDirs,
+  nodeServer,
+  rawToolsOf,
+  startGateway,
+  textOf,
+  writeServersYaml,
+  type GatewayProcess,
+  type TempDirs,
+} from '../helpers/gateway.js';
 
 async function names(gateway: GatewayProcess): Promise<string[]> {
   return (await gateway.client.listTools()).tools.map((tool) => tool.name);
@@ -56,9 +68,15 @@ describe('loadout serve with the echo fixture', () => {
     });
     expect(built.isError, textOf(built)).toBeFalsy();
     expect((await names(gateway)).filter((name) => name.startsWith('echo_')).sort()).toEqual(['echo_add', 'echo_echo', 'echo_pid']);
-    await writeFile(path.join(dirs.configDir, 'toolsets', 'byhand.yaml'), 'name: byhand\ntools:\n  - namespacedName: echo.env\n  - { server: echo, tool: fail }\n');
+    await writeFile(
+      path.join(dirs.configDir, 'toolsets', 'byhand.yaml'),
+      'name: byhand\ntools:\n  - namespacedName: echo.env\n  - { server: echo, tool: fail }\n',
+    );
     expect(textOf(await gateway.client.callTool({ name: 'equip-toolset', arguments: { name: 'byhand' } }))).toMatch(/echo_env, echo_fail/);
-    const bad = await gateway.client.callTool({ name: 'build-toolset', arguments: { name: 'bad', tools: [{ namespacedName: 'echo.echo', extra: 1 }] } });
+    const bad = await gateway.client.callTool({
+      name: 'build-toolset',
+      arguments: { name: 'bad', tools: [{ namespacedName: 'echo.echo', extra: 1 }] },
+    });
     expect(bad.isError).toBe(true);
   });
 
@@ -118,8 +136,11 @@ describe('loadout serve with the echo fixture', () => {
   it('runs concurrent equips one at a time: one list_changed each, and the remembered toolset is the exposed one', async () => {
     const gateway = await start();
     const toolsets = { t1: ['echo.echo'], t2: ['echo.add'], t3: ['echo.fail'], t4: ['echo.env'], t5: ['echo.pid'] };
-    for (const [name, tools] of Object.entries(toolsets)) await gateway.client.callTool({ name: 'build-toolset', arguments: { name, tools } });
-    const answers = await Promise.all(Object.keys(toolsets).map((name) => gateway.client.callTool({ name: 'equip-toolset', arguments: { name } })));
+    for (const [name, tools] of Object.entries(toolsets))
+      await gateway.client.callTool({ name: 'build-toolset', arguments: { name, tools } });
+    const answers = await Promise.all(
+      Object.keys(toolsets).map((name) => gateway.client.callTool({ name: 'equip-toolset', arguments: { name } })),
+    );
     expect(answers.every((answer) => !answer.isError)).toBe(true);
     await gateway.waitForListChanged(5);
     expect(gateway.listChangedCount()).toBe(5);
@@ -127,7 +148,9 @@ describe('loadout serve with the echo fixture', () => {
     expect(exposed).toHaveLength(1);
     const active = /Equipped: '(t\d)'/.exec(textOf(await gateway.client.callTool({ name: 'get-active-toolset', arguments: {} })))![1]!;
     expect(exposed).toEqual([toolsets[active as keyof typeof toolsets][0]!.replace('.', '_')]);
-    expect((JSON.parse(await readFile(path.join(dirs.dataDir, 'state.json'), 'utf8')) as { activeToolset: string | null }).activeToolset).toBe(active);
+    expect(
+      (JSON.parse(await readFile(path.join(dirs.dataDir, 'state.json'), 'utf8')) as { activeToolset: string | null }).activeToolset,
+    ).toBe(active);
   });
 
   it('deletes an equipped toolset: file gone, tools withdrawn with one list_changed, nothing remembered', async () => {
@@ -139,7 +162,9 @@ describe('loadout serve with the echo fixture', () => {
     expect(gateway.listChangedCount()).toBe(2);
     expect(await names(gateway)).toEqual(META_TOOL_NAMES);
     expect(textOf(await gateway.client.callTool({ name: 'list-saved-toolsets', arguments: {} }))).toMatch(/^No saved toolsets yet/);
-    expect((JSON.parse(await readFile(path.join(dirs.dataDir, 'state.json'), 'utf8')) as { activeToolset: string | null }).activeToolset).toBeNull();
+    expect(
+      (JSON.parse(await readFile(path.join(dirs.dataDir, 'state.json'), 'utf8')) as { activeToolset: string | null }).activeToolset,
+    ).toBeNull();
   });
 
   it('returns content, structuredContent and isError unchanged', async () => {
@@ -190,7 +215,14 @@ describe('loadout serve with the echo fixture', () => {
     await callThenRelist('equip-toolset', { name: 'talk' }, 'equip answered');
     await callThenRelist('unequip-toolset', {}, 'unequip answered');
     const idle = META_TOOL_NAMES.length;
-    expect(events).toEqual(['list_changed', `relisted ${idle + 1}`, 'equip answered', 'list_changed', `relisted ${idle}`, 'unequip answered']);
+    expect(events).toEqual([
+      'list_changed',
+      `relisted ${idle + 1}`,
+      'equip answered',
+      'list_changed',
+      `relisted ${idle}`,
+      'unequip answered',
+    ]);
   });
 
   it('answers equip after the cap when the client never re-lists', async () => {
@@ -208,7 +240,9 @@ describe('loadout serve with the echo fixture', () => {
     await first.client.callTool({ name: 'build-toolset', arguments: { name: 'math', tools: ['echo.add'] } });
     await first.close();
     gateways.splice(0);
-    expect((JSON.parse(await readFile(path.join(dirs.dataDir, 'state.json'), 'utf8')) as { activeToolset: string | null }).activeToolset).toBe('talk');
+    expect(
+      (JSON.parse(await readFile(path.join(dirs.dataDir, 'state.json'), 'utf8')) as { activeToolset: string | null }).activeToolset,
+    ).toBe('talk');
 
     const second = await start();
     expect(await names(second)).toEqual([...META_TOOL_NAMES, 'echo_echo']);
@@ -222,7 +256,10 @@ describe('loadout serve with the echo fixture', () => {
   });
 
   it('names a server that cannot start while the other servers keep working', async () => {
-    await writeServersYaml(dirs.configDir, { echo: nodeServer(fixture('echo')), broken: { command: path.join(dirs.root, 'no-such-command') } });
+    await writeServersYaml(dirs.configDir, {
+      echo: nodeServer(fixture('echo')),
+      broken: { command: path.join(dirs.root, 'no-such-command') },
+    });
     const gateway = await start();
     const discovered = textOf(await gateway.client.callTool({ name: 'discover-all-tools', arguments: {} }));
     expect(discovered).toContain('echo.echo');
@@ -251,14 +288,25 @@ describe('loadout serve with the echo fixture', () => {
   });
 
   it('refuses serve --equip with an unknown toolset: exit 1 and one line naming it', async () => {
-    const run = promisify(execFile)(process.execPath, [CLI, 'serve', '--config', dirs.configDir, '--data', dirs.dataDir, '--equip', 'nope']);
+    const run = promisify(execFile)(process.execPath, [
+      CLI,
+      'serve',
+      '--config',
+      dirs.configDir,
+      '--data',
+      dirs.dataDir,
+      '--equip',
+      'nope',
+    ]);
     const failure = (await run.then(
       () => undefined,
       (error: unknown) => error,
     )) as { code?: number; stderr?: string; stdout?: string } | undefined;
     expect(failure?.code).toBe(1);
     expect(failure?.stdout).toBe('');
-    expect(failure?.stderr?.trim().split('\n').at(-1)).toBe("loadout: Toolset 'nope' not found; saved toolsets: (none yet; create one with build-toolset)");
+    expect(failure?.stderr?.trim().split('\n').at(-1)).toBe(
+      "loadout: Toolset 'nope' not found; saved toolsets: (none yet; create one with build-toolset)",
+    );
   });
 
   it('starts with nothing equipped when the remembered toolset no longer exists', async () => {

@@ -3,7 +3,18 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
 import { linesOf, mutableServer, runCli } from '../helpers/cli.js';
-import { META_TOOL_NAMES, eventually, fixture, makeTempDirs, nodeServer, startGateway, textOf, writeServersYaml, type GatewayProcess, type TempDirs } from '../helpers/gateway.js';
+import {
+  META_TOOL_NAMES,
+  eventually,
+  fixture,
+  makeTempDirs,
+  nodeServer,
+  startGateway,
+  textOf,
+  writeServersYaml,
+  type GatewayProcess,
+  type TempDirs,
+} from '../helpers/gateway.js';
 
 // "Nothing more happened" is checked by the next change: the gateway applies edits in order, so
 // anything a previous edit still had to announce (or write) arrives before this one's list_changed.
@@ -12,7 +23,8 @@ describe('servers.yaml while serve runs', () => {
   let dirs: TempDirs;
   let gateway: GatewayProcess | undefined;
   const serversFile = () => path.join(dirs.configDir, 'servers.yaml');
-  const toolNames = async () => (await gateway!.client.listTools()).tools.map((tool) => tool.name).filter((name) => !META_TOOL_NAMES.includes(name));
+  const toolNames = async () =>
+    (await gateway!.client.listTools()).tools.map((tool) => tool.name).filter((name) => !META_TOOL_NAMES.includes(name));
   // Save the way editors do: write a new file, rename it over the old one.
   const saveAsEditor = async (text: string) => {
     await writeFile(`${serversFile()}.swp`, text);
@@ -141,18 +153,31 @@ describe('servers.yaml while serve runs', () => {
     await gateway.client.callTool({ name: 'build-toolset', arguments: { name: 'notes', tools: ['m.read'], equip: true } });
     expect(textOf(await gateway.client.callTool({ name: 'get-active-toolset', arguments: {} }))).not.toMatch(/changed/);
     expect(textOf(await gateway.client.callTool({ name: 'm_read', arguments: {} }))).toBe('read');
-    await eventually(async () => /changed upstream/.test(textOf(await gateway!.client.callTool({ name: 'get-active-toolset', arguments: {} }))), 10_000, 'changed mark');
-    const status = JSON.parse((await runCli(dirs, ['status', '--json'])).stdout) as { servers: Array<{ tools: { changed: number }; connected: boolean | null }> };
+    await eventually(
+      async () => /changed upstream/.test(textOf(await gateway!.client.callTool({ name: 'get-active-toolset', arguments: {} }))),
+      10_000,
+      'changed mark',
+    );
+    const status = JSON.parse((await runCli(dirs, ['status', '--json'])).stdout) as {
+      servers: Array<{ tools: { changed: number }; connected: boolean | null }>;
+    };
     expect(status.servers[0]).toMatchObject({ tools: { changed: 1 }, connected: true });
     // The runtime file goes with the gateway: status no longer claims a connection.
     await gateway.close();
     gateway = undefined;
-    const after = JSON.parse((await runCli(dirs, ['status', '--json'])).stdout) as { gateways: unknown[]; servers: Array<{ connected: boolean | null }> };
+    const after = JSON.parse((await runCli(dirs, ['status', '--json'])).stdout) as {
+      gateways: unknown[];
+      servers: Array<{ connected: boolean | null }>;
+    };
     expect(after).toMatchObject({ gateways: [], servers: [{ connected: null }] });
   });
 
   it('hides changed tools when gateway.block_changed_tools is on', async () => {
-    await writeServersYaml(dirs.configDir, { m: await mutableServer(dirs.root, 'm', [{ name: 'read' }, { name: 'write' }]) }, { gateway: { block_changed_tools: true } });
+    await writeServersYaml(
+      dirs.configDir,
+      { m: await mutableServer(dirs.root, 'm', [{ name: 'read' }, { name: 'write' }]) },
+      { gateway: { block_changed_tools: true } },
+    );
     expect((await runCli(dirs, ['refresh'])).code).toBe(0);
     await mutableServer(dirs.root, 'm', [{ name: 'read', description: 'Different now.' }, { name: 'write' }]);
     expect((await runCli(dirs, ['refresh'])).code).toBe(0);
@@ -164,7 +189,11 @@ describe('servers.yaml while serve runs', () => {
   });
 
   it('blocks a changed tool on the very call that starts its lazy server, naming the fix', async () => {
-    await writeServersYaml(dirs.configDir, { m: await mutableServer(dirs.root, 'm', [{ name: 'read' }, { name: 'write' }]) }, { gateway: { block_changed_tools: true } });
+    await writeServersYaml(
+      dirs.configDir,
+      { m: await mutableServer(dirs.root, 'm', [{ name: 'read' }, { name: 'write' }]) },
+      { gateway: { block_changed_tools: true } },
+    );
     expect((await runCli(dirs, ['refresh'])).code).toBe(0);
     expect((await runCli(dirs, ['toolset', 'create', 'rw', 'm.read', 'm.write'])).code).toBe(0);
     // Changed upstream after approval; the cache still holds the approved definition.
@@ -176,7 +205,9 @@ describe('servers.yaml while serve runs', () => {
     expect(textOf(first)).toContain('m.read changed — approve with loadout refresh --accept-changed m');
     const viaCallTool = await gateway.client.callTool({ name: 'call-tool', arguments: { tool: 'm.read', arguments: {} } });
     expect(textOf(viaCallTool)).toContain('changed — approve with loadout refresh --accept-changed m');
-    expect(textOf(await gateway.client.callTool({ name: 'get-active-toolset', arguments: {} }))).toContain('m.read: changed — approve with loadout refresh --accept-changed m');
+    expect(textOf(await gateway.client.callTool({ name: 'get-active-toolset', arguments: {} }))).toContain(
+      'm.read: changed — approve with loadout refresh --accept-changed m',
+    );
     expect(textOf(await gateway.client.callTool({ name: 'm_write', arguments: {} }))).toBe('write');
     const listed = await runCli(dirs, ['list', '--disabled', '--json']);
     expect(JSON.parse(listed.stdout)).toContainEqual(expect.objectContaining({ id: 'm.read', status: ['blocked', 'changed'] }));

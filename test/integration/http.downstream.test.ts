@@ -1,7 +1,16 @@
 import { CreateMessageRequestSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { eventually, makeTempDirs, textOf, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
-import { connectHttp, httpHarness, startEverythingHttp, startFixtureServer, startHttpGateway, type HttpClient, type HttpHarness, type ListeningProcess } from '../helpers/http.js';
+import {
+  connectHttp,
+  httpHarness,
+  startEverythingHttp,
+  startFixtureServer,
+  startHttpGateway,
+  type HttpClient,
+  type HttpHarness,
+  type ListeningProcess,
+} from '../helpers/http.js';
 
 describe('downstream servers over streamable HTTP and SSE', () => {
   let web: ListeningProcess;
@@ -28,25 +37,37 @@ describe('downstream servers over streamable HTTP and SSE', () => {
 
   it('discovers and calls tools of an HTTP and an SSE server, sending configured headers with ${VAR} expanded', async () => {
     const { client } = await connect();
-    await eventually(async () => {
-      const found = await client.callTool({ name: 'discover-all-tools', arguments: { query: 'echo' } });
-      return textOf(found).includes('web.echo') && textOf(found).includes('legacy.echo');
-    }, 15_000, 'discovery of both servers');
+    await eventually(
+      async () => {
+        const found = await client.callTool({ name: 'discover-all-tools', arguments: { query: 'echo' } });
+        return textOf(found).includes('web.echo') && textOf(found).includes('legacy.echo');
+      },
+      15_000,
+      'discovery of both servers',
+    );
     await client.callTool({ name: 'equip-toolset', arguments: { name: 'plain' } });
     expect(textOf(await client.callTool({ name: 'web_echo', arguments: { text: 'over http' } }))).toBe('over http');
     expect(textOf(await client.callTool({ name: 'legacy_echo', arguments: { text: 'over sse' } }))).toBe('over sse');
-    expect(textOf(await client.callTool({ name: 'call-tool', arguments: { tool: 'web.header', arguments: { name: 'X-Team' } } }))).toBe('blue');
+    expect(textOf(await client.callTool({ name: 'call-tool', arguments: { tool: 'web.header', arguments: { name: 'X-Team' } } }))).toBe(
+      'blue',
+    );
   });
 
   it('connects to a lazy HTTP server only when a tool is used, and ends its session when idle', async () => {
     const { client } = await connect();
-    await eventually(async () => textOf(await client.callTool({ name: 'discover-all-tools', arguments: {} })).includes('brief.echo'), 15_000, 'discovery');
+    await eventually(
+      async () => textOf(await client.callTool({ name: 'discover-all-tools', arguments: {} })).includes('brief.echo'),
+      15_000,
+      'discovery',
+    );
     const probe = await connectHttp(web.url);
     const openSessions = async (): Promise<number> => Number(textOf(await probe.client.callTool({ name: 'sessions', arguments: {} })));
     try {
       // Discovery connected and disconnected again: only the probe's session is open.
       await eventually(async () => (await openSessions()) === 1, 10_000, 'discovery sessions to end');
-      expect(textOf(await client.callTool({ name: 'call-tool', arguments: { tool: 'brief.echo', arguments: { text: 'wake' } } }))).toBe('wake');
+      expect(textOf(await client.callTool({ name: 'call-tool', arguments: { tool: 'brief.echo', arguments: { text: 'wake' } } }))).toBe(
+        'wake',
+      );
       expect(await openSessions()).toBe(2);
       // idle_timeout_minutes 0.01: the connection ends (with a DELETE) soon after the call.
       await eventually(async () => (await openSessions()) === 1, 10_000, 'idle disconnect');
@@ -57,8 +78,16 @@ describe('downstream servers over streamable HTTP and SSE', () => {
 
   it('relays a sampling request made over a streamable HTTP downstream', async () => {
     const { client } = await connect({ capabilities: { sampling: {} } });
-    client.setRequestHandler(CreateMessageRequestSchema, () => ({ role: 'assistant', content: { type: 'text', text: 'via http' }, model: 'test' }));
-    await eventually(async () => textOf(await client.callTool({ name: 'discover-all-tools', arguments: {} })).includes('web.ask'), 15_000, 'discovery');
+    client.setRequestHandler(CreateMessageRequestSchema, () => ({
+      role: 'assistant',
+      content: { type: 'text', text: 'via http' },
+      model: 'test',
+    }));
+    await eventually(
+      async () => textOf(await client.callTool({ name: 'discover-all-tools', arguments: {} })).includes('web.ask'),
+      15_000,
+      'discovery',
+    );
     const result = await client.callTool({ name: 'call-tool', arguments: { tool: 'web.ask', arguments: { prompt: 'hi' } } });
     expect(textOf(result)).toBe('model said: via http');
   });
@@ -66,13 +95,21 @@ describe('downstream servers over streamable HTTP and SSE', () => {
   it('re-lists a server that announces list_changed and notifies only the sessions whose tools changed', async () => {
     const everything = await connect();
     const plain = await connect();
-    await eventually(async () => textOf(await everything.client.callTool({ name: 'discover-all-tools', arguments: {} })).includes('web.grow'), 15_000, 'discovery');
+    await eventually(
+      async () => textOf(await everything.client.callTool({ name: 'discover-all-tools', arguments: {} })).includes('web.grow'),
+      15_000,
+      'discovery',
+    );
     await everything.client.callTool({ name: 'equip-toolset', arguments: { name: 'all' } });
     await plain.client.callTool({ name: 'equip-toolset', arguments: { name: 'plain' } });
     const before = { everything: everything.listChangedCount(), plain: plain.listChangedCount() };
     const grown = textOf(await everything.client.callTool({ name: 'web_grow', arguments: {} }));
     expect(grown).toMatch(/^grown_\d+$/);
-    await eventually(async () => (await everything.client.listTools()).tools.some((tool) => tool.name === `web_${grown}`), 15_000, 'the grown tool');
+    await eventually(
+      async () => (await everything.client.listTools()).tools.some((tool) => tool.name === `web_${grown}`),
+      15_000,
+      'the grown tool',
+    );
     await everything.waitForListChanged(before.everything + 1);
     expect(everything.listChangedCount()).toBe(before.everything + 1);
     expect(plain.listChangedCount()).toBe(before.plain);
@@ -92,7 +129,11 @@ describe('server-everything over streamable HTTP through loadout', () => {
     await writeServersYaml(dirs.configDir, { everything: { type: 'http', url: everything.url } });
     gateway = await startHttpGateway(dirs, ['--equip', 'all']);
     client = await connectHttp(gateway.url, { capabilities: { sampling: {} } });
-    await eventually(async () => (await client.client.listTools()).tools.some((tool) => tool.name === 'everything_echo'), 20_000, 'discovery');
+    await eventually(
+      async () => (await client.client.listTools()).tools.some((tool) => tool.name === 'everything_echo'),
+      20_000,
+      'discovery',
+    );
   });
   afterAll(async () => {
     await client?.close();
@@ -104,7 +145,14 @@ describe('server-everything over streamable HTTP through loadout', () => {
 
   it('exposes its tools, including the sampling and elicitation ones loadout now qualifies for', async () => {
     const names = (await client.client.listTools()).tools.map((tool) => tool.name).filter((name) => name.startsWith('everything_'));
-    expect(names).toEqual(expect.arrayContaining(['everything_echo', 'everything_trigger-long-running-operation', 'everything_trigger-sampling-request', 'everything_trigger-elicitation-request']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'everything_echo',
+        'everything_trigger-long-running-operation',
+        'everything_trigger-sampling-request',
+        'everything_trigger-elicitation-request',
+      ]),
+    );
   });
 
   it('passes structured content and images through unchanged', async () => {
@@ -114,7 +162,7 @@ describe('server-everything over streamable HTTP through loadout', () => {
     expect((image.content as Array<{ type: string }>).map((block) => block.type)).toContain('image');
   });
 
-  it('passes progress of the long-running operation through with the client\'s token', async () => {
+  it("passes progress of the long-running operation through with the client's token", async () => {
     const seen: Progress[] = [];
     const result = await client.client.callTool(
       { name: 'everything_trigger-long-running-operation', arguments: { duration: 1.5, steps: 3 } },
@@ -127,7 +175,11 @@ describe('server-everything over streamable HTTP through loadout', () => {
   });
 
   it('round-trips its sampling request to the client', async () => {
-    client.client.setRequestHandler(CreateMessageRequestSchema, () => ({ role: 'assistant', content: { type: 'text', text: 'sampled!' }, model: 'test' }));
+    client.client.setRequestHandler(CreateMessageRequestSchema, () => ({
+      role: 'assistant',
+      content: { type: 'text', text: 'sampled!' },
+      model: 'test',
+    }));
     const result = await client.client.callTool({ name: 'everything_trigger-sampling-request', arguments: { prompt: 'say something' } });
     expect(result.isError).toBeFalsy();
     expect(JSON.stringify(result.content)).toContain('sampled!');
@@ -143,7 +195,10 @@ describe('server-everything over streamable HTTP through loadout', () => {
     const read = await client.client.readResource({ uri: 'demo://resource/dynamic/blob/2' });
     expect(read.contents[0]).toMatchObject({ uri: 'demo://resource/dynamic/blob/2' });
     expect(typeof (read.contents[0] as { blob?: unknown }).blob).toBe('string');
-    const completion = await client.client.complete({ ref: { type: 'ref/prompt', name: 'everything_completable-prompt' }, argument: { name: 'department', value: 'E' } });
+    const completion = await client.client.complete({
+      ref: { type: 'ref/prompt', name: 'everything_completable-prompt' },
+      argument: { name: 'department', value: 'E' },
+    });
     expect(completion.completion.values).toContain('Engineering');
   });
 });

@@ -20,15 +20,21 @@ describe('loadout serve --http: passthrough', () => {
   async function connect(options: Parameters<HttpHarness['connect']>[0] = {}): Promise<HttpClient> {
     const client = await harness.connect(options);
     // On a cold cache the equipped tools appear once start-up discovery has finished.
-    await eventually(async () => (await client.client.listTools()).tools.some((tool) => tool.name === 'live_echo'), 15_000, 'discovered tools');
+    await eventually(
+      async () => (await client.client.listTools()).tools.some((tool) => tool.name === 'live_echo'),
+      15_000,
+      'discovered tools',
+    );
     return client;
   }
 
-  it('passes progress through with the client\'s own token, and progress keeps a long call within its timeout', async () => {
+  it("passes progress through with the client's own token, and progress keeps a long call within its timeout", async () => {
     const { client } = await connect();
     const seen: Progress[] = [];
     // timeout_seconds is 1; six steps 300 ms apart take about 1.8 s.
-    const result = await client.callTool({ name: 'slow_progress', arguments: { steps: 6, delayMs: 300 } }, undefined, { onprogress: (progress) => seen.push(progress) });
+    const result = await client.callTool({ name: 'slow_progress', arguments: { steps: 6, delayMs: 300 } }, undefined, {
+      onprogress: (progress) => seen.push(progress),
+    });
     expect(result.isError).toBeFalsy();
     expect(textOf(result)).toBe('did 6 steps');
     // The SDK's Client handles notifications a microtask after responses, so a progress sent
@@ -52,24 +58,39 @@ describe('loadout serve --http: passthrough', () => {
       timeout: 30_000,
     });
     await expect(call).rejects.toThrow();
-    await eventually(async () => textOf(await client.callTool({ name: 'live_cancellations', arguments: {} })) === '1', 10_000, 'downstream cancellation');
+    await eventually(
+      async () => textOf(await client.callTool({ name: 'live_cancellations', arguments: {} })) === '1',
+      10_000,
+      'downstream cancellation',
+    );
     // The late answer (sent 100 ms after the cancel) reached loadout and went no further: the
     // count is read on the same pipe after it.
-    await eventually(async () => textOf(await client.callTool({ name: 'live_late_answers', arguments: {} })) === '1', 10_000, 'the late answer');
+    await eventually(
+      async () => textOf(await client.callTool({ name: 'live_late_answers', arguments: {} })) === '1',
+      10_000,
+      'the late answer',
+    );
     expect(errors).toEqual([]);
     expect(textOf(await client.callTool({ name: 'live_echo', arguments: { text: 'still here' } }))).toBe('still here');
   });
 
-  it('cancels a session\'s calls still running downstream when the session ends', async () => {
+  it("cancels a session's calls still running downstream when the session ends", async () => {
     const leaving = await connect();
     let started!: () => void;
     const waiting = new Promise<void>((resolve) => (started = resolve));
-    const call = leaving.client.callTool({ name: 'live_wait', arguments: { ms: 60_000 } }, undefined, { onprogress: () => started(), timeout: 30_000 });
+    const call = leaving.client.callTool({ name: 'live_wait', arguments: { ms: 60_000 } }, undefined, {
+      onprogress: () => started(),
+      timeout: 30_000,
+    });
     call.catch(() => undefined);
     await waiting;
     await leaving.close();
     const { client } = await connect();
-    await eventually(async () => textOf(await client.callTool({ name: 'live_cancellations', arguments: {} })) === '1', 10_000, 'downstream cancellation');
+    await eventually(
+      async () => textOf(await client.callTool({ name: 'live_cancellations', arguments: {} })) === '1',
+      10_000,
+      'downstream cancellation',
+    );
   });
 
   it('relays a sampling request to the calling session when it declared sampling', async () => {

@@ -4,7 +4,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CLI, makeTempDirs, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
 import { connectHttp, startHttpGateway, type ListeningProcess } from '../helpers/http.js';
 
-const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
 const MCP_HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
 
 describe('loadout serve --http: secure defaults', () => {
@@ -21,7 +26,11 @@ describe('loadout serve --http: secure defaults', () => {
   });
 
   function post(body: unknown, headers: Record<string, string> = {}): Promise<Response> {
-    return fetch(gateway!.url, { method: 'POST', headers: { ...MCP_HEADERS, ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+    return fetch(gateway!.url, {
+      method: 'POST',
+      headers: { ...MCP_HEADERS, ...headers },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
   }
 
   it('binds 127.0.0.1 by default and answers /healthz without a session', async () => {
@@ -92,23 +101,36 @@ describe('loadout serve --http: secure defaults', () => {
     const body = JSON.stringify({ ...INITIALIZE, params: { ...INITIALIZE.params, padding: 'x'.repeat(8 * 1024 * 1024) } });
     for (let attempt = 0; attempt < 8; attempt++) expect((await post(body)).status).toBe(413);
     const chunk = 'x'.repeat(1024 * 1024);
-    for (let attempt = 0; attempt < 4; attempt++) expect(await rawPost(gateway.url, {}, ['{"padding": "', ...Array<string>(8).fill(chunk), '"}'])).toBe(413);
+    for (let attempt = 0; attempt < 4; attempt++)
+      expect(await rawPost(gateway.url, {}, ['{"padding": "', ...Array<string>(8).fill(chunk), '"}'])).toBe(413);
     expect((await post(INITIALIZE)).status).toBe(200);
   });
 
   it('refuses to bind a non-loopback host without a token, with one line and a non-zero exit', () => {
-    const result = spawnSync(process.execPath, [CLI, 'serve', '--http', '--host', '0.0.0.0', '--port', '0', '--config', dirs.configDir, '--data', dirs.dataDir], {
-      encoding: 'utf8',
-      timeout: 15_000,
-    });
+    const result = spawnSync(
+      process.execPath,
+      [CLI, 'serve', '--http', '--host', '0.0.0.0', '--port', '0', '--config', dirs.configDir, '--data', dirs.dataDir],
+      {
+        encoding: 'utf8',
+        timeout: 15_000,
+      },
+    );
     expect(result.status).toBe(1);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr).toContain('--token');
   });
 
   it('rejects malformed serve options with a non-zero exit', () => {
-    for (const args of [['--port', 'seventy'], ['--port', '70000'], ['--max-body-mb', '0'], ['--session-idle-minutes', '-1']]) {
-      const result = spawnSync(process.execPath, [CLI, 'serve', '--http', ...args, '--config', dirs.configDir, '--data', dirs.dataDir], { encoding: 'utf8', timeout: 15_000 });
+    for (const args of [
+      ['--port', 'seventy'],
+      ['--port', '70000'],
+      ['--max-body-mb', '0'],
+      ['--session-idle-minutes', '-1'],
+    ]) {
+      const result = spawnSync(process.execPath, [CLI, 'serve', '--http', ...args, '--config', dirs.configDir, '--data', dirs.dataDir], {
+        encoding: 'utf8',
+        timeout: 15_000,
+      });
       expect(result.status).not.toBe(0);
       expect(result.stderr).toContain(args[0]);
     }

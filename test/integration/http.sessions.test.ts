@@ -88,7 +88,12 @@ describe('loadout serve --http: sessions', () => {
     const gateway = await harness.start(['--session-idle-minutes', '0.01']);
     const listening = await connect();
     const headers = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
-    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    };
     const started = await fetch(gateway.url, { method: 'POST', headers, body: JSON.stringify(initialize) });
     await started.text();
     const sessionId = started.headers.get('mcp-session-id')!;

@@ -40,8 +40,8 @@ describe('${VAR} expansion at spawn', () => {
     // Discovery records the tools in servers.yaml; the server's own lines stay as written.
     const yamlAfter = await readFile(serversFile, 'utf8');
     expect(yamlAfter).not.toContain(SECRET);
-    expect(yamlAfter).toContain("API_TOKEN: ${LOADOUT_TEST_SECRET}");
-    expect(yamlAfter).toContain("--token=${LOADOUT_TEST_SECRET}");
+    expect(yamlAfter).toContain('API_TOKEN: ${LOADOUT_TEST_SECRET}');
+    expect(yamlAfter).toContain('--token=${LOADOUT_TEST_SECRET}');
     expect(yamlAfter).toContain('REGION: ${LOADOUT_TEST_REGION:-eu-west}');
     expect(await readFile(path.join(sandbox.dirs.dataDir, 'catalog.json'), 'utf8')).not.toContain(SECRET);
     const log = gateway.stderr();

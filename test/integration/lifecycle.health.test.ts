@@ -1,7 +1,16 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { descendantsOf, eventually, fixture, nodeServer, textOf, useGatewaySandbox, writeServersYaml, type GatewayProcess } from '../helpers/gateway.js';
+import {
+  descendantsOf,
+  eventually,
+  fixture,
+  nodeServer,
+  textOf,
+  useGatewaySandbox,
+  writeServersYaml,
+  type GatewayProcess,
+} from '../helpers/gateway.js';
 import { listedNames, pidOf, toolsOfFixture, writeToolCache } from '../helpers/lifecycle.js';
 
 const FAST_HEALTH = { health_interval_seconds: 0.2, reconnect_base_seconds: 0.3, reconnect_max_seconds: 1 };
@@ -23,7 +32,10 @@ describe('always-on server health', () => {
       { steady: nodeServer(fixture('crash'), { always_on: true }), other: nodeServer(fixture('echo')) },
       { gateway: FAST_HEALTH },
     );
-    await writeToolCache(sandbox.dirs.dataDir, { steady: await toolsOfFixture(fixture('crash')), other: await toolsOfFixture(fixture('echo')) });
+    await writeToolCache(sandbox.dirs.dataDir, {
+      steady: await toolsOfFixture(fixture('crash')),
+      other: await toolsOfFixture(fixture('echo')),
+    });
     const gateway = await sandbox.start();
     await eventually(async () => (await descendantsOf(gateway.pid)).length === 1, 10_000, 'the always-on server to connect');
     const built = await gateway.client.callTool({
@@ -53,7 +65,9 @@ describe('always-on server health', () => {
     const attemptsFile = path.join(sandbox.dirs.root, 'attempts');
     await writeServersYaml(
       sandbox.dirs.configDir,
-      { flaky: nodeServer(fixture('crash'), { always_on: true, env: { CRASH_UNLESS_FILE: readyFile, CRASH_ATTEMPTS_FILE: attemptsFile } }) },
+      {
+        flaky: nodeServer(fixture('crash'), { always_on: true, env: { CRASH_UNLESS_FILE: readyFile, CRASH_ATTEMPTS_FILE: attemptsFile } }),
+      },
       { gateway: FAST_HEALTH },
     );
     await writeToolCache(sandbox.dirs.dataDir, { flaky: await toolsOfFixture(fixture('crash')) });
@@ -64,7 +78,11 @@ describe('always-on server health', () => {
     expect(active).toContain('flaky.echo: server down');
     // Several attempts fail meanwhile; none of them announces anything new.
     const attemptsSoFar = (await readFile(attemptsFile, 'utf8')).length;
-    await eventually(async () => (await readFile(attemptsFile, 'utf8')).length >= attemptsSoFar + 3 * 'refused\n'.length, 10_000, 'three more failed attempts');
+    await eventually(
+      async () => (await readFile(attemptsFile, 'utf8')).length >= attemptsSoFar + 3 * 'refused\n'.length,
+      10_000,
+      'three more failed attempts',
+    );
     const countWhileDown = gateway.listChangedCount();
 
     await writeFile(readyFile, 'ok');

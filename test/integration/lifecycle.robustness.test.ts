@@ -1,5 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixture, makeTempDirs, nodeServer, startGateway, textOf, writeServersYaml, type GatewayProcess, type TempDirs } from '../helpers/gateway.js';
+import {
+  fixture,
+  makeTempDirs,
+  nodeServer,
+  startGateway,
+  textOf,
+  writeServersYaml,
+  type GatewayProcess,
+  type TempDirs,
+} from '../helpers/gateway.js';
 import { cachedTool, callThrough, writeToolCache } from '../helpers/lifecycle.js';
 
 const MEGABYTE = 1024 * 1024;

@@ -1,12 +1,26 @@
 import { describe, expect, it } from 'vitest';
-import { descendantsOf, eventually, fixture, isAlive, nodeServer, textOf, useGatewaySandbox, waitForExit, writeServersYaml, type GatewayProcess } from '../helpers/gateway.js';
+import {
+  descendantsOf,
+  eventually,
+  fixture,
+  isAlive,
+  nodeServer,
+  textOf,
+  useGatewaySandbox,
+  waitForExit,
+  writeServersYaml,
+  type GatewayProcess,
+} from '../helpers/gateway.js';
 import { cachedTool, pidOf, writeToolCache } from '../helpers/lifecycle.js';
 
 describe('gateway shutdown', () => {
   const sandbox = useGatewaySandbox();
 
   /** A gateway with every server running (lazy ones called once); returns it and its children. */
-  async function gatewayWithChildren(servers: Record<string, unknown>, lazyServers: string[]): Promise<{ gateway: GatewayProcess; pids: number[] }> {
+  async function gatewayWithChildren(
+    servers: Record<string, unknown>,
+    lazyServers: string[],
+  ): Promise<{ gateway: GatewayProcess; pids: number[] }> {
     await writeServersYaml(sandbox.dirs.configDir, servers);
     await writeToolCache(sandbox.dirs.dataDir, Object.fromEntries(Object.keys(servers).map((server) => [server, [cachedTool('pid')]])));
     const gateway = await sandbox.start();
@@ -58,9 +72,9 @@ describe('gateway shutdown', () => {
   it('answers a stdio line over the limit with an error naming it, keeps serving, and still ends on stdin close', async () => {
     const { gateway, pids } = await gatewayWithChildren({ kept: nodeServer(fixture('echo'), { always_on: true }) }, []);
     const huge = 'x'.repeat(11 * 1024 * 1024);
-    await expect(gateway.client.callTool({ name: 'call-tool', arguments: { tool: 'kept.pid', arguments: { text: huge } } })).rejects.toThrow(
-      /exceeds the 10485760-byte limit on one stdio message \(MAX_CLIENT_MESSAGE_BYTES\)/,
-    );
+    await expect(
+      gateway.client.callTool({ name: 'call-tool', arguments: { tool: 'kept.pid', arguments: { text: huge } } }),
+    ).rejects.toThrow(/exceeds the 10485760-byte limit on one stdio message \(MAX_CLIENT_MESSAGE_BYTES\)/);
     const after = await gateway.client.callTool({ name: 'call-tool', arguments: { tool: 'kept.pid', arguments: {} } });
     expect(textOf(after)).toBe(String(pids[0]));
     const closedAt = Date.now();

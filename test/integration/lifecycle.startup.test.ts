@@ -94,7 +94,9 @@ describe('gateway start-up', () => {
     await eventually(async () => (await descendantsOf(gateway.pid)).length === 1, 10_000, 'only the always-on server to remain');
     expect(await descendantsOf(gateway.pid)).toEqual([await pidOf(gateway, 'kept')]);
 
-    const cache = JSON.parse(await readFile(path.join(sandbox.dirs.dataDir, 'catalog.json'), 'utf8')) as { servers: Record<string, unknown> };
+    const cache = JSON.parse(await readFile(path.join(sandbox.dirs.dataDir, 'catalog.json'), 'utf8')) as {
+      servers: Record<string, unknown>;
+    };
     expect(Object.keys(cache.servers).sort()).toEqual(['kept', 'lazy']);
   });
 });

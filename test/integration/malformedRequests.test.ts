@@ -11,14 +11,54 @@ const INVALID_PARAMS = -32602;
 
 /** A malformed request, the code it must be answered with, the id of the answer and what the message names. */
 const MALFORMED: Array<{ request: Record<string, unknown>; code: number; id: string | null; names: string }> = [
-  { request: { jsonrpc: '2.0', id: 'array-params', method: 'tools/list', params: [] }, code: INVALID_PARAMS, id: 'array-params', names: 'params must be an object' },
-  { request: { jsonrpc: '2.0', id: 'string-params', method: 'ping', params: 'x' }, code: INVALID_PARAMS, id: 'string-params', names: 'params must be an object' },
-  { request: { jsonrpc: '2.0', id: 'null-params', method: 'tools/list', params: null }, code: INVALID_PARAMS, id: 'null-params', names: 'params must be an object' },
-  { request: { jsonrpc: '2.0', id: 'call-array', method: 'tools/call', params: ['echo'] }, code: INVALID_PARAMS, id: 'call-array', names: 'params must be an object' },
-  { request: { jsonrpc: '2.0', id: 'extra-field', method: 'ping', extra: true }, code: INVALID_REQUEST, id: 'extra-field', names: "unknown field 'extra'" },
-  { request: { jsonrpc: '2.0', id: 'meta', method: 'tools/list', params: { _meta: 'x' } }, code: INVALID_PARAMS, id: 'meta', names: 'params._meta must be an object' },
-  { request: { jsonrpc: '2.0', id: 'token', method: 'tools/list', params: { _meta: { progressToken: { a: 1 } } } }, code: INVALID_PARAMS, id: 'token', names: 'params._meta.progressToken' },
-  { request: { jsonrpc: '2.0', id: 'method-number', method: 7 }, code: INVALID_REQUEST, id: 'method-number', names: 'method must be a string' },
+  {
+    request: { jsonrpc: '2.0', id: 'array-params', method: 'tools/list', params: [] },
+    code: INVALID_PARAMS,
+    id: 'array-params',
+    names: 'params must be an object',
+  },
+  {
+    request: { jsonrpc: '2.0', id: 'string-params', method: 'ping', params: 'x' },
+    code: INVALID_PARAMS,
+    id: 'string-params',
+    names: 'params must be an object',
+  },
+  {
+    request: { jsonrpc: '2.0', id: 'null-params', method: 'tools/list', params: null },
+    code: INVALID_PARAMS,
+    id: 'null-params',
+    names: 'params must be an object',
+  },
+  {
+    request: { jsonrpc: '2.0', id: 'call-array', method: 'tools/call', params: ['echo'] },
+    code: INVALID_PARAMS,
+    id: 'call-array',
+    names: 'params must be an object',
+  },
+  {
+    request: { jsonrpc: '2.0', id: 'extra-field', method: 'ping', extra: true },
+    code: INVALID_REQUEST,
+    id: 'extra-field',
+    names: "unknown field 'extra'",
+  },
+  {
+    request: { jsonrpc: '2.0', id: 'meta', method: 'tools/list', params: { _meta: 'x' } },
+    code: INVALID_PARAMS,
+    id: 'meta',
+    names: 'params._meta must be an object',
+  },
+  {
+    request: { jsonrpc: '2.0', id: 'token', method: 'tools/list', params: { _meta: { progressToken: { a: 1 } } } },
+    code: INVALID_PARAMS,
+    id: 'token',
+    names: 'params._meta.progressToken',
+  },
+  {
+    request: { jsonrpc: '2.0', id: 'method-number', method: 7 },
+    code: INVALID_REQUEST,
+    id: 'method-number',
+    names: 'method must be a string',
+  },
   { request: { jsonrpc: '2.0', id: 'no-method' }, code: INVALID_REQUEST, id: 'no-method', names: 'method must be a string' },
   { request: { jsonrpc: '2.0', id: 1.5, method: 'ping' }, code: INVALID_REQUEST, id: null, names: 'id must be a string or an integer' },
 ];
@@ -52,7 +92,11 @@ describe('malformed requests over stdio', () => {
     expect((await gateway.answer('after')).result).toEqual({});
     for (const { code, id, names } of MALFORMED) {
       const answer = await gateway.answer(id);
-      expect(answer, JSON.stringify(answer)).toMatchObject({ jsonrpc: '2.0', id, error: { code, message: expect.stringContaining(names) } });
+      expect(answer, JSON.stringify(answer)).toMatchObject({
+        jsonrpc: '2.0',
+        id,
+        error: { code, message: expect.stringContaining(names) },
+      });
     }
     const answeredIds = gateway.messages().map((message) => message.id);
     expect(answeredIds).not.toContain('a-response');
@@ -68,7 +112,12 @@ describe('malformed requests over HTTP', () => {
   beforeAll(async () => {
     gateway = await startHttpGateway(dirs);
     headers = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
-    const init = await post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    const init = await post({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
     headers = { ...headers, 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-06-18' };
     await init.text();
   });
@@ -92,7 +141,11 @@ describe('malformed requests over HTTP', () => {
     ]);
     expect(response.status).toBe(400);
     expect(await response.json()).toEqual([
-      { jsonrpc: '2.0', id: 'fine', error: { code: INVALID_REQUEST, message: expect.stringContaining('message 2 of the batch is malformed') } },
+      {
+        jsonrpc: '2.0',
+        id: 'fine',
+        error: { code: INVALID_REQUEST, message: expect.stringContaining('message 2 of the batch is malformed') },
+      },
       { jsonrpc: '2.0', id: 'bad', error: { code: INVALID_PARAMS, message: expect.stringContaining('params must be an object') } },
     ]);
     const ping = await post({ jsonrpc: '2.0', id: 'later', method: 'ping' });

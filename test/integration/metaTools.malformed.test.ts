@@ -3,7 +3,17 @@
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { META_TOOL_NAMES, fixture, makeTempDirs, nodeServer, startGateway, textOf, writeServersYaml, type GatewayProcess, type TempDirs } from '../helpers/gateway.js';
+import {
+  META_TOOL_NAMES,
+  fixture,
+  makeTempDirs,
+  nodeServer,
+  startGateway,
+  textOf,
+  writeServersYaml,
+  type GatewayProcess,
+  type TempDirs,
+} from '../helpers/gateway.js';
 
 const CASES: Array<[tool: string, args: Record<string, unknown>, expected: RegExp]> = [
   ['discover-all-tools', { limit: 'ten' }, /^Invalid arguments for discover-all-tools: limit: .*Example: /],
@@ -16,7 +26,11 @@ const CASES: Array<[tool: string, args: Record<string, unknown>, expected: RegEx
   ['build-toolset', { name: 'x', tools: [] }, /list at least one tool/],
   ['build-toolset', { name: '../escape', tools: ['echo.echo'] }, /name: toolset names use a-z/],
   ['build-toolset', { name: 'all', tools: ['echo.echo'] }, /'all' is reserved/],
-  ['build-toolset', { name: 'x', tools: ['echo.ech'] }, /^Toolset 'x' not saved: 'echo.ech' is not in the catalog \(did you mean echo\.echo/],
+  [
+    'build-toolset',
+    { name: 'x', tools: ['echo.ech'] },
+    /^Toolset 'x' not saved: 'echo.ech' is not in the catalog \(did you mean echo\.echo/,
+  ],
   ['build-toolset', { name: 'x', tools: ['echo.echo'], colour: 'red' }, /Unrecognized key.*colour/],
   ['equip-toolset', {}, /^Invalid arguments for equip-toolset: name: /],
   ['equip-toolset', { name: 5 }, /name: /],

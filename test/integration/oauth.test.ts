@@ -15,10 +15,14 @@ interface AuthRun {
 }
 
 function startAuth(dirs: TempDirs, server: string): AuthRun {
-  const child = spawn(process.execPath, [CLI, '--config', dirs.configDir, '--data', dirs.dataDir, 'auth', server, '--no-browser', '--timeout', '30'], {
-    env: { ...process.env, HOME: path.join(dirs.root, 'home'), NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [CLI, '--config', dirs.configDir, '--data', dirs.dataDir, 'auth', server, '--no-browser', '--timeout', '30'],
+    {
+      env: { ...process.env, HOME: path.join(dirs.root, 'home'), NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stdout = '';
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
@@ -110,7 +114,8 @@ describe('downstream OAuth', () => {
   it('refreshes an expired access token for parallel calls, without the user noticing', async () => {
     expect((await login(sandbox.dirs)).code).toBe(0);
     const gateway = await sandbox.start();
-    const call = async (text: string): Promise<string> => textOf(await gateway.client.callTool({ name: 'call-tool', arguments: { tool: 'linear.echo', arguments: { text } } }));
+    const call = async (text: string): Promise<string> =>
+      textOf(await gateway.client.callTool({ name: 'call-tool', arguments: { tool: 'linear.echo', arguments: { text } } }));
     expect(await call('first')).toBe('first');
     const { tokens: first } = JSON.parse(await readFile(tokenFile, 'utf8')) as { tokens: { access_token: string } };
     oauth.expireAccessTokens();

@@ -1,13 +1,39 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeOpenAi } from '../fixtures/fakeOpenAi.js';
-import { META_TOOL_NAMES, fixture, makeTempDirs, nodeServer, startGateway, textOf, writeServersYaml, type GatewayProcess, type TempDirs } from '../helpers/gateway.js';
+import {
+  META_TOOL_NAMES,
+  fixture,
+  makeTempDirs,
+  nodeServer,
+  startGateway,
+  textOf,
+  writeServersYaml,
+  type GatewayProcess,
+  type TempDirs,
+} from '../helpers/gateway.js';
 import { OPTIMIZATION_META_TOOLS } from '../../src/gateway/metaTools/index.js';
-import { ECHO_CANONICAL, GOLDEN_PROMPTS, GOOD_CANDIDATE, WEAK_CANDIDATE, useFakeOpenAi, writeEchoWithBackend } from '../helpers/optimization.js';
+import {
+  ECHO_CANONICAL,
+  GOLDEN_PROMPTS,
+  GOOD_CANDIDATE,
+  WEAK_CANDIDATE,
+  useFakeOpenAi,
+  writeEchoWithBackend,
+} from '../helpers/optimization.js';
 
-const ECHO_SCHEMA = { type: 'object', properties: { text: { type: 'string', description: 'Text to echo' } }, required: ['text'], additionalProperties: false };
+const ECHO_SCHEMA = {
+  type: 'object',
+  properties: { text: { type: 'string', description: 'Text to echo' } },
+  required: ['text'],
+  additionalProperties: false,
+};
 
-async function call(gateway: GatewayProcess, name: string, args: Record<string, unknown>): Promise<{ isError: boolean; json: Record<string, unknown>; text: string }> {
+async function call(
+  gateway: GatewayProcess,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<{ isError: boolean; json: Record<string, unknown>; text: string }> {
   const result = await gateway.client.callTool({ name, arguments: args });
   const text = textOf(result);
   return { isError: result.isError === true, text, json: parseObject(text) };
@@ -28,7 +54,11 @@ async function listedEcho(gateway: GatewayProcess): Promise<Tool | undefined> {
 
 // Makes each change and waits for its list_changed in turn. Each change is the next one the gateway
 // sees after the one before, so a second notice of an earlier change would arrive before a later one's.
-async function announcedInTurn(gateway: GatewayProcess, announced: number, steps: ReadonlyArray<[string, Record<string, unknown>]>): Promise<void> {
+async function announcedInTurn(
+  gateway: GatewayProcess,
+  announced: number,
+  steps: ReadonlyArray<[string, Record<string, unknown>]>,
+): Promise<void> {
   for (const [name, args] of steps) {
     await call(gateway, name, args);
     await gateway.waitForListChanged(++announced);
@@ -55,7 +85,11 @@ describe('tool-description optimization through a real gateway', () => {
     expect(gateway.listChangedCount()).toBe(1);
 
     const canonical = await call(gateway, 'get_canonical_tools', { server: 'echo' });
-    expect(canonical.json.tools).toContainEqual({ name: 'echo', description: 'Return the given text unchanged.', inputSchema: ECHO_SCHEMA });
+    expect(canonical.json.tools).toContainEqual({
+      name: 'echo',
+      description: 'Return the given text unchanged.',
+      inputSchema: ECHO_SCHEMA,
+    });
 
     const proposed = await call(gateway, 'propose_candidate', { server: 'echo', tool: 'echo', description: GOOD_CANDIDATE });
     expect(proposed.json).toEqual({ candidateId: expect.any(String), charCount: GOOD_CANDIDATE.length });
@@ -63,8 +97,14 @@ describe('tool-description optimization through a real gateway', () => {
     expect((await call(gateway, 'save_golden_prompts', { server: 'echo', tool: 'echo', prompts: GOLDEN_PROMPTS })).json.saved).toBe(15);
 
     const progress: Array<{ progress: number; total?: number }> = [];
-    const evaluated = await gateway.client.callTool({ name: 'run_evaluation', arguments: { server: 'echo', tool: 'echo' } }, undefined, { onprogress: (p) => progress.push(p) });
-    const summary = JSON.parse(textOf(evaluated)) as { runs: number; baseline: { overall: number }; candidates: Array<{ metrics: { overall: number }; promotable: boolean }> };
+    const evaluated = await gateway.client.callTool({ name: 'run_evaluation', arguments: { server: 'echo', tool: 'echo' } }, undefined, {
+      onprogress: (p) => progress.push(p),
+    });
+    const summary = JSON.parse(textOf(evaluated)) as {
+      runs: number;
+      baseline: { overall: number };
+      candidates: Array<{ metrics: { overall: number }; promotable: boolean }>;
+    };
     expect(summary.runs).toBe(30);
     expect(summary.baseline.overall).toBeCloseTo(1 / 3);
     expect(summary.candidates[0]).toMatchObject({ metrics: { overall: 1 }, promotable: true });
@@ -84,7 +124,9 @@ describe('tool-description optimization through a real gateway', () => {
     const listed = await listedEcho(gateway);
     expect(listed?.description).toBe(GOOD_CANDIDATE);
     expect(listed?.inputSchema).toEqual(ECHO_SCHEMA);
-    const detail = JSON.parse((await call(gateway, 'discover-all-tools', { query: 'echo', detail: true })).text) as { tools: Array<{ tool: string; description: string }> };
+    const detail = JSON.parse((await call(gateway, 'discover-all-tools', { query: 'echo', detail: true })).text) as {
+      tools: Array<{ tool: string; description: string }>;
+    };
     expect(detail.tools.find((t) => t.tool === 'echo.echo')?.description).toBe(GOOD_CANDIDATE);
     expect(textOf(await gateway.client.callTool({ name: 'echo_echo', arguments: { text: 'still works' } }))).toBe('still works');
 
@@ -94,7 +136,10 @@ describe('tool-description optimization through a real gateway', () => {
     const report = await call(gateway, 'get_optimization_report', { server: 'echo' });
     expect((report.json.reports as Array<{ optimizedCount: number }>)[0]?.optimizedCount).toBe(1);
 
-    expect((await call(gateway, 'revert_optimization', { server: 'echo', tool: 'echo' })).json).toMatchObject({ reverted: true, description: ECHO_CANONICAL });
+    expect((await call(gateway, 'revert_optimization', { server: 'echo', tool: 'echo' })).json).toMatchObject({
+      reverted: true,
+      description: ECHO_CANONICAL,
+    });
     await gateway.waitForListChanged(1);
     expect((await listedEcho(gateway))?.description).toBe(ECHO_CANONICAL);
     await announcedInTurn(gateway, 1, [promote, revert]);
@@ -103,7 +148,8 @@ describe('tool-description optimization through a real gateway', () => {
 
   it('refuses a candidate below the thresholds naming the threshold, and promotes it with force', async () => {
     gateway = await startGateway({ dirs });
-    const weak = (await call(gateway, 'propose_candidate', { server: 'echo', tool: 'echo', description: WEAK_CANDIDATE })).json.candidateId as string;
+    const weak = (await call(gateway, 'propose_candidate', { server: 'echo', tool: 'echo', description: WEAK_CANDIDATE })).json
+      .candidateId as string;
     await call(gateway, 'save_golden_prompts', { server: 'echo', tool: 'echo', prompts: GOLDEN_PROMPTS });
     await call(gateway, 'run_evaluation', { server: 'echo', tool: 'echo' });
     const refused = await call(gateway, 'promote_candidate', { server: 'echo', tool: 'echo', candidateId: weak });
@@ -117,7 +163,11 @@ describe('tool-description optimization through a real gateway', () => {
     gateway = await startGateway({ dirs });
     const long = await call(gateway, 'propose_candidate', { server: 'echo', tool: 'echo', description: 'a'.repeat(281) });
     expect(long).toMatchObject({ isError: true, text: 'The description is 281 characters; the limit is 280. Shorten it by 1.' });
-    const injected = await call(gateway, 'propose_candidate', { server: 'echo', tool: 'echo', description: 'Echo text. See https://example.com/more.' });
+    const injected = await call(gateway, 'propose_candidate', {
+      server: 'echo',
+      tool: 'echo',
+      description: 'Echo text. See https://example.com/more.',
+    });
     expect(injected.isError).toBe(true);
     expect(injected.text).toMatch(/instruction injection: it contains a URL/);
   });
@@ -165,7 +215,9 @@ describe('tool-description optimization through a real gateway', () => {
     gateway = await startGateway({ dirs });
     const result = await call(gateway, 'generate_golden_prompts', { server: 'echo', tool: 'echo' });
     expect(result.isError).toBe(true);
-    expect(result.text).toMatch(/^No model backend is configured for optimization\. Add to servers.yaml:\noptimization:\n  backend: openai/);
+    expect(result.text).toMatch(
+      /^No model backend is configured for optimization\. Add to servers.yaml:\noptimization:\n  backend: openai/,
+    );
   });
 
   it('answers malformed arguments of every optimization tool with one readable line', async () => {
@@ -190,7 +242,12 @@ describe('tool-description optimization through a real gateway', () => {
       expect(result.text, name).toMatch(new RegExp(`^Invalid arguments for ${name}: .+ Example: \\{.*\\}$`));
       expect(result.text.includes('\n'), name).toBe(false);
     }
-    const unknownPrompt = await call(gateway, 'record_eval_run', { server: 'echo', candidateId: 'canonical', promptId: 'nope', result: { toolCalled: true } });
+    const unknownPrompt = await call(gateway, 'record_eval_run', {
+      server: 'echo',
+      candidateId: 'canonical',
+      promptId: 'nope',
+      result: { toolCalled: true },
+    });
     expect(unknownPrompt).toMatchObject({ isError: true, text: expect.stringMatching(/^No golden prompt 'nope' for server 'echo'/) });
     const revertNothing = await call(gateway, 'revert_optimization', { server: 'echo', tool: 'echo' });
     expect(revertNothing).toMatchObject({ isError: true, text: 'echo.echo has no promoted description to revert.' });
@@ -199,8 +256,20 @@ describe('tool-description optimization through a real gateway', () => {
   it("takes seed 002's GoldenPrompt and EvalRun shapes: ids kept, toolName checked, correct computed or a contradiction refused", async () => {
     gateway = await startGateway({ dirs });
     const seedPrompts = [
-      { id: 'echo-direct-1', toolName: 'echo', category: 'direct', prompt: 'Echo back the words hello world', expectedBehavior: { shouldCallTool: true, notes: 'plain ask' } },
-      { id: 'echo-negative-1', toolName: 'echo', category: 'negative', prompt: 'What is the capital of France?', expectedBehavior: { shouldCallTool: false } },
+      {
+        id: 'echo-direct-1',
+        toolName: 'echo',
+        category: 'direct',
+        prompt: 'Echo back the words hello world',
+        expectedBehavior: { shouldCallTool: true, notes: 'plain ask' },
+      },
+      {
+        id: 'echo-negative-1',
+        toolName: 'echo',
+        category: 'negative',
+        prompt: 'What is the capital of France?',
+        expectedBehavior: { shouldCallTool: false },
+      },
     ];
     const saved = await call(gateway, 'save_golden_prompts', { server: 'echo', tool: 'echo', prompts: seedPrompts });
     expect(saved.isError, saved.text).toBe(false);
@@ -208,27 +277,69 @@ describe('tool-description optimization through a real gateway', () => {
       { promptId: 'echo-direct-1', category: 'direct', shouldCallTool: true },
       { promptId: 'echo-negative-1', category: 'negative', shouldCallTool: false },
     ]);
-    const wrongTool = await call(gateway, 'save_golden_prompts', { server: 'echo', tool: 'echo', prompts: [{ ...seedPrompts[0], toolName: 'add' }] });
-    expect(wrongTool).toMatchObject({ isError: true, text: expect.stringContaining("Prompt 1 is for tool 'add', but these prompts are saved for 'echo'") });
+    const wrongTool = await call(gateway, 'save_golden_prompts', {
+      server: 'echo',
+      tool: 'echo',
+      prompts: [{ ...seedPrompts[0], toolName: 'add' }],
+    });
+    expect(wrongTool).toMatchObject({
+      isError: true,
+      text: expect.stringContaining("Prompt 1 is for tool 'add', but these prompts are saved for 'echo'"),
+    });
     const twice = await call(gateway, 'save_golden_prompts', { server: 'echo', tool: 'echo', prompts: [seedPrompts[0], seedPrompts[0]] });
     expect(twice).toMatchObject({ isError: true, text: expect.stringContaining("Prompt 2 has id 'echo-direct-1', already used") });
 
     const seedResult = { toolCalled: true, correct: true, reasoning: 'asked to echo', durationMs: 812 };
-    const recorded = await call(gateway, 'record_eval_run', { server: 'echo', candidateId: 'canonical', promptId: 'echo-direct-1', result: seedResult });
+    const recorded = await call(gateway, 'record_eval_run', {
+      server: 'echo',
+      candidateId: 'canonical',
+      promptId: 'echo-direct-1',
+      result: seedResult,
+    });
     expect(recorded.json).toEqual({ runId: expect.any(String), correct: true });
-    const computed = await call(gateway, 'record_eval_run', { server: 'echo', candidateId: 'canonical', promptId: 'echo-negative-1', result: { toolCalled: true, durationMs: 5 } });
+    const computed = await call(gateway, 'record_eval_run', {
+      server: 'echo',
+      candidateId: 'canonical',
+      promptId: 'echo-negative-1',
+      result: { toolCalled: true, durationMs: 5 },
+    });
     expect(computed.json).toEqual({ runId: expect.any(String), correct: false, correctComputed: true });
-    const failed = await call(gateway, 'record_eval_run', { server: 'echo', candidateId: 'canonical', promptId: 'echo-negative-1', result: { toolCalled: false, error: 'model timed out', durationMs: 30000 } });
+    const failed = await call(gateway, 'record_eval_run', {
+      server: 'echo',
+      candidateId: 'canonical',
+      promptId: 'echo-negative-1',
+      result: { toolCalled: false, error: 'model timed out', durationMs: 30000 },
+    });
     expect(failed.json.correct).toBe(false);
-    const contradiction = await call(gateway, 'record_eval_run', { server: 'echo', candidateId: 'canonical', promptId: 'echo-negative-1', result: { toolCalled: true, correct: true } });
-    expect(contradiction).toMatchObject({ isError: true, text: expect.stringMatching(/^correct: true contradicts the run: toolCalled is true and prompt 'echo-negative-1' expects no call/) });
+    const contradiction = await call(gateway, 'record_eval_run', {
+      server: 'echo',
+      candidateId: 'canonical',
+      promptId: 'echo-negative-1',
+      result: { toolCalled: true, correct: true },
+    });
+    expect(contradiction).toMatchObject({
+      isError: true,
+      text: expect.stringMatching(/^correct: true contradicts the run: toolCalled is true and prompt 'echo-negative-1' expects no call/),
+    });
   });
 
   it('keeps the whole idle tools/list under 6 KB', async () => {
     gateway = await startGateway({ dirs });
     const { tools } = await gateway.client.listTools();
     const names = tools.map((t) => t.name);
-    for (const name of ['get_canonical_tools', 'propose_candidate', 'save_golden_prompts', 'record_eval_run', 'get_eval_results', 'promote_candidate', 'revert_optimization', 'get_optimization_report', 'generate_candidates', 'generate_golden_prompts', 'run_evaluation']) {
+    for (const name of [
+      'get_canonical_tools',
+      'propose_candidate',
+      'save_golden_prompts',
+      'record_eval_run',
+      'get_eval_results',
+      'promote_candidate',
+      'revert_optimization',
+      'get_optimization_report',
+      'generate_candidates',
+      'generate_golden_prompts',
+      'run_evaluation',
+    ]) {
       expect(names).toContain(name);
     }
     expect(Buffer.byteLength(JSON.stringify({ tools }))).toBeLessThan(6 * 1024);

@@ -21,8 +21,15 @@ describe('optimization over loadout serve --http', () => {
     await alice.waitForListChanged(1);
     await bob.waitForListChanged(1);
 
-    const proposed = JSON.parse(textOf(await bob.client.callTool({ name: 'propose_candidate', arguments: { server: 'echo', tool: 'echo', description: GOOD_CANDIDATE } }))) as { candidateId: string };
-    const promoted = await bob.client.callTool({ name: 'promote_candidate', arguments: { server: 'echo', tool: 'echo', candidateId: proposed.candidateId, force: true } });
+    const proposed = JSON.parse(
+      textOf(
+        await bob.client.callTool({ name: 'propose_candidate', arguments: { server: 'echo', tool: 'echo', description: GOOD_CANDIDATE } }),
+      ),
+    ) as { candidateId: string };
+    const promoted = await bob.client.callTool({
+      name: 'promote_candidate',
+      arguments: { server: 'echo', tool: 'echo', candidateId: proposed.candidateId, force: true },
+    });
     expect(promoted.isError).toBeFalsy();
     await alice.waitForListChanged(2);
     expect((await alice.client.listTools()).tools.find((t) => t.name === 'echo_echo')?.description).toBe(GOOD_CANDIDATE);
@@ -33,7 +40,7 @@ describe('optimization over loadout serve --http', () => {
     expect(bob.listChangedCount()).toBe(1);
   });
 
-  it('evaluates through the calling session\'s sampling when no backend is configured', async () => {
+  it("evaluates through the calling session's sampling when no backend is configured", async () => {
     await harness.start();
     const samplingRequests: string[] = [];
     const carol = await harness.connect({ capabilities: { sampling: { tools: {} } } });

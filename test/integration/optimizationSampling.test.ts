@@ -42,7 +42,11 @@ describe('the sampling backend', () => {
     await client.callTool({ name: 'save_golden_prompts', arguments: { server: 'echo', tool: 'echo', prompts: GOLDEN_PROMPTS } });
     const result = await client.callTool({ name: 'run_evaluation', arguments: { server: 'echo', tool: 'echo' } });
     expect(result.isError).toBeFalsy();
-    const summary = JSON.parse(textOf(result)) as { backend: string; baseline: { overall: number }; candidates: Array<{ metrics: { overall: number } }> };
+    const summary = JSON.parse(textOf(result)) as {
+      backend: string;
+      baseline: { overall: number };
+      candidates: Array<{ metrics: { overall: number } }>;
+    };
     expect(summary.backend).toBe('sampling');
     return { overall: summary.candidates[0]!.metrics.overall, baseline: summary.baseline.overall };
   }
@@ -59,7 +63,10 @@ describe('the sampling backend', () => {
     const client = await connect({ sampling: {} });
     expect(await runLoop(client)).toEqual({ overall: 1, baseline: 1 / 3 });
     expect(requests[0]!.tools).toBeUndefined();
-    const generated = await client.callTool({ name: 'generate_golden_prompts', arguments: { server: 'echo', tool: 'echo', directCount: 1, indirectCount: 1, negativeCount: 1 } });
+    const generated = await client.callTool({
+      name: 'generate_golden_prompts',
+      arguments: { server: 'echo', tool: 'echo', directCount: 1, indirectCount: 1, negativeCount: 1 },
+    });
     expect(JSON.parse(textOf(generated))).toMatchObject({ saved: 3 });
     await client.close();
   });

@@ -18,7 +18,8 @@ describe('the packed tarball', () => {
   let packed: { filename: string; files: Array<{ path: string }> };
   let bin: string;
   let home: string;
-  const loadout = (args: string[]) => run(bin, ['--config', dirs.configDir, '--data', dirs.dataDir, ...args], { env: { ...process.env, HOME: home, NO_COLOR: '1' } });
+  const loadout = (args: string[]) =>
+    run(bin, ['--config', dirs.configDir, '--data', dirs.dataDir, ...args], { env: { ...process.env, HOME: home, NO_COLOR: '1' } });
 
   beforeAll(async () => {
     dirs = await makeTempDirs();
@@ -28,7 +29,21 @@ describe('the packed tarball', () => {
     const pack = await run(npm, ['pack', '--ignore-scripts', '--json', '--pack-destination', dirs.root], { cwd: ROOT });
     packed = (JSON.parse(pack.stdout) as Array<typeof packed>)[0]!;
     const prefix = path.join(dirs.root, 'prefix');
-    await run(npm, ['install', '--global', '--prefix', prefix, '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund', path.join(dirs.root, packed.filename)], { cwd: dirs.root });
+    await run(
+      npm,
+      [
+        'install',
+        '--global',
+        '--prefix',
+        prefix,
+        '--omit=dev',
+        '--prefer-offline',
+        '--no-audit',
+        '--no-fund',
+        path.join(dirs.root, packed.filename),
+      ],
+      { cwd: dirs.root },
+    );
     bin = path.join(prefix, process.platform === 'win32' ? 'loadout.cmd' : path.join('bin', 'loadout'));
   }, 120_000);
   afterAll(async () => {
@@ -39,12 +54,21 @@ describe('the packed tarball', () => {
     const files = packed.files.map((file) => file.path);
     expect(files).toContain('dist/bundle/loadout.js');
     expect(files).toContain('LICENSE');
-    expect(files.filter((file) => !/^(dist\/bundle\/[^/]+\.(js|cjs)|toolsets\/[^/]+\.yaml|assets\/(word-vectors\.bin|WORD-VECTORS-LICENSE\.md)|README\.md|LICENSE|package\.json)$/.test(file))).toEqual([]);
+    expect(
+      files.filter(
+        (file) =>
+          !/^(dist\/bundle\/[^/]+\.(js|cjs)|toolsets\/[^/]+\.yaml|assets\/(word-vectors\.bin|WORD-VECTORS-LICENSE\.md)|README\.md|LICENSE|package\.json)$/.test(
+            file,
+          ),
+      ),
+    ).toEqual([]);
   });
 
   it('installs without devDependencies, and the installed loadout answers --version', async () => {
     const installed = path.join(path.dirname(path.dirname(bin)), 'lib', 'node_modules', 'loadout');
-    const modules = await readdir(path.join(process.platform === 'win32' ? path.join(path.dirname(bin), 'node_modules', 'loadout') : installed, 'node_modules'));
+    const modules = await readdir(
+      path.join(process.platform === 'win32' ? path.join(path.dirname(bin), 'node_modules', 'loadout') : installed, 'node_modules'),
+    );
     for (const dev of ['esbuild', 'typescript', 'vitest', '@types']) expect(modules).not.toContain(dev);
     const { version } = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
     expect((await loadout(['--version'])).stdout.trim()).toBe(version);
@@ -59,7 +83,14 @@ describe('the packed tarball', () => {
 
   it('completes an MCP handshake over stdio and lists the meta-tools', async () => {
     const client = new Client({ name: 'package-test', version: '1.0.0' });
-    await client.connect(new StdioClientTransport({ command: bin, args: ['--config', dirs.configDir, '--data', dirs.dataDir, 'serve'], env: { ...(process.env as Record<string, string>), HOME: home }, stderr: 'ignore' }));
+    await client.connect(
+      new StdioClientTransport({
+        command: bin,
+        args: ['--config', dirs.configDir, '--data', dirs.dataDir, 'serve'],
+        env: { ...(process.env as Record<string, string>), HOME: home },
+        stderr: 'ignore',
+      }),
+    );
     try {
       expect(client.getServerVersion()?.name).toBe('loadout');
       expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(META_TOOL_NAMES);
@@ -82,17 +113,27 @@ describe('a global install of the clone (npm install -g .)', () => {
     await mkdir(project, { recursive: true });
     await mkdir(home);
     const template = await readFile(path.join(ROOT, 'test/fixtures/clients/claude.json'), 'utf8');
-    await writeFile(path.join(home, '.claude.json'), template.replaceAll('__PROJECT__', project).replaceAll('__NODE__', process.execPath).replaceAll('__ECHO__', fixture('echo')));
+    await writeFile(
+      path.join(home, '.claude.json'),
+      template.replaceAll('__PROJECT__', project).replaceAll('__NODE__', process.execPath).replaceAll('__ECHO__', fixture('echo')),
+    );
     const prefix = path.join(dirs.root, 'prefix');
     // dist/ is built already; --ignore-scripts skips `prepare` building it again (scripts/prepare.mjs).
     await run(npm, ['install', '--global', '--prefix', prefix, '--ignore-scripts', '--no-audit', '--no-fund', ROOT], { cwd: dirs.root });
     // Only the install's bin dir and node: no other `loadout` or `claude` on this PATH.
     const PATH = [path.join(prefix, 'bin'), path.dirname(process.execPath)].join(path.delimiter);
     const env = { ...process.env, HOME: home, PATH, NO_COLOR: '1' };
-    await run('loadout', ['--config', dirs.configDir, '--data', dirs.dataDir, 'setup', 'claude-code', '--move', '--yes'], { cwd: project, env });
+    await run('loadout', ['--config', dirs.configDir, '--data', dirs.dataDir, 'setup', 'claude-code', '--move', '--yes'], {
+      cwd: project,
+      env,
+    });
 
-    const claude = JSON.parse(await readFile(path.join(home, '.claude.json'), 'utf8')) as { mcpServers: Record<string, { command: string; args: string[] }> };
-    expect(claude.mcpServers).toEqual({ loadout: { command: 'loadout', args: ['--config', dirs.configDir, '--data', dirs.dataDir, 'serve'] } });
+    const claude = JSON.parse(await readFile(path.join(home, '.claude.json'), 'utf8')) as {
+      mcpServers: Record<string, { command: string; args: string[] }>;
+    };
+    expect(claude.mcpServers).toEqual({
+      loadout: { command: 'loadout', args: ['--config', dirs.configDir, '--data', dirs.dataDir, 'serve'] },
+    });
     expect(await readFile(path.join(dirs.configDir, 'servers.yaml'), 'utf8')).toMatch(/^ {2}github:$/m);
     const client = new Client({ name: 'claude-code-stand-in', version: '1.0.0' });
     await client.connect(new StdioClientTransport({ ...claude.mcpServers.loadout!, env: env, stderr: 'ignore' }));

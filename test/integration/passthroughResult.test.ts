@@ -10,13 +10,20 @@ describe('forwarded results', () => {
     await writeServersYaml(sandbox.dirs.configDir, { raw: nodeServer(fixture('rawResult')) });
     const gateway = await sandbox.start({ args: ['--equip', 'all'] });
     // The server is discovered after start; `all` picks its tool up when discovery lands.
-    await eventually(async () => (await gateway.client.listTools()).tools.some((tool) => tool.name === 'raw_rich'), 15_000, 'raw_rich to be exposed');
+    await eventually(
+      async () => (await gateway.client.listTools()).tools.some((tool) => tool.name === 'raw_rich'),
+      15_000,
+      'raw_rich to be exposed',
+    );
     const expected = [{ type: 'text', text: 'rich result', futureField: { kept: true } }];
     // The client's own CallToolResultSchema would strip the field again, so read the raw result.
     const { ResultSchema } = await import('@modelcontextprotocol/sdk/types.js');
     const equipped = await gateway.client.request({ method: 'tools/call', params: { name: 'raw_rich', arguments: {} } }, ResultSchema);
     expect(equipped.content).toEqual(expected);
-    const viaMetaTool = await gateway.client.request({ method: 'tools/call', params: { name: 'call-tool', arguments: { tool: 'raw.rich' } } }, ResultSchema);
+    const viaMetaTool = await gateway.client.request(
+      { method: 'tools/call', params: { name: 'call-tool', arguments: { tool: 'raw.rich' } } },
+      ResultSchema,
+    );
     expect(viaMetaTool.content).toEqual(expected);
   });
 });

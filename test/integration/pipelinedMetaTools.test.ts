@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixture, makeTempDirs, nodeServer, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
 import { startRawGateway, type RawGateway, type RawMessage } from '../helpers/rawStdio.js';
 
-const textOf = (message: RawMessage): string => ((message.result?.content as Array<{ text: string }> | undefined) ?? []).map((part) => part.text).join('\n');
+const textOf = (message: RawMessage): string =>
+  ((message.result?.content as Array<{ text: string }> | undefined) ?? []).map((part) => part.text).join('\n');
 
 describe('pipelined meta-tool requests of one session', () => {
   let dirs: TempDirs;
@@ -20,7 +21,8 @@ describe('pipelined meta-tool requests of one session', () => {
     await dirs.cleanup();
   });
 
-  const call = (id: string, name: string, args: Record<string, unknown> = {}): void => gateway.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+  const call = (id: string, name: string, args: Record<string, unknown> = {}): void =>
+    gateway.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
 
   it('take effect in arrival order: build then equip, equip then unequip, and a read sees them all', async () => {
     for (let round = 0; round < 5; round++) {
@@ -32,7 +34,9 @@ describe('pipelined meta-tool requests of one session', () => {
       call(id('call'), 'echo_echo', { text: 'in order' });
       call(id('unequip-again'), 'unequip-toolset');
       call(id('active'), 'get-active-toolset');
-      const answers = await Promise.all(['build', 'equip', 'unequip', 'equip-again', 'call', 'unequip-again', 'active'].map((step) => gateway.answer(id(step))));
+      const answers = await Promise.all(
+        ['build', 'equip', 'unequip', 'equip-again', 'call', 'unequip-again', 'active'].map((step) => gateway.answer(id(step))),
+      );
       const [built, equipped, unequipped, reequipped, called, unequippedAgain, active] = answers.map(textOf);
       expect(built).toContain(`Saved toolset 'piped${round}'`);
       expect(equipped).toContain(`Equipped 'piped${round}'`);

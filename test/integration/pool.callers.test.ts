@@ -28,10 +28,17 @@ describe('ServerPool in-flight callers', () => {
     const earlier = callerAnswering('from the earlier session');
     for (let call = 0; call < 20; call++) await pool.callTool('box', 'echo', { text: `${call}` }, { caller: earlier });
     await expect(pool.callTool('box', 'wait', { ms: 60_000 }, { caller: earlier })).rejects.toThrow(/timed out/i);
-    await expect(pool.callTool('box', 'ask', { prompt: 'hi' }, { caller: { owner: {}, relay: () => Promise.reject(new Error('no model')) } })).resolves.toMatchObject({ isError: true });
+    await expect(
+      pool.callTool('box', 'ask', { prompt: 'hi' }, { caller: { owner: {}, relay: () => Promise.reject(new Error('no model')) } }),
+    ).resolves.toMatchObject({ isError: true });
     const cancel = new Cancellation();
     // Cancelled once the server has started waiting (it reports progress then).
-    const waiting = pool.callTool('box', 'wait', { ms: 60_000 }, { caller: earlier, cancellation: cancel, onProgress: () => cancel.cancel(new Error('aborted by the test')) });
+    const waiting = pool.callTool(
+      'box',
+      'wait',
+      { ms: 60_000 },
+      { caller: earlier, cancellation: cancel, onProgress: () => cancel.cancel(new Error('aborted by the test')) },
+    );
     await expect(waiting).rejects.toThrow(/abort/i);
     expect(pool.status('box').inFlight).toBe(0);
 

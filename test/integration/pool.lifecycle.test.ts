@@ -31,13 +31,20 @@ describe('ServerPool with real servers', () => {
     expect((await pool.connection('box')).serverCapabilities?.tools?.listChanged).toBe(true);
 
     const progress: unknown[] = [];
-    const done = await pool.request('box', 'tools/call', { name: 'progress', arguments: { steps: 2 } }, { onProgress: (step) => progress.push(step) });
+    const done = await pool.request(
+      'box',
+      'tools/call',
+      { name: 'progress', arguments: { steps: 2 } },
+      { onProgress: (step) => progress.push(step) },
+    );
     expect(done).toMatchObject({ content: [{ type: 'text', text: 'did 2 steps' }] });
     expect(progress).toEqual([1, 2].map((step) => ({ progress: step, total: 2, message: `step ${step}` })));
 
     await pool.request('box', 'tools/call', { name: 'grow' });
     await eventually(() => events.some((event) => event.type === 'tools-changed'), 10_000, 'tools-changed');
-    expect(events.filter((event) => event.type === 'notification')).toEqual([{ type: 'notification', server: 'box', notification: { method: 'notifications/tools/list_changed' } }]);
+    expect(events.filter((event) => event.type === 'notification')).toEqual([
+      { type: 'notification', server: 'box', notification: { method: 'notifications/tools/list_changed' } },
+    ]);
 
     await expect(pool.request('box', 'no/such/method', {})).rejects.toMatchObject({ code: -32601 });
     expect(pool.status('box').inFlight).toBe(0);

@@ -4,16 +4,31 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { linesOf, mutableServer, runCli } from '../helpers/cli.js';
-import { fixture, makeTempDirs, nodeServer, startGateway, textOf, useGatewaySandbox, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
+import {
+  fixture,
+  makeTempDirs,
+  nodeServer,
+  startGateway,
+  textOf,
+  useGatewaySandbox,
+  writeServersYaml,
+  type TempDirs,
+} from '../helpers/gateway.js';
 
 // Twelve tools so the default page (10) is visibly shorter than the catalog.
-const NOTE_TOOLS = Array.from({ length: 12 }, (_, index) => ({ name: `note_${index}`, description: `Keep note number ${index} in the notebook. Second sentence.` }));
+const NOTE_TOOLS = Array.from({ length: 12 }, (_, index) => ({
+  name: `note_${index}`,
+  description: `Keep note number ${index} in the notebook. Second sentence.`,
+}));
 
 describe('discover-all-tools with a query', () => {
   const sandbox = useGatewaySandbox();
 
   it('returns the top 10 as one compact line each: server.tool — first sentence (params: a, b?)', async () => {
-    await writeServersYaml(sandbox.dirs.configDir, { echo: nodeServer(fixture('echo')), notes: await mutableServer(sandbox.dirs.root, 'notes', NOTE_TOOLS) });
+    await writeServersYaml(sandbox.dirs.configDir, {
+      echo: nodeServer(fixture('echo')),
+      notes: await mutableServer(sandbox.dirs.root, 'notes', NOTE_TOOLS),
+    });
     const gateway = await sandbox.start();
     const text = textOf(await gateway.client.callTool({ name: 'discover-all-tools', arguments: { query: 'keep a note in the notebook' } }));
     const toolLines = linesOf(text).filter((line) => / — /.test(line));
@@ -22,7 +37,9 @@ describe('discover-all-tools with a query', () => {
     expect(text).toMatch(/More: offset=10\./);
     expect(text).not.toMatch(/No tool matches this strongly/);
 
-    const echo = textOf(await gateway.client.callTool({ name: 'discover-all-tools', arguments: { query: 'echo the text back unchanged' } }));
+    const echo = textOf(
+      await gateway.client.callTool({ name: 'discover-all-tools', arguments: { query: 'echo the text back unchanged' } }),
+    );
     expect(linesOf(echo)[1]).toBe('echo.echo — Return the given text unchanged. (params: text)');
     const add = textOf(await gateway.client.callTool({ name: 'discover-all-tools', arguments: { query: 'sum of two numbers' } }));
     expect(add).toContain('echo.add — Add two numbers and return the sum as structured content. (params: a, b)');
@@ -32,7 +49,9 @@ describe('discover-all-tools with a query', () => {
     await writeServersYaml(sandbox.dirs.configDir, { echo: nodeServer(fixture('echo')) });
     const gateway = await sandbox.start();
     const text = textOf(await gateway.client.callTool({ name: 'discover-all-tools', arguments: { query: 'book a flight to Lisbon' } }));
-    expect(text).toMatch(/No tool matches this strongly; these are the closest\. To browse instead, list one server's tools: discover-all-tools \{"server": "NAME"\} \(servers: echo\)/);
+    expect(text).toMatch(
+      /No tool matches this strongly; these are the closest\. To browse instead, list one server's tools: discover-all-tools \{"server": "NAME"\} \(servers: echo\)/,
+    );
   });
 
   it('answers bad arguments clearly: limit 0, limit 10000, a 10 KB query, another script', async () => {
@@ -68,9 +87,14 @@ describe('learning from use', () => {
     const first = await sandbox.start();
     const before = textOf(await first.client.callTool({ name: 'discover-all-tools', arguments: query }));
     expect(linesOf(before)[1]).not.toMatch(/^notes\.archive_note/);
-    const built = await first.client.callTool({ name: 'build-toolset', arguments: { name: 'memo', tools: ['notes.archive_note'], equip: true } });
+    const built = await first.client.callTool({
+      name: 'build-toolset',
+      arguments: { name: 'memo', tools: ['notes.archive_note'], equip: true },
+    });
     expect(built.isError).toBeFalsy();
-    expect(linesOf(textOf(await first.client.callTool({ name: 'discover-all-tools', arguments: query })))[1]).toMatch(/^\* notes\.archive_note — /);
+    expect(linesOf(textOf(await first.client.callTool({ name: 'discover-all-tools', arguments: query })))[1]).toMatch(
+      /^\* notes\.archive_note — /,
+    );
     await first.close();
 
     const second = await sandbox.start();
@@ -133,7 +157,11 @@ describe('loadout search', () => {
        if (prompt.includes('echo.fail') && !existsSync(${JSON.stringify(marker)})) process.exit(1);
        console.log(JSON.stringify(prompt.includes('echo.pid') ? ['which quagga answers me'] : ['do the usual thing']));`,
     );
-    await writeServersYaml(dirs.configDir, { echo: nodeServer(fixture('echo')) }, { optimization: { backend: 'command', command: [process.execPath, model, '{prompt}'] } });
+    await writeServersYaml(
+      dirs.configDir,
+      { echo: nodeServer(fixture('echo')) },
+      { optimization: { backend: 'command', command: [process.execPath, model, '{prompt}'] } },
+    );
     expect((JSON.parse((await runCli(dirs, ['search', 'quagga', '--json'])).stdout) as { tools: unknown[] }).tools).toEqual([]);
 
     const first = await runCli(dirs, ['search', 'enrich']);

@@ -8,7 +8,12 @@ import { fixture, makeTempDirs, nodeServer, writeServersYaml, type TempDirs } fr
 import { connectHttp } from '../helpers/http.js';
 
 const MCP_HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
-const initialize = (id: number) => ({ jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'leak-test', version: '1' } } });
+const initialize = (id: number) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'leak-test', version: '1' } },
+});
 
 describe('sessions that fail to connect', () => {
   let dirs: TempDirs;
@@ -25,7 +30,11 @@ describe('sessions that fail to connect', () => {
   });
 
   const serve = async (equip?: string): Promise<HttpGateway> => {
-    gateway = await createGateway({ paths: resolvePaths({ configDir: dirs.configDir, dataDir: dirs.dataDir }), logger: silentLogger, equip });
+    gateway = await createGateway({
+      paths: resolvePaths({ configDir: dirs.configDir, dataDir: dirs.dataDir }),
+      logger: silentLogger,
+      equip,
+    });
     http = await serveHttp(gateway, { host: '127.0.0.1', port: 0, maxBodyBytes: 1024 * 1024, sessionIdleMs: 0, logger: silentLogger });
     return http;
   };

@@ -10,7 +10,11 @@ import { parse } from 'yaml';
 import { runCli, type CliRun } from '../helpers/cli.js';
 import { CLI, META_TOOL_NAMES, ROOT, eventually, fixture, makeTempDirs, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
 
-type ClaudeJson = { mcpServers: Record<string, { command?: string; args?: string[] }>; projects: Record<string, { mcpServers: Record<string, unknown> }>; [key: string]: unknown };
+type ClaudeJson = {
+  mcpServers: Record<string, { command?: string; args?: string[] }>;
+  projects: Record<string, { mcpServers: Record<string, unknown> }>;
+  [key: string]: unknown;
+};
 
 describe('loadout setup', () => {
   let dirs: TempDirs;
@@ -20,13 +24,17 @@ describe('loadout setup', () => {
   const claudeJson = () => path.join(home, '.claude.json');
   const mcpJson = () => path.join(project, '.mcp.json');
   const readJson = async <T>(file: string) => JSON.parse(await readFile(file, 'utf8')) as T;
-  const serversYaml = async () => parse(await readFile(path.join(dirs.configDir, 'servers.yaml'), 'utf8')) as { servers: Record<string, Record<string, unknown>> };
+  const serversYaml = async () =>
+    parse(await readFile(path.join(dirs.configDir, 'servers.yaml'), 'utf8')) as { servers: Record<string, Record<string, unknown>> };
   // PATH holds only `bin`: no real `claude` (or `loadout`) on this machine can take part.
   const setup = (args: string[]): Promise<CliRun> => runCli(dirs, ['setup', ...args], { cwd: project, env: { PATH: bin } });
 
   // A setup run whose stdin the test holds: it can answer the question, or not.
   const startSetup = (args: string[]) => {
-    const child = spawn(process.execPath, [CLI, '--config', dirs.configDir, '--data', dirs.dataDir, 'setup', ...args], { cwd: project, env: { ...process.env, HOME: home, PATH: bin, NO_COLOR: '1' } });
+    const child = spawn(process.execPath, [CLI, '--config', dirs.configDir, '--data', dirs.dataDir, 'setup', ...args], {
+      cwd: project,
+      env: { ...process.env, HOME: home, PATH: bin, NO_COLOR: '1' },
+    });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? -1)));
@@ -40,7 +48,10 @@ describe('loadout setup', () => {
     bin = path.join(dirs.root, 'bin');
     await Promise.all([mkdir(home), mkdir(project), mkdir(bin)]);
     const template = await readFile(path.join(ROOT, 'test/fixtures/clients/claude.json'), 'utf8');
-    await writeFile(claudeJson(), template.replaceAll('__PROJECT__', project).replaceAll('__NODE__', process.execPath).replaceAll('__ECHO__', fixture('echo')));
+    await writeFile(
+      claudeJson(),
+      template.replaceAll('__PROJECT__', project).replaceAll('__NODE__', process.execPath).replaceAll('__ECHO__', fixture('echo')),
+    );
     await writeFile(mcpJson(), await readFile(path.join(ROOT, 'test/fixtures/clients/mcp.json'), 'utf8'));
   });
   afterEach(async () => {
@@ -58,7 +69,9 @@ describe('loadout setup', () => {
     expect(after.projects[project]!.mcpServers).toEqual({});
     expect((await readJson<{ mcpServers: object }>(mcpJson())).mcpServers).toEqual({});
     // Everything else in the file is as it was: other projects, history, settings.
-    expect({ ...after, mcpServers: before.mcpServers, projects: { ...after.projects, [project]: before.projects[project] } }).toEqual(before);
+    expect({ ...after, mcpServers: before.mcpServers, projects: { ...after.projects, [project]: before.projects[project] } }).toEqual(
+      before,
+    );
 
     const { servers } = await serversYaml();
     expect(Object.keys(servers).sort()).toEqual(['echo', 'filesystem', 'github', 'linear', 'memory', 'sentry']);
@@ -68,7 +81,14 @@ describe('loadout setup', () => {
     // The entry Claude Code now has starts loadout, which serves the moved servers' tools.
     const entry = after.mcpServers.loadout!;
     const client = new Client({ name: 'claude-code-stand-in', version: '1.0.0' });
-    await client.connect(new StdioClientTransport({ command: entry.command!, args: entry.args, env: { ...(process.env as Record<string, string>), HOME: home }, stderr: 'ignore' }));
+    await client.connect(
+      new StdioClientTransport({
+        command: entry.command!,
+        args: entry.args,
+        env: { ...(process.env as Record<string, string>), HOME: home },
+        stderr: 'ignore',
+      }),
+    );
     try {
       expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(META_TOOL_NAMES);
       const found = await client.callTool({ name: 'discover-all-tools', arguments: { server: 'echo' } });
@@ -97,19 +117,43 @@ describe('loadout setup', () => {
     expect(await readFile(mcpJson(), 'utf8')).toBe('{\n\t"mcpServers": {\n\t}\n}\n');
     const claude = await readFile(claudeJson(), 'utf8');
     // The other project's block is byte for byte the same text.
-    const other = (await readFile(path.join(ROOT, 'test/fixtures/clients/claude.json'), 'utf8')).match(/ {4}"\/home\/someone\/other-project"[\s\S]*?\n {4}\}/)![0];
+    const other = (await readFile(path.join(ROOT, 'test/fixtures/clients/claude.json'), 'utf8')).match(
+      / {4}"\/home\/someone\/other-project"[\s\S]*?\n {4}\}/,
+    )![0];
     expect(other).toContain('server-postgres');
     expect(claude).toContain(other);
   });
 
   it('uses `claude mcp add` when the claude CLI is on the PATH, and still moves the servers', async () => {
     const calls = path.join(dirs.root, 'claude-calls.json');
-    await writeFile(path.join(bin, 'claude'), `#!${process.execPath}\nrequire('node:fs').appendFileSync(${JSON.stringify(calls)}, JSON.stringify(process.argv.slice(2)) + '\\n');\n`);
+    await writeFile(
+      path.join(bin, 'claude'),
+      `#!${process.execPath}\nrequire('node:fs').appendFileSync(${JSON.stringify(calls)}, JSON.stringify(process.argv.slice(2)) + '\\n');\n`,
+    );
     await chmod(path.join(bin, 'claude'), 0o755);
     const run = await setup(['claude-code', '--move', '--yes']);
     expect(run.code).toBe(0);
-    const recorded = (await readFile(calls, 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as string[]);
-    expect(recorded).toEqual([['mcp', 'add', '--scope', 'user', 'loadout', '--', process.execPath, CLI, '--config', dirs.configDir, '--data', dirs.dataDir, 'serve']]);
+    const recorded = (await readFile(calls, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as string[]);
+    expect(recorded).toEqual([
+      [
+        'mcp',
+        'add',
+        '--scope',
+        'user',
+        'loadout',
+        '--',
+        process.execPath,
+        CLI,
+        '--config',
+        dirs.configDir,
+        '--data',
+        dirs.dataDir,
+        'serve',
+      ],
+    ]);
     // The CLI adds loadout; setup itself only took the servers out.
     expect((await readJson<ClaudeJson>(claudeJson())).mcpServers).toEqual({});
   });
@@ -171,7 +215,9 @@ describe('loadout setup', () => {
     const run = await setup(['claude-code', '--move', '--yes']);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain("Claude Code user scope (~/.claude.json): 'github' is already in servers.yaml as 'gh'");
-    expect(run.stdout).toContain("Claude Code user scope (~/.claude.json): keeping 'linear' in Claude Code: a different server named 'linear' is in servers.yaml");
+    expect(run.stdout).toContain(
+      "Claude Code user scope (~/.claude.json): keeping 'linear' in Claude Code: a different server named 'linear' is in servers.yaml",
+    );
     const { servers } = await serversYaml();
     expect(Object.keys(servers)).toEqual(['mine', 'gh', 'linear', 'memory', 'filesystem', 'sentry', 'echo']);
     expect(servers.linear).toEqual({ type: 'http', url: 'https://example.test/other-linear' });
@@ -189,10 +235,12 @@ describe('loadout setup', () => {
     expect(run.stdout).toContain("keeping 'search' in VS Code: uses VS Code's own ${…} variables");
     const workspace = await readFile(workspaceFile, 'utf8');
     expect(workspace).toContain('// Workspace MCP servers for this repo');
-    expect(workspace).toContain('// Needs VS Code\'s prompt for its key: stays here.');
+    expect(workspace).toContain("// Needs VS Code's prompt for its key: stays here.");
     expect(workspace).toContain('"search": {');
     expect(workspace).not.toContain('"memory"');
-    const user = await readJson<{ servers: Record<string, { type: string; command: string }> }>(path.join(home, '.config', 'Code', 'User', 'mcp.json'));
+    const user = await readJson<{ servers: Record<string, { type: string; command: string }> }>(
+      path.join(home, '.config', 'Code', 'User', 'mcp.json'),
+    );
     expect(user.servers.loadout).toMatchObject({ type: 'stdio', command: process.execPath });
     expect(Object.keys((await serversYaml()).servers)).toEqual(['memory']);
   });
@@ -203,7 +251,14 @@ describe('loadout setup', () => {
   ])('%s: moves the servers of its mcpServers file and adds loadout there', async (client, file) => {
     const config = path.join(home, ...file);
     await mkdir(path.dirname(config), { recursive: true });
-    await writeFile(config, JSON.stringify({ globalShortcut: 'Ctrl+Space', mcpServers: { memory: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'] } } }, null, 2));
+    await writeFile(
+      config,
+      JSON.stringify(
+        { globalShortcut: 'Ctrl+Space', mcpServers: { memory: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'] } } },
+        null,
+        2,
+      ),
+    );
     expect((await setup([client, '--move', '--yes'])).code).toBe(0);
     const after = await readJson<{ globalShortcut: string; mcpServers: Record<string, unknown> }>(config);
     expect(after.globalShortcut).toBe('Ctrl+Space');

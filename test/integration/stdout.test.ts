@@ -16,10 +16,16 @@ describe('loadout serve stdout', () => {
   it('carries nothing but JSON-RPC messages, even with debug logging and chatty servers', async () => {
     await writeServersYaml(
       dirs.configDir,
-      { echo: nodeServer(fixture('echo')), everything: nodeServer(THIRD_PARTY.everything), broken: { command: '/nonexistent/loadout-test' } },
+      {
+        echo: nodeServer(fixture('echo')),
+        everything: nodeServer(THIRD_PARTY.everything),
+        broken: { command: '/nonexistent/loadout-test' },
+      },
       { gateway: { relist_wait_ms: 200 } },
     );
-    const child = spawn(process.execPath, [CLI, 'serve', '--config', dirs.configDir, '--data', dirs.dataDir, '--log-level', 'debug'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, 'serve', '--config', dirs.configDir, '--data', dirs.dataDir, '--log-level', 'debug'], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
@@ -44,7 +50,11 @@ describe('loadout serve stdout', () => {
       return answer(id);
     };
 
-    send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    send({
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
     await answer(1);
     send({ method: 'notifications/initialized' });
     send({ id: 2, method: 'tools/list', params: {} });

@@ -56,7 +56,11 @@ describe('task-augmented tool calls through loadout', () => {
     const result = await raw(owner.client, 'tasks/result', { taskId: task.taskId });
     expect(JSON.stringify(result.content)).toContain('Research Report: loadout');
     expect(result._meta).toEqual({ 'io.modelcontextprotocol/related-task': { taskId: task.taskId } });
-    const status = await notifications.waitFor((n) => n.method === 'notifications/tasks/status' && n.params?.status === 'completed', 10_000, 'the completed status');
+    const status = await notifications.waitFor(
+      (n) => n.method === 'notifications/tasks/status' && n.params?.status === 'completed',
+      10_000,
+      'the completed status',
+    );
     expect(status.params?.taskId).toBe(task.taskId);
     expect(notifications.of('notifications/tasks/status').every((n) => n.params?.taskId === task.taskId)).toBe(true);
   }, 60_000);

@@ -8,12 +8,32 @@ import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLIENT_CAPABILITIES } from '../../src/downstream/index.js';
-import { THIRD_PARTY, descendantsOf, makeTempDirs, nodeServer, rawToolsOf, startGateway, textOf, waitForExit, writeServersYaml, type GatewayProcess, type RawTool, type TempDirs } from '../helpers/gateway.js';
+import {
+  THIRD_PARTY,
+  descendantsOf,
+  makeTempDirs,
+  nodeServer,
+  rawToolsOf,
+  startGateway,
+  textOf,
+  waitForExit,
+  writeServersYaml,
+  type GatewayProcess,
+  type RawTool,
+  type TempDirs,
+} from '../helpers/gateway.js';
 
 /** What a server lists to a client connecting directly (no loadout in between). */
 async function listedDirectly(args: string[], env: Record<string, string>, capabilities: ClientCapabilities): Promise<RawTool[]> {
   const client = new Client({ name: 'direct', version: '1.0.0' }, { capabilities });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args, env: { ...(process.env as Record<string, string>), ...env }, stderr: 'ignore' }));
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args,
+      env: { ...(process.env as Record<string, string>), ...env },
+      stderr: 'ignore',
+    }),
+  );
   try {
     return await rawToolsOf(client);
   } finally {
@@ -76,7 +96,9 @@ describe('loadout in front of server-memory, server-filesystem and server-everyt
     });
     expect(created.isError).toBeFalsy();
     const graph = await gateway.client.callTool({ name: 'memory_read_graph', arguments: {} });
-    expect(graph.structuredContent).toMatchObject({ entities: [{ name: 'loadout', entityType: 'project', observations: ['an MCP gateway'] }] });
+    expect(graph.structuredContent).toMatchObject({
+      entities: [{ name: 'loadout', entityType: 'project', observations: ['an MCP gateway'] }],
+    });
     expect(await readFile(memoryFile, 'utf8')).toContain('an MCP gateway');
   });
 
@@ -85,7 +107,10 @@ describe('loadout in front of server-memory, server-filesystem and server-everyt
     const written = await gateway.client.callTool({ name: 'files_write_file', arguments: { path: target, content: 'hello from loadout' } });
     expect(written.isError).toBeFalsy();
     expect(await readFile(target, 'utf8')).toBe('hello from loadout');
-    const read = await gateway.client.callTool({ name: 'call-tool', arguments: { tool: 'files.read_text_file', arguments: { path: target } } });
+    const read = await gateway.client.callTool({
+      name: 'call-tool',
+      arguments: { tool: 'files.read_text_file', arguments: { path: target } },
+    });
     expect(textOf(read)).toBe('hello from loadout');
     const outside = await gateway.client.callTool({ name: 'files_read_text_file', arguments: { path: '/etc/hostname' } });
     expect(outside.isError).toBe(true);
@@ -102,11 +127,15 @@ describe('loadout in front of server-memory, server-filesystem and server-everyt
     expect(textOf(sum)).toContain('5');
   });
 
-  it('passes the server\'s progress notifications through to the client', async () => {
+  it("passes the server's progress notifications through to the client", async () => {
     const progress: Array<{ progress: number; total?: number }> = [];
-    const result = await gateway.client.callTool({ name: 'everything_trigger-long-running-operation', arguments: { duration: 1, steps: 3 } }, undefined, {
-      onprogress: (update) => progress.push(update),
-    });
+    const result = await gateway.client.callTool(
+      { name: 'everything_trigger-long-running-operation', arguments: { duration: 1, steps: 3 } },
+      undefined,
+      {
+        onprogress: (update) => progress.push(update),
+      },
+    );
     expect(textOf(result)).toContain('Long running operation completed');
     expect(progress.length).toBeGreaterThan(0);
     expect(progress.every((update) => update.total === 3)).toBe(true);

@@ -4,7 +4,17 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { ToolsetSchema } from '../../src/config/index.js';
 import { mutableServer, runCli } from '../helpers/cli.js';
-import { eventually, fixture, makeTempDirs, nodeServer, startGateway, textOf, writeServersYaml, type GatewayProcess, type TempDirs } from '../helpers/gateway.js';
+import {
+  eventually,
+  fixture,
+  makeTempDirs,
+  nodeServer,
+  startGateway,
+  textOf,
+  writeServersYaml,
+  type GatewayProcess,
+  type TempDirs,
+} from '../helpers/gateway.js';
 
 describe('two gateways on one config dir', () => {
   let dirs: TempDirs;
@@ -18,14 +28,17 @@ describe('two gateways on one config dir', () => {
     await dirs.cleanup();
   });
 
-  it('each saving 100 toolsets at once leaves 200 valid files, and each sees the other\'s at once', async () => {
+  it("each saving 100 toolsets at once leaves 200 valid files, and each sees the other's at once", async () => {
     await writeServersYaml(dirs.configDir, { echo: nodeServer(fixture('echo')) });
     expect((await runCli(dirs, ['refresh'])).code).toBe(0);
     gateways.push(await startGateway({ dirs }), await startGateway({ dirs }));
     const results = await Promise.all(
       gateways.flatMap((gateway, g) =>
         Array.from({ length: 100 }, (_, i) =>
-          gateway.client.callTool({ name: 'build-toolset', arguments: { name: `g${g}-set-${i}`, tools: ['echo.add', i % 2 ? 'echo.echo' : 'echo.pid'] } }),
+          gateway.client.callTool({
+            name: 'build-toolset',
+            arguments: { name: `g${g}-set-${i}`, tools: ['echo.add', i % 2 ? 'echo.echo' : 'echo.pid'] },
+          }),
         ),
       ),
     );
@@ -50,10 +63,25 @@ describe('two gateways on one config dir', () => {
     const [gateway, refresh] = await Promise.all([startGateway({ dirs, args: ['--equip', 'all'] }), runCli(dirs, ['refresh', 'b'])]);
     gateways.push(gateway);
     expect(refresh.code).toBe(0);
-    await eventually(async () => (await gateway.client.listTools()).tools.some((tool) => tool.name === 'a3_a3_one'), 15_000, 'gateway discovery');
-    await eventually(async () => {
-      const tools = (parse(await readFile(path.join(dirs.configDir, 'servers.yaml'), 'utf8')) as { servers: Record<string, { tools?: Record<string, unknown> }> }).servers;
-      return ['a1', 'a2', 'a3'].every((name) => tools[name]?.tools?.[`${name}_one`]) && Object.keys(tools.b?.tools ?? {}).join() === 'b_one,b_two';
-    }, 10_000, 'both writers\' changes in servers.yaml');
+    await eventually(
+      async () => (await gateway.client.listTools()).tools.some((tool) => tool.name === 'a3_a3_one'),
+      15_000,
+      'gateway discovery',
+    );
+    await eventually(
+      async () => {
+        const tools = (
+          parse(await readFile(path.join(dirs.configDir, 'servers.yaml'), 'utf8')) as {
+            servers: Record<string, { tools?: Record<string, unknown> }>;
+          }
+        ).servers;
+        return (
+          ['a1', 'a2', 'a3'].every((name) => tools[name]?.tools?.[`${name}_one`]) &&
+          Object.keys(tools.b?.tools ?? {}).join() === 'b_one,b_two'
+        );
+      },
+      10_000,
+      "both writers' changes in servers.yaml",
+    );
   });
 });

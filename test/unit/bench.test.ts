@@ -33,7 +33,10 @@ describe('bench statistics', () => {
 
 describe('bench heap snapshots', () => {
   it('sums the self sizes of the nodes, whatever the field order', () => {
-    const snapshot = { snapshot: { meta: { node_fields: ['type', 'name', 'id', 'self_size', 'edge_count'] } }, nodes: [0, 1, 1, 100, 0, 3, 2, 2, 28, 1] };
+    const snapshot = {
+      snapshot: { meta: { node_fields: ['type', 'name', 'id', 'self_size', 'edge_count'] } },
+      nodes: [0, 1, 1, 100, 0, 3, 2, 2, 28, 1],
+    };
     expect(liveBytesOf(JSON.stringify(snapshot))).toBe(128);
   });
 });
@@ -52,7 +55,12 @@ describe('bench setups', () => {
   });
 
   it('writes servers.yaml, catalog.json and toolsets that loadout reads back', async () => {
-    setup = await createSetup({ servers: 3, toolsPerServer: 4, echoTools: [{ name: 'echo', inputSchema: { type: 'object' } }], toolsets: { pick: ['s001.get_file'] } });
+    setup = await createSetup({
+      servers: 3,
+      toolsPerServer: 4,
+      echoTools: [{ name: 'echo', inputSchema: { type: 'object' } }],
+      toolsets: { pick: ['s001.get_file'] },
+    });
     const { config } = await loadServersFile(setup.paths.serversFile);
     expect(Object.keys(config.servers)).toEqual(['echo', 's000', 's001', 's002']);
     const cache = await readDefinitionCache(setup.paths.catalogCacheFile);
@@ -76,7 +84,10 @@ describe('npm run bench -- --quick', () => {
   it('runs forwarding over stdio and HTTP, then leaves no gateway, fixture or session process behind', async () => {
     const rows = await runBench({ quick: true, only: ['forwarding'] });
     expect(rows.map((row) => row.id)).toEqual(['1a', '1b', '1c', '1d', '1d']);
-    expect(rows.slice(3).map((row) => row.figure)).toEqual(['8 concurrent callers, calls/s (stdio)', '8 concurrent callers, calls/s (http, 8 sessions)']);
+    expect(rows.slice(3).map((row) => row.figure)).toEqual([
+      '8 concurrent callers, calls/s (stdio)',
+      '8 concurrent callers, calls/s (http, 8 sessions)',
+    ]);
     for (const row of rows) {
       for (const value of Object.values(row.values)) expect(Number.isFinite(value)).toBe(true);
     }

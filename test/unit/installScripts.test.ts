@@ -10,7 +10,9 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
 describe('install scripts', () => {
   it('every locked package with an install script has an allowScripts entry', async () => {
-    const lock = JSON.parse(await readFile(path.join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { hasInstallScript?: boolean }> };
+    const lock = JSON.parse(await readFile(path.join(ROOT, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { hasInstallScript?: boolean }>;
+    };
     const manifest = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')) as { allowScripts?: Record<string, boolean> };
     const decided = Object.keys(manifest.allowScripts ?? {}).map((key) => key.replace(/(.)@.*$/, '$1'));
     const withScripts = Object.entries(lock.packages)

@@ -23,7 +23,9 @@ const LAYER: Record<string, number> = {
 
 async function sourceFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true, recursive: true });
-  return entries.filter((e) => e.isFile() && e.name.endsWith('.ts') && !e.name.endsWith('.test.ts')).map((e) => path.join(e.parentPath, e.name));
+  return entries
+    .filter((e) => e.isFile() && e.name.endsWith('.ts') && !e.name.endsWith('.test.ts'))
+    .map((e) => path.join(e.parentPath, e.name));
 }
 
 describe('source layering', () => {
@@ -51,7 +53,9 @@ describe('source layering', () => {
     const imports = new Map<string, string[]>();
     for (const file of await sourceFiles(src)) {
       const text = await readFile(file, 'utf8');
-      const targets = [...text.matchAll(/(?:from|import\(?)\s*'(\.\.?\/[^']+)'/g)].map(([, specifier]) => path.resolve(path.dirname(file), specifier!).replace(/\.js$/, '.ts'));
+      const targets = [...text.matchAll(/(?:from|import\(?)\s*'(\.\.?\/[^']+)'/g)].map(([, specifier]) =>
+        path.resolve(path.dirname(file), specifier!).replace(/\.js$/, '.ts'),
+      );
       imports.set(file, targets);
     }
     const cycles: string[] = [];

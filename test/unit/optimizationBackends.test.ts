@@ -9,7 +9,11 @@ import { startFakeOpenAi, type FakeOpenAi } from '../fixtures/fakeOpenAi.js';
 import { ROOT, fixture, isAlive, eventually } from '../helpers/gateway.js';
 
 const tools: EvalTool[] = [
-  { name: 'echo_echo', description: 'Echo a message back verbatim.', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } },
+  {
+    name: 'echo_echo',
+    description: 'Echo a message back verbatim.',
+    inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+  },
   { name: 'echo_add', description: 'Add two numbers.', inputSchema: { type: 'object' } },
 ];
 
@@ -31,7 +35,8 @@ describe('OpenAiBackend against a local fake endpoint', () => {
   beforeEach(() => {
     fake.mode = 'ok';
   });
-  const backend = (timeoutMs = 5000, apiKey?: string) => new OpenAiBackend({ baseUrl: fake.baseUrl, model: 'fake-model', apiKey, timeoutMs });
+  const backend = (timeoutMs = 5000, apiKey?: string) =>
+    new OpenAiBackend({ baseUrl: fake.baseUrl, model: 'fake-model', apiKey, timeoutMs });
 
   it('sends the tools and reports the tool the model called', async () => {
     const choice = await backend(5000, 'sk-test').chooseTools('Please echo this message verbatim', tools);
@@ -56,22 +61,33 @@ describe('OpenAiBackend against a local fake endpoint', () => {
 
   it('reports malformed JSON and a reply without choices as invalid replies', async () => {
     fake.mode = 'malformed';
-    expect(await failure(backend().chooseTools('Please echo this', tools))).toMatchObject({ code: 'BACKEND_REPLY_INVALID', message: expect.stringMatching(/malformed JSON/) });
+    expect(await failure(backend().chooseTools('Please echo this', tools))).toMatchObject({
+      code: 'BACKEND_REPLY_INVALID',
+      message: expect.stringMatching(/malformed JSON/),
+    });
     fake.mode = 'no-choices';
-    expect(await failure(backend().complete('s', 'u'))).toMatchObject({ code: 'BACKEND_REPLY_INVALID', message: expect.stringMatching(/without choices/) });
+    expect(await failure(backend().complete('s', 'u'))).toMatchObject({
+      code: 'BACKEND_REPLY_INVALID',
+      message: expect.stringMatching(/without choices/),
+    });
   });
 
   it('treats HTTP 500 as a bad reply but HTTP 401 as an unusable backend', async () => {
     fake.mode = 'http-500';
     expect((await failure(backend().chooseTools('Please echo this', tools))).code).toBe('BACKEND_REPLY_INVALID');
     fake.mode = 'http-401';
-    expect(await failure(backend().chooseTools('Please echo this', tools))).toMatchObject({ code: 'BACKEND_UNAVAILABLE', message: expect.stringMatching(/HTTP 401.*api_key_env/) });
+    expect(await failure(backend().chooseTools('Please echo this', tools))).toMatchObject({
+      code: 'BACKEND_UNAVAILABLE',
+      message: expect.stringMatching(/HTTP 401.*api_key_env/),
+    });
   });
 
   it('says the endpoint is unreachable when nothing listens', async () => {
     const down = await startFakeOpenAi();
     await down.close();
-    const error = await failure(new OpenAiBackend({ baseUrl: down.baseUrl, model: 'm', timeoutMs: 2000 }).chooseTools('Please echo this', tools));
+    const error = await failure(
+      new OpenAiBackend({ baseUrl: down.baseUrl, model: 'm', timeoutMs: 2000 }).chooseTools('Please echo this', tools),
+    );
     expect(error.code).toBe('BACKEND_UNAVAILABLE');
     expect(error.message).toMatch(/unreachable \(.*ECONNREFUSED.*\); start it or fix optimization.base_url/);
   });
@@ -100,8 +116,14 @@ describe('CommandBackend with a fake agent', () => {
   });
 
   it('reports output without stream-JSON and a non-zero exit as invalid replies', async () => {
-    expect(await failure(withMode('garbage').chooseTools('Please echo', tools))).toMatchObject({ code: 'BACKEND_REPLY_INVALID', message: expect.stringMatching(/no stream-JSON/) });
-    expect(await failure(withMode('exit1').chooseTools('Please echo', tools))).toMatchObject({ code: 'BACKEND_REPLY_INVALID', message: expect.stringMatching(/exited with code 1/) });
+    expect(await failure(withMode('garbage').chooseTools('Please echo', tools))).toMatchObject({
+      code: 'BACKEND_REPLY_INVALID',
+      message: expect.stringMatching(/no stream-JSON/),
+    });
+    expect(await failure(withMode('exit1').chooseTools('Please echo', tools))).toMatchObject({
+      code: 'BACKEND_REPLY_INVALID',
+      message: expect.stringMatching(/exited with code 1/),
+    });
   });
 
   it('kills a command that runs past the timeout', async () => {
@@ -109,7 +131,10 @@ describe('CommandBackend with a fake agent', () => {
     process.env.FAKE_AGENT_PID_FILE = pidFile;
     try {
       const error = await failure(withMode('hang', 500).chooseTools('Please echo', tools));
-      expect(error).toMatchObject({ code: 'BACKEND_REPLY_INVALID', message: expect.stringMatching(/did not finish within 0.5 s and was killed/) });
+      expect(error).toMatchObject({
+        code: 'BACKEND_REPLY_INVALID',
+        message: expect.stringMatching(/did not finish within 0.5 s and was killed/),
+      });
       const pid = Number((await readFile(pidFile, 'utf8')).trim());
       await eventually(async () => !(await isAlive(pid)), 5000, 'the hung agent to die');
     } finally {
@@ -123,7 +148,15 @@ describe('CommandBackend with a fake agent', () => {
     const controller = new AbortController();
     try {
       const running = failure(withMode('hang').chooseTools('Please echo', tools, { signal: controller.signal }));
-      await eventually(() => readFile(pidFile, 'utf8').then((text) => text.trim() !== '', () => false), 5000, 'the agent to start');
+      await eventually(
+        () =>
+          readFile(pidFile, 'utf8').then(
+            (text) => text.trim() !== '',
+            () => false,
+          ),
+        5000,
+        'the agent to start',
+      );
       // Only the kill timer set from here on is fake; the child's exit is real I/O.
       vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
       controller.abort();
@@ -137,32 +170,51 @@ describe('CommandBackend with a fake agent', () => {
 
   it('says when the command cannot be started', async () => {
     const backend = new CommandBackend({ template: [path.join(dir, 'no-such-agent')], timeoutMs: 1000 });
-    expect(await failure(backend.chooseTools('Please echo', tools))).toMatchObject({ code: 'BACKEND_UNAVAILABLE', message: expect.stringMatching(/could not be started.*optimization.command/) });
+    expect(await failure(backend.chooseTools('Please echo', tools))).toMatchObject({
+      code: 'BACKEND_UNAVAILABLE',
+      message: expect.stringMatching(/could not be started.*optimization.command/),
+    });
   });
 });
 
 describe('createBackend', () => {
   it('explains how to configure a backend when none is', () => {
-    expect(() => createBackend({ settings: OptimizationSettingsSchema.parse({}) })).toThrow(/No model backend is configured.*optimization:\n  backend: openai/s);
+    expect(() => createBackend({ settings: OptimizationSettingsSchema.parse({}) })).toThrow(
+      /No model backend is configured.*optimization:\n  backend: openai/s,
+    );
   });
 
   it('names a missing API key variable without showing any key', () => {
-    const settings = OptimizationSettingsSchema.parse({ backend: 'openai', base_url: 'http://127.0.0.1:1/v1', model: 'm', api_key_env: 'LOADOUT_TEST_MISSING_KEY' });
+    const settings = OptimizationSettingsSchema.parse({
+      backend: 'openai',
+      base_url: 'http://127.0.0.1:1/v1',
+      model: 'm',
+      api_key_env: 'LOADOUT_TEST_MISSING_KEY',
+    });
     expect(() => createBackend({ settings, env: {} })).toThrow(/LOADOUT_TEST_MISSING_KEY, but it is not set/);
   });
 
   it('needs a sampling-capable client for the sampling backend', () => {
-    expect(() => createBackend({ settings: OptimizationSettingsSchema.parse({ backend: 'sampling' }) })).toThrow(/declared the sampling capability/);
+    expect(() => createBackend({ settings: OptimizationSettingsSchema.parse({ backend: 'sampling' }) })).toThrow(
+      /declared the sampling capability/,
+    );
   });
 });
 
 describe('the command template variables', () => {
   it('replaces each variable the README documents, and documents each one it replaces', async () => {
     const readme = await readFile(path.join(ROOT, 'README.md'), 'utf8');
-    for (const name of COMMAND_TEMPLATE_VARIABLES) expect(readme, `{${name}}`).toMatch(new RegExp(`^  \\| \`\\{${name}\\}\` \\| .+ \\|$`, 'm'));
+    for (const name of COMMAND_TEMPLATE_VARIABLES)
+      expect(readme, `{${name}}`).toMatch(new RegExp(`^  \\| \`\\{${name}\\}\` \\| .+ \\|$`, 'm'));
     // `node -e` prints its argv: every variable filled in, anything else in braces kept.
     const backend = new CommandBackend({
-      template: [process.execPath, '-e', 'console.log(JSON.stringify(process.argv.slice(1)))', ...COMMAND_TEMPLATE_VARIABLES.map((name) => `{${name}}`), '{other}'],
+      template: [
+        process.execPath,
+        '-e',
+        'console.log(JSON.stringify(process.argv.slice(1)))',
+        ...COMMAND_TEMPLATE_VARIABLES.map((name) => `{${name}}`),
+        '{other}',
+      ],
       timeoutMs: 10_000,
       toolName: 'read_graph',
     });

@@ -1,9 +1,24 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CommandBackend, OpenAiBackend, generateCandidates, generateGoldenPrompts, runEvaluation, type EvaluationProgress } from '../../src/optimization/index.js';
+import {
+  CommandBackend,
+  OpenAiBackend,
+  generateCandidates,
+  generateGoldenPrompts,
+  runEvaluation,
+  type EvaluationProgress,
+} from '../../src/optimization/index.js';
 import { startFakeOpenAi } from '../fixtures/fakeOpenAi.js';
 import { fixture, makeTempDirs, type TempDirs } from '../helpers/gateway.js';
-import { ECHO_CANONICAL, GOLDEN_PROMPTS, GOOD_CANDIDATE, WEAK_CANDIDATE, makeLoop, overwrite, useFakeOpenAi } from '../helpers/optimization.js';
+import {
+  ECHO_CANONICAL,
+  GOLDEN_PROMPTS,
+  GOOD_CANDIDATE,
+  WEAK_CANDIDATE,
+  makeLoop,
+  overwrite,
+  useFakeOpenAi,
+} from '../helpers/optimization.js';
 
 describe('OptimizationLoop', () => {
   const fake = useFakeOpenAi();
@@ -25,7 +40,9 @@ describe('OptimizationLoop', () => {
 
   it('refuses a 281-character candidate, stating the count', async () => {
     const { loop } = await makeLoop(dirs.dataDir);
-    await expect(loop.propose('echo', 'echo', 'a'.repeat(281))).rejects.toThrow('The description is 281 characters; the limit is 280. Shorten it by 1.');
+    await expect(loop.propose('echo', 'echo', 'a'.repeat(281))).rejects.toThrow(
+      'The description is 281 characters; the limit is 280. Shorten it by 1.',
+    );
     expect((await loop.propose('echo', 'echo', 'a'.repeat(280))).charCount).toBe(280);
   });
 
@@ -50,7 +67,11 @@ describe('OptimizationLoop', () => {
     const good = await loop.propose('echo', 'echo', GOOD_CANDIDATE);
     const weak = await loop.propose('echo', 'echo', WEAK_CANDIDATE);
     const progress: EvaluationProgress[] = [];
-    const summary = await runEvaluation(loop, backend(), catalog.current, { server: 'echo', tool: 'echo', onProgress: (p) => progress.push(p) });
+    const summary = await runEvaluation(loop, backend(), catalog.current, {
+      server: 'echo',
+      tool: 'echo',
+      onProgress: (p) => progress.push(p),
+    });
     expect(summary).toMatchObject({ runs: 45, candidates: 2, prompts: 15 });
     expect(progress.some((p) => p.message === 'Testing candidate 2/2 … 66%')).toBe(true);
     expect(progress.at(-1)).toEqual({ done: 45, total: 45, message: 'Done … 100%' });
@@ -59,12 +80,22 @@ describe('OptimizationLoop', () => {
     const goodResults = results!.candidates.find((c) => c.candidateId === good.id)!;
     expect(goodResults.metrics.overall).toBe(1);
     expect(goodResults.verdict?.promote).toBe(true);
-    await expect(loop.promote('echo', 'echo', weak.id)).rejects.toThrow(/was not promoted: min_overall: overall 67% is below 85%.*Pass force: true/);
+    await expect(loop.promote('echo', 'echo', weak.id)).rejects.toThrow(
+      /was not promoted: min_overall: overall 67% is below 85%.*Pass force: true/,
+    );
     await loop.promote('echo', 'echo', good.id);
     expect(catalog.current.get('echo.echo')?.description).toBe(GOOD_CANDIDATE);
-    expect(catalog.current.get('echo.echo')?.definition.inputSchema).toEqual({ type: 'object', properties: { text: { type: 'string' } }, required: ['text'] });
+    expect(catalog.current.get('echo.echo')?.definition.inputSchema).toEqual({
+      type: 'object',
+      properties: { text: { type: 'string' } },
+      required: ['text'],
+    });
     const [report] = await loop.report('echo');
-    expect(report!.tools.find((t) => t.name === 'echo')).toMatchObject({ status: 'optimized', before: { overall: 1 / 3 }, after: { overall: 1 } });
+    expect(report!.tools.find((t) => t.name === 'echo')).toMatchObject({
+      status: 'optimized',
+      before: { overall: 1 / 3 },
+      after: { overall: 1 },
+    });
     expect(await loop.revert('echo', 'echo')).toBe(ECHO_CANONICAL);
     expect(catalog.current.get('echo.echo')?.description).toBe(ECHO_CANONICAL);
   });
@@ -84,9 +115,16 @@ describe('OptimizationLoop', () => {
     await loop.savePrompts('echo', 'echo', GOLDEN_PROMPTS.slice(0, 1));
     await loop.propose('echo', 'echo', GOOD_CANDIDATE);
     await runEvaluation(loop, backend(), catalog.current, { server: 'echo', tool: 'echo' });
-    const names = fake().requests.at(-1)!.tools!.map((t) => t.function.name).sort();
+    const names = fake()
+      .requests.at(-1)!
+      .tools!.map((t) => t.function.name)
+      .sort();
     expect(names).toEqual(['echo_add', 'echo_echo', 'notes_search_notes']);
-    expect(fake().requests.at(-1)!.tools!.find((t) => t.function.name === 'echo_echo')!.function.description).toBe(GOOD_CANDIDATE);
+    expect(
+      fake()
+        .requests.at(-1)!
+        .tools!.find((t) => t.function.name === 'echo_echo')!.function.description,
+    ).toBe(GOOD_CANDIDATE);
   });
 
   it('records malformed replies as errored runs and stops after three in a row, keeping what was done', async () => {
@@ -109,7 +147,9 @@ describe('OptimizationLoop', () => {
     const down = await startFakeOpenAi();
     await down.close();
     const unreachable = new OpenAiBackend({ baseUrl: down.baseUrl, model: 'fake', timeoutMs: 2000 });
-    await expect(runEvaluation(loop, unreachable, catalog.current, { server: 'echo', tool: 'echo' })).rejects.toThrow(/is unreachable .*ECONNREFUSED/);
+    await expect(runEvaluation(loop, unreachable, catalog.current, { server: 'echo', tool: 'echo' })).rejects.toThrow(
+      /is unreachable .*ECONNREFUSED/,
+    );
     expect((await loop.store.server('echo')).runs).toHaveLength(0);
   });
 
@@ -118,7 +158,10 @@ describe('OptimizationLoop', () => {
     await loop.savePrompts('echo', 'echo', GOLDEN_PROMPTS);
     await loop.propose('echo', 'echo', GOOD_CANDIDATE);
     process.env.FAKE_AGENT_MODE = 'ok';
-    const agent = new CommandBackend({ template: [process.execPath, fixture('fakeAgent'), '--tools', '{tools_file}', '--prompt', '{prompt}'], timeoutMs: 10_000 });
+    const agent = new CommandBackend({
+      template: [process.execPath, fixture('fakeAgent'), '--tools', '{tools_file}', '--prompt', '{prompt}'],
+      timeoutMs: 10_000,
+    });
     expect((await runEvaluation(loop, agent, catalog.current, { server: 'echo', tool: 'echo' })).runs).toBe(30);
     const [results] = await loop.results('echo', { tool: 'echo' });
     expect(results!.candidates[0]!.metrics.overall).toBe(1);
@@ -144,7 +187,9 @@ describe('OptimizationLoop', () => {
     const { loop, stateFile } = await makeLoop(dirs.dataDir);
     await loop.propose('echo', 'echo', GOOD_CANDIDATE);
     await overwrite(stateFile, '{"version": 1, "optimization": {"servers": {"echo": {"candidates": [{"id": 5}]}}}}');
-    await expect(loop.propose('echo', 'echo', GOOD_CANDIDATE)).rejects.toThrow(/state.json has an invalid value at optimization.servers.echo.candidates.0.id.*a copy was kept at .*corrupt-/);
+    await expect(loop.propose('echo', 'echo', GOOD_CANDIDATE)).rejects.toThrow(
+      /state.json has an invalid value at optimization.servers.echo.candidates.0.id.*a copy was kept at .*corrupt-/,
+    );
     await overwrite(stateFile, '{ not json');
     await expect(loop.report()).rejects.toThrow(/is not valid JSON.*Fix or delete the file/);
     const backups = (await readdir(dirs.dataDir)).filter((name) => name.startsWith('state.json.corrupt-'));

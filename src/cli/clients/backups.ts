@@ -31,7 +31,12 @@ export interface Backup {
 }
 
 /** Copy each file's current text (given, as read) into a new timestamped backup folder. */
-export async function createBackup(dataDir: string, client: ClientName, files: ReadonlyArray<{ file: string; text: string | undefined; after: string | undefined }>, now = new Date()): Promise<Backup> {
+export async function createBackup(
+  dataDir: string,
+  client: ClientName,
+  files: ReadonlyArray<{ file: string; text: string | undefined; after: string | undefined }>,
+  now = new Date(),
+): Promise<Backup> {
   // Timestamps sort as text; the counter keeps two runs in the same millisecond apart.
   const stamp = now.toISOString().replace(/[:.]/g, '-');
   let dir = path.join(dataDir, 'backups', client, stamp);
@@ -65,7 +70,11 @@ export async function latestBackup(dataDir: string, client: ClientName): Promise
   const root = path.join(dataDir, 'backups', client);
   const names = (await readdir(root).catch(() => [] as string[])).sort();
   const name = names.at(-1);
-  if (!name) throw new LoadoutError('CONFIG_NOT_FOUND', `no backup of ${client} in ${root}; "loadout setup ${client}" makes one when it changes a file`);
+  if (!name)
+    throw new LoadoutError(
+      'CONFIG_NOT_FOUND',
+      `no backup of ${client} in ${root}; "loadout setup ${client}" makes one when it changes a file`,
+    );
   const dir = path.join(root, name);
   const parsed = BackupManifestSchema.safeParse(JSON.parse(await readFile(path.join(dir, 'manifest.json'), 'utf8')));
   if (!parsed.success) throw new LoadoutError('CONFIG_INVALID', `${path.join(dir, 'manifest.json')} is not a loadout backup manifest`);
@@ -74,7 +83,13 @@ export async function latestBackup(dataDir: string, client: ClientName): Promise
 
 /** The text each file of a backup held (undefined: the file did not exist then), and the hash of what setup wrote. */
 export async function backupTexts(backup: Backup): Promise<Array<{ file: string; text: string | undefined; written: string | null }>> {
-  return Promise.all(backup.manifest.files.map(async ({ file, copy, written }) => ({ file, written, text: copy === null ? undefined : await readTextIfExists(path.join(backup.dir, copy)) })));
+  return Promise.all(
+    backup.manifest.files.map(async ({ file, copy, written }) => ({
+      file,
+      written,
+      text: copy === null ? undefined : await readTextIfExists(path.join(backup.dir, copy)),
+    })),
+  );
 }
 
 /** Move a restored backup aside (kept, under backups/restored/), so the next --undo takes the one before it. */

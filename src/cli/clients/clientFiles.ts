@@ -53,12 +53,22 @@ export function clientDefinition(name: ClientName, env: ClientEnvironment): Clie
       // Claude Code's scopes: user = top-level mcpServers of ~/.claude.json, local = that file's
       // projects[<project path>].mcpServers, project = .mcp.json at the project root.
       const claudeJson = path.join(env.home, '.claude.json');
-      const user: ServersLocation = { label: 'Claude Code user scope (~/.claude.json)', file: claudeJson, jsonPath: ['mcpServers'], comments: false };
+      const user: ServersLocation = {
+        label: 'Claude Code user scope (~/.claude.json)',
+        file: claudeJson,
+        jsonPath: ['mcpServers'],
+        comments: false,
+      };
       return {
         name,
         title: 'Claude Code',
         locations: [
-          { label: `Claude Code local scope (~/.claude.json, project ${cwd})`, file: claudeJson, jsonPath: ['projects', cwd, 'mcpServers'], comments: false },
+          {
+            label: `Claude Code local scope (~/.claude.json, project ${cwd})`,
+            file: claudeJson,
+            jsonPath: ['projects', cwd, 'mcpServers'],
+            comments: false,
+          },
           { label: 'Claude Code project scope (.mcp.json)', file: path.join(cwd, '.mcp.json'), jsonPath: ['mcpServers'], comments: false },
           user,
         ],
@@ -67,26 +77,56 @@ export function clientDefinition(name: ClientName, env: ClientEnvironment): Clie
       };
     }
     case 'claude-desktop': {
-      const file: ServersLocation = { label: 'Claude Desktop (claude_desktop_config.json)', file: path.join(appSupportDir(env, 'Claude'), 'claude_desktop_config.json'), jsonPath: ['mcpServers'], comments: false };
+      const file: ServersLocation = {
+        label: 'Claude Desktop (claude_desktop_config.json)',
+        file: path.join(appSupportDir(env, 'Claude'), 'claude_desktop_config.json'),
+        jsonPath: ['mcpServers'],
+        comments: false,
+      };
       return { name, title: 'Claude Desktop', locations: [file], target: file, stdioType: false };
     }
     case 'cursor':
       return projectAndUser(name, 'Cursor', false, {
-        project: { label: 'Cursor project (.cursor/mcp.json)', file: path.join(cwd, '.cursor', 'mcp.json'), jsonPath: ['mcpServers'], comments: false },
-        user: { label: 'Cursor global (~/.cursor/mcp.json)', file: path.join(env.home, '.cursor', 'mcp.json'), jsonPath: ['mcpServers'], comments: false },
+        project: {
+          label: 'Cursor project (.cursor/mcp.json)',
+          file: path.join(cwd, '.cursor', 'mcp.json'),
+          jsonPath: ['mcpServers'],
+          comments: false,
+        },
+        user: {
+          label: 'Cursor global (~/.cursor/mcp.json)',
+          file: path.join(env.home, '.cursor', 'mcp.json'),
+          jsonPath: ['mcpServers'],
+          comments: false,
+        },
       });
     case 'vscode':
       // VS Code keeps servers under "servers" (not "mcpServers"), in the user profile's mcp.json
       // and in the workspace's .vscode/mcp.json.
       return projectAndUser(name, 'VS Code', true, {
-        project: { label: 'VS Code workspace (.vscode/mcp.json)', file: path.join(cwd, '.vscode', 'mcp.json'), jsonPath: ['servers'], comments: true },
-        user: { label: 'VS Code user profile (mcp.json)', file: path.join(appSupportDir(env, 'Code'), 'User', 'mcp.json'), jsonPath: ['servers'], comments: true },
+        project: {
+          label: 'VS Code workspace (.vscode/mcp.json)',
+          file: path.join(cwd, '.vscode', 'mcp.json'),
+          jsonPath: ['servers'],
+          comments: true,
+        },
+        user: {
+          label: 'VS Code user profile (mcp.json)',
+          file: path.join(appSupportDir(env, 'Code'), 'User', 'mcp.json'),
+          jsonPath: ['servers'],
+          comments: true,
+        },
       });
   }
 }
 
 // A client with a project file and a user file, the project one first; loadout goes in the user one.
-function projectAndUser(name: ClientName, title: string, stdioType: boolean, files: { project: ServersLocation; user: ServersLocation }): ClientDefinition {
+function projectAndUser(
+  name: ClientName,
+  title: string,
+  stdioType: boolean,
+  files: { project: ServersLocation; user: ServersLocation },
+): ClientDefinition {
   return { name, title, locations: [files.project, files.user], target: files.user, stdioType };
 }
 

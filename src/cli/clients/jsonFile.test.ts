@@ -19,9 +19,13 @@ describe('setJsonValue', () => {
     expect(setJsonValue(text, ['zz'], undefined)).toBe(text);
   });
 
-  it('adds in the file\'s own indentation', () => {
-    expect(setJsonValue('{\n\t"a": 1\n}\n', ['m', 'x'], { command: 'c' })).toBe('{\n\t"a": 1,\n\t"m": {\n\t\t"x": {\n\t\t\t"command": "c"\n\t\t}\n\t}\n}\n');
-    expect(JSON.parse(setJsonValue('', ['mcpServers', 'loadout'], { command: 'c' }))).toEqual({ mcpServers: { loadout: { command: 'c' } } });
+  it("adds in the file's own indentation", () => {
+    expect(setJsonValue('{\n\t"a": 1\n}\n', ['m', 'x'], { command: 'c' })).toBe(
+      '{\n\t"a": 1,\n\t"m": {\n\t\t"x": {\n\t\t\t"command": "c"\n\t\t}\n\t}\n}\n',
+    );
+    expect(JSON.parse(setJsonValue('', ['mcpServers', 'loadout'], { command: 'c' }))).toEqual({
+      mcpServers: { loadout: { command: 'c' } },
+    });
   });
 });
 

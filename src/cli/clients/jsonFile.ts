@@ -39,7 +39,10 @@ export function parseJsonText(file: string, text: string, comments: boolean): un
   const error = errors[0];
   if (error) {
     const before = text.slice(0, error.offset).split('\n');
-    throw new LoadoutError('CONFIG_INVALID', `${file}:${before.length}:${before.at(-1)!.length + 1}: ${printParseErrorCode(error.error)}; loadout does not change a file it cannot parse`);
+    throw new LoadoutError(
+      'CONFIG_INVALID',
+      `${file}:${before.length}:${before.at(-1)!.length + 1}: ${printParseErrorCode(error.error)}; loadout does not change a file it cannot parse`,
+    );
   }
   if (text.trim() !== '' && (typeof data !== 'object' || data === null || Array.isArray(data))) {
     throw new LoadoutError('CONFIG_INVALID', `${file} is not a JSON object; loadout does not change it`);
@@ -100,7 +103,11 @@ function removeProperty(text: string, jsonPath: readonly string[]): string {
 // Indent and line ends as the file already has them, so an edit looks like the rest of the file.
 function formattingOf(text: string): JsoncParser.FormattingOptions {
   const indent = /^([ \t]+)"/m.exec(text)?.[1] ?? '  ';
-  return { insertSpaces: !indent.startsWith('\t'), tabSize: indent.startsWith('\t') ? 1 : indent.length, eol: text.includes('\r\n') ? '\r\n' : '\n' };
+  return {
+    insertSpaces: !indent.startsWith('\t'),
+    tabSize: indent.startsWith('\t') ? 1 : indent.length,
+    eol: text.includes('\r\n') ? '\r\n' : '\n',
+  };
 }
 
 /**
@@ -126,6 +133,9 @@ export async function writeIfUnchanged(file: string, expected: string | undefine
 async function assertUnchanged(file: string, expected: string | undefined): Promise<void> {
   const current = await readTextIfExists(file);
   if (current !== expected) {
-    throw new LoadoutError('CONFIG_CHANGED', `${file} changed while loadout was preparing its edit (another program wrote it); nothing was written to it. Run the command again`);
+    throw new LoadoutError(
+      'CONFIG_CHANGED',
+      `${file} changed while loadout was preparing its edit (another program wrote it); nothing was written to it. Run the command again`,
+    );
   }
 }

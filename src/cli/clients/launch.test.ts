@@ -28,10 +28,15 @@ describe('launchCommand', () => {
 
   it('is node with the absolute script path when another loadout (or none) is on the PATH, passing --config/--data on', async () => {
     await writeFile(path.join(dir, 'bin', 'loadout'), '#!/bin/sh\n', { mode: 0o755 });
-    expect(await launchCommand(script, { config: 'cfg' })).toEqual({ command: process.execPath, args: [script, '--config', path.resolve('cfg'), 'serve'] });
+    expect(await launchCommand(script, { config: 'cfg' })).toEqual({
+      command: process.execPath,
+      args: [script, '--config', path.resolve('cfg'), 'serve'],
+    });
   });
 
   it('names the package for npx rather than its cache path', async () => {
-    expect(await launchCommand(path.join(dir, '_npx', '1a2b', 'node_modules', 'loadout', 'dist', 'bundle', 'loadout.js'), { data: '/d' })).toEqual({ command: 'npx', args: ['-y', 'loadout', '--data', '/d', 'serve'] });
+    expect(
+      await launchCommand(path.join(dir, '_npx', '1a2b', 'node_modules', 'loadout', 'dist', 'bundle', 'loadout.js'), { data: '/d' }),
+    ).toEqual({ command: 'npx', args: ['-y', 'loadout', '--data', '/d', 'serve'] });
   });
 });

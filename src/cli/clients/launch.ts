@@ -28,7 +28,10 @@ export async function launchCommand(script: string, dirs: { config?: string; dat
   const self = await realpath(script).catch(() => path.resolve(script));
   const onPath = await findOnPath('loadout');
   const sameProgram = onPath !== undefined && (await realpath(onPath).catch(() => onPath)) === self;
-  const options = [...(dirs.config ? ['--config', path.resolve(dirs.config)] : []), ...(dirs.data ? ['--data', path.resolve(dirs.data)] : [])];
+  const options = [
+    ...(dirs.config ? ['--config', path.resolve(dirs.config)] : []),
+    ...(dirs.data ? ['--data', path.resolve(dirs.data)] : []),
+  ];
   if (sameProgram) return { command: 'loadout', args: [...options, 'serve'] };
   // npx's cache (~/.npm/_npx/<hash>/) can be cleaned at any time: name the package, not the path.
   if (self.split(path.sep).includes('_npx')) return { command: 'npx', args: ['-y', 'loadout', ...options, 'serve'] };

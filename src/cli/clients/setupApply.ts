@@ -20,15 +20,31 @@ export async function applySetup(client: ClientDefinition, plan: SetupPlan, path
   // Refuse before touching servers.yaml if a client file already changed since it was read.
   for (const change of plan.changes) await ensureUnchanged(change.file, change.before);
   const serversAdded = await addToServersFile(paths, plan);
-  const backedUp = plan.read.filter((json) => plan.changes.some((change) => change.file === json.file) || (plan.addLoadout.kind === 'claude-cli' && json.file === plan.addLoadout.file));
-  const backup = backedUp.length ? await createBackup(paths.dataDir, client.name, backedUp.map(({ file, text }) => ({ file, text, after: plan.changes.find((change) => change.file === file)?.after }))) : undefined;
+  const backedUp = plan.read.filter(
+    (json) =>
+      plan.changes.some((change) => change.file === json.file) ||
+      (plan.addLoadout.kind === 'claude-cli' && json.file === plan.addLoadout.file),
+  );
+  const backup = backedUp.length
+    ? await createBackup(
+        paths.dataDir,
+        client.name,
+        backedUp.map(({ file, text }) => ({ file, text, after: plan.changes.find((change) => change.file === file)?.after })),
+      )
+    : undefined;
   for (const change of plan.changes) await writeIfUnchanged(change.file, change.before, change.after);
   if (plan.addLoadout.kind === 'claude-cli') await runClaude(plan.addLoadout.command, plan.addLoadout.args);
   return { backup, serversAdded };
 }
 
 /** The changes `--undo` would make: each file of the newest backup back to its saved text. */
-export async function planUndo(paths: LoadoutPaths, client: ClientDefinition): Promise<{ backup: Backup; changes: Array<{ file: string; before: string | undefined; after: string | undefined; changedSinceSetup: boolean }> }> {
+export async function planUndo(
+  paths: LoadoutPaths,
+  client: ClientDefinition,
+): Promise<{
+  backup: Backup;
+  changes: Array<{ file: string; before: string | undefined; after: string | undefined; changedSinceSetup: boolean }>;
+}> {
   const backup = await latestBackup(paths.dataDir, client.name);
   const saved = await backupTexts(backup);
   const changes = await Promise.all(
@@ -56,7 +72,10 @@ export async function applyUndo(paths: LoadoutPaths, undo: Awaited<ReturnType<ty
 
 async function ensureUnchanged(file: string, expected: string | undefined): Promise<void> {
   if ((await readTextIfExists(file)) !== expected) {
-    throw new LoadoutError('CONFIG_CHANGED', `${file} changed while loadout was preparing its edit (another program wrote it); nothing was written. Run the command again`);
+    throw new LoadoutError(
+      'CONFIG_CHANGED',
+      `${file} changed while loadout was preparing its edit (another program wrote it); nothing was written. Run the command again`,
+    );
   }
 }
 
@@ -66,7 +85,10 @@ async function addToServersFile(paths: LoadoutPaths, plan: SetupPlan): Promise<s
   if ((await readTextIfExists(paths.serversFile)) === undefined) {
     try {
       // Two scopes of one client share a file (~/.claude.json): name it once in the header.
-      const found = plan.imports.found.filter((entry, index, all) => entry.servers.length && all.findIndex((other) => other.source.file === entry.source.file && other.servers.length) === index);
+      const found = plan.imports.found.filter(
+        (entry, index, all) =>
+          entry.servers.length && all.findIndex((other) => other.source.file === entry.source.file && other.servers.length) === index,
+      );
       await createServersFile(paths.serversFile, importedServersYaml({ ...plan.imports, found }));
       return names;
     } catch (error) {
@@ -96,7 +118,13 @@ function runClaude(command: string, args: string[]): Promise<void> {
     child.on('error', (error) => reject(new LoadoutError('CALL_FAILED', `could not run "claude ${args.join(' ')}": ${error.message}`)));
     child.on('close', (code) => {
       if (code === 0) resolve();
-      else reject(new LoadoutError('CALL_FAILED', `"claude ${args.join(' ')}" failed (exit ${code}): ${output.trim().split('\n')[0] ?? ''}; the client files are backed up, "loadout setup claude-code --undo" restores them`));
+      else
+        reject(
+          new LoadoutError(
+            'CALL_FAILED',
+            `"claude ${args.join(' ')}" failed (exit ${code}): ${output.trim().split('\n')[0] ?? ''}; the client files are backed up, "loadout setup claude-code --undo" restores them`,
+          ),
+        );
     });
   });
 }

@@ -36,7 +36,10 @@ export interface SetupPlan {
   /** Entries taken out of the client (with --move). */
   removed: Array<{ location: ServersLocation; name: string }>;
   /** How loadout gets into the client: it is there, a file edit, or `claude mcp add`. */
-  addLoadout: { kind: 'present'; location: ServersLocation } | { kind: 'file' } | { kind: 'claude-cli'; command: string; args: string[]; /** The file the CLI writes (backed up first). */ file: string };
+  addLoadout:
+    | { kind: 'present'; location: ServersLocation }
+    | { kind: 'file' }
+    | { kind: 'claude-cli'; command: string; args: string[]; /** The file the CLI writes (backed up first). */ file: string };
   changes: FileChange[];
   /** Every client file read, as read (what a backup must hold). */
   read: JsonFile[];
@@ -60,7 +63,15 @@ export async function planSetup(client: ClientDefinition, paths: LoadoutPaths, o
     if (!files.has(location.file)) files.set(location.file, await readJsonFile(location.file, location.comments));
   }
   const loadout = (await loadServersFile(paths.serversFile)).config.servers;
-  const plan: SetupPlan = { imports: { servers: {}, found: [], skipped: [] }, alreadyInLoadout: [], kept: [], removed: [], addLoadout: { kind: 'file' }, changes: [], read: [...files.values()] };
+  const plan: SetupPlan = {
+    imports: { servers: {}, found: [], skipped: [] },
+    alreadyInLoadout: [],
+    kept: [],
+    removed: [],
+    addLoadout: { kind: 'file' },
+    changes: [],
+    read: [...files.values()],
+  };
   const texts = new Map([...files].map(([file, json]) => [file, json.text]));
   const remove = (location: ServersLocation, name: string) => {
     plan.removed.push({ location, name });
@@ -73,11 +84,14 @@ export async function planSetup(client: ClientDefinition, paths: LoadoutPaths, o
     const taken: string[] = [];
     for (const [originalName, raw] of Object.entries(entries)) {
       const name = safeServerName(originalName);
-      const converted = CLIENT_VARIABLE.test(JSON.stringify(raw)) ? `uses ${client.title}'s own \${…} variables, which only ${client.title} fills in; add it to servers.yaml by hand` : convertServer(originalName, raw);
+      const converted = CLIENT_VARIABLE.test(JSON.stringify(raw))
+        ? `uses ${client.title}'s own \${…} variables, which only ${client.title} fills in; add it to servers.yaml by hand`
+        : convertServer(originalName, raw);
       if (typeof converted === 'string') {
         // convertServer refuses loadout itself (by name, or by a command line running `loadout serve`).
         const isLoadout = originalName === 'loadout' || /loadout itself/.test(converted);
-        if (isLoadout && location.file === client.target.file && sameMap(location, client.target)) plan.addLoadout = { kind: 'present', location };
+        if (isLoadout && location.file === client.target.file && sameMap(location, client.target))
+          plan.addLoadout = { kind: 'present', location };
         if (!isLoadout) plan.kept.push({ location, name: originalName, reason: converted });
         continue;
       }
@@ -85,7 +99,11 @@ export async function planSetup(client: ClientDefinition, paths: LoadoutPaths, o
       const inLoadout = findSameServer(loadout, converted);
       const twin = inLoadout ?? findSameServer(plan.imports.servers, converted);
       if (!twin && (loadout[name] || plan.imports.servers[name])) {
-        plan.kept.push({ location, name: originalName, reason: `a different server named '${name}' is ${loadout[name] ? 'in servers.yaml' : 'imported from another scope'}` });
+        plan.kept.push({
+          location,
+          name: originalName,
+          reason: `a different server named '${name}' is ${loadout[name] ? 'in servers.yaml' : 'imported from another scope'}`,
+        });
         continue;
       }
       if (inLoadout) plan.alreadyInLoadout.push({ location, name: originalName, as: inLoadout });
@@ -100,12 +118,19 @@ export async function planSetup(client: ClientDefinition, paths: LoadoutPaths, o
 
   if (plan.addLoadout.kind !== 'present') {
     const entry = client.stdioType ? { type: 'stdio', ...options.launch } : { ...options.launch };
-    if (options.claudeCli) plan.addLoadout = { kind: 'claude-cli', command: options.claudeCli, file: client.target.file, args: ['mcp', 'add', '--scope', 'user', 'loadout', '--', options.launch.command, ...options.launch.args] };
+    if (options.claudeCli)
+      plan.addLoadout = {
+        kind: 'claude-cli',
+        command: options.claudeCli,
+        file: client.target.file,
+        args: ['mcp', 'add', '--scope', 'user', 'loadout', '--', options.launch.command, ...options.launch.args],
+      };
     else texts.set(client.target.file, setJsonValue(texts.get(client.target.file) ?? '', [...client.target.jsonPath, 'loadout'], entry));
   }
   for (const [file, after] of texts) {
     const before = files.get(file)!.text;
-    if (after !== undefined && after !== before) plan.changes.push({ file, before, after: before === undefined && !after.endsWith('\n') ? `${after}\n` : after });
+    if (after !== undefined && after !== before)
+      plan.changes.push({ file, before, after: before === undefined && !after.endsWith('\n') ? `${after}\n` : after });
   }
   return plan;
 }
@@ -113,7 +138,11 @@ export async function planSetup(client: ClientDefinition, paths: LoadoutPaths, o
 function serversAt(file: JsonFile, location: ServersLocation): Record<string, unknown> | undefined {
   const value = valueAt(file.data, location.jsonPath);
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'object' || Array.isArray(value)) throw new LoadoutError('CONFIG_INVALID', `${location.file}: "${location.jsonPath.join('.')}" is not an object of servers; loadout does not change this file`);
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw new LoadoutError(
+      'CONFIG_INVALID',
+      `${location.file}: "${location.jsonPath.join('.')}" is not an object of servers; loadout does not change this file`,
+    );
   return value as Record<string, unknown>;
 }
 

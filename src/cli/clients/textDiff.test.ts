@@ -29,7 +29,20 @@ describe('unifiedDiff', () => {
     const before = `${lines.join('\n')}\n`;
     expect(unifiedDiff('f', before, before)).toBe('');
     const after = `${lines.filter((_, index) => index !== 250).join('\n')}\n`;
-    expect(unifiedDiff('f', before, after)).toBe(['--- f', '+++ f', '@@ -248,7 +248,6 @@', ' line 247', ' line 248', ' line 249', '-line 250', ' line 251', ' line 252', ' line 253'].join('\n'));
+    expect(unifiedDiff('f', before, after)).toBe(
+      [
+        '--- f',
+        '+++ f',
+        '@@ -248,7 +248,6 @@',
+        ' line 247',
+        ' line 248',
+        ' line 249',
+        '-line 250',
+        ' line 251',
+        ' line 252',
+        ' line 253',
+      ].join('\n'),
+    );
   });
 
   it('rebuilds the new text from the old one for random edits', () => {

@@ -35,7 +35,10 @@ export function unifiedDiff(file: string, before: string | undefined, after: str
     const newStart = ops.slice(0, start).filter((op) => op.kind !== '-').length;
     const oldCount = slice.filter((op) => op.kind !== '+').length;
     const newCount = slice.filter((op) => op.kind !== '-').length;
-    hunks.push(`@@ -${oldStart + (oldCount ? 1 : 0)},${oldCount} +${newStart + (newCount ? 1 : 0)},${newCount} @@`, ...slice.map((op) => `${op.kind}${op.line}`));
+    hunks.push(
+      `@@ -${oldStart + (oldCount ? 1 : 0)},${oldCount} +${newStart + (newCount ? 1 : 0)},${newCount} @@`,
+      ...slice.map((op) => `${op.kind}${op.line}`),
+    );
     index = end;
     start = end;
   }
@@ -57,7 +60,11 @@ function diffLines(a: string[], b: string[]): Op[] {
   let suffix = 0;
   while (suffix < a.length - prefix && suffix < b.length - prefix && a[a.length - 1 - suffix] === b[b.length - 1 - suffix]) suffix++;
   const same = (lines: string[]): Op[] => lines.map((line) => ({ kind: ' ', line }));
-  return [...same(a.slice(0, prefix)), ...myers(a.slice(prefix, a.length - suffix), b.slice(prefix, b.length - suffix)), ...same(a.slice(a.length - suffix))];
+  return [
+    ...same(a.slice(0, prefix)),
+    ...myers(a.slice(prefix, a.length - suffix), b.slice(prefix, b.length - suffix)),
+    ...same(a.slice(a.length - suffix)),
+  ];
 }
 
 function myers(a: string[], b: string[]): Op[] {

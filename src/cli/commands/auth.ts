@@ -18,7 +18,7 @@ export function registerAuth(program: Command): void {
     .command('auth')
     .description('log in to a server that uses OAuth (browser + loopback redirect); --logout forgets its tokens')
     .argument('<server>', 'the server to log in to')
-    .option('--logout', 'forget the server\'s tokens and client registration')
+    .option('--logout', "forget the server's tokens and client registration")
     .option('--no-browser', 'print the login URL instead of opening a browser')
     .option('--timeout <seconds>', 'how long to wait for the browser to come back', String(DEFAULT_WAIT_SECONDS))
     .action(async (server: string, options: { logout?: boolean; browser: boolean; timeout: string }, command: Command) => {
@@ -32,7 +32,8 @@ export function registerAuth(program: Command): void {
         return;
       }
       const waitSeconds = Number(options.timeout);
-      if (!(waitSeconds > 0)) throw new LoadoutError('INVALID_ARGUMENT', `--timeout must be a positive number of seconds, got '${options.timeout}'`);
+      if (!(waitSeconds > 0))
+        throw new LoadoutError('INVALID_ARGUMENT', `--timeout must be a positive number of seconds, got '${options.timeout}'`);
       const abort = new AbortController();
       const onInterrupt = (): void => abort.abort();
       process.once('SIGINT', onInterrupt);
@@ -45,7 +46,12 @@ export function registerAuth(program: Command): void {
           signal: abort.signal,
           onAuthorizationUrl: (url) => {
             const opened = options.browser && canOpenBrowser() && openBrowser(url.href);
-            printLines(opened ? `Opened the browser to log in to '${server}'. If it did not open, visit:` : `To log in to '${server}', open this URL in a browser:`, url.href);
+            printLines(
+              opened
+                ? `Opened the browser to log in to '${server}'. If it did not open, visit:`
+                : `To log in to '${server}', open this URL in a browser:`,
+              url.href,
+            );
           },
         });
       } finally {
@@ -64,7 +70,11 @@ function canOpenBrowser(): boolean {
 
 function openBrowser(url: string): boolean {
   const [command, args] =
-    process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['rundll32', ['url.dll,FileProtocolHandler', url]] : ['xdg-open', [url]];
+    process.platform === 'darwin'
+      ? ['open', [url]]
+      : process.platform === 'win32'
+        ? ['rundll32', ['url.dll,FileProtocolHandler', url]]
+        : ['xdg-open', [url]];
   try {
     const child = spawn(command, args, { stdio: 'ignore', detached: true });
     // A missing opener is not fatal: the URL is printed as well.

@@ -20,7 +20,10 @@ export function registerDoctor(program: Command): void {
       if (options.json) printJson({ ok, findings });
       else {
         printLines(
-          ...findings.map((finding) => `${finding.ok ? paint('green', 'ok     ') : paint('red', 'problem')} ${finding.subject}: ${finding.message}${finding.fix ? ` — fix: ${finding.fix}` : ''}`),
+          ...findings.map(
+            (finding) =>
+              `${finding.ok ? paint('green', 'ok     ') : paint('red', 'problem')} ${finding.subject}: ${finding.message}${finding.fix ? ` — fix: ${finding.fix}` : ''}`,
+          ),
           ok ? 'All is well.' : `${findings.filter((finding) => !finding.ok).length} problem(s) found.`,
         );
       }

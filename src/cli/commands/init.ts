@@ -20,7 +20,12 @@ export function registerInit(program: Command): void {
       if (!options.json) printLines(...describeImport(outcome, paths.serversFile));
       const results = options.discover ? await discoverServers(paths, logger) : [];
       if (options.json) {
-        printJson({ file: paths.serversFile, found: outcome.result.found.map(({ source, servers }) => ({ ...source, servers })), skipped: outcome.result.skipped.map(({ source, ...rest }) => ({ file: source.file, ...rest })), discovery: results });
+        printJson({
+          file: paths.serversFile,
+          found: outcome.result.found.map(({ source, servers }) => ({ ...source, servers })),
+          skipped: outcome.result.skipped.map(({ source, ...rest }) => ({ file: source.file, ...rest })),
+          discovery: results,
+        });
         return;
       }
       if (results.length) printDiscovery(results);

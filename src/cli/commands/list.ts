@@ -20,7 +20,8 @@ export function registerList(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(async (options: { server?: string; enabled?: boolean; disabled?: boolean; json?: boolean }, command: Command) => {
       const { paths } = commandEnvironment(command);
-      if (options.enabled && options.disabled) throw new LoadoutError('INVALID_ARGUMENT', 'give --enabled or --disabled, not both (without either, every tool is listed)');
+      if (options.enabled && options.disabled)
+        throw new LoadoutError('INVALID_ARGUMENT', 'give --enabled or --disabled, not both (without either, every tool is listed)');
       const view = await loadConfigView(paths);
       if (options.server !== undefined) requireServer(view.config, options.server);
       const servers = options.server !== undefined ? [options.server] : Object.keys(view.config.servers);
@@ -39,7 +40,11 @@ export function registerList(program: Command): void {
       }
       printTable(
         ['tool', 'status', 'description'],
-        tools.map((tool) => [tool.id, tool.blocked ? paint('red', unusableReason(tool)) : colourStatus(statusWords(tool)), oneLine(tool.description, DESCRIPTION_WIDTH)]),
+        tools.map((tool) => [
+          tool.id,
+          tool.blocked ? paint('red', unusableReason(tool)) : colourStatus(statusWords(tool)),
+          oneLine(tool.description, DESCRIPTION_WIDTH),
+        ]),
       );
     });
 }

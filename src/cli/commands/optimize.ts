@@ -35,7 +35,9 @@ interface BackendFlags {
 
 /** Register `optimize` and its subcommands. */
 export function registerOptimize(program: Command): void {
-  const optimize = program.command('optimize').description('tool-description optimization: candidates, golden prompts, evaluation, promotion');
+  const optimize = program
+    .command('optimize')
+    .description('tool-description optimization: candidates, golden prompts, evaluation, promotion');
 
   optimize
     .command('report')
@@ -47,7 +49,11 @@ export function registerOptimize(program: Command): void {
       await withLoop(command, [], async (loop) => {
         const reports = await loop.report(options.server);
         if (options.html) await writeFile(options.html, renderReportHtml(reports));
-        print(options.json ? JSON.stringify({ reports }, null, 2) : formatReportTable(reports) + (options.html ? `\nHTML report written to ${options.html}` : ''));
+        print(
+          options.json
+            ? JSON.stringify({ reports }, null, 2)
+            : formatReportTable(reports) + (options.html ? `\nHTML report written to ${options.html}` : ''),
+        );
       });
     });
 
@@ -58,9 +64,18 @@ export function registerOptimize(program: Command): void {
       await withLoop(command, [server], async (loop, catalog) => {
         const backend = backendFrom(loop.settings, options, tool);
         const bar = progressBar(process.stderr);
-        const summary = await runEvaluation(loop, backend, catalog.current, { server, tool, candidateIds: options.candidates, onProgress: (step) => bar.update(step) }).finally(() => bar.done());
+        const summary = await runEvaluation(loop, backend, catalog.current, {
+          server,
+          tool,
+          candidateIds: options.candidates,
+          onProgress: (step) => bar.update(step),
+        }).finally(() => bar.done());
         const results = await loop.results(server, { tool });
-        print(options.json ? JSON.stringify({ backend: backend.kind, ...summary, results }, null, 2) : `${summary.runs} runs in ${(summary.ms / 1000).toFixed(1)} s through ${backend.kind}.\n${formatResultsTable(results)}`);
+        print(
+          options.json
+            ? JSON.stringify({ backend: backend.kind, ...summary, results }, null, 2)
+            : `${summary.runs} runs in ${(summary.ms / 1000).toFixed(1)} s through ${backend.kind}.\n${formatResultsTable(results)}`,
+        );
       });
     });
 
@@ -85,7 +100,13 @@ export function registerOptimize(program: Command): void {
     .action(async (server: string, tool: string, description: string, options: { example?: string; force?: boolean }, command: Command) => {
       await withLoop(command, [server], async (loop) => {
         const candidate = await loop.propose(server, tool, description, options);
-        print(JSON.stringify({ candidateId: candidate.id, charCount: candidate.charCount, ...(candidate.flags ? { flags: candidate.flags } : {}) }));
+        print(
+          JSON.stringify({
+            candidateId: candidate.id,
+            charCount: candidate.charCount,
+            ...(candidate.flags ? { flags: candidate.flags } : {}),
+          }),
+        );
       });
     });
 
@@ -131,10 +152,26 @@ export function registerOptimize(program: Command): void {
         // The shape of the promote_candidate meta-tool's answer.
         if (options.json) {
           const forced = verdict.failures.length ? { forced: true, failures: verdict.failures } : {};
-          print(JSON.stringify({ promoted: true, tool: `${server}.${tool}`, candidateId, description: results.description, metrics: results.metrics, baseline: baseline.metrics, ...forced }, null, 2));
+          print(
+            JSON.stringify(
+              {
+                promoted: true,
+                tool: `${server}.${tool}`,
+                candidateId,
+                description: results.description,
+                metrics: results.metrics,
+                baseline: baseline.metrics,
+                ...forced,
+              },
+              null,
+              2,
+            ),
+          );
           return;
         }
-        print(`Promoted ${candidateId} for ${server}.${tool}${verdict.failures.length ? ` (forced past: ${verdict.failures.join('; ')})` : ''}: ${results.description}`);
+        print(
+          `Promoted ${candidateId} for ${server}.${tool}${verdict.failures.length ? ` (forced past: ${verdict.failures.join('; ')})` : ''}: ${results.description}`,
+        );
       });
     });
 
@@ -148,7 +185,11 @@ export function registerOptimize(program: Command): void {
       await withLoop(command, [], async (loop) => {
         const description = await loop.revert(server, tool);
         // The shape of the revert_optimization meta-tool's answer.
-        print(options.json ? JSON.stringify({ reverted: true, tool: `${server}.${tool}`, description }, null, 2) : `Reverted ${server}.${tool} to: ${description}`);
+        print(
+          options.json
+            ? JSON.stringify({ reverted: true, tool: `${server}.${tool}`, description }, null, 2)
+            : `Reverted ${server}.${tool} to: ${description}`,
+        );
       });
     });
 
@@ -158,7 +199,16 @@ export function registerOptimize(program: Command): void {
     .action(async (server: string, tool: string, options: BackendFlags & { count: number }, command: Command) => {
       await withLoop(command, [server], async (loop) => {
         const result = await generateCandidates(loop, backendFrom(loop.settings, options, tool), server, tool, options.count);
-        print(JSON.stringify({ candidates: result.candidates.map((c) => ({ candidateId: c.id, charCount: c.charCount, description: c.description })), rejected: result.rejected }, null, 2));
+        print(
+          JSON.stringify(
+            {
+              candidates: result.candidates.map((c) => ({ candidateId: c.id, charCount: c.charCount, description: c.description })),
+              rejected: result.rejected,
+            },
+            null,
+            2,
+          ),
+        );
       });
     });
 
@@ -167,13 +217,26 @@ export function registerOptimize(program: Command): void {
     .option('--indirect <n>', 'indirect prompts (0–20)', intIn(0, 20), 5)
     .option('--negative <n>', 'negative prompts (0–20)', intIn(0, 20), 5)
     .description('have the model backend write golden prompts')
-    .action(async (server: string, tool: string, options: BackendFlags & { direct: number; indirect: number; negative: number }, command: Command) => {
-      await withLoop(command, [server], async (loop) => {
-        const counts = { direct: options.direct, indirect: options.indirect, negative: options.negative };
-        const prompts = await generateGoldenPrompts(loop, backendFrom(loop.settings, options, tool), server, tool, counts);
-        print(JSON.stringify({ saved: prompts.length, prompts: prompts.map((p) => ({ promptId: p.id, category: p.category, prompt: p.prompt })) }, null, 2));
-      });
-    });
+    .action(
+      async (
+        server: string,
+        tool: string,
+        options: BackendFlags & { direct: number; indirect: number; negative: number },
+        command: Command,
+      ) => {
+        await withLoop(command, [server], async (loop) => {
+          const counts = { direct: options.direct, indirect: options.indirect, negative: options.negative };
+          const prompts = await generateGoldenPrompts(loop, backendFrom(loop.settings, options, tool), server, tool, counts);
+          print(
+            JSON.stringify(
+              { saved: prompts.length, prompts: prompts.map((p) => ({ promptId: p.id, category: p.category, prompt: p.prompt })) },
+              null,
+              2,
+            ),
+          );
+        });
+      },
+    );
 }
 
 // Every backend servers.yaml can configure, with every option it takes (optimization.*).
@@ -183,7 +246,11 @@ function withBackendFlags(command: Command): Command {
     .option('--base-url <url>', 'openai: OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1')
     .option('--model <name>', 'openai: model name for the endpoint')
     .option('--api-key-env <var>', 'openai: name of the variable holding the API key')
-    .option('--command <argv>', 'command: the argv as a JSON array, e.g. \'["my-agent", "-p", "{prompt}"]\' ({prompt}, {system}, {tools_file}, {tool})', commandArgv)
+    .option(
+      '--command <argv>',
+      'command: the argv as a JSON array, e.g. \'["my-agent", "-p", "{prompt}"]\' ({prompt}, {system}, {tools_file}, {tool})',
+      commandArgv,
+    )
     .option('--timeout <seconds>', 'per-request timeout', intIn(1, 3600))
     .option('--json', 'machine-readable output (generate-*: always JSON)');
 }
@@ -196,7 +263,9 @@ function commandArgv(value: string): string[] {
     parsed = undefined;
   }
   if (!Array.isArray(parsed) || parsed.length === 0 || !parsed.every((part) => typeof part === 'string')) {
-    throw new InvalidArgumentError(`--command takes the argv as a JSON array of strings, e.g. '["my-agent", "-p", "{prompt}"]'; got ${value}`);
+    throw new InvalidArgumentError(
+      `--command takes the argv as a JSON array of strings, e.g. '["my-agent", "-p", "{prompt}"]'; got ${value}`,
+    );
   }
   return parsed;
 }
@@ -222,7 +291,11 @@ function backendFrom(settings: OptimizationSettings, flags: BackendFlags, toolNa
 
 // The loop over the data dir's state and cached catalog; servers named in `discover` that have no
 // cached tools are discovered first (started, listed, stopped), as `serve` would.
-async function withLoop(command: Command, discover: string[], task: (loop: OptimizationLoop, catalog: CatalogStore) => Promise<void>): Promise<void> {
+async function withLoop(
+  command: Command,
+  discover: string[],
+  task: (loop: OptimizationLoop, catalog: CatalogStore) => Promise<void>,
+): Promise<void> {
   const { paths, logger } = commandEnvironment(command);
   const runtime = await openRuntime({ paths, logger });
   const { catalog, optimization } = runtime;
@@ -244,7 +317,10 @@ async function readPromptFile(file: string): Promise<z.infer<typeof PromptFileSc
   try {
     json = JSON.parse(await readFile(file, 'utf8'));
   } catch (error) {
-    throw new LoadoutError('INVALID_ARGUMENT', `${file} is not readable JSON (${errorMessage(error)}); it should be an array of {category, prompt}.`);
+    throw new LoadoutError(
+      'INVALID_ARGUMENT',
+      `${file} is not readable JSON (${errorMessage(error)}); it should be an array of {category, prompt}.`,
+    );
   }
   const parsed = PromptFileSchema.safeParse(json);
   if (!parsed.success) {
@@ -257,7 +333,8 @@ async function readPromptFile(file: string): Promise<z.infer<typeof PromptFileSc
 function intIn(min: number, max: number): (value: string) => number {
   return (value) => {
     const number = Number(value);
-    if (!Number.isInteger(number) || number < min || number > max) throw new InvalidArgumentError(`expected a whole number from ${min} to ${max}, got '${value}'.`);
+    if (!Number.isInteger(number) || number < min || number > max)
+      throw new InvalidArgumentError(`expected a whole number from ${min} to ${max}, got '${value}'.`);
     return number;
   };
 }

@@ -19,12 +19,16 @@ export function registerRefresh(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(async (servers: string[], options: { all?: boolean; acceptChanged?: boolean; json?: boolean }, command: Command) => {
       const { paths, logger } = commandEnvironment(command);
-      if (options.all && servers.length) throw new LoadoutError('INVALID_ARGUMENT', `give servers or --all, not both (got --all and ${servers.join(', ')})`);
+      if (options.all && servers.length)
+        throw new LoadoutError('INVALID_ARGUMENT', `give servers or --all, not both (got --all and ${servers.join(', ')})`);
       const loaded = await loadServersFile(paths.serversFile);
       if (!loaded.exists) throw new LoadoutError('CONFIG_NOT_FOUND', `${paths.serversFile} does not exist; create it with "loadout init"`);
       const disabled = servers.filter((server) => !requireServer(loaded.config, server).enabled);
       if (disabled.length) {
-        throw new LoadoutError('SERVER_DISABLED', `Server${disabled.length === 1 ? '' : 's'} ${disabled.map((name) => `'${name}'`).join(', ')} ${disabled.length === 1 ? 'is' : 'are'} disabled in servers.yaml (enabled: false); enable ${disabled.length === 1 ? 'it' : 'them'} to refresh`);
+        throw new LoadoutError(
+          'SERVER_DISABLED',
+          `Server${disabled.length === 1 ? '' : 's'} ${disabled.map((name) => `'${name}'`).join(', ')} ${disabled.length === 1 ? 'is' : 'are'} disabled in servers.yaml (enabled: false); enable ${disabled.length === 1 ? 'it' : 'them'} to refresh`,
+        );
       }
       const targets = servers.length ? [...new Set(servers)] : undefined;
       const results = await discoverServers(paths, logger, targets, { acceptChanged: options.acceptChanged });

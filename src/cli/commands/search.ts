@@ -15,10 +15,10 @@ const MAX_LIMIT = 500;
 export function registerSearch(program: Command): void {
   const search = program
     .command('search')
-    .description('rank the catalog\'s tools for a task in your words, as discover-all-tools does')
+    .description("rank the catalog's tools for a task in your words, as discover-all-tools does")
     .argument('<query>', 'what you want to do, e.g. "read a file"')
     .option('--limit <n>', `how many tools (1–${MAX_LIMIT})`, String(DEFAULT_LIMIT))
-    .option('--server <server>', 'only this server\'s tools')
+    .option('--server <server>', "only this server's tools")
     .option('--explain', 'show which fields and words made each score')
     .option('--json', 'machine-readable output')
     .action(async (query: string, options: { limit: string; server?: string; explain?: boolean; json?: boolean }, command: Command) => {
@@ -26,7 +26,8 @@ export function registerSearch(program: Command): void {
       if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
         throw new LoadoutError('INVALID_ARGUMENT', `--limit must be a whole number from 1 to ${MAX_LIMIT}, got '${options.limit}'`);
       }
-      if (!query.trim()) throw new LoadoutError('INVALID_ARGUMENT', 'The query is empty; say what the tool should do, e.g. loadout search "read a file"');
+      if (!query.trim())
+        throw new LoadoutError('INVALID_ARGUMENT', 'The query is empty; say what the tool should do, e.g. loadout search "read a file"');
       const { paths, logger } = commandEnvironment(command);
       const runtime = await openConfiguredRuntime(paths, logger);
       let catalog: Catalog;
@@ -43,7 +44,13 @@ export function registerSearch(program: Command): void {
       const explained = catalog.explain(query, MAX_LIMIT, modelScores);
       const ranked = explained.ranked.filter((hit) => options.server === undefined || hit.tool.server === options.server).slice(0, limit);
       if (options.json) {
-        printJson({ query, words: explained.words, strong: explained.strong, vectors: explained.vectors, tools: ranked.map((hit) => jsonOf(hit, options.explain === true)) });
+        printJson({
+          query,
+          words: explained.words,
+          strong: explained.strong,
+          vectors: explained.vectors,
+          tools: ranked.map((hit) => jsonOf(hit, options.explain === true)),
+        });
         return;
       }
       if (!explained.vectors) printNote('word vectors unavailable: ranking by word matches only');
@@ -51,7 +58,10 @@ export function registerSearch(program: Command): void {
         printLines(`No tool matches "${query}". List a server's tools with: loadout list --server NAME`);
         return;
       }
-      if (!explained.strong) printLines(paint('yellow', 'No tool matches this strongly; these are the closest. Browse a server with: loadout list --server NAME'));
+      if (!explained.strong)
+        printLines(
+          paint('yellow', 'No tool matches this strongly; these are the closest. Browse a server with: loadout list --server NAME'),
+        );
       ranked.forEach((hit, index) => {
         printLines(`${String(index + 1).padStart(3)}. ${hit.tool.id} — ${oneLine(hit.tool.description, 100) || '(no description)'}`);
         if (options.explain) printLines(...reasonsOf(hit).map((reason) => `       ${paint('dim', reason)}`));
@@ -67,7 +77,9 @@ function reasonsOf(hit: RankedTool): string[] {
     reasons.push(`word matches: rank ${hit.lexical.rank}, BM25F ${hit.lexical.score.toFixed(2)}${matches ? ` — ${matches}` : ''}`);
   }
   if (hit.semantic) {
-    const alignments = hit.semantic.alignments.map((alignment) => `${alignment.word}≈${alignment.closest} ${alignment.similarity}`).join('; ');
+    const alignments = hit.semantic.alignments
+      .map((alignment) => `${alignment.word}≈${alignment.closest} ${alignment.similarity}`)
+      .join('; ');
     reasons.push(`meaning: rank ${hit.semantic.rank}, alignment ${hit.semantic.score.toFixed(3)}${alignments ? ` — ${alignments}` : ''}`);
   }
   return reasons;

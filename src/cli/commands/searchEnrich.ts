@@ -18,12 +18,17 @@ export function registerSearchEnrich(search: Command): void {
   search
     .command('enrich')
     .description('have a model write example requests for each tool, searched by discover-all-tools (resumable)')
-    .option('--server <server>', 'only this server\'s tools')
+    .option('--server <server>', "only this server's tools")
     .option('--per-tool <n>', 'requests per tool (1–10)', '5')
-    .addOption(new Option('--backend <kind>', 'model backend (overrides servers.yaml optimization.backend)').choices(BackendKindSchema.options.filter((kind) => kind !== 'sampling')))
+    .addOption(
+      new Option('--backend <kind>', 'model backend (overrides servers.yaml optimization.backend)').choices(
+        BackendKindSchema.options.filter((kind) => kind !== 'sampling'),
+      ),
+    )
     .action(async (options: { server?: string; perTool: string; backend?: 'openai' | 'command' }, command: Command) => {
       const perTool = Number(options.perTool);
-      if (!Number.isInteger(perTool) || perTool < 1 || perTool > 10) throw new LoadoutError('INVALID_ARGUMENT', `--per-tool must be a whole number from 1 to 10, got '${options.perTool}'`);
+      if (!Number.isInteger(perTool) || perTool < 1 || perTool > 10)
+        throw new LoadoutError('INVALID_ARGUMENT', `--per-tool must be a whole number from 1 to 10, got '${options.perTool}'`);
       const { paths } = commandEnvironment(command);
       const view = await loadConfigView(paths);
       if (options.server !== undefined) requireServer(view.config, options.server);
@@ -53,7 +58,9 @@ export function registerSearchEnrich(search: Command): void {
       } finally {
         progress.done();
       }
-      printLines(`Wrote example requests for ${todo.length - failed} of ${todo.length} tools (${tools.length - todo.length} already done${failed ? `, ${failed} failed: run again to retry` : ''}).`);
+      printLines(
+        `Wrote example requests for ${todo.length - failed} of ${todo.length} tools (${tools.length - todo.length} already done${failed ? `, ${failed} failed: run again to retry` : ''}).`,
+      );
     });
 }
 
@@ -61,7 +68,7 @@ async function exampleRequests(backend: ModelBackend, tool: CatalogTool, count: 
   const user =
     `A tool an assistant can use:\nname: ${tool.id}\ndescription: ${tool.description}\n\n` +
     `Write ${count} different short requests a user might type when they need this tool, in everyday words, ` +
-    'as people really ask, mostly without the tool\'s own words. Answer with a JSON array of strings only.';
+    "as people really ask, mostly without the tool's own words. Answer with a JSON array of strings only.";
   const text = await backend.complete(SYSTEM, user);
   const start = text.indexOf('[');
   const end = text.lastIndexOf(']');
@@ -71,7 +78,10 @@ async function exampleRequests(backend: ModelBackend, tool: CatalogTool, count: 
   } catch {
     parsed = undefined;
   }
-  const requests = Array.isArray(parsed) ? parsed.filter((item): item is string => typeof item === 'string' && item.trim() !== '').map((item) => item.trim().slice(0, 300)) : [];
-  if (!requests.length) throw new LoadoutError('BACKEND_REPLY_INVALID', `the model did not answer with a JSON array of requests: "${oneLine(text, 100)}"`);
+  const requests = Array.isArray(parsed)
+    ? parsed.filter((item): item is string => typeof item === 'string' && item.trim() !== '').map((item) => item.trim().slice(0, 300))
+    : [];
+  if (!requests.length)
+    throw new LoadoutError('BACKEND_REPLY_INVALID', `the model did not answer with a JSON array of requests: "${oneLine(text, 100)}"`);
   return requests.slice(0, count);
 }

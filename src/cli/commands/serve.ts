@@ -27,11 +27,26 @@ export function registerServe(program: Command): void {
     .option('--equip <toolset>', 'equip this toolset at start (overrides the remembered one; "all" for every tool)')
     .option('--http', 'serve streamable HTTP at /mcp instead of stdio')
     .option('--host <host>', 'HTTP: address to bind; other than loopback needs --token', '127.0.0.1')
-    .option('--port <port>', 'HTTP: port to listen on (0 picks a free one)', numberOption('port', (n) => Number.isInteger(n) && n >= 0 && n <= 65_535, 'a whole number from 0 to 65535'), 7077)
+    .option(
+      '--port <port>',
+      'HTTP: port to listen on (0 picks a free one)',
+      numberOption('port', (n) => Number.isInteger(n) && n >= 0 && n <= 65_535, 'a whole number from 0 to 65535'),
+      7077,
+    )
     .option('--token <token>', 'HTTP: bearer token every request must carry (default: $LOADOUT_TOKEN)')
     .option('--allow-origin <origin>', 'HTTP: also accept requests from this browser origin (repeatable)', collect, [])
-    .option('--max-body-mb <mb>', 'HTTP: largest request body accepted', numberOption('max-body-mb', (n) => n > 0 && Number.isFinite(n), 'a number above 0'), 4)
-    .option('--session-idle-minutes <minutes>', 'HTTP: close sessions idle this long (0: never)', numberOption('session-idle-minutes', (n) => n >= 0 && Number.isFinite(n), 'a number of 0 or more'), 30)
+    .option(
+      '--max-body-mb <mb>',
+      'HTTP: largest request body accepted',
+      numberOption('max-body-mb', (n) => n > 0 && Number.isFinite(n), 'a number above 0'),
+      4,
+    )
+    .option(
+      '--session-idle-minutes <minutes>',
+      'HTTP: close sessions idle this long (0: never)',
+      numberOption('session-idle-minutes', (n) => n >= 0 && Number.isFinite(n), 'a number of 0 or more'),
+      30,
+    )
     .action(async (options: ServeOptions, command: Command) => {
       const { paths, logger } = commandEnvironment(command);
       const token = options.token || process.env.LOADOUT_TOKEN || undefined;

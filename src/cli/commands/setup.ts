@@ -39,9 +39,14 @@ export function registerSetup(program: Command): void {
           printLines(`The ${client.title} files already match the backup in ${undo.backup.dir}.`);
           if (options.dryRun) return;
         } else {
-          printLines(`Restoring ${client.title}'s files from ${undo.backup.dir}:`, ...undo.changes.map((change) => unifiedDiff(change.file, change.before, change.after)));
+          printLines(
+            `Restoring ${client.title}'s files from ${undo.backup.dir}:`,
+            ...undo.changes.map((change) => unifiedDiff(change.file, change.before, change.after)),
+          );
           for (const change of undo.changes.filter((entry) => entry.changedSinceSetup)) {
-            printLines(`Note: ${change.file} was changed after setup wrote it; restoring the backup also undoes those later changes (in the diff above).`);
+            printLines(
+              `Note: ${change.file} was changed after setup wrote it; restoring the backup also undoes those later changes (in the diff above).`,
+            );
           }
           if (!(await confirmed(options))) return;
         }
@@ -78,13 +83,21 @@ function describePlan(title: string, plan: SetupPlan, serversFile: string): stri
   const lines: string[] = [];
   for (const { source, servers } of plan.imports.found) if (servers.length) lines.push(`${source.label}: importing ${servers.join(', ')}`);
   const imported = Object.keys(plan.imports.servers);
-  lines.push(imported.length ? `servers.yaml (${serversFile}) gains ${imported.length} server${imported.length === 1 ? '' : 's'}: ${imported.join(', ')}` : `No new servers for servers.yaml (${serversFile}).`);
-  for (const { location, name, as } of plan.alreadyInLoadout) lines.push(`${location.label}: '${name}' is already in servers.yaml${as === name ? '' : ` as '${as}'`}`);
+  lines.push(
+    imported.length
+      ? `servers.yaml (${serversFile}) gains ${imported.length} server${imported.length === 1 ? '' : 's'}: ${imported.join(', ')}`
+      : `No new servers for servers.yaml (${serversFile}).`,
+  );
+  for (const { location, name, as } of plan.alreadyInLoadout)
+    lines.push(`${location.label}: '${name}' is already in servers.yaml${as === name ? '' : ` as '${as}'`}`);
   for (const { location, name, reason } of plan.kept) lines.push(`${location.label}: keeping '${name}' in ${title}: ${reason}`);
-  if (plan.removed.length) lines.push(`Removing from ${title} (it reaches them through loadout): ${plan.removed.map(({ name }) => name).join(', ')}`);
-  else if (imported.length || plan.alreadyInLoadout.length) lines.push(`${title} keeps its servers too (--move takes them out, so the agent does not see every tool twice).`);
+  if (plan.removed.length)
+    lines.push(`Removing from ${title} (it reaches them through loadout): ${plan.removed.map(({ name }) => name).join(', ')}`);
+  else if (imported.length || plan.alreadyInLoadout.length)
+    lines.push(`${title} keeps its servers too (--move takes them out, so the agent does not see every tool twice).`);
   if (plan.addLoadout.kind === 'present') lines.push(`${title} already starts loadout (${plan.addLoadout.location.label}).`);
-  if (plan.addLoadout.kind === 'claude-cli') lines.push(`Adding loadout with Claude Code's CLI: claude ${plan.addLoadout.args.map(quote).join(' ')}`);
+  if (plan.addLoadout.kind === 'claude-cli')
+    lines.push(`Adding loadout with Claude Code's CLI: claude ${plan.addLoadout.args.map(quote).join(' ')}`);
   for (const change of plan.changes) lines.push(unifiedDiff(change.file, change.before, change.after));
   return lines;
 }

@@ -18,28 +18,30 @@ export function registerStatus(program: Command): void {
       const view = await loadConfigView(paths);
       const gateways = await readRunningGateways(paths);
       const connected = new Set(gateways.flatMap((gateway) => gateway.connected));
-      const servers = await Promise.all(Object.entries(view.config.servers).map(async ([name, config]) => {
-        const tools = toolsOfServer(view, name);
-        const oauth = oauthSettingsOf(config) ? await readOAuthRecord(oauthRecordFile(paths.oauthDir, name)) : undefined;
-        return {
-          name,
-          type: config.type,
-          enabled: config.enabled,
-          mode: config.always_on ? 'always-on' : 'lazy',
-          idleTimeoutMinutes: config.always_on ? null : config.idle_timeout_minutes,
-          discovered: view.definitions[name] !== undefined,
-          discoveredAt: view.definitions[name]?.discoveredAt ?? null,
-          tools: {
-            enabled: tools.filter((tool) => !tool.stale && tool.enabled).length,
-            disabled: tools.filter((tool) => !tool.stale && !tool.enabled).length,
-            stale: tools.filter((tool) => tool.stale).length,
-            changed: tools.filter((tool) => tool.changed).length,
-          },
-          connected: gateways.length ? connected.has(name) : null,
-          // 'needs-login' once the server refused loadout and only `loadout auth` can fix it.
-          oauth: !oauth ? null : oauth.needsAuthorizationSince ? 'needs-login' : oauth.tokens ? 'authorized' : null,
-        };
-      }));
+      const servers = await Promise.all(
+        Object.entries(view.config.servers).map(async ([name, config]) => {
+          const tools = toolsOfServer(view, name);
+          const oauth = oauthSettingsOf(config) ? await readOAuthRecord(oauthRecordFile(paths.oauthDir, name)) : undefined;
+          return {
+            name,
+            type: config.type,
+            enabled: config.enabled,
+            mode: config.always_on ? 'always-on' : 'lazy',
+            idleTimeoutMinutes: config.always_on ? null : config.idle_timeout_minutes,
+            discovered: view.definitions[name] !== undefined,
+            discoveredAt: view.definitions[name]?.discoveredAt ?? null,
+            tools: {
+              enabled: tools.filter((tool) => !tool.stale && tool.enabled).length,
+              disabled: tools.filter((tool) => !tool.stale && !tool.enabled).length,
+              stale: tools.filter((tool) => tool.stale).length,
+              changed: tools.filter((tool) => tool.changed).length,
+            },
+            connected: gateways.length ? connected.has(name) : null,
+            // 'needs-login' once the server refused loadout and only `loadout auth` can fix it.
+            oauth: !oauth ? null : oauth.needsAuthorizationSince ? 'needs-login' : oauth.tokens ? 'authorized' : null,
+          };
+        }),
+      );
       if (options.json) {
         printJson({ configDir: paths.configDir, gateways: gateways.map(({ pid, startedAt }) => ({ pid, startedAt })), servers });
         return;
@@ -67,6 +69,9 @@ export function registerStatus(program: Command): void {
       }
       const running = gateways.map((gateway) => gateway.pid).join(', ');
       printLines(running ? `Gateway running (pid ${running}).` : 'No gateway running for this config dir ("connected" shows "-").');
-      if (servers.some((server) => server.tools.changed)) printLines('Changed tools differ from the approved definition; review with "loadout list", approve with "loadout refresh --accept-changed".');
+      if (servers.some((server) => server.tools.changed))
+        printLines(
+          'Changed tools differ from the approved definition; review with "loadout list", approve with "loadout refresh --accept-changed".',
+        );
     });
 }

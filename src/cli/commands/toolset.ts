@@ -31,7 +31,14 @@ export function registerToolset(program: Command): void {
         printLines('No saved toolsets. Create one with "loadout toolset create NAME server.tool …".');
         return;
       }
-      printTable(['toolset', 'tools', 'description'], toolsets.map((t) => [t.name === remembered ? `${t.name} ${paint('green', '(equipped at start)')}` : t.name, String(t.tools.length), t.description ?? '']));
+      printTable(
+        ['toolset', 'tools', 'description'],
+        toolsets.map((t) => [
+          t.name === remembered ? `${t.name} ${paint('green', '(equipped at start)')}` : t.name,
+          String(t.tools.length),
+          t.description ?? '',
+        ]),
+      );
     });
 
   toolset
@@ -49,7 +56,10 @@ export function registerToolset(program: Command): void {
         return;
       }
       printLines(`${saved.name}${saved.description ? ` — ${saved.description}` : ''}`);
-      printTable(['tool', 'status'], tools.map((tool) => [tool.id, tool.status === 'available' ? tool.status : paint('yellow', tool.status)]));
+      printTable(
+        ['tool', 'status'],
+        tools.map((tool) => [tool.id, tool.status === 'available' ? tool.status : paint('yellow', tool.status)]),
+      );
     });
 
   toolset
@@ -64,7 +74,8 @@ export function registerToolset(program: Command): void {
       writableToolsetName(name, 'save');
       const view = await loadConfigView(paths);
       const { ids, problems } = resolveToolsetTools(view.catalog, toolIds, namingOptions(view.config.gateway));
-      if (problems.length) throw new LoadoutError('TOOL_NOT_FOUND', `Toolset '${name}' not saved: ${problems.join('; ')} (see "loadout list")`);
+      if (problems.length)
+        throw new LoadoutError('TOOL_NOT_FOUND', `Toolset '${name}' not saved: ${problems.join('; ')} (see "loadout list")`);
       await new ToolsetStore(paths.toolsetsDir).save({ name, description: options.description, tools: ids });
       if (options.json) printJson({ saved: name, description: options.description ?? null, tools: ids });
       else printLines(`Saved toolset '${name}' with ${ids.length} tool${ids.length === 1 ? '' : 's'}.`);
@@ -82,7 +93,8 @@ export function registerToolset(program: Command): void {
       if (!(await store.delete(name))) await store.get(name); // throws TOOLSET_NOT_FOUND listing the saved ones
       const state = new StateStore(paths.stateFile);
       const forgotten = (await state.read()).activeToolset === name;
-      if (forgotten) await state.update((current) => ({ ...current, activeToolset: current.activeToolset === name ? null : current.activeToolset }));
+      if (forgotten)
+        await state.update((current) => ({ ...current, activeToolset: current.activeToolset === name ? null : current.activeToolset }));
       if (options.json) printJson({ deleted: name, forgotten });
       else printLines(`Deleted toolset '${name}'${forgotten ? ' (it will no longer be equipped at start)' : ''}.`);
     });
@@ -97,7 +109,10 @@ export function registerToolset(program: Command): void {
       if (toolsetName(name) !== ALL_TOOLSET) await new ToolsetStore(paths.toolsetsDir).get(name);
       await new StateStore(paths.stateFile).update((state) => ({ ...state, activeToolset: name }));
       if (options.json) printJson({ equipAtStart: name });
-      else printLines(`'${name}' will be equipped when "loadout serve" next starts. Running gateways keep their current toolset (an agent can switch with equip-toolset).`);
+      else
+        printLines(
+          `'${name}' will be equipped when "loadout serve" next starts. Running gateways keep their current toolset (an agent can switch with equip-toolset).`,
+        );
     });
 }
 

@@ -44,16 +44,23 @@ export const discoverAllTools = defineMetaTool({
     const { total, tools, strong } = catalog.search({ ...args, limit, ...(modelScores ? { modelScores } : {}) });
     const exposedIds = new Map([...(await session.settledSnapshot()).routes].map(([name, route]) => [route.id, name]));
     if (args.detail) {
-      return textResult(JSON.stringify({ total, offset: args.offset, tools: tools.map((tool) => detailOf(tool, exposedIds.get(tool.id))) }, null, 1));
+      return textResult(
+        JSON.stringify({ total, offset: args.offset, tools: tools.map((tool) => detailOf(tool, exposedIds.get(tool.id))) }, null, 1),
+      );
     }
     const lines: string[] = [];
     const shown = tools.length ? `showing ${args.offset + 1}–${args.offset + tools.length}` : 'none on this page';
-    lines.push(`${total} tool${total === 1 ? '' : 's'}${ranked ? ` matching "${args.query}", best first` : ''} (${shown}).${exposedIds.size ? ' * = equipped.' : ''}`);
+    lines.push(
+      `${total} tool${total === 1 ? '' : 's'}${ranked ? ` matching "${args.query}", best first` : ''} (${shown}).${exposedIds.size ? ' * = equipped.' : ''}`,
+    );
     if (ranked && !strong) {
       const servers = [...new Set(catalog.visible().map((tool) => tool.server))].join(', ');
-      lines.push(`No tool matches this strongly; these are the closest. To browse instead, list one server's tools: discover-all-tools {"server": "NAME"} (servers: ${servers || 'none'}).`);
+      lines.push(
+        `No tool matches this strongly; these are the closest. To browse instead, list one server's tools: discover-all-tools {"server": "NAME"} (servers: ${servers || 'none'}).`,
+      );
     }
-    for (const tool of tools) lines.push(`${exposedIds.has(tool.id) ? '* ' : ''}${ranked ? compactLine(tool) : `${tool.id} — ${summary(tool.description)}`}`);
+    for (const tool of tools)
+      lines.push(`${exposedIds.has(tool.id) ? '* ' : ''}${ranked ? compactLine(tool) : `${tool.id} — ${summary(tool.description)}`}`);
     for (const [server, error] of gateway.catalog.discoveryFailures()) lines.push(`! ${server}: not discovered (${summary(error)})`);
     if (args.offset + tools.length < total) lines.push(`More: offset=${args.offset + tools.length}.`);
     lines.push('Next: build-toolset {"name": "…", "tools": ["server.tool", …], "equip": true}.');
@@ -64,8 +71,7 @@ export const discoverAllTools = defineMetaTool({
 /** call-tool: reach any enabled catalog tool, equipped or not. */
 export const callTool = defineMetaTool({
   name: 'call-tool',
-  description:
-    'Call any catalog tool by server.tool or equipped name; use it when equipped tools are missing from your list.',
+  description: 'Call any catalog tool by server.tool or equipped name; use it when equipped tools are missing from your list.',
   input: z.strictObject({
     tool: z.string().min(1),
     arguments: z.record(z.string(), z.unknown()).optional(),
@@ -86,7 +92,12 @@ export const callTool = defineMetaTool({
     if (!tool) throw unknownToolError(gateway, catalog, args.tool);
     if (!tool.enabled) throw new LoadoutError('TOOL_DISABLED', `${tool.id} is ${unusableReason(tool)}; it cannot be called.`);
     void creditSearch(gateway, session, [tool.id]);
-    return forwardUnlessChanged(gateway, { server: tool.server, tool: tool.name, id: tool.id }, args.arguments, clientRequestOf(extra, session.server));
+    return forwardUnlessChanged(
+      gateway,
+      { server: tool.server, tool: tool.name, id: tool.id },
+      args.arguments,
+      clientRequestOf(extra, session.server),
+    );
   },
 });
 

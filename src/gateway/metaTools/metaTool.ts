@@ -60,7 +60,10 @@ export function listedMetaTool(tool: MetaTool): Tool {
   if (typeof LOADOUT_META_TOOL_LISTING === 'string') builtListing ??= JSON.parse(LOADOUT_META_TOOL_LISTING) as Record<string, Tool>;
   const built = builtListing?.[tool.name];
   if (built) return built;
-  const { $schema: _schema, ...inputSchema } = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  const { $schema: _schema, ...inputSchema } = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >;
   return { name: tool.name, description: tool.description, inputSchema: compactSchema(inputSchema) as Tool['inputSchema'] };
 }
 
@@ -75,7 +78,9 @@ function compactSchema(schema: unknown): unknown {
   return Object.fromEntries(
     Object.entries(schema)
       // A keyword's value is a number or `false`; a property of the same name would be a schema object.
-      .filter(([key, value]) => !(key === 'additionalProperties' && value === false) && !(ENFORCED_AT_CALL.has(key) && typeof value === 'number'))
+      .filter(
+        ([key, value]) => !(key === 'additionalProperties' && value === false) && !(ENFORCED_AT_CALL.has(key) && typeof value === 'number'),
+      )
       .map(([key, value]) => [key, compactSchema(value)]),
   );
 }

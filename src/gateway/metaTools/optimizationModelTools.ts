@@ -2,27 +2,49 @@
 // The backend comes from servers.yaml `optimization:`, or MCP sampling through this client when
 // it declared the capability; run_evaluation reports MCP progress when given a progressToken.
 import * as z from 'zod';
-import { createBackend, generateCandidates as generate, generateGoldenPrompts as generatePrompts, runEvaluation as evaluateTool, type ModelBackend, type SamplingPort } from '../../optimization/index.js';
+import {
+  createBackend,
+  generateCandidates as generate,
+  generateGoldenPrompts as generatePrompts,
+  runEvaluation as evaluateTool,
+  type ModelBackend,
+  type SamplingPort,
+} from '../../optimization/index.js';
 import { jsonResult } from '../toolResults.js';
 import { defineMetaTool, type MetaToolContext } from './metaTool.js';
 
 const server = z.string();
 const tool = z.string();
 // Range checks as refinements: enforced on every call, but not spelled out in the idle tools/list.
-const count = z.number().refine((n) => Number.isInteger(n) && n >= 0 && n <= 20, 'a whole number from 0 to 20').optional();
+const count = z
+  .number()
+  .refine((n) => Number.isInteger(n) && n >= 0 && n <= 20, 'a whole number from 0 to 20')
+  .optional();
 
 /** generate_candidates: rewrites written by the configured model, stored as candidates. */
 export const generateCandidates = defineMetaTool({
   name: 'generate_candidates',
   changesState: true,
   description: 'Have the configured model write candidates.',
-  input: z.strictObject({ server, tool, count: z.number().refine((n) => Number.isInteger(n) && n >= 1 && n <= 10, 'a whole number from 1 to 10').optional() }),
+  input: z.strictObject({
+    server,
+    tool,
+    count: z
+      .number()
+      .refine((n) => Number.isInteger(n) && n >= 1 && n <= 10, 'a whole number from 1 to 10')
+      .optional(),
+  }),
   example: { server: 'memory', tool: 'read_graph', count: 4 },
   async run(args, context) {
     await context.gateway.ready();
     const model = backendFor(context, args.tool);
-    const result = await generate(context.gateway.optimization, model, args.server, args.tool, args.count ?? 4, { signal: context.extra.signal });
-    return jsonResult({ candidates: result.candidates.map((c) => ({ candidateId: c.id, charCount: c.charCount, description: c.description })), rejected: result.rejected });
+    const result = await generate(context.gateway.optimization, model, args.server, args.tool, args.count ?? 4, {
+      signal: context.extra.signal,
+    });
+    return jsonResult({
+      candidates: result.candidates.map((c) => ({ candidateId: c.id, charCount: c.charCount, description: c.description })),
+      rejected: result.rejected,
+    });
   },
 });
 
@@ -43,7 +65,9 @@ export const generateGoldenPrompts = defineMetaTool({
     await context.gateway.ready();
     const model = backendFor(context, args.tool);
     const counts = { direct: args.directCount ?? 5, indirect: args.indirectCount ?? 5, negative: args.negativeCount ?? 5 };
-    const prompts = await generatePrompts(context.gateway.optimization, model, args.server, args.tool, counts, { signal: context.extra.signal });
+    const prompts = await generatePrompts(context.gateway.optimization, model, args.server, args.tool, counts, {
+      signal: context.extra.signal,
+    });
     return jsonResult({ saved: prompts.length, prompts: prompts.map((p) => ({ promptId: p.id, category: p.category, prompt: p.prompt })) });
   },
 });
@@ -68,17 +92,33 @@ export const runEvaluation = defineMetaTool({
       onProgress:
         progressToken === undefined
           ? undefined
-          : ({ done, total, message }) => void extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: done, total, message } }).catch(() => undefined),
+          : ({ done, total, message }) =>
+              void extra
+                .sendNotification({ method: 'notifications/progress', params: { progressToken, progress: done, total, message } })
+                .catch(() => undefined),
     });
     const [results] = await gateway.optimization.results(args.server, { tool: args.tool });
-    return jsonResult({ backend: model.kind, ...summary, baseline: results?.baseline.metrics, candidates: results?.candidates.map((c) => ({ candidateId: c.candidateId, metrics: c.metrics, errors: c.errors, promotable: c.verdict?.promote })) });
+    return jsonResult({
+      backend: model.kind,
+      ...summary,
+      baseline: results?.baseline.metrics,
+      candidates: results?.candidates.map((c) => ({
+        candidateId: c.candidateId,
+        metrics: c.metrics,
+        errors: c.errors,
+        promotable: c.verdict?.promote,
+      })),
+    });
   },
 });
 
 function backendFor({ gateway, session, extra }: MetaToolContext, toolName: string): ModelBackend {
   const capabilities = session.server.getClientCapabilities();
   const sampling: SamplingPort | undefined = capabilities?.sampling
-    ? { supportsTools: !!capabilities.sampling.tools, createMessage: (params, options) => session.server.createMessage(params, { ...options, relatedRequestId: extra.requestId }) }
+    ? {
+        supportsTools: !!capabilities.sampling.tools,
+        createMessage: (params, options) => session.server.createMessage(params, { ...options, relatedRequestId: extra.requestId }),
+      }
     : undefined;
   return createBackend({ settings: gateway.optimization.settings, sampling, toolName });
 }

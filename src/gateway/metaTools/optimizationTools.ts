@@ -28,11 +28,22 @@ export const proposeCandidate = defineMetaTool({
   changesState: true,
   description: 'Store a rewritten description (max 280 chars) to evaluate.',
   input: z.strictObject({ server, tool, description: z.string(), example: z.string().optional(), force: z.boolean().optional() }),
-  example: { server: 'memory', tool: 'read_graph', description: 'Read the whole knowledge graph. Use to recall stored entities and relations.' },
+  example: {
+    server: 'memory',
+    tool: 'read_graph',
+    description: 'Read the whole knowledge graph. Use to recall stored entities and relations.',
+  },
   async run(args, { gateway }) {
     await gateway.ready();
-    const candidate = await gateway.optimization.propose(args.server, args.tool, args.description, { example: args.example, force: args.force });
-    return jsonResult({ candidateId: candidate.id, charCount: candidate.charCount, ...(candidate.flags ? { flags: candidate.flags } : {}) });
+    const candidate = await gateway.optimization.propose(args.server, args.tool, args.description, {
+      example: args.example,
+      force: args.force,
+    });
+    return jsonResult({
+      candidateId: candidate.id,
+      charCount: candidate.charCount,
+      ...(candidate.flags ? { flags: candidate.flags } : {}),
+    });
   },
 });
 
@@ -51,7 +62,10 @@ export const saveGoldenPrompts = defineMetaTool({
   async run(args, { gateway }) {
     await gateway.ready();
     const prompts = await gateway.optimization.savePrompts(args.server, args.tool, args.prompts);
-    return jsonResult({ saved: prompts.length, prompts: prompts.map((p) => ({ promptId: p.id, category: p.category, shouldCallTool: p.expectedBehavior.shouldCallTool })) });
+    return jsonResult({
+      saved: prompts.length,
+      prompts: prompts.map((p) => ({ promptId: p.id, category: p.category, shouldCallTool: p.expectedBehavior.shouldCallTool })),
+    });
   },
 });
 
@@ -70,7 +84,11 @@ export const recordEvalRun = defineMetaTool({
   example: { server: 'memory', candidateId: 'V1StGXR8_Z5jdHi6B-myT', promptId: 'x3ZfG2k9LmQpR7sT1uVwA', result: { toolCalled: true } },
   async run(args, { gateway }) {
     const run = await gateway.optimization.recordRun(args.server, args.candidateId, args.promptId, args.result);
-    return jsonResult({ runId: run.id, correct: run.result.correct, ...(args.result.correct === undefined ? { correctComputed: true } : {}) });
+    return jsonResult({
+      runId: run.id,
+      correct: run.result.correct,
+      ...(args.result.correct === undefined ? { correctComputed: true } : {}),
+    });
   },
 });
 

@@ -36,7 +36,11 @@ export const buildToolset = defineMetaTool({
     writableToolsetName(args.name, 'save');
     await gateway.ready();
     const { ids, problems } = resolveToolsetTools(gateway.catalog.current, args.tools, gateway.naming);
-    if (problems.length) throw new LoadoutError('TOOL_NOT_FOUND', `Toolset '${args.name}' not saved: ${problems.join('; ')}. Find names with discover-all-tools.`);
+    if (problems.length)
+      throw new LoadoutError(
+        'TOOL_NOT_FOUND',
+        `Toolset '${args.name}' not saved: ${problems.join('; ')}. Find names with discover-all-tools.`,
+      );
     await gateway.toolsets.save({ name: args.name, description: args.description, tools: ids });
     await creditSearch(gateway, session, ids);
     const saved = `Saved toolset '${args.name}' with ${ids.length} tool${ids.length === 1 ? '' : 's'}.`;
@@ -57,7 +61,12 @@ export const equipToolset = defineMetaTool({
     await gateway.ready();
     const change = await session.equip(args.name);
     // Equipping everything says nothing about which tool a search was for.
-    if (args.name !== ALL_TOOLSET) await creditSearch(gateway, session, [...change.snapshot.routes.values()].map((route) => route.id));
+    if (args.name !== ALL_TOOLSET)
+      await creditSearch(
+        gateway,
+        session,
+        [...change.snapshot.routes.values()].map((route) => route.id),
+      );
     return describeEquipped(change.snapshot);
   },
 });
@@ -87,7 +96,8 @@ export const listSavedToolsets = defineMetaTool({
     const { toolsets, problems } = await gateway.toolsets.list();
     const equipped = session.snapshot.selection?.toolset;
     const lines = toolsets.map(
-      (t) => `${t.name === equipped ? '* ' : ''}${t.name} (${t.tools.length} tool${t.tools.length === 1 ? '' : 's'})${t.description ? ` — ${t.description}` : ''}`,
+      (t) =>
+        `${t.name === equipped ? '* ' : ''}${t.name} (${t.tools.length} tool${t.tools.length === 1 ? '' : 's'})${t.description ? ` — ${t.description}` : ''}`,
     );
     for (const problem of problems) lines.push(`! ${problem.error}`);
     if (!toolsets.length) lines.unshift('No saved toolsets yet. Create one with build-toolset.');
@@ -99,7 +109,7 @@ export const listSavedToolsets = defineMetaTool({
 /** get-active-toolset: the equipped toolset and each tool's status. */
 export const getActiveToolset = defineMetaTool({
   name: 'get-active-toolset',
-  description: 'Show the equipped toolset and each tool\'s status.',
+  description: "Show the equipped toolset and each tool's status.",
   input: z.strictObject({}),
   example: {},
   async run(_args, { gateway, session }) {
@@ -110,7 +120,8 @@ export const getActiveToolset = defineMetaTool({
     const changed = (id: string): string => (catalog.get(id)?.changed ? ', changed upstream since approved' : '');
     const lines = [`Equipped: '${snapshot.selection.toolset}' (${snapshot.routes.size} available, ${snapshot.withheld.length} not).`];
     for (const [name, route] of snapshot.routes) lines.push(`${route.id} → ${name}: available${changed(route.id)}`);
-    for (const held of snapshot.withheld) lines.push(`${held.id}: ${withheldText(held)}${held.reason === 'changed' ? '' : changed(held.id)}`);
+    for (const held of snapshot.withheld)
+      lines.push(`${held.id}: ${withheldText(held)}${held.reason === 'changed' ? '' : changed(held.id)}`);
     return lines.join('\n');
   },
 });
@@ -135,9 +146,10 @@ export const deleteToolset = defineMetaTool({
 
 function describeEquipped(snapshot: RegistrySnapshot): string {
   const names = [...snapshot.routes.keys()];
-  const lines = [`Equipped '${snapshot.selection?.toolset}': ${names.length} tool${names.length === 1 ? '' : 's'}${names.length ? `: ${names.join(', ')}` : ''}.`];
+  const lines = [
+    `Equipped '${snapshot.selection?.toolset}': ${names.length} tool${names.length === 1 ? '' : 's'}${names.length ? `: ${names.join(', ')}` : ''}.`,
+  ];
   for (const held of snapshot.withheld) lines.push(`Not exposed: ${held.id} (${withheldText(held)}).`);
   if (names.length) lines.push('If they do not appear in your tool list, call them with call-tool {"tool": "<name>", "arguments": {…}}.');
   return lines.join('\n');
 }
-

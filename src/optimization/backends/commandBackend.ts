@@ -6,7 +6,16 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { errorMessage } from '../../shared/index.js';
-import { EVAL_SYSTEM_PROMPT, backendUnavailable, preview, replyInvalid, type BackendRequestOptions, type EvalTool, type ModelBackend, type ToolChoice } from './modelBackend.js';
+import {
+  EVAL_SYSTEM_PROMPT,
+  backendUnavailable,
+  preview,
+  replyInvalid,
+  type BackendRequestOptions,
+  type EvalTool,
+  type ModelBackend,
+  type ToolChoice,
+} from './modelBackend.js';
 
 const KILL_GRACE_MS = 2000;
 
@@ -101,7 +110,12 @@ function runProcess(argv: readonly string[], stdin: string, timeoutMs: number, s
     child.stdin.end(stdin);
     child.on('error', (error) => {
       clearTimeout(timer);
-      reject(backendUnavailable(`the command ${argv[0]} could not be started (${errorMessage(error)}); fix optimization.command in servers.yaml`, error));
+      reject(
+        backendUnavailable(
+          `the command ${argv[0]} could not be started (${errorMessage(error)}); fix optimization.command in servers.yaml`,
+          error,
+        ),
+      );
     });
     child.on('close', (code) => {
       clearTimeout(timer);
@@ -109,7 +123,10 @@ function runProcess(argv: readonly string[], stdin: string, timeoutMs: number, s
       clearTimeout(killTimer);
       signal?.removeEventListener('abort', stop);
       if (signal?.aborted) reject(backendUnavailable('the evaluation was cancelled'));
-      else if (expired) reject(replyInvalid(`the command ${argv[0]} did not finish within ${timeoutMs / 1000} s and was killed (optimization.timeout_seconds)`));
+      else if (expired)
+        reject(
+          replyInvalid(`the command ${argv[0]} did not finish within ${timeoutMs / 1000} s and was killed (optimization.timeout_seconds)`),
+        );
       else resolve({ stdout, code });
     });
   });

@@ -32,17 +32,33 @@ export function createBackend(sources: BackendSources): ModelBackend {
     case undefined:
       throw new LoadoutError('BACKEND_NOT_CONFIGURED', `No model backend is configured for optimization. ${HOW_TO_CONFIGURE}`);
     case 'sampling':
-      if (!sources.sampling) throw new LoadoutError('BACKEND_NOT_CONFIGURED', `The sampling backend needs a connected MCP client that declared the sampling capability. ${HOW_TO_CONFIGURE}`);
+      if (!sources.sampling)
+        throw new LoadoutError(
+          'BACKEND_NOT_CONFIGURED',
+          `The sampling backend needs a connected MCP client that declared the sampling capability. ${HOW_TO_CONFIGURE}`,
+        );
       return new SamplingBackend(sources.sampling, timeoutMs);
     case 'openai': {
-      if (!settings.base_url || !settings.model) throw new LoadoutError('BACKEND_NOT_CONFIGURED', `The openai backend needs optimization.base_url and optimization.model. ${HOW_TO_CONFIGURE}`);
+      if (!settings.base_url || !settings.model)
+        throw new LoadoutError(
+          'BACKEND_NOT_CONFIGURED',
+          `The openai backend needs optimization.base_url and optimization.model. ${HOW_TO_CONFIGURE}`,
+        );
       const env = sources.env ?? process.env;
       const apiKey = settings.api_key_env ? env[settings.api_key_env] : undefined;
-      if (settings.api_key_env && !apiKey) throw new LoadoutError('BACKEND_NOT_CONFIGURED', `optimization.api_key_env names ${settings.api_key_env}, but it is not set; export it or remove api_key_env for a keyless local endpoint.`);
+      if (settings.api_key_env && !apiKey)
+        throw new LoadoutError(
+          'BACKEND_NOT_CONFIGURED',
+          `optimization.api_key_env names ${settings.api_key_env}, but it is not set; export it or remove api_key_env for a keyless local endpoint.`,
+        );
       return new OpenAiBackend({ baseUrl: settings.base_url, model: settings.model, apiKey, timeoutMs });
     }
     case 'command':
-      if (!settings.command) throw new LoadoutError('BACKEND_NOT_CONFIGURED', `The command backend needs optimization.command (an argv list using {prompt}, {system}, {tools_file}, {tool}). ${HOW_TO_CONFIGURE}`);
+      if (!settings.command)
+        throw new LoadoutError(
+          'BACKEND_NOT_CONFIGURED',
+          `The command backend needs optimization.command (an argv list using {prompt}, {system}, {tools_file}, {tool}). ${HOW_TO_CONFIGURE}`,
+        );
       return new CommandBackend({ template: settings.command, timeoutMs, toolName: sources.toolName });
   }
 }

@@ -3,7 +3,16 @@
 // parsed loosely: only the fields we read must be there.
 import * as z from 'zod';
 import { errorMessage } from '../../shared/index.js';
-import { EVAL_SYSTEM_PROMPT, backendUnavailable, preview, replyInvalid, type BackendRequestOptions, type EvalTool, type ModelBackend, type ToolChoice } from './modelBackend.js';
+import {
+  EVAL_SYSTEM_PROMPT,
+  backendUnavailable,
+  preview,
+  replyInvalid,
+  type BackendRequestOptions,
+  type EvalTool,
+  type ModelBackend,
+  type ToolChoice,
+} from './modelBackend.js';
 
 const ChatReplySchema = z.looseObject({
   choices: z
@@ -44,12 +53,18 @@ export class OpenAiBackend implements ModelBackend {
           { role: 'system', content: EVAL_SYSTEM_PROMPT },
           { role: 'user', content: prompt },
         ],
-        tools: tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.inputSchema } })),
+        tools: tools.map((tool) => ({
+          type: 'function',
+          function: { name: tool.name, description: tool.description, parameters: tool.inputSchema },
+        })),
         tool_choice: 'auto',
       },
       options,
     );
-    return { calledTools: (message.tool_calls ?? []).map((call) => call.function.name), ...(message.content ? { text: message.content } : {}) };
+    return {
+      calledTools: (message.tool_calls ?? []).map((call) => call.function.name),
+      ...(message.content ? { text: message.content } : {}),
+    };
   }
 
   async complete(system: string, user: string, options: BackendRequestOptions = {}): Promise<string> {
@@ -66,7 +81,10 @@ export class OpenAiBackend implements ModelBackend {
     return message.content;
   }
 
-  async #chat(body: Record<string, unknown>, options: BackendRequestOptions): Promise<z.infer<typeof ChatReplySchema>['choices'][number]['message']> {
+  async #chat(
+    body: Record<string, unknown>,
+    options: BackendRequestOptions,
+  ): Promise<z.infer<typeof ChatReplySchema>['choices'][number]['message']> {
     const timeout = AbortSignal.timeout(this.#options.timeoutMs);
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
     const headers: Record<string, string> = { 'content-type': 'application/json' };
@@ -74,12 +92,21 @@ export class OpenAiBackend implements ModelBackend {
     let response: Response;
     let text: string;
     try {
-      response = await fetch(this.#url, { method: 'POST', headers, signal, body: JSON.stringify({ model: this.#options.model, temperature: 0, ...body }) });
+      response = await fetch(this.#url, {
+        method: 'POST',
+        headers,
+        signal,
+        body: JSON.stringify({ model: this.#options.model, temperature: 0, ...body }),
+      });
       text = await response.text();
     } catch (error) {
       if (options.signal?.aborted) throw backendUnavailable('the evaluation was cancelled', error);
-      if (timeout.aborted) throw replyInvalid(`${this.#url} did not answer within ${this.#options.timeoutMs / 1000} s (optimization.timeout_seconds)`, error);
-      throw backendUnavailable(`the OpenAI-compatible endpoint ${this.#url} is unreachable (${causeOf(error)}); start it or fix optimization.base_url in servers.yaml`, error);
+      if (timeout.aborted)
+        throw replyInvalid(`${this.#url} did not answer within ${this.#options.timeoutMs / 1000} s (optimization.timeout_seconds)`, error);
+      throw backendUnavailable(
+        `the OpenAI-compatible endpoint ${this.#url} is unreachable (${causeOf(error)}); start it or fix optimization.base_url in servers.yaml`,
+        error,
+      );
     }
     if (!response.ok) {
       const detail = `${this.#url} answered HTTP ${response.status}: ${preview(text)}`;

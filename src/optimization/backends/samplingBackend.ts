@@ -3,7 +3,16 @@
 // otherwise the tools are listed in the system prompt and the model answers with a JSON choice.
 import { ErrorCode, McpError, type CreateMessageRequest, type CreateMessageResult } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../../shared/index.js';
-import { EVAL_SYSTEM_PROMPT, backendUnavailable, extractJson, replyInvalid, type BackendRequestOptions, type EvalTool, type ModelBackend, type ToolChoice } from './modelBackend.js';
+import {
+  EVAL_SYSTEM_PROMPT,
+  backendUnavailable,
+  extractJson,
+  replyInvalid,
+  type BackendRequestOptions,
+  type EvalTool,
+  type ModelBackend,
+  type ToolChoice,
+} from './modelBackend.js';
 
 const MAX_TOKENS = 1024;
 
@@ -14,7 +23,10 @@ const CLIENT_CANNOT_SAMPLE = new Set<number>([ErrorCode.ConnectionClosed, ErrorC
 export interface SamplingPort {
   /** Whether the client declared `sampling.tools`. */
   supportsTools: boolean;
-  createMessage(params: CreateMessageRequest['params'], options: { signal?: AbortSignal; timeout: number }): Promise<Pick<CreateMessageResult, 'content'> | { content: unknown }>;
+  createMessage(
+    params: CreateMessageRequest['params'],
+    options: { signal?: AbortSignal; timeout: number },
+  ): Promise<Pick<CreateMessageResult, 'content'> | { content: unknown }>;
 }
 
 /** Sampling through the connected MCP client. */
@@ -32,7 +44,17 @@ export class SamplingBackend implements ModelBackend {
     const user = { role: 'user' as const, content: { type: 'text' as const, text: prompt } };
     if (this.#port.supportsTools) {
       const blocks = await this.#create(
-        { messages: [user], systemPrompt: EVAL_SYSTEM_PROMPT, maxTokens: MAX_TOKENS, tools: tools.map((t) => ({ name: t.name, description: t.description, inputSchema: { type: 'object' as const, ...t.inputSchema } })), toolChoice: { mode: 'auto' } },
+        {
+          messages: [user],
+          systemPrompt: EVAL_SYSTEM_PROMPT,
+          maxTokens: MAX_TOKENS,
+          tools: tools.map((t) => ({
+            name: t.name,
+            description: t.description,
+            inputSchema: { type: 'object' as const, ...t.inputSchema },
+          })),
+          toolChoice: { mode: 'auto' },
+        },
         options,
       );
       const calledTools = blocks.filter((b) => b.type === 'tool_use' && typeof b.name === 'string').map((b) => b.name as string);
@@ -50,7 +72,12 @@ export class SamplingBackend implements ModelBackend {
   }
 
   async complete(system: string, user: string, options: BackendRequestOptions = {}): Promise<string> {
-    const text = textOf(await this.#create({ messages: [{ role: 'user', content: { type: 'text', text: user } }], systemPrompt: system, maxTokens: 4096 }, options));
+    const text = textOf(
+      await this.#create(
+        { messages: [{ role: 'user', content: { type: 'text', text: user } }], systemPrompt: system, maxTokens: 4096 },
+        options,
+      ),
+    );
     if (!text) throw replyInvalid("the client's model answered without text");
     return text;
   }
