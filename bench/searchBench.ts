@@ -72,6 +72,7 @@ function ablations(): string[] {
   }
   rows.push(scoresRow('without vector alignment', score({ fusion: { ...DEFAULT_FUSION, semantic: 0 } })));
   rows.push(scoresRow('without vector expansion', score({ fusion: { ...DEFAULT_FUSION, expanded: 0 } })));
+  rows.push(scoresRow('without the read-only preference for questions', score({ fusion: { ...DEFAULT_FUSION, questionReadBoost: 0 } })));
   rows.push(scoresRow('without word matches (vectors only)', score({ fusion: { ...DEFAULT_FUSION, lexical: 0, expanded: 0 } })));
   rows.push(scoresRow('without vectors (word matches only)', score({ vectorFile: false })));
   return rows;

@@ -4,6 +4,7 @@
 import MiniSearch from 'minisearch';
 import type { LoadoutError } from '../shared/index.js';
 import type { CatalogTool } from './catalogTool.js';
+import { isQuestion, readsOnly } from './searchIntent.js';
 import { DEFAULT_FIELD_WEIGHTS, LexicalIndex, type FieldWeights, type TermMatch } from './lexicalIndex.js';
 import { contentWordsOf, stem, toolTextOf, toolWordsOf, type ToolText, type ToolWords, type ToolVocabulary } from './searchText.js';
 import { DEFAULT_ALIGNMENT, SemanticIndex, type AlignmentSettings, type WordAlignment } from './semanticIndex.js';
@@ -49,6 +50,11 @@ export interface FusionSettings {
   expansion: { neighbours: number; floor: number };
   /** The embeddings model's ranking, when one is configured. */
   model: number;
+  /**
+   * For a question ("Which alerts are firing?"), the share added to the fused score of tools that
+   * only read: someone asking to be told something rarely wants a tool that changes things.
+   */
+  questionReadBoost: number;
 }
 
 export const DEFAULT_FUSION: FusionSettings = {
@@ -58,6 +64,7 @@ export const DEFAULT_FUSION: FusionSettings = {
   expanded: 1,
   expansion: { neighbours: 8, floor: 0.4 },
   model: 1.5,
+  questionReadBoost: 0.5,
 };
 
 /** Why a tool ranked where it did (`loadout search --explain`). */
@@ -94,6 +101,8 @@ export class CatalogSearch {
   #words: ToolWords[] | undefined;
   readonly #lexical: LexicalIndex;
   #semantic: { index: SemanticIndex; vectors: WordVectors } | 'unavailable' | undefined;
+  /** Per tool: 1 if it only reads, 0 if it changes things, -1 not yet worked out. */
+  readonly #readOnly: Int8Array;
   #suggestions: MiniSearch<{ id: string; name: string; server: string }> | undefined;
 
   constructor(tools: readonly CatalogTool[], setup: SearchSetup = {}) {
@@ -102,6 +111,7 @@ export class CatalogSearch {
     this.#texts = tools.map((tool) => toolTextOf(tool, setup.vocabulary));
     this.#words = this.#texts.map(toolWordsOf);
     this.#lexical = new LexicalIndex(this.#words, setup.fieldWeights ?? DEFAULT_FIELD_WEIGHTS);
+    this.#readOnly = new Int8Array(tools.length).fill(-1);
   }
 
   /** Ranked (with a query) or listed (without) tools, filtered by server and paged. */
@@ -164,6 +174,9 @@ export class CatalogSearch {
     add(aligned, fusion.semantic, (hit, rank, score) => (hit.semantic = { rank, score, alignments: [] }));
     add(expanded, fusion.expanded);
     if (modelScores) add(sortedScores(Float64Array.from(this.#tools, (tool) => Math.max(0, modelScores.get(tool.id) ?? 0))), fusion.model);
+    if (fusion.questionReadBoost > 0 && isQuestion(query)) {
+      for (const [tool, hit] of fused) if (this.#readsOnly(tool)) hit.score *= 1 + fusion.questionReadBoost;
+    }
     const ranked = [...fused.values()].sort((a, b) => b.score - a.score || a.tool.id.localeCompare(b.tool.id));
     if (explain) this.#addReasons(ranked.slice(0, explainLimit), terms, words);
     return { ranked, strong: this.#isStrong(ranked[0], terms, aligned[0]?.[1]), words };
@@ -184,6 +197,11 @@ export class CatalogSearch {
       }
     }
     return [[...weights.keys()], weights];
+  }
+
+  #readsOnly(tool: number): boolean {
+    if (this.#readOnly[tool] === -1) this.#readOnly[tool] = readsOnly(this.#tools[tool]!) ? 1 : 0;
+    return this.#readOnly[tool] === 1;
   }
 
   #isStrong(best: RankedTool | undefined, terms: string[], bestAlignment: number | undefined): boolean {

@@ -1,0 +1,52 @@
+// Query intent: questions, and which tools only read.
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { describe, expect, it } from 'vitest';
+import type { CatalogTool } from './catalogTool.js';
+import { CatalogSearch, DEFAULT_FUSION } from './search.js';
+import { isQuestion, readsOnly } from './searchIntent.js';
+
+function catalogTool(server: string, name: string, description: string, annotations?: Tool['annotations']): CatalogTool {
+  return {
+    id: `${server}.${name}`,
+    server,
+    name,
+    description,
+    definition: { name, description, inputSchema: { type: 'object' }, ...(annotations ? { annotations } : {}) },
+    enabled: true,
+    changed: false,
+    blocked: false,
+  };
+}
+
+describe('query intent', () => {
+  it('tells a question from a request to do something', () => {
+    expect(isQuestion('Which Datadog alerts are firing at the moment?')).toBe(true);
+    expect(isQuestion('how many orders are open')).toBe(true);
+    expect(isQuestion('Show me the last 20 lines of server.log')).toBe(true);
+    expect(isQuestion('Mute the pager for db-7 tonight')).toBe(false);
+    expect(isQuestion('Whichever is free, book it')).toBe(false);
+  });
+
+  it("takes a tool's readOnlyHint first, else the verb its name starts with", () => {
+    expect(readsOnly(catalogTool('chart', 'generate_line_chart', 'Line chart.', { readOnlyHint: true }))).toBe(true);
+    expect(readsOnly(catalogTool('devtools', 'list_pages', 'Pages.', { readOnlyHint: false }))).toBe(false);
+    expect(readsOnly(catalogTool('asana', 'asana_get_task', 'A task.'))).toBe(true);
+    expect(readsOnly(catalogTool('asana', 'asana_delete_task', 'Delete a task.'))).toBe(false);
+    expect(readsOnly(catalogTool('linear-full', 'linear_archiveTeam', 'Archive a team.'))).toBe(false);
+    expect(readsOnly(catalogTool('datadog', 'mute_host', 'Mute a host.'))).toBe(false);
+    expect(readsOnly(catalogTool('datadog', 'get_monitors', 'Monitors.'))).toBe(true);
+  });
+
+  it('ranks a tool that only reads above one that changes things for a question, and not for a request', () => {
+    const tools = [
+      catalogTool('alerts', 'mute_monitor', 'Silence an alert monitor.'),
+      catalogTool('alerts', 'get_monitor_status', 'Alert monitor status.'),
+    ];
+    const search = new CatalogSearch(tools, { vectorFile: false });
+    const first = (query: string) => search.search({ query, limit: 1, offset: 0 }).tools[0]!.id;
+    expect(first('Which alert monitor?')).toBe('alerts.get_monitor_status');
+    expect(first('alert monitor')).toBe('alerts.mute_monitor');
+    const plain = new CatalogSearch(tools, { vectorFile: false, fusion: { ...DEFAULT_FUSION, questionReadBoost: 0 } });
+    expect(plain.search({ query: 'Which alert monitor?', limit: 1, offset: 0 }).tools[0]!.id).toBe('alerts.mute_monitor');
+  });
+});

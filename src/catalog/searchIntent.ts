@@ -1,0 +1,34 @@
+// What a query asks for beyond its words: a question wants to be told something, so tools that
+// change nothing are preferred for it. Whether a tool changes things comes from the server's
+// readOnlyHint when it sends one, else from the verb its name starts with.
+import type { CatalogTool } from './catalogTool.js';
+import { wordsOf } from './searchText.js';
+
+// How people open a request for information (a trailing question mark counts as well).
+const QUESTION_OPENING = /^\s*(which|what|how|who|when|where|why|whose|is|are|was|were|does|do|did|has|have|show|list)\b/i;
+
+// Verbs that tool names use for changing something (create_issue, deleteMessage, mute-host).
+// A name that starts with none of them is taken to read: get, list, search, find, query, ….
+const WRITE_VERBS = new Set(
+  (
+    'create update delete remove add set edit write move rename send post reply archive unarchive mute unmute schedule ' +
+    'cancel run rerun drop insert assign toggle trigger login logout rotate complete close'
+  ).split(' '),
+);
+
+/** True for a query that asks to be told something rather than to have something done. */
+export function isQuestion(query: string): boolean {
+  return /\?\s*$/.test(query) || QUESTION_OPENING.test(query);
+}
+
+/**
+ * False for a tool that changes things: the server's `readOnlyHint` when it sends one, else a
+ * name whose first verb (after a server prefix such as `asana_` or `linear_`) is a write verb.
+ */
+export function readsOnly(tool: CatalogTool): boolean {
+  const hint = tool.definition.annotations?.readOnlyHint;
+  if (hint !== undefined) return hint;
+  const words = wordsOf(tool.name);
+  const prefixed = words.length > 1 && !WRITE_VERBS.has(words[0]!) && tool.server.includes(words[0]!);
+  return !WRITE_VERBS.has((prefixed ? words[1] : words[0]) ?? '');
+}
