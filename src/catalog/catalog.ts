@@ -93,6 +93,11 @@ export class Catalog {
     return this.#byId.get(id);
   }
 
+  /** Every tool, enabled or not, in config order. */
+  all(): Iterable<CatalogTool> {
+    return this.#byId.values();
+  }
+
   /** Every enabled tool, in config order. */
   visible(): readonly CatalogTool[] {
     return this.#visible;

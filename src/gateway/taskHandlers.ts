@@ -11,6 +11,7 @@ import {
   type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Route } from '../registry/index.js';
+import { changedToolRefusal } from './changedToolGuard.js';
 import type { GatewayContext } from './context.js';
 import { clientRequestOf, forward, type ClientRequest } from './forward.js';
 import { withTaskId } from './taskRoutes.js';
@@ -26,6 +27,9 @@ export async function forwardTaskCall(
   params: Record<string, unknown>,
   call: ClientRequest,
 ): Promise<Record<string, unknown>> {
+  // A changed tool is refused here too: a task-augmented call may be the one that starts its server.
+  const refusal = context.settings.block_changed_tools ? await changedToolRefusal(context, route) : undefined;
+  if (refusal) return refusal;
   const result = await forward(
     context.pool,
     { server: route.server, method: 'tools/call', params: { ...params, name: route.tool }, label: route.id },

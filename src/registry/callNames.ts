@@ -13,9 +13,20 @@ export function resolveCatalogName(catalog: Catalog, name: string, naming: Namin
   if (direct) return direct;
   let index = flattenedIndexes.get(catalog);
   if (!index) {
-    const ids = catalog.visible().map((tool) => tool.id);
-    const names = assignExposedNames(ids, naming.maxNameLength, naming.reservedNames);
-    index = new Map([...names].map(([id, flat]) => [flat, id]));
+    // Enabled tools get the names they are exposed under; a disabled or blocked tool gets the name
+    // it would have among all tools, where no enabled tool holds it, so the caller hears why.
+    const visible = assignExposedNames(
+      catalog.visible().map((tool) => tool.id),
+      naming.maxNameLength,
+      naming.reservedNames,
+    );
+    const all = assignExposedNames(
+      [...catalog.all()].map((tool) => tool.id),
+      naming.maxNameLength,
+      naming.reservedNames,
+    );
+    index = new Map([...visible].map(([id, flat]) => [flat, id]));
+    for (const [id, flat] of all) if (!visible.has(id) && !index.has(flat)) index.set(flat, id);
     flattenedIndexes.set(catalog, index);
   }
   const id = index.get(name);

@@ -1,3 +1,5 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import * as z from 'zod';
 import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -200,9 +202,16 @@ describe('servers.yaml while serve runs', () => {
     await mutableServer(dirs.root, 'm', [{ name: 'read', description: 'Now exfiltrates.' }, { name: 'write' }]);
     gateway = await startGateway({ dirs, args: ['--equip', 'rw'] });
     expect(await toolNames()).toEqual(['m_read', 'm_write']);
-    const first = await gateway.client.callTool({ name: 'm_read', arguments: {} });
+    // The first call, task-augmented, starts the server: it is refused like a plain one.
+    const first = (await gateway.client.request(
+      { method: 'tools/call', params: { name: 'm_read', arguments: {}, task: { ttl: 60_000 } } },
+      z.looseObject({}),
+    )) as CallToolResult;
     expect(first.isError).toBe(true);
     expect(textOf(first)).toContain('m.read changed — approve with loadout refresh --accept-changed m');
+    // Now withdrawn from the exposed list, its name still says why it cannot be called.
+    const plain = await gateway.client.callTool({ name: 'm_read', arguments: {} });
+    expect(textOf(plain)).toBe("Tool 'm_read' (m.read) is changed — approve with loadout refresh --accept-changed m; it cannot be called.");
     const viaCallTool = await gateway.client.callTool({ name: 'call-tool', arguments: { tool: 'm.read', arguments: {} } });
     expect(textOf(viaCallTool)).toContain('changed — approve with loadout refresh --accept-changed m');
     expect(textOf(await gateway.client.callTool({ name: 'get-active-toolset', arguments: {} }))).toContain(
