@@ -13,7 +13,7 @@ import {
   type TempDirs,
 } from '../helpers/gateway.js';
 
-// Calls to equipped tools are answered straight from loadout's stdio transport, past the SDK
+// Calls to equipped tools are answered by the session's intake (clientIntake.ts), past the SDK
 // Server; these check that path keeps the Server's contract for everything a client can send.
 describe('forwarded calls over stdio', () => {
   let dirs: TempDirs;
