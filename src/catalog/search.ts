@@ -4,7 +4,7 @@
 import MiniSearch from 'minisearch';
 import type { LoadoutError } from '../shared/index.js';
 import type { CatalogTool } from './catalogTool.js';
-import { isQuestion, readsOnly } from './searchIntent.js';
+import { isQuestion, readsOnly, withValueKinds } from './searchIntent.js';
 import { DEFAULT_FIELD_WEIGHTS, LexicalIndex, type FieldWeights, type TermMatch } from './lexicalIndex.js';
 import { contentWordsOf, stem, toolTextOf, toolWordsOf, type ToolText, type ToolWords, type ToolVocabulary } from './searchText.js';
 import { DEFAULT_ALIGNMENT, SemanticIndex, type AlignmentSettings, type WordAlignment } from './semanticIndex.js';
@@ -258,11 +258,12 @@ export class CatalogSearch {
 
 /**
  * The content words of a query, without what is the user's data rather than a description of the
- * tool wanted: quoted text ('Write launch blog post') and bare numbers (ids, counts, years).
+ * tool wanted: quoted text ('Write launch blog post') and bare numbers (ids, counts, years) are
+ * dropped, and pasted values (paths, issue keys, #channels, URLs) become the word for their kind.
  */
 export function queryWordsOf(query: string): string[] {
   const unquoted = query.replace(/(^|[\s(])(['"‘“])[^'"‘’“”]*?['"’”](?=$|[\s.,;:!?)])/gu, '$1');
-  return contentWordsOf(unquoted).filter((word) => !/^\p{N}+$/u.test(word));
+  return contentWordsOf(withValueKinds(unquoted)).filter((word) => !/^\p{N}+$/u.test(word));
 }
 
 /** Weight of a query word: rarer words (by corpus frequency) say more about the tool wanted. */

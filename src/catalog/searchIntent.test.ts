@@ -1,9 +1,9 @@
-// Query intent: questions, and which tools only read.
+// Query intent: questions, which tools only read, and the kinds of values pasted into a query.
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import type { CatalogTool } from './catalogTool.js';
 import { CatalogSearch, DEFAULT_FUSION } from './search.js';
-import { isQuestion, readsOnly } from './searchIntent.js';
+import { isQuestion, readsOnly, withValueKinds } from './searchIntent.js';
 
 function catalogTool(server: string, name: string, description: string, annotations?: Tool['annotations']): CatalogTool {
   return {
@@ -48,5 +48,31 @@ describe('query intent', () => {
     expect(first('alert monitor')).toBe('alerts.mute_monitor');
     const plain = new CatalogSearch(tools, { vectorFile: false, fusion: { ...DEFAULT_FUSION, questionReadBoost: 0 } });
     expect(plain.search({ query: 'Which alert monitor?', limit: 1, offset: 0 }).tools[0]!.id).toBe('alerts.mute_monitor');
+  });
+
+  it('names each pasted value by its kind, and leaves plain words and dotted code alone', () => {
+    const kinds = (query: string) =>
+      withValueKinds(query)
+        .trim()
+        .replace(/\s+/g, ' ')
+        .replace(/ ([,?])/g, '$1');
+    expect(kinds('Open file:///home/me/report.html in the browser')).toBe('Open url in the browser');
+    expect(kinds('Invite dana@example.com')).toBe('Invite email');
+    expect(kinds('Hand ENG-412 over to Dana')).toBe('Hand issue over to Dana');
+    expect(kinds('Post it in #ops-room on Discord')).toBe('Post it in channel on Discord');
+    expect(kinds('Make a folder reports/2024/q3 and ~/Pictures')).toBe('Make a folder path and path');
+    expect(kinds('Is my .circleci/config.yml valid? Compare package.json, .eslintrc and server.log')).toBe(
+      'Is my path valid? Compare file, .eslintrc and file',
+    );
+    expect(kinds('Run document.title in the tab and mute db-7')).toBe('Run document.title in the tab and mute db-7');
+  });
+
+  it('ranks the tool that takes the kind of value pasted above one that matches its words', () => {
+    const tools = [
+      catalogTool('files', 'get_file_info', 'Size and modification time of a file at a path.'),
+      catalogTool('ci', 'config_helper', 'Check a CI config for mistakes.'),
+    ];
+    const search = new CatalogSearch(tools, { vectorFile: false });
+    expect(search.search({ query: 'How big is config.yaml?', limit: 1, offset: 0 }).tools[0]!.id).toBe('files.get_file_info');
   });
 });

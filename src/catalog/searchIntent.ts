@@ -1,6 +1,7 @@
-// What a query asks for beyond its words: a question wants to be told something, so tools that
-// change nothing are preferred for it. Whether a tool changes things comes from the server's
-// readOnlyHint when it sends one, else from the verb its name starts with.
+// What a query asks for beyond its words. A question wants to be told something, so tools that
+// change nothing are preferred for it; whether a tool changes things comes from the server's
+// readOnlyHint when it sends one, else from the verb its name starts with. And values the user
+// pastes (a path, an issue key, a #channel) name the kind of thing the tool must take.
 import type { CatalogTool } from './catalogTool.js';
 import { wordsOf } from './searchText.js';
 
@@ -31,4 +32,27 @@ export function readsOnly(tool: CatalogTool): boolean {
   const words = wordsOf(tool.name);
   const prefixed = words.length > 1 && !WRITE_VERBS.has(words[0]!) && tool.server.includes(words[0]!);
   return !WRITE_VERBS.has((prefixed ? words[1] : words[0]) ?? '');
+}
+
+/**
+ * Values people paste into a request, by the kind of thing each one is. The value's own words are
+ * the user's data ("reports/2024/q3", "ENG-412"), and would match tools by accident; its kind
+ * ("path", "issue") is what a tool's parameters and description speak of. First match wins.
+ */
+const VALUE_KINDS: readonly [RegExp, string][] = [
+  [/\b[a-z][a-z0-9+.-]*:\/\/\S+/giu, 'url'],
+  [/\b[\w.+-]+@[\w-]+\.[\w.-]+/gu, 'email'],
+  // An issue tracker's key: team or project prefix, dash, number (Jira, Linear, YouTrack).
+  [/\b[A-Z][A-Z0-9]{1,9}-\d+\b/gu, 'issue'],
+  [/(?<=^|\s)#[\w-]+/gu, 'channel'],
+  [/(?<=^|[\s(])~?[\w.-]*\/[\w./-]+/gu, 'path'],
+  [
+    /(?<=^|[\s(])\.?[\w-]+\.(?:json|jsonc|ya?ml|toml|ini|env|txt|md|log|csv|tsv|html?|css|js|ts|py|sh|sql|xml|pdf|png|jpe?g|gif|svg|webp|zip|lock)\b/giu,
+    'file',
+  ],
+];
+
+/** `query` with each pasted value replaced by the word for its kind. */
+export function withValueKinds(query: string): string {
+  return VALUE_KINDS.reduce((text, [pattern, kind]) => text.replace(pattern, ` ${kind} `), query);
 }
