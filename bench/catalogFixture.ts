@@ -38,6 +38,8 @@ export const BUNDLED_ECHO_FIXTURE = path.join(ROOT, 'dist/bench/bundled/echo.js'
 export const INTERACTIVE_FIXTURE = path.join(ROOT, 'dist/test/fixtures/interactive.js');
 /** The compiled zero-logic relay: the physical floor of adding one process hop. */
 export const RELAY = path.join(ROOT, 'dist/bench/relay.js');
+/** The compiled JSON-lines relay: the floor of a hop that parses and re-writes every message. */
+export const JSON_RELAY = path.join(ROOT, 'dist/bench/jsonRelay.js');
 /** Third-party servers of the demo-like catalog. */
 export const THIRD_PARTY = {
   memory: path.join(ROOT, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js'),

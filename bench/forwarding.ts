@@ -1,15 +1,17 @@
 // Row 1: what loadout adds to a forwarded call. The same echo fixture is called directly, through
-// a zero-logic relay process (the physical floor of one extra hop) and through `loadout serve`,
-// in interleaved batches so machine noise hits all three alike; then calls/s of 8 concurrent
-// callers through loadout over stdio (next to the bare relay and direct under the same callers)
-// and over streamable HTTP (next to direct HTTP).
+// a zero-logic relay process (the physical floor of one extra hop), through a JSON-lines relay
+// (the floor of a hop that reads every message) and through `loadout serve`, in interleaved
+// batches so machine noise hits all alike; then calls/s of 8 concurrent callers through loadout
+// over stdio (next to the bare relay and direct under the same callers) and over streamable HTTP
+// (next to direct HTTP). The CPU time each middle process spends per call is read from /proc
+// beside the wall times: on a busy machine it moves far less than latency does.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { createSetup, ECHO_FIXTURE, RELAY, type BenchSetup } from './catalogFixture.js';
+import { createSetup, ECHO_FIXTURE, JSON_RELAY, RELAY, type BenchSetup } from './catalogFixture.js';
 import { spawnHttpFixture, spawnHttpLoadout } from './httpProcess.js';
-import { spawnLoadout, spawnMcp, type McpProcess } from './processes.js';
+import { cpuTimeMs, spawnLoadout, spawnMcp, type McpProcess } from './processes.js';
 import type { BenchRow } from './report.js';
 import type { BenchContext } from './scale.js';
-import { formatMs, ratio, summarize, timeMs } from './stats.js';
+import { formatMs, ratio, summarize, timeMs, type Summary } from './stats.js';
 
 const CONCURRENT_CALLERS = 8;
 
@@ -20,11 +22,15 @@ interface CallPath {
   clients: Client[];
   /** The echo tool's name on this path (`echo` directly, the flattened name through loadout). */
   tool: string;
+  /** The process between the caller and the echo server, whose CPU time is read (stdio paths). */
+  middle?: number;
 }
 
 /** Clients of one spawned server, and how to end them and it. */
 interface Connected {
   clients: Client[];
+  /** The spawned process's id, when it is one process on stdio. */
+  pid?: number;
   close(): Promise<void>;
 }
 
@@ -51,7 +57,7 @@ export async function benchForwarding(context: BenchContext): Promise<BenchRow[]
   const open = async (name: string, connect: () => Promise<Connected>, tool?: string): Promise<CallPath> => {
     const connected = await connect();
     opened.push(connected);
-    return { name, clients: connected.clients, tool: tool ?? (await exposedEchoName(connected.clients)) };
+    return { name, clients: connected.clients, tool: tool ?? (await exposedEchoName(connected.clients)), middle: connected.pid };
   };
   try {
     const direct = await open('direct', GATEWAY_TRANSPORTS.stdio!.direct, 'echo');
@@ -60,10 +66,20 @@ export async function benchForwarding(context: BenchContext): Promise<BenchRow[]
       async () => oneClient(await spawnMcp(process.execPath, [RELAY, process.execPath, ECHO_FIXTURE])),
       'echo',
     );
+    const jsonRelay = await open(
+      'json relay',
+      async () => oneClient(await spawnMcp(process.execPath, [JSON_RELAY, process.execPath, ECHO_FIXTURE])),
+      'echo',
+    );
     const loadout = await open('loadout', () => GATEWAY_TRANSPORTS.stdio!.gateway(setup));
 
-    const samples = await sequentialSamples([direct, relay, loadout], context);
-    const [d, r, l] = [summarize(samples.get('direct')!), summarize(samples.get('relay')!), summarize(samples.get('loadout')!)];
+    const { samples, cpuPerCall } = await sequentialSamples([direct, relay, jsonRelay, loadout], context);
+    const [d, r, j, l] = [direct, relay, jsonRelay, loadout].map((path) => summarize(samples.get(path)!)) as [
+      Summary,
+      Summary,
+      Summary,
+      Summary,
+    ];
     const overheadMs = l.p50 - d.p50;
     const hopMs = r.p50 - d.p50;
     const rows: BenchRow[] = [
@@ -91,15 +107,16 @@ export async function benchForwarding(context: BenchContext): Promise<BenchRow[]
         id: '1c',
         figure: 'added latency p50 (loadout − direct)',
         loadout: formatMs(overheadMs),
-        limit: `bare relay hop ${formatMs(hopMs)}`,
+        limit: `bare relay hop ${formatMs(hopMs)}; JSON-lines relay hop ${formatMs(j.p50 - d.p50)}`,
         ratio: ratio(overheadMs, hopMs),
         target: 'ratio ≤ 1.2 (SPEC: ≤ 0.2 ms)',
         pass: ratio(overheadMs, hopMs) <= 1.2,
-        values: { overheadP50Ms: overheadMs, relayHopP50Ms: hopMs },
+        values: { overheadP50Ms: overheadMs, relayHopP50Ms: hopMs, jsonRelayHopP50Ms: j.p50 - d.p50 },
       },
     ];
     // stdio reuses the paths measured above; another transport gets its own gateway and direct server.
     const pairs = new Map<string, { through: CallPath; limit: CallPath }>([['stdio', { through: loadout, limit: relay }]]);
+    const cpuReferences = [jsonRelay];
     for (const [transport, connect] of Object.entries(GATEWAY_TRANSPORTS)) {
       if (transport === 'stdio') continue;
       pairs.set(transport, {
@@ -107,7 +124,11 @@ export async function benchForwarding(context: BenchContext): Promise<BenchRow[]
         limit: await open(`direct-${transport}`, connect.direct, 'echo'),
       });
     }
-    const perSecond = await throughput([direct, ...[...pairs.values()].flatMap(({ through, limit }) => [through, limit])], context);
+    const measured = await throughput(
+      [direct, ...cpuReferences, ...[...pairs.values()].flatMap(({ through, limit }) => [through, limit])],
+      context,
+    );
+    const perSecond = measured.perSecond;
     const directPerSecond = perSecond.get(direct)!;
     for (const [transport, { through, limit }] of pairs) {
       const [loadoutRate, limitRate] = [perSecond.get(through)!, perSecond.get(limit)!];
@@ -137,6 +158,11 @@ export async function benchForwarding(context: BenchContext): Promise<BenchRow[]
         values: { loadoutCallsPerSecond: loadoutRate, directCallsPerSecond: directPerSecond, directSameTransportCallsPerSecond: limitRate },
       });
     }
+    const cpuPaths = { loadout, relay, jsonRelay };
+    rows.push(
+      cpuRow('1e', 'sequential', cpuPerCall, cpuPaths),
+      cpuRow('1f', `${CONCURRENT_CALLERS} concurrent callers`, measured.cpuPerCall, cpuPaths),
+    );
     return rows;
   } finally {
     await Promise.allSettled(opened.map((connected) => connected.close()));
@@ -145,7 +171,41 @@ export async function benchForwarding(context: BenchContext): Promise<BenchRow[]
 }
 
 function oneClient(process: McpProcess): Connected {
-  return { clients: [process.client], close: () => process.close() };
+  return { clients: [process.client], pid: process.pid, close: () => process.close() };
+}
+
+// CPU time of the middle process per call, loadout's next to the two relays'. No target: it says
+// where the latency and throughput ratios come from (see the README's notes on row 1).
+function cpuRow(
+  id: string,
+  how: string,
+  cpuPerCall: ReadonlyMap<CallPath, number>,
+  paths: { loadout: CallPath; relay: CallPath; jsonRelay: CallPath },
+): BenchRow {
+  const [loadout, relay, jsonRelay] = [paths.loadout, paths.relay, paths.jsonRelay].map((path) => cpuPerCall.get(path)!) as [
+    number,
+    number,
+    number,
+  ];
+  const micros = (ms: number) => `${(ms * 1000).toFixed(1)} µs`;
+  return {
+    id,
+    figure: `CPU per call in the middle process, ${how} (stdio)`,
+    loadout: micros(loadout),
+    limit: `bare relay ${micros(relay)}; JSON-lines relay ${micros(jsonRelay)}`,
+    ratio: ratio(loadout, jsonRelay),
+    target: '— (ratio to the JSON-lines relay)',
+    values: { loadoutCpuMsPerCall: loadout, relayCpuMsPerCall: relay, jsonRelayCpuMsPerCall: jsonRelay },
+  };
+}
+
+// CPU time of each path's middle process while `run` runs, per call made through it.
+async function cpuDuring(paths: CallPath[], run: () => Promise<Map<CallPath, number>>): Promise<Map<CallPath, number>> {
+  const middles = paths.filter((path) => path.middle !== undefined);
+  const before = await Promise.all(middles.map((path) => cpuTimeMs(path.middle!)));
+  const calls = await run();
+  const after = await Promise.all(middles.map((path) => cpuTimeMs(path.middle!)));
+  return new Map(middles.map((path, i) => [path, (after[i]! - before[i]!) / calls.get(path)!]));
 }
 
 // Every client is its own session (over HTTP), so each must have the echo tool equipped.
@@ -165,36 +225,47 @@ function callEcho(path: CallPath, caller = 0): Promise<unknown> {
   return path.clients[caller % path.clients.length]!.callTool({ name: path.tool, arguments: { text: 'ping' } });
 }
 
-async function sequentialSamples(paths: CallPath[], context: BenchContext): Promise<Map<string, number[]>> {
+async function sequentialSamples(
+  paths: CallPath[],
+  context: BenchContext,
+): Promise<{ samples: Map<CallPath, number[]>; cpuPerCall: Map<CallPath, number> }> {
   const { warmupCalls, sequentialCalls, batch } = context.scale;
   for (const path of paths) for (let call = 0; call < warmupCalls; call++) await callEcho(path);
-  const samples = new Map(paths.map((path) => [path.name, [] as number[]]));
-  for (let done = 0; done < sequentialCalls; done += batch) {
-    for (const path of paths) {
-      const into = samples.get(path.name)!;
-      for (let call = 0; call < batch; call++) into.push(await timeMs(() => callEcho(path)));
+  const samples = new Map(paths.map((path) => [path, [] as number[]]));
+  const cpuPerCall = await cpuDuring(paths, async () => {
+    for (let done = 0; done < sequentialCalls; done += batch) {
+      for (const [path, into] of samples) {
+        for (let call = 0; call < batch; call++) into.push(await timeMs(() => callEcho(path)));
+      }
     }
-  }
-  return samples;
+    return new Map([...samples].map(([path, into]) => [path, into.length]));
+  });
+  return { samples, cpuPerCall };
 }
 
 // Median calls/s of each path over rounds; each round runs every path once, the order rotating
 // by one each round so no path is always first (or always right after a busy one).
-async function throughput(paths: CallPath[], context: BenchContext): Promise<Map<CallPath, number>> {
+async function throughput(
+  paths: CallPath[],
+  context: BenchContext,
+): Promise<{ perSecond: Map<CallPath, number>; cpuPerCall: Map<CallPath, number> }> {
   const { callsPerCaller, throughputRounds } = context.scale;
   const rates = new Map<CallPath, number[]>(paths.map((path) => [path, []]));
-  for (let round = 0; round < throughputRounds; round++) {
-    const order = [...paths.slice(round % paths.length), ...paths.slice(0, round % paths.length)];
-    for (const path of order) {
-      const ms = await timeMs(() =>
-        Promise.all(
-          Array.from({ length: CONCURRENT_CALLERS }, async (_, caller) => {
-            for (let call = 0; call < callsPerCaller; call++) await callEcho(path, caller);
-          }),
-        ),
-      );
-      rates.get(path)!.push((CONCURRENT_CALLERS * callsPerCaller * 1000) / ms);
+  const cpuPerCall = await cpuDuring(paths, async () => {
+    for (let round = 0; round < throughputRounds; round++) {
+      const order = [...paths.slice(round % paths.length), ...paths.slice(0, round % paths.length)];
+      for (const path of order) {
+        const ms = await timeMs(() =>
+          Promise.all(
+            Array.from({ length: CONCURRENT_CALLERS }, async (_, caller) => {
+              for (let call = 0; call < callsPerCaller; call++) await callEcho(path, caller);
+            }),
+          ),
+        );
+        rates.get(path)!.push((CONCURRENT_CALLERS * callsPerCaller * 1000) / ms);
+      }
     }
-  }
-  return new Map([...rates].map(([path, perSecond]) => [path, summarize(perSecond).p50]));
+    return new Map(paths.map((path) => [path, throughputRounds * CONCURRENT_CALLERS * callsPerCaller]));
+  });
+  return { perSecond: new Map([...rates].map(([path, perSecond]) => [path, summarize(perSecond).p50])), cpuPerCall };
 }

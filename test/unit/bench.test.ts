@@ -83,10 +83,12 @@ describe('npm run bench -- --quick', () => {
 
   it('runs forwarding over stdio and HTTP, then leaves no gateway, fixture or session process behind', async () => {
     const rows = await runBench({ quick: true, only: ['forwarding'] });
-    expect(rows.map((row) => row.id)).toEqual(['1a', '1b', '1c', '1d', '1d']);
+    expect(rows.map((row) => row.id)).toEqual(['1a', '1b', '1c', '1d', '1d', '1e', '1f']);
     expect(rows.slice(3).map((row) => row.figure)).toEqual([
       '8 concurrent callers, calls/s (stdio)',
       '8 concurrent callers, calls/s (http, 8 sessions)',
+      'CPU per call in the middle process, sequential (stdio)',
+      'CPU per call in the middle process, 8 concurrent callers (stdio)',
     ]);
     for (const row of rows) {
       for (const value of Object.values(row.values)) expect(Number.isFinite(value)).toBe(true);
