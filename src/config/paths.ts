@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import envPaths from 'env-paths';
-import { LoadoutError } from '../shared/index.js';
+import { LoadoutError, errorMessage } from '../shared/index.js';
 
 /** The directories and files of one loadout installation. */
 export interface LoadoutPaths {
@@ -79,8 +79,11 @@ export function claimDataDir(paths: Pick<LoadoutPaths, 'configDir' | 'dataDir'>)
   let owner: string | undefined;
   try {
     owner = readFileSync(ownerFile, 'utf8').trim();
-  } catch {
-    owner = undefined;
+  } catch (error) {
+    // Only a missing file means the data dir is unclaimed; one that cannot be read is not ours to overwrite.
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+      throw new LoadoutError('STATE_INVALID', `cannot read ${ownerFile} (${errorMessage(error)}); fix it or pass --data DIR`);
+    }
   }
   if (owner === paths.configDir) return;
   if (owner) {

@@ -2,7 +2,7 @@
 // and a data dir that already holds another config dir's state is refused with one readable line.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CLI, fixture, makeTempDirs, nodeServer, textOf, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
@@ -70,5 +70,16 @@ describe('config dirs are isolated', () => {
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(run.stderr).toContain(`holds the state of config dir ${dirs.configDir}`);
     expect(run.stderr).toContain(other);
+  });
+
+  it('refuses a data dir whose owner record cannot be read, in one line naming it, and leaves it as it was', async () => {
+    await writeServersYaml(dirs.configDir, { echo: nodeServer(fixture('echo')) });
+    const ownerRecord = path.join(dirs.dataDir, 'config-dir');
+    await mkdir(ownerRecord, { recursive: true });
+    const run = await runCli(dirs, ['list', '--json']);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(run.stderr).toContain(`cannot read ${ownerRecord}`);
+    expect((await stat(ownerRecord)).isDirectory()).toBe(true);
   });
 });
