@@ -60,6 +60,10 @@ interface RefreshAnswer {
   body: string;
 }
 
+// An access token this close to its end is renewed before it is sent: a request in flight must
+// not outlive it, and a clock a little apart from the authorization server's must not matter.
+const RENEW_AHEAD_MS = 60_000;
+
 // Used only until a login records the real one: refresh and discovery never send it.
 const UNSET_REDIRECT_URL = 'http://127.0.0.1/callback';
 
@@ -84,6 +88,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   #codeVerifier: string | undefined;
   #state: string | undefined;
   readonly #refreshes = new Map<string, Promise<RefreshAnswer>>();
+  #renewal: Promise<void> | undefined;
 
   private constructor(target: OAuthTarget, record: OAuthRecord, login: OAuthLogin | undefined) {
     this.#target = target;
@@ -167,8 +172,32 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     await this.#update((record) => ({ ...record, clientInformation, redirectUrl: this.redirectUrl }));
   }
 
-  tokens(): OAuthTokens | undefined {
+  /**
+   * The stored tokens, renewed first when the access token ends within RENEW_AHEAD_MS and a
+   * refresh token is at hand, so a call never has to fail on an expired token and retry. The
+   * SDK's auth run reads the tokens too: while a renewal runs, they are returned as stored.
+   */
+  async tokens(): Promise<OAuthTokens | undefined> {
+    if (!this.#renewal && this.#expiresSoon()) {
+      this.#renewal = this.#renew().finally(() => (this.#renewal = undefined));
+      await this.#renewal;
+    }
     return this.#record.tokens as OAuthTokens | undefined;
+  }
+
+  #expiresSoon(): boolean {
+    const tokens = this.#record.tokens as OAuthTokens | undefined;
+    const savedAt = Date.parse(this.#record.tokensSavedAt ?? '');
+    if (!tokens?.refresh_token || tokens.expires_in === undefined || Number.isNaN(savedAt)) return false;
+    return savedAt + tokens.expires_in * 1000 - Date.now() < RENEW_AHEAD_MS;
+  }
+
+  // The SDK's own auth run refreshes with the stored refresh token (discovery and client
+  // authentication included). A refusal leaves things as a 401 would: the SDK drops the tokens and
+  // the server is marked as needing a login, which the next request reports.
+  async #renew(): Promise<void> {
+    const { auth } = await import('@modelcontextprotocol/sdk/client/auth.js');
+    await auth(this, { serverUrl: this.#target.serverUrl, fetchFn: this.fetch }).catch(() => undefined);
   }
 
   async saveTokens(tokens: OAuthTokens): Promise<void> {

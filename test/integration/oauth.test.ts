@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startOAuthFixture, type OAuthFixture } from '../fixtures/oauthServer.js';
@@ -128,6 +128,23 @@ describe('downstream OAuth', () => {
     const { tokens: second } = JSON.parse(await readFile(tokenFile, 'utf8')) as { tokens: { access_token: string } };
     expect(second.access_token).not.toBe(first.access_token);
     expect((await stat(tokenFile)).mode & 0o777).toBe(0o600);
+  });
+
+  it('renews an access token that is about to end before using it, so no call meets a refusal', async () => {
+    expect((await login(sandbox.dirs)).code).toBe(0);
+    const stored = JSON.parse(await readFile(tokenFile, 'utf8')) as { tokens: { access_token: string; expires_in: number } };
+    // As if the login were an hour old: the token has 10 s left.
+    const savedAt = new Date(Date.now() - (stored.tokens.expires_in - 10) * 1000).toISOString();
+    await writeFile(tokenFile, JSON.stringify({ ...stored, tokensSavedAt: savedAt }), { mode: 0o600 });
+    const refusalsBefore = oauth.counts.refusals;
+    const gateway = await sandbox.start();
+    const echoed = await gateway.client.callTool({ name: 'call-tool', arguments: { tool: 'linear.echo', arguments: { text: 'on time' } } });
+    expect(textOf(echoed)).toBe('on time');
+    expect(oauth.counts.refreshes).toBe(1);
+    expect(oauth.counts.refusals).toBe(refusalsBefore);
+    const renewed = JSON.parse(await readFile(tokenFile, 'utf8')) as { tokens: { access_token: string }; tokensSavedAt: string };
+    expect(renewed.tokens.access_token).not.toBe(stored.tokens.access_token);
+    expect(Date.parse(renewed.tokensSavedAt)).toBeGreaterThan(Date.parse(savedAt));
   });
 
   it('says `needs authorization` when the refresh token was revoked, and works again after a new login', async () => {
