@@ -167,6 +167,19 @@ describe('downstream OAuth', () => {
     expect(await call()).toEqual({ text: 'hi', isError: false });
   });
 
+  it('logs in to an SSE server and forwards calls with its token, refreshing it when it expires', async () => {
+    await writeServersYaml(sandbox.dirs.configDir, { linear: { type: 'sse', url: oauth.sseUrl } });
+    expect((await login(sandbox.dirs)).code).toBe(0);
+    const gateway = await sandbox.start();
+    const call = async (tool: string, args: Record<string, unknown>): Promise<string> =>
+      textOf(await gateway.client.callTool({ name: 'call-tool', arguments: { tool: `linear.${tool}`, arguments: args } }));
+    expect(await call('echo', { text: 'over sse' })).toBe('over sse');
+    expect(await call('whoami', {})).not.toBe('(none)');
+    oauth.expireAccessTokens();
+    expect(await call('echo', { text: 'after expiry' })).toBe('after expiry');
+    expect(oauth.counts.refreshes).toBe(1);
+  });
+
   it('forgets the tokens on --logout', async () => {
     expect((await login(sandbox.dirs)).code).toBe(0);
     const logout = await runCli(sandbox.dirs, ['auth', 'linear', '--logout']);
