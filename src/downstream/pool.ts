@@ -53,6 +53,8 @@ export class ServerPool {
   readonly #connections = new Map<string, DownstreamConnection>();
   readonly #starting = new Map<string, Promise<DownstreamConnection>>();
   readonly #inFlight = new Map<string, number>();
+  /** Servers kept from stopping when idle (see hold), and by how many holders. */
+  readonly #holds = new Map<string, number>();
   readonly #idleTimers = new KeyedTimers();
   readonly #lastErrors = new Map<string, string>();
   readonly #stopping = new Set<DownstreamConnection>();
@@ -197,10 +199,28 @@ export class ServerPool {
     }
   }
 
-  /** End a lazy server's connection unless a call is in flight to it (always-on servers stay). */
+  /** End a lazy server's connection unless a call is in flight or it is held (always-on servers stay). */
   async stopIfIdle(server: string): Promise<void> {
-    if (this.config(server)?.always_on || this.#inFlightTo(server) > 0) return;
+    if (this.config(server)?.always_on || this.#busy(server)) return;
     await this.#stop(server);
+  }
+
+  /**
+   * Keep `server` from stopping when idle until the returned function is called (once counts): a
+   * resource subscription waits for updates from a server that no call may use for hours. A
+   * changed config still restarts it, and a crash still ends it until its next use.
+   */
+  hold(server: string): () => void {
+    this.#holds.set(server, (this.#holds.get(server) ?? 0) + 1);
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      const remaining = (this.#holds.get(server) ?? 1) - 1;
+      if (remaining > 0) return void this.#holds.set(server, remaining);
+      this.#holds.delete(server);
+      if (this.#inFlightTo(server) === 0) this.#startIdleClock(server);
+    };
   }
 
   // Ends a server's connection (no-op when stopped).
@@ -336,15 +356,23 @@ export class ServerPool {
       void this.#stop(server);
       return;
     }
+    this.#startIdleClock(server);
+  }
+
+  // Lazy servers stop after a quiet period with no call in flight and nobody holding them.
+  #startIdleClock(server: string): void {
     const config = this.config(server);
-    if (!config || config.always_on || !this.#connections.has(server)) return;
+    if (!config || config.always_on || this.#holds.has(server) || !this.#connections.has(server)) return;
     const idleTimeoutMs = config.idle_timeout_minutes * 60_000;
     // setTimeout fires at once for delays past 2^31-1 ms (~24.8 days): treat those as "never".
     if (idleTimeoutMs > MAX_TIMER_MS) return;
-    // Lazy servers stop after a quiet period with no call in flight.
     this.#idleTimers.set(server, idleTimeoutMs, () => {
-      if (this.#inFlightTo(server) === 0) void this.#stop(server);
+      if (!this.#busy(server)) void this.#stop(server);
     });
+  }
+
+  #busy(server: string): boolean {
+    return this.#inFlightTo(server) > 0 || this.#holds.has(server);
   }
 
   #inFlightTo(server: string): number {

@@ -1,6 +1,6 @@
 // What the client sessions share about downstream notifications: resource subscriptions (one
-// downstream subscription per server and URI, however many sessions hold it; re-established
-// when the server starts again), logging levels (each server gets the most verbose level any of
+// downstream subscription per server and URI, however many sessions hold it; its server kept
+// from stopping when idle; re-established when the server starts again), logging levels (each server gets the most verbose level any of
 // its sessions asked for), and the fan-out of downstream log messages, resource updates and
 // loadout's own events to the sessions that use each server, filtered by each session's level.
 import { LoggingLevelSchema, type LoggingLevel, type ServerNotification } from '@modelcontextprotocol/sdk/types.js';
@@ -42,6 +42,8 @@ export class SessionHub {
   readonly #members = new Map<HubMember, MemberState>();
   /** Subscription key (server + downstream URI) → the members holding it. */
   readonly #subscribers = new Map<string, Set<HubMember>>();
+  /** Subscription key → what keeps its server from stopping when idle, released by the last holder. */
+  readonly #serverHolds = new Map<string, () => void>();
   /** The level last sent to each server. */
   readonly #serverLevels = new Map<string, LoggingLevel>();
 
@@ -73,7 +75,18 @@ export class SessionHub {
   ): Promise<void> {
     const key = subscriptionKey(target);
     const holders = this.#subscribers.get(key) ?? new Set();
-    if (holders.size === 0) await subscribeDownstream();
+    if (holders.size === 0) {
+      // A subscribed lazy server must stay up to send updates, however long no call uses it.
+      const release = this.#options.pool.hold(target.server);
+      try {
+        await subscribeDownstream();
+      } catch (error) {
+        release();
+        throw error;
+      }
+      if (this.#serverHolds.has(key)) release();
+      else this.#serverHolds.set(key, release);
+    }
     holders.add(member);
     this.#subscribers.set(key, holders);
     this.#members.get(member)?.subscriptions.set(key, exposedUri);
@@ -163,6 +176,8 @@ export class SessionHub {
     const holders = this.#subscribers.get(key);
     if (!holders?.delete(member) || holders.size > 0) return;
     this.#subscribers.delete(key);
+    this.#serverHolds.get(key)?.();
+    this.#serverHolds.delete(key);
     const server = key.slice(0, key.indexOf('\n'));
     // A stopped server has no subscription to end; starting it just to unsubscribe would be waste.
     if (!this.#options.pool.isConnected(server)) return;

@@ -83,6 +83,25 @@ describe('prompts and resources across server lifecycles', () => {
     expect((await gateway.client.listResources()).resources).toEqual([]);
   });
 
+  it('keeps a lazy server with a subscription running past its idle timeout, and lets it stop after the unsubscribe', async () => {
+    const quick = { idle_timeout_minutes: 0.01 };
+    await writeServersYaml(sandbox.dirs.configDir, {
+      a: nodeServer(fixture('contentServer'), quick),
+      b: nodeServer(fixture('echo'), quick),
+    });
+    const gateway = await sandbox.start({ args: ['--equip', 'all'] });
+    await gateway.client.subscribeResource({ uri: WATCHED });
+    const [subscribed] = await descendantsOf(gateway.pid);
+    // b is used after a, with the same idle timeout: once b has stopped, a's would have run out too.
+    await gateway.client.callTool({ name: 'call-tool', arguments: { tool: 'b.echo', arguments: { text: 'x' } } });
+    const used = (await descendantsOf(gateway.pid)).find((pid) => pid !== subscribed);
+    await eventually(async () => !(await descendantsOf(gateway.pid)).includes(used!), 10_000, 'b to stop when idle');
+    expect(await descendantsOf(gateway.pid)).toContain(subscribed);
+
+    await gateway.client.unsubscribeResource({ uri: WATCHED });
+    await eventually(async () => !(await descendantsOf(gateway.pid)).includes(subscribed!), 10_000, 'a to stop when idle');
+  });
+
   it('announces a crash and a restart as log messages and re-establishes the subscription', async () => {
     await writeServersYaml(sandbox.dirs.configDir, { a: nodeServer(fixture('contentServer')) });
     const gateway = await sandbox.start({ args: ['--equip', 'all'] });
