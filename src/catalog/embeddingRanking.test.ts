@@ -1,7 +1,6 @@
 // Model-backed ranking against an embeddings endpoint run on loopback by the test (ollama and
 // OpenAI request shapes): cache hit, cache across restarts, model change, slow and failing
 // endpoints falling back with one log line, and fusion with the offline rankings.
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { createServer, type Server } from 'node:http';
 import { mkdtempSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -10,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EmbeddingsSettingsSchema, type EmbeddingsSettings } from '../config/index.js';
 import type { Logger } from '../shared/index.js';
-import type { CatalogTool } from './catalogTool.js';
+import { catalogTool } from '../../test/helpers/catalogTools.js';
 import { EmbeddingRanking } from './embeddingRanking.js';
 import { CatalogSearch } from './search.js';
 
@@ -80,14 +79,10 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-function catalogTool(name: string, description: string): CatalogTool {
-  const definition: Tool = { name, description, inputSchema: { type: 'object' } };
-  return { id: `tracker.${name}`, server: 'tracker', name, description, definition, enabled: true, changed: false, blocked: false };
-}
 const TOOLS = [
-  catalogTool('create_issue', 'Create a new issue.'),
-  catalogTool('get_active_cycle', 'Get the current cycle of a team.'),
-  catalogTool('list_users', 'List the users.'),
+  catalogTool('tracker', 'create_issue', 'Create a new issue.'),
+  catalogTool('tracker', 'get_active_cycle', 'Get the current cycle of a team.'),
+  catalogTool('tracker', 'list_users', 'List the users.'),
 ];
 
 function capturingLogger(): Logger & { warnings: string[] } {

@@ -1,33 +1,13 @@
 // Catalog search: tokenization, field weighting, fusion with the word vectors, the vector file
 // reader and its fallback, and bad queries.
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import type { CatalogTool } from './catalogTool.js';
+import { catalogTool } from '../../test/helpers/catalogTools.js';
 import { CatalogSearch, queryWordsOf } from './search.js';
 import { contentWordsOf, stem, toolTextOf, wordsOf } from './searchText.js';
 import { WordVectors, defaultWordVectorFile, loadWordVectors } from './wordVectors.js';
-
-function catalogTool(
-  server: string,
-  name: string,
-  description: string,
-  inputSchema: Tool['inputSchema'] = { type: 'object' },
-  title?: string,
-): CatalogTool {
-  return {
-    id: `${server}.${name}`,
-    server,
-    name,
-    description,
-    definition: { name, description, inputSchema, ...(title ? { title } : {}) },
-    enabled: true,
-    changed: false,
-    blocked: false,
-  };
-}
 
 const ids = (search: CatalogSearch, query: string, limit = 10) => search.search({ query, limit, offset: 0 }).tools.map((tool) => tool.id);
 
@@ -67,14 +47,16 @@ describe('search text', () => {
   it('indexes input-schema property names and descriptions, nested ones included', () => {
     const text = toolTextOf(
       catalogTool('db', 'find', 'Find documents.', {
-        type: 'object',
-        properties: {
-          filter: {
-            type: 'object',
-            description: 'Query filter',
-            properties: { projection: { type: 'object', description: 'Fields to return' } },
+        inputSchema: {
+          type: 'object',
+          properties: {
+            filter: {
+              type: 'object',
+              description: 'Query filter',
+              properties: { projection: { type: 'object', description: 'Fields to return' } },
+            },
+            items: { type: 'array', items: { type: 'object', properties: { sortOrder: { type: 'string' } } } },
           },
-          items: { type: 'array', items: { type: 'object', properties: { sortOrder: { type: 'string' } } } },
         },
       }),
     );
@@ -97,8 +79,7 @@ describe('ranking', () => {
     catalogTool('org', 'list_members', 'List the members of the organization.'),
     catalogTool('org', 'organ_donors', 'Organ donor registry.'),
     catalogTool('db', 'find', 'Run a query.', {
-      type: 'object',
-      properties: { collection: { type: 'string', description: 'Collection name' } },
+      inputSchema: { type: 'object', properties: { collection: { type: 'string', description: 'Collection name' } } },
     }),
   ];
   const search = new CatalogSearch(tools);

@@ -1,22 +1,8 @@
 // Query intent: questions, which tools only read, and the kinds of values pasted into a query.
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import type { CatalogTool } from './catalogTool.js';
+import { catalogTool } from '../../test/helpers/catalogTools.js';
 import { CatalogSearch, DEFAULT_FUSION } from './search.js';
 import { isQuestion, readsOnly, withValueKinds } from './searchIntent.js';
-
-function catalogTool(server: string, name: string, description: string, annotations?: Tool['annotations']): CatalogTool {
-  return {
-    id: `${server}.${name}`,
-    server,
-    name,
-    description,
-    definition: { name, description, inputSchema: { type: 'object' }, ...(annotations ? { annotations } : {}) },
-    enabled: true,
-    changed: false,
-    blocked: false,
-  };
-}
 
 describe('query intent', () => {
   it('tells a question from a request to do something', () => {
@@ -28,8 +14,8 @@ describe('query intent', () => {
   });
 
   it("takes a tool's readOnlyHint first, else the verb its name starts with", () => {
-    expect(readsOnly(catalogTool('chart', 'generate_line_chart', 'Line chart.', { readOnlyHint: true }))).toBe(true);
-    expect(readsOnly(catalogTool('devtools', 'list_pages', 'Pages.', { readOnlyHint: false }))).toBe(false);
+    expect(readsOnly(catalogTool('chart', 'generate_line_chart', 'Line chart.', { annotations: { readOnlyHint: true } }))).toBe(true);
+    expect(readsOnly(catalogTool('devtools', 'list_pages', 'Pages.', { annotations: { readOnlyHint: false } }))).toBe(false);
     expect(readsOnly(catalogTool('asana', 'asana_get_task', 'A task.'))).toBe(true);
     expect(readsOnly(catalogTool('asana', 'asana_delete_task', 'Delete a task.'))).toBe(false);
     expect(readsOnly(catalogTool('linear-full', 'linear_archiveTeam', 'Archive a team.'))).toBe(false);
