@@ -1,6 +1,7 @@
 // An external command run once per request (e.g. a CLI agent in print mode with stream-JSON
 // output). The argv template's placeholders are filled in, the prompt is also written to
 // stdin, the process is killed on timeout, and tool-use events are read from its output.
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -81,10 +82,7 @@ export class CommandBackend implements ModelBackend {
 }
 
 // Runs in its own process group so a timeout kills the agent and everything it started.
-// node:child_process is loaded here, on first use: loading it costs a gateway start ~2 ms, and
-// nothing else a gateway does before its first spawn needs it.
-async function runProcess(argv: readonly string[], stdin: string, timeoutMs: number, signal: AbortSignal | undefined): Promise<CommandOutput> {
-  const { spawn } = await import('node:child_process');
+function runProcess(argv: readonly string[], stdin: string, timeoutMs: number, signal: AbortSignal | undefined): Promise<CommandOutput> {
   return new Promise((resolve, reject) => {
     const child = spawn(argv[0]!, argv.slice(1), { stdio: ['pipe', 'pipe', 'ignore'], detached: true });
     let stdout = '';
