@@ -1,5 +1,6 @@
 // The import step shared by `loadout init` and the first `loadout serve`: find MCP client configs
 // (or take --from FILE), convert their servers, and create servers.yaml — never over an existing one.
+import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {
@@ -73,7 +74,8 @@ export function describeImport(outcome: ImportOutcome, serversFile: string): str
 
 /** `serve` with no servers.yaml: import what the usual client configs hold and say so on stderr. */
 export async function importOnFirstRun(paths: LoadoutPaths): Promise<void> {
-  if ((await readTextIfExists(paths.serversFile)) !== undefined) return;
+  // A stat, not a read: serve reads the file right after this, and every async read delays its start.
+  if (existsSync(paths.serversFile)) return;
   let outcome: ImportOutcome;
   try {
     outcome = await importServers(paths, { writeEmpty: false });

@@ -2,18 +2,8 @@
 // The loadout command line. The CLI is the only place that prints for humans or exits the process.
 import { Command, Option } from 'commander';
 import { LOADOUT_VERSION, LOG_FORMATS, LOG_LEVELS, type LogFormat } from '../shared/index.js';
-import { registerAuth } from './commands/auth.js';
-import { registerInit } from './commands/init.js';
-import { registerList } from './commands/list.js';
-import { registerRefresh } from './commands/refresh.js';
 import { registerServe } from './commands/serve.js';
-import { registerStatus } from './commands/status.js';
-import { registerToolset } from './commands/toolset.js';
 import { exitQuietlyOnEpipe, failureMessage, printError, useStderrFormat } from './output.js';
-import { registerOptimize } from './commands/optimize.js';
-import { registerSetup } from './commands/setup.js';
-import { registerDoctor } from './commands/doctor.js';
-import { registerSearch } from './commands/search.js';
 
 const program = new Command('loadout')
   .description('A meta-tool MCP gateway: one MCP server in front of many, with toolsets the agent equips.')
@@ -36,16 +26,13 @@ program.hook('preAction', (_program, command) => {
 });
 
 registerServe(program);
-registerInit(program);
-registerRefresh(program);
-registerStatus(program);
-registerList(program);
-registerToolset(program);
-registerOptimize(program);
-registerSetup(program);
-registerDoctor(program);
-registerSearch(program);
-registerAuth(program);
+// `serve` is what every agent session starts and waits for. The other commands' code (optimization
+// reports, client setup, doctor, prompts: ~100 KB) is loaded only when the command line names one of
+// them, or names none (help, a typo), so usage and "did you mean" still list them all.
+if (invokedCommand(program, process.argv) !== 'serve') {
+  const { registerOtherCommands } = await import('./otherCommands.js');
+  registerOtherCommands(program);
+}
 
 // A usage error is printed before any action runs; it follows --log-format too.
 if (process.argv.some((arg, index) => arg === '--log-format=json' || (arg === '--log-format' && process.argv[index + 1] === 'json')))
@@ -55,3 +42,17 @@ program.parseAsync(process.argv).catch((error: unknown) => {
   printError(failureMessage(error));
   process.exit(1);
 });
+
+// The command `argv` names: its first word that is neither one of the program's own options nor
+// such an option's value (`--config DIR serve`); as commander reads it, from the same option list.
+function invokedCommand(root: Command, argv: string[]): string | undefined {
+  const args = argv.slice(2);
+  for (let index = 0; index < args.length; index++) {
+    const arg = args[index]!;
+    if (arg === '--') return args[index + 1];
+    if (!arg.startsWith('-')) return arg;
+    const option = root.options.find((candidate) => candidate.long === arg || candidate.short === arg);
+    if (option?.required || option?.optional) index++;
+  }
+  return undefined;
+}

@@ -1,7 +1,7 @@
 // The interactive OAuth login of one HTTP/SSE server (`loadout auth`): a loopback listener for
 // the redirect, the SDK's auth() for discovery, registration and PKCE, and the code exchange.
 // How the user reaches the authorization URL (browser or printed) is the caller's business.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expandEnvRecord, oauthRecordFile, readOAuthRecord, updateOAuthRecord, type ServerConfig } from '../config/index.js';
 import { LoadoutError, errorMessage } from '../shared/index.js';
@@ -97,7 +97,9 @@ async function listenForRedirect(port: number, fixed: boolean): Promise<Server> 
   }
 }
 
-function listen(port: number): Promise<Server> {
+// node:http is loaded here, on a login's first use, not with the gateway (which never logs in).
+async function listen(port: number): Promise<Server> {
+  const { createServer } = await import('node:http');
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

@@ -48,7 +48,6 @@ export interface Gateway {
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const { paths, logger } = options;
   const { config, pool, catalog, state, optimization } = await openRuntime(options);
-  const stopPromotionWatch = await watchPromotions(optimization, paths.stateFile, logger);
   const health = new ServerHealth({
     pool,
     logger,
@@ -56,7 +55,11 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     reconnectBaseMs: config.gateway.reconnect_base_seconds * 1000,
     reconnectMaxMs: config.gateway.reconnect_max_seconds * 1000,
   });
-  const configSync = await startConfigSync({ paths, logger, pool, catalog, settings: config.gateway });
+  // The two watches are independent: set up together, a start waits for one round of file-system calls, not two.
+  const [stopPromotionWatch, configSync] = await Promise.all([
+    watchPromotions(optimization, paths.stateFile, logger),
+    startConfigSync({ paths, logger, pool, catalog, settings: config.gateway }),
+  ]);
   const tasks = new TaskRoutes();
   const hub = new SessionHub({ pool, catalog, tasks, logger });
 

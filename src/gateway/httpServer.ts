@@ -4,7 +4,7 @@
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { LoadoutError, errorMessage, isLoadoutError, type Logger } from '../shared/index.js';
 import type { Gateway } from './createGateway.js';
@@ -47,8 +47,10 @@ const MCP_PATH = '/mcp';
 /** Listen on `options.host:port` and serve `gateway` to any number of HTTP clients. */
 export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Promise<HttpGateway> {
   assertSafeBind(options.host, options.token);
-  // Loaded here, not at module load: it brings an HTTP framework that stdio `serve` never needs.
+  // Loaded here, not at module load: it brings an HTTP framework that stdio `serve` never needs,
+  // and node:http costs a stdio gateway's start ~1 ms for nothing.
   const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
+  const { createServer } = await import('node:http');
   const logger = options.logger.child({ mod: 'http' });
   const sessions = new Map<string, HttpSession>();
   let guard: ReturnType<typeof createRequestGuard> | undefined;
@@ -216,7 +218,7 @@ function startIdleExpiry(sessions: Map<string, HttpSession>, idleMs: number, log
   return timer;
 }
 
-function listen(server: ReturnType<typeof createServer>, host: string, port: number): Promise<number> {
+function listen(server: Server, host: string, port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', (error) =>
       reject(

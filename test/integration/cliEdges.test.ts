@@ -163,4 +163,16 @@ describe('CLI edges', () => {
       'github.old_tool': 'stale',
     });
   });
+
+  // serve loads the other commands only when the command line names one (cli/main.ts): an option's
+  // value that reads `serve` must not be taken for the command.
+  it('runs another command when a global option has the value "serve"', async () => {
+    const configDir = path.join(dirs.root, 'serve');
+    await mkdir(configDir);
+    await writeServersYaml(configDir, { echo: nodeServer('echo') });
+    const run = await runCli({ ...dirs, configDir: 'serve' }, ['status', '--json'], { cwd: dirs.root });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual(expect.objectContaining({ servers: expect.any(Array) }));
+  });
 });

@@ -1,0 +1,27 @@
+// Every command but `serve`, registered together: main.ts imports this module only when the
+// command line names one of them (or none), so a gateway start never loads their code.
+import type { Command } from 'commander';
+import { registerAuth } from './commands/auth.js';
+import { registerDoctor } from './commands/doctor.js';
+import { registerInit } from './commands/init.js';
+import { registerList } from './commands/list.js';
+import { registerOptimize } from './commands/optimize.js';
+import { registerRefresh } from './commands/refresh.js';
+import { registerSearch } from './commands/search.js';
+import { registerSetup } from './commands/setup.js';
+import { registerStatus } from './commands/status.js';
+import { registerToolset } from './commands/toolset.js';
+
+/** Register the commands other than `serve`, in the order `--help` lists them. */
+export function registerOtherCommands(program: Command): void {
+  registerInit(program);
+  registerRefresh(program);
+  registerStatus(program);
+  registerList(program);
+  registerToolset(program);
+  registerOptimize(program);
+  registerSetup(program);
+  registerDoctor(program);
+  registerSearch(program);
+  registerAuth(program);
+}
