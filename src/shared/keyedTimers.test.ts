@@ -29,4 +29,23 @@ describe('KeyedTimers', () => {
     vi.advanceTimersByTime(2000);
     expect(runs).toEqual(['short']);
   });
+
+  it('runs a key set again many times once, a full delay after the last set, and an earlier set sooner', () => {
+    vi.useFakeTimers();
+    const timers = new KeyedTimers();
+    const runs: number[] = [];
+    for (let step = 0; step < 5; step++) {
+      timers.set('idle', 1000, () => runs.push(performance.now()));
+      vi.advanceTimersByTime(700);
+    }
+    // Last set at 2800 (it is 3500 now): due at 3800, not when the first timer would have fired.
+    vi.advanceTimersByTime(299);
+    expect(runs).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(runs).toEqual([3800]);
+    timers.set('idle', 5000, () => runs.push(performance.now()));
+    timers.set('idle', 100, () => runs.push(performance.now()));
+    vi.advanceTimersByTime(10_000);
+    expect(runs).toEqual([3800, 3900]);
+  });
 });
