@@ -11,7 +11,7 @@ import {
   type JSONRPCNotification,
   type MessageExtraInfo,
 } from '@modelcontextprotocol/sdk/types.js';
-import { TransportDecorator, type Cancellation } from '../shared/index.js';
+import { MAX_TIMER_MS, TransportDecorator, type Cancellation } from '../shared/index.js';
 import type { DownstreamCaller } from './inFlightCallers.js';
 
 /** A progress notification's fields, as the downstream sent them (without its token). */
@@ -166,7 +166,8 @@ export class RequestLayer extends TransportDecorator {
     if (deadline >= this.#deadlineTimerAt) return;
     clearTimeout(this.#deadlineTimer);
     this.#deadlineTimerAt = deadline;
-    this.#deadlineTimer = setTimeout(this.#expireDue, deadline - performance.now());
+    // A deadline past what a timer holds is reached by firing, finding nothing due, and setting it again.
+    this.#deadlineTimer = setTimeout(this.#expireDue, Math.min(deadline - performance.now(), MAX_TIMER_MS));
     // The request's own transport keeps the process alive while it waits; this timer need not.
     this.#deadlineTimer.unref();
   }

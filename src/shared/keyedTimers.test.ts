@@ -48,4 +48,18 @@ describe('KeyedTimers', () => {
     vi.advanceTimersByTime(10_000);
     expect(runs).toEqual([3800, 3900]);
   });
+
+  it('waits out a delay longer than a Node timer can hold (~24.8 days), never setting one past that', () => {
+    vi.useFakeTimers();
+    const setTimeoutSpy = vi.spyOn(globalThis, 'setTimeout');
+    const timers = new KeyedTimers();
+    const runs: string[] = [];
+    const dayMs = 24 * 3_600_000;
+    timers.set('idle', 40 * dayMs, () => runs.push('idle'));
+    vi.advanceTimersByTime(40 * dayMs - 1);
+    expect(runs).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(runs).toEqual(['idle']);
+    expect(Math.max(...setTimeoutSpy.mock.calls.map(([, delayMs]) => delayMs ?? 0))).toBeLessThanOrEqual(2 ** 31 - 1);
+  });
 });

@@ -4,6 +4,9 @@
 // per call costs more than the call's own bookkeeping, so the timer, when it fires early, waits
 // again for the rest.
 
+/** The longest delay a Node timer holds: a longer one fires after 1 ms. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 interface PendingTimer {
   timer: NodeJS.Timeout | undefined;
   /** When the timer itself fires (performance.now(): monotonic). */
@@ -59,7 +62,7 @@ export class KeyedTimers {
       if (performance.now() < entry.dueAt) return this.#arm(key, entry);
       this.#timers.delete(key);
       entry.task();
-    }, entry.firesAt - performance.now());
+    }, Math.min(entry.firesAt - performance.now(), MAX_TIMER_MS));
     timer.unref();
     entry.timer = timer;
     this.#timers.set(key, entry);
