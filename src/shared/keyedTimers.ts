@@ -58,11 +58,14 @@ export class KeyedTimers {
 
   #arm(key: string, entry: PendingTimer): void {
     entry.firesAt = Math.max(entry.dueAt, performance.now());
-    const timer = setTimeout(() => {
-      if (performance.now() < entry.dueAt) return this.#arm(key, entry);
-      this.#timers.delete(key);
-      entry.task();
-    }, Math.min(entry.firesAt - performance.now(), MAX_TIMER_MS));
+    const timer = setTimeout(
+      () => {
+        if (performance.now() < entry.dueAt) return this.#arm(key, entry);
+        this.#timers.delete(key);
+        entry.task();
+      },
+      Math.min(entry.firesAt - performance.now(), MAX_TIMER_MS),
+    );
     timer.unref();
     entry.timer = timer;
     this.#timers.set(key, entry);
