@@ -22,13 +22,13 @@ export class InFlightCallers {
 
   /** Record a call to `server` made by `caller`; returns the function that ends the record. */
   add(server: string, caller: DownstreamCaller): () => void {
-    let callers = this.#byServer.get(server);
-    // A server's list stays once made (one per server ever called), so a call adds no Map entry.
-    if (!callers) this.#byServer.set(server, (callers = []));
+    const callers = this.#byServer.get(server) ?? [];
     callers.push(caller);
+    this.#byServer.set(server, callers);
     return () => {
-      const index = callers.lastIndexOf(caller);
+      const index = callers.indexOf(caller);
       if (index >= 0) callers.splice(index, 1);
+      if (callers.length === 0 && this.#byServer.get(server) === callers) this.#byServer.delete(server);
     };
   }
 

@@ -325,10 +325,11 @@ export class ServerPool {
 
   #endUse(server: string): void {
     const remaining = this.#inFlightTo(server) - 1;
-    // The count stays in the Map at 0: a Map shrinks (reallocates its table) when emptied, and
-    // would on every sequential call.
-    this.#inFlight.set(server, remaining);
-    if (remaining > 0) return;
+    if (remaining > 0) {
+      this.#inFlight.set(server, remaining);
+      return;
+    }
+    this.#inFlight.delete(server);
     if (this.#outdated.has(server)) {
       void this.#stop(server);
       return;
