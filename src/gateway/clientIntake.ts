@@ -80,28 +80,24 @@ export class ClientIntake extends TransportDecorator {
     const { id } = request;
     const cancellation = new Cancellation();
     this.#running.set(id, cancellation);
+    // relatedRequestId puts every message of this request on its own response stream (HTTP).
+    const send = (message: JSONRPCMessage): Promise<void> => this.inner.send(message, { relatedRequestId: id });
     const call: ClientRequest = {
       requestId: id,
       cancellation,
       progressToken: (request.params?._meta as { progressToken?: ProgressToken } | undefined)?.progressToken,
-      sendNotification: (notification) => this.#send(id, { jsonrpc: '2.0', ...notification }),
+      sendNotification: (notification) => send({ jsonrpc: '2.0', ...notification }),
       server: this.#routing.server,
     };
+    const reply = (message: JSONRPCMessage): void => {
+      if (this.#running.get(id) === cancellation) this.#running.delete(id);
+      // A cancelled request gets no answer (as the SDK does), whatever the downstream said.
+      if (!cancellation.cancelled) send(message).catch((error: unknown) => this.#routing.onSendError(error));
+    };
     answer(call).then(
-      (result) => this.#reply(id, cancellation, { jsonrpc: '2.0', id, result }),
-      (error: unknown) => this.#reply(id, cancellation, { jsonrpc: '2.0', id, error: errorOf(error) }),
+      (result) => reply({ jsonrpc: '2.0', id, result }),
+      (error: unknown) => reply({ jsonrpc: '2.0', id, error: errorOf(error) }),
     );
-  }
-
-  #reply(id: RequestId, cancellation: Cancellation, message: JSONRPCMessage): void {
-    if (this.#running.get(id) === cancellation) this.#running.delete(id);
-    // A cancelled request gets no answer (as the SDK does), whatever the downstream said.
-    if (!cancellation.cancelled) this.#send(id, message).catch((error: unknown) => this.#routing.onSendError(error));
-  }
-
-  // relatedRequestId puts every message of a request on its own response stream (HTTP).
-  #send(id: RequestId, message: JSONRPCMessage): Promise<void> {
-    return this.inner.send(message, { relatedRequestId: id });
   }
 }
 

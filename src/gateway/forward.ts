@@ -65,7 +65,7 @@ export function clientRequestOf(extra: RequestExtra, server: Server): ClientRequ
 export async function forward(pool: ServerPool, target: ForwardTarget, call: ClientRequest): Promise<Record<string, unknown>> {
   const { progressToken } = call;
   // Progress is sent in order and before the result: a client drops progress for a finished request.
-  let progressSent: Promise<void> | undefined;
+  let progressSent = Promise.resolve();
   try {
     const result = await pool.request(target.server, target.method, target.params, {
       cancellation: call.cancellation,
@@ -76,10 +76,10 @@ export async function forward(pool: ServerPool, target: ForwardTarget, call: Cli
           : (progress) => {
               // The downstream used the request layer's token; the client must see its own.
               const notification = { method: 'notifications/progress' as const, params: { ...progress, progressToken } };
-              progressSent = (progressSent ?? Promise.resolve()).then(() => call.sendNotification(notification)).catch(() => undefined);
+              progressSent = progressSent.then(() => call.sendNotification(notification)).catch(() => undefined);
             },
     });
-    if (progressSent) await progressSent;
+    if (progressToken !== undefined) await progressSent;
     return result;
   } catch (error) {
     throw describeFailure(pool, target, error);
