@@ -4,12 +4,10 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { isDeepStrictEqual } from 'node:util';
 import type { ServerConfig } from '../config/index.js';
-import { KeyedTimers, LoadoutError, errorMessage, isLoadoutError, type Logger } from '../shared/index.js';
+import { KeyedTimers, LoadoutError, MAX_TIMER_MS, errorMessage, isLoadoutError, type Logger } from '../shared/index.js';
 import { DownstreamConnection, type ServerDefinitions } from './connection.js';
 import { InFlightCallers } from './inFlightCallers.js';
 import type { RequestOptions } from './requestLayer.js';
-
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** What happened to a server's connection. */
 export type PoolEvent =

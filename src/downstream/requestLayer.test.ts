@@ -125,6 +125,42 @@ describe('RequestLayer', () => {
     expect(reachedClient).toHaveLength(1);
   });
 
+  it('times out each request at its own deadline, a shorter one sent after a longer one too, and after its last progress', async () => {
+    fakeTimers();
+    const { channel, serverEnd, nextCall } = await wire(60_000);
+    const timedOutAt = (outcome: Promise<unknown>) =>
+      outcome.then(
+        () => 'answered',
+        () => performance.now(),
+      );
+    const long = timedOutAt(channel.request('tools/call', { name: 'long' }, { timeoutMs: 5000, onProgress: () => undefined }));
+    const longRequest = await nextCall();
+    const short = timedOutAt(channel.request('tools/call', { name: 'short' }, { timeoutMs: 1000 }));
+    await nextCall();
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(await short).toBe(1000);
+    await vi.advanceTimersByTimeAsync(3000);
+    await serverEnd.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: longRequest.id, progress: 1 } });
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(await long).toBe(9000);
+  });
+
+  it('waits out a timeout longer than a Node timer can hold (~24.8 days) instead of giving up at once', async () => {
+    fakeTimers();
+    // Node fires a timer set past 2^31-1 ms after 1 ms (the fake clock does not), which would spin.
+    const setTimeoutSpy = vi.spyOn(globalThis, 'setTimeout');
+    const { channel, serverEnd, nextCall } = await wire(40 * 24 * 3_600_000);
+    let settled = false;
+    const pending = channel.request('tools/call', { name: 'patient' }).finally(() => (settled = true));
+    const request = await nextCall();
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(settled).toBe(false);
+    expect(vi.getTimerCount()).toBe(1);
+    expect(Math.max(...setTimeoutSpy.mock.calls.map(([, delayMs]) => delayMs ?? 0))).toBeLessThanOrEqual(2 ** 31 - 1);
+    await serverEnd.send({ jsonrpc: '2.0', id: request.id, result: { content: [] } });
+    expect(await pending).toEqual({ content: [] });
+  });
+
   it('stops a request whose progress goes on past ten timeouts in all', async () => {
     fakeTimers();
     const { channel, serverEnd, nextCall, nextCancel } = await wire(1000);

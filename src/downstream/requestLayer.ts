@@ -11,7 +11,7 @@ import {
   type JSONRPCNotification,
   type MessageExtraInfo,
 } from '@modelcontextprotocol/sdk/types.js';
-import { TransportDecorator, type Cancellation } from '../shared/index.js';
+import { MAX_TIMER_MS, TransportDecorator, type Cancellation } from '../shared/index.js';
 import type { DownstreamCaller } from './inFlightCallers.js';
 
 /** A progress notification's fields, as the downstream sent them (without its token). */
@@ -49,9 +49,10 @@ interface PendingRequest {
   readonly resolve: (result: Record<string, unknown>) => void;
   readonly reject: (error: unknown) => void;
   readonly onProgress: RequestOptions['onProgress'];
-  readonly timer: NodeJS.Timeout;
+  readonly timeoutMs: number;
+  /** When it times out (performance.now() time); progress moves it on. */
+  deadline: number;
   readonly startedAt: number;
-  readonly maxTotalMs: number;
   readonly stopListening: (() => void) | undefined;
 }
 
@@ -60,6 +61,10 @@ export class RequestLayer extends TransportDecorator {
   readonly #defaultTimeoutMs: number;
   readonly #hooks: RequestLayerHooks;
   readonly #pending = new Map<string, PendingRequest>();
+  // One timer for every request, set for the earliest deadline and moved on when it fires: a timer
+  // per request (set, then cleared by nearly every answer) cost more than the rest of the layer.
+  #deadlineTimer: NodeJS.Timeout | undefined;
+  #deadlineTimerAt = Infinity;
   #nextId = 0;
   #closed = false;
 
@@ -72,6 +77,7 @@ export class RequestLayer extends TransportDecorator {
 
   protected innerClosed(): void {
     this.#closed = true;
+    clearTimeout(this.#deadlineTimer);
     for (const id of [...this.#pending.keys()]) this.#settle(id)?.reject(new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
   }
 
@@ -83,20 +89,19 @@ export class RequestLayer extends TransportDecorator {
     const id = `${ID_PREFIX}${this.#nextId++}`;
     const timeoutMs = options.timeoutMs ?? this.#defaultTimeoutMs;
     const sent = withProgressToken(params, onProgress ? id : undefined);
+    const startedAt = performance.now();
     return new Promise((resolve, reject) => {
       this.#pending.set(id, {
         method,
         resolve,
         reject,
         onProgress,
-        timer: setTimeout(
-          () => this.#cancel(id, new McpError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: timeoutMs })),
-          timeoutMs,
-        ),
-        startedAt: performance.now(),
-        maxTotalMs: timeoutMs * MAX_TOTAL_TIMEOUTS,
+        timeoutMs,
+        deadline: startedAt + timeoutMs,
+        startedAt,
         stopListening: cancellation?.onCancel((reason) => this.#cancel(id, asError(reason))),
       });
+      this.#watchDeadline(startedAt + timeoutMs);
       const message: JSONRPCMessage = sent === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params: sent };
       this.inner.send(message).catch((error: unknown) => this.#settle(id)?.reject(error));
     });
@@ -139,22 +144,47 @@ export class RequestLayer extends TransportDecorator {
     const token = params?.progressToken;
     const pending = typeof token === 'string' ? this.#pending.get(token) : undefined;
     if (!pending?.onProgress) return false;
-    const elapsedMs = performance.now() - pending.startedAt;
-    if (elapsedMs >= pending.maxTotalMs) {
+    const now = performance.now();
+    const elapsedMs = now - pending.startedAt;
+    const maxTotalMs = pending.timeoutMs * MAX_TOTAL_TIMEOUTS;
+    if (elapsedMs >= maxTotalMs) {
       this.#cancel(
         token as string,
-        new McpError(ErrorCode.RequestTimeout, 'Maximum total timeout exceeded', {
-          maxTotalTimeout: pending.maxTotalMs,
-          totalElapsed: elapsedMs,
-        }),
+        new McpError(ErrorCode.RequestTimeout, 'Maximum total timeout exceeded', { maxTotalTimeout: maxTotalMs, totalElapsed: elapsedMs }),
       );
       return true;
     }
-    pending.timer.refresh();
+    // A later deadline needs no timer change: the timer, when it fires, looks again.
+    pending.deadline = now + pending.timeoutMs;
     const { progressToken: _token, ...progress } = params as unknown as Progress & { progressToken: string };
     pending.onProgress(progress);
     return true;
   }
+
+  // Have the deadline timer fire by `deadline`.
+  #watchDeadline(deadline: number): void {
+    if (deadline >= this.#deadlineTimerAt) return;
+    clearTimeout(this.#deadlineTimer);
+    this.#deadlineTimerAt = deadline;
+    // A deadline past what a timer holds is reached by firing, finding nothing due, and setting it again.
+    this.#deadlineTimer = setTimeout(this.#expireDue, Math.min(deadline - performance.now(), MAX_TIMER_MS));
+    // The request's own transport keeps the process alive while it waits; this timer need not.
+    this.#deadlineTimer.unref();
+  }
+
+  // Time out every request past its deadline, and set the timer for the next one.
+  readonly #expireDue = (): void => {
+    this.#deadlineTimer = undefined;
+    this.#deadlineTimerAt = Infinity;
+    const now = performance.now();
+    let next = Infinity;
+    for (const [id, pending] of this.#pending) {
+      if (pending.deadline <= now) {
+        this.#cancel(id, new McpError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: pending.timeoutMs }));
+      } else next = Math.min(next, pending.deadline);
+    }
+    if (next !== Infinity) this.#watchDeadline(next);
+  };
 
   // Give up on a request: the server is told (so it can stop work) and the caller gets `reason`.
   #cancel(id: string, reason: Error): void {
@@ -171,7 +201,6 @@ export class RequestLayer extends TransportDecorator {
     const pending = this.#pending.get(id);
     if (!pending) return undefined;
     this.#pending.delete(id);
-    clearTimeout(pending.timer);
     pending.stopListening?.();
     return pending;
   }

@@ -2,7 +2,7 @@
 export { LoadoutError, isLoadoutError, errorMessage } from './errors.js';
 export { Cancellation } from './cancellation.js';
 export { JsonLineReader, JsonLineWriter, type OversizeLine } from './jsonLines.js';
-export { KeyedTimers } from './keyedTimers.js';
+export { KeyedTimers, MAX_TIMER_MS } from './keyedTimers.js';
 export { TransportDecorator } from './transportDecorator.js';
 export { createLogger, silentLogger, LOG_LEVELS, LOG_FORMATS, type Logger, type LogLevel, type LogFormat } from './logger.js';
 export { yamlModule } from './lazyYaml.js';

@@ -153,7 +153,6 @@ export class JsonLineWriter {
   // The lines waiting for the end of this tick, and the promise their senders hold.
   #batch = '';
   #batchWritten: Promise<void> | undefined;
-  #settleBatch: (() => void) | undefined;
   // One wait shared by every send made while the stream is full, so listeners do not pile up.
   #drained: Promise<void> | undefined;
 
@@ -165,20 +164,18 @@ export class JsonLineWriter {
   write(message: JSONRPCMessage): Promise<void> {
     if (!this.#stream.writable) return Promise.reject(new Error('Not connected: the stream is closed'));
     this.#batch += JSON.stringify(message) + '\n';
-    if (!this.#batchWritten) {
-      this.#batchWritten = new Promise((resolve) => (this.#settleBatch = resolve));
-      queueMicrotask(this.#flush);
-    }
+    // A promise reaction, not queueMicrotask: that one makes an AsyncResource per call.
+    this.#batchWritten ??= Promise.resolve().then(this.#flush);
     return this.#batchWritten;
   }
 
-  readonly #flush = (): void => {
-    const [text, settle] = [this.#batch, this.#settleBatch!];
+  readonly #flush = (): Promise<void> | undefined => {
+    const text = this.#batch;
     this.#batch = '';
-    this.#batchWritten = this.#settleBatch = undefined;
+    this.#batchWritten = undefined;
     // A stream closed since the sends were accepted releases them, as one closed while full does.
-    if (!this.#stream.writable || this.#stream.write(text)) return settle();
-    void this.#whenDrained().then(settle);
+    if (!this.#stream.writable || this.#stream.write(text)) return undefined;
+    return this.#whenDrained();
   };
 
   #whenDrained(): Promise<void> {
