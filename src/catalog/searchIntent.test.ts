@@ -47,8 +47,9 @@ describe('query intent', () => {
     expect(kinds('Hand ENG-412 over to Dana')).toBe('Hand issue over to Dana');
     expect(kinds('Post it in #ops-room on Discord')).toBe('Post it in channel on Discord');
     expect(kinds('Make a folder reports/2024/q3 and ~/Pictures')).toBe('Make a folder path and path');
+    expect(kinds('Show me ~/Pictures/cat.png')).toBe('Show me file');
     expect(kinds('Is my .circleci/config.yml valid? Compare package.json, .eslintrc and server.log')).toBe(
-      'Is my path valid? Compare file, .eslintrc and file',
+      'Is my file valid? Compare file, .eslintrc and file',
     );
     expect(kinds('Run document.title in the tab and mute db-7')).toBe('Run document.title in the tab and mute db-7');
   });

@@ -39,17 +39,19 @@ export function readsOnly(tool: CatalogTool): boolean {
  * the user's data ("reports/2024/q3", "ENG-412"), and would match tools by accident; its kind
  * ("path", "issue") is what a tool's parameters and description speak of. First match wins.
  */
+// File name extensions people paste (config, data, documents, code, images, archives).
+const FILE_EXTENSIONS =
+  'json|jsonc|ya?ml|toml|ini|env|txt|md|log|csv|tsv|html?|css|js|ts|py|sh|sql|xml|pdf|png|jpe?g|gif|svg|webp|zip|lock';
+
 const VALUE_KINDS: readonly [RegExp, string][] = [
   [/\b[a-z][a-z0-9+.-]*:\/\/\S+/giu, 'url'],
   [/\b[\w.+-]+@[\w-]+\.[\w.-]+/gu, 'email'],
   // An issue tracker's key: team or project prefix, dash, number (Jira, Linear, YouTrack).
   [/\b[A-Z][A-Z0-9]{1,9}-\d+\b/gu, 'issue'],
   [/(?<=^|\s)#[\w-]+/gu, 'channel'],
+  // A file name, bare or at the end of a path (config.yaml, ~/Pictures/cat.png): a file.
+  [new RegExp(`(?<=^|[\\s(])~?[\\w./-]*\\.(?:${FILE_EXTENSIONS})\\b`, 'giu'), 'file'],
   [/(?<=^|[\s(])~?[\w.-]*\/[\w./-]+/gu, 'path'],
-  [
-    /(?<=^|[\s(])\.?[\w-]+\.(?:json|jsonc|ya?ml|toml|ini|env|txt|md|log|csv|tsv|html?|css|js|ts|py|sh|sql|xml|pdf|png|jpe?g|gif|svg|webp|zip|lock)\b/giu,
-    'file',
-  ],
 ];
 
 /** `query` with each pasted value replaced by the word for its kind. */

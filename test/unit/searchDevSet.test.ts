@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { CatalogSearch } from '../../src/catalog/index.js';
 import { loadDevSet, scoreDevSet } from '../../bench/searchDevSet.js';
 
-// What the ranking reached when this floor was set (35/80 at 3, 49/80 at 10, MRR 0.381).
-const FLOOR = { recallAt3: 35 / 80, recallAt10: 49 / 80, mrrAt10: 0.37 };
+// What the ranking reached when this floor was set (35/80 at 3, 50/80 at 10, MRR 0.384).
+const FLOOR = { recallAt3: 35 / 80, recallAt10: 50 / 80, mrrAt10: 0.38 };
 
 describe('search on the dev set', () => {
   it('keeps recall@3, recall@10 and MRR@10 at or above the floor', () => {
