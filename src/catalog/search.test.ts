@@ -40,6 +40,13 @@ describe('search text', () => {
     expect(stem('status')).toBe('status');
   });
 
+  it('reads at most the first 2,000 characters of a query, so a pathological one is answered at once', () => {
+    // Before the cut, pasted-value matching on 200,000 characters of "a." took minutes.
+    expect(queryWordsOf('a.'.repeat(100_000))).toEqual([]);
+    expect(queryWordsOf(`${'x '.repeat(1_000)}zebra`)).toEqual([]);
+    expect(queryWordsOf(`${'x '.repeat(900)}zebra`)).toEqual(['zebra']);
+  });
+
   it("drops quoted text and bare numbers from a query: they are the user's data", () => {
     expect(queryWordsOf("Tick off 'Write launch blog post' in Asana, it's finished; 50 of them")).toEqual(['tick', 'asana', 'finished']);
   });

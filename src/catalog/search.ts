@@ -87,6 +87,10 @@ export interface SearchResult {
 const MAX_RANKED = 500;
 /** The most query words considered; a pasted paragraph is cut, not refused. */
 export const MAX_QUERY_WORDS = 32;
+// The most query characters read: room for MAX_QUERY_WORDS long words and the values pasted among
+// them, and a bound on the pattern matching of pasted values, whose cost grows with the square of
+// a pathological run ("a.a.a.…" tries every word start as an email address or a file name).
+const MAX_QUERY_CHARS = 2000;
 // A query whose best tool covers less than this share of its (rarity-weighted) words is weak.
 const STRONG_MATCH = 0.5;
 // Rarity of a query word from its corpus-frequency rank: common words ("get", "list") count least.
@@ -262,7 +266,7 @@ export class CatalogSearch {
  * dropped, and pasted values (paths, issue keys, #channels, URLs) become the word for their kind.
  */
 export function queryWordsOf(query: string): string[] {
-  const unquoted = query.replace(/(^|[\s(])(['"‘“])[^'"‘’“”]*?['"’”](?=$|[\s.,;:!?)])/gu, '$1');
+  const unquoted = query.slice(0, MAX_QUERY_CHARS).replace(/(^|[\s(])(['"‘“])[^'"‘’“”]*?['"’”](?=$|[\s.,;:!?)])/gu, '$1');
   return contentWordsOf(withValueKinds(unquoted)).filter((word) => !/^\p{N}+$/u.test(word));
 }
 
