@@ -113,9 +113,12 @@ export const GatewaySettingsSchema = z.strictObject({
   discovery_timeout_seconds: z.number().positive().default(30),
   /** How often connected servers are pinged; 0 turns health checks off. Fractions allowed. */
   health_interval_seconds: z.number().nonnegative().default(30),
-  /** First reconnect delay of a down always-on server; doubles per failed attempt (with jitter). */
+  /**
+   * First reconnect delay of a down always-on server, or of one that crashed with resource
+   * subscriptions; doubles per failed attempt (with jitter).
+   */
   reconnect_base_seconds: z.number().positive().default(1),
-  /** Longest reconnect delay of a down always-on server. */
+  /** Longest reconnect delay (see reconnect_base_seconds). */
   reconnect_max_seconds: z.number().positive().default(60),
   /** Hide tools whose schema or description changed upstream since their `hash` was approved. */
   block_changed_tools: z.boolean().default(false),

@@ -80,7 +80,10 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     tasks,
   };
   const stopWatchingToolLists = watchToolListChanges(pool, catalog, logger);
-  const stopWatchingServers = watchServerEvents(pool, catalog, hub, logger);
+  const stopWatchingServers = watchServerEvents(pool, catalog, hub, logger, {
+    baseMs: config.gateway.reconnect_base_seconds * 1000,
+    maxMs: config.gateway.reconnect_max_seconds * 1000,
+  });
   const metaTools = config.optimization.expose_tools ? META_TOOLS : TOOLSET_META_TOOLS;
   const metaListing = listMetaTools(metaTools);
   const sessions = new Set<GatewaySession>();

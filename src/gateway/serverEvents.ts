@@ -1,30 +1,62 @@
 // Turns what happens to downstream servers into what sessions hear: a crash or a restart, and a
 // tool that changed upstream since it was approved, become notifications/message (logger
 // "loadout") to the sessions using that server; a restart re-establishes subscriptions and
-// logging levels (SessionHub). Downstream log messages and resource updates go to the hub; a
+// logging levels (SessionHub), and a server that crashed while it had subscriptions is started
+// again on its own, with backoff, so their updates resume without waiting for a call. Downstream log messages and resource updates go to the hub; a
 // prompts or resources list_changed re-lists that server into the catalog, and each session then
 // announces its own list_changed if what it lists changed.
 import type { CatalogStore } from '../catalog/index.js';
-import type { ServerPool } from '../downstream/index.js';
-import { errorMessage, type Logger } from '../shared/index.js';
+import { reconnectDelayMs, type ServerPool } from '../downstream/index.js';
+import { KeyedTimers, errorMessage, type Logger } from '../shared/index.js';
 import type { SessionHub } from './sessionHub.js';
 
 const RELIST_ON = new Set(['notifications/prompts/list_changed', 'notifications/resources/list_changed']);
 
+/** First and longest wait before a crashed server with subscriptions is started again. */
+export interface RestartDelays {
+  baseMs: number;
+  maxMs: number;
+}
+
 /** Watch the pool and the catalog on behalf of the sessions; returns the function that stops watching. */
-export function watchServerEvents(pool: ServerPool, catalog: CatalogStore, hub: SessionHub, logger: Logger): () => void {
+export function watchServerEvents(
+  pool: ServerPool,
+  catalog: CatalogStore,
+  hub: SessionHub,
+  logger: Logger,
+  restartDelays: RestartDelays,
+): () => void {
   const lost = new Set<string>();
+  const restarts = new KeyedTimers();
+  const attempts = new Map<string, number>();
+  // Returns whether `server` will be started again without waiting for a use.
+  const restartForSubscriptions = (server: string): boolean => {
+    if (!hub.hasSubscriptions(server)) return false;
+    const attempt = attempts.get(server) ?? 0;
+    attempts.set(server, attempt + 1);
+    restarts.set(server, reconnectDelayMs(attempt, restartDelays.baseMs, restartDelays.maxMs), () => {
+      if (!hub.hasSubscriptions(server) || pool.isConnected(server)) return;
+      pool.connection(server).catch((error: unknown) => {
+        logger.warn({ mod: 'gateway', server, err: errorMessage(error) }, 'could not start again a server with resource subscriptions');
+        restartForSubscriptions(server);
+      });
+    });
+    return true;
+  };
   // The first catalog is the cache being read: what was already changed then is not news.
   let changedTools: Map<string, string> | undefined;
   const stopPool = pool.onEvent((event) => {
     if (event.type === 'lost') {
       lost.add(event.server);
+      const when = restartForSubscriptions(event.server) ? 'now, for its resource subscriptions' : 'on next use';
       hub.announce(
         event.server,
         'error',
-        `Server '${event.server}' stopped unexpectedly (crashed or closed its connection); loadout starts it again on next use.`,
+        `Server '${event.server}' stopped unexpectedly (crashed or closed its connection); loadout starts it again ${when}.`,
       );
     } else if (event.type === 'connected') {
+      restarts.clear(event.server);
+      attempts.delete(event.server);
       if (lost.delete(event.server)) hub.announce(event.server, 'notice', `Server '${event.server}' is running again.`);
       void hub.onServerConnected(event.server);
     } else if (event.type === 'notification') {
@@ -54,6 +86,7 @@ export function watchServerEvents(pool: ServerPool, catalog: CatalogStore, hub: 
   return () => {
     stopPool();
     stopCatalog();
+    restarts.clearAll();
   };
 }
 

@@ -92,6 +92,12 @@ export class SessionHub {
     this.#members.get(member)?.subscriptions.set(key, exposedUri);
   }
 
+  /** Whether any session holds a subscription to a resource of `server`. */
+  hasSubscriptions(server: string): boolean {
+    for (const key of this.#subscribers.keys()) if (key.startsWith(`${server}\n`)) return true;
+    return false;
+  }
+
   /** Drop `member`'s subscription to `target`; the last one out unsubscribes downstream. */
   async unsubscribe(member: HubMember, target: ResourceTarget): Promise<void> {
     await this.#release(member, subscriptionKey(target));

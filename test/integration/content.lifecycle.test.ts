@@ -102,6 +102,42 @@ describe('prompts and resources across server lifecycles', () => {
     await eventually(async () => !(await descendantsOf(gateway.pid)).includes(subscribed!), 10_000, 'a to stop when idle');
   });
 
+  it('starts a crashed server with a subscription again on its own, and its updates resume', async () => {
+    await writeServersYaml(
+      sandbox.dirs.configDir,
+      { a: nodeServer(fixture('contentServer')) },
+      { gateway: { reconnect_base_seconds: 0.05 } },
+    );
+    const gateway = await sandbox.start({ args: ['--equip', 'all'] });
+    const notifications = collectNotifications(gateway.client);
+    await gateway.client.subscribeResource({ uri: WATCHED });
+    const [first] = await descendantsOf(gateway.pid);
+    process.kill(first!, 'SIGKILL');
+    const crash = await notifications.waitFor(
+      (n) => n.method === 'notifications/message' && n.params?.level === 'error',
+      10_000,
+      'the crash message',
+    );
+    expect(JSON.stringify(crash.params)).toContain('starts it again now, for its resource subscriptions');
+    // No call is made: loadout starts the server by itself and subscribes again.
+    await notifications.waitFor(
+      (n) => n.method === 'notifications/message' && JSON.stringify(n.params).includes('running again'),
+      10_000,
+      'the restart without a call',
+    );
+    expect(await descendantsOf(gateway.pid)).not.toContain(first);
+    await eventually(
+      async () => textOf(await gateway.client.callTool({ name: 'a_touch', arguments: {} })).includes(WATCHED),
+      10_000,
+      'the re-established subscription',
+    );
+    await notifications.waitFor(
+      (n) => n.method === 'notifications/resources/updated' && n.params?.uri === WATCHED,
+      10_000,
+      'resources/updated after the restart',
+    );
+  });
+
   it('announces a crash and a restart as log messages and re-establishes the subscription', async () => {
     await writeServersYaml(sandbox.dirs.configDir, { a: nodeServer(fixture('contentServer')) });
     const gateway = await sandbox.start({ args: ['--equip', 'all'] });
