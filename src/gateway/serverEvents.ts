@@ -31,11 +31,12 @@ export function watchServerEvents(
   const attempts = new Map<string, number>();
   // Returns whether `server` will be started again without waiting for a use.
   const restartForSubscriptions = (server: string): boolean => {
-    if (!hub.hasSubscriptions(server)) return false;
+    // A server removed from or disabled in servers.yaml is not started again, subscriptions or not.
+    if (!hub.hasSubscriptions(server) || !pool.config(server)?.enabled) return false;
     const attempt = attempts.get(server) ?? 0;
     attempts.set(server, attempt + 1);
     restarts.set(server, reconnectDelayMs(attempt, restartDelays.baseMs, restartDelays.maxMs), () => {
-      if (!hub.hasSubscriptions(server) || pool.isConnected(server)) return;
+      if (!hub.hasSubscriptions(server) || !pool.config(server)?.enabled || pool.isConnected(server)) return;
       pool.connection(server).catch((error: unknown) => {
         logger.warn({ mod: 'gateway', server, err: errorMessage(error) }, 'could not start again a server with resource subscriptions');
         restartForSubscriptions(server);
