@@ -2,24 +2,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ServerConfigSchema, type ServerConfig } from '../config/index.js';
 import { silentLogger } from '../shared/index.js';
 import type { DownstreamConnection } from './connection.js';
-import { ServerHealth, reconnectDelayMs, type HealthPool } from './health.js';
+import { ServerHealth, type HealthPool } from './health.js';
 import type { PoolEvent } from './pool.js';
-
-describe('reconnectDelayMs', () => {
-  it('doubles from the base and never exceeds the cap', () => {
-    const full = () => 0.999999;
-    expect(reconnectDelayMs(0, 1000, 60_000, full)).toBe(1000);
-    expect(reconnectDelayMs(1, 1000, 60_000, full)).toBe(2000);
-    expect(reconnectDelayMs(5, 1000, 60_000, full)).toBe(32_000);
-    expect(reconnectDelayMs(6, 1000, 60_000, full)).toBe(60_000);
-    expect(reconnectDelayMs(500, 1000, 60_000, full)).toBe(60_000);
-  });
-
-  it('jitters between half and all of the delay', () => {
-    expect(reconnectDelayMs(3, 1000, 60_000, () => 0)).toBe(4000);
-    expect(reconnectDelayMs(3, 1000, 60_000, () => 0.5)).toBe(6000);
-  });
-});
 
 /** A stand-in pool: `up` decides whether a start succeeds; connections answer pings per `pingOk`. */
 class FakePool implements HealthPool {

@@ -2,7 +2,7 @@
 // servers connected (reconnecting with capped, jittered exponential backoff) and tracks which
 // servers are unavailable. It decides nothing about visible tools; listeners hear of changes.
 import type { ServerConfig } from '../config/index.js';
-import { KeyedTimers, errorMessage, type Logger } from '../shared/index.js';
+import { BackoffTimers, errorMessage, type Logger } from '../shared/index.js';
 import type { PoolEvent, ServerPool } from './pool.js';
 
 /** The part of the pool health works with (a port, so tests can stand in for it). */
@@ -26,16 +26,6 @@ interface HealthOptions {
 type AvailabilityListener = (server: string, available: boolean) => void;
 
 /**
- * Delay before reconnect attempt `attempt` (0-based): base·2^attempt capped at `maxMs`, then
- * "equal jitter" (between half and all of it) so many servers that died together do not
- * reconnect in lockstep.
- */
-export function reconnectDelayMs(attempt: number, baseMs: number, maxMs: number, random: () => number = Math.random): number {
-  const ceiling = Math.min(maxMs, baseMs * 2 ** Math.min(attempt, 30));
-  return Math.round(ceiling / 2 + (ceiling / 2) * random());
-}
-
-/**
  * Availability means "loadout keeps this server connected and it is not": only always-on
  * servers are ever unavailable. A lazy server that crashed or stopped answering is simply
  * disconnected; its next call starts it again, so its tools stay listed.
@@ -43,8 +33,7 @@ export function reconnectDelayMs(attempt: number, baseMs: number, maxMs: number,
 export class ServerHealth {
   readonly #options: HealthOptions;
   readonly #unavailable = new Set<string>();
-  readonly #attempts = new Map<string, number>();
-  readonly #reconnectTimers = new KeyedTimers();
+  readonly #reconnects: BackoffTimers;
   readonly #pinging = new Set<string>();
   readonly #listeners = new Set<AvailabilityListener>();
   #pingTimer: NodeJS.Timeout | undefined;
@@ -53,6 +42,7 @@ export class ServerHealth {
 
   constructor(options: HealthOptions) {
     this.#options = options;
+    this.#reconnects = new BackoffTimers(options.reconnectBaseMs, options.reconnectMaxMs, options.random);
   }
 
   /** Whether a server's tools may be listed now (false only for an always-on server that is down). */
@@ -83,7 +73,7 @@ export class ServerHealth {
     if (!this.#closed) {
       this.#unsubscribe?.();
       if (this.#pingTimer) clearInterval(this.#pingTimer);
-      this.#reconnectTimers.clearAll();
+      this.#reconnects.clearAll();
       this.#closed = Promise.resolve();
     }
     return this.#closed;
@@ -96,8 +86,7 @@ export class ServerHealth {
     }
     if (!this.#keptConnected(event.server)) return;
     if (event.type === 'connected') {
-      this.#reconnectTimers.clear(event.server);
-      this.#attempts.delete(event.server);
+      this.#reconnects.reset(event.server);
       this.#setAvailable(event.server, true);
     } else if (event.type === 'lost') {
       this.#setAvailable(event.server, false);
@@ -118,14 +107,14 @@ export class ServerHealth {
 
   #connect(server: string): void {
     if (this.#closed || !this.#keptConnected(server)) return;
-    this.#reconnectTimers.clear(server);
+    this.#reconnects.cancel(server);
     // connection() throws synchronously for an unknown server or a closed pool; keep it a rejection.
     Promise.resolve()
       .then(() => this.#options.pool.connection(server))
       .then(
         () => {
           if (this.#closed) return;
-          this.#attempts.delete(server);
+          this.#reconnects.reset(server);
           this.#setAvailable(server, true);
         },
         (error: unknown) => {
@@ -137,26 +126,21 @@ export class ServerHealth {
   }
 
   #scheduleReconnect(server: string, reason?: string): void {
-    if (this.#closed || this.#reconnectTimers.has(server)) return;
-    const attempt = this.#attempts.get(server) ?? 0;
-    this.#attempts.set(server, attempt + 1);
-    const { reconnectBaseMs, reconnectMaxMs, random } = this.#options;
-    const delayMs = reconnectDelayMs(attempt, reconnectBaseMs, reconnectMaxMs, random);
-    this.#options.logger.warn({ mod: 'health', server, attempt: attempt + 1, delayMs, err: reason }, 'always-on server down; reconnecting');
-    this.#reconnectTimers.set(server, delayMs, () => this.#connect(server));
+    if (this.#closed || this.#reconnects.has(server)) return;
+    const { attempt, delayMs } = this.#reconnects.schedule(server, () => this.#connect(server));
+    this.#options.logger.warn({ mod: 'health', server, attempt, delayMs, err: reason }, 'always-on server down; reconnecting');
   }
 
   // After a servers.yaml change: forget servers no longer kept connected, connect new always-on ones.
   #reconcile(): void {
-    for (const server of new Set([...this.#unavailable, ...this.#attempts.keys(), ...this.#reconnectTimers.keys()])) {
+    for (const server of new Set([...this.#unavailable, ...this.#reconnects.keys()])) {
       if (this.#keptConnected(server)) continue;
-      this.#reconnectTimers.clear(server);
-      this.#attempts.delete(server);
+      this.#reconnects.reset(server);
       this.#setAvailable(server, true);
     }
     for (const server of Object.keys(this.#options.pool.configs)) {
       const idle = !this.#options.pool.isConnected(server) && this.#options.pool.status(server).state === 'stopped';
-      if (this.#keptConnected(server) && idle && !this.#reconnectTimers.has(server)) this.#connect(server);
+      if (this.#keptConnected(server) && idle && !this.#reconnects.has(server)) this.#connect(server);
     }
   }
 

@@ -5,6 +5,6 @@ export { CLIENT_CAPABILITIES } from './connection.js';
 export type { DownstreamCaller, RelayedRequest } from './inFlightCallers.js';
 export type { Progress } from './requestLayer.js';
 export { ServerPool, type PoolEvent } from './pool.js';
-export { ServerHealth, reconnectDelayMs } from './health.js';
+export { ServerHealth } from './health.js';
 export { isNeedsAuthorizationMessage } from './oauthProvider.js';
 export { loginToServer } from './oauthLogin.js';

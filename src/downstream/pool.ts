@@ -4,7 +4,7 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { isDeepStrictEqual } from 'node:util';
 import type { ServerConfig } from '../config/index.js';
-import { KeyedTimers, LoadoutError, MAX_TIMER_MS, errorMessage, isLoadoutError, type Logger } from '../shared/index.js';
+import { KeyedTimers, LoadoutError, errorMessage, isLoadoutError, type Logger } from '../shared/index.js';
 import { DownstreamConnection, type ServerDefinitions } from './connection.js';
 import { InFlightCallers } from './inFlightCallers.js';
 import type { RequestOptions } from './requestLayer.js';
@@ -206,7 +206,7 @@ export class ServerPool {
   /**
    * Keep `server` from stopping when idle until the returned function is called (once counts): a
    * resource subscription waits for updates from a server that no call may use for hours. A
-   * changed config still restarts it, and a crash still ends it until its next use.
+   * changed config still restarts it; after a crash, starting it again is the holder's business.
    */
   hold(server: string): () => void {
     this.#holds.set(server, (this.#holds.get(server) ?? 0) + 1);
@@ -361,10 +361,8 @@ export class ServerPool {
   #startIdleClock(server: string): void {
     const config = this.config(server);
     if (!config || config.always_on || this.#holds.has(server) || !this.#connections.has(server)) return;
-    const idleTimeoutMs = config.idle_timeout_minutes * 60_000;
-    // setTimeout fires at once for delays past 2^31-1 ms (~24.8 days): treat those as "never".
-    if (idleTimeoutMs > MAX_TIMER_MS) return;
-    this.#idleTimers.set(server, idleTimeoutMs, () => {
+    // KeyedTimers waits out delays longer than a Node timer holds (~24.8 days) itself.
+    this.#idleTimers.set(server, config.idle_timeout_minutes * 60_000, () => {
       if (!this.#busy(server)) void this.#stop(server);
     });
   }

@@ -6,8 +6,8 @@
 // prompts or resources list_changed re-lists that server into the catalog, and each session then
 // announces its own list_changed if what it lists changed.
 import type { CatalogStore } from '../catalog/index.js';
-import { reconnectDelayMs, type ServerPool } from '../downstream/index.js';
-import { KeyedTimers, errorMessage, type Logger } from '../shared/index.js';
+import type { ServerPool } from '../downstream/index.js';
+import { BackoffTimers, errorMessage, type Logger } from '../shared/index.js';
 import type { SessionHub } from './sessionHub.js';
 
 const RELIST_ON = new Set(['notifications/prompts/list_changed', 'notifications/resources/list_changed']);
@@ -27,15 +27,12 @@ export function watchServerEvents(
   restartDelays: RestartDelays,
 ): () => void {
   const lost = new Set<string>();
-  const restarts = new KeyedTimers();
-  const attempts = new Map<string, number>();
+  const restarts = new BackoffTimers(restartDelays.baseMs, restartDelays.maxMs);
   // Returns whether `server` will be started again without waiting for a use.
   const restartForSubscriptions = (server: string): boolean => {
     // A server removed from or disabled in servers.yaml is not started again, subscriptions or not.
     if (!hub.hasSubscriptions(server) || !pool.config(server)?.enabled) return false;
-    const attempt = attempts.get(server) ?? 0;
-    attempts.set(server, attempt + 1);
-    restarts.set(server, reconnectDelayMs(attempt, restartDelays.baseMs, restartDelays.maxMs), () => {
+    restarts.schedule(server, () => {
       if (!hub.hasSubscriptions(server) || !pool.config(server)?.enabled || pool.isConnected(server)) return;
       pool.connection(server).catch((error: unknown) => {
         logger.warn({ mod: 'gateway', server, err: errorMessage(error) }, 'could not start again a server with resource subscriptions');
@@ -56,8 +53,7 @@ export function watchServerEvents(
         `Server '${event.server}' stopped unexpectedly (crashed or closed its connection); loadout starts it again ${when}.`,
       );
     } else if (event.type === 'connected') {
-      restarts.clear(event.server);
-      attempts.delete(event.server);
+      restarts.reset(event.server);
       if (lost.delete(event.server)) hub.announce(event.server, 'notice', `Server '${event.server}' is running again.`);
       void hub.onServerConnected(event.server);
     } else if (event.type === 'notification') {

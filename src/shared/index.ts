@@ -1,8 +1,9 @@
-// Cross-cutting primitives every layer may use: the error type, the stderr logger, call cancellation, the lazily loaded YAML module and JSON Schema validator, JSON-RPC line framing, the Transport decorator shape.
+// Cross-cutting primitives every layer may use: the error type, the stderr logger, call cancellation, timers by key and with backoff, the lazily loaded YAML module and JSON Schema validator, JSON-RPC line framing, the Transport decorator shape.
 export { LoadoutError, isLoadoutError, errorMessage } from './errors.js';
 export { Cancellation } from './cancellation.js';
 export { JsonLineReader, JsonLineWriter, type OversizeLine } from './jsonLines.js';
 export { KeyedTimers, MAX_TIMER_MS } from './keyedTimers.js';
+export { BackoffTimers, backoffDelayMs } from './backoffTimers.js';
 export { TransportDecorator } from './transportDecorator.js';
 export { createLogger, silentLogger, LOG_LEVELS, LOG_FORMATS, type Logger, type LogLevel, type LogFormat } from './logger.js';
 export { yamlModule } from './lazyYaml.js';
