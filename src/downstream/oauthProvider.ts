@@ -63,6 +63,8 @@ interface RefreshAnswer {
 // An access token this close to its end is renewed before it is sent: a request in flight must
 // not outlive it, and a clock a little apart from the authorization server's must not matter.
 const RENEW_AHEAD_MS = 60_000;
+// How long a failed renewal waits before the next request tries again.
+const RENEW_RETRY_MS = 10_000;
 
 // Used only until a login records the real one: refresh and discovery never send it.
 const UNSET_REDIRECT_URL = 'http://127.0.0.1/callback';
@@ -89,6 +91,10 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   #state: string | undefined;
   readonly #refreshes = new Map<string, Promise<RefreshAnswer>>();
   #renewal: Promise<void> | undefined;
+  /** Set while a renewal ahead of expiry runs: its failure is not a reason to ask for a login. */
+  #renewing = false;
+  /** After a failed renewal, when the next may be tried (Date.now() time). */
+  #renewAfter = 0;
 
   private constructor(target: OAuthTarget, record: OAuthRecord, login: OAuthLogin | undefined) {
     this.#target = target;
@@ -178,7 +184,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
    * SDK's auth run reads the tokens too: while a renewal runs, they are returned as stored.
    */
   async tokens(): Promise<OAuthTokens | undefined> {
-    if (!this.#renewal && this.#expiresSoon()) {
+    if (!this.#renewal && Date.now() >= this.#renewAfter && this.#expiresSoon()) {
       this.#renewal = this.#renew().finally(() => (this.#renewal = undefined));
       await this.#renewal;
     }
@@ -193,11 +199,21 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   }
 
   // The SDK's own auth run refreshes with the stored refresh token (discovery and client
-  // authentication included). A refusal leaves things as a 401 would: the SDK drops the tokens and
-  // the server is marked as needing a login, which the next request reports.
+  // authentication included). A refused refresh token makes the SDK drop the tokens, so the next
+  // request meets a 401 and the server is marked as needing a login then. Any other failure (the
+  // authorization server down or erring) leaves the still-valid token in use; the SDK would go on
+  // to a new login, which a renewal must not mark as needed (see redirectToAuthorization), and
+  // the renewal is tried again after a pause rather than before every request.
   async #renew(): Promise<void> {
     const { auth } = await import('@modelcontextprotocol/sdk/client/auth.js');
-    await auth(this, { serverUrl: this.#target.serverUrl, fetchFn: this.fetch }).catch(() => undefined);
+    this.#renewing = true;
+    try {
+      await auth(this, { serverUrl: this.#target.serverUrl, fetchFn: this.fetch });
+    } catch {
+      this.#renewAfter = Date.now() + RENEW_RETRY_MS;
+    } finally {
+      this.#renewing = false;
+    }
   }
 
   async saveTokens(tokens: OAuthTokens): Promise<void> {
@@ -209,6 +225,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   }
 
   async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
+    if (this.#renewing) throw new LoadoutError('AUTH_FAILED', `Renewing the access token of '${this.#target.server}' failed`);
     if (!this.#login) return this.#needsAuthorization();
     await this.#login.onAuthorizationUrl(authorizationUrl);
   }

@@ -147,6 +147,28 @@ describe('downstream OAuth', () => {
     expect(Date.parse(renewed.tokensSavedAt)).toBeGreaterThan(Date.parse(savedAt));
   });
 
+  it('keeps using a token about to end when renewing it fails, without asking for a login or retrying per call', async () => {
+    expect((await login(sandbox.dirs)).code).toBe(0);
+    const stored = JSON.parse(await readFile(tokenFile, 'utf8')) as { tokens: { expires_in: number } };
+    const savedAt = new Date(Date.now() - (stored.tokens.expires_in - 10) * 1000).toISOString();
+    await writeFile(tokenFile, JSON.stringify({ ...stored, tokensSavedAt: savedAt }), { mode: 0o600 });
+    oauth.failRefreshes = true;
+    const gateway = await sandbox.start();
+    const call = async (text: string): Promise<string> =>
+      textOf(await gateway.client.callTool({ name: 'call-tool', arguments: { tool: 'linear.echo', arguments: { text } } }));
+    expect(await call('still valid')).toBe('still valid');
+    const tried = oauth.counts.failedRefreshes;
+    expect(tried).toBeGreaterThanOrEqual(1);
+    // After a failed renewal the connection pauses: the next calls make no token request.
+    expect(await call('and again')).toBe('and again');
+    expect(await call('and once more')).toBe('and once more');
+    expect(oauth.counts.failedRefreshes).toBe(tried);
+    const after = JSON.parse(await readFile(tokenFile, 'utf8')) as { needsAuthorizationSince?: string; tokens?: unknown };
+    expect(after.needsAuthorizationSince).toBeUndefined();
+    expect(after.tokens).toBeDefined();
+    expect((await runCli(sandbox.dirs, ['status'])).stdout).not.toContain(NEEDS_AUTH);
+  });
+
   it('says `needs authorization` when the refresh token was revoked, and works again after a new login', async () => {
     expect((await login(sandbox.dirs)).code).toBe(0);
     const gateway = await sandbox.start();
