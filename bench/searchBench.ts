@@ -1,4 +1,4 @@
-// `npm run bench:search`: loadout's search on the tool-search dev set (../shared/search-dev),
+// `npm run bench:search`: loadout's search on the tool-search dev set (test/fixtures/search-dev),
 // scored by the set's own evaluate.mjs, then the same catalog replicated to 10,000 tools for index
 // build time, query latency and the memory the index adds. --ablations adds a row per field and
 // per ranking taken out (scored in-process with the same formula).

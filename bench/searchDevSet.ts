@@ -1,23 +1,19 @@
-// The tool-search development set (../shared/search-dev beside the repo): its catalog as loadout
+// The tool-search development set (test/fixtures/search-dev, owned by the repo): its catalog as loadout
 // catalog tools, and the set's own scoring (recall@1/3/10, MRR@10 for all / hard / not hard),
 // so the bench and the regression test score loadout's search exactly as evaluate.mjs does.
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { CatalogTool } from '../src/catalog/index.js';
 
-/**
- * Where the set lives: LOADOUT_SEARCH_DEV, else shared/search-dev beside the repo (CI's layout),
- * or beside a folder above it (a git worktree kept in a subfolder).
- */
+/** Where the set lives: LOADOUT_SEARCH_DEV (to score another set), else the copy in test/fixtures/search-dev. */
 export function searchDevDir(): string {
   if (process.env.LOADOUT_SEARCH_DEV) return path.resolve(process.env.LOADOUT_SEARCH_DEV);
   // This file runs from bench/ (vitest) or dist/bench/ (compiled).
   const here = path.dirname(fileURLToPath(import.meta.url));
   const root = path.basename(path.dirname(here)) === 'dist' ? path.resolve(here, '..', '..') : path.resolve(here, '..');
-  const candidates = [1, 2, 3].map((up) => path.resolve(root, ...Array<string>(up).fill('..'), 'shared', 'search-dev'));
-  return candidates.find((dir) => existsSync(path.join(dir, 'queries.json'))) ?? candidates[0]!;
+  return path.join(root, 'test', 'fixtures', 'search-dev');
 }
 
 /** One task of the set. */
@@ -35,7 +31,7 @@ export function loadDevSet(dir = searchDevDir()): { tools: CatalogTool[]; querie
       return JSON.parse(readFileSync(path.join(dir, file), 'utf8'));
     } catch (error) {
       throw new Error(
-        `Cannot read the search dev set at ${dir} (${file}); set LOADOUT_SEARCH_DEV or put it at ../shared/search-dev: ${String(error)}`,
+        `Cannot read the search dev set at ${dir} (${file}); set LOADOUT_SEARCH_DEV to a folder holding catalog.json and queries.json: ${String(error)}`,
       );
     }
   };

@@ -1,4 +1,4 @@
-// Regression floor on the tool-search dev set (../shared/search-dev beside the repo): the offline
+// Regression floor on the tool-search dev set (test/fixtures/search-dev): the offline
 // ranking (no keywords, synonyms or learned words) keeps the recall it reached. Deterministic:
 // same catalog, same vectors, same queries, same order.
 import { describe, expect, it } from 'vitest';

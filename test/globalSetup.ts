@@ -1,0 +1,25 @@
+// Runs once before any test file: checks that what the suite reads is there, so a missing build
+// or install fails in a second with one line naming the fix, not minutes later as hundreds of
+// spawn errors.
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Each file the suite needs, with the command that makes it. */
+const REQUIRED: ReadonlyArray<readonly [file: string, fix: string]> = [
+  ['dist/bundle/loadout.js', 'npm run build'],
+  ['dist/test/fixtures/echo.js', 'npm run build'],
+  ['node_modules/@modelcontextprotocol/server-everything/dist/index.js', 'npm ci'],
+  ['node_modules/@modelcontextprotocol/server-filesystem/dist/index.js', 'npm ci'],
+  ['node_modules/@modelcontextprotocol/server-memory/dist/index.js', 'npm ci'],
+  ['test/fixtures/search-dev/queries.json', 'git checkout -- test/fixtures/search-dev'],
+];
+
+export default function checkPrerequisites(): void {
+  const missing = REQUIRED.filter(([file]) => !existsSync(path.join(ROOT, file)));
+  if (missing.length === 0) return;
+  const fixes = [...new Set(missing.map(([, fix]) => fix))].join(', then ');
+  throw new Error(`The tests need ${missing.map(([file]) => file).join(', ')}: run ${fixes} (npm test builds first).`);
+}
