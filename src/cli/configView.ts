@@ -83,7 +83,7 @@ export function toolsOfServer(view: ConfigView, server: string): ToolView[] {
   }));
   const known = new Set(tools.map((tool) => tool.name));
   // Without cached definitions (a new data dir), servers.yaml's own list of tools is what is known,
-  // as the multi-mcp design's `list` reads it (seed 000).
+  // so every tool the user named there is still listed.
   const uncached = !view.definitions[server];
   for (const [name, setting] of Object.entries(config.tools ?? {})) {
     if (known.has(name) || (!setting?.stale && !uncached)) continue;

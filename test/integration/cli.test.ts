@@ -137,7 +137,7 @@ describe('loadout CLI', () => {
       expect(merged.delta).toMatchObject({ enabled: true });
       expect(merged.alpha?.description).toBe('Now does something else.');
 
-      // As seed 001's `list`: every tool, exposed, filtered and stale alike; the flags narrow it.
+      // Every tool, exposed, filtered and stale alike; the flags narrow it.
       const listOf = async (...flags: string[]) =>
         JSON.parse((await runCli(dirs, ['list', ...flags, '--json'])).stdout) as Array<{ id: string; status: string[] }>;
       expect(Object.fromEntries((await listOf()).map((tool) => [tool.id, tool.status.join(',')]))).toEqual({

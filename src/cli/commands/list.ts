@@ -1,5 +1,5 @@
-// `loadout list`: every tool of the catalog from the config dir, as seed 001's `list` (exposed,
-// filtered and stale alike), with its status and description; --enabled / --disabled narrow it.
+// `loadout list`: every tool of the catalog from the config dir (exposed, filtered and stale
+// alike), with its status and description; --enabled / --disabled narrow it.
 import type { Command } from 'commander';
 import { unusableReason } from '../../catalog/index.js';
 import { LoadoutError, oneLine } from '../../shared/index.js';
