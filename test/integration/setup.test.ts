@@ -41,6 +41,21 @@ describe('loadout setup', () => {
   const setup = (args: string[], { discover = false } = {}): Promise<CliRun> =>
     runCli(dirs, ['setup', ...args, ...(discover ? [] : ['--no-discover'])], { cwd: project, env: { PATH: bin } });
 
+  // Start loadout as Claude Code would, from the entry setup left in ~/.claude.json.
+  const connectAsClaudeCode = async (): Promise<Client> => {
+    const entry = (await readJson<ClaudeJson>(claudeJson())).mcpServers.loadout!;
+    const client = new Client({ name: 'claude-code-stand-in', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: entry.command!,
+        args: entry.args,
+        env: { ...(process.env as Record<string, string>), HOME: home },
+        stderr: 'ignore',
+      }),
+    );
+    return client;
+  };
+
   // A setup run whose stdin the test holds: it can answer the question, or not.
   const startSetup = (args: string[]) => {
     const child = spawn(process.execPath, [CLI, '--config', dirs.configDir, '--data', dirs.dataDir, 'setup', ...args], {
@@ -91,16 +106,7 @@ describe('loadout setup', () => {
     expect(servers.sentry).toMatchObject({ type: 'sse', url: 'https://mcp.sentry.dev/sse' });
 
     // The entry Claude Code now has starts loadout, which serves the moved servers' tools.
-    const entry = after.mcpServers.loadout!;
-    const client = new Client({ name: 'claude-code-stand-in', version: '1.0.0' });
-    await client.connect(
-      new StdioClientTransport({
-        command: entry.command!,
-        args: entry.args,
-        env: { ...(process.env as Record<string, string>), HOME: home },
-        stderr: 'ignore',
-      }),
-    );
+    const client = await connectAsClaudeCode();
     try {
       expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(META_TOOL_NAMES);
       const found = await client.callTool({ name: 'discover-all-tools', arguments: { server: 'echo' } });
@@ -347,16 +353,7 @@ describe('loadout setup', () => {
       expect(Object.keys(servers.echo!.tools ?? {})).toContain('env');
       expect(await modeOf(yamlFile)).toBe(0o600);
 
-      const entry = (await readJson<ClaudeJson>(claudeJson())).mcpServers.loadout!;
-      const client = new Client({ name: 'claude-code-stand-in', version: '1.0.0' });
-      await client.connect(
-        new StdioClientTransport({
-          command: entry.command!,
-          args: entry.args,
-          env: { ...(process.env as Record<string, string>), HOME: home },
-          stderr: 'ignore',
-        }),
-      );
+      const client = await connectAsClaudeCode();
       try {
         const envOf = async (name: string) =>
           textOf(await client.callTool({ name: 'call-tool', arguments: { tool: 'echo.env', arguments: { name } } }));
