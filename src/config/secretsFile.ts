@@ -84,15 +84,13 @@ export function expansionEnv(secretsFile: string, env: NodeJS.ProcessEnv = proce
     if (cached?.stamp !== stamp) cached = { stamp, values: parseSecretsEnv(readFileSync(secretsFile, 'utf8'), secretsFile) };
     return cached.values;
   };
-  return new Proxy(
-    { ...env },
-    {
-      get: (target, name) => {
-        const value: unknown = Reflect.get(target, name);
-        // An empty variable counts as unset, as in expandEnv.
-        return typeof name === 'string' && !value ? (secrets()[name] ?? value) : value;
-      },
-      has: (target, name) => Reflect.has(target, name) || (typeof name === 'string' && Object.hasOwn(secrets(), name)),
+  // Over `env` itself, not a copy: a variable set later (process.env) is seen, as before.
+  return new Proxy(env, {
+    get: (target, name) => {
+      const value: unknown = Reflect.get(target, name);
+      // An empty variable counts as unset, as in expandEnv.
+      return typeof name === 'string' && !value ? (secrets()[name] ?? value) : value;
     },
-  );
+    has: (target, name) => Reflect.has(target, name) || (typeof name === 'string' && Object.hasOwn(secrets(), name)),
+  });
 }
