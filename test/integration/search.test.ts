@@ -54,6 +54,16 @@ describe('discover-all-tools with a query', () => {
     );
   });
 
+  it('with no server discovered, says how many are not and names loadout refresh instead of "no match"', async () => {
+    await writeServersYaml(sandbox.dirs.configDir, { missing: { command: 'no-such-mcp-server' } });
+    const gateway = await sandbox.start();
+    const text = textOf(await gateway.client.callTool({ name: 'discover-all-tools', arguments: { query: 'read a file' } }));
+    expect(text).not.toMatch(/No tool matches/);
+    expect(linesOf(text)[0]).toBe(
+      'No tools yet: 1 of 1 server is not discovered (missing). The user can run "loadout refresh" in a terminal to discover it and see why it fails.',
+    );
+  });
+
   it('answers bad arguments clearly: limit 0, limit 10000, a 10 KB query, another script', async () => {
     await writeServersYaml(sandbox.dirs.configDir, { echo: nodeServer(fixture('echo')) });
     const gateway = await sandbox.start();

@@ -49,10 +49,19 @@ export const discoverAllTools = defineMetaTool({
       );
     }
     const lines: string[] = [];
+    // Tools of a server not discovered yet cannot be found: say so, never a bare "no match".
+    const undiscovered = gateway.catalog.undiscoveredServers;
+    const missing = undiscovered.length ? notDiscoveredText(undiscovered, enabledServerNames(gateway.pool.configs).length) : undefined;
+    if (missing && !catalog.visible().length) {
+      lines.push(`No tools yet: ${missing}`);
+      for (const [server, error] of gateway.catalog.discoveryFailures()) lines.push(`! ${server}: not discovered (${summary(error)})`);
+      return lines.join('\n');
+    }
     const shown = tools.length ? `showing ${args.offset + 1}–${args.offset + tools.length}` : 'none on this page';
     lines.push(
       `${total} tool${total === 1 ? '' : 's'}${ranked ? ` matching "${args.query}", best first` : ''} (${shown}).${exposedIds.size ? ' * = equipped.' : ''}`,
     );
+    if (missing) lines.push(missing);
     if (ranked && !strong) {
       const servers = [...new Set(catalog.visible().map((tool) => tool.server))].join(', ');
       lines.push(
@@ -100,6 +109,12 @@ export const callTool = defineMetaTool({
     );
   },
 });
+
+/** `2 of 5 servers are not discovered (a, b). The user can run "loadout refresh" …`. */
+function notDiscoveredText(undiscovered: readonly string[], enabledCount: number): string {
+  const one = undiscovered.length === 1;
+  return `${undiscovered.length} of ${enabledCount} server${enabledCount === 1 ? '' : 's'} ${one ? 'is' : 'are'} not discovered (${undiscovered.join(', ')}). The user can run "loadout refresh" in a terminal to discover ${one ? 'it and see why it fails' : 'them and see why they fail'}.`;
+}
 
 function detailOf(tool: CatalogTool, exposedName: string | undefined): Record<string, unknown> {
   const { definition } = tool;
