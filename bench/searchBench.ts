@@ -11,6 +11,7 @@ import { CatalogSearch, loadWordVectors, type CatalogTool, type SearchSetup } fr
 import { DEFAULT_FIELD_WEIGHTS } from '../src/catalog/lexicalIndex.js';
 import { DEFAULT_ALIGNMENT } from '../src/catalog/semanticIndex.js';
 import { DEFAULT_FUSION } from '../src/catalog/search.js';
+import { formatServerMap, MAP_BUDGET_BYTES, summarizeServer } from '../src/catalog/serverMap.js';
 import { loadDevSet, scoreDevSet, searchDevDir, type DevScores } from './searchDevSet.js';
 import { percentile } from './stats.js';
 
@@ -76,6 +77,25 @@ function ablations(): string[] {
   rows.push(scoresRow('without word matches (vectors only)', score({ fusion: { ...DEFAULT_FUSION, lexical: 0, expanded: 0 } })));
   rows.push(scoresRow('without vectors (word matches only)', score({ vectorFile: false })));
   return rows;
+}
+
+/** Bytes of the map of the servers (instructions, discover-all-tools {}) for the dev catalog's servers and for 35. */
+function mapRows(): string[] {
+  const { tools } = loadDevSet();
+  const byServer = new Map<string, CatalogTool['definition'][]>();
+  for (const tool of tools) byServer.set(tool.server, [...(byServer.get(tool.server) ?? []), tool.definition]);
+  const servers = [...byServer];
+  const entries = (count: number) =>
+    Array.from({ length: count }, (_, index) => {
+      const [name, definitions] = servers[index % servers.length]!;
+      const server = index < servers.length ? name : `${name}-${Math.floor(index / servers.length)}`;
+      return { server, summary: summarizeServer(server, { tools: definitions }), state: { kind: 'ready' } as const };
+    });
+  const bytes = (count: number) => Buffer.byteLength(formatServerMap(entries(count)).join('\n'));
+  const at35 = bytes(35);
+  return [
+    `server map: ${servers.length} servers ${bytes(servers.length)} B; 35 servers (copies under new keys) ${at35} B — target < ${MAP_BUDGET_BYTES} B: ${at35 < MAP_BUDGET_BYTES ? 'ok' : 'OVER TARGET'}`,
+  ];
 }
 
 /** The dev catalog copied under new server keys up to `count` tools. */
@@ -156,6 +176,7 @@ console.log(evaluateRow('loadout, word matches only (vector file unavailable)', 
 const { all } = hybrid;
 const met = all['recall@3'] >= TARGETS.recallAt3 && all['recall@10'] >= TARGETS.recallAt10 && all.mrr10 >= TARGETS.mrrAt10;
 console.log(`targets R@3 ≥ 35 %, R@10 ≥ 60 %, MRR@10 ≥ 0.30: ${met ? 'met' : 'not met'}\n`);
+console.log(`${mapRows().join('\n')}\n`);
 // Scale first: it measures the memory the vectors add, so they must not be loaded yet.
 console.log(`${scale().join('\n')}\n`);
 if (process.argv.includes('--ablations')) console.log(ablations().join('\n'));

@@ -25,10 +25,6 @@ const OPTIMIZATION_TOOL_NAMES: ReadonlySet<string> = new Set(OPTIMIZATION_META_T
 /** Identity loadout presents to its clients. */
 export const SERVER_INFO = { name: 'loadout', version: LOADOUT_VERSION } as const;
 
-const INSTRUCTIONS =
-  'loadout fronts many MCP servers. Find tools with discover-all-tools, save a set with build-toolset, ' +
-  'then equip-toolset to use them as normal tools (or call any catalog tool with call-tool).';
-
 /** A client session of the gateway. */
 export class GatewaySession implements MetaToolSession {
   readonly server: Server;
@@ -45,7 +41,8 @@ export class GatewaySession implements MetaToolSession {
   #changesPending = 0;
   #closed: Promise<void> | undefined;
 
-  constructor(context: GatewayContext, metaTools: readonly MetaTool[], metaListing: readonly Tool[]) {
+  /** `instructions`: what the session's initialize answer tells the client (how to use loadout, the map of servers). */
+  constructor(context: GatewayContext, metaTools: readonly MetaTool[], metaListing: readonly Tool[], instructions: string) {
     this.#context = context;
     this.#metaTools = new Map(metaTools.map((tool) => [tool.name, tool]));
     this.#metaListing = metaListing;
@@ -55,7 +52,7 @@ export class GatewaySession implements MetaToolSession {
     );
     this.server = new Server(SERVER_INFO, {
       capabilities: { tools: { listChanged: true }, ...CONTENT_CAPABILITIES, ...TASK_CAPABILITIES },
-      instructions: INSTRUCTIONS,
+      instructions,
       jsonSchemaValidator: lazySchemaValidator(),
     });
     this.server.setRequestHandler(ListToolsRequestSchema, () => this.#listTools());

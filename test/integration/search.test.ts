@@ -73,6 +73,43 @@ describe('discover-all-tools with a query', () => {
   });
 });
 
+describe('the map of the catalog', () => {
+  const sandbox = useGatewaySandbox();
+  const tools = (prefix: string, count: number) =>
+    Array.from({ length: count }, (_, index) => ({ name: `${prefix}_${index}`, description: `The ${prefix} number ${index}.` }));
+
+  it('names every server with what it is for and its tool count, in the instructions of the next start and as discover-all-tools {}', async () => {
+    await writeServersYaml(sandbox.dirs.configDir, {
+      crm: await mutableServer(sandbox.dirs.root, 'crm', tools('get_contact', 30), { description: 'Customer contacts and deals. More.' }),
+      notes: await mutableServer(sandbox.dirs.root, 'notes', tools('note', 25), {
+        instructions: 'This server provides a notebook for ideas.',
+      }),
+      broken: { command: path.join(sandbox.dirs.root, 'no-such-command') },
+    });
+    const first = await sandbox.start();
+    const map = textOf(await first.client.callTool({ name: 'discover-all-tools', arguments: {} }));
+    expect(linesOf(map)).toEqual([
+      '3 servers, 55 tools. Search them: discover-all-tools {"query": "what you want to do"}; list one server\'s: {"server": "NAME"}.',
+      'crm (30 tools): Customer contacts and deals',
+      'notes (25 tools): a notebook for ideas',
+      expect.stringMatching(/^broken: not discovered \(.+\)$/),
+    ]);
+    // The first start had nothing discovered yet; the next one names the servers before reading the catalog.
+    expect(first.client.getInstructions()).toMatch(
+      /^loadout fronts many MCP servers\. .*\nServers \(tools: what for\):\ncrm: not discovered yet\n/s,
+    );
+    await first.close();
+    const second = await sandbox.start();
+    expect(second.client.getInstructions()).toContain(
+      '\ncrm (30 tools): Customer contacts and deals\nnotes (25 tools): a notebook for ideas\nbroken: not discovered yet',
+    );
+    // A page asked for still lists tools.
+    expect(textOf(await second.client.callTool({ name: 'discover-all-tools', arguments: { limit: 2 } }))).toMatch(
+      /^55 tools \(showing 1–2\)/,
+    );
+  });
+});
+
 describe('learning from use', () => {
   const sandbox = useGatewaySandbox();
   const NOTES = [

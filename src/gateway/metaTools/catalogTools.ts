@@ -7,6 +7,7 @@ import { LoadoutError, oneLine } from '../../shared/index.js';
 import { clientRequestOf } from '../forward.js';
 import { forwardUnlessChanged } from '../changedToolGuard.js';
 import { textResult } from '../toolResults.js';
+import { mapAnswer } from './catalogMap.js';
 import { defineMetaTool } from './metaTool.js';
 import { creditSearch } from './searchFeedback.js';
 import { unknownToolError } from './unknownTool.js';
@@ -20,7 +21,7 @@ const PARAMS_SHOWN = 6;
 export const discoverAllTools = defineMetaTool({
   name: 'discover-all-tools',
   description:
-    'Search every tool behind loadout: server.tool and one line each. query ranks (top 10 by default), server filters, detail:true adds schemas.',
+    'Search every tool behind loadout: server.tool and one line each. query ranks (top 10 by default), server filters, detail:true adds schemas; no arguments: the servers.',
   input: z.strictObject({
     query: z.string().max(500).optional(),
     server: z.string().optional(),
@@ -38,6 +39,12 @@ export const discoverAllTools = defineMetaTool({
       throw new LoadoutError('SERVER_NOT_FOUND', `Server '${args.server}' is not configured; servers: ${known}`);
     }
     const ranked = Boolean(args.query?.trim());
+    // Nothing asked of a catalog too big for one page: the map of the servers, not the first page
+    // of the first servers' tools. A smaller catalog is listed whole, which names the servers too.
+    const asksNothing = !ranked && args.server === undefined && args.limit === undefined && args.offset === 0 && !args.detail;
+    if (asksNothing && catalog.visible().length > LISTED_PAGE) {
+      return mapAnswer(await gateway.catalog.serverMap());
+    }
     if (ranked) gateway.catalog.learning?.queried(session, args.query!);
     const limit = args.limit ?? (ranked ? RANKED_PAGE : LISTED_PAGE);
     const modelScores = ranked ? await gateway.catalog.modelScores(args.query!) : undefined;
