@@ -12,7 +12,7 @@ import { DEFAULT_FIELD_WEIGHTS } from '../src/catalog/lexicalIndex.js';
 import { DEFAULT_ALIGNMENT } from '../src/catalog/semanticIndex.js';
 import { DEFAULT_FUSION } from '../src/catalog/search.js';
 import { formatServerMap, MAP_BUDGET_BYTES, summarizeServer } from '../src/catalog/serverMap.js';
-import { loadDevSet, scoreDevSet, searchDevDir, type DevScores } from './searchDevSet.js';
+import { loadDevSet, scoreDevSet, scoreNotice, searchDevDir, type DevScores } from './searchDevSet.js';
 import { percentile } from './stats.js';
 
 const SCALE_TOOLS = 10_000;
@@ -77,6 +77,20 @@ function ablations(): string[] {
   rows.push(scoresRow('without word matches (vectors only)', score({ fusion: { ...DEFAULT_FUSION, lexical: 0, expanded: 0 } })));
   rows.push(scoresRow('without vectors (word matches only)', score({ vectorFile: false })));
   return rows;
+}
+
+/** The weak-match notice on the set: how often it stood over a good answer, and how often a bad one went without it. */
+function noticeRows(): string[] {
+  const { tools, queries } = loadDevSet();
+  const engine = new CatalogSearch(tools);
+  const notice = scoreNotice(queries, (query) => {
+    const { tools: found, strong } = engine.search({ query, limit: 10, offset: 0 });
+    return { ids: found.map((tool) => tool.id), strong };
+  });
+  const pctOf = (count: number) => `${count}/${notice.n} (${((100 * count) / notice.n).toFixed(1)} %)`;
+  return [
+    `weak-match notice: shown ${pctOf(notice.shown)}; false alarms (shown, right tool in the top 3) ${pctOf(notice.falseAlarms)} — target ≤ 5 %: ${notice.falseAlarms <= 0.05 * notice.n ? 'ok' : 'OVER TARGET'}; misses (not shown, right tool not in the top 3) ${pctOf(notice.misses)}`,
+  ];
 }
 
 /** Bytes of the map of the servers (instructions, discover-all-tools {}) for the dev catalog's servers and for 35. */
@@ -179,4 +193,5 @@ console.log(`targets R@3 ≥ 35 %, R@10 ≥ 60 %, MRR@10 ≥ 0.30: ${met ? 'met'
 console.log(`${mapRows().join('\n')}\n`);
 // Scale first: it measures the memory the vectors add, so they must not be loaded yet.
 console.log(`${scale().join('\n')}\n`);
+console.log(`${noticeRows().join('\n')}\n`);
 if (process.argv.includes('--ablations')) console.log(ablations().join('\n'));

@@ -34,6 +34,8 @@ describe('discover-all-tools with a query', () => {
     const toolLines = linesOf(text).filter((line) => / — /.test(line));
     expect(toolLines).toHaveLength(10);
     expect(toolLines[0]).toMatch(/^notes\.note_\d+ — Keep note number \d+ in the notebook\.$/);
+    // The header does not claim every tool that shares a word "matches".
+    expect(linesOf(text)[0]).toBe('Best matches for "keep a note in the notebook" (showing 1–10).');
     expect(text).toMatch(/More: offset=10\./);
     expect(text).not.toMatch(/No tool matches this strongly/);
 
@@ -69,7 +71,7 @@ describe('discover-all-tools with a query', () => {
     }
     const other = await call({ query: 'テキストをそのまま返す' });
     expect(other.isError).toBeFalsy();
-    expect(textOf(other)).toMatch(/^0 tools matching/);
+    expect(textOf(other)).toMatch(/^No tool matches "/);
   });
 });
 
@@ -110,6 +112,34 @@ describe('the map of the catalog', () => {
   });
 });
 
+describe('tools of two servers with the same description', () => {
+  const sandbox = useGatewaySandbox();
+
+  it('say on each line which server it is and what that server is for', async () => {
+    await writeServersYaml(sandbox.dirs.configDir, {
+      fs: await mutableServer(sandbox.dirs.root, 'fs', [
+        { name: 'move_file', description: 'Move or rename a file.' },
+        { name: 'read_directory', description: 'List a directory.' },
+      ]),
+      desk: await mutableServer(
+        sandbox.dirs.root,
+        'desk',
+        [
+          { name: 'move_file', description: 'Move or rename a file.' },
+          { name: 'start_process', description: 'Run a command.' },
+        ],
+        { description: 'Terminal commands and files on the desktop' },
+      ),
+    });
+    const gateway = await sandbox.start();
+    const text = textOf(await gateway.client.callTool({ name: 'discover-all-tools', arguments: { query: 'move a file' } }));
+    expect(text).toContain('fs.move_file — Move or rename a file. [same text as on 1 other server; fs is for directory, file]');
+    expect(text).toContain(
+      'desk.move_file — Move or rename a file. [same text as on 1 other server; desk is for Terminal commands and files on the desktop]',
+    );
+  });
+});
+
 describe('learning from use', () => {
   const sandbox = useGatewaySandbox();
   const NOTES = [
@@ -146,7 +176,7 @@ describe('learning from use', () => {
     await gateway.client.callTool({ name: 'equip-toolset', arguments: { name: 'all' } });
     await gateway.client.callTool({ name: 'discover-all-tools', arguments: { query: 'unicorn ledger' } });
     const text = textOf(await gateway.client.callTool({ name: 'discover-all-tools', arguments: { query: 'zebra protocol' } }));
-    expect(text).toMatch(/^0 tools matching/);
+    expect(text).toMatch(/^No tool matches "/);
   });
 });
 

@@ -1,6 +1,6 @@
 // Meta-tools that read the catalog or call into it: discover-all-tools and call-tool.
 import * as z from 'zod';
-import { unusableReason, type CatalogTool } from '../../catalog/index.js';
+import { unusableReason, type Catalog, type CatalogTool } from '../../catalog/index.js';
 import { resolveCatalogName } from '../../registry/index.js';
 import { enabledServerNames } from '../../config/index.js';
 import { LoadoutError, oneLine } from '../../shared/index.js';
@@ -9,6 +9,7 @@ import { forwardUnlessChanged } from '../changedToolGuard.js';
 import { textResult } from '../toolResults.js';
 import { mapAnswer } from './catalogMap.js';
 import { defineMetaTool } from './metaTool.js';
+import { toolPurpose } from './toolPurpose.js';
 import { creditSearch } from './searchFeedback.js';
 import { unknownToolError } from './unknownTool.js';
 
@@ -16,6 +17,7 @@ const DESCRIPTION_WIDTH = 140;
 const RANKED_PAGE = 10;
 const LISTED_PAGE = 50;
 const PARAMS_SHOWN = 6;
+const SERVER_PURPOSE_WIDTH = 60;
 
 /** discover-all-tools: the catalog, optionally ranked by a query. */
 export const discoverAllTools = defineMetaTool({
@@ -57,17 +59,22 @@ export const discoverAllTools = defineMetaTool({
     }
     const lines: string[] = [];
     const shown = tools.length ? `showing ${args.offset + 1}–${args.offset + tools.length}` : 'none on this page';
-    lines.push(
-      `${total} tool${total === 1 ? '' : 's'}${ranked ? ` matching "${args.query}", best first` : ''} (${shown}).${exposedIds.size ? ' * = equipped.' : ''}`,
-    );
-    if (ranked && !strong) {
+    const equipped = exposedIds.size ? ' * = equipped.' : '';
+    // A ranked answer does not count its matches: nearly every tool shares some word with a query.
+    if (!ranked) lines.push(`${total} tool${total === 1 ? '' : 's'} (${shown}).${equipped}`);
+    else if (total === 0) lines.push(`No tool matches "${args.query}".`);
+    else lines.push(`Best matches for "${args.query}" (${shown}).${equipped}`);
+    if (ranked && total > 0 && !strong) {
       const servers = [...new Set(catalog.visible().map((tool) => tool.server))].join(', ');
       lines.push(
         `No tool matches this strongly; these are the closest. To browse instead, list one server's tools: discover-all-tools {"server": "NAME"} (servers: ${servers || 'none'}).`,
       );
     }
-    for (const tool of tools)
-      lines.push(`${exposedIds.has(tool.id) ? '* ' : ''}${ranked ? compactLine(tool) : `${tool.id} — ${summary(tool.description)}`}`);
+    const apart = distinctions(catalog, tools);
+    for (const tool of tools) {
+      const line = ranked ? compactLine(tool) : `${tool.id} — ${summary(toolPurpose(tool.description))}`;
+      lines.push(`${exposedIds.has(tool.id) ? '* ' : ''}${line}${apart.get(tool.id) ?? ''}`);
+    }
     for (const [server, error] of gateway.catalog.discoveryFailures()) lines.push(`! ${server}: not discovered (${summary(error)})`);
     if (args.offset + tools.length < total) lines.push(`More: offset=${args.offset + tools.length}.`);
     lines.push('Next: build-toolset {"name": "…", "tools": ["server.tool", …], "equip": true}.');
@@ -128,13 +135,31 @@ function compactLine(tool: CatalogTool): string {
   const names = Object.keys(schema?.properties ?? {});
   const params = names.slice(0, PARAMS_SHOWN).map((name) => (required.has(name) ? name : `${name}?`));
   if (names.length > PARAMS_SHOWN) params.push('…');
-  return `${tool.id} — ${summary(firstSentence(tool.description))}${params.length ? ` (params: ${params.join(', ')})` : ''}`;
+  return `${tool.id} — ${summary(toolPurpose(tool.description))}${params.length ? ` (params: ${params.join(', ')})` : ''}`;
 }
 
-function firstSentence(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  const end = flat.search(/[.!?](\s|$)/);
-  return end >= 0 ? flat.slice(0, end + 1) : flat;
+/**
+ * For tools of different servers on one page whose lines would read the same (filesystem's and
+ * desktop-commander's move_file), what tells them apart: each one's server and what it is for.
+ */
+function distinctions(catalog: Catalog, tools: readonly CatalogTool[]): Map<string, string> {
+  const byPurpose = new Map<string, CatalogTool[]>();
+  for (const tool of tools) {
+    const key = toolPurpose(tool.description).toLowerCase();
+    if (key) byPurpose.set(key, [...(byPurpose.get(key) ?? []), tool]);
+  }
+  const notes = new Map<string, string>();
+  for (const group of byPurpose.values()) {
+    if (new Set(group.map((tool) => tool.server)).size < 2) continue;
+    for (const tool of group) {
+      const purpose = catalog.serverSummaries().get(tool.server)?.purpose;
+      notes.set(
+        tool.id,
+        ` [same text as on ${group.length - 1} other server${group.length > 2 ? 's' : ''}; ${tool.server}${purpose ? ` is for ${oneLine(purpose, SERVER_PURPOSE_WIDTH)}` : ''}]`,
+      );
+    }
+  }
+  return notes;
 }
 
 function summary(text: string): string {
