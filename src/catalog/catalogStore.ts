@@ -96,6 +96,8 @@ export class CatalogStore {
   readonly #rechecks = new Map<string, Promise<void>>();
   readonly #listeners = new Set<(catalog: Catalog) => void>();
   #learned: ReadonlyMap<string, string> = new Map();
+  /** Remembered queries: query key → tool id → evidence. */
+  #recall: ReadonlyMap<string, ReadonlyMap<string, number>> = new Map();
   #synonyms: ReadonlyMap<string, string[]> = new Map();
   /** Example requests by tool hash. */
   #examples: ReadonlyMap<string, string[]> = new Map();
@@ -435,6 +437,7 @@ export class CatalogStore {
           examples: examplesByTool(this.#definitions, this.#examples),
         },
         synonyms: this.#synonyms,
+        recall: this.#recall,
       },
     });
   }
@@ -443,18 +446,18 @@ export class CatalogStore {
   async #readVocabulary(): Promise<void> {
     const { logger, synonymsFile, exampleRequestsFile } = this.#options;
     const [learned, synonyms, examples] = await Promise.allSettled([
-      this.#learnedWords?.read(),
+      this.#learnedWords?.readAll(),
       synonymsFile ? readSynonyms(synonymsFile) : undefined,
       exampleRequestsFile ? new ExampleRequestsStore(exampleRequestsFile).read() : undefined,
     ]);
     if (examples.status === 'fulfilled' && examples.value) this.#examples = examples.value;
-    if (learned.status === 'fulfilled' && learned.value) this.#learned = learned.value;
+    if (learned.status === 'fulfilled' && learned.value) ({ words: this.#learned, queries: this.#recall } = learned.value);
     if (synonyms.status === 'fulfilled' && synonyms.value) this.#synonyms = synonyms.value;
     if (synonyms.status === 'rejected') logger.error({ mod: 'catalog', err: errorMessage(synonyms.reason) }, 'synonyms file ignored');
   }
 
   async #reloadLearned(): Promise<void> {
-    this.#learned = (await this.#learnedWords?.read()) ?? new Map();
+    ({ words: this.#learned, queries: this.#recall } = (await this.#learnedWords?.readAll()) ?? { words: new Map(), queries: new Map() });
     this.#replace();
   }
 

@@ -13,6 +13,7 @@ import { forwardUnlessChanged } from './changedToolGuard.js';
 import { CONTENT_CAPABILITIES, serveContent } from './contentHandlers.js';
 import { clientRequestOf, type RequestExtra } from './forward.js';
 import { unroutedToolMessage } from './metaTools/unknownTool.js';
+import { creditCall } from './metaTools/searchFeedback.js';
 import type { HubMember } from './sessionHub.js';
 import { TASK_CAPABILITIES, forwardTaskCall, serveTasks } from './taskHandlers.js';
 import { setPassthroughCallToolHandler } from './passthroughCall.js';
@@ -230,6 +231,7 @@ export class GatewaySession implements MetaToolSession {
     if (method !== 'tools/call' || this.#changesPending > 0) return undefined;
     const { name, arguments: args, task } = params as { name: string; arguments?: Record<string, unknown>; task?: unknown };
     const route = this.#metaTools.has(name) ? undefined : this.registry.snapshot.routes.get(name);
+    if (route) creditCall(this.#context, this, route.id);
     if (route && task !== undefined) return (call) => forwardTaskCall(this.#context, this.member, route, params!, call);
     return route && ((call) => forwardUnlessChanged(this.#context, route, args, call));
   }
@@ -248,7 +250,10 @@ export class GatewaySession implements MetaToolSession {
     if (this.#changesPending > 0) await this.#changes;
     if (metaTool) return this.#runMetaTool(metaTool, args, extra);
     const route = this.registry.snapshot.routes.get(name) ?? (await this.settledSnapshot()).routes.get(name);
-    if (route) return forwardUnlessChanged(this.#context, route, args, clientRequestOf(extra, this.server));
+    if (route) {
+      creditCall(this.#context, this, route.id);
+      return forwardUnlessChanged(this.#context, route, args, clientRequestOf(extra, this.server));
+    }
     if (OPTIMIZATION_TOOL_NAMES.has(name)) {
       return errorResult(
         `${name} is an optimization tool, and those are off: set optimization.expose_tools: true in servers.yaml and restart loadout, or use \`loadout optimize\`.`,

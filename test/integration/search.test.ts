@@ -1,10 +1,11 @@
 // Search end to end: discover-all-tools with a query over real stdio (top 10, compact lines with
 // parameters, the weak-match notice, bad arguments) and `loadout search` on the command line.
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { linesOf, mutableServer, runCli } from '../helpers/cli.js';
 import {
+  eventually,
   fixture,
   makeTempDirs,
   nodeServer,
@@ -167,6 +168,29 @@ describe('learning from use', () => {
     const second = await sandbox.start();
     const after = textOf(await second.client.callTool({ name: 'discover-all-tools', arguments: query }));
     expect(linesOf(after)[1]).toMatch(/^(\* )?notes\.archive_note — Move a note to the archive\./);
+  });
+
+  it('counts a call of an equipped tool the answer showed as the outcome of the query', async () => {
+    await writeServersYaml(sandbox.dirs.configDir, { notes: await mutableServer(sandbox.dirs.root, 'notes', NOTES) });
+    const query = { query: 'tidy away the zebra note' };
+    const first = await sandbox.start({ args: ['--equip', 'all'] });
+    const before = textOf(await first.client.callTool({ name: 'discover-all-tools', arguments: query }));
+    expect(before).toContain('notes.archive_note');
+    expect(linesOf(before)[1]).not.toMatch(/notes\.archive_note/);
+    const exposed = (await first.client.listTools()).tools.map((tool) => tool.name).find((name) => name.endsWith('archive_note'));
+    expect(textOf(await first.client.callTool({ name: exposed!, arguments: {} }))).toBe('archive_note');
+    // The call is answered first; the lesson is written beside it.
+    const learned = path.join(sandbox.dirs.dataDir, 'learned-words.json');
+    await eventually(
+      async () => (await readFile(learned, 'utf8').catch(() => '')).includes('"notes.archive_note"'),
+      10_000,
+      'the call to be learned',
+    );
+    await first.close();
+
+    const second = await sandbox.start();
+    const after = textOf(await second.client.callTool({ name: 'discover-all-tools', arguments: query }));
+    expect(linesOf(after)[1]).toMatch(/^(\* )?notes\.archive_note — /);
   });
 
   it('learns nothing from a query that led nowhere, or from equipping everything', async () => {

@@ -47,10 +47,15 @@ export const discoverAllTools = defineMetaTool({
     if (asksNothing && catalog.visible().length > LISTED_PAGE) {
       return mapAnswer(await gateway.catalog.serverMap());
     }
-    if (ranked) gateway.catalog.learning?.queried(session, args.query!);
     const limit = args.limit ?? (ranked ? RANKED_PAGE : LISTED_PAGE);
     const modelScores = ranked ? await gateway.catalog.modelScores(args.query!) : undefined;
     const { total, tools, strong } = catalog.search({ ...args, limit, ...(modelScores ? { modelScores } : {}) });
+    if (ranked)
+      gateway.catalog.learning?.queried(
+        session,
+        args.query!,
+        tools.map((tool) => tool.id),
+      );
     const exposedIds = new Map([...(await session.settledSnapshot()).routes].map(([name, route]) => [route.id, name]));
     if (args.detail) {
       return textResult(
