@@ -3,6 +3,7 @@
 // servers.yaml; searching with learned words, synonyms, example requests and embeddings),
 // state.json, and the optimization loop with its promotions applied. `serve`, the CLI commands and `optimize` all
 // start here, so no command can see a different catalog from another.
+import path from 'node:path';
 import { CatalogStore } from '../catalog/index.js';
 import { StateStore, expansionEnv, loadServersConfig, type LoadoutPaths, type ServersFile } from '../config/index.js';
 import { ServerPool } from '../downstream/index.js';
@@ -48,6 +49,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     logger,
     serversFile: paths.serversFile,
     oauthDir: paths.oauthDir,
+    serverMapFile: path.join(paths.dataDir, 'server-map.json'),
     learnedWordsFile: paths.learnedWordsFile,
     synonymsFile: paths.synonymsFile,
     exampleRequestsFile: paths.exampleRequestsFile,
