@@ -2,7 +2,15 @@
 // every use, so a toolset saved by another loadout process (or by hand, or by git) is seen at once.
 import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { ToolsetNameSchema, ToolsetSchema, readTextIfExists, updateTextFile, withFileLock, type Toolset } from '../config/index.js';
+import {
+  ToolsetNameSchema,
+  ToolsetSchema,
+  parseYamlFile,
+  readTextIfExists,
+  updateTextFile,
+  withFileLock,
+  type Toolset,
+} from '../config/index.js';
 import { LoadoutError, errorMessage, firstIssue, firstIssueText, yamlModule } from '../shared/index.js';
 
 /** The built-in toolset that exposes every enabled tool; no toolset file may take its name. */
@@ -126,20 +134,11 @@ export class ToolsetStore {
     if (text === undefined) return undefined;
     const cached = this.#parsed.get(file);
     if (cached?.text === text) return cached.toolset;
-    let data: unknown;
-    try {
-      data = yamlModule().parse(text);
-    } catch (error) {
-      throw new LoadoutError('TOOLSET_INVALID', `${file}: ${errorMessage(error).split('\n')[0]}`);
+    const { data } = parseYamlFile(text, file, ToolsetSchema, 'TOOLSET_INVALID');
+    if (data.name !== expectedName) {
+      throw new LoadoutError('TOOLSET_INVALID', `${file}: name '${data.name}' does not match the file name '${expectedName}.yaml'`);
     }
-    const parsed = ToolsetSchema.safeParse(data);
-    if (!parsed.success) {
-      throw new LoadoutError('TOOLSET_INVALID', `${file}: ${firstIssueText(parsed.error)}`);
-    }
-    if (parsed.data.name !== expectedName) {
-      throw new LoadoutError('TOOLSET_INVALID', `${file}: name '${parsed.data.name}' does not match the file name '${expectedName}.yaml'`);
-    }
-    return this.#remember(file, text, parsed.data);
+    return this.#remember(file, text, data);
   }
 
   #remember(file: string, text: string, toolset: Toolset): Toolset {
