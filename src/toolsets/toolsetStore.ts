@@ -80,14 +80,15 @@ export class ToolsetStore {
     return { toolsets, problems };
   }
 
-  /** One saved toolset; TOOLSET_NOT_FOUND lists the saved ones. */
+  /** One saved toolset; TOOLSET_NOT_FOUND lists the saved ones (or, with none, asks for one to be created). */
   async get(name: string): Promise<Toolset> {
     const file = this.#fileOf(name);
     const toolset = await this.#read(file, name);
     if (toolset) return toolset;
     const { toolsets } = await this.list();
-    const saved = toolsets.map((t) => t.name).join(', ') || '(none yet; create one with build-toolset)';
-    throw new LoadoutError('TOOLSET_NOT_FOUND', `Toolset '${name}' not found; saved toolsets: ${saved}`);
+    if (!toolsets.length)
+      throw new LoadoutError('TOOLSET_NOT_FOUND', `Toolset '${name}' not found; no toolsets are saved yet`, { remedy: 'create-toolset' });
+    throw new LoadoutError('TOOLSET_NOT_FOUND', `Toolset '${name}' not found; saved toolsets: ${toolsets.map((t) => t.name).join(', ')}`);
   }
 
   /** Create or overwrite a toolset file (atomic, under the inter-process lock). */
