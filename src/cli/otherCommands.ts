@@ -3,6 +3,7 @@
 import type { Command } from 'commander';
 import { registerAuth } from './commands/auth.js';
 import { registerDoctor } from './commands/doctor.js';
+import { registerEnrich } from './commands/enrich.js';
 import { registerInit } from './commands/init.js';
 import { registerList } from './commands/list.js';
 import { registerOptimize } from './commands/optimize.js';
@@ -23,5 +24,6 @@ export function registerOtherCommands(program: Command): void {
   registerSetup(program);
   registerDoctor(program);
   registerSearch(program);
+  registerEnrich(program);
   registerAuth(program);
 }
