@@ -1,5 +1,6 @@
-// Every command but `serve`, registered together: main.ts imports this module only when the
-// command line names one of them (or none), so a gateway start never loads their code.
+// Every command but `serve`, registered together with the help: main.ts imports this module only
+// when the command line names one of them (or none, or asks for help), so a gateway start never
+// loads their code.
 import type { Command } from 'commander';
 import { registerAuth } from './commands/auth.js';
 import { registerDoctor } from './commands/doctor.js';
@@ -12,8 +13,9 @@ import { registerSearch } from './commands/search.js';
 import { registerSetup } from './commands/setup.js';
 import { registerStatus } from './commands/status.js';
 import { registerToolset } from './commands/toolset.js';
+import { configureHelp } from './help.js';
 
-/** Register the commands other than `serve`, in the order `--help` lists them. */
+/** Register the commands other than `serve`, then the help of every command (help.ts orders them). */
 export function registerOtherCommands(program: Command): void {
   registerInit(program);
   registerRefresh(program);
@@ -26,4 +28,5 @@ export function registerOtherCommands(program: Command): void {
   registerSearch(program);
   registerEnrich(program);
   registerAuth(program);
+  configureHelp(program);
 }
