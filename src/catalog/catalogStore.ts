@@ -68,7 +68,7 @@ interface CatalogStoreOptions {
   learnedWordsFile?: string;
   /** The user's synonym groups (config dir), read with the cached definitions. */
   synonymsFile?: string;
-  /** Example requests from `loadout search enrich` (data dir). */
+  /** Example requests from `loadout enrich` (data dir). */
   exampleRequestsFile?: string;
   /** `search.embeddings` and where tool embeddings are cached (data dir). */
   embeddings?: { settings: EmbeddingsSettings; cacheFile: string };

@@ -108,7 +108,7 @@ export interface ToolVocabulary {
   keywords?: ReadonlyMap<string, string>;
   /** Words of queries that led to the tool. */
   learned?: ReadonlyMap<string, string>;
-  /** Example requests a model wrote for the tool (`loadout search enrich`). */
+  /** Example requests a model wrote for the tool (`loadout enrich`). */
   examples?: ReadonlyMap<string, string>;
   /** What each server says it is for (its title, description, instructions), by server name. */
   servers?: ReadonlyMap<string, string>;

@@ -22,6 +22,7 @@ export { oauthRecordFile, readOAuthRecord, updateOAuthRecord, deleteOAuthRecord,
 export { loadServersFile, updateServersFile } from './serversFile.js';
 export { readSecretsFile, addSecrets, expansionEnv } from './secretsFile.js';
 export { moveLiteralSecrets, type MovedSecret, type SecretsMove } from './literalSecrets.js';
+export { parseYamlFile } from './yamlFile.js';
 export { StateStore } from './stateStore.js';
 export { withFileLock, readTextIfExists, writeTextAtomic, updateTextFile } from './safeWrite.js';
 export { mergeDiscoveredTools, type ToolMergeReport, type ToolMergeOptions } from './toolMerge.js';

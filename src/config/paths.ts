@@ -26,7 +26,7 @@ export interface LoadoutPaths {
   learnedWordsFile: string;
   /** The user's synonym groups for catalog search (optional). */
   synonymsFile: string;
-  /** Example requests per tool hash, from `loadout search enrich`. */
+  /** Example requests per tool hash, from `loadout enrich`. */
   exampleRequestsFile: string;
   /** Tool embeddings from `search.embeddings`, by model and tool hash. */
   embeddingsCacheFile: string;

@@ -5,7 +5,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ListToolsRequestSchema, type CallToolRequest, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ToolRegistry, type RegistryChange, type RegistrySnapshot, type Selection } from '../registry/index.js';
-import { LOADOUT_VERSION, errorMessage, isLoadoutError, lazySchemaValidator } from '../shared/index.js';
+import { LOADOUT_VERSION, errorMessage, isLoadoutError, lazySchemaValidator, remedyText, type LoadoutRemedy } from '../shared/index.js';
 import { ALL_TOOLSET } from '../toolsets/index.js';
 import type { GatewayContext } from './context.js';
 import { ClientIntake, type DirectAnswer } from './clientIntake.js';
@@ -25,6 +25,9 @@ const OPTIMIZATION_TOOL_NAMES: ReadonlySet<string> = new Set(OPTIMIZATION_META_T
 
 /** Identity loadout presents to its clients. */
 export const SERVER_INFO = { name: 'loadout', version: LOADOUT_VERSION } as const;
+
+// Next steps the lower layers ask for, in the agent's terms: its meta-tools.
+const AGENT_REMEDIES: Readonly<Record<LoadoutRemedy, string>> = { 'create-toolset': 'create one with build-toolset' };
 
 /** A client session of the gateway. */
 export class GatewaySession implements MetaToolSession {
@@ -279,7 +282,7 @@ export class GatewaySession implements MetaToolSession {
       const result = await tool.run(parsed.data, { gateway: this.#context, session: this, extra });
       return typeof result === 'string' ? textResult(result) : result;
     } catch (error) {
-      if (isLoadoutError(error)) return errorResult(error.message);
+      if (isLoadoutError(error)) return errorResult(remedyText(error, AGENT_REMEDIES));
       this.#context.logger.error({ mod: 'gateway', tool: tool.name, err: errorMessage(error) }, 'meta-tool failed');
       return errorResult(`${tool.name} failed unexpectedly: ${errorMessage(error)}`);
     }

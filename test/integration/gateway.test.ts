@@ -305,7 +305,7 @@ describe('loadout serve with the echo fixture', () => {
     expect(failure?.code).toBe(1);
     expect(failure?.stdout).toBe('');
     expect(failure?.stderr?.trim().split('\n').at(-1)).toBe(
-      "loadout: Toolset 'nope' not found; saved toolsets: (none yet; create one with build-toolset)",
+      `loadout: Toolset 'nope' not found; no toolsets are saved yet; create one with "loadout toolset create NAME server.tool …"`,
     );
   });
 

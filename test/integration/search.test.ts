@@ -246,7 +246,7 @@ describe('loadout search', () => {
     expect(parsed.tools[0]!.lexical).toBeDefined();
   });
 
-  it('search enrich has the model backend write example requests, searched as a field; a rerun resumes', async () => {
+  it('enrich has the model backend write example requests, searched as a field; a rerun resumes', async () => {
     // The fake model: for echo.pid it writes a request in words no tool has; for echo.fail it
     // fails (exit 1) until the marker file exists; for the rest, plain requests.
     const model = path.join(dirs.root, 'model.mjs');
@@ -265,7 +265,7 @@ describe('loadout search', () => {
     );
     expect((JSON.parse((await runCli(dirs, ['search', 'quagga', '--json'])).stdout) as { tools: unknown[] }).tools).toEqual([]);
 
-    const first = await runCli(dirs, ['search', 'enrich']);
+    const first = await runCli(dirs, ['enrich']);
     expect(first.code).toBe(0);
     expect(first.stdout).toMatch(/Wrote example requests for 4 of 5 tools \(0 already done, 1 failed: run again to retry\)/);
     expect(first.stderr).toMatch(/echo\.fail: /);
@@ -273,8 +273,9 @@ describe('loadout search', () => {
     expect(ranked.tools[0]!.tool).toBe('echo.pid');
 
     await writeFile(marker, '');
-    expect((await runCli(dirs, ['search', 'enrich'])).stdout).toMatch(/Wrote example requests for 1 of 1 tools \(4 already done\)/);
-    expect((await runCli(dirs, ['search', 'enrich'])).stdout).toMatch(/All 5 tools already have example requests\./);
+    expect((await runCli(dirs, ['enrich'])).stdout).toMatch(/Wrote example requests for 1 of 1 tools \(4 already done\)/);
+    expect((await runCli(dirs, ['enrich'])).stdout).toMatch(/All 5 tools already have example requests\./);
+    expect(JSON.parse((await runCli(dirs, ['enrich', '--json'])).stdout)).toEqual({ tools: 5, alreadyDone: 5, written: 0, failed: 0 });
   });
 
   it('refuses an empty query and a bad limit with one line and exit 1', async () => {

@@ -1,4 +1,4 @@
-// `loadout search "QUERY"`: the catalog ranked for a query as discover-all-tools ranks it, and with
+// `loadout search QUERY…`: the catalog ranked for a query as discover-all-tools ranks it, and with
 // --explain which fields and words earned each tool its place.
 import type { Command } from 'commander';
 import type { Catalog, RankedTool } from '../../catalog/index.js';
@@ -7,22 +7,24 @@ import { enabledServerNames } from '../../config/index.js';
 import { openConfiguredRuntime, requireServer, undiscoveredText } from '../configView.js';
 import { paint, printJson, printLines, printNote } from '../output.js';
 import { commandEnvironment } from '../program.js';
-import { registerSearchEnrich } from './searchEnrich.js';
 
 const DEFAULT_LIMIT = 10;
 const MAX_LIMIT = 500;
 
 /** Register `search` on the program. */
 export function registerSearch(program: Command): void {
-  const search = program
+  program
     .command('search')
     .description("rank the catalog's tools for a task in your words, as discover-all-tools does")
-    .argument('<query>', 'what you want to do, e.g. "read a file"')
+    // Every word is the query: no subcommand can take one (`loadout search enrich` searches for
+    // "enrich"), and after `--` even words that look like options are.
+    .argument('<query...>', 'what you want to do, e.g. read a file')
     .option('--limit <n>', `how many tools (1–${MAX_LIMIT})`, String(DEFAULT_LIMIT))
     .option('--server <server>', "only this server's tools")
     .option('--explain', 'show which fields and words made each score')
     .option('--json', 'machine-readable output')
-    .action(async (query: string, options: { limit: string; server?: string; explain?: boolean; json?: boolean }, command: Command) => {
+    .action(async (words: string[], options: { limit: string; server?: string; explain?: boolean; json?: boolean }, command: Command) => {
+      const query = words.join(' ');
       const limit = Number(options.limit);
       if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
         throw new LoadoutError('INVALID_ARGUMENT', `--limit must be a whole number from 1 to ${MAX_LIMIT}, got '${options.limit}'`);
@@ -81,7 +83,6 @@ export function registerSearch(program: Command): void {
       });
       if (missing) printLines(missing);
     });
-  registerSearchEnrich(search);
 }
 
 function reasonsOf(hit: RankedTool): string[] {
