@@ -11,11 +11,11 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
 import { CLIENT_CAPABILITIES } from '../../src/downstream/index.js';
-import { LIST_KINDS, compareList, flattenedName, type ListKind } from './compare.js';
+import { KEY_FIELD, LIST_KINDS, compareList, flattenedName, type ListKind } from './compare.js';
 import { ensureInstalled, resolveServer, type ResolvedServer } from './install.js';
 import { LIST_METHODS, type RawClient } from './rawClient.js';
 import { REAL_SERVERS, type RealServer, type ServerContext } from './servers.js';
-import { closeTree, listDirect, listThroughLoadout, type SideResult } from './sides.js';
+import { listDirect, listThroughLoadout, type SideResult } from './sides.js';
 
 // This file runs from dist/scripts/real-servers/.
 const root = path.resolve(fileURLToPath(new URL('../../..', import.meta.url)));
@@ -93,18 +93,8 @@ process.exit(reports.every((report) => report.identical) ? 0 : 1);
 
 async function checkServer(server: RealServer): Promise<ServerReport> {
   const startedAt = performance.now();
-  const counts = Object.fromEntries(LIST_KINDS.map((kind) => [kind, [] as string[]])) as Record<ListKind, string[]>;
-  const report: ServerReport = {
-    name: server.name,
-    package: server.package,
-    sdk: '?',
-    counts,
-    toolsMs: [],
-    identical: false,
-    problems: [],
-    notes: [],
-    seconds: 0,
-  };
+  const report = emptyReport(server);
+  const { counts } = report;
   let resolved: ResolvedServer;
   try {
     resolved = resolveServer(scratchDir, server);
@@ -119,7 +109,7 @@ async function checkServer(server: RealServer): Promise<ServerReport> {
   let timedOut = false;
   const deadline = setTimeout(() => {
     timedOut = true;
-    for (const client of open) void closeTree(client);
+    for (const client of open) void client.close();
   }, timeoutMs);
   const track = (client: RawClient) => open.add(client);
   try {
@@ -185,7 +175,7 @@ async function checkServer(server: RealServer): Promise<ServerReport> {
   } finally {
     clearTimeout(deadline);
     if (timedOut) report.problems.unshift(`timed out after ${timeoutMs / 1000} s`);
-    await Promise.all([...open].map((client) => closeTree(client)));
+    await Promise.all([...open].map((client) => client.close()));
     if (options.keep) report.notes.push(`kept ${home}`);
     else rmSync(home, { recursive: true, force: true });
     report.seconds = (performance.now() - startedAt) / 1000;
@@ -210,7 +200,7 @@ function compareSides(server: string, direct: SideResult, loadout: SideResult): 
       continue;
     }
     const exposedKey = (item: Record<string, unknown>): string | undefined => {
-      const key = item[kind === 'resources' ? 'uri' : kind === 'resourceTemplates' ? 'uriTemplate' : 'name'];
+      const key = item[KEY_FIELD[kind]];
       if (typeof key !== 'string') return undefined;
       if (kind === 'tools') return loadout.toolNames?.get(key);
       return kind === 'prompts' ? flattenedName(server, key) : key;
@@ -222,8 +212,13 @@ function compareSides(server: string, direct: SideResult, loadout: SideResult): 
 
 // A check that broke (a temp dir it could not make, say) still gets its row.
 function failedReport(server: RealServer, error: unknown): ServerReport {
-  const counts = Object.fromEntries(LIST_KINDS.map((kind) => [kind, []])) as unknown as Record<ListKind, string[]>;
-  const problem = `the check failed: ${error instanceof Error ? error.message : String(error)}`;
+  const report = emptyReport(server);
+  report.problems.push(`the check failed: ${error instanceof Error ? error.message : String(error)}`);
+  return report;
+}
+
+function emptyReport(server: RealServer): ServerReport {
+  const counts = Object.fromEntries(LIST_KINDS.map((kind) => [kind, [] as string[]])) as Record<ListKind, string[]>;
   return {
     name: server.name,
     package: server.package,
@@ -231,7 +226,7 @@ function failedReport(server: RealServer, error: unknown): ServerReport {
     counts,
     toolsMs: [],
     identical: false,
-    problems: [problem],
+    problems: [],
     notes: [],
     seconds: 0,
   };

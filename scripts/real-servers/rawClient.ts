@@ -14,9 +14,11 @@ import {
   type JSONRPCMessage,
   type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import * as z from 'zod';
 import type { ListKind } from './compare.js';
+import { killSurvivors, processTree, stillRunning } from './processTree.js';
 
 /** The list methods and the result key each one fills. */
 export const LIST_METHODS: Record<ListKind, string> = {
@@ -52,10 +54,12 @@ class RecordingTransport implements Transport {
   onmessage?: Transport['onmessage'];
   readonly responses = new Map<string | number, JSONRPCMessage>();
   lastRequestId: string | number | undefined;
+  /** Kept from the start: the SDK forgets it as soon as a close begins. */
+  pid: number | undefined;
 
   constructor(readonly inner: StdioClientTransport) {}
 
-  start(): Promise<void> {
+  async start(): Promise<void> {
     this.inner.onmessage = (message: JSONRPCMessage) => {
       if ('id' in message && message.id !== undefined && ('result' in message || 'error' in message))
         this.responses.set(message.id, message);
@@ -63,7 +67,8 @@ class RecordingTransport implements Transport {
     };
     this.inner.onclose = () => this.onclose?.();
     this.inner.onerror = (error) => this.onerror?.(error);
-    return this.inner.start();
+    await this.inner.start();
+    this.pid = this.inner.pid ?? undefined;
   }
 
   send(message: JSONRPCMessage): Promise<void> {
@@ -123,11 +128,6 @@ export class RawClient {
     return raw;
   }
 
-  /** The process id of the child, while it runs. */
-  get pid(): number | null {
-    return this.#transport.inner.pid;
-  }
-
   /** What the peer declared in its handshake. */
   get capabilities(): ServerCapabilities | undefined {
     return this.#client.getServerCapabilities();
@@ -175,9 +175,17 @@ export class RawClient {
     return response.result;
   }
 
-  /** End the child: stdin first, then SIGTERM, then SIGKILL (the SDK's order). */
-  async close(): Promise<void> {
+  /**
+   * End the child (stdin first, then SIGTERM, then SIGKILL: the SDK's order) and whatever it
+   * started; returns how many processes outlived that and had to be killed.
+   */
+  async close(): Promise<number> {
+    const tree = this.#transport.pid === undefined ? [] : processTree(this.#transport.pid);
     await this.#client.close().catch(() => undefined);
+    // loadout ends its children within about a second of its stdin closing; the SDK's own close,
+    // which a failed connect starts by itself, signals within two.
+    for (let waited = 0; waited < 3000 && stillRunning(tree).length; waited += 100) await sleep(100);
+    return killSurvivors(tree);
   }
 }
 

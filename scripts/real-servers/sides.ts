@@ -1,8 +1,6 @@
 // The two sides of the comparison for one server: its lists read by a client connected to it
 // directly, and read through `loadout serve --equip all` configured with that server alone.
-import { setTimeout as sleep } from 'node:timers/promises';
 import { LIST_KINDS, type ListKind } from './compare.js';
-import { killSurvivors, processTree, stillRunning } from './processTree.js';
 import { RawClient, errorText, type ListOutcome, type RawClientOptions } from './rawClient.js';
 
 /** One side's lists; a list the server did not declare is absent. */
@@ -48,7 +46,7 @@ export async function listDirect(options: RawClientOptions, track: Tracker): Pro
       toolsMs ??= performance.now() - startedAt;
     }
   } finally {
-    const killed = await closeTree(client);
+    const killed = await client.close();
     if (killed) notes.push(`direct: killed ${killed} leftover process(es)`);
   }
   return { lists, notes, ...(toolsMs === undefined ? {} : { toolsMs }) };
@@ -87,7 +85,7 @@ export async function listThroughLoadout(server: string, options: RawClientOptio
   } finally {
     const tail = client.stderrTail(4);
     if (tail) notes.push(`loadout stderr: ${tail}`);
-    const killed = await closeTree(client);
+    const killed = await client.close();
     if (killed) notes.push(`loadout: killed ${killed} leftover process(es)`);
   }
   return { lists, notes, ...(toolNames ? { toolNames } : {}), ...(toolsMs === undefined ? {} : { toolsMs }) };
@@ -104,15 +102,6 @@ async function equippedNames(client: RawClient, server: string): Promise<Map<str
     offset += parsed.tools.length;
     if (parsed.tools.length === 0 || offset >= parsed.total) return names;
   }
-}
-
-/** End a client's process and everything it started; returns how many had to be killed. */
-export async function closeTree(client: RawClient): Promise<number> {
-  const tree = client.pid ? processTree(client.pid) : [];
-  await client.close();
-  // loadout ends its children within about a second of its stdin closing; give them that.
-  for (let waited = 0; waited < 3000 && stillRunning(tree).length; waited += 100) await sleep(100);
-  return killSurvivors(tree);
 }
 
 function nameOf(item: unknown): string | undefined {
