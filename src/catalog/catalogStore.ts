@@ -26,7 +26,7 @@ import { LearnedWordsStore } from './learnedWords.js';
 import { SearchLearning } from './searchLearning.js';
 import { ExampleRequestsStore } from './exampleRequests.js';
 import { examplesByTool, keywordsOf, readSynonyms } from './searchVocabulary.js';
-import { ALL_LISTS, type ServerListing } from './serverListing.js';
+import { ALL_LISTS, OPTIONAL_LISTS, type ServerListing } from './serverListing.js';
 import { recordDiscoveredTools } from './switchboard.js';
 import type { ServerMapEntry, ServerState, ServerSummary } from './serverMap.js';
 
@@ -355,9 +355,8 @@ export class CatalogStore {
   }
 
   async #relist(server: string): Promise<void> {
-    await this.ensureLoaded();
     const stamp = this.#definitions.stamp();
-    const definitions = await this.#options.pool.listDefinitions(server);
+    const [definitions] = await Promise.all([this.#options.pool.listDefinitions(server), this.ensureLoaded()]);
     const toolsBefore = this.#definitions.all[server]?.tools;
     if (!this.#record(server, definitions, stamp, { ifChanged: true })) return;
     await this.#definitions.flush();
@@ -371,9 +370,8 @@ export class CatalogStore {
    * and merge them into servers.yaml; returns how many it listed.
    */
   async relistTools(server: string): Promise<number> {
-    await this.ensureLoaded();
     const stamp = this.#definitions.stamp();
-    const tools = await this.#options.pool.listTools(server);
+    const [tools] = await Promise.all([this.#options.pool.listTools(server), this.ensureLoaded()]);
     const listing: ServerListing = { covers: ['tools'], definitions: { tools }, listedAt: new Date().toISOString() };
     if (this.#definitions.record(server, listing, stamp, { ifChanged: true })) {
       await this.#definitions.flush();
@@ -383,15 +381,17 @@ export class CatalogStore {
   }
 
   // Take a complete listing into the entry in memory (flush() writes it), and log an optional
-  // list that newly failed or recovered: said once, not at every re-check.
+  // list that newly failed or answers again: said once, not at every re-check.
   #record(server: string, definitions: ServerDefinitions, stamp: number, options: { ifChanged?: boolean } = {}): boolean {
-    const before = this.#definitions.all[server]?.listFailures ?? {};
+    const before: ListFailures = this.#definitions.all[server]?.listFailures ?? {};
     const listing: ServerListing = { covers: ALL_LISTS, definitions, listedAt: new Date().toISOString() };
     const changed = this.#definitions.record(server, listing, stamp, options);
-    const after = this.#definitions.all[server]?.listFailures ?? {};
-    for (const [list, failure] of Object.entries(after)) {
-      if (before[list as keyof ListFailures] !== failure)
-        this.#options.logger.warn({ mod: 'catalog', server, err: failure }, `${list} not listed; the tools and other lists stand`);
+    const after: ListFailures = this.#definitions.all[server]?.listFailures ?? {};
+    const log = this.#options.logger;
+    for (const list of OPTIONAL_LISTS) {
+      if (after[list] !== undefined && after[list] !== before[list])
+        log.warn({ mod: 'catalog', server, err: after[list] }, `${list} not listed; the tools and other lists stand`);
+      else if (after[list] === undefined && before[list] !== undefined) log.info({ mod: 'catalog', server }, `${list} listed again`);
     }
     return changed;
   }
@@ -407,7 +407,11 @@ export class CatalogStore {
       this.#replace();
       return () => ({});
     }
-    const tools = Object.fromEntries(servers.map((server) => [server, this.#definitions.all[server]?.tools ?? []]));
+    const entries = servers.flatMap((server) => {
+      const tools = this.#definitions.all[server]?.tools;
+      return tools ? [[server, tools] as const] : [];
+    });
+    const tools = Object.fromEntries(entries);
     try {
       const { config, reports } = await recordDiscoveredTools(serversFile, tools, { acceptChanged });
       // The pool's 'configured' event rebuilds the catalog.

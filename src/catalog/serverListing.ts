@@ -8,7 +8,8 @@ import type { CachedServerTools } from './definitionCache.js';
 /** The parts of a server's entry a listing can speak for ('handshake': its capabilities and its words about itself). */
 export type ListName = 'tools' | OptionalList | 'handshake';
 
-const OPTIONAL_LISTS: readonly OptionalList[] = ['prompts', 'resources', 'resourceTemplates'];
+/** The lists a server may declare beside its tools. */
+export const OPTIONAL_LISTS: readonly OptionalList[] = ['prompts', 'resources', 'resourceTemplates'];
 
 /** Every part: what a complete listing (discovery, a re-check) speaks for. */
 export const ALL_LISTS: readonly ListName[] = ['tools', ...OPTIONAL_LISTS, 'handshake'];
