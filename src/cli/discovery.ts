@@ -2,6 +2,7 @@
 // them into servers.yaml, stop them again. Shows progress on stderr when it is a terminal.
 import type { DiscoveryResult } from '../catalog/index.js';
 import { enabledServerNames, type LoadoutPaths, type ToolMergeReport } from '../config/index.js';
+import type { ListFailures } from '../downstream/index.js';
 import { openRuntime } from '../gateway/index.js';
 import { LoadoutError, oneLine, type Logger } from '../shared/index.js';
 import { printLines, printNote, printTable, progressBar } from './output.js';
@@ -69,6 +70,7 @@ export function printDiscovery(results: readonly DiscoveryResult[]): void {
     const pending = merge.changed.filter((name) => !merge.accepted.includes(name));
     if (pending.length) details.push(`${result.server}: changed upstream ${pending.join(', ')} (approve with --accept-changed)`);
     if (merge.accepted.length) details.push(`${result.server}: approved ${merge.accepted.join(', ')}`);
+    details.push(...listFailureLines(result.server, result.listFailures));
     return [
       result.server,
       'ok',
@@ -81,6 +83,13 @@ export function printDiscovery(results: readonly DiscoveryResult[]): void {
   });
   printTable(['server', 'result', 'tools', 'added', 'stale', 'returned', 'changed'], rows);
   if (details.length) printLines(...details);
+}
+
+/** One line per optional list (prompts, resources, templates) a server failed to answer; its tools stand. */
+export function listFailureLines(server: string, failures: ListFailures | undefined): string[] {
+  return Object.values(failures ?? {}).map(
+    (failure) => `${server}: ${failure} — its tools work; listed again when it next starts or at "loadout refresh ${server}"`,
+  );
 }
 
 /** A one-line error unless every server was discovered. */

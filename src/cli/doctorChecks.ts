@@ -14,15 +14,18 @@ import {
   type LoadoutPaths,
   type ServerConfig,
 } from '../config/index.js';
-import { isNeedsAuthorizationMessage } from '../downstream/index.js';
+import { isNeedsAuthorizationMessage, type OptionalList } from '../downstream/index.js';
 import { openRuntime } from '../gateway/index.js';
-import { errorMessage, oneLine, type Logger } from '../shared/index.js';
+import { errorMessage, isLoadoutError, oneLine, type Logger } from '../shared/index.js';
 import { CLIENT_NAMES, clientDefinition, type ClientEnvironment } from './clients/clientFiles.js';
 import { readJsonFile, valueAt } from './clients/jsonFile.js';
 import { findSameServer } from './clients/setupPlan.js';
 
-/** What a finding checked: a dir, servers.yaml, a server's ${VAR}s, its start, its authorization, a client's file, a duplicate. */
-type Check = 'config-dir' | 'data-dir' | 'servers.yaml' | 'env' | 'start' | 'auth' | 'client-file' | 'duplicate';
+/**
+ * What a finding checked: a dir, servers.yaml, a server's ${VAR}s, its start, its lists (tools,
+ * prompts, resources, templates), its authorization, a client's file, a duplicate.
+ */
+type Check = 'config-dir' | 'data-dir' | 'servers.yaml' | 'env' | 'start' | 'lists' | 'auth' | 'client-file' | 'duplicate';
 
 /** One line of the doctor's report: what was looked at, whether it is well, and the fix if not. */
 export interface Finding {
@@ -136,8 +139,10 @@ async function checkServers(paths: LoadoutPaths, logger: Logger, env: NodeJS.Pro
   const quiet = logger.level === 'warn' ? logger.child({}, { level: 'silent' }) : logger;
   const { pool, ...runtime } = await openRuntime({ paths, logger: quiet, env });
   const limit = pLimit(4);
+  // Optional lists (prompts, resources, templates) a server failed to answer, reported after its own finding.
+  const listFindings = new Map<string, Finding[]>();
   try {
-    return await Promise.all(
+    const findings = await Promise.all(
       Object.entries(pool.configs).map(([name, config]) =>
         limit(async (): Promise<Finding> => {
           const subject = `server ${name}`;
@@ -155,8 +160,12 @@ async function checkServers(paths: LoadoutPaths, logger: Logger, env: NodeJS.Pro
           }
           const startedAt = performance.now();
           try {
-            const tools = await pool.listTools(name);
+            const { tools, listFailures } = await pool.listDefinitions(name);
             const ms = Math.round(performance.now() - startedAt);
+            listFindings.set(
+              name,
+              Object.entries(listFailures ?? {}).map(([list, failure]) => listFailureFinding(name, list as OptionalList, failure)),
+            );
             return {
               check: 'start',
               ...about,
@@ -189,6 +198,16 @@ async function checkServers(paths: LoadoutPaths, logger: Logger, env: NodeJS.Pro
                 fix: `add the credentials under headers: (e.g. Authorization: "Bearer \${TOKEN}") for ${name} in servers.yaml`,
               };
             }
+            if (isLoadoutError(error, 'LIST_FAILED')) {
+              return {
+                check: 'lists',
+                ...about,
+                ok: false,
+                ms,
+                message: `starts, but its tools/list failed: ${oneLine(errorMessage(error.cause), 200)}`,
+                fix: `check the server (its own log, what it depends on), then run loadout refresh ${name}`,
+              };
+            }
             const what = config.type === 'stdio' ? `command: ${[config.command, ...config.args].join(' ')}` : `url ${config.url}`;
             return {
               check: 'start',
@@ -204,9 +223,28 @@ async function checkServers(paths: LoadoutPaths, logger: Logger, env: NodeJS.Pro
         }),
       ),
     );
+    return Object.keys(pool.configs).flatMap((name, index) => [findings[index]!, ...(listFindings.get(name) ?? [])]);
   } finally {
     await runtime.close();
   }
+}
+
+const LIST_LABELS: Record<OptionalList, string> = { prompts: 'prompts', resources: 'resources', resourceTemplates: 'resource templates' };
+
+// An optional list the server declared but answered with an error: its tools work, that list is missing.
+function listFailureFinding(name: string, list: OptionalList, failure: string): Finding {
+  // -32601: the server declares the list but never implemented it; only its authors can fix that.
+  const unimplemented = /-32601\b/.test(failure);
+  return {
+    check: 'lists',
+    server: name,
+    subject: `server ${name}`,
+    ok: false,
+    message: `${failure}; its tools work, its ${LIST_LABELS[list]} are not offered`,
+    fix: unimplemented
+      ? 'none in loadout: the server declares a list it does not serve (report it to its authors)'
+      : `check the server (its own log, what it depends on), then run loadout refresh ${name}`,
+  };
 }
 
 // A server is seen twice only when a client starts it itself and starts loadout as well: after

@@ -4,7 +4,7 @@
 import type { Catalog } from '../../catalog/index.js';
 import { parseToolId, unusableReason } from '../../catalog/index.js';
 import { resolveCatalogName } from '../../registry/index.js';
-import { isNeedsAuthorizationMessage } from '../../downstream/index.js';
+import { isNeedsAuthorizationMessage, isToolsListFailureMessage } from '../../downstream/index.js';
 import { LoadoutError } from '../../shared/index.js';
 import type { GatewayContext } from '../context.js';
 
@@ -14,6 +14,10 @@ export function unknownToolError(gateway: GatewayContext, catalog: Catalog, name
   const failure = server === undefined ? undefined : gateway.catalog.discoveryFailures().get(server);
   if (server !== undefined && failure !== undefined && isNeedsAuthorizationMessage(failure)) {
     return new LoadoutError('NEEDS_AUTHORIZATION', `${failure}; its tools are unknown until then. Call again after logging in.`);
+  }
+  // It started and answered tools/list with an error: the message names the server's fault and the fix.
+  if (server !== undefined && failure !== undefined && isToolsListFailureMessage(failure)) {
+    return new LoadoutError('LIST_FAILED', `${failure}.`);
   }
   if (server !== undefined && failure !== undefined) {
     return new LoadoutError(
