@@ -150,7 +150,7 @@ describe('a global install of the clone (npm install -g .)', () => {
       mcpServers: Record<string, { command: string; args: string[] }>;
     };
     expect(claude.mcpServers).toEqual({
-      loadout: { command: 'loadout', args: ['--config', dirs.configDir, '--data', dirs.dataDir, 'serve'] },
+      loadout: { command: 'loadout', args: ['--config', dirs.configDir, '--data', dirs.dataDir, 'serve'], alwaysLoad: true },
     });
     expect(await readFile(path.join(dirs.configDir, 'servers.yaml'), 'utf8')).toMatch(/^ {2}github:$/m);
     const client = new Client({ name: 'claude-code-stand-in', version: '1.0.0' });
