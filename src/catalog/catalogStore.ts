@@ -5,9 +5,12 @@
 // them reaches this store as the pool's 'configured' event.
 import pLimit from 'p-limit';
 import { isDeepStrictEqual } from 'node:util';
+import * as z from 'zod';
 import {
   enabledServerNames,
   oauthRecordFile,
+  readTextIfExists,
+  writeTextAtomic,
   readOAuthRecord,
   type EmbeddingsSettings,
   type GatewaySettings,
@@ -24,6 +27,14 @@ import { SearchLearning } from './searchLearning.js';
 import { ExampleRequestsStore } from './exampleRequests.js';
 import { examplesByTool, keywordsOf, readSynonyms } from './searchVocabulary.js';
 import { recordDiscoveredTools } from './switchboard.js';
+import type { ServerMapEntry, ServerState, ServerSummary } from './serverMap.js';
+
+// The map's summaries as kept in the data dir: read before the catalog itself, so the first
+// answer of a session (its instructions) can name the servers without parsing every definition.
+const ServerSummariesFileSchema = z.object({
+  version: z.literal(1),
+  servers: z.array(z.object({ server: z.string(), purpose: z.string(), tools: z.number() })),
+});
 
 let vectorWarningGiven = false;
 
@@ -51,6 +62,8 @@ interface CatalogStoreOptions {
   serversFile?: string;
   /** Where OAuth files of HTTP servers live: servers that failed for want of a login are retried once it has them. */
   oauthDir?: string;
+  /** Where the map's summaries of the servers are kept (data dir), for a session's first answer. */
+  serverMapFile?: string;
   /** Where words learned from use are kept (data dir); without it nothing is learned. */
   learnedWordsFile?: string;
   /** The user's synonym groups (config dir), read with the cached definitions. */
@@ -69,6 +82,12 @@ export class CatalogStore {
   #current: Catalog;
   /** The latest read of the definition cache (undefined until the first). */
   #loaded: Promise<void> | undefined;
+  /** True once the definition cache has been read (the catalog then describes every cached server). */
+  #definitionsRead = false;
+  /** The summaries last written to serverMapFile, as written. */
+  #writtenSummaries: string | undefined;
+  /** Writes of the summaries, one after another so the last catalog's wins. */
+  #summaryWrites: Promise<void> = Promise.resolve();
   /** Load-then-discover, started by the first ready() call. */
   #ready: Promise<void> | undefined;
   readonly #discovering = new Set<string>();
@@ -77,6 +96,8 @@ export class CatalogStore {
   readonly #rechecks = new Map<string, Promise<void>>();
   readonly #listeners = new Set<(catalog: Catalog) => void>();
   #learned: ReadonlyMap<string, string> = new Map();
+  /** Remembered queries: query key → tool id → evidence. */
+  #recall: ReadonlyMap<string, ReadonlyMap<string, number>> = new Map();
   #synonyms: ReadonlyMap<string, string[]> = new Map();
   /** Example requests by tool hash. */
   #examples: ReadonlyMap<string, string[]> = new Map();
@@ -112,6 +133,60 @@ export class CatalogStore {
   /** The embeddings model's scores for `query` over the enabled tools; undefined without one or on failure. */
   async modelScores(query: string): Promise<ReadonlyMap<string, number> | undefined> {
     return this.#embeddings?.scores(query, this.#current.visible());
+  }
+
+  /**
+   * The map of the catalog: every enabled server in config order, with its summary once
+   * discovered and its state. Answered from the kept summaries while the definitions are unread
+   * (a session's first answer need not wait for them), from the catalog after.
+   */
+  async serverMap(): Promise<ServerMapEntry[]> {
+    let summaries: ReadonlyMap<string, ServerSummary> | undefined = this.#definitionsRead ? this.#current.serverSummaries() : undefined;
+    summaries ??= await this.#readSummaries();
+    if (!summaries) {
+      await this.ensureLoaded();
+      summaries = this.#current.serverSummaries();
+    }
+    return enabledServerNames(this.#options.pool.configs).map((server) => {
+      const summary = summaries.get(server);
+      return { server, ...(summary ? { summary } : {}), state: this.#stateOf(server, summary !== undefined) };
+    });
+  }
+
+  // A server's discovery state. Kept in one place so that finer states (a server starting, one
+  // waiting for a login) show up in the map and in discover-all-tools alike.
+  #stateOf(server: string, summarized: boolean): ServerState {
+    if (this.#discovering.has(server)) return { kind: 'pending' };
+    const known = summarized || this.#definitions[server] !== undefined;
+    const failure = this.#failures.get(server);
+    if (failure !== undefined && !known) return { kind: 'failed', reason: failure };
+    return known ? { kind: 'ready' } : { kind: 'pending' };
+  }
+
+  async #readSummaries(): Promise<Map<string, ServerSummary> | undefined> {
+    const { serverMapFile } = this.#options;
+    if (!serverMapFile) return undefined;
+    try {
+      const text = await readTextIfExists(serverMapFile);
+      if (text === undefined) return undefined;
+      return new Map(ServerSummariesFileSchema.parse(JSON.parse(text)).servers.map((summary) => [summary.server, summary]));
+    } catch {
+      // Only a shortcut: without it the map waits for the catalog.
+      return undefined;
+    }
+  }
+
+  // Keeps the summaries file in step with the catalog (after the definitions were read, so an
+  // early catalog of no servers never overwrites it).
+  #keepSummaries(): void {
+    const { serverMapFile, logger } = this.#options;
+    if (!serverMapFile || !this.#definitionsRead) return;
+    const text = `${JSON.stringify({ version: 1, servers: [...this.#current.serverSummaries().values()] })}\n`;
+    if (text === this.#writtenSummaries) return;
+    this.#writtenSummaries = text;
+    this.#summaryWrites = this.#summaryWrites
+      .then(() => writeTextAtomic(serverMapFile, text))
+      .catch((error: unknown) => logger.warn({ mod: 'catalog', err: errorMessage(error) }, 'could not keep the server map'));
   }
 
   /** Subscribe to new catalogs; returns the unsubscribe function. */
@@ -285,7 +360,7 @@ export class CatalogStore {
    */
   async updateServerListings(
     server: string,
-    listings: Pick<CachedServerTools, 'prompts' | 'resources' | 'resourceTemplates' | 'capabilities'>,
+    listings: Pick<CachedServerTools, 'prompts' | 'resources' | 'resourceTemplates' | 'capabilities' | 'about'>,
   ): Promise<void> {
     await this.ensureLoaded();
     const current = this.#definitions[server];
@@ -329,6 +404,7 @@ export class CatalogStore {
 
   async #readDefinitions(): Promise<void> {
     const [definitions] = await Promise.allSettled([readDefinitionCache(this.#options.cacheFile), this.#readVocabulary()]);
+    this.#definitionsRead = true;
     if (definitions.status === 'fulfilled') this.#definitions = definitions.value;
     else
       this.#options.logger.error(
@@ -361,6 +437,7 @@ export class CatalogStore {
           examples: examplesByTool(this.#definitions, this.#examples),
         },
         synonyms: this.#synonyms,
+        recall: this.#recall,
       },
     });
   }
@@ -369,23 +446,24 @@ export class CatalogStore {
   async #readVocabulary(): Promise<void> {
     const { logger, synonymsFile, exampleRequestsFile } = this.#options;
     const [learned, synonyms, examples] = await Promise.allSettled([
-      this.#learnedWords?.read(),
+      this.#learnedWords?.readAll(),
       synonymsFile ? readSynonyms(synonymsFile) : undefined,
       exampleRequestsFile ? new ExampleRequestsStore(exampleRequestsFile).read() : undefined,
     ]);
     if (examples.status === 'fulfilled' && examples.value) this.#examples = examples.value;
-    if (learned.status === 'fulfilled' && learned.value) this.#learned = learned.value;
+    if (learned.status === 'fulfilled' && learned.value) ({ words: this.#learned, queries: this.#recall } = learned.value);
     if (synonyms.status === 'fulfilled' && synonyms.value) this.#synonyms = synonyms.value;
     if (synonyms.status === 'rejected') logger.error({ mod: 'catalog', err: errorMessage(synonyms.reason) }, 'synonyms file ignored');
   }
 
   async #reloadLearned(): Promise<void> {
-    this.#learned = (await this.#learnedWords?.read()) ?? new Map();
+    ({ words: this.#learned, queries: this.#recall } = (await this.#learnedWords?.readAll()) ?? { words: new Map(), queries: new Map() });
     this.#replace();
   }
 
   #replace(): void {
     this.#current = this.#build();
+    this.#keepSummaries();
     for (const listener of this.#listeners) listener(this.#current);
   }
 }

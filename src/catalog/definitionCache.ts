@@ -5,6 +5,7 @@
 import type { Prompt, Resource, ResourceTemplate, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import { readTextIfExists, updateTextFile } from '../config/index.js';
+import type { ServerAbout } from '../downstream/index.js';
 import { LoadoutError, errorMessage } from '../shared/index.js';
 import { rememberToolHash, toolHash } from './toolHash.js';
 
@@ -39,6 +40,7 @@ const CachedServerSchema = z.looseObject({
   resources: namedList<Resource>('uri').optional(),
   resourceTemplates: namedList<ResourceTemplate>('uriTemplate').optional(),
   capabilities: z.custom<ServerCapabilities>((value) => typeof value === 'object' && value !== null).optional(),
+  about: z.custom<ServerAbout>((value) => typeof value === 'object' && value !== null).optional(),
   /** toolHash of each tool by name, stored so a warm start need not hash every definition. */
   hashes: ToolHashesSchema.optional(),
 });
@@ -56,6 +58,8 @@ export interface CachedServerTools {
   resourceTemplates?: ResourceTemplate[];
   /** What the server declared at its last handshake (prompts, resources, completions, logging, tasks…). */
   capabilities?: ServerCapabilities;
+  /** The server's own words about itself at its last handshake (title, description, instructions). */
+  about?: ServerAbout;
 }
 
 /** Cached definitions by server name. */

@@ -3,29 +3,51 @@
 import type { DiscoveryResult } from '../catalog/index.js';
 import { enabledServerNames, type LoadoutPaths, type ToolMergeReport } from '../config/index.js';
 import { openRuntime } from '../gateway/index.js';
-import { LoadoutError, type Logger } from '../shared/index.js';
-import { printLines, printTable, progressBar } from './output.js';
+import { LoadoutError, oneLine, type Logger } from '../shared/index.js';
+import { printLines, printNote, printTable, progressBar } from './output.js';
+
+/** Options of discoverServers. */
+interface DiscoverServersOptions {
+  acceptChanged?: boolean;
+  /** Only the enabled servers the catalog has not discovered yet (`setup`), instead of all of them. */
+  undiscoveredOnly?: boolean;
+  /** When stderr is not a terminal, a plain line per server there instead of no progress at all. */
+  progressLines?: boolean;
+}
 
 /** Discover `servers` (default: every enabled one) and record them in servers.yaml. */
 export async function discoverServers(
   paths: LoadoutPaths,
   logger: Logger,
   servers?: string[],
-  options: { acceptChanged?: boolean } = {},
+  { undiscoveredOnly, progressLines, ...options }: DiscoverServersOptions = {},
 ): Promise<DiscoveryResult[]> {
   // A failing server is reported in the command's own output; its warn-level log lines would repeat it.
   const quiet = logger.level === 'warn' ? logger.child({}, { level: 'error' }) : logger;
   const runtime = await openRuntime({ paths, logger: quiet });
-  const targets = servers ?? enabledServerNames(runtime.pool.configs);
-  if (!targets.length) return [];
+  if (undiscoveredOnly) await runtime.catalog.ensureLoaded();
+  const targets = servers ?? (undiscoveredOnly ? runtime.catalog.undiscoveredServers : enabledServerNames(runtime.pool.configs));
+  if (!targets.length) {
+    await runtime.close();
+    return [];
+  }
   const progress = progressBar(process.stderr);
+  const lines = progressLines && !process.stderr.isTTY;
   const total = targets.length;
   let done = 0;
   try {
     progress.update({ done, total, message: `discovering 0/${total}` });
     return await runtime.catalog.discover(targets, {
       ...options,
-      onResult: (result) => progress.update({ done: ++done, total, message: `discovering ${done}/${total} ${result.server}` }),
+      onResult: (result) => {
+        progress.update({ done: ++done, total, message: `discovering ${done}/${total} ${result.server}` });
+        if (lines)
+          printNote(
+            result.ok
+              ? `discovered ${result.server}: ${result.toolCount} tool${result.toolCount === 1 ? '' : 's'} (${result.ms} ms)`
+              : `${result.server}: not discovered: ${oneLine(result.error, 200)}`,
+          );
+      },
     });
   } finally {
     progress.done();
@@ -71,4 +93,12 @@ export function failureOf(results: readonly DiscoveryResult[]): LoadoutError | u
     'SERVER_START_FAILED',
     `${failed.length} of ${results.length} server${results.length === 1 ? '' : 's'} could not be discovered: ${detail}`,
   );
+}
+
+/** Print a discovery that is one step of a bigger command (`init`, `setup`): a failed server is a note, not the command's failure. */
+export function printDiscoveryStep(results: readonly DiscoveryResult[]): void {
+  if (!results.length) return;
+  printDiscovery(results);
+  const failure = failureOf(results);
+  if (failure) printNote(`${failure.message}; fix servers.yaml and run "loadout refresh"`);
 }

@@ -42,7 +42,7 @@ const GoldenPromptSchema = z.strictObject({
 export type GoldenPrompt = z.infer<typeof GoldenPromptSchema>;
 
 /**
- * A golden prompt as a user or agent gives it: seed 002's GoldenPrompt, with `id`, `toolName` and
+ * A golden prompt as a user or agent gives it: a GoldenPrompt with `id`, `toolName` and
  * `expectedBehavior` optional (a new id; the target tool; negative prompts expect no call).
  */
 export const PromptInputSchema = GoldenPromptSchema.extend({
@@ -64,7 +64,7 @@ const EvalResultSchema = z.strictObject({
   durationMs: z.number().nonnegative().optional(),
 });
 
-/** A result as an agent records it (seed 002's EvalRun result): `correct` may be left to loadout. */
+/** A result as an agent records it (an EvalRun's result): `correct` may be left to loadout. */
 export const EvalResultInputSchema = EvalResultSchema.extend({ correct: z.boolean().optional() });
 export type EvalResultInput = z.infer<typeof EvalResultInputSchema>;
 

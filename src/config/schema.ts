@@ -173,8 +173,8 @@ export function oauthSettingsOf(server: ServerConfig): OAuthSettings | undefined
 const NamespacedToolSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}\.[^]+$/, 'tools are written "server.tool"');
 
 /**
- * A reference to a tool: `"server.tool"`, or one of seed 004's objects, `{namespacedName:
- * "server.tool"}` or `{server, tool}`; always read as the `server.tool` string.
+ * A reference to a tool: `"server.tool"`, or an object as hand-written toolsets may hold it,
+ * `{namespacedName: "server.tool"}` or `{server, tool}`; always read as the `server.tool` string.
  */
 export const ToolRefSchema = z.union([
   NamespacedToolSchema,

@@ -6,6 +6,9 @@ import { LoadoutError, yamlModule } from '../shared/index.js';
 import { ServersFileSchema, type ServersFile } from './schema.js';
 import { readTextIfExists, updateTextFile } from './safeWrite.js';
 
+/** servers.yaml may hold a literal secret (kept with --keep-secrets, or written by hand): every write makes it private. */
+export const SERVERS_FILE_MODE = 0o600;
+
 /** A parsed servers.yaml: the validated config plus the document it came from. */
 interface LoadedServersFile {
   config: ServersFile;
@@ -42,15 +45,19 @@ export async function loadServersFile(file: string): Promise<LoadedServersFile> 
  */
 export async function updateServersFile(file: string, edit: (document: Document, config: ServersFile) => void): Promise<ServersFile> {
   let result: ServersFile | undefined;
-  await updateTextFile(file, (current) => {
-    const base = current ?? 'servers: {}\n';
-    const loaded = parseServersFile(base, file);
-    edit(loaded.document, loaded.config);
-    const next = loaded.document.toString({ lineWidth: 0 });
-    result = parseServersFile(next, file).config;
-    // An edit that changed nothing writes nothing (and does not create a missing file).
-    return next === base ? undefined : next;
-  });
+  await updateTextFile(
+    file,
+    (current) => {
+      const base = current ?? 'servers: {}\n';
+      const loaded = parseServersFile(base, file);
+      edit(loaded.document, loaded.config);
+      const next = loaded.document.toString({ lineWidth: 0 });
+      result = parseServersFile(next, file).config;
+      // An edit that changed nothing writes nothing (and does not create a missing file).
+      return next === base ? undefined : next;
+    },
+    { mode: SERVERS_FILE_MODE },
+  );
   return result!;
 }
 

@@ -44,6 +44,15 @@ export interface ServerDefinitions {
   resources?: Resource[];
   resourceTemplates?: ResourceTemplate[];
   capabilities?: ServerCapabilities;
+  /** What the server said about itself at its handshake (serverInfo title/description, instructions). */
+  about?: ServerAbout;
+}
+
+/** A server's own words about what it is for; fields it did not send are left out. */
+export interface ServerAbout {
+  title?: string;
+  description?: string;
+  instructions?: string;
 }
 
 // The SDK's default stdio read limit is 10 MB, and a bigger message closes the connection: a
@@ -167,7 +176,21 @@ export class DownstreamConnection {
         ? this.#listAll<ResourceTemplate>('resources/templates/list', 'resourceTemplates', 'uriTemplate', options)
         : undefined,
     ]);
-    return { tools, prompts, resources, resourceTemplates, ...(capabilities ? { capabilities } : {}) };
+    const about = this.#about();
+    return { tools, prompts, resources, resourceTemplates, ...(capabilities ? { capabilities } : {}), ...(about ? { about } : {}) };
+  }
+
+  // serverInfo and instructions from the initialize result: the catalog's map of servers says
+  // what each is for in the server's own words when it gave any.
+  #about(): ServerAbout | undefined {
+    const info = this.#client.getServerVersion();
+    const given = { title: info?.title, description: info?.description, instructions: this.#client.getInstructions() };
+    const about: ServerAbout = {};
+    for (const key of ['title', 'description', 'instructions'] as const) {
+      const text = given[key];
+      if (typeof text === 'string' && text.trim() !== '') about[key] = text;
+    }
+    return Object.keys(about).length ? about : undefined;
   }
 
   // Every page of a list; entries are checked for their identifying field only and passed on untouched.

@@ -8,7 +8,7 @@ import { LoadoutError, isLoadoutError, type Logger } from '../shared/index.js';
 import { ToolsetStore } from '../toolsets/index.js';
 import { startConfigSync } from './configSync.js';
 import type { GatewayContext } from './context.js';
-import { META_TOOLS, TOOLSET_META_TOOLS, namingOptions } from './metaTools/index.js';
+import { META_TOOLS, TOOLSET_META_TOOLS, namingOptions, sessionInstructions } from './metaTools/index.js';
 import { ResourceRoutes } from './resourcePages.js';
 import { openRuntime } from './runtime.js';
 import { watchServerEvents } from './serverEvents.js';
@@ -97,7 +97,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   return {
     context,
     async connect(transport) {
-      const session = new GatewaySession(context, metaTools, metaListing);
+      const session = new GatewaySession(context, metaTools, metaListing, await sessionInstructions(context));
       session.server.onclose = () => {
         sessions.delete(session);
         void session.close();

@@ -60,7 +60,7 @@ describe('loadout serve with the echo fixture', () => {
     expect(tools).toEqual(listMetaTools(TOOLSET_META_TOOLS));
   });
 
-  it("builds a toolset from seed 004's object references as well as strings, and equips a hand-written one", async () => {
+  it('builds a toolset from object references as well as strings, and equips a hand-written one', async () => {
     const gateway = await start();
     const built = await gateway.client.callTool({
       name: 'build-toolset',

@@ -3,7 +3,7 @@
 // tokens and registration. The flow itself is downstream's loginToServer.
 import { spawn } from 'node:child_process';
 import type { Command } from 'commander';
-import { deleteOAuthRecord, loadServersFile, oauthRecordFile } from '../../config/index.js';
+import { deleteOAuthRecord, expansionEnv, loadServersFile, oauthRecordFile } from '../../config/index.js';
 import { loginToServer } from '../../downstream/index.js';
 import { LoadoutError } from '../../shared/index.js';
 import { requireServer } from '../configView.js';
@@ -42,6 +42,7 @@ export function registerAuth(program: Command): void {
           server,
           config,
           oauthDir: paths.oauthDir,
+          env: expansionEnv(paths.secretsFile),
           timeoutMs: waitSeconds * 1000,
           signal: abort.signal,
           onAuthorizationUrl: (url) => {

@@ -9,8 +9,11 @@ import { findOnPath, launchCommand } from '../clients/launch.js';
 import { applySetup, applyUndo, planUndo } from '../clients/setupApply.js';
 import { planSetup, type SetupPlan } from '../clients/setupPlan.js';
 import { unifiedDiff } from '../clients/textDiff.js';
+import type { LoadoutPaths } from '../../config/index.js';
+import { discoverServers, printDiscoveryStep } from '../discovery.js';
 import { printLines } from '../output.js';
 import { askYesNo } from '../prompt.js';
+import { describeSecrets } from '../secrets.js';
 import { commandEnvironment } from '../program.js';
 
 interface SetupOptions {
@@ -18,6 +21,8 @@ interface SetupOptions {
   yes?: boolean;
   dryRun?: boolean;
   undo?: boolean;
+  discover: boolean;
+  keepSecrets?: boolean;
 }
 
 /** Register `setup` on the program. */
@@ -30,8 +35,10 @@ export function registerSetup(program: Command): void {
     .option('-y, --yes', 'apply without asking')
     .option('--dry-run', 'print what would change, change nothing')
     .option('--undo', 'restore the client files from the backup the last setup took')
+    .option('--no-discover', 'do not start the servers to list their tools now ("loadout refresh" does it later)')
+    .option('--keep-secrets', 'leave literal tokens and keys in servers.yaml (default: move them to secrets.env, mode 0600)')
     .action(async (name: ClientName, options: SetupOptions, command: Command) => {
-      const { paths, options: globals } = commandEnvironment(command);
+      const { paths, logger, options: globals } = commandEnvironment(command);
       const client = clientDefinition(name, currentClientEnvironment(os.homedir()));
       if (options.undo) {
         const undo = await planUndo(paths, client);
@@ -56,16 +63,27 @@ export function registerSetup(program: Command): void {
       }
       const claudeCli = name === 'claude-code' ? await findOnPath('claude') : undefined;
       const launch = await launchCommand(process.argv[1]!, { config: globals.config, data: globals.data });
-      const plan = await planSetup(client, paths, { move: Boolean(options.move), launch, claudeCli });
-      printLines(...describePlan(client.title, plan, paths.serversFile));
-      if (!plan.changes.length && plan.addLoadout.kind !== 'claude-cli' && !Object.keys(plan.imports.servers).length) {
-        printLines('Nothing to change.');
-        return;
+      const plan = await planSetup(client, paths, {
+        move: Boolean(options.move),
+        launch,
+        claudeCli,
+        keepSecrets: Boolean(options.keepSecrets),
+      });
+      printLines(...describePlan(client.title, plan, paths));
+      const nothingToChange = !plan.changes.length && plan.addLoadout.kind !== 'claude-cli' && !Object.keys(plan.imports.servers).length;
+      if (nothingToChange) printLines('Nothing to change.');
+      else {
+        if (!(await confirmed(options))) return;
+        const outcome = await applySetup(client, plan, paths);
+        if (outcome.backup) printLines(`Backup of the previous files: ${outcome.backup.dir} ("loadout setup ${name} --undo" restores it).`);
       }
-      if (!(await confirmed(options))) return;
-      const outcome = await applySetup(client, plan, paths);
-      if (outcome.backup) printLines(`Backup of the previous files: ${outcome.backup.dir} ("loadout setup ${name} --undo" restores it).`);
-      printLines(`Done. Restart ${client.title} (or reload its MCP servers) to connect to loadout; "loadout doctor" checks every server.`);
+      // The agent's first search must find the tools: list every server the catalog lacks now.
+      if (options.discover && !options.dryRun)
+        printDiscoveryStep(await discoverServers(paths, logger, undefined, { undiscoveredOnly: true, progressLines: true }));
+      if (!nothingToChange)
+        printLines(
+          `Done. Restart ${client.title} (or reload its MCP servers) to connect to loadout; "loadout doctor" checks every server.`,
+        );
     });
 }
 
@@ -79,7 +97,7 @@ async function confirmed(options: SetupOptions): Promise<boolean> {
   throw new LoadoutError('NOT_CONFIRMED', 'nothing was changed (answer y, or pass --yes to apply without asking)');
 }
 
-function describePlan(title: string, plan: SetupPlan, serversFile: string): string[] {
+function describePlan(title: string, plan: SetupPlan, { serversFile, secretsFile }: LoadoutPaths): string[] {
   const lines: string[] = [];
   for (const { source, servers } of plan.imports.found) if (servers.length) lines.push(`${source.label}: importing ${servers.join(', ')}`);
   const imported = Object.keys(plan.imports.servers);
@@ -87,6 +105,7 @@ function describePlan(title: string, plan: SetupPlan, serversFile: string): stri
     imported.length
       ? `servers.yaml (${serversFile}) gains ${imported.length} server${imported.length === 1 ? '' : 's'}: ${imported.join(', ')}`
       : `No new servers for servers.yaml (${serversFile}).`,
+    ...describeSecrets(plan.secrets, secretsFile, 'Moving'),
   );
   for (const { location, name, as } of plan.alreadyInLoadout)
     lines.push(`${location.label}: '${name}' is already in servers.yaml${as === name ? '' : ` as '${as}'`}`);
