@@ -23,6 +23,11 @@ export function unsetEnvReferences(text: string, env: NodeJS.ProcessEnv): string
   return [...text.matchAll(REFERENCE)].filter(([, name, fallback]) => fallback === undefined && !env[name!]).map(([, name]) => name!);
 }
 
+/** What the references in `text` expand to (empty ones left out): values that must not be written anywhere. */
+export function expandedValues(text: string, env: NodeJS.ProcessEnv): string[] {
+  return [...text.matchAll(REFERENCE)].map(([, name, fallback]) => env[name!] || fallback || '').filter((value) => value !== '');
+}
+
 /** Expand every value of a string record. */
 export function expandEnvRecord(record: Record<string, string>, env: NodeJS.ProcessEnv, where: string): Record<string, string> {
   return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, expandEnv(value, env, `${where} ${key}`)]));

@@ -4,7 +4,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ListToolsRequestSchema, type CallToolRequest, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { ToolRegistry, type RegistryChange, type RegistrySnapshot, type Selection } from '../registry/index.js';
+import { ToolRegistry, alwaysLoaded, type RegistryChange, type RegistrySnapshot, type Selection } from '../registry/index.js';
 import { LOADOUT_VERSION, errorMessage, isLoadoutError, lazySchemaValidator, remedyText, type LoadoutRemedy } from '../shared/index.js';
 import { ALL_TOOLSET } from '../toolsets/index.js';
 import type { GatewayContext } from './context.js';
@@ -291,5 +291,5 @@ export class GatewaySession implements MetaToolSession {
 
 /** The tools/list entries of the meta-tools, computed once. */
 export function listMetaTools(metaTools: readonly MetaTool[]): Tool[] {
-  return metaTools.map(listedMetaTool);
+  return metaTools.map((tool) => alwaysLoaded(listedMetaTool(tool)));
 }

@@ -207,7 +207,8 @@ describe('tool-description optimization through a real gateway', () => {
     gateway = await startGateway({ dirs });
     const listed = (await gateway.client.listTools()).tools;
     expect(listed.map((tool) => tool.name)).toEqual([...META_TOOL_NAMES, ...OPTIMIZATION_META_TOOLS.map((tool) => tool.name)]);
-    expect(Buffer.byteLength(JSON.stringify({ tools: listed }))).toBeLessThan(6 * 1024);
+    // 5.8 KB of tools, and 0.7 KB of Claude Code's always-load mark (37 bytes on each of the 19).
+    expect(Buffer.byteLength(JSON.stringify({ tools: listed }))).toBeLessThan(7 * 1024);
   });
 
   it('says how to configure a backend when none is configured', async () => {
@@ -342,6 +343,6 @@ describe('tool-description optimization through a real gateway', () => {
     ]) {
       expect(names).toContain(name);
     }
-    expect(Buffer.byteLength(JSON.stringify({ tools }))).toBeLessThan(6 * 1024);
+    expect(Buffer.byteLength(JSON.stringify({ tools }))).toBeLessThan(7 * 1024);
   });
 });

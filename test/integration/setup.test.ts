@@ -21,7 +21,7 @@ import {
 } from '../helpers/gateway.js';
 
 type ClaudeJson = {
-  mcpServers: Record<string, { command?: string; args?: string[] }>;
+  mcpServers: Record<string, { command?: string; args?: string[]; alwaysLoad?: boolean }>;
   projects: Record<string, { mcpServers: Record<string, unknown> }>;
   [key: string]: unknown;
 };
@@ -105,7 +105,9 @@ describe('loadout setup', () => {
     expect(servers.github).toMatchObject({ command: 'npx', env: { GITHUB_PERSONAL_ACCESS_TOKEN: '${GITHUB_TOKEN}' } });
     expect(servers.sentry).toMatchObject({ type: 'sse', url: 'https://mcp.sentry.dev/sse' });
 
-    // The entry Claude Code now has starts loadout, which serves the moved servers' tools.
+    // The entry Claude Code now has starts loadout, which serves the moved servers' tools, and
+    // keeps loadout's tools out of Claude Code's tool search.
+    expect(after.mcpServers.loadout!.alwaysLoad).toBe(true);
     const client = await connectAsClaudeCode();
     try {
       expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(META_TOOL_NAMES);
@@ -142,7 +144,7 @@ describe('loadout setup', () => {
     expect(claude).toContain(other);
   });
 
-  it('uses `claude mcp add` when the claude CLI is on the PATH, and still moves the servers', async () => {
+  it('uses `claude mcp add-json` (with alwaysLoad) when the claude CLI is on the PATH, and still moves the servers', async () => {
     const calls = path.join(dirs.root, 'claude-calls.json');
     await writeFile(
       path.join(bin, 'claude'),
@@ -155,23 +157,12 @@ describe('loadout setup', () => {
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line) as string[]);
-    expect(recorded).toEqual([
-      [
-        'mcp',
-        'add',
-        '--scope',
-        'user',
-        'loadout',
-        '--',
-        process.execPath,
-        CLI,
-        '--config',
-        dirs.configDir,
-        '--data',
-        dirs.dataDir,
-        'serve',
-      ],
-    ]);
+    expect(recorded).toEqual([['mcp', 'add-json', '--scope', 'user', 'loadout', expect.any(String)]]);
+    expect(JSON.parse(recorded[0]![5]!)).toEqual({
+      command: process.execPath,
+      args: [CLI, '--config', dirs.configDir, '--data', dirs.dataDir, 'serve'],
+      alwaysLoad: true,
+    });
     // The CLI adds loadout; setup itself only took the servers out.
     expect((await readJson<ClaudeJson>(claudeJson())).mcpServers).toEqual({});
   });
@@ -260,6 +251,7 @@ describe('loadout setup', () => {
       path.join(home, '.config', 'Code', 'User', 'mcp.json'),
     );
     expect(user.servers.loadout).toMatchObject({ type: 'stdio', command: process.execPath });
+    expect(user.servers.loadout).not.toHaveProperty('alwaysLoad');
     expect(Object.keys((await serversYaml()).servers)).toEqual(['memory']);
   });
 
@@ -281,6 +273,8 @@ describe('loadout setup', () => {
     const after = await readJson<{ globalShortcut: string; mcpServers: Record<string, unknown> }>(config);
     expect(after.globalShortcut).toBe('Ctrl+Space');
     expect(Object.keys(after.mcpServers)).toEqual(['loadout']);
+    // alwaysLoad is Claude Code's.
+    expect(after.mcpServers.loadout).not.toHaveProperty('alwaysLoad');
     expect(Object.keys((await serversYaml()).servers)).toEqual(['memory']);
   });
   describe('leaves a working catalog and no readable secret', () => {

@@ -123,13 +123,18 @@ export async function planSetup(client: ClientDefinition, paths: LoadoutPaths, o
   }
 
   if (plan.addLoadout.kind !== 'present') {
-    const entry = client.stdioType ? { type: 'stdio', ...options.launch } : { ...options.launch };
+    const entry = {
+      ...(client.stdioType ? { type: 'stdio' } : {}),
+      ...options.launch,
+      ...(client.alwaysLoad ? { alwaysLoad: true } : {}),
+    };
+    // add-json, not add: `claude mcp add` has no flag for alwaysLoad.
     if (options.claudeCli)
       plan.addLoadout = {
         kind: 'claude-cli',
         command: options.claudeCli,
         file: client.target.file,
-        args: ['mcp', 'add', '--scope', 'user', 'loadout', '--', options.launch.command, ...options.launch.args],
+        args: ['mcp', 'add-json', '--scope', 'user', 'loadout', JSON.stringify(entry)],
       };
     else texts.set(client.target.file, setJsonValue(texts.get(client.target.file) ?? '', [...client.target.jsonPath, 'loadout'], entry));
   }
