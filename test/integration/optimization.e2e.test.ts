@@ -217,7 +217,7 @@ describe('tool-description optimization through a real gateway', () => {
     const result = await call(gateway, 'generate_golden_prompts', { server: 'echo', tool: 'echo' });
     expect(result.isError).toBe(true);
     expect(result.text).toMatch(
-      /^No model backend is configured for optimization\. Add to servers.yaml:\noptimization:\n  backend: openai/,
+      /^No model backend is configured\. Add this to servers\.yaml[^\n]*:\noptimization:\n  backend: openai\n/,
     );
   });
 
