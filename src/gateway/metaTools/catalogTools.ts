@@ -6,6 +6,7 @@ import { enabledServerNames } from '../../config/index.js';
 import { LoadoutError, oneLine } from '../../shared/index.js';
 import { clientRequestOf } from '../forward.js';
 import { forwardUnlessChanged } from '../changedToolGuard.js';
+import { discoveryStateText } from '../discoveryText.js';
 import { textResult } from '../toolResults.js';
 import { defineMetaTool } from './metaTool.js';
 import { creditSearch } from './searchFeedback.js';
@@ -61,7 +62,7 @@ export const discoverAllTools = defineMetaTool({
     }
     for (const tool of tools)
       lines.push(`${exposedIds.has(tool.id) ? '* ' : ''}${ranked ? compactLine(tool) : `${tool.id} — ${summary(tool.description)}`}`);
-    for (const [server, error] of gateway.catalog.discoveryFailures()) lines.push(`! ${server}: not discovered (${summary(error)})`);
+    for (const state of gateway.discovery.states()) lines.push(`! ${discoveryStateText(state)}`);
     if (args.offset + tools.length < total) lines.push(`More: offset=${args.offset + tools.length}.`);
     lines.push('Next: build-toolset {"name": "…", "tools": ["server.tool", …], "equip": true}.');
     return lines.join('\n');
