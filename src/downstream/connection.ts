@@ -26,6 +26,7 @@ import {
   errorMessage,
   isLoadoutError,
   lazySchemaValidator,
+  settleWithin,
   type Logger,
 } from '../shared/index.js';
 import type { ChildProcessTransport } from './childProcessTransport.js';
@@ -289,20 +290,6 @@ function isSessionLost(error: unknown): boolean {
 // The SSE transport's EventSource failed (SseError; its class is imported lazily, so no instanceof).
 function isSseStreamError(error: Error): boolean {
   return error.message.startsWith('SSE error:');
-}
-
-// Wait for `promise` to settle, but no longer than `ms`; its outcome does not matter.
-async function settleWithin(promise: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, ms);
-    timer.unref();
-  });
-  try {
-    await Promise.race([promise.then(undefined, () => undefined), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 function refuseRelayedRequest(request: RelayedRequest): Promise<never> {

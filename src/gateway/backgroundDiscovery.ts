@@ -5,7 +5,7 @@
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { CatalogStore } from '../catalog/index.js';
 import type { ServerPool } from '../downstream/index.js';
-import { KeyedTimers, errorMessage, type Logger } from '../shared/index.js';
+import { KeyedTimers, errorMessage, settleWithin, type Logger } from '../shared/index.js';
 import { failedRecord, readDiscoveryRecords, recordDiscoveryOutcomes, type DiscoveryRecord } from './discoveryRecords.js';
 
 // How long the first catalog read waits for servers never tried before. A server that answers
@@ -120,7 +120,7 @@ export class BackgroundDiscovery {
       { mod: 'catalog', servers: servers.filter((server) => !records.has(server)), later: [...records.keys()] },
       'discovering servers without cached tools',
     );
-    await settledWithin(Promise.all(firstContacts), FIRST_CONTACT_WAIT_MS);
+    await settleWithin(Promise.all(firstContacts), FIRST_CONTACT_WAIT_MS);
   }
 
   #retryLater(server: string, record: DiscoveryRecord): void {
@@ -175,19 +175,5 @@ export class BackgroundDiscovery {
       pool.configs,
       found.map((server) => ({ server, ok: true })),
     ).catch((error: unknown) => logger.debug({ mod: 'catalog', err: errorMessage(error) }, 'could not update discovery records'));
-  }
-}
-
-// Wait for `promise`, but no longer than `ms`.
-async function settledWithin(promise: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, ms);
-    timer.unref();
-  });
-  try {
-    await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
   }
 }
