@@ -97,11 +97,26 @@ export class BackgroundDiscovery {
     return this.states().find((state) => state.server === server);
   }
 
-  /** Stop retrying; attempts in flight end with the pool. */
-  close(): void {
+  /**
+   * Stop retrying; attempts in flight end with the pool. A server still unanswered is recorded as
+   * failed, so the next start does not wait for it again (it is tried in the background instead).
+   */
+  async close(): Promise<void> {
+    if (this.#closed) return;
     this.#closed = true;
     this.#unsubscribe();
     this.#retries.clearAll();
+    const now = Date.now();
+    const unanswered = [...this.#pending].map(([server, { since }]) => ({
+      server,
+      ok: false as const,
+      error: `Server '${server}' had not answered its discovery ${Math.round((now - since) / 1000)} s after it began, when loadout stopped`,
+    }));
+    if (!unanswered.length) return;
+    const { recordsFile, pool, logger } = this.#options;
+    await recordDiscoveryOutcomes(recordsFile, pool.configs, unanswered).catch((error: unknown) =>
+      logger.debug({ mod: 'catalog', err: errorMessage(error) }, 'could not record the unanswered discoveries'),
+    );
   }
 
   async #firstRound(): Promise<void> {

@@ -131,13 +131,14 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     close() {
       closed ??= (async () => {
         await health.close();
-        discovery.close();
+        // Its record of unanswered servers is written while the children are being ended, not before.
+        const discoveryClosed = discovery.close();
         stopPromotionWatch();
         stopWatchingToolLists();
         stopWatchingServers();
         await configSync.close();
         await Promise.allSettled([...sessions].map((session) => session.close()));
-        await pool.close();
+        await Promise.all([pool.close(), discoveryClosed]);
       })();
       return closed;
     },

@@ -38,6 +38,15 @@ describe('discovery in the background', () => {
     const status = JSON.parse((await runCli(sandbox.dirs, ['status', '--json'])).stdout) as StatusJson;
     expect(status.servers.find((server) => server.name === 'stuck')?.discovery).toEqual({ state: 'pending' });
     expect(status.servers.find((server) => server.name === 'echo')?.discovery).toBeNull();
+
+    // Still unanswered when loadout stops: the next start does not wait for it again.
+    await gateway.close();
+    const records = await readFile(path.join(sandbox.dirs.dataDir, 'discovery.json'), 'utf8');
+    expect(records).toMatch(/Server 'stuck' had not answered its discovery \d+ s after it began, when loadout stopped/);
+    const next = await sandbox.start();
+    const again = textOf(await next.client.callTool({ name: 'discover-all-tools', arguments: {} }));
+    expect(again).toMatch(/^! stuck: not discovered: failed at .+, next try in \d+ s\. Server 'stuck' had not answered/m);
+    expect(await descendantsOf(next.pid)).toEqual([]);
   });
 
   it('does not try a server that just failed again at the next start, and says when it will', async () => {
