@@ -1,4 +1,5 @@
-// `npm run bench`: measures loadout against SPEC §8, each figure next to its physical limit
+// `npm run bench`: measures loadout against its performance targets (docs/performance.md), each
+// figure next to its physical limit
 // measured in the same run. No network; temp dirs only. `--json` for machines, `--quick` for a
 // smoke run at tiny counts (numbers then mean nothing).
 import { ECHO_FIXTURE } from './catalogFixture.js';
@@ -11,7 +12,7 @@ import { formatJson, formatTable, machineInfo, type BenchRow } from './report.js
 import { FULL_SCALE, QUICK_SCALE, type BenchContext } from './scale.js';
 import { benchColdFirstCall, benchWarmStart } from './startup.js';
 
-/** The bench's sections in the order of the issue's rows. */
+/** The bench's sections, in the order of their row numbers (1 forwarding … 7 memory). */
 export const SECTIONS: Record<string, (context: BenchContext) => Promise<BenchRow[]>> = {
   forwarding: benchForwarding,
   'warm-start': benchWarmStart,

@@ -1,12 +1,12 @@
 // The bench's output: one row per figure with loadout's measurement, the physical limit it is
-// compared with (measured in the same run), their ratio, the SPEC §8 target and pass/fail;
+// compared with (measured in the same run), their ratio, the target (docs/performance.md) and pass/fail;
 // printed as a table or as JSON.
 import Table from 'cli-table3';
 import os from 'node:os';
 
 /** One line of the result table. */
 export interface BenchRow {
-  /** The issue's row number and a letter, e.g. `1a`. */
+  /** The row's number (its section) and a letter, e.g. `1a`. */
   id: string;
   figure: string;
   /** loadout's figure, formatted. */

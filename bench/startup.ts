@@ -114,7 +114,7 @@ export async function benchColdFirstCall(context: BenchContext): Promise<BenchRo
         loadout: `${formatMs(loadout.p50)} (p99 ${formatMs(loadout.p99)})`,
         limit: `server's own spawn→answer ${formatMs(baseline.p50)}`,
         ratio: ratio(loadout.p50, baseline.p50),
-        target: '— (no SPEC target)',
+        target: '— (no target)',
         values: { loadoutP50Ms: loadout.p50, loadoutP99Ms: loadout.p99, ownSpawnP50Ms: baseline.p50, ownSpawnP99Ms: baseline.p99 },
       },
     ];

@@ -83,7 +83,7 @@ export function toolsOfServer(view: ConfigView, server: string): ToolView[] {
   }));
   const known = new Set(tools.map((tool) => tool.name));
   // Without cached definitions (a new data dir), servers.yaml's own list of tools is what is known,
-  // as the multi-mcp design's `list` reads it (seed 000).
+  // so every tool the user named there is still listed.
   const uncached = !view.definitions[server];
   for (const [name, setting] of Object.entries(config.tools ?? {})) {
     if (known.has(name) || (!setting?.stale && !uncached)) continue;
@@ -101,6 +101,12 @@ export function toolsOfServer(view: ConfigView, server: string): ToolView[] {
     });
   }
   return tools;
+}
+
+/** `1 of 2 servers is not discovered yet (x); run "loadout refresh"`: why a search or list is missing tools. */
+export function undiscoveredText(undiscovered: readonly string[], enabledCount: number): string {
+  const one = undiscovered.length === 1;
+  return `${undiscovered.length} of ${enabledCount} server${enabledCount === 1 ? '' : 's'} ${one ? 'is' : 'are'} not discovered yet (${undiscovered.join(', ')}); run "loadout refresh"`;
 }
 
 /** Status words of a tool, e.g. ["enabled", "changed"]; a blocked tool is ["blocked", "changed"]. */

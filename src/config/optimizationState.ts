@@ -2,6 +2,7 @@
 // golden prompts, eval runs and promotions per server, and the backend + thresholds settings.
 // Shapes only; the optimization layer owns what they mean.
 import * as z from 'zod';
+import { fileObject } from './fileObject.js';
 
 /** Longest description a candidate may have. */
 export const MAX_CANDIDATE_CHARS = 280;
@@ -42,7 +43,7 @@ const GoldenPromptSchema = z.strictObject({
 export type GoldenPrompt = z.infer<typeof GoldenPromptSchema>;
 
 /**
- * A golden prompt as a user or agent gives it: seed 002's GoldenPrompt, with `id`, `toolName` and
+ * A golden prompt as a user or agent gives it: a GoldenPrompt with `id`, `toolName` and
  * `expectedBehavior` optional (a new id; the target tool; negative prompts expect no call).
  */
 export const PromptInputSchema = GoldenPromptSchema.extend({
@@ -64,7 +65,7 @@ const EvalResultSchema = z.strictObject({
   durationMs: z.number().nonnegative().optional(),
 });
 
-/** A result as an agent records it (seed 002's EvalRun result): `correct` may be left to loadout. */
+/** A result as an agent records it (an EvalRun's result): `correct` may be left to loadout. */
 export const EvalResultInputSchema = EvalResultSchema.extend({ correct: z.boolean().optional() });
 export type EvalResultInput = z.infer<typeof EvalResultInputSchema>;
 
@@ -118,7 +119,7 @@ export const OptimizationStateSchema = z.strictObject({
 });
 
 /** The promotion rule's limits (servers.yaml `optimization.thresholds`). */
-export const ThresholdsSchema = z.strictObject({
+export const ThresholdsSchema = fileObject({
   min_overall: z.number().min(0).max(1).default(0.85),
   min_negative: z.number().min(0).max(1).default(0.8),
   min_improvement: z.number().min(-1).max(1).default(0.05),
@@ -130,7 +131,7 @@ export const BackendKindSchema = z.enum(['sampling', 'openai', 'command']);
 export type BackendKind = z.infer<typeof BackendKindSchema>;
 
 /** `optimization:` in servers.yaml: which model backend evaluates and generates, and the thresholds. */
-export const OptimizationSettingsSchema = z.strictObject({
+export const OptimizationSettingsSchema = fileObject({
   backend: BackendKindSchema.optional(),
   /** OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1 (Ollama). */
   base_url: z.string().url().optional(),

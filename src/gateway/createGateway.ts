@@ -10,7 +10,7 @@ import { BackgroundDiscovery } from './backgroundDiscovery.js';
 import { startConfigSync } from './configSync.js';
 import { discoveryRecordsFile } from './discoveryRecords.js';
 import type { GatewayContext } from './context.js';
-import { META_TOOLS, TOOLSET_META_TOOLS, namingOptions } from './metaTools/index.js';
+import { META_TOOLS, TOOLSET_META_TOOLS, namingOptions, sessionInstructions } from './metaTools/index.js';
 import { ResourceRoutes } from './resourcePages.js';
 import { openRuntime } from './runtime.js';
 import { watchServerEvents } from './serverEvents.js';
@@ -107,7 +107,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   return {
     context,
     async connect(transport) {
-      const session = new GatewaySession(context, metaTools, metaListing);
+      const session = new GatewaySession(context, metaTools, metaListing, await sessionInstructions(context));
       session.server.onclose = () => {
         sessions.delete(session);
         void session.close();

@@ -73,7 +73,7 @@ const CATEGORY_KEYS = [
 ] as const;
 
 /**
- * The rule of the design: overall ≥ min_overall, negative ≥ min_negative, overall at least
+ * The promotion rule: overall ≥ min_overall, negative ≥ min_negative, overall at least
  * min_improvement above the canonical baseline, and no category more than max_regression below it.
  */
 export function shouldPromote(candidate: Metrics, baseline: Metrics | null, thresholds: Thresholds): PromotionVerdict {

@@ -20,7 +20,7 @@ import { newId, type OptimizationStore } from './optimizationStore.js';
 import { buildReport, type OptimizationReport } from './report.js';
 import { findInjectionPatterns } from './safety.js';
 
-/** A golden prompt as callers submit it (seed 002's shape; id, tool and expectation filled in when left out). */
+/** A golden prompt as callers submit it (id, tool and expectation filled in when left out). */
 export type { PromptInput };
 
 /** One description's results against a tool's prompts. */

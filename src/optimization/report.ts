@@ -1,4 +1,4 @@
-// The optimization report of the design: per server, which tools are optimized and their metrics
+// The optimization report: per server, which tools are optimized and their metrics
 // before (canonical baseline) and after (promoted candidate). Built from stored data only.
 import * as z from 'zod';
 import { CANONICAL_CANDIDATE_ID, MetricsSchema, type ServerOptimization } from '../config/index.js';

@@ -60,7 +60,7 @@ describe('loadout serve with the echo fixture', () => {
     expect(tools).toEqual(listMetaTools(TOOLSET_META_TOOLS));
   });
 
-  it("builds a toolset from seed 004's object references as well as strings, and equips a hand-written one", async () => {
+  it('builds a toolset from object references as well as strings, and equips a hand-written one', async () => {
     const gateway = await start();
     const built = await gateway.client.callTool({
       name: 'build-toolset',
@@ -305,7 +305,7 @@ describe('loadout serve with the echo fixture', () => {
     expect(failure?.code).toBe(1);
     expect(failure?.stdout).toBe('');
     expect(failure?.stderr?.trim().split('\n').at(-1)).toBe(
-      "loadout: Toolset 'nope' not found; saved toolsets: (none yet; create one with build-toolset)",
+      `loadout: Toolset 'nope' not found; no toolsets are saved yet; create one with "loadout toolset create NAME server.tool …"`,
     );
   });
 

@@ -253,7 +253,7 @@ describe('tool-description optimization through a real gateway', () => {
     expect(revertNothing).toMatchObject({ isError: true, text: 'echo.echo has no promoted description to revert.' });
   });
 
-  it("takes seed 002's GoldenPrompt and EvalRun shapes: ids kept, toolName checked, correct computed or a contradiction refused", async () => {
+  it('takes GoldenPrompt and EvalRun shapes: ids kept, toolName checked, correct computed or a contradiction refused', async () => {
     gateway = await startGateway({ dirs });
     const seedPrompts = [
       {

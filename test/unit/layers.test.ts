@@ -1,5 +1,5 @@
-// The dependency rule of STYLE.md, checked on the source: a folder imports only lower layers, and
-// only through their index.ts. A violation names the file and the import.
+// The dependency rule (CONTRIBUTING.md, Layers and code), checked on the source: a folder imports
+// only lower layers, and only through their index.ts. A violation names the file and the import.
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

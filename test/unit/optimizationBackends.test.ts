@@ -202,10 +202,10 @@ describe('createBackend', () => {
 });
 
 describe('the command template variables', () => {
-  it('replaces each variable the README documents, and documents each one it replaces', async () => {
-    const readme = await readFile(path.join(ROOT, 'README.md'), 'utf8');
+  it('replaces each variable docs/optimization.md documents, and documents each one it replaces', async () => {
+    const doc = await readFile(path.join(ROOT, 'docs/optimization.md'), 'utf8');
     for (const name of COMMAND_TEMPLATE_VARIABLES)
-      expect(readme, `{${name}}`).toMatch(new RegExp(`^  \\| \`\\{${name}\\}\` \\| .+ \\|$`, 'm'));
+      expect(doc, `{${name}}`).toMatch(new RegExp(`^  \\| \`\\{${name}\\}\` \\| .+ \\|$`, 'm'));
     // `node -e` prints its argv: every variable filled in, anything else in braces kept.
     const backend = new CommandBackend({
       template: [

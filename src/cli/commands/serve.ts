@@ -1,6 +1,6 @@
 // `loadout serve`: run the gateway as an MCP server over stdio until the client goes away, or
 // with --http for any number of clients over streamable HTTP until a signal.
-import { InvalidArgumentError, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { GatewayStdioTransport, assertSafeBind, createGateway, serveHttp } from '../../gateway/index.js';
 import { importOnFirstRun } from '../importServers.js';
 import { commandEnvironment } from '../program.js';
@@ -33,7 +33,7 @@ export function registerServe(program: Command): void {
       numberOption('port', (n) => Number.isInteger(n) && n >= 0 && n <= 65_535, 'a whole number from 0 to 65535'),
       7077,
     )
-    .option('--token <token>', 'HTTP: bearer token every request must carry (default: $LOADOUT_TOKEN)')
+    .addOption(new Option('--token <token>', 'HTTP: bearer token every request must carry').default(undefined, '$LOADOUT_TOKEN'))
     .option('--allow-origin <origin>', 'HTTP: also accept requests from this browser origin (repeatable)', collect, [])
     .option(
       '--max-body-mb <mb>',

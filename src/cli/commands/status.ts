@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { oauthRecordFile, oauthSettingsOf, readOAuthRecord } from '../../config/index.js';
 import { discoveryRecordsFile, readDiscoveryRecords, readRunningGateways, retryText, type DiscoveryRecord } from '../../gateway/index.js';
 import { loadConfigView, toolsOfServer } from '../configView.js';
+import { listFailureLines } from '../discovery.js';
 import { paint, printJson, printLines, printTable } from '../output.js';
 import { commandEnvironment } from '../program.js';
 
@@ -42,6 +43,8 @@ export function registerStatus(program: Command): void {
             discovered,
             discovery,
             discoveredAt: view.definitions[name]?.discoveredAt ?? null,
+            // Optional lists (prompts, resources, templates) it failed to answer at its last listing, with why.
+            listFailures: view.definitions[name]?.listFailures ?? {},
             tools: {
               enabled: tools.filter((tool) => !tool.stale && tool.enabled).length,
               disabled: tools.filter((tool) => !tool.stale && !tool.enabled).length,
@@ -87,6 +90,7 @@ export function registerStatus(program: Command): void {
           record.error,
         );
       }
+      for (const server of servers) printLines(...listFailureLines(server.name, server.listFailures).map((line) => paint('yellow', line)));
       for (const server of servers.filter((entry) => entry.oauth === 'needs-login')) {
         printLines(paint('red', `${server.name}: needs authorization: run loadout auth ${server.name}`));
       }

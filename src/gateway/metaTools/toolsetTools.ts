@@ -26,7 +26,7 @@ export const buildToolset = defineMetaTool({
   description: 'Save (or overwrite) a named toolset of server.tool names; equip:true also equips it.',
   input: z.strictObject({
     name: ToolsetNameSchema,
-    // "server.tool" (or a flattened name), or seed 004's {namespacedName} / {server, tool}.
+    // "server.tool" (or a flattened name), or a toolset file's objects {namespacedName} / {server, tool}.
     tools: z.array(z.union([z.string().min(1), ToolRefSchema])).min(1, 'list at least one tool'),
     description: z.string().max(500).optional(),
     equip: z.boolean().default(false),

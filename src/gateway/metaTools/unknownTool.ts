@@ -4,7 +4,7 @@
 import type { Catalog } from '../../catalog/index.js';
 import { parseToolId, unusableReason } from '../../catalog/index.js';
 import { resolveCatalogName } from '../../registry/index.js';
-import { isNeedsAuthorizationMessage } from '../../downstream/index.js';
+import { isNeedsAuthorizationMessage, isToolsListFailureMessage } from '../../downstream/index.js';
 import { LoadoutError } from '../../shared/index.js';
 import type { GatewayContext } from '../context.js';
 import { discoveryStateText, retryText } from '../discoveryText.js';
@@ -18,6 +18,10 @@ export function unknownToolError(gateway: GatewayContext, catalog: Catalog, name
   }
   if (state?.state === 'failed' && isNeedsAuthorizationMessage(state.record.error)) {
     return new LoadoutError('NEEDS_AUTHORIZATION', `${state.record.error}; its tools are unknown until then. Call again after logging in.`);
+  }
+  // It started and answered tools/list with an error: the message names the server's fault and the fix.
+  if (state?.state === 'failed' && isToolsListFailureMessage(state.record.error)) {
+    return new LoadoutError('LIST_FAILED', `${state.record.error} (discovery ${retryText(state.record)}).`);
   }
   if (state?.state === 'failed') {
     return new LoadoutError(

@@ -33,7 +33,7 @@ interface CommandOutput {
   code: number | null;
 }
 
-/** The `{name}` variables of a command template (each documented in the README's model backends). */
+/** The `{name}` variables of a command template (each documented in docs/optimization.md, Model backends). */
 export const COMMAND_TEMPLATE_VARIABLES = ['prompt', 'system', 'tools_file', 'tool'] as const;
 export type CommandTemplateVariable = (typeof COMMAND_TEMPLATE_VARIABLES)[number];
 const TEMPLATE_VARIABLE = new RegExp(`\\{(${COMMAND_TEMPLATE_VARIABLES.join('|')})\\}`, 'g');
