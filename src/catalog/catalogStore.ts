@@ -1,7 +1,7 @@
 // Holds the current Catalog and replaces it when its sources change: discovery results, a
 // servers.yaml reload, a promoted description. Listeners hear about each new catalog. It owns
-// readiness too: the cached definitions are read on first need, then uncached servers are
-// discovered. The server configs it builds from are the pool's (their one owner); a change of
+// loading too: the cached definitions are read on first need (what to discover, and when, is the
+// gateway's business). The server configs it builds from are the pool's (their one owner); a change of
 // them reaches this store as the pool's 'configured' event.
 import pLimit from 'p-limit';
 import { isDeepStrictEqual } from 'node:util';
@@ -100,8 +100,6 @@ export class CatalogStore {
   #writtenSummaries: string | undefined;
   /** Writes of the summaries, one after another so the last catalog's wins. */
   #summaryWrites: Promise<void> = Promise.resolve();
-  /** Load-then-discover, started by the first ready() call. */
-  #ready: Promise<void> | undefined;
   readonly #discovering = new Set<string>();
   /** Servers whose latest discovery failed, with the reason. */
   readonly #failures = new Map<string, string>();
@@ -226,28 +224,6 @@ export class CatalogStore {
   ensureLoaded(): Promise<void> {
     this.#loaded ??= this.#readDefinitions().then(() => this.#replace());
     return this.#loaded;
-  }
-
-  /**
-   * Load the cached catalog, then discover the servers it lacks. Started by the first call (the
-   * first need of the catalog, or a session's first tools/list once answered); settles when both
-   * have finished, and never rejects (failures are logged and kept in discoveryFailures()).
-   */
-  ready(): Promise<void> {
-    this.#ready ??= this.ensureLoaded().then(() => this.discoverUncached());
-    return this.#ready;
-  }
-
-  /** Discover the enabled servers that have no cached definitions (at start, after servers are added). */
-  async discoverUncached(): Promise<void> {
-    try {
-      const servers = this.undiscoveredServers;
-      if (!servers.length) return;
-      this.#options.logger.info({ mod: 'catalog', servers }, 'discovering servers without cached tools');
-      await this.discover(servers);
-    } catch (error) {
-      this.#options.logger.error({ mod: 'catalog', err: errorMessage(error) }, 'discovery failed');
-    }
   }
 
   /** Servers whose most recent discovery failed and that are still undiscovered, with the reason. */

@@ -3,8 +3,8 @@
 import type { DiscoveryResult } from '../catalog/index.js';
 import { enabledServerNames, type LoadoutPaths, type ToolMergeReport } from '../config/index.js';
 import type { ListFailures } from '../downstream/index.js';
-import { openRuntime } from '../gateway/index.js';
-import { LoadoutError, oneLine, type Logger } from '../shared/index.js';
+import { discoveryRecordsFile, openRuntime, recordDiscoveryOutcomes } from '../gateway/index.js';
+import { LoadoutError, errorMessage, oneLine, type Logger } from '../shared/index.js';
 import { printLines, printNote, printTable, progressBar } from './output.js';
 
 /** Options of discoverServers. */
@@ -38,7 +38,7 @@ export async function discoverServers(
   let done = 0;
   try {
     progress.update({ done, total, message: `discovering 0/${total}` });
-    return await runtime.catalog.discover(targets, {
+    const results = await runtime.catalog.discover(targets, {
       ...options,
       onResult: (result) => {
         progress.update({ done: ++done, total, message: `discovering ${done}/${total} ${result.server}` });
@@ -50,6 +50,11 @@ export async function discoverServers(
           );
       },
     });
+    // What failed is kept for `loadout status`, and a running or next `serve` waits before trying it again.
+    await recordDiscoveryOutcomes(discoveryRecordsFile(paths), runtime.pool.configs, results).catch((error: unknown) =>
+      logger.warn({ err: errorMessage(error) }, 'could not record the discovery outcomes'),
+    );
+    return results;
   } finally {
     progress.done();
     await runtime.close();
@@ -96,11 +101,11 @@ export function listFailureLines(server: string, failures: ListFailures | undefi
 export function failureOf(results: readonly DiscoveryResult[]): LoadoutError | undefined {
   const failed = results.filter((result): result is Extract<DiscoveryResult, { ok: false }> => !result.ok);
   if (!failed.length) return undefined;
-  // Each reason whole: it may name the fix on lines of its own (a servers.yaml entry to paste).
-  const detail = failed.map((result) => `${result.server} (${result.error})`).join('; ');
+  // Each reason whole, from a line of its own: it may go on for lines (a servers.yaml entry to paste, the server's stderr).
+  const detail = failed.map((result) => `${result.server}: ${result.error}`).join('\n');
   return new LoadoutError(
     'SERVER_START_FAILED',
-    `${failed.length} of ${results.length} server${results.length === 1 ? '' : 's'} could not be discovered: ${detail}`,
+    `${failed.length} of ${results.length} server${results.length === 1 ? '' : 's'} could not be discovered (${failed.map((result) => result.server).join(', ')}):\n${detail}`,
   );
 }
 
@@ -109,5 +114,6 @@ export function printDiscoveryStep(results: readonly DiscoveryResult[]): void {
   if (!results.length) return;
   printDiscovery(results);
   const failure = failureOf(results);
-  if (failure) printNote(`${failure.message}; fix servers.yaml and run "loadout refresh"`);
+  // On a line of its own: the failure may end with a server's stderr lines.
+  if (failure) printNote(`${failure.message}\nFix servers.yaml (or what the server needs) and run "loadout refresh".`);
 }

@@ -209,13 +209,15 @@ async function checkServers(paths: LoadoutPaths, logger: Logger, env: NodeJS.Pro
               };
             }
             const what = config.type === 'stdio' ? `command: ${[config.command, ...config.args].join(' ')}` : `url ${config.url}`;
+            // The reason whole: a server's last stderr lines follow on lines of their own.
+            const reason = message.replace(`Server '${name}' failed to start: `, '');
             return {
               check: 'start',
               ...about,
               ok: false,
               ms,
-              message: `does not start: ${oneLine(message, 200)}`,
-              fix: `check its ${what}; run it by hand to see its error`,
+              message: `does not start: ${reason}`,
+              fix: `check its ${what}${reason.includes('\n') ? '' : '; run it by hand to see its error'}`,
             };
           } finally {
             await pool.stopIfIdle(name);

@@ -23,9 +23,9 @@ export function unsetEnvReferences(text: string, env: NodeJS.ProcessEnv): string
   return [...text.matchAll(REFERENCE)].filter(([, name, fallback]) => fallback === undefined && !env[name!]).map(([, name]) => name!);
 }
 
-/** What the references in `text` expand to (empty ones left out): values that must not be written anywhere. */
-export function expandedValues(text: string, env: NodeJS.ProcessEnv): string[] {
-  return [...text.matchAll(REFERENCE)].map(([, name, fallback]) => env[name!] || fallback || '').filter((value) => value !== '');
+/** The variables `text` references that are set, with the values expansion puts in (to mask them in output). */
+export function referencedValues(text: string, env: NodeJS.ProcessEnv): Array<{ name: string; value: string }> {
+  return [...text.matchAll(REFERENCE)].flatMap(([, name]) => (env[name!] ? [{ name: name!, value: env[name!]! }] : []));
 }
 
 /** Expand every value of a string record. */

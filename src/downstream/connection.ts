@@ -17,7 +17,7 @@ import {
   type ServerCapabilities,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { expandEnv, expandEnvRecord, oauthSettingsOf, type ServerConfig } from '../config/index.js';
+import { expandEnv, expandEnvRecord, oauthSettingsOf, referencedValues, type ServerConfig } from '../config/index.js';
 import {
   Cancellation,
   LOADOUT_VERSION,
@@ -25,9 +25,12 @@ import {
   errorMessage,
   isLoadoutError,
   lazySchemaValidator,
+  settleWithin,
   type Logger,
 } from '../shared/index.js';
+import type { ChildProcessTransport } from './childProcessTransport.js';
 import type { RelayedRequest } from './inFlightCallers.js';
+import { maskValues, type MaskedValue } from './stderrTail.js';
 import { StoredOAuthProvider, needsAuthorizationError, oauthTargetOf } from './oauthProvider.js';
 import { RequestLayer, type RequestOptions } from './requestLayer.js';
 
@@ -134,11 +137,13 @@ export class DownstreamConnection {
     } & ConnectionHooks,
   ): Promise<DownstreamConnection> {
     const env = options.env ?? process.env;
+    const masked = maskedValues(config, env);
     const transport = await createTransport(serverName, config, {
       env,
       logger: options.logger,
       oauthDir: options.oauthDir,
       shutdown: options.shutdown,
+      masked,
     });
     const usesOAuth = options.oauthDir !== undefined && oauthSettingsOf(config) !== undefined;
     const layer = new RequestLayer(transport, config.timeout_seconds * 1000, { onNotification: options.onNotification });
@@ -161,12 +166,15 @@ export class DownstreamConnection {
       // streamable-HTTP session is checked by the next request instead (its 404 is retried).
       if (connection && isSseStreamError(error)) connection.#loseSession();
     };
+    const timeoutMs = options.timeoutMs ?? config.timeout_seconds * 1000;
     try {
-      await client.connect(layer, { signal: options.signal, timeout: options.timeoutMs ?? config.timeout_seconds * 1000 });
+      await client.connect(layer, { signal: options.signal, timeout: timeoutMs });
     } catch (error) {
+      // Closed first: a child's last stderr lines and its exit are known once it is gone.
       await layer.close().catch(() => undefined);
       if (await isAuthorizationFailure(error)) throw refusedCredentials(serverName, usesOAuth);
-      throw new LoadoutError('SERVER_START_FAILED', `Server '${serverName}' failed to start: ${errorMessage(error)}`, { cause: error });
+      const reason = maskValues(startFailure(error, transport, timeoutMs), masked);
+      throw new LoadoutError('SERVER_START_FAILED', `Server '${serverName}' failed to start: ${reason}`, { cause: error });
     }
     connection = new DownstreamConnection(serverName, client, layer, usesOAuth);
     return connection;
@@ -318,6 +326,37 @@ export class DownstreamConnection {
   }
 }
 
+// Why a start failed, in plain words: a child that exited says how, with its last stderr lines
+// (the real error: "Cannot find module …"), rather than the SDK's "Connection closed".
+function startFailure(error: unknown, transport: Transport, timeoutMs: number): string {
+  const child = childOf(transport);
+  const code = error instanceof McpError ? error.code : undefined;
+  const timedOut = code === (ErrorCode.RequestTimeout as number) || (error instanceof Error && error.name === 'TimeoutError');
+  let reason = errorMessage(error);
+  if (timedOut) reason = `it did not answer the MCP handshake (initialize) within ${Math.round(timeoutMs / 1000)} s`;
+  else if (code === (ErrorCode.ConnectionClosed as number) && child?.exit) reason = `its process ${child.exit} before answering`;
+  const lines = child?.stderrLines() ?? [];
+  if (!lines.length) return child?.exit && !timedOut ? `${reason}; it wrote nothing to stderr` : reason;
+  // The first line stands alone (a caller may add to it); the lines the server wrote follow it.
+  return `${reason}.\nThe last lines of its stderr:\n${lines.map((line) => `  ${line}`).join('\n')}`;
+}
+
+// The child process behind a stdio transport (its class is imported lazily, so no instanceof).
+function childOf(transport: Transport): ChildProcessTransport | undefined {
+  return typeof (transport as Partial<ChildProcessTransport>).stderrLines === 'function' ? (transport as ChildProcessTransport) : undefined;
+}
+
+// The values a server's `${VAR}`s expand to, hidden in its stderr lines and failure messages, which
+// are shown, logged and kept on disk. A value of under 4 characters is no secret, and hiding it
+// would hide those letters everywhere.
+function maskedValues(config: ServerConfig, env: NodeJS.ProcessEnv): MaskedValue[] {
+  const texts =
+    config.type === 'stdio'
+      ? [config.command, ...config.args, ...Object.values(config.env), config.cwd ?? '']
+      : [config.url, ...Object.values(config.headers)];
+  return texts.flatMap((text) => referencedValues(text, env)).filter(({ value }) => value.length >= 4);
+}
+
 const TOOLS_LIST_FAILED = 'started, but its tools/list failed';
 
 /** Whether a failure message (as discovery keeps it) is a tools/list failure of a server that started. */
@@ -359,20 +398,6 @@ function isSseStreamError(error: Error): boolean {
   return error.message.startsWith('SSE error:');
 }
 
-// Wait for `promise` to settle, but no longer than `ms`; its outcome does not matter.
-async function settleWithin(promise: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, ms);
-    timer.unref();
-  });
-  try {
-    await Promise.race([promise.then(undefined, () => undefined), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 function refuseRelayedRequest(request: RelayedRequest): Promise<never> {
   return Promise.reject(
     new McpError(ErrorCode.InvalidRequest, `loadout cannot answer ${request.method} here: no client session is waiting on this server`),
@@ -410,6 +435,8 @@ interface TransportContext {
   oauthDir: string | undefined;
   /** Aborted when loadout stops: a stdio child is then ended in a hurry. */
   shutdown?: AbortSignal;
+  /** Values to hide in a stdio child's kept stderr lines. */
+  masked: readonly MaskedValue[];
 }
 
 async function createTransport(serverName: string, config: ServerConfig, context: TransportContext): Promise<Transport> {
@@ -426,7 +453,7 @@ async function createTransport(serverName: string, config: ServerConfig, context
 async function createTransportOrThrow(
   serverName: string,
   config: ServerConfig,
-  { env, logger, oauthDir, shutdown }: TransportContext,
+  { env, logger, oauthDir, shutdown, masked }: TransportContext,
 ): Promise<Transport> {
   const where = `Server '${serverName}'`;
   const { type } = config;
@@ -440,6 +467,7 @@ async function createTransportOrThrow(
       cwd: config.cwd === undefined ? undefined : expandEnv(config.cwd, env, `${where} cwd`),
       maxMessageBytes: MAX_STDIO_MESSAGE_BYTES,
       hurry: shutdown,
+      masked,
     });
     // The child's stderr must be drained or a chatty server blocks; it is diagnostics only.
     transport.stderr.on('data', (chunk: Buffer) => logger.debug({ stderr: chunk.toString('utf8').trimEnd() }, 'downstream stderr'));

@@ -7,7 +7,7 @@ import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } fr
 import { randomBytes } from 'node:crypto';
 import {
   expandEnv,
-  expandedValues,
+  referencedValues,
   oauthRecordFile,
   oauthSettingsOf,
   readOAuthRecord,
@@ -44,7 +44,7 @@ export function oauthTargetOf(server: string, config: ServerConfig, env: NodeJS.
   const where = `Server '${server}'`;
   // Normalised as the transport will send it, so a login and a connection agree on the record.
   const serverUrl = new URL(expandEnv(config.url, env, `${where} url`)).href;
-  const urlValues = expandedValues(config.url, env);
+  const urlValues = referencedValues(config.url, env).map(({ value }) => value);
   return {
     server,
     serverUrl,

@@ -104,7 +104,11 @@ export async function forwardToolCall(
 // One failure text for every forwarded method; the code is the downstream's when it sent one.
 function describeFailure(pool: ServerPool, target: ForwardTarget, error: unknown): McpError {
   const { server, label } = target;
-  if (isLoadoutError(error)) return new McpError(ErrorCode.InternalError, `${error.message}. The call to ${label} was not made.`);
+  if (isLoadoutError(error)) {
+    // Further lines (a server's stderr after a failed start) stay below the sentence.
+    const [first = '', ...more] = error.message.split('\n');
+    return new McpError(ErrorCode.InternalError, [`${first.replace(/\.$/, '')}. The call to ${label} was not made.`, ...more].join('\n'));
+  }
   if (!(error instanceof McpError))
     return new McpError(ErrorCode.InternalError, `Server '${server}' failed on ${label}: ${errorMessage(error)}`);
   if (error.code === (ErrorCode.RequestTimeout as number)) {

@@ -201,7 +201,10 @@ describe('loadout CLI', () => {
       });
       const run = await runCli(dirs, ['refresh']);
       expect(run.code).not.toBe(0);
-      expect(linesOf(run.stderr)).toEqual([expect.stringMatching(/^loadout: 1 of 2 servers could not be discovered: broken/)]);
+      expect(linesOf(run.stderr)).toEqual([
+        'loadout: 1 of 2 servers could not be discovered (broken):',
+        expect.stringMatching(/^broken: Server 'broken' failed to start: no program at ".+no-such-binary": the file does not exist$/),
+      ]);
       expect(Object.keys((await readServers()).servers.echo!.tools ?? {})).toContain('add');
     });
   });

@@ -263,7 +263,7 @@ describe('loadout serve with the echo fixture', () => {
     const gateway = await start();
     const discovered = textOf(await gateway.client.callTool({ name: 'discover-all-tools', arguments: {} }));
     expect(discovered).toContain('echo.echo');
-    expect(discovered).toMatch(/! broken: not discovered \(.+\)/);
+    expect(discovered).toMatch(/! broken: not discovered: failed at .+ no program at .+no-such-command/);
     const call = await gateway.client.callTool({ name: 'call-tool', arguments: { tool: 'broken.anything' } });
     expect(call.isError).toBe(true);
     expect(textOf(call)).toMatch(/^Server 'broken' could not be started/);

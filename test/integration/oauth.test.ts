@@ -71,7 +71,7 @@ describe('downstream OAuth', () => {
     const callEcho = (text: string): ReturnType<typeof gateway.client.callTool> =>
       gateway.client.callTool({ name: 'call-tool', arguments: { tool: 'linear.echo', arguments: { text } } });
     const found = textOf(await gateway.client.callTool({ name: 'discover-all-tools', arguments: {} }));
-    expect(found).toContain(`linear: not discovered (Server 'linear' ${NEEDS_AUTH})`);
+    expect(found).toMatch(/^! linear: not discovered: failed at .*\. Server 'linear' needs authorization: run loadout auth linear$/m);
     const refused = await callEcho('too early');
     expect(refused.isError).toBe(true);
     expect(textOf(refused)).toContain(`Server 'linear' ${NEEDS_AUTH}`);

@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import type { Command } from 'commander';
 import { deleteOAuthRecord, expansionEnv, loadServersFile, oauthRecordFile } from '../../config/index.js';
 import { loginToServer } from '../../downstream/index.js';
+import { discoveryRecordsFile, recordDiscoveryOutcomes } from '../../gateway/index.js';
 import { LoadoutError } from '../../shared/index.js';
 import { requireServer } from '../configView.js';
 import { printJson, printLines, printNote } from '../output.js';
@@ -60,6 +61,8 @@ export function registerAuth(program: Command): void {
       } finally {
         process.removeListener('SIGINT', onInterrupt);
       }
+      // A discovery that failed for want of this login no longer stands: nothing waits out its backoff.
+      await recordDiscoveryOutcomes(discoveryRecordsFile(paths), loaded.config.servers, [{ server, ok: true }]);
       const tokensFile = oauthRecordFile(paths.oauthDir, server);
       if (options.json) printJson({ server, authorized: true, tokensFile });
       else printLines(`Authorized '${server}'; tokens saved in ${tokensFile} (refreshed automatically).`);

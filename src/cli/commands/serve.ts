@@ -87,6 +87,8 @@ export function registerServe(program: Command): void {
         printNote(`serving MCP at ${http.url}${token ? ' (bearer token required)' : ''}`);
         return;
       }
+      const notice = terminalNotice(process.stdin.isTTY);
+      if (notice) printNote(notice);
       // Claude Code ends a stdio server by closing its stdin.
       process.stdin.on('end', () => void stop('stdin closed'));
       const transport = new GatewayStdioTransport();
@@ -94,6 +96,18 @@ export function registerServe(program: Command): void {
       void transport.closed.then(() => stop('stdio transport closed'));
       await gateway.connect(transport);
     });
+}
+
+/**
+ * The line for a person who ran `loadout serve` in a terminal, where it would otherwise sit silent
+ * and ignore what is typed; none when a client started it (stdin is a pipe).
+ */
+export function terminalNotice(stdinIsTTY: boolean | undefined): string | undefined {
+  if (!stdinIsTTY) return undefined;
+  return (
+    'serve is waiting for an MCP client on stdin; typing here does nothing. Let a client start it instead: ' +
+    '"claude mcp add loadout -- loadout serve" or "loadout setup claude-code" (Ctrl-C stops this one).'
+  );
 }
 
 function collect(value: string, previous: string[]): string[] {

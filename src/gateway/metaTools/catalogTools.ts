@@ -6,6 +6,7 @@ import { enabledServerNames } from '../../config/index.js';
 import { LoadoutError, oneLine } from '../../shared/index.js';
 import { clientRequestOf } from '../forward.js';
 import { forwardUnlessChanged } from '../changedToolGuard.js';
+import { discoveryStateText } from '../discoveryText.js';
 import { textResult } from '../toolResults.js';
 import { mapAnswer } from './catalogMap.js';
 import { defineMetaTool } from './metaTool.js';
@@ -68,7 +69,7 @@ export const discoverAllTools = defineMetaTool({
     const missing = undiscovered.length ? notDiscoveredText(undiscovered, enabledServerNames(gateway.pool.configs).length) : undefined;
     if (missing && !catalog.visible().length) {
       lines.push(`No tools yet: ${missing}`);
-      for (const [server, error] of gateway.catalog.discoveryFailures()) lines.push(`! ${server}: not discovered (${summary(error)})`);
+      for (const state of gateway.discovery.states()) lines.push(`! ${discoveryStateText(state)}`);
       return lines.join('\n');
     }
     const shown = tools.length ? `showing ${args.offset + 1}–${args.offset + tools.length}` : 'none on this page';
@@ -89,7 +90,7 @@ export const discoverAllTools = defineMetaTool({
       const line = ranked ? compactLine(tool) : `${tool.id} — ${summary(toolPurpose(tool.description))}`;
       lines.push(`${exposedIds.has(tool.id) ? '* ' : ''}${line}${apart.get(tool.id) ?? ''}`);
     }
-    for (const [server, error] of gateway.catalog.discoveryFailures()) lines.push(`! ${server}: not discovered (${summary(error)})`);
+    for (const state of gateway.discovery.states()) lines.push(`! ${discoveryStateText(state)}`);
     if (args.offset + tools.length < total) lines.push(`More: offset=${args.offset + tools.length}.`);
     lines.push('Next: build-toolset {"name": "…", "tools": ["server.tool", …], "equip": true}.');
     return lines.join('\n');
