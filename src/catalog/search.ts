@@ -186,7 +186,8 @@ export class CatalogSearch {
     const meantTerms = new Map<string, number>();
     for (const word of meant.values())
       for (const term of word.map(stem)) if (!terms.includes(term)) meantTerms.set(term, fusion.requestWords);
-    const lexical = sortedScores(this.#lexical.score([...terms, ...meantTerms.keys()], meantTerms));
+    const lexicalScores = this.#lexical.score([...terms, ...meantTerms.keys()], meantTerms);
+    const lexical = sortedScores(lexicalScores);
     let aligned: [number, number][] = [];
     let expanded: [number, number][] = [];
     if (semantic !== 'unavailable') {
@@ -197,7 +198,14 @@ export class CatalogSearch {
         }),
       );
       if (fusion.expanded > 0)
-        expanded = sortedScores(this.#lexical.score(...this.#expand(semantic.index, words, terms, meantTerms, fusion.expansion)));
+        expanded = sortedScores(
+          // BM25F is a sum over terms, linear in each term's weight: the word-match scores plus the
+          // added weight of the neighbours are the expanded scores, without scoring every term twice.
+          this.#lexical.score(
+            ...this.#expansion(semantic.index, words, terms, meantTerms, fusion.expansion),
+            Float64Array.from(lexicalScores),
+          ),
+        );
     }
 
     const fused = new Map<number, RankedTool>();
@@ -263,24 +271,27 @@ export class CatalogSearch {
   }
 
   /**
-   * The query's terms and the request vocabulary's (at their weight), plus the stems of each word's
-   * nearest catalog words, weighted by similarity.
+   * What expansion adds to the word matches: the stems of each query word's nearest catalog words,
+   * weighted by similarity, less the weight a term already has as a query term (1) or a request
+   * vocabulary term.
    */
-  #expand(
+  #expansion(
     index: SemanticIndex,
     words: string[],
     terms: string[],
     meantTerms: ReadonlyMap<string, number>,
     { neighbours, floor }: FusionSettings['expansion'],
   ): [string[], Map<string, number>] {
-    const weights = new Map<string, number>([...meantTerms, ...terms.map((term): [string, number] => [term, 1])]);
+    const had = new Map<string, number>([...meantTerms, ...terms.map((term): [string, number] => [term, 1])]);
+    const added = new Map<string, number>();
     for (const word of words) {
       for (const neighbour of index.neighbours(word, neighbours, floor)) {
         const term = stem(neighbour.word);
-        weights.set(term, Math.max(weights.get(term) ?? 0, neighbour.similarity));
+        const more = neighbour.similarity - (had.get(term) ?? 0);
+        if (more > (added.get(term) ?? 0)) added.set(term, more);
       }
     }
-    return [[...weights.keys()], weights];
+    return [[...added.keys()], added];
   }
 
   #readsOnly(tool: number): boolean {

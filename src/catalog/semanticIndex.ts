@@ -205,10 +205,7 @@ export class SemanticIndex {
     for (let id = 0; id < row.length; id++) {
       if (this.#stems[id] === wordStem) row[id] = 1;
       else if (vector && this.#hasVector[id]) {
-        let dot = 0;
-        const offset = id * dimensions;
-        for (let d = 0; d < dimensions; d++) dot += vector[d]! * matrix[offset + d]!;
-        row[id] = dot - this.#hubDiscount[id]!;
+        row[id] = dotProduct(vector, matrix, id * dimensions) - this.#hubDiscount[id]!;
       }
     }
     if (this.#rows.size >= CACHED_ROWS) this.#rows.clear();
@@ -218,3 +215,25 @@ export class SemanticIndex {
 }
 
 const CACHED_ROWS = 64;
+
+/**
+ * `vector` · the row of `matrix` at `offset`. Four running sums instead of one: each addition no
+ * longer waits for the one before, which halves the time of the dot products that are most of a
+ * query's cost at 10k tools.
+ */
+function dotProduct(vector: Float32Array, matrix: Float32Array, offset: number): number {
+  const length = vector.length;
+  let a = 0;
+  let b = 0;
+  let c = 0;
+  let e = 0;
+  let d = 0;
+  for (; d + 3 < length; d += 4) {
+    a += vector[d]! * matrix[offset + d]!;
+    b += vector[d + 1]! * matrix[offset + d + 1]!;
+    c += vector[d + 2]! * matrix[offset + d + 2]!;
+    e += vector[d + 3]! * matrix[offset + d + 3]!;
+  }
+  for (; d < length; d++) a += vector[d]! * matrix[offset + d]!;
+  return a + b + c + e;
+}
