@@ -14,12 +14,20 @@ import { SearchLearning } from '../src/catalog/searchLearning.js';
 import { DEFAULT_ALIGNMENT } from '../src/catalog/semanticIndex.js';
 import { DEFAULT_FUSION } from '../src/catalog/search.js';
 import { formatServerMap, MAP_BUDGET_BYTES, summarizeServer } from '../src/catalog/serverMap.js';
-import { loadDevSet, scoreDevSet, scoreNotice, searchDevDir, type DevScores } from './searchDevSet.js';
+import {
+  AGENT_QUERIES_FILE,
+  loadAgentQueries,
+  loadDevSet,
+  scoreDevSet,
+  scoreNotice,
+  searchDevDir,
+  type DevScores,
+} from './searchDevSet.js';
 import { percentile } from './stats.js';
 
 const SCALE_TOOLS = 10_000;
 const LATENCY_ROUNDS = 5;
-const TARGETS = { recallAt3: 0.35, recallAt10: 0.6, mrrAt10: 0.3, p50Ms: 10, p95Ms: 25, buildMs: 2000, memoryMb: 60 };
+const TARGETS = { recallAt3: 0.45, recallAt10: 0.65, agentRecallAt3: 0.95, p50Ms: 10, p95Ms: 25, buildMs: 2000, memoryMb: 60 };
 
 interface EvaluateOutput {
   all: { n: number; 'recall@1': number; 'recall@3': number; 'recall@10': number; mrr10: number };
@@ -55,7 +63,7 @@ function evaluateRow(label: string, result: EvaluateOutput): string {
 
 function scoresRow(label: string, scores: { all: DevScores; hard: DevScores }): string {
   const { all, hard } = scores;
-  return `${label.padEnd(34)} R@1 ${pct(all.recallAt1)}  R@3 ${pct(all.recallAt3)}  R@10 ${pct(all.recallAt10)}  MRR@10 ${all.mrrAt10.toFixed(3)}  | hard R@3 ${pct(hard.recallAt3)}`;
+  return `${label.padEnd(46)} R@1 ${pct(all.recallAt1)}  R@3 ${pct(all.recallAt3)}  R@10 ${pct(all.recallAt10)}  MRR@10 ${all.mrrAt10.toFixed(3)}  | hard R@3 ${pct(hard.recallAt3)}`;
 }
 
 /** Each field and each ranking taken out in turn, scored in-process. */
@@ -75,9 +83,54 @@ function ablations(): string[] {
   }
   rows.push(scoresRow('without vector alignment', score({ fusion: { ...DEFAULT_FUSION, semantic: 0 } })));
   rows.push(scoresRow('without vector expansion', score({ fusion: { ...DEFAULT_FUSION, expanded: 0 } })));
+  rows.push(scoresRow('without the built-in request vocabulary', score({ fusion: { ...DEFAULT_FUSION, requestWords: 0 } })));
   rows.push(scoresRow('without the read-only preference for questions', score({ fusion: { ...DEFAULT_FUSION, questionReadBoost: 0 } })));
   rows.push(scoresRow('without word matches (vectors only)', score({ fusion: { ...DEFAULT_FUSION, lexical: 0, expanded: 0 } })));
   rows.push(scoresRow('without vectors (word matches only)', score({ vectorFile: false })));
+  return rows;
+}
+
+/**
+ * The agent-written queries (agent-queries.json): the first query, and server filter if any, an
+ * agent that saw only loadout's instructions and meta-tools sent per task; scored in-process.
+ */
+function agentRows(): string[] {
+  const agent = loadAgentQueries();
+  if (!agent) return [`agent-written queries: none yet (write ${AGENT_QUERIES_FILE} with node dist/bench/agentQueries.js)`];
+  const { tools } = loadDevSet();
+  const engine = new CatalogSearch(tools);
+  const scores = scoreDevSet(agent, (query, task) =>
+    engine.search({ query, server: task.server, limit: 10, offset: 0 }).tools.map((tool) => tool.id),
+  );
+  const line = (s: DevScores) =>
+    `R@1 ${pct(s.recallAt1)}  R@3 ${pct(s.recallAt3)}  R@10 ${pct(s.recallAt10)}  MRR@10 ${s.mrrAt10.toFixed(3)}`;
+  const met = scores.all.recallAt3 >= TARGETS.agentRecallAt3;
+  return [
+    `loadout offline, agent-written queries (${agent.filter((query) => query.server).length} with a server filter)`,
+    `  all      n=${scores.all.n}  ${line(scores.all)}`,
+    `  hard     n=${scores.hard.n}  ${line(scores.hard)}`,
+    `  not hard n=${scores.notHard.n}  ${line(scores.notHard)}`,
+    `target, agent-written: right tool in the top 3 ≥ 95 %: ${met ? 'met' : 'not met'}`,
+  ];
+}
+
+/**
+ * The built-in request vocabulary on and off, split by query parity: it was tuned on the
+ * odd-numbered tasks only, so the even-numbered ones are its held-out check.
+ */
+function requestVocabularyRows(): string[] {
+  const { tools, queries } = loadDevSet();
+  const parity = (remainder: number) => queries.filter((query) => Number(query.id.replace(/\D/g, '')) % 2 === remainder);
+  const rows: string[] = [];
+  for (const [label, fusion] of [
+    ['with', DEFAULT_FUSION],
+    ['without', { ...DEFAULT_FUSION, requestWords: 0 }],
+  ] as const) {
+    const engine = new CatalogSearch(tools, { fusion });
+    const rank = (query: string) => engine.search({ query, limit: 10, offset: 0 }).tools.map((tool) => tool.id);
+    rows.push(scoresRow(`${label} request vocabulary, odd (tuned)`, scoreDevSet(parity(1), rank)));
+    rows.push(scoresRow(`${label} request vocabulary, even (held out)`, scoreDevSet(parity(0), rank)));
+  }
   return rows;
 }
 
@@ -224,15 +277,22 @@ if (!existsSync(path.join(searchDevDir(), 'evaluate.mjs'))) {
   process.exit(2);
 }
 const hybrid = evaluate({});
-const wordsOnly = evaluate({ vectorFile: false });
 console.log(`Tool-search dev set: ${searchDevDir()}\n`);
-console.log(evaluateRow('loadout (word matches + word vectors, offline)', hybrid));
-console.log(evaluateRow('loadout, word matches only (vector file unavailable)', wordsOnly));
+// Offline: what ships with loadout (word vectors, request vocabulary), none of the user's
+// keywords or synonyms and no learned words; those have their own rows below.
+console.log(evaluateRow("loadout offline, users' words (word matches + word vectors + built-in request vocabulary)", hybrid));
+console.log(
+  evaluateRow('  the same without the built-in request vocabulary', evaluate({ fusion: { ...DEFAULT_FUSION, requestWords: 0 } })),
+);
+console.log(evaluateRow('  the same without word vectors (vector file unavailable)', evaluate({ vectorFile: false })));
 const { all } = hybrid;
-const met = all['recall@3'] >= TARGETS.recallAt3 && all['recall@10'] >= TARGETS.recallAt10 && all.mrr10 >= TARGETS.mrrAt10;
-console.log(`targets R@3 ≥ 35 %, R@10 ≥ 60 %, MRR@10 ≥ 0.30: ${met ? 'met' : 'not met'}\n`);
+const met = all['recall@3'] >= TARGETS.recallAt3 && all['recall@10'] >= TARGETS.recallAt10;
+console.log(`targets, users' words: R@3 ≥ 45 %, R@10 ≥ 65 %: ${met ? 'met' : 'not met'}\n`);
+// Scale before anything in this process ranks: it measures the memory the vectors add, so they must not be loaded yet.
+const scaleRows = scale();
+console.log(`${agentRows().join('\n')}\n`);
+console.log(`${requestVocabularyRows().join('\n')}\n`);
 console.log(`${mapRows().join('\n')}\n`);
-// Scale first: it measures the memory the vectors add, so they must not be loaded yet.
-console.log(`${scale().join('\n')}\n`);
+console.log(`${scaleRows.join('\n')}\n`);
 console.log(`${[...noticeRows(), ...(await learningRows())].join('\n')}\n`);
 if (process.argv.includes('--ablations')) console.log(ablations().join('\n'));

@@ -1,7 +1,7 @@
 // The tool-search development set (test/fixtures/search-dev, owned by the repo): its catalog as loadout
 // catalog tools, and the set's own scoring (recall@1/3/10, MRR@10 for all / hard / not hard),
 // so the bench and the regression test score loadout's search exactly as evaluate.mjs does.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
@@ -22,6 +22,26 @@ export interface DevQuery {
   query: string;
   expected: string[];
   hard?: boolean;
+  /** The `server` filter sent with the query (agent-written queries only). */
+  server?: string;
+  /** The task the query was written for (agent-written queries only). */
+  task?: string;
+}
+
+/** The second query set: the first discover-all-tools query a blind agent wrote per task (bench/agentQueries.ts). */
+export const AGENT_QUERIES_FILE = 'agent-queries.json';
+
+/** The agent-written queries, if the set has them; they must cover the same tasks as queries.json. */
+export function loadAgentQueries(dir = searchDevDir()): DevQuery[] | undefined {
+  const file = path.join(dir, AGENT_QUERIES_FILE);
+  if (!existsSync(file)) return undefined;
+  const { queries } = JSON.parse(readFileSync(file, 'utf8')) as { queries: DevQuery[] };
+  const tasks = loadDevSet(dir).queries;
+  const same = (a: DevQuery, b: DevQuery) =>
+    a.id === b.id && a.expected.join() === b.expected.join() && Boolean(a.hard) === Boolean(b.hard);
+  if (queries.length !== tasks.length || queries.some((query, index) => !same(query, tasks[index]!)))
+    throw new Error(`${file} must hold the tasks of queries.json, in order, with the same expected tools`);
+  return queries;
 }
 
 /** The set's catalog as enabled catalog tools, and its queries. */
@@ -69,11 +89,11 @@ export interface DevScores {
 /** Score a ranking function on the set: a hit at k is any expected tool among the first k. */
 export function scoreDevSet(
   queries: readonly DevQuery[],
-  rank: (query: string) => string[],
+  rank: (query: string, task: DevQuery) => string[],
 ): { all: DevScores; hard: DevScores; notHard: DevScores; ranks: Map<string, number> } {
   const ranks = new Map<string, number>();
   for (const query of queries) {
-    const ids = rank(query.query).slice(0, 10);
+    const ids = rank(query.query, query).slice(0, 10);
     const hits = query.expected.map((id) => ids.indexOf(id)).filter((index) => index >= 0);
     ranks.set(query.id, hits.length ? Math.min(...hits) + 1 : Infinity);
   }

@@ -11,7 +11,7 @@ import { EmbeddingsSettingsSchema, type EmbeddingsSettings } from '../config/ind
 import type { Logger } from '../shared/index.js';
 import { catalogTool } from '../../test/helpers/catalogTools.js';
 import { EmbeddingRanking } from './embeddingRanking.js';
-import { CatalogSearch } from './search.js';
+import { CatalogSearch, DEFAULT_FUSION } from './search.js';
 
 // The fake model: a word's dimension is its concept's, so "sprint" and "cycle" embed alike.
 const CONCEPTS: Record<string, string> = {
@@ -157,7 +157,8 @@ describe('EmbeddingRanking', () => {
   it("fuses the model's ranking with the offline ones", async () => {
     behaviour = 'ok';
     const scores = await new EmbeddingRanking(settings(), cacheFile(), capturingLogger()).scores('which sprint', TOOLS);
-    const search = new CatalogSearch(TOOLS, { vectorFile: false });
+    // Word matches alone, without the built-in request vocabulary (which maps sprint → cycle).
+    const search = new CatalogSearch(TOOLS, { vectorFile: false, fusion: { ...DEFAULT_FUSION, requestWords: 0 } });
     expect(search.search({ query: 'which sprint', limit: 3, offset: 0 }).tools).toEqual([]);
     expect(search.search({ query: 'which sprint', limit: 1, offset: 0, modelScores: scores! }).tools[0]!.id).toBe(
       'tracker.get_active_cycle',

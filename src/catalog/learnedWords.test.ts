@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { catalogTool } from '../../test/helpers/catalogTools.js';
 import { LearnedWordsStore } from './learnedWords.js';
-import { CatalogSearch, queryKeyOf } from './search.js';
+import { CatalogSearch, DEFAULT_FUSION, queryKeyOf } from './search.js';
 import { SearchLearning } from './searchLearning.js';
 
 const DAY = 86_400_000;
@@ -94,6 +94,9 @@ describe('SearchLearning', () => {
 });
 
 describe('learning that remembers', () => {
+  // Word matches alone, without the built-in request vocabulary (which maps "jot" and "remember"
+  // to memory words): only learning leads these queries to the memory tool.
+  const plain = { vectorFile: false, fusion: { ...DEFAULT_FUSION, requestWords: 0 } } as const;
   const tools = [
     catalogTool('notes', 'search_notes', 'Search the notes by text.'),
     catalogTool('notes', 'create_note', 'Write a new note.'),
@@ -103,13 +106,13 @@ describe('learning that remembers', () => {
   const ranked = (search: CatalogSearch, query: string) => search.search({ query, limit: 10, offset: 0 }).tools.map((tool) => tool.id);
   const learnedSearch = async (store: LearnedWordsStore) => {
     const { words, queries } = await store.readAll();
-    return new CatalogSearch(tools, { vectorFile: false, vocabulary: { learned: words }, recall: queries });
+    return new CatalogSearch(tools, { ...plain, vocabulary: { learned: words }, recall: queries });
   };
 
   it('ranks the tool chosen after a query first when the same or a nearly identical query comes again, even one no word led to', async () => {
     const store = new LearnedWordsStore(tempFile());
     const query = 'jot down that Priya joined Platform';
-    expect(ranked(new CatalogSearch(tools, { vectorFile: false }), query)[0]).not.toBe('memory.add_observations');
+    expect(ranked(new CatalogSearch(tools, plain), query)[0]).not.toBe('memory.add_observations');
     const learning = new SearchLearning(store, () => Promise.resolve());
     const session = {};
     learning.queried(session, query, ['notes.create_note']);
@@ -129,7 +132,7 @@ describe('learning that remembers', () => {
     const session = {};
     learning.queried(session, 'remember that the deploy key rotates monthly');
     await learning.used(session, ['memory.add_observations']);
-    expect(ranked(new CatalogSearch(tools, { vectorFile: false }), 'remember the release date')).not.toContain('memory.add_observations');
+    expect(ranked(new CatalogSearch(tools, plain), 'remember the release date')).not.toContain('memory.add_observations');
     expect(ranked(await learnedSearch(store), 'remember the release date')[0]).toBe('memory.add_observations');
   });
 

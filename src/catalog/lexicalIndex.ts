@@ -77,9 +77,15 @@ export class LexicalIndex {
     }
   }
 
-  /** BM25F score of every tool (0 for no match) for `terms`, stemmed, each weighted (default 1). */
-  score(terms: readonly string[], termWeights?: ReadonlyMap<string, number>): Float64Array {
-    const scores = new Float64Array(this.#toolCount);
+  /**
+   * BM25F score of every tool (0 for no match) for `terms`, stemmed, each weighted (default 1),
+   * added to `scores` when given (the scores of other terms).
+   */
+  score(
+    terms: readonly string[],
+    termWeights?: ReadonlyMap<string, number>,
+    scores: Float64Array = new Float64Array(this.#toolCount),
+  ): Float64Array {
     for (const term of terms) {
       const posting = this.#postings.get(term);
       if (!posting) continue;

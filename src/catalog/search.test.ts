@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { catalogTool } from '../../test/helpers/catalogTools.js';
-import { CatalogSearch, queryWordsOf } from './search.js';
+import { CatalogSearch, DEFAULT_FUSION, queryWordsOf } from './search.js';
 import { contentWordsOf, stem, toolTextOf, wordsOf } from './searchText.js';
 import { WordVectors, defaultWordVectorFile, loadWordVectors } from './wordVectors.js';
 
@@ -106,9 +106,10 @@ describe('ranking', () => {
   });
 
   it('finds a tool by meaning when no word matches (word vectors)', () => {
-    const lexicalOnly = new CatalogSearch(tools, { vectorFile: false });
-    expect(ids(lexicalOnly, 'make a folder')).not.toContain('fs.create_directory');
-    expect(ids(search, 'make a folder').slice(0, 3)).toContain('fs.create_directory');
+    // Without the built-in request vocabulary, which maps make → create and folder → directory too.
+    const fusion = { ...DEFAULT_FUSION, requestWords: 0 };
+    expect(ids(new CatalogSearch(tools, { vectorFile: false, fusion }), 'make a folder')).not.toContain('fs.create_directory');
+    expect(ids(new CatalogSearch(tools, { fusion }), 'make a folder').slice(0, 3)).toContain('fs.create_directory');
   });
 
   it('fuses: a tool both rankings like beats one only one of them likes', () => {
@@ -204,7 +205,7 @@ describe('word-vector file', () => {
       { vectorFile: corrupt, onVectorsUnavailable },
     );
     expect(ids(search, 'read file')).toEqual(['fs.read_file']);
-    expect(ids(search, 'make a folder')).toEqual([]);
+    expect(ids(search, 'subfolder')).toEqual([]);
     expect(search.explain('read', 1).vectors).toBe(false);
     expect(onVectorsUnavailable).toHaveBeenCalledTimes(1);
     expect((onVectorsUnavailable.mock.calls[0]![0] as Error).message).toMatch(/corrupt/);
@@ -218,17 +219,18 @@ describe("the user's and learned vocabulary", () => {
   ];
 
   it('searches per-tool keywords from servers.yaml', () => {
-    expect(ids(new CatalogSearch(tools, { vectorFile: false }), 'sprint')).toEqual([]);
+    expect(ids(new CatalogSearch(tools, { vectorFile: false }), 'timebox')).toEqual([]);
     const search = new CatalogSearch(tools, {
       vectorFile: false,
-      vocabulary: { keywords: new Map([['tracker.get_cycle', 'sprint iteration']]) },
+      vocabulary: { keywords: new Map([['tracker.get_cycle', 'timebox iteration']]) },
     });
-    expect(ids(search, 'current sprint')).toEqual(['tracker.get_cycle']);
+    expect(ids(search, 'current timebox')).toEqual(['tracker.get_cycle']);
   });
 
   it('expands a query word to its synonyms', () => {
-    const search = new CatalogSearch(tools, { vectorFile: false, synonyms: new Map([['ticket', ['issue']]]) });
-    expect(ids(search, 'file a ticket')[0]).toBe('tracker.create_issue');
+    expect(ids(new CatalogSearch(tools, { vectorFile: false }), 'file a gripe')).toEqual([]);
+    const search = new CatalogSearch(tools, { vectorFile: false, synonyms: new Map([['gripe', ['issue']]]) });
+    expect(ids(search, 'file a gripe')[0]).toBe('tracker.create_issue');
   });
 
   it('searches learned words as a low-weight field: they reorder, they do not outrank the name', () => {
@@ -238,5 +240,40 @@ describe("the user's and learned vocabulary", () => {
     expect(
       ids(new CatalogSearch(tools, { vectorFile: false, vocabulary: { learned: new Map([['tracker.get_cycle', 'sprint']]) } }), 'sprint'),
     ).toEqual(['tracker.get_cycle']);
+  });
+});
+
+describe('the built-in request vocabulary', () => {
+  const tools = [
+    catalogTool('memory', 'create_entities', 'Create multiple new entities in the knowledge graph.'),
+    catalogTool('fs', 'read_file', 'Read the complete contents of a file.'),
+    catalogTool('chat', 'send_message', 'Send a message to a channel.'),
+    catalogTool('chat', 'ping_server', 'Check that the chat server answers.'),
+    catalogTool('tracker', 'create_issue', 'Create a new issue.'),
+  ];
+  const without = { fusion: { ...DEFAULT_FUSION, requestWords: 0 } };
+
+  it('finds a memory tool for "remember a fact", where the word vectors alone find remember≈read', () => {
+    expect(ids(new CatalogSearch(tools, without), 'remember a fact')[0]).not.toBe('memory.create_entities');
+    expect(ids(new CatalogSearch(tools), 'remember a fact')[0]).toBe('memory.create_entities');
+    expect(ids(new CatalogSearch(tools), 'remembered facts')[0]).toBe('memory.create_entities');
+  });
+
+  it('maps everyday request words to tool words, also without the word vectors', () => {
+    const lexicalOnly = new CatalogSearch(tools, { vectorFile: false });
+    expect(ids(new CatalogSearch(tools, { ...without, vectorFile: false }), 'raise a ticket')).toEqual([]);
+    expect(ids(lexicalOnly, 'raise a ticket')).toEqual(['tracker.create_issue']);
+    expect(ids(lexicalOnly, 'jot this down')).toContain('memory.create_entities');
+  });
+
+  it("counts below the query's own words: a tool named by the query still comes first", () => {
+    expect(ids(new CatalogSearch(tools), 'ping the chat server')[0]).toBe('chat.ping_server');
+    expect(ids(new CatalogSearch(tools), 'ping the team in chat')[0]).toBe('chat.send_message');
+  });
+
+  it('shows the words it added in --explain', () => {
+    const explained = new CatalogSearch(tools).explain('remember a fact', 3);
+    expect(explained.words).toEqual(expect.arrayContaining(['remember', 'fact', 'memory']));
+    expect(explained.ranked[0]!.lexical?.matches).toContainEqual({ term: 'memory', fields: ['server'] });
   });
 });

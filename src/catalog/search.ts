@@ -9,6 +9,7 @@ import { DEFAULT_FIELD_WEIGHTS, LexicalIndex, type FieldWeights, type TermMatch 
 import { contentWordsOf, stem, toolTextOf, toolWordsOf, type ToolText, type ToolWords, type ToolVocabulary } from './searchText.js';
 import { DEFAULT_ALIGNMENT, SemanticIndex, type AlignmentSettings, type WordAlignment } from './semanticIndex.js';
 import { loadWordVectors, type WordVectors } from './wordVectors.js';
+import { REQUEST_WORDS } from './requestWords.js';
 
 /** Paging and filtering for a catalog search. */
 export interface SearchOptions {
@@ -53,6 +54,11 @@ export interface FusionSettings {
   /** The embeddings model's ranking, when one is configured. */
   model: number;
   /**
+   * What a word of the built-in request vocabulary ("remember" → memory, store) counts for, relative
+   * to the query's own words, in word matches and in meaning alignment; 0 turns the vocabulary off.
+   */
+  requestWords: number;
+  /**
    * For a question ("Which alerts are firing?"), the share added to the fused score of tools that
    * only read: someone asking to be told something rarely wants a tool that changes things.
    */
@@ -66,6 +72,7 @@ export const DEFAULT_FUSION: FusionSettings = {
   expanded: 1,
   expansion: { neighbours: 8, floor: 0.4 },
   model: 1.5,
+  requestWords: 0.5,
   questionReadBoost: 0.5,
 };
 
@@ -175,13 +182,30 @@ export class CatalogSearch {
     const terms = [...new Set(words.map(stem))];
     const semantic = this.#semanticIndex();
     const fusion = this.#setup.fusion ?? DEFAULT_FUSION;
-    const lexical = sortedScores(this.#lexical.score(terms));
+    const meant = meantWordsOf(words, fusion.requestWords);
+    const meantTerms = new Map<string, number>();
+    for (const word of meant.values())
+      for (const term of word.map(stem)) if (!terms.includes(term)) meantTerms.set(term, fusion.requestWords);
+    const lexicalScores = this.#lexical.score([...terms, ...meantTerms.keys()], meantTerms);
+    const lexical = sortedScores(lexicalScores);
     let aligned: [number, number][] = [];
     let expanded: [number, number][] = [];
     if (semantic !== 'unavailable') {
-      aligned = sortedScores(semantic.index.score(words, (word) => rarityOf(word, semantic.vectors)));
+      aligned = sortedScores(
+        semantic.index.score(words, (word) => rarityOf(word, semantic.vectors), {
+          of: (word) => meant.get(word) ?? [],
+          weight: fusion.requestWords,
+        }),
+      );
       if (fusion.expanded > 0)
-        expanded = sortedScores(this.#lexical.score(...this.#expand(semantic.index, words, terms, fusion.expansion)));
+        expanded = sortedScores(
+          // BM25F is a sum over terms, linear in each term's weight: the word-match scores plus the
+          // added weight of the neighbours are the expanded scores, without scoring every term twice.
+          this.#lexical.score(
+            ...this.#expansion(semantic.index, words, terms, meantTerms, fusion.expansion),
+            Float64Array.from(lexicalScores),
+          ),
+        );
     }
 
     const fused = new Map<number, RankedTool>();
@@ -204,10 +228,11 @@ export class CatalogSearch {
       fused,
       [...fused.values()].sort((a, b) => b.score - a.score || a.tool.id.localeCompare(b.tool.id)),
     );
-    if (explain) this.#addReasons(ranked.slice(0, explainLimit), terms, words);
+    const meantWords = [...new Set([...meant.values()].flat())].filter((word) => !words.includes(word));
+    if (explain) this.#addReasons(ranked.slice(0, explainLimit), [...terms, ...meantTerms.keys()], [...words, ...meantWords]);
     // What an agent chose after asking the same way is a strong answer, however few words it shares.
     const confidence = ranked[0]?.recalled ? 1 : this.#confidence(ranked[0], terms, aligned[0]?.[1]);
-    return { ranked, confidence, words };
+    return { ranked, confidence, words: [...words, ...meantWords] };
   }
 
   /**
@@ -245,21 +270,28 @@ export class CatalogSearch {
     return this.#indexById.get(id);
   }
 
-  /** The query's terms plus the stems of each word's nearest catalog words, weighted by similarity. */
-  #expand(
+  /**
+   * What expansion adds to the word matches: the stems of each query word's nearest catalog words,
+   * weighted by similarity, less the weight a term already has as a query term (1) or a request
+   * vocabulary term.
+   */
+  #expansion(
     index: SemanticIndex,
     words: string[],
     terms: string[],
+    meantTerms: ReadonlyMap<string, number>,
     { neighbours, floor }: FusionSettings['expansion'],
   ): [string[], Map<string, number>] {
-    const weights = new Map<string, number>(terms.map((term) => [term, 1]));
+    const had = new Map<string, number>([...meantTerms, ...terms.map((term): [string, number] => [term, 1])]);
+    const added = new Map<string, number>();
     for (const word of words) {
       for (const neighbour of index.neighbours(word, neighbours, floor)) {
         const term = stem(neighbour.word);
-        weights.set(term, Math.max(weights.get(term) ?? 0, neighbour.similarity));
+        const more = neighbour.similarity - (had.get(term) ?? 0);
+        if (more > (added.get(term) ?? 0)) added.set(term, more);
       }
     }
-    return [[...weights.keys()], weights];
+    return [[...added.keys()], added];
   }
 
   #readsOnly(tool: number): boolean {
@@ -328,6 +360,17 @@ export class CatalogSearch {
 export function queryWordsOf(query: string): string[] {
   const unquoted = query.slice(0, MAX_QUERY_CHARS).replace(/(^|[\s(])(['"‘“])[^'"‘’“”]*?['"’”](?=$|[\s.,;:!?)])/gu, '$1');
   return contentWordsOf(withValueKinds(unquoted)).filter((word) => !/^\p{N}+$/u.test(word));
+}
+
+/** For each query word in the built-in request vocabulary, the tool words it stands for (none at weight 0). */
+function meantWordsOf(words: readonly string[], weight: number): Map<string, readonly string[]> {
+  const meant = new Map<string, readonly string[]>();
+  if (weight <= 0) return meant;
+  for (const word of words) {
+    const tools = REQUEST_WORDS.get(word) ?? REQUEST_WORDS.get(stem(word));
+    if (tools) meant.set(word, tools);
+  }
+  return meant;
 }
 
 /** A query's identity for remembering it: its content words' stems, sorted, once each. */

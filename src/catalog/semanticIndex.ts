@@ -43,6 +43,8 @@ export class SemanticIndex {
   readonly #settings: AlignmentSettings;
   readonly #vocabulary: string[] = [];
   readonly #stems: string[] = [];
+  /** Vocabulary ids by stem, for the request vocabulary's stand-ins, which match their own stem only. */
+  readonly #idsByStem = new Map<string, number[]>();
   /** Unit vectors of vocabulary words, `dimensions` floats each; zeros for words without one. */
   readonly #matrix: Float32Array;
   readonly #hasVector: Uint8Array;
@@ -71,7 +73,11 @@ export class SemanticIndex {
             id = this.#vocabulary.length;
             idOf.set(word, id);
             this.#vocabulary.push(word);
-            this.#stems.push(stem(word));
+            const wordStem = stem(word);
+            this.#stems.push(wordStem);
+            const ids = this.#idsByStem.get(wordStem);
+            if (ids) ids.push(id);
+            else this.#idsByStem.set(wordStem, [id]);
             building.push({ tools: [], weights: [] });
           }
           words.set(id, Math.max(words.get(id) ?? 0, weight));
@@ -98,9 +104,14 @@ export class SemanticIndex {
 
   /**
    * Alignment score in [0, 1] of every tool (0 for none). `words` are unstemmed content words;
-   * `rarity` gives each its weight.
+   * `rarity` gives each its weight. A word's `stand-ins` (the request vocabulary's tool words for
+   * it) align in its place at their weight when they align better.
    */
-  score(words: readonly string[], rarity: (word: string) => number): Float64Array {
+  score(
+    words: readonly string[],
+    rarity: (word: string) => number,
+    standIns?: { of: (word: string) => readonly string[]; weight: number },
+  ): Float64Array {
     const totals = new Float64Array(this.#toolCount);
     const best = new Float32Array(this.#toolCount);
     let weightSum = 0;
@@ -108,7 +119,8 @@ export class SemanticIndex {
       const weight = rarity(word);
       weightSum += weight;
       best.fill(0);
-      this.#alignments(word, best);
+      this.#alignments(word, best, 1);
+      for (const standIn of standIns?.of(word) ?? []) this.#sameStem(standIn, best, standIns?.weight ?? 0);
       for (let tool = 0; tool < best.length; tool++) totals[tool]! += weight * best[tool]!;
     }
     if (weightSum > 0) for (let tool = 0; tool < totals.length; tool++) totals[tool]! /= weightSum;
@@ -145,17 +157,33 @@ export class SemanticIndex {
     });
   }
 
-  /** For one query word: each tool's best sharpened alignment above the floor, into `best`. */
-  #alignments(word: string, best: Float32Array): void {
+  /** For one query word: each tool's best sharpened alignment above the floor, times `factor`, into `best`. */
+  #alignments(word: string, best: Float32Array, factor: number): void {
     const row = this.#similarityRow(word);
     const { floor, sharpness } = this.#settings;
     for (let id = 0; id < row.length; id++) {
       const similarity = row[id]!;
       if (similarity <= floor) continue;
-      const match = Math.pow((similarity - floor) / (1 - floor), sharpness);
+      const match = factor * Math.pow((similarity - floor) / (1 - floor), sharpness);
       const { tools, weights } = this.#postings[id]!;
       for (let i = 0; i < tools.length; i++) {
         const value = match * weights[i]!;
+        const tool = tools[i]!;
+        if (value > best[tool]!) best[tool] = value;
+      }
+    }
+  }
+
+  /**
+   * For a stand-in: `factor` for each tool holding a word of its stem, into `best`. Its meaning
+   * neighbours are left out: the query word's own vectors already reach those, and a similarity
+   * row per stand-in would multiply the cost of a query.
+   */
+  #sameStem(word: string, best: Float32Array, factor: number): void {
+    for (const id of this.#idsByStem.get(stem(word)) ?? []) {
+      const { tools, weights } = this.#postings[id]!;
+      for (let i = 0; i < tools.length; i++) {
+        const value = factor * weights[i]!;
         const tool = tools[i]!;
         if (value > best[tool]!) best[tool] = value;
       }
@@ -177,10 +205,7 @@ export class SemanticIndex {
     for (let id = 0; id < row.length; id++) {
       if (this.#stems[id] === wordStem) row[id] = 1;
       else if (vector && this.#hasVector[id]) {
-        let dot = 0;
-        const offset = id * dimensions;
-        for (let d = 0; d < dimensions; d++) dot += vector[d]! * matrix[offset + d]!;
-        row[id] = dot - this.#hubDiscount[id]!;
+        row[id] = dotProduct(vector, matrix, id * dimensions) - this.#hubDiscount[id]!;
       }
     }
     if (this.#rows.size >= CACHED_ROWS) this.#rows.clear();
@@ -190,3 +215,25 @@ export class SemanticIndex {
 }
 
 const CACHED_ROWS = 64;
+
+/**
+ * `vector` · the row of `matrix` at `offset`. Four running sums instead of one: each addition no
+ * longer waits for the one before, which halves the time of the dot products that are most of a
+ * query's cost at 10k tools.
+ */
+function dotProduct(vector: Float32Array, matrix: Float32Array, offset: number): number {
+  const length = vector.length;
+  let a = 0;
+  let b = 0;
+  let c = 0;
+  let e = 0;
+  let d = 0;
+  for (; d + 3 < length; d += 4) {
+    a += vector[d]! * matrix[offset + d]!;
+    b += vector[d + 1]! * matrix[offset + d + 1]!;
+    c += vector[d + 2]! * matrix[offset + d + 2]!;
+    e += vector[d + 3]! * matrix[offset + d + 3]!;
+  }
+  for (; d < length; d++) a += vector[d]! * matrix[offset + d]!;
+  return a + b + c + e;
+}
