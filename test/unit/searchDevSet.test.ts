@@ -10,8 +10,9 @@ import { useTempDir } from '../helpers/tempDir.js';
 
 // What the ranking reached when this floor was set (38/80 at 3, 55/80 at 10, MRR 0.418).
 const FLOOR = { recallAt3: 38 / 80, recallAt10: 55 / 80, mrrAt10: 0.41 };
-// The agent-written set (agent-queries.json): what it reached when it was committed.
-const AGENT_FLOOR = { recallAt3: 0.9 };
+// The agent-written set (agent-queries.json, written by an agent that saw only loadout's instructions
+// and tool list): what it reached when it was committed (78/80 at 3; the target is 95 %).
+const AGENT_FLOOR = { recallAt3: 78 / 80 };
 
 describe('search on the dev set', () => {
   it('keeps recall@3, recall@10 and MRR@10 at or above the floor', () => {
@@ -70,7 +71,8 @@ describe('the agent-written query set', () => {
     expect(() => loadAgentQueries(dir())).toThrow(/same expected tools/);
   });
 
-  it.skipIf(!agent)('keeps the right tool in the top 3 at or above the floor', () => {
+  it('keeps the right tool in the top 3 at or above the floor for the agent-written queries', () => {
+    expect(agent, `${AGENT_QUERIES_FILE} is part of the repository`).toBeDefined();
     const { tools } = loadDevSet();
     const search = new CatalogSearch(tools);
     const scores = scoreDevSet(agent!, (query, task) =>
