@@ -216,9 +216,7 @@ describe('tool-description optimization through a real gateway', () => {
     gateway = await startGateway({ dirs });
     const result = await call(gateway, 'generate_golden_prompts', { server: 'echo', tool: 'echo' });
     expect(result.isError).toBe(true);
-    expect(result.text).toMatch(
-      /^No model backend is configured\. Add this to servers\.yaml[^\n]*:\noptimization:\n  backend: openai\n/,
-    );
+    expect(result.text).toMatch(/^No model backend is configured\. Add this to servers\.yaml[^\n]*:\noptimization:\n  backend: openai\n/);
   });
 
   it('answers malformed arguments of every optimization tool with one readable line', async () => {
