@@ -1,8 +1,8 @@
 // Test helpers: temp config/data dirs, fixture and third-party server paths, and a real
 // `loadout serve` child process driven by the SDK Client over stdio, as Claude Code would.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ToolListChangedNotificationSchema, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client } from '@modelcontextprotocol/client';
+import type { ClientCapabilities } from '@modelcontextprotocol/client';
 import { mkdtemp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -138,7 +138,7 @@ export function trackListChanged(
 ): { count(): number; waitFor(count: number, timeoutMs?: number): Promise<void> } {
   let changes = 0;
   const waiters: Array<() => void> = [];
-  client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+  client.setNotificationHandler('notifications/tools/list_changed', async () => {
     changes++;
     for (const wake of waiters.splice(0)) wake();
     if (relist) await client.listTools().catch(() => undefined);

@@ -1,8 +1,8 @@
 // The package as a user gets it: `npm pack` holds only what runs, and the tarball installed into an
 // empty prefix with production dependencies only gives a `loadout` that starts, serves MCP over
 // stdio, and runs init and status. Uses the npm cache (and registry) the machine has.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client } from '@modelcontextprotocol/client';
 import { execFile } from 'node:child_process';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
