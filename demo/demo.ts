@@ -29,7 +29,9 @@ async function runSession(dirs: DemoDirs): Promise<void> {
   client.setNotificationHandler('notifications/tools/list_changed', async () => {
     notifications += 1;
     event(`notifications/tools/list_changed #${notifications} → re-reading tools/list`);
-    listed = (await client.listTools()).tools.map((tool) => tool.name);
+    // A plain request: listTools() does more work after the answer arrives than callTool() does,
+    // and the re-read list must be in hand before the equip's answer is shown.
+    listed = (await client.request({ method: 'tools/list' })).tools.map((tool) => tool.name);
     event(`tools/list now has ${listed.length} tools`);
   });
   const call = async (tool: string, args: Record<string, unknown>, maxLines?: number): Promise<CallToolResult> => {

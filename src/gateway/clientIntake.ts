@@ -17,7 +17,7 @@ import type {
 import { Cancellation, TransportDecorator, errorMessage } from '../shared/index.js';
 import type { ClientRequest } from './forward.js';
 import { requestProblem } from './requestShape.js';
-import { ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { PROTOCOL_VERSION_META_KEY, ProtocolErrorCode } from '@modelcontextprotocol/server';
 
 /** Answers one request of the client (by forwarding it) and returns the result to send. */
 export type DirectAnswer = (call: ClientRequest) => Promise<Record<string, unknown>>;
@@ -106,8 +106,10 @@ export class ClientIntake extends TransportDecorator {
       // A cancelled request gets no answer (as the SDK does), whatever the downstream said.
       if (!cancellation.cancelled) send(message).catch((error: unknown) => this.#routing.onSendError(error));
     };
+    // A 2026-07-28 request (its _meta names the protocol version) gets a result that says it is complete.
+    const modern = PROTOCOL_VERSION_META_KEY in ((request.params?._meta as object | undefined) ?? {});
     answer(call).then(
-      (result) => reply({ jsonrpc: '2.0', id, result }),
+      (result) => reply({ jsonrpc: '2.0', id, result: modern ? { ...result, resultType: 'complete' } : result }),
       (error: unknown) => reply({ jsonrpc: '2.0', id, error: errorOf(error) }),
     );
   }

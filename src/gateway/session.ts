@@ -53,11 +53,15 @@ export class GatewaySession implements MetaToolSession {
       { catalog: () => context.catalog.current, isServerAvailable: (server) => context.isServerAvailable(server) },
       context.naming,
     );
-    this.server = new PassthroughCallServer(SERVER_INFO, {
-      capabilities: { tools: { listChanged: true }, ...CONTENT_CAPABILITIES, ...TASK_CAPABILITIES },
-      instructions: INSTRUCTIONS,
-      jsonSchemaValidator: lazySchemaValidator(),
-    });
+    this.server = new PassthroughCallServer(
+      SERVER_INFO,
+      {
+        capabilities: { tools: { listChanged: true }, ...CONTENT_CAPABILITIES, ...TASK_CAPABILITIES },
+        instructions: INSTRUCTIONS,
+        jsonSchemaValidator: lazySchemaValidator(),
+      },
+      (transport) => this.#intake(transport),
+    );
     this.server.setRequestHandler('tools/list', (_request, extra) => this.#listTools(extra.mcpReq.id));
     this.member = {
       servers: () => this.registry.snapshot.servers,
@@ -85,8 +89,13 @@ export class GatewaySession implements MetaToolSession {
    * equipped tools are forwarded from there; the Server answers everything else, including a
    * call that arrives before start-up discovery has settled the exposed set.
    */
-  async connect(transport: Transport): Promise<void> {
-    const intake = new ClientIntake(transport, {
+  connect(transport: Transport): Promise<void> {
+    return this.server.connect(transport);
+  }
+
+  // The Server connects through this, however it is connected (see PassthroughCallServer).
+  #intake(transport: Transport): ClientIntake {
+    return new ClientIntake(transport, {
       server: this.server,
       directAnswer: (method, params) => this.#directAnswer(method, params),
       onSendError: (error) => this.#context.logger.debug({ mod: 'gateway', err: errorMessage(error) }, 'could not answer a forwarded call'),
@@ -96,7 +105,6 @@ export class GatewaySession implements MetaToolSession {
         wake?.();
       },
     });
-    await this.server.connect(intake);
   }
 
   /** Whether close() has been called. */

@@ -2,7 +2,7 @@
 // `loadout serve` child process driven by the SDK Client over stdio, as Claude Code would.
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client } from '@modelcontextprotocol/client';
-import type { ClientCapabilities } from '@modelcontextprotocol/client';
+import type { ClientCapabilities, ClientOptions } from '@modelcontextprotocol/client';
 import { mkdtemp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -91,6 +91,8 @@ export interface StartOptions {
   relistOnChange?: boolean;
   /** Largest message the client accepts (the SDK's default is 10 MB). */
   maxBufferSize?: number;
+  /** How the client negotiates the protocol era (the SDK's default: 2025's initialize only). */
+  versionNegotiation?: ClientOptions['versionNegotiation'];
 }
 
 /** Spawn `loadout serve` and connect an SDK client to it over stdio. */
@@ -114,7 +116,10 @@ export async function startGateway(options: StartOptions): Promise<GatewayProces
   });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const client = new Client({ name: 'loadout-test', version: '1.0.0' }, { capabilities: options.capabilities ?? {} });
+  const client = new Client(
+    { name: 'loadout-test', version: '1.0.0' },
+    { capabilities: options.capabilities ?? {}, versionNegotiation: options.versionNegotiation },
+  );
   const listChanged = trackListChanged(client, options.relistOnChange !== false);
   await client.connect(transport);
   const pid = transport.pid!;

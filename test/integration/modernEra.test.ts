@@ -1,0 +1,58 @@
+// Both protocol eras on `loadout serve` (stdio): an SDK client that negotiates ('auto') ends up in
+// 2026-07-28 (server/discover, no initialize) and discovers, equips, hears of the new tools on its
+// subscriptions/listen stream and calls one; a client that only knows 2025 still gets initialize.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  fixture,
+  makeTempDirs,
+  nodeServer,
+  startGateway,
+  textOf,
+  writeServersYaml,
+  type GatewayProcess,
+  type TempDirs,
+} from '../helpers/gateway.js';
+
+describe('loadout serve in both protocol eras', () => {
+  let dirs: TempDirs;
+  const running: GatewayProcess[] = [];
+
+  beforeEach(async () => {
+    dirs = await makeTempDirs();
+    await writeServersYaml(dirs.configDir, { echo: nodeServer(fixture('echo')) });
+  });
+  afterEach(async () => {
+    await Promise.all(running.splice(0).map((gateway) => gateway.close()));
+    await dirs.cleanup();
+  });
+
+  it('serves a negotiating client in the 2026-07-28 era: discover, equip, listen, call', async () => {
+    const gateway = await startGateway({ dirs, versionNegotiation: { mode: 'auto' } });
+    running.push(gateway);
+    const { client } = gateway;
+    expect(client.getProtocolEra()).toBe('modern');
+    expect(client.getDiscoverResult()?.capabilities.tools).toMatchObject({ listChanged: true });
+
+    const subscription = await client.listen({ toolsListChanged: true });
+    expect(subscription.honoredFilter).toMatchObject({ toolsListChanged: true });
+    const found = await client.callTool({ name: 'discover-all-tools', arguments: { query: 'echo' } });
+    expect(textOf(found)).toContain('echo.echo');
+    const built = await client.callTool({ name: 'build-toolset', arguments: { name: 'talk', tools: ['echo.echo'], equip: true } });
+    expect(built.isError).toBeFalsy();
+    await gateway.waitForListChanged(1);
+
+    const { tools } = await client.listTools(undefined, { cacheMode: 'bypass' });
+    expect(tools.map((tool) => tool.name)).toContain('echo_echo');
+    expect(textOf(await client.callTool({ name: 'echo_echo', arguments: { text: 'modern hello' } }))).toBe('modern hello');
+    await subscription.close();
+  });
+
+  it('still serves a 2025-only client with initialize', async () => {
+    const gateway = await startGateway({ dirs });
+    running.push(gateway);
+    expect(gateway.client.getProtocolEra()).toBe('legacy');
+    await gateway.client.callTool({ name: 'build-toolset', arguments: { name: 'talk', tools: ['echo.echo'], equip: true } });
+    await gateway.waitForListChanged(1);
+    expect(textOf(await gateway.client.callTool({ name: 'echo_echo', arguments: { text: 'legacy hello' } }))).toBe('legacy hello');
+  });
+});
