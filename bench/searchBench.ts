@@ -3,15 +3,18 @@
 // build time, query latency and the memory the index adds. --ablations adds a row per field and
 // per ranking taken out (scored in-process with the same formula).
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CatalogSearch, loadWordVectors, type CatalogTool, type SearchSetup } from '../src/catalog/index.js';
 import { DEFAULT_FIELD_WEIGHTS } from '../src/catalog/lexicalIndex.js';
+import { LearnedWordsStore } from '../src/catalog/learnedWords.js';
+import { SearchLearning } from '../src/catalog/searchLearning.js';
 import { DEFAULT_ALIGNMENT } from '../src/catalog/semanticIndex.js';
 import { DEFAULT_FUSION } from '../src/catalog/search.js';
-import { loadDevSet, scoreDevSet, searchDevDir, type DevScores } from './searchDevSet.js';
+import { formatServerMap, MAP_BUDGET_BYTES, summarizeServer } from '../src/catalog/serverMap.js';
+import { loadDevSet, scoreDevSet, scoreNotice, searchDevDir, type DevScores } from './searchDevSet.js';
 import { percentile } from './stats.js';
 
 const SCALE_TOOLS = 10_000;
@@ -76,6 +79,78 @@ function ablations(): string[] {
   rows.push(scoresRow('without word matches (vectors only)', score({ fusion: { ...DEFAULT_FUSION, lexical: 0, expanded: 0 } })));
   rows.push(scoresRow('without vectors (word matches only)', score({ vectorFile: false })));
   return rows;
+}
+
+/** The weak-match notice on the set: how often it stood over a good answer, and how often a bad one went without it. */
+function noticeRows(): string[] {
+  const { tools, queries } = loadDevSet();
+  const engine = new CatalogSearch(tools);
+  const notice = scoreNotice(queries, (query) => {
+    const { tools: found, strong } = engine.search({ query, limit: 10, offset: 0 });
+    return { ids: found.map((tool) => tool.id), strong };
+  });
+  const pctOf = (count: number) => `${count}/${notice.n} (${((100 * count) / notice.n).toFixed(1)} %)`;
+  return [
+    `weak-match notice: shown ${pctOf(notice.shown)}; false alarms (shown, right tool in the top 3) ${pctOf(notice.falseAlarms)} — target ≤ 5 %: ${notice.falseAlarms <= 0.05 * notice.n ? 'ok' : 'OVER TARGET'}; misses (not shown, right tool not in the top 3) ${pctOf(notice.misses)}`,
+  ];
+}
+
+const LEARNING_CASES = 10;
+
+/**
+ * Learning that remembers: the first dev tasks whose expected tool the offline ranking does not
+ * put first are each asked once and followed by using that tool (as an agent would, in its own
+ * session); then, in a new index over what was recorded, the same query is asked again. Also:
+ * what the recorded lessons do to every other task's ranking.
+ */
+async function learningRows(): Promise<string[]> {
+  const { tools, queries } = loadDevSet();
+  const plain = new CatalogSearch(tools);
+  const top = (engine: CatalogSearch, query: string) => engine.search({ query, limit: 10, offset: 0 }).tools.map((tool) => tool.id);
+  const cases = queries.filter((query) => !query.expected.includes(top(plain, query.query)[0] ?? '')).slice(0, LEARNING_CASES);
+  const dir = mkdtempSync(path.join(tmpdir(), 'loadout-bench-learning-'));
+  try {
+    const store = new LearnedWordsStore(path.join(dir, 'learned-words.json'));
+    const learning = new SearchLearning(store, () => Promise.resolve());
+    for (const query of cases) {
+      const session = {};
+      learning.queried(session, query.query, top(plain, query.query));
+      await learning.used(session, [query.expected[0]!]);
+    }
+    const { words, queries: recall } = await store.readAll();
+    const remembering = new CatalogSearch(tools, { vocabulary: { learned: words }, recall });
+    const wordsOnly = new CatalogSearch(tools, { vocabulary: { learned: words } });
+    const firstAgain = (engine: CatalogSearch) => cases.filter((query) => top(engine, query.query)[0] === query.expected[0]).length;
+    const caseIds = new Set(cases.map((query) => query.id));
+    const others = queries.filter((query) => !caseIds.has(query.id));
+    const othersAt3 = (engine: CatalogSearch) => scoreDevSet(others, (query) => top(engine, query)).all.recallAt3;
+    const remembered = firstAgain(remembering);
+    return [
+      `learning: ${cases.length} dev tasks whose tool was not first, each asked once and that tool used; the same query again ranks it first in ${remembered}/${cases.length} — target ≥ 9: ${remembered >= 9 ? 'ok' : 'UNDER TARGET'} (with learned words only, as before: ${firstAgain(wordsOnly)}/${cases.length})`,
+      `  the other ${others.length} tasks, R@3 without lessons ${pct(othersAt3(plain))}, with them ${pct(othersAt3(remembering))}`,
+    ];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Bytes of the map of the servers (instructions, discover-all-tools {}) for the dev catalog's servers and for 35. */
+function mapRows(): string[] {
+  const { tools } = loadDevSet();
+  const byServer = new Map<string, CatalogTool['definition'][]>();
+  for (const tool of tools) byServer.set(tool.server, [...(byServer.get(tool.server) ?? []), tool.definition]);
+  const servers = [...byServer];
+  const entries = (count: number) =>
+    Array.from({ length: count }, (_, index) => {
+      const [name, definitions] = servers[index % servers.length]!;
+      const server = index < servers.length ? name : `${name}-${Math.floor(index / servers.length)}`;
+      return { server, summary: summarizeServer(server, { tools: definitions }), state: { kind: 'ready' } as const };
+    });
+  const bytes = (count: number) => Buffer.byteLength(formatServerMap(entries(count)).join('\n'));
+  const at35 = bytes(35);
+  return [
+    `server map: ${servers.length} servers ${bytes(servers.length)} B; 35 servers (copies under new keys) ${at35} B — target < ${MAP_BUDGET_BYTES} B: ${at35 < MAP_BUDGET_BYTES ? 'ok' : 'OVER TARGET'}`,
+  ];
 }
 
 /** The dev catalog copied under new server keys up to `count` tools. */
@@ -156,6 +231,8 @@ console.log(evaluateRow('loadout, word matches only (vector file unavailable)', 
 const { all } = hybrid;
 const met = all['recall@3'] >= TARGETS.recallAt3 && all['recall@10'] >= TARGETS.recallAt10 && all.mrr10 >= TARGETS.mrrAt10;
 console.log(`targets R@3 ≥ 35 %, R@10 ≥ 60 %, MRR@10 ≥ 0.30: ${met ? 'met' : 'not met'}\n`);
+console.log(`${mapRows().join('\n')}\n`);
 // Scale first: it measures the memory the vectors add, so they must not be loaded yet.
 console.log(`${scale().join('\n')}\n`);
+console.log(`${[...noticeRows(), ...(await learningRows())].join('\n')}\n`);
 if (process.argv.includes('--ablations')) console.log(ablations().join('\n'));

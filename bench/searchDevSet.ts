@@ -90,3 +90,24 @@ export function scoreDevSet(
     ranks,
   };
 }
+
+/** The weak-match notice against the truth: shown with the right tool in the top 3 (false alarm), or not shown without it (miss). */
+export interface NoticeScores {
+  n: number;
+  shown: number;
+  falseAlarms: number;
+  misses: number;
+}
+
+/** How the weak-match notice did on the set, for a search that answers ids (best first) and whether it matched strongly. */
+export function scoreNotice(queries: readonly DevQuery[], search: (query: string) => { ids: string[]; strong: boolean }): NoticeScores {
+  const scores: NoticeScores = { n: queries.length, shown: 0, falseAlarms: 0, misses: 0 };
+  for (const query of queries) {
+    const { ids, strong } = search(query.query);
+    const inTop3 = query.expected.some((id) => ids.slice(0, 3).includes(id));
+    if (!strong) scores.shown++;
+    if (!strong && inTop3) scores.falseAlarms++;
+    if (strong && !inTop3) scores.misses++;
+  }
+  return scores;
+}

@@ -116,3 +116,31 @@ describe('Catalog', () => {
     expect(catalog.suggest('stauts')).toContain('git.status');
   });
 });
+
+describe("a server's own words", () => {
+  const build = (about?: { description: string }) =>
+    Catalog.build({
+      configs: { archive: ServerConfigSchema.parse({ command: 'node' }), crm: ServerConfigSchema.parse({ command: 'node' }) },
+      definitions: {
+        crm: {
+          discoveredAt: 'x',
+          tools: [tool('get_record', 'Get one record by id.'), tool('list_records', 'List records.')],
+          ...(about ? { about } : {}),
+        },
+        archive: { discoveredAt: 'x', tools: [tool('get_record', 'Get one record by id.'), tool('put_record', 'Store a record.')] },
+      },
+      search: { vectorFile: false },
+    });
+  const ranked = (catalog: Catalog, query: string) => catalog.search({ query, limit: 10, offset: 0 }).tools.map((hit) => hit.id);
+
+  it('are searched as a field of its tools: a query naming what the server is for finds them', () => {
+    expect(ranked(build(), 'customer contacts record')[0]).toBe('archive.get_record');
+    const about = build({ description: 'Customer relationship management: contacts, deals and their records.' });
+    expect(ranked(about, 'customer contacts record').slice(0, 2).sort()).toEqual(['crm.get_record', 'crm.list_records']);
+    expect(about.serverSummaries().get('crm')).toEqual({
+      server: 'crm',
+      purpose: 'Customer relationship management: contacts, deals and their records',
+      tools: 2,
+    });
+  });
+});

@@ -6,6 +6,7 @@ import type { CatalogTool } from './catalogTool.js';
 import type { CachedServerTools, DefinitionCache } from './definitionCache.js';
 import { ResourceUriIndex } from './resourceUris.js';
 import { CatalogSearch, type SearchOptions, type SearchResult, type SearchSetup } from './search.js';
+import { summarizeServer, type ServerSummary } from './serverMap.js';
 import { toolHash } from './toolHash.js';
 
 export type { CatalogTool };
@@ -41,6 +42,19 @@ export function parseToolId(id: string): { server: string; tool: string } | unde
   return { server: id.slice(0, dot), tool: id.slice(dot + 1) };
 }
 
+// The most characters of a server's own text searched with each of its tools.
+const MAX_SERVER_TEXT = 400;
+
+/** The search setup with each server's own words (title, description, instructions) as a field of its tools. */
+function withServerText(setup: SearchSetup, servers: ReadonlyMap<string, CachedServerTools>): SearchSetup {
+  const texts = new Map<string, string>();
+  for (const [server, { about }] of servers) {
+    const text = [about?.title, about?.description, about?.instructions].filter(Boolean).join(' \n ');
+    if (text) texts.set(server, text.slice(0, MAX_SERVER_TEXT));
+  }
+  return texts.size ? { ...setup, vocabulary: { ...setup.vocabulary, servers: texts } } : setup;
+}
+
 /** An immutable view of all known tools. */
 export class Catalog {
   readonly #byId: ReadonlyMap<string, CatalogTool>;
@@ -50,6 +64,7 @@ export class Catalog {
   readonly #searchSetup: SearchSetup;
   #search: CatalogSearch | undefined;
   #resourceUris: ResourceUriIndex | undefined;
+  #summaries: Map<string, ServerSummary> | undefined;
 
   private constructor(tools: CatalogTool[], servers: Map<string, CachedServerTools>, searchSetup: SearchSetup = {}) {
     this.#searchSetup = searchSetup;
@@ -85,7 +100,7 @@ export class Catalog {
         );
       }
     }
-    return new Catalog(tools, discovered, sources.search);
+    return new Catalog(tools, discovered, withServerText(sources.search ?? {}, discovered));
   }
 
   /** A tool by namespaced name, enabled or not. */
@@ -122,6 +137,24 @@ export class Catalog {
   get resourceUris(): ResourceUriIndex {
     this.#resourceUris ??= new ResourceUriIndex(this.#servers);
     return this.#resourceUris;
+  }
+
+  /** What the map says of each enabled, discovered server: its purpose and its count of enabled tools. */
+  serverSummaries(): ReadonlyMap<string, ServerSummary> {
+    if (this.#summaries) return this.#summaries;
+    const toolsOf = new Map<string, CatalogTool['definition'][]>();
+    for (const tool of this.#visible) {
+      const list = toolsOf.get(tool.server);
+      if (list) list.push(tool.definition);
+      else toolsOf.set(tool.server, [tool.definition]);
+    }
+    this.#summaries = new Map(
+      [...this.#servers].map(([server, cached]) => [
+        server,
+        summarizeServer(server, { about: cached.about, tools: toolsOf.get(server) ?? [] }),
+      ]),
+    );
+    return this.#summaries;
   }
 
   /** Enabled tools ranked by relevance to `query` (or all, in order, without one). */

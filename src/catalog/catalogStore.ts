@@ -1,35 +1,58 @@
 // Holds the current Catalog and replaces it when its sources change: discovery results, a
 // servers.yaml reload, a promoted description. Listeners hear about each new catalog. It owns
-// readiness too: the cached definitions are read on first need, then uncached servers are
-// discovered. The server configs it builds from are the pool's (their one owner); a change of
+// loading too: the cached definitions are read on first need (what to discover, and when, is the
+// gateway's business). The server configs it builds from are the pool's (their one owner); a change of
 // them reaches this store as the pool's 'configured' event.
 import pLimit from 'p-limit';
 import { isDeepStrictEqual } from 'node:util';
+import * as z from 'zod';
 import {
   enabledServerNames,
   oauthRecordFile,
+  readTextIfExists,
+  writeTextAtomic,
   readOAuthRecord,
   type EmbeddingsSettings,
   type GatewaySettings,
   type ServerConfig,
   type ToolMergeReport,
 } from '../config/index.js';
-import { isNeedsAuthorizationMessage, type ServerPool } from '../downstream/index.js';
+import { isNeedsAuthorizationMessage, type ListFailures, type ServerDefinitions, type ServerPool } from '../downstream/index.js';
 import { errorMessage, type Logger } from '../shared/index.js';
 import { Catalog } from './catalog.js';
-import { readDefinitionCache, writeDefinitionCache, type CachedServerTools, type DefinitionCache } from './definitionCache.js';
+import { DefinitionStore } from './definitionStore.js';
 import { EmbeddingRanking } from './embeddingRanking.js';
 import { LearnedWordsStore } from './learnedWords.js';
 import { SearchLearning } from './searchLearning.js';
 import { ExampleRequestsStore } from './exampleRequests.js';
 import { examplesByTool, keywordsOf, readSynonyms } from './searchVocabulary.js';
+import { ALL_LISTS, OPTIONAL_LISTS, type ServerListing } from './serverListing.js';
 import { recordDiscoveredTools } from './switchboard.js';
+import type { ServerMapEntry, ServerState, ServerSummary } from './serverMap.js';
+
+// The map's summaries as kept in the data dir: read before the catalog itself, so the first
+// answer of a session (its instructions) can name the servers without parsing every definition.
+const ServerSummariesFileSchema = z.object({
+  version: z.literal(1),
+  servers: z.array(z.object({ server: z.string(), purpose: z.string(), tools: z.number() })),
+});
 
 let vectorWarningGiven = false;
 
-/** Outcome of discovering one server; `merge` says what changed in servers.yaml. */
+/**
+ * Outcome of discovering one server; `merge` says what changed in servers.yaml, `listFailures`
+ * which optional lists (prompts, resources, templates) failed beside the tools.
+ */
 export type DiscoveryResult =
-  | { server: string; ok: true; toolCount: number; ms: number; merge?: ToolMergeReport; mergeError?: string }
+  | {
+      server: string;
+      ok: true;
+      toolCount: number;
+      ms: number;
+      listFailures?: ListFailures;
+      merge?: ToolMergeReport;
+      mergeError?: string;
+    }
   | { server: string; ok: false; error: string; ms: number };
 
 /** Options of one discovery run. */
@@ -51,11 +74,13 @@ interface CatalogStoreOptions {
   serversFile?: string;
   /** Where OAuth files of HTTP servers live: servers that failed for want of a login are retried once it has them. */
   oauthDir?: string;
+  /** Where the map's summaries of the servers are kept (data dir), for a session's first answer. */
+  serverMapFile?: string;
   /** Where words learned from use are kept (data dir); without it nothing is learned. */
   learnedWordsFile?: string;
   /** The user's synonym groups (config dir), read with the cached definitions. */
   synonymsFile?: string;
-  /** Example requests from `loadout search enrich` (data dir). */
+  /** Example requests from `loadout enrich` (data dir). */
   exampleRequestsFile?: string;
   /** `search.embeddings` and where tool embeddings are cached (data dir). */
   embeddings?: { settings: EmbeddingsSettings; cacheFile: string };
@@ -64,19 +89,25 @@ interface CatalogStoreOptions {
 /** The current catalog and the operations that produce a new one. */
 export class CatalogStore {
   readonly #options: CatalogStoreOptions;
-  #definitions: DefinitionCache = {};
+  readonly #definitions: DefinitionStore;
   #overrides: ReadonlyMap<string, string> = new Map();
   #current: Catalog;
   /** The latest read of the definition cache (undefined until the first). */
   #loaded: Promise<void> | undefined;
-  /** Load-then-discover, started by the first ready() call. */
-  #ready: Promise<void> | undefined;
+  /** True once the definition cache has been read (the catalog then describes every cached server). */
+  #definitionsRead = false;
+  /** The summaries last written to serverMapFile, as written. */
+  #writtenSummaries: string | undefined;
+  /** Writes of the summaries, one after another so the last catalog's wins. */
+  #summaryWrites: Promise<void> = Promise.resolve();
   readonly #discovering = new Set<string>();
   /** Servers whose latest discovery failed, with the reason. */
   readonly #failures = new Map<string, string>();
   readonly #rechecks = new Map<string, Promise<void>>();
   readonly #listeners = new Set<(catalog: Catalog) => void>();
   #learned: ReadonlyMap<string, string> = new Map();
+  /** Remembered queries: query key → tool id → evidence. */
+  #recall: ReadonlyMap<string, ReadonlyMap<string, number>> = new Map();
   #synonyms: ReadonlyMap<string, string[]> = new Map();
   /** Example requests by tool hash. */
   #examples: ReadonlyMap<string, string[]> = new Map();
@@ -87,6 +118,7 @@ export class CatalogStore {
 
   constructor(options: CatalogStoreOptions) {
     this.#options = options;
+    this.#definitions = new DefinitionStore(options.cacheFile);
     this.#learnedWords = options.learnedWordsFile ? new LearnedWordsStore(options.learnedWordsFile) : undefined;
     this.#embeddings = options.embeddings
       ? new EmbeddingRanking(options.embeddings.settings, options.embeddings.cacheFile, options.logger)
@@ -106,12 +138,66 @@ export class CatalogStore {
 
   /** Enabled servers with no cached definitions (they need discovery); meaningful once loaded. */
   get undiscoveredServers(): string[] {
-    return enabledServerNames(this.#options.pool.configs).filter((server) => !this.#definitions[server]);
+    return enabledServerNames(this.#options.pool.configs).filter((server) => !this.#definitions.all[server]);
   }
 
   /** The embeddings model's scores for `query` over the enabled tools; undefined without one or on failure. */
   async modelScores(query: string): Promise<ReadonlyMap<string, number> | undefined> {
     return this.#embeddings?.scores(query, this.#current.visible());
+  }
+
+  /**
+   * The map of the catalog: every enabled server in config order, with its summary once
+   * discovered and its state. Answered from the kept summaries while the definitions are unread
+   * (a session's first answer need not wait for them), from the catalog after.
+   */
+  async serverMap(): Promise<ServerMapEntry[]> {
+    let summaries: ReadonlyMap<string, ServerSummary> | undefined = this.#definitionsRead ? this.#current.serverSummaries() : undefined;
+    summaries ??= await this.#readSummaries();
+    if (!summaries) {
+      await this.ensureLoaded();
+      summaries = this.#current.serverSummaries();
+    }
+    return enabledServerNames(this.#options.pool.configs).map((server) => {
+      const summary = summaries.get(server);
+      return { server, ...(summary ? { summary } : {}), state: this.#stateOf(server, summary !== undefined) };
+    });
+  }
+
+  // A server's discovery state. Kept in one place so that finer states (a server starting, one
+  // waiting for a login) show up in the map and in discover-all-tools alike.
+  #stateOf(server: string, summarized: boolean): ServerState {
+    if (this.#discovering.has(server)) return { kind: 'pending' };
+    const known = summarized || this.#definitions.all[server] !== undefined;
+    const failure = this.#failures.get(server);
+    if (failure !== undefined && !known) return { kind: 'failed', reason: failure };
+    return known ? { kind: 'ready' } : { kind: 'pending' };
+  }
+
+  async #readSummaries(): Promise<Map<string, ServerSummary> | undefined> {
+    const { serverMapFile } = this.#options;
+    if (!serverMapFile) return undefined;
+    try {
+      const text = await readTextIfExists(serverMapFile);
+      if (text === undefined) return undefined;
+      return new Map(ServerSummariesFileSchema.parse(JSON.parse(text)).servers.map((summary) => [summary.server, summary]));
+    } catch {
+      // Only a shortcut: without it the map waits for the catalog.
+      return undefined;
+    }
+  }
+
+  // Keeps the summaries file in step with the catalog (after the definitions were read, so an
+  // early catalog of no servers never overwrites it).
+  #keepSummaries(): void {
+    const { serverMapFile, logger } = this.#options;
+    if (!serverMapFile || !this.#definitionsRead) return;
+    const text = `${JSON.stringify({ version: 1, servers: [...this.#current.serverSummaries().values()] })}\n`;
+    if (text === this.#writtenSummaries) return;
+    this.#writtenSummaries = text;
+    this.#summaryWrites = this.#summaryWrites
+      .then(() => writeTextAtomic(serverMapFile, text))
+      .catch((error: unknown) => logger.warn({ mod: 'catalog', err: errorMessage(error) }, 'could not keep the server map'));
   }
 
   /** Subscribe to new catalogs; returns the unsubscribe function. */
@@ -138,28 +224,6 @@ export class CatalogStore {
   ensureLoaded(): Promise<void> {
     this.#loaded ??= this.#readDefinitions().then(() => this.#replace());
     return this.#loaded;
-  }
-
-  /**
-   * Load the cached catalog, then discover the servers it lacks. Started by the first call (the
-   * first need of the catalog, or a session's first tools/list once answered); settles when both
-   * have finished, and never rejects (failures are logged and kept in discoveryFailures()).
-   */
-  ready(): Promise<void> {
-    this.#ready ??= this.ensureLoaded().then(() => this.discoverUncached());
-    return this.#ready;
-  }
-
-  /** Discover the enabled servers that have no cached definitions (at start, after servers are added). */
-  async discoverUncached(): Promise<void> {
-    try {
-      const servers = this.undiscoveredServers;
-      if (!servers.length) return;
-      this.#options.logger.info({ mod: 'catalog', servers }, 'discovering servers without cached tools');
-      await this.discover(servers);
-    } catch (error) {
-      this.#options.logger.error({ mod: 'catalog', err: errorMessage(error) }, 'discovery failed');
-    }
   }
 
   /** Servers whose most recent discovery failed and that are still undiscovered, with the reason. */
@@ -197,11 +261,10 @@ export class CatalogStore {
     await this.ensureLoaded();
     servers ??= this.undiscoveredServers;
     const limit = pLimit(this.#options.settings.discovery_concurrency);
-    const found: Record<string, CachedServerTools> = {};
     const results = await Promise.all(
       servers.map((server) =>
         limit(async (): Promise<DiscoveryResult> => {
-          const result = await this.#discoverOne(server, found);
+          const result = await this.#discoverOne(server);
           if (result.ok) this.#failures.delete(server);
           else this.#failures.set(server, result.error);
           options.onResult?.(result);
@@ -209,22 +272,25 @@ export class CatalogStore {
         }),
       ),
     );
-    if (Object.keys(found).length === 0) return results;
-    await writeDefinitionCache(this.#options.cacheFile, found);
-    const merged = await this.#adopt(found, options.acceptChanged);
+    const listed = results.filter((result) => result.ok).map((result) => result.server);
+    if (!listed.length) return results;
+    await this.#definitions.flush();
+    const merged = await this.#adopt(listed, options.acceptChanged);
     return results.map((result) => (result.ok ? { ...result, ...merged(result.server) } : result));
   }
 
-  async #discoverOne(server: string, found: Record<string, CachedServerTools>): Promise<DiscoveryResult> {
+  async #discoverOne(server: string): Promise<DiscoveryResult> {
     const { pool, settings, logger } = this.#options;
     const timeoutMs = settings.discovery_timeout_seconds * 1000;
     const startedAt = performance.now();
     const ms = () => Math.round(performance.now() - startedAt);
     this.#discovering.add(server);
     try {
+      const stamp = this.#definitions.stamp();
       const definitions = await pool.listDefinitions(server, { signal: AbortSignal.timeout(timeoutMs), timeoutMs });
-      found[server] = { discoveredAt: new Date().toISOString(), ...definitions };
-      return { server, ok: true, toolCount: definitions.tools.length, ms: ms() };
+      this.#record(server, definitions, stamp);
+      const { listFailures } = definitions;
+      return { server, ok: true, toolCount: definitions.tools.length, ms: ms(), ...(listFailures ? { listFailures } : {}) };
     } catch (error) {
       logger.warn({ mod: 'catalog', server, err: errorMessage(error) }, 'discovery failed');
       return { server, ok: false, error: errorMessage(error), ms: ms() };
@@ -265,52 +331,63 @@ export class CatalogStore {
   }
 
   async #relist(server: string): Promise<void> {
-    const [{ tools, ...listings }] = await Promise.all([this.#options.pool.listDefinitions(server), this.ensureLoaded()]);
-    if (!isDeepStrictEqual(tools, this.#definitions[server]?.tools)) await this.updateServerTools(server, tools);
-    await this.updateServerListings(server, listings);
-  }
-
-  /** Replace one server's definitions after it re-listed its tools while running (and merge them into servers.yaml). */
-  async updateServerTools(server: string, tools: CachedServerTools['tools']): Promise<void> {
-    await this.ensureLoaded();
-    const entry = { ...this.#definitions[server], discoveredAt: new Date().toISOString(), tools };
-    await writeDefinitionCache(this.#options.cacheFile, { [server]: entry });
-    await this.#adopt({ [server]: entry }, false);
+    const stamp = this.#definitions.stamp();
+    const [definitions] = await Promise.all([this.#options.pool.listDefinitions(server), this.ensureLoaded()]);
+    const toolsBefore = this.#definitions.all[server]?.tools;
+    if (!this.#record(server, definitions, stamp, { ifChanged: true })) return;
+    await this.#definitions.flush();
+    // Changed tools go through servers.yaml (hashes, new names); other lists only rebuild the catalog.
+    if (isDeepStrictEqual(toolsBefore, this.#definitions.all[server]?.tools)) this.#replace();
+    else await this.#adopt([server], false);
   }
 
   /**
-   * Replace one server's prompts, resources, resource templates or capabilities after it said
-   * they changed (a list_changed notification) or restarted. A server never discovered is left
-   * to discovery.
+   * Re-list a running server's tools after it said they changed, store them (the other lists stay)
+   * and merge them into servers.yaml; returns how many it listed.
    */
-  async updateServerListings(
-    server: string,
-    listings: Pick<CachedServerTools, 'prompts' | 'resources' | 'resourceTemplates' | 'capabilities'>,
-  ): Promise<void> {
-    await this.ensureLoaded();
-    const current = this.#definitions[server];
-    if (!current) return;
-    // A list the server does not declare stays as cached (undefined would read as a change).
-    const entry = { ...current, ...Object.fromEntries(Object.entries(listings).filter(([, list]) => list !== undefined)) };
-    if (isDeepStrictEqual(entry, current)) return;
-    await writeDefinitionCache(this.#options.cacheFile, { [server]: entry });
-    this.#definitions = { ...this.#definitions, [server]: entry };
-    this.#replace();
+  async relistTools(server: string): Promise<number> {
+    const stamp = this.#definitions.stamp();
+    const [tools] = await Promise.all([this.#options.pool.listTools(server), this.ensureLoaded()]);
+    const listing: ServerListing = { covers: ['tools'], definitions: { tools }, listedAt: new Date().toISOString() };
+    if (this.#definitions.record(server, listing, stamp, { ifChanged: true })) {
+      await this.#definitions.flush();
+      await this.#adopt([server], false);
+    }
+    return tools.length;
   }
 
-  // Takes new definitions into one new catalog, after merging them into servers.yaml (when set)
-  // and adopting the config as written there (it may hold concurrent edits).
+  // Take a complete listing into the entry in memory (flush() writes it), and log an optional
+  // list that newly failed or answers again: said once, not at every re-check.
+  #record(server: string, definitions: ServerDefinitions, stamp: number, options: { ifChanged?: boolean } = {}): boolean {
+    const before: ListFailures = this.#definitions.all[server]?.listFailures ?? {};
+    const listing: ServerListing = { covers: ALL_LISTS, definitions, listedAt: new Date().toISOString() };
+    const changed = this.#definitions.record(server, listing, stamp, options);
+    const after: ListFailures = this.#definitions.all[server]?.listFailures ?? {};
+    const log = this.#options.logger;
+    for (const list of OPTIONAL_LISTS) {
+      if (after[list] !== undefined && after[list] !== before[list])
+        log.warn({ mod: 'catalog', server, err: after[list] }, `${list} not listed; the tools and other lists stand`);
+      else if (after[list] === undefined && before[list] !== undefined) log.info({ mod: 'catalog', server }, `${list} listed again`);
+    }
+    return changed;
+  }
+
+  // Takes the servers' recorded definitions into one new catalog, after merging their tools into
+  // servers.yaml (when set) and adopting the config as written there (it may hold concurrent edits).
   async #adopt(
-    found: Record<string, CachedServerTools>,
+    servers: readonly string[],
     acceptChanged = false,
   ): Promise<(server: string) => Partial<Extract<DiscoveryResult, { ok: true }>>> {
     const { serversFile, pool, logger } = this.#options;
-    this.#definitions = { ...this.#definitions, ...found };
     if (!serversFile) {
       this.#replace();
       return () => ({});
     }
-    const tools = Object.fromEntries(Object.entries(found).map(([server, entry]) => [server, entry.tools]));
+    const entries = servers.flatMap((server) => {
+      const tools = this.#definitions.all[server]?.tools;
+      return tools ? [[server, tools] as const] : [];
+    });
+    const tools = Object.fromEntries(entries);
     try {
       const { config, reports } = await recordDiscoveredTools(serversFile, tools, { acceptChanged });
       // The pool's 'configured' event rebuilds the catalog.
@@ -328,9 +405,9 @@ export class CatalogStore {
   }
 
   async #readDefinitions(): Promise<void> {
-    const [definitions] = await Promise.allSettled([readDefinitionCache(this.#options.cacheFile), this.#readVocabulary()]);
-    if (definitions.status === 'fulfilled') this.#definitions = definitions.value;
-    else
+    const [definitions] = await Promise.allSettled([this.#definitions.read(), this.#readVocabulary()]);
+    this.#definitionsRead = true;
+    if (definitions.status === 'rejected')
       this.#options.logger.error(
         { mod: 'catalog', err: errorMessage(definitions.reason) },
         'cached tool definitions unreadable; rediscovering',
@@ -350,7 +427,7 @@ export class CatalogStore {
   #build(): Catalog {
     return Catalog.build({
       configs: this.#options.pool.configs,
-      definitions: this.#definitions,
+      definitions: this.#definitions.all,
       descriptionOverrides: this.#overrides,
       blockChangedTools: this.#options.settings.block_changed_tools,
       search: {
@@ -358,9 +435,10 @@ export class CatalogStore {
         vocabulary: {
           keywords: keywordsOf(this.#options.pool.configs),
           learned: this.#learned,
-          examples: examplesByTool(this.#definitions, this.#examples),
+          examples: examplesByTool(this.#definitions.all, this.#examples),
         },
         synonyms: this.#synonyms,
+        recall: this.#recall,
       },
     });
   }
@@ -369,23 +447,24 @@ export class CatalogStore {
   async #readVocabulary(): Promise<void> {
     const { logger, synonymsFile, exampleRequestsFile } = this.#options;
     const [learned, synonyms, examples] = await Promise.allSettled([
-      this.#learnedWords?.read(),
+      this.#learnedWords?.readAll(),
       synonymsFile ? readSynonyms(synonymsFile) : undefined,
       exampleRequestsFile ? new ExampleRequestsStore(exampleRequestsFile).read() : undefined,
     ]);
     if (examples.status === 'fulfilled' && examples.value) this.#examples = examples.value;
-    if (learned.status === 'fulfilled' && learned.value) this.#learned = learned.value;
+    if (learned.status === 'fulfilled' && learned.value) ({ words: this.#learned, queries: this.#recall } = learned.value);
     if (synonyms.status === 'fulfilled' && synonyms.value) this.#synonyms = synonyms.value;
     if (synonyms.status === 'rejected') logger.error({ mod: 'catalog', err: errorMessage(synonyms.reason) }, 'synonyms file ignored');
   }
 
   async #reloadLearned(): Promise<void> {
-    this.#learned = (await this.#learnedWords?.read()) ?? new Map();
+    ({ words: this.#learned, queries: this.#recall } = (await this.#learnedWords?.readAll()) ?? { words: new Map(), queries: new Map() });
     this.#replace();
   }
 
   #replace(): void {
     this.#current = this.#build();
+    this.#keepSummaries();
     for (const listener of this.#listeners) listener(this.#current);
   }
 }

@@ -5,6 +5,7 @@
 import type { Prompt, Resource, ResourceTemplateType, ServerCapabilities, Tool } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { readTextIfExists, updateTextFile } from '../config/index.js';
+import type { ListFailures, ServerAbout } from '../downstream/index.js';
 import { LoadoutError, errorMessage } from '../shared/index.js';
 import { rememberToolHash, toolHash } from './toolHash.js';
 
@@ -39,6 +40,8 @@ const CachedServerSchema = z.looseObject({
   resources: namedList<Resource>('uri').optional(),
   resourceTemplates: namedList<ResourceTemplateType>('uriTemplate').optional(),
   capabilities: z.custom<ServerCapabilities>((value) => typeof value === 'object' && value !== null).optional(),
+  about: z.custom<ServerAbout>((value) => typeof value === 'object' && value !== null).optional(),
+  listFailures: z.partialRecord(z.enum(['prompts', 'resources', 'resourceTemplates']), z.string()).optional(),
   /** toolHash of each tool by name, stored so a warm start need not hash every definition. */
   hashes: ToolHashesSchema.optional(),
 });
@@ -56,7 +59,19 @@ export interface CachedServerTools {
   resourceTemplates?: ResourceTemplateType[];
   /** What the server declared at its last handshake (prompts, resources, completions, logging, tasks…). */
   capabilities?: ServerCapabilities;
+  /** The server's own words about itself at its last handshake (title, description, instructions). */
+  about?: ServerAbout;
+  /** Lists it declared but failed to answer at its last listing, with why (the list cached before, if any, stays). */
+  listFailures?: ListFailures;
 }
+
+/** A change of one server's entry (`undefined`: no entry), applied to what the file holds then. */
+export interface DefinitionChange {
+  server: string;
+  change: (entry: CachedServerTools | undefined) => CachedServerTools | undefined;
+}
+
+type StoredServerTools = CachedServerTools & { hashes?: Record<string, string> };
 
 /** Cached definitions by server name. */
 export type DefinitionCache = Record<string, CachedServerTools>;
@@ -85,21 +100,45 @@ export async function readDefinitionCache(file: string): Promise<DefinitionCache
 }
 
 /** Store (or, with `undefined`, drop) the definitions of some servers, keeping the others. */
-export async function writeDefinitionCache(file: string, changes: Record<string, CachedServerTools | undefined>): Promise<void> {
+export function writeDefinitionCache(file: string, entries: Record<string, CachedServerTools | undefined>): Promise<void> {
+  return updateDefinitionCache(
+    file,
+    Object.entries(entries).map(([server, entry]) => ({ server, change: () => entry })),
+  );
+}
+
+/**
+ * Apply `changes`, in order, to the entries the file holds now (under its lock, so a change of
+ * another process in between is built on, not replaced); servers not named are kept as they are.
+ */
+export async function updateDefinitionCache(file: string, changes: readonly DefinitionChange[]): Promise<void> {
   await updateTextFile(file, (current) => {
-    let servers: DefinitionCache = {};
+    let servers: Record<string, StoredServerTools> = {};
     if (current !== undefined) {
       const parsed = DefinitionCacheSchema.safeParse(safeJson(current));
       // A corrupt cache is only a cache: rebuild it rather than refuse to write.
       if (parsed.success) servers = parsed.data.servers;
     }
-    const stored: Record<string, CachedServerTools & { hashes?: Record<string, string> }> = servers;
-    for (const [server, entry] of Object.entries(changes)) {
-      if (entry) stored[server] = { ...entry, hashes: Object.fromEntries(entry.tools.map((tool) => [tool.name, toolHash(tool)])) };
-      else delete stored[server];
+    for (const { server, change } of changes) {
+      const previous = servers[server];
+      const entry = change(previous && withoutHashes(previous));
+      if (!entry) {
+        delete servers[server];
+        continue;
+      }
+      // Tools the change kept keep their stored hashes: hashing them again would only cost time.
+      const kept = previous?.hashes !== undefined && entry.tools === previous.tools;
+      servers[server] = {
+        ...entry,
+        hashes: kept ? previous.hashes : Object.fromEntries(entry.tools.map((tool) => [tool.name, toolHash(tool)])),
+      };
     }
-    return JSON.stringify({ version: 1, servers: stored });
+    return JSON.stringify({ version: 1, servers });
   });
+}
+
+function withoutHashes({ hashes: _hashes, ...entry }: StoredServerTools): CachedServerTools {
+  return entry;
 }
 
 function isCachedTool(tool: unknown): boolean {

@@ -1,4 +1,4 @@
-// Example user requests per tool (doc2query), written by `loadout search enrich` with a model
+// Example user requests per tool (doc2query), written by `loadout enrich` with a model
 // backend and searched as a field: a model's guesses at how people ask for the tool bridge the
 // gap between their words and the tool's. Kept in the data dir by tool hash, so a changed tool is
 // enriched again and an interrupted run resumes where it stopped.

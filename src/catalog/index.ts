@@ -9,3 +9,4 @@ export { toolHash } from './toolHash.js';
 export { keywordsOf } from './searchVocabulary.js';
 export { ExampleRequestsStore } from './exampleRequests.js';
 export { type ResourceTarget } from './resourceUris.js';
+export { formatServerMap, MAP_BUDGET_BYTES, type ServerMapEntry, type ServerState } from './serverMap.js';

@@ -7,7 +7,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { catalogTool } from '../../test/helpers/catalogTools.js';
 import { LearnedWordsStore } from './learnedWords.js';
+import { CatalogSearch, queryKeyOf } from './search.js';
 import { SearchLearning } from './searchLearning.js';
 
 const DAY = 86_400_000;
@@ -61,11 +63,13 @@ describe('LearnedWordsStore', () => {
     const module = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist/src/catalog/learnedWords.js');
     const script = `const { LearnedWordsStore } = await import(${JSON.stringify(module)});
       const store = new LearnedWordsStore(${JSON.stringify(file)});
-      for (let i = 0; i < 15; i++) await store.record([process.argv[1] + '.tool'], ['w' + i]);`;
+      for (let i = 0; i < 15; i++) await store.record([process.argv[1] + '.tool'], ['w' + i], process.argv[1] + ' q' + i);`;
     await Promise.all(['p1', 'p2'].map((name) => promisify(execFile)(process.execPath, ['--input-type=module', '-e', script, name])));
     const read = await new LearnedWordsStore(file).read();
     expect(read.get('p1.tool')?.split(' ')).toHaveLength(15);
     expect(read.get('p2.tool')?.split(' ')).toHaveLength(15);
+    const { queries } = await new LearnedWordsStore(file).readAll();
+    expect([...queries.keys()].filter((key) => key.startsWith('p1 ') || key.startsWith('p2 '))).toHaveLength(30);
     expect((JSON.parse(readFileSync(file, 'utf8')) as { version: number }).version).toBe(1);
   });
 });
@@ -86,5 +90,74 @@ describe('SearchLearning', () => {
     await learning.used({}, ['t.other_session']);
     expect(await new LearnedWordsStore(file).read()).toEqual(new Map([['jira.create', 'file minutes ticket']]));
     expect(learned).toBe(1);
+  });
+});
+
+describe('learning that remembers', () => {
+  const tools = [
+    catalogTool('notes', 'search_notes', 'Search the notes by text.'),
+    catalogTool('notes', 'create_note', 'Write a new note.'),
+    catalogTool('memory', 'add_observations', 'Add observations to existing entities in the knowledge graph.'),
+    catalogTool('files', 'write_file', 'Write text to a file.'),
+  ];
+  const ranked = (search: CatalogSearch, query: string) => search.search({ query, limit: 10, offset: 0 }).tools.map((tool) => tool.id);
+  const learnedSearch = async (store: LearnedWordsStore) => {
+    const { words, queries } = await store.readAll();
+    return new CatalogSearch(tools, { vectorFile: false, vocabulary: { learned: words }, recall: queries });
+  };
+
+  it('ranks the tool chosen after a query first when the same or a nearly identical query comes again, even one no word led to', async () => {
+    const store = new LearnedWordsStore(tempFile());
+    const query = 'jot down that Priya joined Platform';
+    expect(ranked(new CatalogSearch(tools, { vectorFile: false }), query)[0]).not.toBe('memory.add_observations');
+    const learning = new SearchLearning(store, () => Promise.resolve());
+    const session = {};
+    learning.queried(session, query, ['notes.create_note']);
+    await learning.used(session, ['memory.add_observations']);
+    const search = await learnedSearch(store);
+    expect(ranked(search, query)[0]).toBe('memory.add_observations');
+    expect(ranked(search, 'Jot down: Priya joined Platform!')[0]).toBe('memory.add_observations');
+    expect(ranked(search, 'please jot down that Priya joined the Platform team')[0]).toBe('memory.add_observations');
+    // A different request is not taken for the same one.
+    expect(ranked(search, 'search notes for Priya')[0]).toBe('notes.search_notes');
+    expect(search.search({ query, limit: 10, offset: 0 }).strong).toBe(true);
+  });
+
+  it('still teaches words: a similar but different query finds the tool more easily', async () => {
+    const store = new LearnedWordsStore(tempFile());
+    const learning = new SearchLearning(store, () => Promise.resolve());
+    const session = {};
+    learning.queried(session, 'remember that the deploy key rotates monthly');
+    await learning.used(session, ['memory.add_observations']);
+    expect(ranked(new CatalogSearch(tools, { vectorFile: false }), 'remember the release date')).not.toContain('memory.add_observations');
+    expect(ranked(await learnedSearch(store), 'remember the release date')[0]).toBe('memory.add_observations');
+  });
+
+  it('fades: a remembered query loses its hold as its evidence halves away', async () => {
+    let now = 0;
+    const store = new LearnedWordsStore(tempFile(), { halfLifeDays: 1, minimumEvidence: 0.2 }, () => now);
+    await store.record(['memory.add_observations'], ['jot'], queryKeyOf('jot down the plan'));
+    expect((await store.readAll()).queries.get(queryKeyOf('jot down the plan'))).toEqual(new Map([['memory.add_observations', 1]]));
+    now = 2 * 86_400_000;
+    expect((await store.readAll()).queries.get(queryKeyOf('jot down the plan'))?.get('memory.add_observations')).toBeCloseTo(0.25);
+    now = 3 * 86_400_000;
+    expect((await store.readAll()).queries.size).toBe(0);
+    expect(ranked(await learnedSearch(store), 'jot down the plan')[0]).not.toBe('memory.add_observations');
+  });
+
+  it('changes nothing for a query that led nowhere, and a call counts only for a tool its answer showed', async () => {
+    const file = tempFile();
+    const store = new LearnedWordsStore(file);
+    const learning = new SearchLearning(store, () => Promise.resolve());
+    const session = {};
+    learning.queried(session, 'book a flight', ['notes.create_note']);
+    learning.queried(session, 'jot down the plan', ['notes.create_note']);
+    expect(learning.expects(session, 'files.write_file')).toBe(false);
+    expect(learning.expects(session, 'notes.create_note')).toBe(true);
+    expect(await store.readAll()).toEqual({ words: new Map(), queries: new Map() });
+    await learning.used(session, ['notes.create_note']);
+    expect(learning.expects(session, 'notes.create_note')).toBe(false);
+    const { queries } = await store.readAll();
+    expect([...queries.keys()]).toEqual([queryKeyOf('jot down the plan')]);
   });
 });

@@ -1,15 +1,19 @@
 // Words learned from use: when an agent's discover-all-tools query is followed in the same
 // session by equipping, building with or calling a tool, the query's words are recorded for that
-// tool in the data dir, so the next agent who asks the same way finds it first. Evidence fades
+// tool in the data dir (word-level: similar queries find it more easily), and the query itself
+// with the tool (query-level: the next agent who asks the same way finds it first). Evidence fades
 // (half-life), each tool keeps its strongest words and the file keeps its strongest tools, and
 // every update is a locked read-modify-write, so two loadout processes never lose each other's.
 import * as z from 'zod';
 import { readTextIfExists, updateTextFile } from '../config/index.js';
 
+const EvidenceSchema = z.record(z.string(), z.tuple([z.number(), z.number()]));
 const LearnedWordsFileSchema = z.object({
   version: z.literal(1),
   /** tool id → word → [evidence, last seen (ms since epoch)] */
-  tools: z.record(z.string(), z.record(z.string(), z.tuple([z.number(), z.number()]))),
+  tools: z.record(z.string(), EvidenceSchema),
+  /** query key (its sorted stems, see queryKeyOf) → tool id → [evidence, last seen] */
+  queries: z.record(z.string(), EvidenceSchema).optional(),
 });
 type LearnedWordsFile = z.infer<typeof LearnedWordsFileSchema>;
 
@@ -20,9 +24,25 @@ export interface LearnedWordsLimits {
   tools: number;
   /** Evidence below this (after fading) is forgotten. */
   minimumEvidence: number;
+  /** The most queries remembered, and the most tools each one remembers. */
+  queries: number;
+  toolsPerQuery: number;
 }
 
-export const DEFAULT_LEARNED_LIMITS: LearnedWordsLimits = { halfLifeDays: 30, wordsPerTool: 24, tools: 5000, minimumEvidence: 0.1 };
+export const DEFAULT_LEARNED_LIMITS: LearnedWordsLimits = {
+  halfLifeDays: 30,
+  wordsPerTool: 24,
+  tools: 5000,
+  minimumEvidence: 0.1,
+  queries: 2000,
+  toolsPerQuery: 5,
+};
+
+/** What use has taught search: each tool's words as index text, and each query's tools with their evidence. */
+export interface LearnedSearch {
+  words: Map<string, string>;
+  queries: Map<string, Map<string, number>>;
+}
 
 const DAY_MS = 86_400_000;
 
@@ -40,18 +60,28 @@ export class LearnedWordsStore {
 
   /** Each tool's learned words, strongest first, as index text (an unreadable file counts as empty). */
   async read(): Promise<Map<string, string>> {
+    return (await this.readAll()).words;
+  }
+
+  /** The learned words, and each remembered query's tools with their faded evidence. */
+  async readAll(): Promise<LearnedSearch> {
     const file = parse(await readTextIfExists(this.#file));
     const now = this.#now();
     const words = new Map<string, string>();
     for (const [tool, entries] of Object.entries(file.tools)) {
-      const kept = this.#strongest(entries, now);
+      const kept = this.#strongest(entries, now, this.#limits.wordsPerTool);
       if (kept.length) words.set(tool, kept.map(([word]) => word).join(' '));
     }
-    return words;
+    const queries = new Map<string, Map<string, number>>();
+    for (const [query, entries] of Object.entries(file.queries ?? {})) {
+      const kept = this.#strongest(entries, now, this.#limits.toolsPerQuery);
+      if (kept.length) queries.set(query, new Map(kept.map(([tool, entry]) => [tool, this.#faded(entry, now)])));
+    }
+    return { words, queries };
   }
 
-  /** Add one unit of evidence for each of `words` to each of `tools`. */
-  async record(tools: readonly string[], words: readonly string[]): Promise<void> {
+  /** Add one unit of evidence for each of `words` to each of `tools`, and for `tools` to the query `queryKey`. */
+  async record(tools: readonly string[], words: readonly string[], queryKey?: string): Promise<void> {
     if (!tools.length || !words.length) return;
     await updateTextFile(this.#file, (text) => {
       const file = parse(text);
@@ -59,7 +89,13 @@ export class LearnedWordsStore {
       for (const tool of tools) {
         const entries = file.tools[tool] ?? {};
         for (const word of words) entries[word] = [this.#faded(entries[word], now) + 1, now];
-        file.tools[tool] = Object.fromEntries(this.#strongest(entries, now));
+        file.tools[tool] = Object.fromEntries(this.#strongest(entries, now, this.#limits.wordsPerTool));
+      }
+      if (queryKey) {
+        const queries = (file.queries ??= {});
+        const entries = queries[queryKey] ?? {};
+        for (const tool of tools) entries[tool] = [this.#faded(entries[tool], now) + 1, now];
+        queries[queryKey] = Object.fromEntries(this.#strongest(entries, now, this.#limits.toolsPerQuery));
       }
       return `${JSON.stringify(this.#bounded(file, now))}\n`;
     });
@@ -71,23 +107,28 @@ export class LearnedWordsStore {
     return evidence * Math.pow(0.5, Math.max(0, now - at) / (this.#limits.halfLifeDays * DAY_MS));
   }
 
-  /** A tool's words still above the minimum after fading, strongest first, at most wordsPerTool. */
-  #strongest(entries: Record<string, [number, number]>, now: number): [string, [number, number]][] {
+  /** Entries still above the minimum after fading, strongest first, at most `count`. */
+  #strongest(entries: Record<string, [number, number]>, now: number, count: number): [string, [number, number]][] {
     return Object.entries(entries)
       .filter(([, entry]) => this.#faded(entry, now) >= this.#limits.minimumEvidence)
       .sort((a, b) => this.#faded(b[1], now) - this.#faded(a[1], now) || a[0].localeCompare(b[0]))
-      .slice(0, this.#limits.wordsPerTool);
+      .slice(0, count);
   }
 
-  /** The file with only its strongest tools (by total faded evidence). */
+  /** The file with only its strongest tools and queries (by total faded evidence). */
   #bounded(file: LearnedWordsFile, now: number): LearnedWordsFile {
-    const strength = (entries: Record<string, [number, number]>) =>
-      Object.values(entries).reduce((sum, entry) => sum + this.#faded(entry, now), 0);
-    const tools = Object.entries(file.tools)
-      .filter(([, entries]) => Object.keys(entries).length > 0)
-      .sort((a, b) => strength(b[1]) - strength(a[1]) || a[0].localeCompare(b[0]))
-      .slice(0, this.#limits.tools);
-    return { version: 1, tools: Object.fromEntries(tools) };
+    const strongest = (records: Record<string, Record<string, [number, number]>>, count: number) => {
+      const strength = (entries: Record<string, [number, number]>) =>
+        Object.values(entries).reduce((sum, entry) => sum + this.#faded(entry, now), 0);
+      return Object.fromEntries(
+        Object.entries(records)
+          .filter(([, entries]) => Object.keys(entries).length > 0)
+          .sort((a, b) => strength(b[1]) - strength(a[1]) || a[0].localeCompare(b[0]))
+          .slice(0, count),
+      );
+    };
+    const queries = strongest(file.queries ?? {}, this.#limits.queries);
+    return { version: 1, tools: strongest(file.tools, this.#limits.tools), ...(Object.keys(queries).length ? { queries } : {}) };
   }
 }
 

@@ -7,12 +7,13 @@ import { SEARCH_FIELDS, stem, type SearchField, type ToolWords } from './searchT
 export type FieldWeights = Readonly<Record<SearchField, number>>;
 
 // A word of the name says more about the tool than one of a long description; the server key
-// carries the platform cue ("in Asana"); parameter text is long and generic, so it counts least.
+// carries the platform cue ("in Asana"), the server's own text what it is for, at a tool's remove; parameter text is long and generic, so it counts least.
 // Learned words are evidence, not definition: low, so they reorder close calls.
 export const DEFAULT_FIELD_WEIGHTS: FieldWeights = {
   name: 3,
   title: 2,
   server: 2,
+  about: 0.5,
   description: 1,
   params: 0.3,
   keywords: 2,
@@ -27,6 +28,7 @@ const LENGTH_NORMALISATION: Readonly<Record<SearchField, number>> = {
   name: 0.3,
   title: 0.3,
   server: 0,
+  about: 0.5,
   description: 0.75,
   params: 0.75,
   keywords: 0.3,

@@ -98,7 +98,7 @@ export function toolWordsOf(text: ToolText): ToolWords {
 }
 
 /** The searchable fields of a tool. */
-export const SEARCH_FIELDS = ['name', 'title', 'server', 'description', 'params', 'keywords', 'examples', 'learned'] as const;
+export const SEARCH_FIELDS = ['name', 'title', 'server', 'about', 'description', 'params', 'keywords', 'examples', 'learned'] as const;
 export type SearchField = (typeof SEARCH_FIELDS)[number];
 export type ToolText = Record<SearchField, string>;
 
@@ -108,8 +108,10 @@ export interface ToolVocabulary {
   keywords?: ReadonlyMap<string, string>;
   /** Words of queries that led to the tool. */
   learned?: ReadonlyMap<string, string>;
-  /** Example requests a model wrote for the tool (`loadout search enrich`). */
+  /** Example requests a model wrote for the tool (`loadout enrich`). */
   examples?: ReadonlyMap<string, string>;
+  /** What each server says it is for (its title, description, instructions), by server name. */
+  servers?: ReadonlyMap<string, string>;
 }
 
 /** The text of each search field of a tool. */
@@ -121,6 +123,7 @@ export function toolTextOf(tool: CatalogTool, vocabulary: ToolVocabulary = {}): 
     name: tool.name,
     title: [definition.title, definition.annotations?.title].filter(Boolean).join(' '),
     server: tool.server,
+    about: vocabulary.servers?.get(tool.server) ?? '',
     description: tool.description,
     params: params.words.join(' '),
     keywords: vocabulary.keywords?.get(tool.id) ?? '',

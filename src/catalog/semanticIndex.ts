@@ -27,7 +27,7 @@ export const DEFAULT_ALIGNMENT: AlignmentSettings = {
   floor: 0.2,
   sharpness: 2,
   hubPenalty: 0.3,
-  fields: { name: 1, title: 1, server: 1, description: 0.85, params: 0.5, keywords: 1, examples: 0.8, learned: 0.7 },
+  fields: { name: 1, title: 1, server: 1, about: 0.5, description: 0.85, params: 0.5, keywords: 1, examples: 0.8, learned: 0.7 },
 };
 
 /** A query word and the tool word it aligned with best (for --explain). */

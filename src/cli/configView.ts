@@ -103,6 +103,12 @@ export function toolsOfServer(view: ConfigView, server: string): ToolView[] {
   return tools;
 }
 
+/** `1 of 2 servers is not discovered yet (x); run "loadout refresh"`: why a search or list is missing tools. */
+export function undiscoveredText(undiscovered: readonly string[], enabledCount: number): string {
+  const one = undiscovered.length === 1;
+  return `${undiscovered.length} of ${enabledCount} server${enabledCount === 1 ? '' : 's'} ${one ? 'is' : 'are'} not discovered yet (${undiscovered.join(', ')}); run "loadout refresh"`;
+}
+
 /** Status words of a tool, e.g. ["enabled", "changed"]; a blocked tool is ["blocked", "changed"]. */
 export function statusWords(tool: ToolView): string[] {
   const words = [tool.stale ? 'stale' : tool.blocked ? 'blocked' : tool.enabled ? 'enabled' : 'disabled'];

@@ -2,31 +2,59 @@
 // them into servers.yaml, stop them again. Shows progress on stderr when it is a terminal.
 import type { DiscoveryResult } from '../catalog/index.js';
 import { enabledServerNames, type LoadoutPaths, type ToolMergeReport } from '../config/index.js';
-import { openRuntime } from '../gateway/index.js';
-import { LoadoutError, type Logger } from '../shared/index.js';
-import { printLines, printTable, progressBar } from './output.js';
+import type { ListFailures } from '../downstream/index.js';
+import { discoveryRecordsFile, openRuntime, recordDiscoveryOutcomes } from '../gateway/index.js';
+import { LoadoutError, errorMessage, oneLine, type Logger } from '../shared/index.js';
+import { printLines, printNote, printTable, progressBar } from './output.js';
+
+/** Options of discoverServers. */
+interface DiscoverServersOptions {
+  acceptChanged?: boolean;
+  /** Only the enabled servers the catalog has not discovered yet (`setup`), instead of all of them. */
+  undiscoveredOnly?: boolean;
+  /** When stderr is not a terminal, a plain line per server there instead of no progress at all. */
+  progressLines?: boolean;
+}
 
 /** Discover `servers` (default: every enabled one) and record them in servers.yaml. */
 export async function discoverServers(
   paths: LoadoutPaths,
   logger: Logger,
   servers?: string[],
-  options: { acceptChanged?: boolean } = {},
+  { undiscoveredOnly, progressLines, ...options }: DiscoverServersOptions = {},
 ): Promise<DiscoveryResult[]> {
   // A failing server is reported in the command's own output; its warn-level log lines would repeat it.
   const quiet = logger.level === 'warn' ? logger.child({}, { level: 'error' }) : logger;
   const runtime = await openRuntime({ paths, logger: quiet });
-  const targets = servers ?? enabledServerNames(runtime.pool.configs);
-  if (!targets.length) return [];
+  if (undiscoveredOnly) await runtime.catalog.ensureLoaded();
+  const targets = servers ?? (undiscoveredOnly ? runtime.catalog.undiscoveredServers : enabledServerNames(runtime.pool.configs));
+  if (!targets.length) {
+    await runtime.close();
+    return [];
+  }
   const progress = progressBar(process.stderr);
+  const lines = progressLines && !process.stderr.isTTY;
   const total = targets.length;
   let done = 0;
   try {
     progress.update({ done, total, message: `discovering 0/${total}` });
-    return await runtime.catalog.discover(targets, {
+    const results = await runtime.catalog.discover(targets, {
       ...options,
-      onResult: (result) => progress.update({ done: ++done, total, message: `discovering ${done}/${total} ${result.server}` }),
+      onResult: (result) => {
+        progress.update({ done: ++done, total, message: `discovering ${done}/${total} ${result.server}` });
+        if (lines)
+          printNote(
+            result.ok
+              ? `discovered ${result.server}: ${result.toolCount} tool${result.toolCount === 1 ? '' : 's'} (${result.ms} ms)`
+              : `${result.server}: not discovered: ${oneLine(result.error, 200)}`,
+          );
+      },
     });
+    // What failed is kept for `loadout status`, and a running or next `serve` waits before trying it again.
+    await recordDiscoveryOutcomes(discoveryRecordsFile(paths), runtime.pool.configs, results).catch((error: unknown) =>
+      logger.warn({ err: errorMessage(error) }, 'could not record the discovery outcomes'),
+    );
+    return results;
   } finally {
     progress.done();
     await runtime.close();
@@ -47,6 +75,7 @@ export function printDiscovery(results: readonly DiscoveryResult[]): void {
     const pending = merge.changed.filter((name) => !merge.accepted.includes(name));
     if (pending.length) details.push(`${result.server}: changed upstream ${pending.join(', ')} (approve with --accept-changed)`);
     if (merge.accepted.length) details.push(`${result.server}: approved ${merge.accepted.join(', ')}`);
+    details.push(...listFailureLines(result.server, result.listFailures));
     return [
       result.server,
       'ok',
@@ -61,14 +90,30 @@ export function printDiscovery(results: readonly DiscoveryResult[]): void {
   if (details.length) printLines(...details);
 }
 
+/** One line per optional list (prompts, resources, templates) a server failed to answer; its tools stand. */
+export function listFailureLines(server: string, failures: ListFailures | undefined): string[] {
+  return Object.values(failures ?? {}).map(
+    (failure) => `${server}: ${failure} — its tools work; listed again when it next starts or at "loadout refresh ${server}"`,
+  );
+}
+
 /** A one-line error unless every server was discovered. */
 export function failureOf(results: readonly DiscoveryResult[]): LoadoutError | undefined {
   const failed = results.filter((result): result is Extract<DiscoveryResult, { ok: false }> => !result.ok);
   if (!failed.length) return undefined;
-  // Each reason whole: it may name the fix on lines of its own (a servers.yaml entry to paste).
-  const detail = failed.map((result) => `${result.server} (${result.error})`).join('; ');
+  // Each reason whole, from a line of its own: it may go on for lines (a servers.yaml entry to paste, the server's stderr).
+  const detail = failed.map((result) => `${result.server}: ${result.error}`).join('\n');
   return new LoadoutError(
     'SERVER_START_FAILED',
-    `${failed.length} of ${results.length} server${results.length === 1 ? '' : 's'} could not be discovered: ${detail}`,
+    `${failed.length} of ${results.length} server${results.length === 1 ? '' : 's'} could not be discovered (${failed.map((result) => result.server).join(', ')}):\n${detail}`,
   );
+}
+
+/** Print a discovery that is one step of a bigger command (`init`, `setup`): a failed server is a note, not the command's failure. */
+export function printDiscoveryStep(results: readonly DiscoveryResult[]): void {
+  if (!results.length) return;
+  printDiscovery(results);
+  const failure = failureOf(results);
+  // On a line of its own: the failure may end with a server's stderr lines.
+  if (failure) printNote(`${failure.message}\nFix servers.yaml (or what the server needs) and run "loadout refresh".`);
 }

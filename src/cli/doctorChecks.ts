@@ -5,19 +5,40 @@ import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import path from 'node:path';
 import pLimit from 'p-limit';
-import { convertServer, loadServersFile, unsetEnvReferences, type LoadoutPaths, type ServerConfig } from '../config/index.js';
-import { isNeedsAuthorizationMessage } from '../downstream/index.js';
+import {
+  convertServer,
+  expansionEnv,
+  loadServersFile,
+  startsLoadout,
+  unsetEnvReferences,
+  type LoadoutPaths,
+  type ServerConfig,
+} from '../config/index.js';
+import { isNeedsAuthorizationMessage, type OptionalList } from '../downstream/index.js';
 import { openRuntime } from '../gateway/index.js';
-import { errorMessage, oneLine, type Logger } from '../shared/index.js';
+import { errorMessage, isLoadoutError, oneLine, type Logger } from '../shared/index.js';
 import { CLIENT_NAMES, clientDefinition, type ClientEnvironment } from './clients/clientFiles.js';
 import { readJsonFile, valueAt } from './clients/jsonFile.js';
 import { findSameServer } from './clients/setupPlan.js';
 
+/**
+ * What a finding checked: a dir, servers.yaml, a server's ${VAR}s, its start, its lists (tools,
+ * prompts, resources, templates), its authorization, a client's file, a duplicate.
+ */
+type Check = 'config-dir' | 'data-dir' | 'servers.yaml' | 'env' | 'start' | 'lists' | 'auth' | 'client-file' | 'duplicate';
+
 /** One line of the doctor's report: what was looked at, whether it is well, and the fix if not. */
 export interface Finding {
+  check: Check;
+  /** The server the finding is about, if any. */
+  server?: string;
+  /** How the human line names it, e.g. "server echo". */
   subject: string;
   ok: boolean;
   message: string;
+  /** Tools listed and time taken, for a server that started. */
+  tools?: number;
+  ms?: number;
   fix?: string;
 }
 
@@ -28,12 +49,13 @@ export async function runDoctor(
   logger: Logger,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<Finding[]> {
-  const findings = [await checkDir('config dir', paths.configDir), await checkDir('data dir', paths.dataDir)];
+  const findings = [await checkDir('config-dir', paths.configDir), await checkDir('data-dir', paths.dataDir)];
   let servers: Record<string, ServerConfig>;
   try {
     const loaded = await loadServersFile(paths.serversFile);
     if (!loaded.exists) {
       findings.push({
+        check: 'servers.yaml',
         subject: 'servers.yaml',
         ok: false,
         message: `${paths.serversFile} does not exist`,
@@ -43,30 +65,39 @@ export async function runDoctor(
     }
     servers = loaded.config.servers;
     findings.push({
+      check: 'servers.yaml',
       subject: 'servers.yaml',
       ok: true,
       message: `${paths.serversFile}: ${Object.keys(servers).length} server${Object.keys(servers).length === 1 ? '' : 's'}`,
     });
   } catch (error) {
-    findings.push({ subject: 'servers.yaml', ok: false, message: errorMessage(error), fix: `correct ${paths.serversFile}` });
+    findings.push({
+      check: 'servers.yaml',
+      subject: 'servers.yaml',
+      ok: false,
+      message: errorMessage(error),
+      fix: `correct ${paths.serversFile}`,
+    });
     return findings;
   }
-  findings.push(...(await checkServers(paths, logger, env)));
+  // The ${VAR}s a server starts with may come from secrets.env as well as the environment.
+  findings.push(...(await checkServers(paths, logger, env, expansionEnv(paths.secretsFile, env))));
   findings.push(...(await checkClients(servers, clientEnv)));
   return findings;
 }
 
-async function checkDir(subject: string, dir: string): Promise<Finding> {
+async function checkDir(check: 'config-dir' | 'data-dir', dir: string): Promise<Finding> {
+  const finding = (rest: Omit<Finding, 'check' | 'subject'>): Finding => ({ check, subject: check.replace('-', ' '), ...rest });
   try {
     if (!(await stat(dir)).isDirectory())
-      return { subject, ok: false, message: `${dir} is not a directory`, fix: `move it away; loadout needs ${dir} as a directory` };
+      return finding({ ok: false, message: `${dir} is not a directory`, fix: `move it away; loadout needs ${dir} as a directory` });
     await access(dir, constants.W_OK);
-    return { subject, ok: true, message: dir };
+    return finding({ ok: true, message: dir });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EACCES' || code === 'EPERM')
-      return { subject, ok: false, message: `${dir} is not writable`, fix: `give your user write access to ${dir}` };
-    if (code !== 'ENOENT') return { subject, ok: false, message: `${dir}: ${errorMessage(error)}`, fix: 'check the path' };
+      return finding({ ok: false, message: `${dir} is not writable`, fix: `give your user write access to ${dir}` });
+    if (code !== 'ENOENT') return finding({ ok: false, message: `${dir}: ${errorMessage(error)}`, fix: 'check the path' });
     // Missing is fine when loadout can create it: the nearest existing parent must be writable.
     let parent = path.dirname(dir);
     while (parent !== path.dirname(parent) && !(await exists(parent))) parent = path.dirname(parent);
@@ -75,13 +106,12 @@ async function checkDir(subject: string, dir: string): Promise<Finding> {
       () => false,
     );
     return writable
-      ? { subject, ok: true, message: `${dir} (created on first use)` }
-      : {
-          subject,
+      ? finding({ ok: true, message: `${dir} (created on first use)` })
+      : finding({
           ok: false,
           message: `${dir} does not exist and ${parent} is not writable`,
-          fix: `create ${dir}, or pass --${subject.split(' ')[0]} DIR`,
-        };
+          fix: `create ${dir}, or pass --${check.split('-')[0]} DIR`,
+        });
   }
 }
 
@@ -104,21 +134,25 @@ function unsetVariables(config: ServerConfig, env: NodeJS.ProcessEnv): string[] 
 const NEEDS_AUTHORIZATION = /\b(401|403)\b|unauthori[sz]ed|invalid_token|refused loadout's credentials/i;
 
 // Started through the runtime `serve` uses, so a server is checked as it would run there (OAuth tokens included).
-async function checkServers(paths: LoadoutPaths, logger: Logger, env: NodeJS.ProcessEnv): Promise<Finding[]> {
+async function checkServers(paths: LoadoutPaths, logger: Logger, env: NodeJS.ProcessEnv, expansion: NodeJS.ProcessEnv): Promise<Finding[]> {
   // A failing server is this command's own finding; its warn-level log lines would repeat it.
   const quiet = logger.level === 'warn' ? logger.child({}, { level: 'silent' }) : logger;
   const { pool, ...runtime } = await openRuntime({ paths, logger: quiet, env });
   const limit = pLimit(4);
+  // Optional lists (prompts, resources, templates) a server failed to answer, reported after its own finding.
+  const listFindings = new Map<string, Finding[]>();
   try {
-    return await Promise.all(
+    const findings = await Promise.all(
       Object.entries(pool.configs).map(([name, config]) =>
         limit(async (): Promise<Finding> => {
           const subject = `server ${name}`;
-          if (!config.enabled) return { subject, ok: true, message: 'disabled (enabled: false); not started' };
-          const unset = unsetVariables(config, env);
+          const about = { server: name, subject };
+          if (!config.enabled) return { check: 'start', ...about, ok: true, message: 'disabled (enabled: false); not started' };
+          const unset = unsetVariables(config, expansion);
           if (unset.length) {
             return {
-              subject,
+              check: 'env',
+              ...about,
               ok: false,
               message: `uses ${unset.map((variable) => `\${${variable}}`).join(', ')}, not set`,
               fix: `set ${unset.join(', ')} in the environment loadout starts in (your shell, or the client's "env" for loadout), or write \${${unset[0]}:-default}`,
@@ -126,37 +160,64 @@ async function checkServers(paths: LoadoutPaths, logger: Logger, env: NodeJS.Pro
           }
           const startedAt = performance.now();
           try {
-            const tools = await pool.listTools(name);
+            const { tools, listFailures } = await pool.listDefinitions(name);
+            const ms = Math.round(performance.now() - startedAt);
+            listFindings.set(
+              name,
+              Object.entries(listFailures ?? {}).map(([list, failure]) => listFailureFinding(name, list as OptionalList, failure)),
+            );
             return {
-              subject,
+              check: 'start',
+              ...about,
               ok: true,
-              message: `starts, ${tools.length} tool${tools.length === 1 ? '' : 's'} listed (${Math.round(performance.now() - startedAt)} ms)`,
+              message: `starts, ${tools.length} tool${tools.length === 1 ? '' : 's'} listed (${ms} ms)`,
+              tools: tools.length,
+              ms,
             };
           } catch (error) {
             const message = errorMessage(error);
+            const ms = Math.round(performance.now() - startedAt);
             // A server that speaks OAuth is logged in to with `loadout auth`; one that does not wants a header.
             if (config.type !== 'stdio' && isNeedsAuthorizationMessage(message)) {
               return {
-                subject,
+                check: 'auth',
+                ...about,
                 ok: false,
+                ms,
                 message: `needs authorization: ${config.url} wants an OAuth login`,
                 fix: `loadout auth ${name}`,
               };
             }
             if (config.type !== 'stdio' && NEEDS_AUTHORIZATION.test(message)) {
               return {
-                subject,
+                check: 'auth',
+                ...about,
                 ok: false,
+                ms,
                 message: `needs authorization: ${config.url} refused the connection (${oneLine(message, 120)})`,
                 fix: `add the credentials under headers: (e.g. Authorization: "Bearer \${TOKEN}") for ${name} in servers.yaml`,
               };
             }
+            if (isLoadoutError(error, 'LIST_FAILED')) {
+              return {
+                check: 'lists',
+                ...about,
+                ok: false,
+                ms,
+                message: `starts, but its tools/list failed: ${oneLine(errorMessage(error.cause), 200)}`,
+                fix: `check the server (its own log, what it depends on), then run loadout refresh ${name}`,
+              };
+            }
             const what = config.type === 'stdio' ? `command: ${[config.command, ...config.args].join(' ')}` : `url ${config.url}`;
+            // The reason whole: a server's last stderr lines follow on lines of their own.
+            const reason = message.replace(`Server '${name}' failed to start: `, '');
             return {
-              subject,
+              check: 'start',
+              ...about,
               ok: false,
-              message: `does not start: ${oneLine(message, 200)}`,
-              fix: `check its ${what}; run it by hand to see its error`,
+              ms,
+              message: `does not start: ${reason}`,
+              fix: `check its ${what}${reason.includes('\n') ? '' : '; run it by hand to see its error'}`,
             };
           } finally {
             await pool.stopIfIdle(name);
@@ -164,16 +225,39 @@ async function checkServers(paths: LoadoutPaths, logger: Logger, env: NodeJS.Pro
         }),
       ),
     );
+    return Object.keys(pool.configs).flatMap((name, index) => [findings[index]!, ...(listFindings.get(name) ?? [])]);
   } finally {
     await runtime.close();
   }
 }
 
+const LIST_LABELS: Record<OptionalList, string> = { prompts: 'prompts', resources: 'resources', resourceTemplates: 'resource templates' };
+
+// An optional list the server declared but answered with an error: its tools work, that list is missing.
+function listFailureFinding(name: string, list: OptionalList, failure: string): Finding {
+  // -32601: the server declares the list but never implemented it; only its authors can fix that.
+  const unimplemented = /-32601\b/.test(failure);
+  return {
+    check: 'lists',
+    server: name,
+    subject: `server ${name}`,
+    ok: false,
+    message: `${failure}; its tools work, its ${LIST_LABELS[list]} are not offered`,
+    fix: unimplemented
+      ? 'none in loadout: the server declares a list it does not serve (report it to its authors)'
+      : `check the server (its own log, what it depends on), then run loadout refresh ${name}`,
+  };
+}
+
+// A server is seen twice only when a client starts it itself and starts loadout as well: after
+// `setup --undo` the client lists its servers again but no longer loadout, which is no problem.
 async function checkClients(servers: Record<string, ServerConfig>, clientEnv: ClientEnvironment): Promise<Finding[]> {
   const findings: Finding[] = [];
   const seenFiles = new Set<string>();
+  const enabled = Object.fromEntries(Object.entries(servers).filter(([, config]) => config.enabled));
   for (const name of CLIENT_NAMES) {
     const client = clientDefinition(name, clientEnv);
+    const listed: Array<{ label: string; entries: Record<string, unknown> }> = [];
     for (const location of client.locations) {
       let data: unknown;
       try {
@@ -181,6 +265,7 @@ async function checkClients(servers: Record<string, ServerConfig>, clientEnv: Cl
       } catch (error) {
         if (!seenFiles.has(location.file))
           findings.push({
+            check: 'client-file',
             subject: client.title,
             ok: false,
             message: errorMessage(error),
@@ -190,16 +275,24 @@ async function checkClients(servers: Record<string, ServerConfig>, clientEnv: Cl
         continue;
       }
       const entries = valueAt(data, location.jsonPath);
-      if (typeof entries !== 'object' || entries === null) continue;
+      if (typeof entries === 'object' && entries !== null)
+        listed.push({ label: location.label, entries: entries as Record<string, unknown> });
+    }
+    if (!listed.some(({ entries }) => Object.entries(entries).some(([entryName, raw]) => startsLoadout(entryName, raw)))) continue;
+    for (const { label, entries } of listed) {
       for (const [entryName, raw] of Object.entries(entries)) {
         const converted = convertServer(entryName, raw);
-        const inLoadout = typeof converted === 'string' ? undefined : findSameServer(servers, converted);
+        // An entry the client has switched off is not started either.
+        if (typeof converted === 'string' || converted.enabled === false) continue;
+        const inLoadout = findSameServer(enabled, converted);
         if (!inLoadout) continue;
         const alias = inLoadout === entryName ? '' : ` (as '${entryName}')`;
         findings.push({
+          check: 'duplicate',
+          server: inLoadout,
           subject: `server ${inLoadout}`,
           ok: false,
-          message: `listed both in ${location.label}${alias} and in loadout: the agent sees its tools twice`,
+          message: `listed both in ${label}${alias} and in loadout: the agent sees its tools twice`,
           fix: `loadout setup ${name} --move`,
         });
       }

@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {
+  addSecrets,
   collectImports,
   createServersFile,
   defaultImportSources,
@@ -15,6 +16,7 @@ import {
 } from '../config/index.js';
 import { LoadoutError, isLoadoutError } from '../shared/index.js';
 import { printNote } from './output.js';
+import { describeSecrets, planSecrets, type SecretsPlan } from './secrets.js';
 
 /** Where to import from; `home` and `cwd` default to the real ones (tests pass a temp HOME). */
 interface ImportOptions {
@@ -23,12 +25,17 @@ interface ImportOptions {
   cwd?: string;
   /** Create servers.yaml even when no server was found (init does; serve does not). */
   writeEmpty: boolean;
+  /** Leave literal secrets in servers.yaml instead of moving them to secrets.env. */
+  keepSecrets?: boolean;
+  /** The command named in the new file's header. */
+  command: string;
 }
 
 /** What an import looked at, found and wrote. */
 interface ImportOutcome {
   sources: ImportSource[];
   result: ImportResult;
+  secrets: SecretsPlan;
   written: boolean;
 }
 
@@ -53,13 +60,19 @@ export async function importServers(paths: LoadoutPaths, options: ImportOptions)
     );
   }
   const count = Object.keys(result.servers).length;
-  if (!count && !options.writeEmpty) return { sources, result, written: false };
-  await createServersFile(paths.serversFile, importedServersYaml(result));
-  return { sources, result, written: true };
+  const secrets = await planSecrets(paths, result.servers, options.keepSecrets === true);
+  if (!count && !options.writeEmpty) return { sources, result, secrets, written: false };
+  // The secrets first: servers.yaml never refers to a variable secrets.env does not hold yet.
+  await addSecrets(paths.secretsFile, secrets.values);
+  await createServersFile(paths.serversFile, importedServersYaml({ ...result, servers: secrets.servers }, options.command));
+  return { sources, result, secrets, written: true };
 }
 
-/** Human lines saying what an import found, for stdout (init) or stderr (serve). */
-export function describeImport(outcome: ImportOutcome, serversFile: string): string[] {
+/** Human lines saying what an import found and did, for stdout (init) or stderr (serve). */
+export function describeImport(
+  outcome: ImportOutcome,
+  { serversFile, secretsFile }: Pick<LoadoutPaths, 'serversFile' | 'secretsFile'>,
+): string[] {
   const lines: string[] = [];
   for (const { source, servers } of outcome.result.found) {
     lines.push(`${source.label} (${source.file}): ${servers.length ? servers.join(', ') : 'no importable servers'}`);
@@ -69,6 +82,7 @@ export function describeImport(outcome: ImportOutcome, serversFile: string): str
     lines.push(`no MCP client config found (looked in ${outcome.sources.map((source) => source.file).join(', ')})`);
   const count = Object.keys(outcome.result.servers).length;
   if (outcome.written) lines.push(`wrote ${serversFile} with ${count} server${count === 1 ? '' : 's'}`);
+  if (outcome.written) lines.push(...describeSecrets(outcome.secrets, secretsFile, 'Moved'));
   return lines;
 }
 
@@ -78,14 +92,14 @@ export async function importOnFirstRun(paths: LoadoutPaths): Promise<void> {
   if (existsSync(paths.serversFile)) return;
   let outcome: ImportOutcome;
   try {
-    outcome = await importServers(paths, { writeEmpty: false });
+    outcome = await importServers(paths, { writeEmpty: false, command: 'loadout serve' });
   } catch (error) {
     // Another gateway created the file first: use it.
     if (isLoadoutError(error, 'CONFIG_EXISTS')) return;
     throw error;
   }
   printNote(`no servers.yaml in ${paths.configDir}; importing MCP servers from your clients' configs`);
-  for (const line of describeImport(outcome, paths.serversFile)) printNote(line);
+  for (const line of describeImport(outcome, paths)) printNote(line);
   if (!outcome.written)
     printNote('starting with no servers; add them to servers.yaml (it is picked up while running) or run "loadout init --from FILE"');
 }

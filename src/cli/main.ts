@@ -8,8 +8,8 @@ import { exitQuietlyOnEpipe, failureMessage, printError, useStderrFormat } from 
 const program = new Command('loadout')
   .description('A meta-tool MCP gateway: one MCP server in front of many, with toolsets the agent equips.')
   .version(LOADOUT_VERSION)
-  .option('--config <dir>', 'config dir (default: $LOADOUT_CONFIG_DIR or ~/.config/loadout)')
-  .option('--data <dir>', 'data dir (default: $LOADOUT_DATA_DIR or ~/.local/share/loadout)')
+  .addOption(new Option('--config <dir>', 'config dir').default(undefined, '$LOADOUT_CONFIG_DIR or ~/.config/loadout'))
+  .addOption(new Option('--data <dir>', 'data dir').default(undefined, '$LOADOUT_DATA_DIR or ~/.local/share/loadout'))
   .addOption(new Option('--log-level <level>', 'stderr log level').choices(LOG_LEVELS).default('warn'))
   .addOption(
     new Option('--log-format <format>', 'stderr format: a readable line per event, or JSON lines').choices(LOG_FORMATS).default('human'),
@@ -28,8 +28,9 @@ program.hook('preAction', (_program, command) => {
 registerServe(program);
 // `serve` is what every agent session starts and waits for. The other commands' code (optimization
 // reports, client setup, doctor, prompts: ~100 KB) is loaded only when the command line names one of
-// them, or names none (help, a typo), so usage and "did you mean" still list them all.
-if (invokedCommand(program, process.argv) !== 'serve') {
+// them, or names none (help, a typo), or asks for help, so usage and "did you mean" still list them
+// all and every help reads the same.
+if (invokedCommand(program, process.argv) !== 'serve' || process.argv.some((arg) => arg === '--help' || arg === '-h')) {
   const { registerOtherCommands } = await import('./otherCommands.js');
   registerOtherCommands(program);
 }

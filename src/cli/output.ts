@@ -2,7 +2,7 @@
 // error. The only module that writes to stdout/stderr directly; colour only when writing to a TTY.
 import { createRequire } from 'node:module';
 import type TableConstructor from 'cli-table3';
-import { issueText, type LogFormat } from '../shared/index.js';
+import { isLoadoutError, issueText, remedyText, type LogFormat, type LoadoutRemedy } from '../shared/index.js';
 
 // Loaded on first use: `serve` prints no tables and should not pay for loading cli-table3 at start.
 let TableClass: typeof TableConstructor | undefined;
@@ -120,12 +120,18 @@ export function errorText(message: string): string {
   return shown.join('\n');
 }
 
+// Next steps the lower layers ask for, in the CLI's terms: its own commands.
+const CLI_REMEDIES: Readonly<Record<LoadoutRemedy, string>> = {
+  'create-toolset': 'create one with "loadout toolset create NAME server.tool …"',
+};
+
 /** The message of a failure for printError: a schema error as its issues, not its JSON dump. */
 export function failureMessage(error: unknown): string {
   const issues = (error as { issues?: unknown }).issues;
   if (error instanceof Error && error.name === 'ZodError' && Array.isArray(issues)) {
     return (issues as Array<{ message: string; path: PropertyKey[] }>).map(issueText).join('\n');
   }
+  if (isLoadoutError(error)) return remedyText(error, CLI_REMEDIES);
   return error instanceof Error ? error.message : String(error);
 }
 

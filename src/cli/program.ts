@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { claimDataDir, resolvePaths, type LoadoutPaths } from '../config/index.js';
 import { createLogger, type LogFormat, type Logger, type LogLevel } from '../shared/index.js';
+import { printNote } from './output.js';
 
 /** Options on the root command. */
 interface GlobalOptions {
@@ -15,6 +16,10 @@ interface GlobalOptions {
 export function commandEnvironment(command: Command): { paths: LoadoutPaths; logger: Logger; options: GlobalOptions } {
   const options = command.optsWithGlobals<GlobalOptions>();
   const paths = resolvePaths({ configDir: options.config, dataDir: options.data });
-  claimDataDir(paths);
+  const { adoptedFrom } = claimDataDir(paths);
+  if (adoptedFrom)
+    printNote(
+      `data dir ${paths.dataDir} belonged to config dir ${adoptedFrom}, which no longer exists; it now belongs to ${paths.configDir}`,
+    );
   return { paths, logger: createLogger(options.logLevel, options.logFormat), options };
 }

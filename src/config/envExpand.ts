@@ -23,6 +23,11 @@ export function unsetEnvReferences(text: string, env: NodeJS.ProcessEnv): string
   return [...text.matchAll(REFERENCE)].filter(([, name, fallback]) => fallback === undefined && !env[name!]).map(([, name]) => name!);
 }
 
+/** The variables `text` references that are set, with the values expansion puts in (to mask them in output). */
+export function referencedValues(text: string, env: NodeJS.ProcessEnv): Array<{ name: string; value: string }> {
+  return [...text.matchAll(REFERENCE)].flatMap(([, name]) => (env[name!] ? [{ name: name!, value: env[name!]! }] : []));
+}
+
 /** Expand every value of a string record. */
 export function expandEnvRecord(record: Record<string, string>, env: NodeJS.ProcessEnv, where: string): Record<string, string> {
   return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, expandEnv(value, env, `${where} ${key}`)]));

@@ -17,9 +17,12 @@ export {
   type Toolset,
 } from './schema.js';
 export { resolvePaths, claimDataDir, type LoadoutPaths } from './paths.js';
-export { expandEnv, expandEnvRecord, unsetEnvReferences } from './envExpand.js';
+export { expandEnv, expandEnvRecord, referencedValues, unsetEnvReferences } from './envExpand.js';
 export { oauthRecordFile, readOAuthRecord, updateOAuthRecord, deleteOAuthRecord, type OAuthRecord } from './oauthStore.js';
 export { loadServersFile, updateServersFile } from './serversFile.js';
+export { readSecretsFile, addSecrets, expansionEnv } from './secretsFile.js';
+export { moveLiteralSecrets, type MovedSecret, type SecretsMove } from './literalSecrets.js';
+export { parseYamlFile } from './yamlFile.js';
 export { StateStore } from './stateStore.js';
 export { withFileLock, readTextIfExists, writeTextAtomic, updateTextFile } from './safeWrite.js';
 export { mergeDiscoveredTools, type ToolMergeReport, type ToolMergeOptions } from './toolMerge.js';
@@ -28,6 +31,7 @@ export {
   defaultImportSources,
   collectImports,
   convertServer,
+  startsLoadout,
   safeServerName,
   importedServersYaml,
   createServersFile,

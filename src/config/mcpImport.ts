@@ -5,6 +5,7 @@ import path from 'node:path';
 import * as z from 'zod';
 import { LoadoutError, errorMessage, firstIssueText, yamlModule } from '../shared/index.js';
 import { ServerConfigSchema } from './schema.js';
+import { SERVERS_FILE_MODE } from './serversFile.js';
 import { readTextIfExists, withFileLock, writeTextAtomic } from './safeWrite.js';
 
 /** A config file that may hold MCP servers. */
@@ -125,12 +126,12 @@ export function convertServer(name: string, raw: unknown): Record<string, unknow
   return valid.success ? entry : `invalid (${firstIssueText(valid.error)})`;
 }
 
-/** The text of a new servers.yaml holding the imported servers, with a short guide on top. */
-export function importedServersYaml(result: ImportResult): string {
+/** The text of a new servers.yaml holding the imported servers, with a short guide on top naming `command` (e.g. "loadout init"). */
+export function importedServersYaml(result: ImportResult, command: string): string {
   const document = new (yamlModule().Document)({ servers: result.servers });
   const from = result.found.map((entry) => entry.source.file).join(', ') || 'nothing (no client config found)';
   document.commentBefore = [
-    ` Written by "loadout init" from: ${from}`,
+    ` Written by "${command}" from: ${from}`,
     ' Per server: command/args/env/cwd (stdio), or type: http|sse with url/headers.',
     ' always_on: true keeps a server connected; otherwise it starts on first use and stops',
     ' after idle_timeout_minutes (default 5). enabled: false switches a server or a tool off.',
@@ -139,7 +140,7 @@ export function importedServersYaml(result: ImportResult): string {
   return document.toString({ lineWidth: 0 });
 }
 
-/** Create servers.yaml with `text`; refuses (CONFIG_EXISTS) if it exists, even if created meanwhile. */
+/** Create servers.yaml (mode 0600: it may hold secrets) with `text`; refuses (CONFIG_EXISTS) if it exists, even if created meanwhile. */
 export async function createServersFile(file: string, text: string): Promise<void> {
   await withFileLock(file, async () => {
     if ((await readTextIfExists(file)) !== undefined) {
@@ -148,7 +149,7 @@ export async function createServersFile(file: string, text: string): Promise<voi
         `${file} already exists; loadout never overwrites it. Edit it, or run "loadout refresh" to re-discover tools`,
       );
     }
-    await writeTextAtomic(file, text);
+    await writeTextAtomic(file, text, { mode: SERVERS_FILE_MODE });
   });
 }
 
@@ -168,6 +169,12 @@ function transportOfRaw(server: z.infer<typeof RawServerSchema>): 'stdio' | 'htt
     default:
       return undefined;
   }
+}
+
+/** Whether a client's server entry starts loadout itself (by name, or a command line running `loadout serve`) and is not switched off. */
+export function startsLoadout(name: string, raw: unknown): boolean {
+  const parsed = RawServerSchema.safeParse(raw);
+  return parsed.success && !parsed.data.disabled && isLoadoutItself(name, parsed.data);
 }
 
 // Importing loadout into itself would make it its own downstream, starting itself forever.

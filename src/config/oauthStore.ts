@@ -11,7 +11,10 @@ const Sent = z.looseObject({});
 
 /** The OAuth state loadout keeps for one server. */
 export const OAuthRecordSchema = z.looseObject({
-  /** The server URL the record belongs to: a record for another URL is not used. */
+  /**
+   * The server URL the record belongs to, with its `${VAR}`s unexpanded (see OAuthTarget.recordUrl):
+   * a record for another URL is not used.
+   */
   serverUrl: z.string(),
   /** The redirect URL the client was registered with (loopback, fixed port). */
   redirectUrl: z.string().optional(),

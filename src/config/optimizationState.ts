@@ -2,6 +2,7 @@
 // golden prompts, eval runs and promotions per server, and the backend + thresholds settings.
 // Shapes only; the optimization layer owns what they mean.
 import * as z from 'zod';
+import { fileObject } from './fileObject.js';
 
 /** Longest description a candidate may have. */
 export const MAX_CANDIDATE_CHARS = 280;
@@ -118,7 +119,7 @@ export const OptimizationStateSchema = z.strictObject({
 });
 
 /** The promotion rule's limits (servers.yaml `optimization.thresholds`). */
-export const ThresholdsSchema = z.strictObject({
+export const ThresholdsSchema = fileObject({
   min_overall: z.number().min(0).max(1).default(0.85),
   min_negative: z.number().min(0).max(1).default(0.8),
   min_improvement: z.number().min(-1).max(1).default(0.05),
@@ -130,7 +131,7 @@ export const BackendKindSchema = z.enum(['sampling', 'openai', 'command']);
 export type BackendKind = z.infer<typeof BackendKindSchema>;
 
 /** `optimization:` in servers.yaml: which model backend evaluates and generates, and the thresholds. */
-export const OptimizationSettingsSchema = z.strictObject({
+export const OptimizationSettingsSchema = fileObject({
   backend: BackendKindSchema.optional(),
   /** OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1 (Ollama). */
   base_url: z.string().url().optional(),

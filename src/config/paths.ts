@@ -3,7 +3,7 @@
 // A data dir belongs to one config dir: the catalog, the equipped toolset and the optimization
 // state in it describe that config's servers, so no two config dirs may share one.
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import envPaths from 'env-paths';
 import { LoadoutError, errorMessage } from '../shared/index.js';
@@ -13,6 +13,8 @@ export interface LoadoutPaths {
   configDir: string;
   dataDir: string;
   serversFile: string;
+  /** Literal secrets moved out of servers.yaml (NAME=value, mode 0600), for `${VAR}` expansion. */
+  secretsFile: string;
   toolsetsDir: string;
   stateFile: string;
   catalogCacheFile: string;
@@ -24,7 +26,7 @@ export interface LoadoutPaths {
   learnedWordsFile: string;
   /** The user's synonym groups for catalog search (optional). */
   synonymsFile: string;
-  /** Example requests per tool hash, from `loadout search enrich`. */
+  /** Example requests per tool hash, from `loadout enrich`. */
   exampleRequestsFile: string;
   /** Tool embeddings from `search.embeddings`, by model and tool hash. */
   embeddingsCacheFile: string;
@@ -49,6 +51,7 @@ export function resolvePaths(options: { configDir?: string; dataDir?: string } =
     configDir,
     dataDir,
     serversFile: path.join(configDir, 'servers.yaml'),
+    secretsFile: path.join(configDir, 'secrets.env'),
     toolsetsDir: path.join(configDir, 'toolsets'),
     stateFile: path.join(dataDir, 'state.json'),
     catalogCacheFile: path.join(dataDir, 'catalog.json'),
@@ -72,9 +75,10 @@ function derivedDataDir(base: string, configDir: string): string {
 /**
  * Claim the data dir for the config dir: record the config dir in it on first use, and refuse a
  * data dir that already holds another config dir's state (its catalog would expose and forward
- * to servers this config does not have).
+ * to servers this config does not have). A data dir whose config dir no longer exists was moved
+ * or copied with it: it is adopted, and `adoptedFrom` names the config dir it held before.
  */
-export function claimDataDir(paths: Pick<LoadoutPaths, 'configDir' | 'dataDir'>): void {
+export function claimDataDir(paths: Pick<LoadoutPaths, 'configDir' | 'dataDir'>): { adoptedFrom?: string } {
   const ownerFile = path.join(paths.dataDir, DATA_DIR_OWNER_FILE);
   let owner: string | undefined;
   try {
@@ -85,8 +89,8 @@ export function claimDataDir(paths: Pick<LoadoutPaths, 'configDir' | 'dataDir'>)
       throw new LoadoutError('STATE_INVALID', `cannot read ${ownerFile} (${errorMessage(error)}); fix it or pass --data DIR`);
     }
   }
-  if (owner === paths.configDir) return;
-  if (owner) {
+  if (owner === paths.configDir) return {};
+  if (owner && existsSync(owner)) {
     throw new LoadoutError(
       'DATA_DIR_IN_USE',
       `data dir ${paths.dataDir} holds the state of config dir ${owner}, not ${paths.configDir}; pass --data DIR with a data dir of its own (or leave --data out: each config dir then gets one)`,
@@ -94,4 +98,5 @@ export function claimDataDir(paths: Pick<LoadoutPaths, 'configDir' | 'dataDir'>)
   }
   mkdirSync(paths.dataDir, { recursive: true });
   writeFileSync(ownerFile, `${paths.configDir}\n`);
+  return owner ? { adoptedFrom: owner } : {};
 }

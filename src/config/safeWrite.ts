@@ -45,14 +45,15 @@ export async function writeTextAtomic(file: string, text: string, options: { mod
 
 /**
  * Locked read-modify-write: `change` gets the current text (undefined if absent) and returns
- * the new text, or undefined to leave the file alone.
+ * the new text, or undefined to leave the file alone. `mode` as in writeTextAtomic.
  */
 export async function updateTextFile(
   file: string,
   change: (current: string | undefined) => string | undefined | Promise<string | undefined>,
+  options: { mode?: number } = {},
 ): Promise<void> {
   await withFileLock(file, async () => {
     const next = await change(await readTextIfExists(file));
-    if (next !== undefined) await writeTextAtomic(file, next);
+    if (next !== undefined) await writeTextAtomic(file, next, options);
   });
 }

@@ -1,6 +1,8 @@
 // The shapes of loadout's own files (servers.yaml, toolset files, state.json) as zod schemas:
-// the single source of their types. Our files are parsed strictly so a typo fails loudly.
+// the single source of their types. Our files are parsed strictly so a typo fails loudly, named
+// as a typo (fileObject).
 import * as z from 'zod';
+import { fileObject } from './fileObject.js';
 import { OptimizationSettingsSchema } from './optimizationState.js';
 
 /** Server names become the `server` part of `server.tool`, so they may not contain a dot. */
@@ -14,7 +16,7 @@ export const ToolsetNameSchema = z
   .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'toolset names use a-z, 0-9, "_" and "-" (at most 64), starting with a letter or digit');
 
 /** Per-tool switchboard entry in servers.yaml; `hash` and `stale` are written by discovery. */
-const ToolSettingSchema = z.strictObject({
+const ToolSettingSchema = fileObject({
   enabled: z.boolean().optional(),
   description: z.string().optional(),
   stale: z.boolean().optional(),
@@ -27,7 +29,7 @@ const ToolSettingSchema = z.strictObject({
  * OAuth settings of an HTTP/SSE server. Without them loadout registers itself with the server's
  * authorization server (dynamic client registration); a pre-registered client gives its id here.
  */
-export const OAuthSettingsSchema = z.strictObject({
+export const OAuthSettingsSchema = fileObject({
   /** Scopes to ask for when the server does not advertise them. */
   scope: z.string().min(1).optional(),
   /** A client registered by hand with the authorization server (skips dynamic registration). */
@@ -58,7 +60,7 @@ function requiredAddress(field: 'command' | 'url', type: 'stdio' | 'sse' | 'http
   return z.string({ error: (issue) => (issue.input === undefined ? `a ${type} server needs "${field}"` : undefined) }).min(1);
 }
 
-const StdioServerSchema = z.strictObject({
+const StdioServerSchema = fileObject({
   type: z.literal('stdio'),
   command: requiredAddress('command', 'stdio'),
   args: z.array(z.string()).default([]),
@@ -68,7 +70,7 @@ const StdioServerSchema = z.strictObject({
 });
 
 function remoteServerSchema<T extends 'sse' | 'http'>(type: T) {
-  return z.strictObject({
+  return fileObject({
     type: z.literal(type),
     url: requiredAddress('url', type),
     headers: z.record(z.string(), z.string()).default({}),
@@ -102,7 +104,7 @@ export function enabledServerNames(configs: Readonly<Record<string, ServerConfig
 }
 
 /** Gateway-wide settings under `gateway:` in servers.yaml. */
-export const GatewaySettingsSchema = z.strictObject({
+export const GatewaySettingsSchema = fileObject({
   /** The key the client registered loadout under; Claude Code prefixes tools with `mcp__<key>__`. */
   client_key: z.string().min(1).default('loadout'),
   /** How long equip/unequip wait for the client to re-read tools/list after list_changed. */
@@ -127,7 +129,7 @@ export type GatewaySettings = z.infer<typeof GatewaySettingsSchema>;
 
 /** The whole servers.yaml. Sections left out are parsed from `{}` (prefault), so their defaults apply. */
 /** An embeddings endpoint for model-backed search ranking (optional; search works offline without). */
-export const EmbeddingsSettingsSchema = z.strictObject({
+export const EmbeddingsSettingsSchema = fileObject({
   /** Base URL: `POST {url}/api/embed` (ollama) or `POST {url}/v1/embeddings` (openai). */
   url: z.url(),
   api: z.enum(['ollama', 'openai']),
@@ -142,12 +144,12 @@ export const EmbeddingsSettingsSchema = z.strictObject({
 });
 export type EmbeddingsSettings = z.infer<typeof EmbeddingsSettingsSchema>;
 
-export const SearchSettingsSchema = z.strictObject({
+export const SearchSettingsSchema = fileObject({
   embeddings: EmbeddingsSettingsSchema.optional(),
 });
 export type SearchSettings = z.infer<typeof SearchSettingsSchema>;
 
-export const ServersFileSchema = z.strictObject({
+export const ServersFileSchema = fileObject({
   servers: z
     .record(ServerNameSchema, ServerConfigSchema)
     .nullable()
@@ -183,7 +185,7 @@ export const ToolRefSchema = z.union([
 ]);
 
 /** A saved toolset file, `<config dir>/toolsets/<name>.yaml`. */
-export const ToolsetSchema = z.strictObject({
+export const ToolsetSchema = fileObject({
   name: ToolsetNameSchema,
   description: z.string().optional(),
   // The server part is a server name (no dot); the tool part is whatever the server calls it:

@@ -36,9 +36,9 @@ describe('parseServersFile', () => {
 
   it('names the line of an unknown key', () => {
     expect(errorOf('servers:\n  git:\n    command: node\n    comand: typo\n')).toBe(
-      '/cfg/servers.yaml:4:5: Unrecognized key: "comand" at servers.git',
+      "/cfg/servers.yaml:4:5: unknown key 'comand' (did you mean 'command'?) at servers.git",
     );
-    expect(errorOf('servers: {}\nsrevers: {}\n')).toMatch(/^\/cfg\/servers\.yaml:2:1: Unrecognized key: "srevers"$/);
+    expect(errorOf('servers: {}\nsrevers: {}\n')).toMatch(/^\/cfg\/servers\.yaml:2:1: unknown key 'srevers' \(did you mean 'servers'\?\)$/);
   });
 
   it('names the line of a wrongly typed value', () => {
@@ -63,7 +63,7 @@ describe('parseServersFile', () => {
     expect(config.servers.events).toMatchObject({ type: 'sse', url: 'http://127.0.0.1:1/sse' });
     expect(errorOf('servers:\n  remote:\n    type: http\n')).toMatch(/: a http server needs "url" at servers\.remote\.url$/);
     expect(errorOf('servers:\n  remote:\n    url: http://127.0.0.1:1/mcp\n    args: [x]\n')).toMatch(
-      /Unrecognized key: "args" at servers\.remote$/,
+      /unknown key 'args' at servers\.remote$/,
     );
   });
 
@@ -72,6 +72,8 @@ describe('parseServersFile', () => {
   });
 
   it('refuses an unknown gateway setting', () => {
-    expect(errorOf('gateway:\n  relist_wait: 10\n')).toBe('/cfg/servers.yaml:2:3: Unrecognized key: "relist_wait" at gateway');
+    expect(errorOf('gateway:\n  relist_wait: 10\n')).toBe(
+      "/cfg/servers.yaml:2:3: unknown key 'relist_wait' (did you mean 'relist_wait_ms'?) at gateway",
+    );
   });
 });

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
 import { ServersFileSchema, type ServersFile } from './schema.js';
-import { parseServersFile } from './serversFile.js';
+import { SERVERS_FILE_MODE, parseServersFile } from './serversFile.js';
 import { readTextIfExists, writeTextAtomic } from './safeWrite.js';
 
 // serversFileSchemaHash() as scripts/bundle.mjs computed it at build time (converting the schema
@@ -43,8 +43,9 @@ export async function loadServersConfig(file: string, cacheFile: string): Promis
   if (isCopyFor(cached, textHash)) return { config: cached.config, exists: true };
   const { config } = parseServersFile(text, file);
   // Only a cache: losing a race with another process, or a read-only data dir, costs a re-parse.
+  // Private like servers.yaml, whose literal secrets it may copy.
   const copy: ParsedCopy = { textHash, config };
-  await writeTextAtomic(cacheFile, JSON.stringify(copy)).catch(() => undefined);
+  await writeTextAtomic(cacheFile, JSON.stringify(copy), { mode: SERVERS_FILE_MODE }).catch(() => undefined);
   return { config, exists: true };
 }
 

@@ -2,6 +2,9 @@
 // children: calls, junk on stdout, early stderr, spawn failures, size limits, and ending a child
 // that ignores SIGTERM.
 import { Client } from '@modelcontextprotocol/client';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fixture, isAlive, textOf } from '../../test/helpers/gateway.js';
 import { ChildProcessTransport, type ChildProcessOptions } from './childProcessTransport.js';
@@ -80,10 +83,43 @@ describe('ChildProcessTransport', () => {
     expect(stderr).toBe('early words\n');
   });
 
-  it('rejects start with the spawn error when the command does not exist', async () => {
+  it('says in plain words that a program is not on PATH', async () => {
     const transport = new ChildProcessTransport({ command: 'loadout-no-such-command', args: [], env: {}, maxMessageBytes: MEGABYTE });
-    await expect(transport.start()).rejects.toThrow('spawn loadout-no-such-command ENOENT');
+    await expect(transport.start()).rejects.toThrow('no program named "loadout-no-such-command" on PATH');
     await transport.close();
+  });
+
+  it('says in plain words that a file cannot be run (EACCES)', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'loadout-transport-'));
+    try {
+      const script = path.join(dir, 'server.sh');
+      await writeFile(script, '#!/bin/sh\n', { mode: 0o644 });
+      const transport = new ChildProcessTransport({ command: script, args: [], env: {}, maxMessageBytes: MEGABYTE });
+      await expect(transport.start()).rejects.toThrow(`${JSON.stringify(script)} cannot be run: permission denied; make it executable`);
+      await transport.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps the last stderr lines, secrets masked, and how the child exited', async () => {
+    const transport = nodeChild(
+      [
+        '-e',
+        'for (let i = 1; i <= 30; i++) console.error("line " + i); console.error("\\u001b[31mtoken=s3cr3t-v4lue!\\u001b[0m"); process.exit(4)',
+      ],
+      { masked: [{ name: 'API_TOKEN', value: 's3cr3t-v4lue' }] },
+    );
+    const closed = new Promise<void>((resolve) => {
+      transport.onclose = resolve;
+    });
+    await transport.start();
+    await closed;
+    const lines = transport.stderrLines();
+    expect(lines).toHaveLength(20);
+    expect(lines.at(-2)).toBe('line 30');
+    expect(lines.at(-1)).toBe('token=[API_TOKEN hidden]!');
+    expect(transport.exit).toBe('exited with code 4');
   });
 
   it('closes once when the server exits on its own, and later requests fail', async () => {

@@ -2,10 +2,13 @@
 // over its stdin and stdout, and ends it as the SDK's StdioClientTransport does (stdin end, then
 // SIGTERM, then SIGKILL). It replaces that class, whose per-message zod parse cost time on every call.
 import type { ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import spawn from 'cross-spawn';
 import type { Transport, JSONRPCMessage } from '@modelcontextprotocol/server';
 import { JsonLineReader, JsonLineWriter } from '../shared/index.js';
+import { StderrTail, type MaskedValue } from './stderrTail.js';
 
 // The SDK's waits: after stdin ends, a server gets this long to exit before SIGTERM, and as long again before SIGKILL.
 const EXIT_WAIT_MS = 2000;
@@ -25,6 +28,8 @@ export interface ChildProcessOptions {
   maxMessageBytes: number;
   /** Aborted when loadout shuts down: closing then waits only briefly before each signal. */
   hurry?: AbortSignal;
+  /** Values hidden in the kept stderr lines (those of the server's `${VAR}` references). */
+  masked?: readonly MaskedValue[];
 }
 
 /** An MCP client transport to a child process it spawns; its stderr is piped to `stderr`. */
@@ -37,6 +42,9 @@ export class ChildProcessTransport implements Transport {
   readonly stderr = new PassThrough();
   readonly #options: ChildProcessOptions;
   readonly #reader: JsonLineReader;
+  readonly #tail: StderrTail;
+  /** How the child ended, once it has. */
+  #exit: string | undefined;
   #child: ChildProcess | undefined;
   #writer: JsonLineWriter | undefined;
   #started = false;
@@ -45,6 +53,7 @@ export class ChildProcessTransport implements Transport {
 
   constructor(options: ChildProcessOptions) {
     this.#options = options;
+    this.#tail = new StderrTail(options.masked ?? []);
     this.#reader = new JsonLineReader(options.maxMessageBytes, {
       onMessage: (message) => this.onmessage?.(message),
       onError: (error) => this.onerror?.(error),
@@ -56,7 +65,17 @@ export class ChildProcessTransport implements Transport {
     return this.#child?.pid ?? null;
   }
 
-  /** Spawns the child; rejects if it cannot be spawned (e.g. `spawn foo ENOENT`). */
+  /** How the child ended ("exited with code 1"), or undefined while it runs. */
+  get exit(): string | undefined {
+    return this.#exit;
+  }
+
+  /** The child's last stderr lines (bounded, `${VAR}` values masked), to say why it failed. */
+  stderrLines(): string[] {
+    return this.#tail.lines();
+  }
+
+  /** Spawns the child; rejects in plain words if it cannot be spawned (no such program, not executable). */
   start(): Promise<void> {
     if (this.#started) return Promise.reject(new Error('ChildProcessTransport already started (Client.connect starts it)'));
     this.#started = true;
@@ -75,9 +94,12 @@ export class ChildProcessTransport implements Transport {
       child.once('spawn', () => resolve());
       // Before 'spawn' an error means the child never ran; rejecting an already settled promise is a no-op.
       child.on('error', (error) => {
-        const explained = explainSpawnError(error, command, args);
+        const explained = explainSpawnError(error, command, args, cwd);
         reject(explained);
         this.onerror?.(explained);
+      });
+      child.once('exit', (code, signal) => {
+        this.#exit = signal ? `was ended by ${signal}` : `exited with code ${code}`;
       });
       // 'close' (not 'exit') so the last lines the child wrote are read before the connection ends.
       child.once('close', () => {
@@ -94,6 +116,7 @@ export class ChildProcessTransport implements Transport {
           void this.close();
         }
       });
+      child.stderr!.on('data', (chunk: Buffer) => this.#tail.push(chunk));
       child.stderr!.pipe(this.stderr);
     });
   }
@@ -127,16 +150,29 @@ export class ChildProcessTransport implements Transport {
   }
 }
 
-// `command: "npx -y pkg"` is a common mistake: spawn looks for a program named "npx -y pkg". Say
-// what `command` and `args` are, and show the entry as it should be written.
-function explainSpawnError(error: Error, command: string, args: readonly string[]): Error {
+// A spawn error in plain words: which program is missing or cannot be run, and what to do. A
+// common mistake, `command: "npx -y pkg"` (spawn looks for a program named "npx -y pkg"), is
+// answered with the entry as it should be written.
+function explainSpawnError(error: Error, command: string, args: readonly string[], cwd: string | undefined): Error {
+  const code = (error as NodeJS.ErrnoException).code;
   const words = command.trim().split(/\s+/);
-  if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || words.length < 2) return error;
-  const fixed = `command: ${JSON.stringify(words[0])}\nargs: ${JSON.stringify([...words.slice(1), ...args])}`;
-  return new Error(
-    `no program named ${JSON.stringify(command)} (spawn ENOENT): \`command\` is the program alone and \`args\` the list of its arguments. Write the entry as:\n${fixed}`,
-    { cause: error },
-  );
+  const name = JSON.stringify(command);
+  let message: string;
+  if (code === 'ENOENT' && cwd !== undefined && !existsSync(cwd)) {
+    message = `its working directory ${JSON.stringify(cwd)} (cwd: in servers.yaml) does not exist`;
+  } else if (code === 'ENOENT' && words.length > 1) {
+    const fixed = `command: ${JSON.stringify(words[0])}\nargs: ${JSON.stringify([...words.slice(1), ...args])}`;
+    message = `no program named ${name} (spawn ENOENT): \`command\` is the program alone and \`args\` the list of its arguments. Write the entry as:\n${fixed}`;
+  } else if (code === 'ENOENT') {
+    message = command.includes(path.sep)
+      ? `no program at ${name}: the file does not exist`
+      : `no program named ${name} on PATH: install it, or give its full path as \`command\``;
+  } else if (code === 'EACCES') {
+    message = `${name} cannot be run: permission denied; make it executable (chmod +x) or check that it is a program, not a directory`;
+  } else {
+    return error;
+  }
+  return new Error(message, { cause: error });
 }
 
 async function endChild(child: ChildProcess, hurry: AbortSignal | undefined): Promise<void> {

@@ -5,7 +5,7 @@
 // EventSource code), so a warm start loads none of them.
 // Error classes come from the server package, which the gateway has loaded already: the client
 // package is imported with the first connection (its errors match these across packages).
-import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode } from '@modelcontextprotocol/server';
 import type {
   Client,
   CreateMessageResult,
@@ -18,8 +18,7 @@ import type {
   ServerCapabilities,
   Tool,
 } from '@modelcontextprotocol/client';
-import * as z from 'zod';
-import { expandEnv, expandEnvRecord, oauthSettingsOf, type ServerConfig } from '../config/index.js';
+import { expandEnv, expandEnvRecord, oauthSettingsOf, referencedValues, type ServerConfig } from '../config/index.js';
 import {
   Cancellation,
   LOADOUT_VERSION,
@@ -27,25 +26,59 @@ import {
   errorMessage,
   isLoadoutError,
   lazySchemaValidator,
+  settleWithin,
   type Logger,
 } from '../shared/index.js';
+import type { ChildProcessTransport } from './childProcessTransport.js';
 import type { RelayedRequest } from './inFlightCallers.js';
+import { maskValues, type MaskedValue } from './stderrTail.js';
 import { StoredOAuthProvider, needsAuthorizationError, oauthTargetOf } from './oauthProvider.js';
 import { RequestLayer, type RequestOptions } from './requestLayer.js';
 
-// What downstream servers send is parsed loosely and passed through untouched: the SDK's own
-// strict Tool schema would strip fields a newer server adds, and re-validating every result
-// costs time on the call path.
-const LoosePageSchema = z.looseObject({ nextCursor: z.string().optional() });
+/** The lists a server may declare beside its tools; each one may fail without the others. */
+export type OptionalList = 'prompts' | 'resources' | 'resourceTemplates';
 
-/** Everything a server lists, for the catalog; lists the server did not declare are left out. */
+/** Why each optional list the server declared could not be listed, e.g. "resources/list failed: connect ECONNREFUSED …". */
+export type ListFailures = Partial<Record<OptionalList, string>>;
+
+/**
+ * Everything a server lists, for the catalog. A list the server did not declare is left out; one
+ * it declared but failed to answer is left out too and named in `listFailures`.
+ */
 export interface ServerDefinitions {
   tools: Tool[];
   prompts?: Prompt[];
   resources?: Resource[];
   resourceTemplates?: ResourceTemplateType[];
   capabilities?: ServerCapabilities;
+  /** What the server said about itself at its handshake (serverInfo title/description, instructions). */
+  about?: ServerAbout;
+  listFailures?: ListFailures;
 }
+
+/** A server's own words about what it is for; fields it did not send are left out. */
+export interface ServerAbout {
+  title?: string;
+  description?: string;
+  instructions?: string;
+}
+
+// The optional lists: the request that fetches each, the key of its entries and their identifying field.
+const OPTIONAL_LISTS = [
+  { list: 'prompts', method: 'prompts/list', idField: 'name', declared: (capabilities) => capabilities.prompts !== undefined },
+  { list: 'resources', method: 'resources/list', idField: 'uri', declared: (capabilities) => capabilities.resources !== undefined },
+  {
+    list: 'resourceTemplates',
+    method: 'resources/templates/list',
+    idField: 'uriTemplate',
+    declared: (capabilities) => capabilities.resources !== undefined,
+  },
+] as const satisfies ReadonlyArray<{
+  list: OptionalList;
+  method: string;
+  idField: string;
+  declared: (capabilities: ServerCapabilities) => boolean;
+}>;
 
 // The SDK's default stdio read limit is 10 MB, and a bigger message closes the connection: a
 // server returning a large (say 10 MB) result would look like a crash. Allow large results.
@@ -105,11 +138,13 @@ export class DownstreamConnection {
     } & ConnectionHooks,
   ): Promise<DownstreamConnection> {
     const env = options.env ?? process.env;
+    const masked = maskedValues(config, env);
     const transport = await createTransport(serverName, config, {
       env,
       logger: options.logger,
       oauthDir: options.oauthDir,
       shutdown: options.shutdown,
+      masked,
     });
     const usesOAuth = options.oauthDir !== undefined && oauthSettingsOf(config) !== undefined;
     const layer = new RequestLayer(transport, config.timeout_seconds * 1000, { onNotification: options.onNotification });
@@ -133,12 +168,15 @@ export class DownstreamConnection {
       // streamable-HTTP session is checked by the next request instead (its 404 is retried).
       if (connection && isSseStreamError(error)) connection.#loseSession();
     };
+    const timeoutMs = options.timeoutMs ?? config.timeout_seconds * 1000;
     try {
-      await client.connect(layer, { signal: options.signal, timeout: options.timeoutMs ?? config.timeout_seconds * 1000 });
+      await client.connect(layer, { signal: options.signal, timeout: timeoutMs });
     } catch (error) {
+      // Closed first: a child's last stderr lines and its exit are known once it is gone.
       await layer.close().catch(() => undefined);
       if (await isAuthorizationFailure(error)) throw refusedCredentials(serverName, usesOAuth);
-      throw new LoadoutError('SERVER_START_FAILED', `Server '${serverName}' failed to start: ${errorMessage(error)}`, { cause: error });
+      const reason = maskValues(startFailure(error, transport, timeoutMs), masked);
+      throw new LoadoutError('SERVER_START_FAILED', `Server '${serverName}' failed to start: ${reason}`, { cause: error });
     }
     connection = new DownstreamConnection(serverName, client, layer, usesOAuth);
     return connection;
@@ -153,36 +191,84 @@ export class DownstreamConnection {
     return this.#layer.request(method, params, options).catch((error: unknown) => this.#failure(error));
   }
 
-  /** The server's tools, all pages. */
-  listTools(options: { signal?: AbortSignal } = {}): Promise<Tool[]> {
-    return this.#listAll<Tool>('tools/list', 'tools', 'name', options);
+  /**
+   * The server's tools, all pages. An answer that is an error or malformed fails with LIST_FAILED,
+   * which says the server started (its start failures are SERVER_START_FAILED).
+   */
+  async listTools(options: { signal?: AbortSignal } = {}): Promise<Tool[]> {
+    try {
+      return await this.#listAll<Tool>('tools/list', 'tools', 'name', options);
+    } catch (error) {
+      if (!isListAnswerFailure(error)) throw error;
+      throw new LoadoutError(
+        'LIST_FAILED',
+        `Server '${this.#server}' ${TOOLS_LIST_FAILED} (${errorMessage(error)}); its tools stay unknown until it lists them: check the server, then run loadout refresh ${this.#server}`,
+        { cause: error },
+      );
+    }
   }
 
-  /** Tools, and the prompts, resources and resource templates the server declared, all pages. */
+  /**
+   * Tools, and the prompts, resources and resource templates the server declared, all pages.
+   * Tools are what matters: only their failure fails the whole; an optional list the server
+   * answers with an error (often -32601 for a list it declared but never implemented) is left
+   * out and named in `listFailures`.
+   */
   async listDefinitions(options: { signal?: AbortSignal } = {}): Promise<ServerDefinitions> {
     const capabilities = this.serverCapabilities;
-    const [tools, prompts, resources, resourceTemplates] = await Promise.all([
+    const declared = OPTIONAL_LISTS.filter((entry) => capabilities !== undefined && entry.declared(capabilities));
+    const [tools, ...outcomes] = await Promise.all([
       this.listTools(options),
-      capabilities?.prompts ? this.#listAll<Prompt>('prompts/list', 'prompts', 'name', options) : undefined,
-      capabilities?.resources ? this.#listAll<Resource>('resources/list', 'resources', 'uri', options) : undefined,
-      capabilities?.resources
-        ? this.#listAll<ResourceTemplateType>('resources/templates/list', 'resourceTemplates', 'uriTemplate', options)
-        : undefined,
+      ...declared.map(({ method, list, idField }) =>
+        this.#listAll<Record<string, unknown>>(method, list, idField, options).then(
+          (items) => ({ items }),
+          (error: unknown) => {
+            if (!isListAnswerFailure(error)) throw error;
+            return { failure: `${method} failed: ${errorMessage(error)}` };
+          },
+        ),
+      ),
     ]);
-    return { tools, prompts, resources, resourceTemplates, ...(capabilities ? { capabilities } : {}) };
+    const about = this.#about();
+    const definitions: ServerDefinitions = { tools, ...(capabilities ? { capabilities } : {}), ...(about ? { about } : {}) };
+    const listFailures: ListFailures = {};
+    declared.forEach(({ list }, index) => {
+      const outcome = outcomes[index]!;
+      if ('items' in outcome) Object.assign(definitions, { [list]: outcome.items });
+      else listFailures[list] = outcome.failure;
+    });
+    return Object.keys(listFailures).length ? { ...definitions, listFailures } : definitions;
   }
 
-  // Every page of a list; entries are checked for their identifying field only and passed on untouched.
+  // serverInfo and instructions from the initialize result: the catalog's map of servers says
+  // what each is for in the server's own words when it gave any.
+  #about(): ServerAbout | undefined {
+    const info = this.#client.getServerVersion();
+    const given = { title: info?.title, description: info?.description, instructions: this.#client.getInstructions() };
+    const about: ServerAbout = {};
+    for (const key of ['title', 'description', 'instructions'] as const) {
+      const text = given[key];
+      if (typeof text === 'string' && text.trim() !== '') about[key] = text;
+    }
+    return Object.keys(about).length ? about : undefined;
+  }
+
+  // Every page of a list. Entries are checked for their identifying field only and passed on as
+  // the server sent them: a parse would rebuild each one, with the checked field moved first.
   async #listAll<T>(method: string, key: string, idField: string, options: { signal?: AbortSignal }): Promise<T[]> {
-    const schema = LoosePageSchema.extend({ [key]: z.array(z.looseObject({ [idField]: z.string() })) });
     const cancellation = options.signal ? Cancellation.fromSignal(options.signal) : undefined;
     const items: T[] = [];
     let cursor: string | undefined;
     const seen = new Set<string>();
     do {
-      const page = schema.parse(await this.request(method, cursor ? { cursor } : undefined, { cancellation }));
-      items.push(...(page[key] as T[]));
-      cursor = page.nextCursor as string | undefined;
+      const page = await this.request(method, cursor ? { cursor } : undefined, { cancellation });
+      const entries = page[key];
+      if (!isListOf(entries, idField))
+        throw new MalformedListError(`a page of "${key}" whose entries do not all have a string "${idField}"`);
+      if (page.nextCursor !== undefined && typeof page.nextCursor !== 'string')
+        throw new MalformedListError(`a "nextCursor" that is not a string`);
+      items.push(...(entries as T[]));
+      cursor = page.nextCursor;
       // A server that repeats a cursor would otherwise loop forever.
       if (cursor !== undefined && seen.has(cursor)) break;
       if (cursor !== undefined) seen.add(cursor);
@@ -242,6 +328,65 @@ export class DownstreamConnection {
   }
 }
 
+// Why a start failed, in plain words: a child that exited says how, with its last stderr lines
+// (the real error: "Cannot find module …"), rather than the SDK's "Connection closed".
+function startFailure(error: unknown, transport: Transport, timeoutMs: number): string {
+  const child = childOf(transport);
+  const code = SdkError.isInstance(error) ? error.code : undefined;
+  const timedOut = code === SdkErrorCode.RequestTimeout || (error instanceof Error && error.name === 'TimeoutError');
+  let reason = errorMessage(error);
+  if (timedOut) reason = `it did not answer the MCP handshake (initialize) within ${Math.round(timeoutMs / 1000)} s`;
+  else if (code === SdkErrorCode.ConnectionClosed && child?.exit) reason = `its process ${child.exit} before answering`;
+  const lines = child?.stderrLines() ?? [];
+  if (!lines.length) return child?.exit && !timedOut ? `${reason}; it wrote nothing to stderr` : reason;
+  // The first line stands alone (a caller may add to it); the lines the server wrote follow it.
+  return `${reason}.\nThe last lines of its stderr:\n${lines.map((line) => `  ${line}`).join('\n')}`;
+}
+
+// The child process behind a stdio transport (its class is imported lazily, so no instanceof).
+function childOf(transport: Transport): ChildProcessTransport | undefined {
+  return typeof (transport as Partial<ChildProcessTransport>).stderrLines === 'function' ? (transport as ChildProcessTransport) : undefined;
+}
+
+// The values a server's `${VAR}`s expand to, hidden in its stderr lines and failure messages, which
+// are shown, logged and kept on disk. A value of under 4 characters is no secret, and hiding it
+// would hide those letters everywhere.
+function maskedValues(config: ServerConfig, env: NodeJS.ProcessEnv): MaskedValue[] {
+  const texts =
+    config.type === 'stdio'
+      ? [config.command, ...config.args, ...Object.values(config.env), config.cwd ?? '']
+      : [config.url, ...Object.values(config.headers)];
+  return texts.flatMap((text) => referencedValues(text, env)).filter(({ value }) => value.length >= 4);
+}
+
+const TOOLS_LIST_FAILED = 'started, but its tools/list failed';
+
+/** Whether a failure message (as discovery keeps it) is a tools/list failure of a server that started. */
+export function isToolsListFailureMessage(message: string): boolean {
+  return message.includes(TOOLS_LIST_FAILED);
+}
+
+// A list answer loadout cannot use: the server sent it, so the server started and answered.
+class MalformedListError extends Error {
+  constructor(what: string) {
+    super(`the server answered ${what}`);
+  }
+}
+
+function isListOf(entries: unknown, idField: string): entries is Array<Record<string, unknown>> {
+  return (
+    Array.isArray(entries) &&
+    entries.every((entry) => typeof entry === 'object' && entry !== null && typeof (entry as Record<string, unknown>)[idField] === 'string')
+  );
+}
+
+// Whether a list failed in the server's answer (a JSON-RPC error, a timeout, a malformed page)
+// rather than in loadout's own handling, which keeps its meaning: a lost session is retried,
+// a refused credential asks for a login, a shutdown is a shutdown.
+function isListAnswerFailure(error: unknown): boolean {
+  return !isLoadoutError(error);
+}
+
 // A POST the server answered 404 for the session id: streamable HTTP (SdkHttpError, status 404)
 // or an SSE message endpoint that no longer exists. The server did not process it.
 function isSessionLost(error: unknown): boolean {
@@ -259,20 +404,6 @@ function httpStatusOf(error: Error): unknown {
 // The SSE transport's EventSource failed (SseError; its class is imported lazily, so no instanceof).
 function isSseStreamError(error: Error): boolean {
   return error.message.startsWith('SSE error:');
-}
-
-// Wait for `promise` to settle, but no longer than `ms`; its outcome does not matter.
-async function settleWithin(promise: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, ms);
-    timer.unref();
-  });
-  try {
-    await Promise.race([promise.then(undefined, () => undefined), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 function refuseRelayedRequest(request: RelayedRequest): Promise<never> {
@@ -315,6 +446,8 @@ interface TransportContext {
   oauthDir: string | undefined;
   /** Aborted when loadout stops: a stdio child is then ended in a hurry. */
   shutdown?: AbortSignal;
+  /** Values to hide in a stdio child's kept stderr lines. */
+  masked: readonly MaskedValue[];
 }
 
 async function createTransport(serverName: string, config: ServerConfig, context: TransportContext): Promise<Transport> {
@@ -331,7 +464,7 @@ async function createTransport(serverName: string, config: ServerConfig, context
 async function createTransportOrThrow(
   serverName: string,
   config: ServerConfig,
-  { env, logger, oauthDir, shutdown }: TransportContext,
+  { env, logger, oauthDir, shutdown, masked }: TransportContext,
 ): Promise<Transport> {
   const where = `Server '${serverName}'`;
   const { type } = config;
@@ -345,6 +478,7 @@ async function createTransportOrThrow(
       cwd: config.cwd === undefined ? undefined : expandEnv(config.cwd, env, `${where} cwd`),
       maxMessageBytes: MAX_STDIO_MESSAGE_BYTES,
       hurry: shutdown,
+      masked,
     });
     // The child's stderr must be drained or a chatty server blocks; it is diagnostics only.
     transport.stderr.on('data', (chunk: Buffer) => logger.debug({ stderr: chunk.toString('utf8').trimEnd() }, 'downstream stderr'));

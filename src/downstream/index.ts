@@ -1,7 +1,14 @@
 // downstream: connections to the MCP servers behind loadout — start (lazily, single-flight),
 // send requests (one RequestLayer per connection), idle-stop, report connection events. Does not
 // know about catalogs or toolsets.
-export { CLIENT_CAPABILITIES } from './connection.js';
+export {
+  CLIENT_CAPABILITIES,
+  isToolsListFailureMessage,
+  type ListFailures,
+  type OptionalList,
+  type ServerAbout,
+  type ServerDefinitions,
+} from './connection.js';
 export type { DownstreamCaller, RelayedRequest } from './inFlightCallers.js';
 export type { Progress } from './requestLayer.js';
 export { ServerPool, type PoolEvent } from './pool.js';

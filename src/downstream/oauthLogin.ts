@@ -43,7 +43,7 @@ export async function loginToServer(options: OAuthLoginOptions): Promise<void> {
   try {
     const redirectUrl = `http://127.0.0.1:${(listener.address() as AddressInfo).port}${CALLBACK_PATH}`;
     // A login starts from no tokens; a registration made for another redirect URL is useless.
-    await updateOAuthRecord(file, target.serverUrl, ({ tokens: _t, tokensSavedAt: _s, clientInformation, ...record }) => ({
+    await updateOAuthRecord(file, target.recordUrl, ({ tokens: _t, tokensSavedAt: _s, clientInformation, ...record }) => ({
       ...record,
       redirectUrl,
       ...(record.redirectUrl === redirectUrl && clientInformation ? { clientInformation } : {}),

@@ -12,6 +12,7 @@ import type {
 import { randomBytes } from 'node:crypto';
 import {
   expandEnv,
+  referencedValues,
   oauthRecordFile,
   oauthSettingsOf,
   readOAuthRecord,
@@ -31,8 +32,12 @@ export interface OAuthLogin {
 /** Where a server's OAuth lives and how it is set up. */
 export interface OAuthTarget {
   server: string;
-  /** The server URL with `${VAR}` expanded. */
+  /** The server URL with `${VAR}` expanded: what is sent, never what is written. */
   serverUrl: string;
+  /** The URL the server's record is kept under: serverUrl, or the url as configured when a `${VAR}` went into it. */
+  recordUrl: string;
+  /** What the url's `${VAR}`s expand to: discovery state holding one is kept in memory only. */
+  urlValues: readonly string[];
   oauthDir: string;
   settings: OAuthSettings;
 }
@@ -42,10 +47,14 @@ export function oauthTargetOf(server: string, config: ServerConfig, env: NodeJS.
   const settings = oauthSettingsOf(config);
   if (!settings || config.type === 'stdio') return undefined;
   const where = `Server '${server}'`;
+  // Normalised as the transport will send it, so a login and a connection agree on the record.
+  const serverUrl = new URL(expandEnv(config.url, env, `${where} url`)).href;
+  const urlValues = referencedValues(config.url, env).map(({ value }) => value);
   return {
     server,
-    // Normalised as the transport will send it, so a login and a connection agree on the record.
-    serverUrl: new URL(expandEnv(config.url, env, `${where} url`)).href,
+    serverUrl,
+    recordUrl: urlValues.length === 0 ? serverUrl : config.url,
+    urlValues,
     oauthDir,
     settings: settings.client_secret
       ? { ...settings, client_secret: expandEnv(settings.client_secret, env, `${where} oauth.client_secret`) }
@@ -93,6 +102,8 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   readonly #login: OAuthLogin | undefined;
   #record: OAuthRecord;
   #codeVerifier: string | undefined;
+  /** Discovery state that holds an expanded `${VAR}` of the url, so it is not written. */
+  #unwrittenDiscovery: OAuthDiscoveryState | undefined;
   #state: string | undefined;
   readonly #refreshes = new Map<string, Promise<RefreshAnswer>>();
   #renewal: Promise<void> | undefined;
@@ -111,7 +122,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   /** A provider with the server's record read once; later writes keep the copy current. */
   static async open(target: OAuthTarget, login?: OAuthLogin): Promise<StoredOAuthProvider> {
     const stored = await readOAuthRecord(oauthRecordFile(target.oauthDir, target.server));
-    const record = stored?.serverUrl === target.serverUrl ? stored : { serverUrl: target.serverUrl };
+    const record = stored?.serverUrl === target.recordUrl ? stored : { serverUrl: target.recordUrl };
     return new StoredOAuthProvider(target, record, login);
   }
 
@@ -250,6 +261,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
       this.#codeVerifier = undefined;
       return;
     }
+    if (scope === 'discovery' || scope === 'all') this.#unwrittenDiscovery = undefined;
     await this.#update(({ clientInformation, tokens, tokensSavedAt, discoveryState, ...rest }) => ({
       ...rest,
       ...(scope === 'client' || scope === 'all' ? {} : { clientInformation }),
@@ -262,11 +274,20 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   // (a `loadout auth` since this connection opened) wrote, so a stale refresh token is not used.
   async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
     const stored = await readOAuthRecord(this.#file);
-    this.#record = stored?.serverUrl === this.#target.serverUrl ? stored : { serverUrl: this.#target.serverUrl };
-    return this.#record.discoveryState as OAuthDiscoveryState | undefined;
+    this.#record = stored?.serverUrl === this.#target.recordUrl ? stored : { serverUrl: this.#target.recordUrl };
+    return (this.#record.discoveryState as OAuthDiscoveryState | undefined) ?? this.#unwrittenDiscovery;
   }
 
+  // Discovery starts from the expanded URL, and the metadata URLs it finds can hold a `${VAR}`'s
+  // value (one in the path or the host): such a state lasts as long as this process.
   async saveDiscoveryState(state: OAuthDiscoveryState): Promise<void> {
+    const text = JSON.stringify(state);
+    if (
+      this.#target.urlValues.some((value) => text.includes(JSON.stringify(value).slice(1, -1)) || text.includes(encodeURIComponent(value)))
+    ) {
+      this.#unwrittenDiscovery = { ...state };
+      return;
+    }
     await this.#update((record) => ({ ...record, discoveryState: { ...state } }));
   }
 
@@ -276,6 +297,6 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   }
 
   async #update(change: (record: OAuthRecord) => OAuthRecord): Promise<void> {
-    this.#record = await updateOAuthRecord(this.#file, this.#target.serverUrl, change);
+    this.#record = await updateOAuthRecord(this.#file, this.#target.recordUrl, change);
   }
 }

@@ -6,6 +6,7 @@ import type { CatalogStore } from '../catalog/index.js';
 import { ServersFileWatcher, type GatewaySettings, type LoadoutPaths, type ServersFile } from '../config/index.js';
 import type { ServerPool } from '../downstream/index.js';
 import { errorMessage, type Logger } from '../shared/index.js';
+import type { BackgroundDiscovery } from './backgroundDiscovery.js';
 import { RuntimeFile } from './runtimeFile.js';
 
 /** What config sync needs from the gateway. */
@@ -14,6 +15,7 @@ interface ConfigSyncOptions {
   logger: Logger;
   pool: ServerPool;
   catalog: CatalogStore;
+  discovery: BackgroundDiscovery;
   settings: GatewaySettings;
 }
 
@@ -53,7 +55,7 @@ export async function startConfigSync(options: ConfigSyncOptions): Promise<Confi
 // Loadout's own writes (discovery merges) land here too; the catalog already holds that config,
 // so the comparison makes them no-ops instead of a reload loop.
 async function applyConfig(config: ServersFile, options: ConfigSyncOptions, log: Logger): Promise<void> {
-  const { pool, catalog, settings } = options;
+  const { pool, catalog, discovery, settings } = options;
   if (!isDeepStrictEqual(config.gateway, settings)) log.warn('changes under "gateway:" in servers.yaml take effect at the next start');
   if (isDeepStrictEqual(config.servers, pool.configs)) return;
   const before = new Set(Object.keys(pool.configs));
@@ -63,5 +65,5 @@ async function applyConfig(config: ServersFile, options: ConfigSyncOptions, log:
     'servers.yaml changed; applying',
   );
   await catalog.reload(config.servers);
-  void catalog.discoverUncached();
+  discovery.discoverUncached();
 }

@@ -7,6 +7,7 @@ import type { NamingOptions } from '../registry/index.js';
 import type { OptimizationLoop } from '../optimization/index.js';
 import type { Logger } from '../shared/index.js';
 import type { ToolsetStore } from '../toolsets/index.js';
+import type { BackgroundDiscovery } from './backgroundDiscovery.js';
 import type { ResourceRoutes } from './resourcePages.js';
 import type { SessionHub } from './sessionHub.js';
 import type { TaskRoutes } from './taskRoutes.js';
@@ -23,7 +24,9 @@ export interface GatewayContext {
   readonly naming: NamingOptions;
   /** Tool-description optimization: stored data, promotions, settings. */
   readonly optimization: OptimizationLoop;
-  /** The catalog's readiness (CatalogStore.ready): cache loaded, then uncached servers discovered. */
+  /** Discovery of the servers the cached catalog lacks, and what each is waiting for. */
+  readonly discovery: BackgroundDiscovery;
+  /** The catalog's readiness (BackgroundDiscovery.ready): cache loaded, servers never tried before given a few seconds. */
   ready(): Promise<void>;
   /** False while a server is known to be down (its tools are withdrawn). */
   isServerAvailable(server: string): boolean;

@@ -6,9 +6,11 @@ import { ServerHealth } from '../downstream/index.js';
 import { watchPromotions } from '../optimization/index.js';
 import { LoadoutError, isLoadoutError, type Logger } from '../shared/index.js';
 import { ToolsetStore } from '../toolsets/index.js';
+import { BackgroundDiscovery } from './backgroundDiscovery.js';
 import { startConfigSync } from './configSync.js';
+import { discoveryRecordsFile } from './discoveryRecords.js';
 import type { GatewayContext } from './context.js';
-import { META_TOOLS, TOOLSET_META_TOOLS, namingOptions } from './metaTools/index.js';
+import { META_TOOLS, TOOLSET_META_TOOLS, namingOptions, sessionInstructions } from './metaTools/index.js';
 import { ResourceRoutes } from './resourcePages.js';
 import { openRuntime } from './runtime.js';
 import { watchServerEvents } from './serverEvents.js';
@@ -50,7 +52,7 @@ export interface Gateway {
 
 /**
  * Load the config (spawning nothing) and wire the gateway. The cached catalog is read on first
- * need (see CatalogStore.ready), and then uncached servers are discovered in the background.
+ * need (see BackgroundDiscovery.ready), and then uncached servers are discovered in the background.
  */
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const { paths, logger } = options;
@@ -62,10 +64,17 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     reconnectBaseMs: config.gateway.reconnect_base_seconds * 1000,
     reconnectMaxMs: config.gateway.reconnect_max_seconds * 1000,
   });
+  const discovery = new BackgroundDiscovery({
+    catalog,
+    pool,
+    logger,
+    recordsFile: discoveryRecordsFile(paths),
+    concurrency: config.gateway.discovery_concurrency,
+  });
   // The two watches are independent: set up together, a start waits for one round of file-system calls, not two.
   const [stopPromotionWatch, configSync] = await Promise.all([
     watchPromotions(optimization, paths.stateFile, logger),
-    startConfigSync({ paths, logger, pool, catalog, settings: config.gateway }),
+    startConfigSync({ paths, logger, pool, catalog, discovery, settings: config.gateway }),
   ]);
   const tasks = new TaskRoutes();
   const hub = new SessionHub({ pool, catalog, tasks, logger });
@@ -80,7 +89,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     state,
     naming: namingOptions(config.gateway),
     optimization,
-    ready: () => catalog.ready(),
+    discovery,
+    ready: () => discovery.ready(),
     isServerAvailable: (server) => health.isAvailable(server),
     resourceRoutes: new ResourceRoutes(),
     hub,
@@ -103,7 +113,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
 
   // A session with its toolset restored, not yet connected; closed when its Server closes.
   const open = async (): Promise<GatewaySession> => {
-    const session = new GatewaySession(context, metaTools, metaListing);
+    const session = new GatewaySession(context, metaTools, metaListing, await sessionInstructions(context));
     session.server.onclose = () => {
       sessions.delete(session);
       void session.close();
@@ -155,12 +165,14 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     close() {
       closed ??= (async () => {
         await health.close();
+        // Its record of unanswered servers is written while the children are being ended, not before.
+        const discoveryClosed = discovery.close();
         stopPromotionWatch();
         stopWatchingToolLists();
         stopWatchingServers();
         await configSync.close();
         await Promise.allSettled([...sessions].map((session) => session.close()));
-        await pool.close();
+        await Promise.all([pool.close(), discoveryClosed]);
       })();
       return closed;
     },

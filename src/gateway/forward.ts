@@ -107,8 +107,14 @@ export async function forwardToolCall(
 // One failure text for every forwarded method; the code is the downstream's when it sent one.
 function describeFailure(pool: ServerPool, target: ForwardTarget, error: unknown): ProtocolError {
   const { server, label } = target;
-  if (isLoadoutError(error))
-    return new ProtocolError(ProtocolErrorCode.InternalError, `${error.message}. The call to ${label} was not made.`);
+  if (isLoadoutError(error)) {
+    // Further lines (a server's stderr after a failed start) stay below the sentence.
+    const [first = '', ...more] = error.message.split('\n');
+    return new ProtocolError(
+      ProtocolErrorCode.InternalError,
+      [`${first.replace(/\.$/, '')}. The call to ${label} was not made.`, ...more].join('\n'),
+    );
+  }
   if (SdkError.isInstance(error) && error.code === SdkErrorCode.RequestTimeout) {
     const seconds = pool.config(server)?.timeout_seconds;
     return new ProtocolError(

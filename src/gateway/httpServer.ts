@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { LoadoutError, errorMessage, isLoadoutError, type Logger } from '../shared/index.js';
 import type { Gateway } from './createGateway.js';
 import { assertSafeBind, createRequestGuard } from './httpGuard.js';
-import { BodyTooLargeError, readBody } from './httpBody.js';
+import { BodyTooLargeError, discardBody, hasUnreadBody, readBody } from './httpBody.js';
 import { requestProblem } from './requestShape.js';
 
 /** Options of serveHttp. */
@@ -160,7 +160,6 @@ async function readJsonBody(req: IncomingMessage, res: ServerResponse, maxBytes:
     text = await readBody(req, maxBytes);
   } catch (error) {
     if (!(error instanceof BodyTooLargeError)) throw error;
-    // Kept open while the rest is drained (see httpBody.ts): closing now would reset the upload.
     sendError(res, 413, `Request body is larger than ${maxBytes} bytes (raise it with --max-body-mb)`);
     return NO_BODY;
   }
@@ -235,6 +234,16 @@ function sendError(res: ServerResponse, status: number, message: string): void {
   sendJson(res, status, { jsonrpc: '2.0', error: { code: -32000, message }, id: null });
 }
 
+// An answer sent before the request's body was read says `Connection: close`: the rest of that
+// body is still on the socket, so a keep-alive client's next request there would be read as body.
+// The socket is closed only once the body is drained (see httpBody.ts): closing it now would reset
+// the upload, and the answer with it.
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+  const text = JSON.stringify(body);
+  if (!hasUnreadBody(res.req)) {
+    res.writeHead(status, { 'Content-Type': 'application/json' }).end(text);
+    return;
+  }
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), Connection: 'close' }).write(text);
+  void discardBody(res.req).then(() => res.end());
 }

@@ -3,8 +3,9 @@
 // servers.yaml; searching with learned words, synonyms, example requests and embeddings),
 // state.json, and the optimization loop with its promotions applied. `serve`, the CLI commands and `optimize` all
 // start here, so no command can see a different catalog from another.
+import path from 'node:path';
 import { CatalogStore } from '../catalog/index.js';
-import { StateStore, loadServersConfig, type LoadoutPaths, type ServersFile } from '../config/index.js';
+import { StateStore, expansionEnv, loadServersConfig, type LoadoutPaths, type ServersFile } from '../config/index.js';
 import { ServerPool } from '../downstream/index.js';
 import { OptimizationLoop, OptimizationStore } from '../optimization/index.js';
 import type { Logger } from '../shared/index.js';
@@ -13,7 +14,7 @@ import type { Logger } from '../shared/index.js';
 interface RuntimeOptions {
   paths: LoadoutPaths;
   logger: Logger;
-  /** Environment for `${VAR}` expansion (default: process.env). */
+  /** Environment for `${VAR}` expansion (default: process.env); secrets.env fills in the names it leaves unset. */
   env?: NodeJS.ProcessEnv;
 }
 
@@ -37,7 +38,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   const { config, exists: configExists } = await loadServersConfig(paths.serversFile, paths.parsedServersFile);
   const pool = new ServerPool(config.servers, {
     logger,
-    env: options.env,
+    env: expansionEnv(paths.secretsFile, options.env),
     oauthDir: paths.oauthDir,
     minStartTimeoutMs: config.gateway.discovery_timeout_seconds * 1000,
   });
@@ -48,6 +49,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     logger,
     serversFile: paths.serversFile,
     oauthDir: paths.oauthDir,
+    serverMapFile: path.join(paths.dataDir, 'server-map.json'),
     learnedWordsFile: paths.learnedWordsFile,
     synonymsFile: paths.synonymsFile,
     exampleRequestsFile: paths.exampleRequestsFile,

@@ -2,8 +2,8 @@
 // byte-for-byte) with its own exposed-tool registry. Answers tools/list from the registry
 // snapshot, routes calls, and announces every change with exactly one list_changed.
 import type { CallToolRequest, CallToolResult, RequestId, Server, Tool, Transport } from '@modelcontextprotocol/server';
-import { ToolRegistry, type RegistryChange, type RegistrySnapshot, type Selection } from '../registry/index.js';
-import { LOADOUT_VERSION, errorMessage, isLoadoutError, lazySchemaValidator } from '../shared/index.js';
+import { ToolRegistry, alwaysLoaded, type RegistryChange, type RegistrySnapshot, type Selection } from '../registry/index.js';
+import { LOADOUT_VERSION, errorMessage, isLoadoutError, lazySchemaValidator, remedyText, type LoadoutRemedy } from '../shared/index.js';
 import { ALL_TOOLSET } from '../toolsets/index.js';
 import type { GatewayContext } from './context.js';
 import { ClientIntake, type DirectAnswer } from './clientIntake.js';
@@ -11,6 +11,7 @@ import { forwardUnlessChanged } from './changedToolGuard.js';
 import { CONTENT_CAPABILITIES, serveContent } from './contentHandlers.js';
 import { clientRequestOf, type RequestExtra } from './forward.js';
 import { unroutedToolMessage } from './metaTools/unknownTool.js';
+import { creditCall } from './metaTools/searchFeedback.js';
 import type { HubMember } from './sessionHub.js';
 import { TASK_CAPABILITIES, forwardTaskCall, serveTasks } from './taskHandlers.js';
 import { PassthroughCallServer } from './passthroughCall.js';
@@ -23,9 +24,8 @@ const OPTIMIZATION_TOOL_NAMES: ReadonlySet<string> = new Set(OPTIMIZATION_META_T
 /** Identity loadout presents to its clients. */
 export const SERVER_INFO = { name: 'loadout', version: LOADOUT_VERSION } as const;
 
-const INSTRUCTIONS =
-  'loadout fronts many MCP servers. Find tools with discover-all-tools, save a set with build-toolset, ' +
-  'then equip-toolset to use them as normal tools (or call any catalog tool with call-tool).';
+// Next steps the lower layers ask for, in the agent's terms: its meta-tools.
+const AGENT_REMEDIES: Readonly<Record<LoadoutRemedy, string>> = { 'create-toolset': 'create one with build-toolset' };
 
 /** A client session of the gateway. */
 export class GatewaySession implements MetaToolSession {
@@ -45,7 +45,8 @@ export class GatewaySession implements MetaToolSession {
   #changesPending = 0;
   #closed: Promise<void> | undefined;
 
-  constructor(context: GatewayContext, metaTools: readonly MetaTool[], metaListing: readonly Tool[]) {
+  /** `instructions`: what the session's initialize answer tells the client (how to use loadout, the map of servers). */
+  constructor(context: GatewayContext, metaTools: readonly MetaTool[], metaListing: readonly Tool[], instructions: string) {
     this.#context = context;
     this.#metaTools = new Map(metaTools.map((tool) => [tool.name, tool]));
     this.#metaListing = metaListing;
@@ -57,7 +58,7 @@ export class GatewaySession implements MetaToolSession {
       SERVER_INFO,
       {
         capabilities: { tools: { listChanged: true }, ...CONTENT_CAPABILITIES, ...TASK_CAPABILITIES },
-        instructions: INSTRUCTIONS,
+        instructions,
         jsonSchemaValidator: lazySchemaValidator(),
       },
       (transport) => this.#intake(transport),
@@ -246,6 +247,7 @@ export class GatewaySession implements MetaToolSession {
     if (method !== 'tools/call' || this.#changesPending > 0) return undefined;
     const { name, arguments: args, task } = params as { name: string; arguments?: Record<string, unknown>; task?: unknown };
     const route = this.#metaTools.has(name) ? undefined : this.registry.snapshot.routes.get(name);
+    if (route) creditCall(this.#context, this, route.id);
     if (route && task !== undefined) return (call) => forwardTaskCall(this.#context, this.member, route, params!, call);
     return route && ((call) => forwardUnlessChanged(this.#context, route, args, call));
   }
@@ -264,7 +266,10 @@ export class GatewaySession implements MetaToolSession {
     if (this.#changesPending > 0) await this.#changes;
     if (metaTool) return this.#runMetaTool(metaTool, args, extra);
     const route = this.registry.snapshot.routes.get(name) ?? (await this.settledSnapshot()).routes.get(name);
-    if (route) return forwardUnlessChanged(this.#context, route, args, clientRequestOf(extra, this.server));
+    if (route) {
+      creditCall(this.#context, this, route.id);
+      return forwardUnlessChanged(this.#context, route, args, clientRequestOf(extra, this.server));
+    }
     if (OPTIMIZATION_TOOL_NAMES.has(name)) {
       return errorResult(
         `${name} is an optimization tool, and those are off: set optimization.expose_tools: true in servers.yaml and restart loadout, or use \`loadout optimize\`.`,
@@ -290,7 +295,7 @@ export class GatewaySession implements MetaToolSession {
       const result = await tool.run(parsed.data, { gateway: this.#context, session: this, extra });
       return typeof result === 'string' ? textResult(result) : result;
     } catch (error) {
-      if (isLoadoutError(error)) return errorResult(error.message);
+      if (isLoadoutError(error)) return errorResult(remedyText(error, AGENT_REMEDIES));
       this.#context.logger.error({ mod: 'gateway', tool: tool.name, err: errorMessage(error) }, 'meta-tool failed');
       return errorResult(`${tool.name} failed unexpectedly: ${errorMessage(error)}`);
     }
@@ -299,5 +304,5 @@ export class GatewaySession implements MetaToolSession {
 
 /** The tools/list entries of the meta-tools, computed once. */
 export function listMetaTools(metaTools: readonly MetaTool[]): Tool[] {
-  return metaTools.map(listedMetaTool);
+  return metaTools.map((tool) => alwaysLoaded(listedMetaTool(tool)));
 }

@@ -1,6 +1,7 @@
 // Keeps the catalog current for downstream servers whose tool list changes while they run: on a
-// server's notifications/tools/list_changed, re-list its tools and store them. Each session then
-// rebuilds from the new catalog and announces one list_changed only if its exposed tools changed.
+// server's notifications/tools/list_changed, re-list its tools and store them (only them: the
+// catalog keeps the server's other lists). Each session then rebuilds from the new catalog and
+// announces one list_changed only if its exposed tools changed.
 import type { CatalogStore } from '../catalog/index.js';
 import type { ServerPool } from '../downstream/index.js';
 import { errorMessage, type Logger } from '../shared/index.js';
@@ -18,9 +19,8 @@ export function watchToolListChanges(pool: ServerPool, catalog: CatalogStore, lo
         pending.delete(server);
         // A stopped server is not restarted just to re-list; its next start or discovery will.
         if (!pool.isConnected(server)) return;
-        const tools = await pool.listTools(server);
-        await catalog.updateServerTools(server, tools);
-        logger.info({ mod: 'gateway', server, tools: tools.length }, 'server tool list changed; catalog updated');
+        const tools = await catalog.relistTools(server);
+        logger.info({ mod: 'gateway', server, tools }, 'server tool list changed; catalog updated');
       } while (pending.has(server));
     } catch (error) {
       logger.warn({ mod: 'gateway', server, err: errorMessage(error) }, 're-listing tools after list_changed failed');

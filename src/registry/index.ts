@@ -12,3 +12,4 @@ export {
 } from './registry.js';
 export { flattenToolName, nameBudget, CLIENT_TOOL_NAME_LIMIT } from './flatten.js';
 export { resolveCatalogName } from './callNames.js';
+export { alwaysLoaded } from './alwaysLoad.js';

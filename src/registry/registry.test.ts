@@ -60,11 +60,15 @@ describe('ToolRegistry', () => {
     expect(registry.snapshot).toBe(change.snapshot);
   });
 
-  it('passes the downstream definition through untouched except for its name', async () => {
-    const registry = new ToolRegistry(mutableSource(baseCatalog), naming);
+  it('passes the downstream definition through untouched except for its name and the always-load mark', async () => {
+    const catalog = catalogOf({ git: [tool('status', { _meta: { 'vendor/x': 1 } })] });
+    const registry = new ToolRegistry(mutableSource(catalog), naming);
     const { snapshot } = await registry.equip({ toolset: 'dev', toolIds: ['git.status'] });
-    expect(snapshot.tools[0]).toEqual({ ...baseCatalog.get('git.status')!.definition, name: 'git_status' });
-    expect(baseCatalog.get('git.status')!.definition.name).toBe('status');
+    const cached = catalog.get('git.status')!.definition;
+    expect(snapshot.tools[0]).toEqual({ ...cached, name: 'git_status', _meta: { 'vendor/x': 1, 'anthropic/alwaysLoad': true } });
+    expect(cached).toEqual(tool('status', { _meta: { 'vendor/x': 1 } }));
+    const { snapshot: all } = await registry.equip({ toolset: 'all', toolIds: 'all' });
+    expect(all.tools[0]).toEqual({ ...cached, name: 'git_status' });
   });
 
   it('runs concurrent equips one at a time, each yielding one change, the last one winning', async () => {

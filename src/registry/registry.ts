@@ -7,6 +7,7 @@ import type { Prompt, Tool } from '@modelcontextprotocol/server';
 import { Mutex } from 'async-mutex';
 import { isDeepStrictEqual } from 'node:util';
 import type { Catalog, CatalogTool } from '../catalog/index.js';
+import { alwaysLoaded } from './alwaysLoad.js';
 import { assignExposedNames } from './flatten.js';
 import { exposePrompts, resourceListsOf, type PromptRoute } from './exposedPrompts.js';
 
@@ -172,9 +173,12 @@ export class ToolRegistry {
     );
     const tools: Tool[] = [];
     const routes = new Map<string, Route>();
+    // A chosen toolset is what the agent is to use now; `all` is a plain proxy, listed as the servers list.
+    const chosen = selection.toolIds !== 'all';
     for (const tool of exposed) {
       const name = names.get(tool.id)!;
-      tools.push(exposedDefinition(tool, name));
+      const definition = exposedDefinition(tool, name);
+      tools.push(chosen ? alwaysLoaded(definition) : definition);
       routes.set(name, Object.freeze({ server: tool.server, tool: tool.name, id: tool.id }));
     }
     const available = (server: string): boolean => catalog.hasServer(server) && this.#source.isServerAvailable(server);

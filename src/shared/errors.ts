@@ -18,6 +18,7 @@ type LoadoutErrorCode =
   | 'SERVER_NOT_FOUND'
   | 'SERVER_DISABLED'
   | 'SERVER_START_FAILED'
+  | 'LIST_FAILED'
   | 'NEEDS_AUTHORIZATION'
   | 'SESSION_LOST'
   | 'AUTH_FAILED'
@@ -31,17 +32,32 @@ type LoadoutErrorCode =
   | 'SEARCH_VECTORS_INVALID'
   | 'CLOSED';
 
+/**
+ * A next step a lower layer knows is needed but must not word: the CLI and the agent do it with
+ * different commands (`loadout toolset create` vs the build-toolset meta-tool), so each caller
+ * says it in its own terms (remedyText).
+ */
+export type LoadoutRemedy = 'create-toolset';
+
 /** An expected failure with a readable message and a stable code. */
 export class LoadoutError extends Error {
   override readonly name = 'LoadoutError';
+  /** What to do next, worded by whoever shows the message. */
+  readonly remedy?: LoadoutRemedy;
 
   constructor(
     readonly code: LoadoutErrorCode,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; remedy?: LoadoutRemedy },
   ) {
     super(message, options);
+    this.remedy = options?.remedy;
   }
+}
+
+/** `error`'s message, followed by its remedy in the caller's words. */
+export function remedyText(error: LoadoutError, words: Readonly<Record<LoadoutRemedy, string>>): string {
+  return error.remedy ? `${error.message}; ${words[error.remedy]}` : error.message;
 }
 
 /** True when `error` is a LoadoutError, optionally of one of the given codes. */

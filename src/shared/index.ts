@@ -1,5 +1,5 @@
-// Cross-cutting primitives every layer may use: the error type, the stderr logger, call cancellation, timers by key and with backoff, the lazily loaded YAML module and JSON Schema validator, JSON-RPC line framing, the Transport decorator shape.
-export { LoadoutError, isLoadoutError, errorMessage } from './errors.js';
+// Cross-cutting primitives every layer may use: the error type, the stderr logger, call cancellation, timers by key and with backoff, bounded waits, the lazily loaded YAML module and JSON Schema validator, JSON-RPC line framing, the Transport decorator shape.
+export { LoadoutError, isLoadoutError, errorMessage, remedyText, type LoadoutRemedy } from './errors.js';
 export { Cancellation } from './cancellation.js';
 export { JsonLineReader, JsonLineWriter, type OversizeLine } from './jsonLines.js';
 export { KeyedTimers, MAX_TIMER_MS } from './keyedTimers.js';
@@ -8,6 +8,7 @@ export { TransportDecorator } from './transportDecorator.js';
 export { createLogger, silentLogger, LOG_LEVELS, LOG_FORMATS, type Logger, type LogLevel, type LogFormat } from './logger.js';
 export { yamlModule } from './lazyYaml.js';
 export { oneLine } from './text.js';
+export { settleWithin } from './settleWithin.js';
 export { firstIssue, firstIssueText, issueText } from './zodIssue.js';
 export { LOADOUT_VERSION } from './version.js';
 export { lazySchemaValidator } from './lazySchemaValidator.js';

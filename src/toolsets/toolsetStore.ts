@@ -2,7 +2,15 @@
 // every use, so a toolset saved by another loadout process (or by hand, or by git) is seen at once.
 import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { ToolsetNameSchema, ToolsetSchema, readTextIfExists, updateTextFile, withFileLock, type Toolset } from '../config/index.js';
+import {
+  ToolsetNameSchema,
+  ToolsetSchema,
+  parseYamlFile,
+  readTextIfExists,
+  updateTextFile,
+  withFileLock,
+  type Toolset,
+} from '../config/index.js';
 import { LoadoutError, errorMessage, firstIssue, firstIssueText, yamlModule } from '../shared/index.js';
 
 /** The built-in toolset that exposes every enabled tool; no toolset file may take its name. */
@@ -72,14 +80,15 @@ export class ToolsetStore {
     return { toolsets, problems };
   }
 
-  /** One saved toolset; TOOLSET_NOT_FOUND lists the saved ones. */
+  /** One saved toolset; TOOLSET_NOT_FOUND lists the saved ones (or, with none, asks for one to be created). */
   async get(name: string): Promise<Toolset> {
     const file = this.#fileOf(name);
     const toolset = await this.#read(file, name);
     if (toolset) return toolset;
     const { toolsets } = await this.list();
-    const saved = toolsets.map((t) => t.name).join(', ') || '(none yet; create one with build-toolset)';
-    throw new LoadoutError('TOOLSET_NOT_FOUND', `Toolset '${name}' not found; saved toolsets: ${saved}`);
+    if (!toolsets.length)
+      throw new LoadoutError('TOOLSET_NOT_FOUND', `Toolset '${name}' not found; no toolsets are saved yet`, { remedy: 'create-toolset' });
+    throw new LoadoutError('TOOLSET_NOT_FOUND', `Toolset '${name}' not found; saved toolsets: ${toolsets.map((t) => t.name).join(', ')}`);
   }
 
   /** Create or overwrite a toolset file (atomic, under the inter-process lock). */
@@ -126,20 +135,11 @@ export class ToolsetStore {
     if (text === undefined) return undefined;
     const cached = this.#parsed.get(file);
     if (cached?.text === text) return cached.toolset;
-    let data: unknown;
-    try {
-      data = yamlModule().parse(text);
-    } catch (error) {
-      throw new LoadoutError('TOOLSET_INVALID', `${file}: ${errorMessage(error).split('\n')[0]}`);
+    const { data } = parseYamlFile(text, file, ToolsetSchema, 'TOOLSET_INVALID');
+    if (data.name !== expectedName) {
+      throw new LoadoutError('TOOLSET_INVALID', `${file}: name '${data.name}' does not match the file name '${expectedName}.yaml'`);
     }
-    const parsed = ToolsetSchema.safeParse(data);
-    if (!parsed.success) {
-      throw new LoadoutError('TOOLSET_INVALID', `${file}: ${firstIssueText(parsed.error)}`);
-    }
-    if (parsed.data.name !== expectedName) {
-      throw new LoadoutError('TOOLSET_INVALID', `${file}: name '${parsed.data.name}' does not match the file name '${expectedName}.yaml'`);
-    }
-    return this.#remember(file, text, parsed.data);
+    return this.#remember(file, text, data);
   }
 
   #remember(file: string, text: string, toolset: Toolset): Toolset {

@@ -37,9 +37,10 @@ export async function mutableServer(
   dir: string,
   name: string,
   tools: Array<{ name: string; description?: string }>,
+  about: { description?: string; instructions?: string } = {},
 ): Promise<Record<string, unknown>> {
   const file = path.join(dir, `${name}-tools.json`);
-  await writeFile(file, JSON.stringify(tools));
+  await writeFile(file, JSON.stringify(Object.keys(about).length ? { tools, ...about } : tools));
   return { command: process.execPath, args: [fixture('mutable'), file] };
 }
 

@@ -25,12 +25,13 @@ export interface RawGateway {
 }
 
 /** Spawn `loadout serve` on `dirs` and complete the handshake over raw pipes. */
-export async function startRawGateway(dirs: Pick<TempDirs, 'configDir' | 'dataDir'>, args: string[] = []): Promise<RawGateway> {
-  const child = spawn(
-    process.execPath,
-    [CLI, 'serve', '--config', dirs.configDir, '--data', dirs.dataDir, '--log-level', 'info', ...args],
-    { stdio: ['pipe', 'pipe', 'pipe'] },
-  );
+export function startRawGateway(dirs: Pick<TempDirs, 'configDir' | 'dataDir'>, args: string[] = []): Promise<RawGateway> {
+  return startRawSession([CLI, 'serve', '--config', dirs.configDir, '--data', dirs.dataDir, '--log-level', 'info', ...args]);
+}
+
+/** Spawn `node ARGS` (loadout, or a server directly) and complete the handshake over raw pipes. */
+export async function startRawSession(args: string[]): Promise<RawGateway> {
+  const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'] });
   const received: RawMessage[] = [];
   const waiters = new Set<() => void>();
   let partial = '';

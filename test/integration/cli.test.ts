@@ -1,4 +1,4 @@
-import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -50,6 +50,27 @@ describe('loadout CLI', () => {
       // The unreachable http server is reported, but the file is written: exit 0.
       expect(run.code).toBe(0);
       expect(run.stderr).toMatch(/remote/);
+    });
+
+    it('moves a literal token into a 0600 secrets.env, prints a line per discovered server on stderr, and writes servers.yaml 0600', async () => {
+      const from = path.join(dirs.root, 'clients.json');
+      await writeFile(
+        from,
+        JSON.stringify({
+          mcpServers: { echo: { command: process.execPath, args: [fixture('echo')], env: { API_KEY: 'key-literal-789' } } },
+        }),
+      );
+      const run = await runCli(dirs, ['init', '--from', from]);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain(
+        `Moved 1 literal secret out of servers.yaml into ${path.join(dirs.configDir, 'secrets.env')} (mode 0600): echo env API_KEY → \${API_KEY}`,
+      );
+      expect(linesOf(run.stderr)).toEqual([expect.stringMatching(/^loadout: discovered echo: 5 tools \(\d+ ms\)$/)]);
+      const text = await readFile(serversFile(), 'utf8');
+      expect(text).not.toContain('key-literal-789');
+      expect((await stat(serversFile())).mode & 0o777).toBe(0o600);
+      expect((await stat(path.join(dirs.configDir, 'secrets.env'))).mode & 0o777).toBe(0o600);
+      expect(await readFile(path.join(dirs.configDir, 'secrets.env'), 'utf8')).toMatch(/^API_KEY=key-literal-789$/m);
     });
 
     it('looks in ./.mcp.json, ~/.claude.json (user and this project) and Cursor, and says what it found', async () => {
@@ -180,7 +201,10 @@ describe('loadout CLI', () => {
       });
       const run = await runCli(dirs, ['refresh']);
       expect(run.code).not.toBe(0);
-      expect(linesOf(run.stderr)).toEqual([expect.stringMatching(/^loadout: 1 of 2 servers could not be discovered: broken/)]);
+      expect(linesOf(run.stderr)).toEqual([
+        'loadout: 1 of 2 servers could not be discovered (broken):',
+        expect.stringMatching(/^broken: Server 'broken' failed to start: no program at ".+no-such-binary": the file does not exist$/),
+      ]);
       expect(Object.keys((await readServers()).servers.echo!.tools ?? {})).toContain('add');
     });
   });

@@ -127,6 +127,11 @@ describe('CLI edges', () => {
 
   it('takes --json on every command but serve', async () => {
     const commands = [
+      ['setup'],
+      ['doctor'],
+      ['search'],
+      ['auth'],
+      ['enrich'],
       ['init'],
       ['refresh'],
       ['status'],

@@ -2,11 +2,11 @@
 // and a data dir that already holds another config dir's state is refused with one readable line.
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client } from '@modelcontextprotocol/client';
-import { mkdir, stat } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CLI, fixture, makeTempDirs, nodeServer, textOf, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
-import { runCli } from '../helpers/cli.js';
+import { linesOf, runCli } from '../helpers/cli.js';
 
 // `loadout serve --config DIR` with HOME in the temp root and no --data, as a user would run it.
 async function serveWithoutData(root: string, configDir: string): Promise<Client> {
@@ -70,6 +70,23 @@ describe('config dirs are isolated', () => {
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(run.stderr).toContain(`holds the state of config dir ${dirs.configDir}`);
     expect(run.stderr).toContain(other);
+  });
+
+  it('adopts a data dir whose config dir was moved away, in one line on stderr, and keeps its catalog', async () => {
+    const before = path.join(dirs.root, 'config-before-move');
+    await mkdir(before);
+    await writeServersYaml(before, { echo: nodeServer(fixture('echo')) });
+    expect((await runCli({ ...dirs, configDir: before }, ['refresh'])).code).toBe(0);
+    await rm(dirs.configDir, { recursive: true });
+    await rename(before, dirs.configDir);
+    const run = await runCli(dirs, ['list', '--json']);
+    expect(run.code).toBe(0);
+    expect(linesOf(run.stderr)).toEqual([
+      `loadout: data dir ${dirs.dataDir} belonged to config dir ${before}, which no longer exists; it now belongs to ${dirs.configDir}`,
+    ]);
+    expect((JSON.parse(run.stdout) as Array<{ id: string }>).map((tool) => tool.id)).toContain('echo.echo');
+    expect(await readFile(path.join(dirs.dataDir, 'config-dir'), 'utf8')).toBe(`${dirs.configDir}\n`);
+    expect((await runCli(dirs, ['list', '--json'])).stderr).toBe('');
   });
 
   it('refuses a data dir whose owner record cannot be read, in one line naming it, and leaves it as it was', async () => {

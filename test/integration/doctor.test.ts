@@ -9,7 +9,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { fixture, makeTempDirs, nodeServer, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
 
-type Report = { ok: boolean; findings: Array<{ subject: string; ok: boolean; message: string; fix?: string }> };
+type Finding = { subject: string; check: string; server?: string; ok: boolean; message: string; tools?: number; ms?: number; fix?: string };
+type Report = { ok: boolean; findings: Finding[] };
 
 describe('loadout doctor', () => {
   let dirs: TempDirs;
@@ -55,9 +56,11 @@ describe('loadout doctor', () => {
           headers: { Authorization: 'Bearer stale' },
         },
       });
-      await writeFile(path.join(home, '.claude.json'), JSON.stringify({ numStartups: 3, mcpServers: { echo } }, null, 2));
+      // Both clients start loadout too, so the agent really sees echo's tools twice.
+      const loadout = { command: 'loadout', args: ['serve'] };
+      await writeFile(path.join(home, '.claude.json'), JSON.stringify({ numStartups: 3, mcpServers: { echo, loadout } }, null, 2));
       await mkdir(path.join(home, '.cursor'));
-      await writeFile(path.join(home, '.cursor', 'mcp.json'), JSON.stringify({ mcpServers: { 'echo-server': echo } }));
+      await writeFile(path.join(home, '.cursor', 'mcp.json'), JSON.stringify({ mcpServers: { 'echo-server': echo, loadout } }));
       const run = await runCli(dirs, ['doctor']);
       expect(run.code).toBe(1);
       const line = (subject: string, what: RegExp) =>
@@ -85,9 +88,28 @@ describe('loadout doctor', () => {
           .sort(),
       ).toEqual(['server crash', 'server echo', 'server echo', 'server keyed', 'server remote', 'server secret']);
       expect(json.findings.every((finding) => finding.ok || finding.fix)).toBe(true);
+      expect(json.findings.filter((finding) => finding.check === 'duplicate').map((finding) => finding.server)).toEqual(['echo', 'echo']);
+      expect(json.findings.find((finding) => finding.server === 'secret')).toMatchObject({ check: 'env', ok: false });
     } finally {
       unauthorized.close();
     }
+  });
+
+  it('flags no duplicate when the client does not start loadout (after setup --undo), and its findings carry fields', async () => {
+    const echo = nodeServer(fixture('echo'));
+    await writeServersYaml(dirs.configDir, { echo });
+    // Claude Code lists echo itself and no loadout: it never sees echo twice.
+    await writeFile(path.join(home, '.claude.json'), JSON.stringify({ numStartups: 3, mcpServers: { echo } }, null, 2));
+    const run = await runCli(dirs, ['doctor']);
+    expect(run.stdout).not.toContain('listed both');
+    expect(run.code).toBe(0);
+
+    const report = JSON.parse((await runCli(dirs, ['doctor', '--json'])).stdout) as Report;
+    expect(report.ok).toBe(true);
+    const start = report.findings.find((finding) => finding.server === 'echo');
+    expect(start).toMatchObject({ server: 'echo', check: 'start', ok: true, tools: 5 });
+    expect(start?.ms).toEqual(expect.any(Number));
+    expect(report.findings.find((finding) => finding.check === 'servers.yaml')?.ok).toBe(true);
   });
 
   it('says how to start when there is no servers.yaml, and names the line of a broken one', async () => {

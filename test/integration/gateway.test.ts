@@ -263,7 +263,7 @@ describe('loadout serve with the echo fixture', () => {
     const gateway = await start();
     const discovered = textOf(await gateway.client.callTool({ name: 'discover-all-tools', arguments: {} }));
     expect(discovered).toContain('echo.echo');
-    expect(discovered).toMatch(/! broken: not discovered \(.+\)/);
+    expect(discovered).toMatch(/! broken: not discovered: failed at .+ no program at .+no-such-command/);
     const call = await gateway.client.callTool({ name: 'call-tool', arguments: { tool: 'broken.anything' } });
     expect(call.isError).toBe(true);
     expect(textOf(call)).toMatch(/^Server 'broken' could not be started/);
@@ -305,7 +305,7 @@ describe('loadout serve with the echo fixture', () => {
     expect(failure?.code).toBe(1);
     expect(failure?.stdout).toBe('');
     expect(failure?.stderr?.trim().split('\n').at(-1)).toBe(
-      "loadout: Toolset 'nope' not found; saved toolsets: (none yet; create one with build-toolset)",
+      `loadout: Toolset 'nope' not found; no toolsets are saved yet; create one with "loadout toolset create NAME server.tool …"`,
     );
   });
 

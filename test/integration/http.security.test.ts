@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { request } from 'node:http';
+import { Agent, request, type IncomingHttpHeaders } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CLI, makeTempDirs, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
 import { connectHttp, startHttpGateway, type ListeningProcess } from '../helpers/http.js';
@@ -106,6 +106,32 @@ describe('loadout serve --http: secure defaults', () => {
     expect((await post(INITIALIZE)).status).toBe(200);
   });
 
+  it('closes the connection after any answer sent before the body was read, so a keep-alive client opens a new one', async () => {
+    gateway = await startHttpGateway(dirs, ['--max-body-mb', '1', '--token', 's3cret']);
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const declared = { ...MCP_HEADERS, 'Content-Length': String(100 * 1024 * 1024) };
+    const authorized = { Authorization: 'Bearer s3cret' };
+    try {
+      // A body declared too large (413), and refusals by the guard (401, 403) and by method (405),
+      // each with a declared 100 MB body of which only a few bytes come.
+      for (const [headers, method, status] of [
+        [{ ...declared, ...authorized }, 'POST', 413],
+        [declared, 'POST', 401],
+        [{ ...declared, ...authorized, Origin: 'http://evil.example' }, 'POST', 403],
+        [{ ...declared, ...authorized }, 'PUT', 405],
+      ] as const) {
+        const refused = await requestOn(agent, gateway.url, method, headers, '{"jsonrpc": "2.0", ');
+        expect(refused.status).toBe(status);
+        expect(refused.headers.connection).toBe('close');
+        const next = await requestOn(agent, gateway.url, 'POST', { ...MCP_HEADERS, ...authorized }, JSON.stringify(INITIALIZE));
+        expect(next.status).toBe(200);
+        expect(next.headers.connection).toBe('keep-alive');
+      }
+    } finally {
+      agent.destroy();
+    }
+  });
+
   it('refuses to bind a non-loopback host without a token, with one line and a non-zero exit', () => {
     const result = spawnSync(
       process.execPath,
@@ -147,5 +173,23 @@ function rawPost(url: string, headers: Record<string, string>, chunks: string[])
     req.on('error', reject);
     for (const chunk of chunks) req.write(chunk);
     req.end();
+  });
+}
+
+// One request through `agent`; `headers` may declare a Content-Length the body does not fill.
+function requestOn(
+  agent: Agent,
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body: string,
+): Promise<{ status: number; headers: IncomingHttpHeaders }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { agent, method, headers }, (res) => {
+      res.resume();
+      res.once('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers }));
+    });
+    req.on('error', reject);
+    req.end(body);
   });
 }

@@ -88,7 +88,8 @@ describe('gateway start-up', () => {
     expect(discovered).toContain('lazy.echo');
     expect(discovered).toContain('kept.add');
     expect(discovered).toMatch(/! broken: not discovered/);
-    expect(discovered).toMatch(/! stuck: not discovered/);
+    // The first answer does not wait out the discovery timeout of a server that never answers.
+    expect(discovered).toMatch(/! stuck: (discovery pending|not discovered)/);
 
     // Lazy servers (and the one that timed out) are stopped again; the always-on one stays.
     await eventually(async () => (await descendantsOf(gateway.pid)).length === 1, 10_000, 'only the always-on server to remain');

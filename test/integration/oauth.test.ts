@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startOAuthFixture, type OAuthFixture } from '../fixtures/oauthServer.js';
@@ -71,7 +71,7 @@ describe('downstream OAuth', () => {
     const callEcho = (text: string): ReturnType<typeof gateway.client.callTool> =>
       gateway.client.callTool({ name: 'call-tool', arguments: { tool: 'linear.echo', arguments: { text } } });
     const found = textOf(await gateway.client.callTool({ name: 'discover-all-tools', arguments: {} }));
-    expect(found).toContain(`linear: not discovered (Server 'linear' ${NEEDS_AUTH})`);
+    expect(found).toMatch(/^! linear: not discovered: failed at .*\. Server 'linear' needs authorization: run loadout auth linear$/m);
     const refused = await callEcho('too early');
     expect(refused.isError).toBe(true);
     expect(textOf(refused)).toContain(`Server 'linear' ${NEEDS_AUTH}`);
@@ -200,6 +200,30 @@ describe('downstream OAuth', () => {
     oauth.expireAccessTokens();
     expect(await call('echo', { text: 'after expiry' })).toBe('after expiry');
     expect(oauth.counts.refreshes).toBe(1);
+  });
+
+  it('writes no expanded ${VAR} of the url to the data dir, and uses the stored token', async () => {
+    const secret = `url-secret-${Date.now()}`;
+    const url = `${oauth.mcpUrl}?key=\${LINEAR_URL_KEY}`;
+    process.env.LINEAR_URL_KEY = secret;
+    try {
+      await writeServersYaml(sandbox.dirs.configDir, { linear: { type: 'http', url } });
+      expect((await login(sandbox.dirs)).code).toBe(0);
+      const gateway = await sandbox.start();
+      const call = async (text: string): Promise<string> =>
+        textOf(await gateway.client.callTool({ name: 'call-tool', arguments: { tool: 'linear.echo', arguments: { text } } }));
+      expect(await call('with the stored token')).toBe('with the stored token');
+      oauth.expireAccessTokens();
+      expect(await call('after a refresh')).toBe('after a refresh');
+      expect(oauth.counts).toMatchObject({ logins: 1, refreshes: 1 });
+      await gateway.close();
+      const files = await readdir(sandbox.dirs.dataDir, { recursive: true, withFileTypes: true });
+      const written = files.filter((entry) => entry.isFile()).map((entry) => path.join(entry.parentPath, entry.name));
+      expect(written).toContain(tokenFile);
+      for (const file of written) expect(await readFile(file, 'utf8'), file).not.toContain(secret);
+    } finally {
+      delete process.env.LINEAR_URL_KEY;
+    }
   });
 
   it('forgets the tokens on --logout', async () => {

@@ -210,7 +210,8 @@ describe('tool-description optimization through a real gateway', () => {
     gateway = await startGateway({ dirs });
     const listed = (await gateway.client.listTools()).tools;
     expect(listed.map((tool) => tool.name)).toEqual([...META_TOOL_NAMES, ...OPTIMIZATION_META_TOOLS.map((tool) => tool.name)]);
-    expect(Buffer.byteLength(JSON.stringify({ tools: listed }))).toBeLessThan(6 * 1024);
+    // 5.8 KB of tools, and 0.7 KB of Claude Code's always-load mark (37 bytes on each of the 19).
+    expect(Buffer.byteLength(JSON.stringify({ tools: listed }))).toBeLessThan(7 * 1024);
   });
 
   it('says how to configure a backend when none is configured', async () => {
@@ -218,9 +219,7 @@ describe('tool-description optimization through a real gateway', () => {
     gateway = await startGateway({ dirs });
     const result = await call(gateway, 'generate_golden_prompts', { server: 'echo', tool: 'echo' });
     expect(result.isError).toBe(true);
-    expect(result.text).toMatch(
-      /^No model backend is configured for optimization\. Add to servers.yaml:\noptimization:\n  backend: openai/,
-    );
+    expect(result.text).toMatch(/^No model backend is configured\. Add this to servers\.yaml[^\n]*:\noptimization:\n  backend: openai\n/);
   });
 
   it('answers malformed arguments of every optimization tool with one readable line', async () => {
@@ -345,6 +344,6 @@ describe('tool-description optimization through a real gateway', () => {
     ]) {
       expect(names).toContain(name);
     }
-    expect(Buffer.byteLength(JSON.stringify({ tools }))).toBeLessThan(6 * 1024);
+    expect(Buffer.byteLength(JSON.stringify({ tools }))).toBeLessThan(7 * 1024);
   });
 });

@@ -233,7 +233,7 @@ describe('loadout optimize', () => {
     await writeServersYaml(dirs.configDir, { echo: nodeServer(fixture('echo')) });
     const result = await loadout(dirs, 'optimize', 'generate-prompts', 'echo', 'echo');
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^loadout: No model backend is configured for optimization\. Add to servers.yaml:/);
+    expect(result.stderr).toMatch(/^loadout: No model backend is configured\. Add this to servers\.yaml .*:\noptimization:\n/);
     // The whole message, YAML included: the first line alone does not say what to add.
     expect(result.stderr).toContain('\noptimization:\n  backend: openai\n  base_url: http://127.0.0.1:11434/v1\n');
     const flagged = await loadout(

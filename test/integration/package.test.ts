@@ -1,6 +1,8 @@
 // The package as a user gets it: `npm pack` holds only what runs, and the tarball installed into an
 // empty prefix with production dependencies only gives a `loadout` that starts, serves MCP over
-// stdio, and runs init and status. Uses the npm cache (and registry) the machine has.
+// stdio, and runs init and status. Uses the npm cache (and registry) the machine has: `--offline`
+// fails after a bare `npm ci`, which caches tarballs but not the registry metadata a tarball
+// install resolves its dependency ranges with.
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client } from '@modelcontextprotocol/client';
 import { execFile } from 'node:child_process';
@@ -18,6 +20,8 @@ describe('the packed tarball', () => {
   let packed: { filename: string; files: Array<{ path: string }> };
   let bin: string;
   let home: string;
+  let installStderr: string;
+  let manifestBefore: string;
   const loadout = (args: string[]) =>
     run(bin, ['--config', dirs.configDir, '--data', dirs.dataDir, ...args], { env: { ...process.env, HOME: home, NO_COLOR: '1' } });
 
@@ -25,11 +29,13 @@ describe('the packed tarball', () => {
     dirs = await makeTempDirs();
     home = path.join(dirs.root, 'home');
     await mkdir(home);
-    // dist/ is built by `npm test`; --ignore-scripts skips `prepare` building it again.
-    const pack = await run(npm, ['pack', '--ignore-scripts', '--json', '--pack-destination', dirs.root], { cwd: ROOT });
+    manifestBefore = await readFile(path.join(ROOT, 'package.json'), 'utf8');
+    // With its scripts, as `npm publish` packs: prepack takes `prepare` out of the packed manifest
+    // (and builds only if dist/ is older than its sources; `npm test` has just built it).
+    const pack = await run(npm, ['pack', '--json', '--pack-destination', dirs.root], { cwd: ROOT });
     packed = (JSON.parse(pack.stdout) as Array<typeof packed>)[0]!;
     const prefix = path.join(dirs.root, 'prefix');
-    await run(
+    const install = await run(
       npm,
       [
         'install',
@@ -44,6 +50,7 @@ describe('the packed tarball', () => {
       ],
       { cwd: dirs.root },
     );
+    installStderr = install.stderr;
     bin = path.join(prefix, process.platform === 'win32' ? 'loadout.cmd' : path.join('bin', 'loadout'));
   }, 120_000);
   afterAll(async () => {
@@ -62,6 +69,17 @@ describe('the packed tarball', () => {
           ),
       ),
     ).toEqual([]);
+  });
+
+  it('installs with no npm warning (no install script to approve), and packing leaves package.json as it was', async () => {
+    expect(installStderr).not.toMatch(/npm warn/i);
+    const manifest = JSON.parse(
+      await readFile(path.join(path.dirname(path.dirname(bin)), 'lib', 'node_modules', 'loadout', 'package.json'), 'utf8'),
+    ) as {
+      scripts?: Record<string, string>;
+    };
+    expect(Object.keys(manifest.scripts ?? {})).not.toContain('prepare');
+    expect(await readFile(path.join(ROOT, 'package.json'), 'utf8')).toBe(manifestBefore);
   });
 
   it('installs without devDependencies, and the installed loadout answers --version', async () => {
@@ -132,7 +150,7 @@ describe('a global install of the clone (npm install -g .)', () => {
       mcpServers: Record<string, { command: string; args: string[] }>;
     };
     expect(claude.mcpServers).toEqual({
-      loadout: { command: 'loadout', args: ['--config', dirs.configDir, '--data', dirs.dataDir, 'serve'] },
+      loadout: { command: 'loadout', args: ['--config', dirs.configDir, '--data', dirs.dataDir, 'serve'], alwaysLoad: true },
     });
     expect(await readFile(path.join(dirs.configDir, 'servers.yaml'), 'utf8')).toMatch(/^ {2}github:$/m);
     const client = new Client({ name: 'claude-code-stand-in', version: '1.0.0' });

@@ -1,10 +1,11 @@
 // Search end to end: discover-all-tools with a query over real stdio (top 10, compact lines with
 // parameters, the weak-match notice, bad arguments) and `loadout search` on the command line.
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { linesOf, mutableServer, runCli } from '../helpers/cli.js';
 import {
+  eventually,
   fixture,
   makeTempDirs,
   nodeServer,
@@ -34,6 +35,8 @@ describe('discover-all-tools with a query', () => {
     const toolLines = linesOf(text).filter((line) => / — /.test(line));
     expect(toolLines).toHaveLength(10);
     expect(toolLines[0]).toMatch(/^notes\.note_\d+ — Keep note number \d+ in the notebook\.$/);
+    // The header does not claim every tool that shares a word "matches".
+    expect(linesOf(text)[0]).toBe('Best matches for "keep a note in the notebook" (showing 1–10).');
     expect(text).toMatch(/More: offset=10\./);
     expect(text).not.toMatch(/No tool matches this strongly/);
 
@@ -54,6 +57,16 @@ describe('discover-all-tools with a query', () => {
     );
   });
 
+  it('with no server discovered, says how many are not and names loadout refresh instead of "no match"', async () => {
+    await writeServersYaml(sandbox.dirs.configDir, { missing: { command: 'no-such-mcp-server' } });
+    const gateway = await sandbox.start();
+    const text = textOf(await gateway.client.callTool({ name: 'discover-all-tools', arguments: { query: 'read a file' } }));
+    expect(text).not.toMatch(/No tool matches/);
+    expect(linesOf(text)[0]).toBe(
+      'No tools yet: 1 of 1 server is not discovered (missing). The user can run "loadout refresh" in a terminal to discover it and see why it fails.',
+    );
+  });
+
   it('answers bad arguments clearly: limit 0, limit 10000, a 10 KB query, another script', async () => {
     await writeServersYaml(sandbox.dirs.configDir, { echo: nodeServer(fixture('echo')) });
     const gateway = await sandbox.start();
@@ -69,7 +82,72 @@ describe('discover-all-tools with a query', () => {
     }
     const other = await call({ query: 'テキストをそのまま返す' });
     expect(other.isError).toBeFalsy();
-    expect(textOf(other)).toMatch(/^0 tools matching/);
+    expect(textOf(other)).toMatch(/^No tool matches "/);
+  });
+});
+
+describe('the map of the catalog', () => {
+  const sandbox = useGatewaySandbox();
+  const tools = (prefix: string, count: number) =>
+    Array.from({ length: count }, (_, index) => ({ name: `${prefix}_${index}`, description: `The ${prefix} number ${index}.` }));
+
+  it('names every server with what it is for and its tool count, in the instructions of the next start and as discover-all-tools {}', async () => {
+    await writeServersYaml(sandbox.dirs.configDir, {
+      crm: await mutableServer(sandbox.dirs.root, 'crm', tools('get_contact', 30), { description: 'Customer contacts and deals. More.' }),
+      notes: await mutableServer(sandbox.dirs.root, 'notes', tools('note', 25), {
+        instructions: 'This server provides a notebook for ideas.',
+      }),
+      broken: { command: path.join(sandbox.dirs.root, 'no-such-command') },
+    });
+    const first = await sandbox.start();
+    const map = textOf(await first.client.callTool({ name: 'discover-all-tools', arguments: {} }));
+    expect(linesOf(map)).toEqual([
+      '3 servers, 55 tools. Search them: discover-all-tools {"query": "what you want to do"}; list one server\'s: {"server": "NAME"}.',
+      'crm (30 tools): Customer contacts and deals',
+      'notes (25 tools): a notebook for ideas',
+      expect.stringMatching(/^broken: not discovered \(.+\)$/),
+    ]);
+    // The first start had nothing discovered yet; the next one names the servers before reading the catalog.
+    expect(first.client.getInstructions()).toMatch(
+      /^loadout fronts many MCP servers\. .*\nServers \(tools: what for\):\ncrm: not discovered yet\n/s,
+    );
+    await first.close();
+    const second = await sandbox.start();
+    expect(second.client.getInstructions()).toContain(
+      '\ncrm (30 tools): Customer contacts and deals\nnotes (25 tools): a notebook for ideas\nbroken: not discovered yet',
+    );
+    // A page asked for still lists tools.
+    expect(textOf(await second.client.callTool({ name: 'discover-all-tools', arguments: { limit: 2 } }))).toMatch(
+      /^55 tools \(showing 1–2\)/,
+    );
+  });
+});
+
+describe('tools of two servers with the same description', () => {
+  const sandbox = useGatewaySandbox();
+
+  it('say on each line which server it is and what that server is for', async () => {
+    await writeServersYaml(sandbox.dirs.configDir, {
+      fs: await mutableServer(sandbox.dirs.root, 'fs', [
+        { name: 'move_file', description: 'Move or rename a file.' },
+        { name: 'read_directory', description: 'List a directory.' },
+      ]),
+      desk: await mutableServer(
+        sandbox.dirs.root,
+        'desk',
+        [
+          { name: 'move_file', description: 'Move or rename a file.' },
+          { name: 'start_process', description: 'Run a command.' },
+        ],
+        { description: 'Terminal commands and files on the desktop' },
+      ),
+    });
+    const gateway = await sandbox.start();
+    const text = textOf(await gateway.client.callTool({ name: 'discover-all-tools', arguments: { query: 'move a file' } }));
+    expect(text).toContain('fs.move_file — Move or rename a file. [same text as on 1 other server; fs is for directory, file]');
+    expect(text).toContain(
+      'desk.move_file — Move or rename a file. [same text as on 1 other server; desk is for Terminal commands and files on the desktop]',
+    );
   });
 });
 
@@ -102,6 +180,29 @@ describe('learning from use', () => {
     expect(linesOf(after)[1]).toMatch(/^(\* )?notes\.archive_note — Move a note to the archive\./);
   });
 
+  it('counts a call of an equipped tool the answer showed as the outcome of the query', async () => {
+    await writeServersYaml(sandbox.dirs.configDir, { notes: await mutableServer(sandbox.dirs.root, 'notes', NOTES) });
+    const query = { query: 'tidy away the zebra note' };
+    const first = await sandbox.start({ args: ['--equip', 'all'] });
+    const before = textOf(await first.client.callTool({ name: 'discover-all-tools', arguments: query }));
+    expect(before).toContain('notes.archive_note');
+    expect(linesOf(before)[1]).not.toMatch(/notes\.archive_note/);
+    const exposed = (await first.client.listTools()).tools.map((tool) => tool.name).find((name) => name.endsWith('archive_note'));
+    expect(textOf(await first.client.callTool({ name: exposed!, arguments: {} }))).toBe('archive_note');
+    // The call is answered first; the lesson is written beside it.
+    const learned = path.join(sandbox.dirs.dataDir, 'learned-words.json');
+    await eventually(
+      async () => (await readFile(learned, 'utf8').catch(() => '')).includes('"notes.archive_note"'),
+      10_000,
+      'the call to be learned',
+    );
+    await first.close();
+
+    const second = await sandbox.start();
+    const after = textOf(await second.client.callTool({ name: 'discover-all-tools', arguments: query }));
+    expect(linesOf(after)[1]).toMatch(/^(\* )?notes\.archive_note — /);
+  });
+
   it('learns nothing from a query that led nowhere, or from equipping everything', async () => {
     await writeServersYaml(sandbox.dirs.configDir, { notes: await mutableServer(sandbox.dirs.root, 'notes', NOTES) });
     const gateway = await sandbox.start();
@@ -109,7 +210,7 @@ describe('learning from use', () => {
     await gateway.client.callTool({ name: 'equip-toolset', arguments: { name: 'all' } });
     await gateway.client.callTool({ name: 'discover-all-tools', arguments: { query: 'unicorn ledger' } });
     const text = textOf(await gateway.client.callTool({ name: 'discover-all-tools', arguments: { query: 'zebra protocol' } }));
-    expect(text).toMatch(/^0 tools matching/);
+    expect(text).toMatch(/^No tool matches "/);
   });
 });
 
@@ -145,7 +246,7 @@ describe('loadout search', () => {
     expect(parsed.tools[0]!.lexical).toBeDefined();
   });
 
-  it('search enrich has the model backend write example requests, searched as a field; a rerun resumes', async () => {
+  it('enrich has the model backend write example requests, searched as a field; a rerun resumes', async () => {
     // The fake model: for echo.pid it writes a request in words no tool has; for echo.fail it
     // fails (exit 1) until the marker file exists; for the rest, plain requests.
     const model = path.join(dirs.root, 'model.mjs');
@@ -164,7 +265,7 @@ describe('loadout search', () => {
     );
     expect((JSON.parse((await runCli(dirs, ['search', 'quagga', '--json'])).stdout) as { tools: unknown[] }).tools).toEqual([]);
 
-    const first = await runCli(dirs, ['search', 'enrich']);
+    const first = await runCli(dirs, ['enrich']);
     expect(first.code).toBe(0);
     expect(first.stdout).toMatch(/Wrote example requests for 4 of 5 tools \(0 already done, 1 failed: run again to retry\)/);
     expect(first.stderr).toMatch(/echo\.fail: /);
@@ -172,8 +273,9 @@ describe('loadout search', () => {
     expect(ranked.tools[0]!.tool).toBe('echo.pid');
 
     await writeFile(marker, '');
-    expect((await runCli(dirs, ['search', 'enrich'])).stdout).toMatch(/Wrote example requests for 1 of 1 tools \(4 already done\)/);
-    expect((await runCli(dirs, ['search', 'enrich'])).stdout).toMatch(/All 5 tools already have example requests\./);
+    expect((await runCli(dirs, ['enrich'])).stdout).toMatch(/Wrote example requests for 1 of 1 tools \(4 already done\)/);
+    expect((await runCli(dirs, ['enrich'])).stdout).toMatch(/All 5 tools already have example requests\./);
+    expect(JSON.parse((await runCli(dirs, ['enrich', '--json'])).stdout)).toEqual({ tools: 5, alreadyDone: 5, written: 0, failed: 0 });
   });
 
   it('refuses an empty query and a bad limit with one line and exit 1', async () => {

@@ -3,15 +3,25 @@
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client } from '@modelcontextprotocol/client';
 import { spawn } from 'node:child_process';
-import { chmod, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { runCli, type CliRun } from '../helpers/cli.js';
-import { CLI, META_TOOL_NAMES, ROOT, eventually, fixture, makeTempDirs, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
+import { linesOf, runCli, type CliRun } from '../helpers/cli.js';
+import {
+  CLI,
+  META_TOOL_NAMES,
+  ROOT,
+  eventually,
+  fixture,
+  makeTempDirs,
+  textOf,
+  writeServersYaml,
+  type TempDirs,
+} from '../helpers/gateway.js';
 
 type ClaudeJson = {
-  mcpServers: Record<string, { command?: string; args?: string[] }>;
+  mcpServers: Record<string, { command?: string; args?: string[]; alwaysLoad?: boolean }>;
   projects: Record<string, { mcpServers: Record<string, unknown> }>;
   [key: string]: unknown;
 };
@@ -26,8 +36,25 @@ describe('loadout setup', () => {
   const readJson = async <T>(file: string) => JSON.parse(await readFile(file, 'utf8')) as T;
   const serversYaml = async () =>
     parse(await readFile(path.join(dirs.configDir, 'servers.yaml'), 'utf8')) as { servers: Record<string, Record<string, unknown>> };
-  // PATH holds only `bin`: no real `claude` (or `loadout`) on this machine can take part.
-  const setup = (args: string[]): Promise<CliRun> => runCli(dirs, ['setup', ...args], { cwd: project, env: { PATH: bin } });
+  // PATH holds only `bin`: no real `claude` (or `loadout`) on this machine can take part. The
+  // fixture's remote servers are on the internet, so discovery is left out unless a test asks.
+  const setup = (args: string[], { discover = false } = {}): Promise<CliRun> =>
+    runCli(dirs, ['setup', ...args, ...(discover ? [] : ['--no-discover'])], { cwd: project, env: { PATH: bin } });
+
+  // Start loadout as Claude Code would, from the entry setup left in ~/.claude.json.
+  const connectAsClaudeCode = async (): Promise<Client> => {
+    const entry = (await readJson<ClaudeJson>(claudeJson())).mcpServers.loadout!;
+    const client = new Client({ name: 'claude-code-stand-in', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: entry.command!,
+        args: entry.args,
+        env: { ...(process.env as Record<string, string>), HOME: home },
+        stderr: 'ignore',
+      }),
+    );
+    return client;
+  };
 
   // A setup run whose stdin the test holds: it can answer the question, or not.
   const startSetup = (args: string[]) => {
@@ -78,17 +105,10 @@ describe('loadout setup', () => {
     expect(servers.github).toMatchObject({ command: 'npx', env: { GITHUB_PERSONAL_ACCESS_TOKEN: '${GITHUB_TOKEN}' } });
     expect(servers.sentry).toMatchObject({ type: 'sse', url: 'https://mcp.sentry.dev/sse' });
 
-    // The entry Claude Code now has starts loadout, which serves the moved servers' tools.
-    const entry = after.mcpServers.loadout!;
-    const client = new Client({ name: 'claude-code-stand-in', version: '1.0.0' });
-    await client.connect(
-      new StdioClientTransport({
-        command: entry.command!,
-        args: entry.args,
-        env: { ...(process.env as Record<string, string>), HOME: home },
-        stderr: 'ignore',
-      }),
-    );
+    // The entry Claude Code now has starts loadout, which serves the moved servers' tools, and
+    // keeps loadout's tools out of Claude Code's tool search.
+    expect(after.mcpServers.loadout!.alwaysLoad).toBe(true);
+    const client = await connectAsClaudeCode();
     try {
       expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(META_TOOL_NAMES);
       const found = await client.callTool({ name: 'discover-all-tools', arguments: { server: 'echo' } });
@@ -124,7 +144,7 @@ describe('loadout setup', () => {
     expect(claude).toContain(other);
   });
 
-  it('uses `claude mcp add` when the claude CLI is on the PATH, and still moves the servers', async () => {
+  it('uses `claude mcp add-json` (with alwaysLoad) when the claude CLI is on the PATH, and still moves the servers', async () => {
     const calls = path.join(dirs.root, 'claude-calls.json');
     await writeFile(
       path.join(bin, 'claude'),
@@ -137,23 +157,12 @@ describe('loadout setup', () => {
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line) as string[]);
-    expect(recorded).toEqual([
-      [
-        'mcp',
-        'add',
-        '--scope',
-        'user',
-        'loadout',
-        '--',
-        process.execPath,
-        CLI,
-        '--config',
-        dirs.configDir,
-        '--data',
-        dirs.dataDir,
-        'serve',
-      ],
-    ]);
+    expect(recorded).toEqual([['mcp', 'add-json', '--scope', 'user', 'loadout', expect.any(String)]]);
+    expect(JSON.parse(recorded[0]![5]!)).toEqual({
+      command: process.execPath,
+      args: [CLI, '--config', dirs.configDir, '--data', dirs.dataDir, 'serve'],
+      alwaysLoad: true,
+    });
     // The CLI adds loadout; setup itself only took the servers out.
     expect((await readJson<ClaudeJson>(claudeJson())).mcpServers).toEqual({});
   });
@@ -242,6 +251,7 @@ describe('loadout setup', () => {
       path.join(home, '.config', 'Code', 'User', 'mcp.json'),
     );
     expect(user.servers.loadout).toMatchObject({ type: 'stdio', command: process.execPath });
+    expect(user.servers.loadout).not.toHaveProperty('alwaysLoad');
     expect(Object.keys((await serversYaml()).servers)).toEqual(['memory']);
   });
 
@@ -263,6 +273,100 @@ describe('loadout setup', () => {
     const after = await readJson<{ globalShortcut: string; mcpServers: Record<string, unknown> }>(config);
     expect(after.globalShortcut).toBe('Ctrl+Space');
     expect(Object.keys(after.mcpServers)).toEqual(['loadout']);
+    // alwaysLoad is Claude Code's.
+    expect(after.mcpServers.loadout).not.toHaveProperty('alwaysLoad');
     expect(Object.keys((await serversYaml()).servers)).toEqual(['memory']);
+  });
+  describe('leaves a working catalog and no readable secret', () => {
+    // Local servers only: one that works and one whose program is not installed.
+    const writeClaudeJson = async (servers: Record<string, unknown>) => {
+      await writeFile(claudeJson(), JSON.stringify({ numStartups: 3, mcpServers: servers }, null, 2), { mode: 0o600 });
+      await writeFile(mcpJson(), '{"mcpServers": {}}\n');
+    };
+    const echoEntry = (env: Record<string, string> = {}) => ({ type: 'stdio', command: process.execPath, args: [fixture('echo')], env });
+    const modeOf = async (file: string) => (await stat(file)).mode & 0o777;
+
+    it('discovers the servers it imported, one stderr line per server, so status, search and list know their tools', async () => {
+      await writeClaudeJson({ echo: echoEntry(), missing: { command: 'no-such-mcp-server' } });
+      const run = await setup(['claude-code', '--move', '--yes'], { discover: true });
+      expect(run.code).toBe(0);
+      expect(run.stdout).toMatch(/^echo +ok +5 /m);
+      expect(run.stdout).toMatch(/^missing +failed /m);
+      // stderr is not a terminal here: a plain line per server instead of a progress bar.
+      expect(run.stderr).toMatch(/^loadout: discovered echo: 5 tools \(\d+ ms\)$/m);
+      expect(run.stderr).toMatch(/^loadout: missing: not discovered: /m);
+
+      const status = JSON.parse((await runCli(dirs, ['status', '--json'])).stdout) as {
+        servers: Array<{ name: string; discovered: boolean }>;
+      };
+      expect(status.servers.find((server) => server.name === 'echo')?.discovered).toBe(true);
+      const search = await runCli(dirs, ['search', 'return the text unchanged']);
+      expect(search.stdout).toMatch(/^ +1\. echo\.echo — /m);
+      expect(search.stdout).toContain('1 of 2 servers is not discovered yet (missing); run "loadout refresh"');
+      expect((await runCli(dirs, ['list'])).stdout).toContain('1 of 2 servers is not discovered yet (missing); run "loadout refresh"');
+    });
+
+    it('with --no-discover, search and list say the catalog is not discovered and name loadout refresh, never "no match"', async () => {
+      await writeClaudeJson({ echo: echoEntry(), missing: { command: 'no-such-mcp-server' } });
+      expect((await setup(['claude-code', '--move', '--yes'])).code).toBe(0);
+      const search = await runCli(dirs, ['search', 'read a file']);
+      expect(search.code).toBe(0);
+      expect(search.stdout).not.toContain('No tool matches');
+      expect(search.stdout.trim()).toBe(
+        'No tools to search yet: 2 of 2 servers are not discovered yet (echo, missing); run "loadout refresh"',
+      );
+      const list = await runCli(dirs, ['list']);
+      expect(list.stdout.trim()).toBe('No tools to list yet: 2 of 2 servers are not discovered yet (echo, missing); run "loadout refresh"');
+    });
+
+    it('moves literal secrets into a 0600 secrets.env, writes servers.yaml 0600 naming setup, and the server still gets its token', async () => {
+      await writeClaudeJson({
+        echo: echoEntry({ ECHO_API_TOKEN: 'tok-literal-123', LOG_LEVEL: 'debug', GITHUB_TOKEN: '${GITHUB_TOKEN:-none}' }),
+        remote: { type: 'http', url: 'http://127.0.0.1:9/mcp', headers: { Authorization: 'Bearer hdr-literal-456', 'X-Trace': 'on' } },
+      });
+      const run = await setup(['claude-code', '--move', '--yes'], { discover: true });
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain(
+        `Moving 2 literal secrets out of servers.yaml into ${path.join(dirs.configDir, 'secrets.env')} (mode 0600): echo env ECHO_API_TOKEN → \${ECHO_API_TOKEN}, remote headers Authorization → \${REMOTE_AUTHORIZATION}`,
+      );
+      const yamlFile = path.join(dirs.configDir, 'servers.yaml');
+      const yamlText = await readFile(yamlFile, 'utf8');
+      expect(yamlText).toMatch(/^# Written by "loadout setup claude-code" from: /);
+      expect(yamlText).not.toMatch(/literal-(123|456)/);
+      expect(await modeOf(yamlFile)).toBe(0o600);
+      const { servers } = await serversYaml();
+      expect(servers.echo!.env).toEqual({ ECHO_API_TOKEN: '${ECHO_API_TOKEN}', LOG_LEVEL: 'debug', GITHUB_TOKEN: '${GITHUB_TOKEN:-none}' });
+      expect(servers.remote!.headers).toEqual({ Authorization: 'Bearer ${REMOTE_AUTHORIZATION}', 'X-Trace': 'on' });
+      const secretsFile = path.join(dirs.configDir, 'secrets.env');
+      expect(await modeOf(secretsFile)).toBe(0o600);
+      expect(linesOf(await readFile(secretsFile, 'utf8')).filter((line) => !line.startsWith('#'))).toEqual([
+        'ECHO_API_TOKEN=tok-literal-123',
+        'REMOTE_AUTHORIZATION=hdr-literal-456',
+      ]);
+      // Discovery started echo with its token: a refresh rewrite keeps servers.yaml private.
+      expect(Object.keys(servers.echo!.tools ?? {})).toContain('env');
+      expect(await modeOf(yamlFile)).toBe(0o600);
+
+      const client = await connectAsClaudeCode();
+      try {
+        const envOf = async (name: string) =>
+          textOf(await client.callTool({ name: 'call-tool', arguments: { tool: 'echo.env', arguments: { name } } }));
+        expect(await envOf('ECHO_API_TOKEN')).toBe('tok-literal-123');
+        // Another server's secret is not in this server's environment.
+        expect(await envOf('REMOTE_AUTHORIZATION')).toBe('(unset)');
+      } finally {
+        await client.close();
+      }
+    });
+
+    it('--keep-secrets leaves literal secrets in servers.yaml, still mode 0600, and says so', async () => {
+      await writeClaudeJson({ echo: echoEntry({ ECHO_API_TOKEN: 'tok-literal-123' }) });
+      const run = await setup(['claude-code', '--move', '--yes', '--keep-secrets']);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain('servers.yaml keeps 1 literal secret (--keep-secrets): echo env ECHO_API_TOKEN');
+      expect((await serversYaml()).servers.echo!.env).toEqual({ ECHO_API_TOKEN: 'tok-literal-123' });
+      expect(await modeOf(path.join(dirs.configDir, 'servers.yaml'))).toBe(0o600);
+      await expect(stat(path.join(dirs.configDir, 'secrets.env'))).rejects.toThrow(/ENOENT/);
+    });
   });
 });

@@ -28,6 +28,11 @@ export interface ClientDefinition {
   target: ServersLocation;
   /** VS Code requires `"type": "stdio"` on a command server; the others infer it. */
   stdioType: boolean;
+  /**
+   * Claude Code defers MCP tools behind its own tool search; `"alwaysLoad": true` on loadout's
+   * entry sends loadout's few tools to the model in full (and waits up to 5 s for it at start).
+   */
+  alwaysLoad: boolean;
 }
 
 /** The machine facts the locations depend on; tests pass a temporary home. */
@@ -74,6 +79,7 @@ export function clientDefinition(name: ClientName, env: ClientEnvironment): Clie
         ],
         target: user,
         stdioType: false,
+        alwaysLoad: true,
       };
     }
     case 'claude-desktop': {
@@ -83,7 +89,7 @@ export function clientDefinition(name: ClientName, env: ClientEnvironment): Clie
         jsonPath: ['mcpServers'],
         comments: false,
       };
-      return { name, title: 'Claude Desktop', locations: [file], target: file, stdioType: false };
+      return { name, title: 'Claude Desktop', locations: [file], target: file, stdioType: false, alwaysLoad: false };
     }
     case 'cursor':
       return projectAndUser(name, 'Cursor', false, {
@@ -127,7 +133,7 @@ function projectAndUser(
   stdioType: boolean,
   files: { project: ServersLocation; user: ServersLocation },
 ): ClientDefinition {
-  return { name, title, locations: [files.project, files.user], target: files.user, stdioType };
+  return { name, title, locations: [files.project, files.user], target: files.user, stdioType, alwaysLoad: false };
 }
 
 /** The environment of this process (HOME, cwd, platform, APPDATA). */

@@ -2,7 +2,14 @@
 // servers first (so a failure later leaves them in both places, never in neither), then the client
 // files are backed up, then each is replaced only if nobody changed it since it was read.
 import spawn from 'cross-spawn';
-import { createServersFile, importedServersYaml, readTextIfExists, updateServersFile, type LoadoutPaths } from '../../config/index.js';
+import {
+  addSecrets,
+  createServersFile,
+  importedServersYaml,
+  readTextIfExists,
+  updateServersFile,
+  type LoadoutPaths,
+} from '../../config/index.js';
 import { LoadoutError, yamlModule } from '../../shared/index.js';
 import { backupTexts, createBackup, latestBackup, retireBackup, textHash, type Backup } from './backups.js';
 import type { ClientDefinition } from './clientFiles.js';
@@ -15,11 +22,13 @@ export interface SetupOutcome {
   serversAdded: string[];
 }
 
-/** Write servers.yaml, back up and edit the client's files, and run `claude mcp add` if planned. */
+/** Write secrets.env and servers.yaml, back up and edit the client's files, and run `claude mcp add` if planned. */
 export async function applySetup(client: ClientDefinition, plan: SetupPlan, paths: LoadoutPaths): Promise<SetupOutcome> {
   // Refuse before touching servers.yaml if a client file already changed since it was read.
   for (const change of plan.changes) await ensureUnchanged(change.file, change.before);
-  const serversAdded = await addToServersFile(paths, plan);
+  // The secrets first: servers.yaml never refers to a variable secrets.env does not hold yet.
+  await addSecrets(paths.secretsFile, plan.secrets.values);
+  const serversAdded = await addToServersFile(paths, plan, `loadout setup ${client.name}`);
   const backedUp = plan.read.filter(
     (json) =>
       plan.changes.some((change) => change.file === json.file) ||
@@ -79,7 +88,7 @@ async function ensureUnchanged(file: string, expected: string | undefined): Prom
   }
 }
 
-async function addToServersFile(paths: LoadoutPaths, plan: SetupPlan): Promise<string[]> {
+async function addToServersFile(paths: LoadoutPaths, plan: SetupPlan, command: string): Promise<string[]> {
   const names = Object.keys(plan.imports.servers);
   if (!names.length) return [];
   if ((await readTextIfExists(paths.serversFile)) === undefined) {
@@ -89,7 +98,7 @@ async function addToServersFile(paths: LoadoutPaths, plan: SetupPlan): Promise<s
         (entry, index, all) =>
           entry.servers.length && all.findIndex((other) => other.source.file === entry.source.file && other.servers.length) === index,
       );
-      await createServersFile(paths.serversFile, importedServersYaml({ ...plan.imports, found }));
+      await createServersFile(paths.serversFile, importedServersYaml({ ...plan.imports, found }, command));
       return names;
     } catch (error) {
       // Created meanwhile (a gateway's first run): add to it below instead.

@@ -3,6 +3,7 @@
 // servers removed), and whether Claude Code's own CLI adds loadout. Reads files; writes none.
 import { convertServer, loadServersFile, safeServerName, type ImportResult, type LoadoutPaths } from '../../config/index.js';
 import { LoadoutError } from '../../shared/index.js';
+import { planSecrets, type SecretsPlan } from '../secrets.js';
 import type { ClientDefinition, ServersLocation } from './clientFiles.js';
 import { readJsonFile, setJsonValue, valueAt, type JsonFile } from './jsonFile.js';
 
@@ -28,8 +29,10 @@ export interface KeptServer {
 
 /** Everything `setup` would change, for showing and then applying. */
 export interface SetupPlan {
-  /** New servers for servers.yaml, in the shape init's import uses. */
+  /** New servers for servers.yaml, in the shape init's import uses (literal secrets already replaced unless kept). */
   imports: ImportResult;
+  /** The literal secrets of the new servers, and what secrets.env gains. */
+  secrets: SecretsPlan;
   /** Client servers that servers.yaml already has (same command or url). */
   alreadyInLoadout: Array<{ location: ServersLocation; name: string; /** Its name in servers.yaml. */ as: string }>;
   kept: KeptServer[];
@@ -51,6 +54,8 @@ export interface PlanOptions {
   launch: LaunchCommand;
   /** Path of the `claude` executable when it is on the PATH (Claude Code only). */
   claudeCli?: string;
+  /** Leave literal secrets in servers.yaml (--keep-secrets). */
+  keepSecrets: boolean;
 }
 
 // VS Code fills these in itself (${input:…} prompts, ${workspaceFolder}, ${env:X}); loadout cannot.
@@ -65,6 +70,7 @@ export async function planSetup(client: ClientDefinition, paths: LoadoutPaths, o
   const loadout = (await loadServersFile(paths.serversFile)).config.servers;
   const plan: SetupPlan = {
     imports: { servers: {}, found: [], skipped: [] },
+    secrets: { servers: {}, values: {}, moved: [], keep: options.keepSecrets },
     alreadyInLoadout: [],
     kept: [],
     removed: [],
@@ -117,16 +123,23 @@ export async function planSetup(client: ClientDefinition, paths: LoadoutPaths, o
   }
 
   if (plan.addLoadout.kind !== 'present') {
-    const entry = client.stdioType ? { type: 'stdio', ...options.launch } : { ...options.launch };
+    const entry = {
+      ...(client.stdioType ? { type: 'stdio' } : {}),
+      ...options.launch,
+      ...(client.alwaysLoad ? { alwaysLoad: true } : {}),
+    };
+    // add-json, not add: `claude mcp add` has no flag for alwaysLoad.
     if (options.claudeCli)
       plan.addLoadout = {
         kind: 'claude-cli',
         command: options.claudeCli,
         file: client.target.file,
-        args: ['mcp', 'add', '--scope', 'user', 'loadout', '--', options.launch.command, ...options.launch.args],
+        args: ['mcp', 'add-json', '--scope', 'user', 'loadout', JSON.stringify(entry)],
       };
     else texts.set(client.target.file, setJsonValue(texts.get(client.target.file) ?? '', [...client.target.jsonPath, 'loadout'], entry));
   }
+  plan.secrets = await planSecrets(paths, plan.imports.servers, options.keepSecrets);
+  plan.imports.servers = plan.secrets.servers;
   for (const [file, after] of texts) {
     const before = files.get(file)!.text;
     if (after !== undefined && after !== before)

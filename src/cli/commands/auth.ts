@@ -3,11 +3,12 @@
 // tokens and registration. The flow itself is downstream's loginToServer.
 import { spawn } from 'node:child_process';
 import type { Command } from 'commander';
-import { deleteOAuthRecord, loadServersFile, oauthRecordFile } from '../../config/index.js';
+import { deleteOAuthRecord, expansionEnv, loadServersFile, oauthRecordFile } from '../../config/index.js';
 import { loginToServer } from '../../downstream/index.js';
+import { discoveryRecordsFile, recordDiscoveryOutcomes } from '../../gateway/index.js';
 import { LoadoutError } from '../../shared/index.js';
 import { requireServer } from '../configView.js';
-import { printLines } from '../output.js';
+import { printJson, printLines, printNote } from '../output.js';
 import { commandEnvironment } from '../program.js';
 
 const DEFAULT_WAIT_SECONDS = 300;
@@ -21,14 +22,16 @@ export function registerAuth(program: Command): void {
     .option('--logout', "forget the server's tokens and client registration")
     .option('--no-browser', 'print the login URL instead of opening a browser')
     .option('--timeout <seconds>', 'how long to wait for the browser to come back', String(DEFAULT_WAIT_SECONDS))
-    .action(async (server: string, options: { logout?: boolean; browser: boolean; timeout: string }, command: Command) => {
+    .option('--json', 'machine-readable output (the login URL then goes to stderr)')
+    .action(async (server: string, options: { logout?: boolean; browser: boolean; timeout: string; json?: boolean }, command: Command) => {
       const { paths } = commandEnvironment(command);
       const loaded = await loadServersFile(paths.serversFile);
       if (!loaded.exists) throw new LoadoutError('CONFIG_NOT_FOUND', `${paths.serversFile} does not exist; create it with "loadout init"`);
       const config = requireServer(loaded.config, server);
       if (options.logout) {
         const forgot = await deleteOAuthRecord(oauthRecordFile(paths.oauthDir, server));
-        printLines(forgot ? `Forgot the tokens of '${server}'.` : `No tokens stored for '${server}'.`);
+        if (options.json) printJson({ server, loggedOut: forgot });
+        else printLines(forgot ? `Forgot the tokens of '${server}'.` : `No tokens stored for '${server}'.`);
         return;
       }
       const waitSeconds = Number(options.timeout);
@@ -42,22 +45,27 @@ export function registerAuth(program: Command): void {
           server,
           config,
           oauthDir: paths.oauthDir,
+          env: expansionEnv(paths.secretsFile),
           timeoutMs: waitSeconds * 1000,
           signal: abort.signal,
           onAuthorizationUrl: (url) => {
             const opened = options.browser && canOpenBrowser() && openBrowser(url.href);
-            printLines(
-              opened
-                ? `Opened the browser to log in to '${server}'. If it did not open, visit:`
-                : `To log in to '${server}', open this URL in a browser:`,
-              url.href,
-            );
+            const intro = opened
+              ? `Opened the browser to log in to '${server}'. If it did not open, visit:`
+              : `To log in to '${server}', open this URL in a browser:`;
+            // stdout holds only the final JSON; the human still needs the URL.
+            if (options.json) printNote(`${intro}\n${url.href}`);
+            else printLines(intro, url.href);
           },
         });
       } finally {
         process.removeListener('SIGINT', onInterrupt);
       }
-      printLines(`Authorized '${server}'; tokens saved in ${oauthRecordFile(paths.oauthDir, server)} (refreshed automatically).`);
+      // A discovery that failed for want of this login no longer stands: nothing waits out its backoff.
+      await recordDiscoveryOutcomes(discoveryRecordsFile(paths), loaded.config.servers, [{ server, ok: true }]);
+      const tokensFile = oauthRecordFile(paths.oauthDir, server);
+      if (options.json) printJson({ server, authorized: true, tokensFile });
+      else printLines(`Authorized '${server}'; tokens saved in ${tokensFile} (refreshed automatically).`);
     });
 }
 

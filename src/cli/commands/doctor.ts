@@ -20,10 +20,14 @@ export function registerDoctor(program: Command): void {
       if (options.json) printJson({ ok, findings });
       else {
         printLines(
-          ...findings.map(
-            (finding) =>
-              `${finding.ok ? paint('green', 'ok     ') : paint('red', 'problem')} ${finding.subject}: ${finding.message}${finding.fix ? ` — fix: ${finding.fix}` : ''}`,
-          ),
+          // A message's further lines (a server's stderr) go below its finding, indented.
+          ...findings.flatMap((finding) => {
+            const [first, ...more] = finding.message.split('\n');
+            return [
+              `${finding.ok ? paint('green', 'ok     ') : paint('red', 'problem')} ${finding.subject}: ${first}${finding.fix ? ` — fix: ${finding.fix}` : ''}`,
+              ...more.map((line) => `        ${line}`),
+            ];
+          }),
           ok ? 'All is well.' : `${findings.filter((finding) => !finding.ok).length} problem(s) found.`,
         );
       }

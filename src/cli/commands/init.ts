@@ -2,8 +2,8 @@
 // config (or the usual ones found on this machine), then discover their tools.
 import type { Command } from 'commander';
 import { describeImport, importServers } from '../importServers.js';
-import { discoverServers, failureOf, printDiscovery } from '../discovery.js';
-import { printJson, printLines, printNote } from '../output.js';
+import { discoverServers, printDiscoveryStep } from '../discovery.js';
+import { printJson, printLines } from '../output.js';
 import { commandEnvironment } from '../program.js';
 
 /** Register `init` on the program. */
@@ -13,24 +13,29 @@ export function registerInit(program: Command): void {
     .description('create servers.yaml from an MCP client config (.mcp.json, ~/.claude.json, Claude Desktop, Cursor) and discover tools')
     .option('--from <file>', 'import from this {"mcpServers": …} file instead of looking in the usual places')
     .option('--no-discover', 'only write servers.yaml; discover later with "loadout refresh"')
+    .option('--keep-secrets', 'leave literal tokens and keys in servers.yaml (default: move them to secrets.env, mode 0600)')
     .option('--json', 'machine-readable output')
-    .action(async (options: { from?: string; discover: boolean; json?: boolean }, command: Command) => {
+    .action(async (options: { from?: string; discover: boolean; keepSecrets?: boolean; json?: boolean }, command: Command) => {
       const { paths, logger } = commandEnvironment(command);
-      const outcome = await importServers(paths, { from: options.from, writeEmpty: true });
-      if (!options.json) printLines(...describeImport(outcome, paths.serversFile));
-      const results = options.discover ? await discoverServers(paths, logger) : [];
+      const outcome = await importServers(paths, {
+        from: options.from,
+        writeEmpty: true,
+        keepSecrets: options.keepSecrets,
+        command: 'loadout init',
+      });
+      if (!options.json) printLines(...describeImport(outcome, paths));
+      const results = options.discover ? await discoverServers(paths, logger, undefined, { progressLines: true }) : [];
       if (options.json) {
         printJson({
           file: paths.serversFile,
           found: outcome.result.found.map(({ source, servers }) => ({ ...source, servers })),
           skipped: outcome.result.skipped.map(({ source, ...rest }) => ({ file: source.file, ...rest })),
+          secrets: { file: paths.secretsFile, moved: outcome.secrets.keep ? [] : outcome.secrets.moved },
           discovery: results,
         });
         return;
       }
-      if (results.length) printDiscovery(results);
       // The file is written either way; a server that could not start is worth a note, not a failure.
-      const failure = failureOf(results);
-      if (failure) printNote(`${failure.message}; fix servers.yaml and run "loadout refresh"`);
+      printDiscoveryStep(results);
     });
 }

@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { unusableReason } from '../../catalog/index.js';
 import { LoadoutError, oneLine } from '../../shared/index.js';
-import { loadConfigView, requireServer, statusWords, toolsOfServer, type ToolView } from '../configView.js';
+import { loadConfigView, requireServer, statusWords, toolsOfServer, undiscoveredText, type ToolView } from '../configView.js';
 import { paint, printJson, printLines, printTable } from '../output.js';
 import { commandEnvironment } from '../program.js';
 
@@ -33,9 +33,11 @@ export function registerList(program: Command): void {
         printJson(tools.map((tool) => ({ ...tool, status: statusWords(tool) })));
         return;
       }
+      const enabled = servers.filter((server) => view.config.servers[server]?.enabled);
+      const undiscovered = enabled.filter((server) => !view.definitions[server]);
+      const missing = undiscovered.length ? undiscoveredText(undiscovered, enabled.length) : undefined;
       if (!tools.length) {
-        const undiscovered = servers.filter((server) => view.config.servers[server]?.enabled && !view.definitions[server]);
-        printLines(undiscovered.length ? `No tools known yet for ${undiscovered.join(', ')}; run "loadout refresh".` : 'No tools to show.');
+        printLines(missing ? `No tools to list yet: ${missing}` : 'No tools to show.');
         return;
       }
       printTable(
@@ -46,6 +48,7 @@ export function registerList(program: Command): void {
           oneLine(tool.description, DESCRIPTION_WIDTH),
         ]),
       );
+      if (missing) printLines(missing);
     });
 }
 

@@ -59,7 +59,11 @@ export function registerOptimize(program: Command): void {
 
   withBackendFlags(optimize.command('run').argument('<server>').argument('<tool>'))
     .description('evaluate the baseline and candidates against the golden prompts through the model backend')
-    .option('--candidates <ids>', 'comma-separated candidate ids (default: all)', (value: string) => value.split(',').filter(Boolean))
+    .addOption(
+      new Option('--candidates <ids>', 'comma-separated candidate ids')
+        .default(undefined, 'all')
+        .argParser((value: string) => value.split(',').filter(Boolean)),
+    )
     .action(async (server: string, tool: string, options: BackendFlags & { candidates?: string[]; json?: boolean }, command: Command) => {
       await withLoop(command, [server], async (loop, catalog) => {
         const backend = backendFrom(loop.settings, options, tool);

@@ -1,6 +1,6 @@
 // `loadout refresh [SERVER...] [--all]`: re-discover servers (starting and stopping them itself), smart-merge
 // their tools into servers.yaml, and report what was added, went stale, came back or changed.
-import type { Command } from 'commander';
+import { Argument, type Command } from 'commander';
 import { loadServersFile } from '../../config/index.js';
 import { LoadoutError } from '../../shared/index.js';
 import { requireServer } from '../configView.js';
@@ -13,7 +13,7 @@ export function registerRefresh(program: Command): void {
   program
     .command('refresh')
     .description('re-discover tools (every enabled server, or the ones named) and update servers.yaml, keeping your settings')
-    .argument('[servers...]', 'only these servers (default: every enabled server)')
+    .addArgument(new Argument('[servers...]', 'only these servers').default(undefined, 'every enabled server'))
     .option('--all', 'every enabled server (the default without SERVER)')
     .option('--accept-changed', 'approve tools whose schema or description changed upstream (clears "changed")')
     .option('--json', 'machine-readable output')

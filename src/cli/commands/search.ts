@@ -1,27 +1,30 @@
-// `loadout search "QUERY"`: the catalog ranked for a query as discover-all-tools ranks it, and with
+// `loadout search QUERY…`: the catalog ranked for a query as discover-all-tools ranks it, and with
 // --explain which fields and words earned each tool its place.
 import type { Command } from 'commander';
 import type { Catalog, RankedTool } from '../../catalog/index.js';
 import { LoadoutError, oneLine } from '../../shared/index.js';
-import { openConfiguredRuntime, requireServer } from '../configView.js';
+import { enabledServerNames } from '../../config/index.js';
+import { openConfiguredRuntime, requireServer, undiscoveredText } from '../configView.js';
 import { paint, printJson, printLines, printNote } from '../output.js';
 import { commandEnvironment } from '../program.js';
-import { registerSearchEnrich } from './searchEnrich.js';
 
 const DEFAULT_LIMIT = 10;
 const MAX_LIMIT = 500;
 
 /** Register `search` on the program. */
 export function registerSearch(program: Command): void {
-  const search = program
+  program
     .command('search')
     .description("rank the catalog's tools for a task in your words, as discover-all-tools does")
-    .argument('<query>', 'what you want to do, e.g. "read a file"')
+    // Every word is the query: no subcommand can take one (`loadout search enrich` searches for
+    // "enrich"), and after `--` even words that look like options are.
+    .argument('<query...>', 'what you want to do, e.g. read a file')
     .option('--limit <n>', `how many tools (1–${MAX_LIMIT})`, String(DEFAULT_LIMIT))
     .option('--server <server>', "only this server's tools")
     .option('--explain', 'show which fields and words made each score')
     .option('--json', 'machine-readable output')
-    .action(async (query: string, options: { limit: string; server?: string; explain?: boolean; json?: boolean }, command: Command) => {
+    .action(async (words: string[], options: { limit: string; server?: string; explain?: boolean; json?: boolean }, command: Command) => {
+      const query = words.join(' ');
       const limit = Number(options.limit);
       if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
         throw new LoadoutError('INVALID_ARGUMENT', `--limit must be a whole number from 1 to ${MAX_LIMIT}, got '${options.limit}'`);
@@ -32,17 +35,22 @@ export function registerSearch(program: Command): void {
       const runtime = await openConfiguredRuntime(paths, logger);
       let catalog: Catalog;
       let modelScores: ReadonlyMap<string, number> | undefined;
+      const inScope = (server: string) => options.server === undefined || server === options.server;
+      let enabled: string[];
+      let undiscovered: string[];
       try {
         if (options.server !== undefined) requireServer(runtime.config, options.server);
         // The catalog discover-all-tools ranks: keywords, synonyms, learned words, examples, promotions.
         await runtime.catalog.ensureLoaded();
         catalog = runtime.catalog.current;
+        enabled = enabledServerNames(runtime.pool.configs).filter(inScope);
+        undiscovered = runtime.catalog.undiscoveredServers.filter(inScope);
         modelScores = await runtime.catalog.modelScores(query);
       } finally {
         await runtime.close();
       }
       const explained = catalog.explain(query, MAX_LIMIT, modelScores);
-      const ranked = explained.ranked.filter((hit) => options.server === undefined || hit.tool.server === options.server).slice(0, limit);
+      const ranked = explained.ranked.filter((hit) => inScope(hit.tool.server)).slice(0, limit);
       if (options.json) {
         printJson({
           query,
@@ -50,12 +58,19 @@ export function registerSearch(program: Command): void {
           strong: explained.strong,
           vectors: explained.vectors,
           tools: ranked.map((hit) => jsonOf(hit, options.explain === true)),
+          undiscovered,
         });
+        return;
+      }
+      // Tools of a server not discovered yet cannot match: say that, never a bare "no match".
+      const missing = undiscovered.length ? undiscoveredText(undiscovered, enabled.length) : undefined;
+      if (missing && !catalog.visible().some((tool) => inScope(tool.server))) {
+        printLines(`No tools to search yet: ${missing}`);
         return;
       }
       if (!explained.vectors) printNote('word vectors unavailable: ranking by word matches only');
       if (!ranked.length) {
-        printLines(`No tool matches "${query}". List a server's tools with: loadout list --server NAME`);
+        printLines(`No tool matches "${query}". List a server's tools with: loadout list --server NAME`, ...(missing ? [missing] : []));
         return;
       }
       if (!explained.strong)
@@ -66,8 +81,8 @@ export function registerSearch(program: Command): void {
         printLines(`${String(index + 1).padStart(3)}. ${hit.tool.id} — ${oneLine(hit.tool.description, 100) || '(no description)'}`);
         if (options.explain) printLines(...reasonsOf(hit).map((reason) => `       ${paint('dim', reason)}`));
       });
+      if (missing) printLines(missing);
     });
-  registerSearchEnrich(search);
 }
 
 function reasonsOf(hit: RankedTool): string[] {

@@ -1,6 +1,6 @@
 // `loadout serve`: run the gateway as an MCP server over stdio until the client goes away, or
 // with --http for any number of clients over streamable HTTP until a signal.
-import { InvalidArgumentError, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { GatewayStdioTransport, assertSafeBind, createGateway, serveHttp } from '../../gateway/index.js';
 import { importOnFirstRun } from '../importServers.js';
 import { commandEnvironment } from '../program.js';
@@ -33,7 +33,7 @@ export function registerServe(program: Command): void {
       numberOption('port', (n) => Number.isInteger(n) && n >= 0 && n <= 65_535, 'a whole number from 0 to 65535'),
       7077,
     )
-    .option('--token <token>', 'HTTP: bearer token every request must carry (default: $LOADOUT_TOKEN)')
+    .addOption(new Option('--token <token>', 'HTTP: bearer token every request must carry').default(undefined, '$LOADOUT_TOKEN'))
     .option('--allow-origin <origin>', 'HTTP: also accept requests from this browser origin (repeatable)', collect, [])
     .option(
       '--max-body-mb <mb>',
@@ -87,6 +87,8 @@ export function registerServe(program: Command): void {
         printNote(`serving MCP at ${http.url}${token ? ' (bearer token required)' : ''}`);
         return;
       }
+      const notice = terminalNotice(process.stdin.isTTY);
+      if (notice) printNote(notice);
       // Claude Code ends a stdio server by closing its stdin.
       process.stdin.on('end', () => void stop('stdin closed'));
       const transport = new GatewayStdioTransport();
@@ -94,6 +96,18 @@ export function registerServe(program: Command): void {
       void transport.closed.then(() => stop('stdio transport closed'));
       await gateway.serveStdio(transport, (error) => logger.debug({ mod: 'gateway', err: error.message }, 'stdio'));
     });
+}
+
+/**
+ * The line for a person who ran `loadout serve` in a terminal, where it would otherwise sit silent
+ * and ignore what is typed; none when a client started it (stdin is a pipe).
+ */
+export function terminalNotice(stdinIsTTY: boolean | undefined): string | undefined {
+  if (!stdinIsTTY) return undefined;
+  return (
+    'serve is waiting for an MCP client on stdin; typing here does nothing. Let a client start it instead: ' +
+    '"claude mcp add loadout -- loadout serve" or "loadout setup claude-code" (Ctrl-C stops this one).'
+  );
 }
 
 function collect(value: string, previous: string[]): string[] {

@@ -1,4 +1,4 @@
-// `loadout setup <client> [--move] [--yes|--dry-run] [--undo]`: import a client's MCP servers
+// `loadout setup <client> [--move] [--yes|--dry-run] [--undo] [--json]`: import a client's MCP servers
 // into servers.yaml and add loadout to that client (with --move, take the imported servers out of
 // it), showing the diff and asking first; --undo restores the backup the last run took.
 import os from 'node:os';
@@ -6,11 +6,14 @@ import { Argument, type Command } from 'commander';
 import { LoadoutError } from '../../shared/index.js';
 import { CLIENT_NAMES, clientDefinition, currentClientEnvironment, type ClientName } from '../clients/clientFiles.js';
 import { findOnPath, launchCommand } from '../clients/launch.js';
-import { applySetup, applyUndo, planUndo } from '../clients/setupApply.js';
+import { applySetup, applyUndo, planUndo, type SetupOutcome } from '../clients/setupApply.js';
 import { planSetup, type SetupPlan } from '../clients/setupPlan.js';
 import { unifiedDiff } from '../clients/textDiff.js';
-import { printLines } from '../output.js';
+import type { LoadoutPaths } from '../../config/index.js';
+import { discoverServers, printDiscoveryStep } from '../discovery.js';
+import { printJson, printLines } from '../output.js';
 import { askYesNo } from '../prompt.js';
+import { describeSecrets } from '../secrets.js';
 import { commandEnvironment } from '../program.js';
 
 interface SetupOptions {
@@ -18,6 +21,9 @@ interface SetupOptions {
   yes?: boolean;
   dryRun?: boolean;
   undo?: boolean;
+  discover: boolean;
+  keepSecrets?: boolean;
+  json?: boolean;
 }
 
 /** Register `setup` on the program. */
@@ -30,48 +36,81 @@ export function registerSetup(program: Command): void {
     .option('-y, --yes', 'apply without asking')
     .option('--dry-run', 'print what would change, change nothing')
     .option('--undo', 'restore the client files from the backup the last setup took')
+    .option('--no-discover', 'do not start the servers to list their tools now ("loadout refresh" does it later)')
+    .option('--keep-secrets', 'leave literal tokens and keys in servers.yaml (default: move them to secrets.env, mode 0600)')
+    .option('--json', 'machine-readable output (with --yes or --dry-run)')
     .action(async (name: ClientName, options: SetupOptions, command: Command) => {
-      const { paths, options: globals } = commandEnvironment(command);
+      // The JSON replaces the diff a human reads before answering, so nobody could answer.
+      if (options.json && !options.yes && !options.dryRun)
+        throw new LoadoutError('INVALID_ARGUMENT', '--json needs --yes or --dry-run: a script cannot answer "apply these changes?"');
+      const say = options.json ? () => undefined : printLines;
+      const { paths, logger, options: globals } = commandEnvironment(command);
       const client = clientDefinition(name, currentClientEnvironment(os.homedir()));
       if (options.undo) {
         const undo = await planUndo(paths, client);
+        let applied = false;
         if (!undo.changes.length) {
-          printLines(`The ${client.title} files already match the backup in ${undo.backup.dir}.`);
-          if (options.dryRun) return;
+          say(`The ${client.title} files already match the backup in ${undo.backup.dir}.`);
         } else {
-          printLines(
+          say(
             `Restoring ${client.title}'s files from ${undo.backup.dir}:`,
             ...undo.changes.map((change) => unifiedDiff(change.file, change.before, change.after)),
           );
           for (const change of undo.changes.filter((entry) => entry.changedSinceSetup)) {
-            printLines(
+            say(
               `Note: ${change.file} was changed after setup wrote it; restoring the backup also undoes those later changes (in the diff above).`,
             );
           }
-          if (!(await confirmed(options))) return;
         }
-        await applyUndo(paths, undo);
-        printLines(`Restored. servers.yaml keeps the servers setup imported (${paths.serversFile}).`);
+        if (undo.changes.length ? await confirmed(options, say) : !options.dryRun) {
+          await applyUndo(paths, undo);
+          applied = true;
+          say(`Restored. servers.yaml keeps the servers setup imported (${paths.serversFile}).`);
+        }
+        if (options.json)
+          printJson({
+            client: name,
+            undo: true,
+            backup: undo.backup.dir,
+            changes: undo.changes.map((change) => ({ file: change.file, changedSinceSetup: change.changedSinceSetup })),
+            applied,
+          });
         return;
       }
       const claudeCli = name === 'claude-code' ? await findOnPath('claude') : undefined;
       const launch = await launchCommand(process.argv[1]!, { config: globals.config, data: globals.data });
-      const plan = await planSetup(client, paths, { move: Boolean(options.move), launch, claudeCli });
-      printLines(...describePlan(client.title, plan, paths.serversFile));
-      if (!plan.changes.length && plan.addLoadout.kind !== 'claude-cli' && !Object.keys(plan.imports.servers).length) {
-        printLines('Nothing to change.');
+      const plan = await planSetup(client, paths, {
+        move: Boolean(options.move),
+        launch,
+        claudeCli,
+        keepSecrets: Boolean(options.keepSecrets),
+      });
+      say(...describePlan(client.title, plan, paths));
+      let outcome: SetupOutcome | undefined;
+      const nothingToChange = !plan.changes.length && plan.addLoadout.kind !== 'claude-cli' && !Object.keys(plan.imports.servers).length;
+      if (nothingToChange) say('Nothing to change.');
+      else if (await confirmed(options, say)) {
+        outcome = await applySetup(client, plan, paths);
+        if (outcome.backup) say(`Backup of the previous files: ${outcome.backup.dir} ("loadout setup ${name} --undo" restores it).`);
+      }
+      // The agent's first search must find the tools: list every server the catalog lacks now.
+      const discovery =
+        options.discover && !options.dryRun
+          ? await discoverServers(paths, logger, undefined, { undiscoveredOnly: true, progressLines: !options.json })
+          : [];
+      if (options.json) {
+        printJson({ ...planJson(name, plan, paths.serversFile, outcome), discovery });
         return;
       }
-      if (!(await confirmed(options))) return;
-      const outcome = await applySetup(client, plan, paths);
-      if (outcome.backup) printLines(`Backup of the previous files: ${outcome.backup.dir} ("loadout setup ${name} --undo" restores it).`);
-      printLines(`Done. Restart ${client.title} (or reload its MCP servers) to connect to loadout; "loadout doctor" checks every server.`);
+      printDiscoveryStep(discovery);
+      if (outcome)
+        say(`Done. Restart ${client.title} (or reload its MCP servers) to connect to loadout; "loadout doctor" checks every server.`);
     });
 }
 
-async function confirmed(options: SetupOptions): Promise<boolean> {
+async function confirmed(options: SetupOptions, say: (...lines: string[]) => void): Promise<boolean> {
   if (options.dryRun) {
-    printLines('Dry run: nothing was changed.');
+    say('Dry run: nothing was changed.');
     return false;
   }
   if (options.yes) return true;
@@ -79,7 +118,25 @@ async function confirmed(options: SetupOptions): Promise<boolean> {
   throw new LoadoutError('NOT_CONFIRMED', 'nothing was changed (answer y, or pass --yes to apply without asking)');
 }
 
-function describePlan(title: string, plan: SetupPlan, serversFile: string): string[] {
+// `setup --json`: the plan as describePlan tells it, and what was applied.
+function planJson(client: ClientName, plan: SetupPlan, serversFile: string, outcome: SetupOutcome | undefined): Record<string, unknown> {
+  const { addLoadout } = plan;
+  return {
+    client,
+    serversFile,
+    imported: Object.keys(plan.imports.servers),
+    found: plan.imports.found.map(({ source, servers }) => ({ ...source, servers })),
+    alreadyInLoadout: plan.alreadyInLoadout.map(({ location, name, as }) => ({ file: location.file, name, as })),
+    kept: plan.kept.map(({ location, name, reason }) => ({ file: location.file, name, reason })),
+    removed: plan.removed.map(({ location, name }) => ({ file: location.file, name })),
+    addLoadout: addLoadout.kind === 'claude-cli' ? { kind: addLoadout.kind, args: addLoadout.args } : { kind: addLoadout.kind },
+    changes: plan.changes.map((change) => ({ file: change.file, diff: unifiedDiff(change.file, change.before, change.after) })),
+    applied: outcome !== undefined,
+    backup: outcome?.backup?.dir ?? null,
+  };
+}
+
+function describePlan(title: string, plan: SetupPlan, { serversFile, secretsFile }: LoadoutPaths): string[] {
   const lines: string[] = [];
   for (const { source, servers } of plan.imports.found) if (servers.length) lines.push(`${source.label}: importing ${servers.join(', ')}`);
   const imported = Object.keys(plan.imports.servers);
@@ -87,6 +144,7 @@ function describePlan(title: string, plan: SetupPlan, serversFile: string): stri
     imported.length
       ? `servers.yaml (${serversFile}) gains ${imported.length} server${imported.length === 1 ? '' : 's'}: ${imported.join(', ')}`
       : `No new servers for servers.yaml (${serversFile}).`,
+    ...describeSecrets(plan.secrets, secretsFile, 'Moving'),
   );
   for (const { location, name, as } of plan.alreadyInLoadout)
     lines.push(`${location.label}: '${name}' is already in servers.yaml${as === name ? '' : ` as '${as}'`}`);

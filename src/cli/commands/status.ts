@@ -2,8 +2,9 @@
 // dir, plus — when a gateway is running for this config dir — whether it is connected now.
 import type { Command } from 'commander';
 import { oauthRecordFile, oauthSettingsOf, readOAuthRecord } from '../../config/index.js';
-import { readRunningGateways } from '../../gateway/index.js';
+import { discoveryRecordsFile, readDiscoveryRecords, readRunningGateways, retryText, type DiscoveryRecord } from '../../gateway/index.js';
 import { loadConfigView, toolsOfServer } from '../configView.js';
+import { listFailureLines } from '../discovery.js';
 import { paint, printJson, printLines, printTable } from '../output.js';
 import { commandEnvironment } from '../program.js';
 
@@ -16,20 +17,34 @@ export function registerStatus(program: Command): void {
     .action(async (options: { json?: boolean }, command: Command) => {
       const { paths } = commandEnvironment(command);
       const view = await loadConfigView(paths);
-      const gateways = await readRunningGateways(paths);
+      const [gateways, records] = await Promise.all([
+        readRunningGateways(paths),
+        readDiscoveryRecords(discoveryRecordsFile(paths), view.config.servers),
+      ]);
       const connected = new Set(gateways.flatMap((gateway) => gateway.connected));
       const servers = await Promise.all(
         Object.entries(view.config.servers).map(async ([name, config]) => {
           const tools = toolsOfServer(view, name);
           const oauth = oauthSettingsOf(config) ? await readOAuthRecord(oauthRecordFile(paths.oauthDir, name)) : undefined;
+          const discovered = view.definitions[name] !== undefined;
+          const record = discovered || !config.enabled ? undefined : records.get(name);
+          // Failed: the last attempt (serve's or refresh's) failed; pending: a running gateway has yet to list it.
+          const discovery = record
+            ? { state: 'failed' as const, ...withoutKey(record) }
+            : !discovered && config.enabled && gateways.length
+              ? { state: 'pending' as const }
+              : null;
           return {
             name,
             type: config.type,
             enabled: config.enabled,
             mode: config.always_on ? 'always-on' : 'lazy',
             idleTimeoutMinutes: config.always_on ? null : config.idle_timeout_minutes,
-            discovered: view.definitions[name] !== undefined,
+            discovered,
+            discovery,
             discoveredAt: view.definitions[name]?.discoveredAt ?? null,
+            // Optional lists (prompts, resources, templates) it failed to answer at its last listing, with why.
+            listFailures: view.definitions[name]?.listFailures ?? {},
             tools: {
               enabled: tools.filter((tool) => !tool.stale && tool.enabled).length,
               disabled: tools.filter((tool) => !tool.stale && !tool.enabled).length,
@@ -57,13 +72,25 @@ export function registerStatus(program: Command): void {
           server.type,
           server.mode,
           server.idleTimeoutMinutes === null ? '-' : `${server.idleTimeoutMinutes} min`,
-          server.discovered ? String(server.tools.enabled) : paint('yellow', 'not discovered'),
+          server.discovered
+            ? String(server.tools.enabled)
+            : server.discovery?.state === 'failed'
+              ? paint('red', 'failed')
+              : paint('yellow', server.discovery?.state === 'pending' ? 'pending' : 'not discovered'),
           String(server.tools.disabled),
           String(server.tools.stale),
           server.tools.changed ? paint('red', String(server.tools.changed)) : '0',
           server.connected === null ? '-' : server.connected ? paint('green', 'yes') : 'no',
         ]),
       );
+      for (const { name } of servers.filter((entry) => entry.discovery?.state === 'failed')) {
+        const record = records.get(name)!;
+        printLines(
+          paint('red', `${name}: discovery ${retryText(record)} (by "loadout serve"; "loadout refresh ${name}" tries now).`),
+          record.error,
+        );
+      }
+      for (const server of servers) printLines(...listFailureLines(server.name, server.listFailures).map((line) => paint('yellow', line)));
       for (const server of servers.filter((entry) => entry.oauth === 'needs-login')) {
         printLines(paint('red', `${server.name}: needs authorization: run loadout auth ${server.name}`));
       }
@@ -74,4 +101,10 @@ export function registerStatus(program: Command): void {
           'Changed tools differ from the approved definition; review with "loadout list", approve with "loadout refresh --accept-changed".',
         );
     });
+}
+
+// A record's config hash is bookkeeping, not status.
+function withoutKey(record: DiscoveryRecord): Omit<DiscoveryRecord, 'config'> {
+  const { config: _config, ...rest } = record;
+  return rest;
 }

@@ -1,13 +1,16 @@
 // Meta-tools that read the catalog or call into it: discover-all-tools and call-tool.
 import * as z from 'zod';
-import { unusableReason, type CatalogTool } from '../../catalog/index.js';
+import { unusableReason, type Catalog, type CatalogTool } from '../../catalog/index.js';
 import { resolveCatalogName } from '../../registry/index.js';
 import { enabledServerNames } from '../../config/index.js';
 import { LoadoutError, oneLine } from '../../shared/index.js';
 import { clientRequestOf } from '../forward.js';
 import { forwardUnlessChanged } from '../changedToolGuard.js';
+import { discoveryStateText } from '../discoveryText.js';
 import { textResult } from '../toolResults.js';
+import { mapAnswer } from './catalogMap.js';
 import { defineMetaTool } from './metaTool.js';
+import { toolPurpose } from './toolPurpose.js';
 import { creditSearch } from './searchFeedback.js';
 import { unknownToolError } from './unknownTool.js';
 
@@ -15,12 +18,13 @@ const DESCRIPTION_WIDTH = 140;
 const RANKED_PAGE = 10;
 const LISTED_PAGE = 50;
 const PARAMS_SHOWN = 6;
+const SERVER_PURPOSE_WIDTH = 60;
 
 /** discover-all-tools: the catalog, optionally ranked by a query. */
 export const discoverAllTools = defineMetaTool({
   name: 'discover-all-tools',
   description:
-    'Search every tool behind loadout: server.tool and one line each. query ranks (top 10 by default), server filters, detail:true adds schemas.',
+    'Search every tool behind loadout: server.tool and one line each. query ranks (top 10 by default), server filters, detail:true adds schemas; no arguments: the servers.',
   input: z.strictObject({
     query: z.string().max(500).optional(),
     server: z.string().optional(),
@@ -38,10 +42,21 @@ export const discoverAllTools = defineMetaTool({
       throw new LoadoutError('SERVER_NOT_FOUND', `Server '${args.server}' is not configured; servers: ${known}`);
     }
     const ranked = Boolean(args.query?.trim());
-    if (ranked) gateway.catalog.learning?.queried(session, args.query!);
+    // Nothing asked of a catalog too big for one page: the map of the servers, not the first page
+    // of the first servers' tools. A smaller catalog is listed whole, which names the servers too.
+    const asksNothing = !ranked && args.server === undefined && args.limit === undefined && args.offset === 0 && !args.detail;
+    if (asksNothing && catalog.visible().length > LISTED_PAGE) {
+      return mapAnswer(await gateway.catalog.serverMap());
+    }
     const limit = args.limit ?? (ranked ? RANKED_PAGE : LISTED_PAGE);
     const modelScores = ranked ? await gateway.catalog.modelScores(args.query!) : undefined;
     const { total, tools, strong } = catalog.search({ ...args, limit, ...(modelScores ? { modelScores } : {}) });
+    if (ranked)
+      gateway.catalog.learning?.queried(
+        session,
+        args.query!,
+        tools.map((tool) => tool.id),
+      );
     const exposedIds = new Map([...(await session.settledSnapshot()).routes].map(([name, route]) => [route.id, name]));
     if (args.detail) {
       return textResult(
@@ -49,19 +64,33 @@ export const discoverAllTools = defineMetaTool({
       );
     }
     const lines: string[] = [];
+    // Tools of a server not discovered yet cannot be found: say so, never a bare "no match".
+    const undiscovered = gateway.catalog.undiscoveredServers;
+    const missing = undiscovered.length ? notDiscoveredText(undiscovered, enabledServerNames(gateway.pool.configs).length) : undefined;
+    if (missing && !catalog.visible().length) {
+      lines.push(`No tools yet: ${missing}`);
+      for (const state of gateway.discovery.states()) lines.push(`! ${discoveryStateText(state)}`);
+      return lines.join('\n');
+    }
     const shown = tools.length ? `showing ${args.offset + 1}–${args.offset + tools.length}` : 'none on this page';
-    lines.push(
-      `${total} tool${total === 1 ? '' : 's'}${ranked ? ` matching "${args.query}", best first` : ''} (${shown}).${exposedIds.size ? ' * = equipped.' : ''}`,
-    );
-    if (ranked && !strong) {
+    const equipped = exposedIds.size ? ' * = equipped.' : '';
+    // A ranked answer does not count its matches: nearly every tool shares some word with a query.
+    if (!ranked) lines.push(`${total} tool${total === 1 ? '' : 's'} (${shown}).${equipped}`);
+    else if (total === 0) lines.push(`No tool matches "${args.query}".`);
+    else lines.push(`Best matches for "${args.query}" (${shown}).${equipped}`);
+    if (missing) lines.push(missing);
+    if (ranked && total > 0 && !strong) {
       const servers = [...new Set(catalog.visible().map((tool) => tool.server))].join(', ');
       lines.push(
         `No tool matches this strongly; these are the closest. To browse instead, list one server's tools: discover-all-tools {"server": "NAME"} (servers: ${servers || 'none'}).`,
       );
     }
-    for (const tool of tools)
-      lines.push(`${exposedIds.has(tool.id) ? '* ' : ''}${ranked ? compactLine(tool) : `${tool.id} — ${summary(tool.description)}`}`);
-    for (const [server, error] of gateway.catalog.discoveryFailures()) lines.push(`! ${server}: not discovered (${summary(error)})`);
+    const apart = distinctions(catalog, tools);
+    for (const tool of tools) {
+      const line = ranked ? compactLine(tool) : `${tool.id} — ${summary(toolPurpose(tool.description))}`;
+      lines.push(`${exposedIds.has(tool.id) ? '* ' : ''}${line}${apart.get(tool.id) ?? ''}`);
+    }
+    for (const state of gateway.discovery.states()) lines.push(`! ${discoveryStateText(state)}`);
     if (args.offset + tools.length < total) lines.push(`More: offset=${args.offset + tools.length}.`);
     lines.push('Next: build-toolset {"name": "…", "tools": ["server.tool", …], "equip": true}.');
     return lines.join('\n');
@@ -101,6 +130,12 @@ export const callTool = defineMetaTool({
   },
 });
 
+/** `2 of 5 servers are not discovered (a, b). The user can run "loadout refresh" …`. */
+function notDiscoveredText(undiscovered: readonly string[], enabledCount: number): string {
+  const one = undiscovered.length === 1;
+  return `${undiscovered.length} of ${enabledCount} server${enabledCount === 1 ? '' : 's'} ${one ? 'is' : 'are'} not discovered (${undiscovered.join(', ')}). The user can run "loadout refresh" in a terminal to discover ${one ? 'it and see why it fails' : 'them and see why they fail'}.`;
+}
+
 function detailOf(tool: CatalogTool, exposedName: string | undefined): Record<string, unknown> {
   const { definition } = tool;
   return {
@@ -121,13 +156,31 @@ function compactLine(tool: CatalogTool): string {
   const names = Object.keys(schema?.properties ?? {});
   const params = names.slice(0, PARAMS_SHOWN).map((name) => (required.has(name) ? name : `${name}?`));
   if (names.length > PARAMS_SHOWN) params.push('…');
-  return `${tool.id} — ${summary(firstSentence(tool.description))}${params.length ? ` (params: ${params.join(', ')})` : ''}`;
+  return `${tool.id} — ${summary(toolPurpose(tool.description))}${params.length ? ` (params: ${params.join(', ')})` : ''}`;
 }
 
-function firstSentence(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  const end = flat.search(/[.!?](\s|$)/);
-  return end >= 0 ? flat.slice(0, end + 1) : flat;
+/**
+ * For tools of different servers on one page whose lines would read the same (filesystem's and
+ * desktop-commander's move_file), what tells them apart: each one's server and what it is for.
+ */
+function distinctions(catalog: Catalog, tools: readonly CatalogTool[]): Map<string, string> {
+  const byPurpose = new Map<string, CatalogTool[]>();
+  for (const tool of tools) {
+    const key = toolPurpose(tool.description).toLowerCase();
+    if (key) byPurpose.set(key, [...(byPurpose.get(key) ?? []), tool]);
+  }
+  const notes = new Map<string, string>();
+  for (const group of byPurpose.values()) {
+    if (new Set(group.map((tool) => tool.server)).size < 2) continue;
+    for (const tool of group) {
+      const purpose = catalog.serverSummaries().get(tool.server)?.purpose;
+      notes.set(
+        tool.id,
+        ` [same text as on ${group.length - 1} other server${group.length > 2 ? 's' : ''}; ${tool.server}${purpose ? ` is for ${oneLine(purpose, SERVER_PURPOSE_WIDTH)}` : ''}]`,
+      );
+    }
+  }
+  return notes;
 }
 
 function summary(text: string): string {

@@ -29,3 +29,4 @@ export function namingOptions(settings: Pick<GatewaySettings, 'client_key'>): Na
 }
 
 export { type MetaTool } from './metaTool.js';
+export { sessionInstructions } from './catalogMap.js';

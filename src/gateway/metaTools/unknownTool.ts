@@ -4,21 +4,30 @@
 import type { Catalog } from '../../catalog/index.js';
 import { parseToolId, unusableReason } from '../../catalog/index.js';
 import { resolveCatalogName } from '../../registry/index.js';
-import { isNeedsAuthorizationMessage } from '../../downstream/index.js';
+import { isNeedsAuthorizationMessage, isToolsListFailureMessage } from '../../downstream/index.js';
 import { LoadoutError } from '../../shared/index.js';
 import type { GatewayContext } from '../context.js';
+import { discoveryStateText, retryText } from '../discoveryText.js';
 
 /** Why `name` is not in the catalog, as a LoadoutError the agent can act on. */
 export function unknownToolError(gateway: GatewayContext, catalog: Catalog, name: string): LoadoutError {
   const server = parseToolId(name)?.server;
-  const failure = server === undefined ? undefined : gateway.catalog.discoveryFailures().get(server);
-  if (server !== undefined && failure !== undefined && isNeedsAuthorizationMessage(failure)) {
-    return new LoadoutError('NEEDS_AUTHORIZATION', `${failure}; its tools are unknown until then. Call again after logging in.`);
+  const state = server === undefined ? undefined : gateway.discovery.state(server);
+  if (state?.state === 'pending') {
+    return new LoadoutError('TOOL_NOT_FOUND', `No tool '${name}' is known yet: ${discoveryStateText(state)} Call again in a moment.`);
   }
-  if (server !== undefined && failure !== undefined) {
+  if (state?.state === 'failed' && isNeedsAuthorizationMessage(state.record.error)) {
+    return new LoadoutError('NEEDS_AUTHORIZATION', `${state.record.error}; its tools are unknown until then. Call again after logging in.`);
+  }
+  // It started and answered tools/list with an error: the message names the server's fault and the fix.
+  if (state?.state === 'failed' && isToolsListFailureMessage(state.record.error)) {
+    return new LoadoutError('LIST_FAILED', `${state.record.error} (discovery ${retryText(state.record)}).`);
+  }
+  if (state?.state === 'failed') {
     return new LoadoutError(
       'SERVER_START_FAILED',
-      `Server '${server}' could not be started, so its tools are unknown (${failure}); fix its entry in ${gateway.paths.serversFile} and restart loadout.`,
+      `Server '${state.server}' could not be started, so its tools are unknown (discovery ${retryText(state.record)}); ` +
+        `fix its entry in ${gateway.paths.serversFile} or what it needs. ${state.record.error}`,
     );
   }
   const suggestions = catalog.suggest(name);

@@ -19,9 +19,13 @@ interface BackendSources {
   toolName?: string;
 }
 
+// The servers.yaml section comes last and alone on its lines, so it pastes as it is and works
+// with a local Ollama as pasted. Sampling is not offered: with a client that supports it, it is
+// already the default, and the CLI has none.
 const HOW_TO_CONFIGURE =
-  'Add to servers.yaml:\noptimization:\n  backend: openai\n  base_url: http://127.0.0.1:11434/v1\n  model: qwen2.5:7b-instruct\n  api_key_env: OPENAI_API_KEY' +
-  ' — or backend: command with command: [argv…], or backend: sampling from a client that supports MCP sampling.';
+  'Add this to servers.yaml for a local OpenAI-compatible endpoint such as Ollama (for one that needs a key, add ' +
+  'api_key_env: the name of the variable holding it; or use backend: command with command: [argv…] to run a program per prompt):\n' +
+  'optimization:\n  backend: openai\n  base_url: http://127.0.0.1:11434/v1\n  model: qwen2.5:7b-instruct';
 
 /** The backend to use: the explicit kind, else the configured one, else sampling when the client offers it. */
 export function createBackend(sources: BackendSources): ModelBackend {
@@ -30,12 +34,12 @@ export function createBackend(sources: BackendSources): ModelBackend {
   const timeoutMs = settings.timeout_seconds * 1000;
   switch (kind) {
     case undefined:
-      throw new LoadoutError('BACKEND_NOT_CONFIGURED', `No model backend is configured for optimization. ${HOW_TO_CONFIGURE}`);
+      throw new LoadoutError('BACKEND_NOT_CONFIGURED', `No model backend is configured. ${HOW_TO_CONFIGURE}`);
     case 'sampling':
       if (!sources.sampling)
         throw new LoadoutError(
           'BACKEND_NOT_CONFIGURED',
-          `The sampling backend needs a connected MCP client that declared the sampling capability. ${HOW_TO_CONFIGURE}`,
+          `The sampling backend borrows the model of a connected MCP client that declared the sampling capability, and there is none here. ${HOW_TO_CONFIGURE}`,
         );
       return new SamplingBackend(sources.sampling, timeoutMs);
     case 'openai': {

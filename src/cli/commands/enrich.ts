@@ -1,4 +1,4 @@
-// `loadout search enrich`: has the optimization's model backend (servers.yaml `optimization:`, or
+// `loadout enrich`: has the optimization's model backend (servers.yaml `optimization:`, or
 // the flags) write a few example user requests per tool, stored by tool hash in the data dir and
 // searched as a field (doc2query). Tools already enriched are skipped, so an interrupted run
 // resumes; a changed tool has a new hash and is enriched again.
@@ -8,16 +8,16 @@ import { ExampleRequestsStore, toolHash, type CatalogTool } from '../../catalog/
 import { createBackend, type ModelBackend } from '../../optimization/index.js';
 import { LoadoutError, errorMessage, isLoadoutError, oneLine } from '../../shared/index.js';
 import { loadConfigView, requireServer } from '../configView.js';
-import { printLines, printNote, progressBar } from '../output.js';
+import { printJson, printLines, printNote, progressBar } from '../output.js';
 import { commandEnvironment } from '../program.js';
 
 const SYSTEM = 'You write what users type to an AI assistant. Answer with a JSON array of strings and nothing else.';
 
-/** Register `search enrich` under the `search` command. */
-export function registerSearchEnrich(search: Command): void {
-  search
+/** Register `enrich` on the program. */
+export function registerEnrich(program: Command): void {
+  program
     .command('enrich')
-    .description('have a model write example requests for each tool, searched by discover-all-tools (resumable)')
+    .description('have a model write example requests for each tool, which search and discover-all-tools then match (resumable)')
     .option('--server <server>', "only this server's tools")
     .option('--per-tool <n>', 'requests per tool (1–10)', '5')
     .addOption(
@@ -25,7 +25,8 @@ export function registerSearchEnrich(search: Command): void {
         BackendKindSchema.options.filter((kind) => kind !== 'sampling'),
       ),
     )
-    .action(async (options: { server?: string; perTool: string; backend?: 'openai' | 'command' }, command: Command) => {
+    .option('--json', 'machine-readable output')
+    .action(async (options: { server?: string; perTool: string; backend?: 'openai' | 'command'; json?: boolean }, command: Command) => {
       const perTool = Number(options.perTool);
       if (!Number.isInteger(perTool) || perTool < 1 || perTool > 10)
         throw new LoadoutError('INVALID_ARGUMENT', `--per-tool must be a whole number from 1 to 10, got '${options.perTool}'`);
@@ -37,7 +38,8 @@ export function registerSearchEnrich(search: Command): void {
       const tools = view.catalog.visible().filter((tool) => options.server === undefined || tool.server === options.server);
       const todo = tools.filter((tool) => !done.has(toolHash(tool.definition)));
       if (!todo.length) {
-        printLines(`All ${tools.length} tools already have example requests.`);
+        if (options.json) printJson({ tools: tools.length, alreadyDone: tools.length, written: 0, failed: 0 });
+        else printLines(`All ${tools.length} tools already have example requests.`);
         return;
       }
       const progress = progressBar(process.stderr);
@@ -58,9 +60,11 @@ export function registerSearchEnrich(search: Command): void {
       } finally {
         progress.done();
       }
-      printLines(
-        `Wrote example requests for ${todo.length - failed} of ${todo.length} tools (${tools.length - todo.length} already done${failed ? `, ${failed} failed: run again to retry` : ''}).`,
-      );
+      if (options.json) printJson({ tools: tools.length, alreadyDone: tools.length - todo.length, written: todo.length - failed, failed });
+      else
+        printLines(
+          `Wrote example requests for ${todo.length - failed} of ${todo.length} tools (${tools.length - todo.length} already done${failed ? `, ${failed} failed: run again to retry` : ''}).`,
+        );
     });
 }
 

@@ -1,0 +1,91 @@
+// The cached definitions of every server, in memory and in catalog.json. They change only by
+// listings, list by list and in the order the listings were requested, so no writer can drop
+// what another listed: a tool-list re-check that raced discovery replaces the tools and nothing
+// else, and a listing requested earlier never replaces a list fetched by a later one. Memory
+// changes at once; the file follows on flush(), in the same order.
+import { Mutex } from 'async-mutex';
+import { isDeepStrictEqual } from 'node:util';
+import { readDefinitionCache, updateDefinitionCache, type DefinitionCache, type DefinitionChange } from './definitionCache.js';
+import { applyListing, type ListName, type ServerListing } from './serverListing.js';
+
+/** Every server's cached definitions, changed by listings in order. */
+export class DefinitionStore {
+  readonly #file: string;
+  #definitions: DefinitionCache = {};
+  /** Changes made in memory but not yet in the file, oldest first. Memory = the last read + these. */
+  #unwritten: DefinitionChange[] = [];
+  /** Per server and list: the stamp of the listing that set it last. */
+  readonly #stamps = new Map<string, Map<ListName, number>>();
+  #lastStamp = 0;
+  // One read or write of the file at a time, in the order asked: a read then sees every earlier write.
+  readonly #fileLock = new Mutex();
+  /** The write that has not started yet: later flushes join it. */
+  #queuedWrite: Promise<void> | undefined;
+
+  constructor(file: string) {
+    this.#file = file;
+  }
+
+  /** The definitions now, by server. */
+  get all(): DefinitionCache {
+    return this.#definitions;
+  }
+
+  /** Take before sending a listing's requests; its record() then ranks it against the other listings. */
+  stamp(): number {
+    return ++this.#lastStamp;
+  }
+
+  /**
+   * Apply `listing` (requested at `stamp`) to the server's entry in memory; only the lists no later
+   * listing has set already are taken. With `ifChanged`, a listing that would change nothing but
+   * the time is dropped. Returns whether the entry changed; flush() writes it.
+   */
+  record(server: string, listing: ServerListing, stamp: number, options: { ifChanged?: boolean } = {}): boolean {
+    const stamps = this.#stamps.get(server) ?? new Map<ListName, number>();
+    const covers = listing.covers.filter((list) => (stamps.get(list) ?? 0) < stamp);
+    if (!covers.length) return false;
+    const change = (entry: DefinitionCache[string] | undefined) => applyListing(entry, { ...listing, covers });
+    const current = this.#definitions[server];
+    const next = change(current);
+    if (options.ifChanged && current && isDeepStrictEqual({ ...next, discoveredAt: current.discoveredAt }, current)) return false;
+    for (const list of covers) stamps.set(list, stamp);
+    this.#stamps.set(server, stamps);
+    this.#definitions = { ...this.#definitions, [server]: next };
+    this.#unwritten.push({ server, change });
+    return true;
+  }
+
+  /** Write every change recorded so far to the file; concurrent flushes share one write. */
+  flush(): Promise<void> {
+    if (this.#queuedWrite) return this.#queuedWrite;
+    const write: Promise<void> = this.#fileLock.runExclusive(async () => {
+      // From here on, new changes wait for the next write.
+      if (this.#queuedWrite === write) this.#queuedWrite = undefined;
+      const batch = this.#unwritten.splice(0);
+      if (!batch.length) return;
+      try {
+        await updateDefinitionCache(this.#file, batch);
+      } catch (error) {
+        // Kept for the next flush, ahead of anything recorded since.
+        this.#unwritten.unshift(...batch);
+        throw error;
+      }
+    });
+    this.#queuedWrite = write;
+    return write;
+  }
+
+  /** Read the file again (another process may have written it); changes not yet written stay applied. */
+  read(): Promise<void> {
+    return this.#fileLock.runExclusive(async () => {
+      const definitions = await readDefinitionCache(this.#file);
+      for (const { server, change } of this.#unwritten) {
+        const entry = change(definitions[server]);
+        if (entry) definitions[server] = entry;
+        else delete definitions[server];
+      }
+      this.#definitions = definitions;
+    });
+  }
+}

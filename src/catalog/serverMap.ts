@@ -1,0 +1,140 @@
+// The map of the catalog: one short line per configured server (its name, what it is for, how
+// many tools it has, and its state unless ready), so an agent knows which servers exist before it
+// searches and can pass `server`. What a server is for comes from its own words (serverInfo
+// description or title, instructions) when it gave any, else from the words its tool names share.
+import type { CachedServerTools } from './definitionCache.js';
+import { isStopWord, stem, wordsOf } from './searchText.js';
+
+/** Where a configured server stands: discovered, not yet discovered, or failed to be discovered. */
+export type ServerState = { kind: 'ready' } | { kind: 'pending' } | { kind: 'failed'; reason: string };
+
+/** What the map says of a discovered server, kept between runs (the map is answered before the catalog is read). */
+export interface ServerSummary {
+  server: string;
+  purpose: string;
+  tools: number;
+}
+
+/** One line of the map: a server's summary when it has been discovered, and its state. */
+export interface ServerMapEntry {
+  server: string;
+  summary?: ServerSummary;
+  state: ServerState;
+}
+
+/** The most bytes the map may take; 35 servers fit at the narrowest purpose width. */
+export const MAP_BUDGET_BYTES = 2000;
+// Purpose widths tried, widest first, until the map fits the budget.
+const PURPOSE_WIDTHS = [60, 48, 40, 32, 24, 16];
+const REASON_WIDTH = 60;
+// Words of tool names that say what a tool does, not what it works on: the purpose is the objects.
+const ACTION_WORDS = new Set(
+  (
+    'get list create update delete remove add set search find read write fetch run start stop show open close edit move send post ' +
+    'put patch query describe check enable disable toggle trigger generate make new count upload download execute call retrieve view ' +
+    'manage insert replace rename save load export import clear reset cancel submit apply assign unassign archive restore attach detach ' +
+    'drop take fill click press hover navigate wait evaluate emulate resize select handle simulate allowed sizes ' +
+    'batch bulk multiple all by id ids info details detail mcp tool tools with from to for of and or the a an'
+  ).split(' '),
+);
+
+/** A discovered server's line of the map. */
+export function summarizeServer(server: string, cached: Pick<CachedServerTools, 'tools' | 'about'>): ServerSummary {
+  return { server, purpose: ownPurpose(server, cached.about) ?? derivedPurpose(server, cached.tools), tools: cached.tools.length };
+}
+
+/**
+ * The map as lines, widest purposes that keep it within `budget` bytes. A map too long even at
+ * the narrowest width lists as many servers as fit and says how many more there are.
+ */
+export function formatServerMap(entries: readonly ServerMapEntry[], budget = MAP_BUDGET_BYTES): string[] {
+  for (const width of PURPOSE_WIDTHS) {
+    const lines = entries.map((entry) => mapLine(entry, width));
+    if (byteLength(lines) <= budget) return lines;
+  }
+  const lines: string[] = [];
+  const narrowest = PURPOSE_WIDTHS[PURPOSE_WIDTHS.length - 1]!;
+  for (const [index, entry] of entries.entries()) {
+    const more = `… and ${entries.length - index} more servers: discover-all-tools {"server": "NAME"} lists one.`;
+    const line = mapLine(entry, narrowest);
+    if (byteLength([...lines, line, more]) > budget) return [...lines, more];
+    lines.push(line);
+  }
+  return lines;
+}
+
+/** `name (N tools): purpose`, or the state when the server has no tools to show yet. */
+function mapLine({ server, summary, state }: ServerMapEntry, width: number): string {
+  if (state.kind === 'failed') return `${server}: not discovered (${clip(state.reason, REASON_WIDTH)})`;
+  if (!summary) return `${server}: not discovered yet`;
+  const purpose = clip(summary.purpose, width);
+  const count = `${summary.tools} tool${summary.tools === 1 ? '' : 's'}`;
+  return `${server} (${count}${state.kind === 'pending' ? ', discovering' : ''})${purpose ? `: ${purpose}` : ''}`;
+}
+
+// The server's own words: its description, else the first sentence of its instructions, else a
+// title that says more than the server's name.
+function ownPurpose(server: string, about: CachedServerTools['about']): string | undefined {
+  const own = [about?.description, about?.instructions].map((text) => text && plainPurpose(text)).find(Boolean);
+  if (own) return own;
+  const title = about?.title?.trim();
+  const rest = title
+    ? wordsOf(title)
+        .filter((word) => word !== 'mcp' && word !== 'server')
+        .join('')
+    : '';
+  return rest && rest !== wordsOf(server).join('') ? title : undefined;
+}
+
+/** The first sentence of `text`, without markdown and without "This server provides …" framing. */
+function plainPurpose(text: string): string {
+  const flat = text
+    .replace(/[`*_#>]+/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+  const end = flat.search(/[.!?](\s|$)/);
+  const sentence = end >= 0 ? flat.slice(0, end) : flat;
+  return sentence
+    .replace(/^(this|the|an?)\s+(mcp\s+)?server\s+((provides|offers|exposes|gives|lets you|allows|for|to)\s+)*(access\s+to\s+)?/i, '')
+    .replace(/^tools\s+(for|to)\s+/i, '');
+}
+
+/** The object words the tool names share most (`issues, projects, teams`), from names only. */
+function derivedPurpose(server: string, tools: CachedServerTools['tools']): string {
+  const own = new Set(wordsOf(server).map(stem));
+  const counts = new Map<string, { count: number; forms: Map<string, number> }>();
+  for (const tool of tools) {
+    const seen = new Set<string>();
+    for (const word of wordsOf(tool.name)) {
+      if (ACTION_WORDS.has(word) || isStopWord(word) || /\d/.test(word)) continue;
+      const term = stem(word);
+      if (own.has(term) || seen.has(term)) continue;
+      seen.add(term);
+      let entry = counts.get(term);
+      if (!entry) counts.set(term, (entry = { count: 0, forms: new Map() }));
+      entry.count++;
+      entry.forms.set(word, (entry.forms.get(word) ?? 0) + 1);
+    }
+  }
+  return [...counts.values()]
+    .sort((a, b) => b.count - a.count || mostCommon(a.forms).localeCompare(mostCommon(b.forms)))
+    .slice(0, 6)
+    .map((entry) => mostCommon(entry.forms))
+    .join(', ');
+}
+
+function mostCommon(forms: ReadonlyMap<string, number>): string {
+  return [...forms].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]![0];
+}
+
+/** `text` cut at a word (or list item) boundary to at most `width` characters. */
+function clip(text: string, width: number): string {
+  if (text.length <= width) return text;
+  const cut = text.slice(0, width - 1);
+  const boundary = Math.max(cut.lastIndexOf(', '), cut.lastIndexOf(' '));
+  return `${(boundary > width / 2 ? cut.slice(0, boundary) : cut).replace(/[,;:\s]+$/, '')}…`;
+}
+
+function byteLength(lines: readonly string[]): number {
+  return Buffer.byteLength(lines.join('\n'));
+}

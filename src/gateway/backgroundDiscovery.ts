@@ -1,0 +1,194 @@
+// Discovery of the servers the cached catalog lacks, kept off the agent's path. A warm start waits
+// for nothing; a start with servers never tried before waits a few seconds at most for them; a
+// server that failed is tried again in the background with backoff, remembered across starts
+// (discoveryRecords.ts). states() says what each undiscovered server is waiting for.
+import pLimit, { type LimitFunction } from 'p-limit';
+import type { CatalogStore } from '../catalog/index.js';
+import type { ServerPool } from '../downstream/index.js';
+import { KeyedTimers, errorMessage, settleWithin, type Logger } from '../shared/index.js';
+import { failedRecord, readDiscoveryRecords, recordDiscoveryOutcomes, type DiscoveryRecord } from './discoveryRecords.js';
+
+// How long the first catalog read waits for servers never tried before. A server that answers
+// (most do in well under a second) joins at once; a slow or hanging one is reported as pending
+// rather than holding the agent's first call for its whole discovery timeout.
+const FIRST_CONTACT_WAIT_MS = 5000;
+
+/** Why an undiscovered server has no tools in the catalog yet. */
+export type DiscoveryState =
+  /** An attempt is running or queued; `previous` is the last failure, if it failed before. */
+  | { server: string; state: 'pending'; since: number; previous?: DiscoveryRecord }
+  /** The last attempt failed; the next one is due at `record.retryAt`. */
+  | { server: string; state: 'failed'; record: DiscoveryRecord };
+
+/** What background discovery works with. */
+interface BackgroundDiscoveryOptions {
+  catalog: CatalogStore;
+  pool: ServerPool;
+  logger: Logger;
+  /** The records file (discoveryRecordsFile). */
+  recordsFile: string;
+  /** How many servers are discovered at once. */
+  concurrency: number;
+}
+
+/** Discovers uncached servers in the background, with backoff. */
+export class BackgroundDiscovery {
+  readonly #options: BackgroundDiscoveryOptions;
+  readonly #limit: LimitFunction;
+  readonly #pending = new Map<string, { since: number; done: Promise<void> }>();
+  readonly #failed = new Map<string, DiscoveryRecord>();
+  readonly #retries = new KeyedTimers();
+  readonly #unsubscribe: () => void;
+  #ready: Promise<void> | undefined;
+  #closed = false;
+
+  constructor(options: BackgroundDiscoveryOptions) {
+    this.#options = options;
+    this.#limit = pLimit(options.concurrency);
+    // A server discovered another way (an always-on one that came up, `loadout refresh`) is no longer failing.
+    this.#unsubscribe = options.catalog.onChange(() => this.#forgetDiscovered());
+  }
+
+  /**
+   * Load the cached catalog and start discovering the servers it lacks. Settles once the servers
+   * never tried before have answered or failed, or after 5 s, whichever is first; servers that
+   * failed before are retried in the background when their wait is over. Never rejects.
+   */
+  ready(): Promise<void> {
+    this.#ready ??= this.#firstRound().catch((error: unknown) =>
+      this.#options.logger.error({ mod: 'catalog', err: errorMessage(error) }, 'discovery failed'),
+    );
+    return this.#ready;
+  }
+
+  /** Start discovering servers that became uncached (servers.yaml gained one, or an entry changed). */
+  discoverUncached(): void {
+    if (!this.#ready) return;
+    const { catalog, pool } = this.#options;
+    void readDiscoveryRecords(this.#options.recordsFile, pool.configs)
+      .catch(() => new Map<string, DiscoveryRecord>())
+      .then((records) => {
+        for (const server of catalog.undiscoveredServers) {
+          if (this.#pending.has(server)) continue;
+          const record = records.get(server);
+          if (record) this.#retryLater(server, record);
+          else {
+            this.#failed.delete(server);
+            void this.#discover(server);
+          }
+        }
+      });
+  }
+
+  /** The undiscovered enabled servers with an attempt running or a failure behind them. */
+  states(): DiscoveryState[] {
+    const states: DiscoveryState[] = [];
+    for (const server of this.#options.catalog.undiscoveredServers) {
+      const pending = this.#pending.get(server);
+      const record = this.#failed.get(server);
+      if (pending) states.push({ server, state: 'pending', since: pending.since, ...(record ? { previous: record } : {}) });
+      else if (record) states.push({ server, state: 'failed', record });
+    }
+    return states;
+  }
+
+  /** The state of one server (see states()). */
+  state(server: string): DiscoveryState | undefined {
+    return this.states().find((state) => state.server === server);
+  }
+
+  /**
+   * Stop retrying; attempts in flight end with the pool. A server still unanswered is recorded as
+   * failed, so the next start does not wait for it again (it is tried in the background instead).
+   */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#unsubscribe();
+    this.#retries.clearAll();
+    const now = Date.now();
+    const unanswered = [...this.#pending].map(([server, { since }]) => ({
+      server,
+      ok: false as const,
+      error: `Server '${server}' had not answered its discovery ${Math.round((now - since) / 1000)} s after it began, when loadout stopped`,
+    }));
+    if (!unanswered.length) return;
+    const { recordsFile, pool, logger } = this.#options;
+    await recordDiscoveryOutcomes(recordsFile, pool.configs, unanswered).catch((error: unknown) =>
+      logger.debug({ mod: 'catalog', err: errorMessage(error) }, 'could not record the unanswered discoveries'),
+    );
+  }
+
+  async #firstRound(): Promise<void> {
+    const { catalog, pool, recordsFile } = this.#options;
+    await catalog.ensureLoaded();
+    const servers = catalog.undiscoveredServers;
+    if (!servers.length) return;
+    const records = await readDiscoveryRecords(recordsFile, pool.configs);
+    const firstContacts: Array<Promise<void>> = [];
+    for (const server of servers) {
+      const record = records.get(server);
+      if (record) this.#retryLater(server, record);
+      else firstContacts.push(this.#discover(server));
+    }
+    this.#options.logger.info(
+      { mod: 'catalog', servers: servers.filter((server) => !records.has(server)), later: [...records.keys()] },
+      'discovering servers without cached tools',
+    );
+    await settleWithin(Promise.all(firstContacts), FIRST_CONTACT_WAIT_MS);
+  }
+
+  #retryLater(server: string, record: DiscoveryRecord): void {
+    this.#failed.set(server, record);
+    this.#retries.set(server, Math.max(0, Date.parse(record.retryAt) - Date.now()), () => void this.#discover(server));
+  }
+
+  // One attempt per server at a time; resolves when it is over, whatever its outcome.
+  #discover(server: string): Promise<void> {
+    const running = this.#pending.get(server);
+    if (running) return running.done;
+    if (this.#closed) return Promise.resolve();
+    this.#retries.clear(server);
+    const done = this.#limit(() => this.#attempt(server))
+      .catch((error: unknown) => this.#options.logger.error({ mod: 'catalog', server, err: errorMessage(error) }, 'discovery failed'))
+      .finally(() => this.#pending.delete(server));
+    this.#pending.set(server, { since: Date.now(), done });
+    return done;
+  }
+
+  async #attempt(server: string): Promise<void> {
+    const { catalog, pool, recordsFile, logger } = this.#options;
+    if (this.#closed || !catalog.undiscoveredServers.includes(server)) return;
+    // One server per discover(): its tools join the catalog as soon as it answers, not when the slowest one has.
+    const [result] = await catalog.discover([server]);
+    if (!result || this.#closed) return;
+    let records: Map<string, DiscoveryRecord>;
+    try {
+      records = await recordDiscoveryOutcomes(recordsFile, pool.configs, [result]);
+    } catch (error) {
+      logger.warn({ mod: 'catalog', server, err: errorMessage(error) }, 'could not record the discovery outcome');
+      const config = pool.config(server);
+      records = new Map(!result.ok && config ? [[server, failedRecord(this.#failed.get(server), result.error, config, Date.now())]] : []);
+    }
+    const record = records.get(server);
+    if (!record) this.#failed.delete(server);
+    else this.#retryLater(server, record);
+  }
+
+  #forgetDiscovered(): void {
+    if (!this.#failed.size) return;
+    const undiscovered = new Set(this.#options.catalog.undiscoveredServers);
+    const found = [...this.#failed.keys()].filter((server) => !undiscovered.has(server));
+    if (!found.length) return;
+    for (const server of found) {
+      this.#failed.delete(server);
+      this.#retries.clear(server);
+    }
+    const { recordsFile, pool, logger } = this.#options;
+    recordDiscoveryOutcomes(
+      recordsFile,
+      pool.configs,
+      found.map((server) => ({ server, ok: true })),
+    ).catch((error: unknown) => logger.debug({ mod: 'catalog', err: errorMessage(error) }, 'could not update discovery records'));
+  }
+}

@@ -1,0 +1,30 @@
+// The map of the catalog as the agent reads it: in the session's instructions (its first answer)
+// and as the answer of discover-all-tools with no query. One short line per server, so the agent
+// knows which servers exist and can pass `server` instead of guessing.
+import { formatServerMap, type ServerMapEntry } from '../../catalog/index.js';
+import type { GatewayContext } from '../context.js';
+
+const INSTRUCTIONS =
+  'loadout fronts many MCP servers. Find tools with discover-all-tools ({"query": "what you want to do"} ranks them, ' +
+  '{"server": "NAME"} lists one server\'s), save a set with build-toolset, then equip-toolset to use them as normal tools ' +
+  '(or call any catalog tool with call-tool).';
+
+/** The session's instructions: how to use loadout, then the map of its servers. */
+export async function sessionInstructions(gateway: Pick<GatewayContext, 'catalog' | 'logger'>): Promise<string> {
+  const entries = await gateway.catalog.serverMap().catch((error: unknown) => {
+    gateway.logger.warn({ mod: 'gateway', err: String(error) }, 'instructions without the server map');
+    return [];
+  });
+  if (!entries.length) return INSTRUCTIONS;
+  return `${INSTRUCTIONS}\nServers (tools: what for):\n${formatServerMap(entries).join('\n')}`;
+}
+
+/** discover-all-tools {}: a header, then one line per server. */
+export function mapAnswer(entries: readonly ServerMapEntry[]): string {
+  const tools = entries.reduce((sum, entry) => sum + (entry.summary?.tools ?? 0), 0);
+  const header =
+    `${entries.length} server${entries.length === 1 ? '' : 's'}, ${tools} tool${tools === 1 ? '' : 's'}. ` +
+    'Search them: discover-all-tools {"query": "what you want to do"}; list one server\'s: {"server": "NAME"}.';
+  // Notes about the catalog as a whole (nothing discovered yet, what to run) go between the header and the map.
+  return [header, ...formatServerMap(entries)].join('\n');
+}

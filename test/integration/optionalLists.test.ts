@@ -1,0 +1,139 @@
+// A server that declares prompts and resources but fails those lists, as real servers do (a list
+// declared but never written answers -32601; a database that is down gives -32603): its tools are
+// still discovered and callable, the failed list is named once in status, doctor and --json, and
+// listed again later. A failing tools/list fails discovery with a message that says it started.
+// Entries pass through loadout (warm start, from the cache) byte for byte, key order included.
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { linesOf, runCli } from '../helpers/cli.js';
+import { eventually, fixture, nodeServer, textOf, useGatewaySandbox, writeServersYaml } from '../helpers/gateway.js';
+import { startRawSession, startRawGateway, type RawGateway } from '../helpers/rawStdio.js';
+
+type Mode = 'ok' | 'templates-unimplemented' | 'resources-unimplemented' | 'database-down' | 'tools-down';
+type Finding = { subject: string; ok: boolean; message: string; fix?: string };
+type StatusServer = { name: string; listFailures: Record<string, string> };
+
+const UNIMPLEMENTED = 'Method not found';
+const DOWN = 'connect ECONNREFUSED 127.0.0.1:5432 (the database is down)';
+
+describe('optional lists that fail', () => {
+  const sandbox = useGatewaySandbox();
+  const modeFile = () => path.join(sandbox.dirs.root, 'mode');
+  const setMode = (mode: Mode) => writeFile(modeFile(), mode);
+  const configure = async (mode: Mode) => {
+    await setMode(mode);
+    await writeServersYaml(sandbox.dirs.configDir, {
+      db: nodeServer(fixture('partialLists'), { args: [fixture('partialLists'), modeFile()] }),
+    });
+  };
+  const cli = (...args: string[]) => runCli(sandbox.dirs, args);
+  const cached = async () =>
+    (
+      JSON.parse(await readFile(path.join(sandbox.dirs.dataDir, 'catalog.json'), 'utf8')) as {
+        servers: Record<string, Record<string, unknown>>;
+      }
+    ).servers.db;
+  const statusOf = async () => (JSON.parse((await cli('status', '--json')).stdout) as { servers: StatusServer[] }).servers[0]!;
+
+  it.each([
+    ['templates-unimplemented', { resourceTemplates: `resources/templates/list failed: ${UNIMPLEMENTED}` }],
+    ['resources-unimplemented', { resources: `resources/list failed: ${UNIMPLEMENTED}` }],
+    [
+      'database-down',
+      {
+        prompts: `prompts/list failed: ${DOWN}`,
+        resources: `resources/list failed: ${DOWN}`,
+        resourceTemplates: `resources/templates/list failed: ${DOWN}`,
+      },
+    ],
+  ] as const)('%s: refresh keeps the tools, status and doctor name the failed list once, the tool is called', async (mode, failures) => {
+    await configure(mode);
+    const refresh = await cli('refresh');
+    expect(refresh.code, refresh.stderr).toBe(0);
+    expect(refresh.stdout).toMatch(/^│? *db *│? *ok *│? *1 /m);
+    for (const failure of Object.values(failures)) expect(refresh.stdout).toContain(`db: ${failure} — its tools work`);
+
+    expect((await statusOf()).listFailures).toEqual(failures);
+    const status = await cli('status');
+    for (const failure of Object.values(failures))
+      expect(linesOf(status.stdout).filter((line) => line.includes(failure))).toEqual([
+        `db: ${failure} — its tools work; listed again when it next starts or at "loadout refresh db"`,
+      ]);
+
+    const doctor = await cli('doctor', '--json');
+    expect(doctor.code).toBe(1);
+    const findings = (JSON.parse(doctor.stdout) as { findings: Finding[] }).findings.filter((finding) => finding.subject === 'server db');
+    expect(findings[0]).toMatchObject({ ok: true, message: expect.stringMatching(/^starts, 1 tool listed/) });
+    expect(findings.slice(1).map((finding) => finding.message.split('; ')[0])).toEqual(Object.values(failures));
+    expect(findings.slice(1).every((finding) => !finding.ok && finding.fix)).toBe(true);
+
+    const gateway = await sandbox.start();
+    const result = await gateway.client.callTool({ name: 'call-tool', arguments: { tool: 'db.query', arguments: { sql: 'select 1' } } });
+    expect(result.isError).toBeFalsy();
+    expect(textOf(result)).toBe('rows for select 1');
+  });
+
+  it('keeps what a list cached before when it fails, and clears the failure once it answers again', async () => {
+    await configure('ok');
+    expect((await cli('refresh')).code).toBe(0);
+    await setMode('database-down');
+    expect((await cli('refresh')).code).toBe(0);
+    expect(Object.keys((await statusOf()).listFailures)).toEqual(['prompts', 'resources', 'resourceTemplates']);
+    expect(await cached()).toMatchObject({ prompts: [{ name: 'describe' }], resources: [{ uri: 'db://schema' }] });
+
+    // A running gateway lists again when the server next starts (here: for a call).
+    await setMode('ok');
+    const gateway = await sandbox.start();
+    await gateway.client.callTool({ name: 'call-tool', arguments: { tool: 'db.query', arguments: { sql: 'select 1' } } });
+    await eventually(async () => (await cached())?.listFailures === undefined, 10_000, 'the failures to clear');
+    expect((await statusOf()).listFailures).toEqual({});
+  });
+
+  it('a failing tools/list fails discovery with a message that says the server started', async () => {
+    await configure('tools-down');
+    const refresh = await cli('refresh');
+    expect(refresh.code).toBe(1);
+    expect(refresh.stderr).toContain(`Server 'db' started, but its tools/list failed (${DOWN})`);
+    expect(refresh.stderr).not.toMatch(/failed to start|could not be started/);
+
+    const doctor = await cli('doctor', '--json');
+    const finding = (JSON.parse(doctor.stdout) as { findings: Finding[] }).findings.find((each) => each.subject === 'server db');
+    expect(finding).toMatchObject({ ok: false, message: `starts, but its tools/list failed: ${DOWN}` });
+
+    const gateway = await sandbox.start();
+    const result = await gateway.client.callTool({ name: 'call-tool', arguments: { tool: 'db.query', arguments: {} } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain(`Server 'db' started, but its tools/list failed (${DOWN})`);
+    expect(textOf(result)).not.toContain('could not be started');
+  });
+
+  it('passes templates, resources and prompts from the cache exactly as the server sent them', async () => {
+    await configure('ok');
+    expect((await cli('refresh')).code).toBe(0);
+    const direct = await startRawSession([fixture('partialLists'), modeFile()]);
+    const warm = await startRawGateway(sandbox.dirs, ['--equip', 'all']);
+    try {
+      const [sent, through] = await Promise.all([listsOf(direct), listsOf(warm)]);
+      expect(through.resourceTemplates).toEqual(sent.resourceTemplates);
+      expect(through.resources).toEqual(sent.resources);
+      // Prompts are exposed under flattened names; the name keeps its place.
+      expect(through.prompts).toEqual(sent.prompts.map((prompt) => prompt.replace('"name":"describe"', '"name":"db_describe"')));
+    } finally {
+      await Promise.all([direct.close(), warm.close()]);
+    }
+  });
+});
+
+// Each entry of each list, as JSON text: key order shows.
+async function listsOf(session: RawGateway): Promise<Record<'prompts' | 'resources' | 'resourceTemplates', string[]>> {
+  const requests = { prompts: 'prompts/list', resources: 'resources/list', resourceTemplates: 'resources/templates/list' } as const;
+  const lists = await Promise.all(
+    Object.entries(requests).map(async ([key, method]) => {
+      session.send({ jsonrpc: '2.0', id: key, method, params: {} });
+      const answer = await session.answer(key);
+      return [key, ((answer.result?.[key] as unknown[]) ?? []).map((entry) => JSON.stringify(entry))] as const;
+    }),
+  );
+  return Object.fromEntries(lists) as Record<'prompts' | 'resources' | 'resourceTemplates', string[]>;
+}
