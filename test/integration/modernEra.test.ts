@@ -1,34 +1,18 @@
 // Both protocol eras on `loadout serve` (stdio): an SDK client that negotiates ('auto') ends up in
 // 2026-07-28 (server/discover, no initialize) and discovers, equips, hears of the new tools on its
 // subscriptions/listen stream and calls one; a client that only knows 2025 still gets initialize.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  fixture,
-  makeTempDirs,
-  nodeServer,
-  startGateway,
-  textOf,
-  writeServersYaml,
-  type GatewayProcess,
-  type TempDirs,
-} from '../helpers/gateway.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { fixture, nodeServer, textOf, useGatewaySandbox, writeServersYaml } from '../helpers/gateway.js';
 
 describe('loadout serve in both protocol eras', () => {
-  let dirs: TempDirs;
-  const running: GatewayProcess[] = [];
+  const sandbox = useGatewaySandbox();
 
   beforeEach(async () => {
-    dirs = await makeTempDirs();
-    await writeServersYaml(dirs.configDir, { echo: nodeServer(fixture('echo')) });
-  });
-  afterEach(async () => {
-    await Promise.all(running.splice(0).map((gateway) => gateway.close()));
-    await dirs.cleanup();
+    await writeServersYaml(sandbox.dirs.configDir, { echo: nodeServer(fixture('echo')) });
   });
 
   it('serves a negotiating client in the 2026-07-28 era: discover, equip, listen, call', async () => {
-    const gateway = await startGateway({ dirs, versionNegotiation: { mode: 'auto' } });
-    running.push(gateway);
+    const gateway = await sandbox.start({ versionNegotiation: { mode: 'auto' } });
     const { client } = gateway;
     expect(client.getProtocolEra()).toBe('modern');
     expect(client.getDiscoverResult()?.capabilities.tools).toMatchObject({ listChanged: true });
@@ -48,8 +32,7 @@ describe('loadout serve in both protocol eras', () => {
   });
 
   it('still serves a 2025-only client with initialize', async () => {
-    const gateway = await startGateway({ dirs });
-    running.push(gateway);
+    const gateway = await sandbox.start();
     expect(gateway.client.getProtocolEra()).toBe('legacy');
     await gateway.client.callTool({ name: 'build-toolset', arguments: { name: 'talk', tools: ['echo.echo'], equip: true } });
     await gateway.waitForListChanged(1);
