@@ -8,9 +8,8 @@
 // started) and puts its initialize instructions and tools/list in the brief with the 80 task texts:
 // never the catalog, never the expected tools. The agent answers {"d01": {"query": "…", "server"?: "…"}, …};
 // `merge` keeps the set's ids, expected tools and hard marks and takes only the query (and server).
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { Client, type Tool } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

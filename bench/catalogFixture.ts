@@ -2,7 +2,7 @@
 // in the real definition-cache format), so the gateway starts warm without spawning anything.
 // Tool definitions are deterministic (seeded) and shaped like real ones: a sentence or two of
 // description and a few described parameters.
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
 import { existsSync } from 'node:fs';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -1,7 +1,7 @@
 // Row 6: what the tool list costs the agent's context. tools/list at idle (meta-tools only, plus
 // the session's instructions with their map of the servers) vs with every tool exposed (`all`), for a demo-like catalog of real servers (the echo fixture,
 // server-memory, server-filesystem, discovered live) and for a generated 100-tool catalog.
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

@@ -2,7 +2,7 @@
 // the whole catalog for a query; equip exposes 1,000 of the tools with exactly one list_changed.
 // The floor for search and equip is the round trip of a meta-tool that does no work
 // (get-active-toolset); for build+equip it is saving the same file the same way, in this process.
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import path from 'node:path';
 import { stringify } from 'yaml';
 import { updateTextFile } from '../src/config/index.js';

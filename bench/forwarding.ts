@@ -5,7 +5,7 @@
 // over stdio (next to the bare relay and direct under the same callers) and over streamable HTTP
 // (next to direct HTTP). The CPU time each middle process spends per call is read from /proc
 // beside the wall times: on a busy machine it moves far less than latency does.
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { createSetup, ECHO_FIXTURE, JSON_RELAY, RELAY, type BenchSetup } from './catalogFixture.js';
 import { spawnHttpFixture, spawnHttpLoadout } from './httpProcess.js';
 import { cpuTimeMs, spawnLoadout, spawnMcp, type McpProcess } from './processes.js';

@@ -1,8 +1,7 @@
 // The bench's view of an MCP server over streamable HTTP: a spawned process that prints its URL
 // (loadout `serve --http --port 0`, or the interactive fixture), with one SDK Client per MCP
 // session. Closing ends every session (DELETE) and then the process (SIGTERM, waited for).
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { INTERACTIVE_FIXTURE } from './catalogFixture.js';
 import { loadoutCommandArgs } from './processes.js';

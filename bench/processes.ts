@@ -1,8 +1,7 @@
 // The bench's view of processes: an MCP server (loadout or a fixture) spawned over stdio with an
 // SDK Client connected, and Linux /proc readings of it (child processes, resident memory).
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client } from '@modelcontextprotocol/client';
 import { readdir, readFile } from 'node:fs/promises';
 import { CLI } from './catalogFixture.js';
 
@@ -40,7 +39,7 @@ export async function spawnMcp(command: string, args: string[], options: SpawnOp
   });
   const client = new Client({ name: 'loadout-bench', version: '1.0.0' }, { capabilities: {} });
   const listeners: Array<() => void> = [];
-  client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+  client.setNotificationHandler('notifications/tools/list_changed', async () => {
     for (const listener of listeners) listener();
     if (options.relist) options.relist.onRelisted((await client.listTools()).tools);
   });

@@ -1,6 +1,6 @@
 // How much each bench row repeats: the full run (stable medians within 3 minutes on 2 cores)
 // and --quick (tiny counts, so a test can run every row in seconds).
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
 
 /** Repetition counts of one bench run. */
 export interface BenchScale {

@@ -2,7 +2,7 @@
 // LOADOUT_SEARCH_SETUP (JSON) overrides parts of the search setup, for the ablation rows.
 import { CatalogSearch, type SearchSetup } from '../src/catalog/index.js';
 import { catalogToolOf } from './searchDevSet.js';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
 
 let engine: CatalogSearch | undefined;
 

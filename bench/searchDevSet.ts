@@ -4,7 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
 import type { CatalogTool } from '../src/catalog/index.js';
 
 /** Where the set lives: LOADOUT_SEARCH_DEV (to score another set), else the copy in test/fixtures/search-dev. */

@@ -1,9 +1,9 @@
 // `npm run demo`: a scripted agent session. An SDK Client (standing in for Claude Code) spawns
 // the built `loadout serve` over stdio against the servers bundled with the repo, in a temp dir,
 // and walks through discover → build → equip → call → inspect → unequip, printing each step.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client } from '@modelcontextprotocol/client';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import path from 'node:path';
 import { CLI, prepareDemo, type DemoDirs } from './setup.js';
 import { agentCalls, answer, event, nameList, say, step, style } from './terminal.js';
@@ -26,15 +26,17 @@ async function runSession(dirs: DemoDirs): Promise<void> {
   let listed: string[] = [];
   let notifications = 0;
   // Like Claude Code: on list_changed, re-read the tool list at once.
-  client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+  client.setNotificationHandler('notifications/tools/list_changed', async () => {
     notifications += 1;
     event(`notifications/tools/list_changed #${notifications} → re-reading tools/list`);
-    listed = (await client.listTools()).tools.map((tool) => tool.name);
+    // A plain request: listTools() does more work after the answer arrives than callTool() does,
+    // and the re-read list must be in hand before the equip's answer is shown.
+    listed = (await client.request({ method: 'tools/list' })).tools.map((tool) => tool.name);
     event(`tools/list now has ${listed.length} tools`);
   });
   const call = async (tool: string, args: Record<string, unknown>, maxLines?: number): Promise<CallToolResult> => {
     agentCalls(tool, args);
-    const result = (await client.callTool({ name: tool, arguments: args })) as CallToolResult;
+    const result = await client.callTool({ name: tool, arguments: args });
     answer(textOf(result), { maxLines, error: result.isError === true });
     return result;
   };

@@ -14,15 +14,18 @@ const CJS_GLOBALS = [
   "const __dirname = __loadoutFileURLToPath(new URL('.', import.meta.url));",
 ].join('\n');
 
-// The SDK's Server and Client import ajv at load time for a default JSON Schema validator that
-// loadout never builds (it passes lazySchemaValidator()). Parsing and evaluating ajv's ~190 KB
-// cost ~55 M instructions, a tenth of what a warm start adds to bare node. So ajv and the SDK's
+// The SDK's Server and Client import ajv at load time (through their runtime `_shims` module, whose
+// DefaultJsonSchemaValidator is ajv on Node) for a default JSON Schema validator that loadout
+// never builds (it passes lazySchemaValidator()). Parsing and evaluating ajv's ~290 KB cost
+// ~55 M instructions, a tenth of what a warm start adds to bare node. So ajv and the SDK's
 // provider are bundled apart into AJV_FILE (CommonJS, so it can be required synchronously), and
-// every import of the provider gets a stand-in that requires that file on the first
-// `new AjvJsonSchemaValidator()`, i.e. at the first schema check, never at start.
+// every import of the shims or of the provider gets a stand-in that requires that file on the
+// first `new AjvJsonSchemaValidator()`, i.e. at the first schema check, never at start. The
+// stand-in also carries the shims' other exports (the Node values they hold).
 const AJV_FILE = 'ajv-provider.cjs';
+const AJV_ENTRY = '@modelcontextprotocol/server/validators/ajv';
 const COMMON = { bundle: true, minifyWhitespace: true, minifySyntax: true, platform: 'node', target: 'node20', logLevel: 'warning' };
-const AJV_PROVIDER = /validation\/ajv-provider\.js$|^@modelcontextprotocol\/sdk\/validation\/ajv$/;
+const AJV_PROVIDER = /^@modelcontextprotocol\/(server|client)\/(_shims|validators\/ajv)$/;
 const lazyAjvProvider = {
   name: 'lazy-ajv-provider',
   setup(build) {
@@ -34,7 +37,10 @@ const lazyAjvProvider = {
           const { AjvJsonSchemaValidator: Provider } = require('./${AJV_FILE}');
           return new Provider(...args);
         }
-      }`,
+      }
+      export { AjvJsonSchemaValidator as DefaultJsonSchemaValidator };
+      export { default as process } from 'node:process';
+      export const CORS_IS_POSSIBLE = false;`,
     }));
   },
 };
@@ -72,7 +78,7 @@ await build({
   },
   plugins: [lazyAjvProvider],
 });
-await build({ ...COMMON, entryPoints: ['@modelcontextprotocol/sdk/validation/ajv'], outfile: `dist/bundle/${AJV_FILE}`, format: 'cjs' });
+await build({ ...COMMON, entryPoints: [AJV_ENTRY], outfile: `dist/bundle/${AJV_FILE}`, format: 'cjs' });
 
 // The bench's floor for a warm start: the trivial echo server bundled exactly as loadout is, so
 // the start-up cost of any SDK server shows next to loadout's in the same run.
@@ -87,7 +93,7 @@ await build({
 });
 await build({
   ...COMMON,
-  entryPoints: ['@modelcontextprotocol/sdk/validation/ajv'],
+  entryPoints: [AJV_ENTRY],
   outfile: `dist/bench/bundled/${AJV_FILE}`,
   format: 'cjs',
 });

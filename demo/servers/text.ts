@@ -1,8 +1,8 @@
 // Demo server "text": three small, deterministic text tools (no I/O, no clock), so the demo's
 // output is the same on every machine. Written with the low-level SDK Server, like any MCP server.
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import { Server } from '@modelcontextprotocol/server';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 
 const TEXT_INPUT: Tool['inputSchema'] = {
   type: 'object',
@@ -75,8 +75,8 @@ function run(name: string, text: string): CallToolResult {
 }
 
 const server = new Server({ name: 'loadout-demo-text', version: '1.0.0' }, { capabilities: { tools: {} } });
-server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
-server.setRequestHandler(CallToolRequestSchema, (request) => {
+server.setRequestHandler('tools/list', () => ({ tools }));
+server.setRequestHandler('tools/call', (request) => {
   const text = request.params.arguments?.text;
   if (typeof text !== 'string') return { content: [{ type: 'text', text: 'Argument "text" (a string) is required.' }], isError: true };
   return run(request.params.name, text);

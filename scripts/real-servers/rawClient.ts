@@ -1,19 +1,9 @@
 // An SDK Client over stdio that keeps each list result as it arrived on the wire: the JSON the
 // peer sent, before the SDK's schemas parse (and may reorder or strip) it. Used for both sides of
 // the check, a server run directly and the same server behind `loadout serve`.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  CreateMessageRequestSchema,
-  ElicitRequestSchema,
-  ErrorCode,
-  ListRootsRequestSchema,
-  McpError,
-  type ClientCapabilities,
-  type JSONRPCMessage,
-  type ServerCapabilities,
-} from '@modelcontextprotocol/sdk/types.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
+import type { Transport, ClientCapabilities, JSONRPCMessage, ServerCapabilities } from '@modelcontextprotocol/client';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import * as z from 'zod';
@@ -110,14 +100,14 @@ export class RawClient {
     const transport = new RecordingTransport(inner);
     const client = new Client({ name: 'loadout-real-servers', version: '1.0.0' }, { capabilities: options.capabilities });
     if (options.capabilities.roots)
-      client.setRequestHandler(ListRootsRequestSchema, () => ({
+      client.setRequestHandler('roots/list', () => ({
         roots: [{ uri: pathToFileURL(options.root).href, name: 'workspace' }],
       }));
     // Listing never needs a model or the user; a server that asks anyway hears no.
-    client.setRequestHandler(CreateMessageRequestSchema, () => {
-      throw new McpError(ErrorCode.InvalidRequest, 'the real-servers check has no model');
+    client.setRequestHandler('sampling/createMessage', () => {
+      throw new ProtocolError(ProtocolErrorCode.InvalidRequest, 'the real-servers check has no model');
     });
-    client.setRequestHandler(ElicitRequestSchema, () => ({ action: 'decline' as const }));
+    client.setRequestHandler('elicitation/create', () => ({ action: 'decline' as const }));
     const raw = new RawClient(client, transport, options.requestTimeoutMs);
     try {
       await client.connect(transport, { timeout: options.requestTimeoutMs });
@@ -191,6 +181,6 @@ export class RawClient {
 
 /** A failure in one line: the JSON-RPC code when there is one, then the message. */
 export function errorText(error: unknown): string {
-  if (error instanceof McpError) return `${error.code} ${error.message.replace(/^MCP error -?\d+: /, '')}`.slice(0, 300);
+  if (error instanceof ProtocolError) return `${error.code} ${error.message.replace(/^MCP error -?\d+: /, '')}`.slice(0, 300);
   return (error instanceof Error ? error.message : String(error)).slice(0, 300);
 }

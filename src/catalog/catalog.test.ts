@@ -1,5 +1,5 @@
 // Catalog: enabled tools only, minisearch ranking, server filter, paging and suggestions.
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
 import MiniSearch from 'minisearch';
 import { describe, expect, it, vi } from 'vitest';
 import { ServerConfigSchema } from '../config/index.js';

@@ -1,6 +1,6 @@
 // The shape of one catalog entry, on its own so that the search files can read tools without
 // importing the catalog that builds its search from them.
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
 
 /** One downstream tool as loadout knows it. */
 export interface CatalogTool {

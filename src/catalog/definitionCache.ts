@@ -2,7 +2,7 @@
 // and, beside them, each server's prompts, resources, resource templates and capabilities, so a
 // warm start answers every list from disk without spawning anything and servers.yaml stays
 // readable (it holds only the tool switchboard).
-import type { Prompt, Resource, ResourceTemplate, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Prompt, Resource, ResourceTemplateType, ServerCapabilities, Tool } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { readTextIfExists, updateTextFile } from '../config/index.js';
 import type { ListFailures, ServerAbout } from '../downstream/index.js';
@@ -38,7 +38,7 @@ const CachedServerSchema = z.looseObject({
   tools: CachedToolsSchema,
   prompts: namedList<Prompt>('name').optional(),
   resources: namedList<Resource>('uri').optional(),
-  resourceTemplates: namedList<ResourceTemplate>('uriTemplate').optional(),
+  resourceTemplates: namedList<ResourceTemplateType>('uriTemplate').optional(),
   capabilities: z.custom<ServerCapabilities>((value) => typeof value === 'object' && value !== null).optional(),
   about: z.custom<ServerAbout>((value) => typeof value === 'object' && value !== null).optional(),
   listFailures: z.partialRecord(z.enum(['prompts', 'resources', 'resourceTemplates']), z.string()).optional(),
@@ -56,7 +56,7 @@ export interface CachedServerTools {
   tools: Tool[];
   prompts?: Prompt[];
   resources?: Resource[];
-  resourceTemplates?: ResourceTemplate[];
+  resourceTemplates?: ResourceTemplateType[];
   /** What the server declared at its last handshake (prompts, resources, completions, logging, tasks…). */
   capabilities?: ServerCapabilities;
   /** The server's own words about itself at its last handshake (title, description, instructions). */

@@ -2,8 +2,8 @@
 // unchanged while one server has it; when two or more servers list the same URI (or the same
 // template), each gets the prefixed form `loadout://<server>/<downstream URI>`. Reads are routed
 // by these maps (and by matching the servers' templates), never by taking a URI apart.
-import type { Resource, ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
-import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
+import { UriTemplate } from '@modelcontextprotocol/server';
+import type { Resource, ResourceTemplateType } from '@modelcontextprotocol/server';
 
 /** Where a client-facing resource URI goes. */
 export interface ResourceTarget {
@@ -15,7 +15,7 @@ export interface ResourceTarget {
 /** What the index is built from: each enabled server's cached resources and templates. */
 export interface ServerResources {
   readonly resources?: readonly Resource[];
-  readonly resourceTemplates?: readonly ResourceTemplate[];
+  readonly resourceTemplates?: readonly ResourceTemplateType[];
 }
 
 /** The prefixed form of a downstream URI or template that more than one server has. */

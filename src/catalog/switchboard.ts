@@ -1,6 +1,6 @@
 // Records discovery results in the servers.yaml switchboard: one locked re-read + smart merge +
 // atomic write for all servers at once. Never writes while the file is invalid (the update throws).
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
 import { mergeDiscoveredTools, updateServersFile, type ServersFile, type ToolMergeOptions, type ToolMergeReport } from '../config/index.js';
 import { summaryOf, toolHash } from './toolHash.js';
 

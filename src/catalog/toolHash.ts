@@ -1,6 +1,6 @@
 // The fingerprint of a downstream tool (its input schema, output schema and description), so a
 // tool silently altered upstream ("rug pull") can be told apart from the one the user approved.
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
 import { createHash } from 'node:crypto';
 import { oneLine } from '../shared/index.js';
 

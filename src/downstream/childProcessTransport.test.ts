@@ -1,7 +1,7 @@
 // The downstream stdio transport under an unchanged SDK Client, with real fixture servers as
 // children: calls, junk on stdout, early stderr, spawn failures, size limits, and ending a child
 // that ignores SIGTERM.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Client } from '@modelcontextprotocol/client';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

@@ -3,20 +3,21 @@
 // pagination) and close; when to start or stop it is the pool's business. The SDK client and its
 // transports are imported when a server first needs them (the HTTP/SSE clients pull in OAuth and
 // EventSource code), so a warm start loads none of them.
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  CreateMessageRequestSchema,
-  ElicitRequestSchema,
-  ErrorCode,
-  McpError,
-  type JSONRPCNotification,
-  type Prompt,
-  type Resource,
-  type ResourceTemplate,
-  type ServerCapabilities,
-  type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+// Error classes come from the server package, which the gateway has loaded already: the client
+// package is imported with the first connection (its errors match these across packages).
+import { ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode } from '@modelcontextprotocol/server';
+import type {
+  Client,
+  CreateMessageResult,
+  ElicitResult,
+  Transport,
+  JSONRPCNotification,
+  Prompt,
+  Resource,
+  ResourceTemplateType,
+  ServerCapabilities,
+  Tool,
+} from '@modelcontextprotocol/client';
 import { expandEnv, expandEnvRecord, oauthSettingsOf, referencedValues, type ServerConfig } from '../config/index.js';
 import {
   Cancellation,
@@ -37,7 +38,7 @@ import { RequestLayer, type RequestOptions } from './requestLayer.js';
 /** The lists a server may declare beside its tools; each one may fail without the others. */
 export type OptionalList = 'prompts' | 'resources' | 'resourceTemplates';
 
-/** Why each optional list the server declared could not be listed, e.g. "resources/list failed: MCP error -32603: …". */
+/** Why each optional list the server declared could not be listed, e.g. "resources/list failed: connect ECONNREFUSED …". */
 export type ListFailures = Partial<Record<OptionalList, string>>;
 
 /**
@@ -48,7 +49,7 @@ export interface ServerDefinitions {
   tools: Tool[];
   prompts?: Prompt[];
   resources?: Resource[];
-  resourceTemplates?: ResourceTemplate[];
+  resourceTemplates?: ResourceTemplateType[];
   capabilities?: ServerCapabilities;
   /** What the server said about itself at its handshake (serverInfo title/description, instructions). */
   about?: ServerAbout;
@@ -92,7 +93,7 @@ export interface ConnectionHooks {
   onClose?: () => void;
   /** A notification from the server (anything but progress of one of our requests). */
   onNotification?: (notification: JSONRPCNotification) => void;
-  /** Answer a sampling/elicitation request from the server; throw an McpError to refuse it. */
+  /** Answer a sampling/elicitation request from the server; throw a ProtocolError to refuse it. */
   onRelayedRequest?: (request: RelayedRequest, signal: AbortSignal) => Promise<Record<string, unknown>>;
 }
 
@@ -147,11 +148,12 @@ export class DownstreamConnection {
     });
     const usesOAuth = options.oauthDir !== undefined && oauthSettingsOf(config) !== undefined;
     const layer = new RequestLayer(transport, config.timeout_seconds * 1000, { onNotification: options.onNotification });
-    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+    const { Client } = await import('@modelcontextprotocol/client');
     const client = new Client(CLIENT_INFO, { capabilities: CLIENT_CAPABILITIES, jsonSchemaValidator: lazySchemaValidator() });
     const relay = options.onRelayedRequest ?? refuseRelayedRequest;
-    client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => relay(request, extra.signal));
-    client.setRequestHandler(ElicitRequestSchema, (request, extra) => relay(request, extra.signal));
+    // The upstream client's answer goes back as it came; the Client checks it against the method's result schema.
+    client.setRequestHandler('sampling/createMessage', (request, ctx) => relay(request, ctx.mcpReq.signal) as Promise<CreateMessageResult>);
+    client.setRequestHandler('elicitation/create', (request, ctx) => relay(request, ctx.mcpReq.signal) as Promise<ElicitResult>);
     let closedNotified = false;
     client.onclose = () => {
       if (closedNotified) return;
@@ -330,11 +332,11 @@ export class DownstreamConnection {
 // (the real error: "Cannot find module …"), rather than the SDK's "Connection closed".
 function startFailure(error: unknown, transport: Transport, timeoutMs: number): string {
   const child = childOf(transport);
-  const code = error instanceof McpError ? error.code : undefined;
-  const timedOut = code === (ErrorCode.RequestTimeout as number) || (error instanceof Error && error.name === 'TimeoutError');
+  const code = SdkError.isInstance(error) ? error.code : undefined;
+  const timedOut = code === SdkErrorCode.RequestTimeout || (error instanceof Error && error.name === 'TimeoutError');
   let reason = errorMessage(error);
   if (timedOut) reason = `it did not answer the MCP handshake (initialize) within ${Math.round(timeoutMs / 1000)} s`;
-  else if (code === (ErrorCode.ConnectionClosed as number) && child?.exit) reason = `its process ${child.exit} before answering`;
+  else if (code === SdkErrorCode.ConnectionClosed && child?.exit) reason = `its process ${child.exit} before answering`;
   const lines = child?.stderrLines() ?? [];
   if (!lines.length) return child?.exit && !timedOut ? `${reason}; it wrote nothing to stderr` : reason;
   // The first line stands alone (a caller may add to it); the lines the server wrote follow it.
@@ -385,12 +387,18 @@ function isListAnswerFailure(error: unknown): boolean {
   return !isLoadoutError(error);
 }
 
-// A POST the server answered 404 for the session id: streamable HTTP (StreamableHTTPError 404)
+// A POST the server answered 404 for the session id: streamable HTTP (SdkHttpError, status 404)
 // or an SSE message endpoint that no longer exists. The server did not process it.
 function isSessionLost(error: unknown): boolean {
   // A JSON-RPC error the server sent may carry any code, 404 too: it is an answer, not a lost session.
-  if (!(error instanceof Error) || error instanceof McpError) return false;
-  return (error as { code?: unknown }).code === 404 || /^Error POSTing to endpoint \(HTTP 404\)/.test(error.message);
+  if (!(error instanceof Error) || ProtocolError.isInstance(error)) return false;
+  return httpStatusOf(error) === 404 || /^Error POSTing to endpoint \(HTTP 404\)/.test(error.message);
+}
+
+// The HTTP status of a transport failure: SdkHttpError carries it as `status`, SseError as `code`.
+function httpStatusOf(error: Error): unknown {
+  const { status, code } = error as { status?: unknown; code?: unknown };
+  return status ?? code;
 }
 
 // The SSE transport's EventSource failed (SseError; its class is imported lazily, so no instanceof).
@@ -400,7 +408,10 @@ function isSseStreamError(error: Error): boolean {
 
 function refuseRelayedRequest(request: RelayedRequest): Promise<never> {
   return Promise.reject(
-    new McpError(ErrorCode.InvalidRequest, `loadout cannot answer ${request.method} here: no client session is waiting on this server`),
+    new ProtocolError(
+      ProtocolErrorCode.InvalidRequest,
+      `loadout cannot answer ${request.method} here: no client session is waiting on this server`,
+    ),
   );
 }
 
@@ -422,9 +433,9 @@ function refusedCredentials(server: string, usesOAuth: boolean): LoadoutError {
 export async function isAuthorizationFailure(error: unknown): Promise<boolean> {
   if (isLoadoutError(error, 'NEEDS_AUTHORIZATION')) return true;
   if (!(error instanceof Error)) return false;
-  if ((error as { code?: unknown }).code === 401) return true;
+  if (httpStatusOf(error) === 401) return true;
   // Imported only on this failure path: the auth module is not needed to start.
-  const { UnauthorizedError } = await import('@modelcontextprotocol/sdk/client/auth.js');
+  const { UnauthorizedError } = await import('@modelcontextprotocol/client');
   return error instanceof UnauthorizedError;
 }
 
@@ -479,9 +490,9 @@ async function createTransportOrThrow(
   const authProvider = oauth ? await StoredOAuthProvider.open(oauth) : undefined;
   const options = authProvider ? { requestInit, authProvider, fetch: authProvider.fetch } : { requestInit };
   if (type === 'sse') {
-    const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');
+    const { SSEClientTransport } = await import('@modelcontextprotocol/client');
     return new SSEClientTransport(url, options);
   }
-  const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+  const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
   return new StreamableHTTPClientTransport(url, options);
 }

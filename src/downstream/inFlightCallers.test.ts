@@ -1,4 +1,5 @@
-import { McpError, type CreateMessageRequest } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError } from '@modelcontextprotocol/server';
+import type { CreateMessageRequest } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
 import type { DownstreamCaller } from './inFlightCallers.js';
 import { InFlightCallers } from './inFlightCallers.js';
@@ -38,7 +39,7 @@ describe('InFlightCallers', () => {
     const end = callers.add('git', caller({}, 'a'));
     end();
     const refusal = callers.relay('git', SAMPLING, signal);
-    await expect(refusal).rejects.toBeInstanceOf(McpError);
+    await expect(refusal).rejects.toBeInstanceOf(ProtocolError);
     await expect(refusal).rejects.toThrow(/no call to it was in flight/);
   });
 });

@@ -2,7 +2,8 @@
 // mid-call. JSON-RPC does not say which call such a request belongs to, so each server's calls in
 // flight are tracked with their callers: when they all come from one session, that session gets
 // it; when several sessions have calls in flight to the server, it is refused, never guessed.
-import { ErrorCode, McpError, type CreateMessageRequest, type ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type { CreateMessageRequest, ElicitRequest } from '@modelcontextprotocol/server';
 
 /** A request a downstream server makes of its client during a call (it needs a human or a model). */
 export type RelayedRequest = CreateMessageRequest | ElicitRequest;
@@ -52,5 +53,5 @@ export class InFlightCallers {
 }
 
 function refuse(message: string): Promise<never> {
-  return Promise.reject(new McpError(ErrorCode.InvalidRequest, message));
+  return Promise.reject(new ProtocolError(ProtocolErrorCode.InvalidRequest, message));
 }

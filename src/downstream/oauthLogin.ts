@@ -49,7 +49,7 @@ export async function loginToServer(options: OAuthLoginOptions): Promise<void> {
       ...(record.redirectUrl === redirectUrl && clientInformation ? { clientInformation } : {}),
     }));
     const provider = await StoredOAuthProvider.open(target, { redirectUrl, onAuthorizationUrl: (url) => options.onAuthorizationUrl(url) });
-    const { auth, extractWWWAuthenticateParams: extract } = await import('@modelcontextprotocol/sdk/client/auth.js');
+    const { auth, extractWWWAuthenticateParams: extract } = await import('@modelcontextprotocol/client');
     const challenge = await probeChallenge(
       target.serverUrl,
       expandEnvRecord(config.headers, env, `Server '${server}' headers`),
@@ -64,8 +64,9 @@ export async function loginToServer(options: OAuthLoginOptions): Promise<void> {
     // Settled early if auth() fails before a redirect is due, so its rejection is never unhandled.
     redirect.catch(() => undefined);
     if ((await auth(provider, authOptions)) === 'AUTHORIZED') return;
-    const code = await redirect;
-    const result = await auth(provider, { ...authOptions, authorizationCode: code });
+    const { code, iss } = await redirect;
+    // The issuer the redirect names is checked against the one discovered (RFC 9207), so a mix-up is refused.
+    const result = await auth(provider, { ...authOptions, authorizationCode: code, ...(iss === null ? {} : { iss }) });
     if (result !== 'AUTHORIZED') throw new LoadoutError('AUTH_FAILED', `Authorization of '${server}' did not complete`);
   } catch (error) {
     if (error instanceof LoadoutError) throw error;
@@ -130,13 +131,19 @@ async function probeChallenge(
   }
 }
 
+/** What the browser brings back: the authorization code, and the issuer when the server names it. */
+interface AuthorizationRedirect {
+  code: string;
+  iss: string | null;
+}
+
 // Resolves with the authorization code the browser brings back; rejects on an error redirect,
 // a wrong state, the timeout or the caller's signal.
 function waitForRedirect(
   listener: Server,
   sentState: () => string | undefined,
   options: Pick<OAuthLoginOptions, 'server' | 'timeoutMs' | 'signal'>,
-): Promise<string> {
+): Promise<AuthorizationRedirect> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(
       () =>
@@ -151,12 +158,12 @@ function waitForRedirect(
     timer.unref();
     const onAbort = (): void => finish(new LoadoutError('AUTH_FAILED', `Authorization of '${options.server}' was cancelled`));
     options.signal?.addEventListener('abort', onAbort, { once: true });
-    function finish(outcome: string | LoadoutError): void {
+    function finish(outcome: AuthorizationRedirect | LoadoutError): void {
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);
       listener.removeListener('request', onRequest);
-      if (typeof outcome === 'string') resolve(outcome);
-      else reject(outcome);
+      if (outcome instanceof LoadoutError) reject(outcome);
+      else resolve(outcome);
     }
     function onRequest(request: IncomingMessage, response: ServerResponse): void {
       const url = new URL(request.url ?? '/', 'http://127.0.0.1');
@@ -165,7 +172,7 @@ function waitForRedirect(
         return;
       }
       const outcome = redirectOutcome(url.searchParams, sentState(), options.server);
-      const ok = typeof outcome === 'string';
+      const ok = !(outcome instanceof LoadoutError);
       response.writeHead(ok ? 200 : 400, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' });
       response.end(ok ? `loadout: '${options.server}' is authorized. You can close this tab.\n` : `loadout: ${outcome.message}\n`);
       finish(outcome);
@@ -174,7 +181,7 @@ function waitForRedirect(
   });
 }
 
-function redirectOutcome(params: URLSearchParams, sentState: string | undefined, server: string): string | LoadoutError {
+function redirectOutcome(params: URLSearchParams, sentState: string | undefined, server: string): AuthorizationRedirect | LoadoutError {
   const error = params.get('error');
   if (error !== null) {
     const description = params.get('error_description');
@@ -184,5 +191,5 @@ function redirectOutcome(params: URLSearchParams, sentState: string | undefined,
     return new LoadoutError('AUTH_FAILED', `Authorization of '${server}' failed: the redirect's state does not match the request`);
   const code = params.get('code');
   if (!code) return new LoadoutError('AUTH_FAILED', `Authorization of '${server}' failed: the redirect carries no code`);
-  return code;
+  return { code, iss: params.get('iss') };
 }

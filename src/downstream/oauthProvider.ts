@@ -2,8 +2,13 @@
 // registration, PKCE, refresh) reads and writes the server's OAuth file through it. Without a
 // login in progress it never starts one: where the SDK would send a browser to the
 // authorization server, it marks the server as needing a login and fails with a one-line error.
-import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type {
+  OAuthClientProvider,
+  OAuthDiscoveryState,
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/client';
 import { randomBytes } from 'node:crypto';
 import {
   expandEnv,
@@ -216,7 +221,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   // to a new login, which a renewal must not mark as needed (see redirectToAuthorization), and
   // the renewal is tried again after a pause rather than before every request.
   async #renew(): Promise<void> {
-    const { auth } = await import('@modelcontextprotocol/sdk/client/auth.js');
+    const { auth } = await import('@modelcontextprotocol/client');
     this.#renewing = true;
     try {
       await auth(this, { serverUrl: this.#target.serverUrl, fetchFn: this.fetch });

@@ -1,7 +1,7 @@
 // The set of downstream servers and their connections: lazy start on first use (concurrent
 // first uses share one start), idle stop, and events when a connection comes or goes. It
 // never decides what tools are visible; it answers with connections and events.
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import { isDeepStrictEqual } from 'node:util';
 import type { ServerConfig } from '../config/index.js';
 import { KeyedTimers, LoadoutError, errorMessage, isLoadoutError, type Logger } from '../shared/index.js';

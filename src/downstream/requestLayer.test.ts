@@ -1,5 +1,5 @@
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { ErrorCode, McpError, type JSONRPCMessage, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import { InMemoryTransport, ProtocolError, ProtocolErrorCode, SdkErrorCode } from '@modelcontextprotocol/server';
+import type { JSONRPCMessage, JSONRPCRequest } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Cancellation } from '../shared/index.js';
 import { recordPeer } from '../../test/helpers/peer.js';
@@ -62,18 +62,22 @@ describe('RequestLayer', () => {
     expect(notified).toEqual(others.slice(3));
   });
 
-  it('turns an error response into the McpError the SDK Client would throw', async () => {
+  it('turns an error response into the ProtocolError the SDK Client would throw', async () => {
     const { channel, serverEnd, nextCall } = await wire();
     const pending = channel.request('tools/call', { name: 'echo' });
     const request = await nextCall();
     await serverEnd.send({
       jsonrpc: '2.0',
       id: request.id,
-      error: { code: ErrorCode.InvalidParams, message: 'Unknown tool: echo', data: { hint: 1 } },
+      error: { code: ProtocolErrorCode.InvalidParams, message: 'Unknown tool: echo', data: { hint: 1 } },
     });
     const error = await pending.catch((thrown: unknown) => thrown);
-    expect(error).toBeInstanceOf(McpError);
-    expect(error).toMatchObject({ code: ErrorCode.InvalidParams, message: 'MCP error -32602: Unknown tool: echo', data: { hint: 1 } });
+    expect(error).toBeInstanceOf(ProtocolError);
+    expect(error).toMatchObject({
+      code: ProtocolErrorCode.InvalidParams,
+      message: 'Unknown tool: echo',
+      data: { hint: 1 },
+    });
   });
 
   it('refuses a result that is not an object, saying what came', async () => {
@@ -118,7 +122,7 @@ describe('RequestLayer', () => {
     const outcome = channel.request('tools/call', { name: 'hang' }, { timeoutMs: 1000 }).catch((error: unknown) => error);
     const request = await nextCall();
     await vi.advanceTimersByTimeAsync(1000);
-    expect(await outcome).toMatchObject({ code: ErrorCode.RequestTimeout, data: { timeout: 1000 } });
+    expect(await outcome).toMatchObject({ code: SdkErrorCode.RequestTimeout, data: { timeout: 1000 } });
     expect((await nextCancel()).params).toMatchObject({ requestId: request.id });
     // The late answer is not mistaken for one of the Client's... but it is not ours any more either.
     await serverEnd.send({ jsonrpc: '2.0', id: request.id, result: { content: [] } });
@@ -171,7 +175,7 @@ describe('RequestLayer', () => {
       await serverEnd.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: request.id, progress: step } });
     }
     expect(await outcome).toMatchObject({
-      code: ErrorCode.RequestTimeout,
+      code: SdkErrorCode.RequestTimeout,
       message: expect.stringContaining('Maximum total timeout exceeded'),
     });
     expect((await nextCancel()).params).toMatchObject({ requestId: request.id });
@@ -193,8 +197,8 @@ describe('RequestLayer', () => {
     const outcome = channel.request('tools/call', { name: 'wait' }).catch((error: unknown) => error);
     await nextCall();
     await serverEnd.close();
-    expect(await outcome).toMatchObject({ code: ErrorCode.ConnectionClosed });
+    expect(await outcome).toMatchObject({ code: SdkErrorCode.ConnectionClosed });
     expect(clientClosed()).toBe(true);
-    await expect(channel.request('ping', undefined)).rejects.toMatchObject({ code: ErrorCode.ConnectionClosed });
+    await expect(channel.request('ping', undefined)).rejects.toMatchObject({ code: SdkErrorCode.ConnectionClosed });
   });
 });

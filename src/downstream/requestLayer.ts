@@ -1,16 +1,10 @@
 // Every request loadout makes of one downstream server (tools, prompts, resources, completions,
 // ping…) goes through this Transport decorator, and the SDK Client connects through it too: the
 // Client keeps the handshake and answering the server's own requests (sampling, elicitation).
-// Timeout, progress, cancellation and the McpError of a failure are written here, once. Results
+// Timeout, progress, cancellation and the error of a failure are written here, once. Results
 // pass back unchanged: a gateway forwards them, so a schema parse per request is cost without use.
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  ErrorCode,
-  McpError,
-  type JSONRPCMessage,
-  type JSONRPCNotification,
-  type MessageExtraInfo,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode, SdkErrorCode, SdkError } from '@modelcontextprotocol/server';
+import type { Transport, JSONRPCMessage, JSONRPCNotification, MessageExtraInfo } from '@modelcontextprotocol/server';
 import { MAX_TIMER_MS, TransportDecorator, type Cancellation } from '../shared/index.js';
 import type { DownstreamCaller } from './inFlightCallers.js';
 
@@ -78,14 +72,14 @@ export class RequestLayer extends TransportDecorator {
   protected innerClosed(): void {
     this.#closed = true;
     clearTimeout(this.#deadlineTimer);
-    for (const id of [...this.#pending.keys()]) this.#settle(id)?.reject(new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
+    for (const id of [...this.#pending.keys()]) this.#settle(id)?.reject(new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed'));
   }
 
   /** Send `method` with `params` and settle with the server's result object, unchanged. */
   request(method: string, params: Record<string, unknown> | undefined, options: RequestOptions = {}): Promise<Record<string, unknown>> {
     const { cancellation, onProgress } = options;
     if (cancellation?.cancelled) return Promise.reject(asError(cancellation.reason));
-    if (this.#closed) return Promise.reject(new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
+    if (this.#closed) return Promise.reject(new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed'));
     const id = `${ID_PREFIX}${this.#nextId++}`;
     const timeoutMs = options.timeoutMs ?? this.#defaultTimeoutMs;
     const sent = withProgressToken(params, onProgress ? id : undefined);
@@ -129,13 +123,13 @@ export class RequestLayer extends TransportDecorator {
       if (typeof result === 'object' && result !== null && !Array.isArray(result)) pending.resolve(result);
       else
         pending.reject(
-          new McpError(
-            ErrorCode.InvalidRequest,
+          new ProtocolError(
+            ProtocolErrorCode.InvalidRequest,
             `the server answered ${pending.method} with ${JSON.stringify(result)}, not a result object`,
           ),
         );
     } else if ('error' in message) {
-      pending.reject(McpError.fromError(message.error.code, message.error.message, message.error.data));
+      pending.reject(ProtocolError.fromError(message.error.code, message.error.message, message.error.data));
     }
     return true;
   }
@@ -150,7 +144,10 @@ export class RequestLayer extends TransportDecorator {
     if (elapsedMs >= maxTotalMs) {
       this.#cancel(
         token as string,
-        new McpError(ErrorCode.RequestTimeout, 'Maximum total timeout exceeded', { maxTotalTimeout: maxTotalMs, totalElapsed: elapsedMs }),
+        new SdkError(SdkErrorCode.RequestTimeout, 'Maximum total timeout exceeded', {
+          maxTotalTimeout: maxTotalMs,
+          totalElapsed: elapsedMs,
+        }),
       );
       return true;
     }
@@ -180,7 +177,7 @@ export class RequestLayer extends TransportDecorator {
     let next = Infinity;
     for (const [id, pending] of this.#pending) {
       if (pending.deadline <= now) {
-        this.#cancel(id, new McpError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: pending.timeoutMs }));
+        this.#cancel(id, new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out', { timeout: pending.timeoutMs }));
       } else next = Math.min(next, pending.deadline);
     }
     if (next !== Infinity) this.#watchDeadline(next);

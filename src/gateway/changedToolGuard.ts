@@ -2,7 +2,7 @@
 // `block_changed_tools`, a tool whose definition changed upstream is refused, even on the call that
 // starts its server (the change is only seen once the started server lists its tools, which must
 // happen before the call, not after).
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { unusableReason } from '../catalog/index.js';
 import type { Route } from '../registry/index.js';
 import type { GatewayContext } from './context.js';

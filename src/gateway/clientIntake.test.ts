@@ -1,8 +1,7 @@
 // The client-side intake on one end of a linked pair, with a stand-in for the SDK Server connected
 // through it (recording what reaches it); the test plays the client, message by message.
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { Server, InMemoryTransport, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
 import { ClientIntake, type DirectAnswer } from './clientIntake.js';
 import { recordPeer } from '../../test/helpers/peer.js';
@@ -32,10 +31,10 @@ describe('ClientIntake', () => {
     await clientEnd.send({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: [] } as never);
     await clientEnd.send({ jsonrpc: '2.0', id: 2, method: 'ping', stray: 1 } as never);
     expect(await answerTo(1)).toMatchObject({
-      error: { code: ErrorCode.InvalidParams, message: 'Invalid tools/list request: params must be an object' },
+      error: { code: ProtocolErrorCode.InvalidParams, message: 'Invalid tools/list request: params must be an object' },
     });
     expect(await answerTo(2)).toMatchObject({
-      error: { code: ErrorCode.InvalidRequest, message: expect.stringContaining("unknown field 'stray'") },
+      error: { code: ProtocolErrorCode.InvalidRequest, message: expect.stringContaining("unknown field 'stray'") },
     });
     const passed: JSONRPCMessage[] = [
       { jsonrpc: '2.0', id: 3, method: 'tools/list' },

@@ -4,19 +4,20 @@
 // is answered here, straight through forward(), past the Server's per-request machinery (a schema
 // parse, a handler context, response assembly: more than forwarding itself costs); everything
 // else, and the cancellation of a request the Server holds, goes on to the Server.
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  ErrorCode,
-  type JSONRPCMessage,
-  type JSONRPCRequest,
-  type MessageExtraInfo,
-  type ProgressToken,
-  type RequestId,
-} from '@modelcontextprotocol/sdk/types.js';
+import type {
+  Server,
+  TransportSendOptions,
+  Transport,
+  JSONRPCMessage,
+  JSONRPCRequest,
+  MessageExtraInfo,
+  ProgressToken,
+  RequestId,
+} from '@modelcontextprotocol/server';
 import { Cancellation, TransportDecorator, errorMessage } from '../shared/index.js';
 import type { ClientRequest } from './forward.js';
 import { requestProblem } from './requestShape.js';
+import { PROTOCOL_VERSION_META_KEY, ProtocolErrorCode } from '@modelcontextprotocol/server';
 
 /** Answers one request of the client (by forwarding it) and returns the result to send. */
 export type DirectAnswer = (call: ClientRequest) => Promise<Record<string, unknown>>;
@@ -29,6 +30,8 @@ export interface IntakeRouting {
   directAnswer(method: string, params: Record<string, unknown> | undefined): DirectAnswer | undefined;
   /** A failure to send an answer (the client went away), for the log. */
   onSendError(error: unknown): void;
+  /** The answer to request `id` has been handed to the client's transport (written, on stdio). */
+  onAnswered?(id: RequestId): void;
 }
 
 /** The Transport a session's Server connects through. */
@@ -76,6 +79,15 @@ export class ClientIntake extends TransportDecorator {
     this.onmessage?.(message, extra);
   }
 
+  // The Server's answers go out here too: the session learns when one has been written.
+  override async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    try {
+      await this.inner.send(message, options);
+    } finally {
+      if (('result' in message || 'error' in message) && message.id !== undefined) this.#routing.onAnswered?.(message.id);
+    }
+  }
+
   #answer(request: JSONRPCRequest, answer: DirectAnswer): void {
     const { id } = request;
     const cancellation = new Cancellation();
@@ -94,8 +106,10 @@ export class ClientIntake extends TransportDecorator {
       // A cancelled request gets no answer (as the SDK does), whatever the downstream said.
       if (!cancellation.cancelled) send(message).catch((error: unknown) => this.#routing.onSendError(error));
     };
+    // A 2026-07-28 request (its _meta names the protocol version) gets a result that says it is complete.
+    const modern = PROTOCOL_VERSION_META_KEY in ((request.params?._meta as object | undefined) ?? {});
     answer(call).then(
-      (result) => reply({ jsonrpc: '2.0', id, result }),
+      (result) => reply({ jsonrpc: '2.0', id, result: modern ? { ...result, resultType: 'complete' } : result }),
       (error: unknown) => reply({ jsonrpc: '2.0', id, error: errorOf(error) }),
     );
   }
@@ -105,7 +119,7 @@ export class ClientIntake extends TransportDecorator {
 function errorOf(error: unknown): { code: number; message: string; data?: unknown } {
   const { code, data } = (error ?? {}) as { code?: unknown; data?: unknown };
   return {
-    code: Number.isSafeInteger(code) ? (code as number) : ErrorCode.InternalError,
+    code: Number.isSafeInteger(code) ? (code as number) : ProtocolErrorCode.InternalError,
     message: errorMessage(error),
     ...(data === undefined ? {} : { data }),
   };

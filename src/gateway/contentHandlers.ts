@@ -3,21 +3,16 @@
 // names) or the resource maps (URIs), rewrites only the name or URI, and sends the request on
 // through forward() (progress, cancellation, relays and failures handled there, as for tools),
 // returning the owning server's answer unchanged.
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  CompleteRequestSchema,
-  ErrorCode,
-  GetPromptRequestSchema,
-  ListPromptsRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListResourcesRequestSchema,
-  McpError,
-  ReadResourceRequestSchema,
-  SetLevelRequestSchema,
-  SubscribeRequestSchema,
-  UnsubscribeRequestSchema,
-  type ServerCapabilities,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type {
+  CompleteResult,
+  GetPromptResult,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplateType,
+  Server,
+  ServerCapabilities,
+} from '@modelcontextprotocol/server';
 import type { ResourceTarget } from '../catalog/index.js';
 import type { RegistrySnapshot } from '../registry/index.js';
 import type { GatewayContext } from './context.js';
@@ -33,8 +28,11 @@ export const CONTENT_CAPABILITIES: ServerCapabilities = {
   logging: {},
 };
 
-/** The JSON-RPC error code the spec gives an unknown resource URI. */
-export const RESOURCE_NOT_FOUND = -32002;
+/**
+ * The JSON-RPC error code for an unknown resource URI: -32602 (Invalid params), which 2026-07-28
+ * gives it and the v2 SDK sends in every era (it rewrites 2025-11-25's -32002 when encoding).
+ */
+export const RESOURCE_NOT_FOUND = ProtocolErrorCode.InvalidParams;
 
 /** What the handlers read from their session. */
 export interface ContentSession {
@@ -47,14 +45,25 @@ export interface ContentSession {
 export function serveContent(server: Server, context: GatewayContext, session: ContentSession): void {
   const { hub } = context;
   // `label` names the request in failures, e.g. "prompts/get of a_simple_prompt".
-  const send = (target: string, method: string, params: Record<string, unknown>, label: string, extra: RequestExtra) =>
-    forward(context.pool, { server: target, method, params, label: `${method} of ${label}` }, clientRequestOf(extra, server));
+  // The owning server's answer is passed on unchanged, so it is typed as the result the method expects.
+  const send = <Result = Record<string, unknown>>(
+    target: string,
+    method: string,
+    params: Record<string, unknown>,
+    label: string,
+    extra: RequestExtra,
+  ) =>
+    forward(
+      context.pool,
+      { server: target, method, params, label: `${method} of ${label}` },
+      clientRequestOf(extra, server),
+    ) as Promise<Result>;
 
-  server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: [...(await session.settledSnapshot()).prompts] }));
+  server.setRequestHandler('prompts/list', async () => ({ prompts: [...(await session.settledSnapshot()).prompts] }));
 
-  server.setRequestHandler(GetPromptRequestSchema, async (message, extra) => {
+  server.setRequestHandler('prompts/get', async (message, ctx) => {
     const route = await promptRoute(context, session, message.params.name);
-    return send(route.server, 'prompts/get', { ...message.params, name: route.prompt }, message.params.name, extra);
+    return send<GetPromptResult>(route.server, 'prompts/get', { ...message.params, name: route.prompt }, message.params.name, ctx);
   });
 
   const listPage = async (kind: ResourceListKind, cursor: string | undefined, extra: RequestExtra) => {
@@ -68,47 +77,59 @@ export function serveContent(server: Server, context: GatewayContext, session: C
     };
     return listResourcePage(kind, snapshot.servers, cursor, sources);
   };
-  server.setRequestHandler(ListResourcesRequestSchema, async (message, extra) => {
-    const page = await listPage('resources', message.params?.cursor, extra);
-    return { resources: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+  server.setRequestHandler('resources/list', async (message, ctx) => {
+    const page = await listPage('resources', message.params?.cursor, ctx);
+    return { resources: page.items as Resource[], ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
   });
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, async (message, extra) => {
-    const page = await listPage('resourceTemplates', message.params?.cursor, extra);
-    return { resourceTemplates: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+  server.setRequestHandler('resources/templates/list', async (message, ctx) => {
+    const page = await listPage('resourceTemplates', message.params?.cursor, ctx);
+    return { resourceTemplates: page.items as ResourceTemplateType[], ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
   });
 
-  server.setRequestHandler(ReadResourceRequestSchema, async (message, extra) => {
+  server.setRequestHandler('resources/read', async (message, ctx) => {
     const exposed = message.params.uri;
     const target = await resourceTarget(context, session, exposed);
-    const result = await send(target.server, 'resources/read', { ...message.params, uri: target.uri }, exposed, extra);
+    const result = await send<ReadResourceResult>(target.server, 'resources/read', { ...message.params, uri: target.uri }, exposed, ctx);
     return exposed === target.uri ? result : withExposedUri(result, target.uri, exposed);
   });
 
-  server.setRequestHandler(SubscribeRequestSchema, async (message, extra) => {
+  server.setRequestHandler('resources/subscribe', async (message, ctx) => {
     const target = await resourceTarget(context, session, message.params.uri);
     await hub.subscribe(session.member, target, message.params.uri, () =>
-      send(target.server, 'resources/subscribe', { ...message.params, uri: target.uri }, message.params.uri, extra),
+      send(target.server, 'resources/subscribe', { ...message.params, uri: target.uri }, message.params.uri, ctx),
     );
     return {};
   });
-  server.setRequestHandler(UnsubscribeRequestSchema, async (message) => {
+  server.setRequestHandler('resources/unsubscribe', async (message) => {
     await hub.unsubscribe(session.member, await resourceTarget(context, session, message.params.uri));
     return {};
   });
 
-  server.setRequestHandler(CompleteRequestSchema, async (message, extra) => {
+  server.setRequestHandler('completion/complete', async (message, ctx) => {
     const { ref } = message.params;
     if (ref.type === 'ref/prompt') {
       const route = await promptRoute(context, session, ref.name);
-      return send(route.server, 'completion/complete', { ...message.params, ref: { ...ref, name: route.prompt } }, ref.name, extra);
+      return send<CompleteResult>(
+        route.server,
+        'completion/complete',
+        { ...message.params, ref: { ...ref, name: route.prompt } },
+        ref.name,
+        ctx,
+      );
     }
     const snapshot = await session.settledSnapshot();
     const target =
       context.catalog.current.resourceUris.resolveTemplate(ref.uri, snapshot.servers) ?? (await resourceTarget(context, session, ref.uri));
-    return send(target.server, 'completion/complete', { ...message.params, ref: { ...ref, uri: target.uri } }, ref.uri, extra);
+    return send<CompleteResult>(
+      target.server,
+      'completion/complete',
+      { ...message.params, ref: { ...ref, uri: target.uri } },
+      ref.uri,
+      ctx,
+    );
   });
 
-  server.setRequestHandler(SetLevelRequestSchema, async (message) => {
+  server.setRequestHandler('logging/setLevel', async (message) => {
     await hub.setLevel(session.member, message.params.level);
     return {};
   });
@@ -121,7 +142,7 @@ async function promptRoute(context: GatewayContext, session: ContentSession, nam
   const hint = unusableServerHint(context, (server) => name.startsWith(`${server}_`));
   const listed = [...snapshot.promptRoutes.keys()];
   const known = listed.length ? `listed prompts: ${listed.slice(0, 20).join(', ')}` : 'equip a toolset that uses its server';
-  throw new McpError(ErrorCode.InvalidParams, `Prompt '${name}' is not listed in this session; ${hint ?? known}`);
+  throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt '${name}' is not listed in this session; ${hint ?? known}`);
 }
 
 async function resourceTarget(context: GatewayContext, session: ContentSession, uri: string): Promise<ResourceTarget> {
@@ -129,7 +150,7 @@ async function resourceTarget(context: GatewayContext, session: ContentSession, 
   const target = context.resourceRoutes.resolve(context.catalog.current, uri, snapshot.servers);
   if (target) return target;
   const hint = unusableServerHint(context, (server) => uri.startsWith(`loadout://${server}/`));
-  throw new McpError(
+  throw new ProtocolError(
     RESOURCE_NOT_FOUND,
     `Resource not found: ${uri} (${hint ?? 'no server this session uses lists it or has a template that matches it'})`,
     { uri },
@@ -148,10 +169,8 @@ function unusableServerHint(context: GatewayContext, carries: (server: string) =
 }
 
 // The server answered for its own URI; the client asked by the prefixed one and must see that.
-function withExposedUri(result: Record<string, unknown>, downstreamUri: string, exposedUri: string): Record<string, unknown> {
+function withExposedUri(result: ReadResourceResult, downstreamUri: string, exposedUri: string): ReadResourceResult {
   if (!Array.isArray(result.contents)) return result;
-  const contents = (result.contents as Array<Record<string, unknown>>).map((content) =>
-    content.uri === downstreamUri ? { ...content, uri: exposedUri } : content,
-  );
+  const contents = result.contents.map((content) => (content.uri === downstreamUri ? { ...content, uri: exposedUri } : content));
   return { ...result, contents };
 }

@@ -1,6 +1,6 @@
 // Builds and wires the gateway: the runtime (config → pool → catalog) → health, config sync and
 // (per session) registry + meta-tools. A plain function, not a class that owns every subsystem.
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Transport } from '@modelcontextprotocol/server';
 import type { LoadoutPaths } from '../config/index.js';
 import { ServerHealth } from '../downstream/index.js';
 import { watchPromotions } from '../optimization/index.js';
@@ -37,6 +37,13 @@ export interface Gateway {
    * counts only once connected; if any step fails it is closed again, and the error thrown.
    */
   connect(transport: Transport): Promise<GatewaySession>;
+  /**
+   * Serve one client on a stdio `transport` in either protocol era, through the SDK's stdio entry:
+   * its first message selects the era (2026-07-28's server/discover, or 2025's initialize), and the
+   * entry serves subscriptions/listen. The session is opened (its toolset restored) before that
+   * message arrives; a failure to open it is thrown.
+   */
+  serveStdio(transport: Transport, onError: (error: Error) => void): Promise<void>;
   /** Connected client sessions. */
   readonly sessionCount: number;
   /** Close every session and downstream connection. Runs once. */
@@ -104,16 +111,43 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   });
   health.start();
 
+  // A session with its toolset restored, not yet connected; closed when its Server closes.
+  const open = async (): Promise<GatewaySession> => {
+    const session = new GatewaySession(context, metaTools, metaListing, await sessionInstructions(context));
+    session.server.onclose = () => {
+      sessions.delete(session);
+      void session.close();
+    };
+    try {
+      await restoreToolset(session, context, options.equip);
+    } catch (error) {
+      await session.close();
+      throw error;
+    }
+    return session;
+  };
+
   return {
     context,
+    async serveStdio(transport, onError) {
+      const { serveStdio } = await import('@modelcontextprotocol/server/stdio');
+      // The entry asks for a second session only when it drops the first one, which answered a
+      // server/discover probe, for a client that then opens with initialize after all.
+      let first: GatewaySession | undefined = await open();
+      serveStdio(
+        async () => {
+          const session = first ?? (await open());
+          first = undefined;
+          if (closed) throw new LoadoutError('CLOSED', 'loadout is shutting down');
+          sessions.add(session);
+          return session.server;
+        },
+        { transport, onerror: onError },
+      );
+    },
     async connect(transport) {
-      const session = new GatewaySession(context, metaTools, metaListing, await sessionInstructions(context));
-      session.server.onclose = () => {
-        sessions.delete(session);
-        void session.close();
-      };
+      const session = await open();
       try {
-        await restoreToolset(session, context, options.equip);
         await session.connect(transport);
         // The gateway may have begun closing, or the client gone (its onclose has run), while this connected.
         if (closed) throw new LoadoutError('CLOSED', 'loadout is shutting down');

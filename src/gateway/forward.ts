@@ -4,26 +4,29 @@
 // token, the downstream's sampling/elicitation requests are relayed to this client, a client
 // cancellation cancels the downstream request, and a failure is described once, naming the server.
 // It sits below sessions and meta-tools: it knows the pool and the client's Server, nothing else.
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import {
-  ErrorCode,
-  McpError,
-  type CallToolResult,
-  type ClientCapabilities,
-  type ProgressToken,
-  type RequestId,
-  type ServerNotification,
-  type ServerRequest,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode } from '@modelcontextprotocol/server';
+import type {
+  Server,
+  CallToolResult,
+  ClientCapabilities,
+  ProgressToken,
+  RequestId,
+  ServerNotification,
+  ServerContext,
+} from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import type { DownstreamCaller, RelayedRequest, ServerPool } from '../downstream/index.js';
 import type { Route } from '../registry/index.js';
 import { Cancellation, errorMessage, isLoadoutError } from '../shared/index.js';
 import { errorResult } from './toolResults.js';
 
+// The JSON-RPC codes a client has always been answered with when a downstream timed out or closed
+// (the SDK's own errors for these are local now, with string codes that never cross the wire).
+const REQUEST_TIMEOUT = -32001;
+const CONNECTION_CLOSED = -32000;
+
 /** The extra argument of an MCP request handler on the client-facing Server. */
-export type RequestExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+export type RequestExtra = ServerContext;
 
 /**
  * The client request a forwarded request answers, whether the SDK Server received it
@@ -50,17 +53,17 @@ export interface ForwardTarget {
 /** The ClientRequest of a request handled by the SDK Server. */
 export function clientRequestOf(extra: RequestExtra, server: Server): ClientRequest {
   return {
-    requestId: extra.requestId,
-    cancellation: Cancellation.fromSignal(extra.signal),
-    progressToken: extra._meta?.progressToken,
-    sendNotification: extra.sendNotification,
+    requestId: extra.mcpReq.id,
+    cancellation: Cancellation.fromSignal(extra.mcpReq.signal),
+    progressToken: extra.mcpReq._meta?.progressToken,
+    sendNotification: extra.mcpReq.notify,
     server,
   };
 }
 
 /**
  * Send `target` downstream on behalf of `call` and return the result unchanged. A failure throws
- * an McpError whose message names the server, what was asked and what to do.
+ * a ProtocolError whose message names the server, what was asked and what to do.
  */
 export async function forward(pool: ServerPool, target: ForwardTarget, call: ClientRequest): Promise<Record<string, unknown>> {
   const { progressToken } = call;
@@ -97,37 +100,41 @@ export async function forwardToolCall(
   try {
     return (await forward(pool, { server: route.server, method: 'tools/call', params, label: route.id }, call)) as CallToolResult;
   } catch (error) {
-    return errorResult(error instanceof McpError ? withoutCode(error.message) : errorMessage(error));
+    return errorResult(ProtocolError.isInstance(error) ? withoutCode(error.message) : errorMessage(error));
   }
 }
 
 // One failure text for every forwarded method; the code is the downstream's when it sent one.
-function describeFailure(pool: ServerPool, target: ForwardTarget, error: unknown): McpError {
+function describeFailure(pool: ServerPool, target: ForwardTarget, error: unknown): ProtocolError {
   const { server, label } = target;
   if (isLoadoutError(error)) {
     // Further lines (a server's stderr after a failed start) stay below the sentence.
     const [first = '', ...more] = error.message.split('\n');
-    return new McpError(ErrorCode.InternalError, [`${first.replace(/\.$/, '')}. The call to ${label} was not made.`, ...more].join('\n'));
+    return new ProtocolError(
+      ProtocolErrorCode.InternalError,
+      [`${first.replace(/\.$/, '')}. The call to ${label} was not made.`, ...more].join('\n'),
+    );
   }
-  if (!(error instanceof McpError))
-    return new McpError(ErrorCode.InternalError, `Server '${server}' failed on ${label}: ${errorMessage(error)}`);
-  if (error.code === (ErrorCode.RequestTimeout as number)) {
+  if (SdkError.isInstance(error) && error.code === SdkErrorCode.RequestTimeout) {
     const seconds = pool.config(server)?.timeout_seconds;
-    return new McpError(
-      error.code,
+    return new ProtocolError(
+      REQUEST_TIMEOUT,
       `Server '${server}' did not answer ${label} within ${seconds} s (timeout_seconds in servers.yaml); try again or raise the timeout.`,
     );
   }
-  if (error.code === (ErrorCode.ConnectionClosed as number)) {
-    return new McpError(
-      error.code,
+  if (SdkError.isInstance(error) && error.code === SdkErrorCode.ConnectionClosed) {
+    return new ProtocolError(
+      CONNECTION_CLOSED,
       `Server '${server}' closed the connection during ${label} (it may have crashed); the next call restarts it.`,
     );
   }
-  return new McpError(error.code, `Server '${server}' failed on ${label}: ${withoutCode(error.message)}`, error.data);
+  if (!ProtocolError.isInstance(error))
+    return new ProtocolError(ProtocolErrorCode.InternalError, `Server '${server}' failed on ${label}: ${errorMessage(error)}`);
+  return new ProtocolError(error.code, `Server '${server}' failed on ${label}: ${withoutCode(error.message)}`, error.data);
 }
 
-// McpError's message starts "MCP error -32602: "; a wrapping McpError or an isError text needs it once or not at all.
+// Servers on the 1.x SDK send messages that start "MCP error -32602: "; a wrapping error or an
+// isError text needs that once or not at all.
 function withoutCode(message: string): string {
   return message.replace(/^MCP error -?\d+: /, '');
 }
@@ -148,8 +155,8 @@ function relayTo(call: ClientRequest, label: string): DownstreamCaller {
     async relay(request, signal) {
       const missing = missingCapability(server.getClientCapabilities(), request);
       if (missing)
-        throw new McpError(
-          ErrorCode.InvalidRequest,
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidRequest,
           `loadout cannot relay ${request.method} from ${label}: the client that called it did not declare ${missing}`,
         );
       return server.request(request, LooseResultSchema, {

@@ -1,8 +1,8 @@
 // Serves the gateway over streamable HTTP: `/mcp` (POST, the GET notification stream, DELETE)
 // with one GatewaySession per MCP session, and `/healthz`. Guards every request (Host, Origin,
 // token, body size) before the SDK transport sees it, and expires sessions left idle.
-import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest } from '@modelcontextprotocol/server';
+import type { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -37,7 +37,7 @@ export interface HttpGateway {
 }
 
 interface HttpSession {
-  readonly transport: StreamableHTTPServerTransport;
+  readonly transport: NodeStreamableHTTPServerTransport;
   openRequests: number;
   lastActiveMs: number;
 }
@@ -49,14 +49,14 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
   assertSafeBind(options.host, options.token);
   // Loaded here, not at module load: it brings an HTTP framework that stdio `serve` never needs,
   // and node:http costs a stdio gateway's start ~1 ms for nothing.
-  const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
+  const { NodeStreamableHTTPServerTransport } = await import('@modelcontextprotocol/node');
   const { createServer } = await import('node:http');
   const logger = options.logger.child({ mod: 'http' });
   const sessions = new Map<string, HttpSession>();
   let guard: ReturnType<typeof createRequestGuard> | undefined;
 
   const startSession = async (req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> => {
-    const transport = new StreamableHTTPServerTransport({
+    const transport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
         sessions.set(id, { transport, openRequests: 0, lastActiveMs: Date.now() });

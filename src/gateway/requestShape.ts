@@ -1,14 +1,15 @@
+import { ProtocolErrorCode } from '@modelcontextprotocol/server';
+
 // What is wrong with a client's JSON-RPC request, in words that name the field. The SDK drops a
 // request it cannot parse without a word, and the client then waits for its timeout; every
 // request with an id must get an answer instead: -32600 Invalid Request or -32602 Invalid params.
 // Checks only what the SDK's own request schema checks (cheap: no zod on every message).
-import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 
 /** A JSON-RPC error to answer a malformed request with. */
 export interface RequestProblem {
   /** The request's id, or null when the id itself is unusable. */
   id: string | number | null;
-  code: ErrorCode.InvalidRequest | ErrorCode.InvalidParams;
+  code: ProtocolErrorCode.InvalidRequest | ProtocolErrorCode.InvalidParams;
   message: string;
 }
 
@@ -24,7 +25,11 @@ export function requestProblem(message: object): RequestProblem | undefined {
   if (!('id' in fields) || 'result' in fields || 'error' in fields) return undefined;
   const { id, method, params } = fields;
   const usableId = typeof id === 'string' || Number.isInteger(id) ? (id as string | number) : null;
-  const invalid = (text: string): RequestProblem => ({ id: usableId, code: ErrorCode.InvalidRequest, message: `Invalid Request: ${text}` });
+  const invalid = (text: string): RequestProblem => ({
+    id: usableId,
+    code: ProtocolErrorCode.InvalidRequest,
+    message: `Invalid Request: ${text}`,
+  });
   if (usableId === null) return invalid('id must be a string or an integer');
   if (fields.jsonrpc !== '2.0') return invalid('jsonrpc must be "2.0"');
   if (typeof method !== 'string') return invalid('method must be a string');
@@ -34,7 +39,7 @@ export function requestProblem(message: object): RequestProblem | undefined {
   const problem = paramsProblem(method, params);
   return problem === undefined
     ? undefined
-    : { id: usableId, code: ErrorCode.InvalidParams, message: `Invalid ${method} request: ${problem}` };
+    : { id: usableId, code: ProtocolErrorCode.InvalidParams, message: `Invalid ${method} request: ${problem}` };
 }
 
 // What is wrong with a request's params; tools/call's own fields are checked too, as the SDK Server would.

@@ -2,7 +2,8 @@
 // server that is running answers live, page by page (its own cursor is passed through inside
 // ours); a lazy server that is not running is answered from the catalog cache, so listing never
 // spawns one. Pages of consecutive servers are joined until a downstream says it has more.
-import { ErrorCode, McpError, type Resource, type ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type { Resource, ResourceTemplateType } from '@modelcontextprotocol/server';
 import type { Catalog, ResourceTarget } from '../catalog/index.js';
 import { errorMessage, type Logger } from '../shared/index.js';
 
@@ -54,17 +55,17 @@ export async function listResourcePage(
   servers: ReadonlySet<string>,
   cursor: string | undefined,
   sources: ResourcePageSources,
-): Promise<{ items: Array<Resource | ResourceTemplate>; nextCursor?: string }> {
+): Promise<{ items: Array<Resource | ResourceTemplateType>; nextCursor?: string }> {
   const order = [...servers].filter((server) => offersResources(sources.catalog, server));
   const position = cursor === undefined ? undefined : decodeCursor(cursor);
   let index = position ? order.indexOf(position.server) : 0;
   if (index === -1)
-    throw new McpError(
-      ErrorCode.InvalidParams,
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
       `This cursor points at server '${position!.server}', which this session no longer uses; list again without a cursor`,
     );
   let downstreamCursor = position?.cursor;
-  const items: Array<Resource | ResourceTemplate> = [];
+  const items: Array<Resource | ResourceTemplateType> = [];
   for (; index < order.length; index++) {
     const server = order[index]!;
     const live = sources.isConnected(server) ? await listLive(kind, server, downstreamCursor, sources) : undefined;
@@ -86,10 +87,10 @@ async function listLive(
   server: string,
   cursor: string | undefined,
   sources: ResourcePageSources,
-): Promise<{ items: Array<Resource | ResourceTemplate>; nextCursor?: string } | undefined> {
+): Promise<{ items: Array<Resource | ResourceTemplateType>; nextCursor?: string } | undefined> {
   try {
     const page = await sources.request(server, METHODS[kind], cursor === undefined ? {} : { cursor });
-    const items = Array.isArray(page[kind]) ? (page[kind] as Array<Resource | ResourceTemplate>) : [];
+    const items = Array.isArray(page[kind]) ? (page[kind] as Array<Resource | ResourceTemplateType>) : [];
     return { items, nextCursor: typeof page.nextCursor === 'string' ? page.nextCursor : undefined };
   } catch (error) {
     if (cursor !== undefined) throw error;
@@ -101,13 +102,13 @@ async function listLive(
 function expose(
   kind: ResourceListKind,
   server: string,
-  item: Resource | ResourceTemplate,
+  item: Resource | ResourceTemplateType,
   sources: ResourcePageSources,
   live: boolean,
-): Resource | ResourceTemplate {
+): Resource | ResourceTemplateType {
   const index = sources.catalog.resourceUris;
   if (kind === 'resourceTemplates') {
-    const template = item as ResourceTemplate;
+    const template = item as ResourceTemplateType;
     const exposed = index.exposedTemplate(server, template.uriTemplate);
     return exposed === template.uriTemplate ? template : { ...template, uriTemplate: exposed };
   }
@@ -140,5 +141,5 @@ function decodeCursor(cursor: string): Position {
   } catch {
     // Reported below.
   }
-  throw new McpError(ErrorCode.InvalidParams, 'Invalid cursor: pass back the nextCursor of the previous page unchanged');
+  throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid cursor: pass back the nextCursor of the previous page unchanged');
 }

@@ -1,9 +1,7 @@
 // One client session: an MCP Server (low-level, so downstream JSON Schemas pass through
 // byte-for-byte) with its own exposed-tool registry. Answers tools/list from the registry
 // snapshot, routes calls, and announces every change with exactly one list_changed.
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ListToolsRequestSchema, type CallToolRequest, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolRequest, CallToolResult, RequestId, Server, Tool, Transport } from '@modelcontextprotocol/server';
 import { ToolRegistry, alwaysLoaded, type RegistryChange, type RegistrySnapshot, type Selection } from '../registry/index.js';
 import { LOADOUT_VERSION, errorMessage, isLoadoutError, lazySchemaValidator, remedyText, type LoadoutRemedy } from '../shared/index.js';
 import { ALL_TOOLSET } from '../toolsets/index.js';
@@ -16,7 +14,7 @@ import { unroutedToolMessage } from './metaTools/unknownTool.js';
 import { creditCall } from './metaTools/searchFeedback.js';
 import type { HubMember } from './sessionHub.js';
 import { TASK_CAPABILITIES, forwardTaskCall, serveTasks } from './taskHandlers.js';
-import { setPassthroughCallToolHandler } from './passthroughCall.js';
+import { PassthroughCallServer } from './passthroughCall.js';
 import { OPTIMIZATION_META_TOOLS } from './metaTools/index.js';
 import { describeInvalidArguments, listedMetaTool, type MetaTool, type MetaToolSession } from './metaTools/metaTool.js';
 import { errorResult, textResult } from './toolResults.js';
@@ -39,6 +37,8 @@ export class GatewaySession implements MetaToolSession {
   readonly #metaTools: ReadonlyMap<string, MetaTool>;
   readonly #metaListing: readonly Tool[];
   readonly #relistWaiters = new Set<() => void>();
+  // Relist waiters to wake when the answer to a tools/list (by request id) has been written.
+  readonly #wakeOnAnswer = new Map<RequestId, () => void>();
   readonly #unsubscribe: Array<() => void> = [];
   // The state-changing meta-tools in order of arrival (see MetaTool.changesState): each runs when the one before has finished.
   #changes: Promise<void> = Promise.resolve();
@@ -54,12 +54,16 @@ export class GatewaySession implements MetaToolSession {
       { catalog: () => context.catalog.current, isServerAvailable: (server) => context.isServerAvailable(server) },
       context.naming,
     );
-    this.server = new Server(SERVER_INFO, {
-      capabilities: { tools: { listChanged: true }, ...CONTENT_CAPABILITIES, ...TASK_CAPABILITIES },
-      instructions,
-      jsonSchemaValidator: lazySchemaValidator(),
-    });
-    this.server.setRequestHandler(ListToolsRequestSchema, () => this.#listTools());
+    this.server = new PassthroughCallServer(
+      SERVER_INFO,
+      {
+        capabilities: { tools: { listChanged: true }, ...CONTENT_CAPABILITIES, ...TASK_CAPABILITIES },
+        instructions,
+        jsonSchemaValidator: lazySchemaValidator(),
+      },
+      (transport) => this.#intake(transport),
+    );
+    this.server.setRequestHandler('tools/list', (_request, extra) => this.#listTools(extra.mcpReq.id));
     this.member = {
       servers: () => this.registry.snapshot.servers,
       send: (notification) => {
@@ -72,7 +76,7 @@ export class GatewaySession implements MetaToolSession {
     serveContent(this.server, context, this);
     serveTasks(this.server, context, this.member);
     this.#unsubscribe.push(context.hub.join(this.member));
-    setPassthroughCallToolHandler(this.server, (request, extra) =>
+    this.server.setRequestHandler('tools/call', (request, extra) =>
       request.params.task === undefined
         ? this.#callTool(request.params.name, request.params.arguments, extra)
         : this.#callToolAsTask(request.params, extra),
@@ -86,13 +90,22 @@ export class GatewaySession implements MetaToolSession {
    * equipped tools are forwarded from there; the Server answers everything else, including a
    * call that arrives before start-up discovery has settled the exposed set.
    */
-  async connect(transport: Transport): Promise<void> {
-    const intake = new ClientIntake(transport, {
+  connect(transport: Transport): Promise<void> {
+    return this.server.connect(transport);
+  }
+
+  // The Server connects through this, however it is connected (see PassthroughCallServer).
+  #intake(transport: Transport): ClientIntake {
+    return new ClientIntake(transport, {
       server: this.server,
       directAnswer: (method, params) => this.#directAnswer(method, params),
       onSendError: (error) => this.#context.logger.debug({ mod: 'gateway', err: errorMessage(error) }, 'could not answer a forwarded call'),
+      onAnswered: (id) => {
+        const wake = this.#wakeOnAnswer.get(id);
+        this.#wakeOnAnswer.delete(id);
+        wake?.();
+      },
     });
-    await this.server.connect(intake);
   }
 
   /** Whether close() has been called. */
@@ -181,13 +194,13 @@ export class GatewaySession implements MetaToolSession {
     return { toolset: toolset.name, toolIds: toolset.tools, ...(toolset.prompts ? { promptIds: toolset.prompts } : {}) };
   }
 
-  async #listTools(): Promise<{ tools: Tool[] }> {
+  async #listTools(id: RequestId): Promise<{ tools: Tool[] }> {
     // Equips waiting for this re-read registered before their swap, so the snapshot read below
-    // is theirs. They are woken on the next macrotask, after this response has been written, so
-    // the client holds the new list before it sees the equip answer.
+    // is theirs. They are woken once this response has been written (onAnswered), so the client
+    // holds the new list before it sees the equip answer.
     const waiting = [...this.#relistWaiters];
     const snapshot = await this.settledSnapshot();
-    if (waiting.length) setImmediate(() => waiting.forEach((wake) => wake()));
+    if (waiting.length) this.#wakeOnAnswer.set(id, () => waiting.forEach((wake) => wake()));
     return { tools: [...this.#metaListing, ...snapshot.tools] };
   }
 

@@ -3,7 +3,8 @@
 // from stopping when idle; re-established when the server starts again), logging levels (each server gets the most verbose level any of
 // its sessions asked for), and the fan-out of downstream log messages, resource updates and
 // loadout's own events to the sessions that use each server, filtered by each session's level.
-import { LoggingLevelSchema, type LoggingLevel, type ServerNotification } from '@modelcontextprotocol/sdk/types.js';
+import type { LoggingLevel, ServerNotification } from '@modelcontextprotocol/server';
+import { LoggingLevelSchema } from '@modelcontextprotocol/core';
 import type { CatalogStore, ResourceTarget } from '../catalog/index.js';
 import type { ServerPool } from '../downstream/index.js';
 import { errorMessage, type Logger } from '../shared/index.js';
@@ -122,10 +123,11 @@ export class SessionHub {
       const taskId = notification.params?.taskId;
       const known = typeof taskId === 'string' ? this.#options.tasks.fromDownstream({ server, taskId }) : undefined;
       if (known && this.#members.has(known.owner as HubMember)) {
+        // Task status is 2025-11-25 vocabulary the SDK's typed union no longer lists; it is sent as is.
         (known.owner as HubMember).send({
           method: 'notifications/tasks/status',
           params: withTaskId(notification.params!, known.id),
-        } as ServerNotification);
+        } as unknown as ServerNotification);
       }
     } else if (notification.method === 'notifications/resources/updated') {
       const uri = notification.params?.uri;

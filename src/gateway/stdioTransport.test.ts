@@ -1,9 +1,8 @@
 // The gateway's stdio transport under an unchanged SDK Server, with streams standing in for
 // stdin and stdout: requests answered, junk lines survived, and the client's end closing it.
 import { PassThrough } from 'node:stream';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Server } from '@modelcontextprotocol/server';
+import { Client } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { GatewayStdioTransport } from './stdioTransport.js';
 
@@ -28,7 +27,7 @@ async function wire(): Promise<Wired> {
   const transport = new GatewayStdioTransport(stdin, stdout);
   const errors: string[] = [];
   const server = new Server({ name: 'test-server', version: '1.0.0' }, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [{ name: 'echo', inputSchema: { type: 'object' } }] }));
+  server.setRequestHandler('tools/list', () => ({ tools: [{ name: 'echo', inputSchema: { type: 'object' } }] }));
   server.onerror = (error) => errors.push(error.message);
   await server.connect(transport);
   const client = new Client({ name: 'test-client', version: '1.0.0' });

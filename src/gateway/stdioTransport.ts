@@ -2,9 +2,9 @@
 // process's stdin and stdout. It replaces the SDK's StdioServerTransport, whose zod parse of every
 // message and buffer copy per chunk cost time on each forwarded call; it owns no process.
 import type { Readable, Writable } from 'node:stream';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport, JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
 import { JsonLineReader, JsonLineWriter, type OversizeLine } from '../shared/index.js';
+import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 
 /**
  * The largest message a client may send over stdio, as the SDK's stdio server allowed: an agent's
@@ -85,7 +85,7 @@ export class GatewayStdioTransport implements Transport {
     this.onerror?.(new Error(message));
     const id = requestIdOf(line);
     if (id === undefined) return;
-    this.send({ jsonrpc: '2.0', id: id as RequestId, error: { code: ErrorCode.InvalidRequest, message } }).catch((error: unknown) =>
+    this.send({ jsonrpc: '2.0', id: id as RequestId, error: { code: ProtocolErrorCode.InvalidRequest, message } }).catch((error: unknown) =>
       this.onerror?.(error as Error),
     );
   }

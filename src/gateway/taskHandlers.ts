@@ -2,14 +2,8 @@
 // like any call and answers with the task under a loadout id; tasks/get, tasks/result,
 // tasks/cancel and tasks/list go to the server that owns each task, through forward(), with the
 // ids swapped both ways (taskRoutes.ts). Only the session that created a task can reach it.
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  CancelTaskRequestSchema,
-  GetTaskPayloadRequestSchema,
-  GetTaskRequestSchema,
-  ListTasksRequestSchema,
-  type ServerCapabilities,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { Server, ServerCapabilities } from '@modelcontextprotocol/server';
+import * as z from 'zod';
 import type { Route } from '../registry/index.js';
 import { changedToolRefusal } from './changedToolGuard.js';
 import type { GatewayContext } from './context.js';
@@ -42,30 +36,34 @@ export async function forwardTaskCall(
   return { ...result, task: withTaskId(task, id) };
 }
 
+// The 2025-11-25 task methods are outside the SDK's typed method map (tasks moved to an extension
+// in 2026-07-28), so they are registered in its custom-method form, with these schemas.
+const TaskParams = z.looseObject({ taskId: z.string() });
+const ListParams = z.looseObject({ cursor: z.string().optional() });
+
 /** Register tasks/get, tasks/result, tasks/cancel and tasks/list for the session whose hub identity is `owner`. */
 export function serveTasks(server: Server, context: GatewayContext, owner: object): void {
   const { tasks, pool } = context;
-  const toOwner =
-    (method: 'tasks/get' | 'tasks/result' | 'tasks/cancel') =>
-    async (message: { params: { taskId: string } }, extra: Parameters<typeof clientRequestOf>[0]) => {
-      const id = message.params.taskId;
+  const toOwner = (method: 'tasks/get' | 'tasks/result' | 'tasks/cancel') =>
+    server.setRequestHandler(method, { params: TaskParams }, async (params, ctx) => {
+      const id = params.taskId;
       const target = tasks.resolve(owner, id);
       const result = await forward(
         pool,
-        { server: target.server, method, params: { ...message.params, taskId: target.taskId }, label: `${method} of task ${id}` },
-        clientRequestOf(extra, server),
+        { server: target.server, method, params: { ...params, taskId: target.taskId }, label: `${method} of task ${id}` },
+        clientRequestOf(ctx, server),
       );
       return withTaskId(result, id);
-    };
-  server.setRequestHandler(GetTaskRequestSchema, toOwner('tasks/get'));
-  server.setRequestHandler(GetTaskPayloadRequestSchema, toOwner('tasks/result'));
-  server.setRequestHandler(CancelTaskRequestSchema, toOwner('tasks/cancel'));
-  server.setRequestHandler(ListTasksRequestSchema, (_message, extra) =>
+    });
+  toOwner('tasks/get');
+  toOwner('tasks/result');
+  toOwner('tasks/cancel');
+  server.setRequestHandler('tasks/list', { params: ListParams }, (params, ctx) =>
     tasks.list(owner, (name, cursor) =>
       forward(
         pool,
         { server: name, method: 'tasks/list', params: cursor ? { cursor } : {}, label: `tasks/list of server '${name}'` },
-        clientRequestOf(extra, server),
+        clientRequestOf(ctx, server),
       ),
     ),
   );

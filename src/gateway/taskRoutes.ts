@@ -3,7 +3,7 @@
 // and to (server, downstream id). Two servers may use the same ids without meeting, and a session
 // can neither see nor reach another session's tasks: an id it does not own is "not found".
 import { randomUUID } from 'node:crypto';
-import { ErrorCode, McpError, RELATED_TASK_META_KEY } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, RELATED_TASK_META_KEY, ProtocolErrorCode } from '@modelcontextprotocol/server';
 
 /** The downstream side of a task. */
 export interface TaskTarget {
@@ -34,7 +34,8 @@ export class TaskRoutes {
   /** The task behind `id` if `owner` created it; otherwise InvalidParams, as for an unknown id. */
   resolve(owner: object, id: unknown): TaskTarget {
     const entry = typeof id === 'string' ? this.#byId.get(id) : undefined;
-    if (!entry || entry.owner !== owner) throw new McpError(ErrorCode.InvalidParams, `Task '${String(id)}' not found in this session`);
+    if (!entry || entry.owner !== owner)
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Task '${String(id)}' not found in this session`);
     return entry;
   }
 

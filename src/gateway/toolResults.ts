@@ -1,6 +1,6 @@
 // The tools/call results loadout writes itself (meta-tool answers, forwarding failures): plain
 // text, one JSON object as text, or an isError text the agent can act on.
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 
 /** A plain text result. */
 export function textResult(text: string): CallToolResult {

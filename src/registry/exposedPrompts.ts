@@ -1,7 +1,7 @@
 // The prompts a session lists: every prompt of the servers it uses, plus prompts its toolset
 // names explicitly, under flattened names built like tool names (`server_prompt`, same length
 // budget, stable hash suffix on a collision), each routed back to (server, prompt) by a map.
-import type { Prompt } from '@modelcontextprotocol/sdk/types.js';
+import type { Prompt } from '@modelcontextprotocol/server';
 import type { Catalog } from '../catalog/index.js';
 import { parseToolId } from '../catalog/index.js';
 import { assignExposedNames } from './flatten.js';

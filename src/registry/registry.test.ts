@@ -1,5 +1,5 @@
 // ToolRegistry: lock-serialized, all-or-nothing changes of one session's exposed set.
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
 import { Catalog } from '../catalog/index.js';
 import { ServerConfigSchema } from '../config/index.js';

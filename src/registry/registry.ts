@@ -3,7 +3,7 @@
 // snapshot and swaps it in whole, so tools/list reads a consistent set without the lock. The
 // snapshot also holds what follows from the tools: the servers the session uses, whose prompts
 // and resources it lists (exposedPrompts.ts).
-import type { Prompt, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Prompt, Tool } from '@modelcontextprotocol/server';
 import { Mutex } from 'async-mutex';
 import { isDeepStrictEqual } from 'node:util';
 import type { Catalog, CatalogTool } from '../catalog/index.js';

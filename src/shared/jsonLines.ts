@@ -2,7 +2,7 @@
 // messages out, and messages written one line each. It checks only that a line is a JSON object
 // with `jsonrpc: "2.0"`: message shapes are the SDK Protocol's to validate, so no zod here.
 import type { Writable } from 'node:stream';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 
 const NEWLINE = 0x0a;
 const CARRIAGE_RETURN = 0x0d;

@@ -1,8 +1,7 @@
 // The shape both of loadout's protocol decorators share (the downstream RequestLayer and the
 // client-side ClientIntake): a Transport wrapping another, which an SDK Client or Server connects
 // *through*, installed before connect so that nothing re-wires a transport's handlers afterwards.
-import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport, TransportSendOptions, JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/server';
 
 /** A Transport that sees every incoming message first and passes on what it does not take. */
 export abstract class TransportDecorator implements Transport {

@@ -1,6 +1,6 @@
 // Catalog tools for unit tests of search and ranking: an enabled, unchanged tool built from the
 // few fields a test cares about.
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
 import type { CatalogTool } from '../../src/catalog/index.js';
 
 /** What a test may set of a tool's definition beyond its name and description. */

@@ -1,8 +1,8 @@
 // Test helpers: temp config/data dirs, fixture and third-party server paths, and a real
 // `loadout serve` child process driven by the SDK Client over stdio, as Claude Code would.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ToolListChangedNotificationSchema, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client } from '@modelcontextprotocol/client';
+import type { ClientCapabilities, ClientOptions } from '@modelcontextprotocol/client';
 import { mkdtemp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -91,6 +91,8 @@ export interface StartOptions {
   relistOnChange?: boolean;
   /** Largest message the client accepts (the SDK's default is 10 MB). */
   maxBufferSize?: number;
+  /** How the client negotiates the protocol era (the SDK's default: 2025's initialize only). */
+  versionNegotiation?: ClientOptions['versionNegotiation'];
 }
 
 /** Spawn `loadout serve` and connect an SDK client to it over stdio. */
@@ -114,7 +116,10 @@ export async function startGateway(options: StartOptions): Promise<GatewayProces
   });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const client = new Client({ name: 'loadout-test', version: '1.0.0' }, { capabilities: options.capabilities ?? {} });
+  const client = new Client(
+    { name: 'loadout-test', version: '1.0.0' },
+    { capabilities: options.capabilities ?? {}, versionNegotiation: options.versionNegotiation },
+  );
   const listChanged = trackListChanged(client, options.relistOnChange !== false);
   await client.connect(transport);
   const pid = transport.pid!;
@@ -138,7 +143,7 @@ export function trackListChanged(
 ): { count(): number; waitFor(count: number, timeoutMs?: number): Promise<void> } {
   let changes = 0;
   const waiters: Array<() => void> = [];
-  client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+  client.setNotificationHandler('notifications/tools/list_changed', async () => {
     changes++;
     for (const wake of waiters.splice(0)) wake();
     if (relist) await client.listTools().catch(() => undefined);

@@ -1,8 +1,8 @@
 // Test helpers for server lifecycle tests: a per-test sandbox (temp dirs + gateways closed
 // afterwards), a warm tool cache written straight into the data dir, and calls through call-tool.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client } from '@modelcontextprotocol/client';
+import type { Tool } from '@modelcontextprotocol/client';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { textOf, type GatewayProcess } from './gateway.js';

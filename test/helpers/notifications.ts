@@ -1,6 +1,6 @@
 // Test helper: every notification a client receives that no other handler took, with a wait
 // for the first one matching a predicate (a deadline, never a fixed sleep).
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 
 /** A received notification. */
 export interface ReceivedNotification {

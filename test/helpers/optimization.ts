@@ -2,7 +2,7 @@
 // "notes" server (nothing is spawned), golden prompts the keyword model separates cleanly, and a
 // loop over a temp state.json.
 import { writeFile } from 'node:fs/promises';
-import type { CreateMessageRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { CreateMessageRequest, CreateMessageResult, CreateMessageResultWithTools } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import path from 'node:path';
 import { CatalogStore, writeDefinitionCache } from '../../src/catalog/index.js';
@@ -109,7 +109,7 @@ export function writeEchoWithBackend(configDir: string, baseUrl: string): Promis
  * The sampling client's "model": the keyword model, answering natively with tool_use blocks when the
  * request carries tools, or with the JSON choice when the tools are listed in the system prompt.
  */
-export function samplingAnswer(params: CreateMessageRequest['params']): Record<string, unknown> {
+export function samplingAnswer(params: CreateMessageRequest['params']): CreateMessageResult | CreateMessageResultWithTools {
   const first = params.messages[0]?.content;
   const user = first && !Array.isArray(first) && first.type === 'text' ? first.text : '';
   const system = params.systemPrompt ?? '';
@@ -118,7 +118,9 @@ export function samplingAnswer(params: CreateMessageRequest['params']): Record<s
       user,
       params.tools.map((t) => ({ name: t.name, description: t.description ?? '' })),
     );
-    const content = tool ? [{ type: 'tool_use', id: 'u1', name: tool, input: {} }] : [{ type: 'text', text: 'Directly.' }];
+    const content: CreateMessageResultWithTools['content'] = tool
+      ? [{ type: 'tool_use', id: 'u1', name: tool, input: {} }]
+      : [{ type: 'text', text: 'Directly.' }];
     return { role: 'assistant', model: 'client-model', stopReason: tool ? 'toolUse' : 'endTurn', content };
   }
   const listed = [...system.matchAll(/^- (\S+): (.*)$/gm)].map(([, name, description]) => ({ name: name!, description: description! }));

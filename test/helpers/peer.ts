@@ -1,7 +1,6 @@
 // The far end of an in-memory linked pair, played by a test: it keeps every message it receives
 // and lets the test wait for the first that matches (no sleeps).
-import type { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { InMemoryTransport, JSONRPCMessage } from '@modelcontextprotocol/server';
 
 /** What the peer end has received, and a wait for a message. */
 export interface Peer {

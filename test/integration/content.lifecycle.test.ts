@@ -2,7 +2,7 @@
 // spawning anything, one list_changed per equip and unequip, a subscription that keeps a lazy
 // server up and, after a crash announced as a log message, starts it again and is re-established,
 // a disabled server named in the error, and a 50 MB resource passed through whole.
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError } from '@modelcontextprotocol/server';
 import { spawn } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
@@ -169,11 +169,11 @@ describe('prompts and resources across server lifecycles', () => {
     expect(await promptNames()).not.toContain('b_simple_prompt');
 
     const prompt = await gateway.client.getPrompt({ name: 'b_simple_prompt' }).catch((error: unknown) => error);
-    expect(prompt).toBeInstanceOf(McpError);
-    expect((prompt as McpError).message).toContain("its server 'b' is disabled in servers.yaml");
+    expect(prompt).toBeInstanceOf(ProtocolError);
+    expect((prompt as ProtocolError).message).toContain("its server 'b' is disabled in servers.yaml");
     const resource = await gateway.client.readResource({ uri: 'loadout://b/test://static-text' }).catch((error: unknown) => error);
-    expect((resource as McpError).code).toBe(-32002);
-    expect((resource as McpError).message).toContain("its server 'b' is disabled");
+    expect((resource as ProtocolError).code).toBe(-32602);
+    expect((resource as ProtocolError).message).toContain("its server 'b' is disabled");
     // With b gone, a's URIs are unique again and shown unchanged.
     expect((await gateway.client.listResources()).resources.map((r) => r.uri)).toContain('test://static-text');
   });

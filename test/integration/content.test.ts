@@ -2,9 +2,8 @@
 // real stdio and real streamable HTTP, in front of server-everything, server-memory,
 // server-filesystem and two copies of the content fixture (servers `a` and `b`, which share
 // every URI, so theirs are shown in the prefixed form).
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client, ProtocolError } from '@modelcontextprotocol/client';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,11 +27,11 @@ interface Session {
   notifications: NotificationLog;
 }
 
-async function errorOf(promise: Promise<unknown>): Promise<McpError> {
+async function errorOf(promise: Promise<unknown>): Promise<ProtocolError> {
   try {
     await promise;
   } catch (error) {
-    if (error instanceof McpError) return error;
+    if (error instanceof ProtocolError) return error;
     throw error;
   }
   throw new Error('expected an MCP error');
@@ -165,9 +164,9 @@ describe.each(['stdio', 'http'] as const)('prompts, resources, completions and l
     expect(dynamic.contents[0]).toMatchObject({ uri: 'demo://resource/dynamic/text/3', mimeType: 'text/plain' });
   });
 
-  it('answers an unknown URI with the spec resource-not-found error (-32002)', async () => {
+  it('answers an unknown URI with the spec resource-not-found error (-32602)', async () => {
     const error = await errorOf(first.client.readResource({ uri: 'nowhere://nothing' }));
-    expect(error.code).toBe(-32002);
+    expect(error.code).toBe(-32602);
     expect(error.message).toContain('nowhere://nothing');
   });
 

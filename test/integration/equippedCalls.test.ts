@@ -1,4 +1,4 @@
-import { ErrorCode, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import type { Progress } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
@@ -12,6 +12,7 @@ import {
   type GatewayProcess,
   type TempDirs,
 } from '../helpers/gateway.js';
+import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 
 // Calls to equipped tools are answered by the session's intake (clientIntake.ts), past the SDK
 // Server; these check that path keeps the Server's contract for everything a client can send.
@@ -53,7 +54,7 @@ describe('forwarded calls over stdio', () => {
     for (const [params, where] of malformed) {
       const call = gateway.client.request({ method: 'tools/call', params: params as never }, z.unknown());
       await expect(call).rejects.toMatchObject({
-        code: ErrorCode.InvalidParams,
+        code: ProtocolErrorCode.InvalidParams,
         message: expect.stringContaining(`Invalid tools/call request: ${where}`),
       });
     }
@@ -68,9 +69,12 @@ describe('forwarded calls over stdio', () => {
 
   it("passes progress on under the client's own token", async () => {
     const seen: Progress[] = [];
-    const result = await gateway.client.callTool({ name: 'live_progress', arguments: { steps: 3, delayMs: 50 } }, undefined, {
-      onprogress: (progress) => seen.push(progress),
-    });
+    const result = await gateway.client.callTool(
+      { name: 'live_progress', arguments: { steps: 3, delayMs: 50 } },
+      {
+        onprogress: (progress) => seen.push(progress),
+      },
+    );
     expect(textOf(result)).toBe('did 3 steps');
     // The SDK client may drop the last progress sent right before the result (see http.passthrough).
     expect(seen.slice(0, 2)).toMatchObject([
@@ -83,10 +87,13 @@ describe('forwarded calls over stdio', () => {
     const errors: string[] = [];
     gateway.client.onerror = (error) => errors.push(error.message);
     const abort = new AbortController();
-    const call = gateway.client.callTool({ name: 'live_wait', arguments: { ms: 60_000, answerLate: true } }, undefined, {
-      signal: abort.signal,
-      onprogress: () => abort.abort('user pressed escape'),
-    });
+    const call = gateway.client.callTool(
+      { name: 'live_wait', arguments: { ms: 60_000, answerLate: true } },
+      {
+        signal: abort.signal,
+        onprogress: () => abort.abort('user pressed escape'),
+      },
+    );
     await expect(call).rejects.toThrow();
     await eventually(
       async () => textOf(await gateway.client.callTool({ name: 'live_cancellations', arguments: {} })) === '1',

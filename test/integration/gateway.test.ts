@@ -1,8 +1,7 @@
 // `loadout serve` end to end against the echo fixture: the idle list, equip/unequip and their
 // notifications, routing, call-tool, `all`, the re-list wait, restart memory and failures.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client } from '@modelcontextprotocol/client';
 import { execFile } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -198,11 +197,12 @@ describe('loadout serve with the echo fixture', () => {
     const gateway = await start({ relistOnChange: false });
     const events: string[] = [];
     const heldRelists: Array<() => void> = [];
-    gateway.client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+    gateway.client.setNotificationHandler('notifications/tools/list_changed', async () => {
       events.push('list_changed');
       // A slow re-list, held until the test lets it go: without loadout's wait, the answer would arrive first.
       await new Promise<void>((resolve) => heldRelists.push(resolve));
-      const { tools } = await gateway.client.listTools();
+      // A plain request: listTools() does more work after the answer arrives than callTool() does.
+      const { tools } = await gateway.client.request({ method: 'tools/list' });
       events.push(`relisted ${tools.length}`);
     });
     const callThenRelist = async (name: string, args: Record<string, unknown>, answered: string): Promise<void> => {

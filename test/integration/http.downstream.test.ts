@@ -1,4 +1,4 @@
-import { CreateMessageRequestSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import type { Progress } from '@modelcontextprotocol/server';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { eventually, makeTempDirs, textOf, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
 import {
@@ -78,7 +78,7 @@ describe('downstream servers over streamable HTTP and SSE', () => {
 
   it('relays a sampling request made over a streamable HTTP downstream', async () => {
     const { client } = await connect({ capabilities: { sampling: {} } });
-    client.setRequestHandler(CreateMessageRequestSchema, () => ({
+    client.setRequestHandler('sampling/createMessage', () => ({
       role: 'assistant',
       content: { type: 'text', text: 'via http' },
       model: 'test',
@@ -166,7 +166,6 @@ describe('server-everything over streamable HTTP through loadout', () => {
     const seen: Progress[] = [];
     const result = await client.client.callTool(
       { name: 'everything_trigger-long-running-operation', arguments: { duration: 1.5, steps: 3 } },
-      undefined,
       { onprogress: (progress) => seen.push(progress) },
     );
     expect(textOf(result)).toContain('Long running operation completed');
@@ -175,7 +174,7 @@ describe('server-everything over streamable HTTP through loadout', () => {
   });
 
   it('round-trips its sampling request to the client', async () => {
-    client.client.setRequestHandler(CreateMessageRequestSchema, () => ({
+    client.client.setRequestHandler('sampling/createMessage', () => ({
       role: 'assistant',
       content: { type: 'text', text: 'sampled!' },
       model: 'test',

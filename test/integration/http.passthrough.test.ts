@@ -1,4 +1,4 @@
-import { CreateMessageRequestSchema, ElicitRequestSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import type { Progress } from '@modelcontextprotocol/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RICH_RESULT } from '../fixtures/richResult.js';
 import { eventually, fixture, nodeServer, textOf, writeServersYaml } from '../helpers/gateway.js';
@@ -32,9 +32,12 @@ describe('loadout serve --http: passthrough', () => {
     const { client } = await connect();
     const seen: Progress[] = [];
     // timeout_seconds is 1; six steps 300 ms apart take about 1.8 s.
-    const result = await client.callTool({ name: 'slow_progress', arguments: { steps: 6, delayMs: 300 } }, undefined, {
-      onprogress: (progress) => seen.push(progress),
-    });
+    const result = await client.callTool(
+      { name: 'slow_progress', arguments: { steps: 6, delayMs: 300 } },
+      {
+        onprogress: (progress) => seen.push(progress),
+      },
+    );
     expect(result.isError).toBeFalsy();
     expect(textOf(result)).toBe('did 6 steps');
     // The SDK's Client handles notifications a microtask after responses, so a progress sent
@@ -52,11 +55,14 @@ describe('loadout serve --http: passthrough', () => {
     const errors: string[] = [];
     client.onerror = (error) => errors.push(error.message);
     const abort = new AbortController();
-    const call = client.callTool({ name: 'live_wait', arguments: { ms: 60_000, answerLate: true } }, undefined, {
-      signal: abort.signal,
-      onprogress: () => abort.abort('user pressed escape'),
-      timeout: 30_000,
-    });
+    const call = client.callTool(
+      { name: 'live_wait', arguments: { ms: 60_000, answerLate: true } },
+      {
+        signal: abort.signal,
+        onprogress: () => abort.abort('user pressed escape'),
+        timeout: 30_000,
+      },
+    );
     await expect(call).rejects.toThrow();
     await eventually(
       async () => textOf(await client.callTool({ name: 'live_cancellations', arguments: {} })) === '1',
@@ -78,10 +84,13 @@ describe('loadout serve --http: passthrough', () => {
     const leaving = await connect();
     let started!: () => void;
     const waiting = new Promise<void>((resolve) => (started = resolve));
-    const call = leaving.client.callTool({ name: 'live_wait', arguments: { ms: 60_000 } }, undefined, {
-      onprogress: () => started(),
-      timeout: 30_000,
-    });
+    const call = leaving.client.callTool(
+      { name: 'live_wait', arguments: { ms: 60_000 } },
+      {
+        onprogress: () => started(),
+        timeout: 30_000,
+      },
+    );
     call.catch(() => undefined);
     await waiting;
     await leaving.close();
@@ -96,13 +105,13 @@ describe('loadout serve --http: passthrough', () => {
   it('relays a sampling request to the calling session when it declared sampling', async () => {
     const asker = await connect({ capabilities: { sampling: {} } });
     const prompts: string[] = [];
-    asker.client.setRequestHandler(CreateMessageRequestSchema, (request) => {
+    asker.client.setRequestHandler('sampling/createMessage', (request) => {
       const content = request.params.messages[0]!.content;
       prompts.push(!Array.isArray(content) && content.type === 'text' ? content.text : '?');
       return { role: 'assistant', content: { type: 'text', text: 'forty-two' }, model: 'test-model' };
     });
     const bystander = await connect({ capabilities: { sampling: {} } });
-    bystander.client.setRequestHandler(CreateMessageRequestSchema, () => {
+    bystander.client.setRequestHandler('sampling/createMessage', () => {
       throw new Error('the bystander must not be asked');
     });
     const result = await asker.client.callTool({ name: 'live_ask', arguments: { prompt: 'meaning of life?' } });
@@ -123,7 +132,7 @@ describe('loadout serve --http: passthrough', () => {
 
   it('relays an elicitation request to a client that declared elicitation, and refuses for one that did not', async () => {
     const asked = await connect({ capabilities: { elicitation: {} } });
-    asked.client.setRequestHandler(ElicitRequestSchema, (request) => {
+    asked.client.setRequestHandler('elicitation/create', (request) => {
       expect(request.params.message).toBe('Proceed?');
       return { action: 'accept', content: { ok: true } };
     });

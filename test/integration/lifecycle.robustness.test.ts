@@ -76,7 +76,6 @@ describe('misbehaving downstream servers', () => {
     const progress: number[] = [];
     const result = await gateway.client.callTool(
       { name: 'call-tool', arguments: { tool: 'slow.sleep', arguments: { ms: 2000 } } },
-      undefined,
       { onprogress: (update) => progress.push(update.progress), resetTimeoutOnProgress: true },
     );
     expect(result.isError).toBeFalsy();

@@ -1,4 +1,4 @@
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeOpenAi } from '../fixtures/fakeOpenAi.js';
 import {
@@ -97,9 +97,12 @@ describe('tool-description optimization through a real gateway', () => {
     expect((await call(gateway, 'save_golden_prompts', { server: 'echo', tool: 'echo', prompts: GOLDEN_PROMPTS })).json.saved).toBe(15);
 
     const progress: Array<{ progress: number; total?: number }> = [];
-    const evaluated = await gateway.client.callTool({ name: 'run_evaluation', arguments: { server: 'echo', tool: 'echo' } }, undefined, {
-      onprogress: (p) => progress.push(p),
-    });
+    const evaluated = await gateway.client.callTool(
+      { name: 'run_evaluation', arguments: { server: 'echo', tool: 'echo' } },
+      {
+        onprogress: (p) => progress.push(p),
+      },
+    );
     const summary = JSON.parse(textOf(evaluated)) as {
       runs: number;
       baseline: { overall: number };

@@ -1,4 +1,3 @@
-import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fixture, nodeServer, textOf, writeServersYaml } from '../helpers/gateway.js';
 import { httpHarness, type HttpHarness } from '../helpers/http.js';
@@ -44,7 +43,7 @@ describe('optimization over loadout serve --http', () => {
     await harness.start();
     const samplingRequests: string[] = [];
     const carol = await harness.connect({ capabilities: { sampling: { tools: {} } } });
-    carol.client.setRequestHandler(CreateMessageRequestSchema, (request) => {
+    carol.client.setRequestHandler('sampling/createMessage', (request) => {
       samplingRequests.push(request.params.systemPrompt ?? '');
       return samplingAnswer(request.params);
     });

@@ -1,6 +1,5 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { CreateMessageRequestSchema, type CreateMessageRequest, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import type { CreateMessageRequest, ClientCapabilities } from '@modelcontextprotocol/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { resolvePaths } from '../../src/config/index.js';
 import { createGateway, type Gateway } from '../../src/gateway/index.js';
@@ -27,7 +26,7 @@ describe('the sampling backend', () => {
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     const client = new Client({ name: 'sampling-test', version: '1.0.0' }, { capabilities });
     if (capabilities.sampling) {
-      client.setRequestHandler(CreateMessageRequestSchema, (request) => {
+      client.setRequestHandler('sampling/createMessage', (request) => {
         requests.push(request.params);
         return samplingAnswer(request.params);
       });

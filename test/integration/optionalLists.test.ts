@@ -14,8 +14,8 @@ type Mode = 'ok' | 'templates-unimplemented' | 'resources-unimplemented' | 'data
 type Finding = { subject: string; ok: boolean; message: string; fix?: string };
 type StatusServer = { name: string; listFailures: Record<string, string> };
 
-const UNIMPLEMENTED = 'MCP error -32601: Method not found';
-const DOWN = 'MCP error -32603: connect ECONNREFUSED 127.0.0.1:5432 (the database is down)';
+const UNIMPLEMENTED = 'Method not found';
+const DOWN = 'connect ECONNREFUSED 127.0.0.1:5432 (the database is down)';
 
 describe('optional lists that fail', () => {
   const sandbox = useGatewaySandbox();

@@ -3,8 +3,8 @@
 // stdio, and runs init and status. Uses the npm cache (and registry) the machine has: `--offline`
 // fails after a bare `npm ci`, which caches tarballs but not the registry metadata a tarball
 // install resolves its dependency ranges with.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client } from '@modelcontextprotocol/client';
 import { execFile } from 'node:child_process';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';

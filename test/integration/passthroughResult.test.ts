@@ -17,7 +17,7 @@ describe('forwarded results', () => {
     );
     const expected = [{ type: 'text', text: 'rich result', futureField: { kept: true } }];
     // The client's own CallToolResultSchema would strip the field again, so read the raw result.
-    const { ResultSchema } = await import('@modelcontextprotocol/sdk/types.js');
+    const { ResultSchema } = await import('@modelcontextprotocol/core');
     const equipped = await gateway.client.request({ method: 'tools/call', params: { name: 'raw_rich', arguments: {} } }, ResultSchema);
     expect(equipped.content).toEqual(expected);
     const viaMetaTool = await gateway.client.request(

@@ -1,7 +1,7 @@
 // The pool's record of which session made each call in flight must end with the call, however it
 // ends (answered, failed, cancelled): a stale record would leak memory per call and would make a
 // later sampling request look like it had two possible sessions, so it would be refused.
-import type { CreateMessageResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CreateMessageResult } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServerConfigSchema } from '../../src/config/index.js';
 import { ServerPool, type DownstreamCaller } from '../../src/downstream/index.js';

@@ -1,7 +1,7 @@
 // `loadout setup <client>` against realistic copies of Claude Code's ~/.claude.json and .mcp.json
 // (and VS Code's, Cursor's and Claude Desktop's files) in a temp HOME, with the real CLI.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client } from '@modelcontextprotocol/client';
 import { spawn } from 'node:child_process';
 import { chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';

@@ -2,8 +2,8 @@
 // server-everything's simulate-research-query (taskSupport: required): the client sees loadout
 // task ids, never the server's; tasks/get, tasks/list and tasks/result reach the owning server;
 // status notifications carry the loadout id; another session can neither see nor reach the task.
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import * as z from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { THIRD_PARTY, nodeServer, writeServersYaml } from '../helpers/gateway.js';
@@ -50,8 +50,8 @@ describe('task-augmented tool calls through loadout', () => {
     expect((await raw(owner.client, 'tasks/list', {})).tasks).toEqual([expect.objectContaining({ taskId: task.taskId })]);
     expect((await raw(other.client, 'tasks/list', {})).tasks).toEqual([]);
     const stolen = await raw(other.client, 'tasks/get', { taskId: task.taskId }).catch((error: unknown) => error);
-    expect(stolen).toBeInstanceOf(McpError);
-    expect((stolen as McpError).message).toContain('not found in this session');
+    expect(stolen).toBeInstanceOf(ProtocolError);
+    expect((stolen as ProtocolError).message).toContain('not found in this session');
 
     const result = await raw(owner.client, 'tasks/result', { taskId: task.taskId });
     expect(JSON.stringify(result.content)).toContain('Research Report: loadout');

@@ -1,9 +1,9 @@
 // loadout in front of the real third-party servers (server-memory, server-filesystem,
 // server-everything): exposed definitions equal what each server lists to a direct client,
 // and calls to each return the server's own result.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client } from '@modelcontextprotocol/client';
+import type { ClientCapabilities } from '@modelcontextprotocol/client';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -131,7 +131,6 @@ describe('loadout in front of server-memory, server-filesystem and server-everyt
     const progress: Array<{ progress: number; total?: number }> = [];
     const result = await gateway.client.callTool(
       { name: 'everything_trigger-long-running-operation', arguments: { duration: 1, steps: 3 } },
-      undefined,
       {
         onprogress: (update) => progress.push(update),
       },

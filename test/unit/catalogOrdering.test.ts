@@ -2,7 +2,7 @@
 // (every list) and the tool-list watch (tools only, after the server says tools/list_changed).
 // Each must change only what it listed, in the order the listings were asked for, in memory and
 // in catalog.json: the watch's tools-only write once replaced discovery's prompts and resources.
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CatalogStore, readDefinitionCache } from '../../src/catalog/index.js';

@@ -94,7 +94,7 @@ export function registerServe(program: Command): void {
       const transport = new GatewayStdioTransport();
       // A transport that closed for any other reason (a stdin error) leaves no client: stop too.
       void transport.closed.then(() => stop('stdio transport closed'));
-      await gateway.connect(transport);
+      await gateway.serveStdio(transport, (error) => logger.debug({ mod: 'gateway', err: error.message }, 'stdio'));
     });
 }
 

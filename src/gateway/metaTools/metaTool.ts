@@ -1,7 +1,6 @@
 // The shape of a meta-tool (a tool loadout itself answers), and the helpers that turn its zod
 // input schema into the JSON Schema clients see and its errors into readable isError results.
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Server, CallToolResult, Tool } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import type { RegistryChange, RegistrySnapshot } from '../../registry/index.js';
 import type { GatewayContext } from '../context.js';

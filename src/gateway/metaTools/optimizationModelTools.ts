@@ -39,7 +39,7 @@ export const generateCandidates = defineMetaTool({
     await context.gateway.ready();
     const model = backendFor(context, args.tool);
     const result = await generate(context.gateway.optimization, model, args.server, args.tool, args.count ?? 4, {
-      signal: context.extra.signal,
+      signal: context.extra.mcpReq.signal,
     });
     return jsonResult({
       candidates: result.candidates.map((c) => ({ candidateId: c.id, charCount: c.charCount, description: c.description })),
@@ -66,7 +66,7 @@ export const generateGoldenPrompts = defineMetaTool({
     const model = backendFor(context, args.tool);
     const counts = { direct: args.directCount ?? 5, indirect: args.indirectCount ?? 5, negative: args.negativeCount ?? 5 };
     const prompts = await generatePrompts(context.gateway.optimization, model, args.server, args.tool, counts, {
-      signal: context.extra.signal,
+      signal: context.extra.mcpReq.signal,
     });
     return jsonResult({ saved: prompts.length, prompts: prompts.map((p) => ({ promptId: p.id, category: p.category, prompt: p.prompt })) });
   },
@@ -83,18 +83,18 @@ export const runEvaluation = defineMetaTool({
     const { gateway, extra } = context;
     await gateway.ready();
     const model = backendFor(context, args.tool);
-    const progressToken = extra._meta?.progressToken;
+    const progressToken = extra.mcpReq._meta?.progressToken;
     const summary = await evaluateTool(gateway.optimization, model, gateway.catalog.current, {
       server: args.server,
       tool: args.tool,
       candidateIds: args.candidateIds,
-      signal: extra.signal,
+      signal: extra.mcpReq.signal,
       onProgress:
         progressToken === undefined
           ? undefined
           : ({ done, total, message }) =>
-              void extra
-                .sendNotification({ method: 'notifications/progress', params: { progressToken, progress: done, total, message } })
+              void extra.mcpReq
+                .notify({ method: 'notifications/progress', params: { progressToken, progress: done, total, message } })
                 .catch(() => undefined),
     });
     const [results] = await gateway.optimization.results(args.server, { tool: args.tool });
@@ -117,7 +117,7 @@ function backendFor({ gateway, session, extra }: MetaToolContext, toolName: stri
   const sampling: SamplingPort | undefined = capabilities?.sampling
     ? {
         supportsTools: !!capabilities.sampling.tools,
-        createMessage: (params, options) => session.server.createMessage(params, { ...options, relatedRequestId: extra.requestId }),
+        createMessage: (params, options) => session.server.createMessage(params, { ...options, relatedRequestId: extra.mcpReq.id }),
       }
     : undefined;
   return createBackend({ settings: gateway.optimization.settings, sampling, toolName });

@@ -1,7 +1,8 @@
 // MCP sampling: the connected client's own model answers `sampling/createMessage`. When the
 // client declared `sampling.tools`, the tools are passed natively and tool_use blocks are read;
 // otherwise the tools are listed in the system prompt and the model answers with a JSON choice.
-import { ErrorCode, McpError, type CreateMessageRequest, type CreateMessageResult } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode } from '@modelcontextprotocol/server';
+import type { CreateMessageRequest, CreateMessageResult } from '@modelcontextprotocol/server';
 import { errorMessage } from '../../shared/index.js';
 import {
   EVAL_SYSTEM_PROMPT,
@@ -16,8 +17,12 @@ import {
 
 const MAX_TOKENS = 1024;
 
-// Errors meaning the client will never answer sampling (it is gone, or never offered it).
-const CLIENT_CANNOT_SAMPLE = new Set<number>([ErrorCode.ConnectionClosed, ErrorCode.MethodNotFound]);
+// Errors meaning the client will never answer sampling (it is gone, or never offered it): the
+// first is local to the SDK, the second the client's answer.
+function clientCannotSample(error: unknown): boolean {
+  if (SdkError.isInstance(error)) return error.code === SdkErrorCode.ConnectionClosed;
+  return ProtocolError.isInstance(error) && error.code === (ProtocolErrorCode.MethodNotFound as number);
+}
 
 /** The part of an MCP server session the sampling backend needs (a port, so no gateway import). */
 export interface SamplingPort {
@@ -93,8 +98,8 @@ export class SamplingBackend implements ModelBackend {
       const content = result.content;
       return (Array.isArray(content) ? content : [content]).filter((b): b is Record<string, unknown> => !!b && typeof b === 'object');
     } catch (error) {
-      if (error instanceof McpError && CLIENT_CANNOT_SAMPLE.has(error.code)) {
-        throw backendUnavailable(`the client cannot answer sampling/createMessage (${error.message})`, error);
+      if (clientCannotSample(error)) {
+        throw backendUnavailable(`the client cannot answer sampling/createMessage (${errorMessage(error)})`, error);
       }
       throw replyInvalid(`sampling/createMessage failed: ${errorMessage(error)}`, error);
     } finally {

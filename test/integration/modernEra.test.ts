@@ -1,0 +1,41 @@
+// Both protocol eras on `loadout serve` (stdio): an SDK client that negotiates ('auto') ends up in
+// 2026-07-28 (server/discover, no initialize) and discovers, equips, hears of the new tools on its
+// subscriptions/listen stream and calls one; a client that only knows 2025 still gets initialize.
+import { beforeEach, describe, expect, it } from 'vitest';
+import { fixture, nodeServer, textOf, useGatewaySandbox, writeServersYaml } from '../helpers/gateway.js';
+
+describe('loadout serve in both protocol eras', () => {
+  const sandbox = useGatewaySandbox();
+
+  beforeEach(async () => {
+    await writeServersYaml(sandbox.dirs.configDir, { echo: nodeServer(fixture('echo')) });
+  });
+
+  it('serves a negotiating client in the 2026-07-28 era: discover, equip, listen, call', async () => {
+    const gateway = await sandbox.start({ versionNegotiation: { mode: 'auto' } });
+    const { client } = gateway;
+    expect(client.getProtocolEra()).toBe('modern');
+    expect(client.getDiscoverResult()?.capabilities.tools).toMatchObject({ listChanged: true });
+
+    const subscription = await client.listen({ toolsListChanged: true });
+    expect(subscription.honoredFilter).toMatchObject({ toolsListChanged: true });
+    const found = await client.callTool({ name: 'discover-all-tools', arguments: { query: 'echo' } });
+    expect(textOf(found)).toContain('echo.echo');
+    const built = await client.callTool({ name: 'build-toolset', arguments: { name: 'talk', tools: ['echo.echo'], equip: true } });
+    expect(built.isError).toBeFalsy();
+    await gateway.waitForListChanged(1);
+
+    const { tools } = await client.listTools(undefined, { cacheMode: 'bypass' });
+    expect(tools.map((tool) => tool.name)).toContain('echo_echo');
+    expect(textOf(await client.callTool({ name: 'echo_echo', arguments: { text: 'modern hello' } }))).toBe('modern hello');
+    await subscription.close();
+  });
+
+  it('still serves a 2025-only client with initialize', async () => {
+    const gateway = await sandbox.start();
+    expect(gateway.client.getProtocolEra()).toBe('legacy');
+    await gateway.client.callTool({ name: 'build-toolset', arguments: { name: 'talk', tools: ['echo.echo'], equip: true } });
+    await gateway.waitForListChanged(1);
+    expect(textOf(await gateway.client.callTool({ name: 'echo_echo', arguments: { text: 'legacy hello' } }))).toBe('legacy hello');
+  });
+});
