@@ -16,6 +16,7 @@ import { openRuntime } from './runtime.js';
 import { watchServerEvents } from './serverEvents.js';
 import { GatewaySession, listMetaTools } from './session.js';
 import { SessionHub } from './sessionHub.js';
+import { StdioOpening, opensLegacyEra } from './stdioOpening.js';
 import { TaskRoutes } from './taskRoutes.js';
 import { watchToolListChanges } from './toolListWatch.js';
 
@@ -38,10 +39,10 @@ export interface Gateway {
    */
   connect(transport: Transport): Promise<GatewaySession>;
   /**
-   * Serve one client on a stdio `transport` in either protocol era, through the SDK's stdio entry:
-   * its first message selects the era (2026-07-28's server/discover, or 2025's initialize), and the
-   * entry serves subscriptions/listen. The session is opened (its toolset restored) before that
-   * message arrives; a failure to open it is thrown.
+   * Serve one client on a stdio `transport` in either protocol era: its first message selects the
+   * era. An initialize (2025) connects the session directly; anything else (2026-07-28's
+   * server/discover) goes through the SDK's stdio entry, which serves subscriptions/listen. The
+   * session is opened (its toolset restored) while that message arrives; a failure to open it is thrown.
    */
   serveStdio(transport: Transport, onError: (error: Error) => void): Promise<void>;
   /** Connected client sessions. */
@@ -127,37 +128,49 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     return session;
   };
 
+  // Connect an opened session to its client's transport.
+  const attach = async (session: GatewaySession, transport: Transport): Promise<GatewaySession> => {
+    try {
+      await session.connect(transport);
+      // The gateway may have begun closing, or the client gone (its onclose has run), while this connected.
+      if (closed) throw new LoadoutError('CLOSED', 'loadout is shutting down');
+      if (session.closed) throw new LoadoutError('CLOSED', 'the client went away while its session was connecting');
+    } catch (error) {
+      await session.close();
+      throw error;
+    }
+    sessions.add(session);
+    return session;
+  };
+
   return {
     context,
     async serveStdio(transport, onError) {
+      const opening = new StdioOpening(transport);
+      // The session opens (its toolset restored) while the client's first message is on its way.
+      const [session, first] = await Promise.all([open(), opening.firstMessage()]);
+      if (!first) return void (await session.close());
+      // A 2025-era client (it opens with initialize) is connected straight to its session, as
+      // before the 2026 era: the SDK's era layer would check every message's shape both ways,
+      // about 15 % more CPU per forwarded call.
+      if (opensLegacyEra(first)) return void (await attach(session, opening));
       const { serveStdio } = await import('@modelcontextprotocol/server/stdio');
       // The entry asks for a second session only when it drops the first one, which answered a
       // server/discover probe, for a client that then opens with initialize after all.
-      let first: GatewaySession | undefined = await open();
+      let opened: GatewaySession | undefined = session;
       serveStdio(
         async () => {
-          const session = first ?? (await open());
-          first = undefined;
+          const next = opened ?? (await open());
+          opened = undefined;
           if (closed) throw new LoadoutError('CLOSED', 'loadout is shutting down');
-          sessions.add(session);
-          return session.server;
+          sessions.add(next);
+          return next.server;
         },
-        { transport, onerror: onError },
+        { transport: opening, onerror: onError },
       );
     },
     async connect(transport) {
-      const session = await open();
-      try {
-        await session.connect(transport);
-        // The gateway may have begun closing, or the client gone (its onclose has run), while this connected.
-        if (closed) throw new LoadoutError('CLOSED', 'loadout is shutting down');
-        if (session.closed) throw new LoadoutError('CLOSED', 'the client went away while its session was connecting');
-      } catch (error) {
-        await session.close();
-        throw error;
-      }
-      sessions.add(session);
-      return session;
+      return attach(await open(), transport);
     },
     get sessionCount() {
       return sessions.size;
