@@ -23,6 +23,8 @@ interface HttpServeOptions {
   maxBodyBytes: number;
   /** Sessions with no request open for this long are closed; 0 keeps them forever. */
   sessionIdleMs: number;
+  /** Most sessions at once; a new one beyond it ends the session idle longest (each costs about 19 KB). */
+  maxSessions: number;
   logger: Logger;
 }
 
@@ -38,7 +40,10 @@ export interface HttpGateway {
 
 interface HttpSession {
   readonly transport: NodeStreamableHTTPServerTransport;
+  /** Requests open, the GET notification stream included (it keeps a session from expiring). */
   openRequests: number;
+  /** POSTs open: a request or call under way, which ending the session would cut off. */
+  openPosts: number;
   lastActiveMs: number;
 }
 
@@ -59,7 +64,7 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
     const transport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        sessions.set(id, { transport, openRequests: 0, lastActiveMs: Date.now() });
+        sessions.set(id, { transport, openRequests: 0, openPosts: 0, lastActiveMs: Date.now() });
         logger.info({ session: id, sessions: sessions.size }, 'session started');
       },
     });
@@ -89,14 +94,22 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
     const refused = refuseMalformedRequests(body);
     if (refused) return sendJson(res, 400, refused);
     if (sessionId === undefined) {
-      if (req.method === 'POST' && isInitializeRequest(body)) return startSession(req, res, body);
+      if (req.method === 'POST' && isInitializeRequest(body)) {
+        if (sessions.size >= options.maxSessions && !endLongestIdle(sessions, logger)) {
+          return sendError(res, 503, `All ${options.maxSessions} sessions (--max-sessions) have a call under way; try again later`);
+        }
+        return startSession(req, res, body);
+      }
       return sendError(res, 400, 'Mcp-Session-Id header is required (send initialize first to start a session)');
     }
     const session = sessions.get(sessionId);
     if (!session) return sendError(res, 404, 'Session not found (it ended or expired); send initialize to start a new one');
+    const posted = req.method === 'POST';
     session.openRequests++;
+    if (posted) session.openPosts++;
     res.once('close', () => {
       session.openRequests--;
+      if (posted) session.openPosts--;
       session.lastActiveMs = Date.now();
     });
     await session.transport.handleRequest(req, res, body);
@@ -198,6 +211,23 @@ function refuseMalformedRequests(body: unknown): unknown {
       : [];
   });
   return Array.isArray(body) ? answers : answers[0];
+}
+
+/**
+ * End the session active least recently among those with no POST open (a client holding only its
+ * notification stream is idle: it will get 404 and start again); false when every session has one.
+ */
+function endLongestIdle(sessions: Map<string, HttpSession>, logger: Logger): boolean {
+  let oldest: [string, HttpSession] | undefined;
+  for (const entry of sessions) {
+    if (entry[1].openPosts === 0 && (!oldest || entry[1].lastActiveMs < oldest[1].lastActiveMs)) oldest = entry;
+  }
+  if (!oldest) return false;
+  logger.info({ session: oldest[0] }, 'session ended to make room for a new one (--max-sessions)');
+  // Gone from the map now, not when its close settles: the new session takes its place at once.
+  sessions.delete(oldest[0]);
+  void oldest[1].transport.close();
+  return true;
 }
 
 function startIdleExpiry(sessions: Map<string, HttpSession>, idleMs: number, logger: Logger): NodeJS.Timeout {

@@ -84,6 +84,53 @@ describe('loadout serve --http: sessions', () => {
     expect((await staying.client.listTools()).tools.length).toBeGreaterThan(0);
   });
 
+  it('ends the session idle longest when a new one would pass --max-sessions, and refuses one while every session has a call open', async () => {
+    await writeServersYaml(harness.dirs.configDir, { echo: nodeServer(fixture('echo')), slow: nodeServer(fixture('slow')) });
+    const gateway = await harness.start(['--max-sessions', '2']);
+    const post = (message: unknown, sessionId?: string) =>
+      fetch(gateway.url, {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          ...(sessionId ? { 'Mcp-Session-Id': sessionId } : {}),
+        },
+        body: JSON.stringify(message),
+      });
+    const first = await connect();
+    const second = await connect();
+    // The first session was active least recently once the second has listed its tools.
+    expect((await second.client.listTools()).tools.length).toBeGreaterThan(0);
+    const third = await connect();
+    expect((await post({ jsonrpc: '2.0', id: 9, method: 'tools/list', params: {} }, first.transport.sessionId)).status).toBe(404);
+    expect((await second.client.listTools()).tools.length).toBeGreaterThan(0);
+    expect((await third.client.listTools()).tools.length).toBeGreaterThan(0);
+
+    // Both sessions in the middle of a call (each has sent progress): a new client is refused, and no call is cut off.
+    const running = [second, third].map((client) => {
+      let started!: () => void;
+      const progressed = new Promise<void>((resolve) => (started = resolve));
+      const call = client.client.callTool(
+        { name: 'call-tool', arguments: { tool: 'slow.sleep', arguments: { ms: 2000 } } },
+        {
+          onprogress: () => started(),
+        },
+      );
+      return { progressed, call };
+    });
+    await Promise.all(running.map(({ progressed }) => progressed));
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    };
+    const refused = await post(initialize);
+    expect(refused.status).toBe(503);
+    expect(await refused.text()).toMatch(/--max-sessions/);
+    for (const result of await Promise.all(running.map(({ call }) => call))) expect(result.isError).toBeFalsy();
+  });
+
   it('expires a session with no request open after --session-idle-minutes, but not one holding its notification stream', async () => {
     const gateway = await harness.start(['--session-idle-minutes', '0.01']);
     const listening = await connect();

@@ -17,6 +17,7 @@ interface ServeOptions {
   allowOrigin: string[];
   maxBodyMb: number;
   sessionIdleMinutes: number;
+  maxSessions: number;
 }
 
 /** Register `serve` on the program. */
@@ -47,6 +48,12 @@ export function registerServe(program: Command): void {
       numberOption('session-idle-minutes', (n) => n >= 0 && Number.isFinite(n), 'a number of 0 or more'),
       30,
     )
+    .option(
+      '--max-sessions <count>',
+      'HTTP: most sessions at once; a new one ends the session idle longest',
+      numberOption('max-sessions', (n) => Number.isInteger(n) && n >= 1, 'a whole number of 1 or more'),
+      256,
+    )
     .action(async (options: ServeOptions, command: Command) => {
       const { paths, logger } = commandEnvironment(command);
       const token = options.token || process.env.LOADOUT_TOKEN || undefined;
@@ -61,6 +68,7 @@ export function registerServe(program: Command): void {
             allowedOrigins: options.allowOrigin,
             maxBodyBytes: Math.round(options.maxBodyMb * 1024 * 1024),
             sessionIdleMs: options.sessionIdleMinutes * 60_000,
+            maxSessions: options.maxSessions,
             logger,
           }).catch(async (error: unknown) => {
             await gateway.close();
