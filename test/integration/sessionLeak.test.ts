@@ -35,7 +35,14 @@ describe('sessions that fail to connect', () => {
       logger: silentLogger,
       equip,
     });
-    http = await serveHttp(gateway, { host: '127.0.0.1', port: 0, maxBodyBytes: 1024 * 1024, sessionIdleMs: 0, maxSessions: 10_000, logger: silentLogger });
+    http = await serveHttp(gateway, {
+      host: '127.0.0.1',
+      port: 0,
+      maxBodyBytes: 1024 * 1024,
+      sessionIdleMs: 0,
+      maxSessions: 10_000,
+      logger: silentLogger,
+    });
     return http;
   };
 
