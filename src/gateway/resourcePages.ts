@@ -94,7 +94,11 @@ async function listLive(
     return { items, nextCursor: typeof page.nextCursor === 'string' ? page.nextCursor : undefined };
   } catch (error) {
     if (cursor !== undefined) throw error;
-    sources.logger.warn({ mod: 'gateway', server, err: errorMessage(error) }, `${METHODS[kind]} failed; answering from the cache`);
+    // A failure the catalog already records (a list the server declares but does not serve) was
+    // reported once at discovery; said again on every client list, it would flood the log.
+    const known = sources.catalog.definitionsOf(server)?.listFailures?.[kind] !== undefined;
+    const log = known ? sources.logger.debug.bind(sources.logger) : sources.logger.warn.bind(sources.logger);
+    log({ mod: 'gateway', server, err: errorMessage(error) }, `${METHODS[kind]} failed; answering from the cache`);
     return undefined;
   }
 }

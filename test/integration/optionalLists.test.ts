@@ -90,6 +90,17 @@ describe('optional lists that fail', () => {
     expect((await statusOf()).listFailures).toEqual({});
   });
 
+  it('does not warn again on each client list about a list the catalog already records as failing', async () => {
+    await configure('templates-unimplemented');
+    expect((await cli('refresh')).code).toBe(0);
+    const gateway = await sandbox.start({ args: ['--equip', 'all'] });
+    // Started by a call, so each templates list goes to the running server and fails there.
+    await gateway.client.callTool({ name: 'db_query', arguments: { sql: 'select 1' } });
+    for (let round = 0; round < 3; round++) expect((await gateway.client.listResourceTemplates()).resourceTemplates).toEqual([]);
+    await gateway.client.listResources();
+    expect(gateway.stderr()).not.toContain('resources/templates/list failed; answering from the cache');
+  });
+
   it('a failing tools/list fails discovery with a message that says the server started', async () => {
     await configure('tools-down');
     const refresh = await cli('refresh');
