@@ -200,6 +200,11 @@ export class CatalogStore {
       .catch((error: unknown) => logger.warn({ mod: 'catalog', err: errorMessage(error) }, 'could not keep the server map'));
   }
 
+  /** Settles once every summaries write begun so far has landed: an owner that stops awaits it, so no file is written after. */
+  summariesWritten(): Promise<void> {
+    return this.#summaryWrites;
+  }
+
   /** Subscribe to new catalogs; returns the unsubscribe function. */
   onChange(listener: (catalog: Catalog) => void): () => void {
     this.#listeners.add(listener);

@@ -186,6 +186,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         await configSync.close();
         await Promise.allSettled([...sessions].map((session) => session.close()));
         await Promise.all([pool.close(), discoveryClosed]);
+        // The last catalog change may still be writing the servers' summaries file.
+        await catalog.summariesWritten();
       })();
       return closed;
     },
