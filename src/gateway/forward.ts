@@ -161,12 +161,7 @@ async function forwardInRounds(
       return { resultType: 'input_required', inputRequests: roundTrip.inputRequests(), requestState: inputRounds.park(roundTrip, waitMs) };
     }
     const result = await roundTrip.outcome;
-    if (progressToken !== undefined) {
-      await progressSent;
-      // The SDK client handles a notification a tick after reading it, but a result at once: a result
-      // read with the last progress would end the request before that progress is heard.
-      await new Promise((resolve) => setImmediate(resolve));
-    }
+    if (progressToken !== undefined) await progressSent;
     return result;
   } finally {
     roundTrip.onProgress = undefined;

@@ -102,8 +102,8 @@ describe('a 2026-07-28 client through loadout to 2025-era servers', () => {
       { onprogress: (update) => void progress.push(update.progress) },
     );
     expect(textOf(done)).toBe('did 3 steps');
-    // The SDK client (2.4.0) drops a progress notification it reads in one chunk with the result
-    // (it handles notifications a tick later): the last step may be lost, the ones before may not.
+    // SDK clients handle notifications a tick after responses: the last step, sent right before the
+    // result, may be missed (docs/http-and-security.md); the ones before may not.
     expect(progress.slice(0, 2)).toEqual([1, 2]);
 
     const abort = new AbortController();
