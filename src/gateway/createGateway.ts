@@ -1,6 +1,6 @@
 // Builds and wires the gateway: the runtime (config → pool → catalog) → health, config sync and
 // (per session) registry + meta-tools. A plain function, not a class that owns every subsystem.
-import type { Transport } from '@modelcontextprotocol/server';
+import type { Server, ServerEventBus, Transport } from '@modelcontextprotocol/server';
 import type { LoadoutPaths } from '../config/index.js';
 import { ServerHealth } from '../downstream/index.js';
 import { watchPromotions } from '../optimization/index.js';
@@ -12,6 +12,7 @@ import { discoveryRecordsFile } from './discoveryRecords.js';
 import type { GatewayContext } from './context.js';
 import { META_TOOLS, TOOLSET_META_TOOLS, namingOptions, sessionInstructions } from './metaTools/index.js';
 import { ResourceRoutes } from './resourcePages.js';
+import { PrincipalToolsets } from './principalToolsets.js';
 import { openRuntime } from './runtime.js';
 import { watchServerEvents } from './serverEvents.js';
 import { GatewaySession, listMetaTools } from './session.js';
@@ -45,6 +46,13 @@ export interface Gateway {
    * session is opened (its toolset restored) while that message arrives; a failure to open it is thrown.
    */
   serveStdio(transport: Transport, onError: (error: Error) => void): Promise<void>;
+  /**
+   * The Server for one modern (2026-07-28) HTTP request of `principal` (principalToolsets.ts),
+   * serving that principal's equipped set, first brought up to date with its file.
+   */
+  requestServer(principal: string): Promise<Server>;
+  /** Where `principal`'s equipped-set changes are published, for its subscriptions/listen streams. */
+  principalBus(principal: string): ServerEventBus;
   /** Connected client sessions. */
   readonly sessionCount: number;
   /** Close every session and downstream connection. Runs once. */
@@ -105,10 +113,18 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const metaTools = config.optimization.expose_tools ? META_TOOLS : TOOLSET_META_TOOLS;
   const metaListing = listMetaTools(metaTools);
   const sessions = new Set<GatewaySession>();
+  // A principal with no recorded set starts with what a new session would restore.
+  const principals = new PrincipalToolsets(context, async () => options.equip ?? (await state.read()).activeToolset);
+  // Every modern request builds a Server with them: computed once per catalog.
+  let instructions: Promise<string> | undefined;
+  const stopInvalidatingInstructions = catalog.onChange(() => {
+    instructions = undefined;
+  });
   let closed: Promise<void> | undefined;
   // An always-on server going down or coming back withdraws or restores its tools in every session.
   health.onChange(() => {
     for (const session of sessions) void session.refresh();
+    principals.refreshAll();
   });
   health.start();
 
@@ -172,6 +188,14 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     async connect(transport) {
       return attach(await open(), transport);
     },
+    async requestServer(principal) {
+      if (closed) throw new LoadoutError('CLOSED', 'loadout is shutting down');
+      const [shared, text] = await Promise.all([principals.current(principal), (instructions ??= sessionInstructions(context))]);
+      return new GatewaySession(context, metaTools, metaListing, text, shared).server;
+    },
+    principalBus(principal) {
+      return principals.get(principal).bus;
+    },
     get sessionCount() {
       return sessions.size;
     },
@@ -183,6 +207,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         stopPromotionWatch();
         stopWatchingToolLists();
         stopWatchingServers();
+        stopInvalidatingInstructions();
+        principals.close();
         await configSync.close();
         await Promise.allSettled([...sessions].map((session) => session.close()));
         await Promise.all([pool.close(), discoveryClosed]);

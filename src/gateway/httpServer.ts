@@ -1,14 +1,19 @@
-// Serves the gateway over streamable HTTP: `/mcp` (POST, the GET notification stream, DELETE)
-// with one GatewaySession per MCP session, and `/healthz`. Guards every request (Host, Origin,
-// token, body size) before the SDK transport sees it, and expires sessions left idle.
-import { isInitializeRequest } from '@modelcontextprotocol/server';
-import type { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+// Serves the gateway over streamable HTTP: `/mcp` and `/healthz`. 2025-era clients get one
+// GatewaySession per MCP session (POST, the GET notification stream, DELETE), expired when left
+// idle; a session lives in one process, so several processes behind one address need sticky
+// routing for them. A 2026-07-28 request needs no session: it is served by the SDK's per-request
+// handler, one per principal (principalToolsets.ts), so any process on the same data dir can
+// answer it. Guards every request (Host, Origin, token, body size) before either sees it.
+import { createMcpHandler, isInitializeRequest, isLegacyRequest } from '@modelcontextprotocol/server';
+import type { McpHttpHandler } from '@modelcontextprotocol/server';
+import type { NodeMcpRequestHandler, NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { LoadoutError, errorMessage, isLoadoutError, type Logger } from '../shared/index.js';
 import type { Gateway } from './createGateway.js';
-import { assertSafeBind, createRequestGuard } from './httpGuard.js';
+import { assertSafeBind, bearerToken, createRequestGuard } from './httpGuard.js';
+import { principalOfToken } from './principalToolsets.js';
 import { BodyTooLargeError, discardBody, hasUnreadBody, readBody } from './httpBody.js';
 import { requestProblem } from './requestShape.js';
 
@@ -17,7 +22,8 @@ interface HttpServeOptions {
   host: string;
   /** 0 picks a free port. */
   port: number;
-  token?: string;
+  /** Bearer tokens accepted (any one); each is a principal with its own equipped set in the 2026-07-28 era. */
+  tokens?: readonly string[];
   /** Origins allowed besides the server's own. */
   allowedOrigins?: readonly string[];
   maxBodyBytes: number;
@@ -51,14 +57,33 @@ const MCP_PATH = '/mcp';
 
 /** Listen on `options.host:port` and serve `gateway` to any number of HTTP clients. */
 export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Promise<HttpGateway> {
-  assertSafeBind(options.host, options.token);
+  const tokens = options.tokens ?? [];
+  assertSafeBind(options.host, tokens[0]);
   // Loaded here, not at module load: it brings an HTTP framework that stdio `serve` never needs,
   // and node:http costs a stdio gateway's start ~1 ms for nothing.
-  const { NodeStreamableHTTPServerTransport } = await import('@modelcontextprotocol/node');
+  const { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } = await import('@modelcontextprotocol/node');
   const { createServer } = await import('node:http');
   const logger = options.logger.child({ mod: 'http' });
   const sessions = new Map<string, HttpSession>();
   let guard: ReturnType<typeof createRequestGuard> | undefined;
+  const modernHandlers = new Map<string, { handler: McpHttpHandler; serve: NodeMcpRequestHandler }>();
+
+  // The 2026-07-28 handler of the request's principal (the guard has already checked its token).
+  const modernHandlerOf = (req: IncomingMessage): NodeMcpRequestHandler => {
+    const principal = principalOfToken(tokens.length > 0 ? bearerToken(req.headers.authorization) : undefined);
+    let modern = modernHandlers.get(principal);
+    if (!modern) {
+      const handler = createMcpHandler(() => gateway.requestServer(principal), {
+        legacy: 'reject',
+        bus: gateway.principalBus(principal),
+        maxRequestBodySize: options.maxBodyBytes,
+        onerror: (error) => logger.debug({ err: error.message }, 'modern request refused or failed'),
+      });
+      modern = { handler, serve: toNodeHandler(handler, { maxRequestBodySize: options.maxBodyBytes }) };
+      modernHandlers.set(principal, modern);
+    }
+    return modern.serve;
+  };
 
   const startSession = async (req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> => {
     const transport = new NodeStreamableHTTPServerTransport({
@@ -94,6 +119,10 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
     const refused = refuseMalformedRequests(body);
     if (refused) return sendJson(res, 400, refused);
     if (sessionId === undefined) {
+      // A request with the 2026-07-28 envelope: served on its own, whatever came before it.
+      if (req.method === 'POST' && !isInitializeRequest(body) && !(await isLegacyRequest(await toWebRequest(req, body), body))) {
+        return modernHandlerOf(req)(req, res, body);
+      }
       if (req.method === 'POST' && isInitializeRequest(body)) {
         if (sessions.size >= options.maxSessions && !endLongestIdle(sessions, logger)) {
           return sendError(res, 503, `All ${options.maxSessions} sessions (--max-sessions) have a call under way; try again later`);
@@ -141,7 +170,7 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
   // No client may come for a while: load the catalog and discover uncached servers now, as stdio
   // does right after its client's first tools/list.
   void gateway.context.ready();
-  guard = createRequestGuard({ host: options.host, port, token: options.token, allowedOrigins: options.allowedOrigins });
+  guard = createRequestGuard({ host: options.host, port, tokens, allowedOrigins: options.allowedOrigins });
   const expiry = options.sessionIdleMs > 0 ? startIdleExpiry(sessions, options.sessionIdleMs, logger) : undefined;
   const hostInUrl = options.host.includes(':') && !options.host.startsWith('[') ? `[${options.host}]` : options.host;
   let closed: Promise<void> | undefined;
@@ -154,7 +183,10 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
     close() {
       closed ??= (async () => {
         if (expiry) clearInterval(expiry);
-        await Promise.allSettled([...sessions.values()].map((session) => session.transport.close()));
+        await Promise.allSettled([
+          ...[...sessions.values()].map((session) => session.transport.close()),
+          ...[...modernHandlers.values()].map((modern) => modern.handler.close()),
+        ]);
         // Open GET streams would keep server.close() waiting forever.
         server.closeAllConnections();
         await new Promise<void>((resolve) => server.close(() => resolve()));
