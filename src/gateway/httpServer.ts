@@ -4,7 +4,7 @@
 // routing for them. A 2026-07-28 request needs no session: it is served by the SDK's per-request
 // handler, one per principal (principalToolsets.ts), so any process on the same data dir can
 // answer it. Guards every request (Host, Origin, token, body size) before either sees it.
-import { createMcpHandler, isInitializeRequest, isLegacyRequest } from '@modelcontextprotocol/server';
+import { PROTOCOL_VERSION_META_KEY, createMcpHandler, isInitializeRequest, isLegacyRequest } from '@modelcontextprotocol/server';
 import type { McpHttpHandler } from '@modelcontextprotocol/server';
 import type { NodeMcpRequestHandler, NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { randomUUID } from 'node:crypto';
@@ -119,8 +119,14 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
     const refused = refuseMalformedRequests(body);
     if (refused) return sendJson(res, 400, refused);
     if (sessionId === undefined) {
-      // A request with the 2026-07-28 envelope: served on its own, whatever came before it.
-      if (req.method === 'POST' && !isInitializeRequest(body) && !(await isLegacyRequest(await toWebRequest(req, body), body))) {
+      // A 2026-07-28 request (the SDK's classification: isLegacyRequest is false) is served on its
+      // own, whatever came before it. One carrying the envelope is modern by definition; the full
+      // classification (a web Request built from the body) is left for the rest.
+      if (
+        req.method === 'POST' &&
+        !isInitializeRequest(body) &&
+        (carriesEnvelope(body) || !(await isLegacyRequest(await toWebRequest(req, body), body)))
+      ) {
         return modernHandlerOf(req)(req, res, body);
       }
       if (req.method === 'POST' && isInitializeRequest(body)) {
@@ -197,6 +203,12 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
 }
 
 const NO_BODY = Symbol('no body');
+
+// Whether a message claims the 2026-07-28 era the way its requests do: the protocol version in `_meta`.
+function carriesEnvelope(body: unknown): boolean {
+  const meta = (body as { params?: { _meta?: unknown } } | undefined)?.params?._meta;
+  return typeof meta === 'object' && meta !== null && PROTOCOL_VERSION_META_KEY in meta;
+}
 
 // Reads and parses a POST body, answering 413/400 itself; NO_BODY means the answer was sent.
 async function readJsonBody(req: IncomingMessage, res: ServerResponse, maxBytes: number): Promise<unknown> {
