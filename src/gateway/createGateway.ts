@@ -12,7 +12,7 @@ import { discoveryRecordsFile } from './discoveryRecords.js';
 import type { GatewayContext } from './context.js';
 import { META_TOOLS, TOOLSET_META_TOOLS, namingOptions, sessionInstructions } from './metaTools/index.js';
 import { ResourceRoutes } from './resourcePages.js';
-import { PrincipalToolsets } from './principalToolsets.js';
+import { SharedToolsets, type RequestScope } from './principalToolsets.js';
 import { openRuntime } from './runtime.js';
 import { watchServerEvents } from './serverEvents.js';
 import { GatewaySession, listMetaTools } from './session.js';
@@ -47,17 +47,20 @@ export interface Gateway {
    */
   serveStdio(transport: Transport, onError: (error: Error) => void): Promise<void>;
   /**
-   * The Server for one modern (2026-07-28) HTTP request of `principal` (principalToolsets.ts),
-   * serving that principal's equipped set, first brought up to date with its file.
+   * The Server for one modern (2026-07-28) HTTP request, serving the equipped set of `scope` (its
+   * principal's, or one toolset endpoint's: principalToolsets.ts), first brought up to date with its file.
    */
-  requestServer(principal: string): Promise<Server>;
-  /** Where `principal`'s equipped-set changes are published, for its subscriptions/listen streams. */
-  principalBus(principal: string): ServerEventBus;
+  requestServer(scope: RequestScope): Promise<Server>;
+  /** Where the changes of `scope`'s equipped set are published, for its subscriptions/listen streams. */
+  requestBus(scope: RequestScope): ServerEventBus;
   /** Connected client sessions. */
   readonly sessionCount: number;
   /** Close every session and downstream connection. Runs once. */
   close(): Promise<void>;
 }
+
+// The meta-tools that change the equipped set.
+const EQUIP_META_TOOLS: ReadonlySet<string> = new Set(['equip-toolset', 'unequip-toolset']);
 
 /**
  * Load the config (spawning nothing) and wire the gateway. The cached catalog is read on first
@@ -114,7 +117,10 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const metaListing = listMetaTools(metaTools);
   const sessions = new Set<GatewaySession>();
   // A principal with no recorded set starts with what a new session would restore.
-  const principals = new PrincipalToolsets(context, async () => options.equip ?? (await state.read()).activeToolset);
+  const shared = new SharedToolsets(context, async () => options.equip ?? (await state.read()).activeToolset);
+  // A toolset endpoint's set never changes: the meta-tools that would change it are not listed there.
+  const fixedMetaTools = metaTools.filter((tool) => !EQUIP_META_TOOLS.has(tool.name));
+  const fixedMetaListing = listMetaTools(fixedMetaTools);
   // Every modern request builds a Server with them: computed once per catalog.
   let instructions: Promise<string> | undefined;
   const stopInvalidatingInstructions = catalog.onChange(() => {
@@ -124,7 +130,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   // An always-on server going down or coming back withdraws or restores its tools in every session.
   health.onChange(() => {
     for (const session of sessions) void session.refresh();
-    principals.refreshAll();
+    shared.refreshAll();
   });
   health.start();
 
@@ -188,13 +194,15 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     async connect(transport) {
       return attach(await open(), transport);
     },
-    async requestServer(principal) {
+    async requestServer(scope) {
       if (closed) throw new LoadoutError('CLOSED', 'loadout is shutting down');
-      const [shared, text] = await Promise.all([principals.current(principal), (instructions ??= sessionInstructions(context))]);
-      return new GatewaySession(context, metaTools, metaListing, text, shared).server;
+      const [set, text] = await Promise.all([shared.current(scope), (instructions ??= sessionInstructions(context))]);
+      return scope.kind === 'principal'
+        ? new GatewaySession(context, metaTools, metaListing, text, set).server
+        : new GatewaySession(context, fixedMetaTools, fixedMetaListing, text, set).server;
     },
-    principalBus(principal) {
-      return principals.get(principal).bus;
+    requestBus(scope) {
+      return shared.get(scope).bus;
     },
     get sessionCount() {
       return sessions.size;
@@ -208,7 +216,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         stopWatchingToolLists();
         stopWatchingServers();
         stopInvalidatingInstructions();
-        principals.close();
+        shared.close();
         await configSync.close();
         await Promise.allSettled([...sessions].map((session) => session.close()));
         await Promise.all([pool.close(), discoveryClosed]);

@@ -55,6 +55,8 @@ async function startRelay(upstreams: readonly string[]): Promise<Relay> {
   };
 }
 
+const PROTOCOL_VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
+
 function header(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name];
   return Array.isArray(value) ? value[0] : value;
@@ -144,6 +146,52 @@ describe('modern HTTP across two loadout processes', () => {
     await legacy.close();
   });
 
+  it('serves one toolset, always, at /mcp/toolsets/NAME, telling listeners when it is saved again by another process', async () => {
+    const relay = await startTwo();
+    const main = await modernClient(relay.url);
+    clients.push(main);
+    const built = await main.callTool({ name: 'build-toolset', arguments: { name: 'talk', tools: ['echo.echo'] } });
+    expect(built.isError, textOf(built)).toBeFalsy();
+
+    const endpoint = relay.url.replace(/\/mcp$/, '/mcp/toolsets/talk');
+    const fixed = await modernClient(endpoint);
+    clients.push(fixed);
+    expect(fixed.getProtocolEra()).toBe('modern');
+    const listed = await listedNames(fixed);
+    expect(listed).toContain('echo_echo');
+    expect(listed).toContain('discover-all-tools');
+    expect(listed).not.toContain('equip-toolset');
+    expect(textOf(await fixed.callTool({ name: 'echo_echo', arguments: { text: 'fixed' } }))).toBe('fixed');
+    const refused = await fixed.callTool({ name: 'build-toolset', arguments: { name: 'other', tools: ['echo.add'], equip: true } });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toContain("always serves toolset 'talk'");
+
+    const listChanged = trackListChanged(fixed, false);
+    await fixed.listen({ toolsListChanged: true });
+    const listenedOn = relay.served.findLast((entry) => entry.method === 'subscriptions/listen')!.upstream;
+    await steerAwayFrom(main, listenedOn);
+    await main.callTool({ name: 'build-toolset', arguments: { name: 'talk', tools: ['echo.echo', 'echo.add'] } });
+    await listChanged.waitFor(1);
+    for (let round = 0; round < 2; round++) expect(await listedNames(fixed)).toEqual(expect.arrayContaining(['echo_echo', 'echo_add']));
+    // The /mcp client's own set did not change.
+    expect(await listedNames(main)).not.toContain('echo_echo');
+
+    const unknown = await fetch(relay.url.replace(/\/mcp$/, '/mcp/toolsets/nope'), {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'server/discover',
+        params: { _meta: { [PROTOCOL_VERSION_KEY]: '2026-07-28' } },
+      }),
+    });
+    expect(unknown.status).toBe(404);
+    expect(await unknown.text()).toContain("Toolset 'nope' not found");
+    const legacy = new Client({ name: 'legacy-test', version: '1.0.0' }, { capabilities: {} });
+    await expect(legacy.connect(new StreamableHTTPClientTransport(new URL(endpoint)))).rejects.toThrow(/2026-07-28 requests only/);
+  });
+
   it('keeps a separate equipped set per bearer token, stores no token, and answers a wrong token 401', async () => {
     const relay = await startTwo(['--token', 'alpha-secret', '--token', 'beta-secret']);
     const refused = await fetch(relay.url, {
@@ -153,7 +201,7 @@ describe('modern HTTP across two loadout processes', () => {
         jsonrpc: '2.0',
         id: 1,
         method: 'server/discover',
-        params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } },
+        params: { _meta: { [PROTOCOL_VERSION_KEY]: '2026-07-28' } },
       }),
     });
     expect(refused.status).toBe(401);
