@@ -1,6 +1,6 @@
 // Builds and wires the gateway: the runtime (config → pool → catalog) → health, config sync and
 // (per session) registry + meta-tools. A plain function, not a class that owns every subsystem.
-import type { Server, ServerEventBus, Transport } from '@modelcontextprotocol/server';
+import type { Server, ServerEventBus, Tool, Transport } from '@modelcontextprotocol/server';
 import type { LoadoutPaths } from '../config/index.js';
 import { ServerHealth } from '../downstream/index.js';
 import { watchPromotions } from '../optimization/index.js';
@@ -11,6 +11,7 @@ import { startConfigSync } from './configSync.js';
 import { discoveryRecordsFile } from './discoveryRecords.js';
 import type { GatewayContext } from './context.js';
 import { META_TOOLS, TOOLSET_META_TOOLS, namingOptions, sessionInstructions } from './metaTools/index.js';
+import type { MetaTool } from './metaTools/metaTool.js';
 import { ResourceRoutes } from './resourcePages.js';
 import { SharedToolsets, type RequestScope } from './principalToolsets.js';
 import { openRuntime } from './runtime.js';
@@ -118,9 +119,14 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const sessions = new Set<GatewaySession>();
   // A principal with no recorded set starts with what a new session would restore.
   const shared = new SharedToolsets(context, async () => options.equip ?? (await state.read()).activeToolset);
-  // A toolset endpoint's set never changes: the meta-tools that would change it are not listed there.
-  const fixedMetaTools = metaTools.filter((tool) => !EQUIP_META_TOOLS.has(tool.name));
-  const fixedMetaListing = listMetaTools(fixedMetaTools);
+  // A toolset endpoint's set never changes: the meta-tools that would change it are not listed
+  // there. Computed on its first request, not at every start.
+  let fixedMeta: { tools: MetaTool[]; listing: Tool[] } | undefined;
+  const fixedMetaTools = () => {
+    if (fixedMeta) return fixedMeta;
+    const tools = metaTools.filter((tool) => !EQUIP_META_TOOLS.has(tool.name));
+    return (fixedMeta = { tools, listing: listMetaTools(tools) });
+  };
   // Every modern request builds a Server with them: computed once per catalog.
   let instructions: Promise<string> | undefined;
   const stopInvalidatingInstructions = catalog.onChange(() => {
@@ -197,9 +203,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     async requestServer(scope) {
       if (closed) throw new LoadoutError('CLOSED', 'loadout is shutting down');
       const [set, text] = await Promise.all([shared.current(scope), (instructions ??= sessionInstructions(context))]);
-      return scope.kind === 'principal'
-        ? new GatewaySession(context, metaTools, metaListing, text, set).server
-        : new GatewaySession(context, fixedMetaTools, fixedMetaListing, text, set).server;
+      const meta = scope.kind === 'principal' ? { tools: metaTools, listing: metaListing } : fixedMetaTools();
+      return new GatewaySession(context, meta.tools, meta.listing, text, set).server;
     },
     requestBus(scope) {
       return shared.get(scope).bus;

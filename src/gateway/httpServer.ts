@@ -10,8 +10,8 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { LoadoutError, errorMessage, isLoadoutError, type Logger } from '../shared/index.js';
-import type { Gateway } from './createGateway.js';
 import { ToolsetNameSchema } from '../config/index.js';
+import type { Gateway } from './createGateway.js';
 import { assertSafeBind, createRequestGuard } from './httpGuard.js';
 import { modernEndpoints } from './modernHttp.js';
 import { BodyTooLargeError, discardBody, hasUnreadBody, readBody } from './httpBody.js';
@@ -189,7 +189,7 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
     close() {
       closed ??= (async () => {
         if (expiry) clearInterval(expiry);
-        await Promise.allSettled([...[...sessions.values()].map((session) => session.transport.close()), modern.close()]);
+        await Promise.allSettled([modern.close(), ...[...sessions.values()].map((session) => session.transport.close())]);
         // Open GET streams would keep server.close() waiting forever.
         server.closeAllConnections();
         await new Promise<void>((resolve) => server.close(() => resolve()));
