@@ -55,7 +55,19 @@ async function startRelay(upstreams: readonly string[]): Promise<Relay> {
   };
 }
 
-const PROTOCOL_VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
+/** A bare 2026-07-28 server/discover POST to `url`. */
+function postDiscover(url: string, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'server/discover',
+      params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } },
+    }),
+  });
+}
 
 function header(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name];
@@ -176,16 +188,7 @@ describe('modern HTTP across two loadout processes', () => {
     // The /mcp client's own set did not change.
     expect(await listedNames(main)).not.toContain('echo_echo');
 
-    const unknown = await fetch(relay.url.replace(/\/mcp$/, '/mcp/toolsets/nope'), {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'server/discover',
-        params: { _meta: { [PROTOCOL_VERSION_KEY]: '2026-07-28' } },
-      }),
-    });
+    const unknown = await postDiscover(relay.url.replace(/\/mcp$/, '/mcp/toolsets/nope'));
     expect(unknown.status).toBe(404);
     expect(await unknown.text()).toContain("Toolset 'nope' not found");
     const legacy = new Client({ name: 'legacy-test', version: '1.0.0' }, { capabilities: {} });
@@ -194,16 +197,7 @@ describe('modern HTTP across two loadout processes', () => {
 
   it('keeps a separate equipped set per bearer token, stores no token, and answers a wrong token 401', async () => {
     const relay = await startTwo(['--token', 'alpha-secret', '--token', 'beta-secret']);
-    const refused = await fetch(relay.url, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: 'Bearer wrong' },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'server/discover',
-        params: { _meta: { [PROTOCOL_VERSION_KEY]: '2026-07-28' } },
-      }),
-    });
+    const refused = await postDiscover(relay.url, { Authorization: 'Bearer wrong' });
     expect(refused.status).toBe(401);
     await expect(modernClient(relay.url, 'wrong')).rejects.toThrow();
 
