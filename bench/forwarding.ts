@@ -67,8 +67,8 @@ export async function benchForwarding(context: BenchContext): Promise<BenchRow[]
     servers: 0,
     toolsPerServer: 0,
     echoTools: context.echoTools,
-    cached: { modern: { args: [MODERN_ECHO], tools: modernTools } },
-    toolsets: { echo: ['echo.echo'], modern: ['modern.echo', 'modern.era'] },
+    cached: { modern: { args: [MODERN_ECHO], tools: modernTools }, strict: { args: [MODERN_ECHO, 'reject'], tools: modernTools } },
+    toolsets: { echo: ['echo.echo'], modern: ['modern.echo', 'modern.era'], strict: ['strict.echo'] },
   });
   const opened: Connected[] = [];
   const open = async (name: string, connect: () => Promise<Connected>, tool?: string): Promise<CallPath> => {
@@ -95,9 +95,15 @@ export async function benchForwarding(context: BenchContext): Promise<BenchRow[]
       oneClient(await spawnLoadout(setup.args, ['--equip', 'echo'], { era: 'modern' })),
     );
     const downstreamEra = await askEra(modern.loadout);
+    // The same echo server refusing 2025 openings (`legacy: 'reject'`): reachable through loadout
+    // only once loadout speaks 2026-07-28 downstream; until then row 1h says why not.
+    const modernOnly = await open('loadout modern→modern-only', async () =>
+      oneClient(await spawnLoadout(setup.args, ['--equip', 'strict'], { era: 'modern' })),
+    );
+    const unreachable = await failureOfCall(modernOnly);
 
     const eraPaths = [legacy, modern].flatMap((paths) => [paths.direct, paths.relay, paths.jsonRelay, paths.loadout]);
-    const { samples, cpuPerCall } = await sequentialSamples([...eraPaths, modernToLegacy], context);
+    const { samples, cpuPerCall } = await sequentialSamples([...eraPaths, modernToLegacy, ...(unreachable ? [] : [modernOnly])], context);
     const summaryOf = (path: CallPath) => summarize(samples.get(path)!);
     const bridged = summaryOf(modernToLegacy);
     const modernDirect = summaryOf(modern.direct);
@@ -145,6 +151,7 @@ export async function benchForwarding(context: BenchContext): Promise<BenchRow[]
       cpuRow('modern', 'e', 'sequential', cpuPerCall, modern, legacyCpu.sequential),
       cpuRow('modern', 'f', concurrently, measured.cpuPerCall, modern, legacyCpu.concurrent),
       bridgedRow,
+      modernOnlyRow(unreachable ?? summaryOf(modernOnly), modernDirect),
     ];
   } finally {
     await Promise.allSettled(opened.map((connected) => connected.close()));
@@ -193,13 +200,50 @@ function latencyRows(era: ClientEra, paths: EraPaths, summaryOf: (path: CallPath
   ];
 }
 
+// Row 1h: a 2026-07-28 client through loadout to a server that refuses the 2025 era, or why it
+// could not be reached.
+function modernOnlyRow(measured: Summary | string, direct: Summary): BenchRow {
+  const figure = '2026-07-28 client → loadout → 2026-07-28-only echo server (legacy: reject)';
+  if (typeof measured === 'string') {
+    return { id: '1h', figure, loadout: 'not reachable', limit: measured, target: '—', values: { reachable: 0 } };
+  }
+  return {
+    id: '1h',
+    figure: `forwarded call p50, sequential (n=${measured.n}, ${figure})`,
+    loadout: formatMs(measured.p50),
+    limit: `2026-07-28 direct ${formatMs(direct.p50)}`,
+    ratio: ratio(measured.p50, direct.p50),
+    target: '—',
+    values: { reachable: 1, loadoutP50Ms: measured.p50, directP50Ms: direct.p50 },
+  };
+}
+
+// Why one echo call on `path` failed (its error, shortened), or undefined when it answered.
+async function failureOfCall(path: CallPath): Promise<string | undefined> {
+  try {
+    const result = await path.clients[0]!.callTool({ name: path.tool, arguments: { text: 'ping' } });
+    return result.isError ? shorten(firstText(result) ?? JSON.stringify(result.content)) : undefined;
+  } catch (error) {
+    return shorten(error instanceof Error ? error.message : String(error));
+  }
+}
+
+function shorten(text: string): string {
+  const line = text.split('\n')[0] ?? '';
+  return line.length > 160 ? `${line.slice(0, 157)}…` : line;
+}
+
 // The protocol version the modern echo server saw on a call through loadout ("2025" when loadout
 // reached it with initialize): the era loadout actually negotiated downstream.
 async function askEra(path: CallPath): Promise<string> {
-  const result = await path.clients[0]!.callTool({ name: 'modern_era', arguments: {} });
-  const first = Array.isArray(result.content) ? result.content[0] : undefined;
-  const version = first && first.type === 'text' ? first.text : 'unknown';
+  const version = firstText(await path.clients[0]!.callTool({ name: 'modern_era', arguments: {} })) ?? 'unknown';
   return version === '2025' ? '2025 (initialize)' : version;
+}
+
+// The text of a tool result's first content block, if it is text.
+function firstText(result: Awaited<ReturnType<Client['callTool']>>): string | undefined {
+  const first = Array.isArray(result.content) ? result.content[0] : undefined;
+  return first && first.type === 'text' ? first.text : undefined;
 }
 
 // A stdio server's tools, as a 2025 client lists them (for the setup's cached catalog).

@@ -1,4 +1,4 @@
-// The bench's echo server for the 2026-07-28 era: the echo fixture's `echo` tool, plus `era`, which
+// The bench's echo server for the 2026-07-28 era: an `echo` tool like the echo fixture's, plus `era`, which
 // answers with the protocol version the request came in (the modern `_meta` envelope's, or
 // "2025" when there is none), so a row can say which era loadout actually spoke downstream.
 // Served with the SDK's serveStdio, which answers both eras; `reject` as its argument refuses
@@ -11,15 +11,8 @@ const PROTOCOL_VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
 const tools: Tool[] = [
   {
     name: 'echo',
-    title: 'Echo',
     description: 'Return the given text unchanged.',
-    inputSchema: {
-      type: 'object',
-      properties: { text: { type: 'string', description: 'Text to echo' } },
-      required: ['text'],
-      additionalProperties: false,
-    },
-    annotations: { readOnlyHint: true, idempotentHint: true },
+    inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
   },
   {
     name: 'era',

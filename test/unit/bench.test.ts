@@ -83,7 +83,23 @@ describe('npm run bench -- --quick', () => {
 
   it('runs forwarding over stdio in both eras and HTTP, then leaves no gateway, fixture or session process behind', async () => {
     const rows = await runBench({ quick: true, only: ['forwarding'] });
-    expect(rows.map((row) => row.id)).toEqual(['1a', '1b', '1c', '1d', '1d', '1e', '1f', '1a′', '1b′', '1c′', '1d′', '1e′', '1f′', '1g']);
+    expect(rows.map((row) => row.id)).toEqual([
+      '1a',
+      '1b',
+      '1c',
+      '1d',
+      '1d',
+      '1e',
+      '1f',
+      '1a′',
+      '1b′',
+      '1c′',
+      '1d′',
+      '1e′',
+      '1f′',
+      '1g',
+      '1h',
+    ]);
     expect(rows.slice(3, 7).map((row) => row.figure)).toEqual([
       '8 concurrent callers, calls/s (stdio)',
       '8 concurrent callers, calls/s (http, 8 sessions)',
