@@ -60,7 +60,7 @@ const ERA_LABELS: Record<ClientEra, { mark: string; words: string }> = {
   modern: { mark: '′', words: 'stdio, 2026-07-28 client' },
 };
 
-/** Rows 1a–1f for a 2025 client, 1a′–1f′ and 1g for a 2026-07-28 client. */
+/** Rows 1a–1f for a 2025 client; 1a′–1f′, 1h and 1i for a 2026-07-28 client. */
 export async function benchForwarding(context: BenchContext): Promise<BenchRow[]> {
   const modernTools = await listToolsOf(MODERN_ECHO);
   const setup = await createSetup({
@@ -96,7 +96,7 @@ export async function benchForwarding(context: BenchContext): Promise<BenchRow[]
     );
     const downstreamEra = await askEra(modern.loadout);
     // The same echo server refusing 2025 openings (`legacy: 'reject'`): reachable through loadout
-    // only once loadout speaks 2026-07-28 downstream; until then row 1h says why not.
+    // only once loadout speaks 2026-07-28 downstream; until then row 1i says why not.
     const modernOnly = await open('loadout modern→modern-only', async () =>
       oneClient(await spawnLoadout(setup.args, ['--equip', 'strict'], { era: 'modern' })),
     );
@@ -108,7 +108,7 @@ export async function benchForwarding(context: BenchContext): Promise<BenchRow[]
     const bridged = summaryOf(modernToLegacy);
     const modernDirect = summaryOf(modern.direct);
     const bridgedRow: BenchRow = {
-      id: '1g',
+      id: '1h',
       figure: `forwarded call p50, sequential (n=${bridged.n}, 2026-07-28 client → loadout → 2025-only echo server)`,
       loadout: formatMs(bridged.p50),
       limit: `2026-07-28 direct ${formatMs(modernDirect.p50)}; through loadout to the serveStdio echo ${formatMs(summaryOf(modern.loadout).p50)}`,
@@ -200,15 +200,15 @@ function latencyRows(era: ClientEra, paths: EraPaths, summaryOf: (path: CallPath
   ];
 }
 
-// Row 1h: a 2026-07-28 client through loadout to a server that refuses the 2025 era, or why it
+// Row 1i: a 2026-07-28 client through loadout to a server that refuses the 2025 era, or why it
 // could not be reached.
 function modernOnlyRow(measured: Summary | string, direct: Summary): BenchRow {
   const figure = '2026-07-28 client → loadout → 2026-07-28-only echo server (legacy: reject)';
   if (typeof measured === 'string') {
-    return { id: '1h', figure, loadout: 'not reachable', limit: measured, target: '—', values: { reachable: 0 } };
+    return { id: '1i', figure, loadout: 'not reachable', limit: measured, target: '—', values: { reachable: 0 } };
   }
   return {
-    id: '1h',
+    id: '1i',
     figure: `forwarded call p50, sequential (n=${measured.n}, ${figure})`,
     loadout: formatMs(measured.p50),
     limit: `2026-07-28 direct ${formatMs(direct.p50)}`,
