@@ -10,6 +10,9 @@ import { BackgroundDiscovery } from './backgroundDiscovery.js';
 import { startConfigSync } from './configSync.js';
 import { discoveryRecordsFile } from './discoveryRecords.js';
 import type { GatewayContext } from './context.js';
+import { InputRounds } from './inputRounds.js';
+import { listenedResources } from './contentHandlers.js';
+import { ListenSubscriptions } from './listenSubscriptions.js';
 import { META_TOOLS, TOOLSET_META_TOOLS, namingOptions, sessionInstructions } from './metaTools/index.js';
 import type { MetaTool } from './metaTools/metaTool.js';
 import { ResourceRoutes } from './resourcePages.js';
@@ -108,6 +111,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     resourceRoutes: new ResourceRoutes(),
     hub,
     tasks,
+    inputRounds: new InputRounds(logger),
   };
   const stopWatchingToolLists = watchToolListChanges(pool, catalog, logger);
   const stopWatchingServers = watchServerEvents(pool, catalog, hub, logger, {
@@ -183,6 +187,14 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       // about 15 % more CPU per forwarded call.
       if (opensLegacyEra(first)) return void (await attach(session, opening));
       const { serveStdio } = await import('@modelcontextprotocol/server/stdio');
+      // Only a 2026-07-28 client listens, so only the session pinned to it (the first) holds what it names.
+      const updates = listenedResources(context, session);
+      const listening = new ListenSubscriptions(opening, {
+        hold: (uri) => {
+          if (!session.closed) updates.hold(uri);
+        },
+        release: (uri) => updates.release(uri),
+      });
       // The entry asks for a second session only when it drops the first one, which answered a
       // server/discover probe, for a client that then opens with initialize after all.
       let opened: GatewaySession | undefined = session;
@@ -194,7 +206,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
           sessions.add(next);
           return next.server;
         },
-        { transport: opening, onerror: onError },
+        { transport: listening, onerror: onError },
       );
     },
     async connect(transport) {
@@ -223,6 +235,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         stopInvalidatingInstructions();
         shared.close();
         await configSync.close();
+        context.inputRounds.close();
         await Promise.allSettled([...sessions].map((session) => session.close()));
         await Promise.all([pool.close(), discoveryClosed]);
         // The last catalog change may still be writing the servers' summaries file.

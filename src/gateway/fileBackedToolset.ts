@@ -58,7 +58,7 @@ export class FileBackedToolset implements SharedEquipment {
     this.#record = record;
     this.registry = newToolRegistry(context);
     // It owns its tasks; loadout's own notices have no stream to go to in this era.
-    this.member = { servers: () => this.registry.snapshot.servers, send: () => undefined };
+    this.member = { servers: () => this.registry.snapshot.servers, send: () => undefined, servesModernEra: () => true };
     this.bus = new FileWatchingBus(
       record.file,
       () => this.syncSoon(),

@@ -3,6 +3,7 @@
 // snapshot, routes calls, and announces every change with exactly one list_changed. Over modern
 // (2026-07-28) HTTP a session is one request's binding of a Server to an equipped set it does
 // not own: the caller's principal's (SharedEquipment, principalToolsets.ts).
+import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
 import type { CallToolRequest, CallToolResult, RequestId, Server, Tool, Transport } from '@modelcontextprotocol/server';
 import { ToolRegistry, alwaysLoaded, type RegistryChange, type RegistrySnapshot, type Selection } from '../registry/index.js';
 import { LOADOUT_VERSION, errorMessage, isLoadoutError, lazySchemaValidator, remedyText, type LoadoutRemedy } from '../shared/index.js';
@@ -95,6 +96,12 @@ export class GatewaySession implements MetaToolSession {
           .notification(notification)
           .catch((error: unknown) => context.logger.debug({ mod: 'gateway', err: errorMessage(error) }, 'notification not sent'));
       },
+      // The SDK's stdio entry binds a session's Server to 2026-07-28 when its client opens in it; the
+      // SDK's list of versions names only those negotiated by initialize.
+      servesModernEra: () => {
+        const version = this.server.getNegotiatedProtocolVersion();
+        return version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version);
+      },
     };
     serveContent(this.server, context, this);
     serveTasks(this.server, context, this.member);
@@ -122,6 +129,7 @@ export class GatewaySession implements MetaToolSession {
   #intake(transport: Transport): ClientIntake {
     return new ClientIntake(transport, {
       server: this.server,
+      services: this.#context,
       directAnswer: (method, params) => this.#directAnswer(method, params),
       onSendError: (error) => this.#context.logger.debug({ mod: 'gateway', err: errorMessage(error) }, 'could not answer a forwarded call'),
       onAnswered: (id) => {
@@ -276,7 +284,13 @@ export class GatewaySession implements MetaToolSession {
   async #callToolAsTask(params: CallToolRequest['params'], extra: RequestExtra): Promise<CallToolResult> {
     const route = this.#metaTools.has(params.name) ? undefined : (await this.settledSnapshot()).routes.get(params.name);
     if (!route) return this.#callTool(params.name, params.arguments, extra);
-    return (await forwardTaskCall(this.#context, this.member, route, params, clientRequestOf(extra, this.server))) as CallToolResult;
+    return (await forwardTaskCall(
+      this.#context,
+      this.member,
+      route,
+      params,
+      clientRequestOf(extra, this.server, this.#context),
+    )) as CallToolResult;
   }
 
   async #callTool(name: string, args: Record<string, unknown> | undefined, extra: RequestExtra): Promise<CallToolResult> {
@@ -288,7 +302,7 @@ export class GatewaySession implements MetaToolSession {
     const route = this.registry.snapshot.routes.get(name) ?? (await this.settledSnapshot()).routes.get(name);
     if (route) {
       creditCall(this.#context, this, route.id);
-      return forwardUnlessChanged(this.#context, route, args, clientRequestOf(extra, this.server));
+      return forwardUnlessChanged(this.#context, route, args, clientRequestOf(extra, this.server, this.#context));
     }
     if (OPTIMIZATION_TOOL_NAMES.has(name)) {
       return errorResult(
