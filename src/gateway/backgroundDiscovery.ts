@@ -98,8 +98,11 @@ export class BackgroundDiscovery {
   }
 
   /**
-   * Stop retrying; attempts in flight end with the pool. A server still unanswered is recorded as
-   * failed, so the next start does not wait for it again (it is tried in the background instead).
+   * Stop retrying; attempts in flight end with the pool. A server still unanswered after the first
+   * read's whole wait is recorded as failed, so the next start does not wait for it again (it is
+   * tried in the background instead). One cut short sooner says nothing about the server: a
+   * client's era probe runs loadout for a moment and ends it, and recording that as a failure kept
+   * the real process from discovering the server for 30 s.
    */
   async close(): Promise<void> {
     if (this.#closed) return;
@@ -107,11 +110,13 @@ export class BackgroundDiscovery {
     this.#unsubscribe();
     this.#retries.clearAll();
     const now = Date.now();
-    const unanswered = [...this.#pending].map(([server, { since }]) => ({
-      server,
-      ok: false as const,
-      error: `Server '${server}' had not answered its discovery ${Math.round((now - since) / 1000)} s after it began, when loadout stopped`,
-    }));
+    const unanswered = [...this.#pending]
+      .filter(([, { since }]) => now - since >= FIRST_CONTACT_WAIT_MS)
+      .map(([server, { since }]) => ({
+        server,
+        ok: false as const,
+        error: `Server '${server}' had not answered its discovery ${Math.round((now - since) / 1000)} s after it began, when loadout stopped`,
+      }));
     if (!unanswered.length) return;
     const { recordsFile, pool, logger } = this.#options;
     await recordDiscoveryOutcomes(recordsFile, pool.configs, unanswered).catch((error: unknown) =>

@@ -31,6 +31,19 @@ describe('loadout serve in both protocol eras', () => {
     await subscription.close();
   });
 
+  it('serves a fresh install to a client that probes on a sibling process: a probe cut short is no failed discovery', async () => {
+    // The SDK's stdio client probes server/discover on a second loadout process and ends it at
+    // once, while its background discovery of slow is still under way. That process must not
+    // record slow as failed: the real one would then not discover it for 30 s.
+    await writeServersYaml(sandbox.dirs.configDir, {
+      slow: nodeServer(fixture('slow-start'), { env: { SLOW_START_MS: '800' } }),
+    });
+    const gateway = await sandbox.start({ versionNegotiation: { mode: 'auto' }, args: ['--equip', 'all'] });
+    expect(gateway.client.getProtocolEra()).toBe('modern');
+    const called = await gateway.client.callTool({ name: 'slow_pid', arguments: {} });
+    expect(textOf(called)).toMatch(/^\d+$/);
+  });
+
   it('still serves a 2025-only client with initialize', async () => {
     const gateway = await sandbox.start();
     expect(gateway.client.getProtocolEra()).toBe('legacy');
