@@ -254,7 +254,13 @@ export class DownstreamConnection {
       if (connection && isSseStreamError(error)) connection.#loseSession();
     };
     try {
-      await client.connect(layer, { signal: options.signal, timeout: timeoutMs, ...(prior ? { prior: priorDiscovery(prior) } : {}) });
+      const connecting = client.connect(layer, {
+        signal: options.signal,
+        timeout: timeoutMs,
+        ...(prior ? { prior: priorDiscovery(prior) } : {}),
+      });
+      // The SDK's era probe does not heed the signal: a shutdown must not wait for it to time out.
+      await untilAborted(connecting, options.signal);
     } catch (error) {
       // Closed first: a child's last stderr lines and its exit are known once it is gone.
       await layer.close().catch(() => undefined);
@@ -267,7 +273,17 @@ export class DownstreamConnection {
       relay,
       unconfirmed: prior?.era === 'modern',
     });
-    await connection.#modern?.start();
+    try {
+      await connection.#modern?.start();
+    } catch (error) {
+      if (prior?.era === 'modern' && isEraMismatch(error)) {
+        // Remembered as modern, it refuses the modern era's listen: it speaks 2025 now. Probe it afresh.
+        options.logger.info({ err: errorMessage(error) }, 'the remembered era is stale; probing the server again');
+        await connection.close();
+        return DownstreamConnection.#open(serverName, config, options, undefined);
+      }
+      connection.#modern?.retryListen(errorMessage(error));
+    }
     return connection;
   }
 
@@ -470,6 +486,19 @@ function fromListen(notification: JSONRPCNotification): JSONRPCNotification | un
 function isEraMismatch(error: unknown): boolean {
   if (ProtocolError.isInstance(error)) return ERA_MISMATCH_CODES.has(error.code);
   return SdkError.isInstance(error) && error.code === SdkErrorCode.ConnectionClosed;
+}
+
+// `promise`, or a rejection with the signal's reason as soon as it aborts (the promise's own
+// outcome is then dropped).
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  promise.catch(() => undefined);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason)));
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 function isTimeout(error: unknown): boolean {

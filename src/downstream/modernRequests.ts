@@ -49,9 +49,18 @@ export class ModernRequests {
     options.layer.setEnvelope({ fixed: options.envelope });
   }
 
-  /** Open the listen stream for the list changes the server declared. */
-  start(): Promise<void> {
-    return this.#relisten();
+  /**
+   * Open the listen stream for the list changes the server declared. Its refusal is thrown (a
+   * server remembered as modern that refuses it speaks 2025 now); a later drop is retried.
+   */
+  async start(): Promise<void> {
+    const filter = this.#filter();
+    if (Object.keys(filter).length) this.#adopt(await this.#options.client.listen(filter));
+  }
+
+  /** Open the stream later (its first opening failed for a reason other than the era). */
+  retryListen(reason: string): void {
+    this.#scheduleRelisten(reason);
   }
 
   /** Send `method` as the modern era has it (see the file comment); results come back as a 2025 server's would. */
@@ -155,16 +164,19 @@ export class ModernRequests {
       return;
     }
     try {
-      const subscription = await this.#options.client.listen(filter);
-      this.#subscription = subscription;
-      this.#relistenDelayMs = RELISTEN_BASE_MS;
-      void subscription.closed.then((how) => {
-        if (how !== 'local' && this.#subscription === subscription) this.#scheduleRelisten(`the server ended it (${how})`);
-      });
+      this.#adopt(await this.#options.client.listen(filter));
     } catch (error) {
       this.#scheduleRelisten(errorMessage(error));
     }
     await previous?.close().catch(() => undefined);
+  }
+
+  #adopt(subscription: McpSubscription): void {
+    this.#subscription = subscription;
+    this.#relistenDelayMs = RELISTEN_BASE_MS;
+    void subscription.closed.then((how) => {
+      if (how !== 'local' && this.#subscription === subscription) this.#scheduleRelisten(`the server ended it (${how})`);
+    });
   }
 
   #scheduleRelisten(reason: string): void {

@@ -6,7 +6,7 @@
 import type { Progress } from '@modelcontextprotocol/server';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   eventually,
   fixture,
@@ -17,7 +17,7 @@ import {
   type GatewayProcess,
   type TempDirs,
 } from '../helpers/gateway.js';
-import { spawnListening, type ListeningProcess } from '../helpers/http.js';
+import { freePort, spawnListening, type ListeningProcess } from '../helpers/http.js';
 import { collectNotifications, type NotificationLog } from '../helpers/notifications.js';
 
 interface LoggedMessage {
@@ -159,5 +159,100 @@ describe.each(['stdio', 'http'] as const)('a 2025 client through loadout to a mo
     expect(since.map((message) => message.method)).toContain('tools/call');
     expect(since.map((message) => message.method)).not.toContain('server/discover');
     expect(since.map((message) => message.method)).not.toContain('initialize');
+  });
+});
+
+describe('era negotiation with other servers', () => {
+  let dirs: TempDirs;
+  let logFile: string;
+  const gateways: GatewayProcess[] = [];
+  const listening: ListeningProcess[] = [];
+  const start = async (): Promise<GatewayProcess> => {
+    const started = await startGateway({ dirs, args: ['--equip', 'all'], capabilities: { elicitation: {} } });
+    started.client.setRequestHandler('elicitation/create', () => ({ action: 'accept', content: { answer: 'legacy yes' } }));
+    gateways.push(started);
+    return started;
+  };
+  const eraServer = (...args: string[]) => ({ command: process.execPath, args: [fixture('eraServer'), '--log', logFile, ...args] });
+  const untilListed = (gateway: GatewayProcess, tool: string) =>
+    eventually(async () => (await gateway.client.listTools()).tools.some((listed) => listed.name === tool), 20_000, `${tool} listed`);
+
+  beforeEach(async () => {
+    dirs = await makeTempDirs();
+    logFile = path.join(dirs.root, 'era-server.jsonl');
+  });
+  afterEach(async () => {
+    await Promise.allSettled(gateways.splice(0).map((gateway) => gateway.close()));
+    await Promise.allSettled(listening.splice(0).map((process) => process.close('SIGKILL')));
+    await dirs.cleanup();
+  });
+
+  it('speaks 2025 to a legacy-only server, relaying its elicitation, and starts it without a probe next time', async () => {
+    await writeServersYaml(dirs.configDir, { old: eraServer('--era', 'legacy') });
+    let gateway = await start();
+    await untilListed(gateway, 'old_ask');
+    expect(textOf(await gateway.client.callTool({ name: 'old_ask', arguments: { question: 'Sure?' } }))).toBe('answer: legacy yes');
+    expect(await cachedEra(dirs, 'old')).toEqual({ era: 'legacy', checkedAt: expect.any(String) });
+    await gateway.close();
+
+    const before = (await fixtureLog(logFile)).length;
+    gateway = await start();
+    expect(textOf(await gateway.client.callTool({ name: 'old_echo', arguments: { text: 'still here' } }))).toBe('still here');
+    const since = (await fixtureLog(logFile)).slice(before).map((message) => message.method);
+    expect(since).toContain('initialize');
+    expect(since).not.toContain('server/discover');
+  });
+
+  it('starts a stdio server that exits on the probe again in the 2025 era', async () => {
+    await writeServersYaml(dirs.configDir, { brittle: eraServer('--era', 'legacy', '--exit-on-probe') });
+    const gateway = await start();
+    await untilListed(gateway, 'brittle_echo');
+    expect(textOf(await gateway.client.callTool({ name: 'brittle_echo', arguments: { text: 'up' } }))).toBe('up');
+    const log = await fixtureLog(logFile);
+    const probed = log.find((message) => message.method === 'server/discover');
+    expect(probed).toBeDefined();
+    expect(log.find((message) => message.method === 'initialize')?.pid).not.toBe(probed?.pid);
+    expect(await cachedEra(dirs, 'brittle')).toMatchObject({ era: 'legacy' });
+  });
+
+  it('probes again at once when a server remembered as modern refuses the modern era', async () => {
+    await writeServersYaml(dirs.configDir, { shifty: eraServer('--era', 'modern') });
+    let gateway = await start();
+    await untilListed(gateway, 'shifty_echo');
+    expect(await cachedEra(dirs, 'shifty')).toMatchObject({ era: 'modern' });
+    await gateway.close();
+
+    // The same server, downgraded: it answers only 2025's initialize now.
+    await writeServersYaml(dirs.configDir, { shifty: eraServer('--era', 'legacy') });
+    gateway = await start();
+    expect(textOf(await gateway.client.callTool({ name: 'shifty_echo', arguments: { text: 'downgraded' } }))).toBe('downgraded');
+    await eventually(async () => ((await cachedEra(dirs, 'shifty')) as { era?: string }).era === 'legacy', 10_000, 'the legacy verdict');
+  });
+
+  it('keeps calling a modern HTTP server restarted on its port, with no new handshake, and listens again', async () => {
+    const port = await freePort();
+    listening.push(await startEraServer(['--era', 'modern', '--port', String(port)], logFile));
+    await writeServersYaml(dirs.configDir, { web: { type: 'http', url: listening[0]!.url, always_on: true } });
+    const gateway = await start();
+    await untilListed(gateway, 'web_echo');
+    expect(textOf(await gateway.client.callTool({ name: 'web_echo', arguments: { text: 'before' } }))).toBe('before');
+
+    await listening.shift()!.close('SIGKILL');
+    const restartedLog = path.join(dirs.root, 'restarted.jsonl');
+    listening.push(await startEraServer(['--era', 'modern', '--port', String(port)], restartedLog));
+    expect(textOf(await gateway.client.callTool({ name: 'web_echo', arguments: { text: 'after' } }))).toBe('after');
+    // The listen stream that dropped with the old process is opened on the new one.
+    await eventually(
+      async () => (await fixtureLog(restartedLog)).some((message) => message.method === 'subscriptions/listen'),
+      15_000,
+      'a new listen stream',
+    );
+    const methods = (await fixtureLog(restartedLog)).map((message) => message.method);
+    expect(methods).not.toContain('server/discover');
+    // A legacy client's POSTs carry no Mcp-Method header: none were sent (no initialize).
+    expect(methods).not.toContain(null);
+    const before = gateway.listChangedCount();
+    await gateway.client.callTool({ name: 'web_grow', arguments: {} });
+    await gateway.waitForListChanged(before + 1);
   });
 });
