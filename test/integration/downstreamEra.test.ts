@@ -17,6 +17,7 @@ import {
   type GatewayProcess,
   type TempDirs,
 } from '../helpers/gateway.js';
+import { runCli } from '../helpers/cli.js';
 import { freePort, spawnListening, type ListeningProcess } from '../helpers/http.js';
 import { collectNotifications, type NotificationLog } from '../helpers/notifications.js';
 
@@ -151,6 +152,8 @@ describe.each(['stdio', 'http'] as const)('a 2025 client through loadout to a mo
 
   it('keeps the era in the catalog cache, so the next start sends no probe', async () => {
     expect(await cachedEra(dirs, 'modern')).toMatchObject({ era: 'modern', discover: { supportedVersions: expect.any(Array) } });
+    const status = JSON.parse((await runCli(dirs, ['status', '--json'])).stdout) as { servers: Array<{ name: string; era: unknown }> };
+    expect(status.servers.find((server) => server.name === 'modern')?.era).toEqual({ era: 'modern', checkedAt: expect.any(String) });
     await gateway.close();
     const before = (await fixtureLog(logFile)).length;
     gateway = await start();
@@ -201,6 +204,13 @@ describe('era negotiation with other servers', () => {
     const since = (await fixtureLog(logFile)).slice(before).map((message) => message.method);
     expect(since).toContain('initialize');
     expect(since).not.toContain('server/discover');
+
+    // `loadout refresh` asks again: a legacy server may have been upgraded since.
+    const { checkedAt } = (await cachedEra(dirs, 'old')) as { checkedAt: string };
+    const beforeRefresh = (await fixtureLog(logFile)).length;
+    expect((await runCli(dirs, ['refresh', 'old'])).code).toBe(0);
+    expect((await fixtureLog(logFile)).slice(beforeRefresh).map((message) => message.method)).toContain('server/discover');
+    expect(await cachedEra(dirs, 'old')).toEqual({ era: 'legacy', checkedAt: expect.not.stringMatching(checkedAt) });
   });
 
   it('starts a stdio server that exits on the probe again in the 2025 era', async () => {
