@@ -5,21 +5,11 @@
 // EventSource code), so a warm start loads none of them.
 // Error classes come from the server package, which the gateway has loaded already: the client
 // package is imported with the first connection (its errors match these across packages).
-import {
-  CLIENT_CAPABILITIES_META_KEY,
-  CLIENT_INFO_META_KEY,
-  PROTOCOL_VERSION_META_KEY,
-  ProtocolError,
-  ProtocolErrorCode,
-  SUBSCRIPTION_ID_META_KEY,
-  SdkError,
-  SdkErrorCode,
-} from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode } from '@modelcontextprotocol/server';
 import type {
   Client,
   CreateMessageResult,
   ElicitResult,
-  PriorDiscovery,
   Transport,
   JSONRPCNotification,
   Prompt,
@@ -37,14 +27,24 @@ import {
   isLoadoutError,
   lazySchemaValidator,
   settleWithin,
+  untilAborted,
   type Logger,
 } from '../shared/index.js';
 import type { ChildProcessTransport } from './childProcessTransport.js';
-import { usableVerdict, type EraVerdict, type ProtocolEra } from './era.js';
+import {
+  ERA_PROBE_TIMEOUT_MS,
+  isEraRefusal,
+  priorDiscovery,
+  refusesProtocolVersion,
+  usableVerdict,
+  verdictOf,
+  type EraVerdict,
+  type ProtocolEra,
+} from './era.js';
 import type { RelayedRequest } from './inFlightCallers.js';
 import { maskValues, type MaskedValue } from './stderrTail.js';
 import { StoredOAuthProvider, needsAuthorizationError, oauthTargetOf } from './oauthProvider.js';
-import { ModernRequests } from './modernRequests.js';
+import { ModernRequests, fromListen } from './modernRequests.js';
 import { RequestLayer, type RequestOptions } from './requestLayer.js';
 
 /** The lists a server may declare beside its tools; each one may fail without the others. */
@@ -119,14 +119,6 @@ const SESSION_END_WAIT_MS = 2000;
 /** Capabilities loadout declares to downstream servers (requests are relayed to the calling client). */
 export const CLIENT_CAPABILITIES = { sampling: {}, elicitation: { form: {}, url: {} } };
 
-// The `server/discover` probe of a server whose era is not known yet: a stdio server silent this
-// long is taken for a legacy one (some never answer a request before initialize).
-const ERA_PROBE_TIMEOUT_MS = 5000;
-
-// What a modern server answers a request it cannot take in the era loadout spoke: the cached
-// verdict is stale (the server was downgraded or replaced) and the server must be probed again.
-const ERA_MISMATCH_CODES: ReadonlySet<number> = new Set([ProtocolErrorCode.MethodNotFound, -32022]);
-
 /** Options of DownstreamConnection.open. */
 interface OpenOptions extends ConnectionHooks {
   logger: Logger;
@@ -176,7 +168,8 @@ export class DownstreamConnection {
         server,
         client,
         layer,
-        envelope: modernEnvelope(client),
+        clientInfo: CLIENT_INFO,
+        capabilities: CLIENT_CAPABILITIES,
         relay: modern.relay,
         logger: modern.logger,
       });
@@ -194,15 +187,29 @@ export class DownstreamConnection {
    */
   static async open(serverName: string, config: ServerConfig, options: OpenOptions): Promise<DownstreamConnection> {
     const prior = usableVerdict(options.era);
+    const timeoutMs = options.timeoutMs ?? config.timeout_seconds * 1000;
+    // A stdio server silent on the probe for a few seconds is taken for a legacy one; over HTTP,
+    // silence is an outage, so the probe may take the whole start.
+    const probeTimeoutMs = config.type === 'stdio' ? Math.min(ERA_PROBE_TIMEOUT_MS, timeoutMs) : timeoutMs;
     try {
-      return await DownstreamConnection.#open(serverName, config, options, prior);
+      return await DownstreamConnection.#open(serverName, config, options, { prior, probeTimeoutMs });
     } catch (error) {
+      const cause = (error as Error).cause;
+      const probed = config.type === 'stdio' && prior === undefined && !options.signal?.aborted;
+      if (!probed || !isLoadoutError(error, 'SERVER_START_FAILED') || isTimeout(cause)) throw error;
+      if (refusesProtocolVersion(cause)) {
+        // A modern-only server slow to start (npx) answered the probe too late and refused the
+        // initialize that followed: it is asked again, with the whole start to answer.
+        options.logger.debug({ err: errorMessage(error) }, 'the server refused the 2025 era; probing it again');
+        return DownstreamConnection.#open(serverName, config, options, { probeTimeoutMs: timeoutMs });
+      }
       // A stdio server that exits or errs on the probe (an SDK that ends on any request before
       // initialize) is a legacy one: it is started afresh and spoken to without a probe.
-      const probed = config.type === 'stdio' && prior === undefined && !options.signal?.aborted;
-      if (!probed || !isLoadoutError(error, 'SERVER_START_FAILED') || isTimeout((error as Error).cause)) throw error;
       options.logger.debug({ err: errorMessage(error) }, 'the era probe failed; starting the server again in the 2025 era');
-      return DownstreamConnection.#open(serverName, config, options, { era: 'legacy', checkedAt: new Date().toISOString() });
+      return DownstreamConnection.#open(serverName, config, options, {
+        prior: { era: 'legacy', checkedAt: new Date().toISOString() },
+        probeTimeoutMs,
+      });
     }
   }
 
@@ -210,8 +217,10 @@ export class DownstreamConnection {
     serverName: string,
     config: ServerConfig,
     options: OpenOptions,
-    prior: EraVerdict | undefined,
+    // prior: the era to start in without a probe; probeTimeoutMs: how long the probe may take, if there is one.
+    start: { prior?: EraVerdict; probeTimeoutMs: number },
   ): Promise<DownstreamConnection> {
+    const { prior } = start;
     const env = options.env ?? process.env;
     const masked = maskedValues(config, env);
     const transport = await createTransport(serverName, config, {
@@ -233,7 +242,7 @@ export class DownstreamConnection {
     const client = new Client(CLIENT_INFO, {
       capabilities: CLIENT_CAPABILITIES,
       jsonSchemaValidator: lazySchemaValidator(),
-      versionNegotiation: { mode: 'auto', probe: { timeoutMs: Math.min(ERA_PROBE_TIMEOUT_MS, timeoutMs) } },
+      versionNegotiation: { mode: 'auto', probe: { timeoutMs: start.probeTimeoutMs } },
     });
     const relay = options.onRelayedRequest ?? refuseRelayedRequest;
     // The upstream client's answer goes back as it came; the Client checks it against the method's result schema.
@@ -276,11 +285,11 @@ export class DownstreamConnection {
     try {
       await connection.#modern?.start();
     } catch (error) {
-      if (prior?.era === 'modern' && isEraMismatch(error)) {
+      if (prior?.era === 'modern' && isEraRefusal(error, 'listen')) {
         // Remembered as modern, it refuses the modern era's listen: it speaks 2025 now. Probe it afresh.
         options.logger.info({ err: errorMessage(error) }, 'the remembered era is stale; probing the server again');
         await connection.close();
-        return DownstreamConnection.#open(serverName, config, options, undefined);
+        return DownstreamConnection.#open(serverName, config, options, { probeTimeoutMs: start.probeTimeoutMs });
       }
       connection.#modern?.retryListen(errorMessage(error));
     }
@@ -430,7 +439,7 @@ export class DownstreamConnection {
   }
 
   async #failure(error: unknown): Promise<never> {
-    if (this.#unconfirmed && isEraMismatch(error)) {
+    if (this.#unconfirmed && isEraRefusal(error, 'request')) {
       throw new LoadoutError('ERA_STALE', `Server '${this.#server}' no longer speaks the 2026-07-28 era loadout remembered for it`, {
         cause: error,
       });
@@ -447,58 +456,6 @@ export class DownstreamConnection {
     this.#sessionLost = true;
     void this.close();
   }
-}
-
-// The envelope of a modern connection: what the SDK Client attaches to its own requests.
-function modernEnvelope(client: Client): Record<string, unknown> {
-  return {
-    [PROTOCOL_VERSION_META_KEY]: client.getNegotiatedProtocolVersion(),
-    [CLIENT_INFO_META_KEY]: CLIENT_INFO,
-    [CLIENT_CAPABILITIES_META_KEY]: CLIENT_CAPABILITIES,
-  };
-}
-
-// What the SDK's connect takes for a verdict found before.
-function priorDiscovery(verdict: EraVerdict): PriorDiscovery {
-  return verdict.era === 'modern' ? { kind: 'modern', discover: verdict.discover } : { kind: 'legacy' };
-}
-
-// What a probe found, dated now.
-function verdictOf(client: Client): EraVerdict {
-  const checkedAt = new Date().toISOString();
-  const discover = client.getDiscoverResult();
-  return client.getProtocolEra() === 'modern' && discover ? { era: 'modern', checkedAt, discover } : { era: 'legacy', checkedAt };
-}
-
-// A notification as the layers above know it: a listen stream's acknowledgement is the stream's
-// own business, and its subscription id means nothing to them.
-function fromListen(notification: JSONRPCNotification): JSONRPCNotification | undefined {
-  if (notification.method === 'notifications/subscriptions/acknowledged') return undefined;
-  const meta = notification.params?._meta;
-  if (!meta || !(SUBSCRIPTION_ID_META_KEY in meta)) return notification;
-  const { [SUBSCRIPTION_ID_META_KEY]: _id, ...rest } = meta;
-  const { _meta: _old, ...params } = notification.params!;
-  return { ...notification, params: Object.keys(rest).length ? { ...params, _meta: rest } : params };
-}
-
-// A refusal of the era itself, from a server a cached verdict called modern: an unknown method or
-// protocol version, or a child that exited on the unfamiliar request.
-function isEraMismatch(error: unknown): boolean {
-  if (ProtocolError.isInstance(error)) return ERA_MISMATCH_CODES.has(error.code);
-  return SdkError.isInstance(error) && error.code === SdkErrorCode.ConnectionClosed;
-}
-
-// `promise`, or a rejection with the signal's reason as soon as it aborts (the promise's own
-// outcome is then dropped).
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  promise.catch(() => undefined);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason)));
-    if (signal.aborted) return onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }
 
 function isTimeout(error: unknown): boolean {

@@ -3,7 +3,9 @@
 // reused to skip the probe. A modern verdict keeps the server's DiscoverResult, so a start with it
 // costs no round trip; a legacy one is dated, because a server upgraded since still answers
 // `initialize` and would be spoken to in the old era forever.
+import { ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode } from '@modelcontextprotocol/server';
 import type { DiscoverResult } from '@modelcontextprotocol/server';
+import type { Client, PriorDiscovery } from '@modelcontextprotocol/client';
 import * as z from 'zod';
 
 /** The protocol era of a connection: 2026-07-28 and later (stateless), or 2025 (initialize). */
@@ -32,4 +34,42 @@ export function usableVerdict(verdict: EraVerdict | undefined, now = Date.now())
   if (!verdict || verdict.era === 'modern') return verdict;
   const age = now - Date.parse(verdict.checkedAt);
   return age >= 0 && age < LEGACY_VERDICT_MAX_AGE_MS ? verdict : undefined;
+}
+
+/**
+ * How long a stdio server may stay silent on the `server/discover` probe before it is taken for a
+ * legacy one (some never answer a request before initialize). HTTP servers get the whole start
+ * timeout: silence there is an outage, and the SDK fails the start.
+ */
+export const ERA_PROBE_TIMEOUT_MS = 5000;
+
+// The code a modern server answers a request in an era it does not serve with.
+const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+
+/** What the SDK's connect takes for a verdict found before. */
+export function priorDiscovery(verdict: EraVerdict): PriorDiscovery {
+  return verdict.era === 'modern' ? { kind: 'modern', discover: verdict.discover } : { kind: 'legacy' };
+}
+
+/** What the connected client's negotiation found, dated now. */
+export function verdictOf(client: Client): EraVerdict {
+  const checkedAt = new Date().toISOString();
+  const discover = client.getDiscoverResult();
+  return client.getProtocolEra() === 'modern' && discover ? { era: 'modern', checkedAt, discover } : { era: 'legacy', checkedAt };
+}
+
+/** Whether `error` is a server's refusal of the protocol version loadout spoke. */
+export function refusesProtocolVersion(error: unknown): boolean {
+  return ProtocolError.isInstance(error) && error.code === UNSUPPORTED_PROTOCOL_VERSION;
+}
+
+/**
+ * Whether `error`, from a server remembered as modern, refuses the era itself, so the verdict is
+ * stale: an unsupported protocol version, a child that exited on the unfamiliar request, or (for
+ * the listen stream, which every modern server serves) an unknown method.
+ */
+export function isEraRefusal(error: unknown, what: 'listen' | 'request'): boolean {
+  if (refusesProtocolVersion(error)) return true;
+  if (ProtocolError.isInstance(error)) return what === 'listen' && error.code === (ProtocolErrorCode.MethodNotFound as number);
+  return SdkError.isInstance(error) && error.code === SdkErrorCode.ConnectionClosed;
 }

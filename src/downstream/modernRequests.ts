@@ -3,8 +3,24 @@
 // which is fulfilled through the calling client and retried; change notices come on one
 // `subscriptions/listen` stream, which resources/subscribe and unsubscribe reshape; the log level
 // a client sets travels in each request's envelope; a liveness check is `server/discover`.
-import { LOG_LEVEL_META_KEY, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import type { Client, McpSubscription, ServerCapabilities, SubscriptionFilter } from '@modelcontextprotocol/client';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  LOG_LEVEL_META_KEY,
+  PROTOCOL_VERSION_META_KEY,
+  ProtocolError,
+  ProtocolErrorCode,
+  SUBSCRIPTION_ID_META_KEY,
+} from '@modelcontextprotocol/server';
+import type { JSONRPCNotification } from '@modelcontextprotocol/server';
+import type {
+  Client,
+  ClientCapabilities,
+  Implementation,
+  McpSubscription,
+  ServerCapabilities,
+  SubscriptionFilter,
+} from '@modelcontextprotocol/client';
 import { errorMessage, type Logger } from '../shared/index.js';
 import type { RelayedRequest } from './inFlightCallers.js';
 import type { Envelope, RequestLayer, RequestOptions } from './requestLayer.js';
@@ -26,7 +42,9 @@ export interface ModernRequestsOptions {
   server: string;
   client: Client;
   layer: RequestLayer;
-  envelope: Envelope['fixed'];
+  /** Who loadout is, as each request's envelope says. */
+  clientInfo: Implementation;
+  capabilities: ClientCapabilities;
   /** Answers the server's input requests when the request has no caller of its own. */
   relay: Relay;
   logger: Logger;
@@ -35,6 +53,7 @@ export interface ModernRequestsOptions {
 /** The requests of one connection to a modern server, and its listen stream. */
 export class ModernRequests {
   readonly #options: ModernRequestsOptions;
+  readonly #envelope: Envelope['fixed'];
   readonly #resourceUris = new Set<string>();
   #logLevel: string | undefined;
   #subscription: McpSubscription | undefined;
@@ -46,7 +65,13 @@ export class ModernRequests {
 
   constructor(options: ModernRequestsOptions) {
     this.#options = options;
-    options.layer.setEnvelope({ fixed: options.envelope });
+    // What the SDK Client attaches to its own requests (the listen stream's).
+    this.#envelope = {
+      [PROTOCOL_VERSION_META_KEY]: options.client.getNegotiatedProtocolVersion(),
+      [CLIENT_INFO_META_KEY]: options.clientInfo,
+      [CLIENT_CAPABILITIES_META_KEY]: options.capabilities,
+    };
+    options.layer.setEnvelope({ fixed: this.#envelope });
   }
 
   /**
@@ -71,7 +96,7 @@ export class ModernRequests {
       case 'logging/setLevel':
         this.#logLevel = typeof params?.level === 'string' ? params.level : undefined;
         this.#options.layer.setEnvelope({
-          fixed: this.#options.envelope,
+          fixed: this.#envelope,
           ...(this.#logLevel ? { defaults: { [LOG_LEVEL_META_KEY]: this.#logLevel } } : {}),
         });
         return Promise.resolve({});
@@ -189,4 +214,17 @@ export class ModernRequests {
     this.#relistenTimer.unref();
     this.#relistenDelayMs = Math.min(this.#relistenDelayMs * 2, RELISTEN_MAX_MS);
   }
+}
+
+/**
+ * A notification as the layers above know it: a listen stream's acknowledgement is the stream's
+ * own business (undefined), and its subscription id means nothing to them.
+ */
+export function fromListen(notification: JSONRPCNotification): JSONRPCNotification | undefined {
+  if (notification.method === 'notifications/subscriptions/acknowledged') return undefined;
+  const meta = notification.params?._meta;
+  if (!meta || !(SUBSCRIPTION_ID_META_KEY in meta)) return notification;
+  const { [SUBSCRIPTION_ID_META_KEY]: _id, ...rest } = meta;
+  const { _meta: _old, ...params } = notification.params!;
+  return { ...notification, params: Object.keys(rest).length ? { ...params, _meta: rest } : params };
 }

@@ -225,6 +225,14 @@ describe('era negotiation with other servers', () => {
     expect(await cachedEra(dirs, 'brittle')).toMatchObject({ era: 'legacy' });
   });
 
+  it('reaches a modern-only stdio server that starts too slowly to answer the first probe in time', async () => {
+    await writeServersYaml(dirs.configDir, { slow: eraServer('--era', 'modern', '--delay-start', '6000') });
+    const gateway = await start();
+    await eventually(async () => (await gateway.client.listTools()).tools.some((tool) => tool.name === 'slow_echo'), 40_000, 'slow_echo');
+    expect(textOf(await gateway.client.callTool({ name: 'slow_echo', arguments: { text: 'late but modern' } }))).toBe('late but modern');
+    expect(await cachedEra(dirs, 'slow')).toMatchObject({ era: 'modern' });
+  }, 60_000);
+
   it('probes again at once when a server remembered as modern refuses the modern era', async () => {
     await writeServersYaml(dirs.configDir, { shifty: eraServer('--era', 'modern') });
     let gateway = await start();
