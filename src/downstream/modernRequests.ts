@@ -104,6 +104,10 @@ export class ModernRequests {
       case 'resources/unsubscribe': {
         const uri = params?.uri;
         if (typeof uri !== 'string') return Promise.reject(new ProtocolError(ProtocolErrorCode.InvalidParams, `${method} needs a uri`));
+        if (method === 'resources/subscribe' && !this.#options.client.getServerCapabilities()?.resources?.subscribe)
+          return Promise.reject(
+            new ProtocolError(ProtocolErrorCode.MethodNotFound, `Server '${this.#options.server}' does not offer resource subscriptions`),
+          );
         const had = this.#resourceUris.has(uri);
         if (method === 'resources/subscribe') this.#resourceUris.add(uri);
         else this.#resourceUris.delete(uri);

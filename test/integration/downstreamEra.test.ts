@@ -233,6 +233,16 @@ describe('era negotiation with other servers', () => {
     expect(await cachedEra(dirs, 'slow')).toMatchObject({ era: 'modern' });
   }, 60_000);
 
+  it('answers a call whose input the client cannot give with an error result that says what is missing', async () => {
+    await writeServersYaml(dirs.configDir, { modern: eraServer('--era', 'modern') });
+    const gateway = await startGateway({ dirs, args: ['--equip', 'all'] });
+    gateways.push(gateway);
+    await untilListed(gateway, 'modern_ask');
+    const result = await gateway.client.callTool({ name: 'modern_ask', arguments: { question: 'Anyone?' } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/modern\.ask.*did not declare the elicitation capability/);
+  });
+
   it('probes again at once when a server remembered as modern refuses the modern era', async () => {
     await writeServersYaml(dirs.configDir, { shifty: eraServer('--era', 'modern') });
     let gateway = await start();
