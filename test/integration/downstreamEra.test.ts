@@ -145,9 +145,20 @@ describe.each(['stdio', 'http'] as const)('a 2025 client through loadout to a mo
     expect((await client.readResource({ uri: 'note://state' })).contents[0]).toMatchObject({ text: 'changed' });
 
     const before = gateway.listChangedCount();
-    expect(textOf(await client.callTool({ name: 'modern_grow', arguments: {} }))).toBe('grown_6');
+    expect(textOf(await client.callTool({ name: 'modern_grow', arguments: {} }))).toBe('grown_7');
     await gateway.waitForListChanged(before + 1);
-    await eventually(async () => (await client.listTools()).tools.some((tool) => tool.name === 'modern_grown_6'), 10_000, 'the new tool');
+    await eventually(async () => (await client.listTools()).tools.some((tool) => tool.name === 'modern_grown_7'), 10_000, 'the new tool');
+  });
+
+  it('sends the log level the client set in each request, and passes the log messages back', async () => {
+    await gateway.client.setLoggingLevel('info');
+    expect(textOf(await gateway.client.callTool({ name: 'modern_log', arguments: { text: 'hello log' } }))).toBe('logged');
+    const logged = await notifications.waitFor(
+      (n) => n.method === 'notifications/message' && n.params?.data === 'hello log',
+      10_000,
+      'the log message',
+    );
+    expect(logged.params).toMatchObject({ level: 'info', logger: 'modern' });
   });
 
   it('keeps the era in the catalog cache, so the next start sends no probe', async () => {
