@@ -6,6 +6,7 @@ import { ECHO_FIXTURE } from './catalogFixture.js';
 import { benchContextSize } from './contextSize.js';
 import { benchEquipAndSearch } from './equipSearch.js';
 import { benchForwarding } from './forwarding.js';
+import { benchHttpEras } from './httpEras.js';
 import { benchMemory } from './memory.js';
 import { spawnMcp } from './processes.js';
 import { formatJson, formatTable, machineInfo, type BenchRow } from './report.js';
@@ -15,6 +16,7 @@ import { benchColdFirstCall, benchWarmStart } from './startup.js';
 /** The bench's sections, in the order of their row numbers (1 forwarding … 7 memory). */
 export const SECTIONS: Record<string, (context: BenchContext) => Promise<BenchRow[]>> = {
   forwarding: benchForwarding,
+  'http-eras': benchHttpEras,
   'warm-start': benchWarmStart,
   'cold-call': benchColdFirstCall,
   'equip-search': benchEquipAndSearch,

@@ -34,6 +34,10 @@ export const CLI = path.join(ROOT, 'dist/bundle/loadout.js');
 export const ECHO_FIXTURE = path.join(ROOT, 'dist/test/fixtures/echo.js');
 /** The echo fixture bundled as the CLI is (scripts/bundle.mjs): the start-up floor of any SDK server. */
 export const BUNDLED_ECHO_FIXTURE = path.join(ROOT, 'dist/bench/bundled/echo.js');
+/** The bench's echo server for the 2026-07-28 era (bench/modernEcho.ts): serveStdio, both eras. */
+export const MODERN_ECHO = path.join(ROOT, 'dist/bench/modernEcho.js');
+/** That server bundled as the CLI is: the start-up floor of an SDK server answering a modern client. */
+export const BUNDLED_MODERN_ECHO = path.join(ROOT, 'dist/bench/bundled/modern-echo.js');
 /** The compiled interactive fixture; `http` as its argument serves streamable HTTP on a free port. */
 export const INTERACTIVE_FIXTURE = path.join(ROOT, 'dist/test/fixtures/interactive.js');
 /** The compiled zero-logic relay: the physical floor of adding one process hop. */
@@ -117,6 +121,8 @@ export interface SetupOptions {
   toolsPerServer: number;
   /** Cached definitions of the real echo fixture, served as `echo` (omit for no echo server). */
   echoTools?: Tool[];
+  /** Extra servers started as `node <args>`, with their tools cached: name → args and tools. */
+  cached?: Record<string, { args: string[]; tools: Tool[] }>;
   /** Extra servers.yaml entries whose tools are not cached (discovered on start). */
   discovered?: Record<string, unknown>;
   /** Saved toolsets to write, name → tool ids. */
@@ -134,6 +140,10 @@ export async function createSetup(options: SetupOptions): Promise<BenchSetup> {
   const cache: Record<string, CachedServerTools> = options.echoTools
     ? { echo: { discoveredAt: new Date().toISOString(), tools: options.echoTools } }
     : {};
+  for (const [name, { args, tools }] of Object.entries(options.cached ?? {})) {
+    servers[name] = { command: process.execPath, args };
+    cache[name] = { discoveredAt: new Date().toISOString(), tools };
+  }
   const toolIds: string[] = [];
   for (let index = 0; index < options.servers; index++) {
     const server = generatedServerName(index);

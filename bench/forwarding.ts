@@ -4,11 +4,14 @@
 // batches so machine noise hits all alike; then calls/s of 8 concurrent callers through loadout
 // over stdio (next to the bare relay and direct under the same callers) and over streamable HTTP
 // (next to direct HTTP). The CPU time each middle process spends per call is read from /proc
-// beside the wall times: on a busy machine it moves far less than latency does.
+// beside the wall times: on a busy machine it moves far less than latency does. The stdio rows are
+// measured twice in the same run, once per era of MCP: a 2025 client against the echo fixture
+// (1a–1f), and a client negotiating 2026-07-28 against an echo server served by serveStdio
+// (1a′–1f′), whose era through loadout downstream is asked of that server and named in the row.
 import type { Client } from '@modelcontextprotocol/client';
-import { createSetup, ECHO_FIXTURE, JSON_RELAY, RELAY, type BenchSetup } from './catalogFixture.js';
+import { createSetup, ECHO_FIXTURE, JSON_RELAY, MODERN_ECHO, RELAY, type BenchSetup } from './catalogFixture.js';
 import { spawnHttpFixture, spawnHttpLoadout } from './httpProcess.js';
-import { cpuTimeMs, spawnLoadout, spawnMcp, type McpProcess } from './processes.js';
+import { cpuTimeMs, spawnLoadout, spawnMcp, type ClientEra, type McpProcess } from './processes.js';
 import type { BenchRow } from './report.js';
 import type { BenchContext } from './scale.js';
 import { formatMs, ratio, summarize, timeMs, type Summary } from './stats.js';
@@ -35,138 +38,221 @@ interface Connected {
 }
 
 /**
- * How the bench's callers reach loadout for the throughput figure, and the same echo tool reached
- * directly over that transport (the transport's own limit). stdio: one connection shared by the
- * callers, as one agent has. HTTP: one MCP session per caller, as a multi-client deployment has.
+ * Loadout over streamable HTTP for the throughput figure, one MCP session per caller as a
+ * multi-client deployment has, and the same echo tool reached directly over HTTP (its own limit).
  */
-const GATEWAY_TRANSPORTS: Record<string, { gateway: (setup: BenchSetup) => Promise<Connected>; direct: () => Promise<Connected> }> = {
-  stdio: {
-    gateway: async (setup) => oneClient(await spawnLoadout(setup.args, ['--equip', 'echo'])),
-    direct: async () => oneClient(await spawnMcp(process.execPath, [ECHO_FIXTURE])),
-  },
-  http: {
-    gateway: (setup) => spawnHttpLoadout(setup.args, ['--equip', 'echo'], CONCURRENT_CALLERS),
-    direct: () => spawnHttpFixture(CONCURRENT_CALLERS),
-  },
+const HTTP_PATHS = {
+  gateway: (setup: BenchSetup) => spawnHttpLoadout(setup.args, ['--equip', 'echo'], CONCURRENT_CALLERS),
+  direct: () => spawnHttpFixture(CONCURRENT_CALLERS),
 };
 
-/** Rows 1a–1d. */
+/** The stdio paths one era's rows compare: its direct server, the two relays in front of it, and loadout. */
+interface EraPaths {
+  direct: CallPath;
+  relay: CallPath;
+  jsonRelay: CallPath;
+  loadout: CallPath;
+}
+
+/** How each era's rows are told apart: the id's mark and the words in the figure. */
+const ERA_LABELS: Record<ClientEra, { mark: string; words: string }> = {
+  legacy: { mark: '', words: 'stdio' },
+  modern: { mark: '′', words: 'stdio, 2026-07-28 client' },
+};
+
+/** Rows 1a–1f for a 2025 client; 1a′–1f′, 1h and 1i for a 2026-07-28 client. */
 export async function benchForwarding(context: BenchContext): Promise<BenchRow[]> {
-  const setup = await createSetup({ servers: 0, toolsPerServer: 0, echoTools: context.echoTools, toolsets: { echo: ['echo.echo'] } });
+  const modernTools = await listToolsOf(MODERN_ECHO);
+  const setup = await createSetup({
+    servers: 0,
+    toolsPerServer: 0,
+    echoTools: context.echoTools,
+    cached: { modern: { args: [MODERN_ECHO], tools: modernTools }, strict: { args: [MODERN_ECHO, 'reject'], tools: modernTools } },
+    toolsets: { echo: ['echo.echo'], modern: ['modern.echo', 'modern.era'], strict: ['strict.echo'] },
+  });
   const opened: Connected[] = [];
   const open = async (name: string, connect: () => Promise<Connected>, tool?: string): Promise<CallPath> => {
     const connected = await connect();
     opened.push(connected);
     return { name, clients: connected.clients, tool: tool ?? (await exposedEchoName(connected.clients)), middle: connected.pid };
   };
+  // The same four paths for a client of `era`, to `server` (directly, through both relays) and to
+  // loadout with `toolset` equipped.
+  const openEra = async (era: ClientEra, server: string, toolset: string): Promise<EraPaths> => {
+    const spawnServer = (...prefix: string[]) => spawnMcp(process.execPath, [...prefix, server], { era });
+    return {
+      direct: await open(`direct ${era}`, async () => oneClient(await spawnServer()), 'echo'),
+      relay: await open(`relay ${era}`, async () => oneClient(await spawnServer(RELAY, process.execPath)), 'echo'),
+      jsonRelay: await open(`json relay ${era}`, async () => oneClient(await spawnServer(JSON_RELAY, process.execPath)), 'echo'),
+      loadout: await open(`loadout ${era}`, async () => oneClient(await spawnLoadout(setup.args, ['--equip', toolset], { era }))),
+    };
+  };
   try {
-    const direct = await open('direct', GATEWAY_TRANSPORTS.stdio!.direct, 'echo');
-    const relay = await open(
-      'relay',
-      async () => oneClient(await spawnMcp(process.execPath, [RELAY, process.execPath, ECHO_FIXTURE])),
-      'echo',
+    const legacy = await openEra('legacy', ECHO_FIXTURE, 'echo');
+    const modern = await openEra('modern', MODERN_ECHO, 'modern');
+    // A 2026-07-28 client through loadout to the 2025-only echo fixture: the era bridged downstream.
+    const modernToLegacy = await open('loadout modern→legacy', async () =>
+      oneClient(await spawnLoadout(setup.args, ['--equip', 'echo'], { era: 'modern' })),
     );
-    const jsonRelay = await open(
-      'json relay',
-      async () => oneClient(await spawnMcp(process.execPath, [JSON_RELAY, process.execPath, ECHO_FIXTURE])),
-      'echo',
+    const downstreamEra = await askEra(modern.loadout);
+    // The same echo server refusing 2025 openings (`legacy: 'reject'`): reachable through loadout
+    // only once loadout speaks 2026-07-28 downstream; until then row 1i says why not.
+    const modernOnly = await open('loadout modern→modern-only', async () =>
+      oneClient(await spawnLoadout(setup.args, ['--equip', 'strict'], { era: 'modern' })),
     );
-    const loadout = await open('loadout', () => GATEWAY_TRANSPORTS.stdio!.gateway(setup));
+    const unreachable = await failureOfCall(modernOnly);
 
-    const { samples, cpuPerCall } = await sequentialSamples([direct, relay, jsonRelay, loadout], context);
-    const [d, r, j, l] = [direct, relay, jsonRelay, loadout].map((path) => summarize(samples.get(path)!)) as [
-      Summary,
-      Summary,
-      Summary,
-      Summary,
-    ];
-    const overheadMs = l.p50 - d.p50;
-    const hopMs = r.p50 - d.p50;
-    const rows: BenchRow[] = [
-      {
-        id: '1a',
-        figure: `forwarded call p50, sequential (n=${l.n}, stdio)`,
-        loadout: formatMs(l.p50),
-        // The bare relay's own ratio shows what any separate gateway process costs at least.
-        limit: `direct ${formatMs(d.p50)}; bare relay ${formatMs(r.p50)} (${ratio(r.p50, d.p50).toFixed(2)}×)`,
-        ratio: ratio(l.p50, d.p50),
-        target: 'ratio ≤ 1.15',
-        pass: ratio(l.p50, d.p50) <= 1.15,
-        values: { loadoutP50Ms: l.p50, directP50Ms: d.p50, relayP50Ms: r.p50 },
-      },
-      {
-        id: '1b',
-        figure: 'forwarded call p99, sequential',
-        loadout: formatMs(l.p99),
-        limit: `direct ${formatMs(d.p99)}`,
-        ratio: ratio(l.p99, d.p99),
-        target: '—',
-        values: { loadoutP99Ms: l.p99, directP99Ms: d.p99, relayP99Ms: r.p99 },
-      },
-      {
-        id: '1c',
-        figure: 'added latency p50 (loadout − direct)',
-        loadout: formatMs(overheadMs),
-        limit: `bare relay hop ${formatMs(hopMs)}; JSON-lines relay hop ${formatMs(j.p50 - d.p50)}`,
-        ratio: ratio(overheadMs, hopMs),
-        target: 'ratio ≤ 1.2 (and ≤ 0.2 ms)',
-        pass: ratio(overheadMs, hopMs) <= 1.2,
-        values: { overheadP50Ms: overheadMs, relayHopP50Ms: hopMs, jsonRelayHopP50Ms: j.p50 - d.p50 },
-      },
-    ];
-    // stdio reuses the paths measured above; another transport gets its own gateway and direct server.
-    const pairs = new Map<string, { through: CallPath; limit: CallPath }>([['stdio', { through: loadout, limit: relay }]]);
-    const cpuReferences = [jsonRelay];
-    for (const [transport, connect] of Object.entries(GATEWAY_TRANSPORTS)) {
-      if (transport === 'stdio') continue;
-      pairs.set(transport, {
-        through: await open(`loadout-${transport}`, () => connect.gateway(setup)),
-        limit: await open(`direct-${transport}`, connect.direct, 'echo'),
-      });
-    }
-    const measured = await throughput(
-      [direct, ...cpuReferences, ...[...pairs.values()].flatMap(({ through, limit }) => [through, limit])],
-      context,
-    );
+    const eraPaths = [legacy, modern].flatMap((paths) => [paths.direct, paths.relay, paths.jsonRelay, paths.loadout]);
+    const { samples, cpuPerCall } = await sequentialSamples([...eraPaths, modernToLegacy, ...(unreachable ? [] : [modernOnly])], context);
+    const summaryOf = (path: CallPath) => summarize(samples.get(path)!);
+    const bridged = summaryOf(modernToLegacy);
+    const modernDirect = summaryOf(modern.direct);
+    const bridgedRow: BenchRow = {
+      id: '1h',
+      figure: `forwarded call p50, sequential (n=${bridged.n}, 2026-07-28 client → loadout → 2025-only echo server)`,
+      loadout: formatMs(bridged.p50),
+      limit: `2026-07-28 direct ${formatMs(modernDirect.p50)}; through loadout to the serveStdio echo ${formatMs(summaryOf(modern.loadout).p50)}`,
+      ratio: ratio(bridged.p50, modernDirect.p50),
+      target: '—',
+      values: { loadoutP50Ms: bridged.p50, directP50Ms: modernDirect.p50 },
+    };
+
+    // stdio reuses the paths measured above; HTTP (2025 sessions) gets its own gateway and direct server.
+    const httpLoadout = await open('loadout-http', () => HTTP_PATHS.gateway(setup));
+    const httpDirect = await open('direct-http', HTTP_PATHS.direct, 'echo');
+    const measured = await throughput([...eraPaths, httpLoadout, httpDirect], context);
     const perSecond = measured.perSecond;
-    const directPerSecond = perSecond.get(direct)!;
-    for (const [transport, { through, limit }] of pairs) {
-      const [loadoutRate, limitRate] = [perSecond.get(through)!, perSecond.get(limit)!];
-      if (limit === relay) {
-        // One stdio connection: the bare relay under the same callers is the limit, direct for scale.
-        const [ofRelay, ofDirect] = [ratio(loadoutRate, limitRate), ratio(loadoutRate, directPerSecond)];
-        rows.push({
-          id: '1d',
-          figure: `${CONCURRENT_CALLERS} concurrent callers, calls/s (stdio)`,
-          loadout: `${Math.round(loadoutRate)}/s (${ofDirect.toFixed(2)}× direct)`,
-          limit: `bare relay ${Math.round(limitRate)}/s; direct ${Math.round(directPerSecond)}/s`,
-          ratio: ofRelay,
-          target: 'ratio ≥ 0.85, ≥ 0.6× direct',
-          pass: ofRelay >= 0.85 && ofDirect >= 0.6,
-          values: { loadoutCallsPerSecond: loadoutRate, relayCallsPerSecond: limitRate, directCallsPerSecond: directPerSecond },
-        });
-        continue;
-      }
-      rows.push({
-        id: '1d',
-        figure: `${CONCURRENT_CALLERS} concurrent callers, calls/s (${transport}, ${through.clients.length} sessions)`,
-        loadout: `${Math.round(loadoutRate)}/s`,
-        limit: `direct ${transport} ${Math.round(limitRate)}/s; direct stdio ${Math.round(directPerSecond)}/s`,
-        ratio: ratio(loadoutRate, limitRate),
-        target: 'ratio ≥ 0.95',
-        pass: ratio(loadoutRate, limitRate) >= 0.95,
-        values: { loadoutCallsPerSecond: loadoutRate, directCallsPerSecond: directPerSecond, directSameTransportCallsPerSecond: limitRate },
-      });
-    }
-    const cpuPaths = { loadout, relay, jsonRelay };
-    rows.push(
-      cpuRow('1e', 'sequential', cpuPerCall, cpuPaths),
-      cpuRow('1f', `${CONCURRENT_CALLERS} concurrent callers`, measured.cpuPerCall, cpuPaths),
-    );
-    return rows;
+    const httpRate = perSecond.get(httpLoadout)!;
+    const httpLimit = perSecond.get(httpDirect)!;
+    const httpRow: BenchRow = {
+      id: '1d',
+      figure: `${CONCURRENT_CALLERS} concurrent callers, calls/s (http, ${httpLoadout.clients.length} sessions)`,
+      loadout: `${Math.round(httpRate)}/s`,
+      limit: `direct http ${Math.round(httpLimit)}/s; direct stdio ${Math.round(perSecond.get(legacy.direct)!)}/s`,
+      ratio: ratio(httpRate, httpLimit),
+      target: 'ratio ≥ 0.95',
+      pass: ratio(httpRate, httpLimit) >= 0.95,
+      values: {
+        loadoutCallsPerSecond: httpRate,
+        directCallsPerSecond: perSecond.get(legacy.direct)!,
+        directSameTransportCallsPerSecond: httpLimit,
+      },
+    };
+    const legacyCpu = { sequential: cpuPerCall.get(legacy.loadout)!, concurrent: measured.cpuPerCall.get(legacy.loadout)! };
+    const concurrently = `${CONCURRENT_CALLERS} concurrent callers`;
+    return [
+      ...latencyRows('legacy', legacy, summaryOf),
+      stdioThroughputRow('legacy', legacy, perSecond),
+      httpRow,
+      cpuRow('legacy', 'e', 'sequential', cpuPerCall, legacy),
+      cpuRow('legacy', 'f', concurrently, measured.cpuPerCall, legacy),
+      ...latencyRows('modern', modern, summaryOf, downstreamEra),
+      stdioThroughputRow('modern', modern, perSecond),
+      cpuRow('modern', 'e', 'sequential', cpuPerCall, modern, legacyCpu.sequential),
+      cpuRow('modern', 'f', concurrently, measured.cpuPerCall, modern, legacyCpu.concurrent),
+      bridgedRow,
+      modernOnlyRow(unreachable ?? summaryOf(modernOnly), modernDirect),
+    ];
   } finally {
     await Promise.allSettled(opened.map((connected) => connected.close()));
     await setup.cleanup();
+  }
+}
+
+// Rows a–c of one era: p50 and p99 against its direct server, and the added latency against its relays.
+function latencyRows(era: ClientEra, paths: EraPaths, summaryOf: (path: CallPath) => Summary, downstreamEra?: string): BenchRow[] {
+  const [d, r, j, l] = [paths.direct, paths.relay, paths.jsonRelay, paths.loadout].map(summaryOf) as [Summary, Summary, Summary, Summary];
+  const { mark, words } = ERA_LABELS[era];
+  const overheadMs = l.p50 - d.p50;
+  const hopMs = r.p50 - d.p50;
+  const downstream = downstreamEra ? `; loadout → server in ${downstreamEra}` : '';
+  return [
+    {
+      id: `1a${mark}`,
+      figure: `forwarded call p50, sequential (n=${l.n}, ${words}${downstream})`,
+      loadout: formatMs(l.p50),
+      // The bare relay's own ratio shows what any separate gateway process costs at least.
+      limit: `direct ${formatMs(d.p50)}; bare relay ${formatMs(r.p50)} (${ratio(r.p50, d.p50).toFixed(2)}×)`,
+      ratio: ratio(l.p50, d.p50),
+      target: 'ratio ≤ 1.15',
+      pass: ratio(l.p50, d.p50) <= 1.15,
+      values: { loadoutP50Ms: l.p50, directP50Ms: d.p50, relayP50Ms: r.p50 },
+    },
+    {
+      id: `1b${mark}`,
+      figure: `forwarded call p99, sequential${era === 'legacy' ? '' : ` (${words})`}`,
+      loadout: formatMs(l.p99),
+      limit: `direct ${formatMs(d.p99)}`,
+      ratio: ratio(l.p99, d.p99),
+      target: '—',
+      values: { loadoutP99Ms: l.p99, directP99Ms: d.p99, relayP99Ms: r.p99 },
+    },
+    {
+      id: `1c${mark}`,
+      figure: `added latency p50 (loadout − direct)${era === 'legacy' ? '' : ` (${words})`}`,
+      loadout: formatMs(overheadMs),
+      limit: `bare relay hop ${formatMs(hopMs)}; JSON-lines relay hop ${formatMs(j.p50 - d.p50)}`,
+      ratio: ratio(overheadMs, hopMs),
+      target: 'ratio ≤ 1.2 (and ≤ 0.2 ms)',
+      pass: ratio(overheadMs, hopMs) <= 1.2,
+      values: { overheadP50Ms: overheadMs, relayHopP50Ms: hopMs, jsonRelayHopP50Ms: j.p50 - d.p50 },
+    },
+  ];
+}
+
+// Row 1i: a 2026-07-28 client through loadout to a server that refuses the 2025 era, or why it
+// could not be reached.
+function modernOnlyRow(measured: Summary | string, direct: Summary): BenchRow {
+  const figure = '2026-07-28 client → loadout → 2026-07-28-only echo server (legacy: reject)';
+  if (typeof measured === 'string') {
+    return { id: '1i', figure, loadout: 'not reachable', limit: measured, target: '—', values: { reachable: 0 } };
+  }
+  return {
+    id: '1i',
+    figure: `forwarded call p50, sequential (n=${measured.n}, ${figure})`,
+    loadout: formatMs(measured.p50),
+    limit: `2026-07-28 direct ${formatMs(direct.p50)}`,
+    ratio: ratio(measured.p50, direct.p50),
+    target: '—',
+    values: { reachable: 1, loadoutP50Ms: measured.p50, directP50Ms: direct.p50 },
+  };
+}
+
+// Why one echo call on `path` failed (its error, shortened), or undefined when it answered.
+async function failureOfCall(path: CallPath): Promise<string | undefined> {
+  try {
+    const result = await path.clients[0]!.callTool({ name: path.tool, arguments: { text: 'ping' } });
+    return result.isError ? shorten(firstText(result) ?? JSON.stringify(result.content)) : undefined;
+  } catch (error) {
+    return shorten(error instanceof Error ? error.message : String(error));
+  }
+}
+
+function shorten(text: string): string {
+  const line = text.split('\n')[0] ?? '';
+  return line.length > 160 ? `${line.slice(0, 157)}…` : line;
+}
+
+// The protocol version the modern echo server saw on a call through loadout ("2025" when loadout
+// reached it with initialize): the era loadout actually negotiated downstream.
+async function askEra(path: CallPath): Promise<string> {
+  const version = firstText(await path.clients[0]!.callTool({ name: 'modern_era', arguments: {} })) ?? 'unknown';
+  return version === '2025' ? '2025 (initialize)' : version;
+}
+
+// The text of a tool result's first content block, if it is text.
+function firstText(result: Awaited<ReturnType<Client['callTool']>>): string | undefined {
+  const first = Array.isArray(result.content) ? result.content[0] : undefined;
+  return first && first.type === 'text' ? first.text : undefined;
+}
+
+// A stdio server's tools, as a 2025 client lists them (for the setup's cached catalog).
+async function listToolsOf(server: string): Promise<Awaited<ReturnType<Client['listTools']>>['tools']> {
+  const spawned = await spawnMcp(process.execPath, [server]);
+  try {
+    return (await spawned.client.listTools()).tools;
+  } finally {
+    await spawned.close();
   }
 }
 
@@ -174,13 +260,37 @@ function oneClient(process: McpProcess): Connected {
   return { clients: [process.client], pid: process.pid, close: () => process.close() };
 }
 
-// CPU time of the middle process per call, loadout's next to the two relays'. No target: it says
-// where the latency and throughput ratios come from (see docs/performance.md on row 1).
+// Row d of one era: 8 callers on one stdio connection; the bare relay under the same callers is
+// the limit, direct for scale.
+function stdioThroughputRow(era: ClientEra, paths: EraPaths, perSecond: ReadonlyMap<CallPath, number>): BenchRow {
+  const [loadoutRate, relayRate, directRate] = [paths.loadout, paths.relay, paths.direct].map((path) => perSecond.get(path)!) as [
+    number,
+    number,
+    number,
+  ];
+  const [ofRelay, ofDirect] = [ratio(loadoutRate, relayRate), ratio(loadoutRate, directRate)];
+  return {
+    id: `1d${ERA_LABELS[era].mark}`,
+    figure: `${CONCURRENT_CALLERS} concurrent callers, calls/s (${ERA_LABELS[era].words})`,
+    loadout: `${Math.round(loadoutRate)}/s (${ofDirect.toFixed(2)}× direct)`,
+    limit: `bare relay ${Math.round(relayRate)}/s; direct ${Math.round(directRate)}/s`,
+    ratio: ofRelay,
+    target: 'ratio ≥ 0.85, ≥ 0.6× direct',
+    pass: ofRelay >= 0.85 && ofDirect >= 0.6,
+    values: { loadoutCallsPerSecond: loadoutRate, relayCallsPerSecond: relayRate, directCallsPerSecond: directRate },
+  };
+}
+
+// Row e or f of one era: CPU time of the middle process per call, loadout's next to the two relays'
+// of the same era (and, for 2026-07-28, next to loadout's own for a 2025 client in the same run).
+// No target: it says where the latency and throughput ratios come from (docs/performance.md, row 1).
 function cpuRow(
-  id: string,
+  era: ClientEra,
+  letter: string,
   how: string,
   cpuPerCall: ReadonlyMap<CallPath, number>,
-  paths: { loadout: CallPath; relay: CallPath; jsonRelay: CallPath },
+  paths: EraPaths,
+  legacyLoadout?: number,
 ): BenchRow {
   const [loadout, relay, jsonRelay] = [paths.loadout, paths.relay, paths.jsonRelay].map((path) => cpuPerCall.get(path)!) as [
     number,
@@ -188,14 +298,20 @@ function cpuRow(
     number,
   ];
   const micros = (ms: number) => `${(ms * 1000).toFixed(1)} µs`;
+  const legacy = legacyLoadout === undefined ? '' : `; loadout, 2025 client ${micros(legacyLoadout)}`;
   return {
-    id,
-    figure: `CPU per call in the middle process, ${how} (stdio)`,
+    id: `1${letter}${ERA_LABELS[era].mark}`,
+    figure: `CPU per call in the middle process, ${how} (${ERA_LABELS[era].words})`,
     loadout: micros(loadout),
-    limit: `bare relay ${micros(relay)}; JSON-lines relay ${micros(jsonRelay)}`,
+    limit: `bare relay ${micros(relay)}; JSON-lines relay ${micros(jsonRelay)}${legacy}`,
     ratio: ratio(loadout, jsonRelay),
     target: '— (ratio to the JSON-lines relay)',
-    values: { loadoutCpuMsPerCall: loadout, relayCpuMsPerCall: relay, jsonRelayCpuMsPerCall: jsonRelay },
+    values: {
+      loadoutCpuMsPerCall: loadout,
+      relayCpuMsPerCall: relay,
+      jsonRelayCpuMsPerCall: jsonRelay,
+      ...(legacyLoadout !== undefined && { legacyLoadoutCpuMsPerCall: legacyLoadout }),
+    },
   };
 }
 

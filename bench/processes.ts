@@ -1,5 +1,6 @@
 // The bench's view of processes: an MCP server (loadout or a fixture) spawned over stdio with an
-// SDK Client connected, and Linux /proc readings of it (child processes, resident memory).
+// SDK Client connected in either era of MCP, and Linux /proc readings of it (child processes,
+// resident memory).
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client } from '@modelcontextprotocol/client';
 import { readdir, readFile } from 'node:fs/promises';
@@ -16,8 +17,23 @@ export interface McpProcess {
   close(): Promise<void>;
 }
 
+/**
+ * The era the bench's client speaks: 'legacy' is the 2025 initialize handshake (the SDK's
+ * default); 'modern' negotiates (`versionNegotiation: auto`) and must end up in 2026-07-28.
+ */
+export type ClientEra = 'legacy' | 'modern';
+
+/**
+ * The SDK's stdio transport, subclassed only so that `auto` negotiation probes on the connection
+ * itself, as Claude Code does: the base class runs the probe on a sibling process spawned for it,
+ * which would put a second start into every start-up figure.
+ */
+class InPlaceProbeStdioTransport extends StdioClientTransport {}
+
 /** Spawn options. */
 export interface SpawnOptions {
+  /** The client's era (default 'legacy'). */
+  era?: ClientEra;
   env?: Record<string, string>;
   /** Re-read tools/list on list_changed, as Claude Code does; `onRelisted` hears when it is answered. */
   relist?: { onRelisted: (tools: unknown[]) => void };
@@ -27,7 +43,8 @@ export interface SpawnOptions {
 
 /** Spawn `command args` and complete the MCP handshake over its stdio. */
 export async function spawnMcp(command: string, args: string[], options: SpawnOptions = {}): Promise<McpProcess> {
-  const transport = new StdioClientTransport({
+  const era = options.era ?? 'legacy';
+  const transport = new (era === 'modern' ? InPlaceProbeStdioTransport : StdioClientTransport)({
     command,
     args,
     env: { ...(process.env as Record<string, string>), ...options.env },
@@ -37,7 +54,10 @@ export async function spawnMcp(command: string, args: string[], options: SpawnOp
   transport.stderr?.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString('utf8')).slice(-20_000);
   });
-  const client = new Client({ name: 'loadout-bench', version: '1.0.0' }, { capabilities: {} });
+  const client = new Client(
+    { name: 'loadout-bench', version: '1.0.0' },
+    { capabilities: {}, ...(era === 'modern' && { versionNegotiation: { mode: 'auto' as const } }) },
+  );
   const listeners: Array<() => void> = [];
   client.setNotificationHandler('notifications/tools/list_changed', async () => {
     for (const listener of listeners) listener();
@@ -47,6 +67,11 @@ export async function spawnMcp(command: string, args: string[], options: SpawnOp
     await client.connect(transport);
   } catch (error) {
     throw new Error(`${args.join(' ')} did not start: ${error instanceof Error ? error.message : String(error)}\n${stderr}`);
+  }
+  // A row labelled 2026-07-28 must not measure a client that fell back to initialize.
+  if (era === 'modern' && client.getProtocolEra() !== 'modern') {
+    await client.close();
+    throw new Error(`${args.join(' ')} answered server/discover in no modern era (negotiated ${client.getProtocolEra()})`);
   }
   return {
     client,

@@ -81,11 +81,12 @@ await build({
 await build({ ...COMMON, entryPoints: [AJV_ENTRY], outfile: `dist/bundle/${AJV_FILE}`, format: 'cjs' });
 
 // The bench's floor for a warm start: the trivial echo server bundled exactly as loadout is, so
-// the start-up cost of any SDK server shows next to loadout's in the same run.
+// the start-up cost of any SDK server shows next to loadout's in the same run; and its 2026-07-28
+// counterpart (served by serveStdio) for a modern client's start.
 await rm('dist/bench/bundled', { recursive: true, force: true });
 await build({
   ...COMMON,
-  entryPoints: { echo: 'dist/test/fixtures/echo.js' },
+  entryPoints: { echo: 'dist/test/fixtures/echo.js', 'modern-echo': 'dist/bench/modernEcho.js' },
   outdir: 'dist/bench/bundled',
   format: 'esm',
   banner: { js: CJS_GLOBALS },

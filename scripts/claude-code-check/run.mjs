@@ -2,13 +2,16 @@
 // a scripted fake of the Messages API (fakeMessagesApi.mjs), with Claude Code's tool search on,
 // and checks from the request bodies that loadout's tools reach the model without a ToolSearch:
 // every meta-tool is in the first request's `tools` in full, and a tool equipped by build-toolset
-// is there in full on the next request, and answers when called. Opt-in, not in CI: Claude Code is
+// is there in full on the next request, and answers when called. loadout runs inside stdioTee.mjs,
+// which logs each JSON-RPC message, so the check also reads the era of MCP Claude Code speaks: the
+// 2026-07-28 era opens with server/discover and never sends initialize, opens subscriptions/listen,
+// and after an equip lists tools again and calls the equipped tool. Opt-in, not in CI: Claude Code is
 // not a dependency of loadout. It is installed once from npm into a scratch folder, from this
 // folder's own package.json and lockfile; after that everything stays on loopback.
 //   node scripts/claude-code-check/run.mjs [--claude PATH] [--dir SCRATCH] [--requests FILE]
 // LOADOUT_CLI runs another build (say, main's) for a before/after comparison.
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +22,8 @@ const root = path.resolve(here, '../..');
 const cli = process.env.LOADOUT_CLI ?? path.join(root, 'dist', 'bundle', 'loadout.js');
 const echoServer = path.join(root, 'dist', 'test', 'fixtures', 'echo.js');
 const metaTools = path.join(root, 'dist', 'src', 'gateway', 'metaTools', 'index.js');
+const tee = path.join(here, 'stdioTee.mjs');
+const MODERN = '2026-07-28';
 
 const args = process.argv.slice(2);
 const option = (name) => {
@@ -89,13 +94,14 @@ const requestsFile = option('--requests');
 const recorded = {};
 let allOk = true;
 for (const scenario of SCENARIOS) {
-  const { run, requests } = await runScenario(scenario.entry);
-  recorded[scenario.title] = requests;
+  const { run, requests, traffic } = await runScenario(scenario.entry);
+  recorded[scenario.title] = { requests, traffic };
   const report = check(requests);
+  const era = checkEra(traffic);
   console.log(`\n${scenario.title}:`);
-  for (const line of report.lines) console.log(line);
+  for (const line of [...report.lines, ...era.lines]) console.log(line);
   if (run.code !== 0) console.log(`     claude exited ${run.code}: ${run.stderr.trim().split('\n').at(-1) ?? ''}`);
-  allOk &&= report.ok && run.code === 0;
+  allOk &&= report.ok && era.ok && run.code === 0;
 }
 if (requestsFile) writeFileSync(requestsFile, `${JSON.stringify(recorded, null, 2)}\n`);
 console.log(allOk ? '\nPASS' : '\nFAIL');
@@ -113,7 +119,9 @@ async function runScenario(entry) {
       `servers:\n  echo:\n    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(echoServer)}]\n`,
     );
     const mcpConfig = path.join(temp, 'mcp.json');
-    const loadout = { command: process.execPath, args: [cli, '--config', configDir, '--data', dataDir, 'serve'], ...entry };
+    const trafficLog = path.join(temp, 'traffic.jsonl');
+    const serve = [process.execPath, cli, '--config', configDir, '--data', dataDir, 'serve'];
+    const loadout = { command: process.execPath, args: [tee, trafficLog, '--', ...serve], ...entry };
     writeFileSync(mcpConfig, JSON.stringify({ mcpServers: { loadout } }));
     const run = await runClaude(
       claude,
@@ -132,7 +140,14 @@ async function runScenario(entry) {
       },
       project,
     );
-    return { run, requests: fake.requests };
+    const traffic = existsSync(trafficLog)
+      ? readFileSync(trafficLog, 'utf8')
+          .trim()
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line))
+      : [];
+    return { run, requests: fake.requests, traffic };
   } finally {
     await fake.close();
     rmSync(temp, { recursive: true, force: true });
@@ -179,6 +194,65 @@ function check(requests) {
     `the equipped tool answered: ${echoed ? echoText.slice(0, 120) : 'no result'}`,
   );
   return { ok: checks.every(Boolean), lines };
+}
+
+// The era Claude Code speaks with loadout, from loadout's stdio traffic: the sequence the client
+// sent (and the server's notices), then each observation of the 2026-07-28 era as a line.
+function checkEra(traffic) {
+  // Results are left out of the sequence, except errors and the discover answer.
+  const shown = traffic.filter(
+    (message) => message.from === 'client' || message.method || message.error !== undefined || message.supportedVersions,
+  );
+  const lines = [`     stdio sequence: ${shown.map(describe).join(' ; ')}`];
+  const checks = [];
+  const observe = (ok, text) => {
+    checks.push(ok);
+    lines.push(`${ok ? 'ok  ' : 'FAIL'} ${text}`);
+  };
+  const sent = traffic.filter((message) => message.from === 'client' && message.method !== undefined);
+  const first = sent[0];
+  observe(
+    first?.method === 'server/discover' && first.version === MODERN,
+    `the first message is server/discover ${MODERN}: ${first ? describe(first) : 'nothing was sent'}`,
+  );
+  const discoverAnswer = first && traffic.find((message) => message.from === 'server' && message.id === first.id && !message.method);
+  if (discoverAnswer) lines.push(`     server/discover answered: ${describe(discoverAnswer)}`);
+  const initialize = sent.find((message) => message.method === 'initialize');
+  observe(!initialize, initialize ? `initialize sent: ${describe(initialize)}` : 'no initialize');
+  observe(
+    sent.some((message) => message.method === 'subscriptions/listen'),
+    'subscriptions/listen opened',
+  );
+  const build = sent.findIndex((message) => message.method === 'tools/call' && message.tool === 'build-toolset');
+  const after = build === -1 ? [] : sent.slice(build + 1);
+  const relist = after.findIndex((message) => message.method === 'tools/list');
+  observe(relist !== -1, 'tools/list again after build-toolset equipped');
+  const call = after.findIndex((message) => message.method === 'tools/call' && message.tool === 'echo_echo');
+  observe(call > relist && relist !== -1, 'the equipped tool echo_echo called after that tools/list');
+  // After an initialize the whole exchange is 2025-era, already reported above.
+  const stale = sent.filter((message) => message.method !== 'server/discover' && message.version !== MODERN);
+  if (!initialize)
+    observe(
+      stale.length === 0,
+      stale.length
+        ? `messages without the ${MODERN} envelope: ${stale.map(describe).join(', ')}`
+        : `every message carries ${MODERN} in _meta`,
+    );
+  return { ok: checks.every(Boolean), lines };
+}
+
+function describe(message) {
+  const arrow = message.from === 'client' ? '→' : '←';
+  const name = message.method ?? `result #${message.id}`;
+  const details = [
+    message.tool,
+    message.version,
+    message.supportedVersions && `supportedVersions ${message.supportedVersions.join(',')}`,
+    message.subscription && `subscription ${message.subscription}`,
+    message.params && JSON.stringify(message.params),
+    message.error !== undefined && `error ${message.error} ${message.message}`,
+  ].filter(Boolean);
+  return `${arrow} ${name}${details.length ? ` (${details.join(', ')})` : ''}`;
 }
 
 // How each tool reaches the model in one request: 'in full' (in `tools`, not deferred), 'loaded by

@@ -16,8 +16,9 @@ import type {
 } from '@modelcontextprotocol/server';
 import { Cancellation, TransportDecorator, errorMessage } from '../shared/index.js';
 import type { ClientRequest } from './forward.js';
+import { modernRequestOfParams, type ModernServices } from './modernRequest.js';
 import { requestProblem } from './requestShape.js';
-import { PROTOCOL_VERSION_META_KEY, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 
 /** Answers one request of the client (by forwarding it) and returns the result to send. */
 export type DirectAnswer = (call: ClientRequest) => Promise<Record<string, unknown>>;
@@ -26,6 +27,8 @@ export type DirectAnswer = (call: ClientRequest) => Promise<Record<string, unkno
 export interface IntakeRouting {
   /** The session's Server: it relays what a downstream asks of the client during a request. */
   readonly server: Server;
+  /** What a 2026-07-28 request needs of the gateway. */
+  readonly services: ModernServices;
   /** How to answer this request here, or undefined to let the Server answer it. */
   directAnswer(method: string, params: Record<string, unknown> | undefined): DirectAnswer | undefined;
   /** A failure to send an answer (the client went away), for the log. */
@@ -94,22 +97,24 @@ export class ClientIntake extends TransportDecorator {
     this.#running.set(id, cancellation);
     // relatedRequestId puts every message of this request on its own response stream (HTTP).
     const send = (message: JSONRPCMessage): Promise<void> => this.inner.send(message, { relatedRequestId: id });
+    // A 2026-07-28 request (its _meta names the protocol version) carries more, and its result says whether it is complete.
+    const modern = modernRequestOfParams(request.params, this.#routing.services);
     const call: ClientRequest = {
       requestId: id,
       cancellation,
       progressToken: (request.params?._meta as { progressToken?: ProgressToken } | undefined)?.progressToken,
       sendNotification: (notification) => send({ jsonrpc: '2.0', ...notification }),
       server: this.#routing.server,
+      modern,
     };
     const reply = (message: JSONRPCMessage): void => {
       if (this.#running.get(id) === cancellation) this.#running.delete(id);
       // A cancelled request gets no answer (as the SDK does), whatever the downstream said.
       if (!cancellation.cancelled) send(message).catch((error: unknown) => this.#routing.onSendError(error));
     };
-    // A 2026-07-28 request (its _meta names the protocol version) gets a result that says it is complete.
-    const modern = PROTOCOL_VERSION_META_KEY in ((request.params?._meta as object | undefined) ?? {});
     answer(call).then(
-      (result) => reply({ jsonrpc: '2.0', id, result: modern ? { ...result, resultType: 'complete' } : result }),
+      (result) =>
+        reply({ jsonrpc: '2.0', id, result: modern && !('resultType' in result) ? { ...result, resultType: 'complete' } : result }),
       (error: unknown) => reply({ jsonrpc: '2.0', id, error: errorOf(error) }),
     );
   }

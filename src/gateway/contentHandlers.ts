@@ -14,9 +14,11 @@ import type {
   ServerCapabilities,
 } from '@modelcontextprotocol/server';
 import type { ResourceTarget } from '../catalog/index.js';
+import { errorMessage } from '../shared/index.js';
 import type { RegistrySnapshot } from '../registry/index.js';
 import type { GatewayContext } from './context.js';
 import { clientRequestOf, forward, type RequestExtra } from './forward.js';
+import type { ResourceUpdates } from './listenSubscriptions.js';
 import { listResourcePage, type ResourceListKind } from './resourcePages.js';
 import type { HubMember } from './sessionHub.js';
 
@@ -56,7 +58,7 @@ export function serveContent(server: Server, context: GatewayContext, session: C
     forward(
       context.pool,
       { server: target, method, params, label: `${method} of ${label}` },
-      clientRequestOf(extra, server),
+      clientRequestOf(extra, server, context),
     ) as Promise<Result>;
 
   server.setRequestHandler('prompts/list', async () => ({ prompts: [...(await session.settledSnapshot()).prompts] }));
@@ -133,6 +135,29 @@ export function serveContent(server: Server, context: GatewayContext, session: C
     await hub.setLevel(session.member, message.params.level);
     return {};
   });
+}
+
+/**
+ * The resource updates a 2026-07-28 session's listen streams name (listenSubscriptions.ts): held
+ * and released as resources/subscribe and resources/unsubscribe do, one after another (a release
+ * never overtakes the hold before it). Nobody waits on them, so a failure is logged.
+ */
+export function listenedResources(context: GatewayContext, session: ContentSession): ResourceUpdates {
+  const { hub, pool, logger } = context;
+  let queue = Promise.resolve();
+  const inTurn = (uri: string, run: () => Promise<void>): void => {
+    queue = queue.then(run).catch((error: unknown) => {
+      logger.warn({ mod: 'gateway', uri, err: errorMessage(error) }, 'could not change a subscription a listen stream asked for');
+    });
+  };
+  return {
+    hold: (uri) =>
+      inTurn(uri, async () => {
+        const target = await resourceTarget(context, session, uri);
+        await hub.subscribe(session.member, target, uri, () => pool.request(target.server, 'resources/subscribe', { uri: target.uri }));
+      }),
+    release: (uri) => inTurn(uri, async () => hub.unsubscribe(session.member, await resourceTarget(context, session, uri))),
+  };
 }
 
 async function promptRoute(context: GatewayContext, session: ContentSession, name: string) {

@@ -8,6 +8,7 @@ import type { OptimizationLoop } from '../optimization/index.js';
 import type { Logger } from '../shared/index.js';
 import type { ToolsetStore } from '../toolsets/index.js';
 import type { BackgroundDiscovery } from './backgroundDiscovery.js';
+import type { InputRounds } from './inputRounds.js';
 import type { ResourceRoutes } from './resourcePages.js';
 import type { SessionHub } from './sessionHub.js';
 import type { TaskRoutes } from './taskRoutes.js';
@@ -36,4 +37,6 @@ export interface GatewayContext {
   readonly hub: SessionHub;
   /** Loadout task ids ↔ owning session and downstream task. */
   readonly tasks: TaskRoutes;
+  /** 2026-07-28 calls waiting for their client's retry with the input a server asked for. */
+  readonly inputRounds: InputRounds;
 }

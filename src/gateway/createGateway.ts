@@ -1,6 +1,6 @@
 // Builds and wires the gateway: the runtime (config → pool → catalog) → health, config sync and
 // (per session) registry + meta-tools. A plain function, not a class that owns every subsystem.
-import type { Transport } from '@modelcontextprotocol/server';
+import type { Server, ServerEventBus, Tool, Transport } from '@modelcontextprotocol/server';
 import type { LoadoutPaths } from '../config/index.js';
 import { ServerHealth } from '../downstream/index.js';
 import { watchPromotions } from '../optimization/index.js';
@@ -10,8 +10,13 @@ import { BackgroundDiscovery } from './backgroundDiscovery.js';
 import { startConfigSync } from './configSync.js';
 import { discoveryRecordsFile } from './discoveryRecords.js';
 import type { GatewayContext } from './context.js';
+import { InputRounds } from './inputRounds.js';
+import { listenedResources } from './contentHandlers.js';
+import { ListenSubscriptions } from './listenSubscriptions.js';
 import { META_TOOLS, TOOLSET_META_TOOLS, namingOptions, sessionInstructions } from './metaTools/index.js';
+import type { MetaTool } from './metaTools/metaTool.js';
 import { ResourceRoutes } from './resourcePages.js';
+import { SharedToolsets, type RequestScope } from './principalToolsets.js';
 import { openRuntime } from './runtime.js';
 import { watchServerEvents } from './serverEvents.js';
 import { GatewaySession, listMetaTools } from './session.js';
@@ -45,11 +50,21 @@ export interface Gateway {
    * session is opened (its toolset restored) while that message arrives; a failure to open it is thrown.
    */
   serveStdio(transport: Transport, onError: (error: Error) => void): Promise<void>;
+  /**
+   * The Server for one modern (2026-07-28) HTTP request, serving the equipped set of `scope` (its
+   * principal's, or one toolset endpoint's: principalToolsets.ts), first brought up to date with its file.
+   */
+  requestServer(scope: RequestScope): Promise<Server>;
+  /** Where the changes of `scope`'s equipped set are published, for its subscriptions/listen streams. */
+  requestBus(scope: RequestScope): ServerEventBus;
   /** Connected client sessions. */
   readonly sessionCount: number;
   /** Close every session and downstream connection. Runs once. */
   close(): Promise<void>;
 }
+
+// The meta-tools that change the equipped set.
+const EQUIP_META_TOOLS: ReadonlySet<string> = new Set(['equip-toolset', 'unequip-toolset']);
 
 /**
  * Load the config (spawning nothing) and wire the gateway. The cached catalog is read on first
@@ -96,6 +111,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     resourceRoutes: new ResourceRoutes(),
     hub,
     tasks,
+    inputRounds: new InputRounds(logger),
   };
   const stopWatchingToolLists = watchToolListChanges(pool, catalog, logger);
   const stopWatchingServers = watchServerEvents(pool, catalog, hub, logger, {
@@ -105,10 +121,26 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const metaTools = config.optimization.expose_tools ? META_TOOLS : TOOLSET_META_TOOLS;
   const metaListing = listMetaTools(metaTools);
   const sessions = new Set<GatewaySession>();
+  // A principal with no recorded set starts with what a new session would restore.
+  const shared = new SharedToolsets(context, async () => options.equip ?? (await state.read()).activeToolset);
+  // A toolset endpoint's set never changes: the meta-tools that would change it are not listed
+  // there. Computed on its first request, not at every start.
+  let fixedMeta: { tools: MetaTool[]; listing: Tool[] } | undefined;
+  const fixedMetaTools = () => {
+    if (fixedMeta) return fixedMeta;
+    const tools = metaTools.filter((tool) => !EQUIP_META_TOOLS.has(tool.name));
+    return (fixedMeta = { tools, listing: listMetaTools(tools) });
+  };
+  // Every modern request builds a Server with them: computed once per catalog.
+  let instructions: Promise<string> | undefined;
+  const stopInvalidatingInstructions = catalog.onChange(() => {
+    instructions = undefined;
+  });
   let closed: Promise<void> | undefined;
   // An always-on server going down or coming back withdraws or restores its tools in every session.
   health.onChange(() => {
     for (const session of sessions) void session.refresh();
+    shared.refreshAll();
   });
   health.start();
 
@@ -155,6 +187,14 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       // about 15 % more CPU per forwarded call.
       if (opensLegacyEra(first)) return void (await attach(session, opening));
       const { serveStdio } = await import('@modelcontextprotocol/server/stdio');
+      // Only a 2026-07-28 client listens, so only the session pinned to it (the first) holds what it names.
+      const updates = listenedResources(context, session);
+      const listening = new ListenSubscriptions(opening, {
+        hold: (uri) => {
+          if (!session.closed) updates.hold(uri);
+        },
+        release: (uri) => updates.release(uri),
+      });
       // The entry asks for a second session only when it drops the first one, which answered a
       // server/discover probe, for a client that then opens with initialize after all.
       let opened: GatewaySession | undefined = session;
@@ -166,11 +206,20 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
           sessions.add(next);
           return next.server;
         },
-        { transport: opening, onerror: onError },
+        { transport: listening, onerror: onError },
       );
     },
     async connect(transport) {
       return attach(await open(), transport);
+    },
+    async requestServer(scope) {
+      if (closed) throw new LoadoutError('CLOSED', 'loadout is shutting down');
+      const [set, text] = await Promise.all([shared.current(scope), (instructions ??= sessionInstructions(context))]);
+      const meta = scope.kind === 'principal' ? { tools: metaTools, listing: metaListing } : fixedMetaTools();
+      return new GatewaySession(context, meta.tools, meta.listing, text, set).server;
+    },
+    requestBus(scope) {
+      return shared.get(scope).bus;
     },
     get sessionCount() {
       return sessions.size;
@@ -183,7 +232,10 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         stopPromotionWatch();
         stopWatchingToolLists();
         stopWatchingServers();
+        stopInvalidatingInstructions();
+        shared.close();
         await configSync.close();
+        context.inputRounds.close();
         await Promise.allSettled([...sessions].map((session) => session.close()));
         await Promise.all([pool.close(), discoveryClosed]);
         // The last catalog change may still be writing the servers' summaries file.

@@ -3,6 +3,8 @@
 // layer's), the result comes back unchanged, progress is passed back under the client's own
 // token, the downstream's sampling/elicitation requests are relayed to this client, a client
 // cancellation cancels the downstream request, and a failure is described once, naming the server.
+// A 2026-07-28 client cannot be sent requests: the downstream's requests reach it as
+// InputRequiredResults instead (inputRounds.ts), and its log messages at each request's own level.
 // It sits below sessions and meta-tools: it knows the pool and the client's Server, nothing else.
 import { ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode } from '@modelcontextprotocol/server';
 import type {
@@ -15,9 +17,11 @@ import type {
   ServerContext,
 } from '@modelcontextprotocol/server';
 import * as z from 'zod';
-import type { DownstreamCaller, RelayedRequest, ServerPool } from '../downstream/index.js';
+import type { DownstreamCaller, Progress, RelayedRequest, ServerPool } from '../downstream/index.js';
 import type { Route } from '../registry/index.js';
 import { Cancellation, errorMessage, isLoadoutError } from '../shared/index.js';
+import { RoundTripCall, UnknownRequestStateError } from './inputRounds.js';
+import { modernRequestOfContext, type ModernRequest, type ModernServices } from './modernRequest.js';
 import { errorResult } from './toolResults.js';
 
 // The JSON-RPC codes a client has always been answered with when a downstream timed out or closed
@@ -40,6 +44,8 @@ export interface ClientRequest {
   sendNotification(notification: ServerNotification): Promise<void>;
   /** The client session's Server: it asks the client what a downstream asks of it mid-request. */
   readonly server: Server;
+  /** What a 2026-07-28 request carries beyond a 2025 one; undefined for a 2025 request. */
+  readonly modern: ModernRequest | undefined;
 }
 
 /** What is forwarded where: `label` names it in failures (e.g. `files.read_text_file`). */
@@ -50,14 +56,18 @@ export interface ForwardTarget {
   label: string;
 }
 
-/** The ClientRequest of a request handled by the SDK Server. */
-export function clientRequestOf(extra: RequestExtra, server: Server): ClientRequest {
+/**
+ * The ClientRequest of a request handled by the SDK Server; without `services` (the 2025-only task
+ * methods) it is forwarded as a 2025 request.
+ */
+export function clientRequestOf(extra: RequestExtra, server: Server, services?: ModernServices): ClientRequest {
   return {
     requestId: extra.mcpReq.id,
     cancellation: Cancellation.fromSignal(extra.mcpReq.signal),
     progressToken: extra.mcpReq._meta?.progressToken,
     sendNotification: extra.mcpReq.notify,
     server,
+    modern: services && modernRequestOfContext(extra, services),
   };
 }
 
@@ -66,6 +76,7 @@ export function clientRequestOf(extra: RequestExtra, server: Server): ClientRequ
  * a ProtocolError whose message names the server, what was asked and what to do.
  */
 export async function forward(pool: ServerPool, target: ForwardTarget, call: ClientRequest): Promise<Record<string, unknown>> {
+  if (call.modern) return forwardInRounds(pool, target, call, call.modern);
   const { progressToken } = call;
   // Progress is sent in order and before the result: a client drops progress for a finished request.
   let progressSent = Promise.resolve();
@@ -100,8 +111,95 @@ export async function forwardToolCall(
   try {
     return (await forward(pool, { server: route.server, method: 'tools/call', params, label: route.id }, call)) as CallToolResult;
   } catch (error) {
+    // A retry loadout cannot match is the client's misuse of the protocol, not the tool's failure.
+    if (error instanceof UnknownRequestStateError) throw error;
     return errorResult(ProtocolError.isInstance(error) ? withoutCode(error.message) : errorMessage(error));
   }
+}
+
+// The methods whose 2026-07-28 results may be an InputRequiredResult.
+const INPUT_REQUIRED_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read']);
+
+/**
+ * Forward a 2026-07-28 request, or continue the call it retries. It answers with the downstream's
+ * result, or with an InputRequiredResult when the downstream asks for input first; its progress,
+ * log messages and cancellation are this request's until it is answered.
+ */
+async function forwardInRounds(
+  pool: ServerPool,
+  target: ForwardTarget,
+  call: ClientRequest,
+  modern: ModernRequest,
+): Promise<Record<string, unknown>> {
+  const { inputRounds, hub } = modern.services;
+  const roundTrip =
+    modern.requestState === undefined ? startRoundTrip(pool, target, call, modern) : inputRounds.take(modern.requestState, target.label);
+  roundTrip.answer(modern.inputResponses);
+  const { progressToken } = call;
+  let progressSent = Promise.resolve();
+  roundTrip.onProgress =
+    progressToken === undefined
+      ? undefined
+      : (progress) => {
+          const notification = { method: 'notifications/progress' as const, params: { ...progress, progressToken } };
+          progressSent = progressSent.then(() => call.sendNotification(notification)).catch(() => undefined);
+        };
+  const { logLevel } = modern;
+  const unwatchLogs =
+    logLevel &&
+    hub.watchRequestLogs(target.server, {
+      owner: call.server,
+      level: logLevel,
+      // A log message that cannot be sent (the client went away) is not worth more.
+      send: (notification) => void call.sendNotification(notification).catch(() => undefined),
+    });
+  const stopListening = call.cancellation.onCancel((reason) => roundTrip.drop(errorMessage(reason)));
+  try {
+    if (call.cancellation.cancelled) roundTrip.drop(errorMessage(call.cancellation.reason));
+    if ((await roundTrip.next()) === 'asked') {
+      const waitMs = (pool.config(target.server)?.timeout_seconds ?? 60) * 1000;
+      return { resultType: 'input_required', inputRequests: roundTrip.inputRequests(), requestState: inputRounds.park(roundTrip, waitMs) };
+    }
+    const result = await roundTrip.outcome;
+    if (progressToken !== undefined) await progressSent;
+    return result;
+  } finally {
+    roundTrip.onProgress = undefined;
+    unwatchLogs?.();
+    stopListening();
+  }
+}
+
+// Send `target` downstream for the round trip's first request.
+function startRoundTrip(pool: ServerPool, target: ForwardTarget, call: ClientRequest, modern: ModernRequest): RoundTripCall {
+  const roundTrip = new RoundTripCall(target.label);
+  const caller: DownstreamCaller = {
+    owner: call.server,
+    async relay(request, signal) {
+      if (!INPUT_REQUIRED_METHODS.has(target.method))
+        throw relayRefusal(
+          request,
+          target.label,
+          'a 2026-07-28 client can be asked for input only during tools/call, prompts/get and resources/read',
+        );
+      const missing = missingCapability(modern.capabilities, request);
+      if (missing) throw relayRefusal(request, target.label, `the client that called it did not declare ${missing}`);
+      return roundTrip.ask(request, signal);
+    },
+  };
+  roundTrip.begin(
+    pool
+      .request(target.server, target.method, target.params, {
+        cancellation: roundTrip.cancellation,
+        caller,
+        // Only a client that asked for progress gets it, on whichever of its requests is waiting then.
+        onProgress: call.progressToken === undefined ? undefined : (progress: Progress) => roundTrip.onProgress?.(progress),
+      })
+      .catch((error: unknown) => {
+        throw describeFailure(pool, target, error);
+      }),
+  );
+  return roundTrip;
 }
 
 // One failure text for every forwarded method; the code is the downstream's when it sent one.
@@ -154,11 +252,7 @@ function relayTo(call: ClientRequest, label: string): DownstreamCaller {
     owner: server,
     async relay(request, signal) {
       const missing = missingCapability(server.getClientCapabilities(), request);
-      if (missing)
-        throw new ProtocolError(
-          ProtocolErrorCode.InvalidRequest,
-          `loadout cannot relay ${request.method} from ${label}: the client that called it did not declare ${missing}`,
-        );
+      if (missing) throw relayRefusal(request, label, `the client that called it did not declare ${missing}`);
       return server.request(request, LooseResultSchema, {
         relatedRequestId: call.requestId,
         signal: AbortSignal.any([signal, call.cancellation.signal]),
@@ -166,6 +260,10 @@ function relayTo(call: ClientRequest, label: string): DownstreamCaller {
       });
     },
   };
+}
+
+function relayRefusal(request: RelayedRequest, label: string, why: string): ProtocolError {
+  return new ProtocolError(ProtocolErrorCode.InvalidRequest, `loadout cannot relay ${request.method} from ${label}: ${why}`);
 }
 
 function missingCapability(capabilities: ClientCapabilities | undefined, request: RelayedRequest): string | undefined {

@@ -38,7 +38,7 @@ describe('httpGuard', () => {
   });
 
   it('checks the bearer token only where required, and any Host on a wildcard bind', () => {
-    const guard = createRequestGuard({ host: '0.0.0.0', port: 7077, token: 'secret' });
+    const guard = createRequestGuard({ host: '0.0.0.0', port: 7077, tokens: ['secret'] });
     expect(guard({ host: 'box.lan:7077', authorization: 'Bearer secret' }, true)).toBeUndefined();
     expect(guard({ host: 'box.lan:7077', authorization: 'bearer  secret ' }, true)).toBeUndefined();
     expect(guard({ host: 'box.lan:7077', authorization: 'Bearer secre' }, true)?.status).toBe(401);

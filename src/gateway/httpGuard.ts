@@ -18,8 +18,8 @@ interface GuardOptions {
   host: string;
   /** The port actually bound. */
   port: number;
-  /** Required bearer token, if any. */
-  token?: string;
+  /** The bearer tokens accepted, if any is required (each is a principal of its own, see principalToolsets.ts). */
+  tokens?: readonly string[];
   /** Extra origins allowed besides the server's own (e.g. a browser-based client). */
   allowedOrigins?: readonly string[];
 }
@@ -47,7 +47,7 @@ export function createRequestGuard(options: GuardOptions): (headers: IncomingHtt
   const hostnames = allowedHostnames(options.host);
   const ownOrigins = new Set([...(hostnames ?? [stripBrackets(options.host)])].map((name) => originOf(name, options.port)));
   const extraOrigins = new Set((options.allowedOrigins ?? []).map((origin) => origin.replace(/\/+$/, '').toLowerCase()));
-  const tokenDigest = options.token ? digest(options.token) : undefined;
+  const tokenDigests = (options.tokens ?? []).map(digest);
 
   return (headers, needsToken) => {
     if (hostnames && !hostMatches(headers.host, hostnames, options.port)) {
@@ -60,7 +60,7 @@ export function createRequestGuard(options: GuardOptions): (headers: IncomingHtt
         message: `Origin '${headers.origin}' is not allowed (start loadout with --allow-origin ${headers.origin} to allow it)`,
       };
     }
-    if (needsToken && tokenDigest && !bearerMatches(headers.authorization, tokenDigest)) {
+    if (needsToken && tokenDigests.length > 0 && !bearerMatches(headers.authorization, tokenDigests)) {
       return { status: 401, message: 'Missing or wrong bearer token (send Authorization: Bearer <token>)' };
     }
     return undefined;
@@ -91,10 +91,17 @@ function originOf(hostname: string, port: number): string {
   return `http://${isIP(hostname) === 6 ? `[${hostname}]` : hostname}:${port}`;
 }
 
-function bearerMatches(header: string | undefined, expected: Buffer): boolean {
-  const match = /^Bearer\s+(.+)$/i.exec(header ?? '');
+function bearerMatches(header: string | undefined, expected: readonly Buffer[]): boolean {
+  const token = bearerToken(header);
+  if (token === undefined) return false;
+  const presented = digest(token);
   // Comparing fixed-length digests keeps the time independent of where the strings differ.
-  return match !== null && timingSafeEqual(digest(match[1]!.trim()), expected);
+  return expected.some((candidate) => timingSafeEqual(presented, candidate));
+}
+
+/** The token of an `Authorization: Bearer <token>` header, or undefined. */
+export function bearerToken(header: string | undefined): string | undefined {
+  return /^Bearer\s+(.+)$/i.exec(header ?? '')?.[1]!.trim();
 }
 
 function digest(text: string): Buffer {

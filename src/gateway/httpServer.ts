@@ -1,14 +1,19 @@
-// Serves the gateway over streamable HTTP: `/mcp` (POST, the GET notification stream, DELETE)
-// with one GatewaySession per MCP session, and `/healthz`. Guards every request (Host, Origin,
-// token, body size) before the SDK transport sees it, and expires sessions left idle.
+// Serves the gateway over streamable HTTP: `/mcp`, `/mcp/toolsets/NAME` and `/healthz`. 2025-era
+// clients get one GatewaySession per MCP session on /mcp (POST, the GET notification stream,
+// DELETE), expired when left idle; a session lives in one process, so several processes behind one
+// address need sticky routing for them. A 2026-07-28 request needs no session (modernHttp.ts), so
+// any process on the same data dir can answer it. Guards every request (Host, Origin, token, body
+// size) before either era's handling sees it.
 import { isInitializeRequest } from '@modelcontextprotocol/server';
 import type { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { LoadoutError, errorMessage, isLoadoutError, type Logger } from '../shared/index.js';
+import { ToolsetNameSchema } from '../config/index.js';
 import type { Gateway } from './createGateway.js';
 import { assertSafeBind, createRequestGuard } from './httpGuard.js';
+import { modernEndpoints } from './modernHttp.js';
 import { BodyTooLargeError, discardBody, hasUnreadBody, readBody } from './httpBody.js';
 import { requestProblem } from './requestShape.js';
 
@@ -17,7 +22,8 @@ interface HttpServeOptions {
   host: string;
   /** 0 picks a free port. */
   port: number;
-  token?: string;
+  /** Bearer tokens accepted (any one); each is a principal with its own equipped set in the 2026-07-28 era. */
+  tokens?: readonly string[];
   /** Origins allowed besides the server's own. */
   allowedOrigins?: readonly string[];
   maxBodyBytes: number;
@@ -48,17 +54,22 @@ interface HttpSession {
 }
 
 const MCP_PATH = '/mcp';
+/** Followed by a toolset's name: the endpoint whose tool list is that toolset, always. */
+const TOOLSETS_PATH = '/mcp/toolsets/';
 
 /** Listen on `options.host:port` and serve `gateway` to any number of HTTP clients. */
 export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Promise<HttpGateway> {
-  assertSafeBind(options.host, options.token);
+  const tokens = options.tokens ?? [];
+  assertSafeBind(options.host, tokens[0]);
   // Loaded here, not at module load: it brings an HTTP framework that stdio `serve` never needs,
   // and node:http costs a stdio gateway's start ~1 ms for nothing.
-  const { NodeStreamableHTTPServerTransport } = await import('@modelcontextprotocol/node');
+  const nodeModule = await import('@modelcontextprotocol/node');
+  const { NodeStreamableHTTPServerTransport } = nodeModule;
   const { createServer } = await import('node:http');
   const logger = options.logger.child({ mod: 'http' });
   const sessions = new Map<string, HttpSession>();
   let guard: ReturnType<typeof createRequestGuard> | undefined;
+  const modern = modernEndpoints(gateway, nodeModule, { tokens, maxBodyBytes: options.maxBodyBytes, logger });
 
   const startSession = async (req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> => {
     const transport = new NodeStreamableHTTPServerTransport({
@@ -94,6 +105,8 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
     const refused = refuseMalformedRequests(body);
     if (refused) return sendJson(res, 400, refused);
     if (sessionId === undefined) {
+      // A 2026-07-28 request is served on its own, whatever came before it.
+      if (req.method === 'POST' && (await modern.isModern(req, body))) return modern.servePrincipal(req, res, body);
       if (req.method === 'POST' && isInitializeRequest(body)) {
         if (sessions.size >= options.maxSessions && !endLongestIdle(sessions, logger)) {
           return sendError(res, 503, `All ${options.maxSessions} sessions (--max-sessions) have a call under way; try again later`);
@@ -115,6 +128,27 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
     await session.transport.handleRequest(req, res, body);
   };
 
+  // A toolset endpoint serves 2026-07-28 requests only: a 2025 session would be one more per-process state.
+  const handleToolset = async (req: IncomingMessage, res: ServerResponse, name: string): Promise<void> => {
+    if (req.method !== 'POST') {
+      res.setHeader('Allow', 'POST');
+      return sendError(res, 405, `Method ${req.method} is not allowed on ${TOOLSETS_PATH}${name}`);
+    }
+    const body = await readJsonBody(req, res, options.maxBodyBytes);
+    if (body === NO_BODY) return;
+    const refused = refuseMalformedRequests(body);
+    if (refused) return sendJson(res, 400, refused);
+    if (!(await modern.isModern(req, body))) {
+      return sendError(res, 400, `${TOOLSETS_PATH}${name} serves MCP 2026-07-28 requests only; 2025 clients connect to ${MCP_PATH}`);
+    }
+    try {
+      await modern.serveToolset(req, res, body, name);
+    } catch (error) {
+      if (!isLoadoutError(error) || error.code !== 'TOOLSET_NOT_FOUND' || res.headersSent) throw error;
+      sendError(res, 404, error.message);
+    }
+  };
+
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     // Until the port is known the guard cannot check Host: refuse rather than let anything through.
@@ -128,8 +162,9 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
       res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ status: 'ok' }));
       return;
     }
-    if (path !== MCP_PATH) return sendError(res, 404, `Nothing at ${path}; the MCP endpoint is ${MCP_PATH}`);
-    handleMcp(req, res).catch((error: unknown) => {
+    const toolset = path.startsWith(TOOLSETS_PATH) ? ToolsetNameSchema.safeParse(path.slice(TOOLSETS_PATH.length)) : undefined;
+    if (path !== MCP_PATH && !toolset?.success) return sendError(res, 404, `Nothing at ${path}; the MCP endpoint is ${MCP_PATH}`);
+    (toolset?.success ? handleToolset(req, res, toolset.data) : handleMcp(req, res)).catch((error: unknown) => {
       logger.error({ err: errorMessage(error) }, 'HTTP request failed');
       // A LoadoutError (e.g. a --equip toolset that does not exist) says what to fix.
       if (!res.headersSent) sendError(res, 500, isLoadoutError(error) ? error.message : 'Internal error');
@@ -141,7 +176,7 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
   // No client may come for a while: load the catalog and discover uncached servers now, as stdio
   // does right after its client's first tools/list.
   void gateway.context.ready();
-  guard = createRequestGuard({ host: options.host, port, token: options.token, allowedOrigins: options.allowedOrigins });
+  guard = createRequestGuard({ host: options.host, port, tokens, allowedOrigins: options.allowedOrigins });
   const expiry = options.sessionIdleMs > 0 ? startIdleExpiry(sessions, options.sessionIdleMs, logger) : undefined;
   const hostInUrl = options.host.includes(':') && !options.host.startsWith('[') ? `[${options.host}]` : options.host;
   let closed: Promise<void> | undefined;
@@ -154,7 +189,7 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
     close() {
       closed ??= (async () => {
         if (expiry) clearInterval(expiry);
-        await Promise.allSettled([...sessions.values()].map((session) => session.transport.close()));
+        await Promise.allSettled([modern.close(), ...[...sessions.values()].map((session) => session.transport.close())]);
         // Open GET streams would keep server.close() waiting forever.
         server.closeAllConnections();
         await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -1,6 +1,9 @@
 // One client session: an MCP Server (low-level, so downstream JSON Schemas pass through
 // byte-for-byte) with its own exposed-tool registry. Answers tools/list from the registry
-// snapshot, routes calls, and announces every change with exactly one list_changed.
+// snapshot, routes calls, and announces every change with exactly one list_changed. Over modern
+// (2026-07-28) HTTP a session is one request's binding of a Server to an equipped set it does
+// not own: the caller's principal's (SharedEquipment, principalToolsets.ts).
+import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
 import type { CallToolRequest, CallToolResult, RequestId, Server, Tool, Transport } from '@modelcontextprotocol/server';
 import { ToolRegistry, alwaysLoaded, type RegistryChange, type RegistrySnapshot, type Selection } from '../registry/index.js';
 import { LOADOUT_VERSION, errorMessage, isLoadoutError, lazySchemaValidator, remedyText, type LoadoutRemedy } from '../shared/index.js';
@@ -27,6 +30,18 @@ export const SERVER_INFO = { name: 'loadout', version: LOADOUT_VERSION } as cons
 // Next steps the lower layers ask for, in the agent's terms: its meta-tools.
 const AGENT_REMEDIES: Readonly<Record<LoadoutRemedy, string>> = { 'create-toolset': 'create one with build-toolset' };
 
+/**
+ * A long-lived equipped set that sessions serve without owning it: it announces and remembers its
+ * own changes, and its holder keeps it current with the catalog.
+ */
+export interface SharedEquipment {
+  readonly registry: ToolRegistry;
+  /** Its identity for the hub (owner of its tasks); it joins no hub. */
+  readonly member: HubMember;
+  equip(name: string): Promise<RegistryChange>;
+  unequip(): Promise<RegistryChange>;
+}
+
 /** A client session of the gateway. */
 export class GatewaySession implements MetaToolSession {
   readonly server: Server;
@@ -44,16 +59,25 @@ export class GatewaySession implements MetaToolSession {
   #changes: Promise<void> = Promise.resolve();
   #changesPending = 0;
   #closed: Promise<void> | undefined;
+  readonly #shared: SharedEquipment | undefined;
 
-  /** `instructions`: what the session's initialize answer tells the client (how to use loadout, the map of servers). */
-  constructor(context: GatewayContext, metaTools: readonly MetaTool[], metaListing: readonly Tool[], instructions: string) {
+  /**
+   * `instructions`: what the session's initialize answer tells the client (how to use loadout, the
+   * map of servers). With `shared`, the session serves that set, and neither joins the hub nor
+   * watches the catalog: the set's holder does (a modern HTTP request builds one per request).
+   */
+  constructor(
+    context: GatewayContext,
+    metaTools: readonly MetaTool[],
+    metaListing: readonly Tool[],
+    instructions: string,
+    shared?: SharedEquipment,
+  ) {
     this.#context = context;
     this.#metaTools = new Map(metaTools.map((tool) => [tool.name, tool]));
     this.#metaListing = metaListing;
-    this.registry = new ToolRegistry(
-      { catalog: () => context.catalog.current, isServerAvailable: (server) => context.isServerAvailable(server) },
-      context.naming,
-    );
+    this.#shared = shared;
+    this.registry = shared?.registry ?? newToolRegistry(context);
     this.server = new PassthroughCallServer(
       SERVER_INFO,
       {
@@ -64,7 +88,7 @@ export class GatewaySession implements MetaToolSession {
       (transport) => this.#intake(transport),
     );
     this.server.setRequestHandler('tools/list', (_request, extra) => this.#listTools(extra.mcpReq.id));
-    this.member = {
+    this.member = shared?.member ?? {
       servers: () => this.registry.snapshot.servers,
       send: (notification) => {
         if (this.#closed || !this.server.transport) return;
@@ -72,15 +96,22 @@ export class GatewaySession implements MetaToolSession {
           .notification(notification)
           .catch((error: unknown) => context.logger.debug({ mod: 'gateway', err: errorMessage(error) }, 'notification not sent'));
       },
+      // The SDK's stdio entry binds a session's Server to 2026-07-28 when its client opens in it; the
+      // SDK's list of versions names only those negotiated by initialize.
+      servesModernEra: () => {
+        const version = this.server.getNegotiatedProtocolVersion();
+        return version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version);
+      },
     };
     serveContent(this.server, context, this);
     serveTasks(this.server, context, this.member);
-    this.#unsubscribe.push(context.hub.join(this.member));
     this.server.setRequestHandler('tools/call', (request, extra) =>
       request.params.task === undefined
         ? this.#callTool(request.params.name, request.params.arguments, extra)
         : this.#callToolAsTask(request.params, extra),
     );
+    if (shared) return;
+    this.#unsubscribe.push(context.hub.join(this.member));
     // A new catalog (discovery, config reload, promotion) may change what this session exposes.
     this.#unsubscribe.push(context.catalog.onChange(() => void this.refresh()));
   }
@@ -98,6 +129,7 @@ export class GatewaySession implements MetaToolSession {
   #intake(transport: Transport): ClientIntake {
     return new ClientIntake(transport, {
       server: this.server,
+      services: this.#context,
       directAnswer: (method, params) => this.#directAnswer(method, params),
       onSendError: (error) => this.#context.logger.debug({ mod: 'gateway', err: errorMessage(error) }, 'could not answer a forwarded call'),
       onAnswered: (id) => {
@@ -137,7 +169,8 @@ export class GatewaySession implements MetaToolSession {
    * the client to re-read tools/list so the tools are usable on its very next turn.
    */
   async equip(name: string, options: { announce?: boolean; remember?: boolean } = {}): Promise<RegistryChange> {
-    const selection = await this.#selectionOf(name);
+    if (this.#shared) return this.#shared.equip(name);
+    const selection = await toolsetSelection(this.#context, name);
     const change = await this.registry.equip(selection);
     // list_changed goes out before state.json is written (lock + atomic write): the agent waits
     // on the new list; the remembered toolset only matters at the next start.
@@ -151,6 +184,7 @@ export class GatewaySession implements MetaToolSession {
 
   /** Withdraw the equipped toolset (announced and awaited like equip). */
   async unequip(): Promise<RegistryChange> {
+    if (this.#shared) return this.#shared.unequip();
     const change = await this.registry.unequip();
     await Promise.all([this.#announceContent(change), change.changed ? this.#announce(true) : undefined, this.#rememberSelection()]);
     return change;
@@ -186,12 +220,6 @@ export class GatewaySession implements MetaToolSession {
     } catch (error) {
       this.#context.logger.warn({ mod: 'gateway', err: errorMessage(error) }, 'could not remember the equipped toolset');
     }
-  }
-
-  async #selectionOf(name: string): Promise<Selection> {
-    if (name === ALL_TOOLSET) return { toolset: ALL_TOOLSET, toolIds: 'all' };
-    const toolset = await this.#context.toolsets.get(name);
-    return { toolset: toolset.name, toolIds: toolset.tools, ...(toolset.prompts ? { promptIds: toolset.prompts } : {}) };
   }
 
   async #listTools(id: RequestId): Promise<{ tools: Tool[] }> {
@@ -256,7 +284,13 @@ export class GatewaySession implements MetaToolSession {
   async #callToolAsTask(params: CallToolRequest['params'], extra: RequestExtra): Promise<CallToolResult> {
     const route = this.#metaTools.has(params.name) ? undefined : (await this.settledSnapshot()).routes.get(params.name);
     if (!route) return this.#callTool(params.name, params.arguments, extra);
-    return (await forwardTaskCall(this.#context, this.member, route, params, clientRequestOf(extra, this.server))) as CallToolResult;
+    return (await forwardTaskCall(
+      this.#context,
+      this.member,
+      route,
+      params,
+      clientRequestOf(extra, this.server, this.#context),
+    )) as CallToolResult;
   }
 
   async #callTool(name: string, args: Record<string, unknown> | undefined, extra: RequestExtra): Promise<CallToolResult> {
@@ -268,7 +302,7 @@ export class GatewaySession implements MetaToolSession {
     const route = this.registry.snapshot.routes.get(name) ?? (await this.settledSnapshot()).routes.get(name);
     if (route) {
       creditCall(this.#context, this, route.id);
-      return forwardUnlessChanged(this.#context, route, args, clientRequestOf(extra, this.server));
+      return forwardUnlessChanged(this.#context, route, args, clientRequestOf(extra, this.server, this.#context));
     }
     if (OPTIMIZATION_TOOL_NAMES.has(name)) {
       return errorResult(
@@ -300,6 +334,21 @@ export class GatewaySession implements MetaToolSession {
       return errorResult(`${tool.name} failed unexpectedly: ${errorMessage(error)}`);
     }
   }
+}
+
+/** What equipping the saved toolset `name` (or `all`) selects; throws TOOLSET_NOT_FOUND for an unknown one. */
+export async function toolsetSelection(context: GatewayContext, name: string): Promise<Selection> {
+  if (name === ALL_TOOLSET) return { toolset: ALL_TOOLSET, toolIds: 'all' };
+  const toolset = await context.toolsets.get(name);
+  return { toolset: toolset.name, toolIds: toolset.tools, ...(toolset.prompts ? { promptIds: toolset.prompts } : {}) };
+}
+
+/** An empty exposed-tool registry built from the current catalog and server health. */
+export function newToolRegistry(context: GatewayContext): ToolRegistry {
+  return new ToolRegistry(
+    { catalog: () => context.catalog.current, isServerAvailable: (server) => context.isServerAvailable(server) },
+    context.naming,
+  );
 }
 
 /** The tools/list entries of the meta-tools, computed once. */

@@ -3,6 +3,8 @@
 // from stopping when idle; re-established when the server starts again), logging levels (each server gets the most verbose level any of
 // its sessions asked for), and the fan-out of downstream log messages, resource updates and
 // loadout's own events to the sessions that use each server, filtered by each session's level.
+// A 2026-07-28 session has no level of its own: a server's log messages go to its requests in
+// flight to that server, each at the level the request names in its `_meta` (none when it names none).
 import type { LoggingLevel, ServerNotification } from '@modelcontextprotocol/server';
 import { LoggingLevelSchema } from '@modelcontextprotocol/core';
 import type { CatalogStore, ResourceTarget } from '../catalog/index.js';
@@ -20,6 +22,16 @@ export interface HubMember {
   /** The servers the session uses now. */
   servers(): ReadonlySet<string>;
   /** Send a notification to the client (failures are the member's to log). */
+  send(notification: ServerNotification): void;
+  /** Whether the session speaks 2026-07-28, where log levels are per request, not per session. */
+  servesModernEra(): boolean;
+}
+
+/** A 2026-07-28 request in flight to a server, hearing that server's log messages at its level. */
+export interface RequestLogWatch {
+  /** The client session: a message goes to one of its requests, not to each. */
+  readonly owner: object;
+  readonly level: LoggingLevel;
   send(notification: ServerNotification): void;
 }
 
@@ -47,6 +59,10 @@ export class SessionHub {
   readonly #serverHolds = new Map<string, () => void>();
   /** The level last sent to each server. */
   readonly #serverLevels = new Map<string, LoggingLevel>();
+  /** Subscription key → its downstream subscription while the request is on its way. */
+  readonly #subscribing = new Map<string, Promise<void>>();
+  /** Server → the 2026-07-28 requests in flight to it that asked for its log messages. */
+  readonly #requestLogs = new Map<string, RequestLogWatch[]>();
 
   constructor(options: SessionHubOptions) {
     this.#options = options;
@@ -66,7 +82,9 @@ export class SessionHub {
 
   /**
    * Subscribe `member` to `target`, which its client calls `exposedUri`. The first subscriber
-   * subscribes downstream, through `subscribeDownstream` (the client's own forwarded request).
+   * subscribes downstream, through `subscribeDownstream` (the client's own forwarded request); the
+   * others wait for that. The member hears updates from the moment the request is sent: one the
+   * server sends right after its answer is read before the answer is.
    */
   async subscribe(
     member: HubMember,
@@ -76,21 +94,35 @@ export class SessionHub {
   ): Promise<void> {
     const key = subscriptionKey(target);
     const holders = this.#subscribers.get(key) ?? new Set();
-    if (holders.size === 0) {
+    this.#subscribers.set(key, holders);
+    holders.add(member);
+    this.#members.get(member)?.subscriptions.set(key, exposedUri);
+    let subscribed = this.#subscribing.get(key);
+    if (!subscribed && !this.#serverHolds.has(key)) {
       // A subscribed lazy server must stay up to send updates, however long no call uses it.
       const release = this.#options.pool.hold(target.server);
-      try {
-        await subscribeDownstream();
-      } catch (error) {
-        release();
-        throw error;
-      }
-      if (this.#serverHolds.has(key)) release();
-      else this.#serverHolds.set(key, release);
+      subscribed = subscribeDownstream().then(
+        () => {
+          // Every holder may have let go while the request was on its way.
+          if (this.#subscribers.get(key)?.size) this.#serverHolds.set(key, release);
+          else release();
+        },
+        (error: unknown) => {
+          release();
+          throw error;
+        },
+      );
+      this.#subscribing.set(key, subscribed);
+      void subscribed.finally(() => this.#subscribing.delete(key)).catch(() => undefined);
     }
-    holders.add(member);
-    this.#subscribers.set(key, holders);
-    this.#members.get(member)?.subscriptions.set(key, exposedUri);
+    try {
+      await subscribed;
+    } catch (error) {
+      this.#members.get(member)?.subscriptions.delete(key);
+      holders.delete(member);
+      if (holders.size === 0 && this.#subscribers.get(key) === holders) this.#subscribers.delete(key);
+      throw error;
+    }
   }
 
   /** Whether any session holds a subscription to a resource of `server`. */
@@ -109,6 +141,18 @@ export class SessionHub {
     const state = this.#members.get(member);
     if (state) state.level = level;
     await Promise.all([...member.servers()].map((server) => this.#applyLevel(server, false)));
+  }
+
+  /** Have `watch` hear `server`'s log messages until the returned function is called. */
+  watchRequestLogs(server: string, watch: RequestLogWatch): () => void {
+    const watches = this.#requestLogs.get(server) ?? [];
+    watches.push(watch);
+    this.#requestLogs.set(server, watches);
+    return () => {
+      const index = watches.indexOf(watch);
+      if (index >= 0) watches.splice(index, 1);
+      if (watches.length === 0 && this.#requestLogs.get(server) === watches) this.#requestLogs.delete(server);
+    };
   }
 
   /** Route a notification a downstream server sent (log messages and resource updates). */
@@ -144,7 +188,8 @@ export class SessionHub {
   async onServerConnected(server: string): Promise<void> {
     this.#serverLevels.delete(server);
     const uris = [...this.#subscribers]
-      .filter(([key, holders]) => holders.size > 0 && key.startsWith(`${server}\n`))
+      // A subscription still on its way (perhaps what started the server) is not made twice.
+      .filter(([key, holders]) => holders.size > 0 && key.startsWith(`${server}\n`) && !this.#subscribing.has(key))
       .map(([key]) => key.slice(server.length + 1));
     await Promise.all([
       this.#applyLevel(server, true),
@@ -172,10 +217,25 @@ export class SessionHub {
 
   #tell(server: string, level: LoggingLevel, notification: ServerNotification): void {
     const severity = SEVERITY.get(level) ?? 0;
+    this.#tellRequests(server, severity, notification);
     for (const [member, state] of this.#members) {
-      if (!member.servers().has(server)) continue;
+      if (member.servesModernEra() || !member.servers().has(server)) continue;
       if (severity < SEVERITY.get(state.level ?? DEFAULT_SESSION_LOG_LEVEL)!) continue;
       member.send(notification);
+    }
+  }
+
+  // JSON-RPC does not say which request a log message belongs to: each client session with
+  // requests in flight to the server hears it once, on its latest request whose level admits it.
+  #tellRequests(server: string, severity: number, notification: ServerNotification): void {
+    const watches = this.#requestLogs.get(server);
+    if (!watches) return;
+    const told = new Set<object>();
+    for (let index = watches.length - 1; index >= 0; index--) {
+      const watch = watches[index]!;
+      if (told.has(watch.owner) || severity < SEVERITY.get(watch.level)!) continue;
+      told.add(watch.owner);
+      watch.send(notification);
     }
   }
 

@@ -73,23 +73,41 @@ describe('bench setups', () => {
 describe('npm run bench -- --quick', () => {
   it('runs warm start and equip/search end to end: no children at start, one list_changed per equip', async () => {
     const rows = await runBench({ quick: true, only: ['warm-start', 'equip-search'] });
-    expect(rows.map((row) => row.id)).toEqual(['2a', '2b', '4a', '4b', '5a', '5b']);
+    expect(rows.map((row) => row.id)).toEqual(['2a', '2b', '2a′', '2b′', '4a', '4b', '5a', '5b']);
     for (const row of rows) {
       for (const value of Object.values(row.values)) expect(Number.isFinite(value)).toBe(true);
     }
-    expect(rows.filter((row) => row.id.startsWith('2')).map((row) => row.values.maxChildren)).toEqual([0, 0]);
+    expect(rows.filter((row) => row.id.startsWith('2')).map((row) => row.values.maxChildren)).toEqual([0, 0, 0, 0]);
     expect(rows.filter((row) => row.id.startsWith('4')).map((row) => row.values.oneNotificationEach)).toEqual([1, 1]);
   }, 180_000);
 
-  it('runs forwarding over stdio and HTTP, then leaves no gateway, fixture or session process behind', async () => {
+  it('runs forwarding over stdio in both eras and HTTP, then leaves no gateway, fixture or session process behind', async () => {
     const rows = await runBench({ quick: true, only: ['forwarding'] });
-    expect(rows.map((row) => row.id)).toEqual(['1a', '1b', '1c', '1d', '1d', '1e', '1f']);
-    expect(rows.slice(3).map((row) => row.figure)).toEqual([
+    expect(rows.map((row) => row.id)).toEqual([
+      '1a',
+      '1b',
+      '1c',
+      '1d',
+      '1d',
+      '1e',
+      '1f',
+      '1a′',
+      '1b′',
+      '1c′',
+      '1d′',
+      '1e′',
+      '1f′',
+      '1h',
+      '1i',
+    ]);
+    expect(rows.slice(3, 7).map((row) => row.figure)).toEqual([
       '8 concurrent callers, calls/s (stdio)',
       '8 concurrent callers, calls/s (http, 8 sessions)',
       'CPU per call in the middle process, sequential (stdio)',
       'CPU per call in the middle process, 8 concurrent callers (stdio)',
     ]);
+    // The 2026-07-28 rows name the era loadout reached the serveStdio echo server in.
+    expect(rows[7]!.figure).toMatch(/2026-07-28 client; loadout → server in (2025 \(initialize\)|2026-07-28)\)$/);
     for (const row of rows) {
       for (const value of Object.values(row.values)) expect(Number.isFinite(value)).toBe(true);
     }

@@ -13,7 +13,7 @@ interface ServeOptions {
   http?: boolean;
   host: string;
   port: number;
-  token?: string;
+  token: string[];
   allowOrigin: string[];
   maxBodyMb: number;
   sessionIdleMinutes: number;
@@ -34,7 +34,11 @@ export function registerServe(program: Command): void {
       numberOption('port', (n) => Number.isInteger(n) && n >= 0 && n <= 65_535, 'a whole number from 0 to 65535'),
       7077,
     )
-    .addOption(new Option('--token <token>', 'HTTP: bearer token every request must carry').default(undefined, '$LOADOUT_TOKEN'))
+    .addOption(
+      new Option('--token <token>', 'HTTP: bearer token every request must carry (repeatable: each one has its own equipped toolset)')
+        .argParser(collect)
+        .default([], '$LOADOUT_TOKEN'),
+    )
     .option('--allow-origin <origin>', 'HTTP: also accept requests from this browser origin (repeatable)', collect, [])
     .option(
       '--max-body-mb <mb>',
@@ -56,15 +60,16 @@ export function registerServe(program: Command): void {
     )
     .action(async (options: ServeOptions, command: Command) => {
       const { paths, logger } = commandEnvironment(command);
-      const token = options.token || process.env.LOADOUT_TOKEN || undefined;
-      if (options.http) assertSafeBind(options.host, token);
+      const given = options.token.filter((token) => token !== '');
+      const tokens = given.length > 0 ? given : process.env.LOADOUT_TOKEN ? [process.env.LOADOUT_TOKEN] : [];
+      if (options.http) assertSafeBind(options.host, tokens[0]);
       await importOnFirstRun(paths);
       const gateway = await createGateway({ paths, logger, equip: options.equip });
       const http = options.http
         ? await serveHttp(gateway, {
             host: options.host,
             port: options.port,
-            token,
+            tokens,
             allowedOrigins: options.allowOrigin,
             maxBodyBytes: Math.round(options.maxBodyMb * 1024 * 1024),
             sessionIdleMs: options.sessionIdleMinutes * 60_000,
@@ -92,7 +97,7 @@ export function registerServe(program: Command): void {
       process.on('SIGINT', () => void stop('SIGINT'));
       process.on('SIGTERM', () => void stop('SIGTERM'));
       if (http) {
-        printNote(`serving MCP at ${http.url}${token ? ' (bearer token required)' : ''}`);
+        printNote(`serving MCP at ${http.url}${tokens.length > 0 ? ' (bearer token required)' : ''}`);
         return;
       }
       const notice = terminalNotice(process.stdin.isTTY);

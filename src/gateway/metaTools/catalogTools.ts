@@ -108,7 +108,7 @@ export const callTool = defineMetaTool({
   example: { tool: 'memory.read_graph', arguments: {} },
   async run(args, { gateway, session, extra }) {
     const equipped = (await session.settledSnapshot()).routes.get(args.tool);
-    if (equipped) return forwardUnlessChanged(gateway, equipped, args.arguments, clientRequestOf(extra, session.server));
+    if (equipped) return forwardUnlessChanged(gateway, equipped, args.arguments, clientRequestOf(extra, session.server, gateway));
     await gateway.ready();
     let catalog = gateway.catalog.current;
     let tool = resolveCatalogName(catalog, args.tool, gateway.naming);
@@ -125,7 +125,7 @@ export const callTool = defineMetaTool({
       gateway,
       { server: tool.server, tool: tool.name, id: tool.id },
       args.arguments,
-      clientRequestOf(extra, session.server),
+      clientRequestOf(extra, session.server, gateway),
     );
   },
 });

@@ -1,0 +1,38 @@
+// A call waiting for its client's input: kept under an unguessable state for one retry of the
+// same call, dropped (its downstream request cancelled) when no retry comes in time.
+import { describe, expect, it } from 'vitest';
+import pino from 'pino';
+import { InputRounds, RoundTripCall, UnknownRequestStateError } from './inputRounds.js';
+
+const elicit = {
+  method: 'elicitation/create',
+  params: { message: 'Proceed?', requestedSchema: { type: 'object', properties: {} } },
+} as const;
+
+describe('InputRounds', () => {
+  it('hands a parked call to one retry of the same call, and answers its request with the client’s response', async () => {
+    const rounds = new InputRounds(pino({ level: 'silent' }));
+    const call = new RoundTripCall('srv.tool');
+    const answered = call.ask(elicit, new AbortController().signal);
+    expect(await call.next()).toBe('asked');
+    const [key] = Object.keys(call.inputRequests());
+    const state = rounds.park(call, 60_000);
+    expect(() => rounds.take(state, 'srv.other')).toThrow(UnknownRequestStateError);
+    expect(rounds.take(state, 'srv.tool')).toBe(call);
+    expect(() => rounds.take(state, 'srv.tool')).toThrow(/unknown or expired/);
+    call.answer({ [key!]: { action: 'accept', content: { ok: true } } });
+    await expect(answered).resolves.toEqual({ action: 'accept', content: { ok: true } });
+    rounds.close();
+  });
+
+  it('drops a call nobody retries in time: its request is refused and its downstream request cancelled', async () => {
+    const rounds = new InputRounds(pino({ level: 'silent' }));
+    const call = new RoundTripCall('srv.tool');
+    const answered = call.ask(elicit, new AbortController().signal);
+    call.inputRequests();
+    const state = rounds.park(call, 10);
+    await expect(answered).rejects.toThrow(/did not answer within/);
+    expect(call.cancellation.cancelled).toBe(true);
+    expect(() => rounds.take(state, 'srv.tool')).toThrow(UnknownRequestStateError);
+  });
+});

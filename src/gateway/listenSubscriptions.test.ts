@@ -1,0 +1,38 @@
+// The listen watch on one end of a linked pair: it passes every message on, and holds a resource
+// while at least one open listen stream names it.
+import { InMemoryTransport, type JSONRPCMessage } from '@modelcontextprotocol/server';
+import { describe, expect, it } from 'vitest';
+import { ListenSubscriptions } from './listenSubscriptions.js';
+
+async function wire() {
+  const [gatewayEnd, clientEnd] = InMemoryTransport.createLinkedPair();
+  const changes: string[] = [];
+  const passed: JSONRPCMessage[] = [];
+  const watch = new ListenSubscriptions(gatewayEnd, {
+    hold: (uri) => changes.push(`hold ${uri}`),
+    release: (uri) => changes.push(`release ${uri}`),
+  });
+  watch.onmessage = (message) => passed.push(message);
+  await watch.start();
+  await clientEnd.start();
+  const listen = (id: string, resourceSubscriptions: string[]) =>
+    clientEnd.send({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params: { notifications: { resourceSubscriptions } } });
+  const cancel = (requestId: string) => clientEnd.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId } });
+  return { changes, passed, listen, cancel };
+}
+
+describe('ListenSubscriptions', () => {
+  it('holds a resource from the first stream naming it to the close of the last, passing every message on', async () => {
+    const { changes, passed, listen, cancel } = await wire();
+    await listen('a', ['r://one', 'r://two']);
+    await listen('b', ['r://two']);
+    expect(changes).toEqual(['hold r://one', 'hold r://two']);
+    await cancel('a');
+    expect(changes).toEqual(['hold r://one', 'hold r://two', 'release r://one']);
+    await cancel('b');
+    await cancel('b');
+    await cancel('unknown');
+    expect(changes).toEqual(['hold r://one', 'hold r://two', 'release r://one', 'release r://two']);
+    expect(passed).toHaveLength(6);
+  });
+});

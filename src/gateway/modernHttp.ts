@@ -1,0 +1,90 @@
+// The 2026-07-28 side of `serve --http`: requests that need no session, each served by the SDK's
+// per-request handler (createMcpHandler, legacy: 'reject'). There is one handler per equipped set
+// served: each principal's on /mcp, each toolset's on /mcp/toolsets/NAME (principalToolsets.ts),
+// with that set's change bus, so a subscriptions/listen stream hears only of its own set.
+import { PROTOCOL_VERSION_META_KEY, createMcpHandler, isInitializeRequest, isLegacyRequest } from '@modelcontextprotocol/server';
+import type { McpHttpHandler } from '@modelcontextprotocol/server';
+import type { NodeMcpRequestHandler } from '@modelcontextprotocol/node';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from '../shared/index.js';
+import { ALL_TOOLSET } from '../toolsets/index.js';
+import type { Gateway } from './createGateway.js';
+import { bearerToken } from './httpGuard.js';
+import { principalOfToken, type RequestScope } from './principalToolsets.js';
+
+/** Options of modernEndpoints. */
+interface ModernOptions {
+  /** The bearer tokens the guard accepts; none: every request is the local principal's. */
+  tokens: readonly string[];
+  maxBodyBytes: number;
+  logger: Logger;
+}
+
+/** The modern handlers of one HTTP gateway. */
+export interface ModernEndpoints {
+  /** Whether a POST with no session id is a 2026-07-28 request (the SDK's classification). */
+  isModern(req: IncomingMessage, body: unknown): Promise<boolean>;
+  /** Serve a modern request on /mcp, with its principal's set (the guard has checked its token). */
+  servePrincipal(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void>;
+  /** Serve a modern request on /mcp/toolsets/`toolset` (TOOLSET_NOT_FOUND for an unknown toolset, before anything is served). */
+  serveToolset(req: IncomingMessage, res: ServerResponse, body: unknown, toolset: string): Promise<void>;
+  /** End every request under way. */
+  close(): Promise<void>;
+}
+
+/** The modern endpoints of `gateway`; `nodeModule` is @modelcontextprotocol/node, loaded by the caller. */
+export function modernEndpoints(
+  gateway: Gateway,
+  nodeModule: typeof import('@modelcontextprotocol/node'),
+  options: ModernOptions,
+): ModernEndpoints {
+  const { toNodeHandler, toWebRequest } = nodeModule;
+  const handlers = new Map<string, { handler: McpHttpHandler; serve: NodeMcpRequestHandler }>();
+  const handlerOf = (scope: RequestScope): NodeMcpRequestHandler => {
+    const key = keyOf(scope);
+    let modern = handlers.get(key);
+    if (!modern) {
+      const handler = createMcpHandler(() => gateway.requestServer(scope), {
+        legacy: 'reject',
+        bus: gateway.requestBus(scope),
+        maxRequestBodySize: options.maxBodyBytes,
+        onerror: (error) => options.logger.debug({ err: error.message }, 'modern request refused or failed'),
+      });
+      modern = { handler, serve: toNodeHandler(handler, { maxRequestBodySize: options.maxBodyBytes }) };
+      handlers.set(key, modern);
+    }
+    return modern.serve;
+  };
+
+  return {
+    async isModern(req, body) {
+      if (isInitializeRequest(body)) return false;
+      // One carrying the envelope is modern by definition; the full classification (a web Request
+      // built from the body) is left for the rest.
+      return carriesEnvelope(body) || !(await isLegacyRequest(await toWebRequest(req, body), body));
+    },
+    servePrincipal(req, res, body) {
+      const principal = principalOfToken(options.tokens.length > 0 ? bearerToken(req.headers.authorization) : undefined);
+      return handlerOf({ kind: 'principal', principal })(req, res, body);
+    },
+    async serveToolset(req, res, body, toolset) {
+      const scope: RequestScope = { kind: 'toolset', toolset };
+      // Checked once: a toolset deleted later is served empty, and saved again, served again.
+      if (!handlers.has(keyOf(scope)) && toolset !== ALL_TOOLSET) await gateway.context.toolsets.get(toolset);
+      return handlerOf(scope)(req, res, body);
+    },
+    async close() {
+      await Promise.allSettled([...handlers.values()].map((modern) => modern.handler.close()));
+    },
+  };
+}
+
+function keyOf(scope: RequestScope): string {
+  return scope.kind === 'principal' ? `principal ${scope.principal}` : `toolset ${scope.toolset}`;
+}
+
+// Whether a message claims the 2026-07-28 era the way its requests do: the protocol version in `_meta`.
+function carriesEnvelope(body: unknown): boolean {
+  const meta = (body as { params?: { _meta?: unknown } } | undefined)?.params?._meta;
+  return typeof meta === 'object' && meta !== null && PROTOCOL_VERSION_META_KEY in meta;
+}

@@ -1,0 +1,231 @@
+// Modern (2026-07-28) HTTP needs no session: two `loadout serve --http` processes on one config
+// and data dir, behind a relay that sends each request to the other process in turn, serve one
+// negotiating SDK client through discovery, build, equip, a subscriptions/listen stream and calls,
+// with no stickiness. The equipped set belongs to the caller's bearer token (its principal);
+// 2025-era sessions live in one process, so they need sticky routing.
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { readFile, readdir } from 'node:fs/promises';
+import { createServer, request, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fixture, makeTempDirs, nodeServer, textOf, trackListChanged, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
+import { startHttpGateway, type ListeningProcess } from '../helpers/http.js';
+
+/** A round-robin reverse proxy: each request goes to the next upstream, its response streamed back. */
+interface Relay {
+  url: string;
+  /** Upstream index (0 or 1) that served each request, with its Mcp-Method header. */
+  served: Array<{ upstream: number; method: string | undefined; name: string | undefined }>;
+  /** The upstream the next request will go to. */
+  readonly next: number;
+  close(): Promise<void>;
+}
+
+async function startRelay(upstreams: readonly string[]): Promise<Relay> {
+  let turn = 0;
+  const served: Relay['served'] = [];
+  const server: Server = createServer((req, res) => {
+    const upstream = turn++ % upstreams.length;
+    const target = new URL(upstreams[upstream]!);
+    served.push({ upstream, method: header(req, 'mcp-method'), name: header(req, 'mcp-name') });
+    // The Host header names the upstream, as a reverse proxy sets it (loadout checks Host against its own address).
+    const forwarded = request(
+      { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, host: target.host } },
+      (upstreamRes) => {
+        res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.headers);
+        upstreamRes.pipe(res);
+      },
+    );
+    forwarded.on('error', () => res.destroy());
+    res.on('close', () => forwarded.destroy());
+    req.pipe(forwarded);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
+    served,
+    get next() {
+      return turn % upstreams.length;
+    },
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** A bare 2026-07-28 server/discover POST to `url`. */
+function postDiscover(url: string, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'server/discover',
+      params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } },
+    }),
+  });
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** A client that negotiates the era (it ends up modern against loadout) through `url`. */
+async function modernClient(url: string, token?: string): Promise<Client> {
+  const headers: Record<string, string> = token ? { Authorization: `Bearer ${token}` } : {};
+  const client = new Client({ name: 'stateless-test', version: '1.0.0' }, { capabilities: {}, versionNegotiation: { mode: 'auto' } });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+  return client;
+}
+
+async function listedNames(client: Client): Promise<string[]> {
+  return (await client.listTools(undefined, { cacheMode: 'bypass' })).tools.map((tool) => tool.name);
+}
+
+describe('modern HTTP across two loadout processes', () => {
+  let dirs: TempDirs;
+  let gateways: ListeningProcess[] = [];
+  let relay: Relay | undefined;
+  const clients: Client[] = [];
+
+  beforeEach(async () => {
+    dirs = await makeTempDirs();
+    await writeServersYaml(dirs.configDir, { echo: nodeServer(fixture('echo')) });
+  });
+
+  afterEach(async () => {
+    await Promise.allSettled(clients.splice(0).map((client) => client.close()));
+    await relay?.close();
+    await Promise.allSettled(gateways.map((gateway) => gateway.close()));
+    gateways = [];
+    await dirs.cleanup();
+  });
+
+  const startTwo = async (args: string[] = []): Promise<Relay> => {
+    gateways = await Promise.all([startHttpGateway(dirs, args), startHttpGateway(dirs, args)]);
+    relay = await startRelay(gateways.map((gateway) => gateway.url));
+    return relay;
+  };
+
+  // Sends a cheap request when the next one would go to `upstream`, so the one after goes to the other.
+  const steerAwayFrom = async (client: Client, upstream: number): Promise<void> => {
+    if (relay!.next === upstream) await client.listTools(undefined, { cacheMode: 'bypass' });
+  };
+
+  it('serves discover, build, equip, listen and calls with each request on the other process', async () => {
+    const relay = await startTwo();
+    const client = await modernClient(relay.url);
+    clients.push(client);
+    expect(client.getProtocolEra()).toBe('modern');
+    const listChanged = trackListChanged(client, false);
+
+    const subscription = await client.listen({ toolsListChanged: true });
+    expect(subscription.honoredFilter).toMatchObject({ toolsListChanged: true });
+    const listenedOn = relay.served.find((entry) => entry.method === 'subscriptions/listen')!.upstream;
+
+    const found = await client.callTool({ name: 'discover-all-tools', arguments: { query: 'echo' } });
+    expect(textOf(found)).toContain('echo.echo');
+    const built = await client.callTool({ name: 'build-toolset', arguments: { name: 'talk', tools: ['echo.echo'] } });
+    expect(built.isError).toBeFalsy();
+
+    // The equip goes to the process the listen stream is not on: the notice must cross processes.
+    await steerAwayFrom(client, listenedOn);
+    const equipped = await client.callTool({ name: 'equip-toolset', arguments: { name: 'talk' } });
+    expect(equipped.isError, textOf(equipped)).toBeFalsy();
+    const equipServedBy = relay.served.findLast((entry) => entry.name === 'equip-toolset')!.upstream;
+    expect(equipServedBy).not.toBe(listenedOn);
+    await listChanged.waitFor(1);
+
+    // Both processes list and call the equipped tool, whichever gets the request.
+    for (let round = 0; round < 2; round++) expect(await listedNames(client)).toContain('echo_echo');
+    for (let round = 0; round < 2; round++) {
+      expect(textOf(await client.callTool({ name: 'echo_echo', arguments: { text: `hello ${round}` } }))).toBe(`hello ${round}`);
+    }
+    const servedBy = (method: string) => new Set(relay.served.filter((entry) => entry.method === method).map((entry) => entry.upstream));
+    expect(servedBy('tools/list')).toEqual(new Set([0, 1]));
+    expect(new Set(relay.served.filter((entry) => entry.name === 'echo_echo').map((entry) => entry.upstream))).toEqual(new Set([0, 1]));
+    expect(relay.served.some((entry) => entry.method === 'initialize')).toBe(false);
+    await subscription.close();
+
+    // A 2025-era session lives in the process that started it: through a relay with no stickiness it breaks.
+    const legacy = new Client({ name: 'legacy-test', version: '1.0.0' }, { capabilities: {} });
+    const legacyUse = legacy.connect(new StreamableHTTPClientTransport(new URL(relay.url))).then(() => legacy.listTools());
+    await expect(legacyUse).rejects.toThrow(/Session not found/);
+    await legacy.close();
+  });
+
+  it('serves one toolset, always, at /mcp/toolsets/NAME, telling listeners when it is saved again by another process', async () => {
+    const relay = await startTwo();
+    const main = await modernClient(relay.url);
+    clients.push(main);
+    const built = await main.callTool({ name: 'build-toolset', arguments: { name: 'talk', tools: ['echo.echo'] } });
+    expect(built.isError, textOf(built)).toBeFalsy();
+
+    const endpoint = relay.url.replace(/\/mcp$/, '/mcp/toolsets/talk');
+    const fixed = await modernClient(endpoint);
+    clients.push(fixed);
+    expect(fixed.getProtocolEra()).toBe('modern');
+    const listed = await listedNames(fixed);
+    expect(listed).toContain('echo_echo');
+    expect(listed).toContain('discover-all-tools');
+    expect(listed).not.toContain('equip-toolset');
+    expect(textOf(await fixed.callTool({ name: 'echo_echo', arguments: { text: 'fixed' } }))).toBe('fixed');
+    const refused = await fixed.callTool({ name: 'build-toolset', arguments: { name: 'other', tools: ['echo.add'], equip: true } });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toContain("always serves toolset 'talk'");
+
+    const listChanged = trackListChanged(fixed, false);
+    await fixed.listen({ toolsListChanged: true });
+    const listenedOn = relay.served.findLast((entry) => entry.method === 'subscriptions/listen')!.upstream;
+    await steerAwayFrom(main, listenedOn);
+    await main.callTool({ name: 'build-toolset', arguments: { name: 'talk', tools: ['echo.echo', 'echo.add'] } });
+    await listChanged.waitFor(1);
+    for (let round = 0; round < 2; round++) expect(await listedNames(fixed)).toEqual(expect.arrayContaining(['echo_echo', 'echo_add']));
+    // The /mcp client's own set did not change.
+    expect(await listedNames(main)).not.toContain('echo_echo');
+
+    const unknown = await postDiscover(relay.url.replace(/\/mcp$/, '/mcp/toolsets/nope'));
+    expect(unknown.status).toBe(404);
+    expect(await unknown.text()).toContain("Toolset 'nope' not found");
+    const legacy = new Client({ name: 'legacy-test', version: '1.0.0' }, { capabilities: {} });
+    await expect(legacy.connect(new StreamableHTTPClientTransport(new URL(endpoint)))).rejects.toThrow(/2026-07-28 requests only/);
+  });
+
+  it('keeps a separate equipped set per bearer token, stores no token, and answers a wrong token 401', async () => {
+    const relay = await startTwo(['--token', 'alpha-secret', '--token', 'beta-secret']);
+    const refused = await postDiscover(relay.url, { Authorization: 'Bearer wrong' });
+    expect(refused.status).toBe(401);
+    await expect(modernClient(relay.url, 'wrong')).rejects.toThrow();
+
+    const alpha = await modernClient(relay.url, 'alpha-secret');
+    const beta = await modernClient(relay.url, 'beta-secret');
+    clients.push(alpha, beta);
+    expect(alpha.getProtocolEra()).toBe('modern');
+    const built = await alpha.callTool({ name: 'build-toolset', arguments: { name: 'talk', tools: ['echo.echo'], equip: true } });
+    expect(built.isError, textOf(built)).toBeFalsy();
+    const denied = await beta.callTool({ name: 'echo_echo', arguments: { text: 'x' } });
+    expect(denied.isError).toBe(true);
+    const betaBuilt = await beta.callTool({ name: 'build-toolset', arguments: { name: 'sums', tools: ['echo.add'], equip: true } });
+    expect(betaBuilt.isError, textOf(betaBuilt)).toBeFalsy();
+
+    for (let round = 0; round < 2; round++) {
+      const [alphaTools, betaTools] = [await listedNames(alpha), await listedNames(beta)];
+      expect(alphaTools).toContain('echo_echo');
+      expect(alphaTools).not.toContain('echo_add');
+      expect(betaTools).toContain('echo_add');
+      expect(betaTools).not.toContain('echo_echo');
+    }
+
+    const principalsDir = path.join(dirs.dataDir, 'principals');
+    const files = await readdir(principalsDir);
+    expect(files.filter((file) => file.endsWith('.json'))).toHaveLength(2);
+    for (const file of files.filter((name) => name.endsWith('.json'))) {
+      expect(file).not.toMatch(/secret/);
+      expect(await readFile(path.join(principalsDir, file), 'utf8')).not.toMatch(/secret/);
+    }
+  });
+});
