@@ -129,6 +129,11 @@ export class CatalogStore {
     options.pool.onEvent((event) => {
       if (event.type === 'configured') this.#replace();
     });
+    // A server's start skips the era probe when the cache knows the era it spoke last.
+    options.pool.useEraMemory(async (server) => {
+      await this.ensureLoaded();
+      return this.#definitions.all[server]?.era;
+    });
   }
 
   /** The catalog now. */
@@ -292,7 +297,8 @@ export class CatalogStore {
     this.#discovering.add(server);
     try {
       const stamp = this.#definitions.stamp();
-      const definitions = await pool.listDefinitions(server, { signal: AbortSignal.timeout(timeoutMs), timeoutMs });
+      // Discovery learns the server afresh, its era too (a legacy server may have been upgraded).
+      const definitions = await pool.listDefinitions(server, { signal: AbortSignal.timeout(timeoutMs), timeoutMs, probeEra: true });
       this.#record(server, definitions, stamp);
       const { listFailures } = definitions;
       return { server, ok: true, toolCount: definitions.tools.length, ms: ms(), ...(listFailures ? { listFailures } : {}) };

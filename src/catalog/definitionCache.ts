@@ -5,7 +5,7 @@
 import type { Prompt, Resource, ResourceTemplateType, ServerCapabilities, Tool } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { readTextIfExists, updateTextFile } from '../config/index.js';
-import type { ListFailures, ServerAbout } from '../downstream/index.js';
+import { EraVerdictSchema, type EraVerdict, type ListFailures, type ServerAbout } from '../downstream/index.js';
 import { LoadoutError, errorMessage } from '../shared/index.js';
 import { rememberToolHash, toolHash } from './toolHash.js';
 
@@ -42,6 +42,8 @@ const CachedServerSchema = z.looseObject({
   capabilities: z.custom<ServerCapabilities>((value) => typeof value === 'object' && value !== null).optional(),
   about: z.custom<ServerAbout>((value) => typeof value === 'object' && value !== null).optional(),
   listFailures: z.partialRecord(z.enum(['prompts', 'resources', 'resourceTemplates']), z.string()).optional(),
+  // Only saves a probe: an era that does not parse is forgotten, not a reason to rediscover everything.
+  era: EraVerdictSchema.optional().catch(undefined),
   /** toolHash of each tool by name, stored so a warm start need not hash every definition. */
   hashes: ToolHashesSchema.optional(),
 });
@@ -63,6 +65,8 @@ export interface CachedServerTools {
   about?: ServerAbout;
   /** Lists it declared but failed to answer at its last listing, with why (the list cached before, if any, stays). */
   listFailures?: ListFailures;
+  /** The MCP era its last connection negotiated, so the next start need not probe. */
+  era?: EraVerdict;
 }
 
 /** A change of one server's entry (`undefined`: no entry), applied to what the file holds then. */

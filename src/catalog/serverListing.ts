@@ -32,6 +32,8 @@ export function applyListing(entry: CachedServerTools | undefined, listing: Serv
     else delete next.capabilities;
     if (definitions.about) next.about = definitions.about;
     else delete next.about;
+    if (definitions.era) next.era = definitions.era;
+    else delete next.era;
   }
   const failures: ListFailures = { ...next.listFailures };
   for (const list of OPTIONAL_LISTS) {

@@ -27,12 +27,24 @@ import {
   isLoadoutError,
   lazySchemaValidator,
   settleWithin,
+  untilAborted,
   type Logger,
 } from '../shared/index.js';
 import type { ChildProcessTransport } from './childProcessTransport.js';
+import {
+  ERA_PROBE_TIMEOUT_MS,
+  isEraRefusal,
+  priorDiscovery,
+  refusesProtocolVersion,
+  usableVerdict,
+  verdictOf,
+  type EraVerdict,
+  type ProtocolEra,
+} from './era.js';
 import type { RelayedRequest } from './inFlightCallers.js';
 import { maskValues, type MaskedValue } from './stderrTail.js';
 import { StoredOAuthProvider, needsAuthorizationError, oauthTargetOf } from './oauthProvider.js';
+import { ModernRequests, fromListen } from './modernRequests.js';
 import { RequestLayer, type RequestOptions } from './requestLayer.js';
 
 /** The lists a server may declare beside its tools; each one may fail without the others. */
@@ -53,6 +65,8 @@ export interface ServerDefinitions {
   capabilities?: ServerCapabilities;
   /** What the server said about itself at its handshake (serverInfo title/description, instructions). */
   about?: ServerAbout;
+  /** The era the connection negotiated, for the next start to skip the probe. */
+  era?: EraVerdict;
   listFailures?: ListFailures;
 }
 
@@ -105,6 +119,19 @@ const SESSION_END_WAIT_MS = 2000;
 /** Capabilities loadout declares to downstream servers (requests are relayed to the calling client). */
 export const CLIENT_CAPABILITIES = { sampling: {}, elicitation: { form: {}, url: {} } };
 
+/** Options of DownstreamConnection.open. */
+interface OpenOptions extends ConnectionHooks {
+  logger: Logger;
+  env?: NodeJS.ProcessEnv;
+  signal?: AbortSignal;
+  /** Aborted when loadout stops; a stdio child is then ended within about a second. */
+  shutdown?: AbortSignal;
+  timeoutMs?: number;
+  oauthDir?: string;
+  /** The era a previous start found: trusted (while fresh) instead of probing again. */
+  era?: EraVerdict;
+}
+
 /** A started client connection to one downstream server. */
 export class DownstreamConnection {
   readonly #server: string;
@@ -115,28 +142,85 @@ export class DownstreamConnection {
   /** The server no longer knows this connection's session (it restarted): there is nothing to end. */
   #sessionLost = false;
   #closed: Promise<void> | undefined;
+  /** The era negotiated (or taken from the cache) and when it was found. */
+  readonly eraVerdict: EraVerdict;
+  /** A modern server's requests; undefined for a legacy one. */
+  readonly #modern: ModernRequests | undefined;
+  /** Opened from a cached modern verdict and not answered yet: a refusal then means the verdict is stale. */
+  #unconfirmed: boolean;
 
-  private constructor(server: string, client: Client, layer: RequestLayer, usesOAuth: boolean) {
+  private constructor(
+    server: string,
+    client: Client,
+    layer: RequestLayer,
+    usesOAuth: boolean,
+    verdict: EraVerdict,
+    modern: { logger: Logger; relay: NonNullable<ConnectionHooks['onRelayedRequest']>; unconfirmed: boolean },
+  ) {
     this.#server = server;
     this.#usesOAuth = usesOAuth;
     this.#client = client;
     this.#layer = layer;
+    this.eraVerdict = verdict;
+    this.#unconfirmed = modern.unconfirmed;
+    if (verdict.era === 'modern') {
+      this.#modern = new ModernRequests({
+        server,
+        client,
+        layer,
+        clientInfo: CLIENT_INFO,
+        capabilities: CLIENT_CAPABILITIES,
+        relay: modern.relay,
+        logger: modern.logger,
+      });
+    }
   }
 
-  /** Spawn or connect to `config` and complete the MCP handshake; `hooks` hear what the server does. */
-  static async open(
+  /** The protocol era spoken with the server. */
+  get era(): ProtocolEra {
+    return this.eraVerdict.era;
+  }
+
+  /**
+   * Spawn or connect to `config` and open the connection in the era the server speaks (probed, or
+   * taken from `options.era` while fresh); `hooks` hear what the server does.
+   */
+  static async open(serverName: string, config: ServerConfig, options: OpenOptions): Promise<DownstreamConnection> {
+    const prior = usableVerdict(options.era);
+    const timeoutMs = options.timeoutMs ?? config.timeout_seconds * 1000;
+    // A stdio server silent on the probe for a few seconds is taken for a legacy one; over HTTP,
+    // silence is an outage, so the probe may take the whole start.
+    const probeTimeoutMs = config.type === 'stdio' ? Math.min(ERA_PROBE_TIMEOUT_MS, timeoutMs) : timeoutMs;
+    try {
+      return await DownstreamConnection.#open(serverName, config, options, { prior, probeTimeoutMs });
+    } catch (error) {
+      const cause = (error as Error).cause;
+      const probed = config.type === 'stdio' && prior === undefined && !options.signal?.aborted;
+      if (!probed || !isLoadoutError(error, 'SERVER_START_FAILED') || isTimeout(cause)) throw error;
+      if (refusesProtocolVersion(cause)) {
+        // A modern-only server slow to start (npx) answered the probe too late and refused the
+        // initialize that followed: it is asked again, with the whole start to answer.
+        options.logger.debug({ err: errorMessage(error) }, 'the server refused the 2025 era; probing it again');
+        return DownstreamConnection.#open(serverName, config, options, { probeTimeoutMs: timeoutMs });
+      }
+      // A stdio server that exits or errs on the probe (an SDK that ends on any request before
+      // initialize) is a legacy one: it is started afresh and spoken to without a probe.
+      options.logger.debug({ err: errorMessage(error) }, 'the era probe failed; starting the server again in the 2025 era');
+      return DownstreamConnection.#open(serverName, config, options, {
+        prior: { era: 'legacy', checkedAt: new Date().toISOString() },
+        probeTimeoutMs,
+      });
+    }
+  }
+
+  static async #open(
     serverName: string,
     config: ServerConfig,
-    // shutdown: aborted when loadout stops; a stdio child is then ended within about a second.
-    options: {
-      logger: Logger;
-      env?: NodeJS.ProcessEnv;
-      signal?: AbortSignal;
-      shutdown?: AbortSignal;
-      timeoutMs?: number;
-      oauthDir?: string;
-    } & ConnectionHooks,
+    options: OpenOptions,
+    // prior: the era to start in without a probe; probeTimeoutMs: how long the probe may take, if there is one.
+    start: { prior?: EraVerdict; probeTimeoutMs: number },
   ): Promise<DownstreamConnection> {
+    const { prior } = start;
     const env = options.env ?? process.env;
     const masked = maskedValues(config, env);
     const transport = await createTransport(serverName, config, {
@@ -147,9 +231,19 @@ export class DownstreamConnection {
       masked,
     });
     const usesOAuth = options.oauthDir !== undefined && oauthSettingsOf(config) !== undefined;
-    const layer = new RequestLayer(transport, config.timeout_seconds * 1000, { onNotification: options.onNotification });
+    const layer = new RequestLayer(transport, config.timeout_seconds * 1000, {
+      onNotification: (notification) => {
+        const heard = fromListen(notification);
+        if (heard) options.onNotification?.(heard);
+      },
+    });
+    const timeoutMs = options.timeoutMs ?? config.timeout_seconds * 1000;
     const { Client } = await import('@modelcontextprotocol/client');
-    const client = new Client(CLIENT_INFO, { capabilities: CLIENT_CAPABILITIES, jsonSchemaValidator: lazySchemaValidator() });
+    const client = new Client(CLIENT_INFO, {
+      capabilities: CLIENT_CAPABILITIES,
+      jsonSchemaValidator: lazySchemaValidator(),
+      versionNegotiation: { mode: 'auto', probe: { timeoutMs: start.probeTimeoutMs } },
+    });
     const relay = options.onRelayedRequest ?? refuseRelayedRequest;
     // The upstream client's answer goes back as it came; the Client checks it against the method's result schema.
     client.setRequestHandler('sampling/createMessage', (request, ctx) => relay(request, ctx.mcpReq.signal) as Promise<CreateMessageResult>);
@@ -168,9 +262,14 @@ export class DownstreamConnection {
       // streamable-HTTP session is checked by the next request instead (its 404 is retried).
       if (connection && isSseStreamError(error)) connection.#loseSession();
     };
-    const timeoutMs = options.timeoutMs ?? config.timeout_seconds * 1000;
     try {
-      await client.connect(layer, { signal: options.signal, timeout: timeoutMs });
+      const connecting = client.connect(layer, {
+        signal: options.signal,
+        timeout: timeoutMs,
+        ...(prior ? { prior: priorDiscovery(prior) } : {}),
+      });
+      // The SDK's era probe does not heed the signal: a shutdown must not wait for it to time out.
+      await untilAborted(connecting, options.signal);
     } catch (error) {
       // Closed first: a child's last stderr lines and its exit are known once it is gone.
       await layer.close().catch(() => undefined);
@@ -178,7 +277,22 @@ export class DownstreamConnection {
       const reason = maskValues(startFailure(error, transport, timeoutMs), masked);
       throw new LoadoutError('SERVER_START_FAILED', `Server '${serverName}' failed to start: ${reason}`, { cause: error });
     }
-    connection = new DownstreamConnection(serverName, client, layer, usesOAuth);
+    connection = new DownstreamConnection(serverName, client, layer, usesOAuth, prior ?? verdictOf(client), {
+      logger: options.logger,
+      relay,
+      unconfirmed: prior?.era === 'modern',
+    });
+    try {
+      await connection.#modern?.start();
+    } catch (error) {
+      if (prior?.era === 'modern' && isEraRefusal(error, 'listen')) {
+        // Remembered as modern, it refuses the modern era's listen: it speaks 2025 now. Probe it afresh.
+        options.logger.info({ err: errorMessage(error) }, 'the remembered era is stale; probing the server again');
+        await connection.close();
+        return DownstreamConnection.#open(serverName, config, options, { probeTimeoutMs: start.probeTimeoutMs });
+      }
+      connection.#modern?.retryListen(errorMessage(error));
+    }
     return connection;
   }
 
@@ -188,7 +302,12 @@ export class DownstreamConnection {
    * means it was not processed; one that wants a new login fails it with NEEDS_AUTHORIZATION.
    */
   request(method: string, params: Record<string, unknown> | undefined, options?: RequestOptions): Promise<Record<string, unknown>> {
-    return this.#layer.request(method, params, options).catch((error: unknown) => this.#failure(error));
+    const sent = this.#modern ? this.#modern.request(method, params, options) : this.#layer.request(method, params, options);
+    if (!this.#unconfirmed) return sent.catch((error: unknown) => this.#failure(error));
+    return sent.then(
+      (result) => ((this.#unconfirmed = false), result),
+      (error: unknown) => this.#failure(error),
+    );
   }
 
   /**
@@ -230,7 +349,12 @@ export class DownstreamConnection {
       ),
     ]);
     const about = this.#about();
-    const definitions: ServerDefinitions = { tools, ...(capabilities ? { capabilities } : {}), ...(about ? { about } : {}) };
+    const definitions: ServerDefinitions = {
+      tools,
+      ...(capabilities ? { capabilities } : {}),
+      ...(about ? { about } : {}),
+      era: this.eraVerdict,
+    };
     const listFailures: ListFailures = {};
     declared.forEach(({ list }, index) => {
       const outcome = outcomes[index]!;
@@ -308,12 +432,18 @@ export class DownstreamConnection {
         // A server that does not answer the DELETE promptly is not waited for: close() aborts it.
         await settleWithin(transport.terminateSession(), SESSION_END_WAIT_MS);
       }
+      this.#modern?.close();
       await this.#client.close();
     })().catch(() => undefined);
     return this.#closed;
   }
 
   async #failure(error: unknown): Promise<never> {
+    if (this.#unconfirmed && isEraRefusal(error, 'request')) {
+      throw new LoadoutError('ERA_STALE', `Server '${this.#server}' no longer speaks the 2026-07-28 era loadout remembered for it`, {
+        cause: error,
+      });
+    }
     if (isSessionLost(error)) {
       this.#sessionLost = true;
       throw new LoadoutError('SESSION_LOST', `Server '${this.#server}' no longer knows loadout's session (it restarted)`, { cause: error });
@@ -328,12 +458,18 @@ export class DownstreamConnection {
   }
 }
 
+function isTimeout(error: unknown): boolean {
+  return (
+    (SdkError.isInstance(error) && error.code === SdkErrorCode.RequestTimeout) || (error instanceof Error && error.name === 'TimeoutError')
+  );
+}
+
 // Why a start failed, in plain words: a child that exited says how, with its last stderr lines
 // (the real error: "Cannot find module …"), rather than the SDK's "Connection closed".
 function startFailure(error: unknown, transport: Transport, timeoutMs: number): string {
   const child = childOf(transport);
   const code = SdkError.isInstance(error) ? error.code : undefined;
-  const timedOut = code === SdkErrorCode.RequestTimeout || (error instanceof Error && error.name === 'TimeoutError');
+  const timedOut = isTimeout(error);
   let reason = errorMessage(error);
   if (timedOut) reason = `it did not answer the MCP handshake (initialize) within ${Math.round(timeoutMs / 1000)} s`;
   else if (code === SdkErrorCode.ConnectionClosed && child?.exit) reason = `its process ${child.exit} before answering`;

@@ -12,6 +12,7 @@ export {
 export type { DownstreamCaller, RelayedRequest } from './inFlightCallers.js';
 export type { Progress } from './requestLayer.js';
 export { ServerPool, type PoolEvent } from './pool.js';
+export { EraVerdictSchema, type EraMemory, type EraVerdict, type ProtocolEra } from './era.js';
 export { ServerHealth } from './health.js';
 export { isNeedsAuthorizationMessage } from './oauthProvider.js';
 export { loginToServer } from './oauthLogin.js';

@@ -6,6 +6,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { ServerConfig } from '../config/index.js';
 import { KeyedTimers, LoadoutError, errorMessage, isLoadoutError, type Logger } from '../shared/index.js';
 import { DownstreamConnection, type ServerDefinitions } from './connection.js';
+import type { EraMemory, ProtocolEra } from './era.js';
 import { InFlightCallers } from './inFlightCallers.js';
 import type { RequestOptions } from './requestLayer.js';
 
@@ -27,7 +28,16 @@ export type PoolEvent =
 interface ServerRuntimeStatus {
   state: 'stopped' | 'starting' | 'connected';
   inFlight: number;
+  /** The era of the live connection. */
+  era?: ProtocolEra;
   lastError?: string;
+}
+
+/** How to start a server; `probeEra` ignores the era found before (`loadout refresh` probes again). */
+interface StartOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  probeEra?: boolean;
 }
 
 /** Options of a pool; `env` is the environment `${VAR}` references are expanded from. */
@@ -62,6 +72,10 @@ export class ServerPool {
   // Aborts starts still in their handshake when the pool closes, so shutdown does not wait for them.
   readonly #closing = new AbortController();
   readonly #callers = new InFlightCallers();
+  /** Where the era each server spoke last is found (the catalog cache keeps it). */
+  #eraMemory: EraMemory | undefined;
+  /** Servers whose remembered era turned out stale: their next start probes. */
+  readonly #staleEras = new Set<string>();
   #closed: Promise<void> | undefined;
 
   constructor(configs: Record<string, ServerConfig>, options: PoolOptions) {
@@ -104,6 +118,11 @@ export class ServerPool {
     this.#emit({ type: 'configured' });
   }
 
+  /** Have each start look up the era the server spoke last, to skip the probe (set by the catalog). */
+  useEraMemory(memory: EraMemory): void {
+    this.#eraMemory = memory;
+  }
+
   /** Whether a live connection exists now. */
   isConnected(server: string): boolean {
     return this.#connections.has(server);
@@ -113,11 +132,12 @@ export class ServerPool {
   status(server: string): ServerRuntimeStatus {
     const state = this.#connections.has(server) ? 'connected' : this.#starting.has(server) ? 'starting' : 'stopped';
     const lastError = this.#lastErrors.get(server);
-    return { state, inFlight: this.#inFlightTo(server), ...(lastError ? { lastError } : {}) };
+    const era = this.#connections.get(server)?.era;
+    return { state, inFlight: this.#inFlightTo(server), ...(era ? { era } : {}), ...(lastError ? { lastError } : {}) };
   }
 
   /** The live connection to `server`, starting it if needed. Concurrent callers share one start. */
-  connection(server: string, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<DownstreamConnection> {
+  connection(server: string, options: StartOptions = {}): Promise<DownstreamConnection> {
     this.#assertOpen();
     const live = this.#connections.get(server);
     if (live) return Promise.resolve(live);
@@ -174,16 +194,12 @@ export class ServerPool {
   }
 
   /** List everything a server offers (tools, prompts, resources, templates), starting it if needed. */
-  listDefinitions(server: string, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<ServerDefinitions> {
+  listDefinitions(server: string, options: StartOptions = {}): Promise<ServerDefinitions> {
     return this.#whileInUse(server, options, (connection) => connection.listDefinitions(options));
   }
 
   // Run `use` on the server's connection (started if needed) with the idle clock stopped meanwhile.
-  async #whileInUse<T>(
-    server: string,
-    options: { signal?: AbortSignal; timeoutMs?: number },
-    use: (connection: DownstreamConnection) => Promise<T>,
-  ): Promise<T> {
+  async #whileInUse<T>(server: string, options: StartOptions, use: (connection: DownstreamConnection) => Promise<T>): Promise<T> {
     this.#beginUse(server);
     try {
       const connection = await this.connection(server, options);
@@ -261,28 +277,36 @@ export class ServerPool {
 
   /**
    * After `error` from `connection`: a session the server no longer knows (it restarted:
-   * SESSION_LOST, so nothing was processed) is replaced at once and `retry` runs once on the new
-   * connection, so the caller sees a slower answer rather than an error. Anything else is rethrown.
+   * SESSION_LOST, so nothing was processed), or a remembered era the server refused (ERA_STALE),
+   * is replaced at once and `retry` runs once on the new connection, so the caller sees a slower
+   * answer rather than an error. Anything else is rethrown.
    */
   async #retryOnNewSession<T>(
     server: string,
     connection: DownstreamConnection,
     error: unknown,
-    start: { signal?: AbortSignal; timeoutMs?: number },
+    start: StartOptions,
     retry: (connection: DownstreamConnection) => Promise<T>,
   ): Promise<T> {
-    if (!isLoadoutError(error, 'SESSION_LOST')) throw error;
-    this.#options.logger.info({ mod: 'downstream', server }, 'session lost (server restarted); re-initializing and retrying once');
+    if (isLoadoutError(error, 'ERA_STALE')) {
+      this.#options.logger.info({ mod: 'downstream', server }, 'remembered era refused; probing the server again and retrying once');
+      this.#staleEras.add(server);
+    } else if (isLoadoutError(error, 'SESSION_LOST')) {
+      this.#options.logger.info({ mod: 'downstream', server }, 'session lost (server restarted); re-initializing and retrying once');
+    } else throw error;
     void this.discard(server, errorMessage(error), connection);
     return retry(await this.connection(server, start));
   }
 
-  async #start(server: string, config: ServerConfig, options: { signal?: AbortSignal; timeoutMs?: number }): Promise<DownstreamConnection> {
+  async #start(server: string, config: ServerConfig, options: StartOptions): Promise<DownstreamConnection> {
     const logger = this.#options.logger.child({ mod: 'downstream', server });
     const startedAt = performance.now();
     let connection: DownstreamConnection | undefined;
     try {
+      const probe = options.probeEra || this.#staleEras.delete(server);
+      const era = probe ? undefined : await this.#eraMemory?.(server).catch(() => undefined);
       connection = await DownstreamConnection.open(server, config, {
+        era,
         logger,
         env: this.#options.env,
         oauthDir: this.#options.oauthDir,
@@ -303,7 +327,7 @@ export class ServerPool {
       }
       this.#connections.set(server, connection);
       this.#lastErrors.delete(server);
-      logger.info({ ms: Math.round(performance.now() - startedAt) }, 'server started');
+      logger.info({ ms: Math.round(performance.now() - startedAt), era: connection.era }, 'server started');
       this.#emit({ type: 'connected', server });
       return connection;
     } catch (error) {

@@ -201,4 +201,52 @@ describe('RequestLayer', () => {
     expect(clientClosed()).toBe(true);
     await expect(channel.request('ping', undefined)).rejects.toMatchObject({ code: SdkErrorCode.ConnectionClosed });
   });
+
+  describe('to a modern server', () => {
+    const envelope = {
+      fixed: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' },
+      defaults: { 'io.modelcontextprotocol/logLevel': 'info' },
+    };
+
+    it("adds the envelope to each request and cancellation, beside the caller's _meta, whose log level wins", async () => {
+      const { channel, nextCall, nextCancel } = await wire();
+      channel.setEnvelope(envelope);
+      const cancellation = new Cancellation();
+      const meta = { 'io.modelcontextprotocol/protocolVersion': 'forged', 'io.modelcontextprotocol/logLevel': 'debug', trace: 'x' };
+      const outcome = channel
+        .request('tools/call', { name: 'wait', _meta: meta }, { cancellation, onProgress: () => undefined })
+        .catch((error: unknown) => error);
+      const request = await nextCall();
+      expect(request.params).toEqual({
+        name: 'wait',
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/logLevel': 'debug',
+          trace: 'x',
+          progressToken: request.id,
+        },
+      });
+      cancellation.cancel('stop');
+      await outcome;
+      expect((await nextCancel()).params).toEqual({
+        requestId: request.id,
+        reason: 'stop',
+        _meta: { ...envelope.defaults, ...envelope.fixed },
+      });
+    });
+
+    it('takes resultType complete off a result and leaves any other type for the connection', async () => {
+      const { channel, serverEnd, nextReceived } = await wire();
+      const nextCall = (name: string) =>
+        nextReceived<JSONRPCRequest>((message) => 'method' in message && message.method === 'tools/call' && message.params?.name === name);
+      channel.setEnvelope(envelope);
+      const complete = channel.request('tools/call', { name: 'echo' });
+      await serverEnd.send({ jsonrpc: '2.0', id: (await nextCall('echo')).id, result: { resultType: 'complete', content: [] } });
+      expect(await complete).toEqual({ content: [] });
+      const asking = channel.request('tools/call', { name: 'ask' });
+      const wanting = { resultType: 'input_required', inputRequests: {}, requestState: 's' };
+      await serverEnd.send({ jsonrpc: '2.0', id: (await nextCall('ask')).id, result: wanting });
+      expect(await asking).toEqual(wanting);
+    });
+  });
 });

@@ -3,6 +3,8 @@
 // Client keeps the handshake and answering the server's own requests (sampling, elicitation).
 // Timeout, progress, cancellation and the error of a failure are written here, once. Results
 // pass back unchanged: a gateway forwards them, so a schema parse per request is cost without use.
+// To a modern (2026-07-28) server every request and cancellation carries the `_meta` envelope,
+// and a complete result loses its `resultType`, so it reads as a 2025 server's would.
 import { ProtocolError, ProtocolErrorCode, SdkErrorCode, SdkError } from '@modelcontextprotocol/server';
 import type { Transport, JSONRPCMessage, JSONRPCNotification, MessageExtraInfo } from '@modelcontextprotocol/server';
 import { MAX_TIMER_MS, TransportDecorator, type Cancellation } from '../shared/index.js';
@@ -24,6 +26,15 @@ export interface RequestOptions {
   caller?: DownstreamCaller;
   /** Time allowed without an answer (progress restarts it); default: the server's timeout_seconds. */
   timeoutMs?: number;
+}
+
+/**
+ * The `_meta` envelope of a modern server's requests: `fixed` keys (protocol version, client info
+ * and capabilities) replace the caller's; `defaults` (a log level) give way to the caller's own.
+ */
+export interface Envelope {
+  fixed: Record<string, unknown>;
+  defaults?: Record<string, unknown>;
 }
 
 /** What the layer reports besides answers. */
@@ -48,6 +59,8 @@ interface PendingRequest {
   deadline: number;
   readonly startedAt: number;
   readonly stopListening: (() => void) | undefined;
+  /** Ends the request's own HTTP stream: how a request is cancelled on modern streamable HTTP. */
+  readonly stream: AbortController | undefined;
 }
 
 /** The Transport a Client connects through, and the requests loadout makes on it. */
@@ -61,12 +74,26 @@ export class RequestLayer extends TransportDecorator {
   #deadlineTimerAt = Infinity;
   #nextId = 0;
   #closed = false;
+  #envelope: Envelope | undefined;
 
   /** Wrap `inner` (not started yet); requests wait `defaultTimeoutMs` for an answer unless told otherwise. */
   constructor(inner: Transport, defaultTimeoutMs: number, hooks: RequestLayerHooks = {}) {
     super(inner);
     this.#defaultTimeoutMs = defaultTimeoutMs;
     this.#hooks = hooks;
+    // The SDK tells a stdio transport (whose silence on its era probe means a legacy server) from
+    // an HTTP one (where it means an outage) by these two properties: a stdio child's show through.
+    if ('stderr' in inner && 'pid' in inner) {
+      Object.defineProperties(this, {
+        stderr: { get: () => inner.stderr },
+        pid: { get: () => inner.pid },
+      });
+    }
+  }
+
+  /** Speak to a modern server from now on: `envelope` goes on every request; undefined for a legacy one. */
+  setEnvelope(envelope: Envelope | undefined): void {
+    this.#envelope = envelope;
   }
 
   protected innerClosed(): void {
@@ -82,8 +109,11 @@ export class RequestLayer extends TransportDecorator {
     if (this.#closed) return Promise.reject(new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed'));
     const id = `${ID_PREFIX}${this.#nextId++}`;
     const timeoutMs = options.timeoutMs ?? this.#defaultTimeoutMs;
-    const sent = withProgressToken(params, onProgress ? id : undefined);
+    const sent = withEnvelope(withProgressToken(params, onProgress ? id : undefined), this.#envelope);
     const startedAt = performance.now();
+    // Modern streamable HTTP has one stream per request, and closing it is the cancellation.
+    const stream =
+      this.#envelope && (this.inner as { hasPerRequestStream?: boolean }).hasPerRequestStream ? new AbortController() : undefined;
     return new Promise((resolve, reject) => {
       this.#pending.set(id, {
         method,
@@ -94,10 +124,12 @@ export class RequestLayer extends TransportDecorator {
         deadline: startedAt + timeoutMs,
         startedAt,
         stopListening: cancellation?.onCancel((reason) => this.#cancel(id, asError(reason))),
+        stream,
       });
       this.#watchDeadline(startedAt + timeoutMs);
       const message: JSONRPCMessage = sent === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params: sent };
-      this.inner.send(message).catch((error: unknown) => this.#settle(id)?.reject(error));
+      const sending: Promise<void> = stream ? this.inner.send(message, { requestSignal: stream.signal }) : this.inner.send(message);
+      sending.catch((error: unknown) => this.#settle(id)?.reject(error));
     });
   }
 
@@ -120,7 +152,7 @@ export class RequestLayer extends TransportDecorator {
     if ('result' in message) {
       const { result } = message;
       // The one check a forwarded result gets: an object (a gateway passes its fields on untouched).
-      if (typeof result === 'object' && result !== null && !Array.isArray(result)) pending.resolve(result);
+      if (typeof result === 'object' && result !== null && !Array.isArray(result)) pending.resolve(withoutCompleteType(result));
       else
         pending.reject(
           new ProtocolError(
@@ -187,9 +219,11 @@ export class RequestLayer extends TransportDecorator {
   #cancel(id: string, reason: Error): void {
     const pending = this.#settle(id);
     if (!pending) return;
-    this.inner
-      .send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: reason.message } })
-      .catch(() => undefined);
+    if (pending.stream) pending.stream.abort(reason);
+    else {
+      const params = withEnvelope({ requestId: id, reason: reason.message }, this.#envelope);
+      this.inner.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params }).catch(() => undefined);
+    }
     pending.reject(reason);
   }
 
@@ -212,6 +246,21 @@ function withProgressToken(params: Record<string, unknown> | undefined, token: s
   if (token !== undefined) rest.progressToken = token;
   const { _meta: _old, ...fields } = params ?? {};
   return Object.keys(rest).length ? { ...fields, _meta: rest } : fields;
+}
+
+// A modern server's request carries its envelope beside whatever `_meta` the caller gave.
+function withEnvelope(params: Record<string, unknown> | undefined, envelope: Envelope | undefined): Record<string, unknown> | undefined {
+  if (!envelope) return params;
+  const meta = params?._meta as Record<string, unknown> | undefined;
+  return { ...params, _meta: { ...envelope.defaults, ...meta, ...envelope.fixed } };
+}
+
+// `resultType: 'complete'` is the modern era's word for what a 2025 result is without it; any other
+// type (input_required) is left for the connection to act on.
+function withoutCompleteType(result: Record<string, unknown>): Record<string, unknown> {
+  if (result.resultType !== 'complete') return result;
+  const { resultType: _complete, ...rest } = result;
+  return rest;
 }
 
 function asError(reason: unknown): Error {

@@ -21,6 +21,7 @@ type LoadoutErrorCode =
   | 'LIST_FAILED'
   | 'NEEDS_AUTHORIZATION'
   | 'SESSION_LOST'
+  | 'ERA_STALE'
   | 'AUTH_FAILED'
   | 'CALL_FAILED'
   | 'INVALID_ARGUMENT'

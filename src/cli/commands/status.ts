@@ -2,6 +2,7 @@
 // dir, plus — when a gateway is running for this config dir — whether it is connected now.
 import type { Command } from 'commander';
 import { oauthRecordFile, oauthSettingsOf, readOAuthRecord } from '../../config/index.js';
+import type { EraVerdict } from '../../downstream/index.js';
 import { discoveryRecordsFile, readDiscoveryRecords, readRunningGateways, retryText, type DiscoveryRecord } from '../../gateway/index.js';
 import { loadConfigView, toolsOfServer } from '../configView.js';
 import { listFailureLines } from '../discovery.js';
@@ -45,6 +46,8 @@ export function registerStatus(program: Command): void {
             discoveredAt: view.definitions[name]?.discoveredAt ?? null,
             // Optional lists (prompts, resources, templates) it failed to answer at its last listing, with why.
             listFailures: view.definitions[name]?.listFailures ?? {},
+            // The MCP era its last connection spoke ('modern': 2026-07-28, 'legacy': 2025), and when a probe found it.
+            era: eraOf(view.definitions[name]?.era),
             tools: {
               enabled: tools.filter((tool) => !tool.stale && tool.enabled).length,
               disabled: tools.filter((tool) => !tool.stale && !tool.enabled).length,
@@ -101,6 +104,10 @@ export function registerStatus(program: Command): void {
           'Changed tools differ from the approved definition; review with "loadout list", approve with "loadout refresh --accept-changed".',
         );
     });
+}
+
+function eraOf(verdict: EraVerdict | undefined): { era: EraVerdict['era']; checkedAt: string } | null {
+  return verdict ? { era: verdict.era, checkedAt: verdict.checkedAt } : null;
 }
 
 // A record's config hash is bookkeeping, not status.
