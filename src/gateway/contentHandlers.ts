@@ -145,10 +145,11 @@ export function serveContent(server: Server, context: GatewayContext, session: C
 export function listenedResources(context: GatewayContext, session: ContentSession): ResourceUpdates {
   const { hub, pool, logger } = context;
   let queue = Promise.resolve();
-  const inTurn = (uri: string, run: () => Promise<void>): void => {
+  const inTurn = (uri: string, run: () => Promise<void>): Promise<void> => {
     queue = queue.then(run).catch((error: unknown) => {
       logger.warn({ mod: 'gateway', uri, err: errorMessage(error) }, 'could not change a subscription a listen stream asked for');
     });
+    return queue;
   };
   return {
     hold: (uri) =>
@@ -156,7 +157,7 @@ export function listenedResources(context: GatewayContext, session: ContentSessi
         const target = await resourceTarget(context, session, uri);
         await hub.subscribe(session.member, target, uri, () => pool.request(target.server, 'resources/subscribe', { uri: target.uri }));
       }),
-    release: (uri) => inTurn(uri, async () => hub.unsubscribe(session.member, await resourceTarget(context, session, uri))),
+    release: (uri) => void inTurn(uri, async () => hub.unsubscribe(session.member, await resourceTarget(context, session, uri))),
   };
 }
 

@@ -12,7 +12,7 @@ import { discoveryRecordsFile } from './discoveryRecords.js';
 import type { GatewayContext } from './context.js';
 import { InputRounds } from './inputRounds.js';
 import { listenedResources } from './contentHandlers.js';
-import { ListenSubscriptions } from './listenSubscriptions.js';
+import { ListenSubscriptions, type ListenedResources } from './listenSubscriptions.js';
 import { META_TOOLS, TOOLSET_META_TOOLS, namingOptions, sessionInstructions } from './metaTools/index.js';
 import type { MetaTool } from './metaTools/metaTool.js';
 import { ResourceRoutes } from './resourcePages.js';
@@ -57,6 +57,8 @@ export interface Gateway {
   requestServer(scope: RequestScope): Promise<Server>;
   /** Where the changes of `scope`'s equipped set are published, for its subscriptions/listen streams. */
   requestBus(scope: RequestScope): ServerEventBus;
+  /** The resources the listen streams of `scope` name (a modern HTTP listen request holds them while its stream is open). */
+  listenedResources(scope: RequestScope): ListenedResources;
   /** Connected client sessions. */
   readonly sessionCount: number;
   /** Close every session and downstream connection. Runs once. */
@@ -190,9 +192,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       // Only a 2026-07-28 client listens, so only the session pinned to it (the first) holds what it names.
       const updates = listenedResources(context, session);
       const listening = new ListenSubscriptions(opening, {
-        hold: (uri) => {
-          if (!session.closed) updates.hold(uri);
-        },
+        hold: (uri) => (session.closed ? Promise.resolve() : updates.hold(uri)),
         release: (uri) => updates.release(uri),
       });
       // The entry asks for a second session only when it drops the first one, which answered a
@@ -220,6 +220,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     },
     requestBus(scope) {
       return shared.get(scope).bus;
+    },
+    listenedResources(scope) {
+      return shared.get(scope).listened;
     },
     get sessionCount() {
       return sessions.size;

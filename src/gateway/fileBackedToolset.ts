@@ -10,7 +10,9 @@ import { statSync, watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import type { RegistryChange, ToolRegistry } from '../registry/index.js';
 import { errorMessage } from '../shared/index.js';
+import { listenedResources } from './contentHandlers.js';
 import type { GatewayContext } from './context.js';
+import { ListenedResources } from './listenSubscriptions.js';
 import { newToolRegistry, toolsetSelection, type SharedEquipment } from './session.js';
 import type { HubMember } from './sessionHub.js';
 
@@ -52,18 +54,40 @@ export class FileBackedToolset implements SharedEquipment {
   readonly #lock = new Mutex();
   #stamp: string | undefined;
   #syncQueued = false;
+  #listened: ListenedResources | undefined;
 
   constructor(context: GatewayContext, record: ToolsetRecord) {
     this.#context = context;
     this.#record = record;
     this.registry = newToolRegistry(context);
-    // It owns its tasks; loadout's own notices have no stream to go to in this era.
-    this.member = { servers: () => this.registry.snapshot.servers, send: () => undefined, servesModernEra: () => true };
+    // It owns its tasks. A resource update goes to the listen streams that name the resource (the
+    // SDK's listen router filters by URI); loadout's own notices have no stream to go to in this era.
+    this.member = {
+      servers: () => this.registry.snapshot.servers,
+      send: (notification) => {
+        if (notification.method === 'notifications/resources/updated')
+          this.bus.publish({ kind: 'resource_updated', uri: notification.params.uri, params: notification.params });
+      },
+      servesModernEra: () => true,
+    };
     this.bus = new FileWatchingBus(
       record.file,
       () => this.syncSoon(),
       (error) => context.logger.debug({ mod: 'http', err: errorMessage(error) }, 'listen stream event failed'),
     );
+  }
+
+  /**
+   * The resources this process's listen streams of the set name, held downstream while one does
+   * (the set joins the hub, which delivers their updates, on the first).
+   */
+  get listened(): ListenedResources {
+    if (!this.#listened) {
+      this.#context.hub.join(this.member);
+      const session = { member: this.member, settledSnapshot: async () => (await this.sync(), this.registry.snapshot) };
+      this.#listened = new ListenedResources(listenedResources(this.#context, session));
+    }
+    return this.#listened;
   }
 
   /** Bring the set up to date with its file (another process may have changed it): one stat when it has not. */

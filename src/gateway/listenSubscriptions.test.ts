@@ -9,7 +9,7 @@ async function wire() {
   const changes: string[] = [];
   const passed: JSONRPCMessage[] = [];
   const watch = new ListenSubscriptions(gatewayEnd, {
-    hold: (uri) => changes.push(`hold ${uri}`),
+    hold: (uri) => (changes.push(`hold ${uri}`), Promise.resolve()),
     release: (uri) => changes.push(`release ${uri}`),
   });
   watch.onmessage = (message) => passed.push(message);

@@ -4,58 +4,50 @@
 // and the entry, reads each listen request and its cancellation as they pass (it answers and drops
 // nothing), and holds a downstream subscription to each resource a stream names, as
 // resources/subscribe does, for as long as some open stream names it.
-import type { JSONRPCMessage, MessageExtraInfo, RequestId, Transport } from '@modelcontextprotocol/server';
+import type { JSONRPCMessage, MessageExtraInfo, Transport } from '@modelcontextprotocol/server';
 import { TransportDecorator } from '../shared/index.js';
 
 /** How the session holds and lets go of one resource's updates, by the URI its client uses. */
 export interface ResourceUpdates {
-  hold(uri: string): void;
+  /** Resolves once the downstream subscription is in place (or failed, which is logged). */
+  hold(uri: string): Promise<void>;
   release(uri: string): void;
 }
 
-/** The transport the SDK's stdio entry serves a 2026-07-28 client on. */
-export class ListenSubscriptions extends TransportDecorator {
+/**
+ * The resources the open listen streams of one session (or one HTTP set) name: each held from the
+ * first stream naming it to the close of the last. A stream is any key its caller chooses.
+ */
+export class ListenedResources {
   readonly #updates: ResourceUpdates;
-  /** Open listen streams (by request id) → the resources they name. */
-  readonly #streams = new Map<RequestId, readonly string[]>();
+  /** Open listen streams → the resources they name. */
+  readonly #streams = new Map<unknown, readonly string[]>();
   /** Resource → how many open streams name it. */
   readonly #holders = new Map<string, number>();
 
-  constructor(inner: Transport, updates: ResourceUpdates) {
-    super(inner);
+  constructor(updates: ResourceUpdates) {
     this.#updates = updates;
   }
 
-  protected receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
-    if ('method' in message) {
-      if ('id' in message && message.method === 'subscriptions/listen') this.#open(message.id, message.params);
-      else if (!('id' in message) && message.method === 'notifications/cancelled') this.#close(message.params?.requestId as RequestId);
-    }
-    this.onmessage?.(message, extra);
-  }
-
-  // The session ends with the connection, and with it every subscription it holds.
-  protected innerClosed(): void {
-    this.#streams.clear();
-    this.#holders.clear();
-  }
-
-  #open(id: RequestId, params: Record<string, unknown> | undefined): void {
-    const named = (params?.notifications as { resourceSubscriptions?: unknown } | undefined)?.resourceSubscriptions;
-    if (!Array.isArray(named) || this.#streams.has(id)) return;
-    const uris = [...new Set(named.filter((uri): uri is string => typeof uri === 'string'))];
-    this.#streams.set(id, uris);
+  /** A listen stream opened with `params`; resolves once the resources it names first are held. */
+  open(stream: unknown, params: unknown): Promise<void> {
+    const uris = resourceSubscriptionsOf(params);
+    if (!uris.length || this.#streams.has(stream)) return Promise.resolve();
+    this.#streams.set(stream, uris);
+    const holding: Array<Promise<void>> = [];
     for (const uri of uris) {
       const holders = this.#holders.get(uri) ?? 0;
       this.#holders.set(uri, holders + 1);
-      if (holders === 0) this.#updates.hold(uri);
+      if (holders === 0) holding.push(this.#updates.hold(uri));
     }
+    return Promise.all(holding).then(() => undefined);
   }
 
-  #close(id: RequestId | undefined): void {
-    const uris = id === undefined ? undefined : this.#streams.get(id);
+  /** The stream ended: a resource no open stream names any more is released. */
+  close(stream: unknown): void {
+    const uris = this.#streams.get(stream);
     if (!uris) return;
-    this.#streams.delete(id!);
+    this.#streams.delete(stream);
     for (const uri of uris) {
       const holders = this.#holders.get(uri)! - 1;
       if (holders > 0) this.#holders.set(uri, holders);
@@ -64,5 +56,40 @@ export class ListenSubscriptions extends TransportDecorator {
         this.#updates.release(uri);
       }
     }
+  }
+
+  /** Forget every stream without releasing (the session that held them is gone, and its holds with it). */
+  clear(): void {
+    this.#streams.clear();
+    this.#holders.clear();
+  }
+}
+
+/** The URIs a subscriptions/listen request's filter names, each once. */
+export function resourceSubscriptionsOf(params: unknown): readonly string[] {
+  const named = (params as { notifications?: { resourceSubscriptions?: unknown } } | undefined)?.notifications?.resourceSubscriptions;
+  return Array.isArray(named) ? [...new Set(named.filter((uri): uri is string => typeof uri === 'string'))] : [];
+}
+
+/** The transport the SDK's stdio entry serves a 2026-07-28 client on. */
+export class ListenSubscriptions extends TransportDecorator {
+  readonly #listened: ListenedResources;
+
+  constructor(inner: Transport, updates: ResourceUpdates) {
+    super(inner);
+    this.#listened = new ListenedResources(updates);
+  }
+
+  protected receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
+    if ('method' in message) {
+      if ('id' in message && message.method === 'subscriptions/listen') void this.#listened.open(message.id, message.params);
+      else if (!('id' in message) && message.method === 'notifications/cancelled') this.#listened.close(message.params?.requestId);
+    }
+    this.onmessage?.(message, extra);
+  }
+
+  // The session ends with the connection, and with it every subscription it holds.
+  protected innerClosed(): void {
+    this.#listened.clear();
   }
 }

@@ -56,6 +56,20 @@ export function modernEndpoints(
     return modern.serve;
   };
 
+  // A listen stream that names resources holds them (subscribed downstream, their updates put on
+  // the set's bus) from before the SDK acknowledges it, so an update right after the ack is not
+  // lost, until its response closes.
+  const serve = async (scope: RequestScope, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> => {
+    const request = body as { method?: unknown; params?: unknown } | undefined;
+    if (request?.method === 'subscriptions/listen') {
+      const listened = gateway.listenedResources(scope);
+      const stream = {};
+      res.once('close', () => listened.close(stream));
+      await listened.open(stream, request.params);
+    }
+    return handlerOf(scope)(req, res, body);
+  };
+
   return {
     async isModern(req, body) {
       if (isInitializeRequest(body)) return false;
@@ -65,13 +79,13 @@ export function modernEndpoints(
     },
     servePrincipal(req, res, body) {
       const principal = principalOfToken(options.tokens.length > 0 ? bearerToken(req.headers.authorization) : undefined);
-      return handlerOf({ kind: 'principal', principal })(req, res, body);
+      return serve({ kind: 'principal', principal }, req, res, body);
     },
     async serveToolset(req, res, body, toolset) {
       const scope: RequestScope = { kind: 'toolset', toolset };
       // Checked once: a toolset deleted later is served empty, and saved again, served again.
       if (!handlers.has(keyOf(scope)) && toolset !== ALL_TOOLSET) await gateway.context.toolsets.get(toolset);
-      return handlerOf(scope)(req, res, body);
+      return serve(scope, req, res, body);
     },
     async close() {
       await Promise.allSettled([...handlers.values()].map((modern) => modern.handler.close()));
