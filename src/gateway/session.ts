@@ -140,6 +140,11 @@ export class GatewaySession implements MetaToolSession {
     });
   }
 
+  /** Whose searches search learns from (see MetaToolSession): the shared set's, when it serves one. */
+  get searcher(): object {
+    return this.#shared ?? this;
+  }
+
   /** Whether close() has been called. */
   get closed(): boolean {
     return this.#closed !== undefined;
@@ -275,7 +280,7 @@ export class GatewaySession implements MetaToolSession {
     if (method !== 'tools/call' || this.#changesPending > 0) return undefined;
     const { name, arguments: args, task } = params as { name: string; arguments?: Record<string, unknown>; task?: unknown };
     const route = this.#metaTools.has(name) ? undefined : this.registry.snapshot.routes.get(name);
-    if (route) creditCall(this.#context, this, route.id);
+    if (route) creditCall(this.#context, this.searcher, route.id);
     if (route && task !== undefined) return (call) => forwardTaskCall(this.#context, this.member, route, params!, call);
     return route && ((call) => forwardUnlessChanged(this.#context, route, args, call));
   }
@@ -301,7 +306,7 @@ export class GatewaySession implements MetaToolSession {
     if (metaTool) return this.#runMetaTool(metaTool, args, extra);
     const route = this.registry.snapshot.routes.get(name) ?? (await this.settledSnapshot()).routes.get(name);
     if (route) {
-      creditCall(this.#context, this, route.id);
+      creditCall(this.#context, this.searcher, route.id);
       return forwardUnlessChanged(this.#context, route, args, clientRequestOf(extra, this.server, this.#context));
     }
     if (OPTIMIZATION_TOOL_NAMES.has(name)) {

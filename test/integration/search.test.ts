@@ -3,7 +3,9 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { linesOf, mutableServer, runCli } from '../helpers/cli.js';
+import { startHttpGateway } from '../helpers/http.js';
 import {
   eventually,
   fixture,
@@ -201,6 +203,27 @@ describe('learning from use', () => {
     const second = await sandbox.start();
     const after = textOf(await second.client.callTool({ name: 'discover-all-tools', arguments: query }));
     expect(linesOf(after)[1]).toMatch(/^(\* )?notes\.archive_note — /);
+  });
+
+  it('learns from a 2026-07-28 HTTP client, whose query and equip are separate requests of one principal', async () => {
+    await writeServersYaml(sandbox.dirs.configDir, { notes: await mutableServer(sandbox.dirs.root, 'notes', NOTES) });
+    const http = await startHttpGateway(sandbox.dirs);
+    const client = new Client({ name: 'modern', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+    try {
+      await client.connect(new StreamableHTTPClientTransport(new URL(http.url)));
+      expect(client.getProtocolEra()).toBe('modern');
+      await client.callTool({ name: 'discover-all-tools', arguments: { query: 'zebra protocol for the quarterly memo' } });
+      await client.callTool({ name: 'build-toolset', arguments: { name: 'memo', tools: ['notes.archive_note'], equip: true } });
+      const learned = path.join(sandbox.dirs.dataDir, 'learned-words.json');
+      await eventually(
+        async () => (await readFile(learned, 'utf8').catch(() => '')).includes('"notes.archive_note"'),
+        10_000,
+        'the equip to be learned',
+      );
+    } finally {
+      await client.close();
+      await http.close();
+    }
   });
 
   it('learns nothing from a query that led nowhere, or from equipping everything', async () => {

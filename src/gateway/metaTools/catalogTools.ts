@@ -53,7 +53,7 @@ export const discoverAllTools = defineMetaTool({
     const { total, tools, strong } = catalog.search({ ...args, limit, ...(modelScores ? { modelScores } : {}) });
     if (ranked)
       gateway.catalog.learning?.queried(
-        session,
+        session.searcher,
         args.query!,
         tools.map((tool) => tool.id),
       );
@@ -120,7 +120,7 @@ export const callTool = defineMetaTool({
     }
     if (!tool) throw unknownToolError(gateway, catalog, args.tool);
     if (!tool.enabled) throw new LoadoutError('TOOL_DISABLED', `${tool.id} is ${unusableReason(tool)}; it cannot be called.`);
-    void creditSearch(gateway, session, [tool.id]);
+    void creditSearch(gateway, session.searcher, [tool.id]);
     return forwardUnlessChanged(
       gateway,
       { server: tool.server, tool: tool.name, id: tool.id },

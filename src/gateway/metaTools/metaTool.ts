@@ -18,6 +18,11 @@ export interface MetaToolSession {
   equip(name: string): Promise<RegistryChange>;
   /** Withdraw the equipped toolset. */
   unequip(): Promise<RegistryChange>;
+  /**
+   * Whose searches and what followed them search learns from: the session, or the principal's set
+   * a 2026-07-28 HTTP request is served with (each such request has a session of its own).
+   */
+  readonly searcher: object;
 }
 
 /** What a meta-tool handler can reach. */

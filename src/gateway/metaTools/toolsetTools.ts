@@ -42,7 +42,7 @@ export const buildToolset = defineMetaTool({
         `Toolset '${args.name}' not saved: ${problems.join('; ')}. Find names with discover-all-tools.`,
       );
     await gateway.toolsets.save({ name: args.name, description: args.description, tools: ids });
-    await creditSearch(gateway, session, ids);
+    await creditSearch(gateway, session.searcher, ids);
     const saved = `Saved toolset '${args.name}' with ${ids.length} tool${ids.length === 1 ? '' : 's'}.`;
     if (!args.equip) return `${saved} Equip it with equip-toolset {"name": "${args.name}"}.`;
     const change = await session.equip(args.name);
@@ -64,7 +64,7 @@ export const equipToolset = defineMetaTool({
     if (args.name !== ALL_TOOLSET)
       await creditSearch(
         gateway,
-        session,
+        session.searcher,
         [...change.snapshot.routes.values()].map((route) => route.id),
       );
     return describeEquipped(change.snapshot);
