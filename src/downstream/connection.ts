@@ -42,7 +42,7 @@ import {
   type ProtocolEra,
 } from './era.js';
 import type { RelayedRequest } from './inFlightCallers.js';
-import { maskValues, type MaskedValue } from './stderrTail.js';
+import { maskValues, stderrBlock, type MaskedValue } from './stderrTail.js';
 import { StoredOAuthProvider, needsAuthorizationError, oauthTargetOf } from './oauthProvider.js';
 import { ModernRequests, fromListen } from './modernRequests.js';
 import { RequestLayer, type RequestOptions } from './requestLayer.js';
@@ -115,6 +115,21 @@ export interface ConnectionHooks {
 // client session that made the call, or refuses it with a clear error. Roots are not declared:
 // they belong to one client, and a shared downstream cannot be told whose.
 const SESSION_END_WAIT_MS = 2000;
+
+/** How a stdio server's process ended under a request (the data of its ConnectionClosed error). */
+export interface ServerCrash {
+  /** e.g. "exited with code 1". */
+  exit: string;
+  /** Its last stderr lines, `${VAR}` values masked. */
+  stderr: string[];
+}
+
+/** The crash behind a ConnectionClosed error, when the server's process ended. */
+export function serverCrashOf(error: unknown): ServerCrash | undefined {
+  if (!SdkError.isInstance(error) || error.code !== SdkErrorCode.ConnectionClosed) return undefined;
+  const data = error.data as Partial<ServerCrash> | undefined;
+  return typeof data?.exit === 'string' && Array.isArray(data.stderr) ? (data as ServerCrash) : undefined;
+}
 
 /** Capabilities loadout declares to downstream servers (requests are relayed to the calling client). */
 export const CLIENT_CAPABILITIES = { sampling: {}, elicitation: { form: {}, url: {} } };
@@ -449,6 +464,12 @@ export class DownstreamConnection {
       throw new LoadoutError('SESSION_LOST', `Server '${this.#server}' no longer knows loadout's session (it restarted)`, { cause: error });
     }
     if (await isAuthorizationFailure(error)) throw refusedCredentials(this.#server, this.#usesOAuth);
+    // A child that died under a request: how it ended and its last stderr lines say why.
+    const child = childOf(this.#layer.inner);
+    if (SdkError.isInstance(error) && error.code === SdkErrorCode.ConnectionClosed && child?.exit) {
+      const crash: ServerCrash = { exit: child.exit, stderr: child.stderrLines() };
+      throw new SdkError(SdkErrorCode.ConnectionClosed, error.message, crash);
+    }
     throw error;
   }
 
@@ -476,7 +497,7 @@ function startFailure(error: unknown, transport: Transport, timeoutMs: number): 
   const lines = child?.stderrLines() ?? [];
   if (!lines.length) return child?.exit && !timedOut ? `${reason}; it wrote nothing to stderr` : reason;
   // The first line stands alone (a caller may add to it); the lines the server wrote follow it.
-  return `${reason}.\nThe last lines of its stderr:\n${lines.map((line) => `  ${line}`).join('\n')}`;
+  return `${reason}.${stderrBlock(lines)}`;
 }
 
 // The child process behind a stdio transport (its class is imported lazily, so no instanceof).

@@ -4,6 +4,7 @@
 export {
   CLIENT_CAPABILITIES,
   isToolsListFailureMessage,
+  serverCrashOf,
   type ListFailures,
   type OptionalList,
   type ServerAbout,
@@ -11,6 +12,7 @@ export {
 } from './connection.js';
 export type { DownstreamCaller, RelayedRequest } from './inFlightCallers.js';
 export type { Progress } from './requestLayer.js';
+export { stderrBlock } from './stderrTail.js';
 export { ServerPool, type PoolEvent } from './pool.js';
 export { EraVerdictSchema, type EraMemory, type EraVerdict, type ProtocolEra } from './era.js';
 export { ServerHealth } from './health.js';

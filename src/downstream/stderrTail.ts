@@ -70,3 +70,8 @@ export function maskValues(text: string, masked: readonly MaskedValue[]): string
     result = result.replaceAll(value, `[${name} hidden]`);
   return result;
 }
+
+/** The lines a server wrote last, set below a sentence that says what happened ("" when none). */
+export function stderrBlock(lines: readonly string[]): string {
+  return lines.length ? `\nThe last lines of its stderr:\n${lines.map((line) => `  ${line}`).join('\n')}` : '';
+}

@@ -17,7 +17,14 @@ import type {
   ServerContext,
 } from '@modelcontextprotocol/server';
 import * as z from 'zod';
-import type { DownstreamCaller, Progress, RelayedRequest, ServerPool } from '../downstream/index.js';
+import {
+  serverCrashOf,
+  stderrBlock,
+  type DownstreamCaller,
+  type Progress,
+  type RelayedRequest,
+  type ServerPool,
+} from '../downstream/index.js';
 import type { Route } from '../registry/index.js';
 import { Cancellation, errorMessage, isLoadoutError } from '../shared/index.js';
 import { RoundTripCall, UnknownRequestStateError } from './inputRounds.js';
@@ -221,9 +228,11 @@ function describeFailure(pool: ServerPool, target: ForwardTarget, error: unknown
     );
   }
   if (SdkError.isInstance(error) && error.code === SdkErrorCode.ConnectionClosed) {
+    const crash = serverCrashOf(error);
+    const how = crash ? `its process ${crash.exit}` : 'it may have crashed';
     return new ProtocolError(
       CONNECTION_CLOSED,
-      `Server '${server}' closed the connection during ${label} (it may have crashed); the next call restarts it.`,
+      `Server '${server}' closed the connection during ${label} (${how}); the next call restarts it.${stderrBlock(crash?.stderr ?? [])}`,
     );
   }
   if (!ProtocolError.isInstance(error))

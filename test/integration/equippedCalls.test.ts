@@ -115,6 +115,9 @@ describe('forwarded calls over stdio', () => {
     const died = await gateway.client.callTool({ name: 'crash_crash', arguments: {} });
     expect(died.isError).toBe(true);
     expect(textOf(died)).toContain("Server 'crash' closed the connection during crash.crash");
+    // Why, in the server's own words: its exit and the last lines it wrote to stderr.
+    expect(textOf(died)).toContain('its process exited with code 1');
+    expect(textOf(died)).toMatch(/The last lines of its stderr:\n {2}crash fixture: FATAL out of memory \(simulated\)/);
     expect(textOf(await gateway.client.callTool({ name: 'crash_echo', arguments: { text: 'back' } }))).toBe('back');
     await echoStillAnswers();
   });
