@@ -65,8 +65,11 @@ describe('discover-all-tools with a query', () => {
     const text = textOf(await gateway.client.callTool({ name: 'discover-all-tools', arguments: { query: 'read a file' } }));
     expect(text).not.toMatch(/No tool matches/);
     expect(linesOf(text)[0]).toBe(
-      'No tools yet: 1 of 1 server is not discovered (missing). The user can run "loadout refresh" in a terminal to discover it and see why it fails.',
+      'No tools yet: 1 of 1 server is not discovered (see the ! line below). The user can run "loadout refresh" in a terminal to discover it and see why it fails.',
     );
+    // Each server is named once: on its own line, with why and when loadout tries it again.
+    expect(linesOf(text)[1]).toMatch(/^! missing: not discovered: failed at /);
+    expect(linesOf(text)[0]).not.toContain('missing');
   });
 
   it('answers bad arguments clearly: limit 0, limit 10000, a 10 KB query, another script', async () => {

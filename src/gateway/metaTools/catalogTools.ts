@@ -66,12 +66,13 @@ export const discoverAllTools = defineMetaTool({
     const lines: string[] = [];
     // Tools of a server not discovered yet cannot be found: say so, never a bare "no match".
     const undiscovered = gateway.catalog.undiscoveredServers;
-    const missing = undiscovered.length ? notDiscoveredText(undiscovered, enabledServerNames(gateway.pool.configs).length) : undefined;
-    if (missing && !catalog.visible().length) {
-      lines.push(`No tools yet: ${missing}`);
-      for (const state of gateway.discovery.states()) lines.push(`! ${discoveryStateText(state)}`);
-      return lines.join('\n');
-    }
+    const states = gateway.discovery.states();
+    const stateLines = states.map((state) => `! ${discoveryStateText(state)}`);
+    const explained = new Set(states.map((state) => state.server));
+    const missing = undiscovered.length
+      ? notDiscoveredText(undiscovered, explained, enabledServerNames(gateway.pool.configs).length)
+      : undefined;
+    if (missing && !catalog.visible().length) return [`No tools yet: ${missing}`, ...stateLines].join('\n');
     const shown = tools.length ? `showing ${args.offset + 1}–${args.offset + tools.length}` : 'none on this page';
     const equipped = exposedIds.size ? ' * = equipped.' : '';
     // A ranked answer does not count its matches: nearly every tool shares some word with a query.
@@ -90,7 +91,7 @@ export const discoverAllTools = defineMetaTool({
       const line = ranked ? compactLine(tool) : `${tool.id} — ${summary(toolPurpose(tool.description))}`;
       lines.push(`${exposedIds.has(tool.id) ? '* ' : ''}${line}${apart.get(tool.id) ?? ''}`);
     }
-    for (const state of gateway.discovery.states()) lines.push(`! ${discoveryStateText(state)}`);
+    lines.push(...stateLines);
     if (args.offset + tools.length < total) lines.push(`More: offset=${args.offset + tools.length}.`);
     lines.push('Next: build-toolset {"name": "…", "tools": ["server.tool", …], "equip": true}.');
     return lines.join('\n');
@@ -130,10 +131,16 @@ export const callTool = defineMetaTool({
   },
 });
 
-/** `2 of 5 servers are not discovered (a, b). The user can run "loadout refresh" …`. */
-function notDiscoveredText(undiscovered: readonly string[], enabledCount: number): string {
+/**
+ * `2 of 5 servers are not discovered (a, b). The user can run "loadout refresh" …`. A server with
+ * a `!` line of its own (`explained`: why, and when it is tried again) is not named twice.
+ */
+function notDiscoveredText(undiscovered: readonly string[], explained: ReadonlySet<string>, enabledCount: number): string {
   const one = undiscovered.length === 1;
-  return `${undiscovered.length} of ${enabledCount} server${enabledCount === 1 ? '' : 's'} ${one ? 'is' : 'are'} not discovered (${undiscovered.join(', ')}). The user can run "loadout refresh" in a terminal to discover ${one ? 'it and see why it fails' : 'them and see why they fail'}.`;
+  const unexplained = undiscovered.filter((server) => !explained.has(server));
+  const below = unexplained.length < undiscovered.length ? `see the ! line${one ? '' : 's'} below` : '';
+  const which = [unexplained.join(', '), below].filter(Boolean).join('; ');
+  return `${undiscovered.length} of ${enabledCount} server${enabledCount === 1 ? '' : 's'} ${one ? 'is' : 'are'} not discovered (${which}). The user can run "loadout refresh" in a terminal to discover ${one ? 'it and see why it fails' : 'them and see why they fail'}.`;
 }
 
 function detailOf(tool: CatalogTool, exposedName: string | undefined): Record<string, unknown> {
