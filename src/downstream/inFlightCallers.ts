@@ -14,7 +14,8 @@ export type RelayedRequest = CreateMessageRequest | ElicitRequest;
  */
 export interface DownstreamCaller {
   readonly owner: object;
-  relay(request: RelayedRequest, signal: AbortSignal): Promise<Record<string, unknown>>;
+  /** `serverKey`: the key a 2026-07-28 server gave the request in its inputRequests. */
+  relay(request: RelayedRequest, signal: AbortSignal, serverKey?: string): Promise<Record<string, unknown>>;
 }
 
 /** The callers of the calls in flight, per server. */

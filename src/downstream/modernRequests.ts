@@ -161,7 +161,7 @@ export class ModernRequests {
           `Server '${server}' asked for ${String(method)} input, which loadout does not relay (only elicitation and sampling)`,
         );
       const relayed = request as RelayedRequest;
-      responses[key] = await (options.caller ? options.caller.relay(relayed, signal) : relay(relayed, signal));
+      responses[key] = await (options.caller ? options.caller.relay(relayed, signal, key) : relay(relayed, signal));
     }
     return responses;
   }

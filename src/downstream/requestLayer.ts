@@ -5,8 +5,8 @@
 // pass back unchanged: a gateway forwards them, so a schema parse per request is cost without use.
 // To a modern (2026-07-28) server every request and cancellation carries the `_meta` envelope,
 // and a complete result loses its `resultType`, so it reads as a 2025 server's would.
-import { ProtocolError, ProtocolErrorCode, SdkErrorCode, SdkError } from '@modelcontextprotocol/server';
-import type { Transport, JSONRPCMessage, JSONRPCNotification, MessageExtraInfo } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY, ProtocolError, ProtocolErrorCode, SdkErrorCode, SdkError } from '@modelcontextprotocol/server';
+import type { ClientCapabilities, Transport, JSONRPCMessage, JSONRPCNotification, MessageExtraInfo } from '@modelcontextprotocol/server';
 import { MAX_TIMER_MS, TransportDecorator, type Cancellation } from '../shared/index.js';
 import type { DownstreamCaller } from './inFlightCallers.js';
 
@@ -26,6 +26,12 @@ export interface RequestOptions {
   caller?: DownstreamCaller;
   /** Time allowed without an answer (progress restarts it); default: the server's timeout_seconds. */
   timeoutMs?: number;
+  /**
+   * What the client this request is made for declared (a 2026-07-28 client): a modern server is told
+   * the part loadout relays (sampling, elicitation) instead of everything loadout could relay, since
+   * a server must not rely on a capability the client behind loadout lacks.
+   */
+  clientCapabilities?: ClientCapabilities;
 }
 
 /**
@@ -109,7 +115,7 @@ export class RequestLayer extends TransportDecorator {
     if (this.#closed) return Promise.reject(new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed'));
     const id = `${ID_PREFIX}${this.#nextId++}`;
     const timeoutMs = options.timeoutMs ?? this.#defaultTimeoutMs;
-    const sent = withEnvelope(withProgressToken(params, onProgress ? id : undefined), this.#envelope);
+    const sent = withEnvelope(withProgressToken(params, onProgress ? id : undefined), this.#envelope, options.clientCapabilities);
     const startedAt = performance.now();
     // Modern streamable HTTP has one stream per request, and closing it is the cancellation.
     const stream =
@@ -249,10 +255,20 @@ function withProgressToken(params: Record<string, unknown> | undefined, token: s
 }
 
 // A modern server's request carries its envelope beside whatever `_meta` the caller gave.
-function withEnvelope(params: Record<string, unknown> | undefined, envelope: Envelope | undefined): Record<string, unknown> | undefined {
+function withEnvelope(
+  params: Record<string, unknown> | undefined,
+  envelope: Envelope | undefined,
+  clientCapabilities?: ClientCapabilities,
+): Record<string, unknown> | undefined {
   if (!envelope) return params;
   const meta = params?._meta as Record<string, unknown> | undefined;
-  return { ...params, _meta: { ...envelope.defaults, ...meta, ...envelope.fixed } };
+  const narrowed = clientCapabilities && { [CLIENT_CAPABILITIES_META_KEY]: relayable(clientCapabilities) };
+  return { ...params, _meta: { ...envelope.defaults, ...meta, ...envelope.fixed, ...narrowed } };
+}
+
+// The capabilities loadout can relay to a client, as that client declared them.
+function relayable({ sampling, elicitation }: ClientCapabilities): ClientCapabilities {
+  return { ...(sampling ? { sampling } : {}), ...(elicitation ? { elicitation } : {}) };
 }
 
 // `resultType: 'complete'` is the modern era's word for what a 2025 result is without it; any other

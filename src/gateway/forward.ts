@@ -118,8 +118,10 @@ export async function forwardToolCall(
   try {
     return (await forward(pool, { server: route.server, method: 'tools/call', params, label: route.id }, call)) as CallToolResult;
   } catch (error) {
-    // A retry loadout cannot match is the client's misuse of the protocol, not the tool's failure.
+    // A retry loadout cannot match, or a call its client lacks a capability for, is the protocol's
+    // business (a JSON-RPC error the client must see as such), not the tool's failure.
     if (error instanceof UnknownRequestStateError) throw error;
+    if (ProtocolError.isInstance(error) && error.code === (ProtocolErrorCode.MissingRequiredClientCapability as number)) throw error;
     return errorResult(ProtocolError.isInstance(error) ? withoutCode(error.message) : errorMessage(error));
   }
 }
@@ -182,7 +184,7 @@ function startRoundTrip(pool: ServerPool, target: ForwardTarget, call: ClientReq
   const roundTrip = new RoundTripCall(target.label);
   const caller: DownstreamCaller = {
     owner: call.server,
-    async relay(request, signal) {
+    async relay(request, signal, serverKey) {
       if (!INPUT_REQUIRED_METHODS.has(target.method))
         throw relayRefusal(
           request,
@@ -191,7 +193,7 @@ function startRoundTrip(pool: ServerPool, target: ForwardTarget, call: ClientReq
         );
       const missing = missingCapability(modern.capabilities, request);
       if (missing) throw relayRefusal(request, target.label, `the client that called it did not declare ${missing}`);
-      return roundTrip.ask(request, signal);
+      return roundTrip.ask(request, signal, serverKey);
     },
   };
   roundTrip.begin(
@@ -199,6 +201,7 @@ function startRoundTrip(pool: ServerPool, target: ForwardTarget, call: ClientReq
       .request(target.server, target.method, target.params, {
         cancellation: roundTrip.cancellation,
         caller,
+        clientCapabilities: modern.capabilities ?? {},
         // Only a client that asked for progress gets it, on whichever of its requests is waiting then.
         onProgress: call.progressToken === undefined ? undefined : (progress: Progress) => roundTrip.onProgress?.(progress),
       })

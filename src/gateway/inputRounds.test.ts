@@ -25,6 +25,20 @@ describe('InputRounds', () => {
     rounds.close();
   });
 
+  it('asks under the key a 2026-07-28 server chose, unless another waiting request has it', async () => {
+    const call = new RoundTripCall('srv.tool');
+    const signal = new AbortController().signal;
+    const first = call.ask(elicit, signal, 'user_name');
+    const others = [call.ask(elicit, signal, 'user_name'), call.ask(elicit, signal)].map((asked) => asked.catch(() => 'dropped'));
+    const keys = Object.keys(call.inputRequests());
+    expect(keys[0]).toBe('user_name');
+    expect(new Set(keys).size).toBe(3);
+    call.answer({ user_name: { action: 'accept', content: { name: 'Alice' } } });
+    await expect(first).resolves.toEqual({ action: 'accept', content: { name: 'Alice' } });
+    call.drop('done');
+    expect(await Promise.all(others)).toEqual(['dropped', 'dropped']);
+  });
+
   it('drops a call nobody retries in time: its request is refused and its downstream request cancelled', async () => {
     const rounds = new InputRounds(pino({ level: 'silent' }));
     const call = new RoundTripCall('srv.tool');

@@ -61,10 +61,16 @@ export class RoundTripCall {
     return this.#outcome;
   }
 
-  /** The downstream asks for input: the waiting round ends with an InputRequiredResult. */
-  ask(request: RelayedRequest, signal: AbortSignal): Promise<Record<string, unknown>> {
+  /**
+   * The downstream asks for input: the waiting round ends with an InputRequiredResult. The input
+   * goes under `serverKey`, the key a 2026-07-28 server gave it, so the rounds pass through as the
+   * server wrote them; a 2025 server's request (no key), or a key in use, gets one of loadout's.
+   */
+  ask(request: RelayedRequest, signal: AbortSignal, serverKey?: string): Promise<Record<string, unknown>> {
     return new Promise((resolve, reject) => {
-      const key = `${request.method === 'sampling/createMessage' ? 'sampling' : 'elicitation'}-${++this.#nextKey}`;
+      let key = serverKey;
+      while (key === undefined || this.#asks.has(key))
+        key = `${request.method === 'sampling/createMessage' ? 'sampling' : 'elicitation'}-${++this.#nextKey}`;
       this.#asks.set(key, { request, resolve, reject, sent: false });
       // The downstream gave up on its request (its own timeout, or loadout cancelled the call).
       signal.addEventListener(
