@@ -15,6 +15,7 @@ async function wire(answerFor: (method: string) => DirectAnswer | undefined) {
     server: new Server({ name: 't', version: '1' }),
     // 2025-era requests only: a modern request would need the gateway's services.
     services: undefined as never,
+    serverInfo: { name: 't', version: '1' },
     directAnswer: answerFor,
     onSendError: () => undefined,
   });

@@ -2,9 +2,11 @@
 // connects through (installed before connect, so nothing is re-wired after it). A request the SDK
 // would drop unanswered gets a JSON-RPC error naming what is wrong; a request the session forwards
 // is answered here, straight through forward(), past the Server's per-request machinery (a schema
-// parse, a handler context, response assembly: more than forwarding itself costs); everything
-// else, and the cancellation of a request the Server holds, goes on to the Server.
+// parse, a handler context, response assembly: more than forwarding itself costs), with the same
+// bytes the Server would write; everything else, and the cancellation of a request the Server
+// holds, goes on to the Server.
 import type {
+  Implementation,
   Server,
   TransportSendOptions,
   Transport,
@@ -17,8 +19,11 @@ import type {
 import { Cancellation, TransportDecorator, errorMessage } from '../shared/index.js';
 import type { ClientRequest } from './forward.js';
 import { modernRequestOfParams, type ModernServices } from './modernRequest.js';
-import { requestProblem } from './requestShape.js';
-import { ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { isPlainObject, requestProblem } from './requestShape.js';
+import { ProtocolErrorCode, SERVER_INFO_META_KEY } from '@modelcontextprotocol/server';
+
+// The code the SDK Server never answers with (see errorOf).
+const RETIRED_NOT_FOUND = -32002;
 
 /** Answers one request of the client (by forwarding it) and returns the result to send. */
 export type DirectAnswer = (call: ClientRequest) => Promise<Record<string, unknown>>;
@@ -29,6 +34,8 @@ export interface IntakeRouting {
   readonly server: Server;
   /** What a 2026-07-28 request needs of the gateway. */
   readonly services: ModernServices;
+  /** The Server's identity, which a 2026-07-28 result names in its _meta. */
+  readonly serverInfo: Implementation;
   /** How to answer this request here, or undefined to let the Server answer it. */
   directAnswer(method: string, params: Record<string, unknown> | undefined): DirectAnswer | undefined;
   /** A failure to send an answer (the client went away), for the log. */
@@ -37,24 +44,103 @@ export interface IntakeRouting {
   onAnswered?(id: RequestId): void;
 }
 
-/** The Transport a session's Server connects through. */
-export class ClientIntake extends TransportDecorator {
-  readonly #routing: IntakeRouting;
+/**
+ * The calls a session answers itself, by forwarding them, wherever they come in: through its
+ * intake, or (2026-07-28 stdio, modernCallPath.ts) straight off the wire in front of the SDK's entry.
+ * One per session, so a cancellation finds its call whichever way it came.
+ */
+export class DirectCalls {
+  readonly routing: IntakeRouting;
   readonly #running = new Map<RequestId, Cancellation>();
+  /** The last message the SDK's entry delivered to the session (see ModernCallPath). */
+  lastDelivered: JSONRPCMessage | undefined;
+  /** Whether the session has been delivered a request other than server/discover (see ModernCallPath). */
+  servesRequests = false;
 
-  /** Wrap `inner` before the Server connects; handlers set on it already (the HTTP server's onclose) still run. */
-  constructor(inner: Transport, routing: IntakeRouting) {
-    super(inner);
-    this.#routing = routing;
+  constructor(routing: IntakeRouting) {
+    this.routing = routing;
   }
 
-  // The client is gone: nobody waits for the requests still running downstream.
-  protected innerClosed(): void {
+  /** Answer `request` on `transport` if the session forwards it; false to let its Server answer it. */
+  take(request: JSONRPCRequest, transport: Transport): boolean {
+    const answer = this.routing.directAnswer(request.method, request.params);
+    if (!answer) return false;
+    this.#answer(request, answer, transport);
+    return true;
+  }
+
+  /** Cancel the call answered here under `requestId`; false when none runs. */
+  cancel(requestId: RequestId | undefined, reason: unknown): boolean {
+    const cancellation = requestId === undefined ? undefined : this.#running.get(requestId);
+    if (!cancellation) return false;
+    this.#running.delete(requestId!);
+    cancellation.cancel(reason ?? 'cancelled by the client');
+    return true;
+  }
+
+  /** The client is gone: nobody waits for the calls still running downstream. */
+  cancelAll(): void {
     for (const cancellation of this.#running.values()) cancellation.cancel('the client session ended');
     this.#running.clear();
   }
 
+  #answer(request: JSONRPCRequest, answer: DirectAnswer, transport: Transport): void {
+    const { id } = request;
+    const cancellation = new Cancellation();
+    this.#running.set(id, cancellation);
+    // relatedRequestId puts every message of this request on its own response stream (HTTP).
+    const send = (message: JSONRPCMessage): Promise<void> => transport.send(message, { relatedRequestId: id });
+    // A 2026-07-28 request (its _meta names the protocol version) carries more, and its result says whether it is complete.
+    const modern = modernRequestOfParams(request.params, this.routing.services);
+    const call: ClientRequest = {
+      requestId: id,
+      cancellation,
+      progressToken: (request.params?._meta as { progressToken?: ProgressToken } | undefined)?.progressToken,
+      sendNotification: (notification) => send({ jsonrpc: '2.0', ...notification }),
+      server: this.routing.server,
+      modern,
+    };
+    const reply = (message: JSONRPCMessage): void => {
+      if (this.#running.get(id) === cancellation) this.#running.delete(id);
+      // A cancelled request gets no answer (as the SDK does), whatever the downstream said.
+      if (!cancellation.cancelled) send(message).catch((error: unknown) => this.routing.onSendError(error));
+    };
+    answer(call).then(
+      (result) => reply({ result: modern ? this.#modernResult(result) : result, jsonrpc: '2.0', id }),
+      (error: unknown) => reply({ jsonrpc: '2.0', id, error: errorOf(error) }),
+    );
+  }
+
+  // A tools/call result as the SDK Server encodes it for 2026-07-28 (its encodeResult): it says
+  // whether it is complete, and its _meta names the server, unless it names one already.
+  #modernResult(result: Record<string, unknown>): Record<string, unknown> {
+    const typed = result.resultType === undefined ? { ...result, resultType: 'complete' } : result;
+    const meta = typed._meta;
+    if (meta === undefined) return { ...typed, _meta: { [SERVER_INFO_META_KEY]: this.routing.serverInfo } };
+    if (!isPlainObject(meta) || meta[SERVER_INFO_META_KEY] !== undefined) return typed;
+    return { ...typed, _meta: { ...meta, [SERVER_INFO_META_KEY]: this.routing.serverInfo } };
+  }
+}
+
+/** The Transport a session's Server connects through. */
+export class ClientIntake extends TransportDecorator {
+  readonly #calls: DirectCalls;
+
+  /**
+   * Wrap `inner` before the Server connects; handlers set on it already (the HTTP server's onclose)
+   * still run. `calls`: the session's, when its calls may also come in another way.
+   */
+  constructor(inner: Transport, routing: IntakeRouting, calls = new DirectCalls(routing)) {
+    super(inner);
+    this.#calls = calls;
+  }
+
+  protected innerClosed(): void {
+    this.#calls.cancelAll();
+  }
+
   protected receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
+    this.#calls.lastDelivered = message;
     if ('id' in message) {
       const problem = requestProblem(message);
       if (problem) {
@@ -63,21 +149,15 @@ export class ClientIntake extends TransportDecorator {
         const answer = { jsonrpc: '2.0', id, error: { code, message: text } } as unknown as JSONRPCMessage;
         this.inner
           .send(answer, id === null ? undefined : { relatedRequestId: id })
-          .catch((error: unknown) => this.#routing.onSendError(error));
+          .catch((error: unknown) => this.#calls.routing.onSendError(error));
         return;
       }
       if ('method' in message) {
-        const answer = this.#routing.directAnswer(message.method, message.params);
-        if (answer) return this.#answer(message, answer);
+        if (message.method !== 'server/discover') this.#calls.servesRequests = true;
+        if (this.#calls.take(message, this.inner)) return;
       }
     } else if ('method' in message && message.method === 'notifications/cancelled') {
-      const requestId = message.params?.requestId as RequestId | undefined;
-      const cancellation = requestId === undefined ? undefined : this.#running.get(requestId);
-      if (cancellation) {
-        this.#running.delete(requestId!);
-        cancellation.cancel(message.params?.reason ?? 'cancelled by the client');
-        return;
-      }
+      if (this.#calls.cancel(message.params?.requestId as RequestId | undefined, message.params?.reason)) return;
     }
     this.onmessage?.(message, extra);
   }
@@ -87,44 +167,18 @@ export class ClientIntake extends TransportDecorator {
     try {
       await this.inner.send(message, options);
     } finally {
-      if (('result' in message || 'error' in message) && message.id !== undefined) this.#routing.onAnswered?.(message.id);
+      if (('result' in message || 'error' in message) && message.id !== undefined) this.#calls.routing.onAnswered?.(message.id);
     }
-  }
-
-  #answer(request: JSONRPCRequest, answer: DirectAnswer): void {
-    const { id } = request;
-    const cancellation = new Cancellation();
-    this.#running.set(id, cancellation);
-    // relatedRequestId puts every message of this request on its own response stream (HTTP).
-    const send = (message: JSONRPCMessage): Promise<void> => this.inner.send(message, { relatedRequestId: id });
-    // A 2026-07-28 request (its _meta names the protocol version) carries more, and its result says whether it is complete.
-    const modern = modernRequestOfParams(request.params, this.#routing.services);
-    const call: ClientRequest = {
-      requestId: id,
-      cancellation,
-      progressToken: (request.params?._meta as { progressToken?: ProgressToken } | undefined)?.progressToken,
-      sendNotification: (notification) => send({ jsonrpc: '2.0', ...notification }),
-      server: this.#routing.server,
-      modern,
-    };
-    const reply = (message: JSONRPCMessage): void => {
-      if (this.#running.get(id) === cancellation) this.#running.delete(id);
-      // A cancelled request gets no answer (as the SDK does), whatever the downstream said.
-      if (!cancellation.cancelled) send(message).catch((error: unknown) => this.#routing.onSendError(error));
-    };
-    answer(call).then(
-      (result) =>
-        reply({ jsonrpc: '2.0', id, result: modern && !('resultType' in result) ? { ...result, resultType: 'complete' } : result }),
-      (error: unknown) => reply({ jsonrpc: '2.0', id, error: errorOf(error) }),
-    );
   }
 }
 
-// The error answer the SDK Server would send for a handler that threw `error`.
+// The error answer the SDK Server would send for a handler that threw `error` (it answers the
+// retired -32002, resource not found, as -32602).
 function errorOf(error: unknown): { code: number; message: string; data?: unknown } {
   const { code, data } = (error ?? {}) as { code?: unknown; data?: unknown };
+  const thrown = Number.isSafeInteger(code) ? (code as number) : ProtocolErrorCode.InternalError;
   return {
-    code: Number.isSafeInteger(code) ? (code as number) : ProtocolErrorCode.InternalError,
+    code: thrown === RETIRED_NOT_FOUND ? ProtocolErrorCode.InvalidParams : thrown,
     message: errorMessage(error),
     ...(data === undefined ? {} : { data }),
   };

@@ -13,6 +13,7 @@ import type { GatewayContext } from './context.js';
 import { InputRounds } from './inputRounds.js';
 import { listenedResources } from './contentHandlers.js';
 import { ListenSubscriptions, type ListenedResources } from './listenSubscriptions.js';
+import { ModernCallPath } from './modernCallPath.js';
 import { META_TOOLS, TOOLSET_META_TOOLS, namingOptions, sessionInstructions } from './metaTools/index.js';
 import type { MetaTool } from './metaTools/metaTool.js';
 import { ResourceRoutes } from './resourcePages.js';
@@ -191,7 +192,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       const { serveStdio } = await import('@modelcontextprotocol/server/stdio');
       // Only a 2026-07-28 client listens, so only the session pinned to it (the first) holds what it names.
       const updates = listenedResources(context, session);
-      const listening = new ListenSubscriptions(opening, {
+      // Plain calls of equipped tools skip the entry once it has pinned the connection (modernCallPath.ts).
+      const listening = new ListenSubscriptions(new ModernCallPath(opening, session), {
         hold: (uri) => (session.closed ? Promise.resolve() : updates.hold(uri)),
         release: (uri) => updates.release(uri),
       });

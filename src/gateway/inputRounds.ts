@@ -35,14 +35,15 @@ export class RoundTripCall {
   /** Where the downstream's progress goes: the client request waiting now, if it asked for progress. */
   onProgress: ((progress: Progress) => void) | undefined;
   readonly #asks = new Map<string, Ask>();
-  #outcome: Promise<Record<string, unknown>> = Promise.reject(new Error('the call has not begun'));
+  // Set by begin(), which the call's maker runs at once (a rejected placeholder would cost an
+  // Error, and its stack, on every forwarded 2026-07-28 call).
+  #outcome: Promise<Record<string, unknown>> | undefined;
   #nextKey = 0;
   #settled = false;
   #wake: ((end: RoundEnd) => void) | undefined;
 
   constructor(label: string) {
     this.label = label;
-    this.#outcome.catch(() => undefined);
   }
 
   /** The downstream request, once sent: its settling ends the round waiting then. */
@@ -58,7 +59,7 @@ export class RoundTripCall {
 
   /** The downstream's result (or its failure, thrown). */
   get outcome(): Promise<Record<string, unknown>> {
-    return this.#outcome;
+    return this.#outcome ?? Promise.reject(new Error('the call has not begun'));
   }
 
   /**

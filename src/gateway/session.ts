@@ -9,7 +9,7 @@ import { ToolRegistry, alwaysLoaded, type RegistryChange, type RegistrySnapshot,
 import { LOADOUT_VERSION, errorMessage, isLoadoutError, lazySchemaValidator, remedyText, type LoadoutRemedy } from '../shared/index.js';
 import { ALL_TOOLSET } from '../toolsets/index.js';
 import type { GatewayContext } from './context.js';
-import { ClientIntake, type DirectAnswer } from './clientIntake.js';
+import { ClientIntake, DirectCalls, type DirectAnswer } from './clientIntake.js';
 import { forwardUnlessChanged } from './changedToolGuard.js';
 import { CONTENT_CAPABILITIES, serveContent } from './contentHandlers.js';
 import { clientRequestOf, type RequestExtra } from './forward.js';
@@ -48,6 +48,8 @@ export class GatewaySession implements MetaToolSession {
   readonly registry: ToolRegistry;
   /** This session as the shared notification hub sees it. */
   readonly member: HubMember;
+  /** The calls this session answers by forwarding them, past its Server (clientIntake.ts). */
+  readonly directCalls: DirectCalls;
   readonly #context: GatewayContext;
   readonly #metaTools: ReadonlyMap<string, MetaTool>;
   readonly #metaListing: readonly Tool[];
@@ -87,6 +89,18 @@ export class GatewaySession implements MetaToolSession {
       },
       (transport) => this.#intake(transport),
     );
+    this.directCalls = new DirectCalls({
+      server: this.server,
+      services: context,
+      serverInfo: SERVER_INFO,
+      directAnswer: (method, params) => this.#directAnswer(method, params),
+      onSendError: (error) => context.logger.debug({ mod: 'gateway', err: errorMessage(error) }, 'could not answer a forwarded call'),
+      onAnswered: (id) => {
+        const wake = this.#wakeOnAnswer.get(id);
+        this.#wakeOnAnswer.delete(id);
+        wake?.();
+      },
+    });
     this.server.setRequestHandler('tools/list', (_request, extra) => this.#listTools(extra.mcpReq.id));
     this.member = shared?.member ?? {
       servers: () => this.registry.snapshot.servers,
@@ -127,17 +141,7 @@ export class GatewaySession implements MetaToolSession {
 
   // The Server connects through this, however it is connected (see PassthroughCallServer).
   #intake(transport: Transport): ClientIntake {
-    return new ClientIntake(transport, {
-      server: this.server,
-      services: this.#context,
-      directAnswer: (method, params) => this.#directAnswer(method, params),
-      onSendError: (error) => this.#context.logger.debug({ mod: 'gateway', err: errorMessage(error) }, 'could not answer a forwarded call'),
-      onAnswered: (id) => {
-        const wake = this.#wakeOnAnswer.get(id);
-        this.#wakeOnAnswer.delete(id);
-        wake?.();
-      },
-    });
+    return new ClientIntake(transport, this.directCalls.routing, this.directCalls);
   }
 
   /** Whose searches search learns from (see MetaToolSession): the shared set's, when it serves one. */
