@@ -113,7 +113,8 @@ export interface ConnectionHooks {
 
 // Declared so servers may ask for sampling and elicitation; loadout relays each request to the
 // client session that made the call, or refuses it with a clear error. Roots are not declared:
-// they belong to one client, and a shared downstream cannot be told whose.
+// they belong to one client, and a shared downstream cannot be told whose (a 2026-07-28 server is
+// told them per request instead, and asks within a call, whose client it names).
 const SESSION_END_WAIT_MS = 2000;
 
 /** How a stdio server's process ended under a request (the data of its ConnectionClosed error). */

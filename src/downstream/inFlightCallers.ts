@@ -3,10 +3,13 @@
 // flight are tracked with their callers: when they all come from one session, that session gets
 // it; when several sessions have calls in flight to the server, it is refused, never guessed.
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import type { CreateMessageRequest, ElicitRequest } from '@modelcontextprotocol/server';
+import type { CreateMessageRequest, ElicitRequest, ListRootsRequest } from '@modelcontextprotocol/server';
 
-/** A request a downstream server makes of its client during a call (it needs a human or a model). */
-export type RelayedRequest = CreateMessageRequest | ElicitRequest;
+/**
+ * A request a downstream server makes of its client during a call (it needs a human, a model, or,
+ * from a 2026-07-28 server only, the calling client's roots).
+ */
+export type RelayedRequest = CreateMessageRequest | ElicitRequest | ListRootsRequest;
 
 /**
  * The client session a forwarded request was made for: it answers the sampling and elicitation
@@ -14,8 +17,12 @@ export type RelayedRequest = CreateMessageRequest | ElicitRequest;
  */
 export interface DownstreamCaller {
   readonly owner: object;
-  /** `serverKey`: the key a 2026-07-28 server gave the request in its inputRequests. */
-  relay(request: RelayedRequest, signal: AbortSignal, serverKey?: string): Promise<Record<string, unknown>>;
+  relay(request: RelayedRequest, signal: AbortSignal): Promise<Record<string, unknown>>;
+  /**
+   * Relay one round of a 2026-07-28 server's input requests at once, by the keys the server gave
+   * them, and answer by the same keys. Without it, they are relayed one after another.
+   */
+  relayRound?(requests: ReadonlyMap<string, RelayedRequest>, signal: AbortSignal): Promise<Record<string, unknown>>;
 }
 
 /** The callers of the calls in flight, per server. */

@@ -1,8 +1,9 @@
 // What a connection does differently for a modern (2026-07-28) server, so the layers above keep
 // asking in 2025 terms: a server that wants input mid-request answers `input_required` (MRTR),
-// which is fulfilled through the calling client and retried; change notices come on one
-// `subscriptions/listen` stream, which resources/subscribe and unsubscribe reshape; the log level
-// a client sets travels in each request's envelope; a liveness check is `server/discover`.
+// which is fulfilled through the calling client (roots too, as the request says whose) and
+// retried; change notices come on one `subscriptions/listen` stream, which resources/subscribe and
+// unsubscribe reshape; the log level a client sets travels in each request's envelope; a liveness
+// check is `server/discover`.
 import {
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
@@ -146,23 +147,31 @@ export class ModernRequests {
     }
   }
 
-  // One answer per input request, asked of the client that made the request, one after another
-  // (a person answers them).
+  // One answer per input request, asked of the client that made the request: in one round when it
+  // can (a 2026-07-28 client's InputRequiredResult), else one after another (a person answers them).
   async #fulfil(inputRequests: unknown, options: RequestOptions): Promise<Record<string, unknown>> {
     const { server, relay } = this.#options;
-    const requests = typeof inputRequests === 'object' && inputRequests !== null ? Object.entries(inputRequests) : [];
-    const signal = options.cancellation?.signal ?? new AbortController().signal;
-    const responses: Record<string, unknown> = {};
-    for (const [key, request] of requests) {
+    const { caller } = options;
+    const requests = new Map<string, RelayedRequest>();
+    for (const [key, request] of typeof inputRequests === 'object' && inputRequests !== null ? Object.entries(inputRequests) : []) {
       const { method } = (request ?? {}) as { method?: unknown };
-      if (method !== 'elicitation/create' && method !== 'sampling/createMessage')
+      if (method !== 'elicitation/create' && method !== 'sampling/createMessage' && method !== 'roots/list')
         throw new ProtocolError(
           ProtocolErrorCode.InvalidRequest,
-          `Server '${server}' asked for ${String(method)} input, which loadout does not relay (only elicitation and sampling)`,
+          `Server '${server}' asked for ${String(method)} input, which loadout does not relay (only elicitation, sampling and roots)`,
         );
-      const relayed = request as RelayedRequest;
-      responses[key] = await (options.caller ? options.caller.relay(relayed, signal, key) : relay(relayed, signal));
+      // Roots are one client's: without the request's own caller, guessing a session would leak them.
+      if (method === 'roots/list' && !caller)
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidRequest,
+          `Server '${server}' asked for roots during a request no client made, so there are no roots to give it`,
+        );
+      requests.set(key, request as RelayedRequest);
     }
+    const signal = options.cancellation?.signal ?? new AbortController().signal;
+    if (caller?.relayRound) return caller.relayRound(requests, signal);
+    const responses: Record<string, unknown> = {};
+    for (const [key, request] of requests) responses[key] = await (caller ? caller.relay(request, signal) : relay(request, signal));
     return responses;
   }
 

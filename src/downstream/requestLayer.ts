@@ -22,14 +22,15 @@ export interface RequestOptions {
   cancellation?: Cancellation;
   /** Called with each progress notification the server sends for this request. */
   onProgress?: (progress: Progress) => void;
-  /** Who answers the sampling/elicitation requests the server makes during this request. */
+  /** Who answers the sampling/elicitation (and a modern server's roots) requests made during this request. */
   caller?: DownstreamCaller;
   /** Time allowed without an answer (progress restarts it); default: the server's timeout_seconds. */
   timeoutMs?: number;
   /**
-   * What the client this request is made for declared (a 2026-07-28 client): a modern server is told
-   * the part loadout relays (sampling, elicitation) instead of everything loadout could relay, since
-   * a server must not rely on a capability the client behind loadout lacks.
+   * What a modern server is told the client behind this request declared, of what loadout relays
+   * (sampling, elicitation, roots); without it, loadout's own capabilities. A 2026-07-28 client's
+   * declaration narrows them, since a server must not rely on a capability the client behind loadout
+   * lacks; a 2025 client's roots are added to them, since roots are never loadout's own.
    */
   clientCapabilities?: ClientCapabilities;
 }
@@ -267,8 +268,8 @@ function withEnvelope(
 }
 
 // The capabilities loadout can relay to a client, as that client declared them.
-function relayable({ sampling, elicitation }: ClientCapabilities): ClientCapabilities {
-  return { ...(sampling ? { sampling } : {}), ...(elicitation ? { elicitation } : {}) };
+function relayable({ sampling, elicitation, roots }: ClientCapabilities): ClientCapabilities {
+  return { ...(sampling ? { sampling } : {}), ...(elicitation ? { elicitation } : {}), ...(roots ? { roots } : {}) };
 }
 
 // `resultType: 'complete'` is the modern era's word for what a 2025 result is without it; any other

@@ -1,8 +1,9 @@
 // How a client's request travels to a downstream server and back; every forwarded method goes
 // through forward(). The client's params go on (its progress token swapped for the request
 // layer's), the result comes back unchanged, progress is passed back under the client's own
-// token, the downstream's sampling/elicitation requests are relayed to this client, a client
-// cancellation cancels the downstream request, and a failure is described once, naming the server.
+// token, the downstream's sampling/elicitation requests (and a 2026-07-28 server's roots/list,
+// asked within this request) are relayed to this client, a client cancellation cancels the
+// downstream request, and a failure is described once, naming the server.
 // A 2026-07-28 client cannot be sent requests: the downstream's requests reach it as
 // InputRequiredResults instead (inputRounds.ts), and its log messages at each request's own level.
 // It sits below sessions and meta-tools: it knows the pool and the client's Server, nothing else.
@@ -18,6 +19,7 @@ import type {
 } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import {
+  CLIENT_CAPABILITIES,
   serverCrashOf,
   stderrBlock,
   type DownstreamCaller,
@@ -87,10 +89,14 @@ export async function forward(pool: ServerPool, target: ForwardTarget, call: Cli
   const { progressToken } = call;
   // Progress is sent in order and before the result: a client drops progress for a finished request.
   let progressSent = Promise.resolve();
+  // A modern server may ask this client's roots, so it is told of them; the rest of what it is told
+  // stays what loadout relays, as before.
+  const roots = call.server.getClientCapabilities()?.roots;
   try {
     const result = await pool.request(target.server, target.method, target.params, {
       cancellation: call.cancellation,
       caller: relayTo(call, target.label),
+      clientCapabilities: roots ? { ...CLIENT_CAPABILITIES, roots } : undefined,
       onProgress:
         progressToken === undefined
           ? undefined
@@ -182,18 +188,32 @@ async function forwardInRounds(
 // Send `target` downstream for the round trip's first request.
 function startRoundTrip(pool: ServerPool, target: ForwardTarget, call: ClientRequest, modern: ModernRequest): RoundTripCall {
   const roundTrip = new RoundTripCall(target.label);
+  const refusal = (request: RelayedRequest): ProtocolError | undefined => {
+    if (!INPUT_REQUIRED_METHODS.has(target.method))
+      return relayRefusal(
+        request,
+        target.label,
+        'a 2026-07-28 client can be asked for input only during tools/call, prompts/get and resources/read',
+      );
+    const missing = missingCapability(modern.capabilities, request);
+    return missing ? relayRefusal(request, target.label, `the client that called it did not declare ${missing}`) : undefined;
+  };
   const caller: DownstreamCaller = {
     owner: call.server,
-    async relay(request, signal, serverKey) {
-      if (!INPUT_REQUIRED_METHODS.has(target.method))
-        throw relayRefusal(
-          request,
-          target.label,
-          'a 2026-07-28 client can be asked for input only during tools/call, prompts/get and resources/read',
-        );
-      const missing = missingCapability(modern.capabilities, request);
-      if (missing) throw relayRefusal(request, target.label, `the client that called it did not declare ${missing}`);
-      return roundTrip.ask(request, signal, serverKey);
+    async relay(request, signal) {
+      const refused = refusal(request);
+      if (refused) throw refused;
+      return roundTrip.ask(request, signal);
+    },
+    // A 2026-07-28 server's round reaches the client as one InputRequiredResult, under the server's
+    // keys; all are checked before any is asked, so a refusal never leaves a round half sent.
+    async relayRound(requests, signal) {
+      for (const request of requests.values()) {
+        const refused = refusal(request);
+        if (refused) throw refused;
+      }
+      const answers = [...requests].map(async ([key, request]) => [key, await roundTrip.ask(request, signal, key)] as const);
+      return Object.fromEntries(await Promise.all(answers));
     },
   };
   roundTrip.begin(
@@ -256,8 +276,8 @@ const LooseResultSchema = z.looseObject({});
 // cancellation, which aborts `signal`) is what really bounds the wait.
 const RELAY_TIMEOUT_MS = 30 * 60_000;
 
-// The downstream's sampling/elicitation requests during `call` go to the client that made it, on
-// the call's own response stream (relatedRequestId), if the client declared the capability.
+// The downstream's sampling/elicitation/roots requests during `call` go to the client that made
+// it, on the call's own response stream (relatedRequestId), if the client declared the capability.
 function relayTo(call: ClientRequest, label: string): DownstreamCaller {
   const { server } = call;
   return {
@@ -279,6 +299,7 @@ function relayRefusal(request: RelayedRequest, label: string, why: string): Prot
 }
 
 function missingCapability(capabilities: ClientCapabilities | undefined, request: RelayedRequest): string | undefined {
+  if (request.method === 'roots/list') return capabilities?.roots ? undefined : 'the roots capability';
   if (request.method === 'sampling/createMessage') {
     if (!capabilities?.sampling) return 'the sampling capability';
     const usesTools = request.params.tools !== undefined || request.params.toolChoice !== undefined;

@@ -70,8 +70,7 @@ export class RoundTripCall {
   ask(request: RelayedRequest, signal: AbortSignal, serverKey?: string): Promise<Record<string, unknown>> {
     return new Promise((resolve, reject) => {
       let key = serverKey;
-      while (key === undefined || this.#asks.has(key))
-        key = `${request.method === 'sampling/createMessage' ? 'sampling' : 'elicitation'}-${++this.#nextKey}`;
+      while (key === undefined || this.#asks.has(key)) key = `${request.method.split('/')[0]}-${++this.#nextKey}`;
       this.#asks.set(key, { request, resolve, reject, sent: false });
       // The downstream gave up on its request (its own timeout, or loadout cancelled the call).
       signal.addEventListener(

@@ -145,9 +145,9 @@ describe.each(['stdio', 'http'] as const)('a 2025 client through loadout to a mo
     expect((await client.readResource({ uri: 'note://state' })).contents[0]).toMatchObject({ text: 'changed' });
 
     const before = gateway.listChangedCount();
-    expect(textOf(await client.callTool({ name: 'modern_grow', arguments: {} }))).toBe('grown_7');
+    expect(textOf(await client.callTool({ name: 'modern_grow', arguments: {} }))).toBe('grown_8');
     await gateway.waitForListChanged(before + 1);
-    await eventually(async () => (await client.listTools()).tools.some((tool) => tool.name === 'modern_grown_7'), 10_000, 'the new tool');
+    await eventually(async () => (await client.listTools()).tools.some((tool) => tool.name === 'modern_grown_8'), 10_000, 'the new tool');
   });
 
   it('sends the log level the client set in each request, and passes the log messages back', async () => {
@@ -252,6 +252,33 @@ describe('era negotiation with other servers', () => {
     const result = await gateway.client.callTool({ name: 'modern_ask', arguments: { question: 'Anyone?' } });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(/modern\.ask.*did not declare the elicitation capability/);
+  });
+
+  it("relays a server's roots/list asked during a call to the client that made it, whichever its era", async () => {
+    await writeServersYaml(dirs.configDir, { modern: eraServer('--era', 'modern') });
+    const roots = [{ uri: 'file:///work/a' }, { uri: 'file:///work/b', name: 'b' }];
+    for (const era of ['2025', '2026-07-28'] as const) {
+      const gateway = await startGateway({
+        dirs,
+        args: ['--equip', 'all'],
+        capabilities: { roots: {} },
+        ...(era === '2026-07-28' ? { versionNegotiation: { mode: 'auto' as const } } : {}),
+      });
+      gateways.push(gateway);
+      expect(gateway.client.getProtocolEra()).toBe(era === '2025' ? 'legacy' : 'modern');
+      gateway.client.setRequestHandler('roots/list', () => ({ roots }));
+      await untilListed(gateway, 'modern_roots');
+      const result = await gateway.client.callTool({ name: 'modern_roots', arguments: {} });
+      expect(textOf(result), era).toBe('file:///work/a file:///work/b');
+    }
+
+    const rootless = await startGateway({ dirs, args: ['--equip', 'all'] });
+    gateways.push(rootless);
+    await untilListed(rootless, 'modern_roots');
+    // Told the client declared no roots, the server refuses the call itself, naming what is missing.
+    await expect(rootless.client.callTool({ name: 'modern_roots', arguments: {} })).rejects.toThrow(
+      /modern\.roots.*'roots' \(roots\/list\).*do not declare the required capability/,
+    );
   });
 
   it('probes again at once when a server remembered as modern refuses the modern era', async () => {
