@@ -2,7 +2,7 @@
 // `loadout serve` child process driven by the SDK Client over stdio, as Claude Code would.
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client } from '@modelcontextprotocol/client';
-import type { ClientCapabilities, ClientOptions } from '@modelcontextprotocol/client';
+import type { ClientCapabilities, ClientOptions, JSONRPCMessage } from '@modelcontextprotocol/client';
 import { mkdtemp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -11,6 +11,7 @@ import { stringify } from 'yaml';
 import { afterEach, beforeEach } from 'vitest';
 import { TOOLSET_META_TOOLS } from '../../src/gateway/index.js';
 import { z } from 'zod';
+import { tapReceived } from './notifications.js';
 
 /** Names of the meta-tools listed by default (optimization tools are opt-in), in listing order. */
 export const META_TOOL_NAMES: readonly string[] = TOOLSET_META_TOOLS.map((tool) => tool.name);
@@ -77,6 +78,8 @@ export interface GatewayProcess {
   waitForListChanged(count: number, timeoutMs?: number): Promise<void>;
   /** stderr output so far. */
   stderr(): string;
+  /** Every message loadout sent the client, in order, read at the transport (see tapReceived). */
+  readonly received: readonly JSONRPCMessage[];
   /** Close the client (ends the gateway's stdin) and wait for the process to exit. */
   close(): Promise<void>;
 }
@@ -122,6 +125,7 @@ export async function startGateway(options: StartOptions): Promise<GatewayProces
   );
   const listChanged = trackListChanged(client, options.relistOnChange !== false);
   await client.connect(transport);
+  const received = tapReceived(transport);
   const pid = transport.pid!;
   return {
     client,
@@ -129,6 +133,7 @@ export async function startGateway(options: StartOptions): Promise<GatewayProces
     listChangedCount: () => listChanged.count(),
     waitForListChanged: (count, timeoutMs) => listChanged.waitFor(count, timeoutMs),
     stderr: () => stderr,
+    received,
     async close() {
       await client.close();
       await waitForExit(pid);

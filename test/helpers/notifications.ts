@@ -1,6 +1,6 @@
 // Test helper: every notification a client receives that no other handler took, with a wait
 // for the first one matching a predicate (a deadline, never a fixed sleep).
-import type { Client } from '@modelcontextprotocol/client';
+import type { Client, JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 
 /** A received notification. */
 export interface ReceivedNotification {
@@ -48,4 +48,31 @@ export function collectNotifications(client: Client): NotificationLog {
       }
     },
   };
+}
+
+/**
+ * Every message the client's transport hands the client from now on, in order (call after
+ * connect). Read here, not through the Client: the v2 Client hands a notification on a tick after
+ * it reads it, so under load it drops progress read in the same chunk as the result.
+ */
+export function tapReceived(transport: Transport): readonly JSONRPCMessage[] {
+  const received: JSONRPCMessage[] = [];
+  const deliver = transport.onmessage;
+  if (!deliver) throw new Error('tapReceived: connect the client first');
+  transport.onmessage = (message, extra) => {
+    received.push(message);
+    deliver(message, extra);
+  };
+  return received;
+}
+
+/** The progress values received before the result whose text is `resultText` (which must have come). */
+export function progressBeforeResult(received: readonly JSONRPCMessage[], resultText: string): unknown[] {
+  const answer = received.findIndex(
+    (message) => 'result' in message && JSON.stringify(message.result).includes(JSON.stringify(resultText)),
+  );
+  if (answer < 0) throw new Error(`no result with the text ${resultText} was received`);
+  return received
+    .slice(0, answer)
+    .flatMap((message) => ('method' in message && message.method === 'notifications/progress' ? [message.params?.progress] : []));
 }

@@ -8,7 +8,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI, eventually, fixture, makeTempDirs, textOf, trackListChanged, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
 import { startHttpGateway, type ListeningProcess } from '../helpers/http.js';
-import { collectNotifications } from '../helpers/notifications.js';
+import { collectNotifications, progressBeforeResult, tapReceived } from '../helpers/notifications.js';
 import { rm } from 'node:fs/promises';
 
 type Era = 'modern' | 'legacy';
@@ -22,7 +22,7 @@ describe.each(PAIRINGS)('$client client ↔ loadout ($upstream) ↔ $server serv
   let http: ListeningProcess | undefined;
   let client: Client | undefined;
   // Every message loadout sent the client, in order, read at the transport.
-  let received: JSONRPCMessage[] = [];
+  let received: readonly JSONRPCMessage[] = [];
 
   afterEach(async () => {
     await client?.close().catch(() => undefined);
@@ -52,12 +52,7 @@ describe.each(PAIRINGS)('$client client ↔ loadout ($upstream) ↔ $server serv
       transport = new StreamableHTTPClientTransport(new URL(http.url));
     }
     await connecting.connect(transport);
-    received = [];
-    const deliver = transport.onmessage!;
-    transport.onmessage = (message, extra) => {
-      received.push(message);
-      deliver(message, extra);
-    };
+    received = tapReceived(transport);
     client = connecting;
     return connecting;
   };
@@ -88,17 +83,11 @@ describe.each(PAIRINGS)('$client client ↔ loadout ($upstream) ↔ $server serv
       `${clientEra} to ${serverEra}`,
     );
 
-    // Progress, every step before the result, and a call cancelled part way that the server hears of.
-    // Read at the transport: the v2 Client hands a notification on a tick after it reads it, so
-    // under load it can drop progress that arrived just before the result in the same read.
+    // Progress, every step before the result (read at the transport: see tapReceived), and a call
+    // cancelled part way that the server hears of.
     const counted = await client.callTool({ name: 'era_count', arguments: { n: 3 } }, { onprogress: () => undefined });
     expect(textOf(counted)).toBe('counted 3');
-    const answer = received.findIndex((message) => 'result' in message && textOf(message.result) === 'counted 3');
-    expect(answer).toBeGreaterThan(0);
-    const progressBefore = received
-      .slice(0, answer)
-      .flatMap((message) => ('method' in message && message.method === 'notifications/progress' ? [message.params?.progress] : []));
-    expect(progressBefore).toEqual([1, 2, 3]);
+    expect(progressBeforeResult(received, 'counted 3')).toEqual([1, 2, 3]);
     const abort = new AbortController();
     const cancelled = client.callTool(
       { name: 'era_count', arguments: { n: 500, delayMs: 20 } },
