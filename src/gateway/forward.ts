@@ -86,9 +86,7 @@ export function clientRequestOf(extra: RequestExtra, server: Server, services?: 
  */
 export async function forward(pool: ServerPool, target: ForwardTarget, call: ClientRequest): Promise<Record<string, unknown>> {
   if (call.modern) return forwardInRounds(pool, target, call, call.modern);
-  const { progressToken } = call;
-  // Progress is sent in order and before the result: a client drops progress for a finished request.
-  let progressSent = Promise.resolve();
+  const progress = progressTo(call);
   // A modern server may ask this client's roots, so it is told of them; the rest of what it is told
   // stays what loadout relays, as before.
   const roots = call.server.getClientCapabilities()?.roots;
@@ -97,16 +95,9 @@ export async function forward(pool: ServerPool, target: ForwardTarget, call: Cli
       cancellation: call.cancellation,
       caller: relayTo(call, target.label),
       clientCapabilities: roots ? { ...CLIENT_CAPABILITIES, roots } : undefined,
-      onProgress:
-        progressToken === undefined
-          ? undefined
-          : (progress) => {
-              // The downstream used the request layer's token; the client must see its own.
-              const notification = { method: 'notifications/progress' as const, params: { ...progress, progressToken } };
-              progressSent = progressSent.then(() => call.sendNotification(notification)).catch(() => undefined);
-            },
+      onProgress: progress?.send,
     });
-    if (progressToken !== undefined) await progressSent;
+    if (progress) await progress.sent();
     return result;
   } catch (error) {
     throw describeFailure(pool, target, error);
@@ -150,15 +141,8 @@ async function forwardInRounds(
   const roundTrip =
     modern.requestState === undefined ? startRoundTrip(pool, target, call, modern) : inputRounds.take(modern.requestState, target.label);
   roundTrip.answer(modern.inputResponses);
-  const { progressToken } = call;
-  let progressSent = Promise.resolve();
-  roundTrip.onProgress =
-    progressToken === undefined
-      ? undefined
-      : (progress) => {
-          const notification = { method: 'notifications/progress' as const, params: { ...progress, progressToken } };
-          progressSent = progressSent.then(() => call.sendNotification(notification)).catch(() => undefined);
-        };
+  const progress = progressTo(call);
+  roundTrip.onProgress = progress?.send;
   const { logLevel } = modern;
   const unwatchLogs =
     logLevel &&
@@ -176,13 +160,32 @@ async function forwardInRounds(
       return { resultType: 'input_required', inputRequests: roundTrip.inputRequests(), requestState: inputRounds.park(roundTrip, waitMs) };
     }
     const result = await roundTrip.outcome;
-    if (progressToken !== undefined) await progressSent;
+    if (progress) await progress.sent();
     return result;
   } finally {
     roundTrip.onProgress = undefined;
     unwatchLogs?.();
     stopListening();
   }
+}
+
+/**
+ * Where the downstream's progress goes when the client asked for it (undefined when it did not):
+ * to the client under its own token (the downstream used the request layer's), in order; `sent`
+ * settles once all sent so far have gone, which the result waits for, since a client drops
+ * progress for a finished request.
+ */
+function progressTo(call: ClientRequest): { send: (progress: Progress) => void; sent: () => Promise<void> } | undefined {
+  const { progressToken } = call;
+  if (progressToken === undefined) return undefined;
+  let sent = Promise.resolve();
+  return {
+    send: (progress) => {
+      const notification = { method: 'notifications/progress' as const, params: { ...progress, progressToken } };
+      sent = sent.then(() => call.sendNotification(notification)).catch(() => undefined);
+    },
+    sent: () => sent,
+  };
 }
 
 // Send `target` downstream for the round trip's first request.

@@ -49,4 +49,22 @@ describe('InputRounds', () => {
     expect(call.cancellation.cancelled).toBe(true);
     expect(() => rounds.take(state, 'srv.tool')).toThrow(UnknownRequestStateError);
   });
+
+  it('ends the retry of a call whose downstream failed while it waited with that failure, not with another round', async () => {
+    const rounds = new InputRounds(pino({ level: 'silent' }));
+    const call = new RoundTripCall('srv.tool');
+    let crash!: (error: Error) => void;
+    call.begin(new Promise((_resolve, reject) => (crash = reject)));
+    void call.ask(elicit, new AbortController().signal).catch(() => undefined);
+    expect(await call.next()).toBe('asked');
+    call.inputRequests();
+    const state = rounds.park(call, 60_000);
+    crash(new Error("Server 'srv' closed the connection during srv.tool"));
+    // The client retries later: the failure has been read by then.
+    await call.outcome.catch(() => undefined);
+    const retried = rounds.take(state, 'srv.tool');
+    retried.answer(undefined);
+    expect(await retried.next()).toBe('settled');
+    await expect(retried.outcome).rejects.toThrow(/closed the connection/);
+  });
 });

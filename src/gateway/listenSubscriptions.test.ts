@@ -18,7 +18,7 @@ async function wire() {
   const listen = (id: string, resourceSubscriptions: string[]) =>
     clientEnd.send({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params: { notifications: { resourceSubscriptions } } });
   const cancel = (requestId: string) => clientEnd.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId } });
-  return { changes, passed, listen, cancel };
+  return { changes, passed, listen, cancel, watch };
 }
 
 describe('ListenSubscriptions', () => {
@@ -34,5 +34,16 @@ describe('ListenSubscriptions', () => {
     await cancel('unknown');
     expect(changes).toEqual(['hold r://one', 'hold r://two', 'release r://one', 'release r://two']);
     expect(passed).toHaveLength(6);
+  });
+
+  // The SDK's entry answers a listen it refuses (an invalid filter, too many streams) with an error,
+  // and ends a stream with its result: that stream is over as much as a cancelled one.
+  it('lets go of what a stream named once the entry answers it (a refusal or the end of the stream)', async () => {
+    const { changes, listen, watch } = await wire();
+    await listen('a', ['r://one']);
+    await listen('b', ['r://two']);
+    await watch.send({ jsonrpc: '2.0', id: 'a', error: { code: -32602, message: "Invalid params: 'notifications' is required" } });
+    await watch.send({ jsonrpc: '2.0', id: 'b', result: { resultType: 'complete' } });
+    expect(changes).toEqual(['hold r://one', 'hold r://two', 'release r://one', 'release r://two']);
   });
 });

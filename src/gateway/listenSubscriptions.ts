@@ -2,9 +2,9 @@
 // stream's filter and puts the session's change notifications on the streams that asked for them,
 // but it never tells the session which resources a stream names. This decorator, between the wire
 // and the entry, reads each listen request and its cancellation as they pass (it answers and drops
-// nothing), and holds a downstream subscription to each resource a stream names, as
-// resources/subscribe does, for as long as some open stream names it.
-import type { JSONRPCMessage, MessageExtraInfo, Transport } from '@modelcontextprotocol/server';
+// nothing), and the entry's answers that end a stream, and holds a downstream subscription to each
+// resource a stream names, as resources/subscribe does, for as long as some open stream names it.
+import type { JSONRPCMessage, MessageExtraInfo, Transport, TransportSendOptions } from '@modelcontextprotocol/server';
 import { TransportDecorator } from '../shared/index.js';
 
 /** How the session holds and lets go of one resource's updates, by the URI its client uses. */
@@ -86,6 +86,13 @@ export class ListenSubscriptions extends TransportDecorator {
       else if (!('id' in message) && message.method === 'notifications/cancelled') this.#listened.close(message.params?.requestId);
     }
     this.onmessage?.(message, extra);
+  }
+
+  // The entry answers a listen it refuses (an invalid filter, too many streams) with an error, and
+  // ends a stream with its result: either way the stream is over, and what it named is let go.
+  override send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    if ('id' in message && ('result' in message || 'error' in message)) this.#listened.close(message.id);
+    return super.send(message, options);
   }
 
   // The session ends with the connection, and with it every subscription it holds.

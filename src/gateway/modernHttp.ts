@@ -10,7 +10,7 @@ import type { Logger } from '../shared/index.js';
 import { ALL_TOOLSET } from '../toolsets/index.js';
 import type { Gateway } from './createGateway.js';
 import { bearerToken } from './httpGuard.js';
-import { principalOfToken, type RequestScope } from './principalToolsets.js';
+import { principalOfToken, scopeKey, type RequestScope } from './principalToolsets.js';
 
 /** Options of modernEndpoints. */
 interface ModernOptions {
@@ -41,7 +41,7 @@ export function modernEndpoints(
   const { toNodeHandler, toWebRequest } = nodeModule;
   const handlers = new Map<string, { handler: McpHttpHandler; serve: NodeMcpRequestHandler }>();
   const handlerOf = (scope: RequestScope): NodeMcpRequestHandler => {
-    const key = keyOf(scope);
+    const key = scopeKey(scope);
     let modern = handlers.get(key);
     if (!modern) {
       const handler = createMcpHandler(() => gateway.requestServer(scope), {
@@ -84,17 +84,13 @@ export function modernEndpoints(
     async serveToolset(req, res, body, toolset) {
       const scope: RequestScope = { kind: 'toolset', toolset };
       // Checked once: a toolset deleted later is served empty, and saved again, served again.
-      if (!handlers.has(keyOf(scope)) && toolset !== ALL_TOOLSET) await gateway.context.toolsets.get(toolset);
+      if (!handlers.has(scopeKey(scope)) && toolset !== ALL_TOOLSET) await gateway.context.toolsets.get(toolset);
       return serve(scope, req, res, body);
     },
     async close() {
       await Promise.allSettled([...handlers.values()].map((modern) => modern.handler.close()));
     },
   };
-}
-
-function keyOf(scope: RequestScope): string {
-  return scope.kind === 'principal' ? `principal ${scope.principal}` : `toolset ${scope.toolset}`;
 }
 
 // Whether a message claims the 2026-07-28 era the way its requests do: the protocol version in `_meta`.

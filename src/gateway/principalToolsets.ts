@@ -27,6 +27,11 @@ export function principalOfToken(token: string | undefined): string {
 /** Whose set a modern request is served with: its principal's (on /mcp), or one toolset's (on /mcp/toolsets/NAME). */
 export type RequestScope = { kind: 'principal'; principal: string } | { kind: 'toolset'; toolset: string };
 
+/** One string per scope, for maps of what each scope has. */
+export function scopeKey(scope: RequestScope): string {
+  return scope.kind === 'principal' ? `principal ${scope.principal}` : `toolset ${scope.toolset}`;
+}
+
 const PrincipalRecordSchema = z.strictObject({ toolset: ToolsetNameSchema.nullable() });
 
 /** The sets this process has served modern requests with, each created on first use. */
@@ -58,7 +63,7 @@ export class SharedToolsets {
 
   /** The set of `scope` as this process holds it (its file not re-read). */
   get(scope: RequestScope): FileBackedToolset {
-    const key = scope.kind === 'principal' ? `principal ${scope.principal}` : `toolset ${scope.toolset}`;
+    const key = scopeKey(scope);
     let set = this.#sets.get(key);
     if (!set) {
       const record = scope.kind === 'principal' ? this.#principalRecord(scope.principal) : toolsetRecord(this.#context, scope.toolset);
