@@ -55,6 +55,7 @@ export class FileBackedToolset implements SharedEquipment {
   #stamp: string | undefined;
   #syncQueued = false;
   #listened: ListenedResources | undefined;
+  #leaveHub: (() => void) | undefined;
 
   constructor(context: GatewayContext, record: ToolsetRecord) {
     this.#context = context;
@@ -83,7 +84,7 @@ export class FileBackedToolset implements SharedEquipment {
    */
   get listened(): ListenedResources {
     if (!this.#listened) {
-      this.#context.hub.join(this.member);
+      this.#leaveHub = this.#context.hub.join(this.member);
       const session = { member: this.member, settledSnapshot: async () => (await this.sync(), this.registry.snapshot) };
       this.#listened = new ListenedResources(listenedResources(this.#context, session));
     }
@@ -121,6 +122,12 @@ export class FileBackedToolset implements SharedEquipment {
       this.#stamp = await this.#record.write(null);
       return this.#announce(await this.registry.unequip());
     });
+  }
+
+  /** Stop watching its file and leave the hub (its resource subscriptions with it): the gateway closes. */
+  close(): void {
+    this.bus.close();
+    this.#leaveHub?.();
   }
 
   /** Rebuild against the current catalog and health, announcing a change. */

@@ -39,6 +39,27 @@ describe('InputRounds', () => {
     expect(await Promise.all(others)).toEqual(['dropped', 'dropped']);
   });
 
+  it('refuses at once a request whose downstream already gave up, and keeps no listener on an answered one', async () => {
+    const call = new RoundTripCall('srv.tool');
+    const gaveUp = new AbortController();
+    gaveUp.abort(new Error('the server timed out'));
+    await expect(call.ask(elicit, gaveUp.signal)).rejects.toThrow('the server timed out');
+    expect(call.inputRequests()).toEqual({});
+
+    const live = new AbortController();
+    let listeners = 0;
+    const add = live.signal.addEventListener.bind(live.signal);
+    const remove = live.signal.removeEventListener.bind(live.signal);
+    live.signal.addEventListener = (...args: Parameters<typeof add>) => (listeners++, add(...args));
+    live.signal.removeEventListener = (...args: Parameters<typeof remove>) => (listeners--, remove(...args));
+    const answered = call.ask(elicit, live.signal);
+    expect(await call.next()).toBe('asked');
+    const [key] = Object.keys(call.inputRequests());
+    call.answer({ [key!]: { action: 'decline' } });
+    await expect(answered).resolves.toEqual({ action: 'decline' });
+    expect(listeners).toBe(0);
+  });
+
   it('drops a call nobody retries in time: its request is refused and its downstream request cancelled', async () => {
     const rounds = new InputRounds(pino({ level: 'silent' }));
     const call = new RoundTripCall('srv.tool');

@@ -21,7 +21,7 @@ export class UnknownRequestStateError extends ProtocolError {}
 interface Ask {
   readonly request: RelayedRequest;
   readonly resolve: (result: Record<string, unknown>) => void;
-  readonly reject: (error: unknown) => void;
+  readonly reject: (error: Error) => void;
   /** Handed to the client in an InputRequiredResult (its answer may come on the next retry). */
   sent: boolean;
 }
@@ -71,15 +71,20 @@ export class RoundTripCall {
     return new Promise((resolve, reject) => {
       let key = serverKey;
       while (key === undefined || this.#asks.has(key)) key = `${request.method.split('/')[0]}-${++this.#nextKey}`;
-      this.#asks.set(key, { request, resolve, reject, sent: false });
       // The downstream gave up on its request (its own timeout, or loadout cancelled the call).
-      signal.addEventListener(
-        'abort',
-        () => {
-          if (this.#asks.delete(key)) reject(signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason)));
-        },
-        { once: true },
-      );
+      const giveUp = (): void => reject(signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason)));
+      if (signal.aborted) return giveUp();
+      const onAbort = (): void => {
+        if (this.#asks.delete(key)) giveUp();
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      const settled = (): void => signal.removeEventListener('abort', onAbort);
+      this.#asks.set(key, {
+        request,
+        resolve: (response) => (settled(), resolve(response)),
+        reject: (error) => (settled(), reject(error)),
+        sent: false,
+      });
       this.#wake?.('asked');
     });
   }

@@ -2,7 +2,7 @@
 // per-request handler (createMcpHandler, legacy: 'reject'). There is one handler per equipped set
 // served: each principal's on /mcp, each toolset's on /mcp/toolsets/NAME (principalToolsets.ts),
 // with that set's change bus, so a subscriptions/listen stream hears only of its own set.
-import { PROTOCOL_VERSION_META_KEY, createMcpHandler, isInitializeRequest, isLegacyRequest } from '@modelcontextprotocol/server';
+import { createMcpHandler, isInitializeRequest, isLegacyRequest } from '@modelcontextprotocol/server';
 import type { McpHttpHandler } from '@modelcontextprotocol/server';
 import type { NodeMcpRequestHandler } from '@modelcontextprotocol/node';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -10,6 +10,7 @@ import type { Logger } from '../shared/index.js';
 import { ALL_TOOLSET } from '../toolsets/index.js';
 import type { Gateway } from './createGateway.js';
 import { bearerToken } from './httpGuard.js';
+import { carriesEnvelope } from './modernRequest.js';
 import { principalOfToken, scopeKey, type RequestScope } from './principalToolsets.js';
 
 /** Options of modernEndpoints. */
@@ -39,6 +40,8 @@ export function modernEndpoints(
   options: ModernOptions,
 ): ModernEndpoints {
   const { toNodeHandler, toWebRequest } = nodeModule;
+  // The guard accepts only these tokens: each one's principal is hashed once, not per request.
+  const principals = new Map(options.tokens.map((token) => [token, principalOfToken(token)]));
   const handlers = new Map<string, { handler: McpHttpHandler; serve: NodeMcpRequestHandler }>();
   const handlerOf = (scope: RequestScope): NodeMcpRequestHandler => {
     const key = scopeKey(scope);
@@ -75,10 +78,13 @@ export function modernEndpoints(
       if (isInitializeRequest(body)) return false;
       // One carrying the envelope is modern by definition; the full classification (a web Request
       // built from the body) is left for the rest.
-      return carriesEnvelope(body) || !(await isLegacyRequest(await toWebRequest(req, body), body));
+      return (
+        carriesEnvelope((body as { params?: unknown } | undefined)?.params) || !(await isLegacyRequest(await toWebRequest(req, body), body))
+      );
     },
     servePrincipal(req, res, body) {
-      const principal = principalOfToken(options.tokens.length > 0 ? bearerToken(req.headers.authorization) : undefined);
+      const token = principals.size > 0 ? bearerToken(req.headers.authorization) : undefined;
+      const principal = (token !== undefined && principals.get(token)) || principalOfToken(token);
       return serve({ kind: 'principal', principal }, req, res, body);
     },
     async serveToolset(req, res, body, toolset) {
@@ -91,10 +97,4 @@ export function modernEndpoints(
       await Promise.allSettled([...handlers.values()].map((modern) => modern.handler.close()));
     },
   };
-}
-
-// Whether a message claims the 2026-07-28 era the way its requests do: the protocol version in `_meta`.
-function carriesEnvelope(body: unknown): boolean {
-  const meta = (body as { params?: { _meta?: unknown } } | undefined)?.params?._meta;
-  return typeof meta === 'object' && meta !== null && PROTOCOL_VERSION_META_KEY in meta;
 }

@@ -35,11 +35,16 @@ export interface ModernRequest {
 
 const LEVELS: ReadonlySet<string> = new Set(LoggingLevelSchema.options);
 
+/** Whether request params claim the 2026-07-28 era the way its requests do: the protocol version in `_meta`. */
+export function carriesEnvelope(params: unknown): params is { _meta: Record<string, unknown> } & Record<string, unknown> {
+  const meta = (params as { _meta?: unknown } | undefined)?._meta;
+  return typeof meta === 'object' && meta !== null && PROTOCOL_VERSION_META_KEY in meta;
+}
+
 /** The modern part of a request as it came off the wire, or undefined for a 2025 request. */
 export function modernRequestOfParams(params: Record<string, unknown> | undefined, services: ModernServices): ModernRequest | undefined {
-  const meta = params?._meta as Record<string, unknown> | undefined;
-  if (typeof meta !== 'object' || meta === null || !(PROTOCOL_VERSION_META_KEY in meta)) return undefined;
-  return modernRequest(meta, params!.requestState, params!.inputResponses, services);
+  if (!carriesEnvelope(params)) return undefined;
+  return modernRequest(params._meta, params.requestState, params.inputResponses, services);
 }
 
 /** The modern part of a request the SDK Server handles, or undefined for a 2025 request. */

@@ -81,7 +81,7 @@ export class SharedToolsets {
   /** Stop watching files and the catalog. */
   close(): void {
     this.#stopWatchingCatalog();
-    for (const set of this.#sets.values()) set.bus.close();
+    for (const set of this.#sets.values()) set.close();
   }
 
   #principalRecord(principal: string): ToolsetRecord {
