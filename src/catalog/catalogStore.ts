@@ -17,7 +17,13 @@ import {
   type ServerConfig,
   type ToolMergeReport,
 } from '../config/index.js';
-import { isNeedsAuthorizationMessage, type ListFailures, type ServerDefinitions, type ServerPool } from '../downstream/index.js';
+import {
+  OPTIONAL_LIST_NAMES,
+  isNeedsAuthorizationMessage,
+  type ListFailures,
+  type ServerDefinitions,
+  type ServerPool,
+} from '../downstream/index.js';
 import { errorMessage, type Logger } from '../shared/index.js';
 import { Catalog } from './catalog.js';
 import { DefinitionStore } from './definitionStore.js';
@@ -26,7 +32,7 @@ import { LearnedWordsStore } from './learnedWords.js';
 import { SearchLearning } from './searchLearning.js';
 import { ExampleRequestsStore } from './exampleRequests.js';
 import { examplesByTool, keywordsOf, readSynonyms } from './searchVocabulary.js';
-import { ALL_LISTS, OPTIONAL_LISTS, type ServerListing } from './serverListing.js';
+import { ALL_LISTS, type ServerListing } from './serverListing.js';
 import { recordDiscoveredTools } from './switchboard.js';
 import type { ServerMapEntry, ServerState, ServerSummary } from './serverMap.js';
 
@@ -375,7 +381,7 @@ export class CatalogStore {
     const changed = this.#definitions.record(server, listing, stamp, options);
     const after: ListFailures = this.#definitions.all[server]?.listFailures ?? {};
     const log = this.#options.logger;
-    for (const list of OPTIONAL_LISTS) {
+    for (const list of OPTIONAL_LIST_NAMES) {
       if (after[list] !== undefined && after[list] !== before[list])
         log.warn({ mod: 'catalog', server, err: after[list] }, `${list} not listed; the tools and other lists stand`);
       else if (after[list] === undefined && before[list] !== undefined) log.info({ mod: 'catalog', server }, `${list} listed again`);

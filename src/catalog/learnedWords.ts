@@ -29,7 +29,7 @@ export interface LearnedWordsLimits {
   toolsPerQuery: number;
 }
 
-export const DEFAULT_LEARNED_LIMITS: LearnedWordsLimits = {
+const DEFAULT_LEARNED_LIMITS: LearnedWordsLimits = {
   halfLifeDays: 30,
   wordsPerTool: 24,
   tools: 5000,

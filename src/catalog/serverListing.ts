@@ -2,17 +2,14 @@
 // speaks for is replaced (or dropped when no longer declared, or kept beside the failure when its
 // request failed); every other list stays as cached. Pure, so the same change can be applied to
 // the catalog in memory and to catalog.json on disk.
-import type { ListFailures, OptionalList, ServerDefinitions } from '../downstream/index.js';
+import { OPTIONAL_LIST_NAMES, type ListFailures, type OptionalList, type ServerDefinitions } from '../downstream/index.js';
 import type { CachedServerTools } from './definitionCache.js';
 
 /** The parts of a server's entry a listing can speak for ('handshake': its capabilities and its words about itself). */
 export type ListName = 'tools' | OptionalList | 'handshake';
 
-/** The lists a server may declare beside its tools. */
-export const OPTIONAL_LISTS: readonly OptionalList[] = ['prompts', 'resources', 'resourceTemplates'];
-
 /** Every part: what a complete listing (discovery, a re-check) speaks for. */
-export const ALL_LISTS: readonly ListName[] = ['tools', ...OPTIONAL_LISTS, 'handshake'];
+export const ALL_LISTS: readonly ListName[] = ['tools', ...OPTIONAL_LIST_NAMES, 'handshake'];
 
 /** One listing of a server: what it found, and which parts of the entry it speaks for. */
 export interface ServerListing {
@@ -36,7 +33,7 @@ export function applyListing(entry: CachedServerTools | undefined, listing: Serv
     else delete next.era;
   }
   const failures: ListFailures = { ...next.listFailures };
-  for (const list of OPTIONAL_LISTS) {
+  for (const list of OPTIONAL_LIST_NAMES) {
     if (!covers.includes(list)) continue;
     const failure = definitions.listFailures?.[list];
     if (failure !== undefined) {

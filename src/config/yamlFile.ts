@@ -2,7 +2,7 @@
 // file, line and column: servers.yaml and toolset files read the same way. Reads no files itself.
 import type { Document, LineCounter } from 'yaml';
 import type * as z from 'zod';
-import { LoadoutError, yamlModule } from '../shared/index.js';
+import { LoadoutError, issueText, yamlModule } from '../shared/index.js';
 import { reportedIssue } from './fileObject.js';
 
 type InvalidCode = 'CONFIG_INVALID' | 'TOOLSET_INVALID';
@@ -34,8 +34,7 @@ function schemaError(error: z.ZodError, document: Document, lineCounter: LineCou
   const node =
     (issue.code === 'unrecognized_keys' ? keyNode(document, issuePath, issue.keys[0]) : undefined) ?? deepestNode(document, issuePath);
   const position = node?.range ? lineCounter.linePos(node.range[0]) : { line: 1, col: 1 };
-  const where = issuePath.length ? ` at ${issuePath.join('.')}` : '';
-  return new LoadoutError(code, `${file}:${position.line}:${position.col}: ${issue.message}${where}`);
+  return new LoadoutError(code, `${file}:${position.line}:${position.col}: ${issueText(issue)}`);
 }
 
 type RangedNode = { range?: [number, number, number] | null };

@@ -89,6 +89,13 @@ describe('ChildProcessTransport', () => {
     await transport.close();
   });
 
+  it('names a working directory that does not exist, rather than the program it then cannot find', async () => {
+    const cwd = path.join(tmpdir(), 'loadout-no-such-dir', 'x');
+    const transport = new ChildProcessTransport({ command: process.execPath, args: [], env: {}, cwd, maxMessageBytes: MEGABYTE });
+    await expect(transport.start()).rejects.toThrow(`its working directory ${JSON.stringify(cwd)} (cwd: in servers.yaml) does not exist`);
+    await transport.close();
+  });
+
   it('says in plain words that a file cannot be run (EACCES)', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'loadout-transport-'));
     try {

@@ -48,7 +48,8 @@ import { ModernRequests, fromListen } from './modernRequests.js';
 import { RequestLayer, type RequestOptions } from './requestLayer.js';
 
 /** The lists a server may declare beside its tools; each one may fail without the others. */
-export type OptionalList = 'prompts' | 'resources' | 'resourceTemplates';
+export const OPTIONAL_LIST_NAMES = ['prompts', 'resources', 'resourceTemplates'] as const;
+export type OptionalList = (typeof OPTIONAL_LIST_NAMES)[number];
 
 /** Why each optional list the server declared could not be listed, e.g. "resources/list failed: connect ECONNREFUSED …". */
 export type ListFailures = Partial<Record<OptionalList, string>>;

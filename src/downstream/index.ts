@@ -3,6 +3,7 @@
 // know about catalogs or toolsets.
 export {
   CLIENT_CAPABILITIES,
+  OPTIONAL_LIST_NAMES,
   isToolsListFailureMessage,
   serverCrashOf,
   type ListFailures,

@@ -56,7 +56,6 @@ export class ModernRequests {
   readonly #options: ModernRequestsOptions;
   readonly #envelope: Envelope['fixed'];
   readonly #resourceUris = new Set<string>();
-  #logLevel: string | undefined;
   #subscription: McpSubscription | undefined;
   /** The latest listen change; each waits for the one before, so streams are replaced in order. */
   #listening: Promise<void> = Promise.resolve();
@@ -94,13 +93,11 @@ export class ModernRequests {
     switch (method) {
       case 'ping':
         return this.#options.layer.request('server/discover', undefined, options).then(() => ({}));
-      case 'logging/setLevel':
-        this.#logLevel = typeof params?.level === 'string' ? params.level : undefined;
-        this.#options.layer.setEnvelope({
-          fixed: this.#envelope,
-          ...(this.#logLevel ? { defaults: { [LOG_LEVEL_META_KEY]: this.#logLevel } } : {}),
-        });
+      case 'logging/setLevel': {
+        const level = typeof params?.level === 'string' ? params.level : undefined;
+        this.#options.layer.setEnvelope({ fixed: this.#envelope, ...(level ? { defaults: { [LOG_LEVEL_META_KEY]: level } } : {}) });
         return Promise.resolve({});
+      }
       case 'resources/subscribe':
       case 'resources/unsubscribe': {
         const uri = params?.uri;

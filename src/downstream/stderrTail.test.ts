@@ -1,6 +1,6 @@
 // The kept stderr of a server: bounded in lines and bytes, masked, whole lines across chunks.
 import { describe, expect, it } from 'vitest';
-import { StderrTail } from './stderrTail.js';
+import { StderrTail, maskValues } from './stderrTail.js';
 
 describe('StderrTail', () => {
   it('masks a value split across chunks and across a multi-byte character', () => {
@@ -19,5 +19,16 @@ describe('StderrTail', () => {
     const shown = endless.lines().join('');
     expect(shown).not.toMatch(/SECRET/);
     expect(shown.length).toBeLessThanOrEqual(8192 + 20);
+  });
+
+  it('hides a value that contains another whole, whatever order the values come in', () => {
+    const masked = [
+      { name: 'SHORT', value: 'tok1' },
+      { name: 'LONG', value: 'tok1-extended' },
+    ];
+    const tail = new StderrTail(masked);
+    tail.push(Buffer.from('auth tok1-extended and tok1\n'));
+    expect(tail.lines()).toEqual(['auth [LONG hidden] and [SHORT hidden]']);
+    expect(maskValues('auth tok1-extended', masked)).toBe('auth [LONG hidden]');
   });
 });

@@ -24,7 +24,8 @@ export class StderrTail {
   #partial = '';
 
   constructor(masked: readonly MaskedValue[]) {
-    this.#masked = masked;
+    // Ordered once here, not for every line a chatty server writes.
+    this.#masked = longestFirst(masked);
   }
 
   /** Take a chunk of stderr. */
@@ -58,16 +59,23 @@ export class StderrTail {
   }
 
   #mask(text: string): string {
-    return maskValues(text, this.#masked);
+    return replaceValues(text, this.#masked);
   }
 }
 
 /** `text` with each of the values replaced by `[NAME hidden]`. */
 export function maskValues(text: string, masked: readonly MaskedValue[]): string {
+  return replaceValues(text, longestFirst(masked));
+}
+
+// Longest first, so a value that contains another is hidden whole.
+function longestFirst(masked: readonly MaskedValue[]): MaskedValue[] {
+  return [...masked].sort((a, b) => b.value.length - a.value.length);
+}
+
+function replaceValues(text: string, ordered: readonly MaskedValue[]): string {
   let result = text;
-  // Longest first, so a value that contains another is hidden whole.
-  for (const { name, value } of [...masked].sort((a, b) => b.value.length - a.value.length))
-    result = result.replaceAll(value, `[${name} hidden]`);
+  for (const { name, value } of ordered) result = result.replaceAll(value, `[${name} hidden]`);
   return result;
 }
 
