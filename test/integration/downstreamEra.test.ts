@@ -227,8 +227,10 @@ describe('era negotiation with other servers', () => {
     expect(textOf(await gateway.client.callTool({ name: 'brittle_echo', arguments: { text: 'up' } }))).toBe('up');
     const log = await fixtureLog(logFile);
     const probed = log.find((message) => message.method === 'server/discover');
+    const initialized = log.find((message) => message.method === 'initialize');
     expect(probed).toBeDefined();
-    expect(log.find((message) => message.method === 'initialize')?.pid).not.toBe(probed?.pid);
+    expect(initialized).toBeDefined();
+    expect(initialized!.pid).not.toBe(probed!.pid);
     expect(await cachedEra(dirs, 'brittle')).toMatchObject({ era: 'legacy' });
   });
 

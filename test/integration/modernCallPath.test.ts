@@ -3,8 +3,10 @@
 // message the entry still holds) and the same call taken off the wire in front of the entry
 // (modernCallPath.ts) are answered with the same bytes; a call taken there can be cancelled.
 import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CLI, fixture, makeTempDirs, nodeServer, waitForExit, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
+import { CLI, eventually, fixture, makeTempDirs, nodeServer, waitForExit, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
 
 const ENVELOPE = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -72,7 +74,10 @@ describe('a 2026-07-28 call of an equipped tool on stdio', () => {
   let dirs: TempDirs;
   beforeEach(async () => {
     dirs = await makeTempDirs();
-    await writeServersYaml(dirs.configDir, { echo: nodeServer(fixture('echo')), slow: nodeServer(fixture('slow')) });
+    await writeServersYaml(dirs.configDir, {
+      echo: nodeServer(fixture('echo')),
+      era: { command: process.execPath, args: [fixture('eraServer'), '--era', 'legacy', '--log', path.join(dirs.dataDir, 'era.log')] },
+    });
   });
   afterEach(() => dirs.cleanup());
 
@@ -107,11 +112,24 @@ describe('a 2026-07-28 call of an equipped tool on stdio', () => {
         },
       });
 
-      // A long call taken off the wire, then cancelled: it is never answered; the session goes on.
-      gateway.write(call(5, 'slow_sleep', { ms: 60_000 }));
+      // A long call taken off the wire, then cancelled once the server has it: the server hears of the
+      // cancel (era_cancelled counts the count calls that stopped on one), the call is never answered,
+      // and the session goes on.
+      let probe = 100;
+      const cancelledCount = async (): Promise<string | undefined> => {
+        const id = probe++;
+        gateway.write(call(id, 'era_cancelled', {}));
+        return (JSON.parse(await gateway.answer(id)) as { result?: { content?: { text?: string }[] } }).result?.content?.[0]?.text;
+      };
+      expect(await cancelledCount()).toBe('0');
+      const callsLogged = async () =>
+        (await readFile(path.join(dirs.dataDir, 'era.log'), 'utf8')).split('\n').filter((line) => line.includes('"tools/call"')).length;
+      gateway.write(call(5, 'era_count', { n: 3000, delayMs: 20 }));
+      await eventually(async () => (await callsLogged()) === 2, 10_000, 'the count call to reach the server');
       gateway.write({ method: 'notifications/cancelled', params: { requestId: 5, reason: 'changed my mind', _meta: ENVELOPE } });
       gateway.write(call(6, 'echo_echo', { text: 'after' }));
       expect(JSON.parse(await gateway.answer(6))).toMatchObject({ result: { content: [{ text: 'after' }] } });
+      await eventually(async () => (await cancelledCount()) === '1', 10_000, 'the cancel to reach the server');
       expect(gateway.lineOf(5)).toBeUndefined();
     } finally {
       await gateway.close();
