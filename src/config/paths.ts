@@ -42,8 +42,9 @@ export const DATA_DIR_OWNER_FILE = 'config-dir';
  */
 export function resolvePaths(options: { configDir?: string; dataDir?: string } = {}, env = process.env): LoadoutPaths {
   const defaults = envPaths('loadout', { suffix: '' });
-  const configDir = path.resolve(options.configDir ?? env.LOADOUT_CONFIG_DIR ?? defaults.config);
-  const explicitDataDir = options.dataDir ?? env.LOADOUT_DATA_DIR;
+  // An empty variable (`LOADOUT_CONFIG_DIR=`) is unset: path.resolve('') is the current folder.
+  const configDir = path.resolve(options.configDir ?? (env.LOADOUT_CONFIG_DIR || undefined) ?? defaults.config);
+  const explicitDataDir = options.dataDir ?? (env.LOADOUT_DATA_DIR || undefined);
   const dataDir = path.resolve(
     explicitDataDir ?? (configDir === path.resolve(defaults.config) ? defaults.data : derivedDataDir(defaults.data, configDir)),
   );

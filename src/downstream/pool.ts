@@ -303,7 +303,9 @@ export class ServerPool {
     const startedAt = performance.now();
     let connection: DownstreamConnection | undefined;
     try {
-      const probe = options.probeEra || this.#staleEras.delete(server);
+      // The stale mark is spent by this start whether or not it was asked to probe anyway.
+      const stale = this.#staleEras.delete(server);
+      const probe = options.probeEra === true || stale;
       const era = probe ? undefined : await this.#eraMemory?.(server).catch(() => undefined);
       connection = await DownstreamConnection.open(server, config, {
         era,
