@@ -221,7 +221,7 @@ describe('era negotiation with other servers', () => {
   });
 
   it('starts a stdio server that exits on the probe again in the 2025 era', async () => {
-    await writeServersYaml(dirs.configDir, { brittle: eraServer('--era', 'legacy', '--exit-on-probe') });
+    await writeServersYaml(dirs.configDir, { brittle: eraServer('--era', 'legacy', '--exit-before-initialize') });
     const gateway = await start();
     await untilListed(gateway, 'brittle_echo');
     expect(textOf(await gateway.client.callTool({ name: 'brittle_echo', arguments: { text: 'up' } }))).toBe('up');
