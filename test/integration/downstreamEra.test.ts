@@ -293,6 +293,22 @@ describe('era negotiation with other servers', () => {
     await eventually(async () => ((await cachedEra(dirs, 'shifty')) as { era?: string }).era === 'legacy', 10_000, 'the legacy verdict');
   });
 
+  it('listens again when a modern HTTP server cuts its listen stream, and hears its list changes', async () => {
+    listening.push(await startEraServer(['--era', 'modern'], logFile));
+    await writeServersYaml(dirs.configDir, { web: { type: 'http', url: listening[0]!.url, always_on: true } });
+    const gateway = await start();
+    await untilListed(gateway, 'web_echo');
+    const listens = async () => (await fixtureLog(logFile)).filter((message) => message.method === 'subscriptions/listen').length;
+    await eventually(async () => (await listens()) === 1, 15_000, 'the listen stream');
+
+    // As a proxy ending long-lived responses does: the same server, its stream cut.
+    expect((await fetch(new URL('/hangup', listening[0]!.url))).status).toBe(204);
+    await eventually(async () => (await listens()) === 2, 15_000, 'the listen stream opened again');
+    const before = gateway.listChangedCount();
+    await gateway.client.callTool({ name: 'web_grow', arguments: {} });
+    await gateway.waitForListChanged(before + 1);
+  });
+
   it('keeps calling a modern HTTP server restarted on its port, with no new handshake, and listens again', async () => {
     const port = await freePort();
     listening.push(await startEraServer(['--era', 'modern', '--port', String(port)], logFile));
