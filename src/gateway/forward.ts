@@ -115,7 +115,7 @@ export async function forwardToolCall(
   try {
     return (await forward(pool, { server: route.server, method: 'tools/call', params, label: route.id }, call)) as CallToolResult;
   } catch (error) {
-    if (isClientsFault(error)) throw error;
+    if (isProtocolRefusal(error)) throw error;
     return errorResult(ProtocolError.isInstance(error) ? withoutCode(error.message) : errorMessage(error));
   }
 }
@@ -125,7 +125,7 @@ export async function forwardToolCall(
  * (whichever tool it called, call-tool too), not the tool's failure: a retry loadout cannot match,
  * or a call its client lacks a capability for.
  */
-export function isClientsFault(error: unknown): boolean {
+export function isProtocolRefusal(error: unknown): boolean {
   if (error instanceof UnknownRequestStateError) return true;
   return ProtocolError.isInstance(error) && error.code === (ProtocolErrorCode.MissingRequiredClientCapability as number);
 }

@@ -273,10 +273,16 @@ describe('era negotiation with other servers', () => {
     const rootless = await startGateway({ dirs, args: ['--equip', 'all'] });
     gateways.push(rootless);
     await untilListed(rootless, 'modern_roots');
-    // Told the client declared no roots, the server refuses the call itself, naming what is missing.
-    await expect(rootless.client.callTool({ name: 'modern_roots', arguments: {} })).rejects.toThrow(
-      /modern\.roots.*'roots' \(roots\/list\).*do not declare the required capability/,
-    );
+    // Told the client declared no roots, the server refuses the call itself, naming what is missing;
+    // a JSON-RPC error the client sees as such whether the tool is equipped or reached through call-tool.
+    for (const call of [
+      { name: 'modern_roots', arguments: {} },
+      { name: 'call-tool', arguments: { tool: 'modern.roots', arguments: {} } },
+    ]) {
+      await expect(rootless.client.callTool(call), call.name).rejects.toThrow(
+        /modern\.roots.*'roots' \(roots\/list\).*do not declare the required capability/,
+      );
+    }
   });
 
   it('probes again at once when a server remembered as modern refuses the modern era', async () => {
