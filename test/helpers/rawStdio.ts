@@ -39,18 +39,8 @@ export interface RawGatewayOptions {
 
 /** Spawn `loadout serve` on `dirs` over raw pipes, with nothing sent yet. */
 export function spawnRawGateway(dirs: Pick<TempDirs, 'configDir' | 'dataDir'>, options: RawGatewayOptions = {}): RawGateway {
-  return spawnRaw([
-    ...(options.nodeArgs ?? []),
-    CLI,
-    'serve',
-    '--config',
-    dirs.configDir,
-    '--data',
-    dirs.dataDir,
-    '--log-level',
-    'info',
-    ...(options.args ?? []),
-  ]);
+  const serve = ['serve', '--config', dirs.configDir, '--data', dirs.dataDir, '--log-level', 'info', ...(options.args ?? [])];
+  return spawnRaw([...(options.nodeArgs ?? []), CLI, ...serve]);
 }
 
 /** Spawn `loadout serve` on `dirs` and complete the handshake over raw pipes. */

@@ -19,21 +19,7 @@ import {
 import { runCli } from '../helpers/cli.js';
 import { freePort, spawnListening, type ListeningProcess } from '../helpers/http.js';
 import { collectNotifications, progressBeforeResult, type NotificationLog } from '../helpers/notifications.js';
-
-interface LoggedMessage {
-  pid: number;
-  method: string | null;
-  modern?: boolean;
-  http?: string;
-}
-
-async function fixtureLog(file: string): Promise<LoggedMessage[]> {
-  const text = await readFile(file, 'utf8').catch(() => '');
-  return text
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as LoggedMessage);
-}
+import { eraFixtureLog } from '../helpers/eraFixtureLog.js';
 
 async function cachedEra(dirs: TempDirs, server: string): Promise<unknown> {
   const catalog = JSON.parse(await readFile(path.join(dirs.dataDir, 'catalog.json'), 'utf8')) as {
@@ -162,10 +148,10 @@ describe.each(['stdio', 'http'] as const)('a 2025 client through loadout to a mo
     const status = JSON.parse((await runCli(dirs, ['status', '--json'])).stdout) as { servers: Array<{ name: string; era: unknown }> };
     expect(status.servers.find((server) => server.name === 'modern')?.era).toEqual({ era: 'modern', checkedAt: expect.any(String) });
     await gateway.close();
-    const before = (await fixtureLog(logFile)).length;
+    const before = (await eraFixtureLog(logFile)).length;
     gateway = await start();
     expect(textOf(await gateway.client.callTool({ name: 'modern_echo', arguments: { text: 'again' } }))).toBe('again');
-    const since = (await fixtureLog(logFile)).slice(before);
+    const since = (await eraFixtureLog(logFile)).slice(before);
     expect(since.map((message) => message.method)).toContain('tools/call');
     expect(since.map((message) => message.method)).not.toContain('server/discover');
     expect(since.map((message) => message.method)).not.toContain('initialize');
@@ -205,18 +191,18 @@ describe('era negotiation with other servers', () => {
     expect(await cachedEra(dirs, 'old')).toEqual({ era: 'legacy', checkedAt: expect.any(String) });
     await gateway.close();
 
-    const before = (await fixtureLog(logFile)).length;
+    const before = (await eraFixtureLog(logFile)).length;
     gateway = await start();
     expect(textOf(await gateway.client.callTool({ name: 'old_echo', arguments: { text: 'still here' } }))).toBe('still here');
-    const since = (await fixtureLog(logFile)).slice(before).map((message) => message.method);
+    const since = (await eraFixtureLog(logFile)).slice(before).map((message) => message.method);
     expect(since).toContain('initialize');
     expect(since).not.toContain('server/discover');
 
     // `loadout refresh` asks again: a legacy server may have been upgraded since.
     const { checkedAt } = (await cachedEra(dirs, 'old')) as { checkedAt: string };
-    const beforeRefresh = (await fixtureLog(logFile)).length;
+    const beforeRefresh = (await eraFixtureLog(logFile)).length;
     expect((await runCli(dirs, ['refresh', 'old'])).code).toBe(0);
-    expect((await fixtureLog(logFile)).slice(beforeRefresh).map((message) => message.method)).toContain('server/discover');
+    expect((await eraFixtureLog(logFile)).slice(beforeRefresh).map((message) => message.method)).toContain('server/discover');
     expect(await cachedEra(dirs, 'old')).toEqual({ era: 'legacy', checkedAt: expect.not.stringMatching(checkedAt) });
   });
 
@@ -225,7 +211,7 @@ describe('era negotiation with other servers', () => {
     const gateway = await start();
     await untilListed(gateway, 'brittle_echo');
     expect(textOf(await gateway.client.callTool({ name: 'brittle_echo', arguments: { text: 'up' } }))).toBe('up');
-    const log = await fixtureLog(logFile);
+    const log = await eraFixtureLog(logFile);
     const probed = log.find((message) => message.method === 'server/discover');
     const initialized = log.find((message) => message.method === 'initialize');
     expect(probed).toBeDefined();
@@ -304,7 +290,7 @@ describe('era negotiation with other servers', () => {
     await writeServersYaml(dirs.configDir, { web: { type: 'http', url: listening[0]!.url, always_on: true } });
     const gateway = await start();
     await untilListed(gateway, 'web_echo');
-    const listens = async () => (await fixtureLog(logFile)).filter((message) => message.method === 'subscriptions/listen').length;
+    const listens = async () => (await eraFixtureLog(logFile)).filter((message) => message.method === 'subscriptions/listen').length;
     await eventually(async () => (await listens()) === 1, 15_000, 'the listen stream');
 
     // As a proxy ending long-lived responses does: the same server, its stream cut.
@@ -329,11 +315,11 @@ describe('era negotiation with other servers', () => {
     expect(textOf(await gateway.client.callTool({ name: 'web_echo', arguments: { text: 'after' } }))).toBe('after');
     // The listen stream that dropped with the old process is opened on the new one.
     await eventually(
-      async () => (await fixtureLog(restartedLog)).some((message) => message.method === 'subscriptions/listen'),
+      async () => (await eraFixtureLog(restartedLog)).some((message) => message.method === 'subscriptions/listen'),
       15_000,
       'a new listen stream',
     );
-    const methods = (await fixtureLog(restartedLog)).map((message) => message.method);
+    const methods = (await eraFixtureLog(restartedLog)).map((message) => message.method);
     expect(methods).not.toContain('server/discover');
     // A legacy client's POSTs carry no Mcp-Method header: none were sent (no initialize).
     expect(methods).not.toContain(null);

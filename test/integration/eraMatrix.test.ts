@@ -10,7 +10,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CLI, eventually, fixture, makeTempDirs, textOf, trackListChanged, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
 import { startHttpGateway, type ListeningProcess } from '../helpers/http.js';
 import { collectNotifications, progressBeforeResult, tapReceived } from '../helpers/notifications.js';
-import { readFile, rm } from 'node:fs/promises';
+import { eraFixtureLog } from '../helpers/eraFixtureLog.js';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 
 type Era = 'modern' | 'legacy';
@@ -33,13 +34,8 @@ describe.each(PAIRINGS)('$client client ↔ loadout ($upstream) ↔ $server serv
     client = http = dirs = undefined;
   });
 
-  // One line per message the fixture received: its method, and whether it carried the 2026-07-28 envelope.
+  // Where the fixture logs each message it receives (see eraFixtureLog).
   const fixtureLog = (): string => path.join(dirs!.root, 'era-fixture.jsonl');
-  const fixtureHeard = async (): Promise<Array<{ method: string; modern: boolean }>> =>
-    (await readFile(fixtureLog(), 'utf8'))
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as { method: string; modern: boolean });
 
   const connect = async (): Promise<Client> => {
     dirs = await makeTempDirs();
@@ -95,7 +91,7 @@ describe.each(PAIRINGS)('$client client ↔ loadout ($upstream) ↔ $server serv
 
     // The era loadout spoke downstream: the envelope on every call for a modern server, initialize
     // and no envelope for a legacy one (whose only modern message may be loadout's probe).
-    const heard = await fixtureHeard();
+    const heard = await eraFixtureLog(fixtureLog());
     const calls = heard.filter((message) => message.method === 'tools/call');
     expect(calls.length).toBeGreaterThanOrEqual(1);
     expect(

@@ -1,23 +1,14 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServerConfigSchema, type ServerConfig } from '../../src/config/index.js';
 import { ServerPool, type EraVerdict, type PoolEvent } from '../../src/downstream/index.js';
 import { silentLogger } from '../../src/shared/index.js';
 import { descendantsOf, eventually, fixture, isAlive, textOf } from '../helpers/gateway.js';
+import { eraFixtureLog } from '../helpers/eraFixtureLog.js';
 import { useTempDir } from '../helpers/tempDir.js';
 
 function stdio(script: string, extra: Record<string, unknown> = {}): ServerConfig {
   return ServerConfigSchema.parse({ command: process.execPath, args: [script], ...extra });
-}
-
-// The methods the era fixture logged (its --log file), in order.
-async function loggedMethods(file: string): Promise<unknown[]> {
-  const text = await readFile(file, 'utf8').catch(() => '');
-  return text
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => (JSON.parse(line) as { method?: unknown }).method);
 }
 
 describe('ServerPool with real servers', () => {
@@ -110,7 +101,7 @@ describe('ServerPool with real servers', () => {
       discover: { supportedVersions: ['2026-07-28'], capabilities: { tools: {} }, serverInfo: { name: 'era-fixture', version: '1.0.0' } },
     };
     pool.useEraMemory(() => Promise.resolve(remembered));
-    const probes = async () => (await loggedMethods(log)).filter((method) => method === 'server/discover').length;
+    const probes = async () => (await eraFixtureLog(log)).filter((message) => message.method === 'server/discover').length;
 
     await pool.connection('shifty');
     // Discovery asks for a probe; its request on the stale connection is refused, so the server is started again.
