@@ -115,12 +115,19 @@ export async function forwardToolCall(
   try {
     return (await forward(pool, { server: route.server, method: 'tools/call', params, label: route.id }, call)) as CallToolResult;
   } catch (error) {
-    // A retry loadout cannot match, or a call its client lacks a capability for, is the protocol's
-    // business (a JSON-RPC error the client must see as such), not the tool's failure.
-    if (error instanceof UnknownRequestStateError) throw error;
-    if (ProtocolError.isInstance(error) && error.code === (ProtocolErrorCode.MissingRequiredClientCapability as number)) throw error;
+    if (isProtocolRefusal(error)) throw error;
     return errorResult(ProtocolError.isInstance(error) ? withoutCode(error.message) : errorMessage(error));
   }
+}
+
+/**
+ * Whether a failed call is the protocol's business, a JSON-RPC error the client must see as such
+ * (whichever tool it called, call-tool too), not the tool's failure: a retry loadout cannot match,
+ * or a call its client lacks a capability for.
+ */
+export function isProtocolRefusal(error: unknown): boolean {
+  if (error instanceof UnknownRequestStateError) return true;
+  return ProtocolError.isInstance(error) && error.code === (ProtocolErrorCode.MissingRequiredClientCapability as number);
 }
 
 // The methods whose 2026-07-28 results may be an InputRequiredResult.

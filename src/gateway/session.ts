@@ -12,7 +12,7 @@ import type { GatewayContext } from './context.js';
 import { ClientIntake, DirectCalls, type DirectAnswer } from './clientIntake.js';
 import { forwardUnlessChanged } from './changedToolGuard.js';
 import { CONTENT_CAPABILITIES, serveContent } from './contentHandlers.js';
-import { clientRequestOf, type RequestExtra } from './forward.js';
+import { clientRequestOf, isProtocolRefusal, type RequestExtra } from './forward.js';
 import { unroutedToolMessage } from './metaTools/unknownTool.js';
 import { creditCall } from './metaTools/searchFeedback.js';
 import type { HubMember } from './sessionHub.js';
@@ -338,6 +338,7 @@ export class GatewaySession implements MetaToolSession {
       const result = await tool.run(parsed.data, { gateway: this.#context, session: this, extra });
       return typeof result === 'string' ? textResult(result) : result;
     } catch (error) {
+      if (isProtocolRefusal(error)) throw error;
       if (isLoadoutError(error)) return errorResult(remedyText(error, AGENT_REMEDIES));
       this.#context.logger.error({ mod: 'gateway', tool: tool.name, err: errorMessage(error) }, 'meta-tool failed');
       return errorResult(`${tool.name} failed unexpectedly: ${errorMessage(error)}`);

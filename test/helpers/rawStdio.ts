@@ -1,5 +1,6 @@
 // `loadout serve` driven over raw pipes, with no SDK in between: what a client sends goes on
-// stdin byte for byte (malformed messages, pipelined requests), and every stdout line is kept.
+// stdin byte for byte (malformed messages, pipelined requests), and every stdout line is kept as
+// written.
 import { spawn } from 'node:child_process';
 import { CLI, waitForExit, type TempDirs } from './gateway.js';
 
@@ -14,65 +15,102 @@ export type RawMessage = {
 
 /** A raw stdio session with a running gateway. */
 export interface RawGateway {
-  /** Write `message` as one line, exactly as given. */
-  send(message: unknown): void;
+  /** Write `messages` as one line each, exactly as given, in one write (as a client pipelining them does). */
+  send(...messages: unknown[]): void;
   /** The answer (result or error) to request `id`, waiting for it up to `timeoutMs`. */
   answer(id: string | number | null, timeoutMs?: number): Promise<RawMessage>;
+  /** The stdout line of the answer to request `id` as it was written, waiting for it up to `timeoutMs`. */
+  answerLine(id: string | number | null, timeoutMs?: number): Promise<string>;
   /** Every message read so far. */
   messages(): RawMessage[];
+  /** stderr output so far. */
+  stderr(): string;
   /** End stdin and wait for the gateway to exit. */
   close(): Promise<void>;
 }
 
+/** Options of spawnRawGateway. */
+export interface RawGatewayOptions {
+  /** Arguments of `loadout serve` after --config, --data and --log-level. */
+  args?: string[];
+  /** Arguments of node itself, before the CLI (a `--import` preload). */
+  nodeArgs?: string[];
+}
+
+/** Spawn `loadout serve` on `dirs` over raw pipes, with nothing sent yet. */
+export function spawnRawGateway(dirs: Pick<TempDirs, 'configDir' | 'dataDir'>, options: RawGatewayOptions = {}): RawGateway {
+  const serve = ['serve', '--config', dirs.configDir, '--data', dirs.dataDir, '--log-level', 'info', ...(options.args ?? [])];
+  return spawnRaw([...(options.nodeArgs ?? []), CLI, ...serve]);
+}
+
 /** Spawn `loadout serve` on `dirs` and complete the handshake over raw pipes. */
-export function startRawGateway(dirs: Pick<TempDirs, 'configDir' | 'dataDir'>, args: string[] = []): Promise<RawGateway> {
-  return startRawSession([CLI, 'serve', '--config', dirs.configDir, '--data', dirs.dataDir, '--log-level', 'info', ...args]);
+export async function startRawGateway(dirs: Pick<TempDirs, 'configDir' | 'dataDir'>, args: string[] = []): Promise<RawGateway> {
+  return initialize(spawnRawGateway(dirs, { args }));
 }
 
 /** Spawn `node ARGS` (loadout, or a server directly) and complete the handshake over raw pipes. */
 export async function startRawSession(args: string[]): Promise<RawGateway> {
+  return initialize(spawnRaw(args));
+}
+
+function spawnRaw(args: string[]): RawGateway {
   const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+  const lines: string[] = [];
   const received: RawMessage[] = [];
   const waiters = new Set<() => void>();
   let partial = '';
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   child.stdout.on('data', (chunk: Buffer) => {
-    const lines = (partial + chunk.toString('utf8')).split('\n');
-    partial = lines.pop()!;
-    for (const line of lines) if (line.trim()) received.push(JSON.parse(line) as RawMessage);
+    const parts = (partial + chunk.toString('utf8')).split('\n');
+    partial = parts.pop()!;
+    for (const line of parts.filter((part) => part.trim())) {
+      lines.push(line);
+      received.push(JSON.parse(line) as RawMessage);
+    }
     for (const wake of [...waiters]) wake();
   });
-  const gateway: RawGateway = {
-    send: (message) => void child.stdin.write(`${typeof message === 'string' ? message : JSON.stringify(message)}\n`),
-    messages: () => [...received],
-    answer(id, timeoutMs = 15_000) {
-      const find = (): RawMessage | undefined =>
-        received.find((m) => m.id === id && m.method === undefined && (m.result !== undefined || m.error !== undefined));
-      return new Promise((resolve, reject) => {
-        const check = (): void => {
-          const found = find();
-          if (!found) return;
-          cleanup();
-          resolve(found);
-        };
-        const timer = setTimeout(() => {
-          cleanup();
-          reject(new Error(`no answer to request ${JSON.stringify(id)} within ${timeoutMs} ms; stderr:\n${stderr}`));
-        }, timeoutMs);
-        const cleanup = (): void => {
-          clearTimeout(timer);
-          waiters.delete(check);
-        };
-        waiters.add(check);
-        check();
+  const answerLine = (id: string | number | null, timeoutMs = 15_000): Promise<string> => {
+    const find = (): string | undefined =>
+      lines.find((_, index) => {
+        const message = received[index]!;
+        return message.id === id && message.method === undefined && (message.result !== undefined || message.error !== undefined);
       });
-    },
+    return new Promise((resolve, reject) => {
+      const check = (): void => {
+        const found = find();
+        if (found === undefined) return;
+        cleanup();
+        resolve(found);
+      };
+      const timer = setTimeout(() => {
+        cleanup();
+        reject(new Error(`no answer to request ${JSON.stringify(id)} within ${timeoutMs} ms; stderr:\n${stderr}`));
+      }, timeoutMs);
+      const cleanup = (): void => {
+        clearTimeout(timer);
+        waiters.delete(check);
+      };
+      waiters.add(check);
+      check();
+    });
+  };
+  return {
+    send: (...messages) =>
+      void child.stdin.write(messages.map((message) => `${typeof message === 'string' ? message : JSON.stringify(message)}\n`).join('')),
+    messages: () => [...received],
+    stderr: () => stderr,
+    answerLine,
+    answer: async (id, timeoutMs) => JSON.parse(await answerLine(id, timeoutMs)) as RawMessage,
     async close() {
       child.stdin.end();
       await waitForExit(child.pid!);
     },
   };
+}
+
+// The 2025 handshake.
+async function initialize(gateway: RawGateway): Promise<RawGateway> {
   gateway.send({
     jsonrpc: '2.0',
     id: 'init',

@@ -19,21 +19,7 @@ import {
 import { runCli } from '../helpers/cli.js';
 import { freePort, spawnListening, type ListeningProcess } from '../helpers/http.js';
 import { collectNotifications, progressBeforeResult, type NotificationLog } from '../helpers/notifications.js';
-
-interface LoggedMessage {
-  pid: number;
-  method: string | null;
-  modern?: boolean;
-  http?: string;
-}
-
-async function fixtureLog(file: string): Promise<LoggedMessage[]> {
-  const text = await readFile(file, 'utf8').catch(() => '');
-  return text
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as LoggedMessage);
-}
+import { eraFixtureLog } from '../helpers/eraFixtureLog.js';
 
 async function cachedEra(dirs: TempDirs, server: string): Promise<unknown> {
   const catalog = JSON.parse(await readFile(path.join(dirs.dataDir, 'catalog.json'), 'utf8')) as {
@@ -162,10 +148,10 @@ describe.each(['stdio', 'http'] as const)('a 2025 client through loadout to a mo
     const status = JSON.parse((await runCli(dirs, ['status', '--json'])).stdout) as { servers: Array<{ name: string; era: unknown }> };
     expect(status.servers.find((server) => server.name === 'modern')?.era).toEqual({ era: 'modern', checkedAt: expect.any(String) });
     await gateway.close();
-    const before = (await fixtureLog(logFile)).length;
+    const before = (await eraFixtureLog(logFile)).length;
     gateway = await start();
     expect(textOf(await gateway.client.callTool({ name: 'modern_echo', arguments: { text: 'again' } }))).toBe('again');
-    const since = (await fixtureLog(logFile)).slice(before);
+    const since = (await eraFixtureLog(logFile)).slice(before);
     expect(since.map((message) => message.method)).toContain('tools/call');
     expect(since.map((message) => message.method)).not.toContain('server/discover');
     expect(since.map((message) => message.method)).not.toContain('initialize');
@@ -205,27 +191,27 @@ describe('era negotiation with other servers', () => {
     expect(await cachedEra(dirs, 'old')).toEqual({ era: 'legacy', checkedAt: expect.any(String) });
     await gateway.close();
 
-    const before = (await fixtureLog(logFile)).length;
+    const before = (await eraFixtureLog(logFile)).length;
     gateway = await start();
     expect(textOf(await gateway.client.callTool({ name: 'old_echo', arguments: { text: 'still here' } }))).toBe('still here');
-    const since = (await fixtureLog(logFile)).slice(before).map((message) => message.method);
+    const since = (await eraFixtureLog(logFile)).slice(before).map((message) => message.method);
     expect(since).toContain('initialize');
     expect(since).not.toContain('server/discover');
 
     // `loadout refresh` asks again: a legacy server may have been upgraded since.
     const { checkedAt } = (await cachedEra(dirs, 'old')) as { checkedAt: string };
-    const beforeRefresh = (await fixtureLog(logFile)).length;
+    const beforeRefresh = (await eraFixtureLog(logFile)).length;
     expect((await runCli(dirs, ['refresh', 'old'])).code).toBe(0);
-    expect((await fixtureLog(logFile)).slice(beforeRefresh).map((message) => message.method)).toContain('server/discover');
+    expect((await eraFixtureLog(logFile)).slice(beforeRefresh).map((message) => message.method)).toContain('server/discover');
     expect(await cachedEra(dirs, 'old')).toEqual({ era: 'legacy', checkedAt: expect.not.stringMatching(checkedAt) });
   });
 
   it('starts a stdio server that exits on the probe again in the 2025 era', async () => {
-    await writeServersYaml(dirs.configDir, { brittle: eraServer('--era', 'legacy', '--exit-on-probe') });
+    await writeServersYaml(dirs.configDir, { brittle: eraServer('--era', 'legacy', '--exit-before-initialize') });
     const gateway = await start();
     await untilListed(gateway, 'brittle_echo');
     expect(textOf(await gateway.client.callTool({ name: 'brittle_echo', arguments: { text: 'up' } }))).toBe('up');
-    const log = await fixtureLog(logFile);
+    const log = await eraFixtureLog(logFile);
     const probed = log.find((message) => message.method === 'server/discover');
     const initialized = log.find((message) => message.method === 'initialize');
     expect(probed).toBeDefined();
@@ -273,10 +259,16 @@ describe('era negotiation with other servers', () => {
     const rootless = await startGateway({ dirs, args: ['--equip', 'all'] });
     gateways.push(rootless);
     await untilListed(rootless, 'modern_roots');
-    // Told the client declared no roots, the server refuses the call itself, naming what is missing.
-    await expect(rootless.client.callTool({ name: 'modern_roots', arguments: {} })).rejects.toThrow(
-      /modern\.roots.*'roots' \(roots\/list\).*do not declare the required capability/,
-    );
+    // Told the client declared no roots, the server refuses the call itself, naming what is missing;
+    // a JSON-RPC error the client sees as such whether the tool is equipped or reached through call-tool.
+    for (const call of [
+      { name: 'modern_roots', arguments: {} },
+      { name: 'call-tool', arguments: { tool: 'modern.roots', arguments: {} } },
+    ]) {
+      await expect(rootless.client.callTool(call), call.name).rejects.toThrow(
+        /modern\.roots.*'roots' \(roots\/list\).*do not declare the required capability/,
+      );
+    }
   });
 
   it('probes again at once when a server remembered as modern refuses the modern era', async () => {
@@ -293,6 +285,22 @@ describe('era negotiation with other servers', () => {
     await eventually(async () => ((await cachedEra(dirs, 'shifty')) as { era?: string }).era === 'legacy', 10_000, 'the legacy verdict');
   });
 
+  it('listens again when a modern HTTP server cuts its listen stream, and hears its list changes', async () => {
+    listening.push(await startEraServer(['--era', 'modern'], logFile));
+    await writeServersYaml(dirs.configDir, { web: { type: 'http', url: listening[0]!.url, always_on: true } });
+    const gateway = await start();
+    await untilListed(gateway, 'web_echo');
+    const listens = async () => (await eraFixtureLog(logFile)).filter((message) => message.method === 'subscriptions/listen').length;
+    await eventually(async () => (await listens()) === 1, 15_000, 'the listen stream');
+
+    // As a proxy ending long-lived responses does: the same server, its stream cut.
+    expect((await fetch(new URL('/hangup', listening[0]!.url))).status).toBe(204);
+    await eventually(async () => (await listens()) === 2, 15_000, 'the listen stream opened again');
+    const before = gateway.listChangedCount();
+    await gateway.client.callTool({ name: 'web_grow', arguments: {} });
+    await gateway.waitForListChanged(before + 1);
+  });
+
   it('keeps calling a modern HTTP server restarted on its port, with no new handshake, and listens again', async () => {
     const port = await freePort();
     listening.push(await startEraServer(['--era', 'modern', '--port', String(port)], logFile));
@@ -307,11 +315,11 @@ describe('era negotiation with other servers', () => {
     expect(textOf(await gateway.client.callTool({ name: 'web_echo', arguments: { text: 'after' } }))).toBe('after');
     // The listen stream that dropped with the old process is opened on the new one.
     await eventually(
-      async () => (await fixtureLog(restartedLog)).some((message) => message.method === 'subscriptions/listen'),
+      async () => (await eraFixtureLog(restartedLog)).some((message) => message.method === 'subscriptions/listen'),
       15_000,
       'a new listen stream',
     );
-    const methods = (await fixtureLog(restartedLog)).map((message) => message.method);
+    const methods = (await eraFixtureLog(restartedLog)).map((message) => message.method);
     expect(methods).not.toContain('server/discover');
     // A legacy client's POSTs carry no Mcp-Method header: none were sent (no initialize).
     expect(methods).not.toContain(null);

@@ -2,14 +2,17 @@
 // era or the 2025 era (a v2 SDK Client, negotiating or not) in front of the era fixture served
 // modern-only or legacy-only. Each pairing covers discovery, an equip heard as a tools
 // list_changed (on subscriptions/listen for a modern client), a call with progress and one
-// cancelled, an elicitation in the middle of a call, a prompt, a resource and a subscription.
+// cancelled, an elicitation in the middle of a call, a prompt, a resource and a subscription; and
+// the fixture's log of what it received shows which era loadout spoke to it.
 import { Client, StreamableHTTPClientTransport, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI, eventually, fixture, makeTempDirs, textOf, trackListChanged, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
 import { startHttpGateway, type ListeningProcess } from '../helpers/http.js';
 import { collectNotifications, progressBeforeResult, tapReceived } from '../helpers/notifications.js';
+import { eraFixtureLog } from '../helpers/eraFixtureLog.js';
 import { rm } from 'node:fs/promises';
+import path from 'node:path';
 
 type Era = 'modern' | 'legacy';
 
@@ -31,10 +34,13 @@ describe.each(PAIRINGS)('$client client ↔ loadout ($upstream) ↔ $server serv
     client = http = dirs = undefined;
   });
 
+  // Where the fixture logs each message it receives (see eraFixtureLog).
+  const fixtureLog = (): string => path.join(dirs!.root, 'era-fixture.jsonl');
+
   const connect = async (): Promise<Client> => {
     dirs = await makeTempDirs();
     await writeServersYaml(dirs.configDir, {
-      era: { command: process.execPath, args: [fixture('eraServer'), '--era', serverEra] },
+      era: { command: process.execPath, args: [fixture('eraServer'), '--era', serverEra, '--log', fixtureLog()] },
     });
     const connecting = new Client(
       { name: 'era-matrix', version: '1.0.0' },
@@ -82,6 +88,17 @@ describe.each(PAIRINGS)('$client client ↔ loadout ($upstream) ↔ $server serv
     expect(textOf(await client.callTool({ name: 'era_echo', arguments: { text: `${clientEra} to ${serverEra}` } }))).toBe(
       `${clientEra} to ${serverEra}`,
     );
+
+    // The era loadout spoke downstream: the envelope on every call for a modern server, initialize
+    // and no envelope for a legacy one (whose only modern message may be loadout's probe).
+    const heard = await eraFixtureLog(fixtureLog());
+    const calls = heard.filter((message) => message.method === 'tools/call');
+    expect(calls.length).toBeGreaterThanOrEqual(1);
+    expect(
+      calls.every((message) => message.modern === (serverEra === 'modern')),
+      JSON.stringify(calls),
+    ).toBe(true);
+    expect(heard.some((message) => message.method === 'initialize')).toBe(serverEra === 'legacy');
 
     // Progress, every step before the result (read at the transport: see tapReceived), and a call
     // cancelled part way that the server hears of.

@@ -1,6 +1,7 @@
 // Every request with an id gets a JSON-RPC answer, even one the SDK cannot parse (it would drop
 // it, and the client would wait for its timeout): -32600 Invalid Request or -32602 Invalid params,
-// naming the field. Notifications and responses get none. Over real stdio and real HTTP.
+// naming the field. Notifications and responses get none. Over real stdio and real HTTP, where a
+// 2026-07-28 request's own fields (a retry's requestState, a listen filter) are checked too.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixture, makeTempDirs, nodeServer, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
 import { startHttpGateway, type ListeningProcess } from '../helpers/http.js';
@@ -151,5 +152,73 @@ describe('malformed requests over HTTP', () => {
     const ping = await post({ jsonrpc: '2.0', id: 'later', method: 'ping' });
     expect(ping.status).toBe(200);
     expect(await ping.text()).toContain('"id":"later"');
+  });
+});
+
+describe('malformed 2026-07-28 requests over HTTP', () => {
+  let gateway: ListeningProcess;
+  beforeAll(async () => {
+    gateway = await startHttpGateway(dirs);
+  });
+  afterAll(() => gateway.close());
+
+  const ENVELOPE = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
+  // A sessionless request as a 2026-07-28 client sends it: the envelope, and the headers that repeat it.
+  const post = (method: string, params: Record<string, unknown>, endpoint = gateway.url): Promise<Response> =>
+    fetch(endpoint, {
+      method: 'POST',
+      signal: AbortSignal.timeout(10_000),
+      headers: {
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        'MCP-Protocol-Version': '2026-07-28',
+        'Mcp-Method': method,
+        ...(typeof params.name === 'string' ? { 'Mcp-Name': params.name } : {}),
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: method, method, params: { ...params, _meta: ENVELOPE } }),
+    });
+
+  it('answers a retry whose requestState is not a string with -32602 naming requestState, by any way of calling', async () => {
+    const retries: Array<[string, Record<string, unknown>]> = [
+      // An equipped tool (the all toolset's endpoint lists every tool), and the same tool through call-tool.
+      [gateway.url.replace(/\/mcp$/, '/mcp/toolsets/all'), { name: 'echo_echo', arguments: { text: 'x' }, requestState: 42 }],
+      [
+        gateway.url,
+        { name: 'call-tool', arguments: { tool: 'echo.echo', arguments: { text: 'x' } }, requestState: { a: 1 }, inputResponses: {} },
+      ],
+    ];
+    for (const [endpoint, params] of retries) {
+      const response = await post('tools/call', params, endpoint);
+      expect(await response.json(), JSON.stringify(params)).toMatchObject({
+        jsonrpc: '2.0',
+        id: 'tools/call',
+        error: { code: INVALID_PARAMS, message: expect.stringContaining('requestState') },
+      });
+    }
+  });
+
+  it('answers a subscriptions/listen with a malformed filter with -32602 naming the filter, at once', async () => {
+    const filters: unknown[] = [
+      'all',
+      { toolsListChanged: 'yes' },
+      { resourceSubscriptions: 'note://state' },
+      { resourceSubscriptions: [5] },
+      undefined,
+    ];
+    for (const notifications of filters) {
+      const response = await post('subscriptions/listen', notifications === undefined ? {} : { notifications });
+      expect(await response.json(), JSON.stringify(notifications)).toMatchObject({
+        jsonrpc: '2.0',
+        id: 'subscriptions/listen',
+        error: { code: INVALID_PARAMS, message: expect.stringContaining("'notifications'") },
+      });
+    }
+    // The gateway is still serving.
+    const ping = await post('tools/call', { name: 'call-tool', arguments: { tool: 'echo.echo', arguments: { text: 'still here' } } });
+    expect(await ping.json()).toMatchObject({ result: { content: [{ text: 'still here' }] } });
   });
 });

@@ -1,12 +1,13 @@
 // A 2026-07-28 client's calls of equipped tools over raw stdio: a call that the SDK's stdio entry
 // passes on (the first one, before the entry has pinned the connection, or one pipelined behind a
 // message the entry still holds) and the same call taken off the wire in front of the entry
-// (modernCallPath.ts) are answered with the same bytes; a call taken there can be cancelled.
-import { spawn } from 'node:child_process';
+// (modernCallPath.ts) are answered with the same bytes; a call taken there can be cancelled. The
+// answerPaths preload tells from each answer's write which way it went.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CLI, eventually, fixture, makeTempDirs, nodeServer, waitForExit, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
+import { eventually, fixture, makeTempDirs, nodeServer, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
+import { spawnRawGateway, type RawGateway } from '../helpers/rawStdio.js';
 
 const ENVELOPE = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -14,55 +15,16 @@ const ENVELOPE = {
   'io.modelcontextprotocol/clientCapabilities': {},
 };
 
-/** `loadout serve` over raw pipes, keeping every stdout line as written. */
-function startRaw(dirs: TempDirs) {
-  const args = [CLI, 'serve', '--config', dirs.configDir, '--data', dirs.dataDir, '--equip', 'all'];
-  const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'] });
-  const lines: string[] = [];
-  const waiters = new Set<() => void>();
-  let partial = '';
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  child.stdout.on('data', (chunk: Buffer) => {
-    const parts = (partial + chunk.toString('utf8')).split('\n');
-    partial = parts.pop()!;
-    lines.push(...parts);
-    for (const wake of [...waiters]) wake();
-  });
-  const lineOf = (id: number | string): string | undefined =>
-    lines.find((line) => {
-      const message = JSON.parse(line) as { id?: unknown; method?: string };
-      return message.id === id && message.method === undefined;
-    });
-  return {
-    lineOf,
-    /** Write `messages` in one write, as a client pipelining them does. */
-    write: (...messages: object[]) => void child.stdin.write(messages.map((m) => `${JSON.stringify({ jsonrpc: '2.0', ...m })}\n`).join('')),
-    /** The answer line of request `id`, as it was written. */
-    answer: (id: number | string): Promise<string> =>
-      new Promise((resolve, reject) => {
-        const timer = setTimeout(() => {
-          waiters.delete(check);
-          reject(new Error(`no answer to ${id}; stderr:\n${stderr}`));
-        }, 15_000);
-        const check = (): void => {
-          const line = lineOf(id);
-          if (line === undefined) return;
-          clearTimeout(timer);
-          waiters.delete(check);
-          resolve(line);
-        };
-        waiters.add(check);
-        check();
-      }),
-    async close() {
-      child.stdin.end();
-      await waitForExit(child.pid!);
-    },
-  };
+// Which way the answer to `id` left loadout, as the answerPaths preload saw it: through the SDK's
+// stdio entry, or written in front of it.
+async function answerPath(gateway: RawGateway, id: number | string): Promise<'entry' | 'wire'> {
+  const pattern = new RegExp(`^answer-path ${JSON.stringify(id)} (entry|wire)$`, 'm');
+  await eventually(() => pattern.test(gateway.stderr()), 10_000, `the path of answer ${id}`);
+  return pattern.exec(gateway.stderr())![1] as 'entry' | 'wire';
 }
 
 const call = (id: number, name: string, args: Record<string, unknown>) => ({
+  jsonrpc: '2.0',
   id,
   method: 'tools/call',
   params: { name, arguments: args, _meta: ENVELOPE },
@@ -82,23 +44,24 @@ describe('a 2026-07-28 call of an equipped tool on stdio', () => {
   afterEach(() => dirs.cleanup());
 
   it('is answered with the same bytes whether the SDK entry passed it on or not, and can be cancelled', async () => {
-    const gateway = startRaw(dirs);
+    const gateway = spawnRawGateway(dirs, { args: ['--equip', 'all'], nodeArgs: ['--import', fixture('answerPaths')] });
     try {
-      gateway.write({ id: 'discover', method: 'server/discover', params: { _meta: ENVELOPE } });
-      expect(JSON.parse(await gateway.answer('discover'))).toHaveProperty('result.supportedVersions');
+      gateway.send({ jsonrpc: '2.0', id: 'discover', method: 'server/discover', params: { _meta: ENVELOPE } });
+      expect(await gateway.answer('discover')).toHaveProperty('result.supportedVersions');
 
       // Through the entry: the first call pins the connection; the second waits behind a list the entry holds.
-      gateway.write(call(1, 'echo_echo', { text: 'same bytes' }));
-      const throughEntry = [await gateway.answer(1)];
-      gateway.write({ id: 'list', method: 'tools/list', params: { _meta: ENVELOPE } }, call(2, 'echo_fail', {}));
-      throughEntry.push(await gateway.answer(2));
+      gateway.send(call(1, 'echo_echo', { text: 'same bytes' }));
+      const throughEntry = [await gateway.answerLine(1)];
+      gateway.send({ jsonrpc: '2.0', id: 'list', method: 'tools/list', params: { _meta: ENVELOPE } }, call(2, 'echo_fail', {}));
+      throughEntry.push(await gateway.answerLine(2));
       await gateway.answer('list');
 
       // Off the wire: the same calls once the entry has nothing of the client's left.
-      gateway.write(call(3, 'echo_echo', { text: 'same bytes' }));
-      const direct = [await gateway.answer(3)];
-      gateway.write(call(4, 'echo_fail', {}));
-      direct.push(await gateway.answer(4));
+      gateway.send(call(3, 'echo_echo', { text: 'same bytes' }));
+      const direct = [await gateway.answerLine(3)];
+      gateway.send(call(4, 'echo_fail', {}));
+      direct.push(await gateway.answerLine(4));
+      expect(await Promise.all([1, 2, 3, 4].map((id) => answerPath(gateway, id)))).toEqual(['entry', 'entry', 'wire', 'wire']);
 
       expect(withoutId(direct[0]!, 3)).toBe(withoutId(throughEntry[0]!, 1));
       expect(withoutId(direct[1]!, 4)).toBe(withoutId(throughEntry[1]!, 2));
@@ -118,19 +81,23 @@ describe('a 2026-07-28 call of an equipped tool on stdio', () => {
       let probe = 100;
       const cancelledCount = async (): Promise<string | undefined> => {
         const id = probe++;
-        gateway.write(call(id, 'era_cancelled', {}));
-        return (JSON.parse(await gateway.answer(id)) as { result?: { content?: { text?: string }[] } }).result?.content?.[0]?.text;
+        gateway.send(call(id, 'era_cancelled', {}));
+        return ((await gateway.answer(id)).result as { content?: { text?: string }[] } | undefined)?.content?.[0]?.text;
       };
       expect(await cancelledCount()).toBe('0');
       const callsLogged = async () =>
         (await readFile(path.join(dirs.dataDir, 'era.log'), 'utf8')).split('\n').filter((line) => line.includes('"tools/call"')).length;
-      gateway.write(call(5, 'era_count', { n: 3000, delayMs: 20 }));
+      gateway.send(call(5, 'era_count', { n: 3000, delayMs: 20 }));
       await eventually(async () => (await callsLogged()) === 2, 10_000, 'the count call to reach the server');
-      gateway.write({ method: 'notifications/cancelled', params: { requestId: 5, reason: 'changed my mind', _meta: ENVELOPE } });
-      gateway.write(call(6, 'echo_echo', { text: 'after' }));
-      expect(JSON.parse(await gateway.answer(6))).toMatchObject({ result: { content: [{ text: 'after' }] } });
+      gateway.send({
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId: 5, reason: 'changed my mind', _meta: ENVELOPE },
+      });
+      gateway.send(call(6, 'echo_echo', { text: 'after' }));
+      expect(await gateway.answer(6)).toMatchObject({ result: { content: [{ text: 'after' }] } });
       await eventually(async () => (await cancelledCount()) === '1', 10_000, 'the cancel to reach the server');
-      expect(gateway.lineOf(5)).toBeUndefined();
+      expect(gateway.messages().filter((message) => message.id === 5)).toEqual([]);
     } finally {
       await gateway.close();
     }

@@ -1,14 +1,18 @@
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServerConfigSchema, type ServerConfig } from '../../src/config/index.js';
-import { ServerPool, type PoolEvent } from '../../src/downstream/index.js';
+import { ServerPool, type EraVerdict, type PoolEvent } from '../../src/downstream/index.js';
 import { silentLogger } from '../../src/shared/index.js';
 import { descendantsOf, eventually, fixture, isAlive, textOf } from '../helpers/gateway.js';
+import { eraFixtureLog } from '../helpers/eraFixtureLog.js';
+import { useTempDir } from '../helpers/tempDir.js';
 
 function stdio(script: string, extra: Record<string, unknown> = {}): ServerConfig {
   return ServerConfigSchema.parse({ command: process.execPath, args: [script], ...extra });
 }
 
 describe('ServerPool with real servers', () => {
+  const tempDir = useTempDir('loadout-pool-');
   let pool: ServerPool | undefined;
   afterEach(async () => {
     await pool?.close();
@@ -80,5 +84,34 @@ describe('ServerPool with real servers', () => {
     await pool.close();
     await expect(start).rejects.toThrow(/failed to start/);
     await eventually(async () => (await descendantsOf(process.pid)).length === 0, 10_000, 'the child to be gone');
+  });
+
+  it('probes a server whose remembered era went stale once, not again at its next start', async () => {
+    const log = path.join(tempDir(), 'era.jsonl');
+    // Remembered as modern (with no list changes, so no listen stream tests the era at start), but 2025-only now.
+    const { pool } = poolOf({
+      shifty: ServerConfigSchema.parse({
+        command: process.execPath,
+        args: [fixture('eraServer'), '--era', 'legacy', '--exit-before-initialize', '--log', log],
+      }),
+    });
+    let remembered: EraVerdict = {
+      era: 'modern',
+      checkedAt: new Date().toISOString(),
+      discover: { supportedVersions: ['2026-07-28'], capabilities: { tools: {} }, serverInfo: { name: 'era-fixture', version: '1.0.0' } },
+    };
+    pool.useEraMemory(() => Promise.resolve(remembered));
+    const probes = async () => (await eraFixtureLog(log)).filter((message) => message.method === 'server/discover').length;
+
+    await pool.connection('shifty');
+    // Discovery asks for a probe; its request on the stale connection is refused, so the server is started again.
+    const definitions = await pool.listDefinitions('shifty', { probeEra: true });
+    expect(definitions.tools.map((tool) => tool.name)).toContain('echo');
+    expect(await probes()).toBe(1);
+    remembered = { era: 'legacy', checkedAt: new Date().toISOString() };
+
+    await pool.discard('shifty', 'restarted by the test');
+    expect(textOf(await pool.callTool('shifty', 'echo', { text: 'again' }))).toBe('again');
+    expect(await probes()).toBe(1);
   });
 });
