@@ -261,23 +261,26 @@ function oneClient(process: McpProcess): Connected {
 }
 
 // Row d of one era: 8 callers on one stdio connection; the bare relay under the same callers is
-// the limit, direct for scale.
+// the limit, the JSON-lines relay (a hop that reads every message, as any gateway must) and direct for scale.
 function stdioThroughputRow(era: ClientEra, paths: EraPaths, perSecond: ReadonlyMap<CallPath, number>): BenchRow {
-  const [loadoutRate, relayRate, directRate] = [paths.loadout, paths.relay, paths.direct].map((path) => perSecond.get(path)!) as [
-    number,
-    number,
-    number,
-  ];
+  const [loadoutRate, relayRate, jsonRelayRate, directRate] = [paths.loadout, paths.relay, paths.jsonRelay, paths.direct].map((path) =>
+    perSecond.get(path)!,
+  ) as [number, number, number, number];
   const [ofRelay, ofDirect] = [ratio(loadoutRate, relayRate), ratio(loadoutRate, directRate)];
   return {
     id: `1d${ERA_LABELS[era].mark}`,
     figure: `${CONCURRENT_CALLERS} concurrent callers, calls/s (${ERA_LABELS[era].words})`,
     loadout: `${Math.round(loadoutRate)}/s (${ofDirect.toFixed(2)}× direct)`,
-    limit: `bare relay ${Math.round(relayRate)}/s; direct ${Math.round(directRate)}/s`,
+    limit: `bare relay ${Math.round(relayRate)}/s; JSON-lines relay ${Math.round(jsonRelayRate)}/s; direct ${Math.round(directRate)}/s`,
     ratio: ofRelay,
     target: 'ratio ≥ 0.85, ≥ 0.6× direct',
     pass: ofRelay >= 0.85 && ofDirect >= 0.6,
-    values: { loadoutCallsPerSecond: loadoutRate, relayCallsPerSecond: relayRate, directCallsPerSecond: directRate },
+    values: {
+      loadoutCallsPerSecond: loadoutRate,
+      relayCallsPerSecond: relayRate,
+      jsonRelayCallsPerSecond: jsonRelayRate,
+      directCallsPerSecond: directRate,
+    },
   };
 }
 

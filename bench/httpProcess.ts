@@ -21,9 +21,26 @@ const STARTUP_TIMEOUT_MS = 20_000;
 const EXIT_TIMEOUT_MS = 5_000;
 
 /** `loadout <globalArgs> serve --http --port 0 <serveArgs>` with `sessions` clients. */
-export function spawnHttpLoadout(globalArgs: string[], serveArgs: string[], sessions: number): Promise<HttpMcpProcess> {
+export function spawnHttpLoadout(
+  globalArgs: string[],
+  serveArgs: string[],
+  sessions: number,
+  nodeFlags: string[] = [],
+): Promise<HttpMcpProcess> {
   // serve --http announces its bound URL on stderr, so port 0 needs no guessing.
-  return spawnHttpMcp(loadoutCommandArgs(globalArgs, ['--http', '--port', '0', ...serveArgs]), /serving MCP at (http:\/\/\S+)/, sessions);
+  return spawnHttpMcp(
+    [...nodeFlags, ...loadoutCommandArgs(globalArgs, ['--http', '--port', '0', ...serveArgs])],
+    /serving MCP at (http:\/\/\S+)/,
+    sessions,
+  );
+}
+
+/** A new 2025-era MCP session with the server at `url` (its own initialize), and its transport. */
+export async function connectHttpSession(url: string, name: string): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+  const transport = new StreamableHTTPClientTransport(new URL(url));
+  const client = new Client({ name, version: '1.0.0' }, { capabilities: {} });
+  await client.connect(transport);
+  return { client, transport };
 }
 
 /** The interactive fixture (it has an `echo` tool) over streamable HTTP with `sessions` clients. */
@@ -47,9 +64,7 @@ async function spawnHttpMcp(nodeArgs: string[], urlLine: RegExp, sessions: numbe
     });
     // Connected one after another: each is its own initialize, so each gets its own MCP session.
     for (let session = 0; session < sessions; session++) {
-      const transport = new StreamableHTTPClientTransport(new URL(url));
-      const client = new Client({ name: `loadout-bench-${session}`, version: '1.0.0' }, { capabilities: {} });
-      await client.connect(transport);
+      const { client, transport } = await connectHttpSession(url, `loadout-bench-${session}`);
       transports.push(transport);
       clients.push(client);
     }

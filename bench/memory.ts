@@ -4,8 +4,11 @@
 // full GC (heap snapshot) after each round, not on RSS: RSS floats by tens of MiB between readings
 // with V8's heap sizing and GC timing (−13 to +45 MiB across runs of the same build), which hides
 // or fakes a per-call leak. The first round also pays for JIT code and the echo server's connection.
+// Row 7c: what one more 2025-era HTTP session holds (live heap after a full GC, per session), the
+// figure behind the default `--max-sessions`.
 import { createSetup, ECHO_FIXTURE } from './catalogFixture.js';
 import { createHeapSnapshotter } from './heapSnapshot.js';
+import { connectHttpSession, spawnHttpLoadout } from './httpProcess.js';
 import { descendantsOf, rssBytes, spawnLoadout, spawnMcp } from './processes.js';
 import type { BenchRow } from './report.js';
 import type { BenchContext } from './scale.js';
@@ -18,8 +21,15 @@ const SETTLE_MS = 500;
 // code), so 1 MiB shows a leak of ~100 bytes per call at 10,000 calls.
 const GROWTH_TOLERANCE_BYTES = 1024 * 1024;
 
-/** Rows 7a–7b. */
+// Sessions opened for row 7c, after one that pays for what any first session loads.
+const MEASURED_SESSIONS = 200;
+
+/** Rows 7a–7c. */
 export async function benchMemory(context: BenchContext): Promise<BenchRow[]> {
+  return [...(await gatewayRows(context)), await sessionRow()];
+}
+
+async function gatewayRows(context: BenchContext): Promise<BenchRow[]> {
   const trivialIdle = await trivialServerIdleRss();
   const setup = await createSetup({ servers: 49, toolsPerServer: 50, echoTools: context.echoTools, toolsets: { echo: ['echo.echo'] } });
   const heap = await createHeapSnapshotter();
@@ -80,6 +90,41 @@ export async function benchMemory(context: BenchContext): Promise<BenchRow[]> {
       },
     ];
   } finally {
+    await gateway.close();
+    await setup.cleanup();
+    await heap.cleanup();
+  }
+}
+
+// Row 7c: live heap of `serve --http` with one session, then with MEASURED_SESSIONS more, each
+// initialized and its tools listed once, as a client does on connecting.
+async function sessionRow(): Promise<BenchRow> {
+  const setup = await createSetup({ servers: 5, toolsPerServer: 20 });
+  const heap = await createHeapSnapshotter();
+  const gateway = await spawnHttpLoadout(setup.args, ['--max-sessions', String(MEASURED_SESSIONS + 1)], 1, heap.nodeFlags);
+  const opened: Array<Awaited<ReturnType<typeof connectHttpSession>>> = [];
+  const liveHeap = () => heap.liveHeapBytes(gateway.pid, () => gateway.clients[0]!.ping());
+  try {
+    await gateway.clients[0]!.listTools();
+    const before = await liveHeap();
+    for (let session = 0; session < MEASURED_SESSIONS; session++) {
+      const connected = await connectHttpSession(gateway.url, `loadout-bench-session-${session}`);
+      opened.push(connected);
+      await connected.client.listTools();
+    }
+    const after = await liveHeap();
+    const perSession = (after - before) / MEASURED_SESSIONS;
+    return {
+      id: '7c',
+      figure: `live heap per 2025-era HTTP session (${MEASURED_SESSIONS} sessions, initialized, tools listed)`,
+      loadout: formatBytes(perSession),
+      limit: `live heap with one session ${formatBytes(before)}`,
+      target: '—',
+      values: { sessions: MEASURED_SESSIONS, perSessionBytes: perSession, liveHeapBeforeBytes: before, liveHeapAfterBytes: after },
+    };
+  } finally {
+    await Promise.allSettled(opened.map(({ transport }) => transport.terminateSession()));
+    await Promise.allSettled(opened.map(({ client }) => client.close()));
     await gateway.close();
     await setup.cleanup();
     await heap.cleanup();

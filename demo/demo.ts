@@ -48,7 +48,7 @@ async function runSession(dirs: DemoDirs): Promise<void> {
     listed = tools.map((tool) => tool.name);
     const bytes = Buffer.byteLength(JSON.stringify({ tools }));
     answer(
-      `${tools.length} meta-tools, ${(bytes / 1024).toFixed(1)} KB of tools/list, listChanged: ${client.getServerCapabilities()?.tools?.listChanged}`,
+      `${tools.length} meta-tools, ${(bytes / 1024).toFixed(1)} KiB of tools/list, listChanged: ${client.getServerCapabilities()?.tools?.listChanged}`,
     );
     nameList(listed);
 

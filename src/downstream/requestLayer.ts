@@ -82,12 +82,18 @@ export class RequestLayer extends TransportDecorator {
   #nextId = 0;
   #closed = false;
   #envelope: Envelope | undefined;
+  // The `_meta` of a request that brings none of its own and no client capabilities to relay (nearly
+  // every forwarded call): made once per envelope, frozen, since every such request shares it.
+  #plainMeta: Readonly<Record<string, unknown>> | undefined;
+  // Whether the inner transport gives each request its own stream (modern streamable HTTP); fixed per transport.
+  readonly #perRequestStream: boolean;
 
   /** Wrap `inner` (not started yet); requests wait `defaultTimeoutMs` for an answer unless told otherwise. */
   constructor(inner: Transport, defaultTimeoutMs: number, hooks: RequestLayerHooks = {}) {
     super(inner);
     this.#defaultTimeoutMs = defaultTimeoutMs;
     this.#hooks = hooks;
+    this.#perRequestStream = (inner as { hasPerRequestStream?: boolean }).hasPerRequestStream === true;
     // The SDK tells a stdio transport (whose silence on its era probe means a legacy server) from
     // an HTTP one (where it means an outage) by these two properties: a stdio child's show through.
     if ('stderr' in inner && 'pid' in inner) {
@@ -101,6 +107,7 @@ export class RequestLayer extends TransportDecorator {
   /** Speak to a modern server from now on: `envelope` goes on every request; undefined for a legacy one. */
   setEnvelope(envelope: Envelope | undefined): void {
     this.#envelope = envelope;
+    this.#plainMeta = envelope && Object.freeze(envelopeMeta(envelope, undefined, { [CLIENT_CAPABILITIES_META_KEY]: {} }));
   }
 
   protected innerClosed(): void {
@@ -116,11 +123,10 @@ export class RequestLayer extends TransportDecorator {
     if (this.#closed) return Promise.reject(new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed'));
     const id = `${ID_PREFIX}${this.#nextId++}`;
     const timeoutMs = options.timeoutMs ?? this.#defaultTimeoutMs;
-    const sent = withEnvelope(withProgressToken(params, onProgress ? id : undefined), this.#envelope, options.clientCapabilities);
+    const sent = this.#withEnvelope(withProgressToken(params, onProgress ? id : undefined), options.clientCapabilities);
     const startedAt = performance.now();
     // Modern streamable HTTP has one stream per request, and closing it is the cancellation.
-    const stream =
-      this.#envelope && (this.inner as { hasPerRequestStream?: boolean }).hasPerRequestStream ? new AbortController() : undefined;
+    const stream = this.#envelope && this.#perRequestStream ? new AbortController() : undefined;
     return new Promise((resolve, reject) => {
       this.#pending.set(id, {
         method,
@@ -228,10 +234,20 @@ export class RequestLayer extends TransportDecorator {
     if (!pending) return;
     if (pending.stream) pending.stream.abort(reason);
     else {
-      const params = withEnvelope({ requestId: id, reason: reason.message }, this.#envelope);
+      const params = this.#withEnvelope({ requestId: id, reason: reason.message });
       this.inner.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params }).catch(() => undefined);
     }
     pending.reject(reason);
+  }
+
+  // A modern server's request carries the envelope beside whatever `_meta` the caller gave.
+  #withEnvelope(params: Record<string, unknown> | undefined, clientCapabilities?: ClientCapabilities): Record<string, unknown> | undefined {
+    const envelope = this.#envelope;
+    if (!envelope) return params;
+    const meta = params?._meta as Record<string, unknown> | undefined;
+    const relayed = clientCapabilities && relayable(clientCapabilities);
+    if (meta === undefined && relayed && !Object.keys(relayed).length) return { ...params, _meta: this.#plainMeta };
+    return { ...params, _meta: envelopeMeta(envelope, meta, relayed && { [CLIENT_CAPABILITIES_META_KEY]: relayed }) };
   }
 
   // Remove a request from the pending set (exactly once) and return it to be settled.
@@ -255,16 +271,13 @@ function withProgressToken(params: Record<string, unknown> | undefined, token: s
   return Object.keys(rest).length ? { ...fields, _meta: rest } : fields;
 }
 
-// A modern server's request carries its envelope beside whatever `_meta` the caller gave.
-function withEnvelope(
-  params: Record<string, unknown> | undefined,
-  envelope: Envelope | undefined,
-  clientCapabilities?: ClientCapabilities,
-): Record<string, unknown> | undefined {
-  if (!envelope) return params;
-  const meta = params?._meta as Record<string, unknown> | undefined;
-  const narrowed = clientCapabilities && { [CLIENT_CAPABILITIES_META_KEY]: relayable(clientCapabilities) };
-  return { ...params, _meta: { ...envelope.defaults, ...meta, ...envelope.fixed, ...narrowed } };
+// The `_meta` of a modern server's request: the envelope's fixed keys over the caller's own, its defaults under them.
+function envelopeMeta(
+  envelope: Envelope,
+  meta: Record<string, unknown> | undefined,
+  narrowed: Record<string, unknown> | undefined,
+): Record<string, unknown> {
+  return { ...envelope.defaults, ...meta, ...envelope.fixed, ...narrowed };
 }
 
 // The capabilities loadout can relay to a client, as that client declared them.

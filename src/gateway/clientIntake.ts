@@ -114,11 +114,15 @@ export class DirectCalls {
   // A tools/call result as the SDK Server encodes it for 2026-07-28 (its encodeResult): it says
   // whether it is complete, and its _meta names the server, unless it names one already.
   #modernResult(result: Record<string, unknown>): Record<string, unknown> {
-    const typed = result.resultType === undefined ? { ...result, resultType: 'complete' } : result;
-    const meta = typed._meta;
-    if (meta === undefined) return { ...typed, _meta: { [SERVER_INFO_META_KEY]: this.routing.serverInfo } };
-    if (!isPlainObject(meta) || meta[SERVER_INFO_META_KEY] !== undefined) return typed;
-    return { ...typed, _meta: { ...meta, [SERVER_INFO_META_KEY]: this.routing.serverInfo } };
+    const meta = result._meta;
+    const named = meta !== undefined && (!isPlainObject(meta) || meta[SERVER_INFO_META_KEY] !== undefined);
+    if (result.resultType !== undefined && named) return result;
+    // One copy, whatever it adds, in the order the SDK's encoding gives: resultType, then _meta.
+    return {
+      ...result,
+      ...(result.resultType === undefined && { resultType: 'complete' }),
+      ...(!named && { _meta: { ...meta, [SERVER_INFO_META_KEY]: this.routing.serverInfo } }),
+    };
   }
 }
 

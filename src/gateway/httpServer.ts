@@ -29,7 +29,7 @@ interface HttpServeOptions {
   maxBodyBytes: number;
   /** Sessions with no request open for this long are closed; 0 keeps them forever. */
   sessionIdleMs: number;
-  /** Most sessions at once; a new one beyond it ends the session idle longest (each costs about 19 KB). */
+  /** Most sessions at once; a new one beyond it ends the session idle longest (each holds about 38 KiB of heap: bench row 7c). */
   maxSessions: number;
   logger: Logger;
 }
