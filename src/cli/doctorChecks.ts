@@ -9,6 +9,7 @@ import {
   convertServer,
   expansionEnv,
   loadServersFile,
+  serverEnvTexts,
   startsLoadout,
   unsetEnvReferences,
   type LoadoutPaths,
@@ -123,11 +124,7 @@ async function exists(file: string): Promise<boolean> {
 }
 
 function unsetVariables(config: ServerConfig, env: NodeJS.ProcessEnv): string[] {
-  const texts =
-    config.type === 'stdio'
-      ? [config.command, ...config.args, ...Object.values(config.env), config.cwd ?? '']
-      : [config.url, ...Object.values(config.headers)];
-  return [...new Set(texts.flatMap((text) => unsetEnvReferences(text, env)))];
+  return [...new Set(serverEnvTexts(config).flatMap((text) => unsetEnvReferences(text, env)))];
 }
 
 // An HTTP server that answers 401/403 wants credentials (the SDK's messages carry the status).

@@ -18,7 +18,7 @@ import type {
   ServerCapabilities,
   Tool,
 } from '@modelcontextprotocol/client';
-import { expandEnv, expandEnvRecord, oauthSettingsOf, referencedValues, type ServerConfig } from '../config/index.js';
+import { expandEnv, expandEnvRecord, oauthSettingsOf, referencedValues, serverEnvTexts, type ServerConfig } from '../config/index.js';
 import {
   Cancellation,
   LOADOUT_VERSION,
@@ -511,11 +511,9 @@ function childOf(transport: Transport): ChildProcessTransport | undefined {
 // are shown, logged and kept on disk. A value of under 4 characters is no secret, and hiding it
 // would hide those letters everywhere.
 function maskedValues(config: ServerConfig, env: NodeJS.ProcessEnv): MaskedValue[] {
-  const texts =
-    config.type === 'stdio'
-      ? [config.command, ...config.args, ...Object.values(config.env), config.cwd ?? '']
-      : [config.url, ...Object.values(config.headers)];
-  return texts.flatMap((text) => referencedValues(text, env)).filter(({ value }) => value.length >= 4);
+  return serverEnvTexts(config)
+    .flatMap((text) => referencedValues(text, env))
+    .filter(({ value }) => value.length >= 4);
 }
 
 const TOOLS_LIST_FAILED = 'started, but its tools/list failed';
