@@ -207,7 +207,7 @@ async function checkServers(paths: LoadoutPaths, logger: Logger, env: NodeJS.Pro
             }
             const what = config.type === 'stdio' ? `command: ${[config.command, ...config.args].join(' ')}` : `url ${config.url}`;
             // The reason whole: a server's last stderr lines follow on lines of their own.
-            const reason = message.replace(`Server '${name}' failed to start: `, '');
+            const reason = (isLoadoutError(error) && error.reason) || message;
             return {
               check: 'start',
               ...about,

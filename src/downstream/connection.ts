@@ -292,7 +292,7 @@ export class DownstreamConnection {
       await layer.close().catch(() => undefined);
       if (await isAuthorizationFailure(error)) throw refusedCredentials(serverName, usesOAuth);
       const reason = maskValues(startFailure(error, transport, timeoutMs), masked);
-      throw new LoadoutError('SERVER_START_FAILED', `Server '${serverName}' failed to start: ${reason}`, { cause: error });
+      throw new LoadoutError('SERVER_START_FAILED', `Server '${serverName}' failed to start: ${reason}`, { cause: error, reason });
     }
     connection = new DownstreamConnection(serverName, client, layer, usesOAuth, prior ?? verdictOf(client), {
       logger: options.logger,
@@ -612,8 +612,10 @@ async function createTransport(serverName: string, config: ServerConfig, context
     return await createTransportOrThrow(serverName, config, context);
   } catch (error) {
     if (error instanceof LoadoutError) throw error;
+    const reason = `its address is unusable: ${errorMessage(error)}`;
     throw new LoadoutError('SERVER_START_FAILED', `Server '${serverName}' has an unusable address: ${errorMessage(error)}`, {
       cause: error,
+      reason,
     });
   }
 }

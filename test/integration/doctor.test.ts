@@ -111,6 +111,12 @@ describe('loadout doctor', () => {
     });
   });
 
+  it('says why a server does not start without naming it twice', async () => {
+    await writeServersYaml(dirs.configDir, { odd: { type: 'http', url: 'not a url' } });
+    const run = await runCli(dirs, ['doctor']);
+    expect(run.stdout).toMatch(/^problem server odd: does not start: its address is unusable: Invalid URL — fix: check its url not a url/m);
+  });
+
   it('flags no duplicate when the client does not start loadout (after setup --undo), and its findings carry fields', async () => {
     const echo = nodeServer(fixture('echo'));
     await writeServersYaml(dirs.configDir, { echo });
