@@ -5,7 +5,7 @@ import { oauthRecordFile, oauthSettingsOf, readOAuthRecord } from '../../config/
 import type { EraVerdict } from '../../downstream/index.js';
 import { discoveryRecordsFile, readDiscoveryRecords, readRunningGateways, retryText, type DiscoveryRecord } from '../../gateway/index.js';
 import { loadConfigView, toolsOfServer } from '../configView.js';
-import { listFailureLines } from '../discovery.js';
+import { listFailureLines } from '../listFailures.js';
 import { paint, printJson, printLines, printTable } from '../output.js';
 import { commandEnvironment } from '../program.js';
 
