@@ -2,9 +2,9 @@
 // them into servers.yaml, stop them again. Shows progress on stderr when it is a terminal.
 import type { DiscoveryResult } from '../catalog/index.js';
 import { enabledServerNames, type LoadoutPaths, type ToolMergeReport } from '../config/index.js';
-import type { ListFailures } from '../downstream/index.js';
 import { discoveryRecordsFile, openRuntime, recordDiscoveryOutcomes } from '../gateway/index.js';
 import { LoadoutError, errorMessage, oneLine, type Logger } from '../shared/index.js';
+import { listFailureLines } from './listFailures.js';
 import { printLines, printNote, printTable, progressBar } from './output.js';
 
 /** Options of discoverServers. */
@@ -88,13 +88,6 @@ export function printDiscovery(results: readonly DiscoveryResult[]): void {
   });
   printTable(['server', 'result', 'tools', 'added', 'stale', 'returned', 'changed'], rows);
   if (details.length) printLines(...details);
-}
-
-/** One line per optional list (prompts, resources, templates) a server failed to answer; its tools stand. */
-export function listFailureLines(server: string, failures: ListFailures | undefined): string[] {
-  return Object.values(failures ?? {}).map(
-    (failure) => `${server}: ${failure} — its tools work; listed again when it next starts or at "loadout refresh ${server}"`,
-  );
 }
 
 /** A one-line error unless every server was discovered. */

@@ -9,17 +9,19 @@ import {
   convertServer,
   expansionEnv,
   loadServersFile,
+  serverEnvTexts,
   startsLoadout,
   unsetEnvReferences,
   type LoadoutPaths,
   type ServerConfig,
 } from '../config/index.js';
-import { isNeedsAuthorizationMessage, type OptionalList } from '../downstream/index.js';
+import { isNeedsAuthorizationMessage } from '../downstream/index.js';
 import { openRuntime } from '../gateway/index.js';
 import { errorMessage, isLoadoutError, oneLine, type Logger } from '../shared/index.js';
 import { CLIENT_NAMES, clientDefinition, type ClientEnvironment } from './clients/clientFiles.js';
 import { readJsonFile, valueAt } from './clients/jsonFile.js';
 import { findSameServer } from './clients/setupPlan.js';
+import { checkServerFix, listFailureWords } from './listFailures.js';
 
 /**
  * What a finding checked: a dir, servers.yaml, a server's ${VAR}s, its start, its lists (tools,
@@ -123,11 +125,7 @@ async function exists(file: string): Promise<boolean> {
 }
 
 function unsetVariables(config: ServerConfig, env: NodeJS.ProcessEnv): string[] {
-  const texts =
-    config.type === 'stdio'
-      ? [config.command, ...config.args, ...Object.values(config.env), config.cwd ?? '']
-      : [config.url, ...Object.values(config.headers)];
-  return [...new Set(texts.flatMap((text) => unsetEnvReferences(text, env)))];
+  return [...new Set(serverEnvTexts(config).flatMap((text) => unsetEnvReferences(text, env)))];
 }
 
 // An HTTP server that answers 401/403 wants credentials (the SDK's messages carry the status).
@@ -164,7 +162,7 @@ async function checkServers(paths: LoadoutPaths, logger: Logger, env: NodeJS.Pro
             const ms = Math.round(performance.now() - startedAt);
             listFindings.set(
               name,
-              Object.entries(listFailures ?? {}).map(([list, failure]) => listFailureFinding(name, list as OptionalList, failure)),
+              listFailureWords(name, listFailures).map((words) => ({ check: 'lists', ...about, ok: false, ...words })),
             );
             return {
               check: 'start',
@@ -205,12 +203,12 @@ async function checkServers(paths: LoadoutPaths, logger: Logger, env: NodeJS.Pro
                 ok: false,
                 ms,
                 message: `starts, but its tools/list failed: ${oneLine(errorMessage(error.cause), 200)}`,
-                fix: `check the server (its own log, what it depends on), then run loadout refresh ${name}`,
+                fix: checkServerFix(name),
               };
             }
             const what = config.type === 'stdio' ? `command: ${[config.command, ...config.args].join(' ')}` : `url ${config.url}`;
             // The reason whole: a server's last stderr lines follow on lines of their own.
-            const reason = message.replace(`Server '${name}' failed to start: `, '');
+            const reason = (isLoadoutError(error) && error.reason) || message;
             return {
               check: 'start',
               ...about,
@@ -229,24 +227,6 @@ async function checkServers(paths: LoadoutPaths, logger: Logger, env: NodeJS.Pro
   } finally {
     await runtime.close();
   }
-}
-
-const LIST_LABELS: Record<OptionalList, string> = { prompts: 'prompts', resources: 'resources', resourceTemplates: 'resource templates' };
-
-// An optional list the server declared but answered with an error: its tools work, that list is missing.
-function listFailureFinding(name: string, list: OptionalList, failure: string): Finding {
-  // -32601: the server declares the list but never implemented it; only its authors can fix that.
-  const unimplemented = /-32601\b/.test(failure);
-  return {
-    check: 'lists',
-    server: name,
-    subject: `server ${name}`,
-    ok: false,
-    message: `${failure}; its tools work, its ${LIST_LABELS[list]} are not offered`,
-    fix: unimplemented
-      ? 'none in loadout: the server declares a list it does not serve (report it to its authors)'
-      : `check the server (its own log, what it depends on), then run loadout refresh ${name}`,
-  };
 }
 
 // A server is seen twice only when a client starts it itself and starts loadout as well: after

@@ -1,7 +1,8 @@
-// `${VAR}` and `${VAR:-default}` expansion for server env, args, headers and url. Expansion
-// happens only when a server starts; the config keeps the references, so secrets are never
+// `${VAR}` and `${VAR:-default}` expansion for server command, args, env, cwd, url, headers and
+// OAuth client_secret. Expansion happens only when a server starts; the config keeps the references, so secrets are never
 // written back or logged.
 import { LoadoutError } from '../shared/index.js';
+import { oauthSettingsOf, type ServerConfig } from './schema.js';
 
 const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
@@ -16,6 +17,17 @@ export function expandEnv(text: string, env: NodeJS.ProcessEnv, where: string): 
       `${where} uses \${${name}}, but ${name} is not set; set it in the environment or write \${${name}:-default}`,
     );
   });
+}
+
+/**
+ * Every text of `config` whose `${VAR}`s are expanded when it starts: what a doctor checks for
+ * unset variables and what a start masks in the output it shows. A client_secret counts only
+ * where OAuth is used (oauthSettingsOf), since only there is it expanded.
+ */
+export function serverEnvTexts(config: ServerConfig): string[] {
+  if (config.type === 'stdio') return [config.command, ...config.args, ...Object.values(config.env), config.cwd ?? ''];
+  const secret = oauthSettingsOf(config)?.client_secret;
+  return [config.url, ...Object.values(config.headers), ...(secret === undefined ? [] : [secret])];
 }
 
 /** Names of the variables `text` references that are unset (or empty) and have no default. */

@@ -17,7 +17,7 @@ export {
   type Toolset,
 } from './schema.js';
 export { resolvePaths, claimDataDir, type LoadoutPaths } from './paths.js';
-export { expandEnv, expandEnvRecord, referencedValues, unsetEnvReferences } from './envExpand.js';
+export { expandEnv, expandEnvRecord, referencedValues, serverEnvTexts, unsetEnvReferences } from './envExpand.js';
 export { oauthRecordFile, readOAuthRecord, updateOAuthRecord, deleteOAuthRecord, type OAuthRecord } from './oauthStore.js';
 export { loadServersFile, updateServersFile } from './serversFile.js';
 export { readSecretsFile, addSecrets, expansionEnv } from './secretsFile.js';

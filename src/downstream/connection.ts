@@ -18,7 +18,7 @@ import type {
   ServerCapabilities,
   Tool,
 } from '@modelcontextprotocol/client';
-import { expandEnv, expandEnvRecord, oauthSettingsOf, referencedValues, type ServerConfig } from '../config/index.js';
+import { expandEnv, expandEnvRecord, oauthSettingsOf, referencedValues, serverEnvTexts, type ServerConfig } from '../config/index.js';
 import {
   Cancellation,
   LOADOUT_VERSION,
@@ -292,7 +292,7 @@ export class DownstreamConnection {
       await layer.close().catch(() => undefined);
       if (await isAuthorizationFailure(error)) throw refusedCredentials(serverName, usesOAuth);
       const reason = maskValues(startFailure(error, transport, timeoutMs), masked);
-      throw new LoadoutError('SERVER_START_FAILED', `Server '${serverName}' failed to start: ${reason}`, { cause: error });
+      throw new LoadoutError('SERVER_START_FAILED', `Server '${serverName}' failed to start: ${reason}`, { cause: error, reason });
     }
     connection = new DownstreamConnection(serverName, client, layer, usesOAuth, prior ?? verdictOf(client), {
       logger: options.logger,
@@ -511,11 +511,9 @@ function childOf(transport: Transport): ChildProcessTransport | undefined {
 // are shown, logged and kept on disk. A value of under 4 characters is no secret, and hiding it
 // would hide those letters everywhere.
 function maskedValues(config: ServerConfig, env: NodeJS.ProcessEnv): MaskedValue[] {
-  const texts =
-    config.type === 'stdio'
-      ? [config.command, ...config.args, ...Object.values(config.env), config.cwd ?? '']
-      : [config.url, ...Object.values(config.headers)];
-  return texts.flatMap((text) => referencedValues(text, env)).filter(({ value }) => value.length >= 4);
+  return serverEnvTexts(config)
+    .flatMap((text) => referencedValues(text, env))
+    .filter(({ value }) => value.length >= 4);
 }
 
 const TOOLS_LIST_FAILED = 'started, but its tools/list failed';
@@ -614,8 +612,10 @@ async function createTransport(serverName: string, config: ServerConfig, context
     return await createTransportOrThrow(serverName, config, context);
   } catch (error) {
     if (error instanceof LoadoutError) throw error;
+    const reason = `its address is unusable: ${errorMessage(error)}`;
     throw new LoadoutError('SERVER_START_FAILED', `Server '${serverName}' has an unusable address: ${errorMessage(error)}`, {
       cause: error,
+      reason,
     });
   }
 }

@@ -3,6 +3,9 @@
 import type { DiscoveryState } from './backgroundDiscovery.js';
 import type { DiscoveryRecord } from './discoveryRecords.js';
 
+/** What the words about a failed discovery use of its record. */
+type AttemptTimes = Pick<DiscoveryRecord, 'failedAt' | 'failures' | 'retryAt'>;
+
 /** A time of day as HH:MM:SS (24 h, local time). */
 export function clockTime(time: number | string): string {
   return new Date(time).toLocaleTimeString('en-GB', { hour12: false });
@@ -18,12 +21,12 @@ export function waitText(ms: number): string {
 }
 
 /** "failed at 15:02:11 (2 attempts in a row)": when and how often a server's discovery failed. */
-export function failedText(record: DiscoveryRecord): string {
+export function failedText(record: AttemptTimes): string {
   return `failed at ${clockTime(record.failedAt)} (${record.failures} attempt${record.failures === 1 ? '' : 's'} in a row)`;
 }
 
 /** "failed at 15:02:11 (1 attempt in a row), next try in 28 s". */
-export function retryText(record: DiscoveryRecord, now = Date.now()): string {
+export function retryText(record: AttemptTimes, now = Date.now()): string {
   return `${failedText(record)}, next try ${waitText(Date.parse(record.retryAt) - now)}`;
 }
 

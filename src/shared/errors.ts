@@ -45,14 +45,17 @@ export class LoadoutError extends Error {
   override readonly name = 'LoadoutError';
   /** What to do next, worded by whoever shows the message. */
   readonly remedy?: LoadoutRemedy;
+  /** Why it failed, without the thing the message names: for a caller that names that thing itself. */
+  readonly reason?: string;
 
   constructor(
     readonly code: LoadoutErrorCode,
     message: string,
-    options?: { cause?: unknown; remedy?: LoadoutRemedy },
+    options?: { cause?: unknown; remedy?: LoadoutRemedy; reason?: string },
   ) {
     super(message, options);
     this.remedy = options?.remedy;
+    this.reason = options?.reason;
   }
 }
 

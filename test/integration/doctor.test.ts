@@ -95,6 +95,28 @@ describe('loadout doctor', () => {
     }
   });
 
+  it('reports an unset ${VAR} in an OAuth client_secret as the variable to set', async () => {
+    await writeServersYaml(dirs.configDir, {
+      vault: {
+        type: 'http',
+        url: 'http://127.0.0.1:9/mcp',
+        oauth: { client_id: 'loadout', client_secret: '${DOCTOR_TEST_UNSET_SECRET}' },
+      },
+    });
+    const report = JSON.parse((await runCli(dirs, ['doctor', '--json'])).stdout) as Report;
+    expect(report.findings.find((finding) => finding.server === 'vault')).toMatchObject({
+      check: 'env',
+      ok: false,
+      message: 'uses ${DOCTOR_TEST_UNSET_SECRET}, not set',
+    });
+  });
+
+  it('says why a server does not start without naming it twice', async () => {
+    await writeServersYaml(dirs.configDir, { odd: { type: 'http', url: 'not a url' } });
+    const run = await runCli(dirs, ['doctor']);
+    expect(run.stdout).toMatch(/^problem server odd: does not start: its address is unusable: Invalid URL — fix: check its url not a url/m);
+  });
+
   it('flags no duplicate when the client does not start loadout (after setup --undo), and its findings carry fields', async () => {
     const echo = nodeServer(fixture('echo'));
     await writeServersYaml(dirs.configDir, { echo });

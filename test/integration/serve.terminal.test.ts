@@ -1,6 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CLIENT_NAMES } from '../../src/cli/clients/clientFiles.js';
 import { terminalNotice } from '../../src/cli/commands/serve.js';
 import { CLI, eventually, fixture, nodeServer, useGatewaySandbox, waitForExit, writeServersYaml } from '../helpers/gateway.js';
 
@@ -22,11 +23,11 @@ describe('loadout serve in a terminal', () => {
     let output = '';
     terminal.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
     try {
-      await eventually(() => output.includes('claude mcp add'), 15_000, 'the terminal notice');
+      await eventually(() => output.includes('waiting for an MCP client'), 15_000, 'the terminal notice');
       const lines = output.split(/\r?\n/).filter((line) => line.includes('loadout:'));
       expect(lines).toHaveLength(1);
       expect(lines[0]).toMatch(/waiting for an MCP client on stdin/);
-      expect(lines[0]).toContain('claude mcp add loadout -- loadout serve');
+      expect(lines[0]).toContain('"loadout setup claude-code" adds it to Claude Code');
       // Ctrl-C on the terminal stops it.
       terminal.stdin.write('\x03');
       await waitForExit(terminal.pid!, 10_000);
@@ -36,7 +37,11 @@ describe('loadout serve in a terminal', () => {
   });
 
   it('decides by whether stdin is a terminal', () => {
-    expect(terminalNotice(true)).toContain('claude mcp add loadout -- loadout serve');
+    // What the README's install section says: setup adds loadout to the client as it should be
+    // added (user scope, alwaysLoad), where a bare `claude mcp add` adds it to one project only.
+    expect(terminalNotice(true)).toContain('"loadout setup claude-code" adds it to Claude Code');
+    expect(terminalNotice(true)).not.toContain('claude mcp add');
+    for (const client of CLIENT_NAMES) expect(terminalNotice(true)).toContain(client);
     expect(terminalNotice(false)).toBeUndefined();
     expect(terminalNotice(undefined)).toBeUndefined();
   });
@@ -45,7 +50,7 @@ describe('loadout serve in a terminal', () => {
     await writeServersYaml(sandbox.dirs.configDir, { echo: nodeServer(fixture('echo')) });
     const gateway = await sandbox.start();
     await gateway.client.listTools();
-    expect(gateway.stderr()).not.toContain('claude mcp add');
+    expect(gateway.stderr()).not.toContain('loadout setup');
     expect(gateway.stderr()).not.toContain('waiting for an MCP client');
   });
 });

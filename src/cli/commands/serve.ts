@@ -2,6 +2,7 @@
 // with --http for any number of clients over streamable HTTP until a signal.
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { GatewayStdioTransport, assertSafeBind, createGateway, serveHttp } from '../../gateway/index.js';
+import { CLIENT_NAMES } from '../clients/clientFiles.js';
 import { importOnFirstRun } from '../importServers.js';
 import { commandEnvironment } from '../program.js';
 import { printNote } from '../output.js';
@@ -113,13 +114,16 @@ export function registerServe(program: Command): void {
 
 /**
  * The line for a person who ran `loadout serve` in a terminal, where it would otherwise sit silent
- * and ignore what is typed; none when a client started it (stdin is a pipe).
+ * and ignore what is typed; none when a client started it (stdin is a pipe). It points to setup,
+ * as the README does: setup adds loadout as it should be added (Claude Code: user scope,
+ * alwaysLoad), where a bare `claude mcp add` would add it to one project only.
  */
 export function terminalNotice(stdinIsTTY: boolean | undefined): string | undefined {
   if (!stdinIsTTY) return undefined;
+  const others = CLIENT_NAMES.filter((client) => client !== 'claude-code').join(', ');
   return (
     'serve is waiting for an MCP client on stdin; typing here does nothing. Let a client start it instead: ' +
-    '"claude mcp add loadout -- loadout serve" or "loadout setup claude-code" (Ctrl-C stops this one).'
+    `"loadout setup claude-code" adds it to Claude Code (or setup ${others}); Ctrl-C stops this one.`
   );
 }
 

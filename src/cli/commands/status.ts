@@ -5,7 +5,7 @@ import { oauthRecordFile, oauthSettingsOf, readOAuthRecord } from '../../config/
 import type { EraVerdict } from '../../downstream/index.js';
 import { discoveryRecordsFile, readDiscoveryRecords, readRunningGateways, retryText, type DiscoveryRecord } from '../../gateway/index.js';
 import { loadConfigView, toolsOfServer } from '../configView.js';
-import { listFailureLines } from '../discovery.js';
+import { listFailureLines } from '../listFailures.js';
 import { paint, printJson, printLines, printTable } from '../output.js';
 import { commandEnvironment } from '../program.js';
 
@@ -86,11 +86,11 @@ export function registerStatus(program: Command): void {
           server.connected === null ? '-' : server.connected ? paint('green', 'yes') : 'no',
         ]),
       );
-      for (const { name } of servers.filter((entry) => entry.discovery?.state === 'failed')) {
-        const record = records.get(name)!;
+      for (const { name, discovery } of servers) {
+        if (discovery?.state !== 'failed') continue;
         printLines(
-          paint('red', `${name}: discovery ${retryText(record)} (by "loadout serve"; "loadout refresh ${name}" tries now).`),
-          record.error,
+          paint('red', `${name}: discovery ${retryText(discovery)} (by "loadout serve"; "loadout refresh ${name}" tries now).`),
+          discovery.error,
         );
       }
       for (const server of servers) printLines(...listFailureLines(server.name, server.listFailures).map((line) => paint('yellow', line)));
