@@ -360,7 +360,7 @@ export class DownstreamConnection {
           (items) => ({ items }),
           (error: unknown) => {
             if (!isListAnswerFailure(error)) throw error;
-            return { failure: `${method} failed: ${errorMessage(error)}` };
+            return { failure: `${method} failed: ${answerText(error)}` };
           },
         ),
       ),
@@ -542,6 +542,14 @@ function isListOf(entries: unknown, idField: string): entries is Array<Record<st
 // a refused credential asks for a login, a shutdown is a shutdown.
 function isListAnswerFailure(error: unknown): boolean {
   return !isLoadoutError(error);
+}
+
+// A server's error answer with its JSON-RPC code, which says what kind of failure it is (-32601: a
+// list declared but never implemented), where the SDK's message gives only the words.
+function answerText(error: unknown): string {
+  const message = errorMessage(error);
+  if (!ProtocolError.isInstance(error) || message.includes(String(error.code))) return message;
+  return `${message} (${error.code})`;
 }
 
 // A POST the server answered 404 for the session id: streamable HTTP (SdkHttpError, status 404)

@@ -14,8 +14,10 @@ type Mode = 'ok' | 'templates-unimplemented' | 'resources-unimplemented' | 'data
 type Finding = { subject: string; ok: boolean; message: string; fix?: string };
 type StatusServer = { name: string; listFailures: Record<string, string> };
 
-const UNIMPLEMENTED = 'Method not found';
+const UNIMPLEMENTED = 'Method not found (-32601)';
 const DOWN = 'connect ECONNREFUSED 127.0.0.1:5432 (the database is down)';
+// A failed list names the server's JSON-RPC code after its words.
+const DOWN_ANSWER = `${DOWN} (-32603)`;
 
 describe('optional lists that fail', () => {
   const sandbox = useGatewaySandbox();
@@ -42,9 +44,9 @@ describe('optional lists that fail', () => {
     [
       'database-down',
       {
-        prompts: `prompts/list failed: ${DOWN}`,
-        resources: `resources/list failed: ${DOWN}`,
-        resourceTemplates: `resources/templates/list failed: ${DOWN}`,
+        prompts: `prompts/list failed: ${DOWN_ANSWER}`,
+        resources: `resources/list failed: ${DOWN_ANSWER}`,
+        resourceTemplates: `resources/templates/list failed: ${DOWN_ANSWER}`,
       },
     ],
   ] as const)('%s: refresh keeps the tools, status and doctor name the failed list once, the tool is called', async (mode, failures) => {
@@ -64,10 +66,13 @@ describe('optional lists that fail', () => {
       ),
     );
     expect(findings.slice(1).every((finding) => !finding.ok && finding.fix)).toBe(true);
-    if (mode === 'database-down')
-      expect(new Set(findings.slice(1).map((finding) => finding.fix))).toEqual(
-        new Set(['check the server (its own log, what it depends on), then run loadout refresh db']),
-      );
+    expect(new Set(findings.slice(1).map((finding) => finding.fix))).toEqual(
+      new Set([
+        mode === 'database-down'
+          ? 'check the server (its own log, what it depends on), then run loadout refresh db'
+          : 'none in loadout: the server declares a list it does not serve (report it to its authors)',
+      ]),
+    );
 
     // refresh and status say it as doctor does: what is missing, then the fix, each list once.
     const said = findings.slice(1).map((finding) => `db: ${finding.message} — fix: ${finding.fix}`);
