@@ -65,24 +65,18 @@ export class LearnedWordsStore {
 
   /** The learned words, and each remembered query's tools with their faded evidence. */
   async readAll(): Promise<LearnedSearch> {
-    const file = parse(await readTextIfExists(this.#file));
-    const now = this.#now();
-    const words = new Map<string, string>();
-    for (const [tool, entries] of Object.entries(file.tools)) {
-      const kept = this.#strongest(entries, now, this.#limits.wordsPerTool);
-      if (kept.length) words.set(tool, kept.map(([word]) => word).join(' '));
-    }
-    const queries = new Map<string, Map<string, number>>();
-    for (const [query, entries] of Object.entries(file.queries ?? {})) {
-      const kept = this.#strongest(entries, now, this.#limits.toolsPerQuery);
-      if (kept.length) queries.set(query, new Map(kept.map(([tool, entry]) => [tool, this.#faded(entry, now)])));
-    }
-    return { words, queries };
+    return this.#searchOf(parse(await readTextIfExists(this.#file)), this.#now());
   }
 
-  /** Add one unit of evidence for each of `words` to each of `tools`, and for `tools` to the query `queryKey`. */
-  async record(tools: readonly string[], words: readonly string[], queryKey?: string): Promise<void> {
-    if (!tools.length || !words.length) return;
+  /**
+   * Add one unit of evidence for each of `words` to each of `tools`, and for `tools` to the query
+   * `queryKey`. Answers what the file holds now, as readAll would (other processes' records
+   * included: the update re-reads the file under its lock), so the writer need not read it back;
+   * undefined when there was nothing to record.
+   */
+  async record(tools: readonly string[], words: readonly string[], queryKey?: string): Promise<LearnedSearch | undefined> {
+    if (!tools.length || !words.length) return undefined;
+    let written: { file: LearnedWordsFile; now: number } | undefined;
     await updateTextFile(this.#file, (text) => {
       const file = parse(text);
       const now = this.#now();
@@ -97,8 +91,24 @@ export class LearnedWordsStore {
         for (const tool of tools) entries[tool] = [this.#faded(entries[tool], now) + 1, now];
         queries[queryKey] = Object.fromEntries(this.#strongest(entries, now, this.#limits.toolsPerQuery));
       }
-      return `${JSON.stringify(this.#bounded(file, now))}\n`;
+      written = { file: this.#bounded(file, now), now };
+      return `${JSON.stringify(written.file)}\n`;
     });
+    return written && this.#searchOf(written.file, written.now);
+  }
+
+  #searchOf(file: LearnedWordsFile, now: number): LearnedSearch {
+    const words = new Map<string, string>();
+    for (const [tool, entries] of Object.entries(file.tools)) {
+      const kept = this.#strongest(entries, now, this.#limits.wordsPerTool);
+      if (kept.length) words.set(tool, kept.map(([word]) => word).join(' '));
+    }
+    const queries = new Map<string, Map<string, number>>();
+    for (const [query, entries] of Object.entries(file.queries ?? {})) {
+      const kept = this.#strongest(entries, now, this.#limits.toolsPerQuery);
+      if (kept.length) queries.set(query, new Map(kept.map(([tool, entry]) => [tool, this.#faded(entry, now)])));
+    }
+    return { words, queries };
   }
 
   #faded(entry: readonly [number, number] | undefined, now: number): number {
