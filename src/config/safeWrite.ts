@@ -48,7 +48,7 @@ export const ABSENT_FILE_STAMP = 'absent';
 export function fileStamp(file: string): string {
   try {
     // Synchronous: one stat syscall of a small local file; the promise form costs several times
-    // more CPU (a thread-pool round trip), and every modern request makes one.
+    // more CPU (a thread-pool round trip), and callers stat once per request.
     const { ino, mtimeMs, size } = statSync(file);
     return `${ino}:${mtimeMs}:${size}`;
   } catch (error) {
