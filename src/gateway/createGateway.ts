@@ -20,7 +20,7 @@ import { ResourceRoutes } from './resourcePages.js';
 import { SharedToolsets, type RequestScope } from './principalToolsets.js';
 import { openRuntime } from './runtime.js';
 import { watchServerEvents } from './serverEvents.js';
-import { GatewaySession, listMetaTools } from './session.js';
+import { GatewaySession, listMetaTools, loadCachedCatalog } from './session.js';
 import { SessionHub } from './sessionHub.js';
 import { StdioOpening, opensLegacyEra } from './stdioOpening.js';
 import { TaskRoutes } from './taskRoutes.js';
@@ -256,9 +256,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
 async function restoreToolset(session: GatewaySession, context: GatewayContext, override: string | undefined): Promise<void> {
   const name = override ?? (await context.state.read()).activeToolset;
   if (!name) return;
-  // The toolset's tools come from the cached catalog; uncached servers join it after discovery.
-  void context.ready();
-  await context.catalog.ensureLoaded();
+  await loadCachedCatalog(context);
   try {
     // Re-equipping the remembered toolset need not write state.json (a lock and a write on every start).
     await session.equip(name, { announce: false, remember: override !== undefined });

@@ -14,7 +14,7 @@ import { errorMessage } from '../shared/index.js';
 import { listenedResources } from './contentHandlers.js';
 import type { GatewayContext } from './context.js';
 import { ListenedResources } from './listenSubscriptions.js';
-import { newToolRegistry, toolsetSelection, type SharedEquipment } from './session.js';
+import { loadCachedCatalog, newToolRegistry, toolsetSelection, type SharedEquipment } from './session.js';
 import type { HubMember } from './sessionHub.js';
 
 /** Where a set's toolset is kept, and how it is read and recorded. */
@@ -137,11 +137,7 @@ export class FileBackedToolset implements SharedEquipment {
       this.#announce(await this.registry.unequip());
       return;
     }
-    if (first) {
-      // The toolset's tools come from the cached catalog; uncached servers join it after discovery.
-      void this.#context.ready();
-      await this.#context.catalog.ensureLoaded();
-    }
+    if (first) await loadCachedCatalog(this.#context);
     try {
       this.#announce(await this.registry.equip(await toolsetSelection(this.#context, toolset)));
     } catch (error) {

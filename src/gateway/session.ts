@@ -345,6 +345,16 @@ export class GatewaySession implements MetaToolSession {
   }
 }
 
+/**
+ * Before a remembered toolset is equipped again (a start, a set's first read of its file): its
+ * tools come from the cached catalog, loaded here, and the servers the cache lacks join it after
+ * the discovery this starts, without waiting for it.
+ */
+export async function loadCachedCatalog(context: GatewayContext): Promise<void> {
+  void context.ready();
+  await context.catalog.ensureLoaded();
+}
+
 /** What equipping the saved toolset `name` (or `all`) selects; throws TOOLSET_NOT_FOUND for an unknown one. */
 export async function toolsetSelection(context: GatewayContext, name: string): Promise<Selection> {
   if (name === ALL_TOOLSET) return { toolset: ALL_TOOLSET, toolIds: 'all' };
