@@ -164,7 +164,7 @@ async function learningRows(): Promise<string[]> {
   const dir = mkdtempSync(path.join(tmpdir(), 'loadout-bench-learning-'));
   try {
     const store = new LearnedWordsStore(path.join(dir, 'learned-words.json'));
-    const learning = new SearchLearning(store, () => Promise.resolve());
+    const learning = new SearchLearning(store, () => undefined);
     for (const query of cases) {
       const session = {};
       learning.queried(session, query.query, top(plain, query.query));

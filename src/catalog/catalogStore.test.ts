@@ -1,14 +1,19 @@
 // CatalogStore.ensureLoaded: the definition cache is read once, on first need, and a cache that
-// cannot be read leaves the catalog empty (so discovery rebuilds it) instead of failing.
+// cannot be read leaves the catalog empty (so discovery rebuilds it) instead of failing. The files
+// it keeps beside the catalog (learned words, the servers' summaries) are not read again for
+// nothing, yet what another process writes to them still shows.
+import { utimesSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { GatewaySettingsSchema, ServerConfigSchema } from '../config/index.js';
+import { GatewaySettingsSchema, ServerConfigSchema, writeTextAtomic } from '../config/index.js';
 import { ServerPool } from '../downstream/index.js';
 import { silentLogger, type Logger } from '../shared/index.js';
 import { CatalogStore } from './catalogStore.js';
 import { writeDefinitionCache } from './definitionCache.js';
+import { LearnedWordsStore } from './learnedWords.js';
+import { queryKeyOf } from './search.js';
 
 describe('CatalogStore.ensureLoaded', () => {
   let dir: string;
@@ -46,5 +51,69 @@ describe('CatalogStore.ensureLoaded', () => {
     await catalog.ensureLoaded();
     expect(catalog.undiscoveredServers).toEqual(['a', 'b']);
     expect(errors).toEqual(['cached tool definitions unreadable; rediscovering']);
+  });
+});
+
+describe('CatalogStore beside other processes', () => {
+  let dir: string;
+  const configs = { a: ServerConfigSchema.parse({ command: 'node' }) };
+  const store = (files: { learnedWordsFile?: string; serverMapFile?: string }): CatalogStore =>
+    new CatalogStore({
+      pool: new ServerPool(configs, { logger: silentLogger }),
+      cacheFile: path.join(dir, 'catalog.json'),
+      settings: GatewaySettingsSchema.parse({}),
+      logger: silentLogger,
+      ...files,
+    });
+
+  beforeEach(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'loadout-catalog-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("searches with another process's learned queries once this one has learned too (its write answers, nothing is read back)", async () => {
+    const learnedWordsFile = path.join(dir, 'learned-words.json');
+    await writeDefinitionCache(path.join(dir, 'catalog.json'), {
+      a: {
+        discoveredAt: 'x',
+        tools: [
+          { name: 'write_text', description: 'Jot text down into a file.', inputSchema: { type: 'object' } },
+          { name: 'add_memo', description: 'Store a memo.', inputSchema: { type: 'object' } },
+          { name: 'fetch_page', description: 'Fetch a web page.', inputSchema: { type: 'object' } },
+        ],
+      },
+    });
+    const catalog = store({ learnedWordsFile });
+    await catalog.ensureLoaded();
+    const top = (query: string) => catalog.current.search({ query, limit: 3, offset: 0 }).tools[0]?.id;
+    expect(top('jot this down')).toBe('a.write_text');
+    // Another process learns, after this one read the file.
+    await new LearnedWordsStore(learnedWordsFile).record(['a.add_memo'], ['jot'], queryKeyOf('jot this down'));
+    const session = {};
+    catalog.learning!.queried(session, 'get that page', ['a.fetch_page']);
+    await catalog.learning!.used(session, ['a.fetch_page']);
+    expect(top('jot this down')).toBe('a.add_memo');
+    expect(catalog.current.search({ query: 'get that page', limit: 3, offset: 0 }).tools[0]?.id).toBe('a.fetch_page');
+  });
+
+  it('answers the map from the summaries file until the catalog is loaded, read again only when it was rewritten', async () => {
+    const serverMapFile = path.join(dir, 'server-map.json');
+    const summaries = (purpose: string) => `${JSON.stringify({ version: 1, servers: [{ server: 'a', purpose, tools: 2 }] })}\n`;
+    const purpose = async (catalog: CatalogStore) => (await catalog.serverMap())[0]?.summary?.purpose;
+    await writeTextAtomic(serverMapFile, summaries('notes'));
+    const catalog = store({ serverMapFile });
+    expect(await purpose(catalog)).toBe('notes');
+    // Another process rewrites it (atomically, as loadout writes it): the next map shows it.
+    await writeTextAtomic(serverMapFile, summaries('files and folders'));
+    expect(await purpose(catalog)).toBe('files and folders');
+    // Same inode, size and mtime: the file is taken as unchanged and not read again.
+    const mtime = new Date(1_700_000_000_000);
+    utimesSync(serverMapFile, mtime, mtime);
+    expect(await purpose(catalog)).toBe('files and folders');
+    writeFileSync(serverMapFile, summaries('FILES AND FOLDERS'));
+    utimesSync(serverMapFile, mtime, mtime);
+    expect(await purpose(catalog)).toBe('files and folders');
   });
 });

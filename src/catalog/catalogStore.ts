@@ -9,6 +9,7 @@ import * as z from 'zod';
 import {
   enabledServerNames,
   oauthRecordFile,
+  fileStamp,
   readTextIfExists,
   writeTextAtomic,
   readOAuthRecord,
@@ -28,7 +29,7 @@ import { errorMessage, type Logger } from '../shared/index.js';
 import { Catalog } from './catalog.js';
 import { DefinitionStore } from './definitionStore.js';
 import { EmbeddingRanking } from './embeddingRanking.js';
-import { LearnedWordsStore } from './learnedWords.js';
+import { LearnedWordsStore, type LearnedSearch } from './learnedWords.js';
 import { SearchLearning } from './searchLearning.js';
 import { ExampleRequestsStore } from './exampleRequests.js';
 import { examplesByTool, keywordsOf, readSynonyms } from './searchVocabulary.js';
@@ -102,6 +103,11 @@ export class CatalogStore {
   #loaded: Promise<void> | undefined;
   /** True once the definition cache has been read (the catalog then describes every cached server). */
   #definitionsRead = false;
+  /**
+   * The summaries last read from serverMapFile (undefined: none there) with the file's stamp
+   * then: read again only when the stamp differs (another process rewrote it).
+   */
+  #summariesRead: { stamp: string; summaries: Map<string, ServerSummary> | undefined } | undefined;
   /** The summaries last written to serverMapFile, as written. */
   #writtenSummaries: string | undefined;
   /** Writes of the summaries, one after another so the last catalog's wins. */
@@ -129,7 +135,7 @@ export class CatalogStore {
     this.#embeddings = options.embeddings
       ? new EmbeddingRanking(options.embeddings.settings, options.embeddings.cacheFile, options.logger)
       : undefined;
-    this.learning = this.#learnedWords ? new SearchLearning(this.#learnedWords, () => this.#reloadLearned()) : undefined;
+    this.learning = this.#learnedWords ? new SearchLearning(this.#learnedWords, (learned) => this.#adoptLearned(learned)) : undefined;
     this.#current = this.#build();
     // Lives as long as the pool, so the subscription is never ended.
     options.pool.onEvent((event) => {
@@ -189,9 +195,16 @@ export class CatalogStore {
     const { serverMapFile } = this.#options;
     if (!serverMapFile) return undefined;
     try {
+      // Stamped before the read: a rewrite in between only makes the next call read again.
+      const stamp = fileStamp(serverMapFile);
+      if (stamp === this.#summariesRead?.stamp) return this.#summariesRead.summaries;
       const text = await readTextIfExists(serverMapFile);
-      if (text === undefined) return undefined;
-      return new Map(ServerSummariesFileSchema.parse(JSON.parse(text)).servers.map((summary) => [summary.server, summary]));
+      const summaries =
+        text === undefined
+          ? undefined
+          : new Map(ServerSummariesFileSchema.parse(JSON.parse(text)).servers.map((summary) => [summary.server, summary]));
+      this.#summariesRead = { stamp, summaries };
+      return summaries;
     } catch {
       // Only a shortcut: without it the map waits for the catalog.
       return undefined;
@@ -424,6 +437,8 @@ export class CatalogStore {
   async #readDefinitions(): Promise<void> {
     const [definitions] = await Promise.allSettled([this.#definitions.read(), this.#readVocabulary()]);
     this.#definitionsRead = true;
+    // The catalog answers the map from now on.
+    this.#summariesRead = undefined;
     if (definitions.status === 'rejected')
       this.#options.logger.error(
         { mod: 'catalog', err: errorMessage(definitions.reason) },
@@ -474,8 +489,11 @@ export class CatalogStore {
     if (synonyms.status === 'rejected') logger.error({ mod: 'catalog', err: errorMessage(synonyms.reason) }, 'synonyms file ignored');
   }
 
-  async #reloadLearned(): Promise<void> {
-    ({ words: this.#learned, queries: this.#recall } = (await this.#learnedWords?.readAll()) ?? { words: new Map(), queries: new Map() });
+  // What the learned-words file holds after this process recorded in it (others' records
+  // included), answered by the write itself rather than read back.
+  #adoptLearned({ words, queries }: LearnedSearch): void {
+    this.#learned = words;
+    this.#recall = queries;
     this.#replace();
   }
 

@@ -58,6 +58,18 @@ describe('LearnedWordsStore', () => {
     expect(await store.read()).toEqual(new Map([['t.x', 'word']]));
   });
 
+  it("answers a record with what the file then holds, another process's records included, as a fresh read would", async () => {
+    const file = tempFile();
+    const now = () => 5 * DAY;
+    await new LearnedWordsStore(file, {}, now).record(['other.tool'], ['theirs'], 'their queri');
+    const store = new LearnedWordsStore(file, {}, now);
+    const learned = await store.record(['my.tool'], ['mine'], 'my queri');
+    expect(learned).toEqual(await store.readAll());
+    expect(learned?.words.get('other.tool')).toBe('theirs');
+    expect(learned?.queries.get('their queri')).toEqual(new Map([['other.tool', 1]]));
+    expect(await store.record([], ['nothing'])).toBeUndefined();
+  });
+
   it('loses no write when two processes record at the same time', async () => {
     const file = tempFile();
     const module = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist/src/catalog/learnedWords.js');
@@ -80,7 +92,6 @@ describe('SearchLearning', () => {
     let learned = 0;
     const learning = new SearchLearning(new LearnedWordsStore(file), () => {
       learned++;
-      return Promise.resolve();
     });
     const session = {};
     await learning.used(session, ['t.unrelated']);
@@ -113,7 +124,7 @@ describe('learning that remembers', () => {
     const store = new LearnedWordsStore(tempFile());
     const query = 'jot down that Priya joined Platform';
     expect(ranked(new CatalogSearch(tools, plain), query)[0]).not.toBe('memory.add_observations');
-    const learning = new SearchLearning(store, () => Promise.resolve());
+    const learning = new SearchLearning(store, () => undefined);
     const session = {};
     learning.queried(session, query, ['notes.create_note']);
     await learning.used(session, ['memory.add_observations']);
@@ -128,7 +139,7 @@ describe('learning that remembers', () => {
 
   it('still teaches words: a similar but different query finds the tool more easily', async () => {
     const store = new LearnedWordsStore(tempFile());
-    const learning = new SearchLearning(store, () => Promise.resolve());
+    const learning = new SearchLearning(store, () => undefined);
     const session = {};
     learning.queried(session, 'remember that the deploy key rotates monthly');
     await learning.used(session, ['memory.add_observations']);
@@ -151,7 +162,7 @@ describe('learning that remembers', () => {
   it('changes nothing for a query that led nowhere, and a call counts only for a tool its answer showed', async () => {
     const file = tempFile();
     const store = new LearnedWordsStore(file);
-    const learning = new SearchLearning(store, () => Promise.resolve());
+    const learning = new SearchLearning(store, () => undefined);
     const session = {};
     learning.queried(session, 'book a flight', ['notes.create_note']);
     learning.queried(session, 'jot down the plan', ['notes.create_note']);

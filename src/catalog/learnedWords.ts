@@ -65,24 +65,18 @@ export class LearnedWordsStore {
 
   /** The learned words, and each remembered query's tools with their faded evidence. */
   async readAll(): Promise<LearnedSearch> {
-    const file = parse(await readTextIfExists(this.#file));
-    const now = this.#now();
-    const words = new Map<string, string>();
-    for (const [tool, entries] of Object.entries(file.tools)) {
-      const kept = this.#strongest(entries, now, this.#limits.wordsPerTool);
-      if (kept.length) words.set(tool, kept.map(([word]) => word).join(' '));
-    }
-    const queries = new Map<string, Map<string, number>>();
-    for (const [query, entries] of Object.entries(file.queries ?? {})) {
-      const kept = this.#strongest(entries, now, this.#limits.toolsPerQuery);
-      if (kept.length) queries.set(query, new Map(kept.map(([tool, entry]) => [tool, this.#faded(entry, now)])));
-    }
-    return { words, queries };
+    return this.#searchOf(parse(await readTextIfExists(this.#file)), this.#now());
   }
 
-  /** Add one unit of evidence for each of `words` to each of `tools`, and for `tools` to the query `queryKey`. */
-  async record(tools: readonly string[], words: readonly string[], queryKey?: string): Promise<void> {
-    if (!tools.length || !words.length) return;
+  /**
+   * Add one unit of evidence for each of `words` to each of `tools`, and for `tools` to the query
+   * `queryKey`. Answers what the file holds now, as readAll would (other processes' records
+   * included: the update re-reads the file under its lock), so the writer need not read it back;
+   * undefined when there was nothing to record.
+   */
+  async record(tools: readonly string[], words: readonly string[], queryKey?: string): Promise<LearnedSearch | undefined> {
+    if (!tools.length || !words.length) return undefined;
+    let written: { file: LearnedWordsFile; now: number } | undefined;
     await updateTextFile(this.#file, (text) => {
       const file = parse(text);
       const now = this.#now();
@@ -97,8 +91,24 @@ export class LearnedWordsStore {
         for (const tool of tools) entries[tool] = [this.#faded(entries[tool], now) + 1, now];
         queries[queryKey] = Object.fromEntries(this.#strongest(entries, now, this.#limits.toolsPerQuery));
       }
-      return `${JSON.stringify(this.#bounded(file, now))}\n`;
+      written = { file: this.#bounded(file, now), now };
+      return `${JSON.stringify(written.file)}\n`;
     });
+    return written && this.#searchOf(written.file, written.now);
+  }
+
+  #searchOf(file: LearnedWordsFile, now: number): LearnedSearch {
+    const words = new Map<string, string>();
+    for (const [tool, entries] of Object.entries(file.tools)) {
+      const kept = this.#strongest(entries, now, this.#limits.wordsPerTool);
+      if (kept.length) words.set(tool, kept.map(([word]) => word).join(' '));
+    }
+    const queries = new Map<string, Map<string, number>>();
+    for (const [query, entries] of Object.entries(file.queries ?? {})) {
+      const kept = this.#strongest(entries, now, this.#limits.toolsPerQuery);
+      if (kept.length) queries.set(query, new Map(kept.map(([tool, entry]) => [tool, this.#faded(entry, now)])));
+    }
+    return { words, queries };
   }
 
   #faded(entry: readonly [number, number] | undefined, now: number): number {
@@ -109,27 +119,44 @@ export class LearnedWordsStore {
 
   /** Entries still above the minimum after fading, strongest first, at most `count`. */
   #strongest(entries: Record<string, [number, number]>, now: number, count: number): [string, [number, number]][] {
-    return Object.entries(entries)
-      .filter(([, entry]) => this.#faded(entry, now) >= this.#limits.minimumEvidence)
-      .sort((a, b) => this.#faded(b[1], now) - this.#faded(a[1], now) || a[0].localeCompare(b[0]))
-      .slice(0, count);
+    return strongestFirst(
+      Object.entries(entries).map(([key, entry]) => ({ key, value: entry, strength: this.#faded(entry, now) })),
+      count,
+      this.#limits.minimumEvidence,
+    );
   }
 
   /** The file with only its strongest tools and queries (by total faded evidence). */
   #bounded(file: LearnedWordsFile, now: number): LearnedWordsFile {
-    const strongest = (records: Record<string, Record<string, [number, number]>>, count: number) => {
-      const strength = (entries: Record<string, [number, number]>) =>
-        Object.values(entries).reduce((sum, entry) => sum + this.#faded(entry, now), 0);
-      return Object.fromEntries(
-        Object.entries(records)
-          .filter(([, entries]) => Object.keys(entries).length > 0)
-          .sort((a, b) => strength(b[1]) - strength(a[1]) || a[0].localeCompare(b[0]))
-          .slice(0, count),
+    const strongest = (records: Record<string, Record<string, [number, number]>>, count: number) =>
+      Object.fromEntries(
+        strongestFirst(
+          Object.entries(records)
+            .filter(([, entries]) => Object.keys(entries).length > 0)
+            .map(([key, entries]) => ({
+              key,
+              value: entries,
+              strength: Object.values(entries).reduce((sum, entry) => sum + this.#faded(entry, now), 0),
+            })),
+          count,
+        ),
       );
-    };
     const queries = strongest(file.queries ?? {}, this.#limits.queries);
     return { version: 1, tools: strongest(file.tools, this.#limits.tools), ...(Object.keys(queries).length ? { queries } : {}) };
   }
+}
+
+/**
+ * The `count` strongest of `items` at or above `minimum`, strongest first (ties by key), as
+ * [key, value]. Each strength is worked out once, before sorting: the comparator runs
+ * n·log n times, and a strength sums faded evidence (a power each).
+ */
+function strongestFirst<T>(items: Array<{ key: string; value: T; strength: number }>, count: number, minimum = -Infinity): [string, T][] {
+  return items
+    .filter((item) => item.strength >= minimum)
+    .sort((a, b) => b.strength - a.strength || a.key.localeCompare(b.key))
+    .slice(0, count)
+    .map((item) => [item.key, item.value]);
 }
 
 // A missing or unreadable file starts empty: learned words are a hint, never worth failing for.

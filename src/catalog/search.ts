@@ -115,6 +115,13 @@ const NEAR_QUERY = 0.75;
 // Rarity of a query word from its corpus-frequency rank: common words ("get", "list") count least.
 const RARITY_SCALE = 200;
 
+/** A remembered query (see SearchSetup.recall) with its words as a set. */
+interface RememberedQuery {
+  key: string;
+  words: ReadonlySet<string>;
+  tools: ReadonlyMap<string, number>;
+}
+
 /** An index over a fixed list of tools. */
 export class CatalogSearch {
   readonly #tools: readonly CatalogTool[];
@@ -127,6 +134,8 @@ export class CatalogSearch {
   /** Per tool: 1 if it only reads, 0 if it changes things, -1 not yet worked out. */
   readonly #readOnly: Int8Array;
   #indexById: Map<string, number> | undefined;
+  /** The remembered queries' words, split once per index rather than at every search. */
+  #remembered: RememberedQuery[] | undefined;
   #suggestions: MiniSearch<{ id: string; name: string; server: string }> | undefined;
 
   constructor(tools: readonly CatalogTool[], setup: SearchSetup = {}) {
@@ -245,8 +254,9 @@ export class CatalogSearch {
     const key = queryKeyOf(query);
     const asked = new Set(key.split(' '));
     const evidence = new Map<number, number>();
-    for (const [remembered, tools] of recall) {
-      const similarity = remembered === key ? 1 : overlap(asked, remembered.split(' '));
+    this.#remembered ??= [...recall].map(([remembered, tools]) => ({ key: remembered, words: new Set(remembered.split(' ')), tools }));
+    for (const { key: remembered, words, tools } of this.#remembered) {
+      const similarity = remembered === key ? 1 : overlap(asked, words);
       if (similarity < NEAR_QUERY) continue;
       for (const [id, weight] of tools) {
         const index = this.#indexOf(id);
@@ -379,11 +389,10 @@ export function queryKeyOf(query: string): string {
 }
 
 /** Jaccard overlap of two word sets. */
-function overlap(a: ReadonlySet<string>, b: readonly string[]): number {
-  const other = new Set(b);
+function overlap(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
   let common = 0;
-  for (const word of other) if (a.has(word)) common++;
-  return common / (a.size + other.size - common || 1);
+  for (const word of b) if (a.has(word)) common++;
+  return common / (a.size + b.size - common || 1);
 }
 
 /** Weight of a query word: rarer words (by corpus frequency) say more about the tool wanted. */

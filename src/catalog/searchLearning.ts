@@ -2,7 +2,7 @@
 // session, followed within a while by equipping, building with or calling tools (equipped ones
 // included), teaches the learned-words store those tools' new words and the query's answer. A
 // query that led nowhere teaches nothing.
-import type { LearnedWordsStore } from './learnedWords.js';
+import type { LearnedSearch, LearnedWordsStore } from './learnedWords.js';
 import { queryKeyOf, queryWordsOf } from './search.js';
 
 /** How long after a query a use still counts as its outcome. */
@@ -23,11 +23,12 @@ interface PendingQuery {
 /** Per-session memory of the last query, and the recording of its outcome. */
 export class SearchLearning {
   readonly #store: LearnedWordsStore;
-  readonly #onLearned: () => Promise<void>;
+  /** Hears what the store holds after each record. */
+  readonly #onLearned: (learned: LearnedSearch) => void;
   readonly #now: () => number;
   readonly #pending = new WeakMap<object, PendingQuery>();
 
-  constructor(store: LearnedWordsStore, onLearned: () => Promise<void>, now: () => number = Date.now) {
+  constructor(store: LearnedWordsStore, onLearned: (learned: LearnedSearch) => void, now: () => number = Date.now) {
     this.#store = store;
     this.#onLearned = onLearned;
     this.#now = now;
@@ -64,6 +65,6 @@ export class SearchLearning {
     const fresh = toolIds.filter((id) => !pending.credited.has(id));
     if (!fresh.length) return undefined;
     for (const id of fresh) pending.credited.add(id);
-    return this.#store.record(fresh, pending.words, pending.key).then(() => this.#onLearned());
+    return this.#store.record(fresh, pending.words, pending.key).then((learned) => learned && this.#onLearned(learned));
   }
 }

@@ -24,7 +24,7 @@ export { readSecretsFile, addSecrets, expansionEnv } from './secretsFile.js';
 export { moveLiteralSecrets, type MovedSecret, type SecretsMove } from './literalSecrets.js';
 export { parseYamlFile } from './yamlFile.js';
 export { StateStore } from './stateStore.js';
-export { withFileLock, readTextIfExists, writeTextAtomic, updateTextFile } from './safeWrite.js';
+export { withFileLock, readTextIfExists, writeTextAtomic, updateTextFile, fileStamp, ABSENT_FILE_STAMP } from './safeWrite.js';
 export { mergeDiscoveredTools, type ToolMergeReport, type ToolMergeOptions } from './toolMerge.js';
 export { ServersFileWatcher } from './serversFileWatcher.js';
 export {

@@ -209,7 +209,7 @@ export class DownstreamConnection {
     // silence is an outage, so the probe may take the whole start.
     const probeTimeoutMs = config.type === 'stdio' ? Math.min(ERA_PROBE_TIMEOUT_MS, timeoutMs) : timeoutMs;
     try {
-      return await DownstreamConnection.#open(serverName, config, options, { prior, probeTimeoutMs });
+      return await DownstreamConnection.#open(serverName, config, options, { prior, timeoutMs, probeTimeoutMs });
     } catch (error) {
       const cause = (error as Error).cause;
       const probed = config.type === 'stdio' && prior === undefined && !options.signal?.aborted;
@@ -218,13 +218,14 @@ export class DownstreamConnection {
         // A modern-only server slow to start (npx) answered the probe too late and refused the
         // initialize that followed: it is asked again, with the whole start to answer.
         options.logger.debug({ err: errorMessage(error) }, 'the server refused the 2025 era; probing it again');
-        return DownstreamConnection.#open(serverName, config, options, { probeTimeoutMs: timeoutMs });
+        return DownstreamConnection.#open(serverName, config, options, { timeoutMs, probeTimeoutMs: timeoutMs });
       }
       // A stdio server that exits or errs on the probe (an SDK that ends on any request before
       // initialize) is a legacy one: it is started afresh and spoken to without a probe.
       options.logger.debug({ err: errorMessage(error) }, 'the era probe failed; starting the server again in the 2025 era');
       return DownstreamConnection.#open(serverName, config, options, {
         prior: { era: 'legacy', checkedAt: new Date().toISOString() },
+        timeoutMs,
         probeTimeoutMs,
       });
     }
@@ -234,10 +235,11 @@ export class DownstreamConnection {
     serverName: string,
     config: ServerConfig,
     options: OpenOptions,
-    // prior: the era to start in without a probe; probeTimeoutMs: how long the probe may take, if there is one.
-    start: { prior?: EraVerdict; probeTimeoutMs: number },
+    // prior: the era to start in without a probe; timeoutMs: how long the start may take (open()
+    // works it out once for every attempt); probeTimeoutMs: how long the probe may, if there is one.
+    start: { prior?: EraVerdict; timeoutMs: number; probeTimeoutMs: number },
   ): Promise<DownstreamConnection> {
-    const { prior } = start;
+    const { prior, timeoutMs } = start;
     const env = options.env ?? process.env;
     const masked = maskedValues(config, env);
     const transport = await createTransport(serverName, config, {
@@ -254,7 +256,6 @@ export class DownstreamConnection {
         if (heard) options.onNotification?.(heard);
       },
     });
-    const timeoutMs = options.timeoutMs ?? config.timeout_seconds * 1000;
     const { Client } = await import('@modelcontextprotocol/client');
     const client = new Client(CLIENT_INFO, {
       capabilities: CLIENT_CAPABILITIES,
@@ -306,7 +307,7 @@ export class DownstreamConnection {
         // Remembered as modern, it refuses the modern era's listen: it speaks 2025 now. Probe it afresh.
         options.logger.info({ err: errorMessage(error) }, 'the remembered era is stale; probing the server again');
         await connection.close();
-        return DownstreamConnection.#open(serverName, config, options, { probeTimeoutMs: start.probeTimeoutMs });
+        return DownstreamConnection.#open(serverName, config, options, { timeoutMs, probeTimeoutMs: start.probeTimeoutMs });
       }
       connection.#modern?.retryListen(errorMessage(error));
     }

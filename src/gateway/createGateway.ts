@@ -1,6 +1,6 @@
 // Builds and wires the gateway: the runtime (config → pool → catalog) → health, config sync and
 // (per session) registry + meta-tools. A plain function, not a class that owns every subsystem.
-import type { Server, ServerEventBus, Tool, Transport } from '@modelcontextprotocol/server';
+import type { Server, ServerEventBus, Transport } from '@modelcontextprotocol/server';
 import type { LoadoutPaths } from '../config/index.js';
 import { ServerHealth } from '../downstream/index.js';
 import { watchPromotions } from '../optimization/index.js';
@@ -15,12 +15,11 @@ import { listenedResources } from './contentHandlers.js';
 import { ListenSubscriptions, type ListenedResources } from './listenSubscriptions.js';
 import { ModernCallPath } from './modernCallPath.js';
 import { META_TOOLS, TOOLSET_META_TOOLS, namingOptions, sessionInstructions } from './metaTools/index.js';
-import type { MetaTool } from './metaTools/metaTool.js';
 import { ResourceRoutes } from './resourcePages.js';
 import { SharedToolsets, type RequestScope } from './principalToolsets.js';
 import { openRuntime } from './runtime.js';
 import { watchServerEvents } from './serverEvents.js';
-import { GatewaySession, listMetaTools } from './session.js';
+import { GatewaySession, loadCachedCatalog, metaToolSet, type MetaToolSet } from './session.js';
 import { SessionHub } from './sessionHub.js';
 import { StdioOpening, opensLegacyEra } from './stdioOpening.js';
 import { TaskRoutes } from './taskRoutes.js';
@@ -122,18 +121,14 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     maxMs: config.gateway.reconnect_max_seconds * 1000,
   });
   const metaTools = config.optimization.expose_tools ? META_TOOLS : TOOLSET_META_TOOLS;
-  const metaListing = listMetaTools(metaTools);
+  const metaSet = metaToolSet(metaTools);
   const sessions = new Set<GatewaySession>();
   // A principal with no recorded set starts with what a new session would restore.
   const shared = new SharedToolsets(context, async () => options.equip ?? (await state.read()).activeToolset);
   // A toolset endpoint's set never changes: the meta-tools that would change it are not listed
   // there. Computed on its first request, not at every start.
-  let fixedMeta: { tools: MetaTool[]; listing: Tool[] } | undefined;
-  const fixedMetaTools = () => {
-    if (fixedMeta) return fixedMeta;
-    const tools = metaTools.filter((tool) => !EQUIP_META_TOOLS.has(tool.name));
-    return (fixedMeta = { tools, listing: listMetaTools(tools) });
-  };
+  let fixedMetaSet: MetaToolSet | undefined;
+  const fixedMetaTools = () => (fixedMetaSet ??= metaToolSet(metaTools.filter((tool) => !EQUIP_META_TOOLS.has(tool.name))));
   // Every modern request builds a Server with them: computed once per catalog.
   let instructions: Promise<string> | undefined;
   const stopInvalidatingInstructions = catalog.onChange(() => {
@@ -149,7 +144,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
 
   // A session with its toolset restored, not yet connected; closed when its Server closes.
   const open = async (): Promise<GatewaySession> => {
-    const session = new GatewaySession(context, metaTools, metaListing, await sessionInstructions(context));
+    const session = new GatewaySession(context, metaSet, await sessionInstructions(context));
     session.server.onclose = () => {
       sessions.delete(session);
       void session.close();
@@ -217,8 +212,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     async requestServer(scope) {
       if (closed) throw new LoadoutError('CLOSED', 'loadout is shutting down');
       const [set, text] = await Promise.all([shared.current(scope), (instructions ??= sessionInstructions(context))]);
-      const meta = scope.kind === 'principal' ? { tools: metaTools, listing: metaListing } : fixedMetaTools();
-      return new GatewaySession(context, meta.tools, meta.listing, text, set).server;
+      return new GatewaySession(context, scope.kind === 'principal' ? metaSet : fixedMetaTools(), text, set).server;
     },
     requestBus(scope) {
       return shared.get(scope).bus;
@@ -256,9 +250,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
 async function restoreToolset(session: GatewaySession, context: GatewayContext, override: string | undefined): Promise<void> {
   const name = override ?? (await context.state.read()).activeToolset;
   if (!name) return;
-  // The toolset's tools come from the cached catalog; uncached servers join it after discovery.
-  void context.ready();
-  await context.catalog.ensureLoaded();
+  await loadCachedCatalog(context);
   try {
     // Re-equipping the remembered toolset need not write state.json (a lock and a write on every start).
     await session.equip(name, { announce: false, remember: override !== undefined });

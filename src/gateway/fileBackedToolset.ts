@@ -6,14 +6,15 @@
 // equip served by another process reaches this process's listeners as well.
 import { InMemoryServerEventBus, type ServerEvent, type ServerEventBus } from '@modelcontextprotocol/server';
 import { Mutex } from 'async-mutex';
-import { statSync, watch, type FSWatcher } from 'node:fs';
+import { watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
+import { ABSENT_FILE_STAMP, fileStamp } from '../config/index.js';
 import type { RegistryChange, ToolRegistry } from '../registry/index.js';
 import { errorMessage } from '../shared/index.js';
 import { listenedResources } from './contentHandlers.js';
 import type { GatewayContext } from './context.js';
 import { ListenedResources } from './listenSubscriptions.js';
-import { newToolRegistry, toolsetSelection, type SharedEquipment } from './session.js';
+import { loadCachedCatalog, newToolRegistry, toolsetSelection, type SharedEquipment } from './session.js';
 import type { HubMember } from './sessionHub.js';
 
 /** Where a set's toolset is kept, and how it is read and recorded. */
@@ -28,20 +29,6 @@ export interface ToolsetRecord {
   /** Record `toolset` (null: none) in the file and return its stamp (fileStamp), taken under the file's lock; or throw when the set is fixed. */
   write(toolset: string | null): Promise<string>;
 }
-
-/** The file's identity (or ABSENT): an atomic write replaces the inode, so a rewrite with the same text shows too. */
-export function fileStamp(file: string): string {
-  try {
-    // Synchronous: one stat syscall of a small local file; the promise form costs several times
-    // more CPU (a thread-pool round trip), and every modern request makes one.
-    const { ino, mtimeMs, size } = statSync(file);
-    return `${ino}:${mtimeMs}:${size}`;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return ABSENT;
-    throw error;
-  }
-}
-const ABSENT = 'absent';
 
 /** A set kept in step with its record file. */
 export class FileBackedToolset implements SharedEquipment {
@@ -144,17 +131,13 @@ export class FileBackedToolset implements SharedEquipment {
     if (stamp === this.#stamp) return;
     const first = this.#stamp === undefined;
     this.#stamp = stamp;
-    const toolset = await this.#record.read(stamp !== ABSENT, first);
+    const toolset = await this.#record.read(stamp !== ABSENT_FILE_STAMP, first);
     if (toolset === undefined) return;
     if (toolset === null) {
       this.#announce(await this.registry.unequip());
       return;
     }
-    if (first) {
-      // The toolset's tools come from the cached catalog; uncached servers join it after discovery.
-      void this.#context.ready();
-      await this.#context.catalog.ensureLoaded();
-    }
+    if (first) await loadCachedCatalog(this.#context);
     try {
       this.#announce(await this.registry.equip(await toolsetSelection(this.#context, toolset)));
     } catch (error) {

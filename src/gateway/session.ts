@@ -27,6 +27,9 @@ const OPTIMIZATION_TOOL_NAMES: ReadonlySet<string> = new Set(OPTIMIZATION_META_T
 /** Identity loadout presents to its clients. */
 export const SERVER_INFO = { name: 'loadout', version: LOADOUT_VERSION } as const;
 
+// The same for every session (the SDK's Server copies what it is given before adding to it).
+const SESSION_CAPABILITIES = { tools: { listChanged: true }, ...CONTENT_CAPABILITIES, ...TASK_CAPABILITIES };
+
 // Next steps the lower layers ask for, in the agent's terms: its meta-tools.
 const AGENT_REMEDIES: Readonly<Record<LoadoutRemedy, string>> = { 'create-toolset': 'create one with build-toolset' };
 
@@ -68,22 +71,16 @@ export class GatewaySession implements MetaToolSession {
    * map of servers). With `shared`, the session serves that set, and neither joins the hub nor
    * watches the catalog: the set's holder does (a modern HTTP request builds one per request).
    */
-  constructor(
-    context: GatewayContext,
-    metaTools: readonly MetaTool[],
-    metaListing: readonly Tool[],
-    instructions: string,
-    shared?: SharedEquipment,
-  ) {
+  constructor(context: GatewayContext, metaTools: MetaToolSet, instructions: string, shared?: SharedEquipment) {
     this.#context = context;
-    this.#metaTools = new Map(metaTools.map((tool) => [tool.name, tool]));
-    this.#metaListing = metaListing;
+    this.#metaTools = metaTools.byName;
+    this.#metaListing = metaTools.listing;
     this.#shared = shared;
     this.registry = shared?.registry ?? newToolRegistry(context);
     this.server = new PassthroughCallServer(
       SERVER_INFO,
       {
-        capabilities: { tools: { listChanged: true }, ...CONTENT_CAPABILITIES, ...TASK_CAPABILITIES },
+        capabilities: SESSION_CAPABILITIES,
         instructions,
         jsonSchemaValidator: lazySchemaValidator(),
       },
@@ -346,6 +343,16 @@ export class GatewaySession implements MetaToolSession {
   }
 }
 
+/**
+ * Before a remembered toolset is equipped again (a start, a set's first read of its file): its
+ * tools come from the cached catalog, loaded here, and the servers the cache lacks join it after
+ * the discovery this starts, without waiting for it.
+ */
+export async function loadCachedCatalog(context: GatewayContext): Promise<void> {
+  void context.ready();
+  await context.catalog.ensureLoaded();
+}
+
 /** What equipping the saved toolset `name` (or `all`) selects; throws TOOLSET_NOT_FOUND for an unknown one. */
 export async function toolsetSelection(context: GatewayContext, name: string): Promise<Selection> {
   if (name === ALL_TOOLSET) return { toolset: ALL_TOOLSET, toolIds: 'all' };
@@ -364,4 +371,18 @@ export function newToolRegistry(context: GatewayContext): ToolRegistry {
 /** The tools/list entries of the meta-tools, computed once. */
 export function listMetaTools(metaTools: readonly MetaTool[]): Tool[] {
   return metaTools.map((tool) => alwaysLoaded(listedMetaTool(tool)));
+}
+
+/**
+ * The meta-tools a session serves, by name, and their tools/list entries. Built once per list and
+ * shared by every session serving it: a modern HTTP request builds a session, and need not build these.
+ */
+export interface MetaToolSet {
+  readonly byName: ReadonlyMap<string, MetaTool>;
+  readonly listing: readonly Tool[];
+}
+
+/** The MetaToolSet of `metaTools`. */
+export function metaToolSet(metaTools: readonly MetaTool[]): MetaToolSet {
+  return { byName: new Map(metaTools.map((tool) => [tool.name, tool])), listing: listMetaTools(metaTools) };
 }
