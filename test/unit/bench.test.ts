@@ -114,15 +114,18 @@ describe('npm run bench -- --quick', () => {
     expect(await descendantsOf(process.pid)).toEqual([]);
   }, 120_000);
 
-  it('runs memory: a live heap figure after each round, and no snapshot or process left behind', async () => {
+  it('runs memory: a live heap figure after each round and per HTTP session, and no snapshot or process left behind', async () => {
     const heapDirs = async () => (await readdir(tmpdir())).filter((name) => name.startsWith('loadout-bench-heap-'));
     const before = await heapDirs();
     const rows = await runBench({ quick: true, only: ['memory'] });
-    expect(rows.map((row) => row.id)).toEqual(['7a', '7b']);
+    expect(rows.map((row) => row.id)).toEqual(['7a', '7b', '7c']);
     const { afterFirstRoundLiveHeapBytes, afterSecondRoundLiveHeapBytes } = rows[1]!.values;
     // A real heap: more than the 2,500 cached tool definitions alone would take.
     expect(afterFirstRoundLiveHeapBytes).toBeGreaterThan(1024 * 1024);
     expect(afterSecondRoundLiveHeapBytes).toBeGreaterThan(1024 * 1024);
+    // Each 2025-era HTTP session holds something (its Server and transport), and less than 1 MiB.
+    expect(rows[2]!.values.perSessionBytes).toBeGreaterThan(1024);
+    expect(rows[2]!.values.perSessionBytes).toBeLessThan(1024 * 1024);
     expect(await heapDirs()).toEqual(before);
     expect(await descendantsOf(process.pid)).toEqual([]);
   }, 120_000);
