@@ -44,4 +44,56 @@ describe('moveLiteralSecrets', () => {
     expect(move.values).toEqual({ API_KEY: 'one', B_API_KEY_2: 'two', C_SHELL_TOKEN: 's' });
     expect(move.servers.c!.env).toEqual({ API_KEY: '${API_KEY}', SHELL_TOKEN: '${C_SHELL_TOKEN}' });
   });
+
+  it('moves the values of credential flags in args, as --flag=VALUE or --flag VALUE, and leaves paths, switches, references and other flags', () => {
+    const args = [
+      '-y',
+      '@brave/brave-search-mcp-server',
+      '--api-key',
+      'BSA-literal-1',
+      '--token=ghp_literal_2',
+      '--auth-type',
+      'bearer',
+      '--key-file',
+      '/home/me/key.pem',
+      '--password',
+      './secret.txt',
+      '--api-key-env=BRAVE_KEY',
+      '--secret',
+      '--verbose',
+      '--access-token',
+      '${ALREADY}',
+      '--port',
+      '8080',
+    ];
+    const move = moveLiteralSecrets({ brave: { command: 'npx', args } }, []);
+    expect(move.servers.brave!.args).toEqual([
+      '-y',
+      '@brave/brave-search-mcp-server',
+      '--api-key',
+      '${BRAVE_API_KEY}',
+      '--token=${BRAVE_TOKEN}',
+      ...args.slice(5),
+    ]);
+    expect(move.values).toEqual({ BRAVE_API_KEY: 'BSA-literal-1', BRAVE_TOKEN: 'ghp_literal_2' });
+    expect(move.moved.map(({ field, key, variable }) => `${field} ${key} ${variable}`)).toEqual([
+      'args --api-key BRAVE_API_KEY',
+      'args --token BRAVE_TOKEN',
+    ]);
+  });
+
+  it("moves a URL's password and credential query parameters as written, and leaves the rest of the URL alone", () => {
+    const servers = {
+      smithery: { type: 'http', url: 'https://server.smithery.ai/x/mcp?api_key=sk%2Fliteral&profile=work#top' },
+      basic: { type: 'http', url: 'https://me:hunter2@mcp.example.com/mcp?token=${SET}&page=2' },
+      plain: { type: 'http', url: 'https://mcp.example.com/mcp?auth_url=https%3A%2F%2Flogin&keyword=x' },
+    };
+    const move = moveLiteralSecrets(servers, []);
+    expect(move.servers.smithery!.url).toBe('https://server.smithery.ai/x/mcp?api_key=${SMITHERY_API_KEY}&profile=work#top');
+    expect(move.servers.basic!.url).toBe('https://me:${BASIC_PASSWORD}@mcp.example.com/mcp?token=${SET}&page=2');
+    expect(move.servers.plain!.url).toBe(servers.plain.url);
+    // Kept percent-encoded: expanded, the URL is exactly what it was.
+    expect(move.values).toEqual({ SMITHERY_API_KEY: 'sk%2Fliteral', BASIC_PASSWORD: 'hunter2' });
+    expect(move.moved.map(({ server, field, key }) => `${server} ${field} ${key}`)).toEqual(['smithery url api_key', 'basic url password']);
+  });
 });

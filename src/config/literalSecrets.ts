@@ -1,6 +1,8 @@
 // Literal secrets in imported server entries: an env var or header whose name says it holds a
-// credential (TOKEN, KEY, SECRET, PASSWORD, AUTH, …), or any value of the form "Bearer …". Each
-// is replaced by a `${VAR}` reference and its value returned for secrets.env. Pure: reads no file.
+// credential (TOKEN, KEY, SECRET, PASSWORD, AUTH, …), or any value of the form "Bearer …"; the value
+// of a command-line flag so named (`--api-key sk-…`, `--token=…`); a URL's query parameter so named
+// (`?api_key=…`) and its password (`https://user:pass@…`). Each is replaced by a `${VAR}` reference
+// and its value returned for secrets.env. Pure: reads no file.
 
 // Words of a name that mark a credential; a name is split at `_`, `-`, `.` and camelCase humps.
 const SECRET_WORDS = new Set([
@@ -22,13 +24,37 @@ const SECRET_WORDS = new Set([
   'COOKIE',
   'PAT',
 ]);
+// Words of a flag or parameter name that say its value is not the credential but about it
+// (`--key-file`, `--token-url`, `--auth-type`, `--api-key-env`).
+const ABOUT_SECRET_WORDS = new Set([
+  'FILE',
+  'PATH',
+  'DIR',
+  'URL',
+  'URI',
+  'ENDPOINT',
+  'TYPE',
+  'MODE',
+  'METHOD',
+  'HEADER',
+  'ENV',
+  'VAR',
+  'NAME',
+]);
 // "Bearer xyz": the scheme stays in servers.yaml, the credential moves.
 const SCHEME_VALUE = /^(Bearer|Basic|Token)\s+(\S[\s\S]*)$/i;
+// A flag: `--name` or `-name`, with `=value` or without.
+const FLAG = /^(--?)([A-Za-z][\w.-]*)(?:=([\s\S]*))?$/;
+// A value that is a file's path, or a number or switch word, holds no credential.
+const NOT_A_SECRET = /^(?:[/~]|\.\.?[/\\]|[A-Za-z]:[/\\]|\d+$|(?:true|false|yes|no|on|off)$)/i;
+// A URL's userinfo password: scheme://user:PASSWORD@host.
+const URL_PASSWORD = /^([A-Za-z][\w+.-]*:\/\/[^/?#@:]*:)([^/?#@]+)(@)/;
 
 /** One value moved out of an entry: where it was and the variable that now stands for it. */
 export interface MovedSecret {
   server: string;
-  field: 'env' | 'headers';
+  /** Where it was: an env var or header (`key` its name), a flag in args (`key` the flag), or the url (a query parameter, or `password`). */
+  field: 'env' | 'headers' | 'args' | 'url';
   key: string;
   variable: string;
 }
@@ -42,11 +68,25 @@ export interface SecretsMove {
 
 /** Whether an env var or header name says it holds a credential. */
 export function isSecretName(name: string): boolean {
+  return wordsOf(name).some((word) => SECRET_WORDS.has(word));
+}
+
+// Whether a flag or query parameter so named takes a credential as its value (not a path to one).
+function isSecretParameter(name: string): boolean {
+  return isSecretName(name) && !wordsOf(name).some((word) => ABOUT_SECRET_WORDS.has(word));
+}
+
+// A name's words: split at `_`, `-`, `.` and camelCase humps, upper-cased.
+function wordsOf(name: string): string[] {
   return name
     .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
     .toUpperCase()
-    .split(/[^A-Z0-9]+/)
-    .some((word) => SECRET_WORDS.has(word));
+    .split(/[^A-Z0-9]+/);
+}
+
+// Whether a flag's or parameter's value may be a credential: not empty, not a reference, not a path or switch.
+function mayBeSecret(value: string | undefined): value is string {
+  return value !== undefined && value !== '' && !value.includes('${') && !NOT_A_SECRET.test(value);
 }
 
 /**
@@ -68,6 +108,13 @@ export function moveLiteralSecrets(
     const last = names.at(-1)!;
     for (let suffix = 2; ; suffix++) if (free(`${last}_${suffix}`, value)) return `${last}_${suffix}`;
   };
+  // Put `secret` in secrets.env under the first free candidate name, and say so; the ${VAR} text.
+  const move = (server: string, field: MovedSecret['field'], key: string, secret: string, candidates: string[]): string => {
+    const variable = variableFor(candidates, secret);
+    values[variable] = secret;
+    moved.push({ server, field, key, variable });
+    return `\${${variable}}`;
+  };
   const result: Record<string, Record<string, unknown>> = {};
   for (const [server, entry] of Object.entries(servers)) {
     const next = { ...entry };
@@ -80,21 +127,87 @@ export function moveLiteralSecrets(
           if (!value || value.includes('${')) return [key, value];
           const scheme = SCHEME_VALUE.exec(value);
           if (!scheme && !isSecretName(key)) return [key, value];
-          const secret = scheme ? scheme[2]! : value;
-          const candidates = field === 'env' ? [key, `${server}_${key}`] : [`${server}_${key}`];
-          const variable = variableFor(candidates, secret);
-          values[variable] = secret;
-          moved.push({ server, field, key, variable });
-          return [key, scheme ? `${scheme[1]} \${${variable}}` : `\${${variable}}`];
+          const reference = move(
+            server,
+            field,
+            key,
+            scheme ? scheme[2]! : value,
+            field === 'env' ? [key, `${server}_${key}`] : [`${server}_${key}`],
+          );
+          return [key, scheme ? `${scheme[1]} ${reference}` : reference];
         }),
       );
     }
+    if (Array.isArray(entry.args))
+      next.args = movedArgs(entry.args as unknown[], (flag, secret) =>
+        move(server, 'args', flag, secret, [`${server}_${flag.replace(/^-+/, '')}`]),
+      );
+    if (typeof entry.url === 'string')
+      next.url = movedUrlSecrets(entry.url, (key, secret) => move(server, 'url', key, secret, [`${server}_${key}`]));
     result[server] = next;
   }
   return { servers: result, values, moved };
 }
 
+// A command line with the values of credential flags replaced: `--api-key=VALUE` in place, and the
+// argument after a bare `--api-key`. `move(flag, value)` gives the text that stands for a value.
+function movedArgs(args: readonly unknown[], move: (flag: string, secret: string) => string): unknown[] {
+  const next = [...args];
+  for (let index = 0; index < next.length; index++) {
+    const arg = next[index];
+    const flag = typeof arg === 'string' ? FLAG.exec(arg) : null;
+    if (!flag || !isSecretParameter(flag[2]!)) continue;
+    const [, dashes, name, inline] = flag;
+    if (inline !== undefined) {
+      if (mayBeSecret(inline)) next[index] = `${dashes}${name}=${move(`${dashes}${name}`, inline)}`;
+      continue;
+    }
+    const value = next[index + 1];
+    if (typeof value === 'string' && !value.startsWith('-') && mayBeSecret(value)) next[++index] = move(`${dashes}${name}`, value);
+  }
+  return next;
+}
+
+// A URL with its password and the values of credential query parameters replaced, as written (a
+// value stays percent-encoded, so the URL expands back to exactly what it was).
+function movedUrlSecrets(url: string, move: (key: string, secret: string) => string): string {
+  const userinfo = URL_PASSWORD.exec(url);
+  let next =
+    userinfo && mayBeSecret(userinfo[2])
+      ? url.replace(URL_PASSWORD, (_, head: string, password: string, at: string) => `${head}${move('password', password)}${at}`)
+      : url;
+  const queryStart = next.indexOf('?');
+  if (queryStart === -1) return next;
+  const fragmentStart = next.indexOf('#', queryStart);
+  const queryEnd = fragmentStart === -1 ? next.length : fragmentStart;
+  const query = next
+    .slice(queryStart + 1, queryEnd)
+    .split('&')
+    .map((pair) => {
+      const equals = pair.indexOf('=');
+      if (equals === -1) return pair;
+      const [key, value] = [pair.slice(0, equals), pair.slice(equals + 1)];
+      return isSecretParameter(safeDecode(key)) && mayBeSecret(value) ? `${key}=${move(safeDecode(key), value)}` : pair;
+    })
+    .join('&');
+  next = `${next.slice(0, queryStart + 1)}${query}${next.slice(queryEnd)}`;
+  return next;
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return text;
+  }
+}
+
 function variableName(text: string): string {
-  const name = text.toUpperCase().replace(/[^A-Z0-9_]+/g, '_');
+  // `brave_--api-key` → BRAVE_API_KEY: runs of other characters become one `_`, none at either end.
+  const name = text
+    .toUpperCase()
+    .replace(/[^A-Z0-9_]+/g, '_')
+    .replace(/_{2,}/g, '_')
+    .replace(/^_+|_+$/g, '');
   return /^[0-9]/.test(name) ? `_${name}` : name;
 }

@@ -73,6 +73,41 @@ describe('loadout CLI', () => {
       expect(await readFile(path.join(dirs.configDir, 'secrets.env'), 'utf8')).toMatch(/^API_KEY=key-literal-789$/m);
     });
 
+    it('moves a credential flag in args and a credential in a url into secrets.env, and the server still starts with its arguments', async () => {
+      const from = path.join(dirs.root, 'clients.json');
+      await writeFile(
+        from,
+        JSON.stringify({
+          mcpServers: {
+            echo: { command: process.execPath, args: [fixture('echo'), '--api-key', 'arg-literal-456'] },
+            remote: { type: 'http', url: 'http://me:pw-literal-1@127.0.0.1:9/mcp?api_key=url-literal-123&region=eu' },
+          },
+        }),
+      );
+      const run = await runCli(dirs, ['init', '--from', from, '--no-discover', '--json']);
+      expect(run.code).toBe(0);
+      const { secrets } = JSON.parse(run.stdout) as {
+        secrets: { moved: Array<{ server: string; field: string; key: string; variable: string }> };
+      };
+      expect(secrets.moved).toEqual([
+        { server: 'echo', field: 'args', key: '--api-key', variable: 'ECHO_API_KEY' },
+        { server: 'remote', field: 'url', key: 'password', variable: 'REMOTE_PASSWORD' },
+        { server: 'remote', field: 'url', key: 'api_key', variable: 'REMOTE_API_KEY' },
+      ]);
+      const text = await readFile(serversFile(), 'utf8');
+      for (const literal of ['arg-literal-456', 'url-literal-123', 'pw-literal-1']) expect(text).not.toContain(literal);
+      expect(text).toContain('http://me:${REMOTE_PASSWORD}@127.0.0.1:9/mcp?api_key=${REMOTE_API_KEY}&region=eu');
+      const secretsText = await readFile(path.join(dirs.configDir, 'secrets.env'), 'utf8');
+      expect(secretsText).toMatch(/^ECHO_API_KEY=arg-literal-456$/m);
+      expect(secretsText).toMatch(/^REMOTE_API_KEY=url-literal-123$/m);
+      // The references resolve (no unset variable) and the stdio server starts with them.
+      const doctor = await runCli(dirs, ['doctor', '--json']);
+      const findings = (JSON.parse(doctor.stdout) as { findings: Array<{ server?: string; check: string; ok: boolean; message: string }> })
+        .findings;
+      expect(findings.filter((finding) => finding.check === 'env')).toEqual([]);
+      expect(findings.find((finding) => finding.server === 'echo' && finding.check === 'start')).toMatchObject({ ok: true });
+    });
+
     it('looks in ./.mcp.json, ~/.claude.json (user and this project) and Cursor, and says what it found', async () => {
       const project = path.join(dirs.root, 'project');
       await mkdir(project);
