@@ -50,7 +50,7 @@ const FLAG = /^(--?)([A-Za-z][\w.-]*)(?:=([\s\S]*))?$/;
 const NOT_A_SECRET = /^(?:[/~]|\.\.?[/\\]|[A-Za-z]:[/\\]|\d+$|(?:true|false|yes|no|on|off)$)/i;
 // A URL's userinfo password: scheme://user:PASSWORD@host, up to the last `@` before the path as a
 // URL parser reads it, so an unencoded `@` in the password does not leave its end behind.
-const URL_PASSWORD = /^([A-Za-z][\w+.-]*:\/\/[^/?#@:]*:)([^/?#]+)(@)/;
+const URL_PASSWORD = /^([A-Za-z][\w+.-]*:\/\/[^/?#@:\s]*:)([^/?#\s]+)(@)/;
 // Where a URL starts in an arg (a connection string, or `--db=postgres://…`).
 const URL_START = /[A-Za-z][\w+.-]*:\/\//;
 // Flags whose next arg is a header (mcp-remote, curl-like servers) or an env var (docker, podman).
