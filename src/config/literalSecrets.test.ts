@@ -105,6 +105,7 @@ describe('moveLiteralSecrets', () => {
       'https://mcp.example.com/mcp?api_key=k-1&region=eu',
       'https://example.com/docs?page=2',
       'postgresql://${PG_USER}:${PG_PASSWORD}@localhost/db',
+      '--notify=https://hooks.example.com:8443 then ops@example.com',
     ];
     const move = moveLiteralSecrets({ pg: { command: 'npx', args } }, []);
     expect(move.servers.pg!.args).toEqual([
