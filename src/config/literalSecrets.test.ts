@@ -96,4 +96,81 @@ describe('moveLiteralSecrets', () => {
     expect(move.values).toEqual({ SMITHERY_API_KEY: 'sk%2Fliteral', BASIC_PASSWORD: 'hunter2' });
     expect(move.moved.map(({ server, field, key }) => `${server} ${field} ${key}`)).toEqual(['smithery url api_key', 'basic url password']);
   });
+
+  it("moves the secrets of a URL in args (a connection string, or a flag's value) as for url, and keeps URLs without any", () => {
+    const args = [
+      'postgresql://postgres:123456@localhost:5432/db',
+      '--db=mysql://root:p@ss@db/x?sslmode=require',
+      '--server',
+      'https://mcp.example.com/mcp?api_key=k-1&region=eu',
+      'https://example.com/docs?page=2',
+      'postgresql://${PG_USER}:${PG_PASSWORD}@localhost/db',
+      '--notify=https://hooks.example.com:8443 then ops@example.com',
+    ];
+    const move = moveLiteralSecrets({ pg: { command: 'npx', args } }, []);
+    expect(move.servers.pg!.args).toEqual([
+      'postgresql://postgres:${PG_PASSWORD}@localhost:5432/db',
+      '--db=mysql://root:${PG_PASSWORD_2}@db/x?sslmode=require',
+      '--server',
+      'https://mcp.example.com/mcp?api_key=${PG_API_KEY}&region=eu',
+      ...args.slice(4),
+    ]);
+    expect(move.values).toEqual({ PG_PASSWORD: '123456', PG_PASSWORD_2: 'p@ss', PG_API_KEY: 'k-1' });
+    expect(move.moved.map(({ field, key }) => `${field} ${key}`)).toEqual(['args password', 'args password', 'args api_key']);
+  });
+
+  it('moves the credential of a header given in args (mcp-remote --header) and of an env var given in args (docker -e NAME=VALUE)', () => {
+    const args = [
+      'run',
+      '-e',
+      'GITHUB_PERSONAL_ACCESS_TOKEN=ghp_literal_3',
+      '--env',
+      'LOG_LEVEL=debug',
+      '-e',
+      'GITHUB_TOOLSETS',
+      'ghcr.io/github/github-mcp-server',
+      'mcp-remote',
+      'https://remote.example.com/sse',
+      '--header',
+      'Authorization: Bearer hdr-literal-4',
+      '-H',
+      'X-Api-Key:key-literal-5',
+      '--header',
+      'X-Trace: on',
+      '--header',
+      'Authorization:${AUTH_HEADER}',
+    ];
+    const move = moveLiteralSecrets({ gh: { command: 'docker', args } }, []);
+    expect(move.servers.gh!.args).toEqual([
+      'run',
+      '-e',
+      'GITHUB_PERSONAL_ACCESS_TOKEN=${GITHUB_PERSONAL_ACCESS_TOKEN}',
+      ...args.slice(3, 11),
+      'Authorization: Bearer ${GH_AUTHORIZATION}',
+      '-H',
+      'X-Api-Key:${GH_X_API_KEY}',
+      ...args.slice(14),
+    ]);
+    expect(move.values).toEqual({
+      GITHUB_PERSONAL_ACCESS_TOKEN: 'ghp_literal_3',
+      GH_AUTHORIZATION: 'hdr-literal-4',
+      GH_X_API_KEY: 'key-literal-5',
+    });
+    expect(move.moved.map(({ field, key }) => `${field} ${key}`)).toEqual([
+      'args GITHUB_PERSONAL_ACCESS_TOKEN',
+      'args Authorization',
+      'args X-Api-Key',
+    ]);
+  });
+
+  it("moves the whole of a url's password, an unencoded @ or a number included", () => {
+    const servers = {
+      a: { type: 'http', url: 'https://me:p@ss@mcp.example.com/mcp' },
+      b: { type: 'http', url: 'https://me:123456@mcp.example.com/mcp' },
+    };
+    const move = moveLiteralSecrets(servers, []);
+    expect(move.servers.a!.url).toBe('https://me:${A_PASSWORD}@mcp.example.com/mcp');
+    expect(move.servers.b!.url).toBe('https://me:${B_PASSWORD}@mcp.example.com/mcp');
+    expect(move.values).toEqual({ A_PASSWORD: 'p@ss', B_PASSWORD: '123456' });
+  });
 });

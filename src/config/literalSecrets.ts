@@ -1,8 +1,9 @@
 // Literal secrets in imported server entries: an env var or header whose name says it holds a
 // credential (TOKEN, KEY, SECRET, PASSWORD, AUTH, …), or any value of the form "Bearer …"; the value
 // of a command-line flag so named (`--api-key sk-…`, `--token=…`); a URL's query parameter so named
-// (`?api_key=…`) and its password (`https://user:pass@…`). Each is replaced by a `${VAR}` reference
-// and its value returned for secrets.env. Pure: reads no file.
+// (`?api_key=…`) and its password (`https://user:pass@…`), also for a URL or header (`--header`) or
+// env var (`-e NAME=…`) given in args. Each is replaced by a `${VAR}` reference and its value
+// returned for secrets.env. Pure: reads no file.
 
 // Words of a name that mark a credential; a name is split at `_`, `-`, `.` and camelCase humps.
 const SECRET_WORDS = new Set([
@@ -47,13 +48,26 @@ const SCHEME_VALUE = /^(Bearer|Basic|Token)\s+(\S[\s\S]*)$/i;
 const FLAG = /^(--?)([A-Za-z][\w.-]*)(?:=([\s\S]*))?$/;
 // A value that is a file's path, or a number or switch word, holds no credential.
 const NOT_A_SECRET = /^(?:[/~]|\.\.?[/\\]|[A-Za-z]:[/\\]|\d+$|(?:true|false|yes|no|on|off)$)/i;
-// A URL's userinfo password: scheme://user:PASSWORD@host.
-const URL_PASSWORD = /^([A-Za-z][\w+.-]*:\/\/[^/?#@:]*:)([^/?#@]+)(@)/;
+// A URL's userinfo password: scheme://user:PASSWORD@host, up to the last `@` before the path as a
+// URL parser reads it, so an unencoded `@` in the password does not leave its end behind.
+const URL_PASSWORD = /^([A-Za-z][\w+.-]*:\/\/[^/?#@:\s]*:)([^/?#\s]+)(@)/;
+// Where a URL starts in an arg (a connection string, or `--db=postgres://…`).
+const URL_START = /[A-Za-z][\w+.-]*:\/\//;
+// Flags whose next arg is a header (mcp-remote, curl-like servers) or an env var (docker, podman).
+const HEADER_FLAGS = new Set(['--header', '-H']);
+const ENV_FLAGS = new Set(['--env', '-e']);
+// A header in an arg: `Authorization: Bearer …`, `X-Api-Key:…`.
+const HEADER_ARG = /^([\w-]+):(\s*)([\s\S]*)$/;
+// An env var in an arg: `NAME=VALUE`.
+const ENV_ARG = /^([A-Za-z_]\w*)=([\s\S]*)$/;
 
 /** One value moved out of an entry: where it was and the variable that now stands for it. */
 export interface MovedSecret {
   server: string;
-  /** Where it was: an env var or header (`key` its name), a flag in args (`key` the flag), or the url (a query parameter, or `password`). */
+  /**
+   * Where it was: an env var or header (`key` its name); in args, a flag (`key` the flag), a header
+   * or env var (`key` its name) or a URL; the url. In a URL, `key` is the query parameter, or `password`.
+   */
   field: 'env' | 'headers' | 'args' | 'url';
   key: string;
   variable: string;
@@ -90,9 +104,10 @@ function mayBeSecret(value: string | undefined): value is string {
 }
 
 /**
- * Replace the literal secrets of `servers` by `${VAR}`s. A variable is named after the env var
- * (or `<SERVER>_<HEADER>`), prefixed with the server or numbered when `taken` (secrets.env, the
- * environment) already gives that name another value, so an existing variable never stands in.
+ * Replace the literal secrets of `servers` by `${VAR}`s. A variable is named after the env var (in
+ * env, or after `-e` in args), else `<SERVER>_<NAME>` of the header, flag or query parameter
+ * (`<SERVER>_PASSWORD` for a URL's password); prefixed with the server or numbered when `taken`
+ * (secrets.env, the environment) already gives that name another value, so an existing variable never stands in.
  */
 export function moveLiteralSecrets(
   servers: Record<string, Record<string, unknown>>,
@@ -123,24 +138,14 @@ export function moveLiteralSecrets(
       if (!record) continue;
       next[field] = Object.fromEntries(
         Object.entries(record).map(([key, value]) => {
-          // A value that already references a variable, or is empty, holds nothing to move.
-          if (!value || value.includes('${')) return [key, value];
-          const scheme = SCHEME_VALUE.exec(value);
-          if (!scheme && !isSecretName(key)) return [key, value];
-          const reference = move(
-            server,
-            field,
-            key,
-            scheme ? scheme[2]! : value,
-            field === 'env' ? [key, `${server}_${key}`] : [`${server}_${key}`],
-          );
-          return [key, scheme ? `${scheme[1]} ${reference}` : reference];
+          const candidates = field === 'env' ? [key, `${server}_${key}`] : [`${server}_${key}`];
+          return [key, movedCredential(key, value, (secret) => move(server, field, key, secret, candidates))];
         }),
       );
     }
     if (Array.isArray(entry.args))
-      next.args = movedArgs(entry.args as unknown[], (flag, secret) =>
-        move(server, 'args', flag, secret, [`${server}_${flag.replace(/^-+/, '')}`]),
+      next.args = movedArgs(entry.args as unknown[], (key, secret, envVar) =>
+        move(server, 'args', key, secret, envVar ? [key, `${server}_${key}`] : [`${server}_${key.replace(/^-+/, '')}`]),
       );
     if (typeof entry.url === 'string')
       next.url = movedUrlSecrets(entry.url, (key, secret) => move(server, 'url', key, secret, [`${server}_${key}`]));
@@ -149,14 +154,44 @@ export function moveLiteralSecrets(
   return { servers: result, values, moved };
 }
 
-// A command line with the values of credential flags replaced: `--api-key=VALUE` in place, and the
-// argument after a bare `--api-key`. `move(flag, value)` gives the text that stands for a value.
-function movedArgs(args: readonly unknown[], move: (flag: string, secret: string) => string): unknown[] {
+// The value of an env var or header so named, with its credential replaced: all of it under a
+// credential name, else what follows a `Bearer`/`Basic`/`Token` scheme, which stays.
+function movedCredential(name: string, value: string, move: (secret: string) => string): string {
+  // A value that already references a variable, or is empty, holds nothing to move.
+  if (!value || value.includes('${')) return value;
+  const scheme = SCHEME_VALUE.exec(value);
+  if (scheme) return `${scheme[1]} ${move(scheme[2]!)}`;
+  return isSecretName(name) ? move(value) : value;
+}
+
+// A command line with its literal secrets replaced: the values of credential flags (`--api-key=VALUE`
+// in place, and the argument after a bare `--api-key`), the header after `--header` and the env var
+// after `-e` as in headers and env, and the secrets of any URL. `move(key, value, envVar)` gives
+// the text that stands for a value; an env var's keeps its own name.
+function movedArgs(args: readonly unknown[], move: (key: string, secret: string, envVar?: boolean) => string): unknown[] {
   const next = [...args];
   for (let index = 0; index < next.length; index++) {
     const arg = next[index];
-    const flag = typeof arg === 'string' ? FLAG.exec(arg) : null;
-    if (!flag || !isSecretParameter(flag[2]!)) continue;
+    if (typeof arg !== 'string') continue;
+    const previous = args[index - 1];
+    const header = typeof previous === 'string' && HEADER_FLAGS.has(previous) ? HEADER_ARG.exec(arg) : null;
+    if (header) {
+      const [, name = '', space = '', value = ''] = header;
+      next[index] = `${name}:${space}${movedCredential(name, value, (secret) => move(name, secret))}`;
+      continue;
+    }
+    const envVar = typeof previous === 'string' && ENV_FLAGS.has(previous) ? ENV_ARG.exec(arg) : null;
+    if (envVar) {
+      const [, name = '', value = ''] = envVar;
+      next[index] = `${name}=${movedCredential(name, value, (secret) => move(name, secret, true))}`;
+      continue;
+    }
+    const flag = FLAG.exec(arg);
+    if (!flag || !isSecretParameter(flag[2]!)) {
+      const urlStart = arg.search(URL_START);
+      if (urlStart !== -1) next[index] = arg.slice(0, urlStart) + movedUrlSecrets(arg.slice(urlStart), move);
+      continue;
+    }
     const [, dashes, name, inline] = flag;
     if (inline !== undefined) {
       if (mayBeSecret(inline)) next[index] = `${dashes}${name}=${move(`${dashes}${name}`, inline)}`;
@@ -172,8 +207,9 @@ function movedArgs(args: readonly unknown[], move: (flag: string, secret: string
 // value stays percent-encoded, so the URL expands back to exactly what it was).
 function movedUrlSecrets(url: string, move: (key: string, secret: string) => string): string {
   const userinfo = URL_PASSWORD.exec(url);
+  // Any password is a secret, a number included: only a reference stays.
   let next =
-    userinfo && mayBeSecret(userinfo[2])
+    userinfo && !userinfo[2]!.includes('${')
       ? url.replace(URL_PASSWORD, (_, head: string, password: string, at: string) => `${head}${move('password', password)}${at}`)
       : url;
   const queryStart = next.indexOf('?');

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { linesOf, mutableServer, runCli } from '../helpers/cli.js';
-import { fixture, makeTempDirs, nodeServer, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
+import { fixture, makeTempDirs, nodeServer, startGateway, textOf, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
 
 type ServersYaml = {
   servers: Record<string, { tools?: Record<string, { enabled?: boolean; stale?: boolean; description?: string; hash?: string } | null> }>;
@@ -106,6 +106,42 @@ describe('loadout CLI', () => {
         .findings;
       expect(findings.filter((finding) => finding.check === 'env')).toEqual([]);
       expect(findings.find((finding) => finding.server === 'echo' && finding.check === 'start')).toMatchObject({ ok: true });
+    });
+
+    it('moves a URL, a header and an env var given in args into secrets.env, and the server gets its exact arguments back', async () => {
+      const args = [
+        '--api-key',
+        'key-literal-1',
+        'postgresql://me:pg-literal-2@localhost/db',
+        '--header',
+        'Authorization: Bearer hdr-literal-3',
+        '-e',
+        'LOADOUT_TEST_TOKEN=env-literal-4',
+      ];
+      const from = path.join(dirs.root, 'clients.json');
+      await writeFile(from, JSON.stringify({ mcpServers: { argv: { command: process.execPath, args: [fixture('argv'), ...args] } } }));
+      const run = await runCli(dirs, ['init', '--from', from]);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain(
+        'argv args --api-key → ${ARGV_API_KEY}, argv args password → ${ARGV_PASSWORD}, argv args Authorization → ${ARGV_AUTHORIZATION}, argv args LOADOUT_TEST_TOKEN → ${LOADOUT_TEST_TOKEN}',
+      );
+      const text = await readFile(serversFile(), 'utf8');
+      expect(text).not.toMatch(/literal-\d/);
+      const secretsFile = path.join(dirs.configDir, 'secrets.env');
+      expect((await stat(secretsFile)).mode & 0o777).toBe(0o600);
+      expect(linesOf(await readFile(secretsFile, 'utf8')).filter((line) => !line.startsWith('#'))).toEqual([
+        'ARGV_API_KEY=key-literal-1',
+        'ARGV_PASSWORD=pg-literal-2',
+        'ARGV_AUTHORIZATION=hdr-literal-3',
+        'LOADOUT_TEST_TOKEN=env-literal-4',
+      ]);
+      const gateway = await startGateway({ dirs });
+      try {
+        const result = await gateway.client.callTool({ name: 'call-tool', arguments: { tool: 'argv.argv', arguments: {} } });
+        expect(JSON.parse(textOf(result))).toEqual(args);
+      } finally {
+        await gateway.close();
+      }
     });
 
     it('looks in ./.mcp.json, ~/.claude.json (user and this project) and Cursor, and says what it found', async () => {
