@@ -8,7 +8,7 @@
 import { createMcpHandler, isInitializeRequest, isLegacyRequest } from '@modelcontextprotocol/server';
 import type { McpHttpHandler } from '@modelcontextprotocol/server';
 import type { NodeMcpRequestHandler } from '@modelcontextprotocol/node';
-import type { JSONRPCMessage, JSONRPCRequest, Transport } from '@modelcontextprotocol/server';
+import { ProtocolErrorCode, type JSONRPCMessage, type JSONRPCRequest, type Transport } from '@modelcontextprotocol/server';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../shared/index.js';
 import { ALL_TOOLSET } from '../toolsets/index.js';
@@ -91,7 +91,7 @@ export function modernEndpoints(
       start: () => Promise.resolve(),
       close: () => Promise.resolve(),
       send: (message: JSONRPCMessage) => {
-        if (!res.headersSent) res.writeHead(200, { 'content-type': 'application/json' });
+        if (!res.headersSent) res.writeHead(statusOf(message), { 'content-type': 'application/json' });
         res.end(JSON.stringify(message));
         return Promise.resolve();
       },
@@ -143,4 +143,10 @@ function isDirectCall(req: IncomingMessage, body: unknown): body is JSONRPCReque
     headers['mcp-protocol-version'] === DIRECT_CALL_VERSION &&
     (headers.accept ?? '').includes('application/json')
   );
+}
+
+// The HTTP status of an answer, as the SDK's transport gives it to one sent after the request was
+// dispatched: 200, but 400 for a client capability the call needed and the client did not declare.
+function statusOf(message: JSONRPCMessage): number {
+  return 'error' in message && message.error.code === (ProtocolErrorCode.MissingRequiredClientCapability as number) ? 400 : 200;
 }
