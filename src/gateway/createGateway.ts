@@ -9,6 +9,7 @@ import { ToolsetStore } from '../toolsets/index.js';
 import { BackgroundDiscovery } from './backgroundDiscovery.js';
 import { startConfigSync } from './configSync.js';
 import { discoveryRecordsFile } from './discoveryRecords.js';
+import type { DirectCalls } from './clientIntake.js';
 import type { GatewayContext } from './context.js';
 import { InputRounds } from './inputRounds.js';
 import { listenedResources } from './contentHandlers.js';
@@ -55,6 +56,11 @@ export interface Gateway {
    * principal's, or one toolset endpoint's: principalToolsets.ts), first brought up to date with its file.
    */
   requestServer(scope: RequestScope): Promise<Server>;
+  /**
+   * The calls one modern HTTP request's session answers by forwarding (equipped tools), for a plain
+   * call answered in front of the SDK's handler (modernHttp.ts); the same session requestServer builds.
+   */
+  requestCalls(scope: RequestScope): Promise<DirectCalls>;
   /** Where the changes of `scope`'s equipped set are published, for its subscriptions/listen streams. */
   requestBus(scope: RequestScope): ServerEventBus;
   /** The resources the listen streams of `scope` name (a modern HTTP listen request holds them while its stream is open). */
@@ -158,6 +164,13 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     return session;
   };
 
+  // The session of one modern (2026-07-28) HTTP request: the set of `scope`, up to date with its file.
+  const requestSession = async (scope: RequestScope): Promise<GatewaySession> => {
+    if (closed) throw new LoadoutError('CLOSED', 'loadout is shutting down');
+    const [set, text] = await Promise.all([shared.current(scope), (instructions ??= sessionInstructions(context))]);
+    return new GatewaySession(context, scope.kind === 'principal' ? metaSet : fixedMetaTools(), text, set);
+  };
+
   // Connect an opened session to its client's transport.
   const attach = async (session: GatewaySession, transport: Transport): Promise<GatewaySession> => {
     try {
@@ -210,9 +223,10 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       return attach(await open(), transport);
     },
     async requestServer(scope) {
-      if (closed) throw new LoadoutError('CLOSED', 'loadout is shutting down');
-      const [set, text] = await Promise.all([shared.current(scope), (instructions ??= sessionInstructions(context))]);
-      return new GatewaySession(context, scope.kind === 'principal' ? metaSet : fixedMetaTools(), text, set).server;
+      return (await requestSession(scope)).server;
+    },
+    async requestCalls(scope) {
+      return (await requestSession(scope)).directCalls;
     },
     requestBus(scope) {
       return shared.get(scope).bus;

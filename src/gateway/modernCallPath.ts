@@ -7,20 +7,10 @@
 // retry round; everything else, and every call until the entry has pinned the connection to the
 // 2026-07-28 era, goes through the entry as before, and so does every call that arrives while a
 // message passed to the entry has not reached the session yet, so calls keep their arrival order.
-import {
-  CLIENT_CAPABILITIES_META_KEY,
-  CLIENT_INFO_META_KEY,
-  LOG_LEVEL_META_KEY,
-  PROTOCOL_VERSION_META_KEY,
-  type JSONRPCMessage,
-  type JSONRPCRequest,
-  type MessageExtraInfo,
-  type Server,
-  type Transport,
-} from '@modelcontextprotocol/server';
+import type { JSONRPCMessage, MessageExtraInfo, Server, Transport } from '@modelcontextprotocol/server';
 import { TransportDecorator } from '../shared/index.js';
 import type { DirectCalls } from './clientIntake.js';
-import { isPlainObject, requestProblem } from './requestShape.js';
+import { isPlainModernCall } from './requestShape.js';
 
 /** What the path needs of the session the entry pins to a 2026-07-28 client. */
 export interface ModernCallSession {
@@ -41,8 +31,9 @@ export class ModernCallPath extends TransportDecorator {
   }
 
   protected receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
-    if ('id' in message && 'method' in message && message.method === 'tools/call' && this.#open() && this.#isPlainCall(message)) {
-      if (this.#session.directCalls.take(message, this.inner)) return;
+    if ('id' in message && 'method' in message && message.method === 'tools/call' && this.#open()) {
+      const version = this.#session.server.getNegotiatedProtocolVersion();
+      if (isPlainModernCall(message, version) && this.#session.directCalls.take(message, this.inner)) return;
     }
     this.#lastPassed = message;
     this.onmessage?.(message, extra);
@@ -55,23 +46,5 @@ export class ModernCallPath extends TransportDecorator {
   #open(): boolean {
     const calls = this.#session.directCalls;
     return calls.servesRequests && calls.lastDelivered === this.#lastPassed && !this.#session.closed;
-  }
-
-  #isPlainCall(request: JSONRPCRequest): boolean {
-    if (requestProblem(request)) return false;
-    // requestProblem has checked that params and its _meta, if any, are objects.
-    const params = request.params!;
-    const meta = params._meta;
-    return (
-      meta !== undefined &&
-      meta[PROTOCOL_VERSION_META_KEY] === this.#session.server.getNegotiatedProtocolVersion() &&
-      isPlainObject(meta[CLIENT_INFO_META_KEY]) &&
-      isPlainObject(meta[CLIENT_CAPABILITIES_META_KEY]) &&
-      meta.progressToken === undefined &&
-      meta[LOG_LEVEL_META_KEY] === undefined &&
-      params.task === undefined &&
-      params.requestState === undefined &&
-      params.inputResponses === undefined
-    );
   }
 }

@@ -1,10 +1,14 @@
 // The 2026-07-28 side of `serve --http`: requests that need no session, each served by the SDK's
 // per-request handler (createMcpHandler, legacy: 'reject'). There is one handler per equipped set
 // served: each principal's on /mcp, each toolset's on /mcp/toolsets/NAME (principalToolsets.ts),
-// with that set's change bus, so a subscriptions/listen stream hears only of its own set.
+// with that set's change bus, so a subscriptions/listen stream hears only of its own set. A plain
+// call of an equipped tool is answered in front of that handler, as on stdio (modernCallPath.ts):
+// the handler builds a web Request, classifies and checks the message with zod and writes the
+// answer, about 0.4 ms of CPU per call, for a call the session's intake forwards as it is anyway.
 import { createMcpHandler, isInitializeRequest, isLegacyRequest } from '@modelcontextprotocol/server';
 import type { McpHttpHandler } from '@modelcontextprotocol/server';
 import type { NodeMcpRequestHandler } from '@modelcontextprotocol/node';
+import { ProtocolErrorCode, type JSONRPCMessage, type JSONRPCRequest, type Transport } from '@modelcontextprotocol/server';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../shared/index.js';
 import { ALL_TOOLSET } from '../toolsets/index.js';
@@ -12,6 +16,11 @@ import type { Gateway } from './createGateway.js';
 import { bearerToken } from './httpGuard.js';
 import { carriesEnvelope } from './modernRequest.js';
 import { principalOfToken, scopeKey, type RequestScope } from './principalToolsets.js';
+import { isPlainModernCall } from './requestShape.js';
+
+// The revision a plain call is answered in front of the SDK's handler for; a request naming any
+// other goes to the handler, which knows every revision it serves and answers the rest.
+const DIRECT_CALL_VERSION = '2026-07-28';
 
 /** Options of modernEndpoints. */
 interface ModernOptions {
@@ -70,7 +79,29 @@ export function modernEndpoints(
       res.once('close', () => listened.close(stream));
       await listened.open(stream, request.params);
     }
+    if (isDirectCall(req, body) && (await answerDirectly(scope, body, res))) return;
     return handlerOf(scope)(req, res, body);
+  };
+
+  // Answer a plain call of an equipped tool with its result as JSON, as the handler would; false
+  // when the session does not answer it by forwarding (a meta-tool, a tool not equipped).
+  const answerDirectly = async (scope: RequestScope, request: JSONRPCRequest, res: ServerResponse): Promise<boolean> => {
+    const calls = await gateway.requestCalls(scope);
+    const response: Transport = {
+      start: () => Promise.resolve(),
+      close: () => Promise.resolve(),
+      send: (message: JSONRPCMessage) => {
+        if (!res.headersSent) res.writeHead(statusOf(message), { 'content-type': 'application/json' });
+        res.end(JSON.stringify(message));
+        return Promise.resolve();
+      },
+    };
+    if (!calls.take(request, response)) return false;
+    // A 2026-07-28 client cancels a request by closing its response.
+    res.once('close', () => {
+      if (!res.writableFinished) calls.cancel(request.id, 'the client closed the request');
+    });
+    return true;
   };
 
   return {
@@ -97,4 +128,25 @@ export function modernEndpoints(
       await Promise.allSettled([...handlers.values()].map((modern) => modern.handler.close()));
     },
   };
+}
+
+// A plain 2026-07-28 call (isPlainModernCall) whose headers say what its body does, as the
+// transport requires, to a client that takes a JSON answer: anything else the handler checks and answers.
+function isDirectCall(req: IncomingMessage, body: unknown): body is JSONRPCRequest {
+  const request = body as JSONRPCRequest | undefined;
+  if (typeof request !== 'object' || request === null || request.method !== 'tools/call') return false;
+  const { headers } = req;
+  return (
+    isPlainModernCall(request, DIRECT_CALL_VERSION) &&
+    headers['mcp-method'] === 'tools/call' &&
+    headers['mcp-name'] === request.params?.name &&
+    headers['mcp-protocol-version'] === DIRECT_CALL_VERSION &&
+    (headers.accept ?? '').includes('application/json')
+  );
+}
+
+// The HTTP status of an answer, as the SDK's transport gives it to one sent after the request was
+// dispatched: 200, but 400 for a client capability the call needed and the client did not declare.
+function statusOf(message: JSONRPCMessage): number {
+  return 'error' in message && message.error.code === (ProtocolErrorCode.MissingRequiredClientCapability as number) ? 400 : 200;
 }

@@ -1,4 +1,11 @@
-import { ProtocolErrorCode } from '@modelcontextprotocol/server';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  LOG_LEVEL_META_KEY,
+  PROTOCOL_VERSION_META_KEY,
+  ProtocolErrorCode,
+  type JSONRPCRequest,
+} from '@modelcontextprotocol/server';
 
 // What is wrong with a client's JSON-RPC request, in words that name the field. The SDK drops a
 // request it cannot parse without a word, and the client then waits for its timeout; every
@@ -66,4 +73,28 @@ function paramsProblem(method: string, params: unknown): string | undefined {
 /** Whether `value` is a JSON object (not null, not an array). */
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Whether `request` is a plain 2026-07-28 call loadout may answer in front of the SDK's entry: it
+ * is well formed, carries the envelope of revision `version` whole, and asks for no progress, log
+ * messages, task or retry round (those need the SDK's request context).
+ */
+export function isPlainModernCall(request: JSONRPCRequest, version: string | undefined): boolean {
+  if (request.method !== 'tools/call' || requestProblem(request)) return false;
+  // requestProblem has checked that params and its _meta, if any, are objects.
+  const params = request.params!;
+  const meta = params._meta;
+  return (
+    meta !== undefined &&
+    version !== undefined &&
+    meta[PROTOCOL_VERSION_META_KEY] === version &&
+    isPlainObject(meta[CLIENT_INFO_META_KEY]) &&
+    isPlainObject(meta[CLIENT_CAPABILITIES_META_KEY]) &&
+    meta.progressToken === undefined &&
+    meta[LOG_LEVEL_META_KEY] === undefined &&
+    params.task === undefined &&
+    params.requestState === undefined &&
+    params.inputResponses === undefined
+  );
 }

@@ -47,15 +47,30 @@ export function spawnListening(
   });
 }
 
-/** Start `loadout serve --http --port 0` with the given dirs and extra arguments. */
+/** Start `loadout serve --http --port 0` with the given dirs and extra arguments (`nodeArgs` go to node itself). */
 export function startHttpGateway(
   dirs: Pick<TempDirs, 'configDir' | 'dataDir'>,
   args: string[] = [],
   env: Record<string, string> = {},
+  nodeArgs: string[] = [],
 ): Promise<ListeningProcess> {
   return spawnListening(
     process.execPath,
-    [CLI, 'serve', '--http', '--port', '0', '--config', dirs.configDir, '--data', dirs.dataDir, '--log-level', 'info', ...args],
+    [
+      ...nodeArgs,
+      CLI,
+      'serve',
+      '--http',
+      '--port',
+      '0',
+      '--config',
+      dirs.configDir,
+      '--data',
+      dirs.dataDir,
+      '--log-level',
+      'info',
+      ...args,
+    ],
     /serving MCP at (\S+)/,
     env,
   );
