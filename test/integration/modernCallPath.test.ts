@@ -34,17 +34,19 @@ const call = (id: number, name: string, args: Record<string, unknown>) => ({
 // The answer line with its id left out, to compare two answers to the same call.
 const withoutId = (line: string, id: number) => line.replace(`"id":${id}`, '"id":_');
 
-describe('a 2026-07-28 call of an equipped tool on stdio', () => {
-  let dirs: TempDirs;
-  beforeEach(async () => {
-    dirs = await makeTempDirs();
-    await writeServersYaml(dirs.configDir, {
-      echo: nodeServer(fixture('echo')),
-      era: { command: process.execPath, args: [fixture('eraServer'), '--era', 'legacy', '--log', path.join(dirs.dataDir, 'era.log')] },
-    });
+// Both transports: the echo fixture and the era fixture (a 2025-only server whose count tool runs
+// long and which counts the calls cancelled), every tool equipped.
+let dirs: TempDirs;
+beforeEach(async () => {
+  dirs = await makeTempDirs();
+  await writeServersYaml(dirs.configDir, {
+    echo: nodeServer(fixture('echo')),
+    era: { command: process.execPath, args: [fixture('eraServer'), '--era', 'legacy', '--log', path.join(dirs.dataDir, 'era.log')] },
   });
-  afterEach(() => dirs.cleanup());
+});
+afterEach(() => dirs.cleanup());
 
+describe('a 2026-07-28 call of an equipped tool on stdio', () => {
   it('is answered with the same bytes whether the SDK entry passed it on or not, and can be cancelled', async () => {
     const gateway = spawnRawGateway(dirs, { args: ['--equip', 'all'], nodeArgs: ['--import', fixture('answerPaths')] });
     try {
@@ -107,16 +109,6 @@ describe('a 2026-07-28 call of an equipped tool on stdio', () => {
 });
 
 describe('a 2026-07-28 call of an equipped tool over HTTP', () => {
-  let dirs: TempDirs;
-  beforeEach(async () => {
-    dirs = await makeTempDirs();
-    await writeServersYaml(dirs.configDir, {
-      echo: nodeServer(fixture('echo')),
-      era: { command: process.execPath, args: [fixture('eraServer'), '--era', 'legacy', '--log', path.join(dirs.dataDir, 'era.log')] },
-    });
-  });
-  afterEach(() => dirs.cleanup());
-
   it('is answered in front of the SDK handler with the bytes the handler writes, and closing the request cancels it', async () => {
     const gateway = await startHttpGateway(dirs, ['--equip', 'all'], {}, ['--import', fixture('answerPaths')]);
     const post = (body: ReturnType<typeof call>, signal?: AbortSignal) =>
