@@ -95,8 +95,8 @@ export async function benchForwarding(context: BenchContext): Promise<BenchRow[]
       oneClient(await spawnLoadout(setup.args, ['--equip', 'echo'], { era: 'modern' })),
     );
     const downstreamEra = await askEra(modern.loadout);
-    // The same echo server refusing 2025 openings (`legacy: 'reject'`): reachable through loadout
-    // only once loadout speaks 2026-07-28 downstream; until then row 1i says why not.
+    // The same echo server refusing 2025 openings (`legacy: 'reject'`), which loadout reaches only by
+    // negotiating 2026-07-28 downstream; when it cannot, row 1i says why instead of a figure.
     const modernOnly = await open('loadout modern→modern-only', async () =>
       oneClient(await spawnLoadout(setup.args, ['--equip', 'strict'], { era: 'modern' })),
     );

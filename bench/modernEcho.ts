@@ -3,10 +3,8 @@
 // "2025" when there is none), so a row can say which era loadout actually spoke downstream.
 // Served with the SDK's serveStdio, which answers both eras; `reject` as its argument refuses
 // 2025-era openings, as a modern-only server does.
-import { Server, type CallToolResult, type Tool } from '@modelcontextprotocol/server';
+import { PROTOCOL_VERSION_META_KEY, Server, type CallToolResult, type Tool } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-
-const PROTOCOL_VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
 
 const tools: Tool[] = [
   {
@@ -27,7 +25,7 @@ function buildServer(): Server {
   server.setRequestHandler('tools/call', (request, ctx): CallToolResult => {
     if (request.params.name === 'era') {
       const envelope: Record<string, unknown> = ctx.mcpReq.envelope ?? {};
-      const version = envelope[PROTOCOL_VERSION_KEY];
+      const version = envelope[PROTOCOL_VERSION_META_KEY];
       return { content: [{ type: 'text', text: typeof version === 'string' ? version : '2025' }] };
     }
     return { content: [{ type: 'text', text: String(request.params.arguments?.text) }] };
