@@ -304,10 +304,11 @@ export class DownstreamConnection {
       await connection.#modern?.start();
     } catch (error) {
       if (prior?.era === 'modern' && isEraRefusal(error, 'listen')) {
-        // Remembered as modern, it refuses the modern era's listen: it speaks 2025 now. Probe it afresh.
+        // Remembered as modern, it refuses the modern era's listen: it speaks 2025 now. Probe it
+        // afresh as a server never seen, so one that exits on the probe too is started in 2025.
         options.logger.info({ err: errorMessage(error) }, 'the remembered era is stale; probing the server again');
         await connection.close();
-        return DownstreamConnection.#open(serverName, config, options, { timeoutMs, probeTimeoutMs: start.probeTimeoutMs });
+        return DownstreamConnection.open(serverName, config, { ...options, era: undefined });
       }
       connection.#modern?.retryListen(errorMessage(error));
     }

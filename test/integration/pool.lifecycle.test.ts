@@ -114,4 +114,29 @@ describe('ServerPool with real servers', () => {
     expect(textOf(await pool.callTool('shifty', 'echo', { text: 'again' }))).toBe('again');
     expect(await probes()).toBe(1);
   });
+
+  it('starts a server remembered as modern that now exits on any request before initialize, in the 2025 era', async () => {
+    const log = path.join(tempDir(), 'era.jsonl');
+    // Remembered with list changes, so its start opens a listen stream, on which the downgraded server exits.
+    const { pool } = poolOf({
+      brittle: ServerConfigSchema.parse({
+        command: process.execPath,
+        args: [fixture('eraServer'), '--era', 'legacy', '--exit-before-initialize', '--log', log],
+      }),
+    });
+    pool.useEraMemory(() =>
+      Promise.resolve({
+        era: 'modern',
+        checkedAt: new Date().toISOString(),
+        discover: {
+          supportedVersions: ['2026-07-28'],
+          capabilities: { tools: { listChanged: true } },
+          serverInfo: { name: 'era-fixture', version: '1.0.0' },
+        },
+      }),
+    );
+    // Its re-probe makes it exit too: like any such server, it is then started afresh in the 2025 era.
+    expect(textOf(await pool.callTool('brittle', 'echo', { text: 'still up' }))).toBe('still up');
+    expect((await eraFixtureLog(log)).map((message) => message.method)).toContain('initialize');
+  });
 });
