@@ -301,7 +301,8 @@ export class DownstreamConnection {
       unconfirmed: prior?.era === 'modern',
     });
     try {
-      await connection.#modern?.start();
+      // A listen stream the server opened confirms a remembered era: a crash after it is a crash.
+      if (await connection.#modern?.start()) connection.#unconfirmed = false;
     } catch (error) {
       if (prior?.era === 'modern' && isEraRefusal(error, 'listen')) {
         // Remembered as modern, it refuses the modern era's listen: it speaks 2025 now. Probe it

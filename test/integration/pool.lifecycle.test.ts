@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { SdkErrorCode } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServerConfigSchema, type ServerConfig } from '../../src/config/index.js';
 import { ServerPool, type EraVerdict, type PoolEvent } from '../../src/downstream/index.js';
@@ -138,5 +139,32 @@ describe('ServerPool with real servers', () => {
     // Its re-probe makes it exit too: like any such server, it is then started afresh in the 2025 era.
     expect(textOf(await pool.callTool('brittle', 'echo', { text: 'still up' }))).toBe('still up');
     expect((await eraFixtureLog(log)).map((message) => message.method)).toContain('initialize');
+  });
+
+  it('takes a crash under the first call of a server remembered as modern, whose listen stream opened, for a crash', async () => {
+    const log = path.join(tempDir(), 'era.jsonl');
+    const { pool } = poolOf({
+      steady: ServerConfigSchema.parse({ command: process.execPath, args: [fixture('eraServer'), '--era', 'modern', '--log', log] }),
+    });
+    pool.useEraMemory(() =>
+      Promise.resolve({
+        era: 'modern',
+        checkedAt: new Date().toISOString(),
+        discover: {
+          supportedVersions: ['2026-07-28'],
+          capabilities: { tools: { listChanged: true } },
+          serverInfo: { name: 'era-fixture', version: '1.0.0' },
+        },
+      }),
+    );
+    await pool.connection('steady');
+    const calls = async () => (await eraFixtureLog(log)).filter((message) => message.method === 'tools/call');
+    const call = pool.callTool('steady', 'count', { n: 1, delayMs: 2000 });
+    await eventually(async () => (await calls()).length === 1, 10_000, 'the call to reach the server');
+    process.kill((await calls())[0]!.pid, 'SIGKILL');
+    // The era was confirmed by the listen stream: the call is not sent again to a re-probed server.
+    await expect(call).rejects.toMatchObject({ code: SdkErrorCode.ConnectionClosed });
+    expect(await calls()).toHaveLength(1);
+    expect((await eraFixtureLog(log)).map((message) => message.method)).not.toContain('server/discover');
   });
 });
