@@ -266,13 +266,15 @@ export class DownstreamConnection {
     // The upstream client's answer goes back as it came; the Client checks it against the method's result schema.
     client.setRequestHandler('sampling/createMessage', (request, ctx) => relay(request, ctx.mcpReq.signal) as Promise<CreateMessageResult>);
     client.setRequestHandler('elicitation/create', (request, ctx) => relay(request, ctx.mcpReq.signal) as Promise<ElicitResult>);
+    let connection: DownstreamConnection | undefined;
     let closedNotified = false;
     client.onclose = () => {
       if (closedNotified) return;
       closedNotified = true;
+      // However it ended (a crash, the pool's close): its listen stream has no client to reopen on.
+      if (connection) connection.#modern?.close();
       options.onClose?.();
     };
-    let connection: DownstreamConnection | undefined;
     client.onerror = (error) => {
       options.logger.debug({ err: errorMessage(error) }, 'downstream transport error');
       // A dropped SSE stream cannot be resumed (its EventSource would reconnect to a new session

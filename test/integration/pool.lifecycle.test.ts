@@ -3,7 +3,7 @@ import { SdkErrorCode } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServerConfigSchema, type ServerConfig } from '../../src/config/index.js';
 import { ServerPool, type EraVerdict, type PoolEvent } from '../../src/downstream/index.js';
-import { silentLogger } from '../../src/shared/index.js';
+import { silentLogger, type Logger } from '../../src/shared/index.js';
 import { descendantsOf, eventually, fixture, isAlive, textOf } from '../helpers/gateway.js';
 import { eraFixtureLog } from '../helpers/eraFixtureLog.js';
 import { useTempDir } from '../helpers/tempDir.js';
@@ -166,5 +166,30 @@ describe('ServerPool with real servers', () => {
     await expect(call).rejects.toMatchObject({ code: SdkErrorCode.ConnectionClosed });
     expect(await calls()).toHaveLength(1);
     expect((await eraFixtureLog(log)).map((message) => message.method)).not.toContain('server/discover');
+  });
+
+  it('stops listening to a modern server whose connection was lost', async () => {
+    const log = path.join(tempDir(), 'era.jsonl');
+    const relistens: string[] = [];
+    const logger: Logger = {
+      ...silentLogger,
+      child: () => logger,
+      debug: (fields, message) => void (message?.startsWith('listen stream lost') && relistens.push(JSON.stringify(fields))),
+    };
+    pool = new ServerPool(
+      { live: ServerConfigSchema.parse({ command: process.execPath, args: [fixture('eraServer'), '--era', 'modern', '--log', log] }) },
+      { logger },
+    );
+    const events: PoolEvent[] = [];
+    pool.onEvent((event) => events.push(event));
+    await pool.connection('live');
+    const listened = async () => (await eraFixtureLog(log)).find((message) => message.method === 'subscriptions/listen');
+    await eventually(async () => (await listened()) !== undefined, 10_000, 'the listen stream');
+    process.kill((await listened())!.pid, 'SIGKILL');
+    await eventually(() => events.some((event) => event.type === 'lost'), 10_000, 'the connection lost');
+    // The next start takes far longer than the lost stream took to report itself (at once).
+    await pool.connection('live');
+    // The lost connection's stream is not opened again and again on a client that is gone.
+    expect(relistens).toEqual([]);
   });
 });
