@@ -12,6 +12,23 @@ function stdio(script: string, extra: Record<string, unknown> = {}): ServerConfi
   return ServerConfigSchema.parse({ command: process.execPath, args: [script], ...extra });
 }
 
+function eraServer(log: string, ...args: string[]): ServerConfig {
+  return ServerConfigSchema.parse({ command: process.execPath, args: [fixture('eraServer'), '--log', log, ...args] });
+}
+
+// A modern verdict as the catalog cache keeps it; with list changes, a start opens a listen stream.
+function rememberedModern(listChanged: boolean): EraVerdict {
+  return {
+    era: 'modern',
+    checkedAt: new Date().toISOString(),
+    discover: {
+      supportedVersions: ['2026-07-28'],
+      capabilities: { tools: listChanged ? { listChanged: true } : {} },
+      serverInfo: { name: 'era-fixture', version: '1.0.0' },
+    },
+  };
+}
+
 describe('ServerPool with real servers', () => {
   const tempDir = useTempDir('loadout-pool-');
   let pool: ServerPool | undefined;
@@ -20,8 +37,8 @@ describe('ServerPool with real servers', () => {
     pool = undefined;
   });
 
-  function poolOf(configs: Record<string, ServerConfig>): { pool: ServerPool; events: PoolEvent[] } {
-    pool = new ServerPool(configs, { logger: silentLogger });
+  function poolOf(configs: Record<string, ServerConfig>, logger = silentLogger): { pool: ServerPool; events: PoolEvent[] } {
+    pool = new ServerPool(configs, { logger });
     const events: PoolEvent[] = [];
     pool.onEvent((event) => events.push(event));
     return { pool, events };
@@ -90,17 +107,8 @@ describe('ServerPool with real servers', () => {
   it('probes a server whose remembered era went stale once, not again at its next start', async () => {
     const log = path.join(tempDir(), 'era.jsonl');
     // Remembered as modern (with no list changes, so no listen stream tests the era at start), but 2025-only now.
-    const { pool } = poolOf({
-      shifty: ServerConfigSchema.parse({
-        command: process.execPath,
-        args: [fixture('eraServer'), '--era', 'legacy', '--exit-before-initialize', '--log', log],
-      }),
-    });
-    let remembered: EraVerdict = {
-      era: 'modern',
-      checkedAt: new Date().toISOString(),
-      discover: { supportedVersions: ['2026-07-28'], capabilities: { tools: {} }, serverInfo: { name: 'era-fixture', version: '1.0.0' } },
-    };
+    const { pool } = poolOf({ shifty: eraServer(log, '--era', 'legacy', '--exit-before-initialize') });
+    let remembered = rememberedModern(false);
     pool.useEraMemory(() => Promise.resolve(remembered));
     const probes = async () => (await eraFixtureLog(log)).filter((message) => message.method === 'server/discover').length;
 
@@ -119,23 +127,8 @@ describe('ServerPool with real servers', () => {
   it('starts a server remembered as modern that now exits on any request before initialize, in the 2025 era', async () => {
     const log = path.join(tempDir(), 'era.jsonl');
     // Remembered with list changes, so its start opens a listen stream, on which the downgraded server exits.
-    const { pool } = poolOf({
-      brittle: ServerConfigSchema.parse({
-        command: process.execPath,
-        args: [fixture('eraServer'), '--era', 'legacy', '--exit-before-initialize', '--log', log],
-      }),
-    });
-    pool.useEraMemory(() =>
-      Promise.resolve({
-        era: 'modern',
-        checkedAt: new Date().toISOString(),
-        discover: {
-          supportedVersions: ['2026-07-28'],
-          capabilities: { tools: { listChanged: true } },
-          serverInfo: { name: 'era-fixture', version: '1.0.0' },
-        },
-      }),
-    );
+    const { pool } = poolOf({ brittle: eraServer(log, '--era', 'legacy', '--exit-before-initialize') });
+    pool.useEraMemory(() => Promise.resolve(rememberedModern(true)));
     // Its re-probe makes it exit too: like any such server, it is then started afresh in the 2025 era.
     expect(textOf(await pool.callTool('brittle', 'echo', { text: 'still up' }))).toBe('still up');
     expect((await eraFixtureLog(log)).map((message) => message.method)).toContain('initialize');
@@ -143,20 +136,8 @@ describe('ServerPool with real servers', () => {
 
   it('takes a crash under the first call of a server remembered as modern, whose listen stream opened, for a crash', async () => {
     const log = path.join(tempDir(), 'era.jsonl');
-    const { pool } = poolOf({
-      steady: ServerConfigSchema.parse({ command: process.execPath, args: [fixture('eraServer'), '--era', 'modern', '--log', log] }),
-    });
-    pool.useEraMemory(() =>
-      Promise.resolve({
-        era: 'modern',
-        checkedAt: new Date().toISOString(),
-        discover: {
-          supportedVersions: ['2026-07-28'],
-          capabilities: { tools: { listChanged: true } },
-          serverInfo: { name: 'era-fixture', version: '1.0.0' },
-        },
-      }),
-    );
+    const { pool } = poolOf({ steady: eraServer(log, '--era', 'modern') });
+    pool.useEraMemory(() => Promise.resolve(rememberedModern(true)));
     await pool.connection('steady');
     const calls = async () => (await eraFixtureLog(log)).filter((message) => message.method === 'tools/call');
     const call = pool.callTool('steady', 'count', { n: 1, delayMs: 2000 });
@@ -176,12 +157,7 @@ describe('ServerPool with real servers', () => {
       child: () => logger,
       debug: (fields, message) => void (message?.startsWith('listen stream lost') && relistens.push(JSON.stringify(fields))),
     };
-    pool = new ServerPool(
-      { live: ServerConfigSchema.parse({ command: process.execPath, args: [fixture('eraServer'), '--era', 'modern', '--log', log] }) },
-      { logger },
-    );
-    const events: PoolEvent[] = [];
-    pool.onEvent((event) => events.push(event));
+    const { pool, events } = poolOf({ live: eraServer(log, '--era', 'modern') }, logger);
     await pool.connection('live');
     const listened = async () => (await eraFixtureLog(log)).find((message) => message.method === 'subscriptions/listen');
     await eventually(async () => (await listened()) !== undefined, 10_000, 'the listen stream');
