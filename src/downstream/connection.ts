@@ -212,6 +212,12 @@ export class DownstreamConnection {
       return await DownstreamConnection.#open(serverName, config, options, { prior, timeoutMs, probeTimeoutMs });
     } catch (error) {
       const cause = (error as Error).cause;
+      if (prior && SdkError.isInstance(cause) && cause.code === SdkErrorCode.EraNegotiationFailed) {
+        // The SDK cannot start from the remembered verdict (a discover answer it does not read, no
+        // version in common): like a stale one, it is forgotten and the server probed afresh.
+        options.logger.info({ err: errorMessage(error) }, 'the remembered era is unusable; probing the server again');
+        return DownstreamConnection.open(serverName, config, { ...options, era: undefined });
+      }
       const probed = config.type === 'stdio' && prior === undefined && !options.signal?.aborted;
       if (!probed || !isLoadoutError(error, 'SERVER_START_FAILED') || isTimeout(cause)) throw error;
       if (refusesProtocolVersion(cause)) {

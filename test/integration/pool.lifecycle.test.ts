@@ -134,6 +134,17 @@ describe('ServerPool with real servers', () => {
     expect((await eraFixtureLog(log)).map((message) => message.method)).toContain('initialize');
   });
 
+  it('probes a server whose remembered server/discover answer the SDK cannot use, rather than failing its start', async () => {
+    const log = path.join(tempDir(), 'era.jsonl');
+    const { pool } = poolOf({ odd: eraServer(log, '--era', 'modern') });
+    // An object, as the catalog cache checks, but no DiscoverResult (a hand edit, another SDK's shape).
+    pool.useEraMemory(() =>
+      Promise.resolve({ era: 'modern', checkedAt: new Date().toISOString(), discover: { supportedVersions: 'all' } as never }),
+    );
+    expect(textOf(await pool.callTool('odd', 'echo', { text: 'probed' }))).toBe('probed');
+    expect((await eraFixtureLog(log)).map((message) => message.method)).toContain('server/discover');
+  });
+
   it('takes a crash under the first call of a server remembered as modern, whose listen stream opened, for a crash', async () => {
     const log = path.join(tempDir(), 'era.jsonl');
     const { pool } = poolOf({ steady: eraServer(log, '--era', 'modern') });
