@@ -438,16 +438,6 @@ export class DownstreamConnection {
     return this.#client.getServerCapabilities();
   }
 
-  /** Whether the server declared `tools.listChanged`. */
-  get emitsToolListChanged(): boolean {
-    return this.serverCapabilities?.tools?.listChanged === true;
-  }
-
-  /** The negotiated MCP protocol version. */
-  get protocolVersion(): string | undefined {
-    return (this.#layer.inner as { protocolVersion?: string }).protocolVersion ?? undefined;
-  }
-
   /**
    * Ends the connection (stdio: stdin end, then SIGTERM, then SIGKILL; streamable HTTP: DELETE of
    * the session first, so the server can free it). Runs once.
