@@ -173,4 +173,16 @@ describe('moveLiteralSecrets', () => {
     expect(move.servers.b!.url).toBe('https://me:${B_PASSWORD}@mcp.example.com/mcp');
     expect(move.values).toEqual({ A_PASSWORD: 'p@ss', B_PASSWORD: '123456' });
   });
+
+  it('moves the secrets of a URL held in an env var, whether in env or given in args (docker -e), as for url', () => {
+    const servers = {
+      pg: { command: 'npx', env: { DATABASE_URL: 'postgresql://postgres:123456@localhost:5432/db', LOG_LEVEL: 'debug' } },
+      box: { command: 'docker', args: ['run', '-e', 'REDIS_URL=redis://default:s3cret@cache:6379', 'img'] },
+    };
+    const move = moveLiteralSecrets(servers, []);
+    expect(move.servers.pg!.env).toEqual({ DATABASE_URL: 'postgresql://postgres:${PG_PASSWORD}@localhost:5432/db', LOG_LEVEL: 'debug' });
+    expect(move.servers.box!.args).toEqual(['run', '-e', 'REDIS_URL=redis://default:${BOX_PASSWORD}@cache:6379', 'img']);
+    expect(move.values).toEqual({ PG_PASSWORD: '123456', BOX_PASSWORD: 's3cret' });
+    expect(move.moved.map(({ server, field, key }) => `${server} ${field} ${key}`)).toEqual(['pg env DATABASE_URL', 'box args password']);
+  });
 });

@@ -1,8 +1,8 @@
 // Literal secrets in imported server entries: an env var or header whose name says it holds a
 // credential (TOKEN, KEY, SECRET, PASSWORD, AUTH, …), or any value of the form "Bearer …"; the value
 // of a command-line flag so named (`--api-key sk-…`, `--token=…`); a URL's query parameter so named
-// (`?api_key=…`) and its password (`https://user:pass@…`), also for a URL or header (`--header`) or
-// env var (`-e NAME=…`) given in args. Each is replaced by a `${VAR}` reference and its value
+// (`?api_key=…`) and its password (`https://user:pass@…`), also for a URL in an env var or header
+// value (`DATABASE_URL: postgres://…`) and a URL, header (`--header`) or env var (`-e NAME=…`) given in args. Each is replaced by a `${VAR}` reference and its value
 // returned for secrets.env. Pure: reads no file.
 
 // Words of a name that mark a credential; a name is split at `_`, `-`, `.` and camelCase humps.
@@ -65,8 +65,9 @@ const ENV_ARG = /^([A-Za-z_]\w*)=([\s\S]*)$/;
 export interface MovedSecret {
   server: string;
   /**
-   * Where it was: an env var or header (`key` its name); in args, a flag (`key` the flag), a header
-   * or env var (`key` its name) or a URL; the url. In a URL, `key` is the query parameter, or `password`.
+   * Where it was: an env var or header (`key` its name, a URL in its value too); in args, a flag
+   * (`key` the flag), a header or env var (`key` its name) or a URL; the url. In a URL other than an
+   * env var's or header's, `key` is the query parameter, or `password`.
    */
   field: 'env' | 'headers' | 'args' | 'url';
   key: string;
@@ -139,7 +140,15 @@ export function moveLiteralSecrets(
       next[field] = Object.fromEntries(
         Object.entries(record).map(([key, value]) => {
           const candidates = field === 'env' ? [key, `${server}_${key}`] : [`${server}_${key}`];
-          return [key, movedCredential(key, value, (secret) => move(server, field, key, secret, candidates))];
+          return [
+            key,
+            movedCredential(
+              key,
+              value,
+              (secret) => move(server, field, key, secret, candidates),
+              (urlKey, secret) => move(server, field, key, secret, [`${server}_${urlKey}`]),
+            ),
+          ];
         }),
       );
     }
@@ -155,13 +164,19 @@ export function moveLiteralSecrets(
 }
 
 // The value of an env var or header so named, with its credential replaced: all of it under a
-// credential name, else what follows a `Bearer`/`Basic`/`Token` scheme, which stays.
-function movedCredential(name: string, value: string, move: (secret: string) => string): string {
+// credential name, else what follows a `Bearer`/`Basic`/`Token` scheme, which stays, else the
+// secrets of a URL in it (a connection string), moved by `moveInUrl` as a url's are.
+function movedCredential(
+  name: string,
+  value: string,
+  move: (secret: string) => string,
+  moveInUrl: (key: string, secret: string) => string,
+): string {
   // A value that already references a variable, or is empty, holds nothing to move.
   if (!value || value.includes('${')) return value;
   const scheme = SCHEME_VALUE.exec(value);
   if (scheme) return `${scheme[1]} ${move(scheme[2]!)}`;
-  return isSecretName(name) ? move(value) : value;
+  return isSecretName(name) ? move(value) : movedUrlSecretsIn(value, moveInUrl);
 }
 
 // A command line with its literal secrets replaced: the values of credential flags (`--api-key=VALUE`
@@ -177,19 +192,18 @@ function movedArgs(args: readonly unknown[], move: (key: string, secret: string,
     const header = typeof previous === 'string' && HEADER_FLAGS.has(previous) ? HEADER_ARG.exec(arg) : null;
     if (header) {
       const [, name = '', space = '', value = ''] = header;
-      next[index] = `${name}:${space}${movedCredential(name, value, (secret) => move(name, secret))}`;
+      next[index] = `${name}:${space}${movedCredential(name, value, (secret) => move(name, secret), move)}`;
       continue;
     }
     const envVar = typeof previous === 'string' && ENV_FLAGS.has(previous) ? ENV_ARG.exec(arg) : null;
     if (envVar) {
       const [, name = '', value = ''] = envVar;
-      next[index] = `${name}=${movedCredential(name, value, (secret) => move(name, secret, true))}`;
+      next[index] = `${name}=${movedCredential(name, value, (secret) => move(name, secret, true), move)}`;
       continue;
     }
     const flag = FLAG.exec(arg);
     if (!flag || !isSecretParameter(flag[2]!)) {
-      const urlStart = arg.search(URL_START);
-      if (urlStart !== -1) next[index] = arg.slice(0, urlStart) + movedUrlSecrets(arg.slice(urlStart), move);
+      next[index] = movedUrlSecretsIn(arg, move);
       continue;
     }
     const [, dashes, name, inline] = flag;
@@ -228,6 +242,12 @@ function movedUrlSecrets(url: string, move: (key: string, secret: string) => str
     .join('&');
   next = `${next.slice(0, queryStart + 1)}${query}${next.slice(queryEnd)}`;
   return next;
+}
+
+// `text` with the secrets of the URL it holds from where the URL starts (`--db=postgres://…`) replaced.
+function movedUrlSecretsIn(text: string, move: (key: string, secret: string) => string): string {
+  const urlStart = text.search(URL_START);
+  return urlStart === -1 ? text : text.slice(0, urlStart) + movedUrlSecrets(text.slice(urlStart), move);
 }
 
 function safeDecode(text: string): string {

@@ -212,6 +212,12 @@ export class DownstreamConnection {
       return await DownstreamConnection.#open(serverName, config, options, { prior, timeoutMs, probeTimeoutMs });
     } catch (error) {
       const cause = (error as Error).cause;
+      if (prior && SdkError.isInstance(cause) && cause.code === SdkErrorCode.EraNegotiationFailed) {
+        // The SDK cannot start from the remembered verdict (a discover answer it does not read, no
+        // version in common): like a stale one, it is forgotten and the server probed afresh.
+        options.logger.info({ err: errorMessage(error) }, 'the remembered era is unusable; probing the server again');
+        return DownstreamConnection.open(serverName, config, { ...options, era: undefined });
+      }
       const probed = config.type === 'stdio' && prior === undefined && !options.signal?.aborted;
       if (!probed || !isLoadoutError(error, 'SERVER_START_FAILED') || isTimeout(cause)) throw error;
       if (refusesProtocolVersion(cause)) {
@@ -266,13 +272,15 @@ export class DownstreamConnection {
     // The upstream client's answer goes back as it came; the Client checks it against the method's result schema.
     client.setRequestHandler('sampling/createMessage', (request, ctx) => relay(request, ctx.mcpReq.signal) as Promise<CreateMessageResult>);
     client.setRequestHandler('elicitation/create', (request, ctx) => relay(request, ctx.mcpReq.signal) as Promise<ElicitResult>);
+    let connection: DownstreamConnection | undefined;
     let closedNotified = false;
     client.onclose = () => {
       if (closedNotified) return;
       closedNotified = true;
+      // However it ended (a crash, the pool's close): its listen stream has no client to reopen on.
+      if (connection) connection.#modern?.close();
       options.onClose?.();
     };
-    let connection: DownstreamConnection | undefined;
     client.onerror = (error) => {
       options.logger.debug({ err: errorMessage(error) }, 'downstream transport error');
       // A dropped SSE stream cannot be resumed (its EventSource would reconnect to a new session
@@ -301,13 +309,15 @@ export class DownstreamConnection {
       unconfirmed: prior?.era === 'modern',
     });
     try {
-      await connection.#modern?.start();
+      // A listen stream the server opened confirms a remembered era: a crash after it is a crash.
+      if (await connection.#modern?.start()) connection.#unconfirmed = false;
     } catch (error) {
       if (prior?.era === 'modern' && isEraRefusal(error, 'listen')) {
-        // Remembered as modern, it refuses the modern era's listen: it speaks 2025 now. Probe it afresh.
+        // Remembered as modern, it refuses the modern era's listen: it speaks 2025 now. Probe it
+        // afresh as a server never seen, so one that exits on the probe too is started in 2025.
         options.logger.info({ err: errorMessage(error) }, 'the remembered era is stale; probing the server again');
         await connection.close();
-        return DownstreamConnection.#open(serverName, config, options, { timeoutMs, probeTimeoutMs: start.probeTimeoutMs });
+        return DownstreamConnection.open(serverName, config, { ...options, era: undefined });
       }
       connection.#modern?.retryListen(errorMessage(error));
     }
@@ -426,16 +436,6 @@ export class DownstreamConnection {
   /** What the server declared in its handshake. */
   get serverCapabilities(): ServerCapabilities | undefined {
     return this.#client.getServerCapabilities();
-  }
-
-  /** Whether the server declared `tools.listChanged`. */
-  get emitsToolListChanged(): boolean {
-    return this.serverCapabilities?.tools?.listChanged === true;
-  }
-
-  /** The negotiated MCP protocol version. */
-  get protocolVersion(): string | undefined {
-    return (this.#layer.inner as { protocolVersion?: string }).protocolVersion ?? undefined;
   }
 
   /**

@@ -11,7 +11,10 @@ import type { Envelope, RequestLayer } from './requestLayer.js';
 
 const ELICIT = { method: 'elicitation/create', params: { message: 'Which?', requestedSchema: { type: 'object', properties: {} } } };
 
-function modern(answer: (method: string, params: Record<string, unknown> | undefined) => Record<string, unknown>) {
+function modern(
+  answer: (method: string, params: Record<string, unknown> | undefined) => Record<string, unknown>,
+  capabilities: Record<string, unknown> = {},
+) {
   const sent: Array<{ method: string; params: Record<string, unknown> | undefined }> = [];
   const envelopes: Envelope[] = [];
   const layer = {
@@ -21,7 +24,14 @@ function modern(answer: (method: string, params: Record<string, unknown> | undef
     }),
     setEnvelope: (envelope: Envelope) => envelopes.push(envelope),
   };
-  const client = { getNegotiatedProtocolVersion: () => '2026-07-28', getServerCapabilities: () => ({}) };
+  // Each listen stream opened, with its filter and whether it was closed since.
+  const streams: Array<{ filter: unknown; closed: boolean }> = [];
+  const listen = (filter: unknown) => {
+    const stream = { filter, closed: false };
+    streams.push(stream);
+    return Promise.resolve({ closed: new Promise(() => undefined), close: () => ((stream.closed = true), Promise.resolve()) });
+  };
+  const client = { getNegotiatedProtocolVersion: () => '2026-07-28', getServerCapabilities: () => capabilities, listen };
   const relay = vi.fn((_request: RelayedRequest) => Promise.resolve({ action: 'accept', content: {} }));
   const requests = new ModernRequests({
     server: 'srv',
@@ -32,7 +42,7 @@ function modern(answer: (method: string, params: Record<string, unknown> | undef
     relay,
     logger: silentLogger,
   });
-  return { requests, sent, envelopes, relay };
+  return { requests, sent, envelopes, relay, streams };
 }
 
 describe('ModernRequests', () => {
@@ -76,5 +86,21 @@ describe('ModernRequests', () => {
     await expect(requests.request('resources/subscribe', { uri: 'file:///a' })).rejects.toMatchObject({
       code: ProtocolErrorCode.MethodNotFound,
     });
+  });
+
+  it('reshapes the listen stream as resources are subscribed and unsubscribed, a new stream before the old one closes', async () => {
+    const { requests, streams, sent } = modern(() => ({}), { tools: { listChanged: true }, resources: { subscribe: true } });
+    await requests.start();
+    await requests.request('resources/subscribe', { uri: 'note://a' });
+    // Subscribing twice changes nothing: no stream is opened again.
+    await requests.request('resources/subscribe', { uri: 'note://a' });
+    await requests.request('resources/unsubscribe', { uri: 'note://a' });
+    expect(streams).toEqual([
+      { filter: { toolsListChanged: true }, closed: true },
+      { filter: { toolsListChanged: true, resourceSubscriptions: ['note://a'] }, closed: true },
+      { filter: { toolsListChanged: true }, closed: false },
+    ]);
+    // The subscription is the stream's business: the server is sent no resources/subscribe.
+    expect(sent).toEqual([]);
   });
 });

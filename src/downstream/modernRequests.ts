@@ -75,12 +75,15 @@ export class ModernRequests {
   }
 
   /**
-   * Open the listen stream for the list changes the server declared. Its refusal is thrown (a
-   * server remembered as modern that refuses it speaks 2025 now); a later drop is retried.
+   * Open the listen stream for the list changes the server declared, and say whether one opened
+   * (the server answered in the modern era). Its refusal is thrown (a server remembered as modern
+   * that refuses it speaks 2025 now); a later drop is retried.
    */
-  async start(): Promise<void> {
+  async start(): Promise<boolean> {
     const filter = this.#filter();
-    if (Object.keys(filter).length) this.#adopt(await this.#options.client.listen(filter));
+    if (!Object.keys(filter).length) return false;
+    this.#adopt(await this.#options.client.listen(filter));
+    return true;
   }
 
   /** Open the stream later (its first opening failed for a reason other than the era). */

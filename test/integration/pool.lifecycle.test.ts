@@ -1,14 +1,32 @@
 import path from 'node:path';
+import { SdkErrorCode } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServerConfigSchema, type ServerConfig } from '../../src/config/index.js';
 import { ServerPool, type EraVerdict, type PoolEvent } from '../../src/downstream/index.js';
-import { silentLogger } from '../../src/shared/index.js';
+import { silentLogger, type Logger } from '../../src/shared/index.js';
 import { descendantsOf, eventually, fixture, isAlive, textOf } from '../helpers/gateway.js';
 import { eraFixtureLog } from '../helpers/eraFixtureLog.js';
 import { useTempDir } from '../helpers/tempDir.js';
 
 function stdio(script: string, extra: Record<string, unknown> = {}): ServerConfig {
   return ServerConfigSchema.parse({ command: process.execPath, args: [script], ...extra });
+}
+
+function eraServer(log: string, ...args: string[]): ServerConfig {
+  return ServerConfigSchema.parse({ command: process.execPath, args: [fixture('eraServer'), '--log', log, ...args] });
+}
+
+// A modern verdict as the catalog cache keeps it; with list changes, a start opens a listen stream.
+function rememberedModern(listChanged: boolean): EraVerdict {
+  return {
+    era: 'modern',
+    checkedAt: new Date().toISOString(),
+    discover: {
+      supportedVersions: ['2026-07-28'],
+      capabilities: { tools: listChanged ? { listChanged: true } : {} },
+      serverInfo: { name: 'era-fixture', version: '1.0.0' },
+    },
+  };
 }
 
 describe('ServerPool with real servers', () => {
@@ -19,8 +37,8 @@ describe('ServerPool with real servers', () => {
     pool = undefined;
   });
 
-  function poolOf(configs: Record<string, ServerConfig>): { pool: ServerPool; events: PoolEvent[] } {
-    pool = new ServerPool(configs, { logger: silentLogger });
+  function poolOf(configs: Record<string, ServerConfig>, logger = silentLogger): { pool: ServerPool; events: PoolEvent[] } {
+    pool = new ServerPool(configs, { logger });
     const events: PoolEvent[] = [];
     pool.onEvent((event) => events.push(event));
     return { pool, events };
@@ -89,17 +107,8 @@ describe('ServerPool with real servers', () => {
   it('probes a server whose remembered era went stale once, not again at its next start', async () => {
     const log = path.join(tempDir(), 'era.jsonl');
     // Remembered as modern (with no list changes, so no listen stream tests the era at start), but 2025-only now.
-    const { pool } = poolOf({
-      shifty: ServerConfigSchema.parse({
-        command: process.execPath,
-        args: [fixture('eraServer'), '--era', 'legacy', '--exit-before-initialize', '--log', log],
-      }),
-    });
-    let remembered: EraVerdict = {
-      era: 'modern',
-      checkedAt: new Date().toISOString(),
-      discover: { supportedVersions: ['2026-07-28'], capabilities: { tools: {} }, serverInfo: { name: 'era-fixture', version: '1.0.0' } },
-    };
+    const { pool } = poolOf({ shifty: eraServer(log, '--era', 'legacy', '--exit-before-initialize') });
+    let remembered = rememberedModern(false);
     pool.useEraMemory(() => Promise.resolve(remembered));
     const probes = async () => (await eraFixtureLog(log)).filter((message) => message.method === 'server/discover').length;
 
@@ -113,5 +122,61 @@ describe('ServerPool with real servers', () => {
     await pool.discard('shifty', 'restarted by the test');
     expect(textOf(await pool.callTool('shifty', 'echo', { text: 'again' }))).toBe('again');
     expect(await probes()).toBe(1);
+  });
+
+  it('starts a server remembered as modern that now exits on any request before initialize, in the 2025 era', async () => {
+    const log = path.join(tempDir(), 'era.jsonl');
+    // Remembered with list changes, so its start opens a listen stream, on which the downgraded server exits.
+    const { pool } = poolOf({ brittle: eraServer(log, '--era', 'legacy', '--exit-before-initialize') });
+    pool.useEraMemory(() => Promise.resolve(rememberedModern(true)));
+    // Its re-probe makes it exit too: like any such server, it is then started afresh in the 2025 era.
+    expect(textOf(await pool.callTool('brittle', 'echo', { text: 'still up' }))).toBe('still up');
+    expect((await eraFixtureLog(log)).map((message) => message.method)).toContain('initialize');
+  });
+
+  it('probes a server whose remembered server/discover answer the SDK cannot use, rather than failing its start', async () => {
+    const log = path.join(tempDir(), 'era.jsonl');
+    const { pool } = poolOf({ odd: eraServer(log, '--era', 'modern') });
+    // An object, as the catalog cache checks, but no DiscoverResult (a hand edit, another SDK's shape).
+    pool.useEraMemory(() =>
+      Promise.resolve({ era: 'modern', checkedAt: new Date().toISOString(), discover: { supportedVersions: 'all' } as never }),
+    );
+    expect(textOf(await pool.callTool('odd', 'echo', { text: 'probed' }))).toBe('probed');
+    expect((await eraFixtureLog(log)).map((message) => message.method)).toContain('server/discover');
+  });
+
+  it('takes a crash under the first call of a server remembered as modern, whose listen stream opened, for a crash', async () => {
+    const log = path.join(tempDir(), 'era.jsonl');
+    const { pool } = poolOf({ steady: eraServer(log, '--era', 'modern') });
+    pool.useEraMemory(() => Promise.resolve(rememberedModern(true)));
+    await pool.connection('steady');
+    const calls = async () => (await eraFixtureLog(log)).filter((message) => message.method === 'tools/call');
+    const call = pool.callTool('steady', 'count', { n: 1, delayMs: 2000 });
+    await eventually(async () => (await calls()).length === 1, 10_000, 'the call to reach the server');
+    process.kill((await calls())[0]!.pid, 'SIGKILL');
+    // The era was confirmed by the listen stream: the call is not sent again to a re-probed server.
+    await expect(call).rejects.toMatchObject({ code: SdkErrorCode.ConnectionClosed });
+    expect(await calls()).toHaveLength(1);
+    expect((await eraFixtureLog(log)).map((message) => message.method)).not.toContain('server/discover');
+  });
+
+  it('stops listening to a modern server whose connection was lost', async () => {
+    const log = path.join(tempDir(), 'era.jsonl');
+    const relistens: string[] = [];
+    const logger: Logger = {
+      ...silentLogger,
+      child: () => logger,
+      debug: (fields, message) => void (message?.startsWith('listen stream lost') && relistens.push(JSON.stringify(fields))),
+    };
+    const { pool, events } = poolOf({ live: eraServer(log, '--era', 'modern') }, logger);
+    await pool.connection('live');
+    const listened = async () => (await eraFixtureLog(log)).find((message) => message.method === 'subscriptions/listen');
+    await eventually(async () => (await listened()) !== undefined, 10_000, 'the listen stream');
+    process.kill((await listened())!.pid, 'SIGKILL');
+    await eventually(() => events.some((event) => event.type === 'lost'), 10_000, 'the connection lost');
+    // The next start takes far longer than the lost stream took to report itself (at once).
+    await pool.connection('live');
+    // The lost connection's stream is not opened again and again on a client that is gone.
+    expect(relistens).toEqual([]);
   });
 });
