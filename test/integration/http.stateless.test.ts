@@ -9,7 +9,16 @@ import { createServer, request, type IncomingMessage, type Server } from 'node:h
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fixture, makeTempDirs, nodeServer, textOf, trackListChanged, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
+import {
+  eventually,
+  fixture,
+  makeTempDirs,
+  nodeServer,
+  textOf,
+  trackListChanged,
+  writeServersYaml,
+  type TempDirs,
+} from '../helpers/gateway.js';
 import { startHttpGateway, type ListeningProcess } from '../helpers/http.js';
 
 /** A round-robin reverse proxy: each request goes to the next upstream, its response streamed back. */
@@ -193,6 +202,27 @@ describe('modern HTTP across two loadout processes', () => {
     expect(await unknown.text()).toContain("Toolset 'nope' not found");
     const legacy = new Client({ name: 'legacy-test', version: '1.0.0' }, { capabilities: {} });
     await expect(legacy.connect(new StreamableHTTPClientTransport(new URL(endpoint)))).rejects.toThrow(/2026-07-28 requests only/);
+  });
+
+  it('tells a new client why a server failed its discovery, not that it is still being discovered', async () => {
+    await writeServersYaml(
+      dirs.configDir,
+      { stuck: nodeServer(fixture('hang'), { env: { HANG_ON_START: '1' } }) },
+      { gateway: { discovery_timeout_seconds: 3 } },
+    );
+    gateways = [await startHttpGateway(dirs)];
+    const early = await modernClient(gateways[0]!.url);
+    clients.push(early);
+    expect(early.getInstructions()).toContain('stuck: not discovered yet');
+    // The failure makes no new catalog: what a request is told must not be the map of before it.
+    await eventually(
+      async () => (await readFile(path.join(dirs.dataDir, 'discovery.json'), 'utf8').catch(() => '')).includes('"stuck"'),
+      10_000,
+      'the failure record',
+    );
+    const late = await modernClient(gateways[0]!.url);
+    clients.push(late);
+    expect(late.getInstructions()).toMatch(/stuck: not discovered \(Server 'stuck' failed to start/);
   });
 
   it('keeps a separate equipped set per bearer token, stores no token, and answers a wrong token 401', async () => {
