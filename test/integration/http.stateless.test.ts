@@ -4,7 +4,7 @@
 // with no stickiness. The equipped set belongs to the caller's bearer token (its principal);
 // 2025-era sessions live in one process, so they need sticky routing.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { readFile, readdir } from 'node:fs/promises';
+import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -223,6 +223,21 @@ describe('modern HTTP across two loadout processes', () => {
     const late = await modernClient(gateways[0]!.url);
     clients.push(late);
     expect(late.getInstructions()).toMatch(/stuck: not discovered \(Server 'stuck' failed to start/);
+  });
+
+  it('serves a principal whose record is unreadable with the set as it was, and an equip writes it anew', async () => {
+    const principalsDir = path.join(dirs.dataDir, 'principals');
+    await mkdir(principalsDir, { recursive: true });
+    await writeFile(path.join(principalsDir, 'local.json'), '{"toolset": ');
+    gateways = [await startHttpGateway(dirs)];
+    const client = await modernClient(gateways[0]!.url);
+    clients.push(client);
+    expect(await listedNames(client)).not.toContain('echo_echo');
+    const built = await client.callTool({ name: 'build-toolset', arguments: { name: 'talk', tools: ['echo.echo'], equip: true } });
+    expect(built.isError, textOf(built)).toBeFalsy();
+    expect(await listedNames(client)).toContain('echo_echo');
+    expect(JSON.parse(await readFile(path.join(principalsDir, 'local.json'), 'utf8'))).toEqual({ toolset: 'talk' });
+    expect(gateways[0]!.output()).toContain('unreadable principal toolset file');
   });
 
   it('keeps a separate equipped set per bearer token, stores no token, and answers a wrong token 401', async () => {
