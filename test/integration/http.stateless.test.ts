@@ -186,6 +186,8 @@ describe('modern HTTP across two loadout processes', () => {
     const refused = await fixed.callTool({ name: 'build-toolset', arguments: { name: 'other', tools: ['echo.add'], equip: true } });
     expect(refused.isError).toBe(true);
     expect(textOf(refused)).toContain("always serves toolset 'talk'");
+    // The save itself went through: the agent is told so, not only that the equip was refused.
+    expect(textOf(refused)).toMatch(/^Saved toolset 'other' with 1 tool\. Not equipped: /);
 
     const listChanged = trackListChanged(fixed, false);
     await fixed.listen({ toolsListChanged: true });
