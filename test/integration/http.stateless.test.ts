@@ -4,7 +4,7 @@
 // with no stickiness. The equipped set belongs to the caller's bearer token (its principal);
 // 2025-era sessions live in one process, so they need sticky routing.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -204,6 +204,24 @@ describe('modern HTTP across two loadout processes', () => {
     expect(await unknown.text()).toContain("Toolset 'nope' not found");
     const legacy = new Client({ name: 'legacy-test', version: '1.0.0' }, { capabilities: {} });
     await expect(legacy.connect(new StreamableHTTPClientTransport(new URL(endpoint)))).rejects.toThrow(/2026-07-28 requests only/);
+  });
+
+  it('empties a toolset endpoint whose toolset file is deleted, telling its listeners', async () => {
+    gateways = [await startHttpGateway(dirs)];
+    const main = await modernClient(gateways[0]!.url);
+    clients.push(main);
+    const built = await main.callTool({ name: 'build-toolset', arguments: { name: 'talk', tools: ['echo.echo'] } });
+    expect(built.isError, textOf(built)).toBeFalsy();
+    const fixed = await modernClient(gateways[0]!.url.replace(/\/mcp$/, '/mcp/toolsets/talk'));
+    clients.push(fixed);
+    expect(await listedNames(fixed)).toContain('echo_echo');
+    const listChanged = trackListChanged(fixed, false);
+    await fixed.listen({ toolsListChanged: true });
+    await rm(path.join(dirs.configDir, 'toolsets', 'talk.yaml'));
+    await listChanged.waitFor(1);
+    expect(await listedNames(fixed)).not.toContain('echo_echo');
+    const gone = await fixed.callTool({ name: 'echo_echo', arguments: { text: 'x' } });
+    expect(gone.isError).toBe(true);
   });
 
   it('tells a new client why a server failed its discovery, not that it is still being discovered', async () => {
