@@ -35,13 +35,15 @@ const call = (id: number, name: string, args: Record<string, unknown>) => ({
 const withoutId = (line: string, id: number) => line.replace(`"id":${id}`, '"id":_');
 
 // Both transports: the echo fixture and the era fixture (a 2025-only server whose count tool runs
-// long and which counts the calls cancelled), every tool equipped.
+// long and which counts the calls cancelled), and the era fixture served 2026-07-28 only (its
+// results name it already), every tool equipped.
 let dirs: TempDirs;
 beforeEach(async () => {
   dirs = await makeTempDirs();
   await writeServersYaml(dirs.configDir, {
     echo: nodeServer(fixture('echo')),
     era: { command: process.execPath, args: [fixture('eraServer'), '--era', 'legacy', '--log', path.join(dirs.dataDir, 'era.log')] },
+    modern: { command: process.execPath, args: [fixture('eraServer'), '--era', 'modern'] },
   });
 });
 afterEach(() => dirs.cleanup());
@@ -69,6 +71,24 @@ describe('a 2026-07-28 call of an equipped tool on stdio', () => {
 
       expect(withoutId(direct[0]!, 3)).toBe(withoutId(throughEntry[0]!, 1));
       expect(withoutId(direct[1]!, 4)).toBe(withoutId(throughEntry[1]!, 2));
+
+      // A 2026-07-28 server's result already says it is complete and names that server: both ways keep its name.
+      gateway.send(
+        { jsonrpc: '2.0', id: 'list2', method: 'tools/list', params: { _meta: ENVELOPE } },
+        call(7, 'modern_echo', { text: 'x' }),
+      );
+      const modernThroughEntry = await gateway.answerLine(7);
+      await gateway.answer('list2');
+      gateway.send(call(8, 'modern_echo', { text: 'x' }));
+      const modernDirect = await gateway.answerLine(8);
+      expect(await Promise.all([7, 8].map((id) => answerPath(gateway, id)))).toEqual(['entry', 'wire']);
+      expect(withoutId(modernDirect, 8)).toBe(withoutId(modernThroughEntry, 7));
+      expect(JSON.parse(modernDirect)).toMatchObject({
+        result: {
+          resultType: 'complete',
+          _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'era-fixture', version: '1.0.0' } },
+        },
+      });
       expect(JSON.parse(direct[0]!)).toEqual({
         jsonrpc: '2.0',
         id: 3,
