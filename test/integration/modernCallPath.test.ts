@@ -70,6 +70,9 @@ describe('a 2026-07-28 call of an equipped tool on stdio', () => {
       expect(await Promise.all([1, 2, 3, 4].map((id) => answerPath(gateway, id)))).toEqual(['entry', 'entry', 'wire', 'wire']);
 
       expect(withoutId(direct[0]!, 3)).toBe(withoutId(throughEntry[0]!, 1));
+      // Both of those end in the session's forwarding; call-tool's result is encoded by the SDK Server itself.
+      gateway.send(call(9, 'call-tool', { tool: 'echo.echo', arguments: { text: 'same bytes' } }));
+      expect(withoutId(await gateway.answerLine(9), 9)).toBe(withoutId(direct[0]!, 3));
       expect(withoutId(direct[1]!, 4)).toBe(withoutId(throughEntry[1]!, 2));
 
       // A 2026-07-28 server's result already says it is complete and names that server: both ways keep its name.
