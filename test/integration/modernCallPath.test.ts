@@ -168,6 +168,9 @@ describe('a 2026-07-28 call of an equipped tool over HTTP', () => {
       expect({ ...answers[2], text: withoutId(answers[2]!.text, 2) }).toEqual({ ...answers[1], text: withoutId(answers[1]!.text, 1) });
       expect({ ...answers[4], text: withoutId(answers[4]!.text, 4) }).toEqual({ ...answers[3], text: withoutId(answers[3]!.text, 3) });
       expect(answers[2]).toMatchObject({ status: 200, type: 'application/json' });
+      // call-tool's result is encoded by the SDK Server itself, not by the session's forwarding.
+      const viaCallTool = await (await post(call(6, 'call-tool', { tool: 'echo.echo', arguments: { text: 'same bytes' } }))).text();
+      expect(withoutId(viaCallTool, 6)).toBe(withoutId(answers[2]!.text, 2));
       expect(JSON.parse(answers[2]!.text)).toMatchObject({ id: 2, result: { content: [{ text: 'same bytes' }], resultType: 'complete' } });
 
       // A long call answered in front of the handler, its request closed once the server has it:
