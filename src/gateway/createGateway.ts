@@ -15,7 +15,7 @@ import { InputRounds } from './inputRounds.js';
 import { listenedResources } from './contentHandlers.js';
 import { ListenSubscriptions, type ListenedResources } from './listenSubscriptions.js';
 import { ModernCallPath } from './modernCallPath.js';
-import { META_TOOLS, TOOLSET_META_TOOLS, namingOptions, sessionInstructions } from './metaTools/index.js';
+import { EQUIP_META_TOOLS, META_TOOLS, TOOLSET_META_TOOLS, namingOptions, sessionInstructions } from './metaTools/index.js';
 import { ResourceRoutes } from './resourcePages.js';
 import { SharedToolsets, type RequestScope } from './principalToolsets.js';
 import { openRuntime } from './runtime.js';
@@ -70,9 +70,6 @@ export interface Gateway {
   /** Close every session and downstream connection. Runs once. */
   close(): Promise<void>;
 }
-
-// The meta-tools that change the equipped set.
-const EQUIP_META_TOOLS: ReadonlySet<string> = new Set(['equip-toolset', 'unequip-toolset']);
 
 /**
  * Load the config (spawning nothing) and wire the gateway. The cached catalog is read on first
@@ -134,7 +131,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   // A toolset endpoint's set never changes: the meta-tools that would change it are not listed
   // there. Computed on its first request, not at every start.
   let fixedMetaSet: MetaToolSet | undefined;
-  const fixedMetaTools = () => (fixedMetaSet ??= metaToolSet(metaTools.filter((tool) => !EQUIP_META_TOOLS.has(tool.name))));
+  const fixedMetaTools = () => (fixedMetaSet ??= metaToolSet(metaTools.filter((tool) => !EQUIP_META_TOOLS.has(tool))));
   // Every modern request builds a Server with them: computed once per catalog, while every server
   // is discovered. An undiscovered one may fail with no new catalog to say so, so its line (not
   // discovered yet, or why not) is read again for each request until it is discovered.
