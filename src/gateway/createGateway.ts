@@ -15,7 +15,7 @@ import { InputRounds } from './inputRounds.js';
 import { listenedResources } from './contentHandlers.js';
 import { ListenSubscriptions, type ListenedResources } from './listenSubscriptions.js';
 import { ModernCallPath } from './modernCallPath.js';
-import { META_TOOLS, TOOLSET_META_TOOLS, namingOptions, sessionInstructions } from './metaTools/index.js';
+import { EQUIP_META_TOOLS, META_TOOLS, TOOLSET_META_TOOLS, namingOptions, sessionInstructions } from './metaTools/index.js';
 import { ResourceRoutes } from './resourcePages.js';
 import { SharedToolsets, type RequestScope } from './principalToolsets.js';
 import { openRuntime } from './runtime.js';
@@ -70,9 +70,6 @@ export interface Gateway {
   /** Close every session and downstream connection. Runs once. */
   close(): Promise<void>;
 }
-
-// The meta-tools that change the equipped set.
-const EQUIP_META_TOOLS: ReadonlySet<string> = new Set(['equip-toolset', 'unequip-toolset']);
 
 /**
  * Load the config (spawning nothing) and wire the gateway. The cached catalog is read on first
@@ -134,12 +131,19 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   // A toolset endpoint's set never changes: the meta-tools that would change it are not listed
   // there. Computed on its first request, not at every start.
   let fixedMetaSet: MetaToolSet | undefined;
-  const fixedMetaTools = () => (fixedMetaSet ??= metaToolSet(metaTools.filter((tool) => !EQUIP_META_TOOLS.has(tool.name))));
-  // Every modern request builds a Server with them: computed once per catalog.
+  const fixedMetaTools = () => (fixedMetaSet ??= metaToolSet(metaTools.filter((tool) => !EQUIP_META_TOOLS.has(tool))));
+  // Every modern request builds a Server with them: computed once per catalog, while every server
+  // is discovered. An undiscovered one may fail with no new catalog to say so, so its line (not
+  // discovered yet, or why not) is read again for each request until it is discovered.
   let instructions: Promise<string> | undefined;
   const stopInvalidatingInstructions = catalog.onChange(() => {
     instructions = undefined;
   });
+  const requestInstructions = (): Promise<string> => {
+    const text = (instructions ??= sessionInstructions(context));
+    if (catalog.undiscoveredServers.length) instructions = undefined;
+    return text;
+  };
   let closed: Promise<void> | undefined;
   // An always-on server going down or coming back withdraws or restores its tools in every session.
   health.onChange(() => {
@@ -167,7 +171,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   // The session of one modern (2026-07-28) HTTP request: the set of `scope`, up to date with its file.
   const requestSession = async (scope: RequestScope): Promise<GatewaySession> => {
     if (closed) throw new LoadoutError('CLOSED', 'loadout is shutting down');
-    const [set, text] = await Promise.all([shared.current(scope), (instructions ??= sessionInstructions(context))]);
+    const [set, text] = await Promise.all([shared.current(scope), requestInstructions()]);
     return new GatewaySession(context, scope.kind === 'principal' ? metaSet : fixedMetaTools(), text, set);
   };
 

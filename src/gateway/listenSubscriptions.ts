@@ -65,8 +65,8 @@ export class ListenedResources {
   }
 }
 
-/** The URIs a subscriptions/listen request's filter names, each once. */
-export function resourceSubscriptionsOf(params: unknown): readonly string[] {
+// The URIs a subscriptions/listen request's filter names, each once.
+function resourceSubscriptionsOf(params: unknown): readonly string[] {
   const named = (params as { notifications?: { resourceSubscriptions?: unknown } } | undefined)?.notifications?.resourceSubscriptions;
   return Array.isArray(named) ? [...new Set(named.filter((uri): uri is string => typeof uri === 'string'))] : [];
 }

@@ -16,8 +16,8 @@ import { ALL_TOOLSET } from '../toolsets/index.js';
 import type { GatewayContext } from './context.js';
 import { FileBackedToolset, type ToolsetRecord } from './fileBackedToolset.js';
 
-/** The principal of requests that present no token (a gateway started without --token). */
-export const LOCAL_PRINCIPAL = 'local';
+// The principal of requests that present no token (a gateway started without --token).
+const LOCAL_PRINCIPAL = 'local';
 
 /** The principal a bearer token stands for: a hash, so the token itself is never stored. */
 export function principalOfToken(token: string | undefined): string {

@@ -39,7 +39,7 @@ const AGENT_REMEDIES: Readonly<Record<LoadoutRemedy, string>> = { 'create-toolse
  */
 export interface SharedEquipment {
   readonly registry: ToolRegistry;
-  /** Its identity for the hub (owner of its tasks); it joins no hub. */
+  /** Its identity for the hub (owner of its tasks); the sessions serving it never join the hub with it. */
   readonly member: HubMember;
   equip(name: string): Promise<RegistryChange>;
   unequip(): Promise<RegistryChange>;

@@ -4,12 +4,21 @@
 // with no stickiness. The equipped set belongs to the caller's bearer token (its principal);
 // 2025-era sessions live in one process, so they need sticky routing.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { readFile, readdir } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fixture, makeTempDirs, nodeServer, textOf, trackListChanged, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
+import {
+  eventually,
+  fixture,
+  makeTempDirs,
+  nodeServer,
+  textOf,
+  trackListChanged,
+  writeServersYaml,
+  type TempDirs,
+} from '../helpers/gateway.js';
 import { startHttpGateway, type ListeningProcess } from '../helpers/http.js';
 
 /** A round-robin reverse proxy: each request goes to the next upstream, its response streamed back. */
@@ -177,6 +186,8 @@ describe('modern HTTP across two loadout processes', () => {
     const refused = await fixed.callTool({ name: 'build-toolset', arguments: { name: 'other', tools: ['echo.add'], equip: true } });
     expect(refused.isError).toBe(true);
     expect(textOf(refused)).toContain("always serves toolset 'talk'");
+    // The save itself went through: the agent is told so, not only that the equip was refused.
+    expect(textOf(refused)).toMatch(/^Saved toolset 'other' with 1 tool\. Not equipped: /);
 
     const listChanged = trackListChanged(fixed, false);
     await fixed.listen({ toolsListChanged: true });
@@ -193,6 +204,60 @@ describe('modern HTTP across two loadout processes', () => {
     expect(await unknown.text()).toContain("Toolset 'nope' not found");
     const legacy = new Client({ name: 'legacy-test', version: '1.0.0' }, { capabilities: {} });
     await expect(legacy.connect(new StreamableHTTPClientTransport(new URL(endpoint)))).rejects.toThrow(/2026-07-28 requests only/);
+  });
+
+  it('empties a toolset endpoint whose toolset file is deleted, telling its listeners', async () => {
+    gateways = [await startHttpGateway(dirs)];
+    const main = await modernClient(gateways[0]!.url);
+    clients.push(main);
+    const built = await main.callTool({ name: 'build-toolset', arguments: { name: 'talk', tools: ['echo.echo'] } });
+    expect(built.isError, textOf(built)).toBeFalsy();
+    const fixed = await modernClient(gateways[0]!.url.replace(/\/mcp$/, '/mcp/toolsets/talk'));
+    clients.push(fixed);
+    expect(await listedNames(fixed)).toContain('echo_echo');
+    const listChanged = trackListChanged(fixed, false);
+    await fixed.listen({ toolsListChanged: true });
+    await rm(path.join(dirs.configDir, 'toolsets', 'talk.yaml'));
+    await listChanged.waitFor(1);
+    expect(await listedNames(fixed)).not.toContain('echo_echo');
+    const gone = await fixed.callTool({ name: 'echo_echo', arguments: { text: 'x' } });
+    expect(gone.isError).toBe(true);
+  });
+
+  it('tells a new client why a server failed its discovery, not that it is still being discovered', async () => {
+    await writeServersYaml(
+      dirs.configDir,
+      { stuck: nodeServer(fixture('hang'), { env: { HANG_ON_START: '1' } }) },
+      { gateway: { discovery_timeout_seconds: 3 } },
+    );
+    gateways = [await startHttpGateway(dirs)];
+    const early = await modernClient(gateways[0]!.url);
+    clients.push(early);
+    expect(early.getInstructions()).toContain('stuck: not discovered yet');
+    // The failure makes no new catalog: what a request is told must not be the map of before it.
+    await eventually(
+      async () => (await readFile(path.join(dirs.dataDir, 'discovery.json'), 'utf8').catch(() => '')).includes('"stuck"'),
+      10_000,
+      'the failure record',
+    );
+    const late = await modernClient(gateways[0]!.url);
+    clients.push(late);
+    expect(late.getInstructions()).toMatch(/stuck: not discovered \(Server 'stuck' failed to start/);
+  });
+
+  it('serves a principal whose record is unreadable with the set as it was, and an equip writes it anew', async () => {
+    const principalsDir = path.join(dirs.dataDir, 'principals');
+    await mkdir(principalsDir, { recursive: true });
+    await writeFile(path.join(principalsDir, 'local.json'), '{"toolset": ');
+    gateways = [await startHttpGateway(dirs)];
+    const client = await modernClient(gateways[0]!.url);
+    clients.push(client);
+    expect(await listedNames(client)).not.toContain('echo_echo');
+    const built = await client.callTool({ name: 'build-toolset', arguments: { name: 'talk', tools: ['echo.echo'], equip: true } });
+    expect(built.isError, textOf(built)).toBeFalsy();
+    expect(await listedNames(client)).toContain('echo_echo');
+    expect(JSON.parse(await readFile(path.join(principalsDir, 'local.json'), 'utf8'))).toEqual({ toolset: 'talk' });
+    expect(gateways[0]!.output()).toContain('unreadable principal toolset file');
   });
 
   it('keeps a separate equipped set per bearer token, stores no token, and answers a wrong token 401', async () => {

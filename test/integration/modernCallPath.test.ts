@@ -35,13 +35,15 @@ const call = (id: number, name: string, args: Record<string, unknown>) => ({
 const withoutId = (line: string, id: number) => line.replace(`"id":${id}`, '"id":_');
 
 // Both transports: the echo fixture and the era fixture (a 2025-only server whose count tool runs
-// long and which counts the calls cancelled), every tool equipped.
+// long and which counts the calls cancelled), and the era fixture served 2026-07-28 only (its
+// results name it already), every tool equipped.
 let dirs: TempDirs;
 beforeEach(async () => {
   dirs = await makeTempDirs();
   await writeServersYaml(dirs.configDir, {
     echo: nodeServer(fixture('echo')),
     era: { command: process.execPath, args: [fixture('eraServer'), '--era', 'legacy', '--log', path.join(dirs.dataDir, 'era.log')] },
+    modern: { command: process.execPath, args: [fixture('eraServer'), '--era', 'modern'] },
   });
 });
 afterEach(() => dirs.cleanup());
@@ -68,7 +70,28 @@ describe('a 2026-07-28 call of an equipped tool on stdio', () => {
       expect(await Promise.all([1, 2, 3, 4].map((id) => answerPath(gateway, id)))).toEqual(['entry', 'entry', 'wire', 'wire']);
 
       expect(withoutId(direct[0]!, 3)).toBe(withoutId(throughEntry[0]!, 1));
+      // Both of those end in the session's forwarding; call-tool's result is encoded by the SDK Server itself.
+      gateway.send(call(9, 'call-tool', { tool: 'echo.echo', arguments: { text: 'same bytes' } }));
+      expect(withoutId(await gateway.answerLine(9), 9)).toBe(withoutId(direct[0]!, 3));
       expect(withoutId(direct[1]!, 4)).toBe(withoutId(throughEntry[1]!, 2));
+
+      // A 2026-07-28 server's result already says it is complete and names that server: both ways keep its name.
+      gateway.send(
+        { jsonrpc: '2.0', id: 'list2', method: 'tools/list', params: { _meta: ENVELOPE } },
+        call(7, 'modern_echo', { text: 'x' }),
+      );
+      const modernThroughEntry = await gateway.answerLine(7);
+      await gateway.answer('list2');
+      gateway.send(call(8, 'modern_echo', { text: 'x' }));
+      const modernDirect = await gateway.answerLine(8);
+      expect(await Promise.all([7, 8].map((id) => answerPath(gateway, id)))).toEqual(['entry', 'wire']);
+      expect(withoutId(modernDirect, 8)).toBe(withoutId(modernThroughEntry, 7));
+      expect(JSON.parse(modernDirect)).toMatchObject({
+        result: {
+          resultType: 'complete',
+          _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'era-fixture', version: '1.0.0' } },
+        },
+      });
       expect(JSON.parse(direct[0]!)).toEqual({
         jsonrpc: '2.0',
         id: 3,
@@ -145,6 +168,9 @@ describe('a 2026-07-28 call of an equipped tool over HTTP', () => {
       expect({ ...answers[2], text: withoutId(answers[2]!.text, 2) }).toEqual({ ...answers[1], text: withoutId(answers[1]!.text, 1) });
       expect({ ...answers[4], text: withoutId(answers[4]!.text, 4) }).toEqual({ ...answers[3], text: withoutId(answers[3]!.text, 3) });
       expect(answers[2]).toMatchObject({ status: 200, type: 'application/json' });
+      // call-tool's result is encoded by the SDK Server itself, not by the session's forwarding.
+      const viaCallTool = await (await post(call(6, 'call-tool', { tool: 'echo.echo', arguments: { text: 'same bytes' } }))).text();
+      expect(withoutId(viaCallTool, 6)).toBe(withoutId(answers[2]!.text, 2));
       expect(JSON.parse(answers[2]!.text)).toMatchObject({ id: 2, result: { content: [{ text: 'same bytes' }], resultType: 'complete' } });
 
       // A long call answered in front of the handler, its request closed once the server has it:

@@ -18,6 +18,9 @@ export const TOOLSET_META_TOOLS: readonly MetaTool[] = [
   callTool,
 ];
 
+/** The meta-tools that change the equipped set: not listed where the set is fixed (/mcp/toolsets/NAME). */
+export const EQUIP_META_TOOLS: ReadonlySet<MetaTool> = new Set([equipToolset, unequipToolset]);
+
 /** Every meta-tool; the optimization ones are listed only with `optimization.expose_tools: true`. */
 export const META_TOOLS: readonly MetaTool[] = [...TOOLSET_META_TOOLS, ...OPTIMIZATION_META_TOOLS];
 

@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { ToolRefSchema, ToolsetNameSchema } from '../../config/index.js';
 import { parseToolId, unusableReason } from '../../catalog/index.js';
 import { type RegistrySnapshot, type WithheldReason, type WithheldTool } from '../../registry/index.js';
-import { LoadoutError } from '../../shared/index.js';
+import { LoadoutError, isLoadoutError } from '../../shared/index.js';
 import { ALL_TOOLSET, resolveToolsetTools, writableToolsetName } from '../../toolsets/index.js';
 import { defineMetaTool } from './metaTool.js';
 import { creditSearch } from './searchFeedback.js';
@@ -45,7 +45,11 @@ export const buildToolset = defineMetaTool({
     await creditSearch(gateway, session.searcher, ids);
     const saved = `Saved toolset '${args.name}' with ${ids.length} tool${ids.length === 1 ? '' : 's'}.`;
     if (!args.equip) return `${saved} Equip it with equip-toolset {"name": "${args.name}"}.`;
-    const change = await session.equip(args.name);
+    const change = await session.equip(args.name).catch((error: unknown) => {
+      // The toolset is saved whatever the equip says (a fixed /mcp/toolsets/NAME endpoint refuses it).
+      if (!isLoadoutError(error)) throw error;
+      throw new LoadoutError(error.code, `${saved} Not equipped: ${error.message}`, { cause: error, remedy: error.remedy });
+    });
     return `${saved}\n${describeEquipped(change.snapshot)}`;
   },
 });
