@@ -25,7 +25,7 @@ import {
   type ServerDefinitions,
   type ServerPool,
 } from '../downstream/index.js';
-import { errorMessage, type Logger } from '../shared/index.js';
+import { WorkInFlight, errorMessage, type Logger } from '../shared/index.js';
 import { Catalog } from './catalog.js';
 import { DefinitionStore } from './definitionStore.js';
 import { EmbeddingRanking } from './embeddingRanking.js';
@@ -112,6 +112,8 @@ export class CatalogStore {
   #writtenSummaries: string | undefined;
   /** Writes of the summaries, one after another so the last catalog's wins. */
   #summaryWrites: Promise<void> = Promise.resolve();
+  /** Everything that may still write a file: discoveries, re-checks, the summaries, learned words. */
+  readonly #work = new WorkInFlight();
   readonly #discovering = new Set<string>();
   /** Servers whose latest discovery failed, with the reason. */
   readonly #failures = new Map<string, string>();
@@ -135,7 +137,9 @@ export class CatalogStore {
     this.#embeddings = options.embeddings
       ? new EmbeddingRanking(options.embeddings.settings, options.embeddings.cacheFile, options.logger)
       : undefined;
-    this.learning = this.#learnedWords ? new SearchLearning(this.#learnedWords, (learned) => this.#adoptLearned(learned)) : undefined;
+    this.learning = this.#learnedWords
+      ? new SearchLearning(this.#learnedWords, (learned) => this.#adoptLearned(learned), { work: this.#work })
+      : undefined;
     this.#current = this.#build();
     // Lives as long as the pool, so the subscription is never ended.
     options.pool.onEvent((event) => {
@@ -219,14 +223,20 @@ export class CatalogStore {
     const text = `${JSON.stringify({ version: 1, servers: [...this.#current.serverSummaries().values()] })}\n`;
     if (text === this.#writtenSummaries) return;
     this.#writtenSummaries = text;
-    this.#summaryWrites = this.#summaryWrites
-      .then(() => writeTextAtomic(serverMapFile, text))
-      .catch((error: unknown) => logger.warn({ mod: 'catalog', err: errorMessage(error) }, 'could not keep the server map'));
+    this.#summaryWrites = this.#work.track(
+      this.#summaryWrites
+        .then(() => writeTextAtomic(serverMapFile, text))
+        .catch((error: unknown) => logger.warn({ mod: 'catalog', err: errorMessage(error) }, 'could not keep the server map')),
+    );
   }
 
-  /** Settles once every summaries write begun so far has landed: an owner that stops awaits it, so no file is written after. */
-  summariesWritten(): Promise<void> {
-    return this.#summaryWrites;
+  /**
+   * Settles once every discovery, re-check, summaries write and learned-words record begun so far
+   * (and any they begin) has landed: an owner that stops awaits it after closing the pool, so no
+   * file is written after its close resolves. Never rejects.
+   */
+  settled(): Promise<void> {
+    return this.#work.settled();
   }
 
   /** Subscribe to new catalogs; returns the unsubscribe function. */
@@ -286,7 +296,11 @@ export class CatalogStore {
    * Connect to each server (bounded concurrency, per-server timeout), list its tools, cache them,
    * and stop the lazy ones again. A failing server is reported and skipped.
    */
-  async discover(servers?: string[], options: DiscoverOptions = {}): Promise<DiscoveryResult[]> {
+  discover(servers?: string[], options: DiscoverOptions = {}): Promise<DiscoveryResult[]> {
+    return this.#work.track(this.#discoverAll(servers, options));
+  }
+
+  async #discoverAll(servers: string[] | undefined, options: DiscoverOptions): Promise<DiscoveryResult[]> {
     await this.ensureLoaded();
     servers ??= this.undiscoveredServers;
     const limit = pLimit(this.#options.settings.discovery_concurrency);
@@ -343,7 +357,7 @@ export class CatalogStore {
     if (running) return running;
     // Checked synchronously before listTools, which would otherwise start a stopped server.
     if (this.#discovering.has(server) || (!options.start && !this.#options.pool.isConnected(server))) return Promise.resolve();
-    const recheck = this.#relist(server).finally(() => this.#rechecks.delete(server));
+    const recheck = this.#work.track(this.#relist(server)).finally(() => this.#rechecks.delete(server));
     this.#rechecks.set(server, recheck);
     return recheck;
   }
@@ -375,7 +389,11 @@ export class CatalogStore {
    * Re-list a running server's tools after it said they changed, store them (the other lists stay)
    * and merge them into servers.yaml; returns how many it listed.
    */
-  async relistTools(server: string): Promise<number> {
+  relistTools(server: string): Promise<number> {
+    return this.#work.track(this.#relistTools(server));
+  }
+
+  async #relistTools(server: string): Promise<number> {
     const stamp = this.#definitions.stamp();
     const [tools] = await Promise.all([this.#options.pool.listTools(server), this.ensureLoaded()]);
     const listing: ServerListing = { covers: ['tools'], definitions: { tools }, listedAt: new Date().toISOString() };

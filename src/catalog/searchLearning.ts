@@ -2,6 +2,7 @@
 // session, followed within a while by equipping, building with or calling tools (equipped ones
 // included), teaches the learned-words store those tools' new words and the query's answer. A
 // query that led nowhere teaches nothing.
+import type { WorkInFlight } from '../shared/index.js';
 import type { LearnedSearch, LearnedWordsStore } from './learnedWords.js';
 import { queryKeyOf, queryWordsOf } from './search.js';
 
@@ -26,12 +27,19 @@ export class SearchLearning {
   /** Hears what the store holds after each record. */
   readonly #onLearned: (learned: LearnedSearch) => void;
   readonly #now: () => number;
+  readonly #work: WorkInFlight | undefined;
   readonly #pending = new WeakMap<object, PendingQuery>();
 
-  constructor(store: LearnedWordsStore, onLearned: (learned: LearnedSearch) => void, now: () => number = Date.now) {
+  /** `work`: where the owner tracks each record's write, so its close can wait for them. */
+  constructor(
+    store: LearnedWordsStore,
+    onLearned: (learned: LearnedSearch) => void,
+    options: { now?: () => number; work?: WorkInFlight } = {},
+  ) {
     this.#store = store;
     this.#onLearned = onLearned;
-    this.#now = now;
+    this.#now = options.now ?? Date.now;
+    this.#work = options.work;
   }
 
   /** A session searched with `query`, and the answer showed the tools `shown` (ids). */
@@ -65,6 +73,7 @@ export class SearchLearning {
     const fresh = toolIds.filter((id) => !pending.credited.has(id));
     if (!fresh.length) return undefined;
     for (const id of fresh) pending.credited.add(id);
-    return this.#store.record(fresh, pending.words, pending.key).then((learned) => learned && this.#onLearned(learned));
+    const recording = this.#store.record(fresh, pending.words, pending.key).then((learned) => learned && this.#onLearned(learned));
+    return this.#work ? this.#work.track(recording) : recording;
   }
 }

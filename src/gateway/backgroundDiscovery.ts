@@ -5,7 +5,7 @@
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { CatalogStore } from '../catalog/index.js';
 import type { ServerPool } from '../downstream/index.js';
-import { KeyedTimers, errorMessage, settleWithin, type Logger } from '../shared/index.js';
+import { KeyedTimers, WorkInFlight, errorMessage, settleWithin, type Logger } from '../shared/index.js';
 import { failedRecord, readDiscoveryRecords, recordDiscoveryOutcomes, type DiscoveryRecord } from './discoveryRecords.js';
 
 // How long the first catalog read waits for servers never tried before. A server that answers
@@ -38,6 +38,8 @@ export class BackgroundDiscovery {
   readonly #pending = new Map<string, { since: number; done: Promise<void> }>();
   readonly #failed = new Map<string, DiscoveryRecord>();
   readonly #retries = new KeyedTimers();
+  /** Attempts and record writes: close() waits for them, so nothing is written after it. */
+  readonly #work = new WorkInFlight();
   readonly #unsubscribe: () => void;
   #ready: Promise<void> | undefined;
   #closed = false;
@@ -68,6 +70,7 @@ export class BackgroundDiscovery {
     void readDiscoveryRecords(this.#options.recordsFile, pool.configs)
       .catch(() => new Map<string, DiscoveryRecord>())
       .then((records) => {
+        if (this.#closed) return;
         for (const server of catalog.undiscoveredServers) {
           if (this.#pending.has(server)) continue;
           const record = records.get(server);
@@ -98,7 +101,8 @@ export class BackgroundDiscovery {
   }
 
   /**
-   * Stop retrying; attempts in flight end with the pool. A server still unanswered after the first
+   * Stop retrying, and settle once the attempts in flight (they end with the pool, which the owner
+   * closes meanwhile) and their records are written. A server still unanswered after the first
    * read's whole wait is recorded as failed, so the next start does not wait for it again (it is
    * tried in the background instead). One cut short sooner says nothing about the server: a
    * client's era probe runs loadout for a moment and ends it, and recording that as a failure kept
@@ -117,11 +121,13 @@ export class BackgroundDiscovery {
         ok: false as const,
         error: `Server '${server}' had not answered its discovery ${Math.round((now - since) / 1000)} s after it began, when loadout stopped`,
       }));
-    if (!unanswered.length) return;
-    const { recordsFile, pool, logger } = this.#options;
-    await recordDiscoveryOutcomes(recordsFile, pool.configs, unanswered).catch((error: unknown) =>
-      logger.debug({ mod: 'catalog', err: errorMessage(error) }, 'could not record the unanswered discoveries'),
-    );
+    if (unanswered.length) {
+      const { recordsFile, pool, logger } = this.#options;
+      await recordDiscoveryOutcomes(recordsFile, pool.configs, unanswered).catch((error: unknown) =>
+        logger.debug({ mod: 'catalog', err: errorMessage(error) }, 'could not record the unanswered discoveries'),
+      );
+    }
+    await this.#work.settled();
   }
 
   async #firstRound(): Promise<void> {
@@ -154,7 +160,8 @@ export class BackgroundDiscovery {
     if (running) return running.done;
     if (this.#closed) return Promise.resolve();
     this.#retries.clear(server);
-    const done = this.#limit(() => this.#attempt(server))
+    const done = this.#work
+      .track(this.#limit(() => this.#attempt(server)))
       .catch((error: unknown) => this.#options.logger.error({ mod: 'catalog', server, err: errorMessage(error) }, 'discovery failed'))
       .finally(() => this.#pending.delete(server));
     this.#pending.set(server, { since: Date.now(), done });
@@ -190,10 +197,14 @@ export class BackgroundDiscovery {
       this.#retries.clear(server);
     }
     const { recordsFile, pool, logger } = this.#options;
-    recordDiscoveryOutcomes(
-      recordsFile,
-      pool.configs,
-      found.map((server) => ({ server, ok: true })),
-    ).catch((error: unknown) => logger.debug({ mod: 'catalog', err: errorMessage(error) }, 'could not update discovery records'));
+    this.#work
+      .track(
+        recordDiscoveryOutcomes(
+          recordsFile,
+          pool.configs,
+          found.map((server) => ({ server, ok: true })),
+        ),
+      )
+      .catch((error: unknown) => logger.debug({ mod: 'catalog', err: errorMessage(error) }, 'could not update discovery records'));
   }
 }

@@ -255,8 +255,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         context.inputRounds.close();
         await Promise.allSettled([...sessions].map((session) => session.close()));
         await Promise.all([pool.close(), discoveryClosed]);
-        // The last catalog change may still be writing the servers' summaries file.
-        await catalog.summariesWritten();
+        // A re-check or learned-words record begun before the pool closed may still be writing.
+        await catalog.settled();
       })();
       return closed;
     },

@@ -1,4 +1,4 @@
-// Cross-cutting primitives every layer may use: the error type, the stderr logger, call cancellation, timers by key and with backoff, bounded waits and waits a signal cuts short, the lazily loaded YAML module and JSON Schema validator, JSON-RPC line framing, the Transport decorator shape.
+// Cross-cutting primitives every layer may use: the error type, the stderr logger, call cancellation, timers by key and with backoff, bounded waits, waits a signal cuts short and work awaited before a close, the lazily loaded YAML module and JSON Schema validator, JSON-RPC line framing, the Transport decorator shape.
 export { LoadoutError, isLoadoutError, errorMessage, remedyText, type LoadoutRemedy } from './errors.js';
 export { Cancellation } from './cancellation.js';
 export { JsonLineReader, JsonLineWriter, type OversizeLine } from './jsonLines.js';
@@ -9,6 +9,7 @@ export { createLogger, silentLogger, LOG_LEVELS, LOG_FORMATS, type Logger, type 
 export { yamlModule } from './lazyYaml.js';
 export { oneLine } from './text.js';
 export { settleWithin } from './settleWithin.js';
+export { WorkInFlight } from './workInFlight.js';
 export { untilAborted } from './untilAborted.js';
 export { firstIssue, firstIssueText, issueText } from './zodIssue.js';
 export { LOADOUT_VERSION } from './version.js';
