@@ -220,6 +220,31 @@ describe('era negotiation with other servers', () => {
     expect(await cachedEra(dirs, 'brittle')).toMatchObject({ era: 'legacy' });
   });
 
+  it('never sends a call twice when a server remembered as modern dies during the first call after its start', async () => {
+    // Without the changed-tools check before a first call, nothing but the call itself need reach the server first.
+    await writeServersYaml(
+      dirs.configDir,
+      { fragile: eraServer('--era', 'modern', '--no-listen') },
+      { gateway: { block_changed_tools: false } },
+    );
+    let gateway = await start();
+    await untilListed(gateway, 'fragile_exit');
+    expect(await cachedEra(dirs, 'fragile')).toMatchObject({ era: 'modern' });
+    await gateway.close();
+
+    // No listen stream confirms the remembered era at this start: the call is the first answer it would get.
+    gateway = await start();
+    const before = (await eraFixtureLog(logFile)).length;
+    const died = await gateway.client.callTool({ name: 'fragile_exit', arguments: {} });
+    expect(died.isError).toBe(true);
+    expect(textOf(died)).toContain('era fixture: exiting in the middle of a call');
+    const calls = (await eraFixtureLog(logFile)).slice(before).filter((message) => message.method === 'tools/call');
+    expect(calls).toHaveLength(1);
+    // The next call starts it again, and it still answers in the modern era.
+    expect(textOf(await gateway.client.callTool({ name: 'fragile_echo', arguments: { text: 'again' } }))).toBe('again');
+    expect(await cachedEra(dirs, 'fragile')).toMatchObject({ era: 'modern' });
+  });
+
   it('reaches a modern-only stdio server that starts too slowly to answer the first probe in time', async () => {
     await writeServersYaml(dirs.configDir, { slow: eraServer('--era', 'modern', '--delay-start', '6000') });
     const gateway = await start();
