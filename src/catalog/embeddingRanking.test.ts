@@ -2,14 +2,13 @@
 // OpenAI request shapes): cache hit, cache across restarts, model change, slow and failing
 // endpoints falling back with one log line, and fusion with the offline rankings.
 import { createServer, type Server } from 'node:http';
-import { mkdtempSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EmbeddingsSettingsSchema, type EmbeddingsSettings } from '../config/index.js';
 import type { Logger } from '../shared/index.js';
 import { catalogTool } from '../../test/helpers/catalogTools.js';
+import { useTempDir } from '../../test/helpers/tempDir.js';
 import { EmbeddingRanking } from './embeddingRanking.js';
 import { CatalogSearch, DEFAULT_FUSION } from './search.js';
 
@@ -110,7 +109,8 @@ function settings(extra: Partial<EmbeddingsSettings> = {}): EmbeddingsSettings {
     ...extra,
   });
 }
-const cacheFile = () => path.join(mkdtempSync(path.join(tmpdir(), 'loadout-embed-')), 'embeddings-cache.json');
+const cacheDir = useTempDir('loadout-embed-');
+const cacheFile = () => path.join(cacheDir(), 'embeddings-cache.json');
 const documentRequests = () => received.filter((request) => request.input.some((text) => text.startsWith('doc: ')));
 
 describe('EmbeddingRanking', () => {

@@ -1,19 +1,20 @@
 // The learned-words store: records, fades, stays bounded, survives a restart, and two processes
 // recording at once lose nothing.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { catalogTool } from '../../test/helpers/catalogTools.js';
+import { useTempDir } from '../../test/helpers/tempDir.js';
 import { LearnedWordsStore } from './learnedWords.js';
 import { CatalogSearch, DEFAULT_FUSION, queryKeyOf } from './search.js';
 import { SearchLearning } from './searchLearning.js';
 
 const DAY = 86_400_000;
-const tempFile = () => path.join(mkdtempSync(path.join(tmpdir(), 'loadout-learned-')), 'learned-words.json');
+const tempDir = useTempDir('loadout-learned-');
+const tempFile = () => path.join(tempDir(), 'learned-words.json');
 
 describe('LearnedWordsStore', () => {
   it('records words for tools, strongest first, and a new store on the same file reads them (restart)', async () => {

@@ -1,10 +1,10 @@
 // Catalog search: tokenization, field weighting, fusion with the word vectors, the vector file
 // reader and its fallback, and bad queries.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { catalogTool } from '../../test/helpers/catalogTools.js';
+import { useTempDir } from '../../test/helpers/tempDir.js';
 import { CatalogSearch, DEFAULT_FUSION, queryWordsOf } from './search.js';
 import { contentWordsOf, stem, toolTextOf, wordsOf } from './searchText.js';
 import { WordVectors, defaultWordVectorFile, loadWordVectors } from './wordVectors.js';
@@ -158,7 +158,7 @@ describe('bad queries', () => {
 });
 
 describe('word-vector file', () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'loadout-vectors-'));
+  const dir = useTempDir('loadout-vectors-');
 
   it('reads the shipped file: 50k words, 100 dimensions, unit vectors, frequency ranks', () => {
     const vectors = WordVectors.read(defaultWordVectorFile());
@@ -178,7 +178,7 @@ describe('word-vector file', () => {
   });
 
   it('refuses a file of an older layout, asking for a reinstall', () => {
-    const old = path.join(dir, 'old.bin');
+    const old = path.join(dir(), 'old.bin');
     const bytes = Buffer.from(readFileSync(defaultWordVectorFile()));
     bytes.writeUInt32LE(1, 4);
     writeFileSync(old, bytes);
@@ -186,17 +186,17 @@ describe('word-vector file', () => {
   });
 
   it('refuses a missing, foreign or truncated file with a clear error', () => {
-    expect(() => WordVectors.read(path.join(dir, 'absent.bin'))).toThrow(/Cannot read the word-vector file .*absent\.bin/);
-    const foreign = path.join(dir, 'foreign.bin');
+    expect(() => WordVectors.read(path.join(dir(), 'absent.bin'))).toThrow(/Cannot read the word-vector file .*absent\.bin/);
+    const foreign = path.join(dir(), 'foreign.bin');
     writeFileSync(foreign, 'not vectors at all');
     expect(() => WordVectors.read(foreign)).toThrow(/corrupt \(not a loadout vector file\)/);
-    const truncated = path.join(dir, 'truncated.bin');
+    const truncated = path.join(dir(), 'truncated.bin');
     writeFileSync(truncated, readFileSync(defaultWordVectorFile()).subarray(0, 100_000));
     expect(() => WordVectors.read(truncated)).toThrow(/corrupt \(its length does not match its header\)/);
   });
 
   it('a corrupt file leaves ranking to word matches, reported once, never thrown', () => {
-    const corrupt = path.join(dir, 'corrupt.bin');
+    const corrupt = path.join(dir(), 'corrupt.bin');
     writeFileSync(corrupt, 'LDWV garbage');
     expect(loadWordVectors(corrupt)).toMatchObject({ ok: false, error: { code: 'SEARCH_VECTORS_INVALID' } });
     const onVectorsUnavailable = vi.fn();
