@@ -114,10 +114,13 @@ export class CatalogStore {
   #summaryWrites: Promise<void> = Promise.resolve();
   /** Everything that may still write a file: discoveries, re-checks, the summaries, learned words. */
   readonly #work = new WorkInFlight();
-  readonly #discovering = new Set<string>();
+  /** Servers being discovered, with the discovery's listing. */
+  readonly #discovering = new Map<string, Promise<unknown>>();
   /** Servers whose latest discovery failed, with the reason. */
   readonly #failures = new Map<string, string>();
   readonly #rechecks = new Map<string, Promise<void>>();
+  /** Re-checks waiting for a listing under way to end, because the server announced a change meanwhile. */
+  readonly #rechecksAfter = new Map<string, Promise<void>>();
   readonly #listeners = new Set<(catalog: Catalog) => void>();
   #learned: ReadonlyMap<string, string> = new Map();
   /** Remembered queries: query key → tool id → evidence. */
@@ -322,12 +325,18 @@ export class CatalogStore {
     return results.map((result) => (result.ok ? { ...result, ...merged(result.server) } : result));
   }
 
-  async #discoverOne(server: string): Promise<DiscoveryResult> {
+  #discoverOne(server: string): Promise<DiscoveryResult> {
+    // Set after the listing began (synchronously), and deleted in its finally, so always before it settles.
+    const listing = this.#listDiscovered(server);
+    this.#discovering.set(server, listing);
+    return listing;
+  }
+
+  async #listDiscovered(server: string): Promise<DiscoveryResult> {
     const { pool, settings, logger } = this.#options;
     const timeoutMs = settings.discovery_timeout_seconds * 1000;
     const startedAt = performance.now();
     const ms = () => Math.round(performance.now() - startedAt);
-    this.#discovering.add(server);
     try {
       const stamp = this.#definitions.stamp();
       // Discovery learns the server afresh, its era too (a legacy server may have been upgraded).
@@ -350,16 +359,37 @@ export class CatalogStore {
    * its tools differ from the cache, update the cache and the switchboard, so an upstream
    * change shows up as `changed`; changed prompts, resources or templates replace the cached
    * ones. Does nothing unless the server is connected right now; with
-   * `start`, starts it first. One re-check per server runs at a time; callers share it.
+   * `start`, starts it first. One re-check per server runs at a time; callers share it, except
+   * with `changed` (the server announced that its lists changed): a listing under way may have had
+   * its answers before the change, so one more re-check follows it.
    */
-  recheck(server: string, options: { start?: boolean } = {}): Promise<void> {
+  recheck(server: string, options: { start?: boolean; changed?: boolean } = {}): Promise<void> {
     const running = this.#rechecks.get(server);
+    const listing = running ?? this.#discovering.get(server);
+    if (listing && options.changed) return this.#recheckAfter(server, listing);
     if (running) return running;
     // Checked synchronously before listTools, which would otherwise start a stopped server.
     if (this.#discovering.has(server) || (!options.start && !this.#options.pool.isConnected(server))) return Promise.resolve();
     const recheck = this.#work.track(this.#relist(server)).finally(() => this.#rechecks.delete(server));
     this.#rechecks.set(server, recheck);
     return recheck;
+  }
+
+  // Shared by every change announced until it begins; a change announced after that waits for it in turn.
+  #recheckAfter(server: string, listing: Promise<unknown>): Promise<void> {
+    let next = this.#rechecksAfter.get(server);
+    if (!next) {
+      next = this.#work.track(
+        listing
+          .catch(() => undefined)
+          .then(() => {
+            this.#rechecksAfter.delete(server);
+            return this.recheck(server);
+          }),
+      );
+      this.#rechecksAfter.set(server, next);
+    }
+    return next;
   }
 
   /**

@@ -59,7 +59,7 @@ export function watchServerEvents(
     } else if (event.type === 'notification') {
       if (RELIST_ON.has(event.notification.method)) {
         catalog
-          .recheck(event.server)
+          .recheck(event.server, { changed: true })
           .catch((error: unknown) =>
             logger.warn({ mod: 'gateway', server: event.server, err: errorMessage(error) }, 're-listing after list_changed failed'),
           );

@@ -1,0 +1,33 @@
+// A server's prompts list_changed that arrives while loadout is still listing that server (the
+// re-check every start runs) is not folded into that listing, whose prompts/list may have been
+// answered before the change: one more re-check follows it, and the client hears the change.
+import { describe, expect, it } from 'vitest';
+import { eventually, fixture, nodeServer, textOf, useGatewaySandbox, writeServersYaml } from '../helpers/gateway.js';
+import { collectNotifications } from '../helpers/notifications.js';
+
+describe('a change announced while loadout lists the server', () => {
+  const sandbox = useGatewaySandbox();
+
+  it('is listed by a re-check after the one under way, and announced to the client', async () => {
+    // The server adds a prompt and announces it while answering the first templates list of each of its processes.
+    await writeServersYaml(sandbox.dirs.configDir, {
+      test: nodeServer(fixture('contentServer'), { env: { ADD_PROMPT_WHILE_LISTED: '1' } }),
+    });
+    const { client } = await sandbox.start({ args: ['--equip', 'all'] });
+    const notifications = collectNotifications(client);
+    await eventually(async () => (await client.listTools()).tools.some((tool) => tool.name === 'test_pid'), 20_000, 'test discovered');
+
+    // Discovery has stopped the lazy server; this call starts it again, and the start's re-check lists it.
+    expect(Number(textOf(await client.callTool({ name: 'test_pid', arguments: {} })))).toBeGreaterThan(0);
+    await notifications.waitFor(
+      (notification) => notification.method === 'notifications/prompts/list_changed',
+      10_000,
+      'prompts list_changed',
+    );
+    await eventually(
+      async () => (await client.listPrompts()).prompts.some((prompt) => /^test_added_\d+$/.test(prompt.name)),
+      10_000,
+      'the added prompt listed',
+    );
+  });
+});
