@@ -209,6 +209,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         hold: (uri) => (session.closed ? Promise.resolve() : updates.hold(uri)),
         release: (uri) => updates.release(uri),
       });
+      session.hearsToolChanges = () => listening.hearsToolChanges;
       // The entry asks for a second session only when it drops the first one, which answered a
       // server/discover probe, for a client that then opens with initialize after all.
       let opened: GatewaySession | undefined = session;

@@ -74,16 +74,25 @@ function resourceSubscriptionsOf(params: unknown): readonly string[] {
 /** The transport the SDK's stdio entry serves a 2026-07-28 client on. */
 export class ListenSubscriptions extends TransportDecorator {
   readonly #listened: ListenedResources;
+  /** Open listen streams (by request id) that asked for tools list changes. */
+  readonly #toolListeners = new Set<unknown>();
 
   constructor(inner: Transport, updates: ResourceUpdates) {
     super(inner);
     this.#listened = new ListenedResources(updates);
   }
 
+  /** Whether an open listen stream asked for tools list changes: only then can the client hear of one. */
+  get hearsToolChanges(): boolean {
+    return this.#toolListeners.size > 0;
+  }
+
   protected receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
     if ('method' in message) {
-      if ('id' in message && message.method === 'subscriptions/listen') void this.#listened.open(message.id, message.params);
-      else if (!('id' in message) && message.method === 'notifications/cancelled') this.#listened.close(message.params?.requestId);
+      if ('id' in message && message.method === 'subscriptions/listen') {
+        void this.#listened.open(message.id, message.params);
+        if (asksToolChanges(message.params)) this.#toolListeners.add(message.id);
+      } else if (!('id' in message) && message.method === 'notifications/cancelled') this.#ended(message.params?.requestId);
     }
     this.onmessage?.(message, extra);
   }
@@ -91,12 +100,22 @@ export class ListenSubscriptions extends TransportDecorator {
   // The entry answers a listen it refuses (an invalid filter, too many streams) with an error, and
   // ends a stream with its result: either way the stream is over, and what it named is let go.
   override send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    if ('id' in message && ('result' in message || 'error' in message)) this.#listened.close(message.id);
+    if ('id' in message && ('result' in message || 'error' in message)) this.#ended(message.id);
     return super.send(message, options);
   }
 
   // The session ends with the connection, and with it every subscription it holds.
   protected innerClosed(): void {
     this.#listened.clear();
+    this.#toolListeners.clear();
   }
+
+  #ended(stream: unknown): void {
+    this.#listened.close(stream);
+    this.#toolListeners.delete(stream);
+  }
+}
+
+function asksToolChanges(params: unknown): boolean {
+  return (params as { notifications?: { toolsListChanged?: unknown } } | undefined)?.notifications?.toolsListChanged === true;
 }

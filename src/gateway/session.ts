@@ -146,6 +146,13 @@ export class GatewaySession implements MetaToolSession {
     return this.#shared ?? this;
   }
 
+  /**
+   * Whether the client can hear a tools list_changed now. A 2026-07-28 stdio client hears one only
+   * on a listen stream that asked for it; the gateway that serves it sets this. An equip does not
+   * wait for a re-read the client was never told to make.
+   */
+  hearsToolChanges: () => boolean = () => true;
+
   /** Whether close() has been called. */
   get closed(): boolean {
     return this.#closed !== undefined;
@@ -253,7 +260,7 @@ export class GatewaySession implements MetaToolSession {
   async #announce(waitForRelist: boolean): Promise<void> {
     if (this.#closed || !this.server.transport) return;
     let wait: Promise<void> | undefined;
-    if (waitForRelist && this.#context.settings.relist_wait_ms > 0) {
+    if (waitForRelist && this.#context.settings.relist_wait_ms > 0 && this.hearsToolChanges()) {
       // Registered before sending, because a fast client re-lists before send() resolves.
       wait = new Promise<void>((resolve) => {
         const wake = (): void => {

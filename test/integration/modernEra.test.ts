@@ -31,6 +31,25 @@ describe('loadout serve in both protocol eras', () => {
     await subscription.close();
   });
 
+  it('answers an equip at once when the client has no listen stream to hear the change on', async () => {
+    // Long enough that an equip waiting for a re-list the client was never told to make would time the test out.
+    await writeServersYaml(sandbox.dirs.configDir, { echo: nodeServer(fixture('echo')) }, { gateway: { relist_wait_ms: 600_000 } });
+    const { client } = await sandbox.start({ versionNegotiation: { mode: 'auto' } });
+    const built = await client.callTool({ name: 'build-toolset', arguments: { name: 'talk', tools: ['echo.echo'], equip: true } });
+    expect(textOf(built)).toContain('echo_echo');
+
+    // With a stream for tool changes open, the client hears of the change, and the answer waits for its re-read.
+    const subscription = await client.listen({ toolsListChanged: true });
+    let heard = false;
+    client.setNotificationHandler('notifications/tools/list_changed', async () => {
+      heard = true;
+      await client.listTools(undefined, { cacheMode: 'bypass' });
+    });
+    await client.callTool({ name: 'unequip-toolset', arguments: {} });
+    expect(heard).toBe(true);
+    await subscription.close();
+  });
+
   it('serves a fresh install to a client that probes on a sibling process: a probe cut short is no failed discovery', async () => {
     // The SDK's stdio client probes server/discover on a second loadout process and ends it at
     // once, while its background discovery of slow is still under way. That process must not
