@@ -50,6 +50,8 @@ interface HttpSession {
   openRequests: number;
   /** POSTs open: a request or call under way, which ending the session would cut off. */
   openPosts: number;
+  /** GET notification streams open: without one, the session's notifications reach no one. */
+  openGets: number;
   lastActiveMs: number;
 }
 
@@ -72,10 +74,12 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
   const modern = modernEndpoints(gateway, nodeModule, { tokens, maxBodyBytes: options.maxBodyBytes, logger });
 
   const startSession = async (req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> => {
+    let state: HttpSession | undefined;
     const transport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        sessions.set(id, { transport, openRequests: 0, openPosts: 0, lastActiveMs: Date.now() });
+        state = { transport, openRequests: 0, openPosts: 0, openGets: 0, lastActiveMs: Date.now() };
+        sessions.set(id, state);
         logger.info({ session: id, sessions: sessions.size }, 'session started');
       },
     });
@@ -84,7 +88,9 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
       if (transport.sessionId && sessions.delete(transport.sessionId)) logger.info({ session: transport.sessionId }, 'session ended');
     };
     try {
-      await gateway.connect(transport);
+      const session = await gateway.connect(transport);
+      // A tools list_changed reaches the client only on its GET stream: an equip need not wait for a re-read otherwise.
+      session.hearsToolChanges = () => (state?.openGets ?? 0) > 0;
       await transport.handleRequest(req, res, body);
     } finally {
       // A failed connect, or an initialize the SDK rejected, leaves a session nobody can address.
@@ -118,11 +124,14 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
     const session = sessions.get(sessionId);
     if (!session) return sendError(res, 404, 'Session not found (it ended or expired); send initialize to start a new one');
     const posted = req.method === 'POST';
+    const stream = req.method === 'GET';
     session.openRequests++;
     if (posted) session.openPosts++;
+    if (stream) session.openGets++;
     res.once('close', () => {
       session.openRequests--;
       if (posted) session.openPosts--;
+      if (stream) session.openGets--;
       session.lastActiveMs = Date.now();
     });
     await session.transport.handleRequest(req, res, body);

@@ -55,6 +55,41 @@ describe('loadout serve --http: sessions', () => {
     expect(bob.listChangedCount()).toBe(1);
   });
 
+  it('answers an equip at once to a session with no notification stream open, which could not hear the change', async () => {
+    // Long enough that an equip waiting for a re-read the client was never told to make would time the test out.
+    await writeServersYaml(harness.dirs.configDir, { echo: nodeServer(fixture('echo')) }, { gateway: { relist_wait_ms: 600_000 } });
+    const { url } = await harness.start();
+    const post = (message: unknown, sessionId?: string) =>
+      fetch(url, {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          ...(sessionId && { 'Mcp-Session-Id': sessionId }),
+        },
+        body: JSON.stringify(message),
+      });
+    const opened = await post({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'no-stream', version: '1' } },
+    });
+    const sessionId = opened.headers.get('mcp-session-id')!;
+    await opened.text();
+    await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, sessionId)).text();
+    const equipped = await post(
+      {
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'build-toolset', arguments: { name: 'talk', tools: ['echo.echo'], equip: true } },
+      },
+      sessionId,
+    );
+    expect(await equipped.text()).toContain('echo_echo');
+  });
+
   it('starts each new session with the toolset most recently equipped by any session', async () => {
     await harness.start();
     const first = await connect();
