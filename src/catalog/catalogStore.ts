@@ -119,7 +119,7 @@ export class CatalogStore {
   /** Servers whose latest discovery failed, with the reason. */
   readonly #failures = new Map<string, string>();
   readonly #rechecks = new Map<string, Promise<void>>();
-  /** Re-checks waiting for a listing under way to end, because the server announced a change meanwhile. */
+  /** Re-checks after a listing during which the server announced a change, until they have ended. */
   readonly #rechecksAfter = new Map<string, Promise<void>>();
   readonly #listeners = new Set<(catalog: Catalog) => void>();
   #learned: ReadonlyMap<string, string> = new Map();
@@ -375,17 +375,16 @@ export class CatalogStore {
     return recheck;
   }
 
-  // Shared by every change announced until it begins; a change announced after that waits for it in turn.
+  // Shared by every change announced until it has ended, its own listing's time included: a server
+  // that announces a change whenever it is listed costs one more listing, not an endless chain.
   #recheckAfter(server: string, listing: Promise<unknown>): Promise<void> {
     let next = this.#rechecksAfter.get(server);
     if (!next) {
       next = this.#work.track(
         listing
           .catch(() => undefined)
-          .then(() => {
-            this.#rechecksAfter.delete(server);
-            return this.recheck(server);
-          }),
+          .then(() => this.recheck(server))
+          .finally(() => this.#rechecksAfter.delete(server)),
       );
       this.#rechecksAfter.set(server, next);
     }
