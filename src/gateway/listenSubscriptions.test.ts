@@ -15,8 +15,13 @@ async function wire() {
   watch.onmessage = (message) => passed.push(message);
   await watch.start();
   await clientEnd.start();
-  const listen = (id: string, resourceSubscriptions: string[]) =>
-    clientEnd.send({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params: { notifications: { resourceSubscriptions } } });
+  const listen = (id: string, resourceSubscriptions: string[], toolsListChanged?: boolean) =>
+    clientEnd.send({
+      jsonrpc: '2.0',
+      id,
+      method: 'subscriptions/listen',
+      params: { notifications: { resourceSubscriptions, ...(toolsListChanged !== undefined && { toolsListChanged }) } },
+    });
   const cancel = (requestId: string) => clientEnd.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId } });
   return { changes, passed, listen, cancel, watch };
 }
@@ -45,5 +50,22 @@ describe('ListenSubscriptions', () => {
     await watch.send({ jsonrpc: '2.0', id: 'a', error: { code: -32602, message: "Invalid params: 'notifications' is required" } });
     await watch.send({ jsonrpc: '2.0', id: 'b', result: { resultType: 'complete' } });
     expect(changes).toEqual(['hold r://one', 'hold r://two', 'release r://one', 'release r://two']);
+  });
+
+  it('says the client hears tool changes only while a stream that asked for them is open', async () => {
+    const { listen, cancel, watch } = await wire();
+    await listen('resources only', ['r://one']);
+    await listen('declined', [], false);
+    expect(watch.hearsToolChanges).toBe(false);
+    await listen('a', [], true);
+    await listen('b', [], true);
+    expect(watch.hearsToolChanges).toBe(true);
+    await cancel('a');
+    expect(watch.hearsToolChanges).toBe(true);
+    await watch.send({ jsonrpc: '2.0', id: 'b', error: { code: -32602, message: 'refused' } });
+    expect(watch.hearsToolChanges).toBe(false);
+    await listen('c', [], true);
+    await watch.close();
+    expect(watch.hearsToolChanges).toBe(false);
   });
 });

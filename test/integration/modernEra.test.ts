@@ -1,8 +1,10 @@
 // Both protocol eras on `loadout serve` (stdio): an SDK client that negotiates ('auto') ends up in
 // 2026-07-28 (server/discover, no initialize) and discovers, equips, hears of the new tools on its
 // subscriptions/listen stream and calls one; a client that only knows 2025 still gets initialize.
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { fixture, nodeServer, textOf, useGatewaySandbox, writeServersYaml } from '../helpers/gateway.js';
+import { eventually, fixture, nodeServer, textOf, useGatewaySandbox, writeServersYaml } from '../helpers/gateway.js';
 
 describe('loadout serve in both protocol eras', () => {
   const sandbox = useGatewaySandbox();
@@ -31,22 +33,30 @@ describe('loadout serve in both protocol eras', () => {
     await subscription.close();
   });
 
-  it('answers an equip at once when the client has no listen stream to hear the change on', async () => {
+  it('answers an equip at once when the client has no listen stream to hear the change on, and holds it when it has', async () => {
     // Long enough that an equip waiting for a re-list the client was never told to make would time the test out.
     await writeServersYaml(sandbox.dirs.configDir, { echo: nodeServer(fixture('echo')) }, { gateway: { relist_wait_ms: 600_000 } });
     const { client } = await sandbox.start({ versionNegotiation: { mode: 'auto' } });
     const built = await client.callTool({ name: 'build-toolset', arguments: { name: 'talk', tools: ['echo.echo'], equip: true } });
     expect(textOf(built)).toContain('echo_echo');
 
-    // With a stream for tool changes open, the client hears of the change, and the answer waits for its re-read.
+    // With a stream for tool changes open, the answer is held until the client has re-read tools/list.
     const subscription = await client.listen({ toolsListChanged: true });
-    let heard = false;
-    client.setNotificationHandler('notifications/tools/list_changed', async () => {
-      heard = true;
-      await client.listTools(undefined, { cacheMode: 'bypass' });
-    });
-    await client.callTool({ name: 'unequip-toolset', arguments: {} });
-    expect(heard).toBe(true);
+    let heard!: () => void;
+    const told = new Promise<void>((resolve) => (heard = resolve));
+    client.setNotificationHandler('notifications/tools/list_changed', () => heard());
+    let answered = false;
+    const unequipped = client.callTool({ name: 'unequip-toolset', arguments: {} }).then((result) => ((answered = true), result));
+    await told;
+    // The unequip is remembered in state.json before it is answered, held or not; once it is, a request's
+    // answer comes after all the gateway wrote before it: an unequip answer not held would have come first.
+    const stateFile = path.join(sandbox.dirs.dataDir, 'state.json');
+    await eventually(async () => /"activeToolset": *null/.test(await readFile(stateFile, 'utf8')), 10_000, 'the unequip remembered');
+    await client.listPrompts();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(answered).toBe(false);
+    await client.listTools(undefined, { cacheMode: 'bypass' });
+    expect((await unequipped).isError).toBeFalsy();
     await subscription.close();
   });
 
