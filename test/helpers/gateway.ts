@@ -9,7 +9,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { afterEach, beforeEach } from 'vitest';
-import { TOOLSET_META_TOOLS } from '../../src/gateway/index.js';
+import { resolvePaths, type LoadoutPaths } from '../../src/config/index.js';
+import { TOOLSET_META_TOOLS, createGateway, type Gateway } from '../../src/gateway/index.js';
+import { silentLogger } from '../../src/shared/index.js';
 import { z } from 'zod';
 import { tapReceived } from './notifications.js';
 
@@ -274,6 +276,41 @@ export function useGatewaySandbox(): GatewaySandbox {
     },
     async start(options = {}) {
       const gateway = await startGateway({ ...options, dirs: this.dirs });
+      gateways.push(gateway);
+      return gateway;
+    },
+  };
+}
+
+/** Fresh dirs per test for a gateway created in the test's own process (no child, no client). */
+export interface InProcessSandbox {
+  readonly dirs: TempDirs;
+  readonly paths: LoadoutPaths;
+  /** Create the gateway on this test's dirs; it is closed after the test, before its dirs are removed. */
+  start(): Promise<Gateway>;
+}
+
+/** Register beforeEach/afterEach hooks giving each test fresh dirs and closing its in-process gateways. */
+export function useInProcessGateway(): InProcessSandbox {
+  let dirs: TempDirs | undefined;
+  const gateways: Gateway[] = [];
+  beforeEach(async () => {
+    dirs = await makeTempDirs();
+  });
+  afterEach(async () => {
+    await Promise.allSettled(gateways.splice(0).map((gateway) => gateway.close()));
+    await dirs?.cleanup();
+  });
+  return {
+    get dirs() {
+      if (!dirs) throw new Error('useInProcessGateway: dirs exist only inside a test');
+      return dirs;
+    },
+    get paths() {
+      return resolvePaths({ configDir: this.dirs.configDir, dataDir: this.dirs.dataDir });
+    },
+    async start() {
+      const gateway = await createGateway({ paths: this.paths, logger: silentLogger });
       gateways.push(gateway);
       return gateway;
     },

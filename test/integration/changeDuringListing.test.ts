@@ -1,20 +1,8 @@
 // A server's prompts list_changed that arrives while loadout is still listing that server (the
 // re-check every start runs) is not folded into that listing, whose prompts/list may have been
 // answered before the change: one more re-check follows it, and the client hears the change.
-import { afterEach, describe, expect, it } from 'vitest';
-import { resolvePaths } from '../../src/config/index.js';
-import { createGateway, type Gateway } from '../../src/gateway/index.js';
-import { silentLogger } from '../../src/shared/index.js';
-import {
-  eventually,
-  fixture,
-  makeTempDirs,
-  nodeServer,
-  textOf,
-  useGatewaySandbox,
-  writeServersYaml,
-  type TempDirs,
-} from '../helpers/gateway.js';
+import { describe, expect, it } from 'vitest';
+import { eventually, fixture, nodeServer, textOf, useGatewaySandbox, useInProcessGateway, writeServersYaml } from '../helpers/gateway.js';
 import { collectNotifications } from '../helpers/notifications.js';
 
 describe('a change announced while loadout lists the server', () => {
@@ -42,29 +30,22 @@ describe('a change announced while loadout lists the server', () => {
       'the added prompt listed',
     );
   });
+});
 
-  describe('from a server that announces a change at every listing', () => {
-    let dirs: TempDirs | undefined;
-    let gateway: Gateway | undefined;
-    afterEach(async () => {
-      await gateway?.close();
-      await dirs?.cleanup();
-    });
+describe('a change announced at every listing of the server', () => {
+  const inProcess = useInProcessGateway();
 
-    it('costs one more listing, not an endless chain of them', async () => {
-      dirs = await makeTempDirs();
-      await writeServersYaml(dirs.configDir, {
-        test: nodeServer(fixture('contentServer'), { env: { ADD_PROMPT_WHILE_LISTED: 'always' } }),
-      });
-      gateway = await createGateway({ paths: resolvePaths({ configDir: dirs.configDir, dataDir: dirs.dataDir }), logger: silentLogger });
-      const { pool, catalog } = gateway.context;
-      // Starting it re-checks it; its announcement during that listing schedules one more, and the one
-      // during that listing shares it. An endless chain would never settle, and time the test out.
-      await pool.connection('test');
-      await catalog.recheck('test');
-      await catalog.settled();
-      const added = (catalog.current.definitionsOf('test')?.prompts ?? []).filter((prompt) => prompt.name.startsWith('added_'));
-      expect(added.map((prompt) => prompt.name)).toEqual(['added_4']);
+  it('costs one more listing, not an endless chain of them', async () => {
+    await writeServersYaml(inProcess.dirs.configDir, {
+      test: nodeServer(fixture('contentServer'), { env: { ADD_PROMPT_WHILE_LISTED: 'always' } }),
     });
+    const { pool, catalog } = (await inProcess.start()).context;
+    // Starting it re-checks it; its announcement during that listing schedules one more, and the one
+    // during that listing shares it. An endless chain would never settle, and time the test out.
+    await pool.connection('test');
+    await catalog.recheck('test');
+    await catalog.settled();
+    const added = (catalog.current.definitionsOf('test')?.prompts ?? []).filter((prompt) => prompt.name.startsWith('added_'));
+    expect(added.map((prompt) => prompt.name)).toEqual(['added_4']);
   });
 });

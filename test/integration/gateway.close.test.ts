@@ -3,24 +3,16 @@
 // listed its server but not yet written the catalog is the case that broke this: close returned,
 // and catalog.json, servers.yaml and server-map.json landed afterwards.
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { afterEach, describe, expect, it } from 'vitest';
-import { readTextIfExists, resolvePaths, withFileLock } from '../../src/config/index.js';
-import { createGateway, type Gateway } from '../../src/gateway/index.js';
-import { silentLogger } from '../../src/shared/index.js';
-import { fixture, makeTempDirs, nodeServer, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
+import { describe, expect, it } from 'vitest';
+import { readTextIfExists, withFileLock } from '../../src/config/index.js';
+import { fixture, nodeServer, useInProcessGateway, writeServersYaml } from '../helpers/gateway.js';
 
 describe('closing the gateway', () => {
-  let dirs: TempDirs | undefined;
-  let gateway: Gateway | undefined;
-  afterEach(async () => {
-    await gateway?.close();
-    await dirs?.cleanup();
-  });
+  const sandbox = useInProcessGateway();
 
   it('resolves only after a discovery under way has written the catalog', async () => {
-    dirs = await makeTempDirs();
-    await writeServersYaml(dirs.configDir, { echo: nodeServer(fixture('echo')) });
-    const paths = resolvePaths({ configDir: dirs.configDir, dataDir: dirs.dataDir });
+    await writeServersYaml(sandbox.dirs.configDir, { echo: nodeServer(fixture('echo')) });
+    const { paths } = sandbox;
 
     // Hold catalog.json's lock, as another loadout process writing it would: discovery's write waits for it.
     let release!: () => void;
@@ -32,7 +24,7 @@ describe('closing the gateway', () => {
     });
     await held;
 
-    gateway = await createGateway({ paths, logger: silentLogger });
+    const gateway = await sandbox.start();
     const { pool } = gateway.context;
     // Discovery stops the lazy server once it has listed it, and then writes what it listed.
     const listed = new Promise<void>((resolve) =>
