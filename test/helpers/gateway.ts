@@ -257,27 +257,39 @@ export interface GatewaySandbox {
   start(options?: Omit<StartOptions, 'dirs'>): Promise<GatewayProcess>;
 }
 
-/** Register beforeEach/afterEach hooks giving each test fresh dirs and closing its gateways. */
-export function useGatewaySandbox(): GatewaySandbox {
+// Fresh dirs for each test, and what the test started on them closed after it, before the dirs go.
+function useDirsPerTest<T extends { close(): Promise<void> }>(owner: string): { dirs(): TempDirs; keep(started: T): T } {
   let dirs: TempDirs | undefined;
-  const gateways: GatewayProcess[] = [];
+  const started: T[] = [];
   beforeEach(async () => {
     dirs = await makeTempDirs();
   });
   afterEach(async () => {
-    // A gateway a test already stopped (or killed) closes without complaint.
-    await Promise.allSettled(gateways.splice(0).map((gateway) => gateway.close()));
+    // Something a test already stopped (or killed) closes without complaint.
+    await Promise.allSettled(started.splice(0).map((each) => each.close()));
     await dirs?.cleanup();
   });
   return {
-    get dirs() {
-      if (!dirs) throw new Error('useGatewaySandbox: dirs exist only inside a test');
+    dirs() {
+      if (!dirs) throw new Error(`${owner}: dirs exist only inside a test`);
       return dirs;
     },
+    keep(each) {
+      started.push(each);
+      return each;
+    },
+  };
+}
+
+/** Register beforeEach/afterEach hooks giving each test fresh dirs and closing its gateways. */
+export function useGatewaySandbox(): GatewaySandbox {
+  const perTest = useDirsPerTest<GatewayProcess>('useGatewaySandbox');
+  return {
+    get dirs() {
+      return perTest.dirs();
+    },
     async start(options = {}) {
-      const gateway = await startGateway({ ...options, dirs: this.dirs });
-      gateways.push(gateway);
-      return gateway;
+      return perTest.keep(await startGateway({ ...options, dirs: this.dirs }));
     },
   };
 }
@@ -292,27 +304,16 @@ export interface InProcessSandbox {
 
 /** Register beforeEach/afterEach hooks giving each test fresh dirs and closing its in-process gateways. */
 export function useInProcessGateway(): InProcessSandbox {
-  let dirs: TempDirs | undefined;
-  const gateways: Gateway[] = [];
-  beforeEach(async () => {
-    dirs = await makeTempDirs();
-  });
-  afterEach(async () => {
-    await Promise.allSettled(gateways.splice(0).map((gateway) => gateway.close()));
-    await dirs?.cleanup();
-  });
+  const perTest = useDirsPerTest<Gateway>('useInProcessGateway');
   return {
     get dirs() {
-      if (!dirs) throw new Error('useInProcessGateway: dirs exist only inside a test');
-      return dirs;
+      return perTest.dirs();
     },
     get paths() {
       return resolvePaths({ configDir: this.dirs.configDir, dataDir: this.dirs.dataDir });
     },
     async start() {
-      const gateway = await createGateway({ paths: this.paths, logger: silentLogger });
-      gateways.push(gateway);
-      return gateway;
+      return perTest.keep(await createGateway({ paths: this.paths, logger: silentLogger }));
     },
   };
 }
