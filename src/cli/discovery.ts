@@ -2,7 +2,7 @@
 // them into servers.yaml, stop them again. Shows progress on stderr when it is a terminal.
 import type { DiscoveryResult } from '../catalog/index.js';
 import { enabledServerNames, type LoadoutPaths, type ToolMergeReport } from '../config/index.js';
-import { discoveryRecordsFile, openRuntime, recordDiscoveryOutcomes } from '../gateway/index.js';
+import { discoveryRecordsFile, openRuntime, recordDiscoveryOutcomes } from '../runtime/index.js';
 import { LoadoutError, errorMessage, oneLine, type Logger } from '../shared/index.js';
 import { listFailureLines } from './listFailures.js';
 import { printLines, printNote, printTable, progressBar } from './output.js';

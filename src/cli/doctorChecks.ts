@@ -16,7 +16,7 @@ import {
   type ServerConfig,
 } from '../config/index.js';
 import { isNeedsAuthorizationMessage } from '../downstream/index.js';
-import { openRuntime } from '../gateway/index.js';
+import { openRuntime } from '../runtime/index.js';
 import { errorMessage, isLoadoutError, oneLine, type Logger } from '../shared/index.js';
 import { CLIENT_NAMES, clientDefinition, type ClientEnvironment } from './clients/clientFiles.js';
 import { readJsonFile, valueAt } from './clients/jsonFile.js';

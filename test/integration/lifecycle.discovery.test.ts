@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadServersFile } from '../../src/config/index.js';
-import { recordDiscoveryOutcomes } from '../../src/gateway/index.js';
+import { recordDiscoveryOutcomes } from '../../src/runtime/index.js';
 import { runCli } from '../helpers/cli.js';
 import { cachedTool, writeToolCache } from '../helpers/lifecycle.js';
 import { descendantsOf, eventually, fixture, nodeServer, textOf, useGatewaySandbox, writeServersYaml } from '../helpers/gateway.js';

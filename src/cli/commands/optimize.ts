@@ -6,7 +6,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import * as z from 'zod';
 import type { CatalogStore } from '../../catalog/index.js';
 import { BackendKindSchema, PromptInputSchema, type BackendKind, type OptimizationSettings } from '../../config/index.js';
-import { openRuntime } from '../../gateway/index.js';
+import { openRuntime } from '../../runtime/index.js';
 import {
   createBackend,
   generateCandidates,

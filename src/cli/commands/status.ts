@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { oauthRecordFile, oauthSettingsOf, readOAuthRecord } from '../../config/index.js';
 import type { EraVerdict } from '../../downstream/index.js';
-import { discoveryRecordsFile, readDiscoveryRecords, readRunningGateways, retryText, type DiscoveryRecord } from '../../gateway/index.js';
+import { discoveryRecordsFile, readDiscoveryRecords, readRunningGateways, retryText, type DiscoveryRecord } from '../../runtime/index.js';
 import { loadConfigView, toolsOfServer } from '../configView.js';
 import { listFailureLines } from '../listFailures.js';
 import { paint, printJson, printLines, printTable } from '../output.js';

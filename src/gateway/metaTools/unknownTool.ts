@@ -7,7 +7,7 @@ import { resolveCatalogName } from '../../registry/index.js';
 import { isNeedsAuthorizationMessage, isToolsListFailureMessage } from '../../downstream/index.js';
 import { LoadoutError } from '../../shared/index.js';
 import type { GatewayContext } from '../context.js';
-import { discoveryStateText, retryText } from '../discoveryText.js';
+import { discoveryStateText, retryText } from '../../runtime/index.js';
 
 /** Why `name` is not in the catalog, as a LoadoutError the agent can act on. */
 export function unknownToolError(gateway: GatewayContext, catalog: Catalog, name: string): LoadoutError {
