@@ -18,14 +18,8 @@ import {
   type ServerConfig,
   type ToolMergeReport,
 } from '../config/index.js';
-import {
-  OPTIONAL_LIST_NAMES,
-  isNeedsAuthorizationMessage,
-  type ListFailures,
-  type ServerDefinitions,
-  type ServerPool,
-} from '../downstream/index.js';
-import { WorkInFlight, errorMessage, type Logger } from '../shared/index.js';
+import { OPTIONAL_LIST_NAMES, type ListFailures, type ServerDefinitions, type ServerPool } from '../downstream/index.js';
+import { WorkInFlight, errorMessage, failureOf, type Failure, type Logger } from '../shared/index.js';
 import { Catalog } from './catalog.js';
 import { DefinitionStore } from './definitionStore.js';
 import { EmbeddingRanking } from './embeddingRanking.js';
@@ -60,7 +54,7 @@ export type DiscoveryResult =
       merge?: ToolMergeReport;
       mergeError?: string;
     }
-  | { server: string; ok: false; error: string; ms: number };
+  | { server: string; ok: false; failure: Failure; ms: number };
 
 /** Options of one discovery run. */
 interface DiscoverOptions {
@@ -116,8 +110,8 @@ export class CatalogStore {
   readonly #work = new WorkInFlight();
   /** Servers being discovered, with the discovery's listing. */
   readonly #discovering = new Map<string, Promise<unknown>>();
-  /** Servers whose latest discovery failed, with the reason. */
-  readonly #failures = new Map<string, string>();
+  /** Servers whose latest discovery failed, with the failure. */
+  readonly #failures = new Map<string, Failure>();
   readonly #rechecks = new Map<string, Promise<void>>();
   /** Re-checks after a listing during which the server announced a change, until they have ended. */
   readonly #rechecksAfter = new Map<string, Promise<void>>();
@@ -194,7 +188,7 @@ export class CatalogStore {
     if (this.#discovering.has(server)) return { kind: 'pending' };
     const known = summarized || this.#definitions.all[server] !== undefined;
     const failure = this.#failures.get(server);
-    if (failure !== undefined && !known) return { kind: 'failed', reason: failure };
+    if (failure !== undefined && !known) return { kind: 'failed', reason: failure.text };
     return known ? { kind: 'ready' } : { kind: 'pending' };
   }
 
@@ -268,8 +262,8 @@ export class CatalogStore {
     return this.#loaded;
   }
 
-  /** Servers whose most recent discovery failed and that are still undiscovered, with the reason. */
-  discoveryFailures(): ReadonlyMap<string, string> {
+  /** Servers whose most recent discovery failed and that are still undiscovered, with the failure. */
+  discoveryFailures(): ReadonlyMap<string, Failure> {
     // A server discovered later (an always-on one reconnecting after a failed start) is no longer a failure.
     const undiscovered = new Set(this.undiscoveredServers);
     return new Map([...this.#failures].filter(([server]) => undiscovered.has(server)));
@@ -279,7 +273,7 @@ export class CatalogStore {
   async retryAuthorized(): Promise<void> {
     const { oauthDir } = this.#options;
     if (oauthDir === undefined) return;
-    const waiting = [...this.discoveryFailures()].filter(([, error]) => isNeedsAuthorizationMessage(error)).map(([server]) => server);
+    const waiting = [...this.discoveryFailures()].filter(([, failure]) => failure.code === 'NEEDS_AUTHORIZATION').map(([server]) => server);
     if (!waiting.length) return;
     // The OAuth file loses its mark when a login stores tokens; until then a retry would only be refused again.
     const records = await Promise.all(waiting.map((server) => readOAuthRecord(oauthRecordFile(oauthDir, server))));
@@ -312,7 +306,7 @@ export class CatalogStore {
         limit(async (): Promise<DiscoveryResult> => {
           const result = await this.#discoverOne(server);
           if (result.ok) this.#failures.delete(server);
-          else this.#failures.set(server, result.error);
+          else this.#failures.set(server, result.failure);
           options.onResult?.(result);
           return result;
         }),
@@ -346,7 +340,8 @@ export class CatalogStore {
       return { server, ok: true, toolCount: definitions.tools.length, ms: ms(), ...(listFailures ? { listFailures } : {}) };
     } catch (error) {
       logger.warn({ mod: 'catalog', server, err: errorMessage(error) }, 'discovery failed');
-      return { server, ok: false, error: errorMessage(error), ms: ms() };
+      // A failure that is not loadout's own (none is expected) leaves the server unstarted, as far as loadout knows.
+      return { server, ok: false, failure: failureOf(error, 'SERVER_START_FAILED'), ms: ms() };
     } finally {
       this.#discovering.delete(server);
       // A lazy server goes back to sleep, unless a call reached it meanwhile: its idle timer then decides.

@@ -349,7 +349,7 @@ export class DownstreamConnection {
       if (!isListAnswerFailure(error)) throw error;
       throw new LoadoutError(
         'LIST_FAILED',
-        `Server '${this.#server}' ${TOOLS_LIST_FAILED} (${errorMessage(error)}); its tools stay unknown until it lists them: check the server, then run loadout refresh ${this.#server}`,
+        `Server '${this.#server}' started, but its tools/list failed (${errorMessage(error)}); its tools stay unknown until it lists them: check the server, then run loadout refresh ${this.#server}`,
         { cause: error },
       );
     }
@@ -515,13 +515,6 @@ function maskedValues(config: ServerConfig, env: NodeJS.ProcessEnv): MaskedValue
   return serverEnvTexts(config)
     .flatMap((text) => referencedValues(text, env))
     .filter(({ value }) => value.length >= 4);
-}
-
-const TOOLS_LIST_FAILED = 'started, but its tools/list failed';
-
-/** Whether a failure message (as discovery keeps it) is a tools/list failure of a server that started. */
-export function isToolsListFailureMessage(message: string): boolean {
-  return message.includes(TOOLS_LIST_FAILED);
 }
 
 // A list answer loadout cannot use: the server sent it, so the server started and answered.

@@ -4,7 +4,6 @@
 export {
   CLIENT_CAPABILITIES,
   OPTIONAL_LIST_NAMES,
-  isToolsListFailureMessage,
   serverCrashOf,
   type ListFailures,
   type OptionalList,
@@ -17,5 +16,4 @@ export { stderrBlock } from './stderrTail.js';
 export { ServerPool, type PoolEvent } from './pool.js';
 export { EraVerdictSchema, type EraMemory, type EraVerdict, type ProtocolEra } from './era.js';
 export { ServerHealth } from './health.js';
-export { isNeedsAuthorizationMessage } from './oauthProvider.js';
 export { loginToServer } from './oauthLogin.js';

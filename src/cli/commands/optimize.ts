@@ -308,7 +308,8 @@ async function withLoop(
     const missing = discover.filter((server) => catalog.undiscoveredServers.includes(server));
     if (missing.length) {
       const [result] = await catalog.discover(missing);
-      if (result && !result.ok) throw new LoadoutError('SERVER_START_FAILED', `Could not discover '${result.server}': ${result.error}`);
+      if (result && !result.ok)
+        throw new LoadoutError('SERVER_START_FAILED', `Could not discover '${result.server}': ${result.failure.text}`);
     }
     await task(optimization, catalog);
   } finally {
