@@ -2,39 +2,26 @@
 // servers.yaml reload, a promoted description. Listeners hear about each new catalog. It owns
 // loading too: the cached definitions are read on first need (what to discover, and when, is the
 // gateway's business). The server configs it builds from are the pool's (their one owner); a change of
-// them reaches this store as the pool's 'configured' event.
-import pLimit from 'p-limit';
-import { isDeepStrictEqual } from 'node:util';
+// them reaches this store as the pool's 'configured' event. Listing servers (discovery, re-checks)
+// is catalogDiscovery.ts's; the store answers for it.
 import * as z from 'zod';
 import {
   enabledServerNames,
-  oauthRecordFile,
   fileStamp,
   readTextIfExists,
   writeTextAtomic,
-  readOAuthRecord,
   type EmbeddingsSettings,
-  type GatewaySettings,
   type ServerConfig,
-  type ToolMergeReport,
 } from '../config/index.js';
-import {
-  OPTIONAL_LIST_NAMES,
-  isNeedsAuthorizationMessage,
-  type ListFailures,
-  type ServerDefinitions,
-  type ServerPool,
-} from '../downstream/index.js';
-import { WorkInFlight, errorMessage, type Logger } from '../shared/index.js';
+import { WorkInFlight, errorMessage, type Failure } from '../shared/index.js';
 import { Catalog } from './catalog.js';
+import { CatalogDiscovery, type DiscoverOptions, type DiscoveryResult, type DiscoverySources } from './catalogDiscovery.js';
 import { DefinitionStore } from './definitionStore.js';
 import { EmbeddingRanking } from './embeddingRanking.js';
 import { LearnedWordsStore, type LearnedSearch } from './learnedWords.js';
 import { SearchLearning } from './searchLearning.js';
 import { ExampleRequestsStore } from './exampleRequests.js';
 import { examplesByTool, keywordsOf, readSynonyms } from './searchVocabulary.js';
-import { ALL_LISTS, type ServerListing } from './serverListing.js';
-import { recordDiscoveredTools } from './switchboard.js';
 import type { ServerMapEntry, ServerState, ServerSummary } from './serverMap.js';
 
 // The map's summaries as kept in the data dir: read before the catalog itself, so the first
@@ -46,41 +33,9 @@ const ServerSummariesFileSchema = z.object({
 
 let vectorWarningGiven = false;
 
-/**
- * Outcome of discovering one server; `merge` says what changed in servers.yaml, `listFailures`
- * which optional lists (prompts, resources, templates) failed beside the tools.
- */
-export type DiscoveryResult =
-  | {
-      server: string;
-      ok: true;
-      toolCount: number;
-      ms: number;
-      listFailures?: ListFailures;
-      merge?: ToolMergeReport;
-      mergeError?: string;
-    }
-  | { server: string; ok: false; error: string; ms: number };
-
-/** Options of one discovery run. */
-interface DiscoverOptions {
-  /** Approve upstream changes: store the new hashes in servers.yaml (`loadout refresh --accept-changed`). */
-  acceptChanged?: boolean;
-  /** Hears each server's outcome as it finishes (for progress displays). */
-  onResult?: (result: DiscoveryResult) => void;
-}
-
 /** Dependencies of a catalog store. */
-interface CatalogStoreOptions {
-  pool: ServerPool;
+interface CatalogStoreOptions extends DiscoverySources {
   cacheFile: string;
-  settings: Pick<GatewaySettings, 'discovery_concurrency' | 'discovery_timeout_seconds'> &
-    Partial<Pick<GatewaySettings, 'block_changed_tools'>>;
-  logger: Logger;
-  /** servers.yaml: when set, discoveries are smart-merged into its `tools:` maps. */
-  serversFile?: string;
-  /** Where OAuth files of HTTP servers live: servers that failed for want of a login are retried once it has them. */
-  oauthDir?: string;
   /** Where the map's summaries of the servers are kept (data dir), for a session's first answer. */
   serverMapFile?: string;
   /** Where words learned from use are kept (data dir); without it nothing is learned. */
@@ -114,13 +69,7 @@ export class CatalogStore {
   #summaryWrites: Promise<void> = Promise.resolve();
   /** Everything that may still write a file: discoveries, re-checks, the summaries, learned words. */
   readonly #work = new WorkInFlight();
-  /** Servers being discovered, with the discovery's listing. */
-  readonly #discovering = new Map<string, Promise<unknown>>();
-  /** Servers whose latest discovery failed, with the reason. */
-  readonly #failures = new Map<string, string>();
-  readonly #rechecks = new Map<string, Promise<void>>();
-  /** Re-checks after a listing during which the server announced a change, until they have ended. */
-  readonly #rechecksAfter = new Map<string, Promise<void>>();
+  readonly #discovery: CatalogDiscovery;
   readonly #listeners = new Set<(catalog: Catalog) => void>();
   #learned: ReadonlyMap<string, string> = new Map();
   /** Remembered queries: query key → tool id → evidence. */
@@ -143,6 +92,14 @@ export class CatalogStore {
     this.learning = this.#learnedWords
       ? new SearchLearning(this.#learnedWords, (learned) => this.#adoptLearned(learned), { work: this.#work })
       : undefined;
+    this.#discovery = new CatalogDiscovery({
+      ...options,
+      definitions: this.#definitions,
+      work: this.#work,
+      ensureLoaded: () => this.ensureLoaded(),
+      undiscoveredServers: () => this.undiscoveredServers,
+      rebuild: () => this.#replace(),
+    });
     this.#current = this.#build();
     // Lives as long as the pool, so the subscription is never ended.
     options.pool.onEvent((event) => {
@@ -191,10 +148,10 @@ export class CatalogStore {
   // A server's discovery state. Kept in one place so that finer states (a server starting, one
   // waiting for a login) show up in the map and in discover-all-tools alike.
   #stateOf(server: string, summarized: boolean): ServerState {
-    if (this.#discovering.has(server)) return { kind: 'pending' };
+    if (this.#discovery.isDiscovering(server)) return { kind: 'pending' };
     const known = summarized || this.#definitions.all[server] !== undefined;
-    const failure = this.#failures.get(server);
-    if (failure !== undefined && !known) return { kind: 'failed', reason: failure };
+    const failure = this.#discovery.failure(server);
+    if (failure !== undefined && !known) return { kind: 'failed', reason: failure.text };
     return known ? { kind: 'ready' } : { kind: 'pending' };
   }
 
@@ -268,31 +225,14 @@ export class CatalogStore {
     return this.#loaded;
   }
 
-  /** Servers whose most recent discovery failed and that are still undiscovered, with the reason. */
-  discoveryFailures(): ReadonlyMap<string, string> {
-    // A server discovered later (an always-on one reconnecting after a failed start) is no longer a failure.
-    const undiscovered = new Set(this.undiscoveredServers);
-    return new Map([...this.#failures].filter(([server]) => undiscovered.has(server)));
+  /** Servers whose most recent discovery failed and that are still undiscovered, with the failure. */
+  discoveryFailures(): ReadonlyMap<string, Failure> {
+    return this.#discovery.discoveryFailures();
   }
 
   /** Discover again the servers that failed for want of a login and have been logged in to since (`loadout auth`). */
-  async retryAuthorized(): Promise<void> {
-    const { oauthDir } = this.#options;
-    if (oauthDir === undefined) return;
-    const waiting = [...this.discoveryFailures()].filter(([, error]) => isNeedsAuthorizationMessage(error)).map(([server]) => server);
-    if (!waiting.length) return;
-    // The OAuth file loses its mark when a login stores tokens; until then a retry would only be refused again.
-    const records = await Promise.all(waiting.map((server) => readOAuthRecord(oauthRecordFile(oauthDir, server))));
-    const loggedIn = waiting.filter(
-      (_server, index) => records[index]?.tokens !== undefined && records[index]?.needsAuthorizationSince === undefined,
-    );
-    if (loggedIn.length) await this.discover(loggedIn);
-  }
-
-  /** New promoted descriptions, by tool id. */
-  setDescriptionOverrides(overrides: ReadonlyMap<string, string>): void {
-    this.#overrides = overrides;
-    this.#replace();
+  retryAuthorized(): Promise<void> {
+    return this.#discovery.retryAuthorized();
   }
 
   /**
@@ -300,185 +240,28 @@ export class CatalogStore {
    * and stop the lazy ones again. A failing server is reported and skipped.
    */
   discover(servers?: string[], options: DiscoverOptions = {}): Promise<DiscoveryResult[]> {
-    return this.#work.track(this.#discoverAll(servers, options));
+    return this.#discovery.discover(servers, options);
   }
 
-  async #discoverAll(servers: string[] | undefined, options: DiscoverOptions): Promise<DiscoveryResult[]> {
-    await this.ensureLoaded();
-    servers ??= this.undiscoveredServers;
-    const limit = pLimit(this.#options.settings.discovery_concurrency);
-    const results = await Promise.all(
-      servers.map((server) =>
-        limit(async (): Promise<DiscoveryResult> => {
-          const result = await this.#discoverOne(server);
-          if (result.ok) this.#failures.delete(server);
-          else this.#failures.set(server, result.error);
-          options.onResult?.(result);
-          return result;
-        }),
-      ),
-    );
-    const listed = results.filter((result) => result.ok).map((result) => result.server);
-    if (!listed.length) return results;
-    await this.#definitions.flush();
-    const merged = await this.#adopt(listed, options.acceptChanged);
-    return results.map((result) => (result.ok ? { ...result, ...merged(result.server) } : result));
-  }
-
-  #discoverOne(server: string): Promise<DiscoveryResult> {
-    // Set after the listing began (synchronously), and deleted in its finally, so always before it settles.
-    const listing = this.#listDiscovered(server);
-    this.#discovering.set(server, listing);
-    return listing;
-  }
-
-  async #listDiscovered(server: string): Promise<DiscoveryResult> {
-    const { pool, settings, logger } = this.#options;
-    const timeoutMs = settings.discovery_timeout_seconds * 1000;
-    const startedAt = performance.now();
-    const ms = () => Math.round(performance.now() - startedAt);
-    try {
-      const stamp = this.#definitions.stamp();
-      // Discovery learns the server afresh, its era too (a legacy server may have been upgraded).
-      const definitions = await pool.listDefinitions(server, { signal: AbortSignal.timeout(timeoutMs), timeoutMs, probeEra: true });
-      this.#record(server, definitions, stamp);
-      const { listFailures } = definitions;
-      return { server, ok: true, toolCount: definitions.tools.length, ms: ms(), ...(listFailures ? { listFailures } : {}) };
-    } catch (error) {
-      logger.warn({ mod: 'catalog', server, err: errorMessage(error) }, 'discovery failed');
-      return { server, ok: false, error: errorMessage(error), ms: ms() };
-    } finally {
-      this.#discovering.delete(server);
-      // A lazy server goes back to sleep, unless a call reached it meanwhile: its idle timer then decides.
-      await pool.stopIfIdle(server);
-    }
-  }
-
-  /**
-   * Re-list a server that just connected outside discovery (a lazy start, a reconnect) and, if
-   * its tools differ from the cache, update the cache and the switchboard, so an upstream
-   * change shows up as `changed`; changed prompts, resources or templates replace the cached
-   * ones. Does nothing unless the server is connected right now; with
-   * `start`, starts it first. One re-check per server runs at a time; callers share it, except
-   * with `changed` (the server announced that its lists changed): a listing under way may have had
-   * its answers before the change, so one more re-check follows it.
-   */
+  /** Re-list a server that just connected outside discovery, or announced a change (see CatalogDiscovery.recheck). */
   recheck(server: string, options: { start?: boolean; changed?: boolean } = {}): Promise<void> {
-    const running = this.#rechecks.get(server);
-    const listing = running ?? this.#discovering.get(server);
-    if (listing && options.changed) return this.#recheckAfter(server, listing);
-    if (running) return running;
-    // Checked synchronously before listTools, which would otherwise start a stopped server.
-    if (this.#discovering.has(server) || (!options.start && !this.#options.pool.isConnected(server))) return Promise.resolve();
-    const recheck = this.#work.track(this.#relist(server)).finally(() => this.#rechecks.delete(server));
-    this.#rechecks.set(server, recheck);
-    return recheck;
+    return this.#discovery.recheck(server, options);
   }
 
-  // Shared by every change announced until it has ended, its own listing's time included: a server
-  // that announces a change whenever it is listed costs one more listing, not an endless chain.
-  #recheckAfter(server: string, listing: Promise<unknown>): Promise<void> {
-    let next = this.#rechecksAfter.get(server);
-    if (!next) {
-      next = this.#work.track(
-        listing
-          .catch(() => undefined)
-          .then(() => this.recheck(server))
-          .finally(() => this.#rechecksAfter.delete(server)),
-      );
-      this.#rechecksAfter.set(server, next);
-    }
-    return next;
+  /** Before a call reaches `server`: re-list its tools first when changed tools are blocked (see CatalogDiscovery). */
+  confirmBeforeCall(server: string): Promise<void> {
+    return this.#discovery.confirmBeforeCall(server);
   }
 
-  /**
-   * Before a call reaches `server`: when changed tools are blocked and the server's tools have not
-   * been re-listed since it (re)started, start it and re-list them, so a tool that changed
-   * upstream is blocked before its first call rather than after.
-   */
-  async confirmBeforeCall(server: string): Promise<void> {
-    if (!this.#options.settings.block_changed_tools) return;
-    const { pool } = this.#options;
-    if (pool.isConnected(server) && !this.#rechecks.has(server)) return;
-    await this.recheck(server, { start: true });
-  }
-
-  async #relist(server: string): Promise<void> {
-    const stamp = this.#definitions.stamp();
-    const [definitions] = await Promise.all([this.#options.pool.listDefinitions(server), this.ensureLoaded()]);
-    const toolsBefore = this.#definitions.all[server]?.tools;
-    if (!this.#record(server, definitions, stamp, { ifChanged: true })) return;
-    await this.#definitions.flush();
-    // Changed tools go through servers.yaml (hashes, new names); other lists only rebuild the catalog.
-    if (isDeepStrictEqual(toolsBefore, this.#definitions.all[server]?.tools)) this.#replace();
-    else await this.#adopt([server], false);
-  }
-
-  /**
-   * Re-list a running server's tools after it said they changed, store them (the other lists stay)
-   * and merge them into servers.yaml; returns how many it listed.
-   */
+  /** Re-list a running server's tools after it said they changed; returns how many it listed. */
   relistTools(server: string): Promise<number> {
-    return this.#work.track(this.#relistTools(server));
+    return this.#discovery.relistTools(server);
   }
 
-  async #relistTools(server: string): Promise<number> {
-    const stamp = this.#definitions.stamp();
-    const [tools] = await Promise.all([this.#options.pool.listTools(server), this.ensureLoaded()]);
-    const listing: ServerListing = { covers: ['tools'], definitions: { tools }, listedAt: new Date().toISOString() };
-    if (this.#definitions.record(server, listing, stamp, { ifChanged: true })) {
-      await this.#definitions.flush();
-      await this.#adopt([server], false);
-    }
-    return tools.length;
-  }
-
-  // Take a complete listing into the entry in memory (flush() writes it), and log an optional
-  // list that newly failed or answers again: said once, not at every re-check.
-  #record(server: string, definitions: ServerDefinitions, stamp: number, options: { ifChanged?: boolean } = {}): boolean {
-    const before: ListFailures = this.#definitions.all[server]?.listFailures ?? {};
-    const listing: ServerListing = { covers: ALL_LISTS, definitions, listedAt: new Date().toISOString() };
-    const changed = this.#definitions.record(server, listing, stamp, options);
-    const after: ListFailures = this.#definitions.all[server]?.listFailures ?? {};
-    const log = this.#options.logger;
-    for (const list of OPTIONAL_LIST_NAMES) {
-      if (after[list] !== undefined && after[list] !== before[list])
-        log.warn({ mod: 'catalog', server, err: after[list] }, `${list} not listed; the tools and other lists stand`);
-      else if (after[list] === undefined && before[list] !== undefined) log.info({ mod: 'catalog', server }, `${list} listed again`);
-    }
-    return changed;
-  }
-
-  // Takes the servers' recorded definitions into one new catalog, after merging their tools into
-  // servers.yaml (when set) and adopting the config as written there (it may hold concurrent edits).
-  async #adopt(
-    servers: readonly string[],
-    acceptChanged = false,
-  ): Promise<(server: string) => Partial<Extract<DiscoveryResult, { ok: true }>>> {
-    const { serversFile, pool, logger } = this.#options;
-    if (!serversFile) {
-      this.#replace();
-      return () => ({});
-    }
-    const entries = servers.flatMap((server) => {
-      const tools = this.#definitions.all[server]?.tools;
-      return tools ? [[server, tools] as const] : [];
-    });
-    const tools = Object.fromEntries(entries);
-    try {
-      const { config, reports } = await recordDiscoveredTools(serversFile, tools, { acceptChanged });
-      // The pool's 'configured' event rebuilds the catalog.
-      pool.configure(config.servers);
-      return (server) => {
-        const merge = reports.get(server);
-        return merge ? { merge } : {};
-      };
-    } catch (error) {
-      const mergeError = errorMessage(error);
-      logger.error({ mod: 'catalog', err: mergeError }, 'could not record discovered tools in servers.yaml');
-      this.#replace();
-      return () => ({ mergeError });
-    }
+  /** New promoted descriptions, by tool id. */
+  setDescriptionOverrides(overrides: ReadonlyMap<string, string>): void {
+    this.#overrides = overrides;
+    this.#replace();
   }
 
   async #readDefinitions(): Promise<void> {

@@ -1,7 +1,8 @@
 // catalog: every known downstream tool (from the definition cache and discovery), the
 // switchboard's enabled flags, promoted descriptions, and full-text search over them.
 export { Catalog, parseToolId, unusableReason, type CatalogTool } from './catalog.js';
-export { CatalogStore, type DiscoveryResult } from './catalogStore.js';
+export { CatalogStore } from './catalogStore.js';
+export type { DiscoveryResult } from './catalogDiscovery.js';
 export { readDefinitionCache, writeDefinitionCache, type CachedServerTools, type DefinitionCache } from './definitionCache.js';
 export { CatalogSearch, type SearchSetup, type RankedTool } from './search.js';
 export { loadWordVectors } from './wordVectors.js';

@@ -2,7 +2,7 @@
 // built from both — without a running gateway and without spawning anything.
 import { Catalog, readDefinitionCache, type CatalogTool, type DefinitionCache } from '../catalog/index.js';
 import { loadServersConfig, type LoadoutPaths, type ServerConfig, type ServersFile } from '../config/index.js';
-import { openRuntime, type Runtime } from '../gateway/index.js';
+import { openRuntime, type Runtime } from '../runtime/index.js';
 import { LoadoutError, type Logger } from '../shared/index.js';
 
 /** The config dir as the CLI sees it. */

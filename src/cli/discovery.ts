@@ -2,7 +2,7 @@
 // them into servers.yaml, stop them again. Shows progress on stderr when it is a terminal.
 import type { DiscoveryResult } from '../catalog/index.js';
 import { enabledServerNames, type LoadoutPaths, type ToolMergeReport } from '../config/index.js';
-import { discoveryRecordsFile, openRuntime, recordDiscoveryOutcomes } from '../gateway/index.js';
+import { discoveryRecordsFile, openRuntime, recordDiscoveryOutcomes } from '../runtime/index.js';
 import { LoadoutError, errorMessage, oneLine, type Logger } from '../shared/index.js';
 import { listFailureLines } from './listFailures.js';
 import { printLines, printNote, printTable, progressBar } from './output.js';
@@ -46,7 +46,7 @@ export async function discoverServers(
           printNote(
             result.ok
               ? `discovered ${result.server}: ${result.toolCount} tool${result.toolCount === 1 ? '' : 's'} (${result.ms} ms)`
-              : `${result.server}: not discovered: ${oneLine(result.error, 200)}`,
+              : `${result.server}: not discovered: ${oneLine(result.failure.text, 200)}`,
           );
       },
     });
@@ -90,12 +90,21 @@ export function printDiscovery(results: readonly DiscoveryResult[]): void {
   if (details.length) printLines(...details);
 }
 
+/** Results as `--json` gives them: a failure as `error` (its text) and `code`. */
+export function discoveryJson(results: readonly DiscoveryResult[]): unknown[] {
+  return results.map((result) => {
+    if (result.ok) return result;
+    const { failure, ...rest } = result;
+    return { ...rest, error: failure.text, code: failure.code };
+  });
+}
+
 /** A one-line error unless every server was discovered. */
 export function failureOf(results: readonly DiscoveryResult[]): LoadoutError | undefined {
   const failed = results.filter((result): result is Extract<DiscoveryResult, { ok: false }> => !result.ok);
   if (!failed.length) return undefined;
   // Each reason whole, from a line of its own: it may go on for lines (a servers.yaml entry to paste, the server's stderr).
-  const detail = failed.map((result) => `${result.server}: ${result.error}`).join('\n');
+  const detail = failed.map((result) => `${result.server}: ${result.failure.text}`).join('\n');
   return new LoadoutError(
     'SERVER_START_FAILED',
     `${failed.length} of ${results.length} server${results.length === 1 ? '' : 's'} could not be discovered (${failed.map((result) => result.server).join(', ')}):\n${detail}`,

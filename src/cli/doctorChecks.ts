@@ -15,8 +15,7 @@ import {
   type LoadoutPaths,
   type ServerConfig,
 } from '../config/index.js';
-import { isNeedsAuthorizationMessage } from '../downstream/index.js';
-import { openRuntime } from '../gateway/index.js';
+import { openRuntime } from '../runtime/index.js';
 import { errorMessage, isLoadoutError, oneLine, type Logger } from '../shared/index.js';
 import { CLIENT_NAMES, clientDefinition, type ClientEnvironment } from './clients/clientFiles.js';
 import { readJsonFile, valueAt } from './clients/jsonFile.js';
@@ -128,8 +127,9 @@ function unsetVariables(config: ServerConfig, env: NodeJS.ProcessEnv): string[] 
   return [...new Set(serverEnvTexts(config).flatMap((text) => unsetEnvReferences(text, env)))];
 }
 
-// An HTTP server that answers 401/403 wants credentials (the SDK's messages carry the status).
-const NEEDS_AUTHORIZATION = /\b(401|403)\b|unauthori[sz]ed|invalid_token|refused loadout's credentials/i;
+// An HTTP server that answers 401/403 wants credentials: loadout's own refusal has its code
+// (AUTH_FAILED); a server's own words are all the SDK passes on of the others.
+const NEEDS_AUTHORIZATION = /\b(401|403)\b|unauthori[sz]ed|invalid_token/i;
 
 // Started through the runtime `serve` uses, so a server is checked as it would run there (OAuth tokens included).
 async function checkServers(paths: LoadoutPaths, logger: Logger, env: NodeJS.ProcessEnv, expansion: NodeJS.ProcessEnv): Promise<Finding[]> {
@@ -176,7 +176,7 @@ async function checkServers(paths: LoadoutPaths, logger: Logger, env: NodeJS.Pro
             const message = errorMessage(error);
             const ms = Math.round(performance.now() - startedAt);
             // A server that speaks OAuth is logged in to with `loadout auth`; one that does not wants a header.
-            if (config.type !== 'stdio' && isNeedsAuthorizationMessage(message)) {
+            if (config.type !== 'stdio' && isLoadoutError(error, 'NEEDS_AUTHORIZATION')) {
               return {
                 check: 'auth',
                 ...about,
@@ -186,7 +186,7 @@ async function checkServers(paths: LoadoutPaths, logger: Logger, env: NodeJS.Pro
                 fix: `loadout auth ${name}`,
               };
             }
-            if (config.type !== 'stdio' && NEEDS_AUTHORIZATION.test(message)) {
+            if (config.type !== 'stdio' && (isLoadoutError(error, 'AUTH_FAILED') || NEEDS_AUTHORIZATION.test(message))) {
               return {
                 check: 'auth',
                 ...about,

@@ -2,23 +2,19 @@
 // It knows how to start, send a request (through its RequestLayer), list tools (following
 // pagination) and close; when to start or stop it is the pool's business. The SDK client and its
 // transports are imported when a server first needs them (the HTTP/SSE clients pull in OAuth and
-// EventSource code), so a warm start loads none of them.
-// Error classes come from the server package, which the gateway has loaded already: the client
-// package is imported with the first connection (its errors match these across packages).
-import { ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode } from '@modelcontextprotocol/server';
+// EventSource code), so a warm start loads none of them. Its transports are connectionTransport.ts's,
+// how its failures are told apart and worded connectionErrors.ts's, what it lists serverDefinitions.ts's.
+import { SdkError, SdkErrorCode } from '@modelcontextprotocol/server';
 import type {
   Client,
   CreateMessageResult,
   ElicitResult,
   Transport,
   JSONRPCNotification,
-  Prompt,
-  Resource,
-  ResourceTemplateType,
   ServerCapabilities,
   Tool,
 } from '@modelcontextprotocol/client';
-import { expandEnv, expandEnvRecord, oauthSettingsOf, referencedValues, serverEnvTexts, type ServerConfig } from '../config/index.js';
+import { oauthSettingsOf, type ServerConfig } from '../config/index.js';
 import {
   Cancellation,
   LOADOUT_VERSION,
@@ -30,7 +26,20 @@ import {
   untilAborted,
   type Logger,
 } from '../shared/index.js';
-import type { ChildProcessTransport } from './childProcessTransport.js';
+import {
+  MalformedListError,
+  answerText,
+  isAuthorizationFailure,
+  isListAnswerFailure,
+  isSessionLost,
+  isSseStreamError,
+  isTimeout,
+  refuseRelayedRequest,
+  refusedCredentials,
+  startFailure,
+  type ServerCrash,
+} from './connectionErrors.js';
+import { childOf, createTransport, maskedValues } from './connectionTransport.js';
 import {
   ERA_PROBE_TIMEOUT_MS,
   isEraRefusal,
@@ -42,62 +51,10 @@ import {
   type ProtocolEra,
 } from './era.js';
 import type { RelayedRequest } from './inFlightCallers.js';
-import { maskValues, stderrBlock, type MaskedValue } from './stderrTail.js';
-import { StoredOAuthProvider, needsAuthorizationError, oauthTargetOf } from './oauthProvider.js';
 import { ModernRequests, fromListen } from './modernRequests.js';
 import { RequestLayer, type RequestOptions } from './requestLayer.js';
-
-/** The lists a server may declare beside its tools; each one may fail without the others. */
-export const OPTIONAL_LIST_NAMES = ['prompts', 'resources', 'resourceTemplates'] as const;
-export type OptionalList = (typeof OPTIONAL_LIST_NAMES)[number];
-
-/** Why each optional list the server declared could not be listed, e.g. "resources/list failed: connect ECONNREFUSED …". */
-export type ListFailures = Partial<Record<OptionalList, string>>;
-
-/**
- * Everything a server lists, for the catalog. A list the server did not declare is left out; one
- * it declared but failed to answer is left out too and named in `listFailures`.
- */
-export interface ServerDefinitions {
-  tools: Tool[];
-  prompts?: Prompt[];
-  resources?: Resource[];
-  resourceTemplates?: ResourceTemplateType[];
-  capabilities?: ServerCapabilities;
-  /** What the server said about itself at its handshake (serverInfo title/description, instructions). */
-  about?: ServerAbout;
-  /** The era the connection negotiated, for the next start to skip the probe. */
-  era?: EraVerdict;
-  listFailures?: ListFailures;
-}
-
-/** A server's own words about what it is for; fields it did not send are left out. */
-export interface ServerAbout {
-  title?: string;
-  description?: string;
-  instructions?: string;
-}
-
-// The optional lists: the request that fetches each, the key of its entries and their identifying field.
-const OPTIONAL_LISTS = [
-  { list: 'prompts', method: 'prompts/list', idField: 'name', declared: (capabilities) => capabilities.prompts !== undefined },
-  { list: 'resources', method: 'resources/list', idField: 'uri', declared: (capabilities) => capabilities.resources !== undefined },
-  {
-    list: 'resourceTemplates',
-    method: 'resources/templates/list',
-    idField: 'uriTemplate',
-    declared: (capabilities) => capabilities.resources !== undefined,
-  },
-] as const satisfies ReadonlyArray<{
-  list: OptionalList;
-  method: string;
-  idField: string;
-  declared: (capabilities: ServerCapabilities) => boolean;
-}>;
-
-// The SDK's default stdio read limit is 10 MB, and a bigger message closes the connection: a
-// server returning a large (say 10 MB) result would look like a crash. Allow large results.
-const MAX_STDIO_MESSAGE_BYTES = 256 * 1024 * 1024;
+import { OPTIONAL_LISTS, isListOf, type ListFailures, type ServerAbout, type ServerDefinitions } from './serverDefinitions.js';
+import { maskValues } from './stderrTail.js';
 
 /** Identity loadout presents to downstream servers. */
 export const CLIENT_INFO = { name: 'loadout', version: LOADOUT_VERSION } as const;
@@ -112,27 +69,12 @@ export interface ConnectionHooks {
   onRelayedRequest?: (request: RelayedRequest, signal: AbortSignal) => Promise<Record<string, unknown>>;
 }
 
+const SESSION_END_WAIT_MS = 2000;
+
 // Declared so servers may ask for sampling and elicitation; loadout relays each request to the
 // client session that made the call, or refuses it with a clear error. Roots are not declared:
 // they belong to one client, and a shared downstream cannot be told whose (a 2026-07-28 server is
 // told them per request instead, and asks within a call, whose client it names).
-const SESSION_END_WAIT_MS = 2000;
-
-/** How a stdio server's process ended under a request (the data of its ConnectionClosed error). */
-export interface ServerCrash {
-  /** e.g. "exited with code 1". */
-  exit: string;
-  /** Its last stderr lines, `${VAR}` values masked. */
-  stderr: string[];
-}
-
-/** The crash behind a ConnectionClosed error, when the server's process ended. */
-export function serverCrashOf(error: unknown): ServerCrash | undefined {
-  if (!SdkError.isInstance(error) || error.code !== SdkErrorCode.ConnectionClosed) return undefined;
-  const data = error.data as Partial<ServerCrash> | undefined;
-  return typeof data?.exit === 'string' && Array.isArray(data.stderr) ? (data as ServerCrash) : undefined;
-}
-
 /** Capabilities loadout declares to downstream servers (requests are relayed to the calling client). */
 export const CLIENT_CAPABILITIES = { sampling: {}, elicitation: { form: {}, url: {} } };
 
@@ -349,7 +291,7 @@ export class DownstreamConnection {
       if (!isListAnswerFailure(error)) throw error;
       throw new LoadoutError(
         'LIST_FAILED',
-        `Server '${this.#server}' ${TOOLS_LIST_FAILED} (${errorMessage(error)}); its tools stay unknown until it lists them: check the server, then run loadout refresh ${this.#server}`,
+        `Server '${this.#server}' started, but its tools/list failed (${errorMessage(error)}); its tools stay unknown until it lists them: check the server, then run loadout refresh ${this.#server}`,
         { cause: error },
       );
     }
@@ -480,187 +422,4 @@ export class DownstreamConnection {
     this.#sessionLost = true;
     void this.close();
   }
-}
-
-function isTimeout(error: unknown): boolean {
-  return (
-    (SdkError.isInstance(error) && error.code === SdkErrorCode.RequestTimeout) || (error instanceof Error && error.name === 'TimeoutError')
-  );
-}
-
-// Why a start failed, in plain words: a child that exited says how, with its last stderr lines
-// (the real error: "Cannot find module …"), rather than the SDK's "Connection closed".
-function startFailure(error: unknown, transport: Transport, timeoutMs: number): string {
-  const child = childOf(transport);
-  const code = SdkError.isInstance(error) ? error.code : undefined;
-  const timedOut = isTimeout(error);
-  let reason = errorMessage(error);
-  if (timedOut) reason = `it did not answer the MCP handshake (initialize) within ${Math.round(timeoutMs / 1000)} s`;
-  else if (code === SdkErrorCode.ConnectionClosed && child?.exit) reason = `its process ${child.exit} before answering`;
-  const lines = child?.stderrLines() ?? [];
-  if (!lines.length) return child?.exit && !timedOut ? `${reason}; it wrote nothing to stderr` : reason;
-  // The first line stands alone (a caller may add to it); the lines the server wrote follow it.
-  return `${reason}.${stderrBlock(lines)}`;
-}
-
-// The child process behind a stdio transport (its class is imported lazily, so no instanceof).
-function childOf(transport: Transport): ChildProcessTransport | undefined {
-  return typeof (transport as Partial<ChildProcessTransport>).stderrLines === 'function' ? (transport as ChildProcessTransport) : undefined;
-}
-
-// The values a server's `${VAR}`s expand to, hidden in its stderr lines and failure messages, which
-// are shown, logged and kept on disk. A value of under 4 characters is no secret, and hiding it
-// would hide those letters everywhere.
-function maskedValues(config: ServerConfig, env: NodeJS.ProcessEnv): MaskedValue[] {
-  return serverEnvTexts(config)
-    .flatMap((text) => referencedValues(text, env))
-    .filter(({ value }) => value.length >= 4);
-}
-
-const TOOLS_LIST_FAILED = 'started, but its tools/list failed';
-
-/** Whether a failure message (as discovery keeps it) is a tools/list failure of a server that started. */
-export function isToolsListFailureMessage(message: string): boolean {
-  return message.includes(TOOLS_LIST_FAILED);
-}
-
-// A list answer loadout cannot use: the server sent it, so the server started and answered.
-class MalformedListError extends Error {
-  constructor(what: string) {
-    super(`the server answered ${what}`);
-  }
-}
-
-function isListOf(entries: unknown, idField: string): entries is Array<Record<string, unknown>> {
-  return (
-    Array.isArray(entries) &&
-    entries.every((entry) => typeof entry === 'object' && entry !== null && typeof (entry as Record<string, unknown>)[idField] === 'string')
-  );
-}
-
-// Whether a list failed in the server's answer (a JSON-RPC error, a timeout, a malformed page)
-// rather than in loadout's own handling, which keeps its meaning: a lost session is retried,
-// a refused credential asks for a login, a shutdown is a shutdown.
-function isListAnswerFailure(error: unknown): boolean {
-  return !isLoadoutError(error);
-}
-
-// A server's error answer with its JSON-RPC code, which says what kind of failure it is (-32601: a
-// list declared but never implemented), where the SDK's message gives only the words.
-function answerText(error: unknown): string {
-  const message = errorMessage(error);
-  if (!ProtocolError.isInstance(error) || message.includes(String(error.code))) return message;
-  return `${message} (${error.code})`;
-}
-
-// A POST the server answered 404 for the session id: streamable HTTP (SdkHttpError, status 404)
-// or an SSE message endpoint that no longer exists. The server did not process it.
-function isSessionLost(error: unknown): boolean {
-  // A JSON-RPC error the server sent may carry any code, 404 too: it is an answer, not a lost session.
-  if (!(error instanceof Error) || ProtocolError.isInstance(error)) return false;
-  return httpStatusOf(error) === 404 || /^Error POSTing to endpoint \(HTTP 404\)/.test(error.message);
-}
-
-// The HTTP status of a transport failure: SdkHttpError carries it as `status`, SseError as `code`.
-function httpStatusOf(error: Error): unknown {
-  const { status, code } = error as { status?: unknown; code?: unknown };
-  return status ?? code;
-}
-
-// The SSE transport's EventSource failed (SseError; its class is imported lazily, so no instanceof).
-function isSseStreamError(error: Error): boolean {
-  return error.message.startsWith('SSE error:');
-}
-
-function refuseRelayedRequest(request: RelayedRequest): Promise<never> {
-  return Promise.reject(
-    new ProtocolError(
-      ProtocolErrorCode.InvalidRequest,
-      `loadout cannot answer ${request.method} here: no client session is waiting on this server`,
-    ),
-  );
-}
-
-// A 401 from a server loadout logs in to needs `loadout auth`; from one that sends its own
-// Authorization header (or has `oauth: false`), a login cannot help: the header is what to fix.
-function refusedCredentials(server: string, usesOAuth: boolean): LoadoutError {
-  if (usesOAuth) return needsAuthorizationError(server);
-  return new LoadoutError(
-    'AUTH_FAILED',
-    `Server '${server}' refused loadout's credentials (HTTP 401): check the Authorization header under headers: for ${server} in servers.yaml`,
-  );
-}
-
-/**
- * Whether `error` means the server refused loadout's credentials and only a login can help: the
- * provider found nothing to refresh, the SDK gave up (UnauthorizedError), or a 401 came back
- * right after a refresh.
- */
-export async function isAuthorizationFailure(error: unknown): Promise<boolean> {
-  if (isLoadoutError(error, 'NEEDS_AUTHORIZATION')) return true;
-  if (!(error instanceof Error)) return false;
-  if (httpStatusOf(error) === 401) return true;
-  // Imported only on this failure path: the auth module is not needed to start.
-  const { UnauthorizedError } = await import('@modelcontextprotocol/client');
-  return error instanceof UnauthorizedError;
-}
-
-interface TransportContext {
-  env: NodeJS.ProcessEnv;
-  logger: Logger;
-  /** Where OAuth files live; without it, HTTP servers get no OAuth. */
-  oauthDir: string | undefined;
-  /** Aborted when loadout stops: a stdio child is then ended in a hurry. */
-  shutdown?: AbortSignal;
-  /** Values to hide in a stdio child's kept stderr lines. */
-  masked: readonly MaskedValue[];
-}
-
-async function createTransport(serverName: string, config: ServerConfig, context: TransportContext): Promise<Transport> {
-  try {
-    return await createTransportOrThrow(serverName, config, context);
-  } catch (error) {
-    if (error instanceof LoadoutError) throw error;
-    const reason = `its address is unusable: ${errorMessage(error)}`;
-    throw new LoadoutError('SERVER_START_FAILED', `Server '${serverName}' has an unusable address: ${errorMessage(error)}`, {
-      cause: error,
-      reason,
-    });
-  }
-}
-
-async function createTransportOrThrow(
-  serverName: string,
-  config: ServerConfig,
-  { env, logger, oauthDir, shutdown, masked }: TransportContext,
-): Promise<Transport> {
-  const where = `Server '${serverName}'`;
-  const { type } = config;
-  if (type === 'stdio') {
-    const { ChildProcessTransport } = await import('./childProcessTransport.js');
-    const transport = new ChildProcessTransport({
-      command: expandEnv(config.command, env, `${where} command`),
-      args: config.args.map((arg) => expandEnv(arg, env, `${where} args`)),
-      // Servers expect the user's environment (PATH, HOME, npm settings), plus their own.
-      env: { ...(env as Record<string, string>), ...expandEnvRecord(config.env, env, `${where} env`) },
-      cwd: config.cwd === undefined ? undefined : expandEnv(config.cwd, env, `${where} cwd`),
-      maxMessageBytes: MAX_STDIO_MESSAGE_BYTES,
-      hurry: shutdown,
-      masked,
-    });
-    // The child's stderr must be drained or a chatty server blocks; it is diagnostics only.
-    transport.stderr.on('data', (chunk: Buffer) => logger.debug({ stderr: chunk.toString('utf8').trimEnd() }, 'downstream stderr'));
-    return transport;
-  }
-  const url = new URL(expandEnv(config.url, env, `${where} url`));
-  const requestInit = { headers: expandEnvRecord(config.headers, env, `${where} headers`) };
-  const oauth = oauthDir === undefined ? undefined : oauthTargetOf(serverName, config, env, oauthDir);
-  const authProvider = oauth ? await StoredOAuthProvider.open(oauth) : undefined;
-  const options = authProvider ? { requestInit, authProvider, fetch: authProvider.fetch } : { requestInit };
-  if (type === 'sse') {
-    const { SSEClientTransport } = await import('@modelcontextprotocol/client');
-    return new SSEClientTransport(url, options);
-  }
-  const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
-  return new StreamableHTTPClientTransport(url, options);
 }

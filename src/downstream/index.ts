@@ -1,21 +1,19 @@
 // downstream: connections to the MCP servers behind loadout — start (lazily, single-flight),
 // send requests (one RequestLayer per connection), idle-stop, report connection events. Does not
 // know about catalogs or toolsets.
+export { CLIENT_CAPABILITIES } from './connection.js';
+export { serverCrashOf } from './connectionErrors.js';
 export {
-  CLIENT_CAPABILITIES,
   OPTIONAL_LIST_NAMES,
-  isToolsListFailureMessage,
-  serverCrashOf,
   type ListFailures,
   type OptionalList,
   type ServerAbout,
   type ServerDefinitions,
-} from './connection.js';
+} from './serverDefinitions.js';
 export type { DownstreamCaller, RelayedRequest } from './inFlightCallers.js';
 export type { Progress } from './requestLayer.js';
 export { stderrBlock } from './stderrTail.js';
 export { ServerPool, type PoolEvent } from './pool.js';
 export { EraVerdictSchema, type EraMemory, type EraVerdict, type ProtocolEra } from './era.js';
 export { ServerHealth } from './health.js';
-export { isNeedsAuthorizationMessage } from './oauthProvider.js';
 export { loginToServer } from './oauthLogin.js';

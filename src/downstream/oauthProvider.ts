@@ -83,16 +83,9 @@ const RENEW_RETRY_MS = 10_000;
 // Used only until a login records the real one: refresh and discovery never send it.
 const UNSET_REDIRECT_URL = 'http://127.0.0.1/callback';
 
-const NEEDS_AUTHORIZATION = 'needs authorization: run loadout auth';
-
 /** The error a server that needs a login answers with, everywhere it shows. */
 export function needsAuthorizationError(server: string): LoadoutError {
-  return new LoadoutError('NEEDS_AUTHORIZATION', `Server '${server}' ${NEEDS_AUTHORIZATION} ${server}`);
-}
-
-/** Whether a failure message (as discovery keeps it) is needsAuthorizationError's. */
-export function isNeedsAuthorizationMessage(message: string): boolean {
-  return message.includes(NEEDS_AUTHORIZATION);
+  return new LoadoutError('NEEDS_AUTHORIZATION', `Server '${server}' needs authorization: run loadout auth ${server}`);
 }
 
 /** An OAuthClientProvider backed by `<data dir>/oauth/<server>.json`. */

@@ -5,9 +5,9 @@ import type { GatewaySettings, LoadoutPaths, StateStore } from '../config/index.
 import type { ServerPool } from '../downstream/index.js';
 import type { NamingOptions } from '../registry/index.js';
 import type { OptimizationLoop } from '../optimization/index.js';
+import type { BackgroundDiscovery } from '../runtime/index.js';
 import type { Logger } from '../shared/index.js';
 import type { ToolsetStore } from '../toolsets/index.js';
-import type { BackgroundDiscovery } from './backgroundDiscovery.js';
 import type { InputRounds } from './inputRounds.js';
 import type { ResourceRoutes } from './resourcePages.js';
 import type { SessionHub } from './sessionHub.js';

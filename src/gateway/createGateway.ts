@@ -4,11 +4,9 @@ import type { Server, ServerEventBus, Transport } from '@modelcontextprotocol/se
 import type { LoadoutPaths } from '../config/index.js';
 import { ServerHealth } from '../downstream/index.js';
 import { watchPromotions } from '../optimization/index.js';
+import { BackgroundDiscovery, discoveryRecordsFile, openRuntime, startConfigSync, watchToolListChanges } from '../runtime/index.js';
 import { LoadoutError, isLoadoutError, type Logger } from '../shared/index.js';
 import { ToolsetStore } from '../toolsets/index.js';
-import { BackgroundDiscovery } from './backgroundDiscovery.js';
-import { startConfigSync } from './configSync.js';
-import { discoveryRecordsFile } from './discoveryRecords.js';
 import type { DirectCalls } from './clientIntake.js';
 import type { GatewayContext } from './context.js';
 import { InputRounds } from './inputRounds.js';
@@ -18,13 +16,11 @@ import { ModernCallPath } from './modernCallPath.js';
 import { EQUIP_META_TOOLS, META_TOOLS, TOOLSET_META_TOOLS, namingOptions, sessionInstructions } from './metaTools/index.js';
 import { ResourceRoutes } from './resourcePages.js';
 import { SharedToolsets, type RequestScope } from './principalToolsets.js';
-import { openRuntime } from './runtime.js';
 import { watchServerEvents } from './serverEvents.js';
 import { GatewaySession, loadCachedCatalog, metaToolSet, type MetaToolSet } from './session.js';
 import { SessionHub } from './sessionHub.js';
 import { StdioOpening, opensLegacyEra } from './stdioOpening.js';
 import { TaskRoutes } from './taskRoutes.js';
-import { watchToolListChanges } from './toolListWatch.js';
 
 /** Options of createGateway. */
 interface GatewayOptions {

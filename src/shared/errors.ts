@@ -1,37 +1,41 @@
 // The one error type loadout throws on purpose. Its `code` lets the gateway decide how to
 // answer (an isError result the agent can act on, or a protocol error); its message names the
-// thing and the fix.
+// thing and the fix. A failure kept or passed on past its throw (a discovery's outcome, discovery.json)
+// is a Failure: the code to decide by, the message to show, never one told from the other.
+import * as z from 'zod';
 
 /** Machine-readable reasons a loadout operation can fail. */
-type LoadoutErrorCode =
-  | 'CONFIG_INVALID'
-  | 'CONFIG_NOT_FOUND'
-  | 'CONFIG_EXISTS'
-  | 'CONFIG_CHANGED'
-  | 'NOT_CONFIRMED'
-  | 'STATE_INVALID'
-  | 'DATA_DIR_IN_USE'
-  | 'TOOLSET_NOT_FOUND'
-  | 'TOOLSET_INVALID'
-  | 'TOOL_NOT_FOUND'
-  | 'TOOL_DISABLED'
-  | 'SERVER_NOT_FOUND'
-  | 'SERVER_DISABLED'
-  | 'SERVER_START_FAILED'
-  | 'LIST_FAILED'
-  | 'NEEDS_AUTHORIZATION'
-  | 'SESSION_LOST'
-  | 'ERA_STALE'
-  | 'AUTH_FAILED'
-  | 'CALL_FAILED'
-  | 'INVALID_ARGUMENT'
-  | 'CANDIDATE_REJECTED'
-  | 'PROMOTION_REFUSED'
-  | 'BACKEND_NOT_CONFIGURED'
-  | 'BACKEND_UNAVAILABLE'
-  | 'BACKEND_REPLY_INVALID'
-  | 'SEARCH_VECTORS_INVALID'
-  | 'CLOSED';
+const LoadoutErrorCodeSchema = z.enum([
+  'CONFIG_INVALID',
+  'CONFIG_NOT_FOUND',
+  'CONFIG_EXISTS',
+  'CONFIG_CHANGED',
+  'NOT_CONFIRMED',
+  'STATE_INVALID',
+  'DATA_DIR_IN_USE',
+  'TOOLSET_NOT_FOUND',
+  'TOOLSET_INVALID',
+  'TOOL_NOT_FOUND',
+  'TOOL_DISABLED',
+  'SERVER_NOT_FOUND',
+  'SERVER_DISABLED',
+  'SERVER_START_FAILED',
+  'LIST_FAILED',
+  'NEEDS_AUTHORIZATION',
+  'SESSION_LOST',
+  'ERA_STALE',
+  'AUTH_FAILED',
+  'CALL_FAILED',
+  'INVALID_ARGUMENT',
+  'CANDIDATE_REJECTED',
+  'PROMOTION_REFUSED',
+  'BACKEND_NOT_CONFIGURED',
+  'BACKEND_UNAVAILABLE',
+  'BACKEND_REPLY_INVALID',
+  'SEARCH_VECTORS_INVALID',
+  'CLOSED',
+]);
+export type LoadoutErrorCode = z.infer<typeof LoadoutErrorCodeSchema>;
 
 /**
  * A next step a lower layer knows is needed but must not word: the CLI and the agent do it with
@@ -72,4 +76,13 @@ export function isLoadoutError(error: unknown, ...codes: LoadoutErrorCode[]): er
 /** The message of any thrown value, for log lines and error results. */
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** A failure as kept and handed on: `code` is what consumers decide by, `text` what they show. */
+export const FailureSchema = z.strictObject({ code: LoadoutErrorCodeSchema, text: z.string() });
+export type Failure = z.infer<typeof FailureSchema>;
+
+/** The Failure of a thrown value: a LoadoutError's own code, else `otherwise` (what the caller was doing). */
+export function failureOf(error: unknown, otherwise: LoadoutErrorCode): Failure {
+  return { code: error instanceof LoadoutError ? error.code : otherwise, text: errorMessage(error) };
 }

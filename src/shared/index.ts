@@ -1,5 +1,15 @@
 // Cross-cutting primitives every layer may use: the error type, the stderr logger, call cancellation, timers by key and with backoff, bounded waits, waits a signal cuts short and work awaited before a close, the lazily loaded YAML module and JSON Schema validator, JSON-RPC line framing, the Transport decorator shape.
-export { LoadoutError, isLoadoutError, errorMessage, remedyText, type LoadoutRemedy } from './errors.js';
+export {
+  LoadoutError,
+  isLoadoutError,
+  errorMessage,
+  remedyText,
+  failureOf,
+  FailureSchema,
+  type Failure,
+  type LoadoutErrorCode,
+  type LoadoutRemedy,
+} from './errors.js';
 export { Cancellation } from './cancellation.js';
 export { JsonLineReader, JsonLineWriter, type OversizeLine } from './jsonLines.js';
 export { KeyedTimers, MAX_TIMER_MS } from './keyedTimers.js';

@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadServersFile } from '../../src/config/index.js';
-import { recordDiscoveryOutcomes } from '../../src/gateway/index.js';
+import { recordDiscoveryOutcomes } from '../../src/runtime/index.js';
 import { runCli } from '../helpers/cli.js';
 import { cachedTool, writeToolCache } from '../helpers/lifecycle.js';
 import { descendantsOf, eventually, fixture, nodeServer, textOf, useGatewaySandbox, writeServersYaml } from '../helpers/gateway.js';
@@ -77,6 +77,7 @@ describe('discovery in the background', () => {
     const json = JSON.parse((await runCli(sandbox.dirs, ['status', '--json'])).stdout) as StatusJson;
     expect(json.servers.find((server) => server.name === 'stuck')?.discovery).toMatchObject({
       state: 'failed',
+      code: 'SERVER_START_FAILED',
       error: expect.stringContaining('did not answer the MCP handshake') as unknown,
     });
   });
@@ -88,7 +89,7 @@ describe('discovery in the background', () => {
     await recordDiscoveryOutcomes(
       recordsFile,
       config.servers,
-      [{ server: 'late', ok: false, error: 'it failed an hour ago' }],
+      [{ server: 'late', ok: false, failure: { code: 'SERVER_START_FAILED', text: 'it failed an hour ago' } }],
       Date.now() - 3_600_000,
     );
     const gateway = await sandbox.start();

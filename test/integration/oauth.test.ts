@@ -76,8 +76,16 @@ describe('downstream OAuth', () => {
     expect(refused.isError).toBe(true);
     expect(textOf(refused)).toContain(`Server 'linear' ${NEEDS_AUTH}`);
     expect(textOf(refused)).not.toMatch(/invalid_token|restart loadout/);
+    // Told by the failure's code, kept in discovery.json beside its text.
+    expect(textOf(refused)).toContain('its tools are unknown until then. Call again after logging in.');
     const status = await runCli(sandbox.dirs, ['status']);
     expect(status.stdout).toContain(`linear: ${NEEDS_AUTH}`);
+    const statusJson = JSON.parse((await runCli(sandbox.dirs, ['status', '--json'])).stdout) as { servers: Array<{ discovery: unknown }> };
+    expect(statusJson.servers[0]?.discovery).toMatchObject({
+      state: 'failed',
+      code: 'NEEDS_AUTHORIZATION',
+      error: `Server 'linear' ${NEEDS_AUTH}`,
+    });
     // The gateway never registered a client on its own: that belongs to a login.
     expect(oauth.counts.registrations).toBe(0);
 

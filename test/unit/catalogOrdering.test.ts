@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { CatalogStore, readDefinitionCache } from '../../src/catalog/index.js';
 import { GatewaySettingsSchema, ServerConfigSchema } from '../../src/config/index.js';
 import { ServerPool, type PoolEvent } from '../../src/downstream/index.js';
-import { watchToolListChanges } from '../../src/gateway/toolListWatch.js';
+import { watchToolListChanges } from '../../src/runtime/toolListWatch.js';
 import { silentLogger, type Logger } from '../../src/shared/index.js';
 import { useTempDir } from '../helpers/tempDir.js';
 

@@ -17,8 +17,9 @@ const LAYER: Record<string, number> = {
   registry: 4,
   toolsets: 5,
   optimization: 5,
-  gateway: 6,
-  cli: 7,
+  runtime: 6,
+  gateway: 7,
+  cli: 8,
 };
 
 async function sourceFiles(dir: string): Promise<string[]> {

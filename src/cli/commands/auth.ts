@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import type { Command } from 'commander';
 import { deleteOAuthRecord, expansionEnv, loadServersFile, oauthRecordFile } from '../../config/index.js';
 import { loginToServer } from '../../downstream/index.js';
-import { discoveryRecordsFile, recordDiscoveryOutcomes } from '../../gateway/index.js';
+import { discoveryRecordsFile, recordDiscoveryOutcomes } from '../../runtime/index.js';
 import { LoadoutError } from '../../shared/index.js';
 import { requireServer } from '../configView.js';
 import { printJson, printLines, printNote } from '../output.js';

@@ -2,7 +2,7 @@
 // config (or the usual ones found on this machine), then discover their tools.
 import type { Command } from 'commander';
 import { describeImport, importServers } from '../importServers.js';
-import { discoverServers, printDiscoveryStep } from '../discovery.js';
+import { discoverServers, discoveryJson, printDiscoveryStep } from '../discovery.js';
 import { printJson, printLines } from '../output.js';
 import { commandEnvironment } from '../program.js';
 
@@ -31,7 +31,7 @@ export function registerInit(program: Command): void {
           found: outcome.result.found.map(({ source, servers }) => ({ ...source, servers })),
           skipped: outcome.result.skipped.map(({ source, ...rest }) => ({ file: source.file, ...rest })),
           secrets: { file: paths.secretsFile, moved: outcome.secrets.keep ? [] : outcome.secrets.moved },
-          discovery: results,
+          discovery: discoveryJson(results),
         });
         return;
       }

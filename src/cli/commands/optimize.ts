@@ -6,7 +6,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import * as z from 'zod';
 import type { CatalogStore } from '../../catalog/index.js';
 import { BackendKindSchema, PromptInputSchema, type BackendKind, type OptimizationSettings } from '../../config/index.js';
-import { openRuntime } from '../../gateway/index.js';
+import { openRuntime } from '../../runtime/index.js';
 import {
   createBackend,
   generateCandidates,
@@ -308,7 +308,8 @@ async function withLoop(
     const missing = discover.filter((server) => catalog.undiscoveredServers.includes(server));
     if (missing.length) {
       const [result] = await catalog.discover(missing);
-      if (result && !result.ok) throw new LoadoutError('SERVER_START_FAILED', `Could not discover '${result.server}': ${result.error}`);
+      if (result && !result.ok)
+        throw new LoadoutError('SERVER_START_FAILED', `Could not discover '${result.server}': ${result.failure.text}`);
     }
     await task(optimization, catalog);
   } finally {

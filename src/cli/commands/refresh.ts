@@ -4,7 +4,7 @@ import { Argument, type Command } from 'commander';
 import { loadServersFile } from '../../config/index.js';
 import { LoadoutError } from '../../shared/index.js';
 import { requireServer } from '../configView.js';
-import { discoverServers, failureOf, printDiscovery } from '../discovery.js';
+import { discoverServers, discoveryJson, failureOf, printDiscovery } from '../discovery.js';
 import { printJson, printLines } from '../output.js';
 import { commandEnvironment } from '../program.js';
 
@@ -32,7 +32,7 @@ export function registerRefresh(program: Command): void {
       }
       const targets = servers.length ? [...new Set(servers)] : undefined;
       const results = await discoverServers(paths, logger, targets, { acceptChanged: options.acceptChanged });
-      if (options.json) printJson({ file: paths.serversFile, results });
+      if (options.json) printJson({ file: paths.serversFile, results: discoveryJson(results) });
       else if (!results.length) printLines('No enabled servers in servers.yaml; nothing to refresh.');
       else printDiscovery(results);
       const failure = failureOf(results);

@@ -10,7 +10,7 @@ import { applySetup, applyUndo, planUndo, type SetupOutcome } from '../clients/s
 import { planSetup, type SetupPlan } from '../clients/setupPlan.js';
 import { unifiedDiff } from '../clients/textDiff.js';
 import type { LoadoutPaths } from '../../config/index.js';
-import { discoverServers, printDiscoveryStep } from '../discovery.js';
+import { discoverServers, discoveryJson, printDiscoveryStep } from '../discovery.js';
 import { printJson, printLines } from '../output.js';
 import { askYesNo } from '../prompt.js';
 import { describeSecrets } from '../secrets.js';
@@ -99,7 +99,7 @@ export function registerSetup(program: Command): void {
           ? await discoverServers(paths, logger, undefined, { undiscoveredOnly: true, progressLines: !options.json })
           : [];
       if (options.json) {
-        printJson({ ...planJson(name, plan, paths.serversFile, outcome), discovery });
+        printJson({ ...planJson(name, plan, paths.serversFile, outcome), discovery: discoveryJson(discovery) });
         return;
       }
       printDiscoveryStep(discovery);

@@ -3,7 +3,8 @@
 import type { Command } from 'commander';
 import { oauthRecordFile, oauthSettingsOf, readOAuthRecord } from '../../config/index.js';
 import type { EraVerdict } from '../../downstream/index.js';
-import { discoveryRecordsFile, readDiscoveryRecords, readRunningGateways, retryText, type DiscoveryRecord } from '../../gateway/index.js';
+import { discoveryRecordsFile, readDiscoveryRecords, readRunningGateways, retryText, type DiscoveryRecord } from '../../runtime/index.js';
+import type { LoadoutErrorCode } from '../../shared/index.js';
 import { loadConfigView, toolsOfServer } from '../configView.js';
 import { listFailureLines } from '../listFailures.js';
 import { paint, printJson, printLines, printTable } from '../output.js';
@@ -31,7 +32,7 @@ export function registerStatus(program: Command): void {
           const record = discovered || !config.enabled ? undefined : records.get(name);
           // Failed: the last attempt (serve's or refresh's) failed; pending: a running gateway has yet to list it.
           const discovery = record
-            ? { state: 'failed' as const, ...withoutKey(record) }
+            ? { state: 'failed' as const, ...failedState(record) }
             : !discovered && config.enabled && gateways.length
               ? { state: 'pending' as const }
               : null;
@@ -111,7 +112,11 @@ function eraOf(verdict: EraVerdict | undefined): { era: EraVerdict['era']; check
 }
 
 // A record's config hash is bookkeeping, not status.
-function withoutKey(record: DiscoveryRecord): Omit<DiscoveryRecord, 'config'> {
-  const { config: _config, ...rest } = record;
-  return rest;
+// What `status --json` says of a failed discovery: the record without its config key, its failure
+// as `error` (the text) and `code`.
+function failedState({ config: _config, failure, ...times }: DiscoveryRecord): Omit<DiscoveryRecord, 'config' | 'failure'> & {
+  error: string;
+  code: LoadoutErrorCode;
+} {
+  return { ...times, error: failure.text, code: failure.code };
 }

@@ -6,7 +6,7 @@ import { enabledServerNames } from '../../config/index.js';
 import { LoadoutError, oneLine } from '../../shared/index.js';
 import { clientRequestOf } from '../forward.js';
 import { forwardUnlessChanged } from '../changedToolGuard.js';
-import { discoveryStateText } from '../discoveryText.js';
+import { discoveryStateText } from '../../runtime/index.js';
 import { textResult } from '../toolResults.js';
 import { mapAnswer } from './catalogMap.js';
 import { defineMetaTool } from './metaTool.js';

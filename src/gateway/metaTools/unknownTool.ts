@@ -4,10 +4,9 @@
 import type { Catalog } from '../../catalog/index.js';
 import { parseToolId, unusableReason } from '../../catalog/index.js';
 import { resolveCatalogName } from '../../registry/index.js';
-import { isNeedsAuthorizationMessage, isToolsListFailureMessage } from '../../downstream/index.js';
 import { LoadoutError } from '../../shared/index.js';
 import type { GatewayContext } from '../context.js';
-import { discoveryStateText, retryText } from '../discoveryText.js';
+import { discoveryStateText, retryText } from '../../runtime/index.js';
 
 /** Why `name` is not in the catalog, as a LoadoutError the agent can act on. */
 export function unknownToolError(gateway: GatewayContext, catalog: Catalog, name: string): LoadoutError {
@@ -16,18 +15,17 @@ export function unknownToolError(gateway: GatewayContext, catalog: Catalog, name
   if (state?.state === 'pending') {
     return new LoadoutError('TOOL_NOT_FOUND', `No tool '${name}' is known yet: ${discoveryStateText(state)} Call again in a moment.`);
   }
-  if (state?.state === 'failed' && isNeedsAuthorizationMessage(state.record.error)) {
-    return new LoadoutError('NEEDS_AUTHORIZATION', `${state.record.error}; its tools are unknown until then. Call again after logging in.`);
-  }
-  // It started and answered tools/list with an error: the message names the server's fault and the fix.
-  if (state?.state === 'failed' && isToolsListFailureMessage(state.record.error)) {
-    return new LoadoutError('LIST_FAILED', `${state.record.error} (discovery ${retryText(state.record)}).`);
-  }
   if (state?.state === 'failed') {
+    const { code, text } = state.record.failure;
+    if (code === 'NEEDS_AUTHORIZATION') {
+      return new LoadoutError('NEEDS_AUTHORIZATION', `${text}; its tools are unknown until then. Call again after logging in.`);
+    }
+    // It started and answered tools/list with an error: the message names the server's fault and the fix.
+    if (code === 'LIST_FAILED') return new LoadoutError('LIST_FAILED', `${text} (discovery ${retryText(state.record)}).`);
     return new LoadoutError(
       'SERVER_START_FAILED',
       `Server '${state.server}' could not be started, so its tools are unknown (discovery ${retryText(state.record)}); ` +
-        `fix its entry in ${gateway.paths.serversFile} or what it needs. ${state.record.error}`,
+        `fix its entry in ${gateway.paths.serversFile} or what it needs. ${text}`,
     );
   }
   const suggestions = catalog.suggest(name);

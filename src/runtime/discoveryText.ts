@@ -36,5 +36,5 @@ export function discoveryStateText(state: DiscoveryState, now = Date.now()): str
     const retry = state.previous ? ` (tried again after it ${failedText(state.previous)})` : '';
     return `${state.server}: discovery pending since ${clockTime(state.since)}${retry}; its tools join the catalog when it answers.`;
   }
-  return `${state.server}: not discovered: ${retryText(state.record, now)}. ${state.record.error}`;
+  return `${state.server}: not discovered: ${retryText(state.record, now)}. ${state.record.failure.text}`;
 }

@@ -2,11 +2,12 @@
 // the last attempt failed, why, and when to try again, so a new `serve` neither waits for nor
 // hammers a server that failed a moment ago. Written by serve and refresh, read by status. An
 // entry whose server config has changed since is ignored: the new config deserves a fresh try.
+// Each failure is kept with its code (version 2); a version 1 file is read, and upgraded when next written.
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import * as z from 'zod';
 import { readTextIfExists, updateTextFile, type LoadoutPaths, type ServerConfig } from '../config/index.js';
-import { backoffDelayMs } from '../shared/index.js';
+import { FailureSchema, backoffDelayMs, type Failure } from '../shared/index.js';
 
 // Waits before the next try after 1, 2, 3… failures in a row: 30 s doubling up to 30 min (jittered).
 const RETRY_BASE_MS = 30_000;
@@ -17,18 +18,34 @@ const RecordSchema = z.strictObject({
   /** Failed attempts in a row. */
   failures: z.number().int().positive(),
   retryAt: z.iso.datetime(),
-  /** The failure as loadout reports it (stderr lines with `${VAR}` values masked). */
-  error: z.string(),
+  /** The failure: its code, and its text as loadout reports it (stderr lines with `${VAR}` values masked). */
+  failure: FailureSchema,
   /** Hash of the server's config at the time (see configKey). */
   config: z.string(),
 });
-const RecordsFileSchema = z.strictObject({ version: z.literal(1), servers: z.record(z.string(), RecordSchema) });
+const RecordsFileSchema = z.strictObject({ version: z.literal(2), servers: z.record(z.string(), RecordSchema) });
+
+// Version 1 kept only the failure's text. Its code is read from the two texts consumers told apart
+// then, as those versions wrote them; the text is kept whole. The next write is version 2.
+const V1_NEEDS_AUTHORIZATION = / needs authorization: run loadout auth /;
+const V1_TOOLS_LIST_FAILED = / started, but its tools\/list failed /;
+const V1RecordSchema = RecordSchema.omit({ failure: true }).extend({ error: z.string() });
+const V1RecordsFileSchema = z.strictObject({ version: z.literal(1), servers: z.record(z.string(), V1RecordSchema) });
+
+function upgradedV1Record({ error, ...record }: z.infer<typeof V1RecordSchema>): DiscoveryRecord {
+  const code = V1_NEEDS_AUTHORIZATION.test(error)
+    ? 'NEEDS_AUTHORIZATION'
+    : V1_TOOLS_LIST_FAILED.test(error)
+      ? 'LIST_FAILED'
+      : 'SERVER_START_FAILED';
+  return { ...record, failure: { code, text: error } };
+}
 
 /** The last failed discovery of one server. */
 export type DiscoveryRecord = z.infer<typeof RecordSchema>;
 
 /** The outcome of one attempt, as recordDiscoveryOutcomes takes it. */
-export type DiscoveryOutcome = { server: string; ok: true } | { server: string; ok: false; error: string };
+export type DiscoveryOutcome = { server: string; ok: true } | { server: string; ok: false; failure: Failure };
 
 /** Where the records of a data dir live. */
 export function discoveryRecordsFile(paths: Pick<LoadoutPaths, 'dataDir'>): string {
@@ -63,23 +80,23 @@ export async function recordDiscoveryOutcomes(
         delete servers[outcome.server];
         continue;
       }
-      const record = failedRecord(previous.get(outcome.server), outcome.error, config, now);
+      const record = failedRecord(previous.get(outcome.server), outcome.failure, config, now);
       servers[outcome.server] = record;
       failed.set(outcome.server, record);
     }
-    return `${JSON.stringify({ version: 1, servers }, null, 2)}\n`;
+    return `${JSON.stringify({ version: 2, servers }, null, 2)}\n`;
   });
   return failed;
 }
 
 /** The record after one more failure of a server whose last record was `previous`. */
-export function failedRecord(previous: DiscoveryRecord | undefined, error: string, config: ServerConfig, now: number): DiscoveryRecord {
+export function failedRecord(previous: DiscoveryRecord | undefined, failure: Failure, config: ServerConfig, now: number): DiscoveryRecord {
   const failures = (previous?.failures ?? 0) + 1;
   return {
     failedAt: new Date(now).toISOString(),
     failures,
     retryAt: new Date(now + backoffDelayMs(failures - 1, RETRY_BASE_MS, RETRY_MAX_MS)).toISOString(),
-    error,
+    failure,
     config: configKey(config),
   };
 }
@@ -94,8 +111,13 @@ function configKey(config: ServerConfig): string {
 function parse(text: string | undefined): Record<string, DiscoveryRecord> {
   if (text === undefined) return {};
   try {
-    const parsed = RecordsFileSchema.safeParse(JSON.parse(text));
-    return parsed.success ? { ...parsed.data.servers } : {};
+    const json: unknown = JSON.parse(text);
+    const parsed = RecordsFileSchema.safeParse(json);
+    if (parsed.success) return { ...parsed.data.servers };
+    const v1 = V1RecordsFileSchema.safeParse(json);
+    return v1.success
+      ? Object.fromEntries(Object.entries(v1.data.servers).map(([server, record]) => [server, upgradedV1Record(record)]))
+      : {};
   } catch {
     return {};
   }

@@ -119,7 +119,10 @@ export class BackgroundDiscovery {
       .map(([server, { since }]) => ({
         server,
         ok: false as const,
-        error: `Server '${server}' had not answered its discovery ${Math.round((now - since) / 1000)} s after it began, when loadout stopped`,
+        failure: {
+          code: 'SERVER_START_FAILED' as const,
+          text: `Server '${server}' had not answered its discovery ${Math.round((now - since) / 1000)} s after it began, when loadout stopped`,
+        },
       }));
     if (unanswered.length) {
       const { recordsFile, pool, logger } = this.#options;
@@ -180,7 +183,7 @@ export class BackgroundDiscovery {
     } catch (error) {
       logger.warn({ mod: 'catalog', server, err: errorMessage(error) }, 'could not record the discovery outcome');
       const config = pool.config(server);
-      records = new Map(!result.ok && config ? [[server, failedRecord(this.#failed.get(server), result.error, config, Date.now())]] : []);
+      records = new Map(!result.ok && config ? [[server, failedRecord(this.#failed.get(server), result.failure, config, Date.now())]] : []);
     }
     const record = records.get(server);
     if (!record) this.#failed.delete(server);

@@ -1,0 +1,296 @@
+// Discovery and re-checks for the catalog store: list a server (discovery: every server not yet
+// cached, bounded and timed; a re-check: one that just connected, or announced a change), record
+// what it lists in the definition cache, merge its tools into servers.yaml, and remember why a
+// discovery failed (its Failure, by code). The store owns the catalog these rebuild.
+import pLimit from 'p-limit';
+import { isDeepStrictEqual } from 'node:util';
+import { oauthRecordFile, readOAuthRecord, type GatewaySettings, type ToolMergeReport } from '../config/index.js';
+import { OPTIONAL_LIST_NAMES, type ListFailures, type ServerDefinitions, type ServerPool } from '../downstream/index.js';
+import { errorMessage, failureOf, type Failure, type Logger, type WorkInFlight } from '../shared/index.js';
+import type { DefinitionStore } from './definitionStore.js';
+import { ALL_LISTS, type ServerListing } from './serverListing.js';
+import { recordDiscoveredTools } from './switchboard.js';
+
+/**
+ * Outcome of discovering one server; `merge` says what changed in servers.yaml, `listFailures`
+ * which optional lists (prompts, resources, templates) failed beside the tools.
+ */
+export type DiscoveryResult =
+  | {
+      server: string;
+      ok: true;
+      toolCount: number;
+      ms: number;
+      listFailures?: ListFailures;
+      merge?: ToolMergeReport;
+      mergeError?: string;
+    }
+  | { server: string; ok: false; failure: Failure; ms: number };
+
+/** Options of one discovery run. */
+export interface DiscoverOptions {
+  /** Approve upstream changes: store the new hashes in servers.yaml (`loadout refresh --accept-changed`). */
+  acceptChanged?: boolean;
+  /** Hears each server's outcome as it finishes (for progress displays). */
+  onResult?: (result: DiscoveryResult) => void;
+}
+
+/** What discovery works with, as the catalog store is given it. */
+export interface DiscoverySources {
+  pool: ServerPool;
+  settings: Pick<GatewaySettings, 'discovery_concurrency' | 'discovery_timeout_seconds'> &
+    Partial<Pick<GatewaySettings, 'block_changed_tools'>>;
+  logger: Logger;
+  /** servers.yaml: when set, discoveries are smart-merged into its `tools:` maps. */
+  serversFile?: string;
+  /** Where OAuth files of HTTP servers live: servers that failed for want of a login are retried once it has them. */
+  oauthDir?: string;
+}
+
+/** The sources, and what of the store's discovery works in: its definitions, its work, what it rebuilds. */
+interface CatalogDiscoveryOptions extends DiscoverySources {
+  /** The definition cache listings are recorded in. */
+  definitions: DefinitionStore;
+  /** The store's work in flight: every listing and write is tracked there, so its settled() covers them. */
+  work: WorkInFlight;
+  /** Reads the cached definitions unless read already. */
+  ensureLoaded: () => Promise<void>;
+  /** Enabled servers with no cached definitions. */
+  undiscoveredServers: () => string[];
+  /** Builds a new catalog from the definitions and configs now. */
+  rebuild: () => void;
+}
+
+/** Lists servers for the catalog store, and keeps what it learns. */
+export class CatalogDiscovery {
+  readonly #options: CatalogDiscoveryOptions;
+  /** Servers being discovered, with the discovery's listing. */
+  readonly #discovering = new Map<string, Promise<unknown>>();
+  /** Servers whose latest discovery failed, with the failure. */
+  readonly #failures = new Map<string, Failure>();
+  readonly #rechecks = new Map<string, Promise<void>>();
+  /** Re-checks after a listing during which the server announced a change, until they have ended. */
+  readonly #rechecksAfter = new Map<string, Promise<void>>();
+
+  constructor(options: CatalogDiscoveryOptions) {
+    this.#options = options;
+  }
+
+  /** Servers whose most recent discovery failed and that are still undiscovered, with the failure. */
+  discoveryFailures(): ReadonlyMap<string, Failure> {
+    // A server discovered later (an always-on one reconnecting after a failed start) is no longer a failure.
+    const undiscovered = new Set(this.#options.undiscoveredServers());
+    return new Map([...this.#failures].filter(([server]) => undiscovered.has(server)));
+  }
+
+  /** Discover again the servers that failed for want of a login and have been logged in to since (`loadout auth`). */
+  async retryAuthorized(): Promise<void> {
+    const { oauthDir } = this.#options;
+    if (oauthDir === undefined) return;
+    const waiting = [...this.discoveryFailures()].filter(([, failure]) => failure.code === 'NEEDS_AUTHORIZATION').map(([server]) => server);
+    if (!waiting.length) return;
+    // The OAuth file loses its mark when a login stores tokens; until then a retry would only be refused again.
+    const records = await Promise.all(waiting.map((server) => readOAuthRecord(oauthRecordFile(oauthDir, server))));
+    const loggedIn = waiting.filter(
+      (_server, index) => records[index]?.tokens !== undefined && records[index]?.needsAuthorizationSince === undefined,
+    );
+    if (loggedIn.length) await this.discover(loggedIn);
+  }
+
+  /**
+   * Connect to each server (bounded concurrency, per-server timeout), list its tools, cache them,
+   * and stop the lazy ones again. A failing server is reported and skipped.
+   */
+  discover(servers?: string[], options: DiscoverOptions = {}): Promise<DiscoveryResult[]> {
+    return this.#options.work.track(this.#discoverAll(servers, options));
+  }
+
+  async #discoverAll(servers: string[] | undefined, options: DiscoverOptions): Promise<DiscoveryResult[]> {
+    await this.#options.ensureLoaded();
+    servers ??= this.#options.undiscoveredServers();
+    const limit = pLimit(this.#options.settings.discovery_concurrency);
+    const results = await Promise.all(
+      servers.map((server) =>
+        limit(async (): Promise<DiscoveryResult> => {
+          const result = await this.#discoverOne(server);
+          if (result.ok) this.#failures.delete(server);
+          else this.#failures.set(server, result.failure);
+          options.onResult?.(result);
+          return result;
+        }),
+      ),
+    );
+    const listed = results.filter((result) => result.ok).map((result) => result.server);
+    if (!listed.length) return results;
+    await this.#options.definitions.flush();
+    const merged = await this.#adopt(listed, options.acceptChanged);
+    return results.map((result) => (result.ok ? { ...result, ...merged(result.server) } : result));
+  }
+
+  #discoverOne(server: string): Promise<DiscoveryResult> {
+    // Set after the listing began (synchronously), and deleted in its finally, so always before it settles.
+    const listing = this.#listDiscovered(server);
+    this.#discovering.set(server, listing);
+    return listing;
+  }
+
+  async #listDiscovered(server: string): Promise<DiscoveryResult> {
+    const { pool, settings, logger } = this.#options;
+    const timeoutMs = settings.discovery_timeout_seconds * 1000;
+    const startedAt = performance.now();
+    const ms = () => Math.round(performance.now() - startedAt);
+    try {
+      const stamp = this.#options.definitions.stamp();
+      // Discovery learns the server afresh, its era too (a legacy server may have been upgraded).
+      const definitions = await pool.listDefinitions(server, { signal: AbortSignal.timeout(timeoutMs), timeoutMs, probeEra: true });
+      this.#record(server, definitions, stamp);
+      const { listFailures } = definitions;
+      return { server, ok: true, toolCount: definitions.tools.length, ms: ms(), ...(listFailures ? { listFailures } : {}) };
+    } catch (error) {
+      logger.warn({ mod: 'catalog', server, err: errorMessage(error) }, 'discovery failed');
+      // A failure that is not loadout's own (none is expected) leaves the server unstarted, as far as loadout knows.
+      return { server, ok: false, failure: failureOf(error, 'SERVER_START_FAILED'), ms: ms() };
+    } finally {
+      this.#discovering.delete(server);
+      // A lazy server goes back to sleep, unless a call reached it meanwhile: its idle timer then decides.
+      await pool.stopIfIdle(server);
+    }
+  }
+
+  /**
+   * Re-list a server that just connected outside discovery (a lazy start, a reconnect) and, if
+   * its tools differ from the cache, update the cache and the switchboard, so an upstream
+   * change shows up as `changed`; changed prompts, resources or templates replace the cached
+   * ones. Does nothing unless the server is connected right now; with
+   * `start`, starts it first. One re-check per server runs at a time; callers share it, except
+   * with `changed` (the server announced that its lists changed): a listing under way may have had
+   * its answers before the change, so one more re-check follows it.
+   */
+  recheck(server: string, options: { start?: boolean; changed?: boolean } = {}): Promise<void> {
+    const running = this.#rechecks.get(server);
+    const listing = running ?? this.#discovering.get(server);
+    if (listing && options.changed) return this.#recheckAfter(server, listing);
+    if (running) return running;
+    // Checked synchronously before listTools, which would otherwise start a stopped server.
+    if (this.#discovering.has(server) || (!options.start && !this.#options.pool.isConnected(server))) return Promise.resolve();
+    const recheck = this.#options.work.track(this.#relist(server)).finally(() => this.#rechecks.delete(server));
+    this.#rechecks.set(server, recheck);
+    return recheck;
+  }
+
+  // Shared by every change announced until it has ended, its own listing's time included: a server
+  // that announces a change whenever it is listed costs one more listing, not an endless chain.
+  #recheckAfter(server: string, listing: Promise<unknown>): Promise<void> {
+    let next = this.#rechecksAfter.get(server);
+    if (!next) {
+      next = this.#options.work.track(
+        listing
+          .catch(() => undefined)
+          .then(() => this.recheck(server))
+          .finally(() => this.#rechecksAfter.delete(server)),
+      );
+      this.#rechecksAfter.set(server, next);
+    }
+    return next;
+  }
+
+  /**
+   * Before a call reaches `server`: when changed tools are blocked and the server's tools have not
+   * been re-listed since it (re)started, start it and re-list them, so a tool that changed
+   * upstream is blocked before its first call rather than after.
+   */
+  async confirmBeforeCall(server: string): Promise<void> {
+    if (!this.#options.settings.block_changed_tools) return;
+    const { pool } = this.#options;
+    if (pool.isConnected(server) && !this.#rechecks.has(server)) return;
+    await this.recheck(server, { start: true });
+  }
+
+  async #relist(server: string): Promise<void> {
+    const stamp = this.#options.definitions.stamp();
+    const [definitions] = await Promise.all([this.#options.pool.listDefinitions(server), this.#options.ensureLoaded()]);
+    const toolsBefore = this.#options.definitions.all[server]?.tools;
+    if (!this.#record(server, definitions, stamp, { ifChanged: true })) return;
+    await this.#options.definitions.flush();
+    // Changed tools go through servers.yaml (hashes, new names); other lists only rebuild the catalog.
+    if (isDeepStrictEqual(toolsBefore, this.#options.definitions.all[server]?.tools)) this.#options.rebuild();
+    else await this.#adopt([server], false);
+  }
+
+  /**
+   * Re-list a running server's tools after it said they changed, store them (the other lists stay)
+   * and merge them into servers.yaml; returns how many it listed.
+   */
+  relistTools(server: string): Promise<number> {
+    return this.#options.work.track(this.#relistTools(server));
+  }
+
+  async #relistTools(server: string): Promise<number> {
+    const stamp = this.#options.definitions.stamp();
+    const [tools] = await Promise.all([this.#options.pool.listTools(server), this.#options.ensureLoaded()]);
+    const listing: ServerListing = { covers: ['tools'], definitions: { tools }, listedAt: new Date().toISOString() };
+    if (this.#options.definitions.record(server, listing, stamp, { ifChanged: true })) {
+      await this.#options.definitions.flush();
+      await this.#adopt([server], false);
+    }
+    return tools.length;
+  }
+
+  // Take a complete listing into the entry in memory (flush() writes it), and log an optional
+  // list that newly failed or answers again: said once, not at every re-check.
+  #record(server: string, definitions: ServerDefinitions, stamp: number, options: { ifChanged?: boolean } = {}): boolean {
+    const before: ListFailures = this.#options.definitions.all[server]?.listFailures ?? {};
+    const listing: ServerListing = { covers: ALL_LISTS, definitions, listedAt: new Date().toISOString() };
+    const changed = this.#options.definitions.record(server, listing, stamp, options);
+    const after: ListFailures = this.#options.definitions.all[server]?.listFailures ?? {};
+    const log = this.#options.logger;
+    for (const list of OPTIONAL_LIST_NAMES) {
+      if (after[list] !== undefined && after[list] !== before[list])
+        log.warn({ mod: 'catalog', server, err: after[list] }, `${list} not listed; the tools and other lists stand`);
+      else if (after[list] === undefined && before[list] !== undefined) log.info({ mod: 'catalog', server }, `${list} listed again`);
+    }
+    return changed;
+  }
+
+  // Takes the servers' recorded definitions into one new catalog, after merging their tools into
+  // servers.yaml (when set) and adopting the config as written there (it may hold concurrent edits).
+  async #adopt(
+    servers: readonly string[],
+    acceptChanged = false,
+  ): Promise<(server: string) => Partial<Extract<DiscoveryResult, { ok: true }>>> {
+    const { serversFile, pool, logger } = this.#options;
+    if (!serversFile) {
+      this.#options.rebuild();
+      return () => ({});
+    }
+    const entries = servers.flatMap((server) => {
+      const tools = this.#options.definitions.all[server]?.tools;
+      return tools ? [[server, tools] as const] : [];
+    });
+    const tools = Object.fromEntries(entries);
+    try {
+      const { config, reports } = await recordDiscoveredTools(serversFile, tools, { acceptChanged });
+      // The pool's 'configured' event rebuilds the catalog.
+      pool.configure(config.servers);
+      return (server) => {
+        const merge = reports.get(server);
+        return merge ? { merge } : {};
+      };
+    } catch (error) {
+      const mergeError = errorMessage(error);
+      logger.error({ mod: 'catalog', err: mergeError }, 'could not record discovered tools in servers.yaml');
+      this.#options.rebuild();
+      return () => ({ mergeError });
+    }
+  }
+
+  /** Whether a discovery of `server` is under way. */
+  isDiscovering(server: string): boolean {
+    return this.#discovering.has(server);
+  }
+
+  /** Why the latest discovery of `server` failed, unless it succeeded since. */
+  failure(server: string): Failure | undefined {
+    return this.#failures.get(server);
+  }
+}

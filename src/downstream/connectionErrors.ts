@@ -1,0 +1,122 @@
+// How a connection's failures are told apart and worded: a crashed stdio server, a start that
+// failed or timed out, a lost session, refused credentials, a list answer loadout cannot use.
+// Error classes come from the server package, which the gateway has loaded already: the client
+// package is imported with the first connection (its errors match these across packages).
+import { ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode } from '@modelcontextprotocol/server';
+import type { Transport } from '@modelcontextprotocol/client';
+import { LoadoutError, errorMessage, isLoadoutError } from '../shared/index.js';
+import { childOf } from './connectionTransport.js';
+import type { RelayedRequest } from './inFlightCallers.js';
+import { needsAuthorizationError } from './oauthProvider.js';
+import { stderrBlock } from './stderrTail.js';
+
+/** How a stdio server's process ended under a request (the data of its ConnectionClosed error). */
+export interface ServerCrash {
+  /** e.g. "exited with code 1". */
+  exit: string;
+  /** Its last stderr lines, `${VAR}` values masked. */
+  stderr: string[];
+}
+
+/** The crash behind a ConnectionClosed error, when the server's process ended. */
+export function serverCrashOf(error: unknown): ServerCrash | undefined {
+  if (!SdkError.isInstance(error) || error.code !== SdkErrorCode.ConnectionClosed) return undefined;
+  const data = error.data as Partial<ServerCrash> | undefined;
+  return typeof data?.exit === 'string' && Array.isArray(data.stderr) ? (data as ServerCrash) : undefined;
+}
+
+/** Whether `error` is a request's or a signal's timeout. */
+export function isTimeout(error: unknown): boolean {
+  return (
+    (SdkError.isInstance(error) && error.code === SdkErrorCode.RequestTimeout) || (error instanceof Error && error.name === 'TimeoutError')
+  );
+}
+
+// Why a start failed, in plain words: a child that exited says how, with its last stderr lines
+// (the real error: "Cannot find module …"), rather than the SDK's "Connection closed".
+export function startFailure(error: unknown, transport: Transport, timeoutMs: number): string {
+  const child = childOf(transport);
+  const code = SdkError.isInstance(error) ? error.code : undefined;
+  const timedOut = isTimeout(error);
+  let reason = errorMessage(error);
+  if (timedOut) reason = `it did not answer the MCP handshake (initialize) within ${Math.round(timeoutMs / 1000)} s`;
+  else if (code === SdkErrorCode.ConnectionClosed && child?.exit) reason = `its process ${child.exit} before answering`;
+  const lines = child?.stderrLines() ?? [];
+  if (!lines.length) return child?.exit && !timedOut ? `${reason}; it wrote nothing to stderr` : reason;
+  // The first line stands alone (a caller may add to it); the lines the server wrote follow it.
+  return `${reason}.${stderrBlock(lines)}`;
+}
+
+// A list answer loadout cannot use: the server sent it, so the server started and answered.
+export class MalformedListError extends Error {
+  constructor(what: string) {
+    super(`the server answered ${what}`);
+  }
+}
+
+// Whether a list failed in the server's answer (a JSON-RPC error, a timeout, a malformed page)
+// rather than in loadout's own handling, which keeps its meaning: a lost session is retried,
+// a refused credential asks for a login, a shutdown is a shutdown.
+export function isListAnswerFailure(error: unknown): boolean {
+  return !isLoadoutError(error);
+}
+
+// A server's error answer with its JSON-RPC code, which says what kind of failure it is (-32601: a
+// list declared but never implemented), where the SDK's message gives only the words.
+export function answerText(error: unknown): string {
+  const message = errorMessage(error);
+  if (!ProtocolError.isInstance(error) || message.includes(String(error.code))) return message;
+  return `${message} (${error.code})`;
+}
+
+// A POST the server answered 404 for the session id: streamable HTTP (SdkHttpError, status 404)
+// or an SSE message endpoint that no longer exists. The server did not process it.
+export function isSessionLost(error: unknown): boolean {
+  // A JSON-RPC error the server sent may carry any code, 404 too: it is an answer, not a lost session.
+  if (!(error instanceof Error) || ProtocolError.isInstance(error)) return false;
+  return httpStatusOf(error) === 404 || /^Error POSTing to endpoint \(HTTP 404\)/.test(error.message);
+}
+
+// The HTTP status of a transport failure: SdkHttpError carries it as `status`, SseError as `code`.
+function httpStatusOf(error: Error): unknown {
+  const { status, code } = error as { status?: unknown; code?: unknown };
+  return status ?? code;
+}
+
+// The SSE transport's EventSource failed (SseError; its class is imported lazily, so no instanceof).
+export function isSseStreamError(error: Error): boolean {
+  return error.message.startsWith('SSE error:');
+}
+
+export function refuseRelayedRequest(request: RelayedRequest): Promise<never> {
+  return Promise.reject(
+    new ProtocolError(
+      ProtocolErrorCode.InvalidRequest,
+      `loadout cannot answer ${request.method} here: no client session is waiting on this server`,
+    ),
+  );
+}
+
+// A 401 from a server loadout logs in to needs `loadout auth`; from one that sends its own
+// Authorization header (or has `oauth: false`), a login cannot help: the header is what to fix.
+export function refusedCredentials(server: string, usesOAuth: boolean): LoadoutError {
+  if (usesOAuth) return needsAuthorizationError(server);
+  return new LoadoutError(
+    'AUTH_FAILED',
+    `Server '${server}' refused loadout's credentials (HTTP 401): check the Authorization header under headers: for ${server} in servers.yaml`,
+  );
+}
+
+/**
+ * Whether `error` means the server refused loadout's credentials and only a login can help: the
+ * provider found nothing to refresh, the SDK gave up (UnauthorizedError), or a 401 came back
+ * right after a refresh.
+ */
+export async function isAuthorizationFailure(error: unknown): Promise<boolean> {
+  if (isLoadoutError(error, 'NEEDS_AUTHORIZATION')) return true;
+  if (!(error instanceof Error)) return false;
+  if (httpStatusOf(error) === 401) return true;
+  // Imported only on this failure path: the auth module is not needed to start.
+  const { UnauthorizedError } = await import('@modelcontextprotocol/client');
+  return error instanceof UnauthorizedError;
+}

@@ -1,0 +1,60 @@
+// What a server lists, as the catalog takes it from a connection: its tools, the optional lists it
+// declared (prompts, resources, templates) and why any of those failed, and its own words about itself.
+import type { Prompt, Resource, ResourceTemplateType, ServerCapabilities, Tool } from '@modelcontextprotocol/client';
+import type { EraVerdict } from './era.js';
+
+/** The lists a server may declare beside its tools; each one may fail without the others. */
+export const OPTIONAL_LIST_NAMES = ['prompts', 'resources', 'resourceTemplates'] as const;
+export type OptionalList = (typeof OPTIONAL_LIST_NAMES)[number];
+
+/** Why each optional list the server declared could not be listed, e.g. "resources/list failed: connect ECONNREFUSED …". */
+export type ListFailures = Partial<Record<OptionalList, string>>;
+
+/**
+ * Everything a server lists, for the catalog. A list the server did not declare is left out; one
+ * it declared but failed to answer is left out too and named in `listFailures`.
+ */
+export interface ServerDefinitions {
+  tools: Tool[];
+  prompts?: Prompt[];
+  resources?: Resource[];
+  resourceTemplates?: ResourceTemplateType[];
+  capabilities?: ServerCapabilities;
+  /** What the server said about itself at its handshake (serverInfo title/description, instructions). */
+  about?: ServerAbout;
+  /** The era the connection negotiated, for the next start to skip the probe. */
+  era?: EraVerdict;
+  listFailures?: ListFailures;
+}
+
+/** A server's own words about what it is for; fields it did not send are left out. */
+export interface ServerAbout {
+  title?: string;
+  description?: string;
+  instructions?: string;
+}
+
+// The optional lists: the request that fetches each, the key of its entries and their identifying field.
+export const OPTIONAL_LISTS = [
+  { list: 'prompts', method: 'prompts/list', idField: 'name', declared: (capabilities) => capabilities.prompts !== undefined },
+  { list: 'resources', method: 'resources/list', idField: 'uri', declared: (capabilities) => capabilities.resources !== undefined },
+  {
+    list: 'resourceTemplates',
+    method: 'resources/templates/list',
+    idField: 'uriTemplate',
+    declared: (capabilities) => capabilities.resources !== undefined,
+  },
+] as const satisfies ReadonlyArray<{
+  list: OptionalList;
+  method: string;
+  idField: string;
+  declared: (capabilities: ServerCapabilities) => boolean;
+}>;
+
+/** Whether a page's entries all carry their identifying field. */
+export function isListOf(entries: unknown, idField: string): entries is Array<Record<string, unknown>> {
+  return (
+    Array.isArray(entries) &&
+    entries.every((entry) => typeof entry === 'object' && entry !== null && typeof (entry as Record<string, unknown>)[idField] === 'string')
+  );
+}

@@ -1,0 +1,71 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { useTempDir } from '../../test/helpers/tempDir.js';
+import { ServerConfigSchema, type ServerConfig } from '../config/index.js';
+import { readDiscoveryRecords, recordDiscoveryOutcomes } from './discoveryRecords.js';
+
+const tempDir = useTempDir('loadout-discovery-records-');
+
+const configs: Record<string, ServerConfig> = {
+  remote: ServerConfigSchema.parse({ url: 'http://127.0.0.1:9/mcp' }),
+  broken: ServerConfigSchema.parse({ command: 'node', args: ['broken.js'] }),
+  silent: ServerConfigSchema.parse({ command: 'node', args: ['silent.js'] }),
+  other: ServerConfigSchema.parse({ command: 'node', args: ['other.js'] }),
+};
+
+// Texts as loadout worded these failures when discovery.json kept only text (version 1).
+const V1_TEXTS = {
+  remote: "Server 'remote' needs authorization: run loadout auth remote",
+  broken: "Server 'broken' started, but its tools/list failed (boom); its tools stay unknown until it lists them",
+  silent: "Server 'silent' failed to start: it did not answer the MCP handshake (initialize) within 30 s",
+};
+
+describe('discovery records', () => {
+  it('keeps each failure as its code and its text, and tells kinds by the code alone', async () => {
+    const file = path.join(tempDir(), 'discovery.json');
+    // A text that reads like a login failure but is not one: the code decides.
+    const failure = {
+      code: 'SERVER_START_FAILED' as const,
+      text: "Server 'other' needs authorization: run loadout auth other (said its stderr)",
+    };
+    await recordDiscoveryOutcomes(file, configs, [{ server: 'other', ok: false, failure }]);
+
+    expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject({ version: 2, servers: { other: { failure } } });
+    expect((await readDiscoveryRecords(file, configs)).get('other')?.failure).toEqual(failure);
+  });
+
+  it('reads a version 1 file, giving each failure the code its text had then, and writes it back as version 2', async () => {
+    const file = path.join(tempDir(), 'discovery.json');
+    const now = Date.now();
+    const outcomes = Object.entries(V1_TEXTS).map(([server, text]) => ({
+      server,
+      ok: false as const,
+      failure: { code: 'CALL_FAILED' as const, text },
+    }));
+    await recordDiscoveryOutcomes(file, configs, outcomes, now);
+    // The same records as version 1 wrote them: `error` text in place of `failure`.
+    const written = JSON.parse(await readFile(file, 'utf8')) as { servers: Record<string, { failure: { text: string } }> };
+    const v1Servers = Object.fromEntries(
+      Object.entries(written.servers).map(([server, { failure, ...record }]) => [server, { ...record, error: failure.text }]),
+    );
+    await writeFile(file, JSON.stringify({ version: 1, servers: v1Servers }));
+
+    const read = await readDiscoveryRecords(file, configs);
+    expect(Object.fromEntries([...read].map(([server, record]) => [server, record.failure]))).toEqual({
+      remote: { code: 'NEEDS_AUTHORIZATION', text: V1_TEXTS.remote },
+      broken: { code: 'LIST_FAILED', text: V1_TEXTS.broken },
+      silent: { code: 'SERVER_START_FAILED', text: V1_TEXTS.silent },
+    });
+    expect(read.get('remote')).toMatchObject({ failures: 1, failedAt: new Date(now).toISOString() });
+
+    // The next write upgrades the file; the version 1 records it kept are carried over, upgraded.
+    await recordDiscoveryOutcomes(file, configs, [{ server: 'silent', ok: true }]);
+    const upgraded = JSON.parse(await readFile(file, 'utf8')) as { version: number; servers: Record<string, unknown> };
+    expect(upgraded.version).toBe(2);
+    expect(upgraded.servers).toEqual({
+      remote: expect.objectContaining({ failure: { code: 'NEEDS_AUTHORIZATION', text: V1_TEXTS.remote } }) as unknown,
+      broken: expect.objectContaining({ failure: { code: 'LIST_FAILED', text: V1_TEXTS.broken } }) as unknown,
+    });
+  });
+});

@@ -1,0 +1,9 @@
+// runtime: what runs a gateway's life below its protocol — the runtime build (config → pool →
+// catalog), background discovery and its records, config sync, tool-list watching, the runtime file.
+export { openRuntime, type Runtime } from './runtime.js';
+export { BackgroundDiscovery, type DiscoveryState } from './backgroundDiscovery.js';
+export { startConfigSync } from './configSync.js';
+export { discoveryRecordsFile, readDiscoveryRecords, recordDiscoveryOutcomes, type DiscoveryRecord } from './discoveryRecords.js';
+export { discoveryStateText, retryText } from './discoveryText.js';
+export { readRunningGateways } from './runtimeFile.js';
+export { watchToolListChanges } from './toolListWatch.js';
