@@ -88,9 +88,8 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
       if (transport.sessionId && sessions.delete(transport.sessionId)) logger.info({ session: transport.sessionId }, 'session ended');
     };
     try {
-      const session = await gateway.connect(transport);
       // A tools list_changed reaches the client only on its GET stream: an equip need not wait for a re-read otherwise.
-      session.hearsToolChanges = () => (state?.openGets ?? 0) > 0;
+      await gateway.connect(transport, { hearsToolChanges: () => (state?.openGets ?? 0) > 0 });
       await transport.handleRequest(req, res, body);
     } finally {
       // A failed connect, or an initialize the SDK rejected, leaves a session nobody can address.

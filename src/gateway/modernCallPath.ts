@@ -41,10 +41,8 @@ export class ModernCallPath extends TransportDecorator {
 
   protected innerClosed(): void {}
 
-  // The entry pinned the connection to the session (it delivered it a request other than
-  // server/discover: a probe delivers nothing else) and has delivered everything passed to it.
+  // The entry pinned the connection to the session and has delivered everything passed to it.
   #open(): boolean {
-    const calls = this.#session.directCalls;
-    return calls.servesRequests && calls.lastDelivered === this.#lastPassed && !this.#session.closed;
+    return this.#session.directCalls.deliveredAll(this.#lastPassed) && !this.#session.closed;
   }
 }

@@ -48,8 +48,3 @@ export class StdioOpening extends TransportDecorator {
     this.#settleFirst(undefined);
   }
 }
-
-/** Whether a client's first message opens the 2025 era (an initialize request). */
-export function opensLegacyEra(message: JSONRPCMessage): boolean {
-  return 'method' in message && 'id' in message && message.method === 'initialize';
-}

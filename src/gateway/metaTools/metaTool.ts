@@ -23,6 +23,8 @@ export interface MetaToolSession {
    * a 2026-07-28 HTTP request is served with (each such request has a session of its own).
    */
   readonly searcher: object;
+  /** Call any enabled catalog tool, equipped or not, as the session routes calls (call-tool). */
+  callAnyTool(tool: string, args: Record<string, unknown> | undefined, extra: RequestExtra): Promise<CallToolResult>;
 }
 
 /** What a meta-tool handler can reach. */
