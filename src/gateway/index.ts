@@ -2,9 +2,9 @@
 export { createGateway, type Gateway } from './createGateway.js';
 export { openRuntime, type Runtime } from './runtime.js';
 export { TOOLSET_META_TOOLS, namingOptions } from './metaTools/index.js';
-export { serveHttp, type HttpGateway } from './httpServer.js';
-export { GatewayStdioTransport } from './stdioTransport.js';
-export { assertSafeBind } from './httpGuard.js';
+export { serveHttp, type HttpGateway } from './http/httpServer.js';
+export { GatewayStdioTransport } from './stdio/stdioTransport.js';
+export { assertSafeBind } from './http/httpGuard.js';
 export { readRunningGateways } from './runtimeFile.js';
 export { discoveryRecordsFile, readDiscoveryRecords, recordDiscoveryOutcomes, type DiscoveryRecord } from './discoveryRecords.js';
 export { retryText } from './discoveryText.js';

@@ -7,14 +7,14 @@ import type { CallToolResult, RequestId, Server, Tool, Transport } from '@modelc
 import { ToolRegistry, alwaysLoaded, type RegistryChange, type RegistrySnapshot, type Selection } from '../registry/index.js';
 import { LOADOUT_VERSION, eraOfVersion, errorMessage, lazySchemaValidator } from '../shared/index.js';
 import { ALL_TOOLSET } from '../toolsets/index.js';
-import { CallRouter } from './callRouter.js';
+import { CallRouter } from './calls/callRouter.js';
 import type { GatewayContext } from './context.js';
-import { ClientIntake, DirectCalls } from './clientIntake.js';
-import { CONTENT_CAPABILITIES, serveContent } from './contentHandlers.js';
-import type { RequestExtra } from './forward.js';
+import { ClientIntake, DirectCalls } from './calls/clientIntake.js';
+import { CONTENT_CAPABILITIES, serveContent } from './content/contentHandlers.js';
+import type { RequestExtra } from './calls/forward.js';
 import type { HubMember } from './sessionHub.js';
-import { TASK_CAPABILITIES, serveTasks } from './taskHandlers.js';
-import { PassthroughCallServer } from './passthroughCall.js';
+import { TASK_CAPABILITIES, serveTasks } from './calls/taskHandlers.js';
+import { PassthroughCallServer } from './calls/passthroughCall.js';
 import { listedMetaTool, type MetaTool, type MetaToolSession } from './metaTools/metaTool.js';
 
 /** Identity loadout presents to its clients. */

@@ -4,7 +4,7 @@ import type { Catalog, CatalogTool } from '../../catalog/index.js';
 import { enabledServerNames } from '../../config/index.js';
 import { LoadoutError, oneLine } from '../../shared/index.js';
 import { discoveryStateText } from '../discoveryText.js';
-import { textResult } from '../toolResults.js';
+import { textResult } from '../calls/toolResults.js';
 import { mapAnswer } from './catalogMap.js';
 import { defineMetaTool } from './metaTool.js';
 import { toolPurpose } from './toolPurpose.js';

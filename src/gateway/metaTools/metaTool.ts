@@ -4,7 +4,7 @@ import type { Server, CallToolResult, Tool } from '@modelcontextprotocol/server'
 import * as z from 'zod';
 import type { RegistryChange, RegistrySnapshot } from '../../registry/index.js';
 import type { GatewayContext } from '../context.js';
-import type { RequestExtra } from '../forward.js';
+import type { RequestExtra } from '../calls/forward.js';
 
 /** What a meta-tool may do with the client session it runs in (GatewaySession is one). */
 export interface MetaToolSession {

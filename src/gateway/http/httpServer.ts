@@ -9,13 +9,13 @@ import type { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/no
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { LoadoutError, errorMessage, isLoadoutError, type Logger } from '../shared/index.js';
-import { ToolsetNameSchema } from '../config/index.js';
-import type { Gateway } from './createGateway.js';
+import { LoadoutError, errorMessage, isLoadoutError, type Logger } from '../../shared/index.js';
+import { ToolsetNameSchema } from '../../config/index.js';
+import type { Gateway } from '../createGateway.js';
 import { assertSafeBind, createRequestGuard } from './httpGuard.js';
 import { modernEndpoints } from './modernHttp.js';
 import { BodyTooLargeError, discardBody, hasUnreadBody, readBody } from './httpBody.js';
-import { requestProblem } from './requestShape.js';
+import { requestProblem } from '../calls/requestShape.js';
 
 /** Options of serveHttp. */
 interface HttpServeOptions {

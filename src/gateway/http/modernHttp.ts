@@ -10,12 +10,12 @@ import type { McpHttpHandler } from '@modelcontextprotocol/server';
 import type { NodeMcpRequestHandler } from '@modelcontextprotocol/node';
 import { ProtocolErrorCode, type JSONRPCMessage, type JSONRPCRequest, type Transport } from '@modelcontextprotocol/server';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { MODERN_REVISION, carriesEnvelope, type Logger } from '../shared/index.js';
-import { ALL_TOOLSET } from '../toolsets/index.js';
-import type { Gateway } from './createGateway.js';
+import { MODERN_REVISION, carriesEnvelope, type Logger } from '../../shared/index.js';
+import { ALL_TOOLSET } from '../../toolsets/index.js';
+import type { Gateway } from '../createGateway.js';
 import { bearerToken } from './httpGuard.js';
 import { principalOfToken, scopeKey, type RequestScope } from './principalToolsets.js';
-import { isPlainModernCall } from './requestShape.js';
+import { isPlainModernCall } from '../calls/requestShape.js';
 
 /** Options of modernEndpoints. */
 interface ModernOptions {

@@ -4,8 +4,8 @@
 // ids swapped both ways (taskRoutes.ts). Only the session that created a task can reach it.
 import type { Server, ServerCapabilities } from '@modelcontextprotocol/server';
 import * as z from 'zod';
-import type { Route } from '../registry/index.js';
-import type { GatewayContext } from './context.js';
+import type { Route } from '../../registry/index.js';
+import type { GatewayContext } from '../context.js';
 import { clientRequestOf, forward, type ClientRequest } from './forward.js';
 import { withTaskId } from './taskRoutes.js';
 

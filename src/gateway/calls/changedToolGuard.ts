@@ -4,9 +4,9 @@
 // starts its server (the change is only seen once the started server lists its tools, which must
 // happen before the call, not after).
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { unusableReason } from '../catalog/index.js';
-import type { Route } from '../registry/index.js';
-import type { GatewayContext } from './context.js';
+import { unusableReason } from '../../catalog/index.js';
+import type { Route } from '../../registry/index.js';
+import type { GatewayContext } from '../context.js';
 import { errorResult } from './toolResults.js';
 
 type GuardContext = Pick<GatewayContext, 'settings' | 'pool' | 'catalog'>;

@@ -3,12 +3,12 @@
 // and search learning records what it is credited with.
 import type { CallToolResult, Server } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
-import type { Route } from '../registry/index.js';
-import { Cancellation } from '../shared/index.js';
+import type { Route } from '../../registry/index.js';
+import { Cancellation } from '../../shared/index.js';
 import { CallRouter, type RoutedSession } from './callRouter.js';
-import type { GatewayContext } from './context.js';
+import type { GatewayContext } from '../context.js';
 import type { ClientRequest, RequestExtra } from './forward.js';
-import { defineMetaTool, type MetaTool } from './metaTools/metaTool.js';
+import { defineMetaTool, type MetaTool } from '../metaTools/metaTool.js';
 import * as z from 'zod';
 
 const ECHO: Route = { server: 'srv', tool: 'echo', id: 'srv.echo' };

@@ -6,18 +6,18 @@
 // learning, and a tool that changed upstream is refused when changed tools are blocked. The
 // state-changing meta-tools run in arrival order, and every other call waits for those before it.
 import type { CallToolRequest, CallToolResult } from '@modelcontextprotocol/server';
-import { unusableReason } from '../catalog/index.js';
-import { resolveCatalogName, type Route } from '../registry/index.js';
-import { LoadoutError, errorMessage, isLoadoutError, remedyText, type LoadoutRemedy } from '../shared/index.js';
+import { unusableReason } from '../../catalog/index.js';
+import { resolveCatalogName, type Route } from '../../registry/index.js';
+import { LoadoutError, errorMessage, isLoadoutError, remedyText, type LoadoutRemedy } from '../../shared/index.js';
 import { changedToolRefusal } from './changedToolGuard.js';
 import type { DirectAnswer } from './clientIntake.js';
-import type { GatewayContext } from './context.js';
+import type { GatewayContext } from '../context.js';
 import { clientRequestOf, forwardToolCall, isProtocolRefusal, type ClientRequest, type RequestExtra } from './forward.js';
-import { OPTIMIZATION_META_TOOLS } from './metaTools/index.js';
-import { describeInvalidArguments, type MetaTool, type MetaToolSession } from './metaTools/metaTool.js';
-import { creditCall, creditSearch } from './metaTools/searchFeedback.js';
-import { unroutedToolMessage, unknownToolError } from './metaTools/unknownTool.js';
-import type { HubMember } from './sessionHub.js';
+import { OPTIMIZATION_META_TOOLS } from '../metaTools/index.js';
+import { describeInvalidArguments, type MetaTool, type MetaToolSession } from '../metaTools/metaTool.js';
+import { creditCall, creditSearch } from '../metaTools/searchFeedback.js';
+import { unroutedToolMessage, unknownToolError } from '../metaTools/unknownTool.js';
+import type { HubMember } from '../sessionHub.js';
 import { forwardTaskCall } from './taskHandlers.js';
 import { errorResult, textResult } from './toolResults.js';
 

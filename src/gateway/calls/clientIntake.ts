@@ -16,7 +16,7 @@ import type {
   ProgressToken,
   RequestId,
 } from '@modelcontextprotocol/server';
-import { Cancellation, TransportDecorator, errorMessage, modernCallResult } from '../shared/index.js';
+import { Cancellation, TransportDecorator, errorMessage, modernCallResult } from '../../shared/index.js';
 import type { ClientRequest } from './forward.js';
 import { modernRequestOfParams, type ModernServices } from './modernRequest.js';
 import { requestProblem } from './requestShape.js';

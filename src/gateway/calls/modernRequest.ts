@@ -10,9 +10,9 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { LoggingLevelSchema } from '@modelcontextprotocol/core';
-import { carriesEnvelope } from '../shared/index.js';
+import { carriesEnvelope } from '../../shared/index.js';
 import type { InputRounds } from './inputRounds.js';
-import type { SessionHub } from './sessionHub.js';
+import type { SessionHub } from '../sessionHub.js';
 
 /** The gateway's services a 2026-07-28 request uses (GatewayContext has them). */
 export interface ModernServices {
