@@ -1,6 +1,6 @@
 // One client session: an MCP Server (low-level, so downstream JSON Schemas pass through
 // byte-for-byte) with its own exposed-tool registry. Answers tools/list from the registry
-// snapshot, routes calls, and announces every change with exactly one list_changed. Over modern
+// snapshot, hands every call to its router (calls/callRouter.ts), and announces every change with exactly one list_changed. Over modern
 // (2026-07-28) HTTP a session is one request's binding of a Server to an equipped set it does
 // not own: the caller's principal's (SharedEquipment, principalToolsets.ts).
 import type { CallToolResult, RequestId, Server, Tool, Transport } from '@modelcontextprotocol/server';
