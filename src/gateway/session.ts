@@ -1,8 +1,9 @@
 // One client session: an MCP Server (low-level, so downstream JSON Schemas pass through
 // byte-for-byte) with its own exposed-tool registry. Answers tools/list from the registry
-// snapshot, hands every call to its router (calls/callRouter.ts), and announces every change with exactly one list_changed. Over modern
-// (2026-07-28) HTTP a session is one request's binding of a Server to an equipped set it does
-// not own: the caller's principal's (SharedEquipment, principalToolsets.ts).
+// snapshot, hands every call to its router (calls/callRouter.ts), and announces every change
+// with exactly one list_changed. Over modern (2026-07-28) HTTP a session is one request's binding
+// of a Server to an equipped set it does not own: the caller's principal's (SharedEquipment,
+// http/principalToolsets.ts).
 import type { CallToolResult, RequestId, Server, Tool, Transport } from '@modelcontextprotocol/server';
 import { ToolRegistry, alwaysLoaded, type RegistryChange, type RegistrySnapshot, type Selection } from '../registry/index.js';
 import { LOADOUT_VERSION, eraOfVersion, errorMessage, lazySchemaValidator } from '../shared/index.js';
