@@ -7,9 +7,9 @@ import { ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode } from '@model
 import type { DiscoverResult } from '@modelcontextprotocol/server';
 import type { Client, PriorDiscovery } from '@modelcontextprotocol/client';
 import * as z from 'zod';
+import type { ProtocolEra } from '../shared/index.js';
 
-/** The protocol era of a connection: 2026-07-28 and later (stateless), or 2025 (initialize). */
-export type ProtocolEra = 'modern' | 'legacy';
+export type { ProtocolEra };
 
 /** A negotiation's outcome, kept in the catalog cache; `checkedAt` is when a probe found it (ISO time). */
 export const EraVerdictSchema = z.discriminatedUnion('era', [

@@ -8,10 +8,10 @@ import type { OptimizationLoop } from '../optimization/index.js';
 import type { BackgroundDiscovery } from '../runtime/index.js';
 import type { Logger } from '../shared/index.js';
 import type { ToolsetStore } from '../toolsets/index.js';
-import type { InputRounds } from './inputRounds.js';
-import type { ResourceRoutes } from './resourcePages.js';
+import type { InputRounds } from './calls/inputRounds.js';
+import type { ResourceRoutes } from './content/resourcePages.js';
 import type { SessionHub } from './sessionHub.js';
-import type { TaskRoutes } from './taskRoutes.js';
+import type { TaskRoutes } from './calls/taskRoutes.js';
 
 /** Shared gateway services, handed to sessions and meta-tools. */
 export interface GatewayContext {

@@ -5,22 +5,22 @@ import type { LoadoutPaths } from '../config/index.js';
 import { ServerHealth } from '../downstream/index.js';
 import { watchPromotions } from '../optimization/index.js';
 import { BackgroundDiscovery, discoveryRecordsFile, openRuntime, startConfigSync, watchToolListChanges } from '../runtime/index.js';
-import { LoadoutError, isLoadoutError, type Logger } from '../shared/index.js';
+import { LoadoutError, isLoadoutError, opensLegacyEra, type Logger } from '../shared/index.js';
 import { ToolsetStore } from '../toolsets/index.js';
-import type { DirectCalls } from './clientIntake.js';
+import type { DirectCalls } from './calls/clientIntake.js';
 import type { GatewayContext } from './context.js';
-import { InputRounds } from './inputRounds.js';
-import { listenedResources } from './contentHandlers.js';
-import { ListenSubscriptions, type ListenedResources } from './listenSubscriptions.js';
-import { ModernCallPath } from './modernCallPath.js';
+import { InputRounds } from './calls/inputRounds.js';
+import { listenedResources } from './content/contentHandlers.js';
+import { ListenSubscriptions, type ListenedResources } from './stdio/listenSubscriptions.js';
+import { ModernCallPath } from './stdio/modernCallPath.js';
 import { EQUIP_META_TOOLS, META_TOOLS, TOOLSET_META_TOOLS, namingOptions, sessionInstructions } from './metaTools/index.js';
-import { ResourceRoutes } from './resourcePages.js';
-import { SharedToolsets, type RequestScope } from './principalToolsets.js';
+import { ResourceRoutes } from './content/resourcePages.js';
+import { SharedToolsets, type RequestScope } from './http/principalToolsets.js';
 import { watchServerEvents } from './serverEvents.js';
-import { GatewaySession, loadCachedCatalog, metaToolSet, type MetaToolSet } from './session.js';
+import { GatewaySession, loadCachedCatalog, metaToolSet, type MetaToolSet, type SessionOptions } from './session.js';
 import { SessionHub } from './sessionHub.js';
-import { StdioOpening, opensLegacyEra } from './stdioOpening.js';
-import { TaskRoutes } from './taskRoutes.js';
+import { StdioOpening } from './stdio/stdioOpening.js';
+import { TaskRoutes } from './calls/taskRoutes.js';
 
 /** Options of createGateway. */
 interface GatewayOptions {
@@ -32,6 +32,9 @@ interface GatewayOptions {
   env?: NodeJS.ProcessEnv;
 }
 
+/** Options of Gateway.connect. */
+export type ConnectOptions = Pick<SessionOptions, 'hearsToolChanges'>;
+
 /** A running gateway. */
 export interface Gateway {
   readonly context: GatewayContext;
@@ -39,7 +42,7 @@ export interface Gateway {
    * Create a session, restore its toolset, and connect it to a client transport. The session
    * counts only once connected; if any step fails it is closed again, and the error thrown.
    */
-  connect(transport: Transport): Promise<GatewaySession>;
+  connect(transport: Transport, options?: ConnectOptions): Promise<GatewaySession>;
   /**
    * Serve one client on a stdio `transport` in either protocol era: its first message selects the
    * era. An initialize (2025) connects the session directly; anything else (2026-07-28's
@@ -149,8 +152,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   health.start();
 
   // A session with its toolset restored, not yet connected; closed when its Server closes.
-  const open = async (): Promise<GatewaySession> => {
-    const session = new GatewaySession(context, metaSet, await sessionInstructions(context));
+  const open = async (sessionOptions?: ConnectOptions): Promise<GatewaySession> => {
+    const session = new GatewaySession(context, metaSet, await sessionInstructions(context), sessionOptions);
     session.server.onclose = () => {
       sessions.delete(session);
       void session.close();
@@ -168,7 +171,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const requestSession = async (scope: RequestScope): Promise<GatewaySession> => {
     if (closed) throw new LoadoutError('CLOSED', 'loadout is shutting down');
     const [set, text] = await Promise.all([shared.current(scope), requestInstructions()]);
-    return new GatewaySession(context, scope.kind === 'principal' ? metaSet : fixedMetaTools(), text, set);
+    return new GatewaySession(context, scope.kind === 'principal' ? metaSet : fixedMetaTools(), text, { shared: set });
   };
 
   // Connect an opened session to its client's transport.
@@ -190,8 +193,11 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     context,
     async serveStdio(transport, onError) {
       const opening = new StdioOpening(transport);
+      // A 2026-07-28 client hears a tools list_changed only on a listen stream that asked for it.
+      let listening: ListenSubscriptions | undefined;
+      const hearsToolChanges = (): boolean => listening?.hearsToolChanges ?? true;
       // The session opens (its toolset restored) while the client's first message is on its way.
-      const [session, first] = await Promise.all([open(), opening.firstMessage()]);
+      const [session, first] = await Promise.all([open({ hearsToolChanges }), opening.firstMessage()]);
       if (!first) return void (await session.close());
       // A 2025-era client (it opens with initialize) is connected straight to its session, as
       // before the 2026 era: the SDK's era layer would check every message's shape both ways,
@@ -201,11 +207,10 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       // Only a 2026-07-28 client listens, so only the session pinned to it (the first) holds what it names.
       const updates = listenedResources(context, session);
       // Plain calls of equipped tools skip the entry once it has pinned the connection (modernCallPath.ts).
-      const listening = new ListenSubscriptions(new ModernCallPath(opening, session), {
+      listening = new ListenSubscriptions(new ModernCallPath(opening, session), {
         hold: (uri) => (session.closed ? Promise.resolve() : updates.hold(uri)),
         release: (uri) => updates.release(uri),
       });
-      session.hearsToolChanges = () => listening.hearsToolChanges;
       // The entry asks for a second session only when it drops the first one, which answered a
       // server/discover probe, for a client that then opens with initialize after all.
       let opened: GatewaySession | undefined = session;
@@ -220,8 +225,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         { transport: listening, onerror: onError },
       );
     },
-    async connect(transport) {
-      return attach(await open(), transport);
+    async connect(transport, connectOptions) {
+      return attach(await open(connectOptions), transport);
     },
     async requestServer(scope) {
       return (await requestSession(scope)).server;

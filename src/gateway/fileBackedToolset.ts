@@ -11,9 +11,9 @@ import path from 'node:path';
 import { ABSENT_FILE_STAMP, fileStamp } from '../config/index.js';
 import type { RegistryChange, ToolRegistry } from '../registry/index.js';
 import { errorMessage } from '../shared/index.js';
-import { listenedResources } from './contentHandlers.js';
+import { listenedResources } from './content/contentHandlers.js';
 import type { GatewayContext } from './context.js';
-import { ListenedResources } from './listenSubscriptions.js';
+import { ListenedResources } from './stdio/listenSubscriptions.js';
 import { loadCachedCatalog, newToolRegistry, toolsetSelection, type SharedEquipment } from './session.js';
 import type { HubMember } from './sessionHub.js';
 

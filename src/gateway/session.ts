@@ -1,37 +1,28 @@
 // One client session: an MCP Server (low-level, so downstream JSON Schemas pass through
 // byte-for-byte) with its own exposed-tool registry. Answers tools/list from the registry
-// snapshot, routes calls, and announces every change with exactly one list_changed. Over modern
-// (2026-07-28) HTTP a session is one request's binding of a Server to an equipped set it does
-// not own: the caller's principal's (SharedEquipment, principalToolsets.ts).
-import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
-import type { CallToolRequest, CallToolResult, RequestId, Server, Tool, Transport } from '@modelcontextprotocol/server';
+// snapshot, hands every call to its router (calls/callRouter.ts), and announces every change
+// with exactly one list_changed. Over modern (2026-07-28) HTTP a session is one request's binding
+// of a Server to an equipped set it does not own: the caller's principal's (SharedEquipment,
+// http/principalToolsets.ts).
+import type { CallToolResult, RequestId, Server, Tool, Transport } from '@modelcontextprotocol/server';
 import { ToolRegistry, alwaysLoaded, type RegistryChange, type RegistrySnapshot, type Selection } from '../registry/index.js';
-import { LOADOUT_VERSION, errorMessage, isLoadoutError, lazySchemaValidator, remedyText, type LoadoutRemedy } from '../shared/index.js';
+import { LOADOUT_VERSION, eraOfVersion, errorMessage, lazySchemaValidator } from '../shared/index.js';
 import { ALL_TOOLSET } from '../toolsets/index.js';
+import { CallRouter } from './calls/callRouter.js';
 import type { GatewayContext } from './context.js';
-import { ClientIntake, DirectCalls, type DirectAnswer } from './clientIntake.js';
-import { forwardUnlessChanged } from './changedToolGuard.js';
-import { CONTENT_CAPABILITIES, serveContent } from './contentHandlers.js';
-import { clientRequestOf, isProtocolRefusal, type RequestExtra } from './forward.js';
-import { unroutedToolMessage } from './metaTools/unknownTool.js';
-import { creditCall } from './metaTools/searchFeedback.js';
+import { ClientIntake, DirectCalls } from './calls/clientIntake.js';
+import { CONTENT_CAPABILITIES, serveContent } from './content/contentHandlers.js';
+import type { RequestExtra } from './calls/forward.js';
 import type { HubMember } from './sessionHub.js';
-import { TASK_CAPABILITIES, forwardTaskCall, serveTasks } from './taskHandlers.js';
-import { PassthroughCallServer } from './passthroughCall.js';
-import { OPTIMIZATION_META_TOOLS } from './metaTools/index.js';
-import { describeInvalidArguments, listedMetaTool, type MetaTool, type MetaToolSession } from './metaTools/metaTool.js';
-import { errorResult, textResult } from './toolResults.js';
-
-const OPTIMIZATION_TOOL_NAMES: ReadonlySet<string> = new Set(OPTIMIZATION_META_TOOLS.map((tool) => tool.name));
+import { TASK_CAPABILITIES, serveTasks } from './calls/taskHandlers.js';
+import { PassthroughCallServer } from './calls/passthroughCall.js';
+import { listedMetaTool, type MetaTool, type MetaToolSession } from './metaTools/metaTool.js';
 
 /** Identity loadout presents to its clients. */
 export const SERVER_INFO = { name: 'loadout', version: LOADOUT_VERSION } as const;
 
 // The same for every session (the SDK's Server copies what it is given before adding to it).
 const SESSION_CAPABILITIES = { tools: { listChanged: true }, ...CONTENT_CAPABILITIES, ...TASK_CAPABILITIES };
-
-// Next steps the lower layers ask for, in the agent's terms: its meta-tools.
-const AGENT_REMEDIES: Readonly<Record<LoadoutRemedy, string>> = { 'create-toolset': 'create one with build-toolset' };
 
 /**
  * A long-lived equipped set that sessions serve without owning it: it announces and remembers its
@@ -45,6 +36,21 @@ export interface SharedEquipment {
   unequip(): Promise<RegistryChange>;
 }
 
+/** Options of a GatewaySession. */
+export interface SessionOptions {
+  /**
+   * With `shared`, the session serves that set, and neither joins the hub nor watches the catalog:
+   * the set's holder does (a modern HTTP request builds one per request).
+   */
+  readonly shared?: SharedEquipment;
+  /**
+   * Whether the client can hear a tools list_changed now (default: always). An HTTP client hears
+   * one only on its GET stream, a 2026-07-28 stdio client only on a listen stream that asked for
+   * it. An equip does not wait for a re-read the client was never told to make.
+   */
+  readonly hearsToolChanges?: () => boolean;
+}
+
 /** A client session of the gateway. */
 export class GatewaySession implements MetaToolSession {
   readonly server: Server;
@@ -54,26 +60,25 @@ export class GatewaySession implements MetaToolSession {
   /** The calls this session answers by forwarding them, past its Server (clientIntake.ts). */
   readonly directCalls: DirectCalls;
   readonly #context: GatewayContext;
-  readonly #metaTools: ReadonlyMap<string, MetaTool>;
+  readonly #router: CallRouter;
+  readonly #hearsToolChanges: () => boolean;
   readonly #metaListing: readonly Tool[];
   readonly #relistWaiters = new Set<() => void>();
   // Relist waiters to wake when the answer to a tools/list (by request id) has been written.
   readonly #wakeOnAnswer = new Map<RequestId, () => void>();
   readonly #unsubscribe: Array<() => void> = [];
-  // The state-changing meta-tools in order of arrival (see MetaTool.changesState): each runs when the one before has finished.
-  #changes: Promise<void> = Promise.resolve();
-  #changesPending = 0;
   #closed: Promise<void> | undefined;
   readonly #shared: SharedEquipment | undefined;
 
   /**
    * `instructions`: what the session's initialize answer tells the client (how to use loadout, the
-   * map of servers). With `shared`, the session serves that set, and neither joins the hub nor
-   * watches the catalog: the set's holder does (a modern HTTP request builds one per request).
+   * map of servers).
    */
-  constructor(context: GatewayContext, metaTools: MetaToolSet, instructions: string, shared?: SharedEquipment) {
+  constructor(context: GatewayContext, metaTools: MetaToolSet, instructions: string, options: SessionOptions = {}) {
+    const { shared } = options;
     this.#context = context;
-    this.#metaTools = metaTools.byName;
+    this.#router = new CallRouter({ context, metaTools: metaTools.byName, session: this });
+    this.#hearsToolChanges = options.hearsToolChanges ?? (() => true);
     this.#metaListing = metaTools.listing;
     this.#shared = shared;
     this.registry = shared?.registry ?? newToolRegistry(context);
@@ -90,7 +95,7 @@ export class GatewaySession implements MetaToolSession {
       server: this.server,
       services: context,
       serverInfo: SERVER_INFO,
-      directAnswer: (method, params) => this.#directAnswer(method, params),
+      directAnswer: (method, params) => this.#router.direct(method, params),
       onSendError: (error) => context.logger.debug({ mod: 'gateway', err: errorMessage(error) }, 'could not answer a forwarded call'),
       onAnswered: (id) => {
         const wake = this.#wakeOnAnswer.get(id);
@@ -107,20 +112,12 @@ export class GatewaySession implements MetaToolSession {
           .notification(notification)
           .catch((error: unknown) => context.logger.debug({ mod: 'gateway', err: errorMessage(error) }, 'notification not sent'));
       },
-      // The SDK's stdio entry binds a session's Server to 2026-07-28 when its client opens in it; the
-      // SDK's list of versions names only those negotiated by initialize.
-      servesModernEra: () => {
-        const version = this.server.getNegotiatedProtocolVersion();
-        return version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version);
-      },
+      // The SDK's stdio entry binds a session's Server to 2026-07-28 when its client opens in it.
+      servesModernEra: () => eraOfVersion(this.server.getNegotiatedProtocolVersion()) === 'modern',
     };
     serveContent(this.server, context, this);
     serveTasks(this.server, context, this.member);
-    this.server.setRequestHandler('tools/call', (request, extra) =>
-      request.params.task === undefined
-        ? this.#callTool(request.params.name, request.params.arguments, extra)
-        : this.#callToolAsTask(request.params, extra),
-    );
+    this.server.setRequestHandler('tools/call', (request, extra) => this.#router.call(request.params, extra));
     if (shared) return;
     this.#unsubscribe.push(context.hub.join(this.member));
     // A new catalog (discovery, config reload, promotion) may change what this session exposes.
@@ -146,12 +143,10 @@ export class GatewaySession implements MetaToolSession {
     return this.#shared ?? this;
   }
 
-  /**
-   * Whether the client can hear a tools list_changed now. A 2026-07-28 stdio client hears one only
-   * on a listen stream that asked for it; the gateway that serves it sets this. An equip does not
-   * wait for a re-read the client was never told to make.
-   */
-  hearsToolChanges: () => boolean = () => true;
+  /** call-tool's call of any catalog tool, routed like every other call (callRouter.ts). */
+  callAnyTool(tool: string, args: Record<string, unknown> | undefined, extra: RequestExtra): Promise<CallToolResult> {
+    return this.#router.callAny(tool, args, extra);
+  }
 
   /** Whether close() has been called. */
   get closed(): boolean {
@@ -260,7 +255,7 @@ export class GatewaySession implements MetaToolSession {
   async #announce(waitForRelist: boolean): Promise<void> {
     if (this.#closed || !this.server.transport) return;
     let wait: Promise<void> | undefined;
-    if (waitForRelist && this.#context.settings.relist_wait_ms > 0 && this.hearsToolChanges()) {
+    if (waitForRelist && this.#context.settings.relist_wait_ms > 0 && this.#hearsToolChanges()) {
       // Registered before sending, because a fast client re-lists before send() resolves.
       wait = new Promise<void>((resolve) => {
         const wake = (): void => {
@@ -280,73 +275,6 @@ export class GatewaySession implements MetaToolSession {
       return;
     }
     await wait;
-  }
-
-  // A call of an equipped tool is answered from the intake, unless a state change that arrived
-  // before it is still pending: then the Server takes it, and it waits for that change.
-  #directAnswer(method: string, params: Record<string, unknown> | undefined): DirectAnswer | undefined {
-    if (method !== 'tools/call' || this.#changesPending > 0) return undefined;
-    const { name, arguments: args, task } = params as { name: string; arguments?: Record<string, unknown>; task?: unknown };
-    const route = this.#metaTools.has(name) ? undefined : this.registry.snapshot.routes.get(name);
-    if (route) creditCall(this.#context, this.searcher, route.id);
-    if (route && task !== undefined) return (call) => forwardTaskCall(this.#context, this.member, route, params!, call);
-    return route && ((call) => forwardUnlessChanged(this.#context, route, args, call));
-  }
-
-  // A task-augmented call (params.task) of an equipped tool; meta-tools run at once, as the spec allows.
-  async #callToolAsTask(params: CallToolRequest['params'], extra: RequestExtra): Promise<CallToolResult> {
-    const route = this.#metaTools.has(params.name) ? undefined : (await this.settledSnapshot()).routes.get(params.name);
-    if (!route) return this.#callTool(params.name, params.arguments, extra);
-    return (await forwardTaskCall(
-      this.#context,
-      this.member,
-      route,
-      params,
-      clientRequestOf(extra, this.server, this.#context),
-    )) as CallToolResult;
-  }
-
-  async #callTool(name: string, args: Record<string, unknown> | undefined, extra: RequestExtra): Promise<CallToolResult> {
-    const metaTool = this.#metaTools.get(name);
-    // Called in arrival order (the SDK runs handlers in the order requests came), so the queue keeps it.
-    if (metaTool?.changesState) return this.#inArrivalOrder(() => this.#runMetaTool(metaTool, args, extra));
-    if (this.#changesPending > 0) await this.#changes;
-    if (metaTool) return this.#runMetaTool(metaTool, args, extra);
-    const route = this.registry.snapshot.routes.get(name) ?? (await this.settledSnapshot()).routes.get(name);
-    if (route) {
-      creditCall(this.#context, this.searcher, route.id);
-      return forwardUnlessChanged(this.#context, route, args, clientRequestOf(extra, this.server, this.#context));
-    }
-    if (OPTIMIZATION_TOOL_NAMES.has(name)) {
-      return errorResult(
-        `${name} is an optimization tool, and those are off: set optimization.expose_tools: true in servers.yaml and restart loadout, or use \`loadout optimize\`.`,
-      );
-    }
-    return errorResult(await unroutedToolMessage(this.#context, name));
-  }
-
-  #inArrivalOrder(run: () => Promise<CallToolResult>): Promise<CallToolResult> {
-    this.#changesPending++;
-    const result = this.#changes.then(run);
-    const done = (): void => {
-      this.#changesPending--;
-    };
-    this.#changes = result.then(done, done);
-    return result;
-  }
-
-  async #runMetaTool(tool: MetaTool, args: Record<string, unknown> | undefined, extra: RequestExtra): Promise<CallToolResult> {
-    const parsed = tool.input.safeParse(args ?? {});
-    if (!parsed.success) return errorResult(describeInvalidArguments(tool, parsed.error));
-    try {
-      const result = await tool.run(parsed.data, { gateway: this.#context, session: this, extra });
-      return typeof result === 'string' ? textResult(result) : result;
-    } catch (error) {
-      if (isProtocolRefusal(error)) throw error;
-      if (isLoadoutError(error)) return errorResult(remedyText(error, AGENT_REMEDIES));
-      this.#context.logger.error({ mod: 'gateway', tool: tool.name, err: errorMessage(error) }, 'meta-tool failed');
-      return errorResult(`${tool.name} failed unexpectedly: ${errorMessage(error)}`);
-    }
   }
 }
 

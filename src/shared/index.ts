@@ -1,4 +1,4 @@
-// Cross-cutting primitives every layer may use: the error type, the stderr logger, call cancellation, timers by key and with backoff, bounded waits, waits a signal cuts short and work awaited before a close, the lazily loaded YAML module and JSON Schema validator, JSON-RPC line framing, the Transport decorator shape.
+// Cross-cutting primitives every layer may use: the error type, the stderr logger, call cancellation, timers by key and with backoff, bounded waits, waits a signal cuts short and work awaited before a close, the lazily loaded YAML module and JSON Schema validator, JSON-RPC line framing, the Transport decorator shape, the protocol eras and how a message tells them apart.
 export {
   LoadoutError,
   isLoadoutError,
@@ -24,3 +24,4 @@ export { untilAborted } from './untilAborted.js';
 export { firstIssue, firstIssueText, issueText } from './zodIssue.js';
 export { LOADOUT_VERSION } from './version.js';
 export { lazySchemaValidator } from './lazySchemaValidator.js';
+export { MODERN_REVISION, carriesEnvelope, eraOfVersion, modernCallResult, opensLegacyEra, type ProtocolEra } from './protocolEras.js';

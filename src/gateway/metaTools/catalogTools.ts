@@ -1,18 +1,13 @@
 // Meta-tools that read the catalog or call into it: discover-all-tools and call-tool.
 import * as z from 'zod';
-import { unusableReason, type Catalog, type CatalogTool } from '../../catalog/index.js';
-import { resolveCatalogName } from '../../registry/index.js';
+import type { Catalog, CatalogTool } from '../../catalog/index.js';
 import { enabledServerNames } from '../../config/index.js';
 import { LoadoutError, oneLine } from '../../shared/index.js';
-import { clientRequestOf } from '../forward.js';
-import { forwardUnlessChanged } from '../changedToolGuard.js';
 import { discoveryStateText } from '../../runtime/index.js';
-import { textResult } from '../toolResults.js';
+import { textResult } from '../calls/toolResults.js';
 import { mapAnswer } from './catalogMap.js';
 import { defineMetaTool } from './metaTool.js';
 import { toolPurpose } from './toolPurpose.js';
-import { creditSearch } from './searchFeedback.js';
-import { unknownToolError } from './unknownTool.js';
 
 const DESCRIPTION_WIDTH = 140;
 const RANKED_PAGE = 10;
@@ -107,27 +102,8 @@ export const callTool = defineMetaTool({
     arguments: z.record(z.string(), z.unknown()).optional(),
   }),
   example: { tool: 'memory.read_graph', arguments: {} },
-  async run(args, { gateway, session, extra }) {
-    const equipped = (await session.settledSnapshot()).routes.get(args.tool);
-    if (equipped) return forwardUnlessChanged(gateway, equipped, args.arguments, clientRequestOf(extra, session.server, gateway));
-    await gateway.ready();
-    let catalog = gateway.catalog.current;
-    let tool = resolveCatalogName(catalog, args.tool, gateway.naming);
-    if (!tool) {
-      // The tool may belong to a server the user has just logged in to.
-      await gateway.catalog.retryAuthorized();
-      catalog = gateway.catalog.current;
-      tool = resolveCatalogName(catalog, args.tool, gateway.naming);
-    }
-    if (!tool) throw unknownToolError(gateway, catalog, args.tool);
-    if (!tool.enabled) throw new LoadoutError('TOOL_DISABLED', `${tool.id} is ${unusableReason(tool)}; it cannot be called.`);
-    void creditSearch(gateway, session.searcher, [tool.id]);
-    return forwardUnlessChanged(
-      gateway,
-      { server: tool.server, tool: tool.name, id: tool.id },
-      args.arguments,
-      clientRequestOf(extra, session.server, gateway),
-    );
+  run(args, { session, extra }) {
+    return session.callAnyTool(args.tool, args.arguments, extra);
   },
 });
 

@@ -4,7 +4,7 @@ import type { Server, CallToolResult, Tool } from '@modelcontextprotocol/server'
 import * as z from 'zod';
 import type { RegistryChange, RegistrySnapshot } from '../../registry/index.js';
 import type { GatewayContext } from '../context.js';
-import type { RequestExtra } from '../forward.js';
+import type { RequestExtra } from '../calls/forward.js';
 
 /** What a meta-tool may do with the client session it runs in (GatewaySession is one). */
 export interface MetaToolSession {
@@ -23,6 +23,8 @@ export interface MetaToolSession {
    * a 2026-07-28 HTTP request is served with (each such request has a session of its own).
    */
   readonly searcher: object;
+  /** Call any enabled catalog tool, equipped or not, as the session routes calls (call-tool). */
+  callAnyTool(tool: string, args: Record<string, unknown> | undefined, extra: RequestExtra): Promise<CallToolResult>;
 }
 
 /** What a meta-tool handler can reach. */

@@ -9,13 +9,13 @@ import type { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/no
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { LoadoutError, errorMessage, isLoadoutError, type Logger } from '../shared/index.js';
-import { ToolsetNameSchema } from '../config/index.js';
-import type { Gateway } from './createGateway.js';
+import { LoadoutError, errorMessage, isLoadoutError, type Logger } from '../../shared/index.js';
+import { ToolsetNameSchema } from '../../config/index.js';
+import type { Gateway } from '../createGateway.js';
 import { assertSafeBind, createRequestGuard } from './httpGuard.js';
 import { modernEndpoints } from './modernHttp.js';
 import { BodyTooLargeError, discardBody, hasUnreadBody, readBody } from './httpBody.js';
-import { requestProblem } from './requestShape.js';
+import { requestProblem } from '../calls/requestShape.js';
 
 /** Options of serveHttp. */
 interface HttpServeOptions {
@@ -88,9 +88,8 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
       if (transport.sessionId && sessions.delete(transport.sessionId)) logger.info({ session: transport.sessionId }, 'session ended');
     };
     try {
-      const session = await gateway.connect(transport);
       // A tools list_changed reaches the client only on its GET stream: an equip need not wait for a re-read otherwise.
-      session.hearsToolChanges = () => (state?.openGets ?? 0) > 0;
+      await gateway.connect(transport, { hearsToolChanges: () => (state?.openGets ?? 0) > 0 });
       await transport.handleRequest(req, res, body);
     } finally {
       // A failed connect, or an initialize the SDK rejected, leaves a session nobody can address.

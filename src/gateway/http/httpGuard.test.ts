@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isLoadoutError } from '../shared/index.js';
+import { isLoadoutError } from '../../shared/index.js';
 import { assertSafeBind, createRequestGuard, isLoopbackHost } from './httpGuard.js';
 
 describe('httpGuard', () => {

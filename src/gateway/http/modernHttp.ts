@@ -10,17 +10,12 @@ import type { McpHttpHandler } from '@modelcontextprotocol/server';
 import type { NodeMcpRequestHandler } from '@modelcontextprotocol/node';
 import { ProtocolErrorCode, type JSONRPCMessage, type JSONRPCRequest, type Transport } from '@modelcontextprotocol/server';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Logger } from '../shared/index.js';
-import { ALL_TOOLSET } from '../toolsets/index.js';
-import type { Gateway } from './createGateway.js';
+import { MODERN_REVISION, carriesEnvelope, type Logger } from '../../shared/index.js';
+import { ALL_TOOLSET } from '../../toolsets/index.js';
+import type { Gateway } from '../createGateway.js';
 import { bearerToken } from './httpGuard.js';
-import { carriesEnvelope } from './modernRequest.js';
 import { principalOfToken, scopeKey, type RequestScope } from './principalToolsets.js';
-import { isPlainModernCall } from './requestShape.js';
-
-// The revision a plain call is answered in front of the SDK's handler for; a request naming any
-// other goes to the handler, which knows every revision it serves and answers the rest.
-const DIRECT_CALL_VERSION = '2026-07-28';
+import { isPlainModernCall } from '../calls/requestShape.js';
 
 /** Options of modernEndpoints. */
 interface ModernOptions {
@@ -137,10 +132,10 @@ function isDirectCall(req: IncomingMessage, body: unknown): body is JSONRPCReque
   if (typeof request !== 'object' || request === null || request.method !== 'tools/call') return false;
   const { headers } = req;
   return (
-    isPlainModernCall(request, DIRECT_CALL_VERSION) &&
+    isPlainModernCall(request, MODERN_REVISION) &&
     headers['mcp-method'] === 'tools/call' &&
     headers['mcp-name'] === request.params?.name &&
-    headers['mcp-protocol-version'] === DIRECT_CALL_VERSION &&
+    headers['mcp-protocol-version'] === MODERN_REVISION &&
     (headers.accept ?? '').includes('application/json')
   );
 }

@@ -1,6 +1,6 @@
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
-import { StdioOpening, opensLegacyEra } from './stdioOpening.js';
+import { StdioOpening } from './stdioOpening.js';
 
 /** A transport whose incoming messages the test pushes. */
 function pushTransport(): Transport & { push(message: JSONRPCMessage): void; started: number } {
@@ -23,7 +23,6 @@ function pushTransport(): Transport & { push(message: JSONRPCMessage): void; sta
 }
 
 const initialize: JSONRPCMessage = { jsonrpc: '2.0', id: 1, method: 'initialize', params: {} };
-const discover: JSONRPCMessage = { jsonrpc: '2.0', id: 1, method: 'server/discover', params: {} };
 const initialized: JSONRPCMessage = { jsonrpc: '2.0', method: 'notifications/initialized' };
 
 describe('StdioOpening', () => {
@@ -53,11 +52,5 @@ describe('StdioOpening', () => {
     const first = opening.firstMessage();
     await inner.close();
     expect(await first).toBeUndefined();
-  });
-
-  it('takes only an initialize request as the 2025 era', () => {
-    expect(opensLegacyEra(initialize)).toBe(true);
-    expect(opensLegacyEra(discover)).toBe(false);
-    expect(opensLegacyEra({ jsonrpc: '2.0', method: 'initialize' })).toBe(false);
   });
 });

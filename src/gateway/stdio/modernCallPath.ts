@@ -8,9 +8,9 @@
 // 2026-07-28 era, goes through the entry as before, and so does every call that arrives while a
 // message passed to the entry has not reached the session yet, so calls keep their arrival order.
 import type { JSONRPCMessage, MessageExtraInfo, Server, Transport } from '@modelcontextprotocol/server';
-import { TransportDecorator } from '../shared/index.js';
-import type { DirectCalls } from './clientIntake.js';
-import { isPlainModernCall } from './requestShape.js';
+import { TransportDecorator } from '../../shared/index.js';
+import type { DirectCalls } from '../calls/clientIntake.js';
+import { isPlainModernCall } from '../calls/requestShape.js';
 
 /** What the path needs of the session the entry pins to a 2026-07-28 client. */
 export interface ModernCallSession {
@@ -41,10 +41,8 @@ export class ModernCallPath extends TransportDecorator {
 
   protected innerClosed(): void {}
 
-  // The entry pinned the connection to the session (it delivered it a request other than
-  // server/discover: a probe delivers nothing else) and has delivered everything passed to it.
+  // The entry pinned the connection to the session and has delivered everything passed to it.
   #open(): boolean {
-    const calls = this.#session.directCalls;
-    return calls.servesRequests && calls.lastDelivered === this.#lastPassed && !this.#session.closed;
+    return this.#session.directCalls.deliveredAll(this.#lastPassed) && !this.#session.closed;
   }
 }

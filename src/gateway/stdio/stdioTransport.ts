@@ -3,7 +3,7 @@
 // message and buffer copy per chunk cost time on each forwarded call; it owns no process.
 import type { Readable, Writable } from 'node:stream';
 import type { Transport, JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
-import { JsonLineReader, JsonLineWriter, type OversizeLine } from '../shared/index.js';
+import { JsonLineReader, JsonLineWriter, type OversizeLine } from '../../shared/index.js';
 import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 
 /**

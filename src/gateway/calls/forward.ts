@@ -26,9 +26,9 @@ import {
   type Progress,
   type RelayedRequest,
   type ServerPool,
-} from '../downstream/index.js';
-import type { Route } from '../registry/index.js';
-import { Cancellation, errorMessage, isLoadoutError } from '../shared/index.js';
+} from '../../downstream/index.js';
+import type { Route } from '../../registry/index.js';
+import { Cancellation, errorMessage, isLoadoutError } from '../../shared/index.js';
 import { RoundTripCall, UnknownRequestStateError } from './inputRounds.js';
 import { modernRequestOfContext, type ModernRequest, type ModernServices } from './modernRequest.js';
 import { errorResult } from './toolResults.js';

@@ -2,7 +2,7 @@
 // era of MCP the client opens with, then hands the transport on with that message (and any that
 // came after it) delivered first. It answers nothing and drops nothing.
 import type { JSONRPCMessage, MessageExtraInfo, Transport } from '@modelcontextprotocol/server';
-import { TransportDecorator } from '../shared/index.js';
+import { TransportDecorator } from '../../shared/index.js';
 
 /** A started transport whose messages wait, from the first one on, for whoever starts this one. */
 export class StdioOpening extends TransportDecorator {
@@ -47,9 +47,4 @@ export class StdioOpening extends TransportDecorator {
   protected innerClosed(): void {
     this.#settleFirst(undefined);
   }
-}
-
-/** Whether a client's first message opens the 2025 era (an initialize request). */
-export function opensLegacyEra(message: JSONRPCMessage): boolean {
-  return 'method' in message && 'id' in message && message.method === 'initialize';
 }

@@ -4,26 +4,25 @@
 // ids swapped both ways (taskRoutes.ts). Only the session that created a task can reach it.
 import type { Server, ServerCapabilities } from '@modelcontextprotocol/server';
 import * as z from 'zod';
-import type { Route } from '../registry/index.js';
-import { changedToolRefusal } from './changedToolGuard.js';
-import type { GatewayContext } from './context.js';
+import type { Route } from '../../registry/index.js';
+import type { GatewayContext } from '../context.js';
 import { clientRequestOf, forward, type ClientRequest } from './forward.js';
 import { withTaskId } from './taskRoutes.js';
 
 /** What loadout declares about tasks: tools/call may be task-augmented; tasks can be listed and cancelled. */
 export const TASK_CAPABILITIES: ServerCapabilities = { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } };
 
-/** Forward a task-augmented tools/call of `route`; the answer carries the task under its loadout id. */
+/**
+ * Forward a task-augmented tools/call of `route` (the router, callRouter.ts, has decided it goes);
+ * the answer carries the task under its loadout id.
+ */
 export async function forwardTaskCall(
-  context: GatewayContext,
+  context: Pick<GatewayContext, 'pool' | 'tasks'>,
   owner: object,
   route: Route,
   params: Record<string, unknown>,
   call: ClientRequest,
 ): Promise<Record<string, unknown>> {
-  // A changed tool is refused here too: a task-augmented call may be the one that starts its server.
-  const refusal = context.settings.block_changed_tools ? await changedToolRefusal(context, route) : undefined;
-  if (refusal) return refusal;
   const result = await forward(
     context.pool,
     { server: route.server, method: 'tools/call', params: { ...params, name: route.tool }, label: route.id },

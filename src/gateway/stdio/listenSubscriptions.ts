@@ -5,7 +5,7 @@
 // nothing), and the entry's answers that end a stream, and holds a downstream subscription to each
 // resource a stream names, as resources/subscribe does, for as long as some open stream names it.
 import type { JSONRPCMessage, MessageExtraInfo, Transport, TransportSendOptions } from '@modelcontextprotocol/server';
-import { TransportDecorator } from '../shared/index.js';
+import { TransportDecorator } from '../../shared/index.js';
 
 /** How the session holds and lets go of one resource's updates, by the URI its client uses. */
 export interface ResourceUpdates {

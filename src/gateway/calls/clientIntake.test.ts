@@ -4,7 +4,7 @@ import { Server, InMemoryTransport, ProtocolErrorCode } from '@modelcontextproto
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
 import { ClientIntake, type DirectAnswer } from './clientIntake.js';
-import { recordPeer } from '../../test/helpers/peer.js';
+import { recordPeer } from '../../../test/helpers/peer.js';
 import type { ClientRequest } from './forward.js';
 
 async function wire(answerFor: (method: string) => DirectAnswer | undefined) {

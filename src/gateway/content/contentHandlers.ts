@@ -13,14 +13,14 @@ import type {
   Server,
   ServerCapabilities,
 } from '@modelcontextprotocol/server';
-import type { ResourceTarget } from '../catalog/index.js';
-import { errorMessage } from '../shared/index.js';
-import type { RegistrySnapshot } from '../registry/index.js';
-import type { GatewayContext } from './context.js';
-import { clientRequestOf, forward, type RequestExtra } from './forward.js';
-import type { ResourceUpdates } from './listenSubscriptions.js';
+import type { ResourceTarget } from '../../catalog/index.js';
+import { errorMessage } from '../../shared/index.js';
+import type { RegistrySnapshot } from '../../registry/index.js';
+import type { GatewayContext } from '../context.js';
+import { clientRequestOf, forward, type RequestExtra } from '../calls/forward.js';
+import type { ResourceUpdates } from '../stdio/listenSubscriptions.js';
 import { listResourcePage, type ResourceListKind } from './resourcePages.js';
-import type { HubMember } from './sessionHub.js';
+import type { HubMember } from '../sessionHub.js';
 
 /** What loadout declares beside tools. */
 export const CONTENT_CAPABILITIES: ServerCapabilities = {

@@ -16,11 +16,11 @@ import type {
   ProgressToken,
   RequestId,
 } from '@modelcontextprotocol/server';
-import { Cancellation, TransportDecorator, errorMessage } from '../shared/index.js';
+import { Cancellation, TransportDecorator, errorMessage, modernCallResult } from '../../shared/index.js';
 import type { ClientRequest } from './forward.js';
 import { modernRequestOfParams, type ModernServices } from './modernRequest.js';
-import { isPlainObject, requestProblem } from './requestShape.js';
-import { ProtocolErrorCode, SERVER_INFO_META_KEY } from '@modelcontextprotocol/server';
+import { requestProblem } from './requestShape.js';
+import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 
 // The code the SDK Server never answers with (see errorOf).
 const RETIRED_NOT_FOUND = -32002;
@@ -52,13 +52,27 @@ export interface IntakeRouting {
 export class DirectCalls {
   readonly routing: IntakeRouting;
   readonly #running = new Map<RequestId, Cancellation>();
-  /** The last message the SDK's entry delivered to the session (see ModernCallPath). */
-  lastDelivered: JSONRPCMessage | undefined;
-  /** Whether the session has been delivered a request other than server/discover (see ModernCallPath). */
-  servesRequests = false;
+  // What the session's intake has been delivered, for a way in ahead of it (see deliveredAll).
+  #lastDelivered: JSONRPCMessage | undefined;
+  #servesRequests = false;
 
   constructor(routing: IntakeRouting) {
     this.routing = routing;
+  }
+
+  /**
+   * Whether the session's intake has been delivered a request other than server/discover (an SDK
+   * entry in front of it has pinned the connection to it: a probe delivers nothing else), and
+   * `passed` last of all: every message passed to that entry has reached the session (ModernCallPath).
+   */
+  deliveredAll(passed: JSONRPCMessage | undefined): boolean {
+    return this.#servesRequests && this.#lastDelivered === passed;
+  }
+
+  /** The intake records each message that reaches it, before anything else (see deliveredAll). */
+  delivered(message: JSONRPCMessage): void {
+    this.#lastDelivered = message;
+    if ('method' in message && 'id' in message && message.method !== 'server/discover') this.#servesRequests = true;
   }
 
   /** Answer `request` on `transport` if the session forwards it; false to let its Server answer it. */
@@ -106,23 +120,9 @@ export class DirectCalls {
       if (!cancellation.cancelled) send(message).catch((error: unknown) => this.routing.onSendError(error));
     };
     answer(call).then(
-      (result) => reply({ result: modern ? this.#modernResult(result) : result, jsonrpc: '2.0', id }),
+      (result) => reply({ result: modern ? modernCallResult(result, this.routing.serverInfo) : result, jsonrpc: '2.0', id }),
       (error: unknown) => reply({ jsonrpc: '2.0', id, error: errorOf(error) }),
     );
-  }
-
-  // A tools/call result as the SDK Server encodes it for 2026-07-28 (its encodeResult): it says
-  // whether it is complete, and its _meta names the server, unless it names one already.
-  #modernResult(result: Record<string, unknown>): Record<string, unknown> {
-    const meta = result._meta;
-    const named = meta !== undefined && (!isPlainObject(meta) || meta[SERVER_INFO_META_KEY] !== undefined);
-    if (result.resultType !== undefined && named) return result;
-    // One copy, whatever it adds, in the order the SDK's encoding gives: resultType, then _meta.
-    return {
-      ...result,
-      ...(result.resultType === undefined && { resultType: 'complete' }),
-      ...(!named && { _meta: { ...meta, [SERVER_INFO_META_KEY]: this.routing.serverInfo } }),
-    };
   }
 }
 
@@ -144,7 +144,7 @@ export class ClientIntake extends TransportDecorator {
   }
 
   protected receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
-    this.#calls.lastDelivered = message;
+    this.#calls.delivered(message);
     if ('id' in message) {
       const problem = requestProblem(message);
       if (problem) {
@@ -156,10 +156,7 @@ export class ClientIntake extends TransportDecorator {
           .catch((error: unknown) => this.#calls.routing.onSendError(error));
         return;
       }
-      if ('method' in message) {
-        if (message.method !== 'server/discover') this.#calls.servesRequests = true;
-        if (this.#calls.take(message, this.inner)) return;
-      }
+      if ('method' in message && this.#calls.take(message, this.inner)) return;
     } else if ('method' in message && message.method === 'notifications/cancelled') {
       if (this.#calls.cancel(message.params?.requestId as RequestId | undefined, message.params?.reason)) return;
     }

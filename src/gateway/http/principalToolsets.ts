@@ -10,11 +10,11 @@ import { createHash } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import * as z from 'zod';
-import { ToolsetNameSchema, fileStamp, readTextIfExists, withFileLock, writeTextAtomic } from '../config/index.js';
-import { LoadoutError, errorMessage } from '../shared/index.js';
-import { ALL_TOOLSET } from '../toolsets/index.js';
-import type { GatewayContext } from './context.js';
-import { FileBackedToolset, type ToolsetRecord } from './fileBackedToolset.js';
+import { ToolsetNameSchema, fileStamp, readTextIfExists, withFileLock, writeTextAtomic } from '../../config/index.js';
+import { LoadoutError, errorMessage } from '../../shared/index.js';
+import { ALL_TOOLSET } from '../../toolsets/index.js';
+import type { GatewayContext } from '../context.js';
+import { FileBackedToolset, type ToolsetRecord } from '../fileBackedToolset.js';
 
 // The principal of requests that present no token (a gateway started without --token).
 const LOCAL_PRINCIPAL = 'local';

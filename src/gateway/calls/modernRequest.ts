@@ -5,14 +5,14 @@
 import {
   CLIENT_CAPABILITIES_META_KEY,
   LOG_LEVEL_META_KEY,
-  PROTOCOL_VERSION_META_KEY,
   type ClientCapabilities,
   type LoggingLevel,
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { LoggingLevelSchema } from '@modelcontextprotocol/core';
+import { carriesEnvelope } from '../../shared/index.js';
 import type { InputRounds } from './inputRounds.js';
-import type { SessionHub } from './sessionHub.js';
+import type { SessionHub } from '../sessionHub.js';
 
 /** The gateway's services a 2026-07-28 request uses (GatewayContext has them). */
 export interface ModernServices {
@@ -34,12 +34,6 @@ export interface ModernRequest {
 }
 
 const LEVELS: ReadonlySet<string> = new Set(LoggingLevelSchema.options);
-
-/** Whether request params claim the 2026-07-28 era the way its requests do: the protocol version in `_meta`. */
-export function carriesEnvelope(params: unknown): params is { _meta: Record<string, unknown> } & Record<string, unknown> {
-  const meta = (params as { _meta?: unknown } | undefined)?._meta;
-  return typeof meta === 'object' && meta !== null && PROTOCOL_VERSION_META_KEY in meta;
-}
 
 /** The modern part of a request as it came off the wire, or undefined for a 2025 request. */
 export function modernRequestOfParams(params: Record<string, unknown> | undefined, services: ModernServices): ModernRequest | undefined {

@@ -4,7 +4,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { isIP } from 'node:net';
-import { LoadoutError } from '../shared/index.js';
+import { LoadoutError } from '../../shared/index.js';
 
 /** Why a request is refused: the HTTP status and a one-line reason. */
 interface Refusal {

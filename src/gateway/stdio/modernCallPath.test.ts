@@ -3,8 +3,8 @@
 // when the test says), with a session that forwards calls of `echo_echo`.
 import { InMemoryTransport, type JSONRPCMessage, type JSONRPCRequest, type Server } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
-import { recordPeer } from '../../test/helpers/peer.js';
-import { ClientIntake, DirectCalls } from './clientIntake.js';
+import { recordPeer } from '../../../test/helpers/peer.js';
+import { ClientIntake, DirectCalls } from '../calls/clientIntake.js';
 import { ModernCallPath } from './modernCallPath.js';
 
 const VERSION = '2026-07-28';

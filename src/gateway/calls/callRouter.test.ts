@@ -1,0 +1,203 @@
+// The router's decisions, with the gateway's services stood in by recorders: the pool records what
+// is forwarded (and answers at once), the catalog holds two tools, one of which changed upstream,
+// and search learning records what it is credited with.
+import type { CallToolResult, Server } from '@modelcontextprotocol/server';
+import { describe, expect, it } from 'vitest';
+import type { Route } from '../../registry/index.js';
+import { Cancellation } from '../../shared/index.js';
+import { CallRouter, type RoutedSession } from './callRouter.js';
+import type { GatewayContext } from '../context.js';
+import type { ClientRequest, RequestExtra } from './forward.js';
+import { defineMetaTool, type MetaTool } from '../metaTools/metaTool.js';
+import * as z from 'zod';
+
+const ECHO: Route = { server: 'srv', tool: 'echo', id: 'srv.echo' };
+const CHANGED: Route = { server: 'srv', tool: 'changed', id: 'srv.changed' };
+
+interface Forwarded {
+  server: string;
+  method: string;
+  params: Record<string, unknown> | undefined;
+}
+
+function setup(options: { blockChanged?: boolean; metaTools?: MetaTool[] } = {}) {
+  const forwarded: Forwarded[] = [];
+  const credited: string[][] = [];
+  const catalogTools = new Map([
+    [ECHO.id, { id: ECHO.id, server: ECHO.server, name: ECHO.tool, enabled: true, blocked: false }],
+    [CHANGED.id, { id: CHANGED.id, server: CHANGED.server, name: CHANGED.tool, enabled: false, blocked: true }],
+    ['srv.other', { id: 'srv.other', server: 'srv', name: 'other', enabled: true, blocked: false }],
+  ]);
+  const tasksAdded: Array<{ owner: object; taskId: string }> = [];
+  const context = {
+    settings: { block_changed_tools: options.blockChanged ?? false },
+    logger: { error: () => undefined, warn: () => undefined, debug: () => undefined },
+    naming: { maxNameLength: 64, reservedNames: new Set<string>() },
+    ready: () => Promise.resolve(),
+    pool: {
+      request: (server: string, method: string, params: Record<string, unknown> | undefined) => {
+        forwarded.push({ server, method, params });
+        const task = (params as { task?: unknown }).task;
+        return Promise.resolve(
+          task ? { task: { taskId: 'downstream-1', status: 'working' } } : { content: [{ type: 'text', text: 'ok' }] },
+        );
+      },
+    },
+    catalog: {
+      current: catalogTools,
+      confirmBeforeCall: () => Promise.resolve(),
+      retryAuthorized: () => Promise.resolve(),
+      learning: {
+        expects: (_searcher: object, id: string) => id === ECHO.id,
+        used: (_searcher: object, ids: readonly string[]) => {
+          credited.push([...ids]);
+          return Promise.resolve();
+        },
+      },
+    },
+    tasks: {
+      add: (owner: object, target: { taskId: string }) => {
+        tasksAdded.push({ owner, taskId: target.taskId });
+        return 'loadout-1';
+      },
+    },
+  } as unknown as GatewayContext;
+  const routes = new Map([
+    ['srv_echo', ECHO],
+    ['srv_changed', CHANGED],
+  ]);
+  const snapshot = { routes };
+  const session = {
+    server: CLIENT_SERVER,
+    member: { servers: () => [], send: () => undefined },
+    searcher: {},
+    snapshot,
+    settledSnapshot: () => Promise.resolve(snapshot),
+    equip: () => Promise.reject(new Error('not here')),
+    unequip: () => Promise.reject(new Error('not here')),
+    callAnyTool: (tool: string, args: Record<string, unknown> | undefined, extra: RequestExtra) => router.callAny(tool, args, extra),
+  } as unknown as RoutedSession;
+  const metaTools = new Map((options.metaTools ?? []).map((tool) => [tool.name, tool]));
+  const router: CallRouter = new CallRouter({ context, metaTools, session });
+  return { router, forwarded, credited, tasksAdded, session };
+}
+
+const CLIENT_SERVER = { getClientCapabilities: () => undefined } as unknown as Server;
+
+function request(id = 1): ClientRequest {
+  return {
+    requestId: id,
+    cancellation: new Cancellation(),
+    sendNotification: () => Promise.resolve(),
+    server: CLIENT_SERVER,
+    modern: undefined,
+  };
+}
+
+function extra(id = 1): RequestExtra {
+  return { mcpReq: { id, signal: new AbortController().signal, notify: () => Promise.resolve() } } as unknown as RequestExtra;
+}
+
+function textOf(result: CallToolResult): string {
+  return result.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
+}
+
+describe('CallRouter', () => {
+  it('decides a meta-tool before a route of the same name, a route by its exposed name, and refuses the rest', () => {
+    const meta = defineMetaTool({
+      name: 'srv_echo',
+      description: 'd',
+      input: z.object({}),
+      example: {},
+      run: () => Promise.resolve('meta'),
+    });
+    const { router } = setup({ metaTools: [meta] });
+    const routes = new Map([
+      ['srv_echo', ECHO],
+      ['srv_changed', CHANGED],
+    ]);
+    expect(router.decide('srv_echo', routes)).toEqual({ kind: 'meta-tool', tool: meta });
+    expect(router.decide('srv_changed', routes)).toEqual({ kind: 'forward', route: CHANGED });
+    expect(router.decide('nope', routes)).toEqual({ kind: 'refuse' });
+  });
+
+  it('answers from the intake only a call of an equipped tool, credits it, and forwards it as the downstream names it', async () => {
+    const { router, forwarded, credited } = setup();
+    expect(router.direct('tools/list', {})).toBeUndefined();
+    expect(router.direct('tools/call', { name: 'nope' })).toBeUndefined();
+    const answer = router.direct('tools/call', { name: 'srv_echo', arguments: { text: 'hi' } });
+    expect(answer).toBeDefined();
+    expect(credited).toEqual([[ECHO.id]]);
+    expect(await answer!(request())).toEqual({ content: [{ type: 'text', text: 'ok' }] });
+    expect(forwarded).toEqual([{ server: 'srv', method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } }]);
+  });
+
+  it('leaves calls to the Server while a state-changing meta-tool is pending, and runs them after it', async () => {
+    const order: string[] = [];
+    let finish!: () => void;
+    const finished = new Promise<void>((resolve) => (finish = resolve));
+    const equip = defineMetaTool({
+      name: 'equip',
+      description: 'd',
+      input: z.object({}),
+      example: {},
+      changesState: true,
+      run: async () => {
+        await finished;
+        order.push('equip');
+        return 'equipped';
+      },
+    });
+    const { router, forwarded } = setup({ metaTools: [equip] });
+    const equipping = router.call({ name: 'equip' }, extra(1));
+    expect(router.direct('tools/call', { name: 'srv_echo' })).toBeUndefined();
+    const calling = router.call({ name: 'srv_echo' }, extra(2)).then((result) => {
+      order.push('call');
+      return result;
+    });
+    await Promise.resolve();
+    expect(forwarded).toEqual([]);
+    finish();
+    expect(textOf(await equipping)).toBe('equipped');
+    expect(textOf(await calling)).toBe('ok');
+    expect(order).toEqual(['equip', 'call']);
+    expect(router.direct('tools/call', { name: 'srv_echo' })).toBeDefined();
+  });
+
+  it('refuses a tool that changed upstream when changed tools are blocked, on every way in, plain or as a task', async () => {
+    const { router, forwarded } = setup({ blockChanged: true });
+    const direct = await router.direct('tools/call', { name: 'srv_changed' })!(request());
+    const task = await router.direct('tools/call', { name: 'srv_changed', task: {} })!(request());
+    const handled = await router.call({ name: 'srv_changed', task: {} }, extra());
+    const any = await router.callAny('srv_changed', {}, extra());
+    for (const result of [direct, task, handled, any]) expect(result).toMatchObject({ isError: true });
+    expect(forwarded).toEqual([]);
+    // An unchanged tool still goes.
+    expect(textOf(await router.call({ name: 'srv_echo' }, extra()))).toBe('ok');
+    expect(forwarded).toHaveLength(1);
+  });
+
+  it("forwards a task-augmented call with the task, and files the task under the session's hub identity", async () => {
+    const { router, forwarded, tasksAdded, session } = setup();
+    const result = await router.call({ name: 'srv_echo', arguments: {}, task: { ttl: 1000 } }, extra());
+    expect(forwarded[0]).toMatchObject({ server: 'srv', params: { name: 'echo', task: { ttl: 1000 } } });
+    expect(result).toMatchObject({ task: { taskId: 'loadout-1' } });
+    expect(tasksAdded).toEqual([{ owner: session.member, taskId: 'downstream-1' }]);
+  });
+
+  it('calls a catalog tool outside the equipped set through call-tool, crediting its search whatever it showed', async () => {
+    const { router, forwarded, credited } = setup();
+    expect(textOf(await router.callAny('srv.other', { a: 1 }, extra()))).toBe('ok');
+    expect(forwarded).toEqual([{ server: 'srv', method: 'tools/call', params: { name: 'other', arguments: { a: 1 } } }]);
+    expect(credited).toEqual([['srv.other']]);
+    // Outside the equipped set, a changed tool is not callable at all.
+    await expect(router.callAny('srv.changed', {}, extra())).rejects.toMatchObject({ code: 'TOOL_DISABLED' });
+  });
+
+  it('answers an unrouted optimization tool with how to turn those tools on', async () => {
+    const { router } = setup();
+    const result = await router.call({ name: 'get_canonical_tools' }, extra());
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain('optimization.expose_tools: true');
+  });
+});

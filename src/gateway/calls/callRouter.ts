@@ -1,0 +1,184 @@
+// The one place that decides how a session's tools/call goes, whichever way it came in: the
+// session's intake (clientIntake.ts, and through it the 2026-07-28 fast paths of modernCallPath.ts
+// and modernHttp.ts), the SDK Server's tools/call handler, and the call-tool meta-tool. A call is
+// a meta-tool run here, a route forwarded downstream (plain or task-augmented), or a refusal the
+// agent can act on; a forwarded call of a tool the last search showed is credited to search
+// learning, and a tool that changed upstream is refused when changed tools are blocked. The
+// state-changing meta-tools run in arrival order, and every other call waits for those before it.
+import type { CallToolRequest, CallToolResult } from '@modelcontextprotocol/server';
+import { unusableReason } from '../../catalog/index.js';
+import { resolveCatalogName, type Route } from '../../registry/index.js';
+import { LoadoutError, errorMessage, isLoadoutError, remedyText, type LoadoutRemedy } from '../../shared/index.js';
+import { changedToolRefusal } from './changedToolGuard.js';
+import type { DirectAnswer } from './clientIntake.js';
+import type { GatewayContext } from '../context.js';
+import { clientRequestOf, forwardToolCall, isProtocolRefusal, type ClientRequest, type RequestExtra } from './forward.js';
+import { OPTIMIZATION_META_TOOLS } from '../metaTools/index.js';
+import { describeInvalidArguments, type MetaTool, type MetaToolSession } from '../metaTools/metaTool.js';
+import { creditCall, creditSearch } from '../metaTools/searchFeedback.js';
+import { unroutedToolMessage, unknownToolError } from '../metaTools/unknownTool.js';
+import type { HubMember } from '../sessionHub.js';
+import { forwardTaskCall } from './taskHandlers.js';
+import { errorResult, textResult } from './toolResults.js';
+
+const OPTIMIZATION_TOOL_NAMES: ReadonlySet<string> = new Set(OPTIMIZATION_META_TOOLS.map((tool) => tool.name));
+
+// Next steps the lower layers ask for, in the agent's terms: its meta-tools.
+const AGENT_REMEDIES: Readonly<Record<LoadoutRemedy, string>> = { 'create-toolset': 'create one with build-toolset' };
+
+/** What the router needs of its session: the set it routes by, and who owns its tasks. */
+export interface RoutedSession extends MetaToolSession {
+  /** The session as the hub sees it: the owner of the tasks its calls create. */
+  readonly member: HubMember;
+}
+
+/** A tools/call's params, as every way in hands them over. */
+type CallParams = Pick<CallToolRequest['params'], 'name' | 'arguments' | 'task'>;
+
+/** How one call of `name` goes (see CallRouter.decide). */
+export type CallDecision =
+  | { readonly kind: 'meta-tool'; readonly tool: MetaTool }
+  | { readonly kind: 'forward'; readonly route: Route }
+  | { readonly kind: 'refuse' };
+
+/** Options of a CallRouter. */
+export interface CallRouterOptions {
+  readonly context: GatewayContext;
+  /** The meta-tools the session serves, by name. */
+  readonly metaTools: ReadonlyMap<string, MetaTool>;
+  readonly session: RoutedSession;
+}
+
+/** The per-session router of tool calls. */
+export class CallRouter {
+  readonly #context: GatewayContext;
+  readonly #metaTools: ReadonlyMap<string, MetaTool>;
+  readonly #session: RoutedSession;
+  // The state-changing meta-tools in order of arrival (see MetaTool.changesState): each runs when the one before has finished.
+  #changes: Promise<void> = Promise.resolve();
+  #changesPending = 0;
+
+  constructor(options: CallRouterOptions) {
+    this.#context = options.context;
+    this.#metaTools = options.metaTools;
+    this.#session = options.session;
+  }
+
+  /** How a call of `name` goes, against the exposed set `routes`: a meta-tool's name is never a route. */
+  decide(name: string, routes: ReadonlyMap<string, Route>): CallDecision {
+    const tool = this.#metaTools.get(name);
+    if (tool) return { kind: 'meta-tool', tool };
+    const route = routes.get(name);
+    return route ? { kind: 'forward', route } : { kind: 'refuse' };
+  }
+
+  /**
+   * The intake's question (synchronous: it is on every forwarded call's path): how to answer this
+   * request straight from the transport, or undefined to let the Server take it. Only a call of an
+   * equipped tool is answered there, and only while no state change that arrived before it is
+   * pending (the Server's call then waits for it).
+   */
+  direct(method: string, params: Record<string, unknown> | undefined): DirectAnswer | undefined {
+    if (method !== 'tools/call' || this.#changesPending > 0) return undefined;
+    const call = params as unknown as CallParams;
+    const decision = this.decide(call.name, this.#session.snapshot.routes);
+    if (decision.kind !== 'forward') return undefined;
+    const { route } = decision;
+    creditCall(this.#context, this.#session.searcher, route.id);
+    return (request) => this.#forward(route, call, request);
+  }
+
+  /** The SDK Server's tools/call handler: whatever reaches the Server (a meta-tool, a call before the set settled, a refusal). */
+  async call(params: CallParams, extra: RequestExtra): Promise<CallToolResult> {
+    const metaTool = this.#metaTools.get(params.name);
+    // Called in arrival order (the SDK runs handlers in the order requests came), so the queue keeps it.
+    if (metaTool?.changesState) return this.#inArrivalOrder(() => this.#runMetaTool(metaTool, params.arguments, extra));
+    if (this.#changesPending > 0) await this.#changes;
+    const decision = this.decide(params.name, (await this.#routes(params.name)).routes);
+    if (decision.kind === 'meta-tool') return this.#runMetaTool(decision.tool, params.arguments, extra);
+    if (decision.kind === 'forward') {
+      creditCall(this.#context, this.#session.searcher, decision.route.id);
+      return this.#forward(decision.route, params, this.#request(extra)) as Promise<CallToolResult>;
+    }
+    if (OPTIMIZATION_TOOL_NAMES.has(params.name)) {
+      return errorResult(
+        `${params.name} is an optimization tool, and those are off: set optimization.expose_tools: true in servers.yaml and restart loadout, or use \`loadout optimize\`.`,
+      );
+    }
+    return errorResult(await unroutedToolMessage(this.#context, params.name));
+  }
+
+  /**
+   * The call-tool meta-tool: any enabled catalog tool, by an equipped name, a server.tool id or a
+   * flattened name. Throws a LoadoutError (an isError result for the agent) for one it cannot call.
+   */
+  async callAny(tool: string, args: Record<string, unknown> | undefined, extra: RequestExtra): Promise<CallToolResult> {
+    const equipped = (await this.#session.settledSnapshot()).routes.get(tool);
+    if (equipped) {
+      creditCall(this.#context, this.#session.searcher, equipped.id);
+      return this.#forward(equipped, { name: tool, arguments: args }, this.#request(extra)) as Promise<CallToolResult>;
+    }
+    const gateway = this.#context;
+    await gateway.ready();
+    let catalog = gateway.catalog.current;
+    let found = resolveCatalogName(catalog, tool, gateway.naming);
+    if (!found) {
+      // The tool may belong to a server the user has just logged in to.
+      await gateway.catalog.retryAuthorized();
+      catalog = gateway.catalog.current;
+      found = resolveCatalogName(catalog, tool, gateway.naming);
+    }
+    if (!found) throw unknownToolError(gateway, catalog, tool);
+    if (!found.enabled) throw new LoadoutError('TOOL_DISABLED', `${found.id} is ${unusableReason(found)}; it cannot be called.`);
+    // A tool outside the equipped set, found by a search: its words are learned whatever that search showed.
+    void creditSearch(gateway, this.#session.searcher, [found.id]);
+    const route: Route = { server: found.server, tool: found.name, id: found.id };
+    return this.#forward(route, { name: tool, arguments: args }, this.#request(extra)) as Promise<CallToolResult>;
+  }
+
+  // The exposed set to route `name` by: the current one when it routes it (no wait on the call
+  // path), else the one start-up discovery settles.
+  async #routes(name: string): Promise<{ routes: ReadonlyMap<string, Route> }> {
+    const { snapshot } = this.#session;
+    return snapshot.routes.has(name) ? snapshot : this.#session.settledSnapshot();
+  }
+
+  #request(extra: RequestExtra): ClientRequest {
+    return clientRequestOf(extra, this.#session.server, this.#context);
+  }
+
+  // Forward a call of `route`, unless changed tools are blocked and this one changed upstream (no
+  // await on the call path when blocking is off). A task-augmented call answers with its task.
+  #forward(route: Route, params: CallParams, request: ClientRequest): Promise<Record<string, unknown>> {
+    const send = (): Promise<Record<string, unknown>> =>
+      params.task === undefined
+        ? forwardToolCall(this.#context.pool, route, params.arguments, request)
+        : forwardTaskCall(this.#context, this.#session.member, route, params, request);
+    if (!this.#context.settings.block_changed_tools) return send();
+    return (async () => (await changedToolRefusal(this.#context, route)) ?? send())();
+  }
+
+  #inArrivalOrder(run: () => Promise<CallToolResult>): Promise<CallToolResult> {
+    this.#changesPending++;
+    const result = this.#changes.then(run);
+    const done = (): void => {
+      this.#changesPending--;
+    };
+    this.#changes = result.then(done, done);
+    return result;
+  }
+
+  async #runMetaTool(tool: MetaTool, args: Record<string, unknown> | undefined, extra: RequestExtra): Promise<CallToolResult> {
+    const parsed = tool.input.safeParse(args ?? {});
+    if (!parsed.success) return errorResult(describeInvalidArguments(tool, parsed.error));
+    try {
+      const result = await tool.run(parsed.data, { gateway: this.#context, session: this.#session, extra });
+      return typeof result === 'string' ? textResult(result) : result;
+    } catch (error) {
+      if (isProtocolRefusal(error)) throw error;
+      if (isLoadoutError(error)) return errorResult(remedyText(error, AGENT_REMEDIES));
+      this.#context.logger.error({ mod: 'gateway', tool: tool.name, err: errorMessage(error) }, 'meta-tool failed');
+      return errorResult(`${tool.name} failed unexpectedly: ${errorMessage(error)}`);
+    }
+  }
+}
