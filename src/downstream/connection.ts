@@ -46,6 +46,7 @@ import { maskValues, stderrBlock, type MaskedValue } from './stderrTail.js';
 import { StoredOAuthProvider, needsAuthorizationError, oauthTargetOf } from './oauthProvider.js';
 import { ModernRequests, fromListen } from './modernRequests.js';
 import { RequestLayer, type RequestOptions } from './requestLayer.js';
+import { telemetry } from '../telemetry/index.js';
 
 /** The lists a server may declare beside its tools; each one may fail without the others. */
 export const OPTIONAL_LIST_NAMES = ['prompts', 'resources', 'resourceTemplates'] as const;
@@ -256,7 +257,9 @@ export class DownstreamConnection {
       masked,
     });
     const usesOAuth = options.oauthDir !== undefined && oauthSettingsOf(config) !== undefined;
-    const layer = new RequestLayer(transport, config.timeout_seconds * 1000, {
+    // Traced under the request layer, so each span sees the id and `_meta` that go on the wire.
+    const peer = { serverName, ...('url' in config && { url: config.url }) };
+    const layer = new RequestLayer(telemetry().clientTransport(transport, peer), config.timeout_seconds * 1000, {
       onNotification: (notification) => {
         const heard = fromListen(notification);
         if (heard) options.onNotification?.(heard);

@@ -21,6 +21,7 @@ import { PassthroughCallServer } from './passthroughCall.js';
 import { OPTIMIZATION_META_TOOLS } from './metaTools/index.js';
 import { describeInvalidArguments, listedMetaTool, type MetaTool, type MetaToolSession } from './metaTools/metaTool.js';
 import { errorResult, textResult } from './toolResults.js';
+import { telemetry } from '../telemetry/index.js';
 
 const OPTIMIZATION_TOOL_NAMES: ReadonlySet<string> = new Set(OPTIMIZATION_META_TOOLS.map((tool) => tool.name));
 
@@ -339,7 +340,7 @@ export class GatewaySession implements MetaToolSession {
     const parsed = tool.input.safeParse(args ?? {});
     if (!parsed.success) return errorResult(describeInvalidArguments(tool, parsed.error));
     try {
-      const result = await tool.run(parsed.data, { gateway: this.#context, session: this, extra });
+      const result = await telemetry().metaTool(tool.name, () => tool.run(parsed.data, { gateway: this.#context, session: this, extra }));
       return typeof result === 'string' ? textResult(result) : result;
     } catch (error) {
       if (isProtocolRefusal(error)) throw error;

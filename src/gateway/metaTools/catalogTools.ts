@@ -8,6 +8,7 @@ import { clientRequestOf } from '../forward.js';
 import { forwardUnlessChanged } from '../changedToolGuard.js';
 import { discoveryStateText } from '../discoveryText.js';
 import { textResult } from '../toolResults.js';
+import { telemetry } from '../../telemetry/index.js';
 import { mapAnswer } from './catalogMap.js';
 import { defineMetaTool } from './metaTool.js';
 import { toolPurpose } from './toolPurpose.js';
@@ -49,8 +50,11 @@ export const discoverAllTools = defineMetaTool({
       return mapAnswer(await gateway.catalog.serverMap());
     }
     const limit = args.limit ?? (ranked ? RANKED_PAGE : LISTED_PAGE);
+    const searchStartedMs = performance.now();
     const modelScores = ranked ? await gateway.catalog.modelScores(args.query!) : undefined;
     const { total, tools, strong } = catalog.search({ ...args, limit, ...(modelScores ? { modelScores } : {}) });
+    if (ranked)
+      telemetry().searched({ durationS: (performance.now() - searchStartedMs) / 1000, query: args.query!, resultCount: tools.length });
     if (ranked)
       gateway.catalog.learning?.queried(
         session.searcher,
