@@ -2,7 +2,7 @@
 // problems (an unreachable collector, a bad value) told once on stderr and never to a call, and the
 // Telemetry the rest of loadout records through. Loaded only by startTelemetry, only when it is on.
 import { context, diag, metrics, trace, DiagLogLevel, SpanKind, SpanStatusCode, type DiagLogger } from '@opentelemetry/api';
-import { NodeSDK, metrics as sdkMetrics } from '@opentelemetry/sdk-node';
+import { NodeSDK, metrics as sdkMetrics, resources } from '@opentelemetry/sdk-node';
 import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import type { IncomingMessage } from 'node:http';
@@ -37,6 +37,8 @@ export function openTelemetry(options: OtelOptions): Telemetry {
       // Given readers replace the SDK's from OTEL_METRICS_EXPORTER: Prometheus joins OTLP here.
       ...(prometheus && { metricReaders: [prometheus, ...(options.metrics ? [otlpMetricReader()] : [])] }),
       ...(!options.metrics && !prometheus && { metricReaders: [] }),
+      // Not the process detector: it records the command line, and `serve --token` puts a secret there.
+      resourceDetectors: [resources.envDetector, resources.hostDetector],
       logRecordProcessors: [],
       instrumentations: [],
     });
