@@ -27,6 +27,12 @@ const RECORD_QUERY_VARIABLE = 'LOADOUT_OTEL_RECORD_QUERY';
 /** Start the SDK and hand back the Telemetry that records through it; off, with a warning, if it cannot start. */
 export function openTelemetry(options: OtelOptions): Telemetry {
   const { logger, env } = options;
+  // The SDK's console exporters write to stdout, which is the protocol on stdio.
+  const consoleExporter = ['OTEL_TRACES_EXPORTER', 'OTEL_METRICS_EXPORTER'].find((name) => /(^|,)\s*console\s*(,|$)/.test(env[name] ?? ''));
+  if (consoleExporter) {
+    logger.warn({ mod: 'telemetry' }, `telemetry is off: ${consoleExporter}=console would write to stdout; export over OTLP instead`);
+    return TELEMETRY_OFF;
+  }
   const prometheus = options.prometheus ? new PrometheusExporter({ preventServerStart: true }) : undefined;
   let sdk: NodeSDK;
   try {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { silentLogger } from '../shared/index.js';
+import { silentLogger, type Logger } from '../shared/index.js';
 import { exportChoice, startTelemetry, telemetry, TELEMETRY_OFF } from './index.js';
 
 describe('exportChoice', () => {
@@ -30,5 +30,13 @@ describe('startTelemetry', () => {
     expect(started.serverTransport(transport, { transport: 'pipe' })).toBe(transport);
     expect(started.clientTransport(transport, { serverName: 'echo' })).toBe(transport);
     expect(started.servePrometheus).toBeUndefined();
+  });
+
+  it('refuses a console exporter, which would write to stdout, with one warning', async () => {
+    const warnings: string[] = [];
+    const logger: Logger = { ...silentLogger, warn: (_fields: object | string, message?: string) => void warnings.push(message ?? '') };
+    const started = await startTelemetry({ prometheus: false, logger, env: { OTEL_TRACES_EXPORTER: 'otlp, console' } });
+    expect(started).toBe(TELEMETRY_OFF);
+    expect(warnings).toEqual([expect.stringContaining('OTEL_TRACES_EXPORTER=console would write to stdout')]);
   });
 });
