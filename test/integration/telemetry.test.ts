@@ -89,6 +89,8 @@ describe.each(['legacy', 'modern'] as const)('a traced session, %s client over s
     expect(failed.isError).toBe(true);
     const crashed = await call('crash', await exposedName(gateway, 'crash'), {});
     expect(crashed.isError).toBe(true);
+    // Said as without telemetry: the server's exit is read off its own transport, under telemetry's.
+    expect(textOf(crashed)).toContain('its process exited with code 1');
 
     const { spans } = receiver;
     const loadout = (kind: number, name: string) =>
