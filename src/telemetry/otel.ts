@@ -6,7 +6,7 @@ import { NodeSDK, metrics as sdkMetrics, resources } from '@opentelemetry/sdk-no
 import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import type { IncomingMessage } from 'node:http';
-import { errorMessage, LOADOUT_VERSION, type Logger } from '../shared/index.js';
+import { errorMessage, LOADOUT_VERSION, settleWithin, type Logger } from '../shared/index.js';
 import { Instruments } from './instruments.js';
 import { ATTR, LOADOUT_ATTR } from './names.js';
 import { metaOf } from './requestFacts.js';
@@ -21,6 +21,8 @@ export interface OtelOptions extends ExportChoice {
 }
 
 const SERVICE_NAME = 'loadout';
+// Within serve's shutdown limit (1.9 s), after the children have been ended.
+const FLUSH_AT_CLOSE_MS = 500;
 // A query's text goes on a span only when asked: it may hold what the user typed.
 const RECORD_QUERY_VARIABLE = 'LOADOUT_OTEL_RECORD_QUERY';
 
@@ -94,9 +96,11 @@ export function openTelemetry(options: OtelOptions): Telemetry {
     watchGateway: (gauges) => instruments.watchGateway(gauges),
     servePrometheus: prometheus && ((req, res) => prometheus.getMetricsRequestHandler(req, res)),
     close() {
-      closed ??= sdk
-        .shutdown()
-        .catch((error: unknown) => logger.debug({ mod: 'telemetry', err: errorMessage(error) }, 'telemetry shutdown failed'));
+      // What is buffered gets a moment to leave; a collector that is down must not hold up the exit.
+      closed ??= settleWithin(
+        sdk.shutdown().catch((error: unknown) => logger.debug({ mod: 'telemetry', err: errorMessage(error) }, 'flush failed')),
+        FLUSH_AT_CLOSE_MS,
+      );
       return closed;
     },
   };
