@@ -2,7 +2,6 @@
 // layers call (no-ops while telemetry is off), and its start. The SDK itself loads only in start.ts.
 export {
   telemetry,
-  useTelemetry,
   TELEMETRY_OFF,
   type Telemetry,
   type ExportChoice,

@@ -102,7 +102,7 @@ export function telemetry(): Telemetry {
   return current;
 }
 
-/** Make `next` the process's telemetry (startTelemetry does; tests put the off one back). */
+/** Make `next` the process's telemetry (startTelemetry does, once it is on). */
 export function useTelemetry(next: Telemetry): void {
   current = next;
 }
