@@ -12,8 +12,9 @@ import { spawnMcp } from './processes.js';
 import { formatJson, formatTable, machineInfo, type BenchRow } from './report.js';
 import { FULL_SCALE, QUICK_SCALE, type BenchContext } from './scale.js';
 import { benchColdFirstCall, benchWarmStart } from './startup.js';
+import { benchTelemetry } from './telemetry.js';
 
-/** The bench's sections, in the order of their row numbers (1 forwarding … 7 memory). */
+/** The bench's sections, in the order of their row numbers (1 forwarding … 7 memory, 8 telemetry). */
 export const SECTIONS: Record<string, (context: BenchContext) => Promise<BenchRow[]>> = {
   forwarding: benchForwarding,
   'http-eras': benchHttpEras,
@@ -22,6 +23,7 @@ export const SECTIONS: Record<string, (context: BenchContext) => Promise<BenchRo
   'equip-search': benchEquipAndSearch,
   'context-size': benchContextSize,
   memory: benchMemory,
+  telemetry: benchTelemetry,
 };
 
 /** Options of one run. */

@@ -77,6 +77,9 @@ await build({
     LOADOUT_PACKAGE_VERSION: JSON.stringify(version),
   },
   plugins: [lazyAjvProvider],
+  // The OpenTelemetry SDK (~60 packages, some with native-looking optional parts) loads from
+  // node_modules, and only when telemetry is on (telemetry/start.ts): never in a chunk of its own here.
+  external: ['@opentelemetry/*'],
 });
 await build({ ...COMMON, entryPoints: [AJV_ENTRY], outfile: `dist/bundle/${AJV_FILE}`, format: 'cjs' });
 

@@ -55,6 +55,7 @@ import { ModernRequests, fromListen } from './modernRequests.js';
 import { RequestLayer, type RequestOptions } from './requestLayer.js';
 import { OPTIONAL_LISTS, isListOf, type ListFailures, type ServerAbout, type ServerDefinitions } from './serverDefinitions.js';
 import { maskValues } from './stderrTail.js';
+import { telemetry } from '../telemetry/index.js';
 
 /** Identity loadout presents to downstream servers. */
 export const CLIENT_INFO = { name: 'loadout', version: LOADOUT_VERSION } as const;
@@ -96,6 +97,8 @@ export class DownstreamConnection {
   readonly #server: string;
   readonly #client: Client;
   readonly #layer: RequestLayer;
+  /** The transport itself, under the request layer (and telemetry's, when on): a child, an HTTP session. */
+  readonly #wire: Transport;
   /** Whether a refused credential means an OAuth login (else the server's own headers are wrong). */
   readonly #usesOAuth: boolean;
   /** The server no longer knows this connection's session (it restarted): there is nothing to end. */
@@ -112,6 +115,7 @@ export class DownstreamConnection {
     server: string,
     client: Client,
     layer: RequestLayer,
+    wire: Transport,
     usesOAuth: boolean,
     verdict: EraVerdict,
     modern: { logger: Logger; relay: NonNullable<ConnectionHooks['onRelayedRequest']>; unconfirmed: boolean },
@@ -120,6 +124,7 @@ export class DownstreamConnection {
     this.#usesOAuth = usesOAuth;
     this.#client = client;
     this.#layer = layer;
+    this.#wire = wire;
     this.eraVerdict = verdict;
     this.#unconfirmed = modern.unconfirmed;
     if (verdict.era === 'modern') {
@@ -198,7 +203,9 @@ export class DownstreamConnection {
       masked,
     });
     const usesOAuth = options.oauthDir !== undefined && oauthSettingsOf(config) !== undefined;
-    const layer = new RequestLayer(transport, config.timeout_seconds * 1000, {
+    // Traced under the request layer, so each span sees the id and `_meta` that go on the wire.
+    const peer = { serverName, ...('url' in config && { url: config.url }) };
+    const layer = new RequestLayer(telemetry().clientTransport(transport, peer), config.timeout_seconds * 1000, {
       onNotification: (notification) => {
         const heard = fromListen(notification);
         if (heard) options.onNotification?.(heard);
@@ -245,7 +252,7 @@ export class DownstreamConnection {
       const reason = maskValues(startFailure(error, transport, timeoutMs), masked);
       throw new LoadoutError('SERVER_START_FAILED', `Server '${serverName}' failed to start: ${reason}`, { cause: error, reason });
     }
-    connection = new DownstreamConnection(serverName, client, layer, usesOAuth, prior ?? verdictOf(client), {
+    connection = new DownstreamConnection(serverName, client, layer, transport, usesOAuth, prior ?? verdictOf(client), {
       logger: options.logger,
       relay,
       unconfirmed: prior?.era === 'modern',
@@ -387,7 +394,7 @@ export class DownstreamConnection {
   close(): Promise<void> {
     this.#closed ??= (async () => {
       // Only the streamable HTTP transport has sessions to end (its class is imported lazily, so no instanceof).
-      const transport = this.#layer.inner as Transport & { terminateSession?: () => Promise<void> };
+      const transport = this.#wire as Transport & { terminateSession?: () => Promise<void> };
       if (typeof transport.terminateSession === 'function' && !this.#sessionLost) {
         // A server that does not answer the DELETE promptly is not waited for: close() aborts it.
         await settleWithin(transport.terminateSession(), SESSION_END_WAIT_MS);
@@ -410,7 +417,7 @@ export class DownstreamConnection {
     }
     if (await isAuthorizationFailure(error)) throw refusedCredentials(this.#server, this.#usesOAuth);
     // A child that died under a request: how it ended and its last stderr lines say why.
-    const child = childOf(this.#layer.inner);
+    const child = childOf(this.#wire);
     if (SdkError.isInstance(error) && error.code === SdkErrorCode.ConnectionClosed && child?.exit) {
       const crash: ServerCrash = { exit: child.exit, stderr: child.stderrLines() };
       throw new SdkError(SdkErrorCode.ConnectionClosed, error.message, crash);

@@ -6,6 +6,7 @@ import { ServerHealth } from '../downstream/index.js';
 import { watchPromotions } from '../optimization/index.js';
 import { BackgroundDiscovery, discoveryRecordsFile, openRuntime, startConfigSync, watchToolListChanges } from '../runtime/index.js';
 import { LoadoutError, isLoadoutError, opensLegacyEra, type Logger } from '../shared/index.js';
+import { LOADOUT_ATTR, telemetry } from '../telemetry/index.js';
 import { ToolsetStore } from '../toolsets/index.js';
 import type { DirectCalls } from './calls/clientIntake.js';
 import type { GatewayContext } from './context.js';
@@ -127,6 +128,17 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const sessions = new Set<GatewaySession>();
   // A principal with no recorded set starts with what a new session would restore.
   const shared = new SharedToolsets(context, async () => options.equip ?? (await state.read()).activeToolset);
+  telemetry().watchGateway({
+    // A 2025-era session holds its own set (it names no principal): they are counted together.
+    equippedTools: () => [
+      {
+        value: [...sessions].reduce((sum, session) => sum + session.registry.snapshot.routes.size, 0),
+        attributes: { [LOADOUT_ATTR.principal]: 'sessions' },
+      },
+      ...shared.equippedTools(),
+    ],
+    catalogTools: () => catalog.current.visible().length,
+  });
   // A toolset endpoint's set never changes: the meta-tools that would change it are not listed
   // there. Computed on its first request, not at every start.
   let fixedMetaSet: MetaToolSet | undefined;

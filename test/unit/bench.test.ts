@@ -116,6 +116,16 @@ describe('npm run bench -- --quick', () => {
     expect(await descendantsOf(process.pid)).toEqual([]);
   }, 120_000);
 
+  it('runs telemetry: on ÷ off for three configurations, sequential and concurrent, and leaves no process behind', async () => {
+    const rows = await runBench({ quick: true, only: ['telemetry'] });
+    expect(rows.map((row) => row.id)).toEqual(['8a', '8b', '8c', '8d', '8e', '8f']);
+    for (const row of rows) {
+      expect(row.values.telemetryOnCpuMsPerCall).toBeGreaterThanOrEqual(0);
+      expect(Number.isFinite(row.values.telemetryOffCpuMsPerCall)).toBe(true);
+    }
+    expect(await descendantsOf(process.pid)).toEqual([]);
+  }, 120_000);
+
   it('runs memory: a live heap figure after each round and per HTTP session, and no snapshot or process left behind', async () => {
     const heapDirs = async () => (await readdir(tmpdir())).filter((name) => name.startsWith('loadout-bench-heap-'));
     const before = await heapDirs();

@@ -11,13 +11,14 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 /** Layer of each src folder; a folder may import folders of a strictly lower layer. */
 const LAYER: Record<string, number> = {
   shared: 0,
-  config: 1,
-  downstream: 2,
-  catalog: 3,
-  registry: 4,
-  toolsets: 5,
-  optimization: 5,
-  runtime: 6,
+  telemetry: 1,
+  config: 2,
+  downstream: 3,
+  catalog: 4,
+  registry: 5,
+  toolsets: 6,
+  optimization: 6,
+  runtime: 7,
   gateway: 7,
   cli: 8,
 };

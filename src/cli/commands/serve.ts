@@ -2,6 +2,7 @@
 // with --http for any number of clients over streamable HTTP until a signal.
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { GatewayStdioTransport, assertSafeBind, createGateway, serveHttp } from '../../gateway/index.js';
+import { startTelemetry } from '../../telemetry/index.js';
 import { CLIENT_NAMES } from '../clients/clientFiles.js';
 import { importOnFirstRun } from '../importServers.js';
 import { commandEnvironment } from '../program.js';
@@ -19,6 +20,7 @@ interface ServeOptions {
   maxBodyMb: number;
   sessionIdleMinutes: number;
   maxSessions: number;
+  metrics?: boolean;
 }
 
 /** Register `serve` on the program. */
@@ -59,12 +61,17 @@ export function registerServe(program: Command): void {
       numberOption('max-sessions', (n) => Number.isInteger(n) && n >= 1, 'a whole number of 1 or more'),
       256,
     )
+    .option('--metrics', 'HTTP: also serve Prometheus metrics at /metrics, behind the same token rules as /mcp')
     .action(async (options: ServeOptions, command: Command) => {
       const { paths, logger } = commandEnvironment(command);
       const given = options.token.filter((token) => token !== '');
       const tokens = given.length > 0 ? given : process.env.LOADOUT_TOKEN ? [process.env.LOADOUT_TOKEN] : [];
       if (options.http) assertSafeBind(options.host, tokens[0]);
+      if (options.metrics && !options.http)
+        command.error('error: --metrics needs --http (stdio has no /metrics; export with OTEL_* instead)');
       await importOnFirstRun(paths);
+      // Before the gateway, so its first downstream connections are traced; loads nothing while off.
+      const telemetry = await startTelemetry({ prometheus: options.metrics === true, logger });
       const gateway = await createGateway({ paths, logger, equip: options.equip });
       const http = options.http
         ? await serveHttp(gateway, {
@@ -75,6 +82,7 @@ export function registerServe(program: Command): void {
             maxBodyBytes: Math.round(options.maxBodyMb * 1024 * 1024),
             sessionIdleMs: options.sessionIdleMinutes * 60_000,
             maxSessions: options.maxSessions,
+            servePrometheus: telemetry.servePrometheus,
             logger,
           }).catch(async (error: unknown) => {
             await gateway.close();
@@ -93,6 +101,7 @@ export function registerServe(program: Command): void {
         }, SHUTDOWN_LIMIT_MS).unref();
         await http?.close();
         await gateway.close();
+        await telemetry.close();
         process.exit(0);
       };
       process.on('SIGINT', () => void stop('SIGINT'));
@@ -108,7 +117,9 @@ export function registerServe(program: Command): void {
       const transport = new GatewayStdioTransport();
       // A transport that closed for any other reason (a stdin error) leaves no client: stop too.
       void transport.closed.then(() => stop('stdio transport closed'));
-      await gateway.serveStdio(transport, (error) => logger.debug({ mod: 'gateway', err: error.message }, 'stdio'));
+      await gateway.serveStdio(telemetry.serverTransport(transport, { transport: 'pipe' }), (error) =>
+        logger.debug({ mod: 'gateway', err: error.message }, 'stdio'),
+      );
     });
 }
 

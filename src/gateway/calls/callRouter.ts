@@ -9,6 +9,7 @@ import type { CallToolRequest, CallToolResult } from '@modelcontextprotocol/serv
 import { unusableReason } from '../../catalog/index.js';
 import { resolveCatalogName, type Route } from '../../registry/index.js';
 import { LoadoutError, errorMessage, isLoadoutError, remedyText, type LoadoutRemedy } from '../../shared/index.js';
+import { telemetry } from '../../telemetry/index.js';
 import { changedToolRefusal } from './changedToolGuard.js';
 import type { DirectAnswer } from './clientIntake.js';
 import type { GatewayContext } from '../context.js';
@@ -172,7 +173,7 @@ export class CallRouter {
     const parsed = tool.input.safeParse(args ?? {});
     if (!parsed.success) return errorResult(describeInvalidArguments(tool, parsed.error));
     try {
-      const result = await tool.run(parsed.data, { gateway: this.#context, session: this.#session, extra });
+      const result = await telemetry().metaTool(tool.name, () => tool.run(parsed.data, { gateway: this.#context, session: this.#session, extra }));
       return typeof result === 'string' ? textResult(result) : result;
     } catch (error) {
       if (isProtocolRefusal(error)) throw error;

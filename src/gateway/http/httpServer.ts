@@ -11,6 +11,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { LoadoutError, errorMessage, isLoadoutError, type Logger } from '../../shared/index.js';
 import { ToolsetNameSchema } from '../../config/index.js';
+import { telemetry } from '../../telemetry/index.js';
 import type { Gateway } from '../createGateway.js';
 import { assertSafeBind, createRequestGuard } from './httpGuard.js';
 import { modernEndpoints } from './modernHttp.js';
@@ -31,6 +32,8 @@ interface HttpServeOptions {
   sessionIdleMs: number;
   /** Most sessions at once; a new one beyond it ends the session idle longest (each holds about 38 KiB of heap: bench row 7c). */
   maxSessions: number;
+  /** With `--metrics`: answers GET /metrics (Prometheus text), behind the guard as /mcp is. */
+  servePrometheus?: (req: IncomingMessage, res: ServerResponse) => void;
   logger: Logger;
 }
 
@@ -58,6 +61,8 @@ interface HttpSession {
 const MCP_PATH = '/mcp';
 /** Followed by a toolset's name: the endpoint whose tool list is that toolset, always. */
 const TOOLSETS_PATH = '/mcp/toolsets/';
+const METRICS_PATH = '/metrics';
+const HTTP_WIRE = { transport: 'tcp', protocol: 'http' } as const;
 
 /** Listen on `options.host:port` and serve `gateway` to any number of HTTP clients. */
 export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Promise<HttpGateway> {
@@ -89,7 +94,7 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
     };
     try {
       // A tools list_changed reaches the client only on its GET stream: an equip need not wait for a re-read otherwise.
-      await gateway.connect(transport, { hearsToolChanges: () => (state?.openGets ?? 0) > 0 });
+      await gateway.connect(telemetry().serverTransport(transport, HTTP_WIRE), { hearsToolChanges: () => (state?.openGets ?? 0) > 0 });
       await transport.handleRequest(req, res, body);
     } finally {
       // A failed connect, or an initialize the SDK rejected, leaves a session nobody can address.
@@ -169,6 +174,10 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
       if (req.method !== 'GET' && req.method !== 'HEAD') return sendError(res, 405, 'Use GET /healthz');
       res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ status: 'ok' }));
       return;
+    }
+    if (path === METRICS_PATH && options.servePrometheus) {
+      if (req.method !== 'GET') return sendError(res, 405, `Use GET ${METRICS_PATH}`);
+      return options.servePrometheus(req, res);
     }
     const toolset = path.startsWith(TOOLSETS_PATH) ? ToolsetNameSchema.safeParse(path.slice(TOOLSETS_PATH.length)) : undefined;
     if (path !== MCP_PATH && !toolset?.success) return sendError(res, 404, `Nothing at ${path}; the MCP endpoint is ${MCP_PATH}`);

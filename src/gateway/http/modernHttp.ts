@@ -11,6 +11,7 @@ import type { NodeMcpRequestHandler } from '@modelcontextprotocol/node';
 import { ProtocolErrorCode, type JSONRPCMessage, type JSONRPCRequest, type Transport } from '@modelcontextprotocol/server';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MODERN_REVISION, carriesEnvelope, type Logger } from '../../shared/index.js';
+import { telemetry } from '../../telemetry/index.js';
 import { ALL_TOOLSET } from '../../toolsets/index.js';
 import type { Gateway } from '../createGateway.js';
 import { bearerToken } from './httpGuard.js';
@@ -66,7 +67,14 @@ export function modernEndpoints(
   // A listen stream that names resources holds them (subscribed downstream, their updates put on
   // the set's bus) from before the SDK acknowledges it, so an update right after the ack is not
   // lost, until its response closes.
-  const serve = async (scope: RequestScope, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> => {
+  const serve = (scope: RequestScope, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> => {
+    if (!telemetry().enabled) return serveInScope(scope, req, res, body);
+    // One POST, one request: its span lasts until its response is written.
+    const served = telemetry().serveRequest(body, req);
+    res.once('close', () => served.end(res.statusCode));
+    return served.run(() => serveInScope(scope, req, res, body));
+  };
+  const serveInScope = async (scope: RequestScope, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> => {
     const request = body as { method?: unknown; params?: unknown } | undefined;
     if (request?.method === 'subscriptions/listen') {
       const listened = gateway.listenedResources(scope);

@@ -12,6 +12,7 @@ import path from 'node:path';
 import * as z from 'zod';
 import { ToolsetNameSchema, fileStamp, readTextIfExists, withFileLock, writeTextAtomic } from '../../config/index.js';
 import { LoadoutError, errorMessage } from '../../shared/index.js';
+import { LOADOUT_ATTR, type GaugeReading } from '../../telemetry/index.js';
 import { ALL_TOOLSET } from '../../toolsets/index.js';
 import type { GatewayContext } from '../context.js';
 import { FileBackedToolset, type ToolsetRecord } from '../fileBackedToolset.js';
@@ -71,6 +72,14 @@ export class SharedToolsets {
       this.#sets.set(key, set);
     }
     return set;
+  }
+
+  /** How many tools each set this process holds has equipped, for telemetry's gauge. */
+  equippedTools(): GaugeReading[] {
+    return [...this.#sets].map(([key, set]) => ({
+      value: set.registry.snapshot.routes.size,
+      attributes: { [LOADOUT_ATTR.principal]: key },
+    }));
   }
 
   /** Rebuild every set (the catalog or a server's health changed). */

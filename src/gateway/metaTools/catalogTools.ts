@@ -5,6 +5,7 @@ import { enabledServerNames } from '../../config/index.js';
 import { LoadoutError, oneLine } from '../../shared/index.js';
 import { discoveryStateText } from '../../runtime/index.js';
 import { textResult } from '../calls/toolResults.js';
+import { telemetry } from '../../telemetry/index.js';
 import { mapAnswer } from './catalogMap.js';
 import { defineMetaTool } from './metaTool.js';
 import { toolPurpose } from './toolPurpose.js';
@@ -44,8 +45,11 @@ export const discoverAllTools = defineMetaTool({
       return mapAnswer(await gateway.catalog.serverMap());
     }
     const limit = args.limit ?? (ranked ? RANKED_PAGE : LISTED_PAGE);
+    const searchStartedMs = performance.now();
     const modelScores = ranked ? await gateway.catalog.modelScores(args.query!) : undefined;
     const { total, tools, strong } = catalog.search({ ...args, limit, ...(modelScores ? { modelScores } : {}) });
+    if (ranked)
+      telemetry().searched({ durationS: (performance.now() - searchStartedMs) / 1000, query: args.query!, resultCount: tools.length });
     if (ranked)
       gateway.catalog.learning?.queried(
         session.searcher,

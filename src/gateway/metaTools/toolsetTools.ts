@@ -7,6 +7,7 @@ import { LoadoutError, isLoadoutError } from '../../shared/index.js';
 import { ALL_TOOLSET, resolveToolsetTools, writableToolsetName } from '../../toolsets/index.js';
 import { defineMetaTool } from './metaTool.js';
 import { creditSearch } from './searchFeedback.js';
+import { LOADOUT_ATTR, telemetry } from '../../telemetry/index.js';
 
 const REASON_TEXT: Record<WithheldReason, (server: string) => string> = {
   unknown: () => 'not in the catalog (stale or never discovered)',
@@ -42,6 +43,7 @@ export const buildToolset = defineMetaTool({
         `Toolset '${args.name}' not saved: ${problems.join('; ')}. Find names with discover-all-tools.`,
       );
     await gateway.toolsets.save({ name: args.name, description: args.description, tools: ids });
+    telemetry().noteMetaTool({ [LOADOUT_ATTR.toolset]: args.name, [LOADOUT_ATTR.toolCount]: ids.length });
     await creditSearch(gateway, session.searcher, ids);
     const saved = `Saved toolset '${args.name}' with ${ids.length} tool${ids.length === 1 ? '' : 's'}.`;
     if (!args.equip) return `${saved} Equip it with equip-toolset {"name": "${args.name}"}.`;
@@ -64,6 +66,7 @@ export const equipToolset = defineMetaTool({
   async run(args, { gateway, session }) {
     await gateway.ready();
     const change = await session.equip(args.name);
+    telemetry().noteMetaTool({ [LOADOUT_ATTR.toolset]: args.name, [LOADOUT_ATTR.toolCount]: change.snapshot.routes.size });
     // Equipping everything says nothing about which tool a search was for.
     if (args.name !== ALL_TOOLSET)
       await creditSearch(

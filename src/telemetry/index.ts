@@ -1,0 +1,17 @@
+// Traces and metrics in the OpenTelemetry MCP conventions: the hooks the gateway and downstream
+// layers call (no-ops while telemetry is off), and its start. The SDK itself loads only in start.ts.
+export {
+  telemetry,
+  TELEMETRY_OFF,
+  type Telemetry,
+  type ExportChoice,
+  type ServerWire,
+  type DownstreamPeer,
+  type ServedRequest,
+  type SearchFacts,
+  type GaugeReading,
+  type GatewayGauges,
+  type MetaToolNotes,
+} from './telemetry.js';
+export { startTelemetry, exportChoice, type TelemetryRequest } from './start.js';
+export { LOADOUT_ATTR } from './names.js';

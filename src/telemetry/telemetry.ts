@@ -1,0 +1,108 @@
+// What the rest of loadout asks of telemetry, and the no-op answer it gets while telemetry is off
+// (the default). Nothing here imports OpenTelemetry: the SDK is loaded by startTelemetry only when
+// it is on, so an off gateway loads none of it and its call path is the one it had before (each
+// hook hands back the transport it was given, or runs the function it was given).
+// One process-wide instance, as OpenTelemetry's own API keeps one global provider: the hooks sit in
+// several layers (gateway, downstream), and threading an object through each would touch far more.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Transport } from '@modelcontextprotocol/server';
+
+/** How a client-facing transport carries messages (network.transport, network.protocol.name). */
+export interface ServerWire {
+  readonly transport: 'pipe' | 'tcp';
+  readonly protocol?: 'http';
+}
+
+/** What the environment asks to export: traces and metrics over OTLP, each or neither. */
+export interface ExportChoice {
+  readonly traces: boolean;
+  readonly metrics: boolean;
+}
+
+/** The downstream server a client-side transport talks to. */
+export interface DownstreamPeer {
+  readonly serverName: string;
+  /** Its URL, for a server reached over HTTP (server.address, server.port). */
+  readonly url?: string;
+}
+
+/** One request answered outside any transport loadout wraps (a 2026-07-28 HTTP request). */
+export interface ServedRequest {
+  /** Run the request's handling inside its span, so what it sends downstream joins the trace. */
+  run<T>(handle: () => T): T;
+  /** The request is over: its HTTP status says whether it failed. */
+  end(httpStatus: number): void;
+}
+
+/** What discover-all-tools tells of one search. */
+export interface SearchFacts {
+  readonly durationS: number;
+  readonly query: string;
+  readonly resultCount: number;
+}
+
+/** What a gauge reads when metrics are collected: one value per set of attributes. */
+export interface GaugeReading {
+  readonly value: number;
+  readonly attributes?: Readonly<Record<string, string>>;
+}
+
+/** The gateway's gauges, read on each collection. */
+export interface GatewayGauges {
+  equippedTools(): GaugeReading[];
+  catalogTools(): number;
+}
+
+/** Attribute values a meta-tool adds to its span. */
+export type MetaToolNotes = Readonly<Record<string, string | number | boolean>>;
+
+/** loadout's telemetry: spans and metrics while on, nothing at all while off. */
+export interface Telemetry {
+  readonly enabled: boolean;
+  /** A client's transport, seen from loadout's side: a SERVER span per request it answers. */
+  serverTransport(inner: Transport, wire: ServerWire): Transport;
+  /** A downstream server's transport: a CLIENT span per request loadout sends, its context in `_meta`. */
+  clientTransport(inner: Transport, peer: DownstreamPeer): Transport;
+  /** A request served apart from any wrapped transport (2026-07-28 over HTTP: one POST, one request). */
+  serveRequest(body: unknown, request: IncomingMessage): ServedRequest;
+  /** Run a meta-tool inside its own span (a child of the tools/call that asked for it). */
+  metaTool<T>(name: string, run: () => Promise<T>): Promise<T>;
+  /** Add attributes to the meta-tool span running now. */
+  noteMetaTool(notes: MetaToolNotes): void;
+  /** Record one search of the catalog. */
+  searched(facts: SearchFacts): void;
+  /** Read these gauges at each collection (the last gateway to register them is read). */
+  watchGateway(gauges: GatewayGauges): void;
+  /** Serve the metrics as Prometheus text, when `--metrics` asked for them. */
+  readonly servePrometheus: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
+  /** Flush what is buffered and stop. */
+  close(): Promise<void>;
+}
+
+const UNTRACED: ServedRequest = { run: (handle) => handle(), end: () => {} };
+
+/** Telemetry off: every hook gives back what it was given. */
+export const TELEMETRY_OFF: Telemetry = {
+  enabled: false,
+  serverTransport: (inner) => inner,
+  clientTransport: (inner) => inner,
+  serveRequest: () => UNTRACED,
+  metaTool: (_name, run) => run(),
+  noteMetaTool: () => {},
+  searched: () => {},
+  watchGateway: () => {},
+  servePrometheus: undefined,
+  close: () => Promise.resolve(),
+};
+
+let current: Telemetry = TELEMETRY_OFF;
+
+/** The process's telemetry (off until startTelemetry turns it on). */
+export function telemetry(): Telemetry {
+  return current;
+}
+
+/** Make `next` the process's telemetry (startTelemetry does, once it is on). */
+export function useTelemetry(next: Telemetry): void {
+  current = next;
+}

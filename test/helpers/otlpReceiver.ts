@@ -1,0 +1,94 @@
+// An OTLP/HTTP receiver (JSON encoding) on loopback, in the test's own process: it keeps every span
+// exported to it, flattened, so a test can check a trace's parents, kinds, names, attributes and status.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One received span, with its attributes as plain values and its service's name. */
+export interface ReceivedSpan {
+  service: string;
+  traceId: string;
+  spanId: string;
+  parentSpanId: string;
+  name: string;
+  /** OTLP's SpanKind: 1 internal, 2 server, 3 client. */
+  kind: number;
+  /** OTLP's status code: 0 unset, 1 ok, 2 error. */
+  status: { code: number; message?: string };
+  attributes: Record<string, string | number | boolean>;
+}
+
+export const SPAN_KIND = { internal: 1, server: 2, client: 3 } as const;
+export const STATUS_ERROR = 2;
+
+type AnyValue = { stringValue?: string; intValue?: string | number; boolValue?: boolean; doubleValue?: number };
+type KeyValue = { key: string; value: AnyValue };
+interface OtlpSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  kind: number;
+  status?: { code?: number; message?: string };
+  attributes?: KeyValue[];
+}
+interface TracesRequest {
+  resourceSpans?: { resource?: { attributes?: KeyValue[] }; scopeSpans?: { spans?: OtlpSpan[] }[] }[];
+}
+
+function valueOf(value: AnyValue): string | number | boolean {
+  if (value.stringValue !== undefined) return value.stringValue;
+  if (value.intValue !== undefined) return Number(value.intValue);
+  if (value.doubleValue !== undefined) return value.doubleValue;
+  return value.boolValue ?? '';
+}
+
+function attributesOf(list: KeyValue[] | undefined): Record<string, string | number | boolean> {
+  return Object.fromEntries((list ?? []).map(({ key, value }) => [key, valueOf(value)]));
+}
+
+/** A listening receiver. */
+export interface OtlpReceiver {
+  /** Its base URL, for OTEL_EXPORTER_OTLP_ENDPOINT. */
+  readonly url: string;
+  readonly spans: ReceivedSpan[];
+  /** Requests to /v1/metrics received. */
+  metricExports: number;
+  close(): Promise<void>;
+}
+
+/** Start a receiver on a free loopback port. */
+export async function startOtlpReceiver(): Promise<OtlpReceiver> {
+  const spans: ReceivedSpan[] = [];
+  const receiver = { spans, metricExports: 0 };
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      if (req.url === '/v1/traces') {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as TracesRequest;
+        for (const resource of body.resourceSpans ?? []) {
+          const service = String(attributesOf(resource.resource?.attributes)['service.name'] ?? '');
+          for (const scope of resource.scopeSpans ?? [])
+            for (const span of scope.spans ?? [])
+              spans.push({
+                service,
+                traceId: span.traceId,
+                spanId: span.spanId,
+                parentSpanId: span.parentSpanId ?? '',
+                name: span.name,
+                kind: span.kind,
+                status: { code: span.status?.code ?? 0, message: span.status?.message },
+                attributes: attributesOf(span.attributes),
+              });
+        }
+      } else if (req.url === '/v1/metrics') receiver.metricExports++;
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return Object.assign(receiver, {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  });
+}

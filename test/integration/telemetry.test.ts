@@ -1,0 +1,226 @@
+// Telemetry end to end, on the built CLI: a session's spans (discover, build, equip, calls, a tool
+// error, a downstream crash) reach an OTLP/HTTP receiver in this process with the MCP conventions'
+// names, kinds, parents, attributes and status, in both client eras; a downstream server that
+// traces joins the client's trace; a collector that is down costs one warning; telemetry off loads
+// no OpenTelemetry module at all.
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { eventually, fixture, nodeServer, textOf, useGatewaySandbox, writeServersYaml, type GatewayProcess } from '../helpers/gateway.js';
+import { freePort } from '../helpers/http.js';
+import { SPAN_KIND, STATUS_ERROR, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlpReceiver.js';
+
+const sandbox = useGatewaySandbox();
+let receiver: OtlpReceiver;
+beforeEach(async () => {
+  receiver = await startOtlpReceiver();
+});
+afterEach(async () => {
+  await receiver.close();
+});
+
+// Export at once (50 ms batches) as OTLP/HTTP JSON to `endpoint`.
+function otelEnv(endpoint: string, service?: string): Record<string, string> {
+  return {
+    OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    OTEL_BSP_SCHEDULE_DELAY: '50',
+    OTEL_METRICS_EXPORTER: 'none',
+    ...(service && { OTEL_SERVICE_NAME: service }),
+  };
+}
+
+async function tracedServers(): Promise<void> {
+  await writeServersYaml(sandbox.dirs.configDir, {
+    tracing: nodeServer(fixture('tracingServer'), { env: otelEnv(receiver.url, 'tracing-fixture') }),
+  });
+}
+
+function hex(bytes: number): string {
+  return randomBytes(bytes).toString('hex');
+}
+
+// The tool of `gateway` whose exposed name ends with `tool`.
+async function exposedName(gateway: GatewayProcess, tool: string): Promise<string> {
+  const { tools } = await gateway.client.listTools();
+  const found = tools.find((each) => each.name.endsWith(tool) && each.name !== tool);
+  if (!found) throw new Error(`no exposed tool for ${tool}: ${tools.map((each) => each.name).join(', ')}`);
+  return found.name;
+}
+
+function one(spans: ReceivedSpan[], what: string, match: (span: ReceivedSpan) => boolean): ReceivedSpan {
+  const found = spans.filter(match);
+  expect(found, what).toHaveLength(1);
+  return found[0]!;
+}
+
+describe.each(['legacy', 'modern'] as const)('a traced session, %s client over stdio', (era) => {
+  it('exports one trace per client call, from the client through loadout to the downstream server', async () => {
+    await tracedServers();
+    const gateway = await sandbox.start({
+      env: otelEnv(receiver.url),
+      ...(era === 'modern' ? { versionNegotiation: { mode: 'auto' as const } } : {}),
+    });
+    const { client } = gateway;
+    // Each call carries the client's own span as its parent, as a tracing agent's would.
+    const traceId = hex(16);
+    const parents: Record<string, string> = {};
+    const call = async (step: string, name: string, args: Record<string, unknown>) => {
+      parents[step] = hex(8);
+      return client
+        .callTool({ name, arguments: args, _meta: { traceparent: `00-${traceId}-${parents[step]}-01` } })
+        .catch((error: unknown) => ({ isError: true, content: [{ type: 'text', text: String(error) }] }));
+    };
+
+    // As clients do, it lists the tools first (in 2026-07-28 that request pins the session, see docs/observability.md).
+    await client.listTools();
+    await call('discover', 'discover-all-tools', { query: 'echo text' });
+    const built = await call('build', 'build-toolset', {
+      name: 'traced',
+      tools: ['tracing.echo', 'tracing.fail', 'tracing.crash'],
+      equip: true,
+    });
+    expect(textOf(built)).toContain("Saved toolset 'traced' with 3 tools");
+    await call('equip', 'equip-toolset', { name: 'traced' });
+    const echoed = await call('echo', await exposedName(gateway, 'echo'), { text: 'hello' });
+    expect(textOf(echoed)).toBe('hello');
+    const failed = await call('fail', await exposedName(gateway, 'fail'), {});
+    expect(failed.isError).toBe(true);
+    const crashed = await call('crash', await exposedName(gateway, 'crash'), {});
+    expect(crashed.isError).toBe(true);
+    // Said as without telemetry: the server's exit is read off its own transport, under telemetry's.
+    expect(textOf(crashed)).toContain('its process exited with code 1');
+
+    const { spans } = receiver;
+    const loadout = (kind: number, name: string) =>
+      spans.filter((span) => span.service === 'loadout' && span.kind === kind && span.name === name);
+    await eventually(
+      () =>
+        loadout(SPAN_KIND.server, 'tools/call ' + 'discover-all-tools').length === 1 &&
+        spans.some((span) => span.name.includes('crash') && span.service === 'loadout' && span.kind === SPAN_KIND.server),
+      10_000,
+      'the session spans',
+    );
+    await eventually(() => spans.some((span) => span.service === 'tracing-fixture'), 10_000, 'the fixture span');
+
+    // Every SERVER span of a call is a child of the client's span, in the client's trace.
+    const serverSpan = (step: string): ReceivedSpan =>
+      one(
+        spans,
+        `SERVER span of ${step}`,
+        (span) => span.service === 'loadout' && span.kind === SPAN_KIND.server && span.parentSpanId === parents[step],
+      );
+    for (const step of Object.keys(parents)) {
+      const span = serverSpan(step);
+      expect(span.traceId).toBe(traceId);
+      expect(span.attributes).toMatchObject({
+        'mcp.method.name': 'tools/call',
+        'gen_ai.operation.name': 'execute_tool',
+        'network.transport': 'pipe',
+        'mcp.protocol.version': era === 'modern' ? '2026-07-28' : expect.stringMatching(/^2025-/),
+      });
+      expect(span.name).toBe(`tools/call ${span.attributes['gen_ai.tool.name']}`);
+      expect(typeof span.attributes['jsonrpc.request.id']).toBe('string');
+    }
+
+    // Meta-tools: a child span that says what they did (the query's length, never its text).
+    const metaSpan = (step: string, tool: string): ReceivedSpan =>
+      one(
+        spans,
+        `meta-tool span of ${step}`,
+        (span) => span.kind === SPAN_KIND.internal && span.parentSpanId === serverSpan(step).spanId && span.name === `meta-tool ${tool}`,
+      );
+    const discover = metaSpan('discover', 'discover-all-tools');
+    expect(discover.attributes).toMatchObject({
+      'loadout.meta_tool.name': 'discover-all-tools',
+      'loadout.search.query.length': 'echo text'.length,
+    });
+    expect(discover.attributes['loadout.search.result.count']).toBeGreaterThan(0);
+    expect(discover.attributes).not.toHaveProperty('loadout.search.query.text');
+    expect(metaSpan('build', 'build-toolset').attributes).toMatchObject({
+      'loadout.toolset.name': 'traced',
+      'loadout.toolset.tool.count': 3,
+    });
+    expect(metaSpan('equip', 'equip-toolset').attributes).toMatchObject({
+      'loadout.toolset.name': 'traced',
+      'loadout.toolset.tool.count': 3,
+    });
+
+    // A forwarded call: SERVER → CLIENT (to the downstream, context in its _meta) → the fixture's own SERVER span.
+    // (A call that starts its server lazily also has the start's initialize under it.)
+    const clientSpan = (step: string): ReceivedSpan =>
+      one(
+        spans,
+        `CLIENT span of ${step}`,
+        (span) => span.kind === SPAN_KIND.client && span.name.startsWith('tools/call') && span.parentSpanId === serverSpan(step).spanId,
+      );
+    const echoClient = clientSpan('echo');
+    expect(echoClient).toMatchObject({ name: 'tools/call echo', traceId, status: { code: 0 } });
+    expect(echoClient.attributes).toMatchObject({
+      'mcp.method.name': 'tools/call',
+      'gen_ai.tool.name': 'echo',
+      'loadout.server.name': 'tracing',
+      'network.transport': 'pipe',
+    });
+    const downstream = one(
+      spans,
+      'the fixture span of echo',
+      (span) => span.service === 'tracing-fixture' && span.name === 'tools/call echo',
+    );
+    expect(downstream).toMatchObject({ traceId, parentSpanId: echoClient.spanId, kind: SPAN_KIND.server });
+
+    // A tool error: error.type tool_error and ERROR status, on both sides of loadout.
+    for (const span of [serverSpan('fail'), clientSpan('fail')]) {
+      expect(span.attributes['error.type']).toBe('tool_error');
+      expect(span.status.code).toBe(STATUS_ERROR);
+    }
+    // A downstream crash: the CLIENT span ends with the connection, and the client's call fails.
+    expect(clientSpan('crash').attributes['error.type']).toBe('connection_closed');
+    expect(clientSpan('crash').status.code).toBe(STATUS_ERROR);
+    expect(serverSpan('crash').status.code).toBe(STATUS_ERROR);
+    expect(serverSpan('crash').attributes['error.type']).toBeDefined();
+  });
+});
+
+describe('telemetry problems and telemetry off', () => {
+  it('warns once on stderr when the collector is unreachable, and every call still succeeds', async () => {
+    await writeServersYaml(sandbox.dirs.configDir, { echo: nodeServer(fixture('echo')) });
+    const gateway = await sandbox.start({ env: otelEnv(`http://127.0.0.1:${await freePort()}`), args: ['--equip', 'all'] });
+    const echo = await exposedName(gateway, 'echo');
+    const warnings = () =>
+      gateway
+        .stderr()
+        .split('\n')
+        .filter((line) => line.includes('[telemetry]'));
+    await gateway.client.callTool({ name: echo, arguments: { text: 'one' } });
+    await eventually(() => warnings().length > 0, 15_000, 'the telemetry warning');
+    for (const text of ['two', 'three']) expect(textOf(await gateway.client.callTool({ name: echo, arguments: { text } }))).toBe(text);
+    await gateway.close();
+    expect(warnings()).toHaveLength(1);
+    // The last spans' flush at shutdown does not wait out an export timeout.
+    expect(gateway.stderr()).not.toContain('shutdown took too long');
+  });
+
+  it('loads no OpenTelemetry module while off, and the SDK when on', async () => {
+    await writeServersYaml(sandbox.dirs.configDir, { echo: nodeServer(fixture('echo')) });
+    const modulesLoaded = async (env: Record<string, string>): Promise<string[]> => {
+      const log = path.join(sandbox.dirs.root, `modules-${hex(4)}.log`);
+      const gateway = await sandbox.start({
+        env: { ...env, NODE_OPTIONS: `--import=${fixture('moduleLog')}`, LOADOUT_TEST_MODULE_LOG: log },
+        args: ['--equip', 'all'],
+      });
+      expect(textOf(await gateway.client.callTool({ name: await exposedName(gateway, 'echo'), arguments: { text: 'hi' } }))).toBe('hi');
+      await gateway.close();
+      return (await readFile(log, 'utf8')).split('\n').filter(Boolean);
+    };
+    const off = await modulesLoaded({});
+    expect(
+      off.some((url) => url.includes('/dist/bundle/loadout.js')),
+      'the log sees loadout itself',
+    ).toBe(true);
+    expect(off.filter((url) => url.includes('@opentelemetry'))).toEqual([]);
+    const on = await modulesLoaded(otelEnv(receiver.url));
+    expect(on.some((url) => url.includes('@opentelemetry/sdk-node'))).toBe(true);
+  });
+});
