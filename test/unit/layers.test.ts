@@ -19,8 +19,8 @@ const LAYER: Record<string, number> = {
   toolsets: 6,
   optimization: 6,
   runtime: 7,
-  gateway: 7,
-  cli: 8,
+  gateway: 8,
+  cli: 9,
 };
 
 async function sourceFiles(dir: string): Promise<string[]> {
