@@ -12,13 +12,14 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const LAYER: Record<string, number> = {
   shared: 0,
   config: 1,
-  downstream: 2,
-  catalog: 3,
-  registry: 4,
-  toolsets: 5,
-  optimization: 5,
-  gateway: 6,
-  cli: 7,
+  store: 2,
+  downstream: 3,
+  catalog: 4,
+  registry: 5,
+  toolsets: 6,
+  optimization: 6,
+  gateway: 7,
+  cli: 8,
 };
 
 async function sourceFiles(dir: string): Promise<string[]> {

@@ -1,0 +1,420 @@
+// The Postgres backend of the store: one pool for reads and writes, one listening connection
+// (ChangeBus). Each write is one statement (its trigger logs and notifies in the same
+// transaction), so a write is either committed and heard, or failed and reported: never half done.
+import postgres, { type Sql } from 'postgres';
+import type * as z from 'zod';
+import type { OAuthRecord } from '../config/index.js';
+import { LoadoutError, firstIssueText, silentLogger, type Logger } from '../shared/index.js';
+import { ChangeBus, type ChangeBusOptions } from './changeBus.js';
+import { migrate, readMigrations, refuseNewer, schemaState, type Migration, type SchemaState } from './migrations.js';
+import { DOCUMENT_KINDS, OAUTH_KIND, ROW_FORMAT, StoreKeySchema, type DocumentKind, type RecordOf } from './records.js';
+import { SecretBox } from './secretBox.js';
+import type { DocumentCollections, OAuthCollection, OAuthRead, PutOptions, RecordCollection, StoredRecord, TeamStore } from './store.js';
+import { parseStoreUrl, storeFault, type StoreUrl } from './storeUrl.js';
+
+/** How to open a Postgres store. */
+export interface PostgresStoreOptions {
+  /** postgres://USER:PASSWORD@HOST:PORT/DATABASE */
+  url: string;
+  /** Apply pending migrations at open (the default); without, a schema that is behind is refused. */
+  migrate?: boolean;
+  /** LOADOUT_SECRET_KEY; without it OAuth records can be neither read nor written. */
+  secretKey?: string;
+  /** Connections in the pool (the listener is one more). */
+  poolSize?: number;
+  /** Hear changes (the default); `store status` and one-shot commands need not. */
+  listen?: boolean;
+  bus?: ChangeBusOptions;
+  logger?: Logger;
+}
+
+// Concurrent writers of one key retry an update this many times before reporting a conflict.
+const UPDATE_ATTEMPTS = 50;
+
+/** Connect, check or migrate the schema, and start listening; every fault is one line naming the store. */
+export async function openPostgresStore(options: PostgresStoreOptions): Promise<TeamStore> {
+  const url = parseStoreUrl(options.url);
+  const box = options.secretKey === undefined ? undefined : new SecretBox(options.secretKey);
+  const migrations = await readMigrations();
+  const sql = postgres(url.href, {
+    max: options.poolSize ?? 10,
+    connect_timeout: 10,
+    onnotice: () => undefined,
+    connection: { application_name: 'loadout' },
+  });
+  let bus: ChangeBus | undefined;
+  try {
+    try {
+      await sql`SELECT 1`;
+    } catch (error) {
+      throw storeFault(url, 'connect', error);
+    }
+    if (options.migrate ?? true) {
+      await migrate(sql, url, migrations).catch((error: unknown) => Promise.reject(storeFault(url, 'migrate the schema', error)));
+    } else {
+      const state = await schemaState(sql, migrations);
+      refuseNewer(url, state.version, state.knownVersion);
+    }
+    if (options.listen ?? true) {
+      bus = new ChangeBus(url, { logger: options.logger ?? silentLogger, ...options.bus });
+      await bus.start();
+    }
+  } catch (error) {
+    await Promise.allSettled([sql.end({ timeout: 1 }), bus?.close()]);
+    throw error;
+  }
+  return new PostgresStore(url, sql, migrations, bus, box);
+}
+
+class PostgresStore implements TeamStore {
+  readonly description: string;
+  readonly oauth: OAuthCollection;
+  readonly #url: StoreUrl;
+  readonly #sql: Sql;
+  readonly #migrations: readonly Migration[];
+  readonly #bus: ChangeBus | undefined;
+  readonly #collections: DocumentCollections;
+  #closing: Promise<void> | undefined;
+
+  constructor(url: StoreUrl, sql: Sql, migrations: readonly Migration[], bus: ChangeBus | undefined, box: SecretBox | undefined) {
+    this.#url = url;
+    this.#sql = sql;
+    this.#migrations = migrations;
+    this.#bus = bus;
+    this.description = url.masked;
+    const run: Run = async (doing, work) => {
+      if (this.#closing) throw new LoadoutError('CLOSED', `store ${url.masked} is closed`);
+      try {
+        return await work(sql);
+      } catch (error) {
+        throw storeFault(url, doing, error);
+      }
+    };
+    // TypeScript cannot narrow DOCUMENT_KINDS[kind] by a generic key: the cast names the schema's type once.
+    const collection = <K extends DocumentKind>(kind: K): RecordCollection<RecordOf<K>> =>
+      new DocumentTable(kind, DOCUMENT_KINDS[kind].table, DOCUMENT_KINDS[kind].schema as unknown as z.ZodType<RecordOf<K>>, run);
+    this.#collections = {
+      catalog: collection('catalog'),
+      discovery: collection('discovery'),
+      toolsets: collection('toolsets'),
+      equipped: collection('equipped'),
+      sessions: collection('sessions'),
+      learnedWords: collection('learnedWords'),
+      optimization: collection('optimization'),
+    };
+    this.oauth = new OAuthTable(run, box);
+  }
+
+  get catalog() {
+    return this.#collections.catalog;
+  }
+  get discovery() {
+    return this.#collections.discovery;
+  }
+  get toolsets() {
+    return this.#collections.toolsets;
+  }
+  get equipped() {
+    return this.#collections.equipped;
+  }
+  get sessions() {
+    return this.#collections.sessions;
+  }
+  get learnedWords() {
+    return this.#collections.learnedWords;
+  }
+  get optimization() {
+    return this.#collections.optimization;
+  }
+
+  onChange(listener: Parameters<TeamStore['onChange']>[0]): () => void {
+    if (!this.#bus) throw new LoadoutError('CLOSED', `store ${this.#url.masked} was opened without listening for changes`);
+    return this.#bus.onChange(listener);
+  }
+
+  async schema(): Promise<SchemaState> {
+    try {
+      return await schemaState(this.#sql, this.#migrations);
+    } catch (error) {
+      throw storeFault(this.#url, 'read the schema state', error);
+    }
+  }
+
+  async counts(): Promise<Record<DocumentKind | 'oauth', number>> {
+    const tables: Array<[DocumentKind | 'oauth', string]> = [
+      ...Object.entries(DOCUMENT_KINDS).map(([kind, { table }]) => [kind as DocumentKind, table] as [DocumentKind, string]),
+      ['oauth', OAUTH_KIND.table],
+    ];
+    const counts = {} as Record<DocumentKind | 'oauth', number>;
+    try {
+      for (const [kind, table] of tables) {
+        const [row] = await this.#sql<Array<{ count: string }>>`SELECT count(*) AS count FROM ${this.#sql(table)}`;
+        counts[kind] = Number(row!.count);
+      }
+    } catch (error) {
+      throw storeFault(this.#url, 'count records', error);
+    }
+    return counts;
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= Promise.allSettled([this.#bus?.close(), this.#sql.end({ timeout: 5 })]).then(() => undefined);
+    return this.#closing;
+  }
+}
+
+type Run = <T>(doing: string, work: (sql: Sql) => Promise<T>) => Promise<T>;
+
+interface Row {
+  key: string;
+  format: number;
+  revision: string;
+}
+
+// The statements of one table, shared by plain and encrypted records: the row format check and
+// the revision-checked write live here once.
+abstract class Table<Stored extends Row> {
+  constructor(
+    protected readonly kind: string,
+    protected readonly table: string,
+    protected readonly run: Run,
+  ) {}
+
+  protected async rows(doing: string, key?: string): Promise<Stored[]> {
+    const rows = await this.run(doing, (sql) =>
+      key === undefined
+        ? sql<Stored[]>`SELECT * FROM ${sql(this.table)} ORDER BY key`
+        : sql<Stored[]>`SELECT * FROM ${sql(this.table)} WHERE key = ${key}`,
+    );
+    for (const row of rows) {
+      if (row.format > ROW_FORMAT) {
+        throw new LoadoutError(
+          'STORE_ROW_NEWER',
+          `${this.kind} '${row.key}' was written by a newer loadout (row format ${row.format}; this one reads up to ${ROW_FORMAT}); upgrade loadout on this machine`,
+        );
+      }
+    }
+    return rows;
+  }
+
+  /** Write `columns` (name → [value, SQL type]) of `key` at the row format, honouring ifRevision; returns the new revision. */
+  protected async write(
+    key: string,
+    columns: Record<string, [value: string | Buffer, type: string]>,
+    options: PutOptions,
+  ): Promise<number> {
+    validKey(this.kind, key);
+    // Column names and types are this file's constants, never input; values go as parameters. The
+    // revision (and updated_at) come from a trigger: every write takes a new one.
+    const names = ['key', 'format', ...Object.keys(columns)];
+    const params: Array<string | number | Buffer> = [key, ROW_FORMAT, ...Object.values(columns).map(([value]) => value)];
+    const types = ['text', 'smallint', ...Object.values(columns).map(([, type]) => type)];
+    const placeholders = types.map((type, i) => `$${i + 1}::${type}`);
+    const sets = names.slice(1).map((name, i) => `${name} = ${placeholders[i + 1]}`);
+    let text: string;
+    if (options.ifRevision === undefined) {
+      text = `INSERT INTO ${this.table} (${names.join(', ')}) VALUES (${placeholders.join(', ')})
+        ON CONFLICT (key) DO UPDATE SET ${sets.join(', ')} RETURNING revision`;
+    } else if (options.ifRevision === null) {
+      text = `INSERT INTO ${this.table} (${names.join(', ')}) VALUES (${placeholders.join(', ')}) ON CONFLICT (key) DO NOTHING RETURNING revision`;
+    } else {
+      params.push(options.ifRevision);
+      text = `UPDATE ${this.table} SET ${sets.join(', ')} WHERE key = $1 AND revision = $${params.length}::bigint RETURNING revision`;
+    }
+    const rows = await this.run(`save ${this.kind} '${key}'`, (sql) => sql.unsafe<Array<{ revision: string }>>(text, params));
+    if (!rows[0]) throw conflict(this.kind, key, options.ifRevision);
+    return Number(rows[0].revision);
+  }
+
+  protected async remove(key: string, ifRevision?: number): Promise<boolean> {
+    const rows = await this.run(`delete ${this.kind} '${key}'`, (sql) =>
+      ifRevision === undefined
+        ? sql`DELETE FROM ${sql(this.table)} WHERE key = ${key} RETURNING key`
+        : sql`DELETE FROM ${sql(this.table)} WHERE key = ${key} AND revision = ${ifRevision} RETURNING key`,
+    );
+    if (ifRevision !== undefined && !rows.length) throw conflict(this.kind, key, ifRevision);
+    return rows.length > 0;
+  }
+
+  delete(key: string): Promise<boolean> {
+    return this.remove(key);
+  }
+}
+
+interface DocumentRow extends Row {
+  doc: unknown;
+}
+
+class DocumentTable<T> extends Table<DocumentRow> implements RecordCollection<T> {
+  constructor(
+    kind: string,
+    table: string,
+    private readonly schema: z.ZodType<T>,
+    run: Run,
+  ) {
+    super(kind, table, run);
+  }
+
+  async get(key: string): Promise<StoredRecord<T> | undefined> {
+    const [row] = await this.rows(`read ${this.kind} '${key}'`, key);
+    return row && this.#parse(row);
+  }
+
+  async list(): Promise<Array<StoredRecord<T>>> {
+    return (await this.rows(`list ${this.kind}`)).map((row) => this.#parse(row));
+  }
+
+  async put(key: string, value: T, options: PutOptions = {}): Promise<number> {
+    const parsed = this.schema.safeParse(value);
+    if (!parsed.success) throw new LoadoutError('INVALID_ARGUMENT', `${this.kind} '${key}' not saved: ${firstIssueText(parsed.error)}`);
+    // A json column (not jsonb) keeps the text as written: key order survives, as the files keep it.
+    return this.write(key, { doc: [JSON.stringify(parsed.data), 'text::json'] }, options);
+  }
+
+  async update(key: string, change: (current: T | undefined) => T | undefined): Promise<StoredRecord<T> | undefined> {
+    return retryConflicts(this.kind, key, async () => {
+      const current = await this.get(key);
+      const next = change(current?.value);
+      if (next === undefined) {
+        if (current) await this.remove(key, current.revision);
+        return undefined;
+      }
+      const revision = await this.put(key, next, { ifRevision: current?.revision ?? null });
+      return { key, value: next, revision };
+    });
+  }
+
+  #parse(row: DocumentRow): StoredRecord<T> {
+    const parsed = this.schema.safeParse(row.doc);
+    if (!parsed.success) {
+      throw new LoadoutError('STATE_INVALID', `${this.kind} '${row.key}' in the store is not valid: ${firstIssueText(parsed.error)}`);
+    }
+    return { key: row.key, value: parsed.data, revision: Number(row.revision) };
+  }
+}
+
+interface SealedRow extends Row {
+  key_id: string;
+  iv: Buffer;
+  auth_tag: Buffer;
+  ciphertext: Buffer;
+}
+
+class OAuthTable extends Table<SealedRow> implements OAuthCollection {
+  readonly #box: SecretBox | undefined;
+
+  constructor(run: Run, box: SecretBox | undefined) {
+    super('oauth tokens', OAUTH_KIND.table, run);
+    this.#box = box;
+  }
+
+  async get(server: string): Promise<OAuthRead | undefined> {
+    const [row] = await this.rows(`read the oauth tokens of '${server}'`, server);
+    return row && this.#open(row);
+  }
+
+  async list(): Promise<OAuthRead[]> {
+    return (await this.rows('list oauth tokens')).map((row) => this.#open(row));
+  }
+
+  async put(server: string, record: OAuthRecord, options: PutOptions = {}): Promise<number> {
+    if (options.ifRevision !== undefined) return this.#seal(server, record, options.ifRevision);
+    const current = await this.get(server);
+    this.#refuseUnreadable(current);
+    return this.#seal(server, record, current?.revision ?? null);
+  }
+
+  async update(server: string, change: (current: OAuthRecord | undefined) => OAuthRecord | undefined): Promise<OAuthRead | undefined> {
+    return retryConflicts(this.kind, server, async () => {
+      const current = await this.get(server);
+      this.#refuseUnreadable(current);
+      const value = change(current?.state === 'readable' ? current.value : undefined);
+      if (value === undefined) {
+        if (current) await this.remove(server, current.revision);
+        return undefined;
+      }
+      const revision = await this.#seal(server, value, current?.revision ?? null);
+      return { key: server, state: 'readable', value, revision };
+    });
+  }
+
+  #seal(server: string, record: OAuthRecord, ifRevision: number | null): Promise<number> {
+    const parsed = OAUTH_KIND.schema.safeParse(record);
+    if (!parsed.success)
+      throw new LoadoutError('INVALID_ARGUMENT', `oauth tokens of '${server}' not saved: ${firstIssueText(parsed.error)}`);
+    const sealed = this.#key().seal(server, JSON.stringify(parsed.data));
+    return this.write(
+      server,
+      {
+        key_id: [sealed.keyId, 'text'],
+        iv: [sealed.iv, 'bytea'],
+        auth_tag: [sealed.authTag, 'bytea'],
+        ciphertext: [sealed.ciphertext, 'bytea'],
+      },
+      { ifRevision },
+    );
+  }
+
+  #open(row: SealedRow): OAuthRead {
+    const opened = this.#key().open(row.key, { keyId: row.key_id, iv: row.iv, authTag: row.auth_tag, ciphertext: row.ciphertext });
+    const revision = Number(row.revision);
+    if (!opened.ok)
+      return { key: row.key, state: 'unreadable', reason: `the stored tokens of '${row.key}' are ${opened.reason}`, revision };
+    const parsed = OAUTH_KIND.schema.safeParse(JSON.parse(opened.text));
+    if (!parsed.success)
+      return {
+        key: row.key,
+        state: 'unreadable',
+        reason: `the stored tokens of '${row.key}' are not valid: ${firstIssueText(parsed.error)}`,
+        revision,
+      };
+    return { key: row.key, state: 'readable', value: parsed.data, revision };
+  }
+
+  // Tokens this replica cannot read may be readable with the right key: never replace them by accident.
+  #refuseUnreadable(current: OAuthRead | undefined): void {
+    if (current?.state !== 'unreadable') return;
+    throw new LoadoutError(
+      'STORE_SECRET_KEY',
+      `${current.reason}; they were not overwritten (\`loadout auth ${current.key} --logout\` forgets them)`,
+    );
+  }
+
+  #key(): SecretBox {
+    if (!this.#box) {
+      throw new LoadoutError(
+        'STORE_SECRET_KEY',
+        'LOADOUT_SECRET_KEY is not set: the store keeps OAuth tokens encrypted with it (make one with `openssl rand -base64 32`)',
+      );
+    }
+    return this.#box;
+  }
+}
+
+function validKey(kind: string, key: string): void {
+  if (!StoreKeySchema.safeParse(key).success)
+    throw new LoadoutError('INVALID_ARGUMENT', `${kind} key must be 1 to 200 characters, got ${JSON.stringify(key.slice(0, 40))}`);
+}
+
+function conflict(kind: string, key: string, ifRevision: number | null | undefined): LoadoutError {
+  const expected = ifRevision === null ? 'none to exist' : `revision ${ifRevision}`;
+  return new LoadoutError(
+    'STORE_CONFLICT',
+    `${kind} '${key}' was changed by another writer (expected ${expected}); read it again and retry`,
+  );
+}
+
+async function retryConflicts<T>(kind: string, key: string, attempt: () => Promise<T>): Promise<T> {
+  for (let n = 1; ; n++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!(error instanceof LoadoutError && error.code === 'STORE_CONFLICT') || n >= UPDATE_ATTEMPTS) {
+        if (error instanceof LoadoutError && error.code === 'STORE_CONFLICT') {
+          throw new LoadoutError('STORE_CONFLICT', `${kind} '${key}' kept changing under ${UPDATE_ATTEMPTS} attempts to update it`);
+        }
+        throw error;
+      }
+    }
+  }
+}
