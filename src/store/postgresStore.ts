@@ -92,7 +92,7 @@ class PostgresStore implements TeamStore {
     };
     // TypeScript cannot narrow DOCUMENT_KINDS[kind] by a generic key: the cast names the schema's type once.
     const collection = <K extends DocumentKind>(kind: K): RecordCollection<RecordOf<K>> =>
-      new DocumentTable(kind, DOCUMENT_KINDS[kind].table, DOCUMENT_KINDS[kind].schema as unknown as z.ZodType<RecordOf<K>>, run);
+      new DocumentTable(kind, DOCUMENT_KINDS[kind], DOCUMENT_KINDS[kind].schema as unknown as z.ZodType<RecordOf<K>>, run);
     this.#collections = {
       catalog: collection('catalog'),
       discovery: collection('discovery'),
@@ -246,13 +246,16 @@ interface DocumentRow extends Row {
 }
 
 class DocumentTable<T> extends Table<DocumentRow> implements RecordCollection<T> {
+  readonly #asGiven: boolean;
+
   constructor(
     kind: string,
-    table: string,
+    { table, asGiven }: { table: string; asGiven: boolean },
     private readonly schema: z.ZodType<T>,
     run: Run,
   ) {
     super(kind, table, run);
+    this.#asGiven = asGiven;
   }
 
   async get(key: string): Promise<StoredRecord<T> | undefined> {
@@ -268,7 +271,7 @@ class DocumentTable<T> extends Table<DocumentRow> implements RecordCollection<T>
     const parsed = this.schema.safeParse(value);
     if (!parsed.success) throw new LoadoutError('INVALID_ARGUMENT', `${this.kind} '${key}' not saved: ${firstIssueText(parsed.error)}`);
     // A json column (not jsonb) keeps the text as written: key order survives, as the files keep it.
-    return this.write(key, { doc: [JSON.stringify(parsed.data), 'text::json'] }, options);
+    return this.write(key, { doc: [JSON.stringify(this.#asGiven ? value : parsed.data), 'text::json'] }, options);
   }
 
   async update(key: string, change: (current: T | undefined) => T | undefined): Promise<StoredRecord<T> | undefined> {
@@ -289,7 +292,7 @@ class DocumentTable<T> extends Table<DocumentRow> implements RecordCollection<T>
     if (!parsed.success) {
       throw new LoadoutError('STATE_INVALID', `${this.kind} '${row.key}' in the store is not valid: ${firstIssueText(parsed.error)}`);
     }
-    return { key: row.key, value: parsed.data, revision: Number(row.revision) };
+    return { key: row.key, value: this.#asGiven ? (row.doc as T) : parsed.data, revision: Number(row.revision) };
   }
 }
 

@@ -50,15 +50,19 @@ export const LearnedWordsRecordSchema = z.looseObject({
 /** The key of the one learned-words document. */
 export const LEARNED_WORDS_KEY = 'search';
 
-/** Every plain (unencrypted) kind: its table and record schema. Table names are constants, never input. */
+/**
+ * Every plain (unencrypted) kind: its table and record schema. Table names are constants, never
+ * input. `asGiven`: the record is checked but kept as it came, keys in their order (what servers
+ * sent, passed through untouched); otherwise the parsed record is kept.
+ */
 export const DOCUMENT_KINDS = {
-  catalog: { table: 'catalog_entries', schema: CatalogEntryRecordSchema },
-  discovery: { table: 'discovery_records', schema: DiscoveryRecordSchema },
-  toolsets: { table: 'toolsets', schema: ToolsetSchema },
-  equipped: { table: 'equipped_sets', schema: EquippedRecordSchema },
-  sessions: { table: 'sessions', schema: SessionRecordSchema },
-  learnedWords: { table: 'learned_words', schema: LearnedWordsRecordSchema },
-  optimization: { table: 'optimization_servers', schema: ServerOptimizationSchema },
+  catalog: { table: 'catalog_entries', schema: CatalogEntryRecordSchema, asGiven: true },
+  discovery: { table: 'discovery_records', schema: DiscoveryRecordSchema, asGiven: false },
+  toolsets: { table: 'toolsets', schema: ToolsetSchema, asGiven: false },
+  equipped: { table: 'equipped_sets', schema: EquippedRecordSchema, asGiven: false },
+  sessions: { table: 'sessions', schema: SessionRecordSchema, asGiven: false },
+  learnedWords: { table: 'learned_words', schema: LearnedWordsRecordSchema, asGiven: true },
+  optimization: { table: 'optimization_servers', schema: ServerOptimizationSchema, asGiven: false },
 } as const;
 
 /** The OAuth kind: its table and the record kept encrypted in it. */
