@@ -16,7 +16,7 @@ export const POSTGRES_TEST_PASSWORD = 'loadout-test';
 
 /** The one line a test prints when the binaries are missing. */
 export const POSTGRES_MISSING =
-  'PostgreSQL server binaries not found (initdb, pg_ctl): install them with `apt-get install -y postgresql` (Debian) or put their folder on PATH';
+  'PostgreSQL server binaries not found (initdb, pg_ctl): install them with `apt-get install -y postgresql` (Debian), or name their folder in LOADOUT_TEST_POSTGRES_BIN';
 
 /** A running test server. */
 export interface PostgresServer {
@@ -29,8 +29,13 @@ export interface PostgresServer {
   destroy(): Promise<void>;
 }
 
-/** The folder holding initdb and pg_ctl: the newest under /usr/lib/postgresql, else PATH; undefined when none. */
+/**
+ * The folder holding initdb and pg_ctl: $LOADOUT_TEST_POSTGRES_BIN when set (and only it), else the
+ * newest under /usr/lib/postgresql, else PATH; undefined when none.
+ */
 export async function postgresBinDir(): Promise<string | undefined> {
+  const chosen = process.env.LOADOUT_TEST_POSTGRES_BIN;
+  if (chosen) return existsSync(path.join(chosen, 'initdb')) && existsSync(path.join(chosen, 'pg_ctl')) ? chosen : undefined;
   const root = '/usr/lib/postgresql';
   const versions = existsSync(root) ? (await readdir(root)).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a)) : [];
   for (const version of versions) {

@@ -7,19 +7,21 @@ import { LAST_STOP_KEY, type TeamStore } from '../../src/store/index.js';
 import { STORE_BACKENDS, nextChange, type StoreBackend } from '../helpers/storeBackends.js';
 
 describe.each(STORE_BACKENDS)('store contract ($name)', (backend: StoreBackend) => {
-  let state: Awaited<ReturnType<StoreBackend['create']>>;
+  let state: Awaited<ReturnType<StoreBackend['create']>> | undefined;
   const open: TeamStore[] = [];
-  const replica = async (options?: Parameters<typeof state.open>[0]) => {
-    const store = await state.open(options);
+  const created = () => state ?? expect.fail('the backend was not created');
+  const replica = async (options?: Parameters<NonNullable<typeof state>['open']>[0]) => {
+    const store = await created().open(options);
     open.push(store);
     return store;
   };
   beforeEach(async () => {
+    state = undefined;
     state = await backend.create();
   });
   afterEach(async () => {
     await Promise.allSettled(open.splice(0).map((store) => store.close()));
-    await state.drop();
+    await state?.drop();
   });
 
   it('keeps each kind typed, by key, with a revision that grows', async () => {
@@ -78,7 +80,7 @@ describe.each(STORE_BACKENDS)('store contract ($name)', (backend: StoreBackend) 
   it('refuses a row written by a newer loadout instead of misreading it', async () => {
     const store = await replica();
     await store.toolsets.put('dev', { name: 'dev', tools: [] });
-    const sql = postgres(state.url, { max: 1, onnotice: () => undefined });
+    const sql = postgres(created().url, { max: 1, onnotice: () => undefined });
     try {
       await sql`UPDATE toolsets SET format = 2, doc = '{"name":"dev","shape":"new"}' WHERE key = 'dev'`;
     } finally {
@@ -94,7 +96,7 @@ describe.each(STORE_BACKENDS)('store contract ($name)', (backend: StoreBackend) 
     await store.oauth.put('github', { serverUrl: 'https://example.test/mcp', tokens: { access_token: 'secret-access-token' } });
     const read = await store.oauth.get('github');
     expect(read).toMatchObject({ state: 'readable', value: { tokens: { access_token: 'secret-access-token' } } });
-    const sql = postgres(state.url, { max: 1, onnotice: () => undefined });
+    const sql = postgres(created().url, { max: 1, onnotice: () => undefined });
     try {
       const [row] = await sql<Array<{ ciphertext: Buffer }>>`SELECT ciphertext FROM oauth_records WHERE key = 'github'`;
       expect(row!.ciphertext.toString('latin1')).not.toContain('secret-access-token');

@@ -59,6 +59,24 @@ describe('store faults', () => {
     }
   });
 
+  it('reads from the change log what was committed while a replica was not listening', async () => {
+    const database = await createDatabase(postgresServerUrl());
+    const a = await openPostgresStore({ url: database.url, listen: false });
+    // B waits at least a second before listening again: A's write lands while B is away.
+    const b = await openPostgresStore({ url: database.url, bus: { reconnectBaseMs: 2000, reconnectMaxMs: 2000, heartbeatMs: 60_000 } });
+    try {
+      const heard = nextChange(b, (change) => (change.type === 'change' ? change : undefined));
+      const admin = postgres(database.url, { max: 1, onnotice: () => undefined });
+      await admin`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'loadout-listen' AND datname = current_database()`;
+      await admin.end();
+      const revision = await a.equipped.put('p1', { toolset: 'dev' });
+      expect(await heard).toEqual({ type: 'change', kind: 'equipped', key: 'p1', op: 'put', revision, missed: true });
+    } finally {
+      await Promise.allSettled([a.close(), b.close()]);
+      await database.drop();
+    }
+  });
+
   describe('Postgres lost for a few seconds', () => {
     const stores: TeamStore[] = [];
     let stopServer: (() => Promise<void>) | undefined;
