@@ -68,12 +68,18 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
 
 class PostgresStore implements TeamStore {
   readonly description: string;
+  readonly catalog: DocumentCollections['catalog'];
+  readonly discovery: DocumentCollections['discovery'];
+  readonly toolsets: DocumentCollections['toolsets'];
+  readonly equipped: DocumentCollections['equipped'];
+  readonly sessions: DocumentCollections['sessions'];
+  readonly learnedWords: DocumentCollections['learnedWords'];
+  readonly optimization: DocumentCollections['optimization'];
   readonly oauth: OAuthCollection;
   readonly #url: StoreUrl;
   readonly #sql: Sql;
   readonly #migrations: readonly Migration[];
   readonly #bus: ChangeBus | undefined;
-  readonly #collections: DocumentCollections;
   #closing: Promise<void> | undefined;
 
   constructor(url: StoreUrl, sql: Sql, migrations: readonly Migration[], bus: ChangeBus | undefined, box: SecretBox | undefined) {
@@ -93,38 +99,18 @@ class PostgresStore implements TeamStore {
     // TypeScript cannot narrow DOCUMENT_KINDS[kind] by a generic key: the cast names the schema's type once.
     const collection = <K extends DocumentKind>(kind: K): RecordCollection<RecordOf<K>> =>
       new DocumentTable(kind, DOCUMENT_KINDS[kind], DOCUMENT_KINDS[kind].schema as unknown as z.ZodType<RecordOf<K>>, run);
-    this.#collections = {
-      catalog: collection('catalog'),
-      discovery: collection('discovery'),
-      toolsets: collection('toolsets'),
-      equipped: collection('equipped'),
-      sessions: collection('sessions'),
-      learnedWords: collection('learnedWords'),
-      optimization: collection('optimization'),
-    };
+    this.catalog = collection('catalog');
+    this.discovery = collection('discovery');
+    this.toolsets = collection('toolsets');
+    this.equipped = collection('equipped');
+    this.sessions = collection('sessions');
+    this.learnedWords = collection('learnedWords');
+    this.optimization = collection('optimization');
     this.oauth = new OAuthTable(run, box);
   }
 
-  get catalog() {
-    return this.#collections.catalog;
-  }
-  get discovery() {
-    return this.#collections.discovery;
-  }
-  get toolsets() {
-    return this.#collections.toolsets;
-  }
-  get equipped() {
-    return this.#collections.equipped;
-  }
-  get sessions() {
-    return this.#collections.sessions;
-  }
-  get learnedWords() {
-    return this.#collections.learnedWords;
-  }
-  get optimization() {
-    return this.#collections.optimization;
+  get listening(): boolean {
+    return this.#bus?.listening ?? false;
   }
 
   onChange(listener: Parameters<TeamStore['onChange']>[0]): () => void {

@@ -53,6 +53,8 @@ export interface TeamStore extends DocumentCollections {
   /** The store as a person may see it (password masked). */
   readonly description: string;
   readonly oauth: OAuthCollection;
+  /** True while this replica listens for changes (false while it reconnects, or when opened without listening): for health checks. */
+  readonly listening: boolean;
   /** Hear committed changes of any replica (this one included); returns how to stop. */
   onChange(listener: (change: StoreChange) => void): () => void;
   /** Where the schema stands. */

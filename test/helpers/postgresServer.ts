@@ -4,10 +4,10 @@
 import { execFile } from 'node:child_process';
 import { chmod, chown, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from './http.js';
 
 const run = promisify(execFile);
 
@@ -46,18 +46,6 @@ export async function postgresBinDir(): Promise<string | undefined> {
     if (dir && existsSync(path.join(dir, 'initdb')) && existsSync(path.join(dir, 'pg_ctl'))) return dir;
   }
   return undefined;
-}
-
-/** A loopback port nothing listens on now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 /** initdb and start a server; throws POSTGRES_MISSING when the binaries are not installed. */

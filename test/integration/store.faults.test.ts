@@ -5,7 +5,8 @@ import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openPostgresStore, type TeamStore } from '../../src/store/index.js';
 import { createDatabase, postgresServerUrl, withDatabase } from '../helpers/postgres.js';
-import { freePort, startPostgresServer } from '../helpers/postgresServer.js';
+import { freePort } from '../helpers/http.js';
+import { startPostgresServer } from '../helpers/postgresServer.js';
 import { TEST_SECRET_KEY, nextChange } from '../helpers/storeBackends.js';
 
 const oneLine = (error: unknown) => {
@@ -98,7 +99,9 @@ describe('store faults', () => {
       const a = await open();
       const b = await open();
       stores.push(a, b);
+      expect(b.listening).toBe(true);
       await server.stop();
+      await expect.poll(() => b.listening, { timeout: 10_000 }).toBe(false);
       const lost = await a.toolsets.put('during', { name: 'during', tools: [] }).then(() => undefined, oneLine);
       expect(lost).toMatch(
         new RegExp(`^store postgres://postgres:\\*\\*\\*@127\\.0\\.0\\.1:${server.port}/postgres: cannot save toolsets 'during': `),
@@ -106,6 +109,7 @@ describe('store faults', () => {
       // The outage itself (a duration under test, not a wait for an event): B retries with backoff meanwhile.
       await new Promise((resolve) => setTimeout(resolve, 3000));
       await server.start();
+      await expect.poll(() => b.listening, { timeout: 15_000 }).toBe(true);
       const heard = nextChange(b, (change) => (change.type === 'change' && change.key === 'after' ? change : undefined));
       await a.toolsets.put('after', { name: 'after', tools: ['x.y'] });
       expect(await heard).toMatchObject({ kind: 'toolsets', op: 'put' });

@@ -7,7 +7,7 @@ import { updateOAuthRecord } from '../../src/config/index.js';
 import { linesOf, runCli } from '../helpers/cli.js';
 import { fixture, makeTempDirs, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
 import { usePostgresDatabase } from '../helpers/postgres.js';
-import { freePort } from '../helpers/postgresServer.js';
+import { freePort } from '../helpers/http.js';
 import { TEST_SECRET_KEY } from '../helpers/storeBackends.js';
 
 describe('loadout store', () => {

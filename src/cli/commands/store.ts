@@ -26,31 +26,24 @@ export function registerStore(program: Command): void {
 
   withStore(
     store.command('migrate').description('apply the schema migrations this loadout ships (replicas also apply them at start)'),
-  ).action(async (options: StoreOptions) => {
+  ).action((options: StoreOptions) => {
     const started = performance.now();
-    const opened = await open(options, { migrate: true });
-    try {
+    return withOpened(options, { migrate: true }, async (opened) => {
       const schema = await opened.schema();
       const ms = Math.round(performance.now() - started);
       if (options.json) printJson({ store: opened.description, version: schema.version, ms });
       else printLines(`${opened.description}: schema at version ${schema.version} (${ms} ms).`);
-    } finally {
-      await opened.close();
-    }
+    });
   });
 
   withStore(store.command('status').description("show the store's schema version, pending migrations and records per kind")).action(
-    async (options: StoreOptions) => {
-      const opened = await open(options, { migrate: false });
-      try {
+    (options: StoreOptions) =>
+      withOpened(options, { migrate: false }, async (opened) => {
         const schema = await opened.schema();
         const counts = schema.pending.length ? undefined : await opened.counts();
         if (options.json) printJson({ store: opened.description, ...schema, counts: counts ?? null });
         else printStatus(opened.description, schema, counts);
-      } finally {
-        await opened.close();
-      }
-    },
+      }),
   );
 
   withStore(
@@ -58,15 +51,15 @@ export function registerStore(program: Command): void {
       .command('import')
       .description("move a single user's data dir (and the --config dir's saved toolsets) into the store")
       .argument('<data-dir>', 'the data dir to read (it is left as it is)'),
-  ).action(async (dataDir: string, options: StoreOptions, command: Command) => {
+  ).action((dataDir: string, options: StoreOptions, command: Command) => {
     const { paths } = commandEnvironment(command);
-    const opened = await open(options, { migrate: true });
-    try {
-      const report = await importDataDir(opened, path.resolve(dataDir), paths.toolsetsDir);
-      printReport(`Imported into ${opened.description}`, report, options.json);
-    } finally {
-      await opened.close();
-    }
+    return withOpened(options, { migrate: true }, async (opened) =>
+      printReport(
+        `Imported into ${opened.description}`,
+        await importDataDir(opened, path.resolve(dataDir), paths.toolsetsDir),
+        options.json,
+      ),
+    );
   });
 
   withStore(
@@ -74,15 +67,29 @@ export function registerStore(program: Command): void {
       .command('export')
       .description("write the store's records out as a data dir in today's file formats (saved toolsets in DIR/toolsets/)")
       .argument('<dir>', 'the folder to write (created when missing)'),
-  ).action(async (dir: string, options: StoreOptions) => {
-    const opened = await open(options, { migrate: false });
-    try {
-      const report = await exportDataDir(opened, path.resolve(dir));
-      printReport(`Exported from ${opened.description} to ${path.resolve(dir)}`, report, options.json);
-    } finally {
-      await opened.close();
-    }
-  });
+  ).action((dir: string, options: StoreOptions) =>
+    withOpened(options, { migrate: false }, async (opened) =>
+      printReport(
+        `Exported from ${opened.description} to ${path.resolve(dir)}`,
+        await exportDataDir(opened, path.resolve(dir)),
+        options.json,
+      ),
+    ),
+  );
+}
+
+/** Open the store the options name, run `work`, and close it whatever happens. */
+async function withOpened(
+  options: StoreOptions,
+  how: Pick<PostgresStoreOptions, 'migrate'>,
+  work: (store: TeamStore) => Promise<void>,
+): Promise<void> {
+  const opened = await open(options, how);
+  try {
+    await work(opened);
+  } finally {
+    await opened.close();
+  }
 }
 
 function open(options: StoreOptions, how: Pick<PostgresStoreOptions, 'migrate'>): Promise<TeamStore> {
