@@ -118,6 +118,30 @@ class PostgresStore implements TeamStore {
     return this.#bus.onChange(listener);
   }
 
+  async runExclusive<T>(name: string, work: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }> {
+    const lockKey = `loadout:${name}`;
+    let reserved: postgres.ReservedSql;
+    let locked: boolean;
+    try {
+      reserved = await this.#sql.reserve();
+      const [row] = await reserved<Array<{ locked: boolean }>>`SELECT pg_try_advisory_lock(hashtextextended(${lockKey}, 0)) AS locked`;
+      locked = row!.locked;
+    } catch (error) {
+      throw storeFault(this.#url, `take the lock '${name}'`, error);
+    }
+    try {
+      if (!locked) return { ran: false };
+      try {
+        return { ran: true, value: await work() };
+      } finally {
+        // A lost connection has released the lock already: nothing to undo then.
+        await reserved`SELECT pg_advisory_unlock(hashtextextended(${lockKey}, 0))`.catch(() => undefined);
+      }
+    } finally {
+      reserved.release();
+    }
+  }
+
   async schema(): Promise<SchemaState> {
     try {
       return await schemaState(this.#sql, this.#migrations);

@@ -57,6 +57,12 @@ export interface TeamStore extends DocumentCollections {
   readonly listening: boolean;
   /** Hear committed changes of any replica (this one included); returns how to stop. */
   onChange(listener: (change: StoreChange) => void): () => void;
+  /**
+   * Run `work` only if no replica runs work under the same `name` now (e.g. `discover:github`, so
+   * discovery happens once per fleet); `{ ran: false }` when another holds it. The lock goes with
+   * the connection, so a replica that dies mid-work releases it.
+   */
+  runExclusive<T>(name: string, work: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }>;
   /** Where the schema stands. */
   schema(): Promise<SchemaState>;
   /** Rows per kind. */

@@ -116,6 +116,26 @@ describe.each(STORE_BACKENDS)('store contract ($name)', (backend: StoreBackend) 
     await expect(noKey.oauth.get('github')).rejects.toThrow(/LOADOUT_SECRET_KEY is not set/);
   });
 
+  it('runs work under a name on one replica at a time', async () => {
+    const a = await replica({ listen: false });
+    const b = await replica({ listen: false });
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let entered!: () => void;
+    const inside = new Promise<void>((resolve) => (entered = resolve));
+    const first = a.runExclusive('discover:fs', async () => {
+      entered();
+      await held;
+      return 'a';
+    });
+    await inside;
+    expect(await b.runExclusive('discover:fs', () => Promise.resolve('b'))).toEqual({ ran: false });
+    expect(await b.runExclusive('discover:other', () => Promise.resolve('b'))).toEqual({ ran: true, value: 'b' });
+    release();
+    expect(await first).toEqual({ ran: true, value: 'a' });
+    expect(await b.runExclusive('discover:fs', () => Promise.resolve('b'))).toEqual({ ran: true, value: 'b' });
+  });
+
   it('tells replica B of a change made through replica A, naming what changed', async () => {
     const a = await replica();
     const b = await replica();
