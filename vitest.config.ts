@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-    globalSetup: ['test/globalSetup.ts'],
+    globalSetup: ['test/globalSetup.ts', 'test/postgresSetup.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',

@@ -25,6 +25,11 @@ const GUIDE: ReadonlyArray<readonly [command: string, examples: readonly string[
   ['enrich', ['loadout enrich --server github', 'loadout enrich --backend command']],
   ['init', ['loadout init', 'loadout init --from .mcp.json --no-discover']],
   ['optimize', ['loadout optimize report', 'loadout optimize run github search_issues']],
+  ['store', ['loadout store status --store postgres://loadout@db:5432/loadout', 'loadout store import ~/.local/share/loadout']],
+  ['store migrate', ['LOADOUT_STORE_URL=postgres://loadout@db:5432/loadout loadout store migrate']],
+  ['store status', ['loadout store status --json']],
+  ['store import', ['LOADOUT_SECRET_KEY=… loadout store import ~/.local/share/loadout']],
+  ['store export', ['loadout store export ./exported']],
 ];
 const ORDER = new Map(GUIDE.map(([name], index) => [name, index]));
 const EXAMPLES = new Map(GUIDE);

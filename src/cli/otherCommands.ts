@@ -12,6 +12,7 @@ import { registerRefresh } from './commands/refresh.js';
 import { registerSearch } from './commands/search.js';
 import { registerSetup } from './commands/setup.js';
 import { registerStatus } from './commands/status.js';
+import { registerStore } from './commands/store.js';
 import { registerToolset } from './commands/toolset.js';
 import { configureHelp } from './help.js';
 
@@ -28,5 +29,6 @@ export function registerOtherCommands(program: Command): void {
   registerSearch(program);
   registerEnrich(program);
   registerAuth(program);
+  registerStore(program);
   configureHelp(program);
 }

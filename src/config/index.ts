@@ -18,7 +18,14 @@ export {
 } from './schema.js';
 export { resolvePaths, claimDataDir, type LoadoutPaths } from './paths.js';
 export { expandEnv, expandEnvRecord, referencedValues, serverEnvTexts, unsetEnvReferences } from './envExpand.js';
-export { oauthRecordFile, readOAuthRecord, updateOAuthRecord, deleteOAuthRecord, type OAuthRecord } from './oauthStore.js';
+export {
+  OAuthRecordSchema,
+  oauthRecordFile,
+  readOAuthRecord,
+  updateOAuthRecord,
+  deleteOAuthRecord,
+  type OAuthRecord,
+} from './oauthStore.js';
 export { loadServersFile, updateServersFile } from './serversFile.js';
 export { readSecretsFile, addSecrets, expansionEnv } from './secretsFile.js';
 export { moveLiteralSecrets, type MovedSecret, type SecretsMove } from './literalSecrets.js';

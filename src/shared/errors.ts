@@ -33,6 +33,11 @@ const LoadoutErrorCodeSchema = z.enum([
   'BACKEND_UNAVAILABLE',
   'BACKEND_REPLY_INVALID',
   'SEARCH_VECTORS_INVALID',
+  'STORE_UNAVAILABLE',
+  'STORE_SCHEMA_NEWER',
+  'STORE_ROW_NEWER',
+  'STORE_CONFLICT',
+  'STORE_SECRET_KEY',
   'CLOSED',
 ]);
 export type LoadoutErrorCode = z.infer<typeof LoadoutErrorCodeSchema>;

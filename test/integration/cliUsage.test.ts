@@ -59,6 +59,7 @@ describe('CLI usage', () => {
         'enrich',
         'init',
         'optimize',
+        'store',
         'help',
       ]);
       for (const name of names.filter((name) => name !== 'help'))

@@ -57,14 +57,15 @@ describe('the packed tarball', () => {
     await dirs?.cleanup();
   });
 
-  it('holds only the bundle, the search word vectors, README, LICENSE, package.json and the example toolsets', () => {
+  it('holds only the bundle, the search word vectors, the store migrations, README, LICENSE, package.json and the example toolsets', () => {
     const files = packed.files.map((file) => file.path);
     expect(files).toContain('dist/bundle/loadout.js');
     expect(files).toContain('LICENSE');
+    expect(files).toContain('assets/migrations/0001_initial.sql');
     expect(
       files.filter(
         (file) =>
-          !/^(dist\/bundle\/[^/]+\.(js|cjs)|toolsets\/[^/]+\.yaml|assets\/(word-vectors\.bin|WORD-VECTORS-LICENSE\.md)|README\.md|LICENSE|package\.json)$/.test(
+          !/^(dist\/bundle\/[^/]+\.(js|cjs)|toolsets\/[^/]+\.yaml|assets\/(word-vectors\.bin|WORD-VECTORS-LICENSE\.md|migrations\/\d{4}_[\w-]+\.sql)|README\.md|LICENSE|package\.json)$/.test(
             file,
           ),
       ),

@@ -13,14 +13,15 @@ const LAYER: Record<string, number> = {
   shared: 0,
   telemetry: 1,
   config: 2,
-  downstream: 3,
-  catalog: 4,
-  registry: 5,
-  toolsets: 6,
-  optimization: 6,
-  runtime: 7,
-  gateway: 8,
-  cli: 9,
+  store: 3,
+  downstream: 4,
+  catalog: 5,
+  registry: 6,
+  toolsets: 7,
+  optimization: 7,
+  runtime: 8,
+  gateway: 9,
+  cli: 10,
 };
 
 async function sourceFiles(dir: string): Promise<string[]> {

@@ -1,0 +1,130 @@
+// `loadout store migrate|status|import|export`: the team store's schema and moving a single
+// user's files into it and back out. The store is named by --store or LOADOUT_STORE_URL; OAuth
+// tokens need LOADOUT_SECRET_KEY. `serve` does not use the store yet.
+import path from 'node:path';
+import type { Command } from 'commander';
+import { LoadoutError } from '../../shared/index.js';
+import { openPostgresStore, type PostgresStoreOptions, type SchemaState, type TeamStore } from '../../store/index.js';
+import { printJson, printLines, printTable } from '../output.js';
+import { commandEnvironment } from '../program.js';
+import { TRANSFER_KINDS, exportDataDir, importDataDir, type TransferReport } from '../storeTransfer.js';
+
+interface StoreOptions {
+  store?: string;
+  json?: boolean;
+}
+
+/** Register `store` and its subcommands on the program. */
+export function registerStore(program: Command): void {
+  const store = program
+    .command('store')
+    .description('the team store (PostgreSQL): schema migrations, status, import and export of a data dir');
+  const withStore = (command: Command) =>
+    command
+      .option('--store <url>', 'postgres://USER:PASSWORD@HOST:PORT/DATABASE (default: $LOADOUT_STORE_URL)')
+      .option('--json', 'machine-readable output');
+
+  withStore(
+    store.command('migrate').description('apply the schema migrations this loadout ships (replicas also apply them at start)'),
+  ).action((options: StoreOptions) => {
+    const started = performance.now();
+    return withOpened(options, { migrate: true }, async (opened) => {
+      const schema = await opened.schema();
+      const ms = Math.round(performance.now() - started);
+      if (options.json) printJson({ store: opened.description, version: schema.version, ms });
+      else printLines(`${opened.description}: schema at version ${schema.version} (${ms} ms).`);
+    });
+  });
+
+  withStore(store.command('status').description("show the store's schema version, pending migrations and records per kind")).action(
+    (options: StoreOptions) =>
+      withOpened(options, { migrate: false }, async (opened) => {
+        const schema = await opened.schema();
+        const counts = schema.pending.length ? undefined : await opened.counts();
+        if (options.json) printJson({ store: opened.description, ...schema, counts: counts ?? null });
+        else printStatus(opened.description, schema, counts);
+      }),
+  );
+
+  withStore(
+    store
+      .command('import')
+      .description("move a single user's data dir (and the --config dir's saved toolsets) into the store")
+      .argument('<data-dir>', 'the data dir to read (it is left as it is)'),
+  ).action((dataDir: string, options: StoreOptions, command: Command) => {
+    const { paths } = commandEnvironment(command);
+    return withOpened(options, { migrate: true }, async (opened) =>
+      printReport(
+        `Imported into ${opened.description}`,
+        await importDataDir(opened, path.resolve(dataDir), paths.toolsetsDir),
+        options.json,
+      ),
+    );
+  });
+
+  withStore(
+    store
+      .command('export')
+      .description("write the store's records out as a data dir in today's file formats (saved toolsets in DIR/toolsets/)")
+      .argument('<dir>', 'the folder to write (created when missing)'),
+  ).action((dir: string, options: StoreOptions) =>
+    withOpened(options, { migrate: false }, async (opened) =>
+      printReport(
+        `Exported from ${opened.description} to ${path.resolve(dir)}`,
+        await exportDataDir(opened, path.resolve(dir)),
+        options.json,
+      ),
+    ),
+  );
+}
+
+/** Open the store the options name, run `work`, and close it whatever happens. */
+async function withOpened(
+  options: StoreOptions,
+  how: Pick<PostgresStoreOptions, 'migrate'>,
+  work: (store: TeamStore) => Promise<void>,
+): Promise<void> {
+  const opened = await open(options, how);
+  try {
+    await work(opened);
+  } finally {
+    await opened.close();
+  }
+}
+
+function open(options: StoreOptions, how: Pick<PostgresStoreOptions, 'migrate'>): Promise<TeamStore> {
+  const url = options.store ?? (process.env.LOADOUT_STORE_URL || undefined);
+  if (!url)
+    throw new LoadoutError(
+      'INVALID_ARGUMENT',
+      'no store named: pass --store postgres://USER:PASSWORD@HOST:PORT/DATABASE or set LOADOUT_STORE_URL',
+    );
+  return openPostgresStore({ url, ...how, listen: false, poolSize: 4, secretKey: process.env.LOADOUT_SECRET_KEY || undefined });
+}
+
+function printStatus(store: string, schema: SchemaState, counts: Record<string, number> | undefined): void {
+  const state =
+    schema.version === 0
+      ? `empty (run "loadout store migrate")`
+      : schema.pending.length
+        ? `at version ${schema.version}; pending: ${schema.pending.join(', ')} (run "loadout store migrate")`
+        : `at version ${schema.version}, up to date`;
+  printLines(`${store}: schema ${state}.`);
+  if (counts)
+    printTable(
+      ['kind', 'records'],
+      TRANSFER_KINDS.map((kind) => [kind, String(counts[kind] ?? 0)]),
+    );
+}
+
+function printReport(title: string, report: TransferReport, json: boolean | undefined): void {
+  if (json) {
+    printJson(report);
+    return;
+  }
+  const moved = TRANSFER_KINDS.filter((kind) => report.counts[kind]).map((kind) => `${kind} ${report.counts[kind]}`);
+  printLines(
+    `${title}: ${moved.length ? moved.join(', ') : 'nothing'}.`,
+    ...report.skipped.map(({ file, reason }) => `  skipped ${file}: ${reason}`),
+  );
+}

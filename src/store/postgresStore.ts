@@ -1,0 +1,171 @@
+// The Postgres backend of the store: one pool for reads and writes, one listening connection
+// (ChangeBus). Each write is one statement (its trigger logs and notifies in the same
+// transaction), so a write is either committed and heard, or failed and reported: never half done.
+import postgres, { type Sql } from 'postgres';
+import type * as z from 'zod';
+import { LoadoutError, silentLogger, type Logger } from '../shared/index.js';
+import { ChangeBus, type ChangeBusOptions } from './changeBus.js';
+import { migrate, readMigrations, refuseNewer, schemaState, type Migration, type SchemaState } from './migrations.js';
+import { DocumentTable, OAuthTable, type Run } from './recordTables.js';
+import { DOCUMENT_KINDS, OAUTH_KIND, type DocumentKind, type RecordOf } from './records.js';
+import { SecretBox } from './secretBox.js';
+import type { DocumentCollections, OAuthCollection, RecordCollection, TeamStore } from './store.js';
+import { parseStoreUrl, storeFault, type StoreUrl } from './storeUrl.js';
+
+/** How to open a Postgres store. */
+export interface PostgresStoreOptions {
+  /** postgres://USER:PASSWORD@HOST:PORT/DATABASE */
+  url: string;
+  /** Apply pending migrations at open (the default); without, a schema that is behind is refused. */
+  migrate?: boolean;
+  /** LOADOUT_SECRET_KEY; without it OAuth records can be neither read nor written. */
+  secretKey?: string;
+  /** Connections in the pool (the listener is one more). */
+  poolSize?: number;
+  /** Hear changes (the default); `store status` and one-shot commands need not. */
+  listen?: boolean;
+  bus?: ChangeBusOptions;
+  logger?: Logger;
+}
+
+/** Connect, check or migrate the schema, and start listening; every fault is one line naming the store. */
+export async function openPostgresStore(options: PostgresStoreOptions): Promise<TeamStore> {
+  const url = parseStoreUrl(options.url);
+  const box = options.secretKey === undefined ? undefined : new SecretBox(options.secretKey);
+  const migrations = await readMigrations();
+  const sql = postgres(url.href, {
+    max: options.poolSize ?? 10,
+    connect_timeout: 10,
+    onnotice: () => undefined,
+    connection: { application_name: 'loadout' },
+  });
+  let bus: ChangeBus | undefined;
+  try {
+    try {
+      await sql`SELECT 1`;
+    } catch (error) {
+      throw storeFault(url, 'connect', error);
+    }
+    if (options.migrate ?? true) {
+      await migrate(sql, url, migrations).catch((error: unknown) => Promise.reject(storeFault(url, 'migrate the schema', error)));
+    } else {
+      const state = await schemaState(sql, migrations);
+      refuseNewer(url, state.version, state.knownVersion);
+    }
+    if (options.listen ?? true) {
+      bus = new ChangeBus(url, { logger: options.logger ?? silentLogger, ...options.bus });
+      await bus.start();
+    }
+  } catch (error) {
+    await Promise.allSettled([sql.end({ timeout: 1 }), bus?.close()]);
+    throw error;
+  }
+  return new PostgresStore(url, sql, migrations, bus, box);
+}
+
+class PostgresStore implements TeamStore {
+  readonly description: string;
+  readonly catalog: DocumentCollections['catalog'];
+  readonly discovery: DocumentCollections['discovery'];
+  readonly toolsets: DocumentCollections['toolsets'];
+  readonly equipped: DocumentCollections['equipped'];
+  readonly sessions: DocumentCollections['sessions'];
+  readonly learnedWords: DocumentCollections['learnedWords'];
+  readonly optimization: DocumentCollections['optimization'];
+  readonly oauth: OAuthCollection;
+  readonly #url: StoreUrl;
+  readonly #sql: Sql;
+  readonly #migrations: readonly Migration[];
+  readonly #bus: ChangeBus | undefined;
+  #closing: Promise<void> | undefined;
+
+  constructor(url: StoreUrl, sql: Sql, migrations: readonly Migration[], bus: ChangeBus | undefined, box: SecretBox | undefined) {
+    this.#url = url;
+    this.#sql = sql;
+    this.#migrations = migrations;
+    this.#bus = bus;
+    this.description = url.masked;
+    const run: Run = async (doing, work) => {
+      if (this.#closing) throw new LoadoutError('CLOSED', `store ${url.masked} is closed`);
+      try {
+        return await work(sql);
+      } catch (error) {
+        throw storeFault(url, doing, error);
+      }
+    };
+    // TypeScript cannot narrow DOCUMENT_KINDS[kind] by a generic key: the cast names the schema's type once.
+    const collection = <K extends DocumentKind>(kind: K): RecordCollection<RecordOf<K>> =>
+      new DocumentTable(kind, DOCUMENT_KINDS[kind], DOCUMENT_KINDS[kind].schema as unknown as z.ZodType<RecordOf<K>>, run);
+    this.catalog = collection('catalog');
+    this.discovery = collection('discovery');
+    this.toolsets = collection('toolsets');
+    this.equipped = collection('equipped');
+    this.sessions = collection('sessions');
+    this.learnedWords = collection('learnedWords');
+    this.optimization = collection('optimization');
+    this.oauth = new OAuthTable(run, box);
+  }
+
+  get listening(): boolean {
+    return this.#bus?.listening ?? false;
+  }
+
+  onChange(listener: Parameters<TeamStore['onChange']>[0]): () => void {
+    if (!this.#bus) throw new LoadoutError('CLOSED', `store ${this.#url.masked} was opened without listening for changes`);
+    return this.#bus.onChange(listener);
+  }
+
+  async runExclusive<T>(name: string, work: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }> {
+    const lockKey = `loadout:${name}`;
+    let reserved: postgres.ReservedSql;
+    let locked: boolean;
+    try {
+      reserved = await this.#sql.reserve();
+      const [row] = await reserved<Array<{ locked: boolean }>>`SELECT pg_try_advisory_lock(hashtextextended(${lockKey}, 0)) AS locked`;
+      locked = row!.locked;
+    } catch (error) {
+      throw storeFault(this.#url, `take the lock '${name}'`, error);
+    }
+    try {
+      if (!locked) return { ran: false };
+      try {
+        return { ran: true, value: await work() };
+      } finally {
+        // A lost connection has released the lock already: nothing to undo then.
+        await reserved`SELECT pg_advisory_unlock(hashtextextended(${lockKey}, 0))`.catch(() => undefined);
+      }
+    } finally {
+      reserved.release();
+    }
+  }
+
+  async schema(): Promise<SchemaState> {
+    try {
+      return await schemaState(this.#sql, this.#migrations);
+    } catch (error) {
+      throw storeFault(this.#url, 'read the schema state', error);
+    }
+  }
+
+  async counts(): Promise<Record<DocumentKind | 'oauth', number>> {
+    const tables: Array<[DocumentKind | 'oauth', string]> = [
+      ...Object.entries(DOCUMENT_KINDS).map(([kind, { table }]) => [kind as DocumentKind, table] as [DocumentKind, string]),
+      ['oauth', OAUTH_KIND.table],
+    ];
+    const counts = {} as Record<DocumentKind | 'oauth', number>;
+    try {
+      for (const [kind, table] of tables) {
+        const [row] = await this.#sql<Array<{ count: string }>>`SELECT count(*) AS count FROM ${this.#sql(table)}`;
+        counts[kind] = Number(row!.count);
+      }
+    } catch (error) {
+      throw storeFault(this.#url, 'count records', error);
+    }
+    return counts;
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= Promise.allSettled([this.#bus?.close(), this.#sql.end({ timeout: 5 })]).then(() => undefined);
+    return this.#closing;
+  }
+}

@@ -1,0 +1,71 @@
+// The store's contract: typed collections for every kind loadout keeps, the change feed, the
+// schema's state. Backends (Postgres now; files next) implement it, and one contract test suite
+// runs against each.
+import type { OAuthRecord } from '../config/index.js';
+import type { StoreChange } from './changeBus.js';
+import type { SchemaState } from './migrations.js';
+import type { DocumentKind, RecordOf } from './records.js';
+
+/** A record with its key and revision (a number that grows with every write of any record). */
+export interface StoredRecord<T> {
+  key: string;
+  value: T;
+  revision: number;
+}
+
+/** `ifRevision`: write only if the record is still at that revision (`null`: only if there is none); else STORE_CONFLICT. */
+export interface PutOptions {
+  ifRevision?: number | null;
+}
+
+/** The records of one kind, by key. */
+export interface RecordCollection<T> {
+  get(key: string): Promise<StoredRecord<T> | undefined>;
+  /** Every record, by key. */
+  list(): Promise<Array<StoredRecord<T>>>;
+  /** Validate and write; returns the new revision. Acknowledged means committed. */
+  put(key: string, value: T, options?: PutOptions): Promise<number>;
+  /** Read-modify-write that retries on a concurrent write; `undefined` from `change` deletes. */
+  update(key: string, change: (current: T | undefined) => T | undefined): Promise<StoredRecord<T> | undefined>;
+  /** Remove; false when there was none. */
+  delete(key: string): Promise<boolean>;
+}
+
+/** An OAuth record as read: decrypted, or unreadable with the reason (a wrong LOADOUT_SECRET_KEY, damage). */
+export type OAuthRead =
+  | { key: string; state: 'readable'; value: OAuthRecord; revision: number }
+  | { key: string; state: 'unreadable'; reason: string; revision: number };
+
+/** OAuth records by server, encrypted at rest; an unreadable record is reported, never overwritten by put/update. */
+export interface OAuthCollection {
+  get(server: string): Promise<OAuthRead | undefined>;
+  list(): Promise<OAuthRead[]>;
+  put(server: string, record: OAuthRecord, options?: PutOptions): Promise<number>;
+  update(server: string, change: (current: OAuthRecord | undefined) => OAuthRecord | undefined): Promise<OAuthRead | undefined>;
+  delete(server: string): Promise<boolean>;
+}
+
+/** Every plain kind's collection. */
+export type DocumentCollections = { readonly [K in DocumentKind]: RecordCollection<RecordOf<K>> };
+
+/** The one place that owns loadout's state. */
+export interface TeamStore extends DocumentCollections {
+  /** The store as a person may see it (password masked). */
+  readonly description: string;
+  readonly oauth: OAuthCollection;
+  /** True while this replica listens for changes (false while it reconnects, or when opened without listening): for health checks. */
+  readonly listening: boolean;
+  /** Hear committed changes of any replica (this one included); returns how to stop. */
+  onChange(listener: (change: StoreChange) => void): () => void;
+  /**
+   * Run `work` only if no replica runs work under the same `name` now (e.g. `discover:github`, so
+   * discovery happens once per fleet); `{ ran: false }` when another holds it. The lock goes with
+   * the connection, so a replica that dies mid-work releases it.
+   */
+  runExclusive<T>(name: string, work: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }>;
+  /** Where the schema stands. */
+  schema(): Promise<SchemaState>;
+  /** Rows per kind. */
+  counts(): Promise<Record<DocumentKind | 'oauth', number>>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,175 @@
+// The store contract, run against every backend: typed records per kind, revisions and
+// conflicts, row formats from a newer loadout, encrypted OAuth records, and replicas hearing each
+// other's changes (two stores = two connections), with 2 × 100 concurrent saves losing nothing.
+import postgres from 'postgres';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { LAST_STOP_KEY, type TeamStore } from '../../src/store/index.js';
+import { STORE_BACKENDS, nextChange, type StoreBackend } from '../helpers/storeBackends.js';
+
+describe.each(STORE_BACKENDS)('store contract ($name)', (backend: StoreBackend) => {
+  let state: Awaited<ReturnType<StoreBackend['create']>> | undefined;
+  const open: TeamStore[] = [];
+  const created = () => state ?? expect.fail('the backend was not created');
+  const replica = async (options?: Parameters<NonNullable<typeof state>['open']>[0]) => {
+    const store = await created().open(options);
+    open.push(store);
+    return store;
+  };
+  beforeEach(async () => {
+    state = undefined;
+    state = await backend.create();
+  });
+  afterEach(async () => {
+    await Promise.allSettled(open.splice(0).map((store) => store.close()));
+    await state?.drop();
+  });
+
+  it('keeps each kind typed, by key, with a revision that grows', async () => {
+    const store = await replica();
+    const first = await store.toolsets.put('dev', { name: 'dev', tools: ['fs.read_file'], description: 'Dev' });
+    const second = await store.equipped.put(LAST_STOP_KEY, { toolset: 'dev' });
+    await store.sessions.put('s1', {
+      principal: 'local',
+      protocolVersion: '2025-06-18',
+      clientCapabilities: { sampling: {} },
+      toolset: null,
+      createdAt: new Date(0).toISOString(),
+    });
+    await store.catalog.put('fs', {
+      discoveredAt: 'now',
+      tools: [{ name: 'read_file', inputSchema: { type: 'object' }, z: 1, a: 2 }],
+      hashes: { read_file: 'abc' },
+    });
+    expect(second).toBeGreaterThan(first);
+    expect((await store.toolsets.get('dev'))?.value).toEqual({ name: 'dev', tools: ['fs.read_file'], description: 'Dev' });
+    expect((await store.equipped.get(LAST_STOP_KEY))?.value).toEqual({ toolset: 'dev' });
+    // Definitions pass through in their own key order, as catalog.json keeps them.
+    expect(JSON.stringify((await store.catalog.get('fs'))?.value.tools[0])).toBe(
+      '{"name":"read_file","inputSchema":{"type":"object"},"z":1,"a":2}',
+    );
+    expect((await store.sessions.list()).map((record) => record.key)).toEqual(['s1']);
+    expect(await store.toolsets.delete('dev')).toBe(true);
+    expect(await store.toolsets.delete('dev')).toBe(false);
+    expect(await store.toolsets.get('dev')).toBeUndefined();
+  });
+
+  it('refuses an invalid record with one line and writes nothing', async () => {
+    const store = await replica();
+    await expect(store.toolsets.put('Bad Name', { name: 'Bad Name', tools: [] })).rejects.toThrow(
+      /toolsets 'Bad Name' not saved: .*toolset names/,
+    );
+    expect(await store.toolsets.list()).toEqual([]);
+  });
+
+  it('writes only at the expected revision, and update() retries a concurrent write', async () => {
+    const store = await replica();
+    const revision = await store.toolsets.put('dev', { name: 'dev', tools: [] }, { ifRevision: null });
+    await expect(store.toolsets.put('dev', { name: 'dev', tools: [] }, { ifRevision: null })).rejects.toThrow(/changed by another writer/);
+    await store.toolsets.put('dev', { name: 'dev', tools: ['a.b'] }, { ifRevision: revision });
+    await expect(store.toolsets.put('dev', { name: 'dev', tools: [] }, { ifRevision: revision })).rejects.toMatchObject({
+      code: 'STORE_CONFLICT',
+    });
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        store.toolsets.update('dev', (current) => ({ name: 'dev', tools: [...(current?.tools ?? []), `s.t${i}`] })),
+      ),
+    );
+    expect((await store.toolsets.get('dev'))?.value.tools).toHaveLength(21);
+  });
+
+  it('refuses a row written by a newer loadout instead of misreading it', async () => {
+    const store = await replica();
+    await store.toolsets.put('dev', { name: 'dev', tools: [] });
+    const sql = postgres(created().url, { max: 1, onnotice: () => undefined });
+    try {
+      await sql`UPDATE toolsets SET format = 2, doc = '{"name":"dev","shape":"new"}' WHERE key = 'dev'`;
+    } finally {
+      await sql.end();
+    }
+    await expect(store.toolsets.get('dev')).rejects.toThrow(
+      "toolsets 'dev' was written by a newer loadout (row format 2; this one reads up to 1); upgrade loadout on this machine",
+    );
+  });
+
+  it('keeps OAuth tokens encrypted at rest; another key reads them as unreadable, per server, and never overwrites them', async () => {
+    const store = await replica();
+    await store.oauth.put('github', { serverUrl: 'https://example.test/mcp', tokens: { access_token: 'secret-access-token' } });
+    const read = await store.oauth.get('github');
+    expect(read).toMatchObject({ state: 'readable', value: { tokens: { access_token: 'secret-access-token' } } });
+    const sql = postgres(created().url, { max: 1, onnotice: () => undefined });
+    try {
+      const [row] = await sql<Array<{ ciphertext: Buffer }>>`SELECT ciphertext FROM oauth_records WHERE key = 'github'`;
+      expect(row!.ciphertext.toString('latin1')).not.toContain('secret-access-token');
+    } finally {
+      await sql.end();
+    }
+    const wrongKey = await replica({ secretKey: 'another-secret-key-0123456789abcdefghijkl', listen: false });
+    const unreadable = await wrongKey.oauth.get('github');
+    expect(unreadable).toMatchObject({ state: 'unreadable' });
+    expect(unreadable?.state === 'unreadable' && unreadable.reason).toMatch(
+      /^the stored tokens of 'github' are sealed with another LOADOUT_SECRET_KEY \(key id \w+; this loadout's is \w+\)/,
+    );
+    await expect(wrongKey.oauth.put('github', { serverUrl: 'https://example.test/mcp' })).rejects.toThrow(/were not overwritten/);
+    await expect(wrongKey.oauth.update('github', () => ({ serverUrl: 'x' }))).rejects.toMatchObject({ code: 'STORE_SECRET_KEY' });
+    expect(await store.oauth.get('github')).toEqual(read);
+    const noKey = await replica({ secretKey: undefined, listen: false });
+    await expect(noKey.oauth.get('github')).rejects.toThrow(/LOADOUT_SECRET_KEY is not set/);
+  });
+
+  it('runs work under a name on one replica at a time', async () => {
+    const a = await replica({ listen: false });
+    const b = await replica({ listen: false });
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let entered!: () => void;
+    const inside = new Promise<void>((resolve) => (entered = resolve));
+    const first = a.runExclusive('discover:fs', async () => {
+      entered();
+      await held;
+      return 'a';
+    });
+    await inside;
+    expect(await b.runExclusive('discover:fs', () => Promise.resolve('b'))).toEqual({ ran: false });
+    expect(await b.runExclusive('discover:other', () => Promise.resolve('b'))).toEqual({ ran: true, value: 'b' });
+    release();
+    expect(await first).toEqual({ ran: true, value: 'a' });
+    expect(await b.runExclusive('discover:fs', () => Promise.resolve('b'))).toEqual({ ran: true, value: 'b' });
+  });
+
+  it('tells replica B of a change made through replica A, naming what changed', async () => {
+    const a = await replica();
+    const b = await replica();
+    const heard = nextChange(b, (change) => (change.type === 'change' && change.kind === 'toolsets' ? change : undefined));
+    const revision = await a.toolsets.put('web', { name: 'web', tools: ['http.get'] });
+    expect(await heard).toEqual({ type: 'change', kind: 'toolsets', key: 'web', op: 'put', revision, missed: false });
+    const deleted = nextChange(b, (change) => (change.type === 'change' && change.op === 'delete' ? change : undefined));
+    await a.toolsets.delete('web');
+    expect(await deleted).toMatchObject({ kind: 'toolsets', key: 'web' });
+  });
+
+  it('loses none of 2 × 100 concurrent toolset saves through two replicas, and reports none saved that was not', async () => {
+    const a = await replica({ poolSize: 5 });
+    const b = await replica({ poolSize: 5 });
+    const heardByB = new Set<string>();
+    b.onChange((change) => {
+      if (change.type === 'change' && change.kind === 'toolsets') heardByB.add(change.key);
+    });
+    const saves = [a, b].flatMap((store, side) =>
+      Array.from({ length: 100 }, (_, i) => {
+        const name = `set-${side}-${i}`;
+        return store.toolsets.put(name, { name, tools: [`srv.tool${i}`] }).then(
+          () => ({ name, saved: true }),
+          () => ({ name, saved: false }),
+        );
+      }),
+    );
+    const outcomes = await Promise.all(saves);
+    const stored = new Map((await a.toolsets.list()).map((record) => [record.key, record.value]));
+    const saved = outcomes.filter((outcome) => outcome.saved).map((outcome) => outcome.name);
+    expect(saved).toHaveLength(200);
+    for (const name of saved) expect(stored.get(name)?.name).toBe(name);
+    expect(stored.size).toBe(200);
+    // Every save through A is heard by B.
+    await expect.poll(() => [...heardByB].filter((name) => name.startsWith('set-0-')).length, { timeout: 10_000 }).toBe(100);
+  });
+});
