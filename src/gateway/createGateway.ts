@@ -1,7 +1,7 @@
 // Builds and wires the gateway: the runtime (config → pool → catalog) → health, config sync and
 // (per session) registry + meta-tools. A plain function, not a class that owns every subsystem.
 import type { Server, ServerEventBus, Transport } from '@modelcontextprotocol/server';
-import type { LoadoutPaths } from '../config/index.js';
+import type { AuthSettings, LoadoutPaths } from '../config/index.js';
 import { ServerHealth } from '../downstream/index.js';
 import { watchPromotions } from '../optimization/index.js';
 import { LoadoutError, isLoadoutError, type Logger } from '../shared/index.js';
@@ -39,6 +39,8 @@ interface GatewayOptions {
 /** A running gateway. */
 export interface Gateway {
   readonly context: GatewayContext;
+  /** `auth:` of servers.yaml as read at start: the authorization server HTTP callers' tokens come from. */
+  readonly auth: AuthSettings | undefined;
   /**
    * Create a session, restore its toolset, and connect it to a client transport. The session
    * counts only once connected; if any step fails it is closed again, and the error thrown.
@@ -192,6 +194,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
 
   return {
     context,
+    auth: config.auth,
     async serveStdio(transport, onError) {
       const opening = new StdioOpening(transport);
       // The session opens (its toolset restored) while the client's first message is on its way.

@@ -13,9 +13,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../shared/index.js';
 import { ALL_TOOLSET } from '../toolsets/index.js';
 import type { Gateway } from './createGateway.js';
-import { bearerToken } from './httpGuard.js';
+import type { Principal } from '../identity/index.js';
 import { carriesEnvelope } from './modernRequest.js';
-import { principalOfToken, scopeKey, type RequestScope } from './principalToolsets.js';
+import { scopeKey, type RequestScope } from './principalToolsets.js';
 import { isPlainModernCall } from './requestShape.js';
 
 // The revision a plain call is answered in front of the SDK's handler for; a request naming any
@@ -24,8 +24,6 @@ const DIRECT_CALL_VERSION = '2026-07-28';
 
 /** Options of modernEndpoints. */
 interface ModernOptions {
-  /** The bearer tokens the guard accepts; none: every request is the local principal's. */
-  tokens: readonly string[];
   maxBodyBytes: number;
   logger: Logger;
 }
@@ -34,10 +32,10 @@ interface ModernOptions {
 export interface ModernEndpoints {
   /** Whether a POST with no session id is a 2026-07-28 request (the SDK's classification). */
   isModern(req: IncomingMessage, body: unknown): Promise<boolean>;
-  /** Serve a modern request on /mcp, with its principal's set (the guard has checked its token). */
-  servePrincipal(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void>;
+  /** Serve a modern request on /mcp, with its principal's set (its credentials checked). */
+  servePrincipal(req: IncomingMessage, res: ServerResponse, body: unknown, principal: Principal): Promise<void>;
   /** Serve a modern request on /mcp/toolsets/`toolset` (TOOLSET_NOT_FOUND for an unknown toolset, before anything is served). */
-  serveToolset(req: IncomingMessage, res: ServerResponse, body: unknown, toolset: string): Promise<void>;
+  serveToolset(req: IncomingMessage, res: ServerResponse, body: unknown, toolset: string, principal: Principal): Promise<void>;
   /** End every request under way. */
   close(): Promise<void>;
 }
@@ -49,8 +47,6 @@ export function modernEndpoints(
   options: ModernOptions,
 ): ModernEndpoints {
   const { toNodeHandler, toWebRequest } = nodeModule;
-  // The guard accepts only these tokens: each one's principal is hashed once, not per request.
-  const principals = new Map(options.tokens.map((token) => [token, principalOfToken(token)]));
   const handlers = new Map<string, { handler: McpHttpHandler; serve: NodeMcpRequestHandler }>();
   const handlerOf = (scope: RequestScope): NodeMcpRequestHandler => {
     const key = scopeKey(scope);
@@ -113,10 +109,8 @@ export function modernEndpoints(
         carriesEnvelope((body as { params?: unknown } | undefined)?.params) || !(await isLegacyRequest(await toWebRequest(req, body), body))
       );
     },
-    servePrincipal(req, res, body) {
-      const token = principals.size > 0 ? bearerToken(req.headers.authorization) : undefined;
-      const principal = (token !== undefined && principals.get(token)) || principalOfToken(token);
-      return serve({ kind: 'principal', principal }, req, res, body);
+    servePrincipal(req, res, body, principal) {
+      return serve({ kind: 'principal', principal: principal.id }, req, res, body);
     },
     async serveToolset(req, res, body, toolset) {
       const scope: RequestScope = { kind: 'toolset', toolset };

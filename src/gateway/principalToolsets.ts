@@ -1,12 +1,11 @@
 // Whose equipped set a modern (2026-07-28) HTTP request is served with. That era has no session:
 // the tools page says tools/list "MUST NOT vary per-connection or as a side effect of other
 // requests on the connection" but "MAY vary by the authorization presented on the request". So on
-// /mcp the set belongs to the principal: the bearer token (by its hash, never the token itself),
-// or `local` without one, recorded in `<data>/principals/<id>.json`. On /mcp/toolsets/NAME it is
+// /mcp the set belongs to the principal (identity layer: an issuer's subject, a static token, or
+// `local`), recorded in `<data>/principals/<id>.json` under its id, a hash. On /mcp/toolsets/NAME it is
 // that saved toolset, always: equipping there is refused, and the list changes only when the
 // toolset is saved again or its tools change in the catalog. Both are FileBackedToolsets, so every
 // loadout process on the data dir serves the same set.
-import { createHash } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import * as z from 'zod';
@@ -15,14 +14,6 @@ import { LoadoutError, errorMessage } from '../shared/index.js';
 import { ALL_TOOLSET } from '../toolsets/index.js';
 import type { GatewayContext } from './context.js';
 import { FileBackedToolset, type ToolsetRecord } from './fileBackedToolset.js';
-
-// The principal of requests that present no token (a gateway started without --token).
-const LOCAL_PRINCIPAL = 'local';
-
-/** The principal a bearer token stands for: a hash, so the token itself is never stored. */
-export function principalOfToken(token: string | undefined): string {
-  return token === undefined ? LOCAL_PRINCIPAL : createHash('sha256').update(token, 'utf8').digest('hex').slice(0, 32);
-}
 
 /** Whose set a modern request is served with: its principal's (on /mcp), or one toolset's (on /mcp/toolsets/NAME). */
 export type RequestScope = { kind: 'principal'; principal: string } | { kind: 'toolset'; toolset: string };

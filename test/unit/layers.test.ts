@@ -13,6 +13,7 @@ const LAYER: Record<string, number> = {
   shared: 0,
   config: 1,
   downstream: 2,
+  identity: 2,
   catalog: 3,
   registry: 4,
   toolsets: 5,
