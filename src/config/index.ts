@@ -16,7 +16,7 @@ export {
   type EmbeddingsSettings,
   type Toolset,
 } from './schema.js';
-export { AuthSettingsSchema, type AuthSettings } from './identitySettings.js';
+export { AuthSettingsSchema, PolicySettingsSchema, type AuthSettings, type PolicySettings, type PolicyRule } from './identitySettings.js';
 export { resolvePaths, claimDataDir, type LoadoutPaths } from './paths.js';
 export { expandEnv, expandEnvRecord, referencedValues, serverEnvTexts, unsetEnvReferences } from './envExpand.js';
 export { oauthRecordFile, readOAuthRecord, updateOAuthRecord, deleteOAuthRecord, type OAuthRecord } from './oauthStore.js';

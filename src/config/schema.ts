@@ -3,7 +3,7 @@
 // as a typo (fileObject).
 import * as z from 'zod';
 import { fileObject } from './fileObject.js';
-import { AuthSettingsSchema } from './identitySettings.js';
+import { AuthSettingsSchema, PolicySettingsSchema } from './identitySettings.js';
 import { OptimizationSettingsSchema } from './optimizationState.js';
 
 /** Server names become the `server` part of `server.tool`, so they may not contain a dot. */
@@ -161,6 +161,8 @@ export const ServersFileSchema = fileObject({
   search: SearchSettingsSchema.prefault({}),
   /** HTTP callers prove who they are with an issuer's access tokens (see identitySettings.ts). */
   auth: AuthSettingsSchema.optional(),
+  /** Who may see and use which servers, tools, prompts and resources (see identitySettings.ts). */
+  policy: PolicySettingsSchema.prefault({}),
 });
 export type ServersFile = z.infer<typeof ServersFileSchema>;
 

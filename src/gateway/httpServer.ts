@@ -102,7 +102,7 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
       if (transport.sessionId && sessions.delete(transport.sessionId)) logger.info({ session: transport.sessionId }, 'session ended');
     };
     try {
-      const session = await gateway.connect(transport);
+      const session = await gateway.connect(transport, principal);
       // A tools list_changed reaches the client only on its GET stream: an equip need not wait for a re-read otherwise.
       session.hearsToolChanges = () => (state?.openGets ?? 0) > 0;
       await transport.handleRequest(req, res, body);

@@ -110,10 +110,10 @@ export function modernEndpoints(
       );
     },
     servePrincipal(req, res, body, principal) {
-      return serve({ kind: 'principal', principal: principal.id }, req, res, body);
+      return serve({ kind: 'principal', principal }, req, res, body);
     },
-    async serveToolset(req, res, body, toolset) {
-      const scope: RequestScope = { kind: 'toolset', toolset };
+    async serveToolset(req, res, body, toolset, principal) {
+      const scope: RequestScope = { kind: 'toolset', toolset, principal };
       // Checked once: a toolset deleted later is served empty, and saved again, served again.
       if (!handlers.has(scopeKey(scope)) && toolset !== ALL_TOOLSET) await gateway.context.toolsets.get(toolset);
       return serve(scope, req, res, body);

@@ -11,16 +11,20 @@ import path from 'node:path';
 import * as z from 'zod';
 import { ToolsetNameSchema, fileStamp, readTextIfExists, withFileLock, writeTextAtomic } from '../config/index.js';
 import { LoadoutError, errorMessage } from '../shared/index.js';
+import type { Principal } from '../identity/index.js';
 import { ALL_TOOLSET } from '../toolsets/index.js';
 import type { GatewayContext } from './context.js';
 import { FileBackedToolset, type ToolsetRecord } from './fileBackedToolset.js';
 
-/** Whose set a modern request is served with: its principal's (on /mcp), or one toolset's (on /mcp/toolsets/NAME). */
-export type RequestScope = { kind: 'principal'; principal: string } | { kind: 'toolset'; toolset: string };
+/**
+ * Whose set a modern request is served with: its principal's (on /mcp), or one toolset's (on
+ * /mcp/toolsets/NAME) as its principal may see it.
+ */
+export type RequestScope = { kind: 'principal'; principal: Principal } | { kind: 'toolset'; toolset: string; principal: Principal };
 
 /** One string per scope, for maps of what each scope has. */
 export function scopeKey(scope: RequestScope): string {
-  return scope.kind === 'principal' ? `principal ${scope.principal}` : `toolset ${scope.toolset}`;
+  return scope.kind === 'principal' ? `principal ${scope.principal.id}` : `toolset ${scope.toolset} ${scope.principal.id}`;
 }
 
 const PrincipalRecordSchema = z.strictObject({ toolset: ToolsetNameSchema.nullable() });
@@ -30,13 +34,18 @@ export class SharedToolsets {
   readonly #context: GatewayContext;
   readonly #principalsDir: string;
   readonly #initial: () => Promise<string | null>;
+  readonly #contextOf: (principal: Principal) => GatewayContext;
   readonly #sets = new Map<string, FileBackedToolset>();
   readonly #stopWatchingCatalog: () => void;
   #dirMade: Promise<unknown> | undefined;
 
-  /** `initial`: the toolset of a principal with no record yet (--equip, or the one remembered in state.json). */
-  constructor(context: GatewayContext, initial: () => Promise<string | null>) {
+  /**
+   * `initial`: the toolset of a principal with no record yet (--equip, or the one remembered in
+   * state.json); `contextOf`: what a principal may see (policyViews.ts).
+   */
+  constructor(context: GatewayContext, initial: () => Promise<string | null>, contextOf: (principal: Principal) => GatewayContext) {
     this.#context = context;
+    this.#contextOf = contextOf;
     this.#principalsDir = path.join(context.paths.dataDir, 'principals');
     this.#initial = initial;
     // A new catalog (discovery, config reload, promotion) may change what each set exposes.
@@ -57,14 +66,14 @@ export class SharedToolsets {
     const key = scopeKey(scope);
     let set = this.#sets.get(key);
     if (!set) {
-      const record = scope.kind === 'principal' ? this.#principalRecord(scope.principal) : toolsetRecord(this.#context, scope.toolset);
-      set = new FileBackedToolset(this.#context, record);
+      const record = scope.kind === 'principal' ? this.#principalRecord(scope.principal.id) : toolsetRecord(this.#context, scope.toolset);
+      set = new FileBackedToolset(this.#contextOf(scope.principal), record);
       this.#sets.set(key, set);
     }
     return set;
   }
 
-  /** Rebuild every set (the catalog or a server's health changed). */
+  /** Rebuild every set (the catalog, the policy or a server's health changed). */
   refreshAll(): void {
     for (const set of this.#sets.values()) void set.refresh();
   }

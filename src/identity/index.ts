@@ -4,3 +4,4 @@
 export { LOCAL_PRINCIPAL, STATIC_TOKEN_ISSUER, issuedPrincipal, staticTokenPrincipal, type Principal } from './principal.js';
 export { createAccessTokenVerifier, groupsOf, type AccessTokenVerifier, type TokenCheck } from './accessTokens.js';
 export { bearerChallenge, protectedResourceMetadata, protectedResourcePaths } from './protectedResource.js';
+export { Policy, type Grants } from './policy.js';
