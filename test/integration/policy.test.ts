@@ -16,6 +16,7 @@ import path from 'node:path';
 import { stringify } from 'yaml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CLI, eventually, fixture, makeTempDirs, nodeServer, textOf, type TempDirs } from '../helpers/gateway.js';
+import { runCli } from '../helpers/cli.js';
 import { startHttpGateway, type ListeningProcess } from '../helpers/http.js';
 import { startOidcProvider, type OidcFixture } from '../fixtures/oidcProvider.js';
 
@@ -110,6 +111,11 @@ describe('policy', () => {
     await client.connect(transport);
     try {
       await exerciseGrants(client, answers);
+      // `loadout search` searches as policy.local sees the catalog.
+      const search = await runCli(dirs, ['search', 'echo the text back', '--json', '--limit', '50']);
+      expect(search.code).toBe(0);
+      expect(search.stdout).toContain('echo.echo');
+      for (const name of FORBIDDEN) expect(search.stdout + search.stderr, `"${name}" in loadout search`).not.toContain(name);
       // A policy that does not parse: the last good one stays, and the log says why.
       await writeFile(
         path.join(dirs.configDir, 'servers.yaml'),
