@@ -10,7 +10,7 @@ import { issuedPrincipal, type Principal } from './principal.js';
 
 /** The outcome of checking one token: its principal, or the refusal the caller gets. */
 export type TokenCheck =
-  | { ok: true; principal: Principal; scopes: readonly string[] }
+  | { ok: true; principal: Principal; scopes: readonly string[]; expiresAtSeconds: number }
   | { ok: false; status: 401; error: 'invalid_token'; description: string }
   | { ok: false; status: 403; error: 'insufficient_scope'; description: string; scope: string }
   | { ok: false; status: 503; error: 'temporarily_unavailable'; description: string };
@@ -27,9 +27,13 @@ interface VerifierPorts {
   fetch?: typeof fetch;
   /** Seconds of clock difference allowed on exp/nbf/iat. */
   clockToleranceSeconds?: number;
+  now?: () => number;
 }
 
 const IssuerMetadataSchema = z.looseObject({ issuer: z.string(), jwks_uri: z.url() });
+
+/** Tokens remembered as accepted, until their `exp`: a client sends the same one with every request. */
+const ACCEPTED_TOKENS = 1000;
 
 /** A verifier of `settings.issuer`'s tokens for `audience` (loadout's canonical URL). */
 export function createAccessTokenVerifier(settings: AuthSettings, audience: string, ports: VerifierPorts = {}): AccessTokenVerifier {
@@ -42,44 +46,61 @@ export function createAccessTokenVerifier(settings: AuthSettings, audience: stri
     return keys;
   };
 
+  // Accepted tokens and when each expires (ms): the signature of a token seen before is not checked
+  // again (an RSA verification per request), its expiry is. Oldest first, so the first is evicted.
+  const accepted = new Map<string, { check: TokenCheck; expiresAtMs: number }>();
+  const now = ports.now ?? Date.now;
+
   return {
     audience,
     async verify(token) {
-      let jwks: ReturnType<typeof createRemoteJWKSet>;
-      try {
-        jwks = await keySet();
-      } catch (error) {
-        return unavailable(`cannot read the keys of issuer ${settings.issuer}: ${errorMessage(error)}`);
+      const known = accepted.get(token);
+      if (known && now() < known.expiresAtMs) return known.check;
+      accepted.delete(token);
+      const check = await verifyAnew(token);
+      if (check.ok) {
+        if (accepted.size >= ACCEPTED_TOKENS) accepted.delete(accepted.keys().next().value!);
+        accepted.set(token, { check, expiresAtMs: check.expiresAtSeconds * 1000 });
       }
-      let payload: JWTPayload;
-      try {
-        ({ payload } = await jwtVerify(token, jwks, {
-          issuer: settings.issuer,
-          audience,
-          clockTolerance: ports.clockToleranceSeconds ?? 30,
-          requiredClaims: ['exp', 'sub'],
-        }));
-      } catch (error) {
-        if (error instanceof errors.JWKSTimeout || (error instanceof errors.JOSEError && error.code === 'ERR_JOSE_GENERIC')) {
-          return unavailable(`cannot read the keys of issuer ${settings.issuer}: ${error.message}`);
-        }
-        return { ok: false, status: 401, error: 'invalid_token', description: refusalText(error) };
-      }
-      const scopes = scopesOf(payload);
-      const missing = settings.scopes.filter((scope) => !scopes.includes(scope));
-      if (missing.length > 0) {
-        return {
-          ok: false,
-          status: 403,
-          error: 'insufficient_scope',
-          description: `the token lacks scope ${missing.join(' ')}`,
-          scope: settings.scopes.join(' '),
-        };
-      }
-      const principal = issuedPrincipal(settings.issuer, payload.sub!, groupsOf(payload, settings.groups_claim));
-      return { ok: true, principal, scopes };
+      return check;
     },
   };
+
+  async function verifyAnew(token: string): Promise<TokenCheck> {
+    let jwks: ReturnType<typeof createRemoteJWKSet>;
+    try {
+      jwks = await keySet();
+    } catch (error) {
+      return unavailable(`cannot read the keys of issuer ${settings.issuer}: ${errorMessage(error)}`);
+    }
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, jwks, {
+        issuer: settings.issuer,
+        audience,
+        clockTolerance: ports.clockToleranceSeconds ?? 30,
+        requiredClaims: ['exp', 'sub'],
+      }));
+    } catch (error) {
+      if (error instanceof errors.JWKSTimeout || (error instanceof errors.JOSEError && error.code === 'ERR_JOSE_GENERIC')) {
+        return unavailable(`cannot read the keys of issuer ${settings.issuer}: ${error.message}`);
+      }
+      return { ok: false, status: 401, error: 'invalid_token', description: refusalText(error) };
+    }
+    const scopes = scopesOf(payload);
+    const missing = settings.scopes.filter((scope) => !scopes.includes(scope));
+    if (missing.length > 0) {
+      return {
+        ok: false,
+        status: 403,
+        error: 'insufficient_scope',
+        description: `the token lacks scope ${missing.join(' ')}`,
+        scope: settings.scopes.join(' '),
+      };
+    }
+    const principal = issuedPrincipal(settings.issuer, payload.sub!, groupsOf(payload, settings.groups_claim));
+    return { ok: true, principal, scopes, expiresAtSeconds: payload.exp! };
+  }
 }
 
 // The key set's URL: configured, or named by the issuer's metadata (RFC 8414 first, then OpenID
