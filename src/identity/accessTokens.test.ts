@@ -33,7 +33,7 @@ describe('access token verifier', () => {
     const { fetch, sign } = await issuer();
     let nowMs = Date.now();
     const verifier = createAccessTokenVerifier(AuthSettingsSchema.parse({ issuer: ISSUER, scopes: ['mcp:tools'] }), AUDIENCE, {
-      fetch: fetch as typeof globalThis.fetch,
+      fetch: fetch,
       now: () => nowMs,
       clockToleranceSeconds: 0,
     });
@@ -50,7 +50,7 @@ describe('access token verifier', () => {
   it('refuses an expired token', async () => {
     const { fetch, sign } = await issuer();
     const verifier = createAccessTokenVerifier(AuthSettingsSchema.parse({ issuer: ISSUER }), AUDIENCE, {
-      fetch: fetch as typeof globalThis.fetch,
+      fetch: fetch,
       clockToleranceSeconds: 0,
     });
     const expired = await sign(Math.floor(Date.now() / 1000) - 5);
