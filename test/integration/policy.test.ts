@@ -136,6 +136,49 @@ describe('policy', () => {
     }
   });
 
+  it('lists and serves only granted prompts and no resources of a server granted none', async () => {
+    const servers = { content: nodeServer(fixture('contentServer')) };
+    const rules = [{ groups: ['engineering'], tools: ['content.simple_text'], prompts: ['content.simple_prompt'] }];
+    await writeFile(
+      path.join(dirs.configDir, 'servers.yaml'),
+      stringify({ servers, policy: { local: { subject: 'dev', groups: ['engineering'] }, rules } }),
+    );
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'serve', '--config', dirs.configDir, '--data', dirs.dataDir, '--equip', 'all'],
+    });
+    const answers = recordAnswers(transport);
+    const client = new Client({ name: 'policy-test', version: '1' });
+    await client.connect(transport);
+    try {
+      await eventually(
+        async () => (await client.listTools()).tools.some((tool) => tool.name.endsWith('simple_text')),
+        10_000,
+        'content discovered',
+      );
+      expect((await client.listPrompts()).prompts.map((prompt) => prompt.name).join(' ')).toContain('simple_prompt');
+      expect((await client.listResources()).resources).toEqual([]);
+      expect((await client.listResourceTemplates()).resourceTemplates).toEqual([]);
+      textOf(await client.callTool({ name: 'discover-all-tools', arguments: { server: 'content' } }));
+      const forbiddenRead = await client.readResource({ uri: 'test://static-text' }).catch((error: Error) => error.message);
+      const missingRead = await client.readResource({ uri: 'test://static-texx' }).catch((error: Error) => error.message);
+      expect(JSON.stringify(forbiddenRead).replace('static-text', 'NAME')).toBe(JSON.stringify(missingRead).replace('static-texx', 'NAME'));
+      for (const name of [
+        'prompt_with_arguments',
+        'prompt_with_image',
+        'static-binary',
+        'watched-resource',
+        'template-data',
+        'image_content',
+        'tool_with_logging',
+      ]) {
+        expect(answers.join('\n'), `"${name}" reached the client`).not.toContain(name);
+      }
+    } finally {
+      await client.close();
+    }
+  });
+
   it('refuses to start with a policy that does not parse', async () => {
     await writeFile(
       path.join(dirs.configDir, 'servers.yaml'),
