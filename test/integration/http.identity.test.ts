@@ -2,8 +2,9 @@
 // tokens for loadout's URL (a resource indicator); an SDK client runs the whole flow against a
 // real `loadout serve --http`, and tokens that are wrong in each way are refused with the right status.
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
+import { spawnSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fixture, makeTempDirs, nodeServer, textOf, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
+import { CLI, fixture, makeTempDirs, nodeServer, textOf, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
 import { startHttpGateway, type ListeningProcess } from '../helpers/http.js';
 import { BrowserOAuthClient } from '../helpers/oauthBrowser.js';
 import { startOidcProvider, type OidcFixture } from '../fixtures/oidcProvider.js';
@@ -126,5 +127,15 @@ describe('loadout serve --http with an authorization server', () => {
       });
     expect((await list(bob)).status).toBe(403);
     expect((await list(alice)).status).toBe(200);
+  });
+
+  it('refuses --token together with an authorization server, naming both', () => {
+    const run = spawnSync(
+      process.execPath,
+      [CLI, 'serve', '--http', '--port', '0', '--config', dirs.configDir, '--data', dirs.dataDir, '--token', 'static'],
+      { encoding: 'utf8', timeout: 20_000 },
+    );
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('Give either --token or an authorization server');
   });
 });
