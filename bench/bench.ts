@@ -7,6 +7,7 @@ import { benchContextSize } from './contextSize.js';
 import { benchEquipAndSearch } from './equipSearch.js';
 import { benchForwarding } from './forwarding.js';
 import { benchHttpEras } from './httpEras.js';
+import { benchIdentityCost } from './identityCost.js';
 import { benchMemory } from './memory.js';
 import { spawnMcp } from './processes.js';
 import { formatJson, formatTable, machineInfo, type BenchRow } from './report.js';
@@ -18,6 +19,7 @@ import { benchTelemetry } from './telemetry.js';
 export const SECTIONS: Record<string, (context: BenchContext) => Promise<BenchRow[]>> = {
   forwarding: benchForwarding,
   'http-eras': benchHttpEras,
+  identity: benchIdentityCost,
   'warm-start': benchWarmStart,
   'cold-call': benchColdFirstCall,
   'equip-search': benchEquipAndSearch,

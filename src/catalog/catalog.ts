@@ -2,6 +2,7 @@
 // definitions, the servers.yaml switchboard and promoted descriptions. A new catalog is built on
 // any change; nothing here is mutated in place.
 import type { ServerConfig } from '../config/index.js';
+import type { Grants } from '../identity/index.js';
 import type { CatalogTool } from './catalogTool.js';
 import type { CachedServerTools, DefinitionCache } from './definitionCache.js';
 import { ResourceUriIndex } from './resourceUris.js';
@@ -65,6 +66,8 @@ export class Catalog {
   #search: CatalogSearch | undefined;
   #resourceUris: ResourceUriIndex | undefined;
   #summaries: Map<string, ServerSummary> | undefined;
+  /** What a restricted catalog was restricted to (see restrictedTo). */
+  #grants: Grants | undefined;
 
   private constructor(tools: CatalogTool[], servers: Map<string, CachedServerTools>, searchSetup: SearchSetup = {}) {
     this.#searchSetup = searchSetup;
@@ -101,6 +104,48 @@ export class Catalog {
       }
     }
     return new Catalog(tools, discovered, withServerText(sources.search ?? {}, discovered));
+  }
+
+  /**
+   * The catalog as one principal sees it: only what `grants` allows, the rest gone as if it did
+   * not exist (a forbidden tool is not found, its server is not on the map). Build it once per
+   * catalog and grants (see the gateway's policy views): it is a new catalog, with its own index.
+   */
+  restrictedTo(grants: Grants): Catalog {
+    const tools = [...this.#byId.values()].filter((tool) => grants.tool(tool.server, tool.name));
+    const servers = new Map<string, CachedServerTools>();
+    for (const [server, cached] of this.#servers) {
+      if (!grants.server(server)) continue;
+      const resources = grants.resources(server);
+      // A server's own words (instructions, description) may name any of its tools.
+      const { about, ...definitions } = cached;
+      servers.set(server, {
+        ...(grants.wholeServer(server) && about ? { ...definitions, about } : definitions),
+        tools: cached.tools.filter((tool) => grants.tool(server, tool.name)),
+        ...(cached.prompts ? { prompts: cached.prompts.filter((prompt) => grants.prompt(server, prompt.name)) } : {}),
+        ...(cached.resources ? { resources: resources ? cached.resources : [] } : {}),
+        ...(cached.resourceTemplates ? { resourceTemplates: resources ? cached.resourceTemplates : [] } : {}),
+      });
+    }
+    const texts = this.#searchSetup.vocabulary?.servers;
+    const setup = texts
+      ? {
+          ...this.#searchSetup,
+          vocabulary: { ...this.#searchSetup.vocabulary, servers: new Map([...texts].filter(([server]) => servers.has(server))) },
+        }
+      : this.#searchSetup;
+    const view = new Catalog(tools, servers, setup);
+    view.#grants = grants;
+    return view;
+  }
+
+  /**
+   * Whether `id` is left out of this catalog by its restriction (not merely unknown): a saved
+   * toolset may list it, and its reader must not be told it was there.
+   */
+  conceals(id: string): boolean {
+    const parsed = this.#grants ? parseToolId(id) : undefined;
+    return parsed !== undefined && !this.#grants!.tool(parsed.server, parsed.tool);
   }
 
   /** A tool by namespaced name, enabled or not. */

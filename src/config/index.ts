@@ -16,6 +16,7 @@ export {
   type EmbeddingsSettings,
   type Toolset,
 } from './schema.js';
+export { AuthSettingsSchema, PolicySettingsSchema, type AuthSettings, type PolicySettings, type PolicyRule } from './identitySettings.js';
 export { resolvePaths, claimDataDir, type LoadoutPaths } from './paths.js';
 export { expandEnv, expandEnvRecord, referencedValues, serverEnvTexts, unsetEnvReferences } from './envExpand.js';
 export {

@@ -3,6 +3,7 @@
 // as a typo (fileObject).
 import * as z from 'zod';
 import { fileObject } from './fileObject.js';
+import { AuthSettingsSchema, PolicySettingsSchema } from './identitySettings.js';
 import { OptimizationSettingsSchema } from './optimizationState.js';
 
 /** Server names become the `server` part of `server.tool`, so they may not contain a dot. */
@@ -158,6 +159,10 @@ export const ServersFileSchema = fileObject({
   gateway: GatewaySettingsSchema.prefault({}),
   optimization: OptimizationSettingsSchema.prefault({}),
   search: SearchSettingsSchema.prefault({}),
+  /** HTTP callers prove who they are with an issuer's access tokens (see identitySettings.ts). */
+  auth: AuthSettingsSchema.optional(),
+  /** Who may see and use which servers, tools, prompts and resources (see identitySettings.ts). */
+  policy: PolicySettingsSchema.prefault({}),
 });
 export type ServersFile = z.infer<typeof ServersFileSchema>;
 

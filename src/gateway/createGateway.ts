@@ -1,7 +1,8 @@
 // Builds and wires the gateway: the runtime (config → pool → catalog) → health, config sync and
 // (per session) registry + meta-tools. A plain function, not a class that owns every subsystem.
 import type { Server, ServerEventBus, Transport } from '@modelcontextprotocol/server';
-import type { LoadoutPaths } from '../config/index.js';
+import type { AuthSettings, LoadoutPaths } from '../config/index.js';
+import type { Principal } from '../identity/index.js';
 import { ServerHealth } from '../downstream/index.js';
 import { watchPromotions } from '../optimization/index.js';
 import { BackgroundDiscovery, discoveryRecordsFile, openRuntime, startConfigSync, watchToolListChanges } from '../runtime/index.js';
@@ -10,6 +11,7 @@ import { LOADOUT_ATTR, telemetry } from '../telemetry/index.js';
 import { ToolsetStore } from '../toolsets/index.js';
 import type { DirectCalls } from './calls/clientIntake.js';
 import type { GatewayContext } from './context.js';
+import { PolicyViews } from './policyViews.js';
 import { InputRounds } from './calls/inputRounds.js';
 import { listenedResources } from './content/contentHandlers.js';
 import { ListenSubscriptions, type ListenedResources } from './stdio/listenSubscriptions.js';
@@ -34,14 +36,20 @@ interface GatewayOptions {
 }
 
 /** Options of Gateway.connect. */
-export type ConnectOptions = Pick<SessionOptions, 'hearsToolChanges'>;
+export type ConnectOptions = Pick<SessionOptions, 'hearsToolChanges'> & {
+  /** Whose view the session serves (default: `policy.local`, the caller of stdio). */
+  principal?: Principal;
+};
 
 /** A running gateway. */
 export interface Gateway {
   readonly context: GatewayContext;
+  /** `auth:` of servers.yaml as read at start: the authorization server HTTP callers' tokens come from. */
+  readonly auth: AuthSettings | undefined;
   /**
    * Create a session, restore its toolset, and connect it to a client transport. The session
-   * counts only once connected; if any step fails it is closed again, and the error thrown.
+   * counts only once connected; if any step fails it is closed again, and the error thrown. It sees
+   * what `principal` may (default: `policy.local`, the caller of stdio).
    */
   connect(transport: Transport, options?: ConnectOptions): Promise<GatewaySession>;
   /**
@@ -78,6 +86,7 @@ export interface Gateway {
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const { paths, logger } = options;
   const { config, pool, catalog, state, optimization } = await openRuntime(options);
+  const policyViews = new PolicyViews(config.policy);
   const health = new ServerHealth({
     pool,
     logger,
@@ -95,7 +104,15 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   // The two watches are independent: set up together, a start waits for one round of file-system calls, not two.
   const [stopPromotionWatch, configSync] = await Promise.all([
     watchPromotions(optimization, paths.stateFile, logger),
-    startConfigSync({ paths, logger, pool, catalog, discovery, settings: config.gateway }),
+    startConfigSync({
+      paths,
+      logger,
+      pool,
+      catalog,
+      discovery,
+      settings: config.gateway,
+      applyPolicy: (policy) => policyViews.update(policy),
+    }),
   ]);
   const tasks = new TaskRoutes();
   const hub = new SessionHub({ pool, catalog, tasks, logger });
@@ -118,6 +135,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     tasks,
     inputRounds: new InputRounds(logger),
   };
+  policyViews.attach(context);
   const stopWatchingToolLists = watchToolListChanges(pool, catalog, logger);
   const stopWatchingServers = watchServerEvents(pool, catalog, hub, logger, {
     baseMs: config.gateway.reconnect_base_seconds * 1000,
@@ -127,7 +145,11 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const metaSet = metaToolSet(metaTools);
   const sessions = new Set<GatewaySession>();
   // A principal with no recorded set starts with what a new session would restore.
-  const shared = new SharedToolsets(context, async () => options.equip ?? (await state.read()).activeToolset);
+  const shared = new SharedToolsets(
+    context,
+    async () => options.equip ?? (await state.read()).activeToolset,
+    (principal) => policyViews.contextFor(principal),
+  );
   telemetry().watchGateway({
     // A 2025-era session holds its own set (it names no principal): they are counted together.
     equippedTools: () => [
@@ -146,13 +168,17 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   // Every modern request builds a Server with them: computed once per catalog, while every server
   // is discovered. An undiscovered one may fail with no new catalog to say so, so its line (not
   // discovered yet, or why not) is read again for each request until it is discovered.
-  let instructions: Promise<string> | undefined;
-  const stopInvalidatingInstructions = catalog.onChange(() => {
-    instructions = undefined;
+  // Each principal's, as its map shows only the servers it may use.
+  const instructions = new Map<string, Promise<string>>();
+  const stopInvalidatingInstructions = catalog.onChange(() => instructions.clear());
+  const stopFollowingPolicy = policyViews.onChange(() => {
+    instructions.clear();
+    shared.refreshAll();
   });
-  const requestInstructions = (): Promise<string> => {
-    const text = (instructions ??= sessionInstructions(context));
-    if (catalog.undiscoveredServers.length) instructions = undefined;
+  const requestInstructions = (principal: Principal): Promise<string> => {
+    let text = instructions.get(principal.id);
+    if (!text) instructions.set(principal.id, (text = sessionInstructions(policyViews.contextFor(principal))));
+    if (catalog.undiscoveredServers.length) instructions.delete(principal.id);
     return text;
   };
   let closed: Promise<void> | undefined;
@@ -164,14 +190,15 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   health.start();
 
   // A session with its toolset restored, not yet connected; closed when its Server closes.
-  const open = async (sessionOptions?: ConnectOptions): Promise<GatewaySession> => {
-    const session = new GatewaySession(context, metaSet, await sessionInstructions(context), sessionOptions);
+  const open = async (principal: Principal, sessionOptions?: Pick<SessionOptions, 'hearsToolChanges'>): Promise<GatewaySession> => {
+    const seen = policyViews.contextFor(principal);
+    const session = new GatewaySession(seen, metaSet, await sessionInstructions(seen), sessionOptions);
     session.server.onclose = () => {
       sessions.delete(session);
       void session.close();
     };
     try {
-      await restoreToolset(session, context, options.equip);
+      await restoreToolset(session, seen, options.equip);
     } catch (error) {
       await session.close();
       throw error;
@@ -182,8 +209,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   // The session of one modern (2026-07-28) HTTP request: the set of `scope`, up to date with its file.
   const requestSession = async (scope: RequestScope): Promise<GatewaySession> => {
     if (closed) throw new LoadoutError('CLOSED', 'loadout is shutting down');
-    const [set, text] = await Promise.all([shared.current(scope), requestInstructions()]);
-    return new GatewaySession(context, scope.kind === 'principal' ? metaSet : fixedMetaTools(), text, { shared: set });
+    const [set, text] = await Promise.all([shared.current(scope), requestInstructions(scope.principal)]);
+    return new GatewaySession(policyViews.contextFor(scope.principal), scope.kind === 'principal' ? metaSet : fixedMetaTools(), text, { shared: set });
   };
 
   // Connect an opened session to its client's transport.
@@ -203,13 +230,15 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
 
   return {
     context,
+    auth: config.auth,
     async serveStdio(transport, onError) {
       const opening = new StdioOpening(transport);
       // A 2026-07-28 client hears a tools list_changed only on a listen stream that asked for it.
       let listening: ListenSubscriptions | undefined;
       const hearsToolChanges = (): boolean => listening?.hearsToolChanges ?? true;
       // The session opens (its toolset restored) while the client's first message is on its way.
-      const [session, first] = await Promise.all([open({ hearsToolChanges }), opening.firstMessage()]);
+      // A stdio client is the one `policy.local` names.
+      const [session, first] = await Promise.all([open(policyViews.localPrincipal, { hearsToolChanges }), opening.firstMessage()]);
       if (!first) return void (await session.close());
       // A 2025-era client (it opens with initialize) is connected straight to its session, as
       // before the 2026 era: the SDK's era layer would check every message's shape both ways,
@@ -228,7 +257,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       let opened: GatewaySession | undefined = session;
       serveStdio(
         async () => {
-          const next = opened ?? (await open());
+          const next = opened ?? (await open(policyViews.localPrincipal));
           opened = undefined;
           if (closed) throw new LoadoutError('CLOSED', 'loadout is shutting down');
           sessions.add(next);
@@ -238,7 +267,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       );
     },
     async connect(transport, connectOptions) {
-      return attach(await open(connectOptions), transport);
+      const { principal, ...sessionOptions } = connectOptions ?? {};
+      return attach(await open(principal ?? policyViews.localPrincipal, sessionOptions), transport);
     },
     async requestServer(scope) {
       return (await requestSession(scope)).server;
@@ -264,6 +294,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         stopWatchingToolLists();
         stopWatchingServers();
         stopInvalidatingInstructions();
+        stopFollowingPolicy();
         shared.close();
         await configSync.close();
         context.inputRounds.close();

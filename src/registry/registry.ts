@@ -157,7 +157,7 @@ export class ToolRegistry {
     const seen = new Set<string>();
     for (const candidate of candidates) {
       if (typeof candidate === 'string') {
-        withheld.push({ id: candidate, reason: 'unknown' });
+        if (!catalog.conceals(candidate)) withheld.push({ id: candidate, reason: 'unknown' });
         continue;
       }
       if (seen.has(candidate.id)) continue;

@@ -3,7 +3,7 @@
 // upstream change is marked `changed`), and publishes the runtime file `loadout status` reads.
 import { isDeepStrictEqual } from 'node:util';
 import type { CatalogStore } from '../catalog/index.js';
-import { ServersFileWatcher, type GatewaySettings, type LoadoutPaths, type ServersFile } from '../config/index.js';
+import { ServersFileWatcher, type GatewaySettings, type LoadoutPaths, type PolicySettings, type ServersFile } from '../config/index.js';
 import type { ServerPool } from '../downstream/index.js';
 import { errorMessage, type Logger } from '../shared/index.js';
 import type { BackgroundDiscovery } from './backgroundDiscovery.js';
@@ -17,6 +17,8 @@ interface ConfigSyncOptions {
   catalog: CatalogStore;
   discovery: BackgroundDiscovery;
   settings: GatewaySettings;
+  /** Adopt the `policy:` of an edited servers.yaml (one that does not parse never gets here). */
+  applyPolicy(policy: PolicySettings): void;
 }
 
 /** A running config sync. */
@@ -57,6 +59,7 @@ export async function startConfigSync(options: ConfigSyncOptions): Promise<Confi
 async function applyConfig(config: ServersFile, options: ConfigSyncOptions, log: Logger): Promise<void> {
   const { pool, catalog, discovery, settings } = options;
   if (!isDeepStrictEqual(config.gateway, settings)) log.warn('changes under "gateway:" in servers.yaml take effect at the next start');
+  options.applyPolicy(config.policy);
   if (isDeepStrictEqual(config.servers, pool.configs)) return;
   const before = new Set(Object.keys(pool.configs));
   const after = Object.keys(config.servers);

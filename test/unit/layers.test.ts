@@ -15,6 +15,7 @@ const LAYER: Record<string, number> = {
   config: 2,
   store: 3,
   downstream: 4,
+  identity: 4,
   catalog: 5,
   registry: 6,
   toolsets: 7,

@@ -2,6 +2,7 @@
 // --explain which fields and words earned each tool its place.
 import type { Command } from 'commander';
 import type { Catalog, RankedTool } from '../../catalog/index.js';
+import { Policy } from '../../identity/index.js';
 import { LoadoutError, oneLine } from '../../shared/index.js';
 import { enabledServerNames } from '../../config/index.js';
 import { openConfiguredRuntime, requireServer, undiscoveredText } from '../configView.js';
@@ -35,14 +36,17 @@ export function registerSearch(program: Command): void {
       const runtime = await openConfiguredRuntime(paths, logger);
       let catalog: Catalog;
       let modelScores: ReadonlyMap<string, number> | undefined;
-      const inScope = (server: string) => options.server === undefined || server === options.server;
+      // Searched as the local caller (policy.local) may see the catalog.
+      const policy = new Policy(runtime.config.policy);
+      const grants = policy.grantsFor(policy.localPrincipal);
+      const inScope = (server: string) => (options.server === undefined || server === options.server) && (grants?.server(server) ?? true);
       let enabled: string[];
       let undiscovered: string[];
       try {
         if (options.server !== undefined) requireServer(runtime.config, options.server);
         // The catalog discover-all-tools ranks: keywords, synonyms, learned words, examples, promotions.
         await runtime.catalog.ensureLoaded();
-        catalog = runtime.catalog.current;
+        catalog = grants ? runtime.catalog.current.restrictedTo(grants) : runtime.catalog.current;
         enabled = enabledServerNames(runtime.pool.configs).filter(inScope);
         undiscovered = runtime.catalog.undiscoveredServers.filter(inScope);
         modelScores = await runtime.catalog.modelScores(query);

@@ -2,6 +2,8 @@
 // with --http for any number of clients over streamable HTTP until a signal.
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { GatewayStdioTransport, assertSafeBind, createGateway, serveHttp } from '../../gateway/index.js';
+import { AuthSettingsSchema, type AuthSettings } from '../../config/index.js';
+import { LoadoutError, firstIssueText } from '../../shared/index.js';
 import { startTelemetry } from '../../telemetry/index.js';
 import { CLIENT_NAMES } from '../clients/clientFiles.js';
 import { importOnFirstRun } from '../importServers.js';
@@ -21,6 +23,10 @@ interface ServeOptions {
   sessionIdleMinutes: number;
   maxSessions: number;
   metrics?: boolean;
+  authIssuer?: string;
+  authAudience?: string;
+  authScope: string[];
+  authGroupsClaim?: string;
 }
 
 /** Register `serve` on the program. */
@@ -42,6 +48,13 @@ export function registerServe(program: Command): void {
         .argParser(collect)
         .default([], '$LOADOUT_TOKEN'),
     )
+    .option('--auth-issuer <url>', 'HTTP: accept OAuth access tokens from this authorization server instead of --token (auth.issuer)')
+    .option(
+      '--auth-audience <url>',
+      "HTTP: loadout's canonical URL, the only token audience accepted (auth.audience; default: its /mcp URL)",
+    )
+    .option('--auth-scope <scope>', 'HTTP: a scope every access token must carry (repeatable; auth.scopes)', collect, [])
+    .option('--auth-groups-claim <claim>', "HTTP: the token claim listing the caller's groups (auth.groups_claim; default: groups)")
     .option('--allow-origin <origin>', 'HTTP: also accept requests from this browser origin (repeatable)', collect, [])
     .option(
       '--max-body-mb <mb>',
@@ -66,7 +79,7 @@ export function registerServe(program: Command): void {
       const { paths, logger } = commandEnvironment(command);
       const given = options.token.filter((token) => token !== '');
       const tokens = given.length > 0 ? given : process.env.LOADOUT_TOKEN ? [process.env.LOADOUT_TOKEN] : [];
-      if (options.http) assertSafeBind(options.host, tokens[0]);
+      if (options.http) assertSafeBind(options.host, tokens[0] ?? options.authIssuer);
       if (options.metrics && !options.http)
         command.error('error: --metrics needs --http (stdio has no /metrics; export with OTEL_* instead)');
       await importOnFirstRun(paths);
@@ -78,6 +91,7 @@ export function registerServe(program: Command): void {
             host: options.host,
             port: options.port,
             tokens,
+            auth: authSettings(gateway.auth, options),
             allowedOrigins: options.allowOrigin,
             maxBodyBytes: Math.round(options.maxBodyMb * 1024 * 1024),
             sessionIdleMs: options.sessionIdleMinutes * 60_000,
@@ -107,7 +121,9 @@ export function registerServe(program: Command): void {
       process.on('SIGINT', () => void stop('SIGINT'));
       process.on('SIGTERM', () => void stop('SIGTERM'));
       if (http) {
-        printNote(`serving MCP at ${http.url}${tokens.length > 0 ? ' (bearer token required)' : ''}`);
+        const guarded =
+          gateway.auth || options.authIssuer ? ' (access token required)' : tokens.length > 0 ? ' (bearer token required)' : '';
+        printNote(`serving MCP at ${http.url}${guarded}`);
         return;
       }
       const notice = terminalNotice(process.stdin.isTTY);
@@ -136,6 +152,26 @@ export function terminalNotice(stdinIsTTY: boolean | undefined): string | undefi
     'serve is waiting for an MCP client on stdin; typing here does nothing. Let a client start it instead: ' +
     `"loadout setup claude-code" adds it to Claude Code (or setup ${others}); Ctrl-C stops this one.`
   );
+}
+
+// `auth:` of servers.yaml with the --auth-* flags over it; the flags alone need --auth-issuer.
+function authSettings(file: AuthSettings | undefined, options: ServeOptions): AuthSettings | undefined {
+  const issuer = options.authIssuer ?? file?.issuer;
+  if (!issuer) {
+    if (options.authAudience || options.authScope.length > 0 || options.authGroupsClaim) {
+      throw new LoadoutError('INVALID_ARGUMENT', 'The --auth-* options need --auth-issuer (or auth.issuer in servers.yaml)');
+    }
+    return undefined;
+  }
+  const parsed = AuthSettingsSchema.safeParse({
+    ...file,
+    issuer,
+    ...(options.authAudience ? { audience: options.authAudience } : {}),
+    ...(options.authScope.length > 0 ? { scopes: options.authScope } : {}),
+    ...(options.authGroupsClaim ? { groups_claim: options.authGroupsClaim } : {}),
+  });
+  if (!parsed.success) throw new LoadoutError('INVALID_ARGUMENT', `Invalid --auth-* option: ${firstIssueText(parsed.error)}`);
+  return parsed.data;
 }
 
 function collect(value: string, previous: string[]): string[] {

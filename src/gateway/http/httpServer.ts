@@ -10,10 +10,12 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { LoadoutError, errorMessage, isLoadoutError, type Logger } from '../../shared/index.js';
-import { ToolsetNameSchema } from '../../config/index.js';
+import { ToolsetNameSchema, type AuthSettings } from '../../config/index.js';
+import type { Principal } from '../../identity/index.js';
 import { telemetry } from '../../telemetry/index.js';
 import type { Gateway } from '../createGateway.js';
 import { assertSafeBind, createRequestGuard } from './httpGuard.js';
+import { httpIdentity, isCredentialRefusal, type HttpIdentity } from './httpIdentity.js';
 import { modernEndpoints } from './modernHttp.js';
 import { BodyTooLargeError, discardBody, hasUnreadBody, readBody } from './httpBody.js';
 import { requestProblem } from '../calls/requestShape.js';
@@ -25,6 +27,8 @@ interface HttpServeOptions {
   port: number;
   /** Bearer tokens accepted (any one); each is a principal with its own equipped set in the 2026-07-28 era. */
   tokens?: readonly string[];
+  /** Check OAuth access tokens from this issuer instead (loadout as a resource server); not with `tokens`. */
+  auth?: AuthSettings;
   /** Origins allowed besides the server's own. */
   allowedOrigins?: readonly string[];
   maxBodyBytes: number;
@@ -56,6 +60,8 @@ interface HttpSession {
   /** GET notification streams open: without one, the session's notifications reach no one. */
   openGets: number;
   lastActiveMs: number;
+  /** Who started it: only they may use it. */
+  readonly principal: Principal;
 }
 
 const MCP_PATH = '/mcp';
@@ -67,7 +73,14 @@ const HTTP_WIRE = { transport: 'tcp', protocol: 'http' } as const;
 /** Listen on `options.host:port` and serve `gateway` to any number of HTTP clients. */
 export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Promise<HttpGateway> {
   const tokens = options.tokens ?? [];
-  assertSafeBind(options.host, tokens[0]);
+  if (options.auth && tokens.length > 0) {
+    throw new LoadoutError(
+      'INVALID_ARGUMENT',
+      'Give either --token or an authorization server (auth: in servers.yaml, or --auth-issuer), not both',
+    );
+  }
+  // An authorization server stands in for the token: every request needs one of its access tokens.
+  assertSafeBind(options.host, tokens[0] ?? options.auth?.issuer);
   // Loaded here, not at module load: it brings an HTTP framework that stdio `serve` never needs,
   // and node:http costs a stdio gateway's start ~1 ms for nothing.
   const nodeModule = await import('@modelcontextprotocol/node');
@@ -76,14 +89,15 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
   const logger = options.logger.child({ mod: 'http' });
   const sessions = new Map<string, HttpSession>();
   let guard: ReturnType<typeof createRequestGuard> | undefined;
-  const modern = modernEndpoints(gateway, nodeModule, { tokens, maxBodyBytes: options.maxBodyBytes, logger });
+  let identity: HttpIdentity | undefined;
+  const modern = modernEndpoints(gateway, nodeModule, { maxBodyBytes: options.maxBodyBytes, logger });
 
-  const startSession = async (req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> => {
+  const startSession = async (req: IncomingMessage, res: ServerResponse, body: unknown, principal: Principal): Promise<void> => {
     let state: HttpSession | undefined;
     const transport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        state = { transport, openRequests: 0, openPosts: 0, openGets: 0, lastActiveMs: Date.now() };
+        state = { transport, openRequests: 0, openPosts: 0, openGets: 0, lastActiveMs: Date.now(), principal };
         sessions.set(id, state);
         logger.info({ session: id, sessions: sessions.size }, 'session started');
       },
@@ -94,7 +108,10 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
     };
     try {
       // A tools list_changed reaches the client only on its GET stream: an equip need not wait for a re-read otherwise.
-      await gateway.connect(telemetry().serverTransport(transport, HTTP_WIRE), { hearsToolChanges: () => (state?.openGets ?? 0) > 0 });
+      await gateway.connect(telemetry().serverTransport(transport, HTTP_WIRE), {
+        principal,
+        hearsToolChanges: () => (state?.openGets ?? 0) > 0,
+      });
       await transport.handleRequest(req, res, body);
     } finally {
       // A failed connect, or an initialize the SDK rejected, leaves a session nobody can address.
@@ -102,7 +119,7 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
     }
   };
 
-  const handleMcp = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  const handleMcp = async (req: IncomingMessage, res: ServerResponse, principal: Principal): Promise<void> => {
     const sessionId = req.headers['mcp-session-id'];
     if (Array.isArray(sessionId)) return sendError(res, 400, 'Only one Mcp-Session-Id header is allowed');
     if (req.method !== 'POST' && req.method !== 'GET' && req.method !== 'DELETE') {
@@ -116,17 +133,18 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
     if (refused) return sendJson(res, 400, refused);
     if (sessionId === undefined) {
       // A 2026-07-28 request is served on its own, whatever came before it.
-      if (req.method === 'POST' && (await modern.isModern(req, body))) return modern.servePrincipal(req, res, body);
+      if (req.method === 'POST' && (await modern.isModern(req, body))) return modern.servePrincipal(req, res, body, principal);
       if (req.method === 'POST' && isInitializeRequest(body)) {
         if (sessions.size >= options.maxSessions && !endLongestIdle(sessions, logger)) {
           return sendError(res, 503, `All ${options.maxSessions} sessions (--max-sessions) have a call under way; try again later`);
         }
-        return startSession(req, res, body);
+        return startSession(req, res, body, principal);
       }
       return sendError(res, 400, 'Mcp-Session-Id header is required (send initialize first to start a session)');
     }
     const session = sessions.get(sessionId);
     if (!session) return sendError(res, 404, 'Session not found (it ended or expired); send initialize to start a new one');
+    if (session.principal.id !== principal.id) return sendError(res, 403, 'This session belongs to another caller');
     const posted = req.method === 'POST';
     const stream = req.method === 'GET';
     session.openRequests++;
@@ -142,7 +160,7 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
   };
 
   // A toolset endpoint serves 2026-07-28 requests only: a 2025 session would be one more per-process state.
-  const handleToolset = async (req: IncomingMessage, res: ServerResponse, name: string): Promise<void> => {
+  const handleToolset = async (req: IncomingMessage, res: ServerResponse, name: string, principal: Principal): Promise<void> => {
     if (req.method !== 'POST') {
       res.setHeader('Allow', 'POST');
       return sendError(res, 405, `Method ${req.method} is not allowed on ${TOOLSETS_PATH}${name}`);
@@ -155,7 +173,7 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
       return sendError(res, 400, `${TOOLSETS_PATH}${name} serves MCP 2026-07-28 requests only; 2025 clients connect to ${MCP_PATH}`);
     }
     try {
-      await modern.serveToolset(req, res, body, name);
+      await modern.serveToolset(req, res, body, name, principal);
     } catch (error) {
       if (!isLoadoutError(error) || error.code !== 'TOOLSET_NOT_FOUND' || res.headersSent) throw error;
       sendError(res, 404, error.message);
@@ -165,10 +183,18 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     // Until the port is known the guard cannot check Host: refuse rather than let anything through.
-    const refusal = guard ? guard(req.headers, path !== '/healthz') : { status: 503 as const, message: 'loadout is starting' };
+    const refusal =
+      guard && identity
+        ? guard(req.headers, path !== '/healthz' && !identity.checksTokens)
+        : { status: 503 as const, message: 'loadout is starting' };
     if (refusal) {
       if (refusal.status === 401) res.setHeader('WWW-Authenticate', 'Bearer');
       return sendError(res, refusal.status, refusal.message);
+    }
+    const metadata = identity!.metadataAt(path);
+    if (metadata) {
+      if (req.method !== 'GET' && req.method !== 'HEAD') return sendError(res, 405, `Use GET ${path}`);
+      return sendJson(res, 200, metadata);
     }
     if (path === '/healthz') {
       if (req.method !== 'GET' && req.method !== 'HEAD') return sendError(res, 405, 'Use GET /healthz');
@@ -181,7 +207,15 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
     }
     const toolset = path.startsWith(TOOLSETS_PATH) ? ToolsetNameSchema.safeParse(path.slice(TOOLSETS_PATH.length)) : undefined;
     if (path !== MCP_PATH && !toolset?.success) return sendError(res, 404, `Nothing at ${path}; the MCP endpoint is ${MCP_PATH}`);
-    (toolset?.success ? handleToolset(req, res, toolset.data) : handleMcp(req, res)).catch((error: unknown) => {
+    const serve = async (): Promise<void> => {
+      const principal = await identity!.principalOf(req.headers);
+      if (isCredentialRefusal(principal)) {
+        for (const [name, value] of Object.entries(principal.headers)) res.setHeader(name, value);
+        return sendError(res, principal.status, principal.message);
+      }
+      return toolset?.success ? handleToolset(req, res, toolset.data, principal) : handleMcp(req, res, principal);
+    };
+    serve().catch((error: unknown) => {
       logger.error({ err: errorMessage(error) }, 'HTTP request failed');
       // A LoadoutError (e.g. a --equip toolset that does not exist) says what to fix.
       if (!res.headersSent) sendError(res, 500, isLoadoutError(error) ? error.message : 'Internal error');
@@ -193,13 +227,15 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
   // No client may come for a while: load the catalog and discover uncached servers now, as stdio
   // does right after its client's first tools/list.
   void gateway.context.ready();
+  const hostInUrl = options.host.includes(':') && !options.host.startsWith('[') ? `[${options.host}]` : options.host;
+  const url = `http://${hostInUrl}:${port}${MCP_PATH}`;
+  identity = httpIdentity(options.auth, url, tokens);
   guard = createRequestGuard({ host: options.host, port, tokens, allowedOrigins: options.allowedOrigins });
   const expiry = options.sessionIdleMs > 0 ? startIdleExpiry(sessions, options.sessionIdleMs, logger) : undefined;
-  const hostInUrl = options.host.includes(':') && !options.host.startsWith('[') ? `[${options.host}]` : options.host;
   let closed: Promise<void> | undefined;
 
   return {
-    url: `http://${hostInUrl}:${port}${MCP_PATH}`,
+    url,
     get sessionCount() {
       return sessions.size;
     },

@@ -14,14 +14,12 @@ import { MODERN_REVISION, carriesEnvelope, type Logger } from '../../shared/inde
 import { telemetry } from '../../telemetry/index.js';
 import { ALL_TOOLSET } from '../../toolsets/index.js';
 import type { Gateway } from '../createGateway.js';
-import { bearerToken } from './httpGuard.js';
-import { principalOfToken, scopeKey, type RequestScope } from './principalToolsets.js';
+import type { Principal } from '../../identity/index.js';
+import { scopeKey, type RequestScope } from './principalToolsets.js';
 import { isPlainModernCall } from '../calls/requestShape.js';
 
 /** Options of modernEndpoints. */
 interface ModernOptions {
-  /** The bearer tokens the guard accepts; none: every request is the local principal's. */
-  tokens: readonly string[];
   maxBodyBytes: number;
   logger: Logger;
 }
@@ -30,10 +28,10 @@ interface ModernOptions {
 export interface ModernEndpoints {
   /** Whether a POST with no session id is a 2026-07-28 request (the SDK's classification). */
   isModern(req: IncomingMessage, body: unknown): Promise<boolean>;
-  /** Serve a modern request on /mcp, with its principal's set (the guard has checked its token). */
-  servePrincipal(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void>;
+  /** Serve a modern request on /mcp, with its principal's set (its credentials checked). */
+  servePrincipal(req: IncomingMessage, res: ServerResponse, body: unknown, principal: Principal): Promise<void>;
   /** Serve a modern request on /mcp/toolsets/`toolset` (TOOLSET_NOT_FOUND for an unknown toolset, before anything is served). */
-  serveToolset(req: IncomingMessage, res: ServerResponse, body: unknown, toolset: string): Promise<void>;
+  serveToolset(req: IncomingMessage, res: ServerResponse, body: unknown, toolset: string, principal: Principal): Promise<void>;
   /** End every request under way. */
   close(): Promise<void>;
 }
@@ -45,8 +43,6 @@ export function modernEndpoints(
   options: ModernOptions,
 ): ModernEndpoints {
   const { toNodeHandler, toWebRequest } = nodeModule;
-  // The guard accepts only these tokens: each one's principal is hashed once, not per request.
-  const principals = new Map(options.tokens.map((token) => [token, principalOfToken(token)]));
   const handlers = new Map<string, { handler: McpHttpHandler; serve: NodeMcpRequestHandler }>();
   const handlerOf = (scope: RequestScope): NodeMcpRequestHandler => {
     const key = scopeKey(scope);
@@ -116,13 +112,11 @@ export function modernEndpoints(
         carriesEnvelope((body as { params?: unknown } | undefined)?.params) || !(await isLegacyRequest(await toWebRequest(req, body), body))
       );
     },
-    servePrincipal(req, res, body) {
-      const token = principals.size > 0 ? bearerToken(req.headers.authorization) : undefined;
-      const principal = (token !== undefined && principals.get(token)) || principalOfToken(token);
+    servePrincipal(req, res, body, principal) {
       return serve({ kind: 'principal', principal }, req, res, body);
     },
-    async serveToolset(req, res, body, toolset) {
-      const scope: RequestScope = { kind: 'toolset', toolset };
+    async serveToolset(req, res, body, toolset, principal) {
+      const scope: RequestScope = { kind: 'toolset', toolset, principal };
       // Checked once: a toolset deleted later is served empty, and saved again, served again.
       if (!handlers.has(scopeKey(scope)) && toolset !== ALL_TOOLSET) await gateway.context.toolsets.get(toolset);
       return serve(scope, req, res, body);

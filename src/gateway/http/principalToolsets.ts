@@ -1,36 +1,31 @@
 // Whose equipped set a modern (2026-07-28) HTTP request is served with. That era has no session:
 // the tools page says tools/list "MUST NOT vary per-connection or as a side effect of other
 // requests on the connection" but "MAY vary by the authorization presented on the request". So on
-// /mcp the set belongs to the principal: the bearer token (by its hash, never the token itself),
-// or `local` without one, recorded in `<data>/principals/<id>.json`. On /mcp/toolsets/NAME it is
+// /mcp the set belongs to the principal (identity layer: an issuer's subject, a static token, or
+// `local`), recorded in `<data>/principals/<id>.json` under its id, a hash. On /mcp/toolsets/NAME it is
 // that saved toolset, always: equipping there is refused, and the list changes only when the
 // toolset is saved again or its tools change in the catalog. Both are FileBackedToolsets, so every
 // loadout process on the data dir serves the same set.
-import { createHash } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import * as z from 'zod';
 import { ToolsetNameSchema, fileStamp, readTextIfExists, withFileLock, writeTextAtomic } from '../../config/index.js';
 import { LoadoutError, errorMessage } from '../../shared/index.js';
 import { LOADOUT_ATTR, type GaugeReading } from '../../telemetry/index.js';
+import type { Principal } from '../../identity/index.js';
 import { ALL_TOOLSET } from '../../toolsets/index.js';
 import type { GatewayContext } from '../context.js';
 import { FileBackedToolset, type ToolsetRecord } from '../fileBackedToolset.js';
 
-// The principal of requests that present no token (a gateway started without --token).
-const LOCAL_PRINCIPAL = 'local';
-
-/** The principal a bearer token stands for: a hash, so the token itself is never stored. */
-export function principalOfToken(token: string | undefined): string {
-  return token === undefined ? LOCAL_PRINCIPAL : createHash('sha256').update(token, 'utf8').digest('hex').slice(0, 32);
-}
-
-/** Whose set a modern request is served with: its principal's (on /mcp), or one toolset's (on /mcp/toolsets/NAME). */
-export type RequestScope = { kind: 'principal'; principal: string } | { kind: 'toolset'; toolset: string };
+/**
+ * Whose set a modern request is served with: its principal's (on /mcp), or one toolset's (on
+ * /mcp/toolsets/NAME) as its principal may see it.
+ */
+export type RequestScope = { kind: 'principal'; principal: Principal } | { kind: 'toolset'; toolset: string; principal: Principal };
 
 /** One string per scope, for maps of what each scope has. */
 export function scopeKey(scope: RequestScope): string {
-  return scope.kind === 'principal' ? `principal ${scope.principal}` : `toolset ${scope.toolset}`;
+  return scope.kind === 'principal' ? `principal ${scope.principal.id}` : `toolset ${scope.toolset} ${scope.principal.id}`;
 }
 
 const PrincipalRecordSchema = z.strictObject({ toolset: ToolsetNameSchema.nullable() });
@@ -40,13 +35,18 @@ export class SharedToolsets {
   readonly #context: GatewayContext;
   readonly #principalsDir: string;
   readonly #initial: () => Promise<string | null>;
+  readonly #contextOf: (principal: Principal) => GatewayContext;
   readonly #sets = new Map<string, FileBackedToolset>();
   readonly #stopWatchingCatalog: () => void;
   #dirMade: Promise<unknown> | undefined;
 
-  /** `initial`: the toolset of a principal with no record yet (--equip, or the one remembered in state.json). */
-  constructor(context: GatewayContext, initial: () => Promise<string | null>) {
+  /**
+   * `initial`: the toolset of a principal with no record yet (--equip, or the one remembered in
+   * state.json); `contextOf`: what a principal may see (policyViews.ts).
+   */
+  constructor(context: GatewayContext, initial: () => Promise<string | null>, contextOf: (principal: Principal) => GatewayContext) {
     this.#context = context;
+    this.#contextOf = contextOf;
     this.#principalsDir = path.join(context.paths.dataDir, 'principals');
     this.#initial = initial;
     // A new catalog (discovery, config reload, promotion) may change what each set exposes.
@@ -67,8 +67,8 @@ export class SharedToolsets {
     const key = scopeKey(scope);
     let set = this.#sets.get(key);
     if (!set) {
-      const record = scope.kind === 'principal' ? this.#principalRecord(scope.principal) : toolsetRecord(this.#context, scope.toolset);
-      set = new FileBackedToolset(this.#context, record);
+      const record = scope.kind === 'principal' ? this.#principalRecord(scope.principal.id) : toolsetRecord(this.#context, scope.toolset);
+      set = new FileBackedToolset(this.#contextOf(scope.principal), record);
       this.#sets.set(key, set);
     }
     return set;
@@ -82,7 +82,7 @@ export class SharedToolsets {
     }));
   }
 
-  /** Rebuild every set (the catalog or a server's health changed). */
+  /** Rebuild every set (the catalog, the policy or a server's health changed). */
   refreshAll(): void {
     for (const set of this.#sets.values()) void set.refresh();
   }

@@ -1,0 +1,134 @@
+// What each principal's sessions see of the shared services under `policy:`: a context whose
+// catalog (and server configs) hold only what the principal is granted, so every reader of it
+// (tools/list, the meta-tools, prompts, resources, completions, the server map) filters by
+// reading, and a forbidden tool is simply not found. Views of a catalog are built once per
+// catalog and grants; a new policy (servers.yaml edited) takes effect at once, and one that does
+// not parse leaves the last good one in place (the config watcher keeps the last good file).
+import type { CatalogStore, Catalog } from '../catalog/index.js';
+import type { PolicySettings } from '../config/index.js';
+import { Policy, type Grants, type Principal } from '../identity/index.js';
+import type { GatewayContext } from './context.js';
+
+// Catalog → grants → that catalog as the grants allow; both weak, so old catalogs and policies go.
+const views = new WeakMap<Catalog, WeakMap<Grants, Catalog>>();
+
+function viewOf(catalog: Catalog, grants: Grants | undefined): Catalog {
+  if (!grants) return catalog;
+  let byGrants = views.get(catalog);
+  if (!byGrants) views.set(catalog, (byGrants = new WeakMap()));
+  let view = byGrants.get(grants);
+  if (!view) byGrants.set(grants, (view = catalog.restrictedTo(grants)));
+  return view;
+}
+
+/** The policy in force, and each principal's view of the gateway under it. */
+export class PolicyViews {
+  #context: GatewayContext | undefined;
+  #policy: Policy;
+  readonly #contexts = new Map<string, GatewayContext>();
+  readonly #listeners = new Set<() => void>();
+
+  /** Made before the context it views, so that config sync can hand it a new policy from the start. */
+  constructor(settings: PolicySettings) {
+    this.#policy = new Policy(settings);
+  }
+
+  /** The shared context every view restricts. */
+  attach(context: GatewayContext): void {
+    this.#context = context;
+  }
+
+  /** The caller of stdio sessions (and of HTTP without credentials): `policy.local`. */
+  get localPrincipal(): Principal {
+    return this.#policy.localPrincipal;
+  }
+
+  /** Adopt a new `policy:`; every view follows at once, and their holders hear of it. */
+  update(settings: PolicySettings): void {
+    this.#policy = new Policy(settings);
+    for (const listener of this.#listeners) listener();
+  }
+
+  /** The context `principal`'s sessions work with. */
+  contextFor(principal: Principal): GatewayContext {
+    const base = this.#context;
+    if (!base) throw new Error('PolicyViews.attach() comes before any view');
+    let context = this.#contexts.get(principal.id);
+    if (!context) {
+      const grants = (): Grants | undefined => this.#policy.grantsFor(principal);
+      const granted = (server: string): boolean => grants()?.server(server) ?? true;
+      context = {
+        ...base,
+        // A server's discovery state names it: "not found" is all a caller may learn of one not granted.
+        discovery: overlay(base.discovery, {
+          states: () => () => base.discovery.states().filter((state) => granted(state.server)),
+          state: () => (server: string) => (granted(server) ? base.discovery.state(server) : undefined),
+        }),
+        catalog: restrictedCatalog(base.catalog, grants, (listener) => this.onChange(listener)),
+        pool: overlay(base.pool, {
+          configs: () => {
+            const configs = base.pool.configs;
+            return grants() ? Object.fromEntries(Object.entries(configs).filter(([server]) => granted(server))) : configs;
+          },
+        }),
+      };
+      this.#contexts.set(principal.id, context);
+    }
+    return context;
+  }
+
+  /** Hear of each new policy; returns the unsubscribe function. */
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+}
+
+// The catalog store as `grants` allow it: its catalogs, map and server lists restricted; a new
+// policy is announced to its listeners as a new catalog.
+function restrictedCatalog(
+  store: CatalogStore,
+  grants: () => Grants | undefined,
+  onPolicyChange: (listener: () => void) => () => void,
+): CatalogStore {
+  const current = (): Catalog => viewOf(store.current, grants());
+  const granted = (server: string): boolean => grants()?.server(server) ?? true;
+  return overlay(store, {
+    current,
+    undiscoveredServers: () => store.undiscoveredServers.filter(granted),
+    discoveryFailures: () => () => new Map([...store.discoveryFailures()].filter(([server]) => granted(server))),
+    serverMap: () => async () => {
+      const entries = await store.serverMap();
+      const limit = grants();
+      if (!limit) return entries;
+      const summaries = current().serverSummaries();
+      return entries
+        .filter((entry) => limit.server(entry.server))
+        .map(({ summary: _whole, ...entry }) => {
+          const summary = summaries.get(entry.server);
+          return summary ? { ...entry, summary } : entry;
+        });
+    },
+    onChange: () => (listener: (catalog: Catalog) => void) => {
+      const fromStore = store.onChange(() => listener(current()));
+      const fromPolicy = onPolicyChange(() => listener(current()));
+      return () => {
+        fromStore();
+        fromPolicy();
+      };
+    },
+  });
+}
+
+// `target` with some members replaced (each computed on every read); the rest are its own, methods
+// bound to it (its private fields need it as `this`).
+function overlay<T extends object>(target: T, members: { [K in keyof T]?: () => T[K] }): T {
+  return new Proxy(target, {
+    get(object, property) {
+      const replaced = members[property as keyof T];
+      if (replaced) return replaced();
+      const value: unknown = Reflect.get(object, property, object);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(object) : value;
+    },
+  });
+}
