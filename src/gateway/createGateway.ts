@@ -210,7 +210,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const requestSession = async (scope: RequestScope): Promise<GatewaySession> => {
     if (closed) throw new LoadoutError('CLOSED', 'loadout is shutting down');
     const [set, text] = await Promise.all([shared.current(scope), requestInstructions(scope.principal)]);
-    return new GatewaySession(policyViews.contextFor(scope.principal), scope.kind === 'principal' ? metaSet : fixedMetaTools(), text, { shared: set });
+    return new GatewaySession(policyViews.contextFor(scope.principal), scope.kind === 'principal' ? metaSet : fixedMetaTools(), text, {
+      shared: set,
+    });
   };
 
   // Connect an opened session to its client's transport.

@@ -173,7 +173,9 @@ export class CallRouter {
     const parsed = tool.input.safeParse(args ?? {});
     if (!parsed.success) return errorResult(describeInvalidArguments(tool, parsed.error));
     try {
-      const result = await telemetry().metaTool(tool.name, () => tool.run(parsed.data, { gateway: this.#context, session: this.#session, extra }));
+      const result = await telemetry().metaTool(tool.name, () =>
+        tool.run(parsed.data, { gateway: this.#context, session: this.#session, extra }),
+      );
       return typeof result === 'string' ? textResult(result) : result;
     } catch (error) {
       if (isProtocolRefusal(error)) throw error;
