@@ -5,7 +5,7 @@ import type { ServerConfig } from '../config/index.js';
 import type { CatalogTool } from './catalogTool.js';
 import type { CachedServerTools, DefinitionCache } from './definitionCache.js';
 import { ResourceUriIndex } from './resourceUris.js';
-import { CatalogSearch, type SearchOptions, type SearchResult, type SearchSetup } from './search.js';
+import { CatalogSearch, type RankOptions, type Ranking, type SearchOptions, type SearchResult, type SearchSetup } from './search.js';
 import { summarizeServer, type ServerSummary } from './serverMap.js';
 import { toolHash } from './toolHash.js';
 
@@ -162,9 +162,9 @@ export class Catalog {
     return this.#index().search(options);
   }
 
-  /** The ranking of `query` with the reasons for each place (`loadout search --explain`). */
-  explain(query: string, limit: number, modelScores?: ReadonlyMap<string, number>): ReturnType<CatalogSearch['explain']> {
-    return this.#index().explain(query, limit, modelScores);
+  /** Enabled tools ranked for a query, filtered by server and paged, with reasons when asked. */
+  rank(options: RankOptions): Ranking {
+    return this.#index().rank(options);
   }
 
   /** Up to `limit` enabled tool ids that look like `name` (for "did you mean"). */

@@ -96,6 +96,35 @@ export interface SearchResult {
   confidence: number;
 }
 
+/** A ranked search: the query, where to look, the page, and whether to give each hit's reasons. */
+export interface RankOptions {
+  query: string;
+  server?: string | undefined;
+  limit: number;
+  offset: number;
+  modelScores?: ReadonlyMap<string, number> | undefined;
+  explain?: boolean;
+}
+
+/** A page of a ranking, and how it was made. */
+export interface Ranking {
+  /** Tools ranked at all (within the server, when one is asked for). */
+  total: number;
+  hits: RankedTool[];
+  strong: boolean;
+  confidence: number;
+  /** The words searched for: the query's own, its synonyms, and its request-vocabulary words. */
+  words: string[];
+  /** Whether meaning matches took part (the word vectors loaded). */
+  vectors: boolean;
+}
+
+/** The query's stemmed terms (reasons of word matches) and words (reasons of meaning matches). */
+interface QueryWords {
+  terms: string[];
+  all: string[];
+}
+
 /** The most tools each ranking contributes to the fused ranking (and so to a page). */
 const MAX_RANKED = 500;
 /** The most query words considered; a pasted paragraph is cut, not refused. */
@@ -153,24 +182,27 @@ export class CatalogSearch {
       const matches = server ? this.#tools.filter((tool) => tool.server === server) : this.#tools;
       return { total: matches.length, tools: matches.slice(offset, offset + limit), strong: true, confidence: 1 };
     }
-    const { ranked, confidence } = this.#rank(query, false, 0, modelScores);
-    const matches = server ? ranked.filter((hit) => hit.tool.server === server) : ranked;
-    return {
-      total: matches.length,
-      tools: matches.slice(offset, offset + limit).map((hit) => hit.tool),
-      strong: confidence >= STRONG_MATCH,
-      confidence,
-    };
+    const { total, hits, strong, confidence } = this.rank({ query, server, limit, offset, modelScores });
+    return { total, tools: hits.map((hit) => hit.tool), strong, confidence };
   }
 
-  /** The full ranking of `query` with each tool's reasons. */
-  explain(
-    query: string,
-    limit: number,
-    modelScores?: ReadonlyMap<string, number>,
-  ): { ranked: RankedTool[]; strong: boolean; words: string[]; vectors: boolean } {
-    const { ranked, confidence, words } = this.#rank(query, true, limit, modelScores);
-    return { ranked: ranked.slice(0, limit), strong: confidence >= STRONG_MATCH, words, vectors: typeof this.#semantic === 'object' };
+  /**
+   * The ranking of a query, filtered by server and paged, with each hit's reasons when asked
+   * (`explain`); `words` are what the query searched for, its request-vocabulary words included.
+   */
+  rank({ query, server, limit, offset, modelScores, explain = false }: RankOptions): Ranking {
+    const { ranked, confidence, words } = this.#rank(query, modelScores);
+    const matches = server ? ranked.filter((hit) => hit.tool.server === server) : ranked;
+    const hits = matches.slice(offset, offset + limit);
+    if (explain) this.#addReasons(hits, words);
+    return {
+      total: matches.length,
+      hits,
+      strong: confidence >= STRONG_MATCH,
+      confidence,
+      words: words.all,
+      vectors: typeof this.#semantic === 'object',
+    };
   }
 
   /** Ids of the tools most like `name` (typos, wrong server, missing prefix). */
@@ -180,12 +212,7 @@ export class CatalogSearch {
     return hits.slice(0, limit).map((hit) => hit.id as string);
   }
 
-  #rank(
-    query: string,
-    explain: boolean,
-    explainLimit = 0,
-    modelScores?: ReadonlyMap<string, number>,
-  ): { ranked: RankedTool[]; confidence: number; words: string[] } {
+  #rank(query: string, modelScores?: ReadonlyMap<string, number>): { ranked: RankedTool[]; confidence: number; words: QueryWords } {
     const asked = queryWordsOf(query).slice(0, MAX_QUERY_WORDS);
     const words = [...new Set([...asked, ...asked.flatMap((word) => this.#setup.synonyms?.get(word) ?? [])])];
     const terms = [...new Set(words.map(stem))];
@@ -238,10 +265,9 @@ export class CatalogSearch {
       [...fused.values()].sort((a, b) => b.score - a.score || a.tool.id.localeCompare(b.tool.id)),
     );
     const meantWords = [...new Set([...meant.values()].flat())].filter((word) => !words.includes(word));
-    if (explain) this.#addReasons(ranked.slice(0, explainLimit), [...terms, ...meantTerms.keys()], [...words, ...meantWords]);
     // What an agent chose after asking the same way is a strong answer, however few words it shares.
     const confidence = ranked[0]?.recalled ? 1 : this.#confidence(ranked[0], terms, aligned[0]?.[1]);
-    return { ranked, confidence, words: [...words, ...meantWords] };
+    return { ranked, confidence, words: { terms: [...terms, ...meantTerms.keys()], all: [...words, ...meantWords] } };
   }
 
   /**
@@ -319,12 +345,12 @@ export class CatalogSearch {
     return Math.max(bestAlignment ?? 0, total > 0 ? matched / total : 0);
   }
 
-  #addReasons(hits: RankedTool[], terms: string[], words: string[]): void {
+  #addReasons(hits: RankedTool[], { terms, all }: QueryWords): void {
     const semantic = this.#semanticIndex();
     for (const hit of hits) {
       const index = this.#tools.indexOf(hit.tool);
       if (hit.lexical) hit.lexical.matches = LexicalIndex.matches(this.#wordsOf(index), terms);
-      if (hit.semantic && semantic !== 'unavailable') hit.semantic.alignments = semantic.index.explain(this.#wordsOf(index), words);
+      if (hit.semantic && semantic !== 'unavailable') hit.semantic.alignments = semantic.index.explain(this.#wordsOf(index), all);
     }
   }
 

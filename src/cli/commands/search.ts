@@ -1,7 +1,7 @@
 // `loadout search QUERY…`: the catalog ranked for a query as discover-all-tools ranks it, and with
 // --explain which fields and words earned each tool its place.
 import type { Command } from 'commander';
-import type { Catalog, RankedTool } from '../../catalog/index.js';
+import { rank, type Catalog, type RankedTool, type Ranking } from '../../catalog/index.js';
 import { LoadoutError, oneLine } from '../../shared/index.js';
 import { enabledServerNames } from '../../config/index.js';
 import { openConfiguredRuntime, requireServer, undiscoveredText } from '../configView.js';
@@ -34,7 +34,7 @@ export function registerSearch(program: Command): void {
       const { paths, logger } = commandEnvironment(command);
       const runtime = await openConfiguredRuntime(paths, logger);
       let catalog: Catalog;
-      let modelScores: ReadonlyMap<string, number> | undefined;
+      let explained: Ranking;
       const inScope = (server: string) => options.server === undefined || server === options.server;
       let enabled: string[];
       let undiscovered: string[];
@@ -45,12 +45,11 @@ export function registerSearch(program: Command): void {
         catalog = runtime.catalog.current;
         enabled = enabledServerNames(runtime.pool.configs).filter(inScope);
         undiscovered = runtime.catalog.undiscoveredServers.filter(inScope);
-        modelScores = await runtime.catalog.modelScores(query);
+        explained = await rank(runtime.catalog, { query, server: options.server, limit, explain: options.explain === true });
       } finally {
         await runtime.close();
       }
-      const explained = catalog.explain(query, MAX_LIMIT, modelScores);
-      const ranked = explained.ranked.filter((hit) => inScope(hit.tool.server)).slice(0, limit);
+      const ranked = explained.hits;
       if (options.json) {
         printJson({
           query,

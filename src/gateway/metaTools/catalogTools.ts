@@ -1,6 +1,6 @@
 // Meta-tools that read the catalog or call into it: discover-all-tools and call-tool.
 import * as z from 'zod';
-import { unusableReason, type Catalog, type CatalogTool } from '../../catalog/index.js';
+import { rank, unusableReason, type Catalog, type CatalogTool, type Ranking } from '../../catalog/index.js';
 import { resolveCatalogName } from '../../registry/index.js';
 import { enabledServerNames } from '../../config/index.js';
 import { LoadoutError, oneLine } from '../../shared/index.js';
@@ -49,14 +49,9 @@ export const discoverAllTools = defineMetaTool({
       return mapAnswer(await gateway.catalog.serverMap());
     }
     const limit = args.limit ?? (ranked ? RANKED_PAGE : LISTED_PAGE);
-    const modelScores = ranked ? await gateway.catalog.modelScores(args.query!) : undefined;
-    const { total, tools, strong } = catalog.search({ ...args, limit, ...(modelScores ? { modelScores } : {}) });
-    if (ranked)
-      gateway.catalog.learning?.queried(
-        session.searcher,
-        args.query!,
-        tools.map((tool) => tool.id),
-      );
+    const { total, tools, strong } = ranked
+      ? rankedPage(await rank(gateway.catalog, { ...args, query: args.query!, limit, searcher: session.searcher }))
+      : catalog.search({ ...args, limit });
     const exposedIds = new Map([...(await session.settledSnapshot()).routes].map(([name, route]) => [route.id, name]));
     if (args.detail) {
       return textResult(
@@ -97,6 +92,10 @@ export const discoverAllTools = defineMetaTool({
     return lines.join('\n');
   },
 });
+
+function rankedPage({ total, hits, strong }: Ranking): { total: number; tools: CatalogTool[]; strong: boolean } {
+  return { total, tools: hits.map((hit) => hit.tool), strong };
+}
 
 /** call-tool: reach any enabled catalog tool, equipped or not. */
 export const callTool = defineMetaTool({
