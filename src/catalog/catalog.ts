@@ -44,15 +44,19 @@ export function parseToolId(id: string): { server: string; tool: string } | unde
 
 // The most characters of a server's own text searched with each of its tools.
 const MAX_SERVER_TEXT = 400;
+// A title is a name, not a description: a long one is cut.
+const MAX_SERVER_TITLE = 60;
 
 /** The search setup with each server's own words (title, description, instructions) as a field of its tools. */
 function withServerText(setup: SearchSetup, servers: ReadonlyMap<string, CachedServerTools>): SearchSetup {
   const texts = new Map<string, string>();
+  const names = new Map<string, string>();
   for (const [server, { about }] of servers) {
     const text = [about?.title, about?.description, about?.instructions].filter(Boolean).join(' \n ');
     if (text) texts.set(server, text.slice(0, MAX_SERVER_TEXT));
+    if (about?.title) names.set(server, about.title.slice(0, MAX_SERVER_TITLE));
   }
-  return texts.size ? { ...setup, vocabulary: { ...setup.vocabulary, servers: texts } } : setup;
+  return texts.size ? { ...setup, vocabulary: { ...setup.vocabulary, servers: texts, serverNames: names } } : setup;
 }
 
 /** An immutable view of all known tools. */

@@ -12,7 +12,7 @@ export type FieldWeights = Readonly<Record<SearchField, number>>;
 export const DEFAULT_FIELD_WEIGHTS: FieldWeights = {
   name: 3,
   title: 2,
-  server: 2,
+  server: 3,
   about: 0.5,
   description: 1,
   params: 0.3,

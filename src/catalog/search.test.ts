@@ -5,7 +5,8 @@ import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { catalogTool } from '../../test/helpers/catalogTools.js';
 import { useTempDir } from '../../test/helpers/tempDir.js';
-import { CatalogSearch, DEFAULT_FUSION, queryWordsOf } from './search.js';
+import { CatalogSearch, DEFAULT_FUSION } from './search.js';
+import { queryWordsOf } from './queryWords.js';
 import { contentWordsOf, stem, toolTextOf, wordsOf } from './searchText.js';
 import { WordVectors, defaultWordVectorFile, loadWordVectors } from './wordVectors.js';
 
@@ -21,12 +22,24 @@ describe('search text', () => {
       'list',
       'databases',
       'fs',
+      'readfile',
       'read',
       'file',
+      'htmlparser',
       'html',
       'parser',
     ]);
-    expect(wordsOf('Ünïcode wörter: größeDatei')).toEqual(['ünïcode', 'wörter', 'größe', 'datei']);
+    expect(wordsOf('Ünïcode wörter: größeDatei')).toEqual(['ünïcode', 'wörter', 'größedatei', 'größe', 'datei']);
+  });
+
+  it('keeps a product name whole beside its parts, so "mysql" and "github" match MySQL and GitHub', () => {
+    expect(wordsOf('MySQL GitHub PostgreSQL')).toEqual(['mysql', 'my', 'sql', 'github', 'git', 'hub', 'postgresql', 'postgre', 'sql']);
+    const tools = [
+      catalogTool('db', 'list_tables', 'List the tables of a MySQL database.'),
+      catalogTool('azure', 'list_tables', 'List the tables of an Azure SQL database.'),
+    ];
+    const engine = new CatalogSearch(tools, { vectorFile: false });
+    expect(ids(engine, 'mysql tables')[0]).toBe('db.list_tables');
   });
 
   it('drops function words and chat filler', () => {

@@ -4,12 +4,14 @@
 import MiniSearch from 'minisearch';
 import type { LoadoutError } from '../shared/index.js';
 import type { CatalogTool } from './catalogTool.js';
-import { isQuestion, readsOnly, withValueKinds } from './searchIntent.js';
+import { isQuestion, readsOnly } from './searchIntent.js';
+import { askedWordsOf, meantWordsOf, queryKeyOf } from './queryWords.js';
+import { sortedScores } from './rankedScores.js';
+import { DEFAULT_NAME_BOOSTS, NameBoosts, type NameBoostSettings } from './nameBoosts.js';
 import { DEFAULT_FIELD_WEIGHTS, LexicalIndex, type FieldWeights, type TermMatch } from './lexicalIndex.js';
-import { contentWordsOf, stem, toolTextOf, toolWordsOf, type ToolText, type ToolWords, type ToolVocabulary } from './searchText.js';
+import { serverNameText, stem, toolTextOf, toolWordsOf, type ToolText, type ToolWords, type ToolVocabulary } from './searchText.js';
 import { DEFAULT_ALIGNMENT, SemanticIndex, type AlignmentSettings, type WordAlignment } from './semanticIndex.js';
 import { loadWordVectors, type WordVectors } from './wordVectors.js';
-import { REQUEST_WORDS } from './requestWords.js';
 
 /** Paging and filtering for a catalog search. */
 export interface SearchOptions {
@@ -35,6 +37,7 @@ export interface SearchSetup {
   fieldWeights?: FieldWeights;
   alignment?: AlignmentSettings;
   fusion?: FusionSettings;
+  nameBoosts?: NameBoostSettings;
 }
 
 /**
@@ -125,14 +128,6 @@ interface QueryWords {
   all: string[];
 }
 
-/** The most tools each ranking contributes to the fused ranking (and so to a page). */
-const MAX_RANKED = 500;
-/** The most query words considered; a pasted paragraph is cut, not refused. */
-export const MAX_QUERY_WORDS = 32;
-// The most query characters read: room for MAX_QUERY_WORDS long words and the values pasted among
-// them, and a bound on the pattern matching of pasted values, whose cost grows with the square of
-// a pathological run ("a.a.a.…" tries every word start as an email address or a file name).
-const MAX_QUERY_CHARS = 2000;
 // A query whose best tool covers less than this share of its (rarity-weighted) words, and aligns
 // less than this in meaning, is answered with the weak-match notice. Calibrated on the dev set
 // (bench:search prints the row): at 0.5 the notice stood on 12 of 80 answers whose top 3 held the
@@ -159,6 +154,7 @@ export class CatalogSearch {
   /** Each tool's words; dropped once both indexes are built (they are most of a big index's memory). */
   #words: ToolWords[] | undefined;
   readonly #lexical: LexicalIndex;
+  readonly #boosts: NameBoosts;
   #semantic: { index: SemanticIndex; vectors: WordVectors } | 'unavailable' | undefined;
   /** Per tool: 1 if it only reads, 0 if it changes things, -1 not yet worked out. */
   readonly #readOnly: Int8Array;
@@ -170,7 +166,11 @@ export class CatalogSearch {
   constructor(tools: readonly CatalogTool[], setup: SearchSetup = {}) {
     this.#tools = tools;
     this.#setup = setup;
-    this.#texts = tools.map((tool) => toolTextOf(tool, setup.vocabulary));
+    this.#texts = withSharedDescriptionsDropped(
+      tools,
+      tools.map((tool) => toolTextOf(tool, setup.vocabulary)),
+    );
+    this.#boosts = new NameBoosts(tools, (server) => serverNameText(server, setup.vocabulary));
     this.#words = this.#texts.map(toolWordsOf);
     this.#lexical = new LexicalIndex(this.#words, setup.fieldWeights ?? DEFAULT_FIELD_WEIGHTS);
     this.#readOnly = new Int8Array(tools.length).fill(-1);
@@ -213,8 +213,8 @@ export class CatalogSearch {
   }
 
   #rank(query: string, modelScores?: ReadonlyMap<string, number>): { ranked: RankedTool[]; confidence: number; words: QueryWords } {
-    const asked = queryWordsOf(query).slice(0, MAX_QUERY_WORDS);
-    const words = [...new Set([...asked, ...asked.flatMap((word) => this.#setup.synonyms?.get(word) ?? [])])];
+    const { asked, aliases } = askedWordsOf(query);
+    const words = [...new Set([...asked, ...aliases, ...asked.flatMap((word) => this.#setup.synonyms?.get(word) ?? [])])];
     const terms = [...new Set(words.map(stem))];
     const semantic = this.#semanticIndex();
     const fusion = this.#setup.fusion ?? DEFAULT_FUSION;
@@ -256,6 +256,10 @@ export class CatalogSearch {
     add(aligned, fusion.semantic, (hit, rank, score) => (hit.semantic = { rank, score, alignments: [] }));
     add(expanded, fusion.expanded);
     if (modelScores) add(sortedScores(Float64Array.from(this.#tools, (tool) => Math.max(0, modelScores.get(tool.id) ?? 0))), fusion.model);
+    const boosts = this.#setup.nameBoosts ?? DEFAULT_NAME_BOOSTS;
+    const named = this.#boosts.namedServers(new Set(terms));
+    for (const [tool, hit] of fused) hit.score *= this.#boosts.serverFactor(tool, named, boosts);
+    this.#nameSaidFirst(fused, new Set(terms), boosts.name);
     if (fusion.questionReadBoost > 0 && isQuestion(query)) {
       for (const [tool, hit] of fused) if (this.#readsOnly(tool)) hit.score *= 1 + fusion.questionReadBoost;
     }
@@ -299,6 +303,22 @@ export class CatalogSearch {
         return hit;
       });
     return [...first, ...ranked.filter((hit) => hit.recalled === undefined)];
+  }
+
+  /**
+   * A tool whose name the query says (`create_item` for "create item on board") moves up to the
+   * top of its server's tools: within a server the name decides between neighbours that all
+   * mention the request's words.
+   */
+  #nameSaidFirst(fused: Map<number, RankedTool>, terms: ReadonlySet<string>, least: number): void {
+    if (least > 1) return;
+    const best = new Map<string, number>();
+    for (const hit of fused.values()) best.set(hit.tool.server, Math.max(best.get(hit.tool.server) ?? 0, hit.score));
+    for (const [tool, hit] of fused) {
+      const said = this.#boosts.nameSaid(tool, terms);
+      // The share said breaks ties among tools that moved up alike.
+      if (said >= least) hit.score = Math.max(hit.score, best.get(hit.tool.server)! * (1 + said / 1000));
+    }
   }
 
   #indexOf(id: string): number | undefined {
@@ -388,32 +408,6 @@ export class CatalogSearch {
   }
 }
 
-/**
- * The content words of a query, without what is the user's data rather than a description of the
- * tool wanted: quoted text ('Write launch blog post') and bare numbers (ids, counts, years) are
- * dropped, and pasted values (paths, issue keys, #channels, URLs) become the word for their kind.
- */
-export function queryWordsOf(query: string): string[] {
-  const unquoted = query.slice(0, MAX_QUERY_CHARS).replace(/(^|[\s(])(['"‘“])[^'"‘’“”]*?['"’”](?=$|[\s.,;:!?)])/gu, '$1');
-  return contentWordsOf(withValueKinds(unquoted)).filter((word) => !/^\p{N}+$/u.test(word));
-}
-
-/** For each query word in the built-in request vocabulary, the tool words it stands for (none at weight 0). */
-function meantWordsOf(words: readonly string[], weight: number): Map<string, readonly string[]> {
-  const meant = new Map<string, readonly string[]>();
-  if (weight <= 0) return meant;
-  for (const word of words) {
-    const tools = REQUEST_WORDS.get(word) ?? REQUEST_WORDS.get(stem(word));
-    if (tools) meant.set(word, tools);
-  }
-  return meant;
-}
-
-/** A query's identity for remembering it: its content words' stems, sorted, once each. */
-export function queryKeyOf(query: string): string {
-  return [...new Set(queryWordsOf(query).slice(0, MAX_QUERY_WORDS).map(stem))].sort().join(' ');
-}
-
 /** Jaccard overlap of two word sets. */
 function overlap(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
   let common = 0;
@@ -428,41 +422,16 @@ function rarityOf(word: string, vectors: WordVectors | undefined): number {
   return Math.log(1 + rank / RARITY_SCALE) + 0.1;
 }
 
-/**
- * The best `MAX_RANKED` tools of one ranking as [tool, score], best first. Ranks below that add
- * under 1/(k + MAX_RANKED) to a fused score, and a full sort of 10k scores per ranking would cost
- * more than the scoring.
- */
-function sortedScores(scores: Float64Array): [number, number][] {
-  const positives: number[] = [];
-  for (let tool = 0; tool < scores.length; tool++) if (scores[tool]! > 0) positives.push(scores[tool]!);
-  const threshold = positives.length > MAX_RANKED ? nthLargest(positives, MAX_RANKED) : Number.MIN_VALUE;
-  const top: [number, number][] = [];
-  for (let tool = 0; tool < scores.length; tool++) if (scores[tool]! >= threshold) top.push([tool, scores[tool]!]);
-  return top.sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, MAX_RANKED);
-}
+// Tools of one server that share one description (a generated server's "Call the API") are told
+// apart by their names and parameters: the shared text is not ranked.
+const SHARED_DESCRIPTION_TOOLS = 3;
 
-/** The n-th largest value (1-based) by quickselect; reorders `values`. */
-function nthLargest(values: number[], n: number): number {
-  let low = 0;
-  let high = values.length - 1;
-  const target = n - 1;
-  while (low < high) {
-    const pivot = values[(low + high) >> 1]!;
-    let i = low;
-    let j = high;
-    while (i <= j) {
-      while (values[i]! > pivot) i++;
-      while (values[j]! < pivot) j--;
-      if (i <= j) {
-        [values[i], values[j]] = [values[j]!, values[i]!];
-        i++;
-        j--;
-      }
-    }
-    if (target <= j) high = j;
-    else if (target >= i) low = i;
-    else break;
-  }
-  return values[target]!;
+function withSharedDescriptionsDropped(tools: readonly CatalogTool[], texts: ToolText[]): ToolText[] {
+  const counts = new Map<string, number>();
+  const keyOf = (index: number) => `${tools[index]!.server}\n${texts[index]!.description}`;
+  texts.forEach((text, index) => text.description && counts.set(keyOf(index), (counts.get(keyOf(index)) ?? 0) + 1));
+  texts.forEach((text, index) => {
+    if ((counts.get(keyOf(index)) ?? 0) >= SHARED_DESCRIPTION_TOOLS) text.description = '';
+  });
+  return texts;
 }

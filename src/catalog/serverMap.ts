@@ -79,11 +79,11 @@ function ownPurpose(server: string, about: CachedServerTools['about']): string |
   if (own) return own;
   const title = about?.title?.trim();
   const rest = title
-    ? wordsOf(title)
+    ? wordsOf(title, { whole: false })
         .filter((word) => word !== 'mcp' && word !== 'server')
         .join('')
     : '';
-  return rest && rest !== wordsOf(server).join('') ? title : undefined;
+  return rest && rest !== wordsOf(server, { whole: false }).join('') ? title : undefined;
 }
 
 /** The first sentence of `text`, without markdown and without "This server provides …" framing. */
@@ -101,11 +101,11 @@ function plainPurpose(text: string): string {
 
 /** The object words the tool names share most (`issues, projects, teams`), from names only. */
 function derivedPurpose(server: string, tools: CachedServerTools['tools']): string {
-  const own = new Set(wordsOf(server).map(stem));
+  const own = new Set(wordsOf(server, { whole: false }).map(stem));
   const counts = new Map<string, { count: number; forms: Map<string, number> }>();
   for (const tool of tools) {
     const seen = new Set<string>();
-    for (const word of wordsOf(tool.name)) {
+    for (const word of wordsOf(tool.name, { whole: false })) {
       if (ACTION_WORDS.has(word) || isStopWord(word) || /\d/.test(word)) continue;
       const term = stem(word);
       if (own.has(term) || seen.has(term)) continue;
