@@ -124,6 +124,8 @@ for (const name of packages) {
     tools: outcome.tools,
   };
   console.error(`ok   ${key} ← ${name} (${outcome.tools.length} tools, ${seconds} s)`);
+  // Written after each server: a harvest stopped midway keeps what it had.
+  writeFileSync(options.out, `${JSON.stringify({ servers }, null, 1)}\n`);
 }
 writeFileSync(options.out, `${JSON.stringify({ servers }, null, 1)}\n`);
 const toolCount = Object.values(servers).reduce((sum, server) => sum + server.tools.length, 0);

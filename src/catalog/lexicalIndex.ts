@@ -105,6 +105,11 @@ export class LexicalIndex {
     return count ? Math.log(1 + (this.#toolCount - count + 0.5) / (count + 0.5)) : 0;
   }
 
+  /** The inverse document frequency of a term only one tool has: the most a known term can weigh. */
+  rarestIdf(): number {
+    return Math.log(1 + (this.#toolCount - 0.5) / 1.5);
+  }
+
   /** Which of `terms` a tool with these words matched, and in which fields (for --explain). */
   static matches(fields: ToolWords, terms: readonly string[]): TermMatch[] {
     const fieldTerms = SEARCH_FIELDS.map((field) => [field, new Set(fields[field].map(stem))] as const);

@@ -77,3 +77,16 @@ describe('a level field', () => {
     expect(ids(new CatalogSearch(tools, { vectorFile: false }), 'download a report')[0]).toBe('reports.export_report');
   });
 });
+
+describe('the weak-match notice', () => {
+  const tools = [
+    catalogTool('outlook', 'send_mail', 'Send an email message to recipients.'),
+    catalogTool('teams', 'send_channel_message', 'Send a message to a channel.'),
+  ];
+  const engine = new CatalogSearch(tools);
+
+  it('stands when the request names a product no tool offers, though other words match', () => {
+    expect(engine.search({ query: 'send a slack message', limit: 3, offset: 0 }).strong).toBe(false);
+    expect(engine.search({ query: 'send a message to the channel', limit: 3, offset: 0 }).strong).toBe(true);
+  });
+});

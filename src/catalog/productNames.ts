@@ -36,6 +36,16 @@ openai, chatgpt
 anthropic, claude
 `;
 
+// Products people name in a request that have one name only; with the table's, a query word
+// that names a product no configured server offers makes any answer a weak one.
+const SINGLE_NAMES =
+  'slack discord notion linear asana trello jira github gitlab figma stripe hubspot salesforce zoom dropbox box spotify shopify ' +
+  'twilio sendgrid mailchimp zendesk intercom airtable clickup basecamp whatsapp telegram twitter instagram facebook linkedin ' +
+  'reddit youtube gmail outlook sharepoint onedrive confluence bitbucket datadog sentry pagerduty grafana prometheus vercel ' +
+  'netlify heroku supabase firebase snowflake databricks redis mongodb mysql postgres sqlite kafka jenkins circleci docker ' +
+  'kubernetes terraform ansible cloudflare aws azure gcp openai anthropic perplexity tavily brave todoist evernote obsidian ' +
+  'monday wrike miro canva calendly typeform webflow wordpress quickbooks xero paypal square okta auth0 segment mixpanel amplitude';
+
 /** Each name's words (joined) → the words of the product's other names. */
 const ALIASES: ReadonlyMap<string, readonly string[]> = parseTable(TABLE);
 /** The longest name, in words. */
@@ -64,3 +74,9 @@ export function productAliasesOf(words: readonly string[]): string[] {
   }
   return [...found];
 }
+
+/** Words that name a product (any of its names' words), for telling a request for it apart from plain words. */
+export const PRODUCT_WORDS: ReadonlySet<string> = new Set([
+  ...SINGLE_NAMES.split(' '),
+  ...[...ALIASES.keys()].filter((name) => !name.includes(' ')),
+]);

@@ -7,6 +7,7 @@ import type { CatalogTool } from './catalogTool.js';
 import { isQuestion, readsOnly } from './searchIntent.js';
 import { askedWordsOf, meantWordsOf, queryKeyOf } from './queryWords.js';
 import { sortedScores } from './rankedScores.js';
+import { PRODUCT_WORDS } from './productNames.js';
 import { DEFAULT_NAME_BOOSTS, NameBoosts, type NameBoostSettings } from './nameBoosts.js';
 import { DEFAULT_FIELD_WEIGHTS, LexicalIndex, type FieldWeights, type TermMatch } from './lexicalIndex.js';
 import { serverNameText, stem, toolTextOf, toolWordsOf, type ToolText, type ToolWords, type ToolVocabulary } from './searchText.js';
@@ -270,7 +271,7 @@ export class CatalogSearch {
     );
     const meantWords = [...new Set([...meant.values()].flat())].filter((word) => !words.includes(word));
     // What an agent chose after asking the same way is a strong answer, however few words it shares.
-    const confidence = ranked[0]?.recalled ? 1 : this.#confidence(ranked[0], terms, aligned[0]?.[1]);
+    const confidence = ranked[0]?.recalled ? 1 : this.#confidence(ranked[0], terms, asked, aligned[0]?.[1]);
     return { ranked, confidence, words: { terms: [...terms, ...meantTerms.keys()], all: [...words, ...meantWords] } };
   }
 
@@ -355,14 +356,34 @@ export class CatalogSearch {
     return this.#readOnly[tool] === 1;
   }
 
-  #confidence(best: RankedTool | undefined, terms: string[], bestAlignment: number | undefined): number {
+  #confidence(best: RankedTool | undefined, terms: string[], asked: readonly string[], bestAlignment: number | undefined): number {
     if (!best) return 0;
-    // Strong by meaning already: spare tokenizing the best tool's text again for its word coverage.
-    if ((bestAlignment ?? 0) >= STRONG_MATCH) return bestAlignment!;
+    // A product the query names that no tool knows ("send a slack message" without a Slack
+    // server): the closest tools share the request's other words, not what it asked for. Such a
+    // word counts as the rarest of words, and meaning cannot stand in for it.
+    const missing = asked.filter((word) => this.#lexical.idf(stem(word)) === 0 && this.#namesSomething(word));
+    if (!missing.length && (bestAlignment ?? 0) >= STRONG_MATCH) return bestAlignment!;
     const index = this.#tools.indexOf(best.tool);
-    const total = terms.reduce((sum, term) => sum + this.#lexical.idf(term), 0);
-    const matched = LexicalIndex.matches(this.#wordsOf(index), terms).reduce((sum, match) => sum + this.#lexical.idf(match.term), 0);
-    return Math.max(bestAlignment ?? 0, total > 0 ? matched / total : 0);
+    const total = terms.reduce((sum, term) => sum + this.#lexical.idf(term), 0) + missing.length * this.#lexical.rarestIdf();
+    if (missing.length) return total > 0 ? this.#coverage(index, terms) / total : 0;
+    return Math.max(bestAlignment ?? 0, total > 0 ? this.#coverage(index, terms) / total : 0);
+  }
+
+  /** The summed rarity of the query terms a tool matches. */
+  #coverage(index: number, terms: readonly string[]): number {
+    return LexicalIndex.matches(this.#wordsOf(index), terms).reduce((sum, match) => sum + this.#lexical.idf(match.term), 0);
+  }
+
+  /** A word that names a thing: a known product, or a word the word vectors do not know (a name, not English). */
+  #namesSomething(word: string): boolean {
+    if (PRODUCT_WORDS.has(word)) return true;
+    const semantic = this.#semantic;
+    return (
+      typeof semantic === 'object' &&
+      word.length >= 4 &&
+      semantic.vectors.rank(word) === undefined &&
+      semantic.vectors.rank(stem(word)) === undefined
+    );
   }
 
   #addReasons(hits: RankedTool[], { terms, all }: QueryWords): void {
