@@ -24,7 +24,7 @@ const SERVER_PURPOSE_WIDTH = 60;
 export const discoverAllTools = defineMetaTool({
   name: 'discover-all-tools',
   description:
-    'Search every tool behind loadout: server.tool and one line each. query ranks (top 10 by default), server filters, detail:true adds schemas; no arguments: the servers.',
+    'Search every tool behind loadout: server.tool and one line each. query ranks (top 10 by default), server filters, and together they rank within one server ({"query": "create issue", "server": "github"}); detail:true adds schemas; no arguments: the servers.',
   input: z.strictObject({
     query: z.string().max(500).optional(),
     server: z.string().optional(),
