@@ -22,18 +22,18 @@ describe('search text', () => {
       'list',
       'databases',
       'fs',
-      'readfile',
       'read',
       'file',
-      'htmlparser',
       'html',
       'parser',
+      'readfile',
+      'htmlparser',
     ]);
-    expect(wordsOf('Ünïcode wörter: größeDatei')).toEqual(['ünïcode', 'wörter', 'größedatei', 'größe', 'datei']);
+    expect(wordsOf('Ünïcode wörter: größeDatei')).toEqual(['ünïcode', 'wörter', 'größe', 'datei', 'größedatei']);
   });
 
   it('keeps a product name whole beside its parts, so "mysql" and "github" match MySQL and GitHub', () => {
-    expect(wordsOf('MySQL GitHub PostgreSQL')).toEqual(['mysql', 'my', 'sql', 'github', 'git', 'hub', 'postgresql', 'postgre', 'sql']);
+    expect(wordsOf('MySQL GitHub PostgreSQL')).toEqual(['my', 'sql', 'git', 'hub', 'postgre', 'sql', 'mysql', 'github', 'postgresql']);
     const tools = [
       catalogTool('db', 'list_tables', 'List the tables of a MySQL database.'),
       catalogTool('azure', 'list_tables', 'List the tables of an Azure SQL database.'),

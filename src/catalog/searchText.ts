@@ -35,21 +35,28 @@ export function wordsOf(text: string, { whole = true }: { whole?: boolean } = {}
   // Most tool text is ASCII, and ASCII classes are several times faster than Unicode properties
   // (tokenizing is most of an index build at 10k tools).
   const ascii = /^[\x00-\x7f]*$/.test(text);
-  const runs = ascii ? text.split(/[^A-Za-z0-9]+/) : text.split(/[^\p{L}\p{N}]+/u);
-  const words: string[] = [];
-  for (const run of runs) {
-    if (!run) continue;
-    const parts = (
-      ascii
-        ? run.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/([A-Z])([A-Z][a-z])/g, '$1 $2')
-        : run.replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1 $2').replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, '$1 $2')
-    )
-      .toLowerCase()
-      .split(' ');
-    if (whole && parts.length === 2 && !/\d/.test(run)) words.push(run.toLowerCase());
-    words.push(...parts);
+  const words = ascii
+    ? text
+        .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+        .replace(/([A-Z])([A-Z][a-z])/g, '$1 $2')
+        .toLowerCase()
+        .split(/[^a-z0-9]+/)
+    : text
+        .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1 $2')
+        .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, '$1 $2')
+        .toLowerCase()
+        .split(/[^\p{L}\p{N}]+/u);
+  // Whole forms follow the parts: only words with a case change inside need a second look.
+  if (whole && (ascii ? /[a-z][A-Z]|[A-Z][A-Z][a-z]/ : /\p{Ll}\p{Lu}|\p{Lu}\p{Lu}\p{Ll}/u).test(text)) {
+    for (const run of text.split(ascii ? /[^A-Za-z]+/ : /[^\p{L}]+/u)) if (splitsInTwo(run, ascii)) words.push(run.toLowerCase());
   }
   return words.filter((word) => word.length > 0 && word.length <= MAX_WORD_LENGTH);
+}
+
+// "MySQL", "GitHub", "readFile": one case change inside the word, so two parts.
+function splitsInTwo(run: string, ascii: boolean): boolean {
+  const changes = ascii ? run.match(/[a-z][A-Z]|[A-Z](?=[A-Z][a-z])/g) : run.match(/\p{Ll}\p{Lu}|\p{Lu}(?=\p{Lu}\p{Ll})/gu);
+  return changes?.length === 1;
 }
 
 /** True for words that say nothing about which tool is wanted. */
