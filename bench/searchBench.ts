@@ -24,6 +24,7 @@ import {
   type DevScores,
 } from './searchDevSet.js';
 import { percentile } from './stats.js';
+import { largeSetRows } from './searchDevLarge.js';
 
 const SCALE_TOOLS = 10_000;
 const LATENCY_ROUNDS = 5;
@@ -291,6 +292,7 @@ console.log(`targets, users' words: R@3 ≥ 45 %, R@10 ≥ 65 %: ${met ? 'met' :
 // Scale before anything in this process ranks: it measures the memory the vectors add, so they must not be loaded yet.
 const scaleRows = scale();
 console.log(`${agentRows().join('\n')}\n`);
+console.log(`${largeSetRows().join('\n')}\n`);
 console.log(`${requestVocabularyRows().join('\n')}\n`);
 console.log(`${mapRows().join('\n')}\n`);
 console.log(`${scaleRows.join('\n')}\n`);

@@ -123,6 +123,14 @@ export class RawClient {
     return this.#client.getServerCapabilities();
   }
 
+  /** What the peer says about itself in its handshake: serverInfo's title and description, and its instructions. */
+  get about(): { title?: string; description?: string; instructions?: string } {
+    const info = this.#client.getServerVersion() as { title?: unknown; description?: unknown } | undefined;
+    const text = (value: unknown) => (typeof value === 'string' && value.trim() ? value : undefined);
+    const about = { title: text(info?.title), description: text(info?.description), instructions: text(this.#client.getInstructions()) };
+    return Object.fromEntries(Object.entries(about).filter(([, value]) => value !== undefined));
+  }
+
   /** The last lines the child wrote to stderr, on one line. */
   stderrTail(lines = 3): string {
     return this.#stderr.trim().split('\n').slice(-lines).join(' | ').slice(0, 600);

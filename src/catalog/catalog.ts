@@ -6,7 +6,7 @@ import type { Grants } from '../identity/index.js';
 import type { CatalogTool } from './catalogTool.js';
 import type { CachedServerTools, DefinitionCache } from './definitionCache.js';
 import { ResourceUriIndex } from './resourceUris.js';
-import { CatalogSearch, type SearchOptions, type SearchResult, type SearchSetup } from './search.js';
+import { CatalogSearch, type RankOptions, type Ranking, type SearchOptions, type SearchResult, type SearchSetup } from './search.js';
 import { summarizeServer, type ServerSummary } from './serverMap.js';
 import { toolHash } from './toolHash.js';
 
@@ -45,15 +45,19 @@ export function parseToolId(id: string): { server: string; tool: string } | unde
 
 // The most characters of a server's own text searched with each of its tools.
 const MAX_SERVER_TEXT = 400;
+// A title is a name, not a description: a long one is cut.
+const MAX_SERVER_TITLE = 60;
 
 /** The search setup with each server's own words (title, description, instructions) as a field of its tools. */
 function withServerText(setup: SearchSetup, servers: ReadonlyMap<string, CachedServerTools>): SearchSetup {
   const texts = new Map<string, string>();
+  const names = new Map<string, string>();
   for (const [server, { about }] of servers) {
     const text = [about?.title, about?.description, about?.instructions].filter(Boolean).join(' \n ');
     if (text) texts.set(server, text.slice(0, MAX_SERVER_TEXT));
+    if (about?.title) names.set(server, about.title.slice(0, MAX_SERVER_TITLE));
   }
-  return texts.size ? { ...setup, vocabulary: { ...setup.vocabulary, servers: texts } } : setup;
+  return texts.size ? { ...setup, vocabulary: { ...setup.vocabulary, servers: texts, serverNames: names } } : setup;
 }
 
 /** An immutable view of all known tools. */
@@ -207,9 +211,9 @@ export class Catalog {
     return this.#index().search(options);
   }
 
-  /** The ranking of `query` with the reasons for each place (`loadout search --explain`). */
-  explain(query: string, limit: number, modelScores?: ReadonlyMap<string, number>): ReturnType<CatalogSearch['explain']> {
-    return this.#index().explain(query, limit, modelScores);
+  /** Enabled tools ranked for a query, filtered by server and paged, with reasons when asked. */
+  rank(options: RankOptions): Ranking {
+    return this.#index().rank(options);
   }
 
   /** Up to `limit` enabled tool ids that look like `name` (for "did you mean"). */

@@ -13,7 +13,7 @@ import { silentLogger, type Logger } from '../shared/index.js';
 import { CatalogStore } from './catalogStore.js';
 import { writeDefinitionCache } from './definitionCache.js';
 import { LearnedWordsStore } from './learnedWords.js';
-import { queryKeyOf } from './search.js';
+import { queryKeyOf } from './queryWords.js';
 
 describe('CatalogStore.ensureLoaded', () => {
   let dir: string;

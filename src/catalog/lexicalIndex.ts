@@ -12,7 +12,7 @@ export type FieldWeights = Readonly<Record<SearchField, number>>;
 export const DEFAULT_FIELD_WEIGHTS: FieldWeights = {
   name: 3,
   title: 2,
-  server: 2,
+  server: 3,
   about: 0.5,
   description: 1,
   params: 0.3,
@@ -103,6 +103,11 @@ export class LexicalIndex {
   idf(term: string): number {
     const count = this.#postings.get(term)?.tools.length ?? 0;
     return count ? Math.log(1 + (this.#toolCount - count + 0.5) / (count + 0.5)) : 0;
+  }
+
+  /** The inverse document frequency of a term only one tool has: the most a known term can weigh. */
+  rarestIdf(): number {
+    return Math.log(1 + (this.#toolCount - 0.5) / 1.5);
   }
 
   /** Which of `terms` a tool with these words matched, and in which fields (for --explain). */

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { catalogTool } from '../../test/helpers/catalogTools.js';
 import { useTempDir } from '../../test/helpers/tempDir.js';
-import { CatalogSearch, DEFAULT_FUSION, queryWordsOf } from './search.js';
+import { CatalogSearch, DEFAULT_FUSION } from './search.js';
+import { queryWordsOf } from './queryWords.js';
 import { contentWordsOf, stem, toolTextOf, wordsOf } from './searchText.js';
 import { WordVectors, defaultWordVectorFile, loadWordVectors } from './wordVectors.js';
 
@@ -25,8 +26,20 @@ describe('search text', () => {
       'file',
       'html',
       'parser',
+      'readfile',
+      'htmlparser',
     ]);
-    expect(wordsOf('Ünïcode wörter: größeDatei')).toEqual(['ünïcode', 'wörter', 'größe', 'datei']);
+    expect(wordsOf('Ünïcode wörter: größeDatei')).toEqual(['ünïcode', 'wörter', 'größe', 'datei', 'größedatei']);
+  });
+
+  it('keeps a product name whole beside its parts, so "mysql" and "github" match MySQL and GitHub', () => {
+    expect(wordsOf('MySQL GitHub PostgreSQL')).toEqual(['my', 'sql', 'git', 'hub', 'postgre', 'sql', 'mysql', 'github', 'postgresql']);
+    const tools = [
+      catalogTool('db', 'list_tables', 'List the tables of a MySQL database.'),
+      catalogTool('azure', 'list_tables', 'List the tables of an Azure SQL database.'),
+    ];
+    const engine = new CatalogSearch(tools, { vectorFile: false });
+    expect(ids(engine, 'mysql tables')[0]).toBe('db.list_tables');
   });
 
   it('drops function words and chat filler', () => {
@@ -113,10 +126,10 @@ describe('ranking', () => {
   });
 
   it('fuses: a tool both rankings like beats one only one of them likes', () => {
-    const result = new CatalogSearch(tools).explain('rename files', 3);
-    expect(result.ranked[0]!.tool.id).toBe('fs.move_file');
-    expect(result.ranked[0]!.lexical?.matches.map((match) => match.term)).toContain(stem('files'));
-    expect(result.ranked[0]!.semantic?.rank).toBe(1);
+    const result = new CatalogSearch(tools).rank({ query: 'rename files', limit: 3, offset: 0, explain: true });
+    expect(result.hits[0]!.tool.id).toBe('fs.move_file');
+    expect(result.hits[0]!.lexical?.matches.map((match) => match.term)).toContain(stem('files'));
+    expect(result.hits[0]!.semantic?.rank).toBe(1);
     expect(result.vectors).toBe(true);
   });
 
@@ -206,7 +219,7 @@ describe('word-vector file', () => {
     );
     expect(ids(search, 'read file')).toEqual(['fs.read_file']);
     expect(ids(search, 'subfolder')).toEqual([]);
-    expect(search.explain('read', 1).vectors).toBe(false);
+    expect(search.rank({ query: 'read', limit: 1, offset: 0 }).vectors).toBe(false);
     expect(onVectorsUnavailable).toHaveBeenCalledTimes(1);
     expect((onVectorsUnavailable.mock.calls[0]![0] as Error).message).toMatch(/corrupt/);
   });
@@ -272,8 +285,8 @@ describe('the built-in request vocabulary', () => {
   });
 
   it('shows the words it added in --explain', () => {
-    const explained = new CatalogSearch(tools).explain('remember a fact', 3);
+    const explained = new CatalogSearch(tools).rank({ query: 'remember a fact', limit: 3, offset: 0, explain: true });
     expect(explained.words).toEqual(expect.arrayContaining(['remember', 'fact', 'memory']));
-    expect(explained.ranked[0]!.lexical?.matches).toContainEqual({ term: 'memory', fields: ['server'] });
+    expect(explained.hits[0]!.lexical?.matches).toContainEqual({ term: 'memory', fields: ['server'] });
   });
 });

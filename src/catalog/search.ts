@@ -4,12 +4,15 @@
 import MiniSearch from 'minisearch';
 import type { LoadoutError } from '../shared/index.js';
 import type { CatalogTool } from './catalogTool.js';
-import { isQuestion, readsOnly, withValueKinds } from './searchIntent.js';
+import { isQuestion, readsOnly } from './searchIntent.js';
+import { askedWordsOf, meantWordsOf, queryKeyOf } from './queryWords.js';
+import { sortedScores } from './rankedScores.js';
+import { PRODUCT_WORDS } from './productNames.js';
+import { DEFAULT_NAME_BOOSTS, NameBoosts, type NameBoostSettings } from './nameBoosts.js';
 import { DEFAULT_FIELD_WEIGHTS, LexicalIndex, type FieldWeights, type TermMatch } from './lexicalIndex.js';
-import { contentWordsOf, stem, toolTextOf, toolWordsOf, type ToolText, type ToolWords, type ToolVocabulary } from './searchText.js';
+import { serverNameText, stem, toolTextOf, toolWordsOf, type ToolText, type ToolWords, type ToolVocabulary } from './searchText.js';
 import { DEFAULT_ALIGNMENT, SemanticIndex, type AlignmentSettings, type WordAlignment } from './semanticIndex.js';
 import { loadWordVectors, type WordVectors } from './wordVectors.js';
-import { REQUEST_WORDS } from './requestWords.js';
 
 /** Paging and filtering for a catalog search. */
 export interface SearchOptions {
@@ -35,6 +38,7 @@ export interface SearchSetup {
   fieldWeights?: FieldWeights;
   alignment?: AlignmentSettings;
   fusion?: FusionSettings;
+  nameBoosts?: NameBoostSettings;
 }
 
 /**
@@ -96,14 +100,35 @@ export interface SearchResult {
   confidence: number;
 }
 
-/** The most tools each ranking contributes to the fused ranking (and so to a page). */
-const MAX_RANKED = 500;
-/** The most query words considered; a pasted paragraph is cut, not refused. */
-export const MAX_QUERY_WORDS = 32;
-// The most query characters read: room for MAX_QUERY_WORDS long words and the values pasted among
-// them, and a bound on the pattern matching of pasted values, whose cost grows with the square of
-// a pathological run ("a.a.a.…" tries every word start as an email address or a file name).
-const MAX_QUERY_CHARS = 2000;
+/** A ranked search: the query, where to look, the page, and whether to give each hit's reasons. */
+export interface RankOptions {
+  query: string;
+  server?: string | undefined;
+  limit: number;
+  offset: number;
+  modelScores?: ReadonlyMap<string, number> | undefined;
+  explain?: boolean;
+}
+
+/** A page of a ranking, and how it was made. */
+export interface Ranking {
+  /** Tools ranked at all (within the server, when one is asked for). */
+  total: number;
+  hits: RankedTool[];
+  strong: boolean;
+  confidence: number;
+  /** The words searched for: the query's own, its synonyms, and its request-vocabulary words. */
+  words: string[];
+  /** Whether meaning matches took part (the word vectors loaded). */
+  vectors: boolean;
+}
+
+/** The query's stemmed terms (reasons of word matches) and words (reasons of meaning matches). */
+interface QueryWords {
+  terms: string[];
+  all: string[];
+}
+
 // A query whose best tool covers less than this share of its (rarity-weighted) words, and aligns
 // less than this in meaning, is answered with the weak-match notice. Calibrated on the dev set
 // (bench:search prints the row): at 0.5 the notice stood on 12 of 80 answers whose top 3 held the
@@ -130,6 +155,7 @@ export class CatalogSearch {
   /** Each tool's words; dropped once both indexes are built (they are most of a big index's memory). */
   #words: ToolWords[] | undefined;
   readonly #lexical: LexicalIndex;
+  readonly #boosts: NameBoosts;
   #semantic: { index: SemanticIndex; vectors: WordVectors } | 'unavailable' | undefined;
   /** Per tool: 1 if it only reads, 0 if it changes things, -1 not yet worked out. */
   readonly #readOnly: Int8Array;
@@ -141,7 +167,11 @@ export class CatalogSearch {
   constructor(tools: readonly CatalogTool[], setup: SearchSetup = {}) {
     this.#tools = tools;
     this.#setup = setup;
-    this.#texts = tools.map((tool) => toolTextOf(tool, setup.vocabulary));
+    this.#texts = withSharedDescriptionsDropped(
+      tools,
+      tools.map((tool) => toolTextOf(tool, setup.vocabulary)),
+    );
+    this.#boosts = new NameBoosts(tools, (server) => serverNameText(server, setup.vocabulary));
     this.#words = this.#texts.map(toolWordsOf);
     this.#lexical = new LexicalIndex(this.#words, setup.fieldWeights ?? DEFAULT_FIELD_WEIGHTS);
     this.#readOnly = new Int8Array(tools.length).fill(-1);
@@ -153,24 +183,27 @@ export class CatalogSearch {
       const matches = server ? this.#tools.filter((tool) => tool.server === server) : this.#tools;
       return { total: matches.length, tools: matches.slice(offset, offset + limit), strong: true, confidence: 1 };
     }
-    const { ranked, confidence } = this.#rank(query, false, 0, modelScores);
-    const matches = server ? ranked.filter((hit) => hit.tool.server === server) : ranked;
-    return {
-      total: matches.length,
-      tools: matches.slice(offset, offset + limit).map((hit) => hit.tool),
-      strong: confidence >= STRONG_MATCH,
-      confidence,
-    };
+    const { total, hits, strong, confidence } = this.rank({ query, server, limit, offset, modelScores });
+    return { total, tools: hits.map((hit) => hit.tool), strong, confidence };
   }
 
-  /** The full ranking of `query` with each tool's reasons. */
-  explain(
-    query: string,
-    limit: number,
-    modelScores?: ReadonlyMap<string, number>,
-  ): { ranked: RankedTool[]; strong: boolean; words: string[]; vectors: boolean } {
-    const { ranked, confidence, words } = this.#rank(query, true, limit, modelScores);
-    return { ranked: ranked.slice(0, limit), strong: confidence >= STRONG_MATCH, words, vectors: typeof this.#semantic === 'object' };
+  /**
+   * The ranking of a query, filtered by server and paged, with each hit's reasons when asked
+   * (`explain`); `words` are what the query searched for, its request-vocabulary words included.
+   */
+  rank({ query, server, limit, offset, modelScores, explain = false }: RankOptions): Ranking {
+    const { ranked, confidence, words } = this.#rank(query, modelScores);
+    const matches = server ? ranked.filter((hit) => hit.tool.server === server) : ranked;
+    const hits = matches.slice(offset, offset + limit);
+    if (explain) this.#addReasons(hits, words);
+    return {
+      total: matches.length,
+      hits,
+      strong: confidence >= STRONG_MATCH,
+      confidence,
+      words: words.all,
+      vectors: typeof this.#semantic === 'object',
+    };
   }
 
   /** Ids of the tools most like `name` (typos, wrong server, missing prefix). */
@@ -180,14 +213,9 @@ export class CatalogSearch {
     return hits.slice(0, limit).map((hit) => hit.id as string);
   }
 
-  #rank(
-    query: string,
-    explain: boolean,
-    explainLimit = 0,
-    modelScores?: ReadonlyMap<string, number>,
-  ): { ranked: RankedTool[]; confidence: number; words: string[] } {
-    const asked = queryWordsOf(query).slice(0, MAX_QUERY_WORDS);
-    const words = [...new Set([...asked, ...asked.flatMap((word) => this.#setup.synonyms?.get(word) ?? [])])];
+  #rank(query: string, modelScores?: ReadonlyMap<string, number>): { ranked: RankedTool[]; confidence: number; words: QueryWords } {
+    const { asked, aliases } = askedWordsOf(query);
+    const words = [...new Set([...asked, ...aliases, ...asked.flatMap((word) => this.#setup.synonyms?.get(word) ?? [])])];
     const terms = [...new Set(words.map(stem))];
     const semantic = this.#semanticIndex();
     const fusion = this.#setup.fusion ?? DEFAULT_FUSION;
@@ -229,6 +257,10 @@ export class CatalogSearch {
     add(aligned, fusion.semantic, (hit, rank, score) => (hit.semantic = { rank, score, alignments: [] }));
     add(expanded, fusion.expanded);
     if (modelScores) add(sortedScores(Float64Array.from(this.#tools, (tool) => Math.max(0, modelScores.get(tool.id) ?? 0))), fusion.model);
+    const boosts = this.#setup.nameBoosts ?? DEFAULT_NAME_BOOSTS;
+    const named = this.#boosts.namedServers(new Set(terms));
+    for (const [tool, hit] of fused) hit.score *= this.#boosts.serverFactor(tool, named, boosts);
+    this.#nameSaidFirst(fused, new Set(terms), boosts.name);
     if (fusion.questionReadBoost > 0 && isQuestion(query)) {
       for (const [tool, hit] of fused) if (this.#readsOnly(tool)) hit.score *= 1 + fusion.questionReadBoost;
     }
@@ -238,10 +270,9 @@ export class CatalogSearch {
       [...fused.values()].sort((a, b) => b.score - a.score || a.tool.id.localeCompare(b.tool.id)),
     );
     const meantWords = [...new Set([...meant.values()].flat())].filter((word) => !words.includes(word));
-    if (explain) this.#addReasons(ranked.slice(0, explainLimit), [...terms, ...meantTerms.keys()], [...words, ...meantWords]);
     // What an agent chose after asking the same way is a strong answer, however few words it shares.
-    const confidence = ranked[0]?.recalled ? 1 : this.#confidence(ranked[0], terms, aligned[0]?.[1]);
-    return { ranked, confidence, words: [...words, ...meantWords] };
+    const confidence = ranked[0]?.recalled ? 1 : this.#confidence(ranked[0], terms, asked, aligned[0]?.[1]);
+    return { ranked, confidence, words: { terms: [...terms, ...meantTerms.keys()], all: [...words, ...meantWords] } };
   }
 
   /**
@@ -273,6 +304,22 @@ export class CatalogSearch {
         return hit;
       });
     return [...first, ...ranked.filter((hit) => hit.recalled === undefined)];
+  }
+
+  /**
+   * A tool whose name the query says (`create_item` for "create item on board") moves up to the
+   * top of its server's tools: within a server the name decides between neighbours that all
+   * mention the request's words.
+   */
+  #nameSaidFirst(fused: Map<number, RankedTool>, terms: ReadonlySet<string>, least: number): void {
+    if (least > 1) return;
+    const best = new Map<string, number>();
+    for (const hit of fused.values()) best.set(hit.tool.server, Math.max(best.get(hit.tool.server) ?? 0, hit.score));
+    for (const [tool, hit] of fused) {
+      const said = this.#boosts.nameSaid(tool, terms);
+      // The share said breaks ties among tools that moved up alike.
+      if (said >= least) hit.score = Math.max(hit.score, best.get(hit.tool.server)! * (1 + said / 1000));
+    }
   }
 
   #indexOf(id: string): number | undefined {
@@ -309,22 +356,42 @@ export class CatalogSearch {
     return this.#readOnly[tool] === 1;
   }
 
-  #confidence(best: RankedTool | undefined, terms: string[], bestAlignment: number | undefined): number {
+  #confidence(best: RankedTool | undefined, terms: string[], asked: readonly string[], bestAlignment: number | undefined): number {
     if (!best) return 0;
-    // Strong by meaning already: spare tokenizing the best tool's text again for its word coverage.
-    if ((bestAlignment ?? 0) >= STRONG_MATCH) return bestAlignment!;
+    // A product the query names that no tool knows ("send a slack message" without a Slack
+    // server): the closest tools share the request's other words, not what it asked for. Such a
+    // word counts as the rarest of words, and meaning cannot stand in for it.
+    const missing = asked.filter((word) => this.#lexical.idf(stem(word)) === 0 && this.#namesSomething(word));
+    if (!missing.length && (bestAlignment ?? 0) >= STRONG_MATCH) return bestAlignment!;
     const index = this.#tools.indexOf(best.tool);
-    const total = terms.reduce((sum, term) => sum + this.#lexical.idf(term), 0);
-    const matched = LexicalIndex.matches(this.#wordsOf(index), terms).reduce((sum, match) => sum + this.#lexical.idf(match.term), 0);
-    return Math.max(bestAlignment ?? 0, total > 0 ? matched / total : 0);
+    const total = terms.reduce((sum, term) => sum + this.#lexical.idf(term), 0) + missing.length * this.#lexical.rarestIdf();
+    if (missing.length) return total > 0 ? this.#coverage(index, terms) / total : 0;
+    return Math.max(bestAlignment ?? 0, total > 0 ? this.#coverage(index, terms) / total : 0);
   }
 
-  #addReasons(hits: RankedTool[], terms: string[], words: string[]): void {
+  /** The summed rarity of the query terms a tool matches. */
+  #coverage(index: number, terms: readonly string[]): number {
+    return LexicalIndex.matches(this.#wordsOf(index), terms).reduce((sum, match) => sum + this.#lexical.idf(match.term), 0);
+  }
+
+  /** A word that names a thing: a known product, or a word the word vectors do not know (a name, not English). */
+  #namesSomething(word: string): boolean {
+    if (PRODUCT_WORDS.has(word)) return true;
+    const semantic = this.#semantic;
+    return (
+      typeof semantic === 'object' &&
+      word.length >= 4 &&
+      semantic.vectors.rank(word) === undefined &&
+      semantic.vectors.rank(stem(word)) === undefined
+    );
+  }
+
+  #addReasons(hits: RankedTool[], { terms, all }: QueryWords): void {
     const semantic = this.#semanticIndex();
     for (const hit of hits) {
       const index = this.#tools.indexOf(hit.tool);
       if (hit.lexical) hit.lexical.matches = LexicalIndex.matches(this.#wordsOf(index), terms);
-      if (hit.semantic && semantic !== 'unavailable') hit.semantic.alignments = semantic.index.explain(this.#wordsOf(index), words);
+      if (hit.semantic && semantic !== 'unavailable') hit.semantic.alignments = semantic.index.explain(this.#wordsOf(index), all);
     }
   }
 
@@ -362,32 +429,6 @@ export class CatalogSearch {
   }
 }
 
-/**
- * The content words of a query, without what is the user's data rather than a description of the
- * tool wanted: quoted text ('Write launch blog post') and bare numbers (ids, counts, years) are
- * dropped, and pasted values (paths, issue keys, #channels, URLs) become the word for their kind.
- */
-export function queryWordsOf(query: string): string[] {
-  const unquoted = query.slice(0, MAX_QUERY_CHARS).replace(/(^|[\s(])(['"‘“])[^'"‘’“”]*?['"’”](?=$|[\s.,;:!?)])/gu, '$1');
-  return contentWordsOf(withValueKinds(unquoted)).filter((word) => !/^\p{N}+$/u.test(word));
-}
-
-/** For each query word in the built-in request vocabulary, the tool words it stands for (none at weight 0). */
-function meantWordsOf(words: readonly string[], weight: number): Map<string, readonly string[]> {
-  const meant = new Map<string, readonly string[]>();
-  if (weight <= 0) return meant;
-  for (const word of words) {
-    const tools = REQUEST_WORDS.get(word) ?? REQUEST_WORDS.get(stem(word));
-    if (tools) meant.set(word, tools);
-  }
-  return meant;
-}
-
-/** A query's identity for remembering it: its content words' stems, sorted, once each. */
-export function queryKeyOf(query: string): string {
-  return [...new Set(queryWordsOf(query).slice(0, MAX_QUERY_WORDS).map(stem))].sort().join(' ');
-}
-
 /** Jaccard overlap of two word sets. */
 function overlap(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
   let common = 0;
@@ -402,41 +443,16 @@ function rarityOf(word: string, vectors: WordVectors | undefined): number {
   return Math.log(1 + rank / RARITY_SCALE) + 0.1;
 }
 
-/**
- * The best `MAX_RANKED` tools of one ranking as [tool, score], best first. Ranks below that add
- * under 1/(k + MAX_RANKED) to a fused score, and a full sort of 10k scores per ranking would cost
- * more than the scoring.
- */
-function sortedScores(scores: Float64Array): [number, number][] {
-  const positives: number[] = [];
-  for (let tool = 0; tool < scores.length; tool++) if (scores[tool]! > 0) positives.push(scores[tool]!);
-  const threshold = positives.length > MAX_RANKED ? nthLargest(positives, MAX_RANKED) : Number.MIN_VALUE;
-  const top: [number, number][] = [];
-  for (let tool = 0; tool < scores.length; tool++) if (scores[tool]! >= threshold) top.push([tool, scores[tool]!]);
-  return top.sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, MAX_RANKED);
-}
+// Tools of one server that share one description (a generated server's "Call the API") are told
+// apart by their names and parameters: the shared text is not ranked.
+const SHARED_DESCRIPTION_TOOLS = 3;
 
-/** The n-th largest value (1-based) by quickselect; reorders `values`. */
-function nthLargest(values: number[], n: number): number {
-  let low = 0;
-  let high = values.length - 1;
-  const target = n - 1;
-  while (low < high) {
-    const pivot = values[(low + high) >> 1]!;
-    let i = low;
-    let j = high;
-    while (i <= j) {
-      while (values[i]! > pivot) i++;
-      while (values[j]! < pivot) j--;
-      if (i <= j) {
-        [values[i], values[j]] = [values[j]!, values[i]!];
-        i++;
-        j--;
-      }
-    }
-    if (target <= j) high = j;
-    else if (target >= i) low = i;
-    else break;
-  }
-  return values[target]!;
+function withSharedDescriptionsDropped(tools: readonly CatalogTool[], texts: ToolText[]): ToolText[] {
+  const counts = new Map<string, number>();
+  const keyOf = (index: number) => `${tools[index]!.server}\n${texts[index]!.description}`;
+  texts.forEach((text, index) => text.description && counts.set(keyOf(index), (counts.get(keyOf(index)) ?? 0) + 1));
+  texts.forEach((text, index) => {
+    if ((counts.get(keyOf(index)) ?? 0) >= SHARED_DESCRIPTION_TOOLS) text.description = '';
+  });
+  return texts;
 }

@@ -29,7 +29,7 @@ export function isQuestion(query: string): boolean {
 export function readsOnly(tool: CatalogTool): boolean {
   const hint = tool.definition.annotations?.readOnlyHint;
   if (hint !== undefined) return hint;
-  const words = wordsOf(tool.name);
+  const words = wordsOf(tool.name, { whole: false });
   const prefixed = words.length > 1 && !WRITE_VERBS.has(words[0]!) && tool.server.includes(words[0]!);
   return !WRITE_VERBS.has((prefixed ? words[1] : words[0]) ?? '');
 }

@@ -4,7 +4,7 @@
 // query that led nowhere teaches nothing.
 import type { WorkInFlight } from '../shared/index.js';
 import type { LearnedSearch, LearnedWordsStore } from './learnedWords.js';
-import { queryKeyOf, queryWordsOf } from './search.js';
+import { queryKeyOf, queryWordsOf } from './queryWords.js';
 
 /** How long after a query a use still counts as its outcome. */
 const QUERY_WINDOW_MS = 15 * 60_000;

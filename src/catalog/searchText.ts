@@ -16,18 +16,26 @@ const STOP_WORDS = new Set(
     // chat filler
     'please pls want wanna need needs needed let lets like would could might must may shall kindly help hey hi hello ' +
     'thanks thank ok okay also currently right thing things something stuff somehow actually really basically im ive id ' +
-    'youre dont doesnt cant wont us one ones many much anything everything every etc via using use'
+    'youre dont doesnt cant wont us one ones many much anything everything every etc via using use ' +
+    // the web's top-level domain, as in monday.com
+    'com'
   ).split(' '),
 );
 
 /** The longest word kept; longer runs are ids, hashes or noise. */
 const MAX_WORD_LENGTH = 40;
 
-/** Lowercase words of `text`: camelCase, snake_case, kebab-case, dots and digits split apart. */
-export function wordsOf(text: string): string[] {
+/**
+ * Lowercase words of `text`: camelCase, snake_case, kebab-case, dots and digits split apart. A
+ * word that case alone split in two also keeps its whole form ("MySQL" gives mysql, my, sql;
+ * "GitHub" github, git, hub): product names are asked for whole, and a part can be a stop word.
+ * `whole: false` gives the parts only (a name read as a verb and its object).
+ */
+export function wordsOf(text: string, { whole = true }: { whole?: boolean } = {}): string[] {
   // Most tool text is ASCII, and ASCII classes are several times faster than Unicode properties
   // (tokenizing is most of an index build at 10k tools).
-  const words = /^[\x00-\x7f]*$/.test(text)
+  const ascii = /^[\x00-\x7f]*$/.test(text);
+  const words = ascii
     ? text
         .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
         .replace(/([A-Z])([A-Z][a-z])/g, '$1 $2')
@@ -38,7 +46,17 @@ export function wordsOf(text: string): string[] {
         .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, '$1 $2')
         .toLowerCase()
         .split(/[^\p{L}\p{N}]+/u);
+  // Whole forms follow the parts: only words with a case change inside need a second look.
+  if (whole && (ascii ? /[a-z][A-Z]|[A-Z][A-Z][a-z]/ : /\p{Ll}\p{Lu}|\p{Lu}\p{Lu}\p{Ll}/u).test(text)) {
+    for (const run of text.split(ascii ? /[^A-Za-z]+/ : /[^\p{L}]+/u)) if (splitsInTwo(run, ascii)) words.push(run.toLowerCase());
+  }
   return words.filter((word) => word.length > 0 && word.length <= MAX_WORD_LENGTH);
+}
+
+// "MySQL", "GitHub", "readFile": one case change inside the word, so two parts.
+function splitsInTwo(run: string, ascii: boolean): boolean {
+  const changes = ascii ? run.match(/[a-z][A-Z]|[A-Z](?=[A-Z][a-z])/g) : run.match(/\p{Ll}\p{Lu}|\p{Lu}(?=\p{Lu}\p{Ll})/gu);
+  return changes?.length === 1;
 }
 
 /** True for words that say nothing about which tool is wanted. */
@@ -112,6 +130,8 @@ export interface ToolVocabulary {
   examples?: ReadonlyMap<string, string>;
   /** What each server says it is for (its title, description, instructions), by server name. */
   servers?: ReadonlyMap<string, string>;
+  /** The names a server goes by beyond its key (its title), by server name: searched like the key. */
+  serverNames?: ReadonlyMap<string, string>;
 }
 
 /** The text of each search field of a tool. */
@@ -122,14 +142,41 @@ export function toolTextOf(tool: CatalogTool, vocabulary: ToolVocabulary = {}): 
   return {
     name: tool.name,
     title: [definition.title, definition.annotations?.title].filter(Boolean).join(' '),
-    server: tool.server,
+    server: serverNameText(tool.server, vocabulary),
     about: vocabulary.servers?.get(tool.server) ?? '',
-    description: tool.description,
+    description: levelled(tool.description),
     params: params.words.join(' '),
     keywords: vocabulary.keywords?.get(tool.id) ?? '',
     examples: vocabulary.examples?.get(tool.id) ?? '',
     learned: vocabulary.learned?.get(tool.id) ?? '',
   };
+}
+
+/** What a server is named by: its key and the names it gives itself. */
+export function serverNameText(server: string, vocabulary: ToolVocabulary = {}): string {
+  const names = vocabulary.serverNames?.get(server);
+  return names ? `${server} ${names}` : server;
+}
+
+// Sentences that rank a tool by how loudly it asks to be used rather than by what it does:
+// "MUST be called before any other tool", "the primary entry point", "MANDATORY FIRST STEP".
+const SELF_PROMOTION =
+  /\b(mandatory|required first|must (always )?be (called|used|run)|always (call|use|run) this|call this (tool )?first|use this (tool )?(first|before)|before (calling |using )?any other|primary entry point|main entry point|the entry point|first step|start here|recommended starting point)\b/i;
+// Shouting: words in capitals that demand rather than describe.
+const SHOUTING = /\b(IMPORTANT|CRITICAL|MANDATORY|REQUIRED|MUST|ALWAYS|NEVER)\b/;
+const EMOJI = /[\p{Extended_Pictographic}\u{1F1E6}-\u{1F1FF}\u{FE0F}\u{200D}]/gu;
+
+/**
+ * A description on a level field for ranking: emoji and sentences of self-promotion or shouting
+ * taken out (the agent still reads the original). A description that is nothing else is kept.
+ */
+export function levelled(description: string): string {
+  const loud = (text: string) => SELF_PROMOTION.test(text) || SHOUTING.test(text);
+  if (!loud(description) && !/[^\x00-\x7f]/.test(description)) return description;
+  const plain = description.replace(EMOJI, ' ');
+  const sentences = plain.split(/(?<=[.!?:])\s+|\n+/);
+  const kept = sentences.filter((sentence) => !loud(sentence));
+  return kept.length ? kept.join(' ') : plain;
 }
 
 /** Deep enough for the nested objects real tools take (filters, options), not for recursive schemas. */

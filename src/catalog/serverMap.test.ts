@@ -68,8 +68,48 @@ describe('the map of the catalog', () => {
     expect(map[0]).toMatch(/^server-number-0 \(40 tools\): projects, issues/);
     expect(map[0]).toMatch(/…$/);
 
-    const huge = formatServerMap(Array.from({ length: 200 }, (_, index) => entry(index)));
+    const huge = formatServerMap(Array.from({ length: 400 }, (_, index) => entry(index)));
     expect(Buffer.byteLength(huge.join('\n'))).toBeLessThanOrEqual(MAP_BUDGET_BYTES);
     expect(huge.at(-1)).toMatch(/^… and \d+ more servers: discover-all-tools \{"server": "NAME"\} lists one\.$/);
+  });
+
+  it('names every one of 200 servers within the budget, grouped by what they are for, several on a line', () => {
+    // Names of the length real ones have (8.6 characters on average over 108 npm servers).
+    const kinds = ['pg', 'github', 'slack', 'browser', 'notes', 'weather'];
+    const purposes: Record<string, string> = {
+      pg: 'postgres tables, queries, schemas',
+      github: 'repositories, pull requests, issues',
+      slack: 'channels, messages',
+      browser: 'pages, screenshots, clicks',
+      notes: 'memory, knowledge graph',
+      weather: 'forecasts, alerts',
+    };
+    const entries = Array.from({ length: 200 }, (_, index): ServerMapEntry => {
+      const kind = kinds[index % kinds.length]!;
+      const server = `${kind}${index}`;
+      return { server, summary: { server, purpose: purposes[kind]!, tools: 10 }, state: ready };
+    });
+    const map = formatServerMap(entries);
+    expect(Buffer.byteLength(map.join('\n'))).toBeLessThanOrEqual(MAP_BUDGET_BYTES);
+    for (const { server } of entries) expect(map.join('\n')).toMatch(new RegExp(`\\b${server}\\b`));
+    expect(map.find((line) => line.startsWith('databases: '))).toMatch(/^databases: pg0 pg6 pg12\b/);
+    expect(map.find((line) => line.startsWith('chat: '))).toMatch(/slack2\b/);
+    expect(map.length).toBeLessThan(12);
+  });
+
+  it("cuts a label at a whole word, and never takes an instructions' preamble for a summary", () => {
+    const server = 'shop';
+    const entries = Array.from({ length: 35 }, (_, index): ServerMapEntry => ({
+      server: `${server}${index}`,
+      summary: { server: `${server}${index}`, purpose: 'content, categories, performance, inventories, shipments, refunds', tools: 3 },
+      state: ready,
+    }));
+    for (const line of formatServerMap(entries))
+      expect(line).toMatch(/(content|categories|performance|inventories|shipments|refunds)(…)?$/);
+    const everything = summarizeServer('everything', {
+      tools: [tool('echo'), tool('get_sum')],
+      about: { instructions: 'Everything Server – Server Instructions Audience: These instructions are for the model.' },
+    });
+    expect(everything.purpose).not.toMatch(/Instructions|Audience/);
   });
 });

@@ -4,6 +4,7 @@
 // description or title, instructions) when it gave any, else from the words its tool names share.
 import type { CachedServerTools } from './definitionCache.js';
 import { isStopWord, stem, wordsOf } from './searchText.js';
+import { GROUP_ORDER, groupOf } from './serverGroups.js';
 
 /** Where a configured server stands: discovered, not yet discovered, or failed to be discovered. */
 export type ServerState = { kind: 'ready' } | { kind: 'pending' } | { kind: 'failed'; reason: string };
@@ -44,23 +45,47 @@ export function summarizeServer(server: string, cached: Pick<CachedServerTools, 
 }
 
 /**
- * The map as lines, widest purposes that keep it within `budget` bytes. A map too long even at
- * the narrowest width lists as many servers as fit and says how many more there are.
+ * The map as lines within `budget` bytes. A small catalog gets one line per server, with the
+ * widest purposes that fit. A larger one is grouped by what the servers are for, several servers
+ * on a line: with their tool counts when those fit, else by name alone; only a map too long even
+ * for that is cut, with a count of the servers left out.
  */
 export function formatServerMap(entries: readonly ServerMapEntry[], budget = MAP_BUDGET_BYTES): string[] {
   for (const width of PURPOSE_WIDTHS) {
     const lines = entries.map((entry) => mapLine(entry, width));
     if (byteLength(lines) <= budget) return lines;
   }
+  for (const counted of [true, false]) {
+    const lines = groupedLines(entries, counted).map((group) => group.line);
+    if (byteLength(lines) <= budget) return lines;
+  }
   const lines: string[] = [];
-  const narrowest = PURPOSE_WIDTHS[PURPOSE_WIDTHS.length - 1]!;
-  for (const [index, entry] of entries.entries()) {
-    const more = `… and ${entries.length - index} more servers: discover-all-tools {"server": "NAME"} lists one.`;
-    const line = mapLine(entry, narrowest);
-    if (byteLength([...lines, line, more]) > budget) return [...lines, more];
-    lines.push(line);
+  let left = entries.length;
+  for (const group of groupedLines(entries, false)) {
+    const more = (count: number) => `… and ${count} more servers: discover-all-tools {"server": "NAME"} lists one.`;
+    if (byteLength([...lines, group.line, more(left - group.count)]) > budget) return [...lines, more(left)];
+    lines.push(group.line);
+    left -= group.count;
   }
   return lines;
+}
+
+/** `group: a (N), b (not discovered)`, or `group: a b` by name alone: one line per group of servers, in the groups' order. */
+function groupedLines(entries: readonly ServerMapEntry[], counted: boolean): { line: string; count: number }[] {
+  const groups = new Map<string, string[]>(GROUP_ORDER.map((label) => [label, []]));
+  for (const entry of entries) {
+    const label = groupOf(entry.server, entry.summary?.purpose ?? '');
+    groups.get(label)!.push(compactName(entry, counted));
+  }
+  return [...groups]
+    .filter(([, names]) => names.length)
+    .map(([label, names]) => ({ line: `${label}: ${names.join(counted ? ', ' : ' ')}`, count: names.length }));
+}
+
+function compactName({ server, summary, state }: ServerMapEntry, counted: boolean): string {
+  if (state.kind === 'failed') return `${server} (not discovered)`;
+  if (!summary) return `${server} (discovering)`;
+  return counted ? `${server} (${summary.tools})` : server;
 }
 
 /** `name (N tools): purpose`, or the state when the server has no tools to show yet. */
@@ -75,16 +100,22 @@ function mapLine({ server, summary, state }: ServerMapEntry, width: number): str
 // The server's own words: its description, else the first sentence of its instructions, else a
 // title that says more than the server's name.
 function ownPurpose(server: string, about: CachedServerTools['about']): string | undefined {
-  const own = [about?.description, about?.instructions].map((text) => text && plainPurpose(text)).find(Boolean);
+  const own = [about?.description, about?.instructions]
+    .map((text) => text && plainPurpose(text))
+    .find((purpose) => purpose && !PREAMBLE.test(purpose));
   if (own) return own;
   const title = about?.title?.trim();
   const rest = title
-    ? wordsOf(title)
+    ? wordsOf(title, { whole: false })
         .filter((word) => word !== 'mcp' && word !== 'server')
         .join('')
     : '';
-  return rest && rest !== wordsOf(server).join('') ? title : undefined;
+  return rest && rest !== wordsOf(server, { whole: false }).join('') ? title : undefined;
 }
+
+// The opening of instructions written for the model, not a description of the server:
+// "Everything Server – Server Instructions Audience: These…", "Usage guide", "You are…".
+const PREAMBLE = /\b(instructions?|audience|guidelines?|overview|you are|read (this|me|carefully)|usage guide|how to use)\b|\s[–—]\s/i;
 
 /** The first sentence of `text`, without markdown and without "This server provides …" framing. */
 function plainPurpose(text: string): string {
@@ -101,11 +132,11 @@ function plainPurpose(text: string): string {
 
 /** The object words the tool names share most (`issues, projects, teams`), from names only. */
 function derivedPurpose(server: string, tools: CachedServerTools['tools']): string {
-  const own = new Set(wordsOf(server).map(stem));
+  const own = new Set(wordsOf(server, { whole: false }).map(stem));
   const counts = new Map<string, { count: number; forms: Map<string, number> }>();
   for (const tool of tools) {
     const seen = new Set<string>();
-    for (const word of wordsOf(tool.name)) {
+    for (const word of wordsOf(tool.name, { whole: false })) {
       if (ACTION_WORDS.has(word) || isStopWord(word) || /\d/.test(word)) continue;
       const term = stem(word);
       if (own.has(term) || seen.has(term)) continue;
@@ -127,12 +158,15 @@ function mostCommon(forms: ReadonlyMap<string, number>): string {
   return [...forms].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]![0];
 }
 
-/** `text` cut at a word (or list item) boundary to at most `width` characters. */
+/** `text` cut at a list item or word boundary to at most `width` characters. */
 function clip(text: string, width: number): string {
   if (text.length <= width) return text;
+  // Whole words only: a whole list item when one ends far enough in, else a whole word, else nothing.
   const cut = text.slice(0, width - 1);
-  const boundary = Math.max(cut.lastIndexOf(', '), cut.lastIndexOf(' '));
-  return `${(boundary > width / 2 ? cut.slice(0, boundary) : cut).replace(/[,;:\s]+$/, '')}…`;
+  const item = cut.lastIndexOf(', ');
+  const word = /\s/.test(text.charAt(width - 1)) ? cut.length : cut.lastIndexOf(' ');
+  const boundary = item > width / 2 ? item : word;
+  return boundary > 0 ? `${cut.slice(0, boundary).replace(/[,;:\s]+$/, '')}…` : '';
 }
 
 function byteLength(lines: readonly string[]): number {

@@ -1,7 +1,7 @@
 // `loadout search QUERY…`: the catalog ranked for a query as discover-all-tools ranks it, and with
 // --explain which fields and words earned each tool its place.
 import type { Command } from 'commander';
-import type { Catalog, RankedTool } from '../../catalog/index.js';
+import { rank, type Catalog, type RankedTool, type Ranking } from '../../catalog/index.js';
 import { Policy } from '../../identity/index.js';
 import { LoadoutError, oneLine } from '../../shared/index.js';
 import { enabledServerNames } from '../../config/index.js';
@@ -35,7 +35,7 @@ export function registerSearch(program: Command): void {
       const { paths, logger } = commandEnvironment(command);
       const runtime = await openConfiguredRuntime(paths, logger);
       let catalog: Catalog;
-      let modelScores: ReadonlyMap<string, number> | undefined;
+      let explained: Ranking;
       // Searched as the local caller (policy.local) may see the catalog.
       const policy = new Policy(runtime.config.policy);
       const grants = policy.grantsFor(policy.localPrincipal);
@@ -49,12 +49,12 @@ export function registerSearch(program: Command): void {
         catalog = grants ? runtime.catalog.current.restrictedTo(grants) : runtime.catalog.current;
         enabled = enabledServerNames(runtime.pool.configs).filter(inScope);
         undiscovered = runtime.catalog.undiscoveredServers.filter(inScope);
-        modelScores = await runtime.catalog.modelScores(query);
+        const source = { current: catalog, modelScores: (text: string) => runtime.catalog.modelScores(text) };
+        explained = await rank(source, { query, server: options.server, limit, explain: options.explain === true });
       } finally {
         await runtime.close();
       }
-      const explained = catalog.explain(query, MAX_LIMIT, modelScores);
-      const ranked = explained.ranked.filter((hit) => inScope(hit.tool.server)).slice(0, limit);
+      const ranked = explained.hits;
       if (options.json) {
         printJson({
           query,

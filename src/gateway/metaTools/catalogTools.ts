@@ -1,6 +1,6 @@
 // Meta-tools that read the catalog or call into it: discover-all-tools and call-tool.
 import * as z from 'zod';
-import type { Catalog, CatalogTool } from '../../catalog/index.js';
+import { rank, type Catalog, type CatalogTool, type Ranking } from '../../catalog/index.js';
 import { enabledServerNames } from '../../config/index.js';
 import { LoadoutError, oneLine } from '../../shared/index.js';
 import { discoveryStateText } from '../../runtime/index.js';
@@ -20,7 +20,7 @@ const SERVER_PURPOSE_WIDTH = 60;
 export const discoverAllTools = defineMetaTool({
   name: 'discover-all-tools',
   description:
-    'Search every tool behind loadout: server.tool and one line each. query ranks (top 10 by default), server filters, detail:true adds schemas; no arguments: the servers.',
+    'Search every tool behind loadout: server.tool and one line each. query ranks (top 10 by default), server filters, and together they rank within one server ({"query": "create issue", "server": "github"}); detail:true adds schemas; no arguments: the servers.',
   input: z.strictObject({
     query: z.string().max(500).optional(),
     server: z.string().optional(),
@@ -46,16 +46,11 @@ export const discoverAllTools = defineMetaTool({
     }
     const limit = args.limit ?? (ranked ? RANKED_PAGE : LISTED_PAGE);
     const searchStartedMs = performance.now();
-    const modelScores = ranked ? await gateway.catalog.modelScores(args.query!) : undefined;
-    const { total, tools, strong } = catalog.search({ ...args, limit, ...(modelScores ? { modelScores } : {}) });
+    const { total, tools, strong } = ranked
+      ? rankedPage(await rank(gateway.catalog, { ...args, query: args.query!, limit, searcher: session.searcher }))
+      : catalog.search({ ...args, limit });
     if (ranked)
       telemetry().searched({ durationS: (performance.now() - searchStartedMs) / 1000, query: args.query!, resultCount: tools.length });
-    if (ranked)
-      gateway.catalog.learning?.queried(
-        session.searcher,
-        args.query!,
-        tools.map((tool) => tool.id),
-      );
     const exposedIds = new Map([...(await session.settledSnapshot()).routes].map(([name, route]) => [route.id, name]));
     if (args.detail) {
       return textResult(
@@ -96,6 +91,10 @@ export const discoverAllTools = defineMetaTool({
     return lines.join('\n');
   },
 });
+
+function rankedPage({ total, hits, strong }: Ranking): { total: number; tools: CatalogTool[]; strong: boolean } {
+  return { total, tools: hits.map((hit) => hit.tool), strong };
+}
 
 /** call-tool: reach any enabled catalog tool, equipped or not. */
 export const callTool = defineMetaTool({
