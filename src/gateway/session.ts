@@ -19,7 +19,13 @@ import type { HubMember } from './sessionHub.js';
 import { TASK_CAPABILITIES, forwardTaskCall, serveTasks } from './taskHandlers.js';
 import { PassthroughCallServer } from './passthroughCall.js';
 import { OPTIMIZATION_META_TOOLS } from './metaTools/index.js';
-import { describeInvalidArguments, listedMetaTool, type MetaTool, type MetaToolSession } from './metaTools/metaTool.js';
+import {
+  describeInvalidArguments,
+  listedMetaTool,
+  parseMetaToolArguments,
+  type MetaTool,
+  type MetaToolSession,
+} from './metaTools/metaTool.js';
 import { errorResult, textResult } from './toolResults.js';
 
 const OPTIMIZATION_TOOL_NAMES: ReadonlySet<string> = new Set(OPTIMIZATION_META_TOOLS.map((tool) => tool.name));
@@ -336,7 +342,7 @@ export class GatewaySession implements MetaToolSession {
   }
 
   async #runMetaTool(tool: MetaTool, args: Record<string, unknown> | undefined, extra: RequestExtra): Promise<CallToolResult> {
-    const parsed = tool.input.safeParse(args ?? {});
+    const parsed = parseMetaToolArguments(tool, args ?? {});
     if (!parsed.success) return errorResult(describeInvalidArguments(tool, parsed.error));
     try {
       const result = await tool.run(parsed.data, { gateway: this.#context, session: this, extra });

@@ -9,7 +9,7 @@ import { forwardUnlessChanged } from '../changedToolGuard.js';
 import { discoveryStateText } from '../discoveryText.js';
 import { textResult } from '../toolResults.js';
 import { mapAnswer } from './catalogMap.js';
-import { defineMetaTool } from './metaTool.js';
+import { READS_ONLY, REACHES_ANY_TOOL, defineMetaTool } from './metaTool.js';
 import { toolPurpose } from './toolPurpose.js';
 import { creditSearch } from './searchFeedback.js';
 import { unknownToolError } from './unknownTool.js';
@@ -23,6 +23,7 @@ const SERVER_PURPOSE_WIDTH = 60;
 /** discover-all-tools: the catalog, optionally ranked by a query. */
 export const discoverAllTools = defineMetaTool({
   name: 'discover-all-tools',
+  annotations: READS_ONLY,
   description:
     'Search every tool behind loadout: server.tool and one line each. query ranks (top 10 by default), server filters, detail:true adds schemas; no arguments: the servers.',
   input: z.strictObject({
@@ -101,6 +102,7 @@ export const discoverAllTools = defineMetaTool({
 /** call-tool: reach any enabled catalog tool, equipped or not. */
 export const callTool = defineMetaTool({
   name: 'call-tool',
+  annotations: REACHES_ANY_TOOL,
   description: 'Call any catalog tool by server.tool or equipped name; use it when equipped tools are missing from your list.',
   input: z.strictObject({
     tool: z.string().min(1),

@@ -5,8 +5,11 @@ import { parseToolId, unusableReason } from '../../catalog/index.js';
 import { type RegistrySnapshot, type WithheldReason, type WithheldTool } from '../../registry/index.js';
 import { LoadoutError, isLoadoutError } from '../../shared/index.js';
 import { ALL_TOOLSET, resolveToolsetTools, writableToolsetName } from '../../toolsets/index.js';
-import { defineMetaTool } from './metaTool.js';
+import { DELETES, READS_ONLY, SAVES, defineMetaTool } from './metaTool.js';
 import { creditSearch } from './searchFeedback.js';
+
+// The rule said in words too: some clients drop `pattern` from the schemas they show a model (Codex CLI does).
+const TOOLSET_NAME = ToolsetNameSchema.describe('a-z, 0-9, "_" and "-" (at most 64), starting with a letter or digit');
 
 const REASON_TEXT: Record<WithheldReason, (server: string) => string> = {
   unknown: () => 'not in the catalog (stale or never discovered)',
@@ -22,10 +25,11 @@ function withheldText(held: WithheldTool): string {
 /** build-toolset: save (create or overwrite) a named list of catalog tools. */
 export const buildToolset = defineMetaTool({
   name: 'build-toolset',
+  annotations: SAVES,
   changesState: true,
   description: 'Save (or overwrite) a named toolset of server.tool names; equip:true also equips it.',
   input: z.strictObject({
-    name: ToolsetNameSchema,
+    name: TOOLSET_NAME,
     // "server.tool" (or a flattened name), or a toolset file's objects {namespacedName} / {server, tool}.
     tools: z.array(z.union([z.string().min(1), ToolRefSchema])).min(1, 'list at least one tool'),
     description: z.string().max(500).optional(),
@@ -57,9 +61,10 @@ export const buildToolset = defineMetaTool({
 /** equip-toolset: expose a saved toolset's tools under flattened names. */
 export const equipToolset = defineMetaTool({
   name: 'equip-toolset',
+  annotations: SAVES,
   changesState: true,
   description: 'Expose a saved toolset\'s tools as your own, replacing any equipped set ("all": every tool).',
-  input: z.strictObject({ name: ToolsetNameSchema }),
+  input: z.strictObject({ name: TOOLSET_NAME }),
   example: { name: 'notes' },
   async run(args, { gateway, session }) {
     await gateway.ready();
@@ -78,6 +83,7 @@ export const equipToolset = defineMetaTool({
 /** unequip-toolset: withdraw the equipped tools. */
 export const unequipToolset = defineMetaTool({
   name: 'unequip-toolset',
+  annotations: SAVES,
   changesState: true,
   description: 'Withdraw the equipped tools.',
   input: z.strictObject({}),
@@ -93,6 +99,7 @@ export const unequipToolset = defineMetaTool({
 /** list-saved-toolsets: what can be equipped. */
 export const listSavedToolsets = defineMetaTool({
   name: 'list-saved-toolsets',
+  annotations: READS_ONLY,
   description: 'List saved toolsets; marks the equipped one.',
   input: z.strictObject({}),
   example: {},
@@ -113,6 +120,7 @@ export const listSavedToolsets = defineMetaTool({
 /** get-active-toolset: the equipped toolset and each tool's status. */
 export const getActiveToolset = defineMetaTool({
   name: 'get-active-toolset',
+  annotations: READS_ONLY,
   description: "Show the equipped toolset and each tool's status.",
   input: z.strictObject({}),
   example: {},
@@ -133,9 +141,10 @@ export const getActiveToolset = defineMetaTool({
 /** delete-toolset: remove a saved toolset, unequipping it first if equipped. */
 export const deleteToolset = defineMetaTool({
   name: 'delete-toolset',
+  annotations: DELETES,
   changesState: true,
   description: 'Delete a saved toolset (unequips it if equipped).',
-  input: z.strictObject({ name: ToolsetNameSchema }),
+  input: z.strictObject({ name: TOOLSET_NAME }),
   example: { name: 'notes' },
   async run(args, { gateway, session }) {
     writableToolsetName(args.name, 'delete');
