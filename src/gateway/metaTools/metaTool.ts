@@ -23,6 +23,11 @@ export interface MetaToolSession {
    * a 2026-07-28 HTTP request is served with (each such request has a session of its own).
    */
   readonly searcher: object;
+  /**
+   * Whether the client has shown it never re-reads tools/list after a change, so equipped tools
+   * reach its model only through call-tool.
+   */
+  readonly equippedToolsUnlisted?: boolean;
 }
 
 /** What a meta-tool handler can reach. */

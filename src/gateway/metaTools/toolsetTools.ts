@@ -54,7 +54,7 @@ export const buildToolset = defineMetaTool({
       if (!isLoadoutError(error)) throw error;
       throw new LoadoutError(error.code, `${saved} Not equipped: ${error.message}`, { cause: error, remedy: error.remedy });
     });
-    return `${saved}\n${describeEquipped(change.snapshot)}`;
+    return `${saved}\n${describeEquipped(change.snapshot, session.equippedToolsUnlisted)}`;
   },
 });
 
@@ -76,7 +76,7 @@ export const equipToolset = defineMetaTool({
         session.searcher,
         [...change.snapshot.routes.values()].map((route) => route.id),
       );
-    return describeEquipped(change.snapshot);
+    return describeEquipped(change.snapshot, session.equippedToolsUnlisted);
   },
 });
 
@@ -157,12 +157,15 @@ export const deleteToolset = defineMetaTool({
   },
 });
 
-function describeEquipped(snapshot: RegistrySnapshot): string {
+function describeEquipped(snapshot: RegistrySnapshot, unlisted = false): string {
   const names = [...snapshot.routes.keys()];
   const lines = [
     `Equipped '${snapshot.selection?.toolset}': ${names.length} tool${names.length === 1 ? '' : 's'}${names.length ? `: ${names.join(', ')}` : ''}.`,
   ];
   for (const held of snapshot.withheld) lines.push(`Not exposed: ${held.id} (${withheldText(held)}).`);
-  if (names.length) lines.push('If they do not appear in your tool list, call them with call-tool {"tool": "<name>", "arguments": {…}}.');
+  if (names.length && unlisted)
+    lines.push('Your client does not re-read its tool list, so call them with call-tool {"tool": "<name>", "arguments": {…}}.');
+  else if (names.length)
+    lines.push('If they do not appear in your tool list, call them with call-tool {"tool": "<name>", "arguments": {…}}.');
   return lines.join('\n');
 }
