@@ -19,7 +19,7 @@ import { startFakeModelApis } from './fakeModelApis.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
-const cli = process.env.LOADOUT_CLI ?? path.join(root, 'dist', 'bundle', 'loadout.js');
+const cli = process.env.LOADOUT_CLI ? path.resolve(process.env.LOADOUT_CLI) : path.join(root, 'dist', 'bundle', 'loadout.js');
 const echoServer = path.join(root, 'dist', 'test', 'fixtures', 'echo.js');
 const tee = path.join(root, 'scripts', 'claude-code-check', 'stdioTee.mjs');
 const args = process.argv.slice(2);

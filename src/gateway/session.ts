@@ -20,6 +20,7 @@ import type { HubMember } from './sessionHub.js';
 import { TASK_CAPABILITIES, forwardTaskCall, serveTasks } from './taskHandlers.js';
 import { PassthroughCallServer } from './passthroughCall.js';
 import { RelistLearning } from './relistHabit.js';
+import { spellForClient } from './clientSpelling.js';
 import { OPTIMIZATION_META_TOOLS } from './metaTools/index.js';
 import {
   describeInvalidArguments,
@@ -358,14 +359,16 @@ export class GatewaySession implements MetaToolSession {
   }
 
   async #runMetaTool(tool: MetaTool, args: Record<string, unknown> | undefined, extra: RequestExtra): Promise<CallToolResult> {
+    // loadout's own words, never a downstream tool's answer, name the meta-tools as the client's model sees them.
+    const spelt = (text: string): string => spellForClient(text, this.server.getClientVersion()?.name, this.#metaTools.keys());
     const parsed = parseMetaToolArguments(tool, args ?? {});
-    if (!parsed.success) return errorResult(describeInvalidArguments(tool, parsed.error));
+    if (!parsed.success) return errorResult(spelt(describeInvalidArguments(tool, parsed.error)));
     try {
       const result = await tool.run(parsed.data, { gateway: this.#context, session: this, extra });
-      return typeof result === 'string' ? textResult(result) : result;
+      return typeof result === 'string' ? textResult(spelt(result)) : result;
     } catch (error) {
       if (isProtocolRefusal(error)) throw error;
-      if (isLoadoutError(error)) return errorResult(remedyText(error, AGENT_REMEDIES));
+      if (isLoadoutError(error)) return errorResult(spelt(remedyText(error, AGENT_REMEDIES)));
       this.#context.logger.error({ mod: 'gateway', tool: tool.name, err: errorMessage(error) }, 'meta-tool failed');
       return errorResult(`${tool.name} failed unexpectedly: ${errorMessage(error)}`);
     }

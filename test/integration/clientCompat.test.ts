@@ -143,3 +143,35 @@ describe('meta-tools as clients other than Claude Code meet them', () => {
     expect(textOf(viaCallTool)).toBe('hi');
   });
 });
+
+describe('answers to a client whose model sees `-` as `_` (Codex CLI)', () => {
+  let dirs: TempDirs;
+  const gateways: GatewayProcess[] = [];
+  beforeAll(async () => {
+    dirs = await makeTempDirs();
+    await writeServersYaml(dirs.configDir, { echo: nodeServer(fixture('echo')) });
+  });
+  afterAll(async () => {
+    await Promise.all(gateways.map((gateway) => gateway.close()));
+    await dirs?.cleanup();
+  });
+
+  it('names the meta-tools as that model sees them, and leaves them as they are for other clients', async () => {
+    const codex = await startGateway({ dirs, clientName: 'codex-mcp-client' });
+    gateways.push(codex);
+    const build = { name: 'build-toolset', arguments: { name: 'talk', tools: ['echo.echo'] } };
+    expect(textOf(await codex.client.callTool(build))).toBe(
+      'Saved toolset \'talk\' with 1 tool. Equip it with equip_toolset {"name": "talk"}.',
+    );
+    const refused = await codex.client.callTool({ name: 'equip-toolset', arguments: {} });
+    expect(textOf(refused)).toMatch(/^Invalid arguments for equip_toolset: name: /);
+    expect(codex.client.getInstructions()).toContain('Some clients show these names with _ for - (discover_all_tools, call_tool)');
+    await codex.close();
+    gateways.pop();
+    const other = await startGateway({ dirs });
+    gateways.push(other);
+    expect(textOf(await other.client.callTool(build))).toBe(
+      'Saved toolset \'talk\' with 1 tool. Equip it with equip-toolset {"name": "talk"}.',
+    );
+  });
+});
