@@ -277,6 +277,39 @@ describe('loadout setup', () => {
     expect(after.mcpServers.loadout).not.toHaveProperty('alwaysLoad');
     expect(Object.keys((await serversYaml()).servers)).toEqual(['memory']);
   });
+  it('gemini: moves the servers of ~/.gemini/settings.json (an httpUrl one too), keeps its other settings, says what Gemini CLI needs, and --undo restores it', async () => {
+    const settings = path.join(home, '.gemini', 'settings.json');
+    await mkdir(path.dirname(settings), { recursive: true });
+    const before = `${JSON.stringify(
+      {
+        security: { auth: { selectedType: 'gemini-api-key' } },
+        mcpServers: {
+          memory: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'], trust: true },
+          docs: { httpUrl: 'https://docs.example.com/mcp', headers: { 'X-Team': 'a' } },
+        },
+      },
+      null,
+      2,
+    )}\n`;
+    await writeFile(settings, before);
+    const dryRun = await setup(['gemini', '--move', '--dry-run']);
+    expect(dryRun.code).toBe(0);
+    expect(await readFile(settings, 'utf8')).toBe(before);
+    const run = await setup(['gemini', '--move', '--yes']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('Gemini CLI re-reads its tool list after an equip by itself: no setting is needed.');
+    const after = await readJson<{ security: unknown; mcpServers: Record<string, { command?: string }> }>(settings);
+    expect(after.security).toEqual({ auth: { selectedType: 'gemini-api-key' } });
+    expect(Object.keys(after.mcpServers)).toEqual(['loadout']);
+    expect(after.mcpServers.loadout).toMatchObject({ command: process.execPath });
+    expect((await serversYaml()).servers).toEqual({
+      memory: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'] },
+      docs: { type: 'http', url: 'https://docs.example.com/mcp', headers: { 'X-Team': 'a' } },
+    });
+    expect((await setup(['gemini', '--undo', '--yes'])).code).toBe(0);
+    expect(await readFile(settings, 'utf8')).toBe(before);
+  });
+
   describe('leaves a working catalog and no readable secret', () => {
     // Local servers only: one that works and one whose program is not installed.
     const writeClaudeJson = async (servers: Record<string, unknown>) => {

@@ -3,7 +3,7 @@
 import path from 'node:path';
 
 /** The clients `loadout setup` and `loadout doctor` know. */
-export const CLIENT_NAMES = ['claude-code', 'claude-desktop', 'cursor', 'vscode'] as const;
+export const CLIENT_NAMES = ['claude-code', 'claude-desktop', 'cursor', 'gemini', 'vscode'] as const;
 /** One of CLIENT_NAMES. */
 export type ClientName = (typeof CLIENT_NAMES)[number];
 
@@ -33,6 +33,8 @@ export interface ClientDefinition {
    * entry sends loadout's few tools to the model in full (and waits up to 5 s for it at start).
    */
   alwaysLoad: boolean;
+  /** What the client needs besides loadout's entry, said after setup (docs/clients.md). */
+  needs?: string;
 }
 
 /** The machine facts the locations depend on; tests pass a temporary home. */
@@ -106,6 +108,26 @@ export function clientDefinition(name: ClientName, env: ClientEnvironment): Clie
           comments: false,
         },
       });
+    case 'gemini':
+      // Gemini CLI merges ~/.gemini/settings.json with the project's .gemini/settings.json.
+      return {
+        ...projectAndUser(name, 'Gemini CLI', false, {
+          project: {
+            label: 'Gemini CLI project (.gemini/settings.json)',
+            file: path.join(cwd, '.gemini', 'settings.json'),
+            jsonPath: ['mcpServers'],
+            comments: false,
+          },
+          user: {
+            label: 'Gemini CLI user (~/.gemini/settings.json)',
+            file: path.join(env.home, '.gemini', 'settings.json'),
+            jsonPath: ['mcpServers'],
+            comments: false,
+          },
+        }),
+        needs:
+          'Gemini CLI re-reads its tool list after an equip by itself: no setting is needed. It asks before each tool call unless you trust the server ("trust": true on its entry) or run with --yolo; call-tool can reach any tool, so trust loadout only if you trust every server behind it.',
+      };
     case 'vscode':
       // VS Code keeps servers under "servers" (not "mcpServers"), in the user profile's mcp.json
       // and in the workspace's .vscode/mcp.json.
