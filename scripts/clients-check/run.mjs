@@ -64,7 +64,11 @@ const CLIENTS = {
     version: () => run(bin('codex'), ['--version']).stdout.trim(),
     scenarios: [
       { title: 'default settings', flags: [], toml: '' },
-      { title: 'list-change flag on (--enable mcp_tool_list_changed)', flags: ['--enable', 'mcp_tool_list_changed'], toml: '' },
+      {
+        title: 'list-change feature on ([features] mcp_tool_list_changed = true)',
+        flags: [],
+        toml: '[features]\nmcp_tool_list_changed = true\n',
+      },
       { title: 'default_tools_approval_mode = "approve"', flags: [], toml: 'default_tools_approval_mode = "approve"\n' },
     ],
     runScenario: runCodex,
@@ -139,6 +143,8 @@ function runCodex({ scenario, dirs, serve, fake }) {
     '[mcp_servers.loadout]',
     `command = ${JSON.stringify(process.execPath)}`,
     `args = ${JSON.stringify(serve)}`,
+    // Under load, loadout's start can outlast Codex's default wait, and the first turn goes without it.
+    'startup_timeout_sec = 60',
     scenario.toml,
   ].join('\n');
   writeFileSync(path.join(dirs.codex, 'config.toml'), toml);

@@ -18,10 +18,11 @@ export type RelistHabit =
 
 // Clients whose habit is known before they show it, by clientInfo.name: the first equip of a
 // session is answered as the later ones would be. `settleMs` is how long after its re-read a client
-// needs before its next model request carries the new list (measured, scripts/clients-check).
+// needs before its next model request carries the new list (measured with Gemini CLI 0.61.0 on a
+// loaded machine: 100 ms was sometimes too short, 250 ms always enough; docs/clients.md).
 const KNOWN_CLIENTS: ReadonlyArray<{ name: RegExp; habit: RelistHabit; settleMs?: number }> = [
   { name: /codex/i, habit: 'relists-after-answer' },
-  { name: /gemini/i, habit: 'relists', settleMs: 150 },
+  { name: /gemini/i, habit: 'relists', settleMs: 250 },
 ];
 
 // How long after a list_changed a list still unread means the client does not re-read (Claude Code
