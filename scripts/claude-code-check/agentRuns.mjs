@@ -1,8 +1,8 @@
 // What the checks that run real agent CLIs share (run.mjs here, ../clients-check/run.mjs): the CLI
 // installed once from a folder's own package.json and lockfile into a scratch folder, and one run
-// of it with its output collected and a deadline.
+// of it with its output collected and a deadline, and the messages stdioTee.mjs logged.
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -34,4 +34,15 @@ export function runAgent(command, args, { env, cwd, timeoutMs }) {
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+/** The messages stdioTee.mjs logged to `file`, in order (none if it never started). */
+export function readTraffic(file) {
+  return existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line))
+    : [];
 }

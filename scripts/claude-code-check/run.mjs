@@ -11,12 +11,12 @@
 //   node scripts/claude-code-check/run.mjs [--claude PATH] [--dir SCRATCH] [--requests FILE]
 // LOADOUT_CLI runs another build (say, main's) for a before/after comparison.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startFakeMessagesApi } from './fakeMessagesApi.mjs';
-import { installFromLockfile, runAgent } from './agentRuns.mjs';
+import { installFromLockfile, readTraffic, runAgent } from './agentRuns.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
@@ -160,13 +160,7 @@ async function runScenario(entry) {
         timeoutMs: 120_000,
       },
     );
-    const traffic = existsSync(trafficLog)
-      ? readFileSync(trafficLog, 'utf8')
-          .trim()
-          .split('\n')
-          .filter(Boolean)
-          .map((line) => JSON.parse(line))
-      : [];
+    const traffic = readTraffic(trafficLog);
     return { run, requests: fake.requests, traffic };
   } finally {
     await fake.close();

@@ -11,12 +11,12 @@
 //   node scripts/clients-check/run.mjs [--dir SCRATCH] [--only codex|gemini] [--log FILE]
 // LOADOUT_CLI runs another build (say, main's) for a before/after comparison.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startFakeModelApis } from './fakeModelApis.mjs';
-import { installFromLockfile, runAgent } from '../claude-code-check/agentRuns.mjs';
+import { installFromLockfile, readTraffic, runAgent } from '../claude-code-check/agentRuns.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
@@ -132,13 +132,7 @@ async function runScenario(client, scenario) {
     const trafficLog = path.join(temp, 'traffic.jsonl');
     const serve = [tee, trafficLog, '--', process.execPath, cli, '--config', dirs.config, '--data', dirs.data, 'serve'];
     const result = await client.runScenario({ scenario, dirs, serve, fake });
-    const traffic = existsSync(trafficLog)
-      ? readFileSync(trafficLog, 'utf8')
-          .trim()
-          .split('\n')
-          .filter(Boolean)
-          .map((line) => JSON.parse(line))
-      : [];
+    const traffic = readTraffic(trafficLog);
     return {
       requests: fake.requests,
       traffic,
