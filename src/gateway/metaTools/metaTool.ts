@@ -59,18 +59,19 @@ export interface MetaTool<Schema extends z.ZodType = z.ZodType> {
   run(args: z.output<Schema>, context: MetaToolContext): Promise<CallToolResult | string>;
 }
 
+// Every idle tools/list carries these, so a hint is written only where it differs from the
+// spec's default (readOnlyHint false, destructiveHint true, openWorldHint true); call-tool's are
+// spelt out, since it is the one that claims nothing.
 /** Reads loadout's catalog or state and changes nothing. */
 export const READS_ONLY: ToolAnnotations = { readOnlyHint: true, openWorldHint: false };
-/** Writes loadout's own files or equipped set, adding or replacing only what it is told; the same call again changes nothing more. */
-export const SAVES: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false };
-/** Records one more observation each call (an evaluation run), destroying nothing. */
-export const RECORDS: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
-/** Asks the configured model and stores what it wrote. */
-export const ASKS_MODEL: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true };
+/** Writes loadout's own files or equipped set, adding or replacing only what it is told. */
+export const SAVES: ToolAnnotations = { destructiveHint: false, openWorldHint: false };
+/** Asks the configured model and stores what it wrote beside what is there. */
+export const ASKS_MODEL: ToolAnnotations = { destructiveHint: false };
 /** Removes or replaces something the user saved. */
-export const DELETES: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false };
+export const DELETES: ToolAnnotations = { openWorldHint: false };
 /** Reaches any downstream tool, which may write, delete or reach the world: claims nothing. */
-export const REACHES_ANY_TOOL: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true };
+export const REACHES_ANY_TOOL: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, openWorldHint: true };
 
 /** Declare a meta-tool (keeps the handler's argument type tied to its schema). */
 export function defineMetaTool<Schema extends z.ZodType>(tool: MetaTool<Schema>): MetaTool {

@@ -52,7 +52,8 @@ export const generateCandidates = defineMetaTool({
 /** generate_golden_prompts: test prompts written by the configured model. */
 export const generateGoldenPrompts = defineMetaTool({
   name: 'generate_golden_prompts',
-  annotations: { ...ASKS_MODEL, destructiveHint: true },
+  // Asks the model and replaces the tool's golden prompts: every default hint holds.
+  annotations: {},
   changesState: true,
   description: 'Have the configured model write golden prompts.',
   input: z.strictObject({

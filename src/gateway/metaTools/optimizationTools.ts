@@ -4,7 +4,7 @@
 import * as z from 'zod';
 import { EvalResultInputSchema, PromptInputSchema } from '../../config/index.js';
 import { jsonResult } from '../toolResults.js';
-import { DELETES, READS_ONLY, RECORDS, SAVES, defineMetaTool } from './metaTool.js';
+import { DELETES, READS_ONLY, SAVES, defineMetaTool } from './metaTool.js';
 
 const server = z.string();
 const tool = z.string();
@@ -26,7 +26,7 @@ export const getCanonicalTools = defineMetaTool({
 /** propose_candidate: store a rewritten description. */
 export const proposeCandidate = defineMetaTool({
   name: 'propose_candidate',
-  annotations: RECORDS,
+  annotations: SAVES,
   changesState: true,
   description: 'Store a rewritten description (max 280 chars) to evaluate.',
   input: z.strictObject({ server, tool, description: z.string(), example: z.string().optional(), force: z.boolean().optional() }),
@@ -75,7 +75,7 @@ export const saveGoldenPrompts = defineMetaTool({
 /** record_eval_run: the manual path, the agent's own result for one prompt. */
 export const recordEvalRun = defineMetaTool({
   name: 'record_eval_run',
-  annotations: RECORDS,
+  annotations: SAVES,
   changesState: true,
   description: 'Record if a prompt made you call the tool; candidateId canonical = original.',
   input: z.strictObject({
