@@ -10,12 +10,13 @@
 // folder's own package.json and lockfile; after that everything stays on loopback.
 //   node scripts/claude-code-check/run.mjs [--claude PATH] [--dir SCRATCH] [--requests FILE]
 // LOADOUT_CLI runs another build (say, main's) for a before/after comparison.
-import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startFakeMessagesApi } from './fakeMessagesApi.mjs';
+import { installFromLockfile, readTraffic, runAgent } from './agentRuns.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
@@ -41,7 +42,14 @@ const { TOOLSET_META_TOOLS } = await import(metaTools);
 const META_TOOL_NAMES = TOOLSET_META_TOOLS.map((tool) => tool.name);
 
 const claude =
-  option('--claude') ?? process.env.CLAUDE_BIN ?? installClaudeCode(option('--dir') ?? path.join(tmpdir(), 'loadout-claude-code-check'));
+  option('--claude') ??
+  process.env.CLAUDE_BIN ??
+  installFromLockfile(
+    here,
+    option('--dir') ?? path.join(tmpdir(), 'loadout-claude-code-check'),
+    ['claude'],
+    'Claude Code (about 400 MB)',
+  )('claude');
 const version = spawnSync(claude, ['--version'], { encoding: 'utf8' });
 if (version.status !== 0) {
   console.error(`claude-code-check: ${claude} --version failed: ${version.stderr || version.error?.message}`);
@@ -123,30 +131,36 @@ async function runScenario(entry) {
     const serve = [process.execPath, cli, '--config', configDir, '--data', dataDir, 'serve'];
     const loadout = { command: process.execPath, args: [tee, trafficLog, '--', ...serve], ...entry };
     writeFileSync(mcpConfig, JSON.stringify({ mcpServers: { loadout } }));
-    const run = await runClaude(
+    const run = await runAgent(
       claude,
-      ['-p', 'Use loadout to equip the echo tool, then say something through it.', '--mcp-config', mcpConfig, '--strict-mcp-config'],
-      ['--allowedTools', 'mcp__loadout', '--output-format', 'json'],
+      [
+        '-p',
+        'Use loadout to equip the echo tool, then say something through it.',
+        '--mcp-config',
+        mcpConfig,
+        '--strict-mcp-config',
+        '--allowedTools',
+        'mcp__loadout',
+        '--output-format',
+        'json',
+      ],
       {
-        ...process.env,
-        HOME: home,
-        ANTHROPIC_BASE_URL: fake.url,
-        ANTHROPIC_API_KEY: 'dummy',
-        // Off by default when the API is not Anthropic's own: this is the switch that defers MCP tools.
-        ENABLE_TOOL_SEARCH: 'true',
-        DISABLE_TELEMETRY: '1',
-        DISABLE_AUTOUPDATER: '1',
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+        env: {
+          ...process.env,
+          HOME: home,
+          ANTHROPIC_BASE_URL: fake.url,
+          ANTHROPIC_API_KEY: 'dummy',
+          // Off by default when the API is not Anthropic's own: this is the switch that defers MCP tools.
+          ENABLE_TOOL_SEARCH: 'true',
+          DISABLE_TELEMETRY: '1',
+          DISABLE_AUTOUPDATER: '1',
+          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+        },
+        cwd: project,
+        timeoutMs: 120_000,
       },
-      project,
     );
-    const traffic = existsSync(trafficLog)
-      ? readFileSync(trafficLog, 'utf8')
-          .trim()
-          .split('\n')
-          .filter(Boolean)
-          .map((line) => JSON.parse(line))
-      : [];
+    const traffic = readTraffic(trafficLog);
     return { run, requests: fake.requests, traffic };
   } finally {
     await fake.close();
@@ -274,31 +288,4 @@ function toolsSeen(body) {
       tool.defer_loading !== true ? 'in full' : referenced.has(tool.name) ? 'loaded by reference (no ToolSearch)' : 'deferred',
     ]),
   );
-}
-
-function runClaude(command, prompt, options, env, cwd) {
-  return new Promise((resolve) => {
-    const child = spawn(command, [...prompt, ...options], { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    const timer = setTimeout(() => child.kill('SIGTERM'), 120_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-// Claude Code from npm, as this folder's lockfile pins it, into `dir` (once; later runs reuse it).
-function installClaudeCode(dir) {
-  const bin = path.join(dir, 'node_modules', '.bin', 'claude');
-  if (existsSync(bin)) return bin;
-  mkdirSync(dir, { recursive: true });
-  for (const file of ['package.json', 'package-lock.json']) copyFileSync(path.join(here, file), path.join(dir, file));
-  console.error(`claude-code-check: installing Claude Code into ${dir} (npm ci, about 400 MB)`);
-  const install = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: dir, stdio: 'inherit', shell: process.platform === 'win32' });
-  if (install.status !== 0) process.exit(2);
-  return bin;
 }

@@ -1,8 +1,9 @@
 // A stdio MCP server wrapped so its traffic can be read afterwards: runs the command after `--`,
 // passes stdin and stdout through unchanged, and appends one JSON line per JSON-RPC message to
-// LOG: its direction ('client' from the client, 'server' from the server), method, id, the
+// LOG: its direction ('client' from the client, 'server' from the server), when (ms), method, id, the
 // protocol version it names (a modern request's _meta, or initialize's params), a notification's
-// subscription id, and an error's code. For run.mjs, which reads the era Claude Code speaks from it.
+// subscription id, an error's code, a call's arguments and a listing's tool names. For run.mjs, which
+// reads the era Claude Code speaks from it, and for ../clients-check/run.mjs.
 //   node stdioTee.mjs LOG -- COMMAND [ARGS...]
 import { spawn } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
@@ -44,11 +45,14 @@ function summary(line, from) {
   const meta = message.params?._meta ?? {};
   return {
     from,
+    at: Date.now(),
     ...(message.method !== undefined && { method: message.method }),
     ...(message.id !== undefined && { id: message.id }),
     ...(message.method === 'tools/call' && { tool: message.params?.name }),
     ...(message.method === 'subscriptions/listen' && { params: { ...message.params, _meta: undefined } }),
-    ...(message.method === 'initialize' && { version: message.params?.protocolVersion }),
+    ...(message.method === 'initialize' && { version: message.params?.protocolVersion, client: message.params?.clientInfo }),
+    ...(message.method === 'tools/call' && { arguments: message.params?.arguments }),
+    ...(Array.isArray(message.result?.tools) && { tools: message.result.tools.map((tool) => tool.name) }),
     ...(meta['io.modelcontextprotocol/protocolVersion'] !== undefined && { version: meta['io.modelcontextprotocol/protocolVersion'] }),
     ...(meta['io.modelcontextprotocol/subscriptionId'] !== undefined && { subscription: meta['io.modelcontextprotocol/subscriptionId'] }),
     ...(message.result?.protocolVersion !== undefined && { version: message.result.protocolVersion }),

@@ -18,7 +18,7 @@ import {
 import { openRuntime } from '../runtime/index.js';
 import { errorMessage, isLoadoutError, oneLine, type Logger } from '../shared/index.js';
 import { CLIENT_NAMES, clientDefinition, type ClientEnvironment } from './clients/clientFiles.js';
-import { readJsonFile, valueAt } from './clients/jsonFile.js';
+import { readClientFile, valueAt } from './clients/jsonFile.js';
 import { findSameServer } from './clients/setupPlan.js';
 import { checkServerFix, listFailureWords } from './listFailures.js';
 
@@ -241,7 +241,7 @@ async function checkClients(servers: Record<string, ServerConfig>, clientEnv: Cl
     for (const location of client.locations) {
       let data: unknown;
       try {
-        data = (await readJsonFile(location.file, location.comments)).data;
+        data = (await readClientFile(location)).data;
       } catch (error) {
         if (!seenFiles.has(location.file))
           findings.push({

@@ -55,6 +55,8 @@ const RawServerSchema = z.looseObject({
   env: z.record(z.string(), z.string()).optional(),
   cwd: z.string().optional(),
   url: z.string().optional(),
+  // Gemini CLI's streamable HTTP endpoint (its `url` is an SSE one).
+  httpUrl: z.string().optional(),
   headers: z.record(z.string(), z.string()).optional(),
   disabled: z.boolean().optional(),
 });
@@ -105,7 +107,8 @@ export async function collectImports(sources: readonly ImportSource[], cwd: stri
 export function convertServer(name: string, raw: unknown): Record<string, unknown> | string {
   const parsed = RawServerSchema.safeParse(raw);
   if (!parsed.success) return `not a server entry (${firstIssueText(parsed.error)})`;
-  const server = parsed.data;
+  const { httpUrl, ...rest } = parsed.data;
+  const server = httpUrl ? { ...rest, type: 'http', url: httpUrl } : rest;
   if (isLoadoutItself(name, server)) return 'it is loadout itself';
   const type = transportOfRaw(server);
   if (!type) return `unknown type '${server.type}' (expected stdio, http or sse)`;

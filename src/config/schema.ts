@@ -177,7 +177,7 @@ export function oauthSettingsOf(server: ServerConfig): OAuthSettings | undefined
 }
 
 /** A namespaced tool name as stored: `server.tool`. */
-const NamespacedToolSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}\.[^]+$/, 'tools are written "server.tool"');
+const NamespacedToolSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}\.[\s\S]+$/, 'tools are written "server.tool"');
 
 /**
  * A reference to a tool: `"server.tool"`, or an object as hand-written toolsets may hold it,

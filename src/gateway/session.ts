@@ -4,6 +4,7 @@
 // with exactly one list_changed. Over modern (2026-07-28) HTTP a session is one request's binding
 // of a Server to an equipped set it does not own: the caller's principal's (SharedEquipment,
 // http/principalToolsets.ts).
+import { setTimeout as delay } from 'node:timers/promises';
 import type { CallToolResult, RequestId, Server, Tool, Transport } from '@modelcontextprotocol/server';
 import { ToolRegistry, alwaysLoaded, type RegistryChange, type RegistrySnapshot, type Selection } from '../registry/index.js';
 import { LOADOUT_VERSION, eraOfVersion, errorMessage, lazySchemaValidator } from '../shared/index.js';
@@ -16,6 +17,7 @@ import type { RequestExtra } from './calls/forward.js';
 import type { HubMember } from './sessionHub.js';
 import { TASK_CAPABILITIES, serveTasks } from './calls/taskHandlers.js';
 import { PassthroughCallServer } from './calls/passthroughCall.js';
+import { RelistLearning } from './relistHabit.js';
 import { listedMetaTool, type MetaTool, type MetaToolSession } from './metaTools/metaTool.js';
 
 /** Identity loadout presents to its clients. */
@@ -63,7 +65,10 @@ export class GatewaySession implements MetaToolSession {
   readonly #router: CallRouter;
   readonly #hearsToolChanges: () => boolean;
   readonly #metaListing: readonly Tool[];
-  readonly #relistWaiters = new Set<() => void>();
+  // Equips holding their answer for the client's re-read; woken with whether it came.
+  readonly #relistWaiters = new Set<(relisted: boolean) => void>();
+  /** What this session's client does after a tools list_changed (relistHabit.ts). */
+  readonly relisting = new RelistLearning(() => this.server.getClientVersion()?.name);
   // Relist waiters to wake when the answer to a tools/list (by request id) has been written.
   readonly #wakeOnAnswer = new Map<RequestId, () => void>();
   readonly #unsubscribe: Array<() => void> = [];
@@ -77,7 +82,12 @@ export class GatewaySession implements MetaToolSession {
   constructor(context: GatewayContext, metaTools: MetaToolSet, instructions: string, options: SessionOptions = {}) {
     const { shared } = options;
     this.#context = context;
-    this.#router = new CallRouter({ context, metaTools: metaTools.byName, session: this });
+    this.#router = new CallRouter({
+      context,
+      metaTools: metaTools.byName,
+      session: this,
+      clientName: () => this.server.getClientVersion()?.name,
+    });
     this.#hearsToolChanges = options.hearsToolChanges ?? (() => true);
     this.#metaListing = metaTools.listing;
     this.#shared = shared;
@@ -136,6 +146,11 @@ export class GatewaySession implements MetaToolSession {
   // The Server connects through this, however it is connected (see PassthroughCallServer).
   #intake(transport: Transport): ClientIntake {
     return new ClientIntake(transport, this.directCalls.routing, this.directCalls);
+  }
+
+  /** Whether the client has shown it never re-reads tools/list (see MetaToolSession). */
+  get equippedToolsUnlisted(): boolean {
+    return this.relisting.neverRelists;
   }
 
   /** Whose searches search learns from (see MetaToolSession): the shared set's, when it serves one. */
@@ -212,7 +227,7 @@ export class GatewaySession implements MetaToolSession {
   close(): Promise<void> {
     this.#closed ??= (async () => {
       for (const unsubscribe of this.#unsubscribe) unsubscribe();
-      for (const wake of this.#relistWaiters) wake();
+      for (const wake of this.#relistWaiters) wake(true);
       await this.server.close().catch(() => undefined);
     })();
     return this.#closed;
@@ -236,7 +251,8 @@ export class GatewaySession implements MetaToolSession {
     // holds the new list before it sees the equip answer.
     const waiting = [...this.#relistWaiters];
     const snapshot = await this.settledSnapshot();
-    if (waiting.length) this.#wakeOnAnswer.set(id, () => waiting.forEach((wake) => wake()));
+    this.relisting.listed();
+    if (waiting.length) this.#wakeOnAnswer.set(id, () => waiting.forEach((wake) => wake(true)));
     return { tools: [...this.#metaListing, ...snapshot.tools] };
   }
 
@@ -254,27 +270,32 @@ export class GatewaySession implements MetaToolSession {
 
   async #announce(waitForRelist: boolean): Promise<void> {
     if (this.#closed || !this.server.transport) return;
-    let wait: Promise<void> | undefined;
-    if (waitForRelist && this.#context.settings.relist_wait_ms > 0 && this.#hearsToolChanges()) {
+    let wait: Promise<boolean> | undefined;
+    // Held only for a client that re-reads while it waits (relistHabit.ts): others would wait in vain.
+    if (waitForRelist && this.#context.settings.relist_wait_ms > 0 && this.#hearsToolChanges() && this.relisting.holdsAnswers) {
       // Registered before sending, because a fast client re-lists before send() resolves.
-      wait = new Promise<void>((resolve) => {
-        const wake = (): void => {
+      wait = new Promise<boolean>((resolve) => {
+        const wake = (relisted: boolean): void => {
           clearTimeout(timer);
           this.#relistWaiters.delete(wake);
-          resolve();
+          resolve(relisted);
         };
-        const timer = setTimeout(wake, this.#context.settings.relist_wait_ms);
+        const timer = setTimeout(() => wake(false), this.#context.settings.relist_wait_ms);
         timer.unref();
         this.#relistWaiters.add(wake);
       });
     }
+    this.relisting.announced();
     try {
       await this.server.sendToolListChanged();
     } catch (error) {
       this.#context.logger.debug({ mod: 'gateway', err: errorMessage(error) }, 'list_changed not sent');
       return;
     }
-    await wait;
+    if (!wait) return;
+    const relisted = await wait;
+    this.relisting.released(relisted);
+    if (relisted && this.relisting.settleMs > 0) await delay(this.relisting.settleMs, undefined, { ref: false });
   }
 }
 

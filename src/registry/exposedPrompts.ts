@@ -47,10 +47,15 @@ export function exposePrompts(
   return { prompts, promptRoutes };
 }
 
-/** The cached resource and template lists of `servers`, in order (a change replaces the list object). */
+/**
+ * The cached resource and template lists of `servers`, in order (a change replaces the list object).
+ * A server that lists none adds nothing to the session's resources, so it is left out: equipping
+ * its tools is no resources change, and a client is not told to re-read a list that stayed the same.
+ */
 export function resourceListsOf(catalog: Catalog, servers: ReadonlySet<string>): unknown[] {
   return [...servers].flatMap((server) => {
     const definitions = catalog.definitionsOf(server);
-    return [server, definitions?.resources, definitions?.resourceTemplates];
+    if (!definitions?.resources?.length && !definitions?.resourceTemplates?.length) return [];
+    return [server, definitions.resources, definitions.resourceTemplates];
   });
 }

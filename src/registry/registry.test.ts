@@ -113,6 +113,14 @@ describe('ToolRegistry', () => {
     expect((await registry.equip({ toolset: 'b', toolIds: ['git.status'] })).changed).toBe(false);
   });
 
+  it('reports only the tools as changed when the equipped servers list no prompts or resources', async () => {
+    const registry = new ToolRegistry(mutableSource(baseCatalog), naming);
+    const change = await registry.equip({ toolset: 'dev', toolIds: ['git.status'] });
+    expect([change.changed, change.promptsChanged, change.resourcesChanged]).toEqual([true, false, false]);
+    const unequipped = await registry.unequip();
+    expect([unequipped.changed, unequipped.promptsChanged, unequipped.resourcesChanged]).toEqual([true, false, false]);
+  });
+
   it('unequips everything, and a second unequip changes nothing', async () => {
     const registry = new ToolRegistry(mutableSource(baseCatalog), naming);
     await registry.equip({ toolset: 'dev', toolIds: ['git.status'] });

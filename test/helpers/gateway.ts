@@ -94,6 +94,8 @@ export interface StartOptions {
   capabilities?: ClientCapabilities;
   /** Re-read tools/list on each list_changed, as Claude Code does (default true). */
   relistOnChange?: boolean;
+  /** The client's clientInfo.name (default `loadout-test`). */
+  clientName?: string;
   /** Largest message the client accepts (the SDK's default is 10 MB). */
   maxBufferSize?: number;
   /** How the client negotiates the protocol era (the SDK's default: 2025's initialize only). */
@@ -122,7 +124,7 @@ export async function startGateway(options: StartOptions): Promise<GatewayProces
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   const client = new Client(
-    { name: 'loadout-test', version: '1.0.0' },
+    { name: options.clientName ?? 'loadout-test', version: '1.0.0' },
     { capabilities: options.capabilities ?? {}, versionNegotiation: options.versionNegotiation },
   );
   const listChanged = trackListChanged(client, options.relistOnChange !== false);

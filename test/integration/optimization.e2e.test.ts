@@ -210,8 +210,9 @@ describe('tool-description optimization through a real gateway', () => {
     gateway = await startGateway({ dirs });
     const listed = (await gateway.client.listTools()).tools;
     expect(listed.map((tool) => tool.name)).toEqual([...META_TOOL_NAMES, ...OPTIMIZATION_META_TOOLS.map((tool) => tool.name)]);
-    // 5.8 KB of tools, and 0.7 KB of Claude Code's always-load mark (37 bytes on each of the 19).
-    expect(Buffer.byteLength(JSON.stringify({ tools: listed }))).toBeLessThan(7 * 1024);
+    // 5.8 KB of tools, 0.7 KB of Claude Code's always-load mark (37 bytes on each of the 19), and
+    // 1.3 KB of annotations (clients run a tool unasked only if they say it is safe to: docs/clients.md).
+    expect(Buffer.byteLength(JSON.stringify({ tools: listed }))).toBeLessThan(8.5 * 1024);
   });
 
   it('says how to configure a backend when none is configured', async () => {
@@ -232,7 +233,7 @@ describe('tool-description optimization through a real gateway', () => {
       ['record_eval_run', { server: 'echo', candidateId: 'x', promptId: 'y', result: { toolCalled: 'yes' } }],
       ['get_eval_results', { server: 5 }],
       ['promote_candidate', { server: 'echo', tool: 'echo' }],
-      ['revert_optimization', { server: 'echo', tool: 'echo', extra: true }],
+      ['revert_optimization', { server: 'echo', tool: 5 }],
       ['get_optimization_report', { server: ['echo'] }],
       ['generate_candidates', { server: 'echo', tool: 'echo', count: 0 }],
       ['generate_golden_prompts', { server: 'echo', tool: 'echo', directCount: 2.5 }],
@@ -325,7 +326,7 @@ describe('tool-description optimization through a real gateway', () => {
     });
   });
 
-  it('keeps the whole idle tools/list under 6 KB', async () => {
+  it('keeps the whole idle tools/list under 8.5 KB', async () => {
     gateway = await startGateway({ dirs });
     const { tools } = await gateway.client.listTools();
     const names = tools.map((t) => t.name);
@@ -344,6 +345,6 @@ describe('tool-description optimization through a real gateway', () => {
     ]) {
       expect(names).toContain(name);
     }
-    expect(Buffer.byteLength(JSON.stringify({ tools }))).toBeLessThan(7 * 1024);
+    expect(Buffer.byteLength(JSON.stringify({ tools }))).toBeLessThan(8.5 * 1024);
   });
 });

@@ -277,6 +277,102 @@ describe('loadout setup', () => {
     expect(after.mcpServers.loadout).not.toHaveProperty('alwaysLoad');
     expect(Object.keys((await serversYaml()).servers)).toEqual(['memory']);
   });
+  it('gemini: moves the servers of ~/.gemini/settings.json (an httpUrl one too), keeps its other settings, says what Gemini CLI needs, and --undo restores it', async () => {
+    const settings = path.join(home, '.gemini', 'settings.json');
+    await mkdir(path.dirname(settings), { recursive: true });
+    const before = `${JSON.stringify(
+      {
+        security: { auth: { selectedType: 'gemini-api-key' } },
+        mcpServers: {
+          memory: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'], trust: true },
+          docs: { httpUrl: 'https://docs.example.com/mcp', headers: { 'X-Team': 'a' } },
+        },
+      },
+      null,
+      2,
+    )}\n`;
+    await writeFile(settings, before);
+    const dryRun = await setup(['gemini', '--move', '--dry-run']);
+    expect(dryRun.code).toBe(0);
+    expect(await readFile(settings, 'utf8')).toBe(before);
+    const run = await setup(['gemini', '--move', '--yes']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('Gemini CLI re-reads its tool list after an equip by itself: no setting is needed.');
+    const after = await readJson<{ security: unknown; mcpServers: Record<string, { command?: string }> }>(settings);
+    expect(after.security).toEqual({ auth: { selectedType: 'gemini-api-key' } });
+    expect(Object.keys(after.mcpServers)).toEqual(['loadout']);
+    expect(after.mcpServers.loadout).toMatchObject({ command: process.execPath });
+    expect((await serversYaml()).servers).toEqual({
+      memory: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'] },
+      docs: { type: 'http', url: 'https://docs.example.com/mcp', headers: { 'X-Team': 'a' } },
+    });
+    expect((await setup(['gemini', '--undo', '--yes'])).code).toBe(0);
+    expect(await readFile(settings, 'utf8')).toBe(before);
+  });
+
+  it('codex: moves the [mcp_servers.*] tables of ~/.codex/config.toml, keeps its comments and settings, says what Codex CLI needs, and --undo restores it', async () => {
+    const config = path.join(home, '.codex', 'config.toml');
+    await mkdir(path.dirname(config), { recursive: true });
+    const before = [
+      '# my Codex settings',
+      'model = "gpt-5.1-codex"',
+      'approval_policy = "on-request"',
+      '',
+      '[mcp_servers.memory]',
+      'command = "npx"',
+      'args = ["-y", "@modelcontextprotocol/server-memory"]',
+      '',
+      '[mcp_servers.memory.env]',
+      'MEMORY_FILE = "/tmp/memory.json"',
+      '',
+      '# the team docs',
+      '[mcp_servers.docs]',
+      'url = "https://docs.example.com/mcp"',
+      'bearer_token_env_var = "DOCS_TOKEN"',
+      '',
+      '[features]',
+      'web_search = true',
+      '',
+    ].join('\n');
+    await writeFile(config, before);
+    const dryRun = await setup(['codex', '--move', '--dry-run']);
+    expect(dryRun.code).toBe(0);
+    expect(dryRun.stdout).toContain('+[mcp_servers.loadout]');
+    expect(await readFile(config, 'utf8')).toBe(before);
+    const run = await setup(['codex', '--move', '--yes']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('default_tools_approval_mode = "approve"');
+    expect(run.stdout).toContain('mcp_tool_list_changed');
+    const after = await readFile(config, 'utf8');
+    expect(after).toMatch(/^# my Codex settings\nmodel = "gpt-5\.1-codex"\napproval_policy = "on-request"\n/);
+    expect(after).toContain('[features]\nweb_search = true\n');
+    expect(after).not.toContain('mcp_servers.memory');
+    expect(after).not.toContain('mcp_servers.docs');
+    expect(after).toContain(`[mcp_servers.loadout]\ncommand = ${JSON.stringify(process.execPath)}\n`);
+    expect((await serversYaml()).servers).toEqual({
+      memory: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'], env: { MEMORY_FILE: '/tmp/memory.json' } },
+      docs: { type: 'http', url: 'https://docs.example.com/mcp', headers: { Authorization: 'Bearer ${DOCS_TOKEN}' } },
+    });
+    expect((await setup(['codex', '--move', '--yes'])).stdout).toContain('Nothing to change.');
+    expect((await setup(['codex', '--undo', '--yes'])).code).toBe(0);
+    expect(await readFile(config, 'utf8')).toBe(before);
+  });
+
+  it('codex: refuses a config.toml it cannot parse, or whose servers are not tables of their own, and changes nothing', async () => {
+    const config = path.join(home, '.codex', 'config.toml');
+    await mkdir(path.dirname(config), { recursive: true });
+    await writeFile(config, 'model = "x"\n[mcp_servers.memory\ncommand = "npx"\n');
+    const broken = await setup(['codex', '--move', '--yes']);
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toMatch(/config\.toml:2:\d+: .*loadout does not change a file it cannot parse/);
+    const inline = 'mcp_servers = { memory = { command = "npx" } }\n';
+    await writeFile(config, inline);
+    const refused = await setup(['codex', '--move', '--yes']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('[mcp_servers.memory] is not written as a table of its own');
+    expect(await readFile(config, 'utf8')).toBe(inline);
+  });
+
   describe('leaves a working catalog and no readable secret', () => {
     // Local servers only: one that works and one whose program is not installed.
     const writeClaudeJson = async (servers: Record<string, unknown>) => {

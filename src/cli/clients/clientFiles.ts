@@ -3,7 +3,7 @@
 import path from 'node:path';
 
 /** The clients `loadout setup` and `loadout doctor` know. */
-export const CLIENT_NAMES = ['claude-code', 'claude-desktop', 'cursor', 'vscode'] as const;
+export const CLIENT_NAMES = ['claude-code', 'claude-desktop', 'codex', 'cursor', 'gemini', 'vscode'] as const;
 /** One of CLIENT_NAMES. */
 export type ClientName = (typeof CLIENT_NAMES)[number];
 
@@ -16,6 +16,8 @@ export interface ServersLocation {
   jsonPath: string[];
   /** VS Code's files allow comments and trailing commas; the others are plain JSON. */
   comments: boolean;
+  /** Codex CLI's file is TOML (the servers map is its `[mcp_servers.*]` tables). */
+  toml?: boolean;
 }
 
 /** A client: where its servers are, and where loadout goes. */
@@ -33,6 +35,8 @@ export interface ClientDefinition {
    * entry sends loadout's few tools to the model in full (and waits up to 5 s for it at start).
    */
   alwaysLoad: boolean;
+  /** What the client needs besides loadout's entry, said after setup (docs/clients.md). */
+  needs?: string;
 }
 
 /** The machine facts the locations depend on; tests pass a temporary home. */
@@ -106,6 +110,46 @@ export function clientDefinition(name: ClientName, env: ClientEnvironment): Clie
           comments: false,
         },
       });
+    case 'codex': {
+      // Codex CLI reads $CODEX_HOME/config.toml, ~/.codex by default.
+      const file: ServersLocation = {
+        label: 'Codex CLI (~/.codex/config.toml)',
+        file: path.join(env.home, '.codex', 'config.toml'),
+        jsonPath: ['mcp_servers'],
+        comments: false,
+        toml: true,
+      };
+      return {
+        name,
+        title: 'Codex CLI',
+        locations: [file],
+        target: file,
+        stdioType: false,
+        alwaysLoad: false,
+        needs:
+          'Codex CLI runs loadout\'s meta-tools unasked (they are annotated read-only or non-destructive). call-tool can reach any tool, so Codex asks before it; to let it run unattended, add default_tools_approval_mode = "approve" under [mcp_servers.loadout]. Codex does not re-read its tool list after an equip unless its list-change feature is on (codex --enable mcp_tool_list_changed, or mcp_tool_list_changed = true under [features]); without it the agent reaches equipped tools through call-tool.',
+      };
+    }
+    case 'gemini':
+      // Gemini CLI merges ~/.gemini/settings.json with the project's .gemini/settings.json.
+      return {
+        ...projectAndUser(name, 'Gemini CLI', false, {
+          project: {
+            label: 'Gemini CLI project (.gemini/settings.json)',
+            file: path.join(cwd, '.gemini', 'settings.json'),
+            jsonPath: ['mcpServers'],
+            comments: false,
+          },
+          user: {
+            label: 'Gemini CLI user (~/.gemini/settings.json)',
+            file: path.join(env.home, '.gemini', 'settings.json'),
+            jsonPath: ['mcpServers'],
+            comments: false,
+          },
+        }),
+        needs:
+          'Gemini CLI re-reads its tool list after an equip by itself: no setting is needed. It asks before each tool call unless you trust the server ("trust": true on its entry) or run with --yolo; call-tool can reach any tool, so trust loadout only if you trust every server behind it.',
+      };
     case 'vscode':
       // VS Code keeps servers under "servers" (not "mcpServers"), in the user profile's mcp.json
       // and in the workspace's .vscode/mcp.json.

@@ -8,6 +8,7 @@ import path from 'node:path';
 import type * as JsoncParser from 'jsonc-parser';
 import { readTextIfExists } from '../../config/index.js';
 import { LoadoutError } from '../../shared/index.js';
+import { codexServersAsMcp, parseTomlText } from './tomlFile.js';
 
 // Loaded on first use, as cli-table3 is: only setup and doctor read client files.
 let jsonc: typeof JsoncParser | undefined;
@@ -29,6 +30,18 @@ export async function readJsonFile(file: string, comments: boolean): Promise<Jso
   const text = await readTextIfExists(file);
   if (text === undefined) return { file, text, data: undefined, comments };
   return { file, text, data: parseJsonText(file, text, comments), comments };
+}
+
+/**
+ * Read the client file of `location`, JSON or TOML (`toml`: Codex CLI's config.toml, whose
+ * `mcp_servers` entries are given in the other clients' shape, see codexServersAsMcp).
+ */
+export async function readClientFile(location: { file: string; comments: boolean; toml?: boolean }): Promise<JsonFile> {
+  if (!location.toml) return readJsonFile(location.file, location.comments);
+  const text = await readTextIfExists(location.file);
+  if (text === undefined) return { file: location.file, text, data: undefined, comments: false };
+  const data = parseTomlText(location.file, text);
+  return { file: location.file, text, data: { ...data, mcp_servers: codexServersAsMcp(data.mcp_servers) }, comments: false };
 }
 
 /** Parse JSON (JSONC when `comments`); throws CONFIG_INVALID with the first error's position. */

@@ -5,7 +5,8 @@ import { convertServer, loadServersFile, safeServerName, type ImportResult, type
 import { LoadoutError } from '../../shared/index.js';
 import { planSecrets, type SecretsPlan } from '../secrets.js';
 import type { ClientDefinition, ServersLocation } from './clientFiles.js';
-import { readJsonFile, setJsonValue, valueAt, type JsonFile } from './jsonFile.js';
+import { readClientFile, setJsonValue, valueAt, type JsonFile } from './jsonFile.js';
+import { setTomlTable } from './tomlFile.js';
 
 /** How loadout itself is started by the client. */
 export interface LaunchCommand {
@@ -65,7 +66,7 @@ const CLIENT_VARIABLE = /\$\{(input:|env:|workspaceFolder|userHome|pathSeparator
 export async function planSetup(client: ClientDefinition, paths: LoadoutPaths, options: PlanOptions): Promise<SetupPlan> {
   const files = new Map<string, JsonFile>();
   for (const location of [...client.locations, client.target]) {
-    if (!files.has(location.file)) files.set(location.file, await readJsonFile(location.file, location.comments));
+    if (!files.has(location.file)) files.set(location.file, await readClientFile(location));
   }
   const loadout = (await loadServersFile(paths.serversFile)).config.servers;
   const plan: SetupPlan = {
@@ -81,7 +82,7 @@ export async function planSetup(client: ClientDefinition, paths: LoadoutPaths, o
   const texts = new Map([...files].map(([file, json]) => [file, json.text]));
   const remove = (location: ServersLocation, name: string) => {
     plan.removed.push({ location, name });
-    texts.set(location.file, setJsonValue(texts.get(location.file) ?? '', [...location.jsonPath, name], undefined));
+    texts.set(location.file, setServerEntry(texts.get(location.file) ?? '', location, name, undefined));
   };
 
   for (const location of client.locations) {
@@ -136,7 +137,7 @@ export async function planSetup(client: ClientDefinition, paths: LoadoutPaths, o
         file: client.target.file,
         args: ['mcp', 'add-json', '--scope', 'user', 'loadout', JSON.stringify(entry)],
       };
-    else texts.set(client.target.file, setJsonValue(texts.get(client.target.file) ?? '', [...client.target.jsonPath, 'loadout'], entry));
+    else texts.set(client.target.file, setServerEntry(texts.get(client.target.file) ?? '', client.target, 'loadout', entry));
   }
   plan.secrets = await planSecrets(paths, plan.imports.servers, options.keepSecrets);
   plan.imports.servers = plan.secrets.servers;
@@ -146,6 +147,12 @@ export async function planSetup(client: ClientDefinition, paths: LoadoutPaths, o
       plan.changes.push({ file, before, after: before === undefined && !after.endsWith('\n') ? `${after}\n` : after });
   }
   return plan;
+}
+
+// `text` with the server `name` of `location` set to `entry`, or removed (undefined), in the file's own format.
+function setServerEntry(text: string, location: ServersLocation, name: string, entry: Record<string, unknown> | undefined): string {
+  const at = [...location.jsonPath, name];
+  return location.toml ? setTomlTable(location.file, text, at, entry) : setJsonValue(text, at, entry);
 }
 
 function serversAt(file: JsonFile, location: ServersLocation): Record<string, unknown> | undefined {

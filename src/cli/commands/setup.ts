@@ -105,6 +105,7 @@ export function registerSetup(program: Command): void {
       printDiscoveryStep(discovery);
       if (outcome)
         say(`Done. Restart ${client.title} (or reload its MCP servers) to connect to loadout; "loadout doctor" checks every server.`);
+      if (client.needs) say(client.needs);
     });
 }
 

@@ -8,7 +8,7 @@ import { Cancellation } from '../../shared/index.js';
 import { CallRouter, type RoutedSession } from './callRouter.js';
 import type { GatewayContext } from '../context.js';
 import type { ClientRequest, RequestExtra } from './forward.js';
-import { defineMetaTool, type MetaTool } from '../metaTools/metaTool.js';
+import { READS_ONLY, SAVES, defineMetaTool, type MetaTool } from '../metaTools/metaTool.js';
 import * as z from 'zod';
 
 const ECHO: Route = { server: 'srv', tool: 'echo', id: 'srv.echo' };
@@ -78,7 +78,7 @@ function setup(options: { blockChanged?: boolean; metaTools?: MetaTool[] } = {})
     callAnyTool: (tool: string, args: Record<string, unknown> | undefined, extra: RequestExtra) => router.callAny(tool, args, extra),
   } as unknown as RoutedSession;
   const metaTools = new Map((options.metaTools ?? []).map((tool) => [tool.name, tool]));
-  const router: CallRouter = new CallRouter({ context, metaTools, session });
+  const router: CallRouter = new CallRouter({ context, metaTools, session, clientName: () => undefined });
   return { router, forwarded, credited, tasksAdded, session };
 }
 
@@ -109,6 +109,7 @@ describe('CallRouter', () => {
       description: 'd',
       input: z.object({}),
       example: {},
+      annotations: READS_ONLY,
       run: () => Promise.resolve('meta'),
     });
     const { router } = setup({ metaTools: [meta] });
@@ -141,6 +142,7 @@ describe('CallRouter', () => {
       description: 'd',
       input: z.object({}),
       example: {},
+      annotations: SAVES,
       changesState: true,
       run: async () => {
         await finished;

@@ -15,9 +15,10 @@ import type { DirectAnswer } from './clientIntake.js';
 import type { GatewayContext } from '../context.js';
 import { clientRequestOf, forwardToolCall, isProtocolRefusal, type ClientRequest, type RequestExtra } from './forward.js';
 import { OPTIMIZATION_META_TOOLS } from '../metaTools/index.js';
-import { describeInvalidArguments, type MetaTool, type MetaToolSession } from '../metaTools/metaTool.js';
+import { describeInvalidArguments, parseMetaToolArguments, type MetaTool, type MetaToolSession } from '../metaTools/metaTool.js';
 import { creditCall, creditSearch } from '../metaTools/searchFeedback.js';
 import { unroutedToolMessage, unknownToolError } from '../metaTools/unknownTool.js';
+import { spellForClient } from '../clientSpelling.js';
 import type { HubMember } from '../sessionHub.js';
 import { forwardTaskCall } from './taskHandlers.js';
 import { errorResult, textResult } from './toolResults.js';
@@ -48,6 +49,8 @@ export interface CallRouterOptions {
   /** The meta-tools the session serves, by name. */
   readonly metaTools: ReadonlyMap<string, MetaTool>;
   readonly session: RoutedSession;
+  /** The client's name (initialize's clientInfo): how its model spells loadout's tool names (clientSpelling.ts). */
+  readonly clientName: () => string | undefined;
 }
 
 /** The per-session router of tool calls. */
@@ -55,6 +58,7 @@ export class CallRouter {
   readonly #context: GatewayContext;
   readonly #metaTools: ReadonlyMap<string, MetaTool>;
   readonly #session: RoutedSession;
+  readonly #clientName: () => string | undefined;
   // The state-changing meta-tools in order of arrival (see MetaTool.changesState): each runs when the one before has finished.
   #changes: Promise<void> = Promise.resolve();
   #changesPending = 0;
@@ -63,6 +67,7 @@ export class CallRouter {
     this.#context = options.context;
     this.#metaTools = options.metaTools;
     this.#session = options.session;
+    this.#clientName = options.clientName;
   }
 
   /** How a call of `name` goes, against the exposed set `routes`: a meta-tool's name is never a route. */
@@ -170,16 +175,18 @@ export class CallRouter {
   }
 
   async #runMetaTool(tool: MetaTool, args: Record<string, unknown> | undefined, extra: RequestExtra): Promise<CallToolResult> {
-    const parsed = tool.input.safeParse(args ?? {});
-    if (!parsed.success) return errorResult(describeInvalidArguments(tool, parsed.error));
+    // loadout's own words, never a downstream tool's answer, name the meta-tools as the client's model sees them.
+    const spelt = (text: string): string => spellForClient(text, this.#clientName(), this.#metaTools.keys());
+    const parsed = parseMetaToolArguments(tool, args ?? {});
+    if (!parsed.success) return errorResult(spelt(describeInvalidArguments(tool, parsed.error)));
     try {
       const result = await telemetry().metaTool(tool.name, () =>
         tool.run(parsed.data, { gateway: this.#context, session: this.#session, extra }),
       );
-      return typeof result === 'string' ? textResult(result) : result;
+      return typeof result === 'string' ? textResult(spelt(result)) : result;
     } catch (error) {
       if (isProtocolRefusal(error)) throw error;
-      if (isLoadoutError(error)) return errorResult(remedyText(error, AGENT_REMEDIES));
+      if (isLoadoutError(error)) return errorResult(spelt(remedyText(error, AGENT_REMEDIES)));
       this.#context.logger.error({ mod: 'gateway', tool: tool.name, err: errorMessage(error) }, 'meta-tool failed');
       return errorResult(`${tool.name} failed unexpectedly: ${errorMessage(error)}`);
     }

@@ -7,7 +7,8 @@ import type { GatewayContext } from '../context.js';
 const INSTRUCTIONS =
   'loadout fronts many MCP servers. Find tools with discover-all-tools ({"query": "what you want to do"} ranks them, ' +
   '{"server": "NAME"} lists one server\'s), save a set with build-toolset, then equip-toolset to use them as normal tools ' +
-  '(or call any catalog tool with call-tool).';
+  '(or call any catalog tool with call-tool). ' +
+  'Some clients show these names with _ for - (discover_all_tools, call_tool): the same tools.';
 
 /** The session's instructions: how to use loadout, then the map of its servers. */
 export async function sessionInstructions(gateway: Pick<GatewayContext, 'catalog' | 'logger'>): Promise<string> {

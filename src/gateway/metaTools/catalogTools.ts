@@ -7,7 +7,7 @@ import { discoveryStateText } from '../../runtime/index.js';
 import { textResult } from '../calls/toolResults.js';
 import { telemetry } from '../../telemetry/index.js';
 import { mapAnswer } from './catalogMap.js';
-import { defineMetaTool } from './metaTool.js';
+import { READS_ONLY, REACHES_ANY_TOOL, defineMetaTool } from './metaTool.js';
 import { toolPurpose } from './toolPurpose.js';
 
 const DESCRIPTION_WIDTH = 140;
@@ -19,6 +19,7 @@ const SERVER_PURPOSE_WIDTH = 60;
 /** discover-all-tools: the catalog, optionally ranked by a query. */
 export const discoverAllTools = defineMetaTool({
   name: 'discover-all-tools',
+  annotations: READS_ONLY,
   description:
     'Search every tool behind loadout: server.tool and one line each. query ranks (top 10 by default), server filters, and together they rank within one server ({"query": "create issue", "server": "github"}); detail:true adds schemas; no arguments: the servers.',
   input: z.strictObject({
@@ -99,6 +100,7 @@ function rankedPage({ total, hits, strong }: Ranking): { total: number; tools: C
 /** call-tool: reach any enabled catalog tool, equipped or not. */
 export const callTool = defineMetaTool({
   name: 'call-tool',
+  annotations: REACHES_ANY_TOOL,
   description: 'Call any catalog tool by server.tool or equipped name; use it when equipped tools are missing from your list.',
   input: z.strictObject({
     tool: z.string().min(1),

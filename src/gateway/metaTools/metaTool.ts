@@ -1,6 +1,6 @@
 // The shape of a meta-tool (a tool loadout itself answers), and the helpers that turn its zod
 // input schema into the JSON Schema clients see and its errors into readable isError results.
-import type { Server, CallToolResult, Tool } from '@modelcontextprotocol/server';
+import type { Server, CallToolResult, Tool, ToolAnnotations } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import type { RegistryChange, RegistrySnapshot } from '../../registry/index.js';
 import type { GatewayContext } from '../context.js';
@@ -25,6 +25,11 @@ export interface MetaToolSession {
   readonly searcher: object;
   /** Call any enabled catalog tool, equipped or not, as the session routes calls (call-tool). */
   callAnyTool(tool: string, args: Record<string, unknown> | undefined, extra: RequestExtra): Promise<CallToolResult>;
+  /**
+   * Whether the client has shown it never re-reads tools/list after a change, so equipped tools
+   * reach its model only through call-tool.
+   */
+  readonly equippedToolsUnlisted?: boolean;
 }
 
 /** What a meta-tool handler can reach. */
@@ -47,8 +52,28 @@ export interface MetaTool<Schema extends z.ZodType = z.ZodType> {
    * request waits for those that arrived before it.
    */
   changesState?: boolean;
+  /**
+   * What a client may assume of it (clients decide from these whether to ask the user first:
+   * Codex CLI refuses an unannotated tool under `codex exec`). Honest, never flattering: one of
+   * the presets below.
+   */
+  annotations: ToolAnnotations;
   run(args: z.output<Schema>, context: MetaToolContext): Promise<CallToolResult | string>;
 }
+
+// Every idle tools/list carries these, so a hint is written only where it differs from the
+// spec's default (readOnlyHint false, destructiveHint true, openWorldHint true); call-tool's are
+// spelt out, since it is the one that claims nothing.
+/** Reads loadout's catalog or state and changes nothing. */
+export const READS_ONLY: ToolAnnotations = { readOnlyHint: true, openWorldHint: false };
+/** Writes loadout's own files or equipped set, adding or replacing only what it is told. */
+export const SAVES: ToolAnnotations = { destructiveHint: false, openWorldHint: false };
+/** Asks the configured model and stores what it wrote beside what is there. */
+export const ASKS_MODEL: ToolAnnotations = { destructiveHint: false };
+/** Removes or replaces something the user saved. */
+export const DELETES: ToolAnnotations = { openWorldHint: false };
+/** Reaches any downstream tool, which may write, delete or reach the world: claims nothing. */
+export const REACHES_ANY_TOOL: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, openWorldHint: true };
 
 /** Declare a meta-tool (keeps the handler's argument type tied to its schema). */
 export function defineMetaTool<Schema extends z.ZodType>(tool: MetaTool<Schema>): MetaTool {
@@ -70,7 +95,12 @@ export function listedMetaTool(tool: MetaTool): Tool {
     string,
     unknown
   >;
-  return { name: tool.name, description: tool.description, inputSchema: compactSchema(inputSchema) as Tool['inputSchema'] };
+  return {
+    name: tool.name,
+    description: tool.description,
+    inputSchema: compactSchema(inputSchema) as Tool['inputSchema'],
+    annotations: tool.annotations,
+  };
 }
 
 // Every idle tools/list carries these schemas, so keywords the call-time check covers anyway are
@@ -89,6 +119,25 @@ function compactSchema(schema: unknown): unknown {
       )
       .map(([key, value]) => [key, compactSchema(value)]),
   );
+}
+
+/**
+ * A meta-tool's arguments, parsed. Keys it does not know at the top level are ignored rather than
+ * refused: clients add their own (Gemini CLI adds `wait_for_previous` to every tool's schema and
+ * its models send it), and refusing them fails every call. A key misspelt inside a value is still
+ * refused, and so is a wrong value.
+ */
+export function parseMetaToolArguments<Schema extends z.ZodType>(
+  tool: MetaTool<Schema>,
+  args: Record<string, unknown>,
+): z.ZodSafeParseResult<z.output<Schema>> {
+  const parsed = tool.input.safeParse(args);
+  if (parsed.success) return parsed;
+  const unknownKeys = new Set(
+    parsed.error.issues.flatMap((issue) => (issue.code === 'unrecognized_keys' && issue.path.length === 0 ? issue.keys : [])),
+  );
+  if (!unknownKeys.size) return parsed;
+  return tool.input.safeParse(Object.fromEntries(Object.entries(args).filter(([key]) => !unknownKeys.has(key))));
 }
 
 /** A readable sentence for invalid meta-tool arguments, with a valid example. */

@@ -11,7 +11,7 @@ import {
   type SamplingPort,
 } from '../../optimization/index.js';
 import { jsonResult } from '../calls/toolResults.js';
-import { defineMetaTool, type MetaToolContext } from './metaTool.js';
+import { ASKS_MODEL, defineMetaTool, type MetaToolContext } from './metaTool.js';
 
 const server = z.string();
 const tool = z.string();
@@ -24,6 +24,7 @@ const count = z
 /** generate_candidates: rewrites written by the configured model, stored as candidates. */
 export const generateCandidates = defineMetaTool({
   name: 'generate_candidates',
+  annotations: ASKS_MODEL,
   changesState: true,
   description: 'Have the configured model write candidates.',
   input: z.strictObject({
@@ -51,6 +52,8 @@ export const generateCandidates = defineMetaTool({
 /** generate_golden_prompts: test prompts written by the configured model. */
 export const generateGoldenPrompts = defineMetaTool({
   name: 'generate_golden_prompts',
+  // Asks the model and replaces the tool's golden prompts: every default hint holds.
+  annotations: {},
   changesState: true,
   description: 'Have the configured model write golden prompts.',
   input: z.strictObject({
@@ -75,6 +78,7 @@ export const generateGoldenPrompts = defineMetaTool({
 /** run_evaluation: baseline and candidates against every golden prompt, through the model. */
 export const runEvaluation = defineMetaTool({
   name: 'run_evaluation',
+  annotations: ASKS_MODEL,
   changesState: true,
   description: 'Score candidates vs the original on the golden prompts.',
   input: z.strictObject({ server, tool, candidateIds: z.array(z.string()).optional() }),

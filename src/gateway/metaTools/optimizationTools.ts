@@ -4,7 +4,7 @@
 import * as z from 'zod';
 import { EvalResultInputSchema, PromptInputSchema } from '../../config/index.js';
 import { jsonResult } from '../calls/toolResults.js';
-import { defineMetaTool } from './metaTool.js';
+import { DELETES, READS_ONLY, SAVES, defineMetaTool } from './metaTool.js';
 
 const server = z.string();
 const tool = z.string();
@@ -12,6 +12,7 @@ const tool = z.string();
 /** get_canonical_tools: the original definitions, kept after promotions. */
 export const getCanonicalTools = defineMetaTool({
   name: 'get_canonical_tools',
+  annotations: READS_ONLY,
   description: "A server's original tool descriptions and schemas.",
   input: z.strictObject({ server }),
   example: { server: 'memory' },
@@ -25,6 +26,7 @@ export const getCanonicalTools = defineMetaTool({
 /** propose_candidate: store a rewritten description. */
 export const proposeCandidate = defineMetaTool({
   name: 'propose_candidate',
+  annotations: SAVES,
   changesState: true,
   description: 'Store a rewritten description (max 280 chars) to evaluate.',
   input: z.strictObject({ server, tool, description: z.string(), example: z.string().optional(), force: z.boolean().optional() }),
@@ -50,6 +52,7 @@ export const proposeCandidate = defineMetaTool({
 /** save_golden_prompts: replace a tool's test prompts. */
 export const saveGoldenPrompts = defineMetaTool({
   name: 'save_golden_prompts',
+  annotations: DELETES,
   changesState: true,
   description: "Replace a tool's golden test prompts.",
   input: z.strictObject({
@@ -72,6 +75,7 @@ export const saveGoldenPrompts = defineMetaTool({
 /** record_eval_run: the manual path, the agent's own result for one prompt. */
 export const recordEvalRun = defineMetaTool({
   name: 'record_eval_run',
+  annotations: SAVES,
   changesState: true,
   description: 'Record if a prompt made you call the tool; candidateId canonical = original.',
   input: z.strictObject({
@@ -95,6 +99,7 @@ export const recordEvalRun = defineMetaTool({
 /** get_eval_results: metrics per candidate beside the canonical baseline. */
 export const getEvalResults = defineMetaTool({
   name: 'get_eval_results',
+  annotations: READS_ONLY,
   description: 'Metrics per candidate beside the canonical baseline.',
   input: z.strictObject({ server, tool: tool.optional(), candidateId: z.string().optional() }),
   example: { server: 'memory', tool: 'read_graph' },
@@ -106,6 +111,7 @@ export const getEvalResults = defineMetaTool({
 /** promote_candidate: make a candidate the live description. */
 export const promoteCandidate = defineMetaTool({
   name: 'promote_candidate',
+  annotations: SAVES,
   changesState: true,
   description: 'Make a candidate live if it passes the thresholds.',
   input: z.strictObject({ server, tool, candidateId: z.string(), force: z.boolean().optional() }),
@@ -128,6 +134,7 @@ export const promoteCandidate = defineMetaTool({
 /** revert_optimization: back to the canonical description. */
 export const revertOptimization = defineMetaTool({
   name: 'revert_optimization',
+  annotations: SAVES,
   changesState: true,
   description: "Restore a tool's original description.",
   input: z.strictObject({ server, tool }),
@@ -141,6 +148,7 @@ export const revertOptimization = defineMetaTool({
 /** get_optimization_report: optimized tools and metrics before → after. */
 export const getOptimizationReport = defineMetaTool({
   name: 'get_optimization_report',
+  annotations: READS_ONLY,
   description: 'Which tools are optimized, with metrics before and after.',
   input: z.strictObject({ server: server.optional() }),
   example: { server: 'memory' },

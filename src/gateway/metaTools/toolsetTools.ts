@@ -5,9 +5,12 @@ import { parseToolId, unusableReason } from '../../catalog/index.js';
 import { type RegistrySnapshot, type WithheldReason, type WithheldTool } from '../../registry/index.js';
 import { LoadoutError, isLoadoutError } from '../../shared/index.js';
 import { ALL_TOOLSET, resolveToolsetTools, writableToolsetName } from '../../toolsets/index.js';
-import { defineMetaTool } from './metaTool.js';
+import { DELETES, READS_ONLY, SAVES, defineMetaTool } from './metaTool.js';
 import { creditSearch } from './searchFeedback.js';
 import { LOADOUT_ATTR, telemetry } from '../../telemetry/index.js';
+
+// The rule said in words too: some clients drop `pattern` from the schemas they show a model (Codex CLI does).
+const TOOLSET_NAME = ToolsetNameSchema.describe('a-z, 0-9, "_" and "-" (at most 64), starting with a letter or digit');
 
 const REASON_TEXT: Record<WithheldReason, (server: string) => string> = {
   unknown: () => 'not in the catalog (stale or never discovered)',
@@ -23,10 +26,11 @@ function withheldText(held: WithheldTool): string {
 /** build-toolset: save (create or overwrite) a named list of catalog tools. */
 export const buildToolset = defineMetaTool({
   name: 'build-toolset',
+  annotations: SAVES,
   changesState: true,
   description: 'Save (or overwrite) a named toolset of server.tool names; equip:true also equips it.',
   input: z.strictObject({
-    name: ToolsetNameSchema,
+    name: TOOLSET_NAME,
     // "server.tool" (or a flattened name), or a toolset file's objects {namespacedName} / {server, tool}.
     tools: z.array(z.union([z.string().min(1), ToolRefSchema])).min(1, 'list at least one tool'),
     description: z.string().max(500).optional(),
@@ -52,16 +56,17 @@ export const buildToolset = defineMetaTool({
       if (!isLoadoutError(error)) throw error;
       throw new LoadoutError(error.code, `${saved} Not equipped: ${error.message}`, { cause: error, remedy: error.remedy });
     });
-    return `${saved}\n${describeEquipped(change.snapshot)}`;
+    return `${saved}\n${describeEquipped(change.snapshot, session.equippedToolsUnlisted)}`;
   },
 });
 
 /** equip-toolset: expose a saved toolset's tools under flattened names. */
 export const equipToolset = defineMetaTool({
   name: 'equip-toolset',
+  annotations: SAVES,
   changesState: true,
   description: 'Expose a saved toolset\'s tools as your own, replacing any equipped set ("all": every tool).',
-  input: z.strictObject({ name: ToolsetNameSchema }),
+  input: z.strictObject({ name: TOOLSET_NAME }),
   example: { name: 'notes' },
   async run(args, { gateway, session }) {
     await gateway.ready();
@@ -74,13 +79,14 @@ export const equipToolset = defineMetaTool({
         session.searcher,
         [...change.snapshot.routes.values()].map((route) => route.id),
       );
-    return describeEquipped(change.snapshot);
+    return describeEquipped(change.snapshot, session.equippedToolsUnlisted);
   },
 });
 
 /** unequip-toolset: withdraw the equipped tools. */
 export const unequipToolset = defineMetaTool({
   name: 'unequip-toolset',
+  annotations: SAVES,
   changesState: true,
   description: 'Withdraw the equipped tools.',
   input: z.strictObject({}),
@@ -96,6 +102,7 @@ export const unequipToolset = defineMetaTool({
 /** list-saved-toolsets: what can be equipped. */
 export const listSavedToolsets = defineMetaTool({
   name: 'list-saved-toolsets',
+  annotations: READS_ONLY,
   description: 'List saved toolsets; marks the equipped one.',
   input: z.strictObject({}),
   example: {},
@@ -116,6 +123,7 @@ export const listSavedToolsets = defineMetaTool({
 /** get-active-toolset: the equipped toolset and each tool's status. */
 export const getActiveToolset = defineMetaTool({
   name: 'get-active-toolset',
+  annotations: READS_ONLY,
   description: "Show the equipped toolset and each tool's status.",
   input: z.strictObject({}),
   example: {},
@@ -136,9 +144,10 @@ export const getActiveToolset = defineMetaTool({
 /** delete-toolset: remove a saved toolset, unequipping it first if equipped. */
 export const deleteToolset = defineMetaTool({
   name: 'delete-toolset',
+  annotations: DELETES,
   changesState: true,
   description: 'Delete a saved toolset (unequips it if equipped).',
-  input: z.strictObject({ name: ToolsetNameSchema }),
+  input: z.strictObject({ name: TOOLSET_NAME }),
   example: { name: 'notes' },
   async run(args, { gateway, session }) {
     writableToolsetName(args.name, 'delete');
@@ -151,12 +160,15 @@ export const deleteToolset = defineMetaTool({
   },
 });
 
-function describeEquipped(snapshot: RegistrySnapshot): string {
+function describeEquipped(snapshot: RegistrySnapshot, unlisted = false): string {
   const names = [...snapshot.routes.keys()];
   const lines = [
     `Equipped '${snapshot.selection?.toolset}': ${names.length} tool${names.length === 1 ? '' : 's'}${names.length ? `: ${names.join(', ')}` : ''}.`,
   ];
   for (const held of snapshot.withheld) lines.push(`Not exposed: ${held.id} (${withheldText(held)}).`);
-  if (names.length) lines.push('If they do not appear in your tool list, call them with call-tool {"tool": "<name>", "arguments": {…}}.');
+  if (names.length && unlisted)
+    lines.push('Your client does not re-read its tool list, so call them with call-tool {"tool": "<name>", "arguments": {…}}.');
+  else if (names.length)
+    lines.push('If they do not appear in your tool list, call them with call-tool {"tool": "<name>", "arguments": {…}}.');
   return lines.join('\n');
 }

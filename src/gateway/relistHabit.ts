@@ -1,0 +1,98 @@
+// Whether a session's client re-reads tools/list after a tools list_changed, learned from what it
+// does, and so whether an equip answer is worth holding for that re-read. Claude Code re-lists at
+// once; Codex CLI does not re-list at all by default, and with its list-change flag on re-lists only
+// after the answer has arrived; Gemini CLI re-lists at once but folds the new list into the
+// conversation a little later. Holding the answer helps only the first kind and costs the others
+// the whole wait (docs/clients.md).
+
+/** What the session has seen its client do after an announced tools change. */
+export type RelistHabit =
+  /** Nothing seen yet: hold the answer, unless the client's name says it never helps. */
+  | 'unknown'
+  /** Re-listed while an answer was held: keep holding. */
+  | 'relists'
+  /** Re-lists, but only after the answer it was waiting for: holding is useless, the tools still come. */
+  | 'relists-after-answer'
+  /** Did not re-list while an answer was held, and not since: the tools reach the model only through call-tool. */
+  | 'never';
+
+// Clients whose habit is known before they show it, by clientInfo.name: the first equip of a
+// session is answered as the later ones would be. `settleMs` is how long after its re-read a client
+// needs before its next model request carries the new list (measured with Gemini CLI 0.61.0 on a
+// loaded machine: 100 ms was sometimes too short, 250 ms always enough; docs/clients.md).
+const KNOWN_CLIENTS: ReadonlyArray<{ name: RegExp; habit: RelistHabit; settleMs?: number }> = [
+  { name: /codex/i, habit: 'relists-after-answer' },
+  { name: /gemini/i, habit: 'relists', settleMs: 250 },
+];
+
+// How long after a list_changed a list still unread means the client does not re-read (Claude Code
+// and Gemini CLI re-read within tens of milliseconds).
+const UNREAD_AFTER_MS = 1000;
+
+/** One session's record of its client's re-reads. */
+export class RelistLearning {
+  #habit: RelistHabit = 'unknown';
+  #settleMs = 0;
+  // A tools list_changed was sent and the client has not re-read the list since.
+  #unread = false;
+  #announcedAtMs = 0;
+  // The last hold ended at its deadline with the list unread.
+  #heldInVain = false;
+
+  /** What the client calls itself (initialize's clientInfo.name), once known. */
+  constructor(private readonly clientName: () => string | undefined) {}
+
+  get habit(): RelistHabit {
+    if (this.#habit === 'unknown') {
+      const name = this.clientName();
+      const known = name === undefined ? undefined : KNOWN_CLIENTS.find((client) => client.name.test(name));
+      if (known) {
+        this.#habit = known.habit;
+        this.#settleMs = known.settleMs ?? 0;
+      }
+    }
+    return this.#habit;
+  }
+
+  /** Whether an equip answer should wait for the client's re-read. */
+  get holdsAnswers(): boolean {
+    return this.habit === 'unknown' || this.habit === 'relists';
+  }
+
+  /** How long to keep holding after the re-read has been answered. */
+  get settleMs(): number {
+    return this.habit === 'relists' ? this.#settleMs : 0;
+  }
+
+  /** Whether the client has shown it never re-reads, so equipped tools reach it only through call-tool. */
+  get neverRelists(): boolean {
+    return this.habit === 'never';
+  }
+
+  /** A tools list_changed went out. */
+  announced(): void {
+    // The list is still unread since an earlier change, long past any prompt re-read: the client
+    // does not re-read at all (Codex CLI by default), though no answer was ever held for it.
+    if (this.#unread && Date.now() - this.#announcedAtMs >= UNREAD_AFTER_MS) this.#habit = 'never';
+    this.#unread = true;
+    this.#announcedAtMs = Date.now();
+  }
+
+  /** The client read tools/list. */
+  listed(): void {
+    if (this.#unread && this.#heldInVain) this.#habit = 'relists-after-answer';
+    else if (this.#unread && this.#habit === 'never') this.#habit = 'relists-after-answer';
+    this.#unread = false;
+    this.#heldInVain = false;
+  }
+
+  /** A held equip answer was released: after the re-read, or at the deadline without one. */
+  released(relisted: boolean): void {
+    if (relisted) {
+      if (this.#habit === 'unknown') this.#habit = 'relists';
+      return;
+    }
+    this.#heldInVain = true;
+    if (this.#habit !== 'relists-after-answer') this.#habit = 'never';
+  }
+}
