@@ -54,7 +54,7 @@ export async function runDoctor(
   const findings = [await checkDir('config-dir', paths.configDir), await checkDir('data-dir', paths.dataDir)];
   let servers: Record<string, ServerConfig>;
   try {
-    const loaded = await loadServersFile(paths.serversFile);
+    const loaded = await loadServersFile(paths.serversFile, { skipBrokenServers: true });
     if (!loaded.exists) {
       findings.push({
         check: 'servers.yaml',
@@ -72,6 +72,9 @@ export async function runDoctor(
       ok: true,
       message: `${paths.serversFile}: ${Object.keys(servers).length} server${Object.keys(servers).length === 1 ? '' : 's'}`,
     });
+    // An invalid entry is left out of every gateway; the other servers are still checked.
+    for (const [server, problem] of loaded.brokenServers)
+      findings.push({ check: 'servers.yaml', server, subject: `server ${server}`, ok: false, message: problem, fix: 'correct this entry' });
   } catch (error) {
     findings.push({
       check: 'servers.yaml',

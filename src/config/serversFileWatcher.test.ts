@@ -39,7 +39,7 @@ describe('ServersFileWatcher', () => {
     expect(applied.map((config) => Object.keys(config.servers))).toEqual([['s4'], ['after']]);
     applied.length = 0;
 
-    await writeFile(path.join(dir, 'tmp'), 'servers:\n  s: { command: 1 }\n');
+    await writeFile(path.join(dir, 'tmp'), 'gateway:\n  relist_wait_ms: soon\n');
     await rename(path.join(dir, 'tmp'), file);
     await until(() => errors.length > 0);
     expect(errors).toEqual([expect.stringMatching(/servers\.yaml:2:\d+: .*keeping the last good config$/)]);
@@ -49,5 +49,21 @@ describe('ServersFileWatcher', () => {
     await rename(path.join(dir, 'tmp'), file);
     await until(() => applied.length > 0);
     expect(Object.keys(applied[0]!.servers)).toEqual(['fixed']);
+  });
+
+  it('applies the valid servers of a file with one invalid entry, and hands over that entry with its problem', async () => {
+    const file = path.join(dir, 'servers.yaml');
+    await writeFile(file, 'servers: {}\n');
+    const applied: { servers: string[]; broken: [string, string][] }[] = [];
+    const apply = (config: ServersFile, broken: ReadonlyMap<string, string>): void =>
+      void applied.push({ servers: Object.keys(config.servers), broken: [...broken] });
+    watcher = new ServersFileWatcher({ file, logger, apply, debounceMs: 50 });
+    await watcher.start();
+    await writeFile(file, 'servers:\n  good: { command: x }\n  bad: { command: 1 }\n');
+    await until(() => applied.length > 0);
+    expect(applied).toEqual([
+      { servers: ['good'], broken: [['bad', expect.stringMatching(/servers\.yaml:3:\d+: .*servers\.bad\.command$/)]] },
+    ]);
+    expect(errors).toEqual([expect.stringMatching(/servers\.yaml:3:\d+: .*that server is left out$/)]);
   });
 });

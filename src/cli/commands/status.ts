@@ -60,10 +60,18 @@ export function registerStatus(program: Command): void {
           };
         }),
       );
+      // Left out of every gateway and command until corrected: each with its file:line:col problem.
+      const brokenServers = [...view.brokenServers].map(([name, problem]) => ({ name, problem }));
       if (options.json) {
-        printJson({ configDir: paths.configDir, gateways: gateways.map(({ pid, startedAt }) => ({ pid, startedAt })), servers });
+        printJson({
+          configDir: paths.configDir,
+          gateways: gateways.map(({ pid, startedAt }) => ({ pid, startedAt })),
+          servers,
+          brokenServers,
+        });
         return;
       }
+      for (const { name, problem } of brokenServers) printLines(paint('red', `${name}: left out, its entry is invalid: ${problem}`));
       if (!servers.length) {
         printLines(`No servers in ${paths.serversFile}. Add some, or import them with "loadout init --from FILE".`);
         return;
