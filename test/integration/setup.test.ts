@@ -368,5 +368,29 @@ describe('loadout setup', () => {
       expect(await modeOf(path.join(dirs.configDir, 'servers.yaml'))).toBe(0o600);
       await expect(stat(path.join(dirs.configDir, 'secrets.env'))).rejects.toThrow(/ENOENT/);
     });
+
+    it('hides literal secrets in every diff: --dry-run, --json, the run itself and --undo', async () => {
+      const token = 'ghp_r3alL00kingT0ken4711';
+      await writeClaudeJson({
+        github: echoEntry({ GITHUB_PERSONAL_ACCESS_TOKEN: token }),
+        remote: { type: 'http', url: 'https://user:pa55word-x@mcp.example.com/mcp', headers: { Authorization: 'Bearer sk-b3arer-secret' } },
+        flagged: { command: 'npx', args: ['some-server', '--api-key', 'sk-fl4g-secret', '--token=tk-inl1ne-secret'] },
+      });
+      const secrets = [token, 'pa55word-x', 'sk-b3arer-secret', 'sk-fl4g-secret', 'tk-inl1ne-secret'];
+      const runs = [
+        await setup(['claude-code', '--move', '--dry-run']),
+        await setup(['claude-code', '--move', '--dry-run', '--json']),
+        await setup(['claude-code', '--move', '--yes', '--keep-secrets']),
+        await setup(['claude-code', '--undo', '--yes']),
+      ];
+      for (const run of runs) {
+        expect(run.code).toBe(0);
+        expect(run.stdout).toContain('[hidden]');
+        for (const secret of secrets) expect(run.stdout, secret).not.toContain(secret);
+      }
+      expect(runs[0]!.stdout).toMatch(/^-\s+"GITHUB_PERSONAL_ACCESS_TOKEN": "\[hidden\]"$/m);
+      // The files themselves still hold the values: only what is shown is masked.
+      expect(await readFile(claudeJson(), 'utf8')).toContain(token);
+    });
   });
 });
