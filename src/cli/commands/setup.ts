@@ -52,10 +52,7 @@ export function registerSetup(program: Command): void {
         if (!undo.changes.length) {
           say(`The ${client.title} files already match the backup in ${undo.backup.dir}.`);
         } else {
-          say(
-            `Restoring ${client.title}'s files from ${undo.backup.dir}:`,
-            ...undo.changes.map((change) => shownDiff(change)),
-          );
+          say(`Restoring ${client.title}'s files from ${undo.backup.dir}:`, ...undo.changes.map((change) => shownDiff(change)));
           for (const change of undo.changes.filter((entry) => entry.changedSinceSetup)) {
             say(
               `Note: ${change.file} was changed after setup wrote it; restoring the backup also undoes those later changes (in the diff above).`,
