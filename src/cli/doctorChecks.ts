@@ -1,6 +1,7 @@
 // The checks behind `loadout doctor`: the config and data dirs, servers.yaml, and each server —
 // its ${VAR}s set, does it start, how many tools, does it want authorization, is it also listed
-// directly in an MCP client. Each check gives findings; it prints nothing and changes no file.
+// directly in an MCP client. Each check gives findings; it prints nothing, and the only file it
+// changes is discovery.json (each start's outcome, as serve and refresh record theirs).
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -16,7 +17,7 @@ import {
   type ServerConfig,
 } from '../config/index.js';
 import { isNeedsAuthorizationMessage } from '../downstream/index.js';
-import { openRuntime } from '../gateway/index.js';
+import { discoveryRecordsFile, openRuntime, recordDiscoveryOutcomes, type DiscoveryOutcome } from '../gateway/index.js';
 import { errorMessage, isLoadoutError, oneLine, type Logger } from '../shared/index.js';
 import { CLIENT_NAMES, clientDefinition, type ClientEnvironment } from './clients/clientFiles.js';
 import { readJsonFile, valueAt } from './clients/jsonFile.js';
@@ -142,6 +143,8 @@ async function checkServers(paths: LoadoutPaths, logger: Logger, env: NodeJS.Pro
   const limit = pLimit(4);
   // Optional lists (prompts, resources, templates) a server failed to answer, reported after its own finding.
   const listFindings = new Map<string, Finding[]>();
+  // Each start tried, recorded as serve and refresh record theirs, so `status` gives the reason after.
+  const outcomes: DiscoveryOutcome[] = [];
   try {
     const findings = await Promise.all(
       Object.entries(pool.configs).map(([name, config]) =>
@@ -162,6 +165,7 @@ async function checkServers(paths: LoadoutPaths, logger: Logger, env: NodeJS.Pro
           const startedAt = performance.now();
           try {
             const { tools, listFailures } = await pool.listDefinitions(name);
+            outcomes.push({ server: name, ok: true });
             const ms = Math.round(performance.now() - startedAt);
             listFindings.set(
               name,
@@ -177,6 +181,7 @@ async function checkServers(paths: LoadoutPaths, logger: Logger, env: NodeJS.Pro
             };
           } catch (error) {
             const message = errorMessage(error);
+            outcomes.push({ server: name, ok: false, error: message });
             const ms = Math.round(performance.now() - startedAt);
             // A server that speaks OAuth is logged in to with `loadout auth`; one that does not wants a header.
             if (config.type !== 'stdio' && isNeedsAuthorizationMessage(message)) {
@@ -226,6 +231,7 @@ async function checkServers(paths: LoadoutPaths, logger: Logger, env: NodeJS.Pro
         }),
       ),
     );
+    await recordDiscoveryOutcomes(discoveryRecordsFile(paths), pool.configs, outcomes);
     return Object.keys(pool.configs).flatMap((name, index) => [findings[index]!, ...(listFindings.get(name) ?? [])]);
   } finally {
     await runtime.close();

@@ -6,5 +6,11 @@ export { serveHttp, type HttpGateway } from './httpServer.js';
 export { GatewayStdioTransport } from './stdioTransport.js';
 export { assertSafeBind } from './httpGuard.js';
 export { readRunningGateways } from './runtimeFile.js';
-export { discoveryRecordsFile, readDiscoveryRecords, recordDiscoveryOutcomes, type DiscoveryRecord } from './discoveryRecords.js';
-export { retryText } from './discoveryText.js';
+export {
+  discoveryRecordsFile,
+  readDiscoveryRecords,
+  recordDiscoveryOutcomes,
+  type DiscoveryOutcome,
+  type DiscoveryRecord,
+} from './discoveryRecords.js';
+export { failedText, retryText } from './discoveryText.js';

@@ -95,6 +95,22 @@ describe('loadout doctor', () => {
     }
   });
 
+  it('records a failed start, so status afterwards gives the reason, worded for no running gateway', async () => {
+    await writeServersYaml(dirs.configDir, {
+      echo: nodeServer(fixture('echo')),
+      crash: nodeServer(fixture('crash'), { env: { CRASH_UNLESS_FILE: path.join(dirs.root, 'absent') } }),
+    });
+    expect((await runCli(dirs, ['doctor'])).code).toBe(1);
+    const status = await runCli(dirs, ['status']);
+    expect(status.stdout).toMatch(/^crash +stdio .*failed/m);
+    expect(status.stdout).toMatch(
+      /^crash: discovery failed at \d\d:\d\d:\d\d \(1 attempt in a row\); "loadout refresh crash" tries again\.$/m,
+    );
+    expect(status.stdout).toContain('exited with code');
+    expect(status.stdout).not.toContain('by "loadout serve"');
+    expect(status.stdout).toContain('No gateway running');
+  });
+
   it('reports an unset ${VAR} in an OAuth client_secret as the variable to set', async () => {
     await writeServersYaml(dirs.configDir, {
       vault: {

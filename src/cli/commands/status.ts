@@ -3,7 +3,14 @@
 import type { Command } from 'commander';
 import { oauthRecordFile, oauthSettingsOf, readOAuthRecord } from '../../config/index.js';
 import type { EraVerdict } from '../../downstream/index.js';
-import { discoveryRecordsFile, readDiscoveryRecords, readRunningGateways, retryText, type DiscoveryRecord } from '../../gateway/index.js';
+import {
+  discoveryRecordsFile,
+  failedText,
+  readDiscoveryRecords,
+  readRunningGateways,
+  retryText,
+  type DiscoveryRecord,
+} from '../../gateway/index.js';
 import { loadConfigView, toolsOfServer } from '../configView.js';
 import { listFailureLines } from '../listFailures.js';
 import { paint, printJson, printLines, printTable } from '../output.js';
@@ -96,10 +103,11 @@ export function registerStatus(program: Command): void {
       );
       for (const { name, discovery } of servers) {
         if (discovery?.state !== 'failed') continue;
-        printLines(
-          paint('red', `${name}: discovery ${retryText(discovery)} (by "loadout serve"; "loadout refresh ${name}" tries now).`),
-          discovery.error,
-        );
+        // The next try is a running gateway's; without one, only refresh (or the next serve) tries again.
+        const when = gateways.length
+          ? `${retryText(discovery)} (by "loadout serve"; "loadout refresh ${name}" tries now).`
+          : `${failedText(discovery)}; "loadout refresh ${name}" tries again.`;
+        printLines(paint('red', `${name}: discovery ${when}`), discovery.error);
       }
       for (const server of servers) printLines(...listFailureLines(server.name, server.listFailures).map((line) => paint('yellow', line)));
       for (const server of servers.filter((entry) => entry.oauth === 'needs-login')) {
