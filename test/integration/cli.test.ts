@@ -307,6 +307,8 @@ describe('loadout CLI', () => {
       expect(echo).toMatch(/^echo\s+stdio\s+always-on\s+-\s+5\s+0\s+0\s+0\s+-$/);
       expect(lazy).toMatch(/^lazy\s+stdio\s+lazy\s+0\.5 min\s+5\s/);
       expect(head!.indexOf('type')).toBe(echo!.indexOf('stdio'));
+      // No blank line for a server with nothing more to say: the table, then one line about the gateway.
+      expect(run.stdout.split('\n').slice(3)).toEqual(['No gateway running for this config dir ("connected" shows "-").', '']);
     });
 
     it('list filters by server and prints JSON', async () => {
