@@ -130,6 +130,9 @@ describe('loadout setup', () => {
     expect(await readFile(claudeJson(), 'utf8')).toBe(claudeBefore);
     expect(await readFile(mcpJson(), 'utf8')).toBe(mcpBefore);
     await expect(readFile(path.join(dirs.configDir, 'servers.yaml'))).rejects.toThrow(/ENOENT/);
+    // Not even the data dir's owner mark is written.
+    expect(await readdir(dirs.dataDir, { recursive: true })).toEqual([]);
+    expect(await readdir(dirs.configDir, { recursive: true })).toEqual([]);
   });
 
   it('keeps the files formatting: only the changed lines differ, tabs stay tabs', async () => {

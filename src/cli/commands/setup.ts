@@ -44,7 +44,7 @@ export function registerSetup(program: Command): void {
       if (options.json && !options.yes && !options.dryRun)
         throw new LoadoutError('INVALID_ARGUMENT', '--json needs --yes or --dry-run: a script cannot answer "apply these changes?"');
       const say = options.json ? () => undefined : printLines;
-      const { paths, logger, options: globals } = commandEnvironment(command);
+      const { paths, logger, options: globals } = commandEnvironment(command, { checkOnly: options.dryRun });
       const client = clientDefinition(name, currentClientEnvironment(os.homedir()));
       if (options.undo) {
         const undo = await planUndo(paths, client);
