@@ -50,10 +50,11 @@ export async function openConfiguredRuntime(paths: LoadoutPaths, logger: Logger)
   throw configNotFound(paths);
 }
 
-function configNotFound(paths: LoadoutPaths): LoadoutError {
+/** The error of a command that needs servers.yaml, when it does not exist: the same first step everywhere. */
+export function configNotFound(paths: LoadoutPaths): LoadoutError {
   return new LoadoutError(
     'CONFIG_NOT_FOUND',
-    `${paths.serversFile} does not exist; create it with "loadout init" (imports your .mcp.json servers)`,
+    `${paths.serversFile} does not exist; run "loadout setup <client>" or "loadout init" to import your servers`,
   );
 }
 

@@ -368,6 +368,17 @@ describe('loadout CLI', () => {
     });
   });
 
+  it('without servers.yaml, doctor, status and search suggest the same first step', async () => {
+    const first = 'run "loadout setup <client>" or "loadout init" to import your servers';
+    const doctor = await runCli(dirs, ['doctor']);
+    expect(doctor.stdout).toContain(first);
+    for (const args of [['status'], ['search', 'files']]) {
+      const run = await runCli(dirs, args);
+      expect(run.code, args[0]).toBe(1);
+      expect(run.stderr, args[0]).toContain(first);
+    }
+  });
+
   describe('invalid servers.yaml', () => {
     it.each([['status'], ['list'], ['refresh'], ['toolset', 'show', 'x'], ['toolset', 'create', 'x', 'echo.add']])(
       '%s names file, line and column of invalid YAML and leaves it alone',
