@@ -232,7 +232,7 @@ describe('CLI usage', () => {
       [
         'a tool key',
         'servers:\n  echo:\n    command: node\n    tools:\n      add: { enabeld: false }\n',
-        ['list'],
+        ['refresh'],
         `servers.yaml:5:14: unknown key 'enabeld' (did you mean 'enabled'?) at servers.echo.tools.add`,
       ],
       ['a gateway key', 'gateway:\n  idle_timeout: 3\n', ['status'], `servers.yaml:2:3: unknown key 'idle_timeout' at gateway`],
