@@ -16,7 +16,7 @@ import {
   type LoadoutPaths,
   type ServerConfig,
 } from '../config/index.js';
-import { isNeedsAuthorizationMessage } from '../downstream/index.js';
+import { SpawnFailure, isNeedsAuthorizationMessage } from '../downstream/index.js';
 import { discoveryRecordsFile, openRuntime, recordDiscoveryOutcomes, type DiscoveryOutcome } from '../gateway/index.js';
 import { errorMessage, isLoadoutError, oneLine, type Logger } from '../shared/index.js';
 import { CLIENT_NAMES, clientDefinition, type ClientEnvironment } from './clients/clientFiles.js';
@@ -135,6 +135,12 @@ function unsetVariables(config: ServerConfig, env: NodeJS.ProcessEnv): string[] 
 // An HTTP server that answers 401/403 wants credentials (the SDK's messages carry the status).
 const NEEDS_AUTHORIZATION = /\b(401|403)\b|unauthori[sz]ed|invalid_token|refused loadout's credentials/i;
 
+// The SpawnFailure somewhere in an error's causes, if the server's program could not be started.
+function spawnFailureOf(error: unknown): SpawnFailure | undefined {
+  for (let cause = error; cause instanceof Error; cause = cause.cause) if (cause instanceof SpawnFailure) return cause;
+  return undefined;
+}
+
 // Started through the runtime `serve` uses, so a server is checked as it would run there (OAuth tokens included).
 async function checkServers(paths: LoadoutPaths, logger: Logger, env: NodeJS.ProcessEnv, expansion: NodeJS.ProcessEnv): Promise<Finding[]> {
   // A failing server is this command's own finding; its warn-level log lines would repeat it.
@@ -213,6 +219,12 @@ async function checkServers(paths: LoadoutPaths, logger: Logger, env: NodeJS.Pro
                 message: `starts, but its tools/list failed: ${oneLine(errorMessage(error.cause), 200)}`,
                 fix: checkServerFix(name),
               };
+            }
+            // A program that could not be started says what to do itself: that is the one fix, the entry to write below it.
+            const spawn = spawnFailureOf(error);
+            if (spawn?.fix) {
+              const entry = spawn.fix.entry === undefined ? '' : `\n${spawn.fix.entry}`;
+              return { check: 'start', ...about, ok: false, ms, message: `does not start: ${spawn.problem}${entry}`, fix: spawn.fix.text };
             }
             const what = config.type === 'stdio' ? `command: ${[config.command, ...config.args].join(' ')}` : `url ${config.url}`;
             // The reason whole: a server's last stderr lines follow on lines of their own.

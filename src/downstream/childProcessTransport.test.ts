@@ -102,7 +102,7 @@ describe('ChildProcessTransport', () => {
       const script = path.join(dir, 'server.sh');
       await writeFile(script, '#!/bin/sh\n', { mode: 0o644 });
       const transport = new ChildProcessTransport({ command: script, args: [], env: {}, maxMessageBytes: MEGABYTE });
-      await expect(transport.start()).rejects.toThrow(`${JSON.stringify(script)} cannot be run: permission denied; make it executable`);
+      await expect(transport.start()).rejects.toThrow(`${JSON.stringify(script)} cannot be run: permission denied: make it executable`);
       await transport.close();
     } finally {
       await rm(dir, { recursive: true, force: true });

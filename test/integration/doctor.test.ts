@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { linesOf, runCli } from '../helpers/cli.js';
 import { fixture, makeTempDirs, nodeServer, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
 
 type Finding = { subject: string; check: string; server?: string; ok: boolean; message: string; tools?: number; ms?: number; fix?: string };
@@ -131,6 +131,23 @@ describe('loadout doctor', () => {
     await writeServersYaml(dirs.configDir, { odd: { type: 'http', url: 'not a url' } });
     const run = await runCli(dirs, ['doctor']);
     expect(run.stdout).toMatch(/^problem server odd: does not start: its address is unusable: Invalid URL — fix: check its url not a url/m);
+  });
+
+  it('gives a missing program one fix, and the entry to write right under its own fix line', async () => {
+    await writeServersYaml(dirs.configDir, {
+      ghost: { command: 'loadout-test-no-such-program' },
+      joined: { command: 'loadout-test-no-such-npx -y some-server', args: ['--stdio'] },
+    });
+    const run = await runCli(dirs, ['doctor']);
+    expect(linesOf(run.stdout).filter((line) => line.includes('server ghost'))).toEqual([
+      'problem server ghost: does not start: no program named "loadout-test-no-such-program" on PATH — fix: install it, or give its full path as `command`',
+    ]);
+    const joined = linesOf(run.stdout).findIndex((line) => line.includes('server joined'));
+    expect(linesOf(run.stdout).slice(joined, joined + 3)).toEqual([
+      'problem server joined: does not start: no program named "loadout-test-no-such-npx -y some-server" (spawn ENOENT) — fix: `command` is the program alone and `args` the list of its arguments; write the entry as:',
+      '        command: "loadout-test-no-such-npx"',
+      '        args: ["-y","some-server","--stdio"]',
+    ]);
   });
 
   it('flags no duplicate when the client does not start loadout (after setup --undo), and its findings carry fields', async () => {
