@@ -67,6 +67,19 @@ describe('the documentation', () => {
     expect(readme).toMatch(/^npm test\b/m);
   });
 
+  it('puts the path for your own servers first, with an install command that prints no install-scripts warning', () => {
+    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const headings = [...readme.matchAll(/^## (.+)$/gm)].map((match) => match[1]);
+    expect(headings[0]).toBe('Use it with your own servers');
+    expect(headings).not.toContain('Protocol eras');
+    expect(readme).toMatch(/^npm install -g --allow-scripts=\. \. /m);
+    expect(readme).toMatch(/about 10 minutes on 2 cores; one file: npx vitest run/);
+  });
+
+  it('says in CONTRIBUTING how to submit a change', () => {
+    expect(readFileSync(path.join(ROOT, 'CONTRIBUTING.md'), 'utf8')).toMatch(/^## Submitting a change$/m);
+  });
+
   it('links only to files and headings that exist in the repository', () => {
     expect(markdownFiles().flatMap(brokenLinks)).toEqual([]);
   });
