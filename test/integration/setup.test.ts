@@ -372,6 +372,15 @@ describe('loadout setup', () => {
       await expect(stat(path.join(dirs.configDir, 'secrets.env'))).rejects.toThrow(/ENOENT/);
     });
 
+    it('keeps a one-line ~/.claude.json on one line', async () => {
+      await writeFile(claudeJson(), `${JSON.stringify({ numStartups: 3, mcpServers: { echo: echoEntry() } })}\n`);
+      await writeFile(mcpJson(), '{"mcpServers": {}}\n');
+      expect((await setup(['claude-code', '--move', '--yes'])).code).toBe(0);
+      const after = await readFile(claudeJson(), 'utf8');
+      expect(after.trimEnd().split('\n')).toHaveLength(1);
+      expect(Object.keys((JSON.parse(after) as ClaudeJson).mcpServers)).toEqual(['loadout']);
+    });
+
     it('hides literal secrets in every diff: --dry-run, --json, the run itself and --undo', async () => {
       const token = 'ghp_r3alL00kingT0ken4711';
       await writeClaudeJson({
