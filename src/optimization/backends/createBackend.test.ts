@@ -2,11 +2,11 @@ import path from 'node:path';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { OptimizationSettingsSchema } from '../../src/config/index.js';
-import { COMMAND_TEMPLATE_VARIABLES, CommandBackend, OpenAiBackend, createBackend, type EvalTool } from '../../src/optimization/index.js';
-import { isLoadoutError } from '../../src/shared/index.js';
-import { startFakeOpenAi, type FakeOpenAi } from '../fixtures/fakeOpenAi.js';
-import { ROOT, fixture, isAlive, eventually } from '../helpers/gateway.js';
+import { OptimizationSettingsSchema } from '../../config/index.js';
+import { COMMAND_TEMPLATE_VARIABLES, CommandBackend, OpenAiBackend, createBackend, type EvalTool } from '../index.js';
+import { isLoadoutError } from '../../shared/index.js';
+import { startFakeOpenAi, type FakeOpenAi } from '../../../test/fixtures/fakeOpenAi.js';
+import { ROOT, fixture, isAlive, eventually } from '../../../test/helpers/gateway.js';
 
 const tools: EvalTool[] = [
   {

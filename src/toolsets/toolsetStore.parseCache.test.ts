@@ -4,7 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ToolsetStore } from '../../src/toolsets/index.js';
+import { ToolsetStore } from './index.js';
 
 describe('ToolsetStore parse cache', () => {
   let dir: string;
