@@ -1,27 +1,27 @@
-import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import type { ServersFile } from './schema.js';
 import { ServersFileWatcher } from './serversFileWatcher.js';
+import { useTempDir } from '../../test/helpers/tempDir.js';
 
 const until = async (check: () => boolean): Promise<void> => {
   for (let i = 0; i < 200 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 20));
 };
 
 describe('ServersFileWatcher', () => {
+  const tempDir = useTempDir('loadout-watch-');
   let dir: string;
   let watcher: ServersFileWatcher | undefined;
   const errors: string[] = [];
   const logger = pino({ level: 'error' }, { write: (line: string) => void errors.push((JSON.parse(line) as { msg: string }).msg) });
-  beforeEach(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'loadout-watch-'));
+  beforeEach(() => {
+    dir = tempDir();
     errors.length = 0;
   });
-  afterEach(async () => {
+  afterEach(() => {
     watcher?.close();
-    await rm(dir, { recursive: true, force: true });
   });
 
   it('applies a burst of saves once, including a save by rename, and skips malformed versions', async () => {
