@@ -3,10 +3,9 @@
 // it keeps beside the catalog (learned words, the servers' summaries) are not read again for
 // nothing, yet what another process writes to them still shows.
 import { utimesSync, writeFileSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { GatewaySettingsSchema, ServerConfigSchema, writeTextAtomic } from '../config/index.js';
 import { ServerPool } from '../downstream/index.js';
 import { silentLogger, type Logger } from '../shared/index.js';
@@ -14,20 +13,19 @@ import { CatalogStore } from './catalogStore.js';
 import { writeDefinitionCache } from './definitionCache.js';
 import { LearnedWordsStore } from './learnedWords.js';
 import { queryKeyOf } from './queryWords.js';
+import { useTempDir } from '../../test/helpers/tempDir.js';
 
 describe('CatalogStore.ensureLoaded', () => {
+  const tempDir = useTempDir('loadout-catalog-');
   let dir: string;
   let cacheFile: string;
   const configs = { a: ServerConfigSchema.parse({ command: 'node' }), b: ServerConfigSchema.parse({ command: 'node' }) };
   const store = (logger: Logger = silentLogger): CatalogStore =>
     new CatalogStore({ pool: new ServerPool(configs, { logger }), cacheFile, settings: GatewaySettingsSchema.parse({}), logger });
 
-  beforeEach(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'loadout-catalog-'));
+  beforeEach(() => {
+    dir = tempDir();
     cacheFile = path.join(dir, 'catalog.json');
-  });
-  afterEach(async () => {
-    await rm(dir, { recursive: true, force: true });
   });
 
   it('reads the cached definitions on the first call only', async () => {
@@ -55,6 +53,7 @@ describe('CatalogStore.ensureLoaded', () => {
 });
 
 describe('CatalogStore beside other processes', () => {
+  const tempDir = useTempDir('loadout-catalog-');
   let dir: string;
   const configs = { a: ServerConfigSchema.parse({ command: 'node' }) };
   const store = (files: { learnedWordsFile?: string; serverMapFile?: string }): CatalogStore =>
@@ -66,11 +65,8 @@ describe('CatalogStore beside other processes', () => {
       ...files,
     });
 
-  beforeEach(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'loadout-catalog-'));
-  });
-  afterEach(async () => {
-    await rm(dir, { recursive: true, force: true });
+  beforeEach(() => {
+    dir = tempDir();
   });
 
   it("searches with another process's learned queries once this one has learned too (its write answers, nothing is read back)", async () => {

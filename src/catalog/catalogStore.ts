@@ -4,6 +4,7 @@
 // gateway's business). The server configs it builds from are the pool's (their one owner); a change of
 // them reaches this store as the pool's 'configured' event. Listing servers (discovery, re-checks)
 // is catalogDiscovery.ts's; the store answers for it.
+import path from 'node:path';
 import * as z from 'zod';
 import {
   enabledServerNames,
@@ -46,6 +47,8 @@ interface CatalogStoreOptions extends DiscoverySources {
   exampleRequestsFile?: string;
   /** `search.embeddings` and where tool embeddings are cached (data dir). */
   embeddings?: { settings: EmbeddingsSettings; cacheFile: string };
+  /** Server entries of servers.yaml left out for being invalid, with their file:line:col problem. */
+  brokenServers?: ReadonlyMap<string, string>;
 }
 
 /** The current catalog and the operations that produce a new one. */
@@ -70,6 +73,7 @@ export class CatalogStore {
   /** Everything that may still write a file: discoveries, re-checks, the summaries, learned words. */
   readonly #work = new WorkInFlight();
   readonly #discovery: CatalogDiscovery;
+  #brokenServers: ReadonlyMap<string, string>;
   readonly #listeners = new Set<(catalog: Catalog) => void>();
   #learned: ReadonlyMap<string, string> = new Map();
   /** Remembered queries: query key → tool id → evidence. */
@@ -84,6 +88,7 @@ export class CatalogStore {
 
   constructor(options: CatalogStoreOptions) {
     this.#options = options;
+    this.#brokenServers = options.brokenServers ?? new Map();
     this.#definitions = new DefinitionStore(options.cacheFile);
     this.#learnedWords = options.learnedWordsFile ? new LearnedWordsStore(options.learnedWordsFile) : undefined;
     this.#embeddings = options.embeddings
@@ -139,10 +144,27 @@ export class CatalogStore {
       await this.ensureLoaded();
       summaries = this.#current.serverSummaries();
     }
-    return enabledServerNames(this.#options.pool.configs).map((server) => {
+    const entries = enabledServerNames(this.#options.pool.configs).map((server): ServerMapEntry => {
       const summary = summaries.get(server);
       return { server, ...(summary ? { summary } : {}), state: this.#stateOf(server, summary !== undefined) };
     });
+    // The map has little room: the entry's place is named from the file's own name on.
+    const file = this.#options.serversFile;
+    const broken = [...this.#brokenServers].map(([server, problem]): ServerMapEntry => ({
+      server,
+      state: { kind: 'failed', reason: file && problem.startsWith(file) ? path.basename(file) + problem.slice(file.length) : problem },
+    }));
+    return [...entries, ...broken];
+  }
+
+  /** Why servers.yaml's entry for `server` was left out (file:line:col and the problem); undefined if it was not. */
+  brokenServerProblem(server: string): string | undefined {
+    return this.#brokenServers.get(server);
+  }
+
+  /** The invalid server entries of the latest read of servers.yaml (a hand edit may fix or break one). */
+  setBrokenServers(brokenServers: ReadonlyMap<string, string>): void {
+    this.#brokenServers = brokenServers;
   }
 
   // A server's discovery state. Kept in one place so that finer states (a server starting, one

@@ -1,18 +1,18 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { readDefinitionCache, writeDefinitionCache } from './definitionCache.js';
 import { toolHash } from './toolHash.js';
+import { useTempDir } from '../../test/helpers/tempDir.js';
 
 describe('definition cache', () => {
+  const tempDir = useTempDir('loadout-defcache-');
   let dir: string;
   let file: string;
-  beforeEach(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'loadout-defcache-'));
+  beforeEach(() => {
+    dir = tempDir();
     file = path.join(dir, 'catalog.json');
   });
-  afterEach(() => rm(dir, { recursive: true, force: true }));
 
   it('reads back what was written, definitions untouched', async () => {
     const tool = {

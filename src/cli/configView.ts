@@ -8,6 +8,8 @@ import { LoadoutError, type Logger } from '../shared/index.js';
 /** The config dir as the CLI sees it. */
 export interface ConfigView {
   config: ServersFile;
+  /** Invalid server entries, left out of `config`, with their file:line:col problem. */
+  brokenServers: ReadonlyMap<string, string>;
   definitions: DefinitionCache;
   catalog: Catalog;
 }
@@ -37,7 +39,7 @@ export async function loadConfigView(paths: LoadoutPaths): Promise<ConfigView> {
     definitions,
     blockChangedTools: loaded.config.gateway.block_changed_tools,
   });
-  return { config: loaded.config, definitions, catalog };
+  return { config: loaded.config, brokenServers: loaded.brokenServers, definitions, catalog };
 }
 
 /** The runtime (see openRuntime) of a command that needs servers.yaml to exist. */
@@ -48,10 +50,11 @@ export async function openConfiguredRuntime(paths: LoadoutPaths, logger: Logger)
   throw configNotFound(paths);
 }
 
-function configNotFound(paths: LoadoutPaths): LoadoutError {
+/** The error of a command that needs servers.yaml, when it does not exist: the same first step everywhere. */
+export function configNotFound(paths: LoadoutPaths): LoadoutError {
   return new LoadoutError(
     'CONFIG_NOT_FOUND',
-    `${paths.serversFile} does not exist; create it with "loadout init" (imports your .mcp.json servers)`,
+    `${paths.serversFile} does not exist; run "loadout setup <client>" or "loadout init" to import your servers`,
   );
 }
 

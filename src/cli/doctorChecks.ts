@@ -1,6 +1,7 @@
 // The checks behind `loadout doctor`: the config and data dirs, servers.yaml, and each server —
 // its ${VAR}s set, does it start, how many tools, does it want authorization, is it also listed
-// directly in an MCP client. Each check gives findings; it prints nothing and changes no file.
+// directly in an MCP client. Each check gives findings; it prints nothing, and the only file it
+// changes is discovery.json (each start's outcome, as serve and refresh record theirs).
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -15,8 +16,9 @@ import {
   type LoadoutPaths,
   type ServerConfig,
 } from '../config/index.js';
-import { openRuntime } from '../runtime/index.js';
-import { errorMessage, isLoadoutError, oneLine, type Logger } from '../shared/index.js';
+import { SpawnFailure } from '../downstream/index.js';
+import { discoveryRecordsFile, openRuntime, recordDiscoveryOutcomes, type DiscoveryOutcome } from '../runtime/index.js';
+import { errorMessage, failureOf, isLoadoutError, oneLine, type Logger } from '../shared/index.js';
 import { CLIENT_NAMES, clientDefinition, type ClientEnvironment } from './clients/clientFiles.js';
 import { readClientFile, valueAt } from './clients/jsonFile.js';
 import { findSameServer } from './clients/setupPlan.js';
@@ -53,7 +55,7 @@ export async function runDoctor(
   const findings = [await checkDir('config-dir', paths.configDir), await checkDir('data-dir', paths.dataDir)];
   let servers: Record<string, ServerConfig>;
   try {
-    const loaded = await loadServersFile(paths.serversFile);
+    const loaded = await loadServersFile(paths.serversFile, { skipBrokenServers: true });
     if (!loaded.exists) {
       findings.push({
         check: 'servers.yaml',
@@ -71,6 +73,9 @@ export async function runDoctor(
       ok: true,
       message: `${paths.serversFile}: ${Object.keys(servers).length} server${Object.keys(servers).length === 1 ? '' : 's'}`,
     });
+    // An invalid entry is left out of every gateway; the other servers are still checked.
+    for (const [server, problem] of loaded.brokenServers)
+      findings.push({ check: 'servers.yaml', server, subject: `server ${server}`, ok: false, message: problem, fix: 'correct this entry' });
   } catch (error) {
     findings.push({
       check: 'servers.yaml',
@@ -131,6 +136,12 @@ function unsetVariables(config: ServerConfig, env: NodeJS.ProcessEnv): string[] 
 // (AUTH_FAILED); a server's own words are all the SDK passes on of the others.
 const NEEDS_AUTHORIZATION = /\b(401|403)\b|unauthori[sz]ed|invalid_token/i;
 
+// The SpawnFailure somewhere in an error's causes, if the server's program could not be started.
+function spawnFailureOf(error: unknown): SpawnFailure | undefined {
+  for (let cause = error; cause instanceof Error; cause = cause.cause) if (cause instanceof SpawnFailure) return cause;
+  return undefined;
+}
+
 // Started through the runtime `serve` uses, so a server is checked as it would run there (OAuth tokens included).
 async function checkServers(paths: LoadoutPaths, logger: Logger, env: NodeJS.ProcessEnv, expansion: NodeJS.ProcessEnv): Promise<Finding[]> {
   // A failing server is this command's own finding; its warn-level log lines would repeat it.
@@ -139,6 +150,8 @@ async function checkServers(paths: LoadoutPaths, logger: Logger, env: NodeJS.Pro
   const limit = pLimit(4);
   // Optional lists (prompts, resources, templates) a server failed to answer, reported after its own finding.
   const listFindings = new Map<string, Finding[]>();
+  // Each start tried, recorded as serve and refresh record theirs, so `status` gives the reason after.
+  const outcomes: DiscoveryOutcome[] = [];
   try {
     const findings = await Promise.all(
       Object.entries(pool.configs).map(([name, config]) =>
@@ -159,6 +172,7 @@ async function checkServers(paths: LoadoutPaths, logger: Logger, env: NodeJS.Pro
           const startedAt = performance.now();
           try {
             const { tools, listFailures } = await pool.listDefinitions(name);
+            outcomes.push({ server: name, ok: true });
             const ms = Math.round(performance.now() - startedAt);
             listFindings.set(
               name,
@@ -174,6 +188,7 @@ async function checkServers(paths: LoadoutPaths, logger: Logger, env: NodeJS.Pro
             };
           } catch (error) {
             const message = errorMessage(error);
+            outcomes.push({ server: name, ok: false, failure: failureOf(error, 'SERVER_START_FAILED') });
             const ms = Math.round(performance.now() - startedAt);
             // A server that speaks OAuth is logged in to with `loadout auth`; one that does not wants a header.
             if (config.type !== 'stdio' && isLoadoutError(error, 'NEEDS_AUTHORIZATION')) {
@@ -206,6 +221,12 @@ async function checkServers(paths: LoadoutPaths, logger: Logger, env: NodeJS.Pro
                 fix: checkServerFix(name),
               };
             }
+            // A program that could not be started says what to do itself: that is the one fix, the entry to write below it.
+            const spawn = spawnFailureOf(error);
+            if (spawn?.fix) {
+              const entry = spawn.fix.entry === undefined ? '' : `\n${spawn.fix.entry}`;
+              return { check: 'start', ...about, ok: false, ms, message: `does not start: ${spawn.problem}${entry}`, fix: spawn.fix.text };
+            }
             const what = config.type === 'stdio' ? `command: ${[config.command, ...config.args].join(' ')}` : `url ${config.url}`;
             // The reason whole: a server's last stderr lines follow on lines of their own.
             const reason = (isLoadoutError(error) && error.reason) || message;
@@ -223,6 +244,7 @@ async function checkServers(paths: LoadoutPaths, logger: Logger, env: NodeJS.Pro
         }),
       ),
     );
+    await recordDiscoveryOutcomes(discoveryRecordsFile(paths), pool.configs, outcomes);
     return Object.keys(pool.configs).flatMap((name, index) => [findings[index]!, ...(listFindings.get(name) ?? [])]);
   } finally {
     await runtime.close();

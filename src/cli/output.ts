@@ -71,7 +71,8 @@ export function printJson(value: unknown): void {
 
 /** Print lines of human text to stdout. */
 export function printLines(...lines: string[]): void {
-  process.stdout.write(`${lines.join('\n')}\n`);
+  // No lines print nothing (not an empty line): callers pass lists that are often empty.
+  if (lines.length) process.stdout.write(`${lines.join('\n')}\n`);
 }
 
 // stderr's format for this run (--log-format): notes and the final error match the log lines.

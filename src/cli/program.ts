@@ -12,11 +12,17 @@ interface GlobalOptions {
   logFormat: LogFormat;
 }
 
-/** Paths and logger for a command, from the root command's options. */
-export function commandEnvironment(command: Command): { paths: LoadoutPaths; logger: Logger; options: GlobalOptions } {
+/**
+ * Paths and logger for a command, from the root command's options. `checkOnly`: a dry run, which
+ * checks the data dir is this config dir's but writes no mark in it.
+ */
+export function commandEnvironment(
+  command: Command,
+  { checkOnly = false }: { checkOnly?: boolean } = {},
+): { paths: LoadoutPaths; logger: Logger; options: GlobalOptions } {
   const options = command.optsWithGlobals<GlobalOptions>();
   const paths = resolvePaths({ configDir: options.config, dataDir: options.data });
-  const { adoptedFrom } = claimDataDir(paths);
+  const { adoptedFrom } = claimDataDir(paths, { checkOnly });
   if (adoptedFrom)
     printNote(
       `data dir ${paths.dataDir} belonged to config dir ${adoptedFrom}, which no longer exists; it now belongs to ${paths.configDir}`,

@@ -5,6 +5,8 @@ import { moveLiteralSecrets, readSecretsFile, type LoadoutPaths, type SecretsMov
 /** The servers as servers.yaml gets them, the values secrets.env gains, and whether the user kept them literal. */
 export interface SecretsPlan extends SecretsMove {
   keep: boolean;
+  /** Every literal secret value found, moved or kept: hidden wherever a diff or listing would show it. */
+  found: string[];
 }
 
 /** Take the literal secrets out of `servers`, or with `keep` only list them. */
@@ -15,7 +17,8 @@ export async function planSecrets(
 ): Promise<SecretsPlan> {
   // A name secrets.env or the environment holds with another value is not reused.
   const move = moveLiteralSecrets(servers, [await readSecretsFile(paths.secretsFile), process.env]);
-  return keep ? { servers, values: {}, moved: move.moved, keep } : { ...move, keep };
+  const found = Object.values(move.values);
+  return keep ? { servers, values: {}, moved: move.moved, keep, found } : { ...move, keep, found };
 }
 
 /** What happens (`Moving`) or happened (`Moved`) to the literal secrets; nothing when there were none. */

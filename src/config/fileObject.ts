@@ -12,8 +12,8 @@ export function fileObject<Shape extends z.core.$ZodLooseShape>(shape: Shape) {
 }
 
 /** The issue to report of a file's schema errors: an unknown key first, as it usually explains the rest. */
-export function reportedIssue(error: z.ZodError): z.core.$ZodIssue | undefined {
-  return error.issues.find((issue) => issue.code === 'unrecognized_keys') ?? error.issues[0];
+export function reportedIssue(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue | undefined {
+  return issues.find((issue) => issue.code === 'unrecognized_keys') ?? issues[0];
 }
 
 function unknownKeysMessage(keys: readonly string[], known: readonly string[]): string {

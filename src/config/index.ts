@@ -29,7 +29,7 @@ export {
 } from './oauthStore.js';
 export { loadServersFile, updateServersFile } from './serversFile.js';
 export { readSecretsFile, addSecrets, expansionEnv } from './secretsFile.js';
-export { moveLiteralSecrets, type MovedSecret, type SecretsMove } from './literalSecrets.js';
+export { maskLiteralSecrets, moveLiteralSecrets, type MovedSecret, type SecretsMove } from './literalSecrets.js';
 export { parseYamlFile } from './yamlFile.js';
 export { StateStore } from './stateStore.js';
 export { withFileLock, readTextIfExists, writeTextAtomic, updateTextFile, fileStamp, ABSENT_FILE_STAMP } from './safeWrite.js';

@@ -1,6 +1,6 @@
 // Which imported values count as literal secrets, and the ${VAR} names they get.
 import { describe, expect, it } from 'vitest';
-import { isSecretName, moveLiteralSecrets } from './literalSecrets.js';
+import { isSecretName, maskLiteralSecrets, moveLiteralSecrets } from './literalSecrets.js';
 
 describe('isSecretName', () => {
   it('knows credential words in any case or separator, and leaves other names alone', () => {
@@ -184,5 +184,38 @@ describe('moveLiteralSecrets', () => {
     expect(move.servers.box!.args).toEqual(['run', '-e', 'REDIS_URL=redis://default:${BOX_PASSWORD}@cache:6379', 'img']);
     expect(move.values).toEqual({ PG_PASSWORD: '123456', BOX_PASSWORD: 's3cret' });
     expect(move.moved.map(({ server, field, key }) => `${server} ${field} ${key}`)).toEqual(['pg env DATABASE_URL', 'box args password']);
+  });
+});
+
+describe('maskLiteralSecrets', () => {
+  it('hides credential-named values, Bearer credentials, URL passwords and credential flags, and leaves ${VAR}s and the rest', () => {
+    const text = [
+      '-      "GITHUB_PERSONAL_ACCESS_TOKEN": "ghp_abc123",',
+      '+      "GITHUB_TOKEN": "${GITHUB_TOKEN}",',
+      '       "LOG_LEVEL": "debug",',
+      '-      "Authorization": "Bearer sk-xyz",',
+      '-      "url": "https://me:pa55@example.com/mcp",',
+      '-      "args": ["--api-key", "sk-flag", "--token=tk-inline", "--key-file", "/home/me/key"],',
+      '-        "--password",',
+      '-        "hunter2",',
+      'API_KEY = "toml-secret"',
+    ].join('\n');
+    expect(maskLiteralSecrets(text)).toBe(
+      [
+        '-      "GITHUB_PERSONAL_ACCESS_TOKEN": "[hidden]",',
+        '+      "GITHUB_TOKEN": "${GITHUB_TOKEN}",',
+        '       "LOG_LEVEL": "debug",',
+        '-      "Authorization": "Bearer [hidden]",',
+        '-      "url": "https://me:[hidden]@example.com/mcp",',
+        '-      "args": ["--api-key", "[hidden]", "--token=[hidden]", "--key-file", "/home/me/key"],',
+        '-        "--password",',
+        '-        "[hidden]",',
+        'API_KEY = "[hidden]"',
+      ].join('\n'),
+    );
+  });
+
+  it('hides each known secret wherever it appears', () => {
+    expect(maskLiteralSecrets('"args": ["serve", "s3cr3t-value"]', ['s3cr3t-value'])).toBe('"args": ["serve", "[hidden]"]');
   });
 });

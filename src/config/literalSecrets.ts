@@ -267,3 +267,41 @@ function variableName(text: string): string {
     .replace(/^_+|_+$/g, '');
   return /^[0-9]/.test(name) ? `_${name}` : name;
 }
+
+// A quoted key and its quoted value, as JSON and TOML write them: `"NAME": "value"`, `NAME = "value"`.
+const QUOTED_PAIR = /(["']?)([A-Za-z_][\w.-]*)\1(\s*[:=]\s*)(["'])((?:\\.|(?!\4)[^\\\n])*)\4/g;
+const SCHEME_IN_TEXT = /\b(Bearer|Basic)(\s+)([^\s"'\\,]+)/gi;
+const URL_PASSWORD_IN_TEXT = /([A-Za-z][\w+.-]*:\/\/[^/?#@:\s"']*:)([^/?#\s"'@]+)(@)/g;
+const FLAG_IN_TEXT = /(--?)([A-Za-z][\w.-]*)=([^\s"'\\,]+)/g;
+// A quoted credential flag and the quoted arg after it, on one line or the next line of a diff.
+const FLAG_THEN_VALUE = /(["']--?([A-Za-z][\w.-]*)["'][ \t]*,?[ \t]*(?:\n[-+ ][ \t]*)?)(["'])([^"'\\\n]*)\3/g;
+const MASK = '[hidden]';
+
+/**
+ * `text` (a diff or listing of a client's config file) with what looks like a literal secret
+ * replaced by "[hidden]": the value of a credential-named key, a "Bearer …" credential, a URL's
+ * password, a credential flag's `=value`, and each of `known` (secrets found in the entries).
+ */
+export function maskLiteralSecrets(text: string, known: readonly string[] = []): string {
+  let masked = text;
+  // Longest first, so a secret that holds another is hidden whole.
+  for (const value of [...known].filter(mayBeSecret).sort((a, b) => b.length - a.length)) masked = masked.replaceAll(value, MASK);
+  return masked
+    .replace(QUOTED_PAIR, (pair: string, quote: string, name: string, separator: string, valueQuote: string, value: string) =>
+      isSecretName(name) && mayBeSecret(value) && !SCHEME_VALUE.test(value)
+        ? `${quote}${name}${quote}${separator}${valueQuote}${MASK}${valueQuote}`
+        : pair,
+    )
+    .replace(SCHEME_IN_TEXT, (whole: string, scheme: string, space: string, value: string) =>
+      mayBeSecret(value) && value !== MASK ? `${scheme}${space}${MASK}` : whole,
+    )
+    .replace(URL_PASSWORD_IN_TEXT, (whole: string, start: string, password: string, at: string) =>
+      mayBeSecret(password) ? `${start}${MASK}${at}` : whole,
+    )
+    .replace(FLAG_THEN_VALUE, (whole: string, flag: string, name: string, quote: string, value: string) =>
+      isSecretParameter(name) && mayBeSecret(value) && !value.startsWith('-') ? `${flag}${quote}${MASK}${quote}` : whole,
+    )
+    .replace(FLAG_IN_TEXT, (whole: string, dashes: string, name: string, value: string) =>
+      isSecretParameter(name) && mayBeSecret(value) ? `${dashes}${name}=${MASK}` : whole,
+    );
+}

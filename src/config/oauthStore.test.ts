@@ -1,20 +1,20 @@
 // The OAuth file of a server: private from its first byte, bound to the server URL, and which
 // servers may use OAuth at all.
-import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { deleteOAuthRecord, oauthRecordFile, readOAuthRecord, updateOAuthRecord } from './oauthStore.js';
 import { ServerConfigSchema, oauthSettingsOf } from './schema.js';
+import { useTempDir } from '../../test/helpers/tempDir.js';
 
 describe('OAuth records', () => {
+  const tempDir = useTempDir('loadout-oauth-');
   let root: string;
   let file: string;
-  beforeEach(async () => {
-    root = await mkdtemp(path.join(tmpdir(), 'loadout-oauth-'));
+  beforeEach(() => {
+    root = tempDir();
     file = oauthRecordFile(path.join(root, 'oauth'), 'linear');
   });
-  afterEach(() => rm(root, { recursive: true, force: true }));
 
   it('writes the file with mode 0600 in a 0700 directory', async () => {
     await updateOAuthRecord(file, 'https://a.example/mcp', (record) => ({

@@ -79,7 +79,11 @@ function derivedDataDir(base: string, configDir: string): string {
  * to servers this config does not have). A data dir whose config dir no longer exists was moved
  * or copied with it: it is adopted, and `adoptedFrom` names the config dir it held before.
  */
-export function claimDataDir(paths: Pick<LoadoutPaths, 'configDir' | 'dataDir'>): { adoptedFrom?: string } {
+export function claimDataDir(
+  paths: Pick<LoadoutPaths, 'configDir' | 'dataDir'>,
+  /** Check the claim but write nothing (a dry run promises no change). */
+  { checkOnly = false }: { checkOnly?: boolean } = {},
+): { adoptedFrom?: string } {
   const ownerFile = path.join(paths.dataDir, DATA_DIR_OWNER_FILE);
   let owner: string | undefined;
   try {
@@ -97,6 +101,7 @@ export function claimDataDir(paths: Pick<LoadoutPaths, 'configDir' | 'dataDir'>)
       `data dir ${paths.dataDir} holds the state of config dir ${owner}, not ${paths.configDir}; pass --data DIR with a data dir of its own (or leave --data out: each config dir then gets one)`,
     );
   }
+  if (checkOnly) return {};
   mkdirSync(paths.dataDir, { recursive: true });
   writeFileSync(ownerFile, `${paths.configDir}\n`);
   return owner ? { adoptedFrom: owner } : {};

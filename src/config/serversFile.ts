@@ -14,19 +14,31 @@ interface LoadedServersFile {
   document: Document;
   /** False when the file does not exist yet (an empty config stands in for it). */
   exists: boolean;
+  /** Server entries left out for being invalid (with skipBrokenServers), with their file:line:col problem. */
+  brokenServers: ReadonlyMap<string, string>;
+}
+
+/** How servers.yaml is read. */
+interface ParseOptions {
+  /**
+   * Leave out an invalid server entry instead of failing the file, so one typo does not stop every
+   * other server; its problem is in `brokenServers`. Writes never skip (they re-check the whole file).
+   */
+  skipBrokenServers?: boolean;
 }
 
 /** Parse servers.yaml text; malformed YAML or a schema error throws CONFIG_INVALID with line and column. */
-export function parseServersFile(text: string, file: string): LoadedServersFile {
-  const { data, document } = parseYamlFile(text, file, ServersFileSchema, 'CONFIG_INVALID');
-  return { config: data, document, exists: true };
+export function parseServersFile(text: string, file: string, options: ParseOptions = {}): LoadedServersFile {
+  const skippable = options.skipBrokenServers ? 'servers' : undefined;
+  const { data, document, skipped } = parseYamlFile(text, file, ServersFileSchema, 'CONFIG_INVALID', skippable);
+  return { config: data, document, exists: true, brokenServers: skipped };
 }
 
 /** Load servers.yaml; a missing file is an empty config. */
-export async function loadServersFile(file: string): Promise<LoadedServersFile> {
+export async function loadServersFile(file: string, options: ParseOptions = {}): Promise<LoadedServersFile> {
   const text = await readTextIfExists(file);
   if (text === undefined) return { ...parseServersFile('servers: {}\n', file), exists: false };
-  return parseServersFile(text, file);
+  return parseServersFile(text, file, options);
 }
 
 /**

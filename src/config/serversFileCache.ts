@@ -27,26 +27,39 @@ export function serversFileSchemaHash(): string {
   return hash.digest('hex').slice(0, 16);
 }
 
-/** The parsed copy as written: the key it is valid for, and the validated config. */
+/** The parsed copy as written: the key it is valid for, the validated config and the server entries left out. */
 interface ParsedCopy {
   textHash: string;
   config: ServersFile;
+  brokenServers?: Record<string, string>;
 }
 
-/** servers.yaml's config (empty if the file is missing), from the parsed copy when the text is unchanged. */
-export async function loadServersConfig(file: string, cacheFile: string): Promise<{ config: ServersFile; exists: boolean }> {
+/** servers.yaml as a running gateway and the status commands read it. */
+interface LoadedServersConfig {
+  config: ServersFile;
+  exists: boolean;
+  /** Invalid server entries, left out of `config` so the others still run, with their file:line:col problem. */
+  brokenServers: ReadonlyMap<string, string>;
+}
+
+/**
+ * servers.yaml's config (empty if the file is missing), from the parsed copy when the text is
+ * unchanged. An invalid server entry is left out (see brokenServers); any other problem throws.
+ */
+export async function loadServersConfig(file: string, cacheFile: string): Promise<LoadedServersConfig> {
   const text = await readTextIfExists(file);
-  if (text === undefined) return { config: parseServersFile('servers: {}\n', file).config, exists: false };
+  if (text === undefined) return { config: parseServersFile('servers: {}\n', file).config, exists: false, brokenServers: new Map() };
   const schemaHash = typeof LOADOUT_SERVERS_SCHEMA_HASH === 'string' ? LOADOUT_SERVERS_SCHEMA_HASH : serversFileSchemaHash();
   const textHash = createHash('sha256').update(`${schemaHash}\0${file}\0`).update(text).digest('hex');
   const cached = safeJson(await readTextIfExists(cacheFile).catch(() => undefined));
-  if (isCopyFor(cached, textHash)) return { config: cached.config, exists: true };
-  const { config } = parseServersFile(text, file);
+  if (isCopyFor(cached, textHash))
+    return { config: cached.config, exists: true, brokenServers: new Map(Object.entries(cached.brokenServers ?? {})) };
+  const { config, brokenServers } = parseServersFile(text, file, { skipBrokenServers: true });
   // Only a cache: losing a race with another process, or a read-only data dir, costs a re-parse.
   // Private like servers.yaml, whose literal secrets it may copy.
-  const copy: ParsedCopy = { textHash, config };
+  const copy: ParsedCopy = { textHash, config, ...(brokenServers.size ? { brokenServers: Object.fromEntries(brokenServers) } : {}) };
   await writeTextAtomic(cacheFile, JSON.stringify(copy), { mode: SERVERS_FILE_MODE }).catch(() => undefined);
-  return { config, exists: true };
+  return { config, exists: true, brokenServers };
 }
 
 function isCopyFor(value: unknown, textHash: string): value is ParsedCopy {

@@ -1,27 +1,27 @@
-import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import type { ServersFile } from './schema.js';
 import { ServersFileWatcher } from './serversFileWatcher.js';
+import { useTempDir } from '../../test/helpers/tempDir.js';
 
 const until = async (check: () => boolean): Promise<void> => {
   for (let i = 0; i < 200 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 20));
 };
 
 describe('ServersFileWatcher', () => {
+  const tempDir = useTempDir('loadout-watch-');
   let dir: string;
   let watcher: ServersFileWatcher | undefined;
   const errors: string[] = [];
   const logger = pino({ level: 'error' }, { write: (line: string) => void errors.push((JSON.parse(line) as { msg: string }).msg) });
-  beforeEach(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'loadout-watch-'));
+  beforeEach(() => {
+    dir = tempDir();
     errors.length = 0;
   });
-  afterEach(async () => {
+  afterEach(() => {
     watcher?.close();
-    await rm(dir, { recursive: true, force: true });
   });
 
   it('applies a burst of saves once, including a save by rename, and skips malformed versions', async () => {
@@ -39,7 +39,7 @@ describe('ServersFileWatcher', () => {
     expect(applied.map((config) => Object.keys(config.servers))).toEqual([['s4'], ['after']]);
     applied.length = 0;
 
-    await writeFile(path.join(dir, 'tmp'), 'servers:\n  s: { command: 1 }\n');
+    await writeFile(path.join(dir, 'tmp'), 'gateway:\n  relist_wait_ms: soon\n');
     await rename(path.join(dir, 'tmp'), file);
     await until(() => errors.length > 0);
     expect(errors).toEqual([expect.stringMatching(/servers\.yaml:2:\d+: .*keeping the last good config$/)]);
@@ -49,5 +49,21 @@ describe('ServersFileWatcher', () => {
     await rename(path.join(dir, 'tmp'), file);
     await until(() => applied.length > 0);
     expect(Object.keys(applied[0]!.servers)).toEqual(['fixed']);
+  });
+
+  it('applies the valid servers of a file with one invalid entry, and hands over that entry with its problem', async () => {
+    const file = path.join(dir, 'servers.yaml');
+    await writeFile(file, 'servers: {}\n');
+    const applied: { servers: string[]; broken: [string, string][] }[] = [];
+    const apply = (config: ServersFile, broken: ReadonlyMap<string, string>): void =>
+      void applied.push({ servers: Object.keys(config.servers), broken: [...broken] });
+    watcher = new ServersFileWatcher({ file, logger, apply, debounceMs: 50 });
+    await watcher.start();
+    await writeFile(file, 'servers:\n  good: { command: x }\n  bad: { command: 1 }\n');
+    await until(() => applied.length > 0);
+    expect(applied).toEqual([
+      { servers: ['good'], broken: [['bad', expect.stringMatching(/servers\.yaml:3:\d+: .*servers\.bad\.command$/)]] },
+    ]);
+    expect(errors).toEqual([expect.stringMatching(/servers\.yaml:3:\d+: .*that server is left out$/)]);
   });
 });

@@ -13,8 +13,11 @@ import { readTextIfExists } from './safeWrite.js';
 interface ServersFileWatcherOptions {
   file: string;
   logger: Logger;
-  /** Receives each valid config read after a change (possibly equal to the current one); awaited before the next. */
-  apply(config: ServersFile): void | Promise<void>;
+  /**
+   * Receives each config read after a change (possibly equal to the current one), without the
+   * invalid server entries, which come with their problem; awaited before the next.
+   */
+  apply(config: ServersFile, brokenServers: ReadonlyMap<string, string>): void | Promise<void>;
   /** Quiet time after the last change before the file is read. */
   debounceMs?: number;
 }
@@ -85,9 +88,9 @@ export class ServersFileWatcher {
       return;
     }
     if (text === this.#lastText) return;
-    let config: ServersFile;
+    let loaded: { config: ServersFile; brokenServers: ReadonlyMap<string, string> };
     try {
-      config = parseServersFile(text, file).config;
+      loaded = parseServersFile(text, file, { skipBrokenServers: true });
     } catch (error) {
       this.#report(errorMessage(error));
       return;
@@ -95,8 +98,9 @@ export class ServersFileWatcher {
     this.#lastText = text;
     this.#lastProblem = undefined;
     logger.debug({ mod: 'config' }, 'servers.yaml reloaded');
+    for (const problem of loaded.brokenServers.values()) logger.error({ mod: 'config' }, `${problem}; that server is left out`);
     try {
-      await this.#options.apply(config);
+      await this.#options.apply(loaded.config, loaded.brokenServers);
     } catch (error) {
       logger.error({ mod: 'config', err: errorMessage(error) }, 'applying servers.yaml failed');
     }

@@ -13,7 +13,9 @@ export function parseYamlFile<Schema extends z.ZodType>(
   file: string,
   schema: Schema,
   code: InvalidCode,
-): { data: z.output<Schema>; document: Document } {
+  /** Entries of this map (e.g. "servers") whose problems drop the entry instead of failing the file. */
+  skippable?: string,
+): { data: z.output<Schema>; document: Document; skipped: Map<string, string> } {
   const yaml = yamlModule();
   const lineCounter = new yaml.LineCounter();
   const document = yaml.parseDocument(text, { lineCounter, prettyErrors: false });
@@ -22,13 +24,41 @@ export function parseYamlFile<Schema extends z.ZodType>(
     const at = lineCounter.linePos(syntaxError.pos[0]);
     throw new LoadoutError(code, `${file}:${at.line}:${at.col}: ${firstLine(syntaxError.message)}`);
   }
-  const parsed = schema.safeParse(document.toJS() ?? {});
-  if (!parsed.success) throw schemaError(parsed.error, document, lineCounter, file, code);
-  return { data: parsed.data, document };
+  const input: unknown = document.toJS() ?? {};
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return { data: parsed.data, document, skipped: new Map() };
+  const skipped = skippable === undefined ? undefined : skippedEntries(parsed.error, skippable);
+  if (!skipped) throw schemaError(parsed.error.issues, document, lineCounter, file, code);
+  // Every problem lies inside an entry of the skippable map: the file is read without those entries.
+  const entries = { ...((input as Record<string, Record<string, unknown>>)[skippable!] ?? {}) };
+  for (const name of skipped.keys()) delete entries[name];
+  const rest = schema.safeParse({ ...(input as object), [skippable!]: entries });
+  if (!rest.success) throw schemaError(rest.error.issues, document, lineCounter, file, code);
+  const problems = new Map(
+    [...skipped].map(([name, issues]) => [name, schemaError(issues, document, lineCounter, file, code).message] as const),
+  );
+  return { data: rest.data, document, skipped: problems };
 }
 
-function schemaError(error: z.ZodError, document: Document, lineCounter: LineCounter, file: string, code: InvalidCode): LoadoutError {
-  const issue = reportedIssue(error)!;
+// The issues grouped by the entry of `map` they lie in; undefined if any lies outside every entry.
+function skippedEntries(error: z.ZodError, map: string): Map<string, z.core.$ZodIssue[]> | undefined {
+  const byEntry = new Map<string, z.core.$ZodIssue[]>();
+  for (const issue of error.issues) {
+    const [head, name] = issue.path;
+    if (head !== map || name === undefined) return undefined;
+    byEntry.set(String(name), [...(byEntry.get(String(name)) ?? []), issue]);
+  }
+  return byEntry;
+}
+
+function schemaError(
+  issues: readonly z.core.$ZodIssue[],
+  document: Document,
+  lineCounter: LineCounter,
+  file: string,
+  code: InvalidCode,
+): LoadoutError {
+  const issue = reportedIssue(issues)!;
   const issuePath = issue.path.map(String);
   // An unknown key is best shown at the key itself, not at the map that holds it.
   const node =

@@ -2,14 +2,16 @@
 // children: calls, junk on stdout, early stderr, spawn failures, size limits, and ending a child
 // that ignores SIGTERM.
 import { Client } from '@modelcontextprotocol/client';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fixture, isAlive, textOf } from '../../test/helpers/gateway.js';
+import { useTempDir } from '../../test/helpers/tempDir.js';
 import { ChildProcessTransport, type ChildProcessOptions } from './childProcessTransport.js';
 
 const MEGABYTE = 1024 * 1024;
+const tempDir = useTempDir('loadout-transport-');
 const clients: Client[] = [];
 afterEach(async () => {
   await Promise.allSettled(clients.splice(0).map((client) => client.close()));
@@ -97,16 +99,11 @@ describe('ChildProcessTransport', () => {
   });
 
   it('says in plain words that a file cannot be run (EACCES)', async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), 'loadout-transport-'));
-    try {
-      const script = path.join(dir, 'server.sh');
-      await writeFile(script, '#!/bin/sh\n', { mode: 0o644 });
-      const transport = new ChildProcessTransport({ command: script, args: [], env: {}, maxMessageBytes: MEGABYTE });
-      await expect(transport.start()).rejects.toThrow(`${JSON.stringify(script)} cannot be run: permission denied; make it executable`);
-      await transport.close();
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    const script = path.join(tempDir(), 'server.sh');
+    await writeFile(script, '#!/bin/sh\n', { mode: 0o644 });
+    const transport = new ChildProcessTransport({ command: script, args: [], env: {}, maxMessageBytes: MEGABYTE });
+    await expect(transport.start()).rejects.toThrow(`${JSON.stringify(script)} cannot be run: permission denied: make it executable`);
+    await transport.close();
   });
 
   it('keeps the last stderr lines, secrets masked, and how the child exited', async () => {

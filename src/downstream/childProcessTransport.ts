@@ -157,22 +157,39 @@ function explainSpawnError(error: Error, command: string, args: readonly string[
   const code = (error as NodeJS.ErrnoException).code;
   const words = command.trim().split(/\s+/);
   const name = JSON.stringify(command);
-  let message: string;
-  if (code === 'ENOENT' && cwd !== undefined && !existsSync(cwd)) {
-    message = `its working directory ${JSON.stringify(cwd)} (cwd: in servers.yaml) does not exist`;
-  } else if (code === 'ENOENT' && words.length > 1) {
-    const fixed = `command: ${JSON.stringify(words[0])}\nargs: ${JSON.stringify([...words.slice(1), ...args])}`;
-    message = `no program named ${name} (spawn ENOENT): \`command\` is the program alone and \`args\` the list of its arguments. Write the entry as:\n${fixed}`;
-  } else if (code === 'ENOENT') {
-    message = command.includes(path.sep)
-      ? `no program at ${name}: the file does not exist`
-      : `no program named ${name} on PATH: install it, or give its full path as \`command\``;
-  } else if (code === 'EACCES') {
-    message = `${name} cannot be run: permission denied; make it executable (chmod +x) or check that it is a program, not a directory`;
-  } else {
-    return error;
+  if (code === 'ENOENT' && cwd !== undefined && !existsSync(cwd))
+    return new SpawnFailure(`its working directory ${JSON.stringify(cwd)} (cwd: in servers.yaml) does not exist`, undefined, error);
+  if (code === 'ENOENT' && words.length > 1) {
+    const entry = `command: ${JSON.stringify(words[0])}\nargs: ${JSON.stringify([...words.slice(1), ...args])}`;
+    const fix = '`command` is the program alone and `args` the list of its arguments; write the entry as:';
+    return new SpawnFailure(`no program named ${name} (spawn ENOENT)`, { text: fix, entry }, error);
   }
-  return new Error(message, { cause: error });
+  if (code === 'ENOENT' && command.includes(path.sep))
+    return new SpawnFailure(`no program at ${name}: the file does not exist`, undefined, error);
+  if (code === 'ENOENT')
+    return new SpawnFailure(`no program named ${name} on PATH`, { text: 'install it, or give its full path as `command`' }, error);
+  if (code === 'EACCES') {
+    const fix = 'make it executable (chmod +x) or check that it is a program, not a directory';
+    return new SpawnFailure(`${name} cannot be run: permission denied`, { text: fix }, error);
+  }
+  return error;
+}
+
+/**
+ * A server's program that could not be started, in plain words: what is wrong and, when loadout
+ * knows it, the fix (with the entry as it should be written), kept apart so `doctor` shows it as
+ * the fix. Its message is the problem, then the fix, then the entry on lines of their own.
+ */
+export class SpawnFailure extends Error {
+  override readonly name = 'SpawnFailure';
+
+  constructor(
+    readonly problem: string,
+    readonly fix: { text: string; entry?: string } | undefined,
+    cause: Error,
+  ) {
+    super(fix ? `${problem}: ${fix.text}${fix.entry === undefined ? '' : `\n${fix.entry}`}` : problem, { cause });
+  }
 }
 
 async function endChild(child: ChildProcess, hurry: AbortSignal | undefined): Promise<void> {

@@ -1,23 +1,23 @@
 // What a server's OAuth provider writes: never the value of a `${VAR}` of the server's url, in the
 // record's URL or in discovery state found from the expanded URL.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { ServerConfigSchema } from '../config/index.js';
 import { StoredOAuthProvider, oauthTargetOf, type OAuthTarget } from './oauthProvider.js';
+import { useTempDir } from '../../test/helpers/tempDir.js';
 
 const KEY = 'k3y-in-the-path';
 
 describe('StoredOAuthProvider', () => {
+  const tempDir = useTempDir('loadout-oauth-provider-');
   let root: string;
   let target: OAuthTarget;
-  beforeEach(async () => {
-    root = await mkdtemp(path.join(tmpdir(), 'loadout-oauth-provider-'));
+  beforeEach(() => {
+    root = tempDir();
     const config = ServerConfigSchema.parse({ type: 'http', url: 'https://mcp.example/u/${USER_KEY}/mcp' });
     target = oauthTargetOf('keyed', config, { USER_KEY: KEY }, path.join(root, 'oauth'))!;
   });
-  afterEach(() => rm(root, { recursive: true, force: true }));
 
   it('sends the expanded url, and keeps the record under the url as configured', () => {
     expect(target).toMatchObject({ serverUrl: `https://mcp.example/u/${KEY}/mcp`, recordUrl: 'https://mcp.example/u/${USER_KEY}/mcp' });

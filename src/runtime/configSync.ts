@@ -30,7 +30,11 @@ interface ConfigSync {
 export async function startConfigSync(options: ConfigSyncOptions): Promise<ConfigSync> {
   const { paths, logger, pool, catalog } = options;
   const log = logger.child({ mod: 'config' });
-  const watcher = new ServersFileWatcher({ file: paths.serversFile, logger, apply: (config) => applyConfig(config, options, log) });
+  const watcher = new ServersFileWatcher({
+    file: paths.serversFile,
+    logger,
+    apply: (config, broken) => applyConfig(config, broken, options, log),
+  });
   await watcher.start();
   const runtime = new RuntimeFile(paths, pool, logger);
   runtime.start();
@@ -56,10 +60,16 @@ export async function startConfigSync(options: ConfigSyncOptions): Promise<Confi
 
 // Loadout's own writes (discovery merges) land here too; the catalog already holds that config,
 // so the comparison makes them no-ops instead of a reload loop.
-async function applyConfig(config: ServersFile, options: ConfigSyncOptions, log: Logger): Promise<void> {
+async function applyConfig(
+  config: ServersFile,
+  brokenServers: ReadonlyMap<string, string>,
+  options: ConfigSyncOptions,
+  log: Logger,
+): Promise<void> {
   const { pool, catalog, discovery, settings } = options;
   if (!isDeepStrictEqual(config.gateway, settings)) log.warn('changes under "gateway:" in servers.yaml take effect at the next start');
   options.applyPolicy(config.policy);
+  catalog.setBrokenServers(brokenServers);
   if (isDeepStrictEqual(config.servers, pool.configs)) return;
   const before = new Set(Object.keys(pool.configs));
   const after = Object.keys(config.servers);

@@ -3,7 +3,13 @@
 export { openRuntime, type Runtime } from './runtime.js';
 export { BackgroundDiscovery, type DiscoveryState } from './backgroundDiscovery.js';
 export { startConfigSync } from './configSync.js';
-export { discoveryRecordsFile, readDiscoveryRecords, recordDiscoveryOutcomes, type DiscoveryRecord } from './discoveryRecords.js';
-export { discoveryStateText, retryText } from './discoveryText.js';
+export {
+  discoveryRecordsFile,
+  readDiscoveryRecords,
+  recordDiscoveryOutcomes,
+  type DiscoveryOutcome,
+  type DiscoveryRecord,
+} from './discoveryRecords.js';
+export { discoveryStateText, failedText, retryText } from './discoveryText.js';
 export { readRunningGateways } from './runtimeFile.js';
 export { watchToolListChanges } from './toolListWatch.js';

@@ -24,6 +24,8 @@ export interface Runtime {
   readonly config: ServersFile;
   /** Whether servers.yaml exists (without it, `config` holds the defaults and no server). */
   readonly configExists: boolean;
+  /** Invalid server entries, left out of `config` so the others run, with their file:line:col problem. */
+  readonly brokenServers: ReadonlyMap<string, string>;
   readonly pool: ServerPool;
   readonly catalog: CatalogStore;
   readonly state: StateStore;
@@ -35,7 +37,7 @@ export interface Runtime {
 /** Read the config (spawning nothing) and build the runtime; the cached catalog is read on first need. */
 export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   const { paths, logger } = options;
-  const { config, exists: configExists } = await loadServersConfig(paths.serversFile, paths.parsedServersFile);
+  const { config, exists: configExists, brokenServers } = await loadServersConfig(paths.serversFile, paths.parsedServersFile);
   const pool = new ServerPool(config.servers, {
     logger,
     env: expansionEnv(paths.secretsFile, options.env),
@@ -53,6 +55,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     learnedWordsFile: paths.learnedWordsFile,
     synonymsFile: paths.synonymsFile,
     exampleRequestsFile: paths.exampleRequestsFile,
+    brokenServers,
     ...(config.search.embeddings ? { embeddings: { settings: config.search.embeddings, cacheFile: paths.embeddingsCacheFile } } : {}),
   });
   const state = new StateStore(paths.stateFile);
@@ -60,5 +63,5 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   // Promotions go into the catalog before anything reads it, so a first tools/list or an
   // evaluation's distractor tools show the live descriptions.
   await optimization.applyPromotions();
-  return { config, configExists, pool, catalog, state, optimization, close: () => pool.close() };
+  return { config, configExists, brokenServers, pool, catalog, state, optimization, close: () => pool.close() };
 }

@@ -307,6 +307,8 @@ describe('loadout CLI', () => {
       expect(echo).toMatch(/^echo\s+stdio\s+always-on\s+-\s+5\s+0\s+0\s+0\s+-$/);
       expect(lazy).toMatch(/^lazy\s+stdio\s+lazy\s+0\.5 min\s+5\s/);
       expect(head!.indexOf('type')).toBe(echo!.indexOf('stdio'));
+      // No blank line for a server with nothing more to say: the table, then one line about the gateway.
+      expect(run.stdout.split('\n').slice(3)).toEqual(['No gateway running for this config dir ("connected" shows "-").', '']);
     });
 
     it('list filters by server and prints JSON', async () => {
@@ -364,6 +366,17 @@ describe('loadout CLI', () => {
         expect(run.stdout).toMatch(/^Usage: loadout /);
       }
     });
+  });
+
+  it('without servers.yaml, doctor, status and search suggest the same first step', async () => {
+    const first = 'run "loadout setup <client>" or "loadout init" to import your servers';
+    const doctor = await runCli(dirs, ['doctor']);
+    expect(doctor.stdout).toContain(first);
+    for (const args of [['status'], ['search', 'files']]) {
+      const run = await runCli(dirs, args);
+      expect(run.code, args[0]).toBe(1);
+      expect(run.stderr, args[0]).toContain(first);
+    }
   });
 
   describe('invalid servers.yaml', () => {

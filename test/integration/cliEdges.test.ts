@@ -65,7 +65,7 @@ describe('CLI edges', () => {
     const run = await runCli(dirs, ['refresh']);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(
-      'no program named "no-such-npx -y some-pkg" (spawn ENOENT): `command` is the program alone and `args` the list of its arguments. Write the entry as:',
+      'no program named "no-such-npx -y some-pkg" (spawn ENOENT): `command` is the program alone and `args` the list of its arguments; write the entry as:',
     );
     expect(run.stderr).toContain('\ncommand: "no-such-npx"\nargs: ["-y","some-pkg","--flag"]');
   });

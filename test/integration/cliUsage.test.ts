@@ -226,13 +226,14 @@ describe('CLI usage', () => {
       [
         'a server key',
         'servers:\n  echo:\n    comand: node\n',
-        ['status'],
+        // refresh writes servers.yaml, so it refuses a broken entry (status only names it: brokenEntry.test.ts).
+        ['refresh'],
         `servers.yaml:3:5: unknown key 'comand' (did you mean 'command'?) at servers.echo`,
       ],
       [
         'a tool key',
         'servers:\n  echo:\n    command: node\n    tools:\n      add: { enabeld: false }\n',
-        ['list'],
+        ['refresh'],
         `servers.yaml:5:14: unknown key 'enabeld' (did you mean 'enabled'?) at servers.echo.tools.add`,
       ],
       ['a gateway key', 'gateway:\n  idle_timeout: 3\n', ['status'], `servers.yaml:2:3: unknown key 'idle_timeout' at gateway`],

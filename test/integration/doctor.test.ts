@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { linesOf, runCli } from '../helpers/cli.js';
 import { fixture, makeTempDirs, nodeServer, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
 
 type Finding = { subject: string; check: string; server?: string; ok: boolean; message: string; tools?: number; ms?: number; fix?: string };
@@ -95,6 +95,22 @@ describe('loadout doctor', () => {
     }
   });
 
+  it('records a failed start, so status afterwards gives the reason, worded for no running gateway', async () => {
+    await writeServersYaml(dirs.configDir, {
+      echo: nodeServer(fixture('echo')),
+      crash: nodeServer(fixture('crash'), { env: { CRASH_UNLESS_FILE: path.join(dirs.root, 'absent') } }),
+    });
+    expect((await runCli(dirs, ['doctor'])).code).toBe(1);
+    const status = await runCli(dirs, ['status']);
+    expect(status.stdout).toMatch(/^crash +stdio .*failed/m);
+    expect(status.stdout).toMatch(
+      /^crash: discovery failed at \d\d:\d\d:\d\d \(1 attempt in a row\); "loadout refresh crash" tries again\.$/m,
+    );
+    expect(status.stdout).toContain('exited with code');
+    expect(status.stdout).not.toContain('by "loadout serve"');
+    expect(status.stdout).toContain('No gateway running');
+  });
+
   it('reports an unset ${VAR} in an OAuth client_secret as the variable to set', async () => {
     await writeServersYaml(dirs.configDir, {
       vault: {
@@ -115,6 +131,23 @@ describe('loadout doctor', () => {
     await writeServersYaml(dirs.configDir, { odd: { type: 'http', url: 'not a url' } });
     const run = await runCli(dirs, ['doctor']);
     expect(run.stdout).toMatch(/^problem server odd: does not start: its address is unusable: Invalid URL — fix: check its url not a url/m);
+  });
+
+  it('gives a missing program one fix, and the entry to write right under its own fix line', async () => {
+    await writeServersYaml(dirs.configDir, {
+      ghost: { command: 'loadout-test-no-such-program' },
+      joined: { command: 'loadout-test-no-such-npx -y some-server', args: ['--stdio'] },
+    });
+    const run = await runCli(dirs, ['doctor']);
+    expect(linesOf(run.stdout).filter((line) => line.includes('server ghost'))).toEqual([
+      'problem server ghost: does not start: no program named "loadout-test-no-such-program" on PATH — fix: install it, or give its full path as `command`',
+    ]);
+    const joined = linesOf(run.stdout).findIndex((line) => line.includes('server joined'));
+    expect(linesOf(run.stdout).slice(joined, joined + 3)).toEqual([
+      'problem server joined: does not start: no program named "loadout-test-no-such-npx -y some-server" (spawn ENOENT) — fix: `command` is the program alone and `args` the list of its arguments; write the entry as:',
+      '        command: "loadout-test-no-such-npx"',
+      '        args: ["-y","some-server","--stdio"]',
+    ]);
   });
 
   it('flags no duplicate when the client does not start loadout (after setup --undo), and its findings carry fields', async () => {

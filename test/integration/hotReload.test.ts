@@ -132,11 +132,12 @@ describe('servers.yaml while serve runs', () => {
     expect(await readFile(serversFile(), 'utf8')).toBe(broken);
   });
 
-  it('refuses to start on an invalid servers.yaml with one line naming file, line and column', async () => {
-    await writeFile(serversFile(), 'servers:\n  echo:\n    command: node\n    idle_timeout_minutes: soon\n');
+  // An invalid server entry only leaves that server out (brokenEntry.test.ts); the gateway's own settings must be valid.
+  it('refuses to start on an invalid gateway setting with one line naming file, line and column', async () => {
+    await writeFile(serversFile(), 'servers:\n  echo:\n    command: node\ngateway:\n  health_interval_seconds: soon\n');
     const run = await runCli(dirs, ['serve']);
     expect(run.code).not.toBe(0);
-    expect(linesOf(run.stderr)).toEqual([expect.stringMatching(/^loadout: .*servers\.yaml:4:27: .*idle_timeout_minutes/)]);
+    expect(linesOf(run.stderr)).toEqual([expect.stringMatching(/^loadout: .*servers\.yaml:5:28: .*health_interval_seconds/)]);
   });
 
   it('imports from the client configs when servers.yaml is missing, and says so on stderr', async () => {

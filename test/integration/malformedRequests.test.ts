@@ -155,6 +155,44 @@ describe('malformed requests over HTTP', () => {
   });
 });
 
+describe('a body nested too deep to handle over HTTP', () => {
+  let gateway: ListeningProcess;
+  beforeAll(async () => {
+    gateway = await startHttpGateway(dirs);
+  });
+  afterAll(() => gateway.close());
+
+  const DEPTH = 200_000;
+  const headers = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
+  it.each([
+    ['a bare array', `${'['.repeat(DEPTH)}${']'.repeat(DEPTH)}`],
+    [
+      "a request's arguments",
+      `{"jsonrpc":"2.0","id":"deep","method":"tools/call","params":{"name":"x","arguments":{"a":${'['.repeat(DEPTH)}${']'.repeat(DEPTH)}}}}`,
+    ],
+  ])('answers %s 200,000 deep with 400, and keeps serving', async (_title, body) => {
+    const response = await fetch(gateway.url, { method: 'POST', headers, body });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32700, message: expect.stringContaining('deep') },
+    });
+    const init = await fetch(gateway.url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      }),
+    });
+    expect(init.status).toBe(200);
+    await init.text();
+  });
+});
+
 describe('malformed 2026-07-28 requests over HTTP', () => {
   let gateway: ListeningProcess;
   beforeAll(async () => {

@@ -130,6 +130,9 @@ describe('loadout setup', () => {
     expect(await readFile(claudeJson(), 'utf8')).toBe(claudeBefore);
     expect(await readFile(mcpJson(), 'utf8')).toBe(mcpBefore);
     await expect(readFile(path.join(dirs.configDir, 'servers.yaml'))).rejects.toThrow(/ENOENT/);
+    // Not even the data dir's owner mark is written.
+    expect(await readdir(dirs.dataDir, { recursive: true })).toEqual([]);
+    expect(await readdir(dirs.configDir, { recursive: true })).toEqual([]);
   });
 
   it('keeps the files formatting: only the changed lines differ, tabs stay tabs', async () => {
@@ -463,6 +466,39 @@ describe('loadout setup', () => {
       expect((await serversYaml()).servers.echo!.env).toEqual({ ECHO_API_TOKEN: 'tok-literal-123' });
       expect(await modeOf(path.join(dirs.configDir, 'servers.yaml'))).toBe(0o600);
       await expect(stat(path.join(dirs.configDir, 'secrets.env'))).rejects.toThrow(/ENOENT/);
+    });
+
+    it('keeps a one-line ~/.claude.json on one line', async () => {
+      await writeFile(claudeJson(), `${JSON.stringify({ numStartups: 3, mcpServers: { echo: echoEntry() } })}\n`);
+      await writeFile(mcpJson(), '{"mcpServers": {}}\n');
+      expect((await setup(['claude-code', '--move', '--yes'])).code).toBe(0);
+      const after = await readFile(claudeJson(), 'utf8');
+      expect(after.trimEnd().split('\n')).toHaveLength(1);
+      expect(Object.keys((JSON.parse(after) as ClaudeJson).mcpServers)).toEqual(['loadout']);
+    });
+
+    it('hides literal secrets in every diff: --dry-run, --json, the run itself and --undo', async () => {
+      const token = 'ghp_r3alL00kingT0ken4711';
+      await writeClaudeJson({
+        github: echoEntry({ GITHUB_PERSONAL_ACCESS_TOKEN: token }),
+        remote: { type: 'http', url: 'https://user:pa55word-x@mcp.example.com/mcp', headers: { Authorization: 'Bearer sk-b3arer-secret' } },
+        flagged: { command: 'npx', args: ['some-server', '--api-key', 'sk-fl4g-secret', '--token=tk-inl1ne-secret'] },
+      });
+      const secrets = [token, 'pa55word-x', 'sk-b3arer-secret', 'sk-fl4g-secret', 'tk-inl1ne-secret'];
+      const runs = [
+        await setup(['claude-code', '--move', '--dry-run']),
+        await setup(['claude-code', '--move', '--dry-run', '--json']),
+        await setup(['claude-code', '--move', '--yes', '--keep-secrets']),
+        await setup(['claude-code', '--undo', '--yes']),
+      ];
+      for (const run of runs) {
+        expect(run.code).toBe(0);
+        expect(run.stdout).toContain('[hidden]');
+        for (const secret of secrets) expect(run.stdout, secret).not.toContain(secret);
+      }
+      expect(runs[0]!.stdout).toMatch(/^-\s+"GITHUB_PERSONAL_ACCESS_TOKEN": "\[hidden\]"$/m);
+      // The files themselves still hold the values: only what is shown is masked.
+      expect(await readFile(claudeJson(), 'utf8')).toContain(token);
     });
   });
 });

@@ -4,6 +4,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { parseServersFile } from '../../src/config/serversFile.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const README_MAX_LINES = 220;
@@ -66,6 +67,19 @@ describe('the documentation', () => {
     expect(readme).toMatch(/^npm test\b/m);
   });
 
+  it('puts the path for your own servers first, with an install command that prints no install-scripts warning', () => {
+    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const headings = [...readme.matchAll(/^## (.+)$/gm)].map((match) => match[1]);
+    expect(headings[0]).toBe('Use it with your own servers');
+    expect(headings).not.toContain('Protocol eras');
+    expect(readme).toMatch(/^npm install -g --allow-scripts=\. \. /m);
+    expect(readme).toMatch(/about 10 minutes on 2 cores; one file: npx vitest run/);
+  });
+
+  it('says in CONTRIBUTING how to submit a change', () => {
+    expect(readFileSync(path.join(ROOT, 'CONTRIBUTING.md'), 'utf8')).toMatch(/^## Submitting a change$/m);
+  });
+
   it('links only to files and headings that exist in the repository', () => {
     expect(markdownFiles().flatMap(brokenLinks)).toEqual([]);
   });
@@ -74,6 +88,24 @@ describe('the documentation', () => {
     const outside = /SPEC §|\bseed \d{3}\b|\.\.\/shared\b|the issue's/;
     const citing = markdownFiles().filter((file) => outside.test(readFileSync(path.join(ROOT, file), 'utf8')));
     expect(citing).toEqual([]);
+  });
+
+  it('shows only servers.yaml snippets that pass the schema, and pass each known server the env var it reads', () => {
+    const snippets = markdownFiles().flatMap((file) =>
+      [...readFileSync(path.join(ROOT, file), 'utf8').matchAll(/^```yaml\n([^]*?)^```/gm)]
+        .map((match) => match[1]!)
+        .filter((text) => /^servers:/m.test(text))
+        .map((text) => ({ file, text })),
+    );
+    expect(snippets.length).toBeGreaterThan(3);
+    for (const { file, text } of snippets) {
+      const { servers } = parseServersFile(text, file).config;
+      for (const server of Object.values(servers)) {
+        // @modelcontextprotocol/server-github reads GITHUB_PERSONAL_ACCESS_TOKEN and nothing else.
+        if (server.type === 'stdio' && server.args.some((arg) => arg.includes('server-github')))
+          expect(Object.keys(server.env), file).toContain('GITHUB_PERSONAL_ACCESS_TOKEN');
+      }
+    }
   });
 
   it('finds a broken link, a missing heading and a link that leaves the repository', () => {

@@ -27,6 +27,13 @@ describe('setJsonValue', () => {
       mcpServers: { loadout: { command: 'c' } },
     });
   });
+
+  it('keeps a one-line file on one line', () => {
+    const oneLine = '{"numStartups":3,"mcpServers":{"echo":{"command":"e"}}}\n';
+    expect(setJsonValue(oneLine, ['mcpServers', 'loadout'], { command: 'loadout', args: ['serve'] })).toBe(
+      '{"numStartups":3,"mcpServers":{"echo":{"command":"e"},"loadout": {"command":"loadout","args":["serve"]}}}\n',
+    );
+  });
 });
 
 describe('parseJsonText', () => {

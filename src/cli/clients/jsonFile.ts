@@ -78,7 +78,9 @@ export function setJsonValue(text: string, jsonPath: readonly string[], value: u
   if (value === undefined) return removeProperty(text, jsonPath);
   const { modify, applyEdits } = jsoncParser();
   const base = text.trim() === '' ? '{}\n' : text;
-  const edits = modify(base, [...jsonPath], value, { formattingOptions: formattingOf(base) });
+  // A file written on one line (as some clients save it) gets the value unformatted, on that line.
+  const oneLine = !base.trim().includes('\n');
+  const edits = modify(base, [...jsonPath], value, oneLine ? {} : { formattingOptions: formattingOf(base) });
   return applyEdits(base, edits);
 }
 

@@ -1,14 +1,15 @@
-import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { launchCommand } from './launch.js';
+import { useTempDir } from '../../../test/helpers/tempDir.js';
 
 describe('launchCommand', () => {
+  const tempDir = useTempDir('loadout-launch-');
   let dir: string;
   let script: string;
   beforeEach(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'loadout-launch-'));
+    dir = tempDir();
     script = path.join(dir, 'pkg', 'dist', 'bundle', 'loadout.js');
     await mkdir(path.dirname(script), { recursive: true });
     await writeFile(script, '#!/usr/bin/env node\n');
@@ -16,9 +17,8 @@ describe('launchCommand', () => {
     await mkdir(path.join(dir, 'bin'));
     vi.stubEnv('PATH', path.join(dir, 'bin'));
   });
-  afterEach(async () => {
+  afterEach(() => {
     vi.unstubAllEnvs();
-    await rm(dir, { recursive: true, force: true });
   });
 
   it('is `loadout serve` when the loadout on the PATH is this program (a global install links to it)', async () => {

@@ -71,7 +71,7 @@ export async function planSetup(client: ClientDefinition, paths: LoadoutPaths, o
   const loadout = (await loadServersFile(paths.serversFile)).config.servers;
   const plan: SetupPlan = {
     imports: { servers: {}, found: [], skipped: [] },
-    secrets: { servers: {}, values: {}, moved: [], keep: options.keepSecrets },
+    secrets: { servers: {}, values: {}, moved: [], keep: options.keepSecrets, found: [] },
     alreadyInLoadout: [],
     kept: [],
     removed: [],

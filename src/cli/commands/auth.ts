@@ -7,7 +7,7 @@ import { deleteOAuthRecord, expansionEnv, loadServersFile, oauthRecordFile } fro
 import { loginToServer } from '../../downstream/index.js';
 import { discoveryRecordsFile, recordDiscoveryOutcomes } from '../../runtime/index.js';
 import { LoadoutError } from '../../shared/index.js';
-import { requireServer } from '../configView.js';
+import { configNotFound, requireServer } from '../configView.js';
 import { printJson, printLines, printNote } from '../output.js';
 import { commandEnvironment } from '../program.js';
 
@@ -26,7 +26,7 @@ export function registerAuth(program: Command): void {
     .action(async (server: string, options: { logout?: boolean; browser: boolean; timeout: string; json?: boolean }, command: Command) => {
       const { paths } = commandEnvironment(command);
       const loaded = await loadServersFile(paths.serversFile);
-      if (!loaded.exists) throw new LoadoutError('CONFIG_NOT_FOUND', `${paths.serversFile} does not exist; create it with "loadout init"`);
+      if (!loaded.exists) throw configNotFound(paths);
       const config = requireServer(loaded.config, server);
       if (options.logout) {
         const forgot = await deleteOAuthRecord(oauthRecordFile(paths.oauthDir, server));

@@ -3,7 +3,7 @@
 import { Argument, type Command } from 'commander';
 import { loadServersFile } from '../../config/index.js';
 import { LoadoutError } from '../../shared/index.js';
-import { requireServer } from '../configView.js';
+import { configNotFound, requireServer } from '../configView.js';
 import { discoverServers, discoveryJson, failureOf, printDiscovery } from '../discovery.js';
 import { printJson, printLines } from '../output.js';
 import { commandEnvironment } from '../program.js';
@@ -22,7 +22,7 @@ export function registerRefresh(program: Command): void {
       if (options.all && servers.length)
         throw new LoadoutError('INVALID_ARGUMENT', `give servers or --all, not both (got --all and ${servers.join(', ')})`);
       const loaded = await loadServersFile(paths.serversFile);
-      if (!loaded.exists) throw new LoadoutError('CONFIG_NOT_FOUND', `${paths.serversFile} does not exist; create it with "loadout init"`);
+      if (!loaded.exists) throw configNotFound(paths);
       const disabled = servers.filter((server) => !requireServer(loaded.config, server).enabled);
       if (disabled.length) {
         throw new LoadoutError(

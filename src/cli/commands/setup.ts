@@ -9,7 +9,7 @@ import { findOnPath, launchCommand } from '../clients/launch.js';
 import { applySetup, applyUndo, planUndo, type SetupOutcome } from '../clients/setupApply.js';
 import { planSetup, type SetupPlan } from '../clients/setupPlan.js';
 import { unifiedDiff } from '../clients/textDiff.js';
-import type { LoadoutPaths } from '../../config/index.js';
+import { maskLiteralSecrets, type LoadoutPaths } from '../../config/index.js';
 import { discoverServers, discoveryJson, printDiscoveryStep } from '../discovery.js';
 import { printJson, printLines } from '../output.js';
 import { askYesNo } from '../prompt.js';
@@ -44,7 +44,7 @@ export function registerSetup(program: Command): void {
       if (options.json && !options.yes && !options.dryRun)
         throw new LoadoutError('INVALID_ARGUMENT', '--json needs --yes or --dry-run: a script cannot answer "apply these changes?"');
       const say = options.json ? () => undefined : printLines;
-      const { paths, logger, options: globals } = commandEnvironment(command);
+      const { paths, logger, options: globals } = commandEnvironment(command, { checkOnly: options.dryRun });
       const client = clientDefinition(name, currentClientEnvironment(os.homedir()));
       if (options.undo) {
         const undo = await planUndo(paths, client);
@@ -52,10 +52,7 @@ export function registerSetup(program: Command): void {
         if (!undo.changes.length) {
           say(`The ${client.title} files already match the backup in ${undo.backup.dir}.`);
         } else {
-          say(
-            `Restoring ${client.title}'s files from ${undo.backup.dir}:`,
-            ...undo.changes.map((change) => unifiedDiff(change.file, change.before, change.after)),
-          );
+          say(`Restoring ${client.title}'s files from ${undo.backup.dir}:`, ...undo.changes.map((change) => shownDiff(change)));
           for (const change of undo.changes.filter((entry) => entry.changedSinceSetup)) {
             say(
               `Note: ${change.file} was changed after setup wrote it; restoring the backup also undoes those later changes (in the diff above).`,
@@ -131,7 +128,7 @@ function planJson(client: ClientName, plan: SetupPlan, serversFile: string, outc
     kept: plan.kept.map(({ location, name, reason }) => ({ file: location.file, name, reason })),
     removed: plan.removed.map(({ location, name }) => ({ file: location.file, name })),
     addLoadout: addLoadout.kind === 'claude-cli' ? { kind: addLoadout.kind, args: addLoadout.args } : { kind: addLoadout.kind },
-    changes: plan.changes.map((change) => ({ file: change.file, diff: unifiedDiff(change.file, change.before, change.after) })),
+    changes: plan.changes.map((change) => ({ file: change.file, diff: shownDiff(change, plan) })),
     applied: outcome !== undefined,
     backup: outcome?.backup?.dir ?? null,
   };
@@ -157,8 +154,15 @@ function describePlan(title: string, plan: SetupPlan, { serversFile, secretsFile
   if (plan.addLoadout.kind === 'present') lines.push(`${title} already starts loadout (${plan.addLoadout.location.label}).`);
   if (plan.addLoadout.kind === 'claude-cli')
     lines.push(`Adding loadout with Claude Code's CLI: claude ${plan.addLoadout.args.map(quote).join(' ')}`);
-  for (const change of plan.changes) lines.push(unifiedDiff(change.file, change.before, change.after));
+  for (const change of plan.changes) lines.push(shownDiff(change, plan));
   return lines;
+}
+
+// A client file's diff as shown on a terminal or in --json: its literal secrets hidden, those the
+// plan found (moved or kept) and anything else that looks like one.
+function shownDiff(change: { file: string; before?: string; after?: string }, plan?: SetupPlan): string {
+  const known = plan ? plan.secrets.found : [];
+  return maskLiteralSecrets(unifiedDiff(change.file, change.before, change.after), known);
 }
 
 function quote(word: string): string {

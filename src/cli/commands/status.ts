@@ -3,7 +3,14 @@
 import type { Command } from 'commander';
 import { oauthRecordFile, oauthSettingsOf, readOAuthRecord } from '../../config/index.js';
 import type { EraVerdict } from '../../downstream/index.js';
-import { discoveryRecordsFile, readDiscoveryRecords, readRunningGateways, retryText, type DiscoveryRecord } from '../../runtime/index.js';
+import {
+  discoveryRecordsFile,
+  failedText,
+  readDiscoveryRecords,
+  readRunningGateways,
+  retryText,
+  type DiscoveryRecord,
+} from '../../runtime/index.js';
 import type { LoadoutErrorCode } from '../../shared/index.js';
 import { loadConfigView, toolsOfServer } from '../configView.js';
 import { listFailureLines } from '../listFailures.js';
@@ -61,10 +68,18 @@ export function registerStatus(program: Command): void {
           };
         }),
       );
+      // Left out of every gateway and command until corrected: each with its file:line:col problem.
+      const brokenServers = [...view.brokenServers].map(([name, problem]) => ({ name, problem }));
       if (options.json) {
-        printJson({ configDir: paths.configDir, gateways: gateways.map(({ pid, startedAt }) => ({ pid, startedAt })), servers });
+        printJson({
+          configDir: paths.configDir,
+          gateways: gateways.map(({ pid, startedAt }) => ({ pid, startedAt })),
+          servers,
+          brokenServers,
+        });
         return;
       }
+      for (const { name, problem } of brokenServers) printLines(paint('red', `${name}: left out, its entry is invalid: ${problem}`));
       if (!servers.length) {
         printLines(`No servers in ${paths.serversFile}. Add some, or import them with "loadout init --from FILE".`);
         return;
@@ -89,10 +104,11 @@ export function registerStatus(program: Command): void {
       );
       for (const { name, discovery } of servers) {
         if (discovery?.state !== 'failed') continue;
-        printLines(
-          paint('red', `${name}: discovery ${retryText(discovery)} (by "loadout serve"; "loadout refresh ${name}" tries now).`),
-          discovery.error,
-        );
+        // The next try is a running gateway's; without one, only refresh (or the next serve) tries again.
+        const when = gateways.length
+          ? `${retryText(discovery)} (by "loadout serve"; "loadout refresh ${name}" tries now).`
+          : `${failedText(discovery)}; "loadout refresh ${name}" tries again.`;
+        printLines(paint('red', `${name}: discovery ${when}`), discovery.error);
       }
       for (const server of servers) printLines(...listFailureLines(server.name, server.listFailures).map((line) => paint('yellow', line)));
       for (const server of servers.filter((entry) => entry.oauth === 'needs-login')) {

@@ -7,7 +7,7 @@
 // A 2026-07-28 client cannot be sent requests: the downstream's requests reach it as
 // InputRequiredResults instead (inputRounds.ts), and its log messages at each request's own level.
 // It sits below sessions and meta-tools: it knows the pool and the client's Server, nothing else.
-import { ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode, SERVER_INFO_META_KEY } from '@modelcontextprotocol/server';
 import type {
   Server,
   CallToolResult,
@@ -31,6 +31,7 @@ import type { Route } from '../../registry/index.js';
 import { Cancellation, errorMessage, isLoadoutError } from '../../shared/index.js';
 import { RoundTripCall, UnknownRequestStateError } from './inputRounds.js';
 import { modernRequestOfContext, type ModernRequest, type ModernServices } from './modernRequest.js';
+import { isPlainObject } from './requestShape.js';
 import { errorResult } from './toolResults.js';
 
 // The JSON-RPC codes a client has always been answered with when a downstream timed out or closed
@@ -98,10 +99,23 @@ export async function forward(pool: ServerPool, target: ForwardTarget, call: Cli
       onProgress: progress?.send,
     });
     if (progress) await progress.sent();
-    return result;
+    return asLegacyResult(result);
   } catch (error) {
     throw describeFailure(pool, target, error);
   }
+}
+
+/**
+ * A downstream result as a 2025 server would send it: a 2026-07-28 server names itself in every
+ * result's `_meta` (the SDK's encodeResult), which a 2025 server never does, so a 2025 client
+ * does not get it. (The request layer already took off its `resultType: 'complete'`.)
+ */
+function asLegacyResult(result: Record<string, unknown>): Record<string, unknown> {
+  const meta = result._meta;
+  if (!isPlainObject(meta) || !(SERVER_INFO_META_KEY in meta)) return result;
+  const { [SERVER_INFO_META_KEY]: _serverInfo, ...ownMeta } = meta;
+  const { _meta: _all, ...rest } = result;
+  return Object.keys(ownMeta).length ? { ...rest, _meta: ownMeta } : rest;
 }
 
 /** Forward a tools/call of `route`; a failure becomes an isError result the agent can act on. */

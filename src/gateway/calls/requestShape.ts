@@ -71,7 +71,7 @@ function paramsProblem(method: string, params: unknown): string | undefined {
 }
 
 /** Whether `value` is a JSON object (not null, not an array). */
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 

@@ -17,7 +17,7 @@ import type { Gateway } from '../createGateway.js';
 import { assertSafeBind, createRequestGuard } from './httpGuard.js';
 import { httpIdentity, isCredentialRefusal, type HttpIdentity } from './httpIdentity.js';
 import { modernEndpoints } from './modernHttp.js';
-import { BodyTooLargeError, discardBody, hasUnreadBody, readBody } from './httpBody.js';
+import { BodyTooLargeError, MAX_BODY_DEPTH, discardBody, hasUnreadBody, nestedDeeperThan, readBody } from './httpBody.js';
 import { requestProblem } from '../calls/requestShape.js';
 
 /** Options of serveHttp. */
@@ -264,12 +264,17 @@ async function readJsonBody(req: IncomingMessage, res: ServerResponse, maxBytes:
     sendError(res, 413, `Request body is larger than ${maxBytes} bytes (raise it with --max-body-mb)`);
     return NO_BODY;
   }
+  const tooDeep = nestedDeeperThan(text, MAX_BODY_DEPTH);
   try {
-    return JSON.parse(text) as unknown;
+    if (!tooDeep) return JSON.parse(text) as unknown;
   } catch {
-    sendJson(res, 400, { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: the body is not valid JSON' }, id: null });
-    return NO_BODY;
+    // Answered below.
   }
+  const message = tooDeep
+    ? `Parse error: the body is nested deeper than ${MAX_BODY_DEPTH} levels`
+    : 'Parse error: the body is not valid JSON';
+  sendJson(res, 400, { jsonrpc: '2.0', error: { code: -32700, message }, id: null });
+  return NO_BODY;
 }
 
 /**

@@ -11,6 +11,9 @@ import { discoveryStateText, retryText } from '../../runtime/index.js';
 /** Why `name` is not in the catalog, as a LoadoutError the agent can act on. */
 export function unknownToolError(gateway: GatewayContext, catalog: Catalog, name: string): LoadoutError {
   const server = parseToolId(name)?.server;
+  const brokenProblem = server === undefined ? undefined : gateway.catalog.brokenServerProblem(server);
+  if (brokenProblem !== undefined)
+    return new LoadoutError('CONFIG_INVALID', `Server '${server}' is left out: its entry in servers.yaml is invalid (${brokenProblem}).`);
   const state = server === undefined ? undefined : gateway.discovery.state(server);
   if (state?.state === 'pending') {
     return new LoadoutError('TOOL_NOT_FOUND', `No tool '${name}' is known yet: ${discoveryStateText(state)} Call again in a moment.`);

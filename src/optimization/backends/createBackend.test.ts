@@ -1,12 +1,12 @@
 import path from 'node:path';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { OptimizationSettingsSchema } from '../../src/config/index.js';
-import { COMMAND_TEMPLATE_VARIABLES, CommandBackend, OpenAiBackend, createBackend, type EvalTool } from '../../src/optimization/index.js';
-import { isLoadoutError } from '../../src/shared/index.js';
-import { startFakeOpenAi, type FakeOpenAi } from '../fixtures/fakeOpenAi.js';
-import { ROOT, fixture, isAlive, eventually } from '../helpers/gateway.js';
+import { OptimizationSettingsSchema } from '../../config/index.js';
+import { COMMAND_TEMPLATE_VARIABLES, CommandBackend, OpenAiBackend, createBackend, type EvalTool } from '../index.js';
+import { isLoadoutError } from '../../shared/index.js';
+import { startFakeOpenAi, type FakeOpenAi } from '../../../test/fixtures/fakeOpenAi.js';
+import { ROOT, fixture, isAlive, eventually } from '../../../test/helpers/gateway.js';
+import { useTempDir } from '../../../test/helpers/tempDir.js';
 
 const tools: EvalTool[] = [
   {
@@ -94,11 +94,7 @@ describe('OpenAiBackend against a local fake endpoint', () => {
 });
 
 describe('CommandBackend with a fake agent', () => {
-  let dir: string;
-  beforeAll(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'loadout-cmd-'));
-  });
-  afterAll(() => rm(dir, { recursive: true, force: true }));
+  const tempDir = useTempDir('loadout-cmd-');
   const template = [process.execPath, fixture('fakeAgent'), '--tools', '{tools_file}', '--prompt', '{prompt}', '--system', '{system}'];
   const withMode = (mode: string, timeoutMs = 5000) => {
     process.env.FAKE_AGENT_MODE = mode;
@@ -127,7 +123,7 @@ describe('CommandBackend with a fake agent', () => {
   });
 
   it('kills a command that runs past the timeout', async () => {
-    const pidFile = path.join(dir, 'pids');
+    const pidFile = path.join(tempDir(), 'pids');
     process.env.FAKE_AGENT_PID_FILE = pidFile;
     try {
       const error = await failure(withMode('hang', 500).chooseTools('Please echo', tools));
@@ -143,7 +139,7 @@ describe('CommandBackend with a fake agent', () => {
   });
 
   it('sends no SIGKILL after a cancelled command ended on SIGTERM', async () => {
-    const pidFile = path.join(dir, 'pids-cancelled');
+    const pidFile = path.join(tempDir(), 'pids-cancelled');
     process.env.FAKE_AGENT_PID_FILE = pidFile;
     const controller = new AbortController();
     try {
@@ -169,7 +165,7 @@ describe('CommandBackend with a fake agent', () => {
   });
 
   it('says when the command cannot be started', async () => {
-    const backend = new CommandBackend({ template: [path.join(dir, 'no-such-agent')], timeoutMs: 1000 });
+    const backend = new CommandBackend({ template: [path.join(tempDir(), 'no-such-agent')], timeoutMs: 1000 });
     expect(await failure(backend.chooseTools('Please echo', tools))).toMatchObject({
       code: 'BACKEND_UNAVAILABLE',
       message: expect.stringMatching(/could not be started.*optimization.command/),

@@ -7,9 +7,9 @@ import {
   generateGoldenPrompts,
   runEvaluation,
   type EvaluationProgress,
-} from '../../src/optimization/index.js';
-import { startFakeOpenAi } from '../fixtures/fakeOpenAi.js';
-import { fixture, makeTempDirs, type TempDirs } from '../helpers/gateway.js';
+} from './index.js';
+import { startFakeOpenAi } from '../../test/fixtures/fakeOpenAi.js';
+import { fixture, makeTempDirs, type TempDirs } from '../../test/helpers/gateway.js';
 import {
   ECHO_CANONICAL,
   GOLDEN_PROMPTS,
@@ -18,7 +18,7 @@ import {
   makeLoop,
   overwrite,
   useFakeOpenAi,
-} from '../helpers/optimization.js';
+} from '../../test/helpers/optimization.js';
 
 describe('OptimizationLoop', () => {
   const fake = useFakeOpenAi();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { progressBar } from '../../src/cli/output.js';
+import { progressBar } from './output.js';
 
 function stream(isTTY: boolean): { writes: string[]; stream: NodeJS.WriteStream } {
   const writes: string[] = [];

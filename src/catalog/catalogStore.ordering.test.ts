@@ -5,12 +5,12 @@
 import type { Tool } from '@modelcontextprotocol/server';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CatalogStore, readDefinitionCache } from '../../src/catalog/index.js';
-import { GatewaySettingsSchema, ServerConfigSchema } from '../../src/config/index.js';
-import { ServerPool, type PoolEvent } from '../../src/downstream/index.js';
-import { watchToolListChanges } from '../../src/runtime/toolListWatch.js';
-import { silentLogger, type Logger } from '../../src/shared/index.js';
-import { useTempDir } from '../helpers/tempDir.js';
+import { CatalogStore, readDefinitionCache } from './index.js';
+import { GatewaySettingsSchema, ServerConfigSchema } from '../config/index.js';
+import { ServerPool, type PoolEvent } from '../downstream/index.js';
+import { watchToolListChanges } from '../runtime/toolListWatch.js';
+import { silentLogger, type Logger } from '../shared/index.js';
+import { useTempDir } from '../../test/helpers/tempDir.js';
 
 type Definitions = Awaited<ReturnType<ServerPool['listDefinitions']>>;
 

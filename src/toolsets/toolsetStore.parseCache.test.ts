@@ -1,18 +1,16 @@
 // ToolsetStore keeps the last parse of each file: a file changed behind its back (another loadout
 // process, a hand edit, git) must still be seen on the next read, and shared results stay intact.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ToolsetStore } from '../../src/toolsets/index.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { ToolsetStore } from './index.js';
+import { useTempDir } from '../../test/helpers/tempDir.js';
 
 describe('ToolsetStore parse cache', () => {
+  const tempDir = useTempDir('loadout-toolsets-');
   let dir: string;
-  beforeEach(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'loadout-toolsets-'));
-  });
-  afterEach(async () => {
-    await rm(dir, { recursive: true, force: true });
+  beforeEach(() => {
+    dir = tempDir();
   });
 
   it('returns what was saved, then sees a hand edit made after the save', async () => {

@@ -2,7 +2,7 @@
 // and a schema error shown as its issues instead of a JSON dump.
 import * as z from 'zod';
 import { describe, expect, it } from 'vitest';
-import { errorText, failureMessage } from '../../src/cli/output.js';
+import { errorText, failureMessage } from './output.js';
 
 describe('CLI failure text', () => {
   it('keeps every line of a short multi-line message', () => {

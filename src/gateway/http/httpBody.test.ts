@@ -1,0 +1,16 @@
+import { describe, expect, it } from 'vitest';
+import { nestedDeeperThan } from './httpBody.js';
+
+describe('nestedDeeperThan', () => {
+  const nested = (depth: number, inner = '1') => `${'['.repeat(depth)}${inner}${']'.repeat(depth)}`;
+
+  it('tells a body nested past the limit from one at it', () => {
+    expect(nestedDeeperThan(nested(10), 10)).toBe(false);
+    expect(nestedDeeperThan(nested(11), 10)).toBe(true);
+    expect(nestedDeeperThan(`{"a":${nested(5)},"b":{"c":${nested(6)}}}`, 6)).toBe(true);
+  });
+
+  it('does not count brackets inside strings, escaped quotes included', () => {
+    expect(nestedDeeperThan(`["${'['.repeat(50)}\\"${'{'.repeat(50)}"]`, 10)).toBe(false);
+  });
+});

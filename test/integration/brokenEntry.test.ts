@@ -1,0 +1,64 @@
+// One invalid entry in servers.yaml (a typo in one server) leaves that server out and runs the
+// others: the gateway starts with the valid servers, and doctor, status, the server map and a
+// call's error all name the broken entry with its file:line:col.
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { fixture, makeTempDirs, startGateway, textOf, type TempDirs } from '../helpers/gateway.js';
+
+// Line 5, column 5: `comand` is the typo (for `command`).
+const SERVERS_YAML = `servers:
+  echo:
+    command: ${JSON.stringify(process.execPath)}
+    args: [${JSON.stringify(fixture('echo'))}]
+  typo:
+    comand: node
+`;
+
+describe('one broken servers.yaml entry', () => {
+  let dirs: TempDirs;
+  let where: string;
+  beforeAll(async () => {
+    dirs = await makeTempDirs();
+    const file = path.join(dirs.configDir, 'servers.yaml');
+    await writeFile(file, SERVERS_YAML);
+    where = `${file}:6:5`;
+  });
+  afterAll(async () => {
+    await dirs.cleanup();
+  });
+
+  it('the gateway starts with the valid servers; the map and a call name the broken entry', async () => {
+    const gateway = await startGateway({ dirs });
+    try {
+      const echoed = await gateway.client.callTool({ name: 'call-tool', arguments: { tool: 'echo.echo', arguments: { text: 'hi' } } });
+      expect(echoed.isError).toBeFalsy();
+      expect(textOf(echoed)).toContain('hi');
+      // The map in the session's instructions names it with the file's place, not the whole path.
+      expect(gateway.client.getInstructions()).toMatch(/^typo: not discovered \(servers\.yaml:6:5: unknown key 'comand'/m);
+      const call = await gateway.client.callTool({ name: 'call-tool', arguments: { tool: 'typo.anything', arguments: {} } });
+      expect(call.isError).toBe(true);
+      expect(textOf(call)).toContain(where);
+      expect(textOf(call)).toContain("unknown key 'comand'");
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('doctor reports the entry with file:line:col and goes on to check the other servers', async () => {
+    const run = await runCli(dirs, ['doctor']);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain(`server typo: ${where}: unknown key 'comand' (did you mean 'command'?)`);
+    expect(run.stdout).toMatch(/^ok +server echo: starts, 5 tools listed/m);
+  });
+
+  it('status lists the valid servers and names the broken entry', async () => {
+    const run = await runCli(dirs, ['status']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^echo /m);
+    expect(run.stdout).toContain(`typo: left out, its entry is invalid: ${where}`);
+    const json = JSON.parse((await runCli(dirs, ['status', '--json'])).stdout) as { brokenServers: { name: string; problem: string }[] };
+    expect(json.brokenServers).toEqual([{ name: 'typo', problem: expect.stringContaining(where) as string }]);
+  });
+});
