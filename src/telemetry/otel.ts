@@ -2,9 +2,14 @@
 // problems (an unreachable collector, a bad value) told once on stderr and never to a call, and the
 // Telemetry the rest of loadout records through. Loaded only by startTelemetry, only when it is on.
 import { context, diag, metrics, trace, DiagLogLevel, SpanKind, SpanStatusCode, type DiagLogger } from '@opentelemetry/api';
-import { NodeSDK, metrics as sdkMetrics, resources } from '@opentelemetry/sdk-node';
-import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
+import { OTLPMetricExporter as JsonMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
+import { OTLPMetricExporter as ProtoMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
+import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as ProtoTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { detectResources, envDetector, hostDetector, resourceFromAttributes } from '@opentelemetry/resources';
+import { MeterProvider, PeriodicExportingMetricReader, type MetricReader } from '@opentelemetry/sdk-metrics';
+import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import type { IncomingMessage } from 'node:http';
 import { errorMessage, LOADOUT_VERSION, settleWithin, type Logger } from '../shared/index.js';
 import { Instruments } from './instruments.js';
@@ -36,23 +41,33 @@ export function openTelemetry(options: OtelOptions): Telemetry {
     return TELEMETRY_OFF;
   }
   const prometheus = options.prometheus ? new PrometheusExporter({ preventServerStart: true }) : undefined;
-  let sdk: NodeSDK;
+  let providers: { traces?: NodeTracerProvider; metrics?: MeterProvider };
   try {
-    sdk = new NodeSDK({
-      serviceName: env.OTEL_SERVICE_NAME ? undefined : SERVICE_NAME,
-      // No span processor when traces are not exported: the API's tracer is then a no-op one.
-      ...(!options.traces && { spanProcessors: [] }),
-      // Given readers replace the SDK's from OTEL_METRICS_EXPORTER: Prometheus joins OTLP here.
-      ...(prometheus && { metricReaders: [prometheus, ...(options.metrics ? [otlpMetricReader()] : [])] }),
-      ...(!options.metrics && !prometheus && { metricReaders: [] }),
-      // Not the process detector: it records the command line, and `serve --token` puts a secret there.
-      resourceDetectors: [resources.envDetector, resources.hostDetector],
-      logRecordProcessors: [],
-      instrumentations: [],
-    });
-    // After the SDK's constructor, which installs a console logger for OTEL_LOG_LEVEL: stdout is the protocol.
+    // The SDK's parts, not sdk-node: that one also brings the gRPC exporters, whose dependencies
+    // carry an install script and @types packages into every install of loadout.
     diag.setLogger(warnOnce(logger), DiagLogLevel.WARN);
-    sdk.start();
+    const json = otlpProtocol(env, logger) === 'http/json';
+    // Not the process detector: it records the command line, and `serve --token` puts a secret there.
+    const resource = resourceFromAttributes({ 'service.name': SERVICE_NAME }).merge(
+      detectResources({ detectors: [envDetector, hostDetector] }),
+    );
+    // The sampler and batch limits come from OTEL_TRACES_SAMPLER and OTEL_BSP_* (the SDK reads them).
+    const traces = options.traces
+      ? new NodeTracerProvider({
+          resource,
+          spanProcessors: [new BatchSpanProcessor(json ? new JsonTraceExporter() : new ProtoTraceExporter())],
+        })
+      : undefined;
+    traces?.register();
+    const readers: MetricReader[] = [
+      ...(prometheus ? [prometheus] : []),
+      ...(options.metrics
+        ? [new PeriodicExportingMetricReader({ exporter: json ? new JsonMetricExporter() : new ProtoMetricExporter() })]
+        : []),
+    ];
+    const meters = readers.length > 0 ? new MeterProvider({ resource, readers }) : undefined;
+    if (meters) metrics.setGlobalMeterProvider(meters);
+    providers = { ...(traces && { traces }), ...(meters && { metrics: meters }) };
   } catch (error) {
     logger.warn({ mod: 'telemetry', err: errorMessage(error) }, 'telemetry is off: the OpenTelemetry SDK did not start');
     return TELEMETRY_OFF;
@@ -98,7 +113,9 @@ export function openTelemetry(options: OtelOptions): Telemetry {
     close() {
       // What is buffered gets a moment to leave; a collector that is down must not hold up the exit.
       closed ??= settleWithin(
-        sdk.shutdown().catch((error: unknown) => logger.debug({ mod: 'telemetry', err: errorMessage(error) }, 'flush failed')),
+        Promise.all([providers.traces?.shutdown(), providers.metrics?.shutdown()]).catch((error: unknown) =>
+          logger.debug({ mod: 'telemetry', err: errorMessage(error) }, 'flush failed'),
+        ),
         FLUSH_AT_CLOSE_MS,
       );
       return closed;
@@ -106,9 +123,13 @@ export function openTelemetry(options: OtelOptions): Telemetry {
   };
 }
 
-// OTLP over HTTP for metrics next to Prometheus (the SDK builds its own only when given no readers).
-function otlpMetricReader(): sdkMetrics.MetricReader {
-  return new sdkMetrics.PeriodicExportingMetricReader({ exporter: new OTLPMetricExporter() });
+// OTLP goes over HTTP, as protobuf (the standard's default) or JSON; gRPC is not built in.
+function otlpProtocol(env: NodeJS.ProcessEnv, logger: Logger): 'http/protobuf' | 'http/json' {
+  const asked = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL)?.trim();
+  if (asked === 'http/json') return 'http/json';
+  if (asked && asked !== 'http/protobuf')
+    logger.warn({ mod: 'telemetry' }, `OTEL_EXPORTER_OTLP_PROTOCOL=${asked} is not supported: exporting over http/protobuf`);
+  return 'http/protobuf';
 }
 
 // The SDK's warnings and errors (a failed export every few seconds while a collector is down): the

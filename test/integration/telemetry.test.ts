@@ -221,6 +221,6 @@ describe('telemetry problems and telemetry off', () => {
     ).toBe(true);
     expect(off.filter((url) => url.includes('@opentelemetry'))).toEqual([]);
     const on = await modulesLoaded(otelEnv(receiver.url));
-    expect(on.some((url) => url.includes('@opentelemetry/sdk-node'))).toBe(true);
+    expect(on.some((url) => url.includes('@opentelemetry/sdk-trace-node'))).toBe(true);
   });
 });
