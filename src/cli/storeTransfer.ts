@@ -14,6 +14,7 @@ import {
   type RecordCollection,
   type TeamStore,
 } from '../store/index.js';
+import { readAllDiscoveryRecords } from '../runtime/index.js';
 import { ToolsetStore } from '../toolsets/index.js';
 
 /** What a transfer moved, per kind, and the files it left alone with why. */
@@ -45,7 +46,8 @@ export async function importDataDir(store: TeamStore, dataDir: string, toolsetsD
     const { servers } = JSON.parse(catalogText) as { servers: Record<string, unknown> };
     for (const [server, entry] of Object.entries(servers)) await putParsed(store.catalog, server, entry).then(() => count('catalog'));
   }
-  for (const [server, record] of Object.entries(await versionedServers(file('discovery.json')))) {
+  // Read as the runtime reads it: a version 1 file comes upgraded (each failure given its code).
+  for (const [server, record] of Object.entries(await readAllDiscoveryRecords(file('discovery.json')))) {
     await putParsed(store.discovery, server, record).then(() => count('discovery'));
   }
   const learned = await readJson(file('learned-words.json'));
@@ -102,8 +104,8 @@ export async function exportDataDir(store: TeamStore, dir: string): Promise<Tran
     report.counts.catalog = catalog.length;
   }
   if (discovery.length) {
-    // As gateway/discoveryRecords.ts writes it.
-    await writeTextAtomic(file('discovery.json'), `${JSON.stringify({ version: 1, servers: byKey(discovery) }, null, 2)}\n`);
+    // As runtime/discoveryRecords.ts writes it.
+    await writeTextAtomic(file('discovery.json'), `${JSON.stringify({ version: 2, servers: byKey(discovery) }, null, 2)}\n`);
     report.counts.discovery = discovery.length;
   }
   if (learned) {
@@ -161,15 +163,6 @@ async function readJson(file: string): Promise<unknown> {
   } catch (error) {
     throw new LoadoutError('STATE_INVALID', `${file} is not valid JSON (${errorMessage(error)}); fix or delete it, then import again`);
   }
-}
-
-async function versionedServers(file: string): Promise<Record<string, unknown>> {
-  const json = await readJson(file);
-  if (json === undefined) return {};
-  const servers = (json as { servers?: unknown }).servers;
-  if (typeof servers !== 'object' || servers === null)
-    throw new LoadoutError('STATE_INVALID', `${file} has no "servers" object; fix or delete it`);
-  return servers as Record<string, unknown>;
 }
 
 async function jsonFilesIn(dir: string): Promise<string[]> {

@@ -4,6 +4,7 @@
 // are checked only as far as the store must know them; their owners parse the rest.
 import * as z from 'zod';
 import { OAuthRecordSchema, ServerOptimizationSchema, ToolsetNameSchema, ToolsetSchema } from '../config/index.js';
+import { FailureSchema } from '../shared/index.js';
 
 /** One server's catalog entry as catalog.json holds it: definitions, list failures, era verdict, tool fingerprints (`hashes`). */
 export const CatalogEntryRecordSchema = z.looseObject({
@@ -15,12 +16,12 @@ export const CatalogEntryRecordSchema = z.looseObject({
   hashes: z.record(z.string(), z.string()).optional(),
 });
 
-/** The last failed discovery of one server (discovery.json). */
+/** The last failed discovery of one server (discovery.json, version 2: the failure's code beside its text). */
 export const DiscoveryRecordSchema = z.strictObject({
   failedAt: z.iso.datetime(),
   failures: z.number().int().positive(),
   retryAt: z.iso.datetime(),
-  error: z.string(),
+  failure: FailureSchema,
   config: z.string(),
 });
 
