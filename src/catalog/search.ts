@@ -10,7 +10,17 @@ import { sortedScores } from './rankedScores.js';
 import { PRODUCT_WORDS } from './productNames.js';
 import { DEFAULT_NAME_BOOSTS, NameBoosts, type NameBoostSettings } from './nameBoosts.js';
 import { DEFAULT_FIELD_WEIGHTS, LexicalIndex, type FieldWeights, type TermMatch } from './lexicalIndex.js';
-import { serverNameText, stem, toolTextOf, toolWordsOf, type ToolText, type ToolWords, type ToolVocabulary } from './searchText.js';
+import {
+  serverNameText,
+  stem,
+  toolTextOf,
+  toolWordsOf,
+  withSharedDescriptionsDropped,
+  wordOverlap,
+  type ToolText,
+  type ToolWords,
+  type ToolVocabulary,
+} from './searchText.js';
 import { DEFAULT_ALIGNMENT, SemanticIndex, type AlignmentSettings, type WordAlignment } from './semanticIndex.js';
 import { loadWordVectors, type WordVectors } from './wordVectors.js';
 
@@ -287,7 +297,7 @@ export class CatalogSearch {
     const evidence = new Map<number, number>();
     this.#remembered ??= [...recall].map(([remembered, tools]) => ({ key: remembered, words: new Set(remembered.split(' ')), tools }));
     for (const { key: remembered, words, tools } of this.#remembered) {
-      const similarity = remembered === key ? 1 : overlap(asked, words);
+      const similarity = remembered === key ? 1 : wordOverlap(asked, words);
       if (similarity < NEAR_QUERY) continue;
       for (const [id, weight] of tools) {
         const index = this.#indexOf(id);
@@ -429,30 +439,9 @@ export class CatalogSearch {
   }
 }
 
-/** Jaccard overlap of two word sets. */
-function overlap(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
-  let common = 0;
-  for (const word of b) if (a.has(word)) common++;
-  return common / (a.size + b.size - common || 1);
-}
-
 /** Weight of a query word: rarer words (by corpus frequency) say more about the tool wanted. */
 function rarityOf(word: string, vectors: WordVectors | undefined): number {
   if (!vectors) return 1;
   const rank = vectors.rank(word) ?? vectors.rank(stem(word)) ?? vectors.size;
   return Math.log(1 + rank / RARITY_SCALE) + 0.1;
-}
-
-// Tools of one server that share one description (a generated server's "Call the API") are told
-// apart by their names and parameters: the shared text is not ranked.
-const SHARED_DESCRIPTION_TOOLS = 3;
-
-function withSharedDescriptionsDropped(tools: readonly CatalogTool[], texts: ToolText[]): ToolText[] {
-  const counts = new Map<string, number>();
-  const keyOf = (index: number) => `${tools[index]!.server}\n${texts[index]!.description}`;
-  texts.forEach((text, index) => text.description && counts.set(keyOf(index), (counts.get(keyOf(index)) ?? 0) + 1));
-  texts.forEach((text, index) => {
-    if ((counts.get(keyOf(index)) ?? 0) >= SHARED_DESCRIPTION_TOOLS) text.description = '';
-  });
-  return texts;
 }

@@ -1,5 +1,6 @@
 // The words search works on: splitting tool names and prose into lowercase words, the stop list
-// (English function words and chat filler), the light stemmer, and a tool's text by field.
+// (English function words and chat filler), the light stemmer, a tool's text by field (shared descriptions
+// left out), and how much two word sets overlap.
 import type { CatalogTool } from './catalogTool.js';
 
 // English function words plus what people wrap a request in ("can you please…", "I need to…").
@@ -203,4 +204,26 @@ function collectSchemaText(schema: unknown, out: { words: string[]; length: numb
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+// Tools of one server that share one description (a generated server's "Call the API") are told
+// apart by their names and parameters: the shared text is not ranked.
+const SHARED_DESCRIPTION_TOOLS = 3;
+
+/** `texts` (of `tools`, index for index) with each description that three or more tools of one server share left empty. */
+export function withSharedDescriptionsDropped(tools: readonly CatalogTool[], texts: ToolText[]): ToolText[] {
+  const counts = new Map<string, number>();
+  const keyOf = (index: number) => `${tools[index]!.server}\n${texts[index]!.description}`;
+  texts.forEach((text, index) => text.description && counts.set(keyOf(index), (counts.get(keyOf(index)) ?? 0) + 1));
+  texts.forEach((text, index) => {
+    if ((counts.get(keyOf(index)) ?? 0) >= SHARED_DESCRIPTION_TOOLS) text.description = '';
+  });
+  return texts;
+}
+
+/** Jaccard overlap of two word sets. */
+export function wordOverlap(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
+  let common = 0;
+  for (const word of b) if (a.has(word)) common++;
+  return common / (a.size + b.size - common || 1);
 }
