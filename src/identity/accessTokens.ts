@@ -2,7 +2,7 @@
 // published keys, `iss`, `exp`/`nbf`, the audience (loadout's own URL, RFC 8707, and nothing
 // else), then the required scopes. jose does all the cryptography. Knows nothing of HTTP serving:
 // it answers what to tell the caller, and the server says it.
-import { createRemoteJWKSet, customFetch, errors, jwtVerify, type JWTPayload } from 'jose';
+import type { JWTPayload, createRemoteJWKSet } from 'jose';
 import * as z from 'zod';
 import type { AuthSettings } from '../config/index.js';
 import { errorMessage } from '../shared/index.js';
@@ -32,6 +32,10 @@ interface VerifierPorts {
 
 const IssuerMetadataSchema = z.looseObject({ issuer: z.string(), jwks_uri: z.url() });
 
+// jose is read on the first token check, not at every start: most gateways check no tokens.
+let joseModule: Promise<typeof import('jose')> | undefined;
+const loadJose = (): Promise<typeof import('jose')> => (joseModule ??= import('jose'));
+
 /** Tokens remembered as accepted, until their `exp`: a client sends the same one with every request. */
 const ACCEPTED_TOKENS = 1000;
 
@@ -40,7 +44,9 @@ export function createAccessTokenVerifier(settings: AuthSettings, audience: stri
   const fetchImpl = ports.fetch ?? fetch;
   let keys: Promise<ReturnType<typeof createRemoteJWKSet>> | undefined;
   const keySet = (): Promise<ReturnType<typeof createRemoteJWKSet>> => {
-    keys ??= jwksUrl(settings, fetchImpl).then((url) => createRemoteJWKSet(url, { [customFetch]: fetchImpl }));
+    keys ??= Promise.all([jwksUrl(settings, fetchImpl), loadJose()]).then(([url, jose]) =>
+      jose.createRemoteJWKSet(url, { [jose.customFetch]: fetchImpl }),
+    );
     // A failed discovery is tried again by the next request, not remembered.
     keys.catch(() => (keys = undefined));
     return keys;
@@ -73,6 +79,7 @@ export function createAccessTokenVerifier(settings: AuthSettings, audience: stri
     } catch (error) {
       return unavailable(`cannot read the keys of issuer ${settings.issuer}: ${errorMessage(error)}`);
     }
+    const { errors, jwtVerify } = await loadJose();
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(token, jwks, {
@@ -85,7 +92,7 @@ export function createAccessTokenVerifier(settings: AuthSettings, audience: stri
       if (error instanceof errors.JWKSTimeout || (error instanceof errors.JOSEError && error.code === 'ERR_JOSE_GENERIC')) {
         return unavailable(`cannot read the keys of issuer ${settings.issuer}: ${error.message}`);
       }
-      return { ok: false, status: 401, error: 'invalid_token', description: refusalText(error) };
+      return { ok: false, status: 401, error: 'invalid_token', description: refusalText(error, errors) };
     }
     const scopes = scopesOf(payload);
     const missing = settings.scopes.filter((scope) => !scopes.includes(scope));
@@ -149,7 +156,7 @@ export function groupsOf(payload: Readonly<Record<string, unknown>>, claim: stri
 }
 
 // What the caller is told of a refused token: enough to fix it, nothing of the keys.
-function refusalText(error: unknown): string {
+function refusalText(error: unknown, errors: (typeof import('jose'))['errors']): string {
   if (error instanceof errors.JWTExpired) return 'the token has expired';
   if (error instanceof errors.JWTClaimValidationFailed) return `the token's ${error.claim} claim is not accepted here (${error.reason})`;
   if (error instanceof errors.JWSSignatureVerificationFailed || error instanceof errors.JWKSNoMatchingKey) {
