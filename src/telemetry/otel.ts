@@ -11,7 +11,7 @@ import { detectResources, envDetector, hostDetector, resourceFromAttributes } fr
 import { MeterProvider, PeriodicExportingMetricReader, type MetricReader } from '@opentelemetry/sdk-metrics';
 import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import type { IncomingMessage } from 'node:http';
-import { errorMessage, LOADOUT_VERSION, settleWithin, type Logger } from '../shared/index.js';
+import { errorMessage, isLoadoutError, LOADOUT_VERSION, settleWithin, type Logger } from '../shared/index.js';
 import { Instruments } from './instruments.js';
 import { ATTR, LOADOUT_ATTR } from './names.js';
 import { metaOf } from './requestFacts.js';
@@ -91,7 +91,8 @@ export function openTelemetry(options: OtelOptions): Telemetry {
             span.setStatus({ code: SpanStatusCode.ERROR, message: 'tool_error' });
           return result;
         } catch (error) {
-          span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) });
+          // Its code, not its message, which may quote the agent's arguments.
+          span.setStatus({ code: SpanStatusCode.ERROR, message: isLoadoutError(error) ? error.code : 'internal' });
           throw error;
         } finally {
           span.end();

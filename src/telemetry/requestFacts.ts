@@ -38,11 +38,14 @@ export function requestFacts(method: string, params: Meta | undefined): { name: 
   return { name: typeof target === 'string' ? `${method} ${target}` : method, attributes };
 }
 
-/** What an answer says of its request: error.type (and the JSON-RPC code and message), when it failed. */
+/**
+ * What an answer says of its request: error.type and the JSON-RPC code, when it failed. Never the
+ * error's message: a server's message may quote the arguments it was sent.
+ */
 export function answerFacts(message: JSONRPCMessage): { attributes: Attributes; failure?: string } {
   if ('error' in message) {
     const code = String(message.error.code);
-    return { attributes: { [ATTR.errorType]: code, [ATTR.statusCode]: code }, failure: message.error.message };
+    return { attributes: { [ATTR.errorType]: code, [ATTR.statusCode]: code }, failure: `JSON-RPC error ${code}` };
   }
   const result = 'result' in message ? (message.result as { isError?: unknown }) : undefined;
   if (result?.isError === true) return { attributes: { [ATTR.errorType]: 'tool_error' }, failure: 'tool_error' };
