@@ -25,7 +25,7 @@ describe('loadout serve --http with an authorization server', () => {
     dirs = await makeTempDirs();
     idp = await startOidcProvider();
     await writeServersYaml(dirs.configDir, { echo: nodeServer(fixture('echo')) }, { auth: { issuer: idp.issuer, scopes: ['mcp:tools'] } });
-    gateway = await startHttpGateway(dirs, ['--equip', 'all']);
+    gateway = await startHttpGateway(dirs, ['--equip', 'all', '--metrics']);
   });
   afterEach(async () => {
     await gateway.close();
@@ -55,6 +55,10 @@ describe('loadout serve --http with an authorization server', () => {
       });
     }
     expect(gateway.output()).toContain('(access token required)');
+    // /metrics names servers, tools and principals: no token, no metrics.
+    const metrics = await fetch(new URL('/metrics', gateway.url));
+    expect(metrics.status).toBe(401);
+    expect(await metrics.text()).not.toContain('mcp_server_operation');
   });
 
   it('lets an SDK client discover, authorize, get a token and call tools', async () => {

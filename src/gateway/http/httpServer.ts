@@ -201,18 +201,18 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
       res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ status: 'ok' }));
       return;
     }
-    if (path === METRICS_PATH && options.servePrometheus) {
-      if (req.method !== 'GET') return sendError(res, 405, `Use GET ${METRICS_PATH}`);
-      return options.servePrometheus(req, res);
-    }
+    const metrics = path === METRICS_PATH ? options.servePrometheus : undefined;
     const toolset = path.startsWith(TOOLSETS_PATH) ? ToolsetNameSchema.safeParse(path.slice(TOOLSETS_PATH.length)) : undefined;
-    if (path !== MCP_PATH && !toolset?.success) return sendError(res, 404, `Nothing at ${path}; the MCP endpoint is ${MCP_PATH}`);
+    if (path !== MCP_PATH && !toolset?.success && !metrics)
+      return sendError(res, 404, `Nothing at ${path}; the MCP endpoint is ${MCP_PATH}`);
     const serve = async (): Promise<void> => {
+      // /metrics names servers, tools and principals: it asks for the same credentials as /mcp.
       const principal = await identity!.principalOf(req.headers);
       if (isCredentialRefusal(principal)) {
         for (const [name, value] of Object.entries(principal.headers)) res.setHeader(name, value);
         return sendError(res, principal.status, principal.message);
       }
+      if (metrics) return req.method === 'GET' ? metrics(req, res) : sendError(res, 405, `Use GET ${METRICS_PATH}`);
       return toolset?.success ? handleToolset(req, res, toolset.data, principal) : handleMcp(req, res, principal);
     };
     serve().catch((error: unknown) => {
