@@ -157,7 +157,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         value: [...sessions].reduce((sum, session) => sum + session.registry.snapshot.routes.size, 0),
         attributes: { [LOADOUT_ATTR.principal]: 'sessions' },
       },
-      ...shared.equippedTools(),
+      shared.equippedTools(),
     ],
     catalogTools: () => catalog.current.visible().length,
   });

@@ -59,7 +59,10 @@ export class Instruments {
       .createObservableGauge(LOADOUT_METRIC.connectedServers, { unit: '{connection}', description: 'Downstream connections open now.' })
       .addCallback((gauge) => gauge.observe(this.#connected));
     meter
-      .createObservableGauge(LOADOUT_METRIC.equippedTools, { unit: '{tool}', description: 'Tools equipped, per principal.' })
+      .createObservableGauge(LOADOUT_METRIC.equippedTools, {
+        unit: '{tool}',
+        description: 'Tools equipped: 2025 sessions together, 2026-07-28 principals together.',
+      })
       .addCallback((gauge) => {
         for (const reading of this.#gateway?.equippedTools() ?? []) gauge.observe(reading.value, reading.attributes);
       });

@@ -74,12 +74,14 @@ export class SharedToolsets {
     return set;
   }
 
-  /** How many tools each set this process holds has equipped, for telemetry's gauge. */
-  equippedTools(): GaugeReading[] {
-    return [...this.#sets].map(([key, set]) => ({
-      value: set.registry.snapshot.routes.size,
-      attributes: { [LOADOUT_ATTR.principal]: key },
-    }));
+  /**
+   * How many tools the sets this process holds have equipped, together, for telemetry's gauge. Not
+   * per principal: a static token's principal id is a hash of the token, and no label may carry it.
+   */
+  equippedTools(): GaugeReading {
+    let value = 0;
+    for (const set of this.#sets.values()) value += set.registry.snapshot.routes.size;
+    return { value, attributes: { [LOADOUT_ATTR.principal]: 'principals' } };
   }
 
   /** Rebuild every set (the catalog, the policy or a server's health changed). */
