@@ -66,6 +66,7 @@ export class PolicyViews {
         }),
         catalog: restrictedCatalog(base.catalog, grants, (listener) => this.onChange(listener)),
         pool: overlay(base.pool, {
+          config: () => (server: string) => (granted(server) ? base.pool.config(server) : undefined),
           configs: () => {
             const configs = base.pool.configs;
             return grants() ? Object.fromEntries(Object.entries(configs).filter(([server]) => granted(server))) : configs;
@@ -96,6 +97,7 @@ function restrictedCatalog(
   return overlay(store, {
     current,
     undiscoveredServers: () => store.undiscoveredServers.filter(granted),
+    brokenServerProblem: () => (server: string) => (granted(server) ? store.brokenServerProblem(server) : undefined),
     discoveryFailures: () => () => new Map([...store.discoveryFailures()].filter(([server]) => granted(server))),
     serverMap: () => async () => {
       const entries = await store.serverMap();

@@ -83,6 +83,10 @@ async function exerciseGrants(client: Client, answers: string[]): Promise<void> 
   const forbidden = await client.callTool({ name: 'call-tool', arguments: { tool: 'hidden.hid_echo', arguments: { text: 'x' } } });
   const missing = await client.callTool({ name: 'call-tool', arguments: { tool: 'hidxen.hid_echo', arguments: { text: 'x' } } });
   expect(textOf(forbidden).replace('hidden.hid_echo', 'NAME')).toBe(textOf(missing).replace('hidxen.hid_echo', 'NAME'));
+  // Nor does a server filter tell a server that exists but is not granted from one that does not.
+  const hiddenServer = await client.callTool({ name: 'discover-all-tools', arguments: { server: 'hidden' } });
+  const noServer = await client.callTool({ name: 'discover-all-tools', arguments: { server: 'hidxen' } });
+  expect(textOf(hiddenServer).replace('hidden', 'NAME')).toBe(textOf(noServer).replace('hidxen', 'NAME'));
   const direct = await client.callTool({ name: 'hidden_hid_echo', arguments: { text: 'x' } }).catch((error: Error) => error.message);
   const nowhere = await client.callTool({ name: 'hidxen_hid_echo', arguments: { text: 'x' } }).catch((error: Error) => error.message);
   expect(JSON.stringify(direct).replaceAll('hidden_hid_echo', 'NAME')).toBe(JSON.stringify(nowhere).replaceAll('hidxen_hid_echo', 'NAME'));
