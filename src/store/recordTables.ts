@@ -229,7 +229,7 @@ export class OAuthTable extends Table<SealedRow> implements OAuthCollection {
     if (current?.state !== 'unreadable') return;
     throw new LoadoutError(
       'STORE_SECRET_KEY',
-      `${current.reason}; they were not overwritten (\`loadout auth ${current.key} --logout\` forgets them)`,
+      `${current.reason}; they were not overwritten: set LOADOUT_SECRET_KEY to the key that sealed them`,
     );
   }
 
