@@ -285,7 +285,8 @@ export class GatewaySession implements MetaToolSession {
         this.#relistWaiters.add(wake);
       });
     }
-    this.relisting.announced();
+    // A change the client cannot hear (no listen or GET stream) says nothing of whether it re-reads.
+    if (this.#hearsToolChanges()) this.relisting.announced();
     try {
       await this.server.sendToolListChanged();
     } catch (error) {
@@ -294,6 +295,8 @@ export class GatewaySession implements MetaToolSession {
     }
     if (!wait) return;
     const relisted = await wait;
+    // Woken by close(): the client neither re-read nor failed to.
+    if (this.#closed) return;
     this.relisting.released(relisted);
     if (relisted && this.relisting.settleMs > 0) await delay(this.relisting.settleMs, undefined, { ref: false });
   }

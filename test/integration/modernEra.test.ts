@@ -39,6 +39,11 @@ describe('loadout serve in both protocol eras', () => {
     const { client } = await sandbox.start({ versionNegotiation: { mode: 'auto' } });
     const built = await client.callTool({ name: 'build-toolset', arguments: { name: 'talk', tools: ['echo.echo'], equip: true } });
     expect(textOf(built)).toContain('echo_echo');
+    // A second change it could not hear either, past the time a re-reading client takes (1 s), teaches
+    // nothing about whether it re-reads: the answer gives no call-tool-only hint.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const rebuilt = await client.callTool({ name: 'build-toolset', arguments: { name: 'math', tools: ['echo.add'], equip: true } });
+    expect(textOf(rebuilt)).not.toContain('does not re-read');
 
     // With a stream for tool changes open, the answer is held until the client has re-read tools/list.
     const subscription = await client.listen({ toolsListChanged: true });
