@@ -25,7 +25,7 @@ describe('loadout serve --http with an authorization server', () => {
     dirs = await makeTempDirs();
     idp = await startOidcProvider();
     await writeServersYaml(dirs.configDir, { echo: nodeServer(fixture('echo')) }, { auth: { issuer: idp.issuer, scopes: ['mcp:tools'] } });
-    gateway = await startHttpGateway(dirs, ['--equip', 'all', '--metrics']);
+    gateway = await startHttpGateway(dirs, ['--equip', 'all', '--metrics', '--log-level', 'debug']);
   });
   afterEach(async () => {
     await gateway.close();
@@ -77,6 +77,8 @@ describe('loadout serve --http with an authorization server', () => {
     const tools = (await client.listTools()).tools.map((tool) => tool.name);
     expect(tools).toContain('echo_echo');
     expect(textOf(await client.callTool({ name: 'echo_echo', arguments: { text: 'hello' } }))).toBe('hello');
+    // No access token (a JWT: base64url JSON, 'eyJ…') reaches loadout's log, even at debug level.
+    expect(gateway.output()).not.toMatch(/eyJ[\w-]{10,}/);
     // The token was issued for loadout's own URL, by the resource indicator the SDK sent.
     const [, payload] = oauth.tokens()!.access_token.split('.');
     expect(JSON.parse(Buffer.from(payload!, 'base64url').toString())).toMatchObject({ aud: gateway.url, sub: 'alice', iss: idp.issuer });
