@@ -3,4 +3,3 @@ export { createGateway, type Gateway } from './createGateway.js';
 export { TOOLSET_META_TOOLS, namingOptions } from './metaTools/index.js';
 export { serveHttp, type HttpGateway } from './http/httpServer.js';
 export { GatewayStdioTransport } from './stdio/stdioTransport.js';
-export { assertSafeBind } from './http/httpGuard.js';

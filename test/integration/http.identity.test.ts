@@ -61,6 +61,15 @@ describe('loadout serve --http with an authorization server', () => {
     expect(await metrics.text()).not.toContain('mcp_server_operation');
   });
 
+  it('binds beyond loopback with auth: in servers.yaml alone (no --token, no --auth-issuer)', async () => {
+    const wide = await startHttpGateway(dirs, ['--host', '0.0.0.0']);
+    try {
+      expect(wide.output()).toContain('(access token required)');
+    } finally {
+      await wide.close();
+    }
+  });
+
   it('lets an SDK client discover, authorize, get a token and call tools', async () => {
     const oauth = new BrowserOAuthClient();
     const first = new Client({ name: 'identity-test', version: '1' });

@@ -1,7 +1,7 @@
 // `loadout serve`: run the gateway as an MCP server over stdio until the client goes away, or
 // with --http for any number of clients over streamable HTTP until a signal.
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { GatewayStdioTransport, assertSafeBind, createGateway, serveHttp } from '../../gateway/index.js';
+import { GatewayStdioTransport, createGateway, serveHttp } from '../../gateway/index.js';
 import { AuthSettingsSchema, type AuthSettings } from '../../config/index.js';
 import { LoadoutError, firstIssueText } from '../../shared/index.js';
 import { startTelemetry } from '../../telemetry/index.js';
@@ -79,29 +79,37 @@ export function registerServe(program: Command): void {
       const { paths, logger } = commandEnvironment(command);
       const given = options.token.filter((token) => token !== '');
       const tokens = given.length > 0 ? given : process.env.LOADOUT_TOKEN ? [process.env.LOADOUT_TOKEN] : [];
-      if (options.http) assertSafeBind(options.host, tokens[0] ?? options.authIssuer);
       if (options.metrics && !options.http)
         command.error('error: --metrics needs --http (stdio has no /metrics; export with OTEL_* instead)');
       await importOnFirstRun(paths);
       // Before the gateway, so its first downstream connections are traced; loads nothing while off.
       const telemetry = await startTelemetry({ prometheus: options.metrics === true, logger });
       const gateway = await createGateway({ paths, logger, equip: options.equip });
+      // A start that fails after the gateway opened leaves no child process or exporter behind.
+      const closeAndThrow = async (error: unknown): Promise<never> => {
+        await gateway.close();
+        await telemetry.close();
+        throw error;
+      };
+      // serveHttp checks the bind against the auth settings as resolved (flags over servers.yaml's auth:).
+      const auth = options.http
+        ? await Promise.resolve()
+            .then(() => authSettings(gateway.auth, options))
+            .catch(closeAndThrow)
+        : undefined;
       const http = options.http
         ? await serveHttp(gateway, {
             host: options.host,
             port: options.port,
             tokens,
-            auth: authSettings(gateway.auth, options),
+            auth,
             allowedOrigins: options.allowOrigin,
             maxBodyBytes: Math.round(options.maxBodyMb * 1024 * 1024),
             sessionIdleMs: options.sessionIdleMinutes * 60_000,
             maxSessions: options.maxSessions,
             servePrometheus: telemetry.servePrometheus,
             logger,
-          }).catch(async (error: unknown) => {
-            await gateway.close();
-            throw error;
-          })
+          }).catch(closeAndThrow)
         : undefined;
       let stopping = false;
       const stop = async (reason: string): Promise<void> => {
@@ -121,8 +129,7 @@ export function registerServe(program: Command): void {
       process.on('SIGINT', () => void stop('SIGINT'));
       process.on('SIGTERM', () => void stop('SIGTERM'));
       if (http) {
-        const guarded =
-          gateway.auth || options.authIssuer ? ' (access token required)' : tokens.length > 0 ? ' (bearer token required)' : '';
+        const guarded = auth ? ' (access token required)' : tokens.length > 0 ? ' (bearer token required)' : '';
         printNote(`serving MCP at ${http.url}${guarded}`);
         return;
       }
