@@ -3,6 +3,7 @@ import type { Tool } from '@modelcontextprotocol/server';
 import MiniSearch from 'minisearch';
 import { describe, expect, it, vi } from 'vitest';
 import { ServerConfigSchema } from '../config/index.js';
+import type { Grants } from '../identity/index.js';
 import { Catalog } from './catalog.js';
 
 function tool(name: string, description: string): Tool {
@@ -142,5 +143,28 @@ describe("a server's own words", () => {
       purpose: 'Customer relationship management: contacts, deals and their records',
       tools: 2,
     });
+  });
+
+  it('searches no words of a server granted in part: its own words may name its other tools', () => {
+    const vault = Catalog.build({
+      configs: { vault: ServerConfigSchema.parse({ command: 'node' }) },
+      definitions: {
+        vault: {
+          discoveredAt: 'x',
+          about: { title: 'Vault', instructions: 'Call rotate_secret for the zebra credentials.' },
+          tools: [tool('read_note', 'Read a note.'), tool('rotate_secret', 'Rotate a secret.')],
+        },
+      },
+    });
+    const zebra = (view: Catalog) => view.search({ query: 'zebra', limit: 5, offset: 0 }).tools.map((found) => found.id);
+    expect(zebra(vault)).toContain('vault.read_note');
+    const readOnly: Grants = {
+      tool: (_server, name) => name === 'read_note',
+      prompt: () => false,
+      resources: () => false,
+      server: () => true,
+      wholeServer: () => false,
+    };
+    expect(zebra(vault.restrictedTo(readOnly))).toEqual([]);
   });
 });

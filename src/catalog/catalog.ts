@@ -48,8 +48,8 @@ const MAX_SERVER_TEXT = 400;
 // A title is a name, not a description: a long one is cut.
 const MAX_SERVER_TITLE = 60;
 
-/** The search setup with each server's own words (title, description, instructions) as a field of its tools. */
-function withServerText(setup: SearchSetup, servers: ReadonlyMap<string, CachedServerTools>): SearchSetup {
+/** Each server's own words (title, description, instructions) searched with its tools, and its title as a name. */
+function serverWords(servers: ReadonlyMap<string, CachedServerTools>): { servers: Map<string, string>; serverNames: Map<string, string> } {
   const texts = new Map<string, string>();
   const names = new Map<string, string>();
   for (const [server, { about }] of servers) {
@@ -57,7 +57,13 @@ function withServerText(setup: SearchSetup, servers: ReadonlyMap<string, CachedS
     if (text) texts.set(server, text.slice(0, MAX_SERVER_TEXT));
     if (about?.title) names.set(server, about.title.slice(0, MAX_SERVER_TITLE));
   }
-  return texts.size ? { ...setup, vocabulary: { ...setup.vocabulary, servers: texts, serverNames: names } } : setup;
+  return { servers: texts, serverNames: names };
+}
+
+/** The search setup with each server's own words as a field of its tools. */
+function withServerText(setup: SearchSetup, servers: ReadonlyMap<string, CachedServerTools>): SearchSetup {
+  const words = serverWords(servers);
+  return words.servers.size ? { ...setup, vocabulary: { ...setup.vocabulary, ...words } } : setup;
 }
 
 /** An immutable view of all known tools. */
@@ -131,12 +137,10 @@ export class Catalog {
         ...(cached.resourceTemplates ? { resourceTemplates: resources ? cached.resourceTemplates : [] } : {}),
       });
     }
-    const texts = this.#searchSetup.vocabulary?.servers;
-    const setup = texts
-      ? {
-          ...this.#searchSetup,
-          vocabulary: { ...this.#searchSetup.vocabulary, servers: new Map([...texts].filter(([server]) => servers.has(server))) },
-        }
+    // The words searched with each tool come from what is left of its server: a server granted in
+    // part keeps no instructions, title or description, so none of them ranks its granted tools.
+    const setup = this.#searchSetup.vocabulary?.servers
+      ? { ...this.#searchSetup, vocabulary: { ...this.#searchSetup.vocabulary, ...serverWords(servers) } }
       : this.#searchSetup;
     const view = new Catalog(tools, servers, setup);
     view.#grants = grants;
