@@ -15,9 +15,12 @@ import {
   type ServerConfig,
 } from '../config/index.js';
 import { WorkInFlight, errorMessage, type Failure } from '../shared/index.js';
+import type { CatalogEntryRecord, RecordCollection } from '../store/index.js';
 import { Catalog } from './catalog.js';
 import { CatalogDiscovery, type DiscoverOptions, type DiscoveryResult, type DiscoverySources } from './catalogDiscovery.js';
+import { definitionFile } from './definitionCache.js';
 import { DefinitionStore } from './definitionStore.js';
+import { storedDefinitions } from './storedDefinitions.js';
 import { EmbeddingRanking } from './embeddingRanking.js';
 import { LearnedWordsStore, type LearnedSearch } from './learnedWords.js';
 import { SearchLearning } from './searchLearning.js';
@@ -34,22 +37,26 @@ const ServerSummariesFileSchema = z.object({
 
 let vectorWarningGiven = false;
 
+/** Where the cached definitions are kept: catalog.json, or (in store mode) the team store's catalog records. */
+type DefinitionsPlace =
+  { cacheFile: string; catalogRecords?: never } | { catalogRecords: RecordCollection<CatalogEntryRecord>; cacheFile?: never };
+
 /** Dependencies of a catalog store. */
-interface CatalogStoreOptions extends DiscoverySources {
-  cacheFile: string;
-  /** Where the map's summaries of the servers are kept (data dir), for a session's first answer. */
-  serverMapFile?: string;
-  /** Where words learned from use are kept (data dir); without it nothing is learned. */
-  learnedWordsFile?: string;
-  /** The user's synonym groups (config dir), read with the cached definitions. */
-  synonymsFile?: string;
-  /** Example requests from `loadout enrich` (data dir). */
-  exampleRequestsFile?: string;
-  /** `search.embeddings` and where tool embeddings are cached (data dir). */
-  embeddings?: { settings: EmbeddingsSettings; cacheFile: string };
-  /** Server entries of servers.yaml left out for being invalid, with their file:line:col problem. */
-  brokenServers?: ReadonlyMap<string, string>;
-}
+type CatalogStoreOptions = DefinitionsPlace &
+  DiscoverySources & {
+    /** Where the map's summaries of the servers are kept (data dir), for a session's first answer. */
+    serverMapFile?: string;
+    /** Where words learned from use are kept (data dir); without it nothing is learned. */
+    learnedWordsFile?: string;
+    /** The user's synonym groups (config dir), read with the cached definitions. */
+    synonymsFile?: string;
+    /** Example requests from `loadout enrich` (data dir). */
+    exampleRequestsFile?: string;
+    /** `search.embeddings` and where tool embeddings are cached (data dir). */
+    embeddings?: { settings: EmbeddingsSettings; cacheFile: string };
+    /** Server entries of servers.yaml left out for being invalid, with their file:line:col problem. */
+    brokenServers?: ReadonlyMap<string, string>;
+  };
 
 /** The current catalog and the operations that produce a new one. */
 export class CatalogStore {
@@ -89,7 +96,9 @@ export class CatalogStore {
   constructor(options: CatalogStoreOptions) {
     this.#options = options;
     this.#brokenServers = options.brokenServers ?? new Map();
-    this.#definitions = new DefinitionStore(options.cacheFile);
+    this.#definitions = new DefinitionStore(
+      options.catalogRecords ? storedDefinitions(options.catalogRecords) : definitionFile(options.cacheFile),
+    );
     this.#learnedWords = options.learnedWordsFile ? new LearnedWordsStore(options.learnedWordsFile) : undefined;
     this.#embeddings = options.embeddings
       ? new EmbeddingRanking(options.embeddings.settings, options.embeddings.cacheFile, options.logger)

@@ -75,25 +75,51 @@ export interface DefinitionChange {
   change: (entry: CachedServerTools | undefined) => CachedServerTools | undefined;
 }
 
-type StoredServerTools = CachedServerTools & { hashes?: Record<string, string> };
+/** An entry as kept: its tool hashes (toolHash by name) beside it. */
+export type StoredServerTools = CachedServerTools & { hashes?: Record<string, string> };
 
 /** Cached definitions by server name. */
 export type DefinitionCache = Record<string, CachedServerTools>;
+
+/** Where the cached definitions are kept: catalog.json, or the team store's catalog records (storedDefinitions.ts). */
+export interface DefinitionSource {
+  /** Every server's entry as kept now. */
+  read(): Promise<DefinitionCache>;
+  /** Apply `changes`, in order, to the entries as kept then (another writer's change in between is built on, not replaced). */
+  update(changes: readonly DefinitionChange[]): Promise<void>;
+}
+
+/** catalog.json as a DefinitionSource. */
+export function definitionFile(file: string): DefinitionSource {
+  return { read: () => readDefinitionCache(file), update: (changes) => updateDefinitionCache(file, changes) };
+}
+
+/** Entries as kept (tool hashes beside them) → checked entries, each tool's hash remembered; throws when one is not valid. */
+export function keptEntries(servers: unknown): DefinitionCache {
+  const parsed = z.record(z.string(), CachedServerSchema).parse(servers);
+  for (const entry of Object.values(parsed)) {
+    for (const tool of entry.tools) {
+      const hash = entry.hashes?.[tool.name];
+      if (hash) rememberToolHash(tool, hash);
+    }
+    delete entry.hashes;
+  }
+  return parsed;
+}
+
+/** `entry` as kept, its tool hashes beside it: those of `previous` when its tools are the same list, else computed. */
+export function entryToKeep(previous: StoredServerTools | undefined, entry: CachedServerTools): StoredServerTools {
+  // Tools the change kept keep their stored hashes: hashing them again would only cost time.
+  const kept = previous?.hashes !== undefined && entry.tools === previous.tools;
+  return { ...entry, hashes: kept ? previous.hashes : Object.fromEntries(entry.tools.map((tool) => [tool.name, toolHash(tool)])) };
+}
 
 /** Read the cache; a missing file is an empty cache, a corrupt one is reported (and rebuilt by discovery). */
 export async function readDefinitionCache(file: string): Promise<DefinitionCache> {
   const text = await readTextIfExists(file);
   if (text === undefined) return {};
   try {
-    const servers = DefinitionCacheSchema.parse(JSON.parse(text)).servers;
-    for (const entry of Object.values(servers)) {
-      for (const tool of entry.tools) {
-        const hash = entry.hashes?.[tool.name];
-        if (hash) rememberToolHash(tool, hash);
-      }
-      delete entry.hashes;
-    }
-    return servers;
+    return keptEntries(DefinitionCacheSchema.parse(JSON.parse(text)).servers);
   } catch (error) {
     throw new LoadoutError(
       'STATE_INVALID',
@@ -130,18 +156,14 @@ export async function updateDefinitionCache(file: string, changes: readonly Defi
         delete servers[server];
         continue;
       }
-      // Tools the change kept keep their stored hashes: hashing them again would only cost time.
-      const kept = previous?.hashes !== undefined && entry.tools === previous.tools;
-      servers[server] = {
-        ...entry,
-        hashes: kept ? previous.hashes : Object.fromEntries(entry.tools.map((tool) => [tool.name, toolHash(tool)])),
-      };
+      servers[server] = entryToKeep(previous, entry);
     }
     return JSON.stringify({ version: 1, servers });
   });
 }
 
-function withoutHashes({ hashes: _hashes, ...entry }: StoredServerTools): CachedServerTools {
+/** An entry as kept, without its tool hashes. */
+export function withoutHashes({ hashes: _hashes, ...entry }: StoredServerTools): CachedServerTools {
   return entry;
 }
 

@@ -1,29 +1,30 @@
-// The cached definitions of every server, in memory and in catalog.json. They change only by
+// The cached definitions of every server, in memory and where they are kept (catalog.json, or the
+// team store's catalog records: a DefinitionSource). They change only by
 // listings, list by list and in the order the listings were requested, so no writer can drop
 // what another listed: a tool-list re-check that raced discovery replaces the tools and nothing
 // else, and a listing requested earlier never replaces a list fetched by a later one. Memory
-// changes at once; the file follows on flush(), in the same order.
+// changes at once; what is kept follows on flush(), in the same order.
 import { Mutex } from 'async-mutex';
 import { isDeepStrictEqual } from 'node:util';
-import { readDefinitionCache, updateDefinitionCache, type DefinitionCache, type DefinitionChange } from './definitionCache.js';
+import type { DefinitionCache, DefinitionChange, DefinitionSource } from './definitionCache.js';
 import { applyListing, type ListName, type ServerListing } from './serverListing.js';
 
 /** Every server's cached definitions, changed by listings in order. */
 export class DefinitionStore {
-  readonly #file: string;
+  readonly #source: DefinitionSource;
   #definitions: DefinitionCache = {};
-  /** Changes made in memory but not yet in the file, oldest first. Memory = the last read + these. */
+  /** Changes made in memory but not yet kept, oldest first. Memory = the last read + these. */
   #unwritten: DefinitionChange[] = [];
   /** Per server and list: the stamp of the listing that set it last. */
   readonly #stamps = new Map<string, Map<ListName, number>>();
   #lastStamp = 0;
-  // One read or write of the file at a time, in the order asked: a read then sees every earlier write.
-  readonly #fileLock = new Mutex();
+  // One read or write at a time, in the order asked: a read then sees every earlier write.
+  readonly #sourceLock = new Mutex();
   /** The write that has not started yet: later flushes join it. */
   #queuedWrite: Promise<void> | undefined;
 
-  constructor(file: string) {
-    this.#file = file;
+  constructor(source: DefinitionSource) {
+    this.#source = source;
   }
 
   /** The definitions now, by server. */
@@ -56,16 +57,16 @@ export class DefinitionStore {
     return true;
   }
 
-  /** Write every change recorded so far to the file; concurrent flushes share one write. */
+  /** Keep every change recorded so far; concurrent flushes share one write. */
   flush(): Promise<void> {
     if (this.#queuedWrite) return this.#queuedWrite;
-    const write: Promise<void> = this.#fileLock.runExclusive(async () => {
+    const write: Promise<void> = this.#sourceLock.runExclusive(async () => {
       // From here on, new changes wait for the next write.
       if (this.#queuedWrite === write) this.#queuedWrite = undefined;
       const batch = this.#unwritten.splice(0);
       if (!batch.length) return;
       try {
-        await updateDefinitionCache(this.#file, batch);
+        await this.#source.update(batch);
       } catch (error) {
         // Kept for the next flush, ahead of anything recorded since.
         this.#unwritten.unshift(...batch);
@@ -76,10 +77,10 @@ export class DefinitionStore {
     return write;
   }
 
-  /** Read the file again (another process may have written it); changes not yet written stay applied. */
+  /** Read again what is kept (another process may have written it); changes not yet kept stay applied. */
   read(): Promise<void> {
-    return this.#fileLock.runExclusive(async () => {
-      const definitions = await readDefinitionCache(this.#file);
+    return this.#sourceLock.runExclusive(async () => {
+      const definitions = await this.#source.read();
       for (const { server, change } of this.#unwritten) {
         const entry = change(definitions[server]);
         if (entry) definitions[server] = entry;

@@ -10,6 +10,12 @@ const program = new Command('loadout')
   .version(LOADOUT_VERSION)
   .addOption(new Option('--config <dir>', 'config dir').default(undefined, '$LOADOUT_CONFIG_DIR or ~/.config/loadout'))
   .addOption(new Option('--data <dir>', 'data dir').default(undefined, '$LOADOUT_DATA_DIR or ~/.local/share/loadout'))
+  .addOption(
+    new Option(
+      '--store <url>',
+      'keep state in this team store (postgres://USER:PASSWORD@HOST:PORT/DATABASE) instead of the data dir',
+    ).default(undefined, '$LOADOUT_STORE_URL'),
+  )
   .addOption(new Option('--log-level <level>', 'stderr log level').choices(LOG_LEVELS).default('warn'))
   .addOption(
     new Option('--log-format <format>', 'stderr format: a readable line per event, or JSON lines').choices(LOG_FORMATS).default('human'),

@@ -1,13 +1,16 @@
-// Options every command shares (--config, --data, --log-level, --log-format) and how they become paths and a logger.
+// Options every command shares (--config, --data, --store, --log-level, --log-format) and how they
+// become paths, a logger and, in store mode, the team store.
 import type { Command } from 'commander';
 import { claimDataDir, resolvePaths, type LoadoutPaths } from '../config/index.js';
-import { createLogger, type LogFormat, type Logger, type LogLevel } from '../shared/index.js';
+import { LoadoutError, createLogger, type LogFormat, type Logger, type LogLevel } from '../shared/index.js';
+import { openPostgresStore, type TeamStore } from '../store/index.js';
 import { printNote } from './output.js';
 
 /** Options on the root command. */
 interface GlobalOptions {
   config?: string;
   data?: string;
+  store?: string;
   logLevel: LogLevel;
   logFormat: LogFormat;
 }
@@ -19,7 +22,7 @@ interface GlobalOptions {
 export function commandEnvironment(
   command: Command,
   { checkOnly = false }: { checkOnly?: boolean } = {},
-): { paths: LoadoutPaths; logger: Logger; options: GlobalOptions } {
+): { paths: LoadoutPaths; logger: Logger; options: GlobalOptions; storeUrl: string | undefined } {
   const options = command.optsWithGlobals<GlobalOptions>();
   const paths = resolvePaths({ configDir: options.config, dataDir: options.data });
   const { adoptedFrom } = claimDataDir(paths, { checkOnly });
@@ -27,5 +30,27 @@ export function commandEnvironment(
     printNote(
       `data dir ${paths.dataDir} belonged to config dir ${adoptedFrom}, which no longer exists; it now belongs to ${paths.configDir}`,
     );
-  return { paths, logger: createLogger(options.logLevel, options.logFormat), options };
+  const storeUrl = options.store ?? (process.env.LOADOUT_STORE_URL || undefined);
+  return { paths, logger: createLogger(options.logLevel, options.logFormat), options, storeUrl };
+}
+
+/**
+ * The team store a state-reading command runs on (`--store` / LOADOUT_STORE_URL), opened; undefined
+ * without one (files). Store mode needs LOADOUT_SECRET_KEY (the store keeps OAuth tokens sealed
+ * with it): without it, or with the store unreachable, this throws one line naming why.
+ * `listen`: hear other replicas' changes (a gateway does; a one-shot command need not).
+ */
+export async function openCommandStore(
+  storeUrl: string | undefined,
+  logger: Logger,
+  { listen }: { listen: boolean },
+): Promise<TeamStore | undefined> {
+  if (!storeUrl) return undefined;
+  const secretKey = process.env.LOADOUT_SECRET_KEY;
+  if (!secretKey)
+    throw new LoadoutError(
+      'STORE_SECRET_KEY',
+      'store mode (--store or LOADOUT_STORE_URL) needs LOADOUT_SECRET_KEY, the key OAuth tokens are sealed with in the store (make one with `openssl rand -base64 32`, and give every replica the same)',
+    );
+  return openPostgresStore({ url: storeUrl, secretKey, listen, logger, poolSize: listen ? 10 : 2 });
 }

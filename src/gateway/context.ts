@@ -7,7 +7,7 @@ import type { NamingOptions } from '../registry/index.js';
 import type { OptimizationLoop } from '../optimization/index.js';
 import type { BackgroundDiscovery } from '../runtime/index.js';
 import type { Logger } from '../shared/index.js';
-import type { ToolsetStore } from '../toolsets/index.js';
+import type { Toolsets } from '../toolsets/index.js';
 import type { InputRounds } from './calls/inputRounds.js';
 import type { ResourceRoutes } from './content/resourcePages.js';
 import type { SessionHub } from './sessionHub.js';
@@ -20,7 +20,7 @@ export interface GatewayContext {
   readonly logger: Logger;
   readonly pool: ServerPool;
   readonly catalog: CatalogStore;
-  readonly toolsets: ToolsetStore;
+  readonly toolsets: Toolsets;
   readonly state: StateStore;
   readonly naming: NamingOptions;
   /** Tool-description optimization: stored data, promotions, settings. */

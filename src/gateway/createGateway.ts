@@ -2,13 +2,15 @@
 // (per session) registry + meta-tools. A plain function, not a class that owns every subsystem.
 import type { Server, ServerEventBus, Transport } from '@modelcontextprotocol/server';
 import type { AuthSettings, LoadoutPaths } from '../config/index.js';
+import type { CatalogStore } from '../catalog/index.js';
+import type { ServerPool } from '../downstream/index.js';
+import type { TeamStore } from '../store/index.js';
 import type { Principal } from '../identity/index.js';
 import { ServerHealth } from '../downstream/index.js';
 import { watchPromotions } from '../optimization/index.js';
 import { BackgroundDiscovery, discoveryRecordsFile, openRuntime, startConfigSync, watchToolListChanges } from '../runtime/index.js';
-import { LoadoutError, isLoadoutError, opensLegacyEra, type Logger } from '../shared/index.js';
+import { LoadoutError, errorMessage, isLoadoutError, opensLegacyEra, type Logger } from '../shared/index.js';
 import { LOADOUT_ATTR, telemetry } from '../telemetry/index.js';
-import { ToolsetStore } from '../toolsets/index.js';
 import type { DirectCalls } from './calls/clientIntake.js';
 import type { GatewayContext } from './context.js';
 import { PolicyViews } from './policyViews.js';
@@ -33,6 +35,8 @@ interface GatewayOptions {
   equip?: string;
   /** Environment for `${VAR}` expansion (default: process.env). */
   env?: NodeJS.ProcessEnv;
+  /** The team store (`--store`), opened listening; the gateway closes it. Without one, state is in files. */
+  store?: TeamStore;
 }
 
 /** Options of Gateway.connect. */
@@ -85,7 +89,8 @@ export interface Gateway {
  */
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const { paths, logger } = options;
-  const { config, pool, catalog, state, optimization } = await openRuntime(options);
+  const runtime = await openRuntime(options);
+  const { config, pool, catalog, state, optimization, toolsets, store } = runtime;
   const policyViews = new PolicyViews(config.policy);
   const health = new ServerHealth({
     pool,
@@ -123,7 +128,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     logger,
     pool,
     catalog,
-    toolsets: new ToolsetStore(paths.toolsetsDir),
+    toolsets,
     state,
     naming: namingOptions(config.gateway),
     optimization,
@@ -149,7 +154,10 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     context,
     async () => options.equip ?? (await state.read()).activeToolset,
     (principal) => policyViews.contextFor(principal),
+    store,
   );
+  // Another replica's discovery or re-check changed the catalog records: read them again.
+  const stopHearingCatalog = store ? followStoredCatalog(store, catalog, pool, logger) : () => undefined;
   telemetry().watchGateway({
     // A 2025-era session holds its own set (it names no principal): they are counted together.
     equippedTools: () => [
@@ -301,9 +309,12 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         await configSync.close();
         context.inputRounds.close();
         await Promise.allSettled([...sessions].map((session) => session.close()));
+        stopHearingCatalog();
         await Promise.all([pool.close(), discoveryClosed]);
         // A re-check or learned-words record begun before the pool closed may still be writing.
         await catalog.settled();
+        // The pool is closed already; this closes the store, last, once nothing writes to it.
+        await runtime.close();
       })();
       return closed;
     },
@@ -324,4 +335,30 @@ async function restoreToolset(session: GatewaySession, context: GatewayContext, 
     if (!isLoadoutError(error) || override) throw error;
     context.logger.warn({ mod: 'gateway', toolset: name, err: error.message }, 'could not re-equip toolset');
   }
+}
+
+// Reads the catalog records again when another replica changed one (or the bus missed changes), one
+// read for a burst of notices. Its own writes are heard too: reading them back costs one read.
+function followStoredCatalog(store: TeamStore, catalog: CatalogStore, pool: ServerPool, logger: Logger): () => void {
+  let reading: Promise<void> | undefined;
+  let again = false;
+  const reload = (): void => {
+    if (reading) {
+      again = true;
+      return;
+    }
+    reading = catalog
+      .reload(pool.configs)
+      .catch((error: unknown) => logger.warn({ mod: 'catalog', err: errorMessage(error) }, 'could not re-read the catalog from the store'))
+      .finally(() => {
+        reading = undefined;
+        if (again) {
+          again = false;
+          reload();
+        }
+      });
+  };
+  return store.onChange((change) => {
+    if (change.type === 'resync' || change.kind === 'catalog') reload();
+  });
 }

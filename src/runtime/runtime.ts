@@ -1,7 +1,9 @@
 // The one place loadout's runtime is built: servers.yaml read once, the pool that owns the server
 // configs (with OAuth for HTTP servers), the catalog over them (recording discoveries in
 // servers.yaml; searching with learned words, synonyms, example requests and embeddings),
-// state.json, and the optimization loop with its promotions applied. `serve`, the CLI commands and `optimize` all
+// state.json, and the optimization loop with its promotions applied. In store mode (`--store`)
+// the cached definitions and saved toolsets live in the team store, and servers.yaml is only read:
+// every replica reads it, none writes discoveries back into it. `serve`, the CLI commands and `optimize` all
 // start here, so no command can see a different catalog from another.
 import path from 'node:path';
 import { CatalogStore } from '../catalog/index.js';
@@ -9,6 +11,8 @@ import { StateStore, expansionEnv, loadServersConfig, type LoadoutPaths, type Se
 import { ServerPool } from '../downstream/index.js';
 import { OptimizationLoop, OptimizationStore } from '../optimization/index.js';
 import type { Logger } from '../shared/index.js';
+import type { TeamStore } from '../store/index.js';
+import { StoredToolsets, ToolsetStore, type Toolsets } from '../toolsets/index.js';
 
 /** Options of openRuntime. */
 interface RuntimeOptions {
@@ -16,6 +20,8 @@ interface RuntimeOptions {
   logger: Logger;
   /** Environment for `${VAR}` expansion (default: process.env); secrets.env fills in the names it leaves unset. */
   env?: NodeJS.ProcessEnv;
+  /** The team store (`--store`) state is kept in; without one, the data and config dirs' files. The runtime closes it. */
+  store?: TeamStore;
 }
 
 /** The services every command works with, built from one read of the config dir. */
@@ -30,13 +36,17 @@ export interface Runtime {
   readonly catalog: CatalogStore;
   readonly state: StateStore;
   readonly optimization: OptimizationLoop;
-  /** Stop every downstream connection. Runs once. */
+  /** Saved toolsets: the config dir's files, or the store's records. */
+  readonly toolsets: Toolsets;
+  /** The team store in store mode; undefined with files. */
+  readonly store: TeamStore | undefined;
+  /** Stop every downstream connection, then close the store. Runs once. */
   close(): Promise<void>;
 }
 
 /** Read the config (spawning nothing) and build the runtime; the cached catalog is read on first need. */
 export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
-  const { paths, logger } = options;
+  const { paths, logger, store } = options;
   const { config, exists: configExists, brokenServers } = await loadServersConfig(paths.serversFile, paths.parsedServersFile);
   const pool = new ServerPool(config.servers, {
     logger,
@@ -46,10 +56,9 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   });
   const catalog = new CatalogStore({
     pool,
-    cacheFile: paths.catalogCacheFile,
+    ...(store ? { catalogRecords: store.catalog } : { cacheFile: paths.catalogCacheFile, serversFile: paths.serversFile }),
     settings: config.gateway,
     logger,
-    serversFile: paths.serversFile,
     oauthDir: paths.oauthDir,
     serverMapFile: path.join(paths.dataDir, 'server-map.json'),
     learnedWordsFile: paths.learnedWordsFile,
@@ -63,5 +72,8 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   // Promotions go into the catalog before anything reads it, so a first tools/list or an
   // evaluation's distractor tools show the live descriptions.
   await optimization.applyPromotions();
-  return { config, configExists, brokenServers, pool, catalog, state, optimization, close: () => pool.close() };
+  const toolsets = store ? new StoredToolsets(store.toolsets) : new ToolsetStore(paths.toolsetsDir);
+  let closed: Promise<void> | undefined;
+  const close = () => (closed ??= pool.close().finally(() => store?.close()));
+  return { config, configExists, brokenServers, pool, catalog, state, optimization, toolsets, store, close };
 }

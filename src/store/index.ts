@@ -10,6 +10,7 @@ export { parseStoreUrl, type StoreUrl } from './storeUrl.js';
 export { SecretBox, MIN_SECRET_KEY_CHARS } from './secretBox.js';
 export {
   DOCUMENT_KINDS,
+  EquippedRecordSchema,
   LAST_STOP_KEY,
   LEARNED_WORDS_KEY,
   ROW_FORMAT,

@@ -1,4 +1,5 @@
 // toolsets: saved, named lists of `server.tool` ids, stored as YAML files the agent, the human
-// and git can all edit.
-export { ToolsetStore, ALL_TOOLSET, toolsetName, writableToolsetName } from './toolsetStore.js';
+// and git can all edit, or, in store mode, as records of the team store.
+export { ToolsetStore, ALL_TOOLSET, toolsetName, writableToolsetName, type Toolsets, type ToolsetProblem } from './toolsetStore.js';
+export { StoredToolsets } from './storedToolsets.js';
 export { resolveToolsetTools } from './toolsetContents.js';

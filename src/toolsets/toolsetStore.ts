@@ -35,14 +35,47 @@ export function writableToolsetName(name: string, action: 'save' | 'delete'): st
   );
 }
 
-/** A toolset file that could not be read. */
-interface ToolsetProblem {
+/** A saved toolset that could not be read (`file`: its file, or where the store keeps it). */
+export interface ToolsetProblem {
   file: string;
   error: string;
 }
 
+/** Where saved toolsets are kept: a folder of YAML files (ToolsetStore) or the team store (StoredToolsets). */
+export interface Toolsets {
+  /** Every readable saved toolset, sorted by name, plus the ones that could not be read. */
+  list(): Promise<{ toolsets: Toolset[]; problems: ToolsetProblem[] }>;
+  /** One saved toolset; TOOLSET_NOT_FOUND lists the saved ones (or, with none, asks for one to be created). */
+  get(name: string): Promise<Toolset>;
+  /** Create or overwrite a toolset; resolves once it is kept. */
+  save(toolset: Toolset): Promise<void>;
+  /** Remove a toolset; false when there was none. */
+  delete(name: string): Promise<boolean>;
+}
+
+/** `toolset` checked for saving (a writable name, valid tools), or TOOLSET_INVALID in one readable line. */
+export function validToolset(toolset: Toolset): Toolset {
+  const parsed = ToolsetSchema.safeParse({ ...toolset, name: writableToolsetName(toolset.name, 'save') });
+  if (parsed.success) return parsed.data;
+  // One readable line, never a raw zod dump: the first issue and where it is.
+  const { path, message } = firstIssue(parsed.error);
+  const [field, index] = parsed.error.issues[0]?.path ?? [];
+  const value = field === 'tools' ? `: '${String(toolset.tools[Number(index)])}'` : '';
+  throw new LoadoutError(
+    'TOOLSET_INVALID',
+    `Toolset '${toolset.name}' not saved: ${message}${path === '(root)' ? '' : ` (${path}${value})`}`,
+  );
+}
+
+/** TOOLSET_NOT_FOUND for `name`, listing the `saved` ones (or, with none, asking for one to be created). */
+export function toolsetNotFound(name: string, saved: readonly Toolset[]): LoadoutError {
+  if (!saved.length)
+    return new LoadoutError('TOOLSET_NOT_FOUND', `Toolset '${name}' not found; no toolsets are saved yet`, { remedy: 'create-toolset' });
+  return new LoadoutError('TOOLSET_NOT_FOUND', `Toolset '${name}' not found; saved toolsets: ${saved.map((t) => t.name).join(', ')}`);
+}
+
 /** Reads and writes toolset files. */
-export class ToolsetStore {
+export class ToolsetStore implements Toolsets {
   readonly #dir: string;
   // The last parse of each file with the exact text it came from. Files are still read on every
   // use; only an unchanged text skips YAML parsing and validation (~10 ms for 1,000 tools).
@@ -85,26 +118,12 @@ export class ToolsetStore {
     const file = this.#fileOf(name);
     const toolset = await this.#read(file, name);
     if (toolset) return toolset;
-    const { toolsets } = await this.list();
-    if (!toolsets.length)
-      throw new LoadoutError('TOOLSET_NOT_FOUND', `Toolset '${name}' not found; no toolsets are saved yet`, { remedy: 'create-toolset' });
-    throw new LoadoutError('TOOLSET_NOT_FOUND', `Toolset '${name}' not found; saved toolsets: ${toolsets.map((t) => t.name).join(', ')}`);
+    throw toolsetNotFound(name, (await this.list()).toolsets);
   }
 
   /** Create or overwrite a toolset file (atomic, under the inter-process lock). */
   async save(toolset: Toolset): Promise<void> {
-    const parsed = ToolsetSchema.safeParse({ ...toolset, name: writableToolsetName(toolset.name, 'save') });
-    if (!parsed.success) {
-      // One readable line, never a raw zod dump: the first issue and where it is.
-      const { path, message } = firstIssue(parsed.error);
-      const [field, index] = parsed.error.issues[0]?.path ?? [];
-      const value = field === 'tools' ? `: '${String(toolset.tools[Number(index)])}'` : '';
-      throw new LoadoutError(
-        'TOOLSET_INVALID',
-        `Toolset '${toolset.name}' not saved: ${message}${path === '(root)' ? '' : ` (${path}${value})`}`,
-      );
-    }
-    const valid = parsed.data;
+    const valid = validToolset(toolset);
     const body: Record<string, unknown> = { name: valid.name };
     if (valid.description) body.description = valid.description;
     body.tools = valid.tools;

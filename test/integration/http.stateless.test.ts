@@ -5,8 +5,6 @@
 // 2025-era sessions live in one process, so they need sticky routing.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
-import { createServer, request, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -19,50 +17,8 @@ import {
   writeServersYaml,
   type TempDirs,
 } from '../helpers/gateway.js';
+import { startBalancer, type Balancer } from '../helpers/balancer.js';
 import { startHttpGateway, type ListeningProcess } from '../helpers/http.js';
-
-/** A round-robin reverse proxy: each request goes to the next upstream, its response streamed back. */
-interface Relay {
-  url: string;
-  /** Upstream index (0 or 1) that served each request, with its Mcp-Method header. */
-  served: Array<{ upstream: number; method: string | undefined; name: string | undefined }>;
-  /** The upstream the next request will go to. */
-  readonly next: number;
-  close(): Promise<void>;
-}
-
-async function startRelay(upstreams: readonly string[]): Promise<Relay> {
-  let turn = 0;
-  const served: Relay['served'] = [];
-  const server: Server = createServer((req, res) => {
-    const upstream = turn++ % upstreams.length;
-    const target = new URL(upstreams[upstream]!);
-    served.push({ upstream, method: header(req, 'mcp-method'), name: header(req, 'mcp-name') });
-    // The Host header names the upstream, as a reverse proxy sets it (loadout checks Host against its own address).
-    const forwarded = request(
-      { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, host: target.host } },
-      (upstreamRes) => {
-        res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.headers);
-        upstreamRes.pipe(res);
-      },
-    );
-    forwarded.on('error', () => res.destroy());
-    res.on('close', () => forwarded.destroy());
-    req.pipe(forwarded);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
-    served,
-    get next() {
-      return turn % upstreams.length;
-    },
-    close: () => {
-      server.closeAllConnections();
-      return new Promise((resolve) => server.close(() => resolve()));
-    },
-  };
-}
 
 /** A bare 2026-07-28 server/discover POST to `url`. */
 function postDiscover(url: string, headers: Record<string, string> = {}): Promise<Response> {
@@ -76,11 +32,6 @@ function postDiscover(url: string, headers: Record<string, string> = {}): Promis
       params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } },
     }),
   });
-}
-
-function header(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value[0] : value;
 }
 
 /** A client that negotiates the era (it ends up modern against loadout) through `url`. */
@@ -98,7 +49,7 @@ async function listedNames(client: Client): Promise<string[]> {
 describe('modern HTTP across two loadout processes', () => {
   let dirs: TempDirs;
   let gateways: ListeningProcess[] = [];
-  let relay: Relay | undefined;
+  let relay: Balancer | undefined;
   const clients: Client[] = [];
 
   beforeEach(async () => {
@@ -114,9 +65,9 @@ describe('modern HTTP across two loadout processes', () => {
     await dirs.cleanup();
   });
 
-  const startTwo = async (args: string[] = []): Promise<Relay> => {
+  const startTwo = async (args: string[] = []): Promise<Balancer> => {
     gateways = await Promise.all([startHttpGateway(dirs, args), startHttpGateway(dirs, args)]);
-    relay = await startRelay(gateways.map((gateway) => gateway.url));
+    relay = await startBalancer(gateways.map((gateway) => gateway.url));
     return relay;
   };
 

@@ -7,7 +7,7 @@ import { LoadoutError, firstIssueText } from '../../shared/index.js';
 import { startTelemetry } from '../../telemetry/index.js';
 import { CLIENT_NAMES } from '../clients/clientFiles.js';
 import { importOnFirstRun } from '../importServers.js';
-import { commandEnvironment } from '../program.js';
+import { commandEnvironment, openCommandStore } from '../program.js';
 import { printNote } from '../output.js';
 
 // Children get ~0.6 s before SIGKILL at shutdown; this cap only guards against a close that never settles.
@@ -76,15 +76,17 @@ export function registerServe(program: Command): void {
     )
     .option('--metrics', 'HTTP: also serve Prometheus metrics at /metrics, behind the same token rules as /mcp')
     .action(async (options: ServeOptions, command: Command) => {
-      const { paths, logger } = commandEnvironment(command);
+      const { paths, logger, storeUrl } = commandEnvironment(command);
       const given = options.token.filter((token) => token !== '');
       const tokens = given.length > 0 ? given : process.env.LOADOUT_TOKEN ? [process.env.LOADOUT_TOKEN] : [];
       if (options.metrics && !options.http)
         command.error('error: --metrics needs --http (stdio has no /metrics; export with OTEL_* instead)');
-      await importOnFirstRun(paths);
+      // In store mode servers.yaml is configuration every replica reads, never written by one.
+      if (!storeUrl) await importOnFirstRun(paths);
+      const store = await openCommandStore(storeUrl, logger, { listen: true });
       // Before the gateway, so its first downstream connections are traced; loads nothing while off.
       const telemetry = await startTelemetry({ prometheus: options.metrics === true, logger });
-      const gateway = await createGateway({ paths, logger, equip: options.equip });
+      const gateway = await createGateway({ paths, logger, equip: options.equip, store });
       // A start that fails after the gateway opened leaves no child process or exporter behind.
       const closeAndThrow = async (error: unknown): Promise<never> => {
         await gateway.close();

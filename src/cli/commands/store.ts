@@ -1,6 +1,6 @@
 // `loadout store migrate|status|import|export`: the team store's schema and moving a single
-// user's files into it and back out. The store is named by --store or LOADOUT_STORE_URL; OAuth
-// tokens need LOADOUT_SECRET_KEY. `serve` does not use the store yet.
+// user's files into it and back out. The store is named by --store (an option of every command)
+// or LOADOUT_STORE_URL; OAuth tokens need LOADOUT_SECRET_KEY.
 import path from 'node:path';
 import type { Command } from 'commander';
 import { LoadoutError } from '../../shared/index.js';
@@ -19,16 +19,13 @@ export function registerStore(program: Command): void {
   const store = program
     .command('store')
     .description('the team store (PostgreSQL): schema migrations, status, import and export of a data dir');
-  const withStore = (command: Command) =>
-    command
-      .option('--store <url>', 'postgres://USER:PASSWORD@HOST:PORT/DATABASE (default: $LOADOUT_STORE_URL)')
-      .option('--json', 'machine-readable output');
+  const withJson = (command: Command) => command.option('--json', 'machine-readable output');
 
-  withStore(
+  withJson(
     store.command('migrate').description('apply the schema migrations this loadout ships (replicas also apply them at start)'),
-  ).action((options: StoreOptions) => {
+  ).action((options: StoreOptions, command: Command) => {
     const started = performance.now();
-    return withOpened(options, { migrate: true }, async (opened) => {
+    return withOpened(command.optsWithGlobals<StoreOptions>(), { migrate: true }, async (opened) => {
       const schema = await opened.schema();
       const ms = Math.round(performance.now() - started);
       if (options.json) printJson({ store: opened.description, version: schema.version, ms });
@@ -36,9 +33,9 @@ export function registerStore(program: Command): void {
     });
   });
 
-  withStore(store.command('status').description("show the store's schema version, pending migrations and records per kind")).action(
-    (options: StoreOptions) =>
-      withOpened(options, { migrate: false }, async (opened) => {
+  withJson(store.command('status').description("show the store's schema version, pending migrations and records per kind")).action(
+    (options: StoreOptions, command: Command) =>
+      withOpened(command.optsWithGlobals<StoreOptions>(), { migrate: false }, async (opened) => {
         const schema = await opened.schema();
         const counts = schema.pending.length ? undefined : await opened.counts();
         if (options.json) printJson({ store: opened.description, ...schema, counts: counts ?? null });
@@ -46,14 +43,14 @@ export function registerStore(program: Command): void {
       }),
   );
 
-  withStore(
+  withJson(
     store
       .command('import')
       .description("move a single user's data dir (and the --config dir's saved toolsets) into the store")
       .argument('<data-dir>', 'the data dir to read (it is left as it is)'),
   ).action((dataDir: string, options: StoreOptions, command: Command) => {
     const { paths } = commandEnvironment(command);
-    return withOpened(options, { migrate: true }, async (opened) =>
+    return withOpened(command.optsWithGlobals<StoreOptions>(), { migrate: true }, async (opened) =>
       printReport(
         `Imported into ${opened.description}`,
         await importDataDir(opened, path.resolve(dataDir), paths.toolsetsDir),
@@ -62,13 +59,13 @@ export function registerStore(program: Command): void {
     );
   });
 
-  withStore(
+  withJson(
     store
       .command('export')
       .description("write the store's records out as a data dir in today's file formats (saved toolsets in DIR/toolsets/)")
       .argument('<dir>', 'the folder to write (created when missing)'),
-  ).action((dir: string, options: StoreOptions) =>
-    withOpened(options, { migrate: false }, async (opened) =>
+  ).action((dir: string, options: StoreOptions, command: Command) =>
+    withOpened(command.optsWithGlobals<StoreOptions>(), { migrate: false }, async (opened) =>
       printReport(
         `Exported from ${opened.description} to ${path.resolve(dir)}`,
         await exportDataDir(opened, path.resolve(dir)),

@@ -2,20 +2,17 @@
 // the tools page says tools/list "MUST NOT vary per-connection or as a side effect of other
 // requests on the connection" but "MAY vary by the authorization presented on the request". So on
 // /mcp the set belongs to the principal (identity layer: an issuer's subject, a static token, or
-// `local`), recorded in `<data>/principals/<id>.json` under its id, a hash. On /mcp/toolsets/NAME it is
-// that saved toolset, always: equipping there is refused, and the list changes only when the
-// toolset is saved again or its tools change in the catalog. Both are FileBackedToolsets, so every
-// loadout process on the data dir serves the same set.
-import { mkdir } from 'node:fs/promises';
-import path from 'node:path';
-import * as z from 'zod';
-import { ToolsetNameSchema, fileStamp, readTextIfExists, withFileLock, writeTextAtomic } from '../../config/index.js';
-import { LoadoutError, errorMessage } from '../../shared/index.js';
+// `local`), recorded under its id, a hash (in `<data>/principals/<id>.json`, or the team store's
+// `equipped` records). On /mcp/toolsets/NAME it is that saved toolset, always: equipping there is
+// refused, and the list changes only when the toolset is saved again or its tools change in the
+// catalog. Both are RecordedToolsets, so every loadout process on the data dir (or the store)
+// serves the same set.
 import { LOADOUT_ATTR, type GaugeReading } from '../../telemetry/index.js';
 import type { Principal } from '../../identity/index.js';
-import { ALL_TOOLSET } from '../../toolsets/index.js';
+import type { TeamStore } from '../../store/index.js';
 import type { GatewayContext } from '../context.js';
-import { FileBackedToolset, type ToolsetRecord } from '../fileBackedToolset.js';
+import { RecordedToolset } from '../recordedToolset.js';
+import { FileRecordPlace, StoreRecordPlace, type ToolsetRecordPlace } from './toolsetRecords.js';
 
 /**
  * Whose set a modern request is served with: its principal's (on /mcp), or one toolset's (on
@@ -28,47 +25,47 @@ export function scopeKey(scope: RequestScope): string {
   return scope.kind === 'principal' ? `principal ${scope.principal.id}` : `toolset ${scope.toolset} ${scope.principal.id}`;
 }
 
-const PrincipalRecordSchema = z.strictObject({ toolset: ToolsetNameSchema.nullable() });
-
 /** The sets this process has served modern requests with, each created on first use. */
 export class SharedToolsets {
-  readonly #context: GatewayContext;
-  readonly #principalsDir: string;
-  readonly #initial: () => Promise<string | null>;
   readonly #contextOf: (principal: Principal) => GatewayContext;
-  readonly #sets = new Map<string, FileBackedToolset>();
+  readonly #records: ToolsetRecordPlace;
+  readonly #sets = new Map<string, RecordedToolset>();
   readonly #stopWatchingCatalog: () => void;
-  #dirMade: Promise<unknown> | undefined;
 
   /**
-   * `initial`: the toolset of a principal with no record yet (--equip, or the one remembered in
-   * state.json); `contextOf`: what a principal may see (policyViews.ts).
+   * `initial`: the toolset of a principal with no record yet (--equip, or the one remembered for
+   * the next start); `contextOf`: what a principal may see (policyViews.ts); `store`: the team
+   * store the records are kept in (without one, files in the data dir).
    */
-  constructor(context: GatewayContext, initial: () => Promise<string | null>, contextOf: (principal: Principal) => GatewayContext) {
-    this.#context = context;
+  constructor(
+    context: GatewayContext,
+    initial: () => Promise<string | null>,
+    contextOf: (principal: Principal) => GatewayContext,
+    store: TeamStore | undefined,
+  ) {
     this.#contextOf = contextOf;
-    this.#principalsDir = path.join(context.paths.dataDir, 'principals');
-    this.#initial = initial;
+    const options = { initial, logger: context.logger };
+    this.#records = store
+      ? new StoreRecordPlace(store, options)
+      : new FileRecordPlace(context.paths.dataDir, context.paths.toolsetsDir, options);
     // A new catalog (discovery, config reload, promotion) may change what each set exposes.
     this.#stopWatchingCatalog = context.catalog.onChange(() => this.refreshAll());
   }
 
-  /** The set of `scope`, up to date with its file. */
-  async current(scope: RequestScope): Promise<FileBackedToolset> {
+  /** The set of `scope`, up to date with its record. */
+  async current(scope: RequestScope): Promise<RecordedToolset> {
     const set = this.get(scope);
-    // The directory exists before anything watches it.
-    if (scope.kind === 'principal') await (this.#dirMade ??= mkdir(this.#principalsDir, { recursive: true }));
     await set.sync();
     return set;
   }
 
-  /** The set of `scope` as this process holds it (its file not re-read). */
-  get(scope: RequestScope): FileBackedToolset {
+  /** The set of `scope` as this process holds it (its record not re-read). */
+  get(scope: RequestScope): RecordedToolset {
     const key = scopeKey(scope);
     let set = this.#sets.get(key);
     if (!set) {
-      const record = scope.kind === 'principal' ? this.#principalRecord(scope.principal.id) : toolsetRecord(this.#context, scope.toolset);
-      set = new FileBackedToolset(this.#contextOf(scope.principal), record);
+      const record = scope.kind === 'principal' ? this.#records.principal(scope.principal.id) : this.#records.toolset(scope.toolset);
+      set = new RecordedToolset(this.#contextOf(scope.principal), record);
       this.#sets.set(key, set);
     }
     return set;
@@ -89,50 +86,10 @@ export class SharedToolsets {
     for (const set of this.#sets.values()) void set.refresh();
   }
 
-  /** Stop watching files and the catalog. */
+  /** Stop watching records and the catalog. */
   close(): void {
     this.#stopWatchingCatalog();
+    this.#records.close();
     for (const set of this.#sets.values()) set.close();
   }
-
-  #principalRecord(principal: string): ToolsetRecord {
-    const file = path.join(this.#principalsDir, `${principal}.json`);
-    const { logger } = this.#context;
-    return {
-      file,
-      read: async (exists, first) => {
-        // Before its first equip a principal gets what a new session would; a deleted record means none.
-        if (!exists) return first ? this.#initial() : null;
-        try {
-          const text = await readTextIfExists(file);
-          return text === undefined ? null : PrincipalRecordSchema.parse(JSON.parse(text)).toolset;
-        } catch (error) {
-          logger.warn({ mod: 'http', file, err: errorMessage(error) }, 'unreadable principal toolset file; serving the set as it was');
-          return undefined;
-        }
-      },
-      write: (toolset) =>
-        withFileLock(file, async () => {
-          await writeTextAtomic(file, `${JSON.stringify({ toolset })}\n`);
-          // Under the lock no other process can have replaced it since: this stamp is this write's.
-          return fileStamp(file);
-        }),
-    };
-  }
-}
-
-// A toolset endpoint's set is the toolset itself: its file saved again re-reads it, deleted empties it.
-function toolsetRecord(context: GatewayContext, toolset: string): ToolsetRecord {
-  return {
-    file: path.join(context.toolsets.dir, `${toolset}.yaml`),
-    // `all` has no file and is always there.
-    read: (exists) => Promise.resolve(exists || toolset === ALL_TOOLSET ? toolset : null),
-    write: () =>
-      Promise.reject(
-        new LoadoutError(
-          'INVALID_ARGUMENT',
-          `This endpoint (/mcp/toolsets/${toolset}) always serves toolset '${toolset}'; equip another toolset at /mcp`,
-        ),
-      ),
-  };
 }

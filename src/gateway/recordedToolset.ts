@@ -1,14 +1,13 @@
-// An equipped set that lives in a file, so every loadout process on the data dir serves the same
+// An equipped set kept in a record every loadout process reads, so all of them serve the same
 // one: the modern (2026-07-28) HTTP requests of a principal, or of one toolset's endpoint (see
-// principalToolsets.ts). A request first compares the file's identity (inode, mtime, size: one
-// stat) with what this process last read or wrote, and re-reads it when they differ; the set's
-// change bus watches the file's directory while a subscriptions/listen stream is open, so an
-// equip served by another process reaches this process's listeners as well.
+// principalToolsets.ts). The record is a file in the data dir, or a row of the team store
+// (toolsetRecords.ts has both). A request first compares the record's version (a file's stamp: one
+// stat; in the store, the revision last heard: no round trip) with what this process last read or
+// wrote, and re-reads it when they differ; the set's change bus watches the record while a
+// subscriptions/listen stream is open, so an equip served by another process reaches this
+// process's listeners as well.
 import { InMemoryServerEventBus, type ServerEvent, type ServerEventBus } from '@modelcontextprotocol/server';
 import { Mutex } from 'async-mutex';
-import { watch, type FSWatcher } from 'node:fs';
-import path from 'node:path';
-import { ABSENT_FILE_STAMP, fileStamp } from '../config/index.js';
 import type { RegistryChange, ToolRegistry } from '../registry/index.js';
 import { errorMessage } from '../shared/index.js';
 import { listenedResources } from './content/contentHandlers.js';
@@ -17,29 +16,31 @@ import { ListenedResources } from './stdio/listenSubscriptions.js';
 import { loadCachedCatalog, newToolRegistry, toolsetSelection, type SharedEquipment } from './session.js';
 import type { HubMember } from './sessionHub.js';
 
-/** Where a set's toolset is kept, and how it is read and recorded. */
+/** Where a set's toolset is kept, and how it is read, recorded and watched. */
 export interface ToolsetRecord {
-  /** The file whose change means the toolset may have changed. */
-  readonly file: string;
+  /** The record's version as this process knows it, found without I/O beyond a stat: it differs once the record may have changed. */
+  version(): string;
   /**
-   * The toolset to serve (null: none), read when the file changed. `exists`: whether the file is
-   * there; `first`: nothing was read before. Undefined leaves the set as it is (an unreadable file).
+   * The toolset to serve (null: none), read when the version changed. `first`: nothing was read
+   * before. Undefined leaves the set as it is (an unreadable record).
    */
-  read(exists: boolean, first: boolean): Promise<string | null | undefined>;
-  /** Record `toolset` (null: none) in the file and return its stamp (fileStamp), taken under the file's lock; or throw when the set is fixed. */
+  read(first: boolean): Promise<string | null | undefined>;
+  /** Record `toolset` (null: none) and return the version this write made; or throw (the set is fixed, the store is down) having recorded nothing. */
   write(toolset: string | null): Promise<string>;
+  /** Call `changed` whenever another process may have changed the record, until the returned stop (best effort: requests check the version anyway). */
+  watch(changed: () => void): () => void;
 }
 
-/** A set kept in step with its record file. */
-export class FileBackedToolset implements SharedEquipment {
+/** A set kept in step with its record. */
+export class RecordedToolset implements SharedEquipment {
   readonly registry: ToolRegistry;
   readonly member: HubMember;
   /** Change events for the set's subscriptions/listen streams. */
-  readonly bus: FileWatchingBus;
+  readonly bus: RecordWatchingBus;
   readonly #context: GatewayContext;
   readonly #record: ToolsetRecord;
   readonly #lock = new Mutex();
-  #stamp: string | undefined;
+  #version: string | undefined;
   #syncQueued = false;
   #listened: ListenedResources | undefined;
   #leaveHub: (() => void) | undefined;
@@ -58,8 +59,8 @@ export class FileBackedToolset implements SharedEquipment {
       },
       servesModernEra: () => true,
     };
-    this.bus = new FileWatchingBus(
-      record.file,
+    this.bus = new RecordWatchingBus(
+      record,
       () => this.syncSoon(),
       (error) => context.logger.debug({ mod: 'http', err: errorMessage(error) }, 'listen stream event failed'),
     );
@@ -78,12 +79,12 @@ export class FileBackedToolset implements SharedEquipment {
     return this.#listened;
   }
 
-  /** Bring the set up to date with its file (another process may have changed it): one stat when it has not. */
+  /** Bring the set up to date with its record (another process may have changed it): no read when its version has not changed. */
   sync(): Promise<void> {
     return this.#lock.runExclusive(() => this.#sync());
   }
 
-  /** sync() when the file's directory changed, once for a burst of changes. */
+  /** sync() when the record may have changed, once for a burst of changes. */
   syncSoon(): void {
     if (this.#syncQueued) return;
     this.#syncQueued = true;
@@ -99,19 +100,19 @@ export class FileBackedToolset implements SharedEquipment {
   equip(name: string): Promise<RegistryChange> {
     return this.#lock.runExclusive(async () => {
       const selection = await toolsetSelection(this.#context, name);
-      this.#stamp = await this.#record.write(selection.toolset);
+      this.#version = await this.#record.write(selection.toolset);
       return this.#announce(await this.registry.equip(selection));
     });
   }
 
   unequip(): Promise<RegistryChange> {
     return this.#lock.runExclusive(async () => {
-      this.#stamp = await this.#record.write(null);
+      this.#version = await this.#record.write(null);
       return this.#announce(await this.registry.unequip());
     });
   }
 
-  /** Stop watching its file and leave the hub (its resource subscriptions with it): the gateway closes. */
+  /** Stop watching its record and leave the hub (its resource subscriptions with it): the gateway closes. */
   close(): void {
     this.bus.close();
     this.#leaveHub?.();
@@ -127,11 +128,11 @@ export class FileBackedToolset implements SharedEquipment {
   }
 
   async #sync(): Promise<void> {
-    const stamp = fileStamp(this.#record.file);
-    if (stamp === this.#stamp) return;
-    const first = this.#stamp === undefined;
-    this.#stamp = stamp;
-    const toolset = await this.#record.read(stamp !== ABSENT_FILE_STAMP, first);
+    const version = this.#record.version();
+    if (version === this.#version) return;
+    const first = this.#version === undefined;
+    this.#version = version;
+    const toolset = await this.#record.read(first);
     if (toolset === undefined) return;
     if (toolset === null) {
       this.#announce(await this.registry.unequip());
@@ -155,19 +156,19 @@ export class FileBackedToolset implements SharedEquipment {
 
 /**
  * The change bus of one set's subscriptions/listen streams: it publishes to this process's
- * listeners, and while any listens it watches the set's file, so a change another process made
+ * listeners, and while any listens it watches the set's record, so a change another process made
  * (`onOutsideChange` re-reads it and publishes what changed) reaches them as well.
  */
-class FileWatchingBus implements ServerEventBus {
+class RecordWatchingBus implements ServerEventBus {
   readonly #local: InMemoryServerEventBus;
-  readonly #file: string;
+  readonly #record: ToolsetRecord;
   readonly #onOutsideChange: () => void;
   #listeners = 0;
-  #watcher: FSWatcher | undefined;
+  #stopWatching: (() => void) | undefined;
 
-  constructor(file: string, onOutsideChange: () => void, onError: (error: Error) => void) {
+  constructor(record: ToolsetRecord, onOutsideChange: () => void, onError: (error: Error) => void) {
     this.#local = new InMemoryServerEventBus(onError);
-    this.#file = file;
+    this.#record = record;
     this.#onOutsideChange = onOutsideChange;
   }
 
@@ -177,7 +178,11 @@ class FileWatchingBus implements ServerEventBus {
 
   subscribe(listener: (event: ServerEvent) => void): () => void {
     const unsubscribe = this.#local.subscribe(listener);
-    if (this.#listeners++ === 0) this.#watch();
+    if (this.#listeners++ === 0) {
+      this.#stopWatching = this.#record.watch(this.#onOutsideChange);
+      // A change made between the stream's request and its watch starting is not missed.
+      this.#onOutsideChange();
+    }
     let subscribed = true;
     return () => {
       if (!subscribed) return;
@@ -189,23 +194,7 @@ class FileWatchingBus implements ServerEventBus {
 
   /** Stop watching (the last listener left, or the gateway closes). */
   close(): void {
-    this.#watcher?.close();
-    this.#watcher = undefined;
-  }
-
-  #watch(): void {
-    const name = path.basename(this.#file);
-    try {
-      // The directory, not the file: an atomic write renames a new file over it, which a watch on the old inode would miss.
-      this.#watcher = watch(path.dirname(this.#file), (_event, changed) => {
-        if (changed === null || changed === name) this.#onOutsideChange();
-      });
-      this.#watcher.on('error', () => this.close());
-    } catch {
-      // Requests still see every change (each checks the file first); only listeners here miss those made elsewhere.
-      this.#watcher = undefined;
-    }
-    // A change made between the stream's request and its watch starting is not missed.
-    this.#onOutsideChange();
+    this.#stopWatching?.();
+    this.#stopWatching = undefined;
   }
 }

@@ -1,0 +1,202 @@
+// Team scale, end to end: three `loadout serve --http --store URL` replicas, each with a data dir of
+// its own (as on three machines), one servers.yaml they all read, one PostgreSQL database, and a
+// round-robin balancer in front. A 2026-07-28 client discovers, builds, equips, hears the change
+// on another replica's listen stream, and calls; concurrent saves through two replicas lose
+// nothing; a replica killed mid-call leaves the next request to the others.
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { readFile, readdir } from 'node:fs/promises';
+import path from 'node:path';
+import postgres from 'postgres';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startBalancer, type Balancer } from '../helpers/balancer.js';
+import {
+  descendantsOf,
+  eventually,
+  fixture,
+  isAlive,
+  makeTempDirs,
+  nodeServer,
+  textOf,
+  trackListChanged,
+  writeServersYaml,
+  type TempDirs,
+} from '../helpers/gateway.js';
+import { startHttpGateway, type ListeningProcess } from '../helpers/http.js';
+import { createDatabase, postgresServerUrl } from '../helpers/postgres.js';
+import { TEST_SECRET_KEY } from '../helpers/storeBackends.js';
+
+const REPLICAS = 3;
+
+/** A client that negotiates the era (it ends up modern against loadout) through `url`. */
+async function modernClient(url: string): Promise<Client> {
+  const client = new Client({ name: 'team-test', version: '1.0.0' }, { capabilities: {}, versionNegotiation: { mode: 'auto' } });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  return client;
+}
+
+async function listedNames(client: Client): Promise<string[]> {
+  return (await client.listTools(undefined, { cacheMode: 'bypass' })).tools.map((tool) => tool.name);
+}
+
+async function commandLines(pids: number[]): Promise<string[]> {
+  return Promise.all(pids.map((pid) => readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')));
+}
+
+describe('three replicas on one Postgres behind a round-robin balancer', () => {
+  let database: Awaited<ReturnType<typeof createDatabase>>;
+  const databaseUrl = () => database.url;
+  let dirs: TempDirs;
+  let serversYaml: string;
+  let replicas: ListeningProcess[] = [];
+  let balancer: Balancer | undefined;
+  const clients: Client[] = [];
+
+  beforeEach(async () => {
+    database = await createDatabase(postgresServerUrl());
+    dirs = await makeTempDirs();
+    const file = await writeServersYaml(dirs.configDir, { echo: nodeServer(fixture('echo')), slow: nodeServer(fixture('slow')) });
+    serversYaml = await readFile(file, 'utf8');
+  });
+
+  afterEach(async () => {
+    await Promise.allSettled(clients.splice(0).map((client) => client.close()));
+    await balancer?.close();
+    await Promise.allSettled(replicas.map((replica) => replica.close()));
+    replicas = [];
+    await dirs.cleanup();
+    await database.drop();
+  });
+
+  // Each replica has its own data dir: nothing is shared but servers.yaml and the database.
+  const startReplicas = async (): Promise<Balancer> => {
+    replicas = await Promise.all(
+      Array.from({ length: REPLICAS }, (_, index) =>
+        startHttpGateway({ configDir: dirs.configDir, dataDir: path.join(dirs.root, `data-${index}`) }, ['--store', databaseUrl()], {
+          LOADOUT_SECRET_KEY: TEST_SECRET_KEY,
+        }),
+      ),
+    );
+    balancer = await startBalancer(replicas.map((replica) => replica.url));
+    return balancer;
+  };
+
+  // Sends cheap requests until the next one goes to a replica other than `upstream`.
+  const steerAwayFrom = async (client: Client, upstream: number): Promise<void> => {
+    while (balancer!.next === upstream) await client.listTools(undefined, { cacheMode: 'bypass' });
+  };
+
+  it('discovers, builds, equips, hears the change on another replica, and calls on every replica; servers.yaml is never written', async () => {
+    const balancer = await startReplicas();
+    const client = await modernClient(balancer.url);
+    clients.push(client);
+    expect(client.getProtocolEra()).toBe('modern');
+    const listChanged = trackListChanged(client, false);
+    await client.listen({ toolsListChanged: true });
+    const listenedOn = balancer.served.find((entry) => entry.method === 'subscriptions/listen')!.upstream;
+
+    const found = await client.callTool({ name: 'discover-all-tools', arguments: { query: 'echo' } });
+    expect(textOf(found)).toContain('echo.echo');
+    const built = await client.callTool({ name: 'build-toolset', arguments: { name: 'talk', tools: ['echo.echo'] } });
+    expect(built.isError, textOf(built)).toBeFalsy();
+
+    // The equip goes to a replica the listen stream is not on: the notice must cross the database.
+    await steerAwayFrom(client, listenedOn);
+    const equipped = await client.callTool({ name: 'equip-toolset', arguments: { name: 'talk' } });
+    expect(equipped.isError, textOf(equipped)).toBeFalsy();
+    expect(balancer.served.findLast((entry) => entry.name === 'equip-toolset')!.upstream).not.toBe(listenedOn);
+    await listChanged.waitFor(1);
+
+    for (let round = 0; round < REPLICAS; round++) expect(await listedNames(client)).toContain('echo_echo');
+    for (let round = 0; round < REPLICAS; round++) {
+      expect(textOf(await client.callTool({ name: 'echo_echo', arguments: { text: `hello ${round}` } }))).toBe(`hello ${round}`);
+    }
+    expect(new Set(balancer.served.filter((entry) => entry.name === 'echo_echo').map((entry) => entry.upstream)).size).toBe(REPLICAS);
+
+    // State is in the store: servers.yaml as written, no state files in any data dir, no toolsets folder.
+    expect(await readFile(path.join(dirs.configDir, 'servers.yaml'), 'utf8')).toBe(serversYaml);
+    expect(await readdir(dirs.configDir)).not.toContain('toolsets');
+    for (let index = 0; index < REPLICAS; index++) {
+      const files = await readdir(path.join(dirs.root, `data-${index}`)).catch(() => []);
+      for (const stateFile of ['catalog.json', 'principals']) expect(files).not.toContain(stateFile);
+    }
+    const sql = postgres(databaseUrl(), { max: 1, onnotice: () => undefined });
+    try {
+      const rows = await sql<Array<{ key: string; doc: { toolset: string } }>>`SELECT key, doc FROM equipped_sets`;
+      expect(rows.map((row) => row.doc.toolset)).toEqual(['talk']);
+      expect((await sql<Array<{ key: string }>>`SELECT key FROM catalog_entries ORDER BY key`).map((row) => row.key)).toEqual([
+        'echo',
+        'slow',
+      ]);
+    } finally {
+      await sql.end();
+    }
+  });
+
+  it('loses none of 2 x 100 concurrent toolset saves through two replicas, and reports none saved that was not', async () => {
+    await startReplicas();
+    const [a, b] = await Promise.all([modernClient(replicas[0]!.url), modernClient(replicas[1]!.url)]);
+    clients.push(a, b);
+    await a.callTool({ name: 'discover-all-tools', arguments: { query: 'echo' } });
+    const save = (client: Client, name: string, tools: string[]) =>
+      client.callTool({ name: 'build-toolset', arguments: { name, tools } }).then(
+        (result) => ({ name, tools, saved: !result.isError, text: textOf(result) }),
+        (error: unknown) => ({ name, tools, saved: false, text: String(error) }),
+      );
+    // Each name is saved through both replicas at once, with different tools: one of the two must win whole.
+    const outcomes = await Promise.all(
+      Array.from({ length: 100 }, (_, index) => [
+        save(a, `set-${index}`, ['echo.echo']),
+        save(b, `set-${index}`, ['echo.add', 'echo.echo']),
+        save(a, `a-${index}`, ['echo.echo']),
+        save(b, `b-${index}`, ['echo.add']),
+      ]).flat(),
+    );
+    const sql = postgres(databaseUrl(), { max: 1, onnotice: () => undefined });
+    let kept: Map<string, string[]>;
+    try {
+      const rows = await sql<Array<{ key: string; doc: { tools: string[] } }>>`SELECT key, doc FROM toolsets`;
+      kept = new Map(rows.map((row) => [row.key, row.doc.tools]));
+    } finally {
+      await sql.end();
+    }
+    for (const outcome of outcomes) {
+      if (!outcome.saved) continue;
+      expect(outcome.text).toMatch(/^Saved toolset/);
+      if (outcome.name.startsWith('set-')) {
+        // Saved twice: whichever came last is kept, whole.
+        expect([['echo.echo'], ['echo.add', 'echo.echo']]).toContainEqual(kept.get(outcome.name));
+      } else expect(kept.get(outcome.name)).toEqual(outcome.tools);
+    }
+    expect(outcomes.filter((outcome) => outcome.saved)).toHaveLength(400);
+    expect(kept.size).toBe(300);
+  });
+
+  it('answers the next request on another replica after one is killed mid-call, leaving no downstream process', async () => {
+    const balancer = await startReplicas();
+    const client = await modernClient(balancer.url);
+    clients.push(client);
+    const built = await client.callTool({ name: 'build-toolset', arguments: { name: 'nap', tools: ['slow.sleep'], equip: true } });
+    expect(built.isError, textOf(built)).toBeFalsy();
+    for (let round = 0; round < REPLICAS; round++) expect(await listedNames(client)).toContain('slow_sleep');
+
+    const victim = balancer.next;
+    const call = client.callTool({ name: 'slow_sleep', arguments: { ms: 20_000 } });
+    // Under way: the request is at the victim, and the victim runs the slow server.
+    await eventually(
+      async () =>
+        [...balancer.inFlight].some((routed) => routed.upstream === victim && routed.name === 'slow_sleep') &&
+        (await commandLines(await descendantsOf(replicas[victim]!.pid))).some((line) => line.includes('slow')),
+      10_000,
+      'the call under way on the victim',
+    );
+    const children = await descendantsOf(replicas[victim]!.pid);
+    await replicas[victim]!.close('SIGKILL');
+    await expect(call).rejects.toThrow();
+
+    for (let round = 0; round < REPLICAS; round++) {
+      expect(textOf(await client.callTool({ name: 'slow_sleep', arguments: { ms: 10 } }))).toBe('slept 10 ms');
+    }
+    // The killed replica's stdio servers see their stdin close and exit.
+    for (const pid of children) await eventually(async () => !(await isAlive(pid)), 10_000, `process ${pid} to exit`);
+  });
+});
