@@ -21,8 +21,10 @@ import {
   writeServersYaml,
   type TempDirs,
 } from '../helpers/gateway.js';
-import { startHttpGateway, type ListeningProcess } from '../helpers/http.js';
+import { freePort, startHttpGateway, type ListeningProcess } from '../helpers/http.js';
+import { runCli } from '../helpers/cli.js';
 import { createDatabase, postgresServerUrl } from '../helpers/postgres.js';
+import { startPostgresServer } from '../helpers/postgresServer.js';
 import { TEST_SECRET_KEY } from '../helpers/storeBackends.js';
 
 const REPLICAS = 3;
@@ -198,5 +200,91 @@ describe('three replicas on one Postgres behind a round-robin balancer', () => {
     }
     // The killed replica's stdio servers see their stdin close and exit.
     for (const pid of children) await eventually(async () => !(await isAlive(pid)), 10_000, `process ${pid} to exit`);
+  });
+
+  it('refuses to start in store mode without LOADOUT_SECRET_KEY, or with Postgres unreachable, with one line each', async () => {
+    const env = { LOADOUT_SECRET_KEY: '' };
+    const noKey = await runCli(dirs, ['serve', '--http', '--port', '0', '--store', databaseUrl()], { env });
+    expect(noKey.code).toBe(1);
+    expect(noKey.stderr.trim().split('\n')).toHaveLength(1);
+    expect(noKey.stderr).toContain('store mode (--store or LOADOUT_STORE_URL) needs LOADOUT_SECRET_KEY');
+
+    const port = await freePort();
+    const unreachable = await runCli(dirs, ['serve', '--http', '--port', '0'], {
+      env: { LOADOUT_SECRET_KEY: TEST_SECRET_KEY, LOADOUT_STORE_URL: `postgres://loadout:hunter2@127.0.0.1:${port}/team` },
+    });
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr.trim().split('\n')).toHaveLength(1);
+    expect(unreachable.stderr).toContain(
+      `store postgres://loadout:***@127.0.0.1:${port}/team: cannot connect: nothing is listening there (is Postgres running?) (ECONNREFUSED)`,
+    );
+    expect(unreachable.stderr).not.toContain('hunter2');
+  });
+});
+
+describe('replicas while Postgres is away', () => {
+  it('go on calling equipped tools, refuse changes naming the store, and take changes again once it is back', async () => {
+    const server = await startPostgresServer();
+    const dirs = await makeTempDirs();
+    const replicas: ListeningProcess[] = [];
+    let balancer: Balancer | undefined;
+    let client: Client | undefined;
+    try {
+      const database = await createDatabase(server.url);
+      await writeServersYaml(dirs.configDir, { echo: nodeServer(fixture('echo')) });
+      for (let index = 0; index < 2; index++) {
+        replicas.push(
+          await startHttpGateway({ configDir: dirs.configDir, dataDir: path.join(dirs.root, `data-${index}`) }, ['--store', database.url], {
+            LOADOUT_SECRET_KEY: TEST_SECRET_KEY,
+          }),
+        );
+      }
+      balancer = await startBalancer(replicas.map((replica) => replica.url));
+      client = await modernClient(balancer.url);
+      const built = await client.callTool({ name: 'build-toolset', arguments: { name: 'talk', tools: ['echo.echo'], equip: true } });
+      expect(built.isError, textOf(built)).toBeFalsy();
+      for (let round = 0; round < 2; round++) expect(await listedNames(client)).toContain('echo_echo');
+
+      await server.stop();
+      const stoppedAt = Date.now();
+      // Calls go on for the whole outage (5 s), on both replicas.
+      for (let round = 0; Date.now() - stoppedAt < 5000 || round < 4; round++) {
+        expect(textOf(await client.callTool({ name: 'echo_echo', arguments: { text: `still ${round}` } }))).toBe(`still ${round}`);
+      }
+      const masked = database.url.replace(/:[^:@/]*@/, ':***@');
+      for (let round = 0; round < 2; round++) {
+        const refused = await client.callTool({ name: 'equip-toolset', arguments: { name: 'all' } });
+        expect(refused.isError).toBe(true);
+        expect(textOf(refused)).toContain(`store ${masked}: cannot`);
+      }
+      // Refused means not applied: both replicas still serve the set as it was.
+      for (let round = 0; round < 2; round++) expect(await listedNames(client)).toContain('echo_echo');
+
+      await server.start();
+      const listChanged = trackListChanged(client, false);
+      await client.listen({ toolsListChanged: true });
+      const listenedOn = balancer.served.findLast((entry) => entry.method === 'subscriptions/listen')!.upstream;
+      // The store's pool connects again on the next statement; the bus listens again after its backoff.
+      await eventually(
+        async () => {
+          if (balancer!.next === listenedOn) await listedNames(client!);
+          const rebuilt = await client!.callTool({
+            name: 'build-toolset',
+            arguments: { name: 'pair', tools: ['echo.echo', 'echo.add'], equip: true },
+          });
+          return !rebuilt.isError;
+        },
+        20_000,
+        'a change once Postgres is back',
+      );
+      await listChanged.waitFor(1, 20_000);
+      for (let round = 0; round < 2; round++) expect(await listedNames(client)).toContain('echo_add');
+    } finally {
+      await client?.close();
+      await balancer?.close();
+      await Promise.allSettled(replicas.map((replica) => replica.close()));
+      await dirs.cleanup();
+      await server.destroy();
+    }
   });
 });
