@@ -45,6 +45,11 @@ export const SessionRecordSchema = z.strictObject({
   toolset: ToolsetNameSchema.nullable(),
   createdAt: z.iso.datetime(),
   activeAt: z.iso.datetime().optional(),
+  /**
+   * The client's answers to mid-call requests (sampling, elicitation) that reached a replica other
+   * than the one whose call is waiting on them: JSON-RPC responses, taken out by that replica.
+   */
+  answers: z.array(z.looseObject({ jsonrpc: z.literal('2.0'), id: z.union([z.string(), z.number()]) })).optional(),
 });
 
 /** Words learned from use (learned-words.json): tool id → word → [evidence, last seen ms], and queries alike. */

@@ -177,6 +177,31 @@ describe('2025-era HTTP sessions across replicas on one store', () => {
     expect(await listedNames(client)).toContain('echo_echo');
   });
 
+  it("relays a mid-call sampling request from a replica that resumed the session, and the client's answer to it through another", async () => {
+    await writeServersYaml(dirs.configDir, { live: nodeServer(fixture('interactive')) });
+    const balancer = await startReplicas(2);
+    const transport = new StreamableHTTPClientTransport(new URL(balancer.url));
+    const client = new Client({ name: 'sampling-test', version: '1.0.0' }, { capabilities: { sampling: {} } });
+    client.setRequestHandler('sampling/createMessage', () => ({
+      role: 'assistant',
+      content: { type: 'text', text: 'resumed' },
+      model: 'test',
+    }));
+    await client.connect(transport);
+    clients.push(client);
+    const initializedOn = balancer.served.find((entry) => entry.method === 'initialize')!.upstream;
+    const built = await client.callTool({ name: 'build-toolset', arguments: { name: 'asking', tools: ['live.ask'], equip: true } });
+    expect(built.isError, textOf(built)).toBeFalsy();
+    balancer.sendNextTo(1 - initializedOn);
+    const result = await client.callTool({ name: 'live_ask', arguments: { prompt: 'hi' } });
+    expect(textOf(result)).toBe('model said: resumed');
+    expect(balancer.served.find((entry) => entry.tool === 'live_ask')!.upstream).toBe(1 - initializedOn);
+    // The client POSTed its answer (a bare JSON-RPC response) to the other replica: it reached the waiting call through the store.
+    const answers = balancer.served.filter((entry) => entry.httpMethod === 'POST' && entry.method === undefined);
+    expect(answers.map((entry) => entry.upstream)).toEqual([initializedOn]);
+    expect((await replicas[0]!.store.sessions.get(transport.sessionId!))?.value.answers).toBeUndefined();
+  });
+
   it("answers another caller's session exactly as a session that does not exist", async () => {
     await startReplicas(2, { tokens: ['token-a', 'token-b'] });
     const { transport } = await legacyClient(replicas[0]!.http.url, 'token-a');

@@ -118,7 +118,7 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
       logger.info({ session: id }, 'session ended');
     };
     // A tools list_changed reaches the client only on its GET stream: an equip need not wait for a re-read otherwise.
-    const session = await gateway.connect(telemetry().serverTransport(transport, HTTP_WIRE), {
+    const session = await gateway.connect(telemetry().serverTransport(sharing?.decorate(id, transport) ?? transport, HTTP_WIRE), {
       principal,
       hearsToolChanges: () => (state?.openGets ?? 0) > 0,
       ...shared,

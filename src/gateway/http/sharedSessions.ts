@@ -4,7 +4,9 @@
 // a replica holding one follows its record (an equip made through another replica re-equips the
 // copy here, so a GET stream here announces it; a deleted record ends the copy here). A request
 // the server makes of the client mid-call (sampling, elicitation) goes out on that call's own POST
-// stream, on the replica serving the call, as without a store. Without a store none of this runs.
+// stream, on the replica serving the call, as without a store; the client's answer, if it reaches
+// another replica, travels to the waiting one through the record (clientAnswers.ts). Without a
+// store none of this runs.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { WebStandardStreamableHTTPServerTransport, type InitializeRequestParams, type Transport } from '@modelcontextprotocol/server';
 import type { Principal } from '../../identity/index.js';
@@ -12,6 +14,7 @@ import { LoadoutError, errorMessage, type Logger } from '../../shared/index.js';
 import type { SessionRecord, TeamStore } from '../../store/index.js';
 import type { ConnectOptions } from '../createGateway.js';
 import type { GatewaySession } from '../session.js';
+import { ClientAnswers, type ClientAnswer } from './clientAnswers.js';
 
 /** Serves one HTTP request of a session (`body`: the parsed POST body). */
 export type ServeRequest = (req: IncomingMessage, res: ServerResponse, body: unknown) => Promise<void>;
@@ -19,8 +22,9 @@ export type ServeRequest = (req: IncomingMessage, res: ServerResponse, body: unk
 /** What a session's GatewaySession is connected with, beside its principal. */
 export type SharedConnectOptions = Pick<ConnectOptions, 'onEquip' | 'resumedToolset'>;
 
-/** What httpServer.ts holds per session; this file needs only its GatewaySession. */
+/** What httpServer.ts holds per session: the transport it was given (decorate's) and its GatewaySession. */
 interface ConnectedSession {
+  readonly transport: Transport;
   readonly session: GatewaySession;
 }
 
@@ -38,6 +42,7 @@ type NodeAdapter = Pick<typeof import('@modelcontextprotocol/node'), 'toNodeHand
 
 interface Held {
   readonly session: GatewaySession;
+  readonly answers: ClientAnswers;
   /** Whose it is (Principal.id). */
   readonly principal: string;
   /** The set the record names, as last written or read here. */
@@ -61,6 +66,8 @@ export interface SharedSessionsOptions<S extends ConnectedSession> {
 // The URL of the initialize replayed on a resumed session's transport: it never leaves the process.
 const REPLAY_URL = 'http://loadout.invalid/mcp';
 const REPLAY_HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
+// A session's record keeps at most this many answers no copy has taken yet (their call ended, say).
+const MAX_ANSWERS_KEPT = 16;
 
 /** The 2025 sessions of one HTTP gateway, shared with every replica on the store. */
 export class SharedSessions<S extends ConnectedSession> {
@@ -68,6 +75,7 @@ export class SharedSessions<S extends ConnectedSession> {
   readonly #log: Logger;
   readonly #held = new Map<string, Held>();
   readonly #resuming = new Map<string, Promise<S | undefined>>();
+  readonly #answers = new WeakMap<Transport, ClientAnswers>();
   readonly #stopListening: () => void;
   readonly #sweep: NodeJS.Timeout | undefined;
   // A used session's record moves on at most this often per replica: a forwarded call waits on no write.
@@ -82,6 +90,16 @@ export class SharedSessions<S extends ConnectedSession> {
       else if (change.kind === 'sessions' && this.#held.has(change.key)) void this.#follow(change.key);
     });
     if (options.idleMs > 0) this.#sweep = setInterval(() => void this.#deleteIdle(), Math.min(options.idleMs, 60_000)).unref();
+  }
+
+  /**
+   * The transport session `id`'s Server is to connect through (before connect): it hands the
+   * client's answers to requests another replica sent on to that replica.
+   */
+  decorate(id: string, transport: Transport): Transport {
+    const answers = new ClientAnswers(transport, (answer) => void this.#relayAnswer(id, answer));
+    this.#answers.set(transport, answers);
+    return answers;
   }
 
   /** The options a session `id` is connected with: its equips are recorded before they take effect. */
@@ -103,7 +121,7 @@ export class SharedSessions<S extends ConnectedSession> {
       activeAt: now,
     };
     await this.#options.store.sessions.put(id, record, { ifRevision: null });
-    this.#hold(id, state.session, toolset, principal.id);
+    this.#hold(id, state, toolset, principal.id);
   }
 
   /**
@@ -173,8 +191,32 @@ export class SharedSessions<S extends ConnectedSession> {
     return this.#held.get(id)?.principal;
   }
 
-  #hold(id: string, session: GatewaySession, toolset: string | null, principal: string): void {
-    this.#held.set(id, { session, toolset, principal, touchedAtMs: Date.now(), following: Promise.resolve() });
+  #hold(id: string, { transport, session }: S, toolset: string | null, principal: string): void {
+    const answers = this.#answers.get(transport);
+    if (!answers) throw new Error(`session ${id} was connected without SharedSessions.decorate`);
+    this.#held.set(id, { session, answers, toolset, principal, touchedAtMs: Date.now(), following: Promise.resolve() });
+  }
+
+  // An answer of the client that this replica's copy does not wait on: into the record, for the copy that does.
+  async #relayAnswer(id: string, answer: ClientAnswer): Promise<void> {
+    try {
+      await this.#options.store.sessions.update(
+        id,
+        (record) => record && { ...record, answers: [...(record.answers ?? []).slice(1 - MAX_ANSWERS_KEPT), answer] },
+      );
+    } catch (error) {
+      this.#log.warn({ session: id, err: errorMessage(error) }, "could not pass on the client's answer to the replica waiting on it");
+    }
+  }
+
+  // Answers in the record that the copy here waits on: delivered, and taken out of the record.
+  async #takeAnswers(id: string, held: Held, answers: ReadonlyArray<{ id: string | number }>): Promise<void> {
+    const taken = new Set(answers.filter((answer) => held.answers.deliver(answer)).map((answer) => answer.id));
+    if (!taken.size) return;
+    await this.#options.store.sessions.update(id, (record) => {
+      const left = record?.answers?.filter((answer) => !taken.has(answer.id));
+      return record && { ...record, answers: left?.length ? left : undefined };
+    });
   }
 
   async #resume(id: string, principal: Principal): Promise<S | undefined> {
@@ -203,7 +245,7 @@ export class SharedSessions<S extends ConnectedSession> {
       await transport.close();
       throw error;
     }
-    this.#hold(id, state.session, record.toolset, principal.id);
+    this.#hold(id, state, record.toolset, principal.id);
     this.#log.info({ session: id }, 'session resumed from the store');
     return state;
   }
@@ -240,6 +282,7 @@ export class SharedSessions<S extends ConnectedSession> {
           await held.session.close();
           return;
         }
+        if (stored.value.answers) await this.#takeAnswers(id, held, stored.value.answers);
         if (stored.value.toolset === held.toolset) return;
         held.toolset = stored.value.toolset;
         await follow(held.session, held.toolset);
