@@ -199,7 +199,12 @@ describe('2025-era HTTP sessions across replicas on one store', () => {
     // The client POSTed its answer (a bare JSON-RPC response) to the other replica: it reached the waiting call through the store.
     const answers = balancer.served.filter((entry) => entry.httpMethod === 'POST' && entry.method === undefined);
     expect(answers.map((entry) => entry.upstream)).toEqual([initializedOn]);
-    expect((await replicas[0]!.store.sessions.get(transport.sessionId!))?.value.answers).toBeUndefined();
+    // Taken out of the record by the replica it was delivered to.
+    await eventually(
+      async () => (await replicas[0]!.store.sessions.get(transport.sessionId!))?.value.answers === undefined,
+      10_000,
+      'the answer to be taken',
+    );
   });
 
   it("answers another caller's session exactly as a session that does not exist", async () => {
@@ -220,6 +225,27 @@ describe('2025-era HTTP sessions across replicas on one store', () => {
     expect(replicas[1]!.http.sessionCount).toBe(0);
     // Its own caller is served on either.
     expect((await probe(replicas[1]!.http.url, 'token-a', transport.sessionId!)).status).toBe(200);
+  });
+
+  it('refuses a new session, naming the store, when the store cannot record it, and keeps nothing of it', async () => {
+    await startReplicas(1);
+    const [replica] = replicas;
+    await replica!.store.close();
+    const response = await fetch(replica!.http.url, {
+      method: 'POST',
+      headers: MCP_HEADERS,
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      }),
+    });
+    expect(response.status).toBe(500);
+    expect(await response.text()).toContain(`store ${replica!.store.description}`);
+    expect(response.headers.get('mcp-session-id')).toBeNull();
+    expect(replica!.http.sessionCount).toBe(0);
+    expect(replica!.gateway.sessionCount).toBe(0);
   });
 
   it('deletes the record of a session left idle, and every copy of it', async () => {
