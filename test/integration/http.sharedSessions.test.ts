@@ -162,6 +162,24 @@ describe('2025-era HTTP sessions across replicas on one store', () => {
     }
   });
 
+  it('answers an equip made through the replica holding the GET stream at once: the re-read may go to any replica', async () => {
+    await writeServersYaml(dirs.configDir, { echo: nodeServer(fixture('echo')) }, { gateway: { relist_wait_ms: 600_000 } });
+    const balancer = await startReplicas(2);
+    const { client } = await legacyClient(balancer.url);
+    // The client re-reads the list on every list_changed, as Claude Code does.
+    const listChanged = trackListChanged(client, true);
+    await eventually(() => balancer.served.some((entry) => entry.httpMethod === 'GET'), 10_000, 'the GET stream');
+    const streamOn = balancer.served.find((entry) => entry.httpMethod === 'GET')!.upstream;
+    await client.callTool({ name: 'build-toolset', arguments: { name: 'talk', tools: ['echo.echo'] } });
+    for (let round = 0; round < 2; round++) {
+      balancer.sendNextTo(streamOn);
+      const equipped = await client.callTool({ name: round ? 'unequip-toolset' : 'equip-toolset', arguments: { name: 'talk' } });
+      expect(equipped.isError, textOf(equipped)).toBeFalsy();
+      await listChanged.waitFor(round + 1);
+    }
+    expect(balancer.served.filter((entry) => entry.tool === 'equip-toolset').map((entry) => entry.upstream)).toEqual([streamOn]);
+  });
+
   it('goes on serving a session when the replica it started on is gone', async () => {
     const balancer = await startReplicas(2);
     const { client } = await legacyClient(balancer.url);

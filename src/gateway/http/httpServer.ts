@@ -117,10 +117,11 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
       sessions.delete(id);
       logger.info({ session: id }, 'session ended');
     };
-    // A tools list_changed reaches the client only on its GET stream: an equip need not wait for a re-read otherwise.
+    // A tools list_changed reaches the client only on its GET stream: an equip need not wait for a
+    // re-read otherwise. With a store it never waits: the re-read may go to any replica, unseen here.
     const session = await gateway.connect(telemetry().serverTransport(sharing?.decorate(id, transport) ?? transport, HTTP_WIRE), {
       principal,
-      hearsToolChanges: () => (state?.openGets ?? 0) > 0,
+      hearsToolChanges: () => !sharing && (state?.openGets ?? 0) > 0,
       ...shared,
     });
     state = { transport, serve, session, openRequests: 0, openPosts: 0, openGets: 0, lastActiveMs: Date.now(), principal };
