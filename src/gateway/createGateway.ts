@@ -40,9 +40,14 @@ interface GatewayOptions {
 }
 
 /** Options of Gateway.connect. */
-export type ConnectOptions = Pick<SessionOptions, 'hearsToolChanges'> & {
+export type ConnectOptions = Pick<SessionOptions, 'hearsToolChanges' | 'onEquip'> & {
   /** Whose view the session serves (default: `policy.local`, the caller of stdio). */
   principal?: Principal;
+  /**
+   * A session resumed from its record (another replica started it): equip this toolset (null:
+   * none) instead of the remembered one or --equip, and remember nothing.
+   */
+  resumedToolset?: string | null;
 };
 
 /** A running gateway. */
@@ -198,7 +203,11 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   health.start();
 
   // A session with its toolset restored, not yet connected; closed when its Server closes.
-  const open = async (principal: Principal, sessionOptions?: Pick<SessionOptions, 'hearsToolChanges'>): Promise<GatewaySession> => {
+  const open = async (
+    principal: Principal,
+    sessionOptions?: Pick<SessionOptions, 'hearsToolChanges' | 'onEquip'>,
+    resumedToolset?: string | null,
+  ): Promise<GatewaySession> => {
     const seen = policyViews.contextFor(principal);
     const session = new GatewaySession(seen, metaSet, await sessionInstructions(seen), sessionOptions);
     session.server.onclose = () => {
@@ -206,7 +215,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       void session.close();
     };
     try {
-      await restoreToolset(session, seen, options.equip);
+      await restoreToolset(session, seen, resumedToolset === undefined ? { override: options.equip } : { resumed: resumedToolset });
     } catch (error) {
       await session.close();
       throw error;
@@ -277,8 +286,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       );
     },
     async connect(transport, connectOptions) {
-      const { principal, ...sessionOptions } = connectOptions ?? {};
-      return attach(await open(principal ?? policyViews.localPrincipal, sessionOptions), transport);
+      const { principal, resumedToolset, ...sessionOptions } = connectOptions ?? {};
+      return attach(await open(principal ?? policyViews.localPrincipal, sessionOptions, resumedToolset), transport);
     },
     async requestServer(scope) {
       return (await requestSession(scope)).server;
@@ -321,10 +330,16 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   };
 }
 
-// Re-equip what was equipped at the last stop (or --equip). Before the client connects, so the
-// first tools/list already includes it; a toolset that no longer exists is logged, not fatal.
-async function restoreToolset(session: GatewaySession, context: GatewayContext, override: string | undefined): Promise<void> {
-  const name = override ?? (await context.state.read()).activeToolset;
+// Re-equip what was equipped at the last stop (or --equip, or a resumed session's own set). Before
+// the client connects, so the first tools/list already includes it; a toolset that no longer
+// exists is logged, not fatal.
+async function restoreToolset(
+  session: GatewaySession,
+  context: GatewayContext,
+  from: { override: string | undefined } | { resumed: string | null },
+): Promise<void> {
+  const override = 'override' in from ? from.override : undefined;
+  const name = 'resumed' in from ? from.resumed : (override ?? (await context.state.read()).activeToolset);
   if (!name) return;
   await loadCachedCatalog(context);
   try {

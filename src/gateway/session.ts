@@ -51,6 +51,12 @@ export interface SessionOptions {
    * it. An equip does not wait for a re-read the client was never told to make.
    */
   readonly hearsToolChanges?: () => boolean;
+  /**
+   * Told of each equip or unequip (the toolset's name, or null) before it takes effect; a failure
+   * stops it, the set unchanged. A 2025 HTTP session with a team store records its set there, so
+   * any replica serves it (http/sharedSessions.ts).
+   */
+  readonly onEquip?: (toolset: string | null) => Promise<void>;
 }
 
 /** A client session of the gateway. */
@@ -74,6 +80,7 @@ export class GatewaySession implements MetaToolSession {
   readonly #unsubscribe: Array<() => void> = [];
   #closed: Promise<void> | undefined;
   readonly #shared: SharedEquipment | undefined;
+  readonly #onEquip: ((toolset: string | null) => Promise<void>) | undefined;
 
   /**
    * `instructions`: what the session's initialize answer tells the client (how to use loadout, the
@@ -91,6 +98,7 @@ export class GatewaySession implements MetaToolSession {
     this.#hearsToolChanges = options.hearsToolChanges ?? (() => true);
     this.#metaListing = metaTools.listing;
     this.#shared = shared;
+    this.#onEquip = options.onEquip;
     this.registry = shared?.registry ?? newToolRegistry(context);
     this.server = new PassthroughCallServer(
       SERVER_INFO,
@@ -194,6 +202,7 @@ export class GatewaySession implements MetaToolSession {
   async equip(name: string, options: { announce?: boolean; remember?: boolean } = {}): Promise<RegistryChange> {
     if (this.#shared) return this.#shared.equip(name);
     const selection = await toolsetSelection(this.#context, name);
+    await this.#onEquip?.(selection.toolset);
     const change = await this.registry.equip(selection);
     // list_changed goes out before state.json is written (lock + atomic write): the agent waits
     // on the new list; the remembered toolset only matters at the next start.
@@ -205,11 +214,16 @@ export class GatewaySession implements MetaToolSession {
     return change;
   }
 
-  /** Withdraw the equipped toolset (announced and awaited like equip). */
-  async unequip(): Promise<RegistryChange> {
+  /** Withdraw the equipped toolset (announced and awaited like equip, with the same options). */
+  async unequip(options: { announce?: boolean; remember?: boolean } = {}): Promise<RegistryChange> {
     if (this.#shared) return this.#shared.unequip();
+    await this.#onEquip?.(null);
     const change = await this.registry.unequip();
-    await Promise.all([this.#announceContent(change), change.changed ? this.#announce(true) : undefined, this.#rememberSelection()]);
+    await Promise.all([
+      options.announce !== false ? this.#announceContent(change) : undefined,
+      change.changed && options.announce !== false ? this.#announce(true) : undefined,
+      options.remember !== false ? this.#rememberSelection() : undefined,
+    ]);
     return change;
   }
 

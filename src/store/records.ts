@@ -31,13 +31,25 @@ export const EquippedRecordSchema = z.strictObject({ toolset: ToolsetNameSchema.
 /** The key of the equipped set state.json remembers for the next start (no principal hash looks like it). */
 export const LAST_STOP_KEY = '@last-stop';
 
-/** A 2025-era session: what any replica needs to serve its next request. */
+/**
+ * A 2025-era session: what any replica needs to serve its next request. `protocolVersion`,
+ * `clientCapabilities` and `clientInfo` are what the client's initialize asked for (a replica
+ * resuming the session replays it); `activeAt` moves on while the session is used, at most every
+ * few minutes, so an idle one can be told from a live one fleet-wide.
+ */
 export const SessionRecordSchema = z.strictObject({
   principal: z.string(),
   protocolVersion: z.string(),
   clientCapabilities: z.looseObject({}),
+  clientInfo: z.looseObject({ name: z.string(), version: z.string() }).optional(),
   toolset: ToolsetNameSchema.nullable(),
   createdAt: z.iso.datetime(),
+  activeAt: z.iso.datetime().optional(),
+  /**
+   * The client's answers to mid-call requests (sampling, elicitation) that reached a replica other
+   * than the one whose call is waiting on them: JSON-RPC responses, taken out by that replica.
+   */
+  answers: z.array(z.looseObject({ jsonrpc: z.literal('2.0'), id: z.union([z.string(), z.number()]) })).optional(),
 });
 
 /** Words learned from use (learned-words.json): tool id → word → [evidence, last seen ms], and queries alike. */

@@ -1,11 +1,11 @@
 // Serves the gateway over streamable HTTP: `/mcp`, `/mcp/toolsets/NAME` and `/healthz`. 2025-era
 // clients get one GatewaySession per MCP session on /mcp (POST, the GET notification stream,
-// DELETE), expired when left idle; a session lives in one process, so several processes behind one
-// address need sticky routing for them. A 2026-07-28 request needs no session (modernHttp.ts), so
-// any process on the same data dir can answer it. Guards every request (Host, Origin, token, body
+// DELETE), expired when left idle. Without a store a session lives in one process, so several
+// processes behind one address need sticky routing for them; with one, any replica serves any
+// session (sharedSessions.ts). A 2026-07-28 request needs no session (modernHttp.ts), so any
+// process on the same data dir can answer it. Guards every request (Host, Origin, token, body
 // size) before either era's handling sees it.
-import { isInitializeRequest } from '@modelcontextprotocol/server';
-import type { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import { isInitializeRequest, type Transport } from '@modelcontextprotocol/server';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,12 +13,15 @@ import { LoadoutError, errorMessage, isLoadoutError, type Logger } from '../../s
 import { ToolsetNameSchema, type AuthSettings } from '../../config/index.js';
 import type { Principal } from '../../identity/index.js';
 import { telemetry } from '../../telemetry/index.js';
+import type { TeamStore } from '../../store/index.js';
 import type { Gateway } from '../createGateway.js';
+import type { GatewaySession } from '../session.js';
 import { assertSafeBind, createRequestGuard } from './httpGuard.js';
 import { httpIdentity, isCredentialRefusal, type HttpIdentity } from './httpIdentity.js';
 import { modernEndpoints } from './modernHttp.js';
 import { BodyTooLargeError, MAX_BODY_DEPTH, discardBody, hasUnreadBody, nestedDeeperThan, readBody } from './httpBody.js';
 import { requestProblem } from '../calls/requestShape.js';
+import { SharedSessions, type ServeRequest, type SharedConnectOptions } from './sharedSessions.js';
 
 /** Options of serveHttp. */
 interface HttpServeOptions {
@@ -38,6 +41,8 @@ interface HttpServeOptions {
   maxSessions: number;
   /** With `--metrics`: answers GET /metrics (Prometheus text), behind the guard as /mcp is. */
   servePrometheus?: (req: IncomingMessage, res: ServerResponse) => void;
+  /** A team store: 2025 sessions are recorded there, and any replica on it serves any of them. */
+  store?: TeamStore;
   logger: Logger;
 }
 
@@ -52,7 +57,10 @@ export interface HttpGateway {
 }
 
 interface HttpSession {
-  readonly transport: NodeStreamableHTTPServerTransport;
+  readonly transport: Transport;
+  /** Serves one request of the session on its transport. */
+  readonly serve: ServeRequest;
+  readonly session: GatewaySession;
   /** Requests open, the GET notification stream included (it keeps a session from expiring). */
   openRequests: number;
   /** POSTs open: a request or call under way, which ending the session would cut off. */
@@ -92,31 +100,69 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
   let identity: HttpIdentity | undefined;
   const modern = modernEndpoints(gateway, nodeModule, { maxBodyBytes: options.maxBodyBytes, logger });
 
-  const startSession = async (req: IncomingMessage, res: ServerResponse, body: unknown, principal: Principal): Promise<void> => {
+  // Connect a GatewaySession to session `id`'s transport; it is served once it is in `sessions`.
+  const attach = async (
+    id: string,
+    transport: Transport,
+    serve: ServeRequest,
+    principal: Principal,
+    shared: SharedConnectOptions = {},
+  ): Promise<HttpSession> => {
     let state: HttpSession | undefined;
-    const transport = new NodeStreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => {
-        state = { transport, openRequests: 0, openPosts: 0, openGets: 0, lastActiveMs: Date.now(), principal };
-        sessions.set(id, state);
-        logger.info({ session: id, sessions: sessions.size }, 'session started');
-      },
-    });
     // Set before connect: the SDK chains it, so a DELETE, an expiry or a gateway close all land here.
     transport.onclose = () => {
-      if (transport.sessionId && sessions.delete(transport.sessionId)) logger.info({ session: transport.sessionId }, 'session ended');
+      if (!state) return;
+      sharing?.dropped(id, state.session);
+      if (sessions.get(id) !== state) return;
+      sessions.delete(id);
+      logger.info({ session: id }, 'session ended');
     };
+    // A tools list_changed reaches the client only on its GET stream: an equip need not wait for a
+    // re-read otherwise. With a store it never waits: the re-read may go to any replica, unseen here.
+    const session = await gateway.connect(telemetry().serverTransport(sharing?.decorate(id, transport) ?? transport, HTTP_WIRE), {
+      principal,
+      hearsToolChanges: () => !sharing && (state?.openGets ?? 0) > 0,
+      ...shared,
+    });
+    state = { transport, serve, session, openRequests: 0, openPosts: 0, openGets: 0, lastActiveMs: Date.now(), principal };
+    return state;
+  };
+  const sharing = options.store
+    ? new SharedSessions({ store: options.store, node: nodeModule, attach, idleMs: options.sessionIdleMs, logger })
+    : undefined;
+
+  const startSession = async (req: IncomingMessage, res: ServerResponse, body: unknown, principal: Principal): Promise<void> => {
+    const id = randomUUID();
+    let state: HttpSession | undefined;
+    const transport = new NodeStreamableHTTPServerTransport({
+      sessionIdGenerator: () => id,
+      onsessioninitialized: () => {
+        sessions.set(id, state!);
+        logger.info({ session: id, sessions: sessions.size }, 'session started');
+      },
+      onsessionclosed: sharing && (() => sharing.ended(id)),
+    });
     try {
-      // A tools list_changed reaches the client only on its GET stream: an equip need not wait for a re-read otherwise.
-      await gateway.connect(telemetry().serverTransport(transport, HTTP_WIRE), {
-        principal,
-        hearsToolChanges: () => (state?.openGets ?? 0) > 0,
-      });
+      state = await attach(id, transport, (...request) => transport.handleRequest(...request), principal, sharing?.connectOptions(id));
+      // Recorded before the client learns the id: its next request may reach another replica.
+      if (sharing && isInitializeRequest(body)) await sharing.record(id, principal, body.params, state);
       await transport.handleRequest(req, res, body);
     } finally {
       // A failed connect, or an initialize the SDK rejected, leaves a session nobody can address.
-      if (!transport.sessionId) await transport.close();
+      if (!transport.sessionId) {
+        await transport.close();
+        await sharing?.abandoned(id);
+      }
     }
+  };
+
+  // A session another replica started (or this one, before it dropped its copy), re-created here from the store.
+  const resumeSession = async (id: string, principal: Principal): Promise<HttpSession | undefined> => {
+    if (!sharing) return undefined;
+    if (sessions.size >= options.maxSessions && !endLongestIdle(sessions, logger)) return undefined;
+    const state = await sharing.resume(id, principal);
+    if (state && !sessions.has(id)) sessions.set(id, state);
+    return state;
   };
 
   const handleMcp = async (req: IncomingMessage, res: ServerResponse, principal: Principal): Promise<void> => {
@@ -142,9 +188,15 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
       }
       return sendError(res, 400, 'Mcp-Session-Id header is required (send initialize first to start a session)');
     }
-    const session = sessions.get(sessionId);
-    if (!session) return sendError(res, 404, 'Session not found (it ended or expired); send initialize to start a new one');
+    const held = sessions.get(sessionId);
+    const session = held ?? (await resumeSession(sessionId, principal));
+    // With a store, another caller's session is answered as unknown: it exists on every replica alike.
+    if (!session || (sharing && session.principal.id !== principal.id)) {
+      return sendError(res, 404, 'Session not found (it ended or expired); send initialize to start a new one');
+    }
     if (session.principal.id !== principal.id) return sendError(res, 403, 'This session belongs to another caller');
+    // A session just resumed was read from the store for this very request.
+    if (held) await sharing?.beforeRequest(sessionId, body);
     const posted = req.method === 'POST';
     const stream = req.method === 'GET';
     session.openRequests++;
@@ -156,7 +208,7 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
       if (stream) session.openGets--;
       session.lastActiveMs = Date.now();
     });
-    await session.transport.handleRequest(req, res, body);
+    await session.serve(req, res, body);
   };
 
   // A toolset endpoint serves 2026-07-28 requests only: a 2025 session would be one more per-process state.
@@ -231,7 +283,8 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
   const url = `http://${hostInUrl}:${port}${MCP_PATH}`;
   identity = httpIdentity(options.auth, url, tokens);
   guard = createRequestGuard({ host: options.host, port, tokens, allowedOrigins: options.allowedOrigins });
-  const expiry = options.sessionIdleMs > 0 ? startIdleExpiry(sessions, options.sessionIdleMs, logger) : undefined;
+  const expiry =
+    options.sessionIdleMs > 0 ? startIdleExpiry(sessions, options.sessionIdleMs, logger, (id) => sharing?.active(id)) : undefined;
   let closed: Promise<void> | undefined;
 
   return {
@@ -242,6 +295,7 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
     close() {
       closed ??= (async () => {
         if (expiry) clearInterval(expiry);
+        sharing?.close();
         await Promise.allSettled([modern.close(), ...[...sessions.values()].map((session) => session.transport.close())]);
         // Open GET streams would keep server.close() waiting forever.
         server.closeAllConnections();
@@ -323,12 +377,14 @@ function endLongestIdle(sessions: Map<string, HttpSession>, logger: Logger): boo
   return true;
 }
 
-function startIdleExpiry(sessions: Map<string, HttpSession>, idleMs: number, logger: Logger): NodeJS.Timeout {
+// `inUse`: told of each session with a request open (its GET stream, say) at every check.
+function startIdleExpiry(sessions: Map<string, HttpSession>, idleMs: number, logger: Logger, inUse: (id: string) => void): NodeJS.Timeout {
   const timer = setInterval(
     () => {
       const now = Date.now();
       for (const [id, session] of sessions) {
         // An open request (the GET notification stream included) means the client is still there.
+        if (session.openRequests > 0) inUse(id);
         if (session.openRequests > 0 || now - session.lastActiveMs < idleMs) continue;
         logger.info({ session: id }, 'session expired after idling');
         void session.transport.close();
