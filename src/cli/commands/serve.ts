@@ -110,6 +110,7 @@ export function registerServe(program: Command): void {
             sessionIdleMs: options.sessionIdleMinutes * 60_000,
             maxSessions: options.maxSessions,
             servePrometheus: telemetry.servePrometheus,
+            ...(store ? { store } : {}),
             logger,
           }).catch(closeAndThrow)
         : undefined;
