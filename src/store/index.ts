@@ -2,23 +2,6 @@
 // discovery records, toolsets, equipped sets, 2025 sessions, learned words, optimization, OAuth
 // tokens encrypted), versioned migrations, and the change bus replicas hear each other on.
 export { openPostgresStore, type PostgresStoreOptions } from './postgresStore.js';
-export type { TeamStore, RecordCollection, OAuthCollection, OAuthRead, StoredRecord, PutOptions } from './store.js';
-export type { StoreChange, ChangeBusOptions } from './changeBus.js';
-export { CHANGE_CHANNEL, CHANGE_LOG_RETENTION_MS } from './changeBus.js';
-export { readMigrations, type SchemaState, type Migration } from './migrations.js';
-export { parseStoreUrl, type StoreUrl } from './storeUrl.js';
-export { SecretBox, MIN_SECRET_KEY_CHARS } from './secretBox.js';
-export {
-  DOCUMENT_KINDS,
-  LAST_STOP_KEY,
-  LEARNED_WORDS_KEY,
-  ROW_FORMAT,
-  type DocumentKind,
-  type StoreKind,
-  type RecordOf,
-  type CatalogEntryRecord,
-  type DiscoveryRecord,
-  type EquippedRecord,
-  type SessionRecord,
-  type LearnedWordsRecord,
-} from './records.js';
+export type { TeamStore, RecordCollection } from './store.js';
+export type { SchemaState } from './migrations.js';
+export { DOCUMENT_KINDS, LAST_STOP_KEY, LEARNED_WORDS_KEY, type DocumentKind } from './records.js';

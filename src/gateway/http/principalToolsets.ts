@@ -8,8 +8,7 @@
 // loadout process on the data dir serves the same set.
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import * as z from 'zod';
-import { ToolsetNameSchema, fileStamp, readTextIfExists, withFileLock, writeTextAtomic } from '../../config/index.js';
+import { EquippedRecordSchema, equippedFileText, fileStamp, readTextIfExists, withFileLock, writeTextAtomic } from '../../config/index.js';
 import { LoadoutError, errorMessage } from '../../shared/index.js';
 import { LOADOUT_ATTR, type GaugeReading } from '../../telemetry/index.js';
 import type { Principal } from '../../identity/index.js';
@@ -27,8 +26,6 @@ export type RequestScope = { kind: 'principal'; principal: Principal } | { kind:
 export function scopeKey(scope: RequestScope): string {
   return scope.kind === 'principal' ? `principal ${scope.principal.id}` : `toolset ${scope.toolset} ${scope.principal.id}`;
 }
-
-const PrincipalRecordSchema = z.strictObject({ toolset: ToolsetNameSchema.nullable() });
 
 /** The sets this process has served modern requests with, each created on first use. */
 export class SharedToolsets {
@@ -105,7 +102,7 @@ export class SharedToolsets {
         if (!exists) return first ? this.#initial() : null;
         try {
           const text = await readTextIfExists(file);
-          return text === undefined ? null : PrincipalRecordSchema.parse(JSON.parse(text)).toolset;
+          return text === undefined ? null : EquippedRecordSchema.parse(JSON.parse(text)).toolset;
         } catch (error) {
           logger.warn({ mod: 'http', file, err: errorMessage(error) }, 'unreadable principal toolset file; serving the set as it was');
           return undefined;
@@ -113,7 +110,7 @@ export class SharedToolsets {
       },
       write: (toolset) =>
         withFileLock(file, async () => {
-          await writeTextAtomic(file, `${JSON.stringify({ toolset })}\n`);
+          await writeTextAtomic(file, equippedFileText({ toolset }));
           // Under the lock no other process can have replaced it since: this stamp is this write's.
           return fileStamp(file);
         }),
