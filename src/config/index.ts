@@ -23,9 +23,12 @@ export {
   OAuthRecordSchema,
   oauthRecordFile,
   readOAuthRecord,
+  readOAuthFile,
+  writeOAuthFile,
   updateOAuthRecord,
   deleteOAuthRecord,
   type OAuthRecord,
+  type OAuthFileRead,
 } from './oauthStore.js';
 export { loadServersFile, updateServersFile } from './serversFile.js';
 export { readSecretsFile, addSecrets, expansionEnv } from './secretsFile.js';
@@ -36,8 +39,16 @@ export { catalogFileSchema, catalogFileText } from './catalogFile.js';
 export { DiscoveryRecordSchema, parseDiscoveryFile, discoveryFileText, type DiscoveryRecord } from './discoveryFile.js';
 export { LearnedWordsFileSchema, learnedWordsFileText, type LearnedWordsFile } from './learnedWordsFile.js';
 export { EquippedRecordSchema, equippedFileText, type EquippedRecord } from './equippedFile.js';
-export { StateStore } from './stateStore.js';
-export { withFileLock, readTextIfExists, writeTextAtomic, updateTextFile, fileStamp, ABSENT_FILE_STAMP } from './safeWrite.js';
+export { StateStore, type State } from './stateStore.js';
+export {
+  withFileLock,
+  tryWithFileLock,
+  readTextIfExists,
+  writeTextAtomic,
+  updateTextFile,
+  fileStamp,
+  ABSENT_FILE_STAMP,
+} from './safeWrite.js';
 export { mergeDiscoveredTools, type ToolMergeReport, type ToolMergeOptions } from './toolMerge.js';
 export { ServersFileWatcher } from './serversFileWatcher.js';
 export {

@@ -19,6 +19,8 @@ export function toolsetFileBody(toolset: Toolset): Record<string, unknown> {
   const body: Record<string, unknown> = { name: toolset.name };
   if (toolset.description) body.description = toolset.description;
   body.tools = toolset.tools;
+  // Only hand-written files have prompts: kept when such a toolset is written back.
+  if (toolset.prompts) body.prompts = toolset.prompts;
   return body;
 }
 

@@ -5,3 +5,4 @@ export { openPostgresStore, type PostgresStoreOptions } from './postgresStore.js
 export type { TeamStore, RecordCollection } from './store.js';
 export type { SchemaState } from './migrations.js';
 export { DOCUMENT_KINDS, LAST_STOP_KEY, LEARNED_WORDS_KEY, type DocumentKind } from './records.js';
+export { openFileStore, type FileStoreOptions } from './fileStore.js';

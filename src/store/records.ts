@@ -12,6 +12,7 @@ import {
   ToolsetNameSchema,
   ToolsetSchema,
 } from '../config/index.js';
+import { LoadoutError } from '../shared/index.js';
 
 /** One server's catalog entry as catalog.json holds it: definitions, list failures, era verdict, tool fingerprints (`hashes`). */
 export const CatalogEntryRecordSchema = z.looseObject({
@@ -78,3 +79,18 @@ export const KIND_OF_TABLE: ReadonlyMap<string, StoreKind> = new Map<string, Sto
   ...Object.entries(DOCUMENT_KINDS).map(([kind, { table }]) => [table, kind as DocumentKind] as const),
   [OAUTH_KIND.table, 'oauth'],
 ]);
+
+/** INVALID_ARGUMENT unless `key` is a valid key. */
+export function validKey(kind: string, key: string): void {
+  if (!StoreKeySchema.safeParse(key).success)
+    throw new LoadoutError('INVALID_ARGUMENT', `${kind} key must be 1 to 200 characters, got ${JSON.stringify(key.slice(0, 40))}`);
+}
+
+/** The one line of a write refused because the record moved on since `ifRevision`. */
+export function conflict(kind: string, key: string, ifRevision: number | null | undefined): LoadoutError {
+  const expected = ifRevision === null ? 'none to exist' : `revision ${ifRevision}`;
+  return new LoadoutError(
+    'STORE_CONFLICT',
+    `${kind} '${key}' was changed by another writer (expected ${expected}); read it again and retry`,
+  );
+}
