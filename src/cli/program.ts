@@ -21,11 +21,17 @@ export function commandEnvironment(
   { checkOnly = false }: { checkOnly?: boolean } = {},
 ): { paths: LoadoutPaths; logger: Logger; options: GlobalOptions } {
   const options = command.optsWithGlobals<GlobalOptions>();
-  const paths = resolvePaths({ configDir: options.config, dataDir: options.data });
+  const paths = commandPaths(command);
   const { adoptedFrom } = claimDataDir(paths, { checkOnly });
   if (adoptedFrom)
     printNote(
       `data dir ${paths.dataDir} belonged to config dir ${adoptedFrom}, which no longer exists; it now belongs to ${paths.configDir}`,
     );
   return { paths, logger: createLogger(options.logLevel, options.logFormat), options };
+}
+
+/** The paths the root command's options name, resolved only: the data dir is not claimed (for commands that only read another dir). */
+export function commandPaths(command: Command): LoadoutPaths {
+  const options = command.optsWithGlobals<GlobalOptions>();
+  return resolvePaths({ configDir: options.config, dataDir: options.data });
 }

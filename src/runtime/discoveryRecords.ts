@@ -31,11 +31,6 @@ export function discoveryRecordsFile(paths: Pick<LoadoutPaths, 'dataDir'>): stri
   return path.join(paths.dataDir, 'discovery.json');
 }
 
-/** Every record of `file` whatever its servers now are, a version 1 file upgraded: for moving them (into the team store). */
-export async function readAllDiscoveryRecords(file: string): Promise<Record<string, DiscoveryRecord>> {
-  return parseDiscoveryFile(await readTextIfExists(file));
-}
-
 /** The records of servers in `configs` whose config is unchanged since their failure. */
 export async function readDiscoveryRecords(
   file: string,

@@ -17,12 +17,13 @@ export class FileRecords<Read, Write> {
     readonly kind: StoreKind,
     readonly layout: FileLayout<Read, Write>,
     private readonly ledger: RevisionLedger,
-    private readonly open: () => void,
+    /** Throws when the store is closed, or (`writing`) opened read-only. */
+    private readonly guard: (writing: boolean) => void,
   ) {}
 
   /** The record and its revision; undefined when there is none. */
   async get(key: string): Promise<{ value: Read; revision: number } | undefined> {
-    this.#check(key);
+    this.#check(key, false);
     const value = await this.layout.read(key);
     if (value === undefined) return undefined;
     const revision = await this.ledger.revisionOf(this.#id(key), fingerprintOf(value));
@@ -31,7 +32,7 @@ export class FileRecords<Read, Write> {
 
   /** Every record, by key. */
   async list(): Promise<Array<{ key: string; value: Read; revision: number }>> {
-    this.open();
+    this.guard(false);
     const records: Array<{ key: string; value: Read; revision: number }> = [];
     for (const [key, value] of [...(await this.layout.readAll())].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       const revision = await this.ledger.revisionOf(this.#id(key), fingerprintOf(value));
@@ -59,7 +60,7 @@ export class FileRecords<Read, Write> {
     key: string,
     decide: (current: { value: Read; revision: number } | undefined) => { write: Write } | 'delete' | 'keep',
   ): Promise<{ revision: number; value: Read } | undefined> {
-    this.#check(key);
+    this.#check(key, true);
     return this.layout.transact(key, async (value): Promise<Outcome<Write, { revision: number; value: Read } | undefined>> => {
       const current = value === undefined ? undefined : { value, revision: await this.ledger.adopt(this.#id(key), fingerprintOf(value)) };
       const change = decide(current);
@@ -91,8 +92,8 @@ export class FileRecords<Read, Write> {
     );
   }
 
-  #check(key: string): void {
-    this.open();
+  #check(key: string, writing: boolean): void {
+    this.guard(writing);
     validKey(this.kind, key);
   }
 

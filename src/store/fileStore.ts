@@ -42,6 +42,8 @@ export interface FileStoreOptions {
   toolsetsDir: string;
   /** Hear changes, this process's and others' (the default); one-shot commands need not. */
   listen?: boolean;
+  /** Read only: writes are refused and nothing is written, not even the revision ledger (e.g. the source of `store import`). */
+  readOnly?: boolean;
   logger?: Logger;
 }
 
@@ -69,13 +71,14 @@ class FileStore implements TeamStore {
   #closed = false;
   #closing: Promise<void> | undefined;
 
-  constructor({ dataDir, toolsetsDir }: FileStoreOptions) {
+  constructor({ dataDir, toolsetsDir, readOnly = false }: FileStoreOptions) {
     this.#dataDir = path.resolve(dataDir);
     this.description = `files in ${this.#dataDir}`;
     const file = (name: string) => path.join(this.#dataDir, name);
-    const ledger = new RevisionLedger(this.#dataDir);
-    const open = () => {
+    const ledger = new RevisionLedger(this.#dataDir, { readOnly });
+    const open = (writing: boolean) => {
       if (this.#closed) throw new LoadoutError('CLOSED', `store ${this.description} is closed`);
+      if (writing && readOnly) throw new LoadoutError('INVALID_ARGUMENT', `store ${this.description} was opened read-only`);
     };
     const collection = <K extends DocumentKind>(kind: K, layout: FileLayout<unknown, RecordOf<K>>): RecordCollection<RecordOf<K>> => {
       const records = new FileRecords(kind, layout, ledger, open);

@@ -6,3 +6,4 @@ export type { TeamStore, RecordCollection } from './store.js';
 export type { SchemaState } from './migrations.js';
 export { DOCUMENT_KINDS, LAST_STOP_KEY, LEARNED_WORDS_KEY, type DocumentKind } from './records.js';
 export { openFileStore, type FileStoreOptions } from './fileStore.js';
+export { REVISION_LEDGER_FILE } from './revisionLedger.js';

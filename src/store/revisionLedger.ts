@@ -38,9 +38,12 @@ export function fingerprintOf(value: unknown): string {
 export class RevisionLedger {
   readonly #file: string;
   readonly #mutex: Mutex;
+  readonly #readOnly: boolean;
 
-  constructor(dataDir: string) {
+  /** `readOnly`: never write the ledger; a record it does not know reads at revision 0 (not written through a store). */
+  constructor(dataDir: string, { readOnly = false }: { readOnly?: boolean } = {}) {
     this.#file = path.join(dataDir, REVISION_LEDGER_FILE);
+    this.#readOnly = readOnly;
     let mutex = PROCESS_LOCKS.get(this.#file);
     if (!mutex) PROCESS_LOCKS.set(this.#file, (mutex = new Mutex()));
     this.#mutex = mutex;
@@ -54,13 +57,12 @@ export class RevisionLedger {
 
   /** The revision of `id` as it is now (`null`: deleted), given the next one when the ledger has another content for it. Call under the record's own lock. */
   async adopt(id: string, fingerprint: string | null): Promise<number> {
-    return (
-      (await this.revisionOf(id, fingerprint)) ??
-      this.#change((ledger) => {
-        const entry = ledger.records[id];
-        return entry && entry[1] === fingerprint ? entry[0] : this.#next(ledger, id, fingerprint);
-      })
-    );
+    const known = await this.revisionOf(id, fingerprint);
+    if (known !== undefined || this.#readOnly) return known ?? 0;
+    return this.#change((ledger) => {
+      const entry = ledger.records[id];
+      return entry && entry[1] === fingerprint ? entry[0] : this.#next(ledger, id, fingerprint);
+    });
   }
 
   /** Take the next revision for a write of `id` with `fingerprint` (`null`: a delete). Call under the record's own lock. */
@@ -81,6 +83,7 @@ export class RevisionLedger {
   }
 
   async #change(change: (ledger: Ledger) => number): Promise<number> {
+    if (this.#readOnly) throw new LoadoutError('INVALID_ARGUMENT', `${this.#file} is read-only here: the store was opened read-only`);
     return this.#mutex.runExclusive(() =>
       withFileLock(this.#file, async () => {
         const ledger = await this.#read();

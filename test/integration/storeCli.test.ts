@@ -71,8 +71,11 @@ describe('loadout store', () => {
       tokensSavedAt: '2026-01-01T00:00:00.000Z',
     }));
 
+    const before = await listing(dirs.dataDir);
     const imported = await store(['import', dirs.dataDir]);
     expect(imported.stderr).toBe('');
+    // Import only reads: not a file of the data dir is added or changed (no revision ledger either).
+    expect(await listing(dirs.dataDir)).toEqual(before);
     expect(linesOf(imported.stdout)[0]).toMatch(
       /^Imported into .*: catalog 1, discovery 1, toolsets 1, equipped 2, learnedWords 1, oauth 1\.$/,
     );
@@ -101,4 +104,24 @@ describe('loadout store', () => {
     expect(linesOf(noKey.stderr)).toEqual([expect.stringMatching(/^loadout: LOADOUT_SECRET_KEY is not set/)]);
     await expect(readdir(path.join(dirs.root, 'again'))).rejects.toThrow(/ENOENT/);
   });
+
+  it('imports without claiming the data dir of its own environment', async () => {
+    const source = path.join(dirs.root, 'other-data');
+    await mkdir(source);
+    const imported = await store(['import', source]);
+    expect(imported.code).toBe(0);
+    expect(linesOf(imported.stdout)[0]).toMatch(/^Imported into .*: nothing\.$/);
+    await expect(readdir(dirs.dataDir)).resolves.toEqual([]);
+    await expect(readdir(source)).resolves.toEqual([]);
+  });
 });
+
+/** Every file under `dir` with its text, by path. */
+async function listing(dir: string): Promise<Record<string, string>> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  const files = entries.filter((entry) => entry.isFile()).map((entry) => path.join(entry.parentPath, entry.name));
+  const texts = await Promise.all(
+    files.sort().map(async (file): Promise<[string, string]> => [path.relative(dir, file), await readFile(file, 'utf8')]),
+  );
+  return Object.fromEntries(texts);
+}
