@@ -81,6 +81,16 @@ export class FileRecords<Read, Write> {
     });
   }
 
+  /** Remove the record; false when there was none. */
+  async delete(key: string): Promise<boolean> {
+    let existed = false;
+    await this.change(key, (current) => {
+      existed = current !== undefined;
+      return existed ? 'delete' : 'keep';
+    });
+    return existed;
+  }
+
   // The content changed without the store (or a write is in progress): read it again under its lock.
   #adopted(key: string): Promise<{ value: Read; revision: number } | undefined> {
     return this.layout.transact(key, (value) =>
@@ -146,13 +156,8 @@ export class FileCollection<T> implements RecordCollection<T> {
     return written && { key, value: this.#parse(key, written.value), revision: written.revision };
   }
 
-  async delete(key: string): Promise<boolean> {
-    let existed = false;
-    await this.#records.change(key, (current) => {
-      existed = current !== undefined;
-      return existed ? 'delete' : 'keep';
-    });
-    return existed;
+  delete(key: string): Promise<boolean> {
+    return this.#records.delete(key);
   }
 
   #valid(key: string, value: T): T {
@@ -214,13 +219,8 @@ export class FileOAuthCollection implements OAuthCollection {
     return written && { key: server, ...written.value, revision: written.revision };
   }
 
-  async delete(server: string): Promise<boolean> {
-    let existed = false;
-    await this.#records.change(server, (current) => {
-      existed = current !== undefined;
-      return existed ? 'delete' : 'keep';
-    });
-    return existed;
+  delete(server: string): Promise<boolean> {
+    return this.#records.delete(server);
   }
 }
 

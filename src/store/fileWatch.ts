@@ -11,6 +11,8 @@ import type { FileRecords } from './fileCollection.js';
 import { EVERY_KEY } from './fileLayouts.js';
 import { fingerprintOf } from './revisionLedger.js';
 
+const UNREADABLE = Symbol('unreadable');
+
 // Events of one atomic write (temp file, rename) arrive together: one re-read for them all.
 const SETTLE_MS = 15;
 
@@ -88,33 +90,50 @@ export class FileWatch {
   async #compare(kind: Watched, keys: Set<string> | typeof EVERY_KEY): Promise<void> {
     if (this.#closed) return;
     const { records } = kind;
+    const now = new Map<string, string>();
+    const compared = new Set<string>();
     try {
-      const now = new Map<string, string>();
       if (keys === EVERY_KEY) {
         for (const [key, value] of await records.layout.readAll()) now.set(key, fingerprintOf(value));
+        for (const key of [...kind.seen.keys(), ...now.keys()]) compared.add(key);
       } else {
         for (const key of keys) {
-          const value = await records.layout.read(key);
+          const value = await this.#readable(kind, key, () => records.layout.read(key));
+          if (value === UNREADABLE) continue;
           if (value !== undefined) now.set(key, fingerprintOf(value));
-        }
-      }
-      const compared = keys === EVERY_KEY ? new Set([...kind.seen.keys(), ...now.keys()]) : keys;
-      for (const key of compared) {
-        const fingerprint = now.get(key);
-        if (fingerprint === kind.seen.get(key)) continue;
-        const record = fingerprint === undefined ? undefined : await records.get(key);
-        if (this.#closed) return;
-        if (record) {
-          kind.seen.set(key, fingerprintOf(record.value));
-          this.#emit({ type: 'change', kind: records.kind, key, op: 'put', revision: record.revision, missed: false });
-        } else if (kind.seen.delete(key)) {
-          const revision = await records.deletedRevision(key);
-          this.#emit({ type: 'change', kind: records.kind, key, op: 'delete', revision, missed: false });
+          compared.add(key);
         }
       }
     } catch (error) {
-      // A file caught half-edited by hand, or invalid: the next change to it is read again.
-      this.#log.warn({ kind: records.kind, err: errorMessage(error) }, 'could not read a changed store file');
+      this.#unreadable(kind, 'every key', error);
+      return;
     }
+    for (const key of compared) {
+      const fingerprint = now.get(key);
+      if (fingerprint === kind.seen.get(key)) continue;
+      const record = fingerprint === undefined ? undefined : await this.#readable(kind, key, () => records.get(key));
+      if (this.#closed || record === UNREADABLE) continue;
+      if (record) {
+        kind.seen.set(key, fingerprintOf(record.value));
+        this.#emit({ type: 'change', kind: records.kind, key, op: 'put', revision: record.revision, missed: false });
+      } else if (kind.seen.delete(key)) {
+        const revision = await this.#readable(kind, key, () => records.deletedRevision(key));
+        if (revision !== UNREADABLE) this.#emit({ type: 'change', kind: records.kind, key, op: 'delete', revision, missed: false });
+      }
+    }
+  }
+
+  // A file caught half-edited by hand, or invalid, is passed over: its next change is read again.
+  async #readable<T>(kind: Watched, key: string, read: () => Promise<T>): Promise<T | typeof UNREADABLE> {
+    try {
+      return await read();
+    } catch (error) {
+      this.#unreadable(kind, key, error);
+      return UNREADABLE;
+    }
+  }
+
+  #unreadable(kind: Watched, key: string, error: unknown): void {
+    this.#log.warn({ kind: kind.records.kind, key, err: errorMessage(error) }, 'could not read a changed store file');
   }
 }

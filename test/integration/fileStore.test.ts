@@ -1,7 +1,7 @@
 // The files backend against the modules that own each file: what it writes is byte for byte what
 // they write, and a change they make without the store is heard, with a newer revision that a
 // write at the old one conflicts with.
-import { mkdir, readFile, stat } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServerConfigSchema, StateStore, updateOAuthRecord } from '../../src/config/index.js';
@@ -89,6 +89,16 @@ describe('files store', () => {
     await expect(store.toolsets.put('dev', { name: 'dev', tools: [] }, { ifRevision: first })).rejects.toMatchObject({
       code: 'STORE_CONFLICT',
     });
+  });
+
+  it('passes over a file edited into nonsense and still hears the others', async () => {
+    const { store, file } = await open('store', true);
+    await mkdir(file('toolsets'), { recursive: true });
+    const heard = nextChange(store, (change) => (change.type === 'change' && change.key === 'good' ? change : undefined));
+    await writeFile(file('toolsets/bad.yaml'), 'name: [unclosed\n');
+    await writeFile(file('toolsets/good.yaml'), 'name: good\ntools:\n  - fs.read_file\n');
+    expect(await heard).toMatchObject({ kind: 'toolsets', op: 'put' });
+    await expect(store.toolsets.get('bad')).rejects.toThrow(/bad\.yaml:\d+:\d+: /);
   });
 
   it('keeps the last stop in state.json beside the optimization data, and a read-only store writes nothing', async () => {
