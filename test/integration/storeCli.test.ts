@@ -105,6 +105,23 @@ describe('loadout store', () => {
     await expect(readdir(path.join(dirs.root, 'again'))).rejects.toThrow(/ENOENT/);
   });
 
+  it('refuses an import with a file it cannot read, one line naming it, before writing anything', async () => {
+    await writeFile(
+      path.join(dirs.dataDir, 'learned-words.json'),
+      `${JSON.stringify({ version: 1, tools: { 'echo.echo': { repeat: [1, 1700000000000] } } })}\n`,
+    );
+    await mkdir(path.join(dirs.configDir, 'toolsets'));
+    await writeFile(path.join(dirs.configDir, 'toolsets', 'dev.yaml'), 'name: dev\ntools: [unclosed\n');
+    // The file's database is shared by its tests: compare with what it held before.
+    const counts = async () => (JSON.parse((await store(['status', '--json'])).stdout) as { counts: unknown }).counts;
+    await store(['migrate']);
+    const before = await counts();
+    const refused = await store(['import', dirs.dataDir]);
+    expect(refused.code).toBe(1);
+    expect(linesOf(refused.stderr)).toEqual([expect.stringMatching(/^loadout: \S+\/toolsets\/dev\.yaml:\d+:\d+: /)]);
+    expect(await counts()).toEqual(before);
+  });
+
   it('imports without claiming the data dir of its own environment', async () => {
     const source = path.join(dirs.root, 'other-data');
     await mkdir(source);
