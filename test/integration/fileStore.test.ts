@@ -1,8 +1,10 @@
 // The files backend against the modules that own each file: what it writes is byte for byte what
 // they write, and a change they make without the store is heard, with a newer revision that a
-// write at the old one conflicts with.
+// write at the old one conflicts with; a write by another process on the same dir is heard too.
+import { execFile } from 'node:child_process';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServerConfigSchema, StateStore, updateOAuthRecord } from '../../src/config/index.js';
 import { writeDefinitionCache } from '../../src/catalog/index.js';
@@ -10,6 +12,7 @@ import { LearnedWordsStore } from '../../src/catalog/learnedWords.js';
 import { recordDiscoveryOutcomes } from '../../src/runtime/index.js';
 import { LAST_STOP_KEY, LEARNED_WORDS_KEY, openFileStore, type TeamStore } from '../../src/store/index.js';
 import { ToolsetStore } from '../../src/toolsets/index.js';
+import { ROOT } from '../helpers/gateway.js';
 import { nextChange } from '../helpers/storeBackends.js';
 import { useTempDir } from '../helpers/tempDir.js';
 
@@ -89,6 +92,19 @@ describe('files store', () => {
     await expect(store.toolsets.put('dev', { name: 'dev', tools: [] }, { ifRevision: first })).rejects.toMatchObject({
       code: 'STORE_CONFLICT',
     });
+  });
+
+  it('hears a write another process made through its own files store, at the revision that process got', async () => {
+    const { store, file } = await open('store', true);
+    const heard = nextChange(store, (change) => (change.type === 'change' && change.key === 'web' ? change : undefined));
+    // The built store, in a process of its own: it prints the revision its put returned.
+    const script = `
+      import { openFileStore } from ${JSON.stringify(path.join(ROOT, 'dist/src/store/index.js'))};
+      const store = await openFileStore({ dataDir: process.argv[1], toolsetsDir: process.argv[2], listen: false });
+      process.stdout.write(String(await store.toolsets.put('web', { name: 'web', tools: ['http.get'] })));
+      await store.close();`;
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script, file('data'), file('toolsets')]);
+    expect(await heard).toEqual({ type: 'change', kind: 'toolsets', key: 'web', op: 'put', revision: Number(stdout), missed: false });
   });
 
   it('passes over a file edited into nonsense and still hears the others', async () => {
