@@ -3,7 +3,7 @@
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { updateOAuthRecord } from '../../src/config/index.js';
+import { ServerOptimizationSchema, StateStore, updateOAuthRecord } from '../../src/config/index.js';
 import { linesOf, runCli } from '../helpers/cli.js';
 import { fixture, makeTempDirs, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
 import { usePostgresDatabase } from '../helpers/postgres.js';
@@ -71,13 +71,23 @@ describe('loadout store', () => {
       tokensSavedAt: '2026-01-01T00:00:00.000Z',
     }));
 
+    // What optimize keeps for a server, through state.json's owner.
+    await new StateStore(path.join(dirs.dataDir, 'state.json')).update((state) => ({
+      ...state,
+      optimization: {
+        servers: {
+          echo: ServerOptimizationSchema.parse({ canonical: { echo: { description: 'Echo', inputSchema: { type: 'object' } } } }),
+        },
+      },
+    }));
+
     const before = await listing(dirs.dataDir);
     const imported = await store(['import', dirs.dataDir]);
     expect(imported.stderr).toBe('');
     // Import only reads: not a file of the data dir is added or changed (no revision ledger either).
     expect(await listing(dirs.dataDir)).toEqual(before);
     expect(linesOf(imported.stdout)[0]).toMatch(
-      /^Imported into .*: catalog 1, discovery 1, toolsets 1, equipped 2, learnedWords 1, oauth 1\.$/,
+      /^Imported into .*: catalog 1, discovery 1, toolsets 1, equipped 2, learnedWords 1, optimization 1, oauth 1\.$/,
     );
 
     const out = path.join(dirs.root, 'exported');
