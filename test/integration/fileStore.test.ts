@@ -77,6 +77,18 @@ describe('files store', () => {
     expect(await readFile(file('data/principals/0123abcd.json'), 'utf8')).toBe('{"toolset":"dev"}\n');
     expect((await stat(file('data/oauth/remote.json'))).mode & 0o777).toBe(0o600);
     expect((await store.catalog.get('fs'))?.value).toEqual(cached.servers.fs);
+    expect(await store.counts()).toEqual({
+      catalog: 1,
+      discovery: 1,
+      toolsets: 1,
+      equipped: 2,
+      sessions: 0,
+      learnedWords: 1,
+      optimization: 0,
+      oauth: 1,
+    });
+    // Files have no schema of their own to migrate: each file carries its format's version.
+    expect(await store.schema()).toEqual({ version: 0, knownVersion: 0, applied: [], pending: [] });
   });
 
   it('hears a change made without the store, at a newer revision that a write at the old one conflicts with', async () => {
