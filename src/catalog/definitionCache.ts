@@ -4,7 +4,7 @@
 // readable (it holds only the tool switchboard).
 import type { Prompt, Resource, ResourceTemplateType, ServerCapabilities, Tool } from '@modelcontextprotocol/server';
 import * as z from 'zod';
-import { readTextIfExists, updateTextFile } from '../config/index.js';
+import { catalogFileSchema, catalogFileText, readTextIfExists, updateTextFile } from '../config/index.js';
 import { EraVerdictSchema, OPTIONAL_LIST_NAMES, type EraVerdict, type ListFailures, type ServerAbout } from '../downstream/index.js';
 import { LoadoutError, errorMessage } from '../shared/index.js';
 import { rememberToolHash, toolHash } from './toolHash.js';
@@ -47,10 +47,7 @@ const CachedServerSchema = z.looseObject({
   /** toolHash of each tool by name, stored so a warm start need not hash every definition. */
   hashes: ToolHashesSchema.optional(),
 });
-const DefinitionCacheSchema = z.looseObject({
-  version: z.literal(1),
-  servers: z.record(z.string(), CachedServerSchema),
-});
+const DefinitionCacheSchema = catalogFileSchema(CachedServerSchema);
 
 /** Discovered definitions of one server. The lists beyond tools exist only if the server declared them. */
 export interface CachedServerTools {
@@ -158,7 +155,7 @@ export async function updateDefinitionCache(file: string, changes: readonly Defi
       }
       servers[server] = entryToKeep(previous, entry);
     }
-    return JSON.stringify({ version: 1, servers });
+    return catalogFileText(servers);
   });
 }
 

@@ -4,18 +4,7 @@
 // with the tool (query-level: the next agent who asks the same way finds it first). Evidence fades
 // (half-life), each tool keeps its strongest words and the file keeps its strongest tools, and
 // every update is a locked read-modify-write, so two loadout processes never lose each other's.
-import * as z from 'zod';
-import { readTextIfExists, updateTextFile } from '../config/index.js';
-
-const EvidenceSchema = z.record(z.string(), z.tuple([z.number(), z.number()]));
-const LearnedWordsFileSchema = z.object({
-  version: z.literal(1),
-  /** tool id → word → [evidence, last seen (ms since epoch)] */
-  tools: z.record(z.string(), EvidenceSchema),
-  /** query key (its sorted stems, see queryKeyOf) → tool id → [evidence, last seen] */
-  queries: z.record(z.string(), EvidenceSchema).optional(),
-});
-type LearnedWordsFile = z.infer<typeof LearnedWordsFileSchema>;
+import { LearnedWordsFileSchema, learnedWordsFileText, readTextIfExists, updateTextFile, type LearnedWordsFile } from '../config/index.js';
 
 /** Bounds and fading of the store. */
 export interface LearnedWordsLimits {
@@ -92,7 +81,7 @@ export class LearnedWordsStore {
         queries[queryKey] = Object.fromEntries(this.#strongest(entries, now, this.#limits.toolsPerQuery));
       }
       written = { file: this.#bounded(file, now), now };
-      return `${JSON.stringify(written.file)}\n`;
+      return learnedWordsFileText(written.file);
     });
     return written && this.#searchOf(written.file, written.now);
   }

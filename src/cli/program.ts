@@ -24,7 +24,7 @@ export function commandEnvironment(
   { checkOnly = false }: { checkOnly?: boolean } = {},
 ): { paths: LoadoutPaths; logger: Logger; options: GlobalOptions; storeUrl: string | undefined } {
   const options = command.optsWithGlobals<GlobalOptions>();
-  const paths = resolvePaths({ configDir: options.config, dataDir: options.data });
+  const paths = commandPaths(command);
   const { adoptedFrom } = claimDataDir(paths, { checkOnly });
   if (adoptedFrom)
     printNote(
@@ -53,4 +53,10 @@ export async function openCommandStore(
       'store mode (--store or LOADOUT_STORE_URL) needs LOADOUT_SECRET_KEY, the key OAuth tokens are sealed with in the store (make one with `openssl rand -base64 32`, and give every replica the same)',
     );
   return openPostgresStore({ url: storeUrl, secretKey, listen, logger, poolSize: listen ? 10 : 2 });
+}
+
+/** The paths the root command's options name, resolved only: the data dir is not claimed (for commands that only read another dir). */
+export function commandPaths(command: Command): LoadoutPaths {
+  const options = command.optsWithGlobals<GlobalOptions>();
+  return resolvePaths({ configDir: options.config, dataDir: options.data });
 }

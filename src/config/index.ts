@@ -23,16 +23,32 @@ export {
   OAuthRecordSchema,
   oauthRecordFile,
   readOAuthRecord,
+  readOAuthFile,
+  writeOAuthFile,
   updateOAuthRecord,
   deleteOAuthRecord,
   type OAuthRecord,
+  type OAuthFileRead,
 } from './oauthStore.js';
 export { loadServersFile, updateServersFile } from './serversFile.js';
 export { readSecretsFile, addSecrets, expansionEnv } from './secretsFile.js';
 export { maskLiteralSecrets, moveLiteralSecrets, type MovedSecret, type SecretsMove } from './literalSecrets.js';
 export { parseYamlFile } from './yamlFile.js';
-export { StateStore } from './stateStore.js';
-export { withFileLock, readTextIfExists, writeTextAtomic, updateTextFile, fileStamp, ABSENT_FILE_STAMP } from './safeWrite.js';
+export { parseToolsetFile, toolsetFileBody, toolsetFileText } from './toolsetFile.js';
+export { catalogFileSchema, catalogFileText } from './catalogFile.js';
+export { DiscoveryRecordSchema, parseDiscoveryFile, discoveryFileText, type DiscoveryRecord } from './discoveryFile.js';
+export { LearnedWordsFileSchema, learnedWordsFileText, type LearnedWordsFile } from './learnedWordsFile.js';
+export { EquippedRecordSchema, equippedFileText, type EquippedRecord } from './equippedFile.js';
+export { StateStore, type State } from './stateStore.js';
+export {
+  withFileLock,
+  tryWithFileLock,
+  readTextIfExists,
+  writeTextAtomic,
+  updateTextFile,
+  fileStamp,
+  ABSENT_FILE_STAMP,
+} from './safeWrite.js';
 export { mergeDiscoveredTools, type ToolMergeReport, type ToolMergeOptions } from './toolMerge.js';
 export { ServersFileWatcher } from './serversFileWatcher.js';
 export {

@@ -5,6 +5,7 @@
 import { chmod, mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import * as z from 'zod';
+import { errorMessage, firstIssueText } from '../shared/index.js';
 import { readTextIfExists, withFileLock, writeTextAtomic } from './safeWrite.js';
 
 const Sent = z.looseObject({});
@@ -34,16 +35,35 @@ export function oauthRecordFile(oauthDir: string, server: string): string {
   return path.join(oauthDir, `${server}.json`);
 }
 
-/** The record in `file`, or undefined when there is none (or it is unreadable: a new login rewrites it). */
-export async function readOAuthRecord(file: string): Promise<OAuthRecord | undefined> {
+/** An OAuth file as read: its record, or why it is unreadable. */
+export type OAuthFileRead = { state: 'readable'; value: OAuthRecord } | { state: 'unreadable'; reason: string };
+
+/** The record in `file` or why it cannot be read; undefined when there is no file. */
+export async function readOAuthFile(file: string): Promise<OAuthFileRead | undefined> {
   const text = await readTextIfExists(file);
   if (text === undefined) return undefined;
+  let json: unknown;
   try {
-    const parsed = OAuthRecordSchema.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    return undefined;
+    json = JSON.parse(text);
+  } catch (error) {
+    return { state: 'unreadable', reason: `${file} is not valid JSON (${errorMessage(error)})` };
   }
+  const parsed = OAuthRecordSchema.safeParse(json);
+  return parsed.success
+    ? { state: 'readable', value: parsed.data }
+    : { state: 'unreadable', reason: `${file} is not an OAuth record: ${firstIssueText(parsed.error)}` };
+}
+
+/** The record in `file`, or undefined when there is none (or it is unreadable: a new login rewrites it). */
+export async function readOAuthRecord(file: string): Promise<OAuthRecord | undefined> {
+  const read = await readOAuthFile(file);
+  return read?.state === 'readable' ? read.value : undefined;
+}
+
+/** Write `record` to `file` (mode 0600, in a 0700 dir); the caller holds the file's lock. */
+export async function writeOAuthFile(file: string, record: OAuthRecord): Promise<void> {
+  await privateDir(path.dirname(file));
+  await writeTextAtomic(file, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
 }
 
 /**
@@ -59,7 +79,7 @@ export async function updateOAuthRecord(
   return withFileLock(file, async () => {
     const current = await readOAuthRecord(file);
     const next = change(current?.serverUrl === serverUrl ? current : { serverUrl });
-    await writeTextAtomic(file, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
+    await writeOAuthFile(file, next);
     return next;
   });
 }

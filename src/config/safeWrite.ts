@@ -27,6 +27,24 @@ export async function withFileLock<T>(file: string, task: () => Promise<T>): Pro
   }
 }
 
+/** Run `task` holding the lock for `file` only if no process holds it now; `{ ran: false }` when one does. */
+export async function tryWithFileLock<T>(file: string, task: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }> {
+  await mkdir(path.dirname(file), { recursive: true });
+  const { default: lockfile } = await import('proper-lockfile');
+  let release: () => Promise<void>;
+  try {
+    release = await lockfile.lock(file, { ...LOCK_OPTIONS, retries: 0 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOCKED') return { ran: false };
+    throw error;
+  }
+  try {
+    return { ran: true, value: await task() };
+  } finally {
+    await release();
+  }
+}
+
 /** The file's text, or undefined when it does not exist. */
 export async function readTextIfExists(file: string): Promise<string | undefined> {
   try {

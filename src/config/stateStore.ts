@@ -18,7 +18,8 @@ const StateSchema = z.strictObject({
   /** Tool-description optimization data per server. */
   optimization: OptimizationStateSchema.prefault({}),
 });
-type State = z.infer<typeof StateSchema>;
+/** What state.json holds. */
+export type State = z.infer<typeof StateSchema>;
 
 /** Typed, locked access to state.json. */
 export class StateStore {
@@ -35,12 +36,25 @@ export class StateStore {
     return this.#load();
   }
 
-  /** Re-read, apply `change` to a copy, validate, write atomically; returns the new state. */
-  async update(change: (state: State) => State): Promise<State> {
+  /**
+   * Re-read, apply `change` to a copy, validate, write atomically; returns the new state. A change
+   * that answers undefined leaves the file as it is (and gets the state as it is). `written` runs
+   * after, still under the lock: what it records cannot be overtaken by another write.
+   */
+  async update(
+    change: (state: State) => State | undefined | Promise<State | undefined>,
+    written?: (state: State) => Promise<void>,
+  ): Promise<State> {
     return withFileLock(this.#file, async () => {
-      const next = StateSchema.parse(change(await this.#load()));
-      this.#db.data = next;
-      await this.#db.write();
+      const current = await this.#load();
+      const changed = await change(current);
+      let next = current;
+      if (changed !== undefined) {
+        next = StateSchema.parse(changed);
+        this.#db.data = next;
+        await this.#db.write();
+      }
+      await written?.(next);
       return next;
     });
   }

@@ -5,44 +5,23 @@
 // Each failure is kept with its code (version 2); a version 1 file is read, and upgraded when next written.
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import * as z from 'zod';
-import { readTextIfExists, updateTextFile, type LoadoutPaths, type ServerConfig } from '../config/index.js';
-import { FailureSchema, backoffDelayMs, type Failure } from '../shared/index.js';
+import {
+  discoveryFileText,
+  parseDiscoveryFile,
+  readTextIfExists,
+  updateTextFile,
+  type DiscoveryRecord,
+  type LoadoutPaths,
+  type ServerConfig,
+} from '../config/index.js';
+import { backoffDelayMs, type Failure } from '../shared/index.js';
 
 // Waits before the next try after 1, 2, 3… failures in a row: 30 s doubling up to 30 min (jittered).
 const RETRY_BASE_MS = 30_000;
 const RETRY_MAX_MS = 30 * 60_000;
 
-const RecordSchema = z.strictObject({
-  failedAt: z.iso.datetime(),
-  /** Failed attempts in a row. */
-  failures: z.number().int().positive(),
-  retryAt: z.iso.datetime(),
-  /** The failure: its code, and its text as loadout reports it (stderr lines with `${VAR}` values masked). */
-  failure: FailureSchema,
-  /** Hash of the server's config at the time (see configKey). */
-  config: z.string(),
-});
-const RecordsFileSchema = z.strictObject({ version: z.literal(2), servers: z.record(z.string(), RecordSchema) });
-
-// Version 1 kept only the failure's text. Its code is read from the two texts consumers told apart
-// then, as those versions wrote them; the text is kept whole. The next write is version 2.
-const V1_NEEDS_AUTHORIZATION = / needs authorization: run loadout auth /;
-const V1_TOOLS_LIST_FAILED = / started, but its tools\/list failed /;
-const V1RecordSchema = RecordSchema.omit({ failure: true }).extend({ error: z.string() });
-const V1RecordsFileSchema = z.strictObject({ version: z.literal(1), servers: z.record(z.string(), V1RecordSchema) });
-
-function upgradedV1Record({ error, ...record }: z.infer<typeof V1RecordSchema>): DiscoveryRecord {
-  const code = V1_NEEDS_AUTHORIZATION.test(error)
-    ? 'NEEDS_AUTHORIZATION'
-    : V1_TOOLS_LIST_FAILED.test(error)
-      ? 'LIST_FAILED'
-      : 'SERVER_START_FAILED';
-  return { ...record, failure: { code, text: error } };
-}
-
 /** The last failed discovery of one server. */
-export type DiscoveryRecord = z.infer<typeof RecordSchema>;
+export type { DiscoveryRecord };
 
 /** The outcome of one attempt, as recordDiscoveryOutcomes takes it. */
 export type DiscoveryOutcome = { server: string; ok: true } | { server: string; ok: false; failure: Failure };
@@ -52,17 +31,12 @@ export function discoveryRecordsFile(paths: Pick<LoadoutPaths, 'dataDir'>): stri
   return path.join(paths.dataDir, 'discovery.json');
 }
 
-/** Every record of `file` whatever its servers now are, a version 1 file upgraded: for moving them (into the team store). */
-export async function readAllDiscoveryRecords(file: string): Promise<Record<string, DiscoveryRecord>> {
-  return parse(await readTextIfExists(file));
-}
-
 /** The records of servers in `configs` whose config is unchanged since their failure. */
 export async function readDiscoveryRecords(
   file: string,
   configs: Readonly<Record<string, ServerConfig>>,
 ): Promise<Map<string, DiscoveryRecord>> {
-  return current(parse(await readTextIfExists(file)), configs);
+  return current(parseDiscoveryFile(await readTextIfExists(file)), configs);
 }
 
 /**
@@ -77,7 +51,7 @@ export async function recordDiscoveryOutcomes(
 ): Promise<Map<string, DiscoveryRecord>> {
   const failed = new Map<string, DiscoveryRecord>();
   await updateTextFile(file, (text) => {
-    const servers = parse(text);
+    const servers = parseDiscoveryFile(text);
     const previous = current(servers, configs);
     for (const outcome of outcomes) {
       const config = configs[outcome.server];
@@ -89,7 +63,7 @@ export async function recordDiscoveryOutcomes(
       servers[outcome.server] = record;
       failed.set(outcome.server, record);
     }
-    return `${JSON.stringify({ version: 2, servers }, null, 2)}\n`;
+    return discoveryFileText(servers);
   });
   return failed;
 }
@@ -110,22 +84,6 @@ export function failedRecord(previous: DiscoveryRecord | undefined, failure: Fai
 function configKey(config: ServerConfig): string {
   const { tools: _tools, ...start } = config;
   return createHash('sha256').update(JSON.stringify(start)).digest('hex').slice(0, 16);
-}
-
-// A file that cannot be read as records is treated as none: the worst outcome is one early retry.
-function parse(text: string | undefined): Record<string, DiscoveryRecord> {
-  if (text === undefined) return {};
-  try {
-    const json: unknown = JSON.parse(text);
-    const parsed = RecordsFileSchema.safeParse(json);
-    if (parsed.success) return { ...parsed.data.servers };
-    const v1 = V1RecordsFileSchema.safeParse(json);
-    return v1.success
-      ? Object.fromEntries(Object.entries(v1.data.servers).map(([server, record]) => [server, upgradedV1Record(record)]))
-      : {};
-  } catch {
-    return {};
-  }
 }
 
 function current(servers: Record<string, DiscoveryRecord>, configs: Readonly<Record<string, ServerConfig>>): Map<string, DiscoveryRecord> {

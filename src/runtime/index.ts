@@ -5,7 +5,6 @@ export { BackgroundDiscovery, type DiscoveryState } from './backgroundDiscovery.
 export { startConfigSync } from './configSync.js';
 export {
   discoveryRecordsFile,
-  readAllDiscoveryRecords,
   readDiscoveryRecords,
   recordDiscoveryOutcomes,
   type DiscoveryOutcome,

@@ -1,6 +1,7 @@
 // store: the one layer that owns loadout's state — typed collections per kind (catalog,
 // discovery records, toolsets, equipped sets, 2025 sessions, learned words, optimization, OAuth
-// tokens encrypted), versioned migrations, and the change bus replicas hear each other on.
+// tokens) with two backends: Postgres (versioned migrations, tokens encrypted, the change bus
+// replicas hear each other on) and files (a data dir in today's formats, changes through fs.watch).
 export { openPostgresStore, type PostgresStoreOptions } from './postgresStore.js';
 export type { TeamStore, RecordCollection, OAuthCollection, OAuthRead, StoredRecord, PutOptions } from './store.js';
 export type { StoreChange, ChangeBusOptions } from './changeBus.js';
@@ -10,7 +11,6 @@ export { parseStoreUrl, type StoreUrl } from './storeUrl.js';
 export { SecretBox, MIN_SECRET_KEY_CHARS } from './secretBox.js';
 export {
   DOCUMENT_KINDS,
-  EquippedRecordSchema,
   LAST_STOP_KEY,
   LEARNED_WORDS_KEY,
   ROW_FORMAT,
@@ -18,8 +18,7 @@ export {
   type StoreKind,
   type RecordOf,
   type CatalogEntryRecord,
-  type DiscoveryRecord,
-  type EquippedRecord,
   type SessionRecord,
-  type LearnedWordsRecord,
 } from './records.js';
+export { openFileStore } from './fileStore.js';
+export { REVISION_LEDGER_FILE } from './revisionLedger.js';

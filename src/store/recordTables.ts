@@ -5,7 +5,7 @@ import type { Sql } from 'postgres';
 import type * as z from 'zod';
 import type { OAuthRecord } from '../config/index.js';
 import { LoadoutError, firstIssueText } from '../shared/index.js';
-import { OAUTH_KIND, ROW_FORMAT, StoreKeySchema } from './records.js';
+import { OAUTH_KIND, ROW_FORMAT, conflict, validKey } from './records.js';
 import type { SecretBox } from './secretBox.js';
 import type { OAuthCollection, OAuthRead, PutOptions, RecordCollection, StoredRecord } from './store.js';
 
@@ -242,19 +242,6 @@ export class OAuthTable extends Table<SealedRow> implements OAuthCollection {
     }
     return this.#box;
   }
-}
-
-function validKey(kind: string, key: string): void {
-  if (!StoreKeySchema.safeParse(key).success)
-    throw new LoadoutError('INVALID_ARGUMENT', `${kind} key must be 1 to 200 characters, got ${JSON.stringify(key.slice(0, 40))}`);
-}
-
-function conflict(kind: string, key: string, ifRevision: number | null | undefined): LoadoutError {
-  const expected = ifRevision === null ? 'none to exist' : `revision ${ifRevision}`;
-  return new LoadoutError(
-    'STORE_CONFLICT',
-    `${kind} '${key}' was changed by another writer (expected ${expected}); read it again and retry`,
-  );
 }
 
 async function retryConflicts<T>(kind: string, key: string, attempt: () => Promise<T>): Promise<T> {

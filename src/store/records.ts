@@ -3,30 +3,27 @@
 // guessed at. Deep shapes owned by higher layers (a catalog entry's definitions, learned evidence)
 // are checked only as far as the store must know them; their owners parse the rest.
 import * as z from 'zod';
-import { OAuthRecordSchema, ServerOptimizationSchema, ToolsetNameSchema, ToolsetSchema } from '../config/index.js';
-import { FailureSchema } from '../shared/index.js';
+import {
+  DiscoveryRecordSchema,
+  EquippedRecordSchema,
+  LearnedWordsFileSchema,
+  OAuthRecordSchema,
+  ServerOptimizationSchema,
+  ToolsetNameSchema,
+  ToolsetSchema,
+} from '../config/index.js';
+import { LoadoutError } from '../shared/index.js';
 
 /** One server's catalog entry as catalog.json holds it: definitions, list failures, era verdict, tool fingerprints (`hashes`). */
 export const CatalogEntryRecordSchema = z.looseObject({
   discoveredAt: z.string(),
   tools: z.array(z.looseObject({ name: z.string() })),
-  listFailures: z.record(z.string(), z.string()).optional(),
+  // Loose about each failure's shape: its owner, the catalog, parses it.
+  listFailures: z.record(z.string(), z.unknown()).optional(),
   era: z.unknown().optional(),
   /** toolHash of each tool by name: the fingerprint that tells a changed definition. */
   hashes: z.record(z.string(), z.string()).optional(),
 });
-
-/** The last failed discovery of one server (discovery.json, version 2: the failure's code beside its text). */
-export const DiscoveryRecordSchema = z.strictObject({
-  failedAt: z.iso.datetime(),
-  failures: z.number().int().positive(),
-  retryAt: z.iso.datetime(),
-  failure: FailureSchema,
-  config: z.string(),
-});
-
-/** A principal's equipped set (principals/<id>.json), or, under LAST_STOP_KEY, the one state.json re-equips at start. */
-export const EquippedRecordSchema = z.strictObject({ toolset: ToolsetNameSchema.nullable() });
 
 /** The key of the equipped set state.json remembers for the next start (no principal hash looks like it). */
 export const LAST_STOP_KEY = '@last-stop';
@@ -52,14 +49,6 @@ export const SessionRecordSchema = z.strictObject({
   answers: z.array(z.looseObject({ jsonrpc: z.literal('2.0'), id: z.union([z.string(), z.number()]) })).optional(),
 });
 
-/** Words learned from use (learned-words.json): tool id → word → [evidence, last seen ms], and queries alike. */
-const EvidenceSchema = z.record(z.string(), z.tuple([z.number(), z.number()]));
-export const LearnedWordsRecordSchema = z.looseObject({
-  version: z.literal(1),
-  tools: z.record(z.string(), EvidenceSchema),
-  queries: z.record(z.string(), EvidenceSchema).optional(),
-});
-
 /** The key of the one learned-words document. */
 export const LEARNED_WORDS_KEY = 'search';
 
@@ -74,7 +63,7 @@ export const DOCUMENT_KINDS = {
   toolsets: { table: 'toolsets', schema: ToolsetSchema, asGiven: false },
   equipped: { table: 'equipped_sets', schema: EquippedRecordSchema, asGiven: false },
   sessions: { table: 'sessions', schema: SessionRecordSchema, asGiven: false },
-  learnedWords: { table: 'learned_words', schema: LearnedWordsRecordSchema, asGiven: true },
+  learnedWords: { table: 'learned_words', schema: LearnedWordsFileSchema, asGiven: true },
   optimization: { table: 'optimization_servers', schema: ServerOptimizationSchema, asGiven: false },
 } as const;
 
@@ -89,10 +78,7 @@ export type StoreKind = DocumentKind | 'oauth';
 export type RecordOf<K extends DocumentKind> = z.infer<(typeof DOCUMENT_KINDS)[K]['schema']>;
 
 export type CatalogEntryRecord = z.infer<typeof CatalogEntryRecordSchema>;
-export type DiscoveryRecord = z.infer<typeof DiscoveryRecordSchema>;
-export type EquippedRecord = z.infer<typeof EquippedRecordSchema>;
 export type SessionRecord = z.infer<typeof SessionRecordSchema>;
-export type LearnedWordsRecord = z.infer<typeof LearnedWordsRecordSchema>;
 
 /** The row format this loadout writes and the newest it reads; a row with a higher one came from a newer loadout. */
 export const ROW_FORMAT = 1;
@@ -105,3 +91,18 @@ export const KIND_OF_TABLE: ReadonlyMap<string, StoreKind> = new Map<string, Sto
   ...Object.entries(DOCUMENT_KINDS).map(([kind, { table }]) => [table, kind as DocumentKind] as const),
   [OAUTH_KIND.table, 'oauth'],
 ]);
+
+/** INVALID_ARGUMENT unless `key` is a valid key. */
+export function validKey(kind: string, key: string): void {
+  if (!StoreKeySchema.safeParse(key).success)
+    throw new LoadoutError('INVALID_ARGUMENT', `${kind} key must be 1 to 200 characters, got ${JSON.stringify(key.slice(0, 40))}`);
+}
+
+/** The one line of a write refused because the record moved on since `ifRevision`. */
+export function conflict(kind: string, key: string, ifRevision: number | null | undefined): LoadoutError {
+  const expected = ifRevision === null ? 'none to exist' : `revision ${ifRevision}`;
+  return new LoadoutError(
+    'STORE_CONFLICT',
+    `${kind} '${key}' was changed by another writer (expected ${expected}); read it again and retry`,
+  );
+}

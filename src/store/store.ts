@@ -1,6 +1,6 @@
 // The store's contract: typed collections for every kind loadout keeps, the change feed, the
-// schema's state. Backends (Postgres now; files next) implement it, and one contract test suite
-// runs against each.
+// schema's state. Backends (Postgres, files) implement it, and one contract test suite runs
+// against each.
 import type { OAuthRecord } from '../config/index.js';
 import type { StoreChange } from './changeBus.js';
 import type { SchemaState } from './migrations.js';

@@ -5,13 +5,15 @@ import path from 'node:path';
 import {
   ToolsetNameSchema,
   ToolsetSchema,
-  parseYamlFile,
+  parseToolsetFile,
   readTextIfExists,
+  toolsetFileBody,
+  toolsetFileText,
   updateTextFile,
   withFileLock,
   type Toolset,
 } from '../config/index.js';
-import { LoadoutError, errorMessage, firstIssue, firstIssueText, yamlModule } from '../shared/index.js';
+import { LoadoutError, errorMessage, firstIssue, firstIssueText } from '../shared/index.js';
 
 /** The built-in toolset that exposes every enabled tool; no toolset file may take its name. */
 export const ALL_TOOLSET = 'all';
@@ -124,14 +126,11 @@ export class ToolsetStore implements Toolsets {
   /** Create or overwrite a toolset file (atomic, under the inter-process lock). */
   async save(toolset: Toolset): Promise<void> {
     const valid = validToolset(toolset);
-    const body: Record<string, unknown> = { name: valid.name };
-    if (valid.description) body.description = valid.description;
-    body.tools = valid.tools;
     const file = this.#fileOf(valid.name);
-    const text = yamlModule().stringify(body, { lineWidth: 0 });
+    const text = toolsetFileText(valid);
     await updateTextFile(file, () => text);
     // build-toolset equips right after saving: its re-read then needs no parse.
-    this.#remember(file, text, ToolsetSchema.parse(body));
+    this.#remember(file, text, ToolsetSchema.parse(toolsetFileBody(valid)));
   }
 
   /** Remove a toolset file; false when there was none. */
@@ -154,11 +153,7 @@ export class ToolsetStore implements Toolsets {
     if (text === undefined) return undefined;
     const cached = this.#parsed.get(file);
     if (cached?.text === text) return cached.toolset;
-    const { data } = parseYamlFile(text, file, ToolsetSchema, 'TOOLSET_INVALID');
-    if (data.name !== expectedName) {
-      throw new LoadoutError('TOOLSET_INVALID', `${file}: name '${data.name}' does not match the file name '${expectedName}.yaml'`);
-    }
-    return this.#remember(file, text, data);
+    return this.#remember(file, text, parseToolsetFile(text, file, expectedName));
   }
 
   #remember(file: string, text: string, toolset: Toolset): Toolset {

@@ -1,7 +1,6 @@
 // The store contract, run against every backend: typed records per kind, revisions and
 // conflicts, row formats from a newer loadout, encrypted OAuth records, and replicas hearing each
 // other's changes (two stores = two connections), with 2 × 100 concurrent saves losing nothing.
-import postgres from 'postgres';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LAST_STOP_KEY, type TeamStore } from '../../src/store/index.js';
 import { STORE_BACKENDS, nextChange, type StoreBackend } from '../helpers/storeBackends.js';
@@ -77,44 +76,71 @@ describe.each(STORE_BACKENDS)('store contract ($name)', (backend: StoreBackend) 
     expect((await store.toolsets.get('dev'))?.value.tools).toHaveLength(21);
   });
 
-  it('refuses a row written by a newer loadout instead of misreading it', async () => {
+  it('refuses a record written by a newer loadout instead of misreading it', async () => {
     const store = await replica();
     await store.toolsets.put('dev', { name: 'dev', tools: [] });
-    const sql = postgres(created().url, { max: 1, onnotice: () => undefined });
-    try {
-      await sql`UPDATE toolsets SET format = 2, doc = '{"name":"dev","shape":"new"}' WHERE key = 'dev'`;
-    } finally {
-      await sql.end();
-    }
-    await expect(store.toolsets.get('dev')).rejects.toThrow(
-      "toolsets 'dev' was written by a newer loadout (row format 2; this one reads up to 1); upgrade loadout on this machine",
+    await created().writeNewerToolset('dev');
+    const refused = await store.toolsets.get('dev').then(
+      () => undefined,
+      (error: Error) => error.message,
     );
+    expect(refused).toMatch(backend.newerRecordError);
   });
 
-  it('keeps OAuth tokens encrypted at rest; another key reads them as unreadable, per server, and never overwrites them', async () => {
-    const store = await replica();
-    await store.oauth.put('github', { serverUrl: 'https://example.test/mcp', tokens: { access_token: 'secret-access-token' } });
-    const read = await store.oauth.get('github');
-    expect(read).toMatchObject({ state: 'readable', value: { tokens: { access_token: 'secret-access-token' } } });
-    const sql = postgres(created().url, { max: 1, onnotice: () => undefined });
-    try {
-      const [row] = await sql<Array<{ ciphertext: Buffer }>>`SELECT ciphertext FROM oauth_records WHERE key = 'github'`;
-      expect(row!.ciphertext.toString('latin1')).not.toContain('secret-access-token');
-    } finally {
-      await sql.end();
-    }
-    const wrongKey = await replica({ secretKey: 'another-secret-key-0123456789abcdefghijkl', listen: false });
-    const unreadable = await wrongKey.oauth.get('github');
-    expect(unreadable).toMatchObject({ state: 'unreadable' });
-    expect(unreadable?.state === 'unreadable' && unreadable.reason).toMatch(
-      /^the stored tokens of 'github' are sealed with another LOADOUT_SECRET_KEY \(key id \w+; this loadout's is \w+\)/,
-    );
-    await expect(wrongKey.oauth.put('github', { serverUrl: 'https://example.test/mcp' })).rejects.toThrow(/were not overwritten/);
-    await expect(wrongKey.oauth.update('github', () => ({ serverUrl: 'x' }))).rejects.toMatchObject({ code: 'STORE_SECRET_KEY' });
-    expect(await store.oauth.get('github')).toEqual(read);
-    const noKey = await replica({ secretKey: undefined, listen: false });
-    await expect(noKey.oauth.get('github')).rejects.toThrow(/LOADOUT_SECRET_KEY is not set/);
-  });
+  it(
+    backend.sealsOAuth
+      ? 'keeps OAuth tokens encrypted at rest; another key reads them as unreadable, per server, and never overwrites them'
+      : 'keeps OAuth tokens unencrypted in a 0600 file per server, as files mode always has (encryption at rest is Postgres only)',
+    async () => {
+      const store = await replica();
+      await store.oauth.put('github', { serverUrl: 'https://example.test/mcp', tokens: { access_token: 'secret-access-token' } });
+      const read = await store.oauth.get('github');
+      expect(read).toMatchObject({ state: 'readable', value: { tokens: { access_token: 'secret-access-token' } } });
+      const atRest = await created().oauthAtRest('github');
+      if (backend.sealsOAuth) {
+        expect(atRest.bytes).not.toContain('secret-access-token');
+        const wrongKey = await replica({ secretKey: 'another-secret-key-0123456789abcdefghijkl', listen: false });
+        const unreadable = await wrongKey.oauth.get('github');
+        expect(unreadable).toMatchObject({ state: 'unreadable' });
+        expect(unreadable?.state === 'unreadable' && unreadable.reason).toMatch(
+          /^the stored tokens of 'github' are sealed with another LOADOUT_SECRET_KEY \(key id \w+; this loadout's is \w+\)/,
+        );
+        await expect(wrongKey.oauth.put('github', { serverUrl: 'https://example.test/mcp' })).rejects.toThrow(/were not overwritten/);
+        await expect(wrongKey.oauth.update('github', () => ({ serverUrl: 'x' }))).rejects.toMatchObject({ code: 'STORE_SECRET_KEY' });
+        expect(await store.oauth.get('github')).toEqual(read);
+        const noKey = await replica({ secretKey: undefined, listen: false });
+        await expect(noKey.oauth.get('github')).rejects.toThrow(/LOADOUT_SECRET_KEY is not set/);
+      } else {
+        expect(atRest.bytes).toBe(
+          `${JSON.stringify({ serverUrl: 'https://example.test/mcp', tokens: { access_token: 'secret-access-token' } }, null, 2)}\n`,
+        );
+        expect(atRest.mode).toBe(0o600);
+      }
+    },
+  );
+
+  it(
+    backend.sealsOAuth
+      ? 'reads a damaged OAuth record as unreadable, per server, and refuses to overwrite it'
+      : 'reads a damaged OAuth file as unreadable, per server, and lets a new login replace it (as files mode always has)',
+    async () => {
+      const store = await replica();
+      await store.oauth.put('github', { serverUrl: 'https://example.test/mcp' });
+      await store.oauth.put('gitlab', { serverUrl: 'https://gitlab.test/mcp' });
+      await created().damageOAuth('github');
+      const [github, gitlab] = await store.oauth.list();
+      expect(github).toMatchObject({ key: 'github', state: 'unreadable' });
+      expect(gitlab).toMatchObject({ key: 'gitlab', state: 'readable', value: { serverUrl: 'https://gitlab.test/mcp' } });
+      const login = store.oauth.put('github', { serverUrl: 'https://example.test/mcp', tokens: { access_token: 'new' } });
+      if (backend.sealsOAuth) {
+        await expect(login).rejects.toMatchObject({ code: 'STORE_SECRET_KEY' });
+        expect(await store.oauth.get('github')).toMatchObject({ state: 'unreadable' });
+      } else {
+        await login;
+        expect(await store.oauth.get('github')).toMatchObject({ state: 'readable', value: { tokens: { access_token: 'new' } } });
+      }
+    },
+  );
 
   it('runs work under a name on one replica at a time', async () => {
     const a = await replica({ listen: false });

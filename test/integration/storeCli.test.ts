@@ -3,7 +3,7 @@
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { updateOAuthRecord } from '../../src/config/index.js';
+import { ServerOptimizationSchema, StateStore, updateOAuthRecord } from '../../src/config/index.js';
 import { linesOf, runCli } from '../helpers/cli.js';
 import { fixture, makeTempDirs, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
 import { usePostgresDatabase } from '../helpers/postgres.js';
@@ -71,10 +71,23 @@ describe('loadout store', () => {
       tokensSavedAt: '2026-01-01T00:00:00.000Z',
     }));
 
+    // What optimize keeps for a server, through state.json's owner.
+    await new StateStore(path.join(dirs.dataDir, 'state.json')).update((state) => ({
+      ...state,
+      optimization: {
+        servers: {
+          echo: ServerOptimizationSchema.parse({ canonical: { echo: { description: 'Echo', inputSchema: { type: 'object' } } } }),
+        },
+      },
+    }));
+
+    const before = await listing(dirs.dataDir);
     const imported = await store(['import', dirs.dataDir]);
     expect(imported.stderr).toBe('');
+    // Import only reads: not a file of the data dir is added or changed (no revision ledger either).
+    expect(await listing(dirs.dataDir)).toEqual(before);
     expect(linesOf(imported.stdout)[0]).toMatch(
-      /^Imported into .*: catalog 1, discovery 1, toolsets 1, equipped 2, learnedWords 1, oauth 1\.$/,
+      /^Imported into .*: catalog 1, discovery 1, toolsets 1, equipped 2, learnedWords 1, optimization 1, oauth 1\.$/,
     );
 
     const out = path.join(dirs.root, 'exported');
@@ -101,4 +114,41 @@ describe('loadout store', () => {
     expect(linesOf(noKey.stderr)).toEqual([expect.stringMatching(/^loadout: LOADOUT_SECRET_KEY is not set/)]);
     await expect(readdir(path.join(dirs.root, 'again'))).rejects.toThrow(/ENOENT/);
   });
+
+  it('refuses an import with a file it cannot read, one line naming it, before writing anything', async () => {
+    await writeFile(
+      path.join(dirs.dataDir, 'learned-words.json'),
+      `${JSON.stringify({ version: 1, tools: { 'echo.echo': { repeat: [1, 1700000000000] } } })}\n`,
+    );
+    await mkdir(path.join(dirs.configDir, 'toolsets'));
+    await writeFile(path.join(dirs.configDir, 'toolsets', 'dev.yaml'), 'name: dev\ntools: [unclosed\n');
+    // The file's database is shared by its tests: compare with what it held before.
+    const counts = async () => (JSON.parse((await store(['status', '--json'])).stdout) as { counts: unknown }).counts;
+    await store(['migrate']);
+    const before = await counts();
+    const refused = await store(['import', dirs.dataDir]);
+    expect(refused.code).toBe(1);
+    expect(linesOf(refused.stderr)).toEqual([expect.stringMatching(/^loadout: \S+\/toolsets\/dev\.yaml:\d+:\d+: /)]);
+    expect(await counts()).toEqual(before);
+  });
+
+  it('imports without claiming the data dir of its own environment', async () => {
+    const source = path.join(dirs.root, 'other-data');
+    await mkdir(source);
+    const imported = await store(['import', source]);
+    expect(imported.code).toBe(0);
+    expect(linesOf(imported.stdout)[0]).toMatch(/^Imported into .*: nothing\.$/);
+    await expect(readdir(dirs.dataDir)).resolves.toEqual([]);
+    await expect(readdir(source)).resolves.toEqual([]);
+  });
 });
+
+/** Every file under `dir` with its text, by path. */
+async function listing(dir: string): Promise<Record<string, string>> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  const files = entries.filter((entry) => entry.isFile()).map((entry) => path.join(entry.parentPath, entry.name));
+  const texts = await Promise.all(
+    files.sort().map(async (file): Promise<[string, string]> => [path.relative(dir, file), await readFile(file, 'utf8')]),
+  );
+  return Object.fromEntries(texts);
+}

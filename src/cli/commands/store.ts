@@ -1,13 +1,14 @@
 // `loadout store migrate|status|import|export`: the team store's schema and moving a single
 // user's files into it and back out. The store is named by --store (an option of every command)
 // or LOADOUT_STORE_URL; OAuth tokens need LOADOUT_SECRET_KEY.
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { LoadoutError } from '../../shared/index.js';
-import { openPostgresStore, type PostgresStoreOptions, type SchemaState, type TeamStore } from '../../store/index.js';
+import { openFileStore, openPostgresStore, type PostgresStoreOptions, type SchemaState, type TeamStore } from '../../store/index.js';
 import { printJson, printLines, printTable } from '../output.js';
-import { commandEnvironment } from '../program.js';
-import { TRANSFER_KINDS, exportDataDir, importDataDir, type TransferReport } from '../storeTransfer.js';
+import { commandPaths } from '../program.js';
+import { TRANSFER_KINDS, copyStore, filesNotStored, type TransferReport } from '../storeTransfer.js';
 
 interface StoreOptions {
   store?: string;
@@ -49,14 +50,15 @@ export function registerStore(program: Command): void {
       .description("move a single user's data dir (and the --config dir's saved toolsets) into the store")
       .argument('<data-dir>', 'the data dir to read (it is left as it is)'),
   ).action((dataDir: string, options: StoreOptions, command: Command) => {
-    const { paths } = commandEnvironment(command);
-    return withOpened(command.optsWithGlobals<StoreOptions>(), { migrate: true }, async (opened) =>
-      printReport(
-        `Imported into ${opened.description}`,
-        await importDataDir(opened, path.resolve(dataDir), paths.toolsetsDir),
-        options.json,
-      ),
-    );
+    // Only read: the data dir is neither claimed nor written (not even a revision ledger).
+    const source = path.resolve(dataDir);
+    const { toolsetsDir } = commandPaths(command);
+    return withOpened(command.optsWithGlobals<StoreOptions>(), { migrate: true }, async (opened) => {
+      const files = await openFileStore({ dataDir: source, toolsetsDir, listen: false, readOnly: true });
+      const report = await copyStore(files, opened, (server) => path.join(source, 'oauth', `${server}.json`)).finally(() => files.close());
+      report.skipped.push(...(await filesNotStored(source)));
+      printReport(`Imported into ${opened.description}`, report, options.json);
+    });
   });
 
   withJson(
@@ -65,13 +67,13 @@ export function registerStore(program: Command): void {
       .description("write the store's records out as a data dir in today's file formats (saved toolsets in DIR/toolsets/)")
       .argument('<dir>', 'the folder to write (created when missing)'),
   ).action((dir: string, options: StoreOptions, command: Command) =>
-    withOpened(command.optsWithGlobals<StoreOptions>(), { migrate: false }, async (opened) =>
-      printReport(
-        `Exported from ${opened.description} to ${path.resolve(dir)}`,
-        await exportDataDir(opened, path.resolve(dir)),
-        options.json,
-      ),
-    ),
+    withOpened(command.optsWithGlobals<StoreOptions>(), { migrate: false }, async (opened) => {
+      const target = path.resolve(dir);
+      const files = await openFileStore({ dataDir: target, toolsetsDir: path.join(target, 'toolsets'), listen: false });
+      const report = await copyStore(opened, files, (server) => path.join(target, 'oauth', `${server}.json`)).finally(() => files.close());
+      await mkdir(target, { recursive: true });
+      printReport(`Exported from ${opened.description} to ${target}`, report, options.json);
+    }),
   );
 }
 

@@ -6,9 +6,17 @@
 import { watch } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { ABSENT_FILE_STAMP, fileStamp, readTextIfExists, withFileLock, writeTextAtomic } from '../../config/index.js';
+import {
+  ABSENT_FILE_STAMP,
+  EquippedRecordSchema,
+  equippedFileText,
+  fileStamp,
+  readTextIfExists,
+  withFileLock,
+  writeTextAtomic,
+} from '../../config/index.js';
 import { LoadoutError, errorMessage, type Logger } from '../../shared/index.js';
-import { EquippedRecordSchema, type StoreChange, type TeamStore } from '../../store/index.js';
+import type { StoreChange, TeamStore } from '../../store/index.js';
 import { ALL_TOOLSET } from '../../toolsets/index.js';
 import type { ToolsetRecord } from '../recordedToolset.js';
 
@@ -62,7 +70,7 @@ export class FileRecordPlace implements ToolsetRecordPlace {
       },
       write: (toolset) =>
         withFileLock(file, async () => {
-          await writeTextAtomic(file, `${JSON.stringify({ toolset })}\n`);
+          await writeTextAtomic(file, equippedFileText({ toolset }));
           // Under the lock no other process can have replaced it since: this stamp is this write's.
           return fileStamp(file);
         }),

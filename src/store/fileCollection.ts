@@ -1,0 +1,231 @@
+// The collections of the files backend: each kind's records in its layout (fileLayouts.ts), with
+// revisions from the data dir's ledger (revisionLedger.ts). Every write is a read-modify-write
+// under the lock of the file that holds the record, so `ifRevision` is checked against what the
+// file holds at that moment, and update() needs no retries. A revision is recorded after its
+// write, still under that lock: a reader who sees the new content waits for it (RevisionLedger.adopt).
+import type * as z from 'zod';
+import { OAuthRecordSchema, type OAuthFileRead, type OAuthRecord } from '../config/index.js';
+import { LoadoutError, firstIssueText } from '../shared/index.js';
+import type { FileLayout, Outcome } from './fileLayouts.js';
+import { conflict, validKey, type StoreKind } from './records.js';
+import { fingerprintOf, type RevisionLedger } from './revisionLedger.js';
+import type { OAuthCollection, OAuthRead, PutOptions, RecordCollection, StoredRecord } from './store.js';
+
+/** The records of one kind as their files hold them, each with its revision. */
+export class FileRecords<Read, Write> {
+  constructor(
+    readonly kind: StoreKind,
+    readonly layout: FileLayout<Read, Write>,
+    private readonly ledger: RevisionLedger,
+    /** Throws when the store is closed, or (`writing`) opened read-only. */
+    private readonly guard: (writing: boolean) => void,
+  ) {}
+
+  /** The record and its revision; undefined when there is none. */
+  async get(key: string): Promise<{ value: Read; revision: number } | undefined> {
+    this.#check(key, false);
+    const value = await this.layout.read(key);
+    if (value === undefined) return undefined;
+    const revision = await this.ledger.revisionOf(this.#id(key), fingerprintOf(value));
+    return revision === undefined ? this.#adopted(key) : { value, revision };
+  }
+
+  /** Every record, by key. */
+  async list(): Promise<Array<{ key: string; value: Read; revision: number }>> {
+    this.guard(false);
+    const records: Array<{ key: string; value: Read; revision: number }> = [];
+    for (const [key, value] of [...(await this.layout.readAll())].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      const revision = await this.ledger.revisionOf(this.#id(key), fingerprintOf(value));
+      const record = revision === undefined ? await this.#adopted(key) : { value, revision };
+      if (record) records.push({ key, ...record });
+    }
+    return records;
+  }
+
+  /** The revision of a record that is gone (a delete's), adopted if the ledger holds another. */
+  deletedRevision(key: string): Promise<number> {
+    return this.layout.transact(key, (current) =>
+      Promise.resolve({
+        change: 'keep',
+        result: () => this.ledger.adopt(this.#id(key), current === undefined ? null : fingerprintOf(current)),
+      }),
+    );
+  }
+
+  /**
+   * Under the record's lock: `decide` sees it (with its revision) and answers what to write, or
+   * undefined to delete it; returns the revision written (undefined when nothing was, or it was deleted).
+   */
+  async change(
+    key: string,
+    decide: (current: { value: Read; revision: number } | undefined) => { write: Write } | 'delete' | 'keep',
+  ): Promise<{ revision: number; value: Read } | undefined> {
+    this.#check(key, true);
+    return this.layout.transact(key, async (value): Promise<Outcome<Write, { revision: number; value: Read } | undefined>> => {
+      const current = value === undefined ? undefined : { value, revision: await this.ledger.adopt(this.#id(key), fingerprintOf(value)) };
+      const change = decide(current);
+      return {
+        change,
+        result: async () => {
+          if (change === 'keep') return undefined;
+          if (change === 'delete') {
+            if (current) await this.ledger.record(this.#id(key), null);
+            return undefined;
+          }
+          // What a reader will see (the file's own normal form), fingerprinted as it will be read.
+          const written = await this.layout.read(key);
+          if (written === undefined) throw new LoadoutError('STATE_INVALID', `${this.layout.fileOf(key)} was not written`);
+          return { value: written, revision: await this.ledger.record(this.#id(key), fingerprintOf(written)) };
+        },
+      };
+    });
+  }
+
+  /** Remove the record; false when there was none. */
+  async delete(key: string): Promise<boolean> {
+    let existed = false;
+    await this.change(key, (current) => {
+      existed = current !== undefined;
+      return existed ? 'delete' : 'keep';
+    });
+    return existed;
+  }
+
+  // The content changed without the store (or a write is in progress): read it again under its lock.
+  #adopted(key: string): Promise<{ value: Read; revision: number } | undefined> {
+    return this.layout.transact(key, (value) =>
+      Promise.resolve({
+        change: 'keep',
+        result: async () =>
+          value === undefined ? undefined : { value, revision: await this.ledger.adopt(this.#id(key), fingerprintOf(value)) },
+      }),
+    );
+  }
+
+  #check(key: string, writing: boolean): void {
+    this.guard(writing);
+    validKey(this.kind, key);
+  }
+
+  #id(key: string): string {
+    return `${this.kind}/${key}`;
+  }
+}
+
+/** A plain kind over its files: records checked with the kind's schema (kept as given where the kind says so). */
+export class FileCollection<T> implements RecordCollection<T> {
+  readonly #records: FileRecords<unknown, T>;
+  readonly #schema: z.ZodType<T>;
+  readonly #asGiven: boolean;
+
+  constructor(records: FileRecords<unknown, T>, schema: z.ZodType<T>, asGiven: boolean) {
+    this.#records = records;
+    this.#schema = schema;
+    this.#asGiven = asGiven;
+  }
+
+  async get(key: string): Promise<StoredRecord<T> | undefined> {
+    const record = await this.#records.get(key);
+    return record && { key, value: this.#parse(key, record.value), revision: record.revision };
+  }
+
+  async list(): Promise<Array<StoredRecord<T>>> {
+    return (await this.#records.list()).map((record) => ({
+      key: record.key,
+      value: this.#parse(record.key, record.value),
+      revision: record.revision,
+    }));
+  }
+
+  async put(key: string, value: T, options: PutOptions = {}): Promise<number> {
+    const write = this.#valid(key, value);
+    const written = await this.#records.change(key, (current) => {
+      if (options.ifRevision !== undefined && (current?.revision ?? null) !== options.ifRevision)
+        throw conflict(this.#records.kind, key, options.ifRevision);
+      return { write };
+    });
+    return written!.revision;
+  }
+
+  async update(key: string, change: (current: T | undefined) => T | undefined): Promise<StoredRecord<T> | undefined> {
+    const written = await this.#records.change(key, (current) => {
+      const next = change(current && this.#parse(key, current.value));
+      if (next === undefined) return current ? 'delete' : 'keep';
+      return { write: this.#valid(key, next) };
+    });
+    return written && { key, value: this.#parse(key, written.value), revision: written.revision };
+  }
+
+  delete(key: string): Promise<boolean> {
+    return this.#records.delete(key);
+  }
+
+  #valid(key: string, value: T): T {
+    const parsed = this.#schema.safeParse(value);
+    if (!parsed.success)
+      throw new LoadoutError('INVALID_ARGUMENT', `${this.#records.kind} '${key}' not saved: ${firstIssueText(parsed.error)}`);
+    return this.#asGiven ? value : parsed.data;
+  }
+
+  #parse(key: string, value: unknown): T {
+    const parsed = this.#schema.safeParse(value);
+    if (!parsed.success) {
+      throw new LoadoutError(
+        'STATE_INVALID',
+        `${this.#records.kind} '${key}' in ${this.#records.layout.fileOf(key)} is not valid: ${firstIssueText(parsed.error)}`,
+      );
+    }
+    return this.#asGiven ? (value as T) : parsed.data;
+  }
+}
+
+/**
+ * OAuth records over their files, as files mode keeps them today: plain JSON, mode 0600, never
+ * encrypted (encryption at rest is the Postgres backend's). An unreadable file is reported per
+ * server; a put or an update replaces it, as a new login does today.
+ */
+export class FileOAuthCollection implements OAuthCollection {
+  readonly #records: FileRecords<OAuthFileRead, OAuthRecord>;
+
+  constructor(records: FileRecords<OAuthFileRead, OAuthRecord>) {
+    this.#records = records;
+  }
+
+  async get(server: string): Promise<OAuthRead | undefined> {
+    const record = await this.#records.get(server);
+    return record && { key: server, ...record.value, revision: record.revision };
+  }
+
+  async list(): Promise<OAuthRead[]> {
+    return (await this.#records.list()).map((record) => ({ key: record.key, ...record.value, revision: record.revision }));
+  }
+
+  async put(server: string, record: OAuthRecord, options: PutOptions = {}): Promise<number> {
+    const write = validOAuth(server, record);
+    const written = await this.#records.change(server, (current) => {
+      if (options.ifRevision !== undefined && (current?.revision ?? null) !== options.ifRevision)
+        throw conflict('oauth tokens', server, options.ifRevision);
+      return { write };
+    });
+    return written!.revision;
+  }
+
+  async update(server: string, change: (current: OAuthRecord | undefined) => OAuthRecord | undefined): Promise<OAuthRead | undefined> {
+    const written = await this.#records.change(server, (current) => {
+      const next = change(current?.value.state === 'readable' ? current.value.value : undefined);
+      if (next === undefined) return current ? 'delete' : 'keep';
+      return { write: validOAuth(server, next) };
+    });
+    return written && { key: server, ...written.value, revision: written.revision };
+  }
+
+  delete(server: string): Promise<boolean> {
+    return this.#records.delete(server);
+  }
+}
+
+function validOAuth(server: string, record: OAuthRecord): OAuthRecord {
+  const parsed = OAuthRecordSchema.safeParse(record);
+  if (!parsed.success) throw new LoadoutError('INVALID_ARGUMENT', `oauth tokens of '${server}' not saved: ${firstIssueText(parsed.error)}`);
+  return parsed.data;
+}

@@ -1,0 +1,122 @@
+// Revisions for the files backend. Today's file formats have no room for a revision, so the data
+// dir keeps one ledger beside them, `store-revisions.json`: a counter that grows with every write
+// through the store, and per record the revision it was written at with a fingerprint of what was
+// written. A record whose content no longer matches its fingerprint was changed by a writer that
+// does not use the store (an older loadout, a hand edit): it is given the next revision when next
+// read, so a conflict with it is still seen. The ledger is changed only under its file lock.
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import { Mutex } from 'async-mutex';
+import * as z from 'zod';
+import { readTextIfExists, withFileLock, writeTextAtomic } from '../config/index.js';
+import { LoadoutError } from '../shared/index.js';
+
+/** The ledger's file name in the data dir. */
+export const REVISION_LEDGER_FILE = 'store-revisions.json';
+
+// [revision, fingerprint of the record as written; null once deleted]
+const LedgerSchema = z.strictObject({
+  version: z.literal(1),
+  revision: z.number().int().nonnegative(),
+  records: z.record(z.string(), z.tuple([z.number().int().positive(), z.string().nullable()])),
+});
+type Ledger = z.infer<typeof LedgerSchema>;
+
+// Deleted records' revisions kept, newest first, so a watcher can name a delete's revision.
+const TOMBSTONES_KEPT = 1_000;
+
+// One mutex per ledger file in this process: stores opened twice on one dir (two replicas in one
+// process) queue here instead of polling the file lock.
+const PROCESS_LOCKS = new Map<string, Mutex>();
+
+/** A fingerprint of a record's content: equal content, equal fingerprint. */
+export function fingerprintOf(value: unknown): string {
+  return createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 24);
+}
+
+/** The revision ledger of one data dir. */
+export class RevisionLedger {
+  readonly #file: string;
+  readonly #mutex: Mutex;
+  readonly #readOnly: boolean;
+
+  /** `readOnly`: never write the ledger; a record it does not know reads at revision 0 (not written through a store). */
+  constructor(dataDir: string, { readOnly = false }: { readOnly?: boolean } = {}) {
+    this.#file = path.join(dataDir, REVISION_LEDGER_FILE);
+    this.#readOnly = readOnly;
+    let mutex = PROCESS_LOCKS.get(this.#file);
+    if (!mutex) PROCESS_LOCKS.set(this.#file, (mutex = new Mutex()));
+    this.#mutex = mutex;
+  }
+
+  /** The revision `id` was written at if its content still has `fingerprint`; undefined when it does not (or was never written). */
+  async revisionOf(id: string, fingerprint: string | null): Promise<number | undefined> {
+    const entry = (await this.#read()).records[id];
+    return entry && entry[1] === fingerprint ? entry[0] : undefined;
+  }
+
+  /** The revision of `id` as it is now (`null`: deleted), given the next one when the ledger has another content for it. Call under the record's own lock. */
+  async adopt(id: string, fingerprint: string | null): Promise<number> {
+    const known = await this.revisionOf(id, fingerprint);
+    if (known !== undefined || this.#readOnly) return known ?? 0;
+    return this.#change((ledger) => {
+      const entry = ledger.records[id];
+      return entry && entry[1] === fingerprint ? entry[0] : this.#next(ledger, id, fingerprint);
+    });
+  }
+
+  /** Take the next revision for a write of `id` with `fingerprint` (`null`: a delete). Call under the record's own lock. */
+  record(id: string, fingerprint: string | null): Promise<number> {
+    return this.#change((ledger) => this.#next(ledger, id, fingerprint));
+  }
+
+  /** Take the next revision for a record the ledger does not keep (a session held in memory). */
+  bump(): Promise<number> {
+    return this.#change((ledger) => ++ledger.revision);
+  }
+
+  #next(ledger: Ledger, id: string, fingerprint: string | null): number {
+    const revision = ++ledger.revision;
+    delete ledger.records[id];
+    ledger.records[id] = [revision, fingerprint];
+    return revision;
+  }
+
+  async #change(change: (ledger: Ledger) => number): Promise<number> {
+    if (this.#readOnly) throw new LoadoutError('INVALID_ARGUMENT', `${this.#file} is read-only here: the store was opened read-only`);
+    return this.#mutex.runExclusive(() =>
+      withFileLock(this.#file, async () => {
+        const ledger = await this.#read();
+        const revision = change(ledger);
+        await writeTextAtomic(this.#file, `${JSON.stringify(pruned(ledger))}\n`);
+        return revision;
+      }),
+    );
+  }
+
+  async #read(): Promise<Ledger> {
+    const text = await readTextIfExists(this.#file);
+    if (text === undefined) return { version: 1, revision: 0, records: {} };
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    const parsed = LedgerSchema.safeParse(json);
+    if (!parsed.success) {
+      throw new LoadoutError(
+        'STATE_INVALID',
+        `${this.#file} is not a revision ledger; delete it (revisions start again, nothing else is lost) and retry`,
+      );
+    }
+    return parsed.data;
+  }
+}
+
+// Records are kept in write order (#next re-inserts), so the oldest tombstones come first.
+function pruned(ledger: Ledger): Ledger {
+  const tombstones = Object.keys(ledger.records).filter((id) => ledger.records[id]![1] === null);
+  for (const id of tombstones.slice(0, Math.max(0, tombstones.length - TOMBSTONES_KEPT))) delete ledger.records[id];
+  return ledger;
+}

@@ -1,0 +1,142 @@
+// The files backend against the modules that own each file: what it writes is byte for byte what
+// they write, and a change they make without the store is heard, with a newer revision that a
+// write at the old one conflicts with; a write by another process on the same dir is heard too.
+import { execFile } from 'node:child_process';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ServerConfigSchema, StateStore, updateOAuthRecord } from '../../src/config/index.js';
+import { writeDefinitionCache } from '../../src/catalog/index.js';
+import { LearnedWordsStore } from '../../src/catalog/learnedWords.js';
+import { recordDiscoveryOutcomes } from '../../src/runtime/index.js';
+import { LAST_STOP_KEY, LEARNED_WORDS_KEY, openFileStore, type TeamStore } from '../../src/store/index.js';
+import { ToolsetStore } from '../../src/toolsets/index.js';
+import { ROOT } from '../helpers/gateway.js';
+import { nextChange } from '../helpers/storeBackends.js';
+import { useTempDir } from '../helpers/tempDir.js';
+
+describe('files store', () => {
+  const tempDir = useTempDir('loadout-filestore-');
+  const opened: TeamStore[] = [];
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((store) => store.close()));
+  });
+  const open = async (name: string, listen = false) => {
+    const root = path.join(tempDir(), name);
+    await mkdir(root, { recursive: true });
+    const store = await openFileStore({ dataDir: path.join(root, 'data'), toolsetsDir: path.join(root, 'toolsets'), listen });
+    opened.push(store);
+    return { store, file: (name: string) => path.join(root, name) };
+  };
+  const json = async (file: string): Promise<unknown> => JSON.parse(await readFile(file, 'utf8'));
+
+  it('writes each kind byte for byte as the module that owns its file writes it', async () => {
+    const owners = path.join(tempDir(), 'owners');
+    const owned = (name: string) => path.join(owners, name);
+    const { store, file } = await open('store');
+
+    await new ToolsetStore(owned('toolsets')).save({ name: 'dev', description: 'Dev things', tools: ['fs.read_file', 'web.get'] });
+    await store.toolsets.put('dev', { name: 'dev', description: 'Dev things', tools: ['fs.read_file', 'web.get'] });
+
+    await writeDefinitionCache(owned('data/catalog.json'), {
+      fs: { discoveredAt: '2026-01-01T00:00:00.000Z', tools: [{ name: 'read_file', inputSchema: { type: 'object', z: 1, a: 2 } }] },
+    });
+    const cached = (await json(owned('data/catalog.json'))) as { servers: { fs: Parameters<TeamStore['catalog']['put']>[1] } };
+    await store.catalog.put('fs', cached.servers.fs);
+
+    const config = ServerConfigSchema.parse({ command: 'node', args: ['server.js'] });
+    await recordDiscoveryOutcomes(owned('data/discovery.json'), { web: config }, [
+      { server: 'web', ok: false, failure: { code: 'SERVER_START_FAILED', text: 'web exited' } },
+    ]);
+    const discovery = (await json(owned('data/discovery.json'))) as { servers: { web: Parameters<TeamStore['discovery']['put']>[1] } };
+    await store.discovery.put('web', discovery.servers.web);
+
+    await new LearnedWordsStore(owned('data/learned-words.json')).record(['fs.read_file'], ['open', 'read'], 'open read');
+    await store.learnedWords.put(LEARNED_WORDS_KEY, (await json(owned('data/learned-words.json'))) as never);
+
+    await new StateStore(owned('data/state.json')).update((state) => ({ ...state, activeToolset: 'dev' }));
+    await store.equipped.put(LAST_STOP_KEY, { toolset: 'dev' });
+    await store.equipped.put('0123abcd', { toolset: 'dev' });
+
+    const tokens = { access_token: 'a-token', token_type: 'Bearer' };
+    await updateOAuthRecord(owned('data/oauth/remote.json'), 'https://example.test/mcp', (record) => ({ ...record, tokens }));
+    await store.oauth.put('remote', { serverUrl: 'https://example.test/mcp', tokens });
+
+    for (const name of [
+      'toolsets/dev.yaml',
+      'data/catalog.json',
+      'data/discovery.json',
+      'data/learned-words.json',
+      'data/state.json',
+      'data/oauth/remote.json',
+    ]) {
+      expect(await readFile(file(name), 'utf8'), name).toBe(await readFile(owned(name), 'utf8'));
+    }
+    // As gateway/http/principalToolsets.ts writes a principal's set.
+    expect(await readFile(file('data/principals/0123abcd.json'), 'utf8')).toBe('{"toolset":"dev"}\n');
+    expect((await stat(file('data/oauth/remote.json'))).mode & 0o777).toBe(0o600);
+    expect((await store.catalog.get('fs'))?.value).toEqual(cached.servers.fs);
+    expect(await store.counts()).toEqual({
+      catalog: 1,
+      discovery: 1,
+      toolsets: 1,
+      equipped: 2,
+      sessions: 0,
+      learnedWords: 1,
+      optimization: 0,
+      oauth: 1,
+    });
+    // Files have no schema of their own to migrate: each file carries its format's version.
+    expect(await store.schema()).toEqual({ version: 0, knownVersion: 0, applied: [], pending: [] });
+  });
+
+  it('hears a change made without the store, at a newer revision that a write at the old one conflicts with', async () => {
+    const { store, file } = await open('store', true);
+    const first = await store.toolsets.put('dev', { name: 'dev', tools: ['fs.read_file'] });
+    const heard = nextChange(store, (change) =>
+      change.type === 'change' && change.key === 'dev' && change.revision > first ? change : undefined,
+    );
+    await new ToolsetStore(file('toolsets')).save({ name: 'dev', tools: ['web.get'] });
+    const change = await heard;
+    expect(change).toMatchObject({ kind: 'toolsets', op: 'put', missed: false });
+    expect(await store.toolsets.get('dev')).toEqual({ key: 'dev', value: { name: 'dev', tools: ['web.get'] }, revision: change.revision });
+    await expect(store.toolsets.put('dev', { name: 'dev', tools: [] }, { ifRevision: first })).rejects.toMatchObject({
+      code: 'STORE_CONFLICT',
+    });
+  });
+
+  it('hears a write another process made through its own files store, at the revision that process got', async () => {
+    const { store, file } = await open('store', true);
+    const heard = nextChange(store, (change) => (change.type === 'change' && change.key === 'web' ? change : undefined));
+    // The built store, in a process of its own: it prints the revision its put returned.
+    const script = `
+      import { openFileStore } from ${JSON.stringify(path.join(ROOT, 'dist/src/store/index.js'))};
+      const store = await openFileStore({ dataDir: process.argv[1], toolsetsDir: process.argv[2], listen: false });
+      process.stdout.write(String(await store.toolsets.put('web', { name: 'web', tools: ['http.get'] })));
+      await store.close();`;
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script, file('data'), file('toolsets')]);
+    expect(await heard).toEqual({ type: 'change', kind: 'toolsets', key: 'web', op: 'put', revision: Number(stdout), missed: false });
+  });
+
+  it('passes over a file edited into nonsense and still hears the others', async () => {
+    const { store, file } = await open('store', true);
+    await mkdir(file('toolsets'), { recursive: true });
+    const heard = nextChange(store, (change) => (change.type === 'change' && change.key === 'good' ? change : undefined));
+    await writeFile(file('toolsets/bad.yaml'), 'name: [unclosed\n');
+    await writeFile(file('toolsets/good.yaml'), 'name: good\ntools:\n  - fs.read_file\n');
+    expect(await heard).toMatchObject({ kind: 'toolsets', op: 'put' });
+    await expect(store.toolsets.get('bad')).rejects.toThrow(/bad\.yaml:\d+:\d+: /);
+  });
+
+  it('keeps the last stop in state.json beside the optimization data, and a read-only store writes nothing', async () => {
+    const { store, file } = await open('store');
+    await store.equipped.put(LAST_STOP_KEY, { toolset: 'dev' });
+    expect(await json(file('data/state.json'))).toMatchObject({ version: 1, activeToolset: 'dev', optimization: { servers: {} } });
+    const readOnly = await openFileStore({ dataDir: file('data'), toolsetsDir: file('toolsets'), listen: false, readOnly: true });
+    opened.push(readOnly);
+    expect((await readOnly.equipped.get(LAST_STOP_KEY))?.value).toEqual({ toolset: 'dev' });
+    await expect(readOnly.equipped.put('p1', { toolset: null })).rejects.toThrow(/opened read-only/);
+    await expect(stat(file('data/principals'))).rejects.toThrow(/ENOENT/);
+  });
+});
