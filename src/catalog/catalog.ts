@@ -139,9 +139,11 @@ export class Catalog {
     }
     // The words searched with each tool come from what is left of its server: a server granted in
     // part keeps no instructions, title or description, so none of them ranks its granted tools.
-    const setup = this.#searchSetup.vocabulary?.servers
-      ? { ...this.#searchSetup, vocabulary: { ...this.#searchSetup.vocabulary, ...serverWords(servers) } }
-      : this.#searchSetup;
+    // A view is never saved: the data dir's one saved index is the whole catalog's.
+    const { savedIndex: _whole, ...searchSetup } = this.#searchSetup;
+    const setup = searchSetup.vocabulary?.servers
+      ? { ...searchSetup, vocabulary: { ...searchSetup.vocabulary, ...serverWords(servers) } }
+      : searchSetup;
     const view = new Catalog(tools, servers, setup);
     view.#grants = grants;
     return view;

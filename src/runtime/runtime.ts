@@ -52,6 +52,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     serversFile: paths.serversFile,
     oauthDir: paths.oauthDir,
     serverMapFile: path.join(paths.dataDir, 'server-map.json'),
+    searchIndexFile: path.join(paths.dataDir, 'search-index.bin'),
     learnedWordsFile: paths.learnedWordsFile,
     synonymsFile: paths.synonymsFile,
     exampleRequestsFile: paths.exampleRequestsFile,
