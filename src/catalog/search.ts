@@ -194,9 +194,21 @@ export class CatalogSearch {
     add(expanded, fusion.expanded);
     if (modelScores) add(sortedScores(Float64Array.from(this.#tools, (tool) => Math.max(0, modelScores.get(tool.id) ?? 0))), fusion.model);
     const boosts = this.#setup.nameBoosts ?? DEFAULT_NAME_BOOSTS;
-    const named = this.#boosts.namedServers(new Set(terms));
-    for (const [tool, hit] of fused) hit.score *= this.#boosts.serverFactor(tool, named, boosts);
-    this.#nameSaidFirst(fused, new Set(terms), boosts.name);
+    const termSet = new Set(terms);
+    const named = this.#boosts.namedServers(termSet);
+    if (named.size) {
+      for (const [tool, hit] of fused) hit.score *= this.#boosts.serverFactor(tool, named, boosts);
+      // Naming a server is a ranking of its own, as word and meaning matches are: the named servers'
+      // tools, best first, each earn from it. A multiplier alone cannot lift a server whose tools share
+      // no other word with the request ("memory" for entities in a knowledge graph) above tools that share several.
+      const ofNamed = [...fused].filter(([tool]) => named.has(this.#tools[tool]!.server));
+      add(
+        ofNamed.sort(([a, first], [b, second]) => second.score - first.score || a - b).map(([tool, hit]) => [tool, hit.score]),
+        fusion.namedServers,
+        (hit, rank) => (hit.namedServer = { rank }),
+      );
+    }
+    this.#nameSaidFirst(fused, termSet, boosts.name);
     if (fusion.questionReadBoost > 0 && isQuestion(query)) {
       for (const [tool, hit] of fused) if (this.#readsOnly(tool)) hit.score *= 1 + fusion.questionReadBoost;
     }

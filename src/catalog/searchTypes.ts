@@ -53,6 +53,8 @@ export interface FusionSettings {
   expansion: { neighbours: number; floor: number };
   /** The embeddings model's ranking, when one is configured. */
   model: number;
+  /** The ranking of the tools of the servers a query names (their key, title or product names), by fused score. */
+  namedServers: number;
   /**
    * What a word of the built-in request vocabulary ("remember" → memory, store) counts for, relative
    * to the query's own words, in word matches and in meaning alignment; 0 turns the vocabulary off.
@@ -72,6 +74,7 @@ export const DEFAULT_FUSION: FusionSettings = {
   expanded: 1,
   expansion: { neighbours: 8, floor: 0.4 },
   model: 1.5,
+  namedServers: 1,
   requestWords: 0.5,
   questionReadBoost: 0.5,
 };
@@ -82,6 +85,8 @@ export interface RankedTool {
   score: number;
   lexical?: { rank: number; score: number; matches: TermMatch[] };
   semantic?: { rank: number; score: number; alignments: WordAlignment[] };
+  /** Its place among the tools of the servers the query names (see FusionSettings.namedServers). */
+  namedServer?: { rank: number };
   /** Ranked first because an agent chose it after this (or a nearly identical) query: the evidence. */
   recalled?: number;
 }

@@ -261,6 +261,10 @@ describe('loadout search', () => {
     expect(lines[0]).toMatch(/^ {2}1\. echo\.add — Add two numbers/);
     expect(run.stdout).toMatch(/word matches: rank 1, BM25F [\d.]+ — sum \(description\); .*number \(description\)/);
     expect(run.stdout).toMatch(/meaning: rank \d+, alignment [\d.]+ — sum≈sum 1/);
+    expect(run.stdout).not.toMatch(/server named/);
+    const named = await runCli(dirs, ['search', 'echo: sum two numbers', '--explain']);
+    expect(linesOf(named.stdout)[0]).toMatch(/^ {2}1\. echo\.add — /);
+    expect(named.stdout).toMatch(/server named in the query: rank 1 among its tools/);
   });
 
   it('keeps its index in the data dir: the next run and a warm gateway read it, a damaged one is rebuilt', async () => {

@@ -5,8 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { largeDevDir, loadLargeDevSet } from '../../bench/searchDevLarge.js';
 import { AGENT_QUERIES_FILE, loadAgentQueries, scoreDevSet } from '../../bench/searchDevSet.js';
 
-// Reached when the floor was set: 43/60 at 3, 54/60 at 10 (the ranking before the set: 39 and 53).
-const FLOOR = { recallAt3: 43 / 60, recallAt10: 54 / 60 };
+// Reached when the floor was last raised: 44/60 at 3, 55/60 at 10 (the ranking before the set: 39
+// and 53; before naming a server became a ranking of its own: 43 and 54).
+const FLOOR = { recallAt3: 44 / 60, recallAt10: 55 / 60 };
 // The agent-written queries (agent-queries.json, written from the map and meta-tools only): 57/60
 // at 3 when committed; the target is 95 %.
 const AGENT_FLOOR = { recallAt3: 57 / 60 };
