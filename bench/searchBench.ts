@@ -12,7 +12,7 @@ import { DEFAULT_FIELD_WEIGHTS } from '../src/catalog/lexicalIndex.js';
 import { LearnedWordsStore } from '../src/catalog/learnedWords.js';
 import { SearchLearning } from '../src/catalog/searchLearning.js';
 import { DEFAULT_ALIGNMENT } from '../src/catalog/semanticIndex.js';
-import { DEFAULT_FUSION } from '../src/catalog/search.js';
+import { DEFAULT_FUSION } from '../src/catalog/searchTypes.js';
 import { formatServerMap, MAP_BUDGET_BYTES, summarizeServer } from '../src/catalog/serverMap.js';
 import {
   AGENT_QUERIES_FILE,

@@ -6,7 +6,8 @@ import type { Grants } from '../identity/index.js';
 import type { CatalogTool } from './catalogTool.js';
 import type { CachedServerTools, DefinitionCache } from './definitionCache.js';
 import { ResourceUriIndex } from './resourceUris.js';
-import { CatalogSearch, type RankOptions, type Ranking, type SearchOptions, type SearchResult, type SearchSetup } from './search.js';
+import { CatalogSearch } from './search.js';
+import type { RankOptions, Ranking, SearchOptions, SearchResult, SearchSetup } from './searchTypes.js';
 import { summarizeServer, type ServerSummary } from './serverMap.js';
 import { toolHash } from './toolHash.js';
 

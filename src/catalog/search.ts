@@ -34,17 +34,6 @@ import {
 import { DEFAULT_ALIGNMENT, SemanticIndex } from './semanticIndex.js';
 import { loadWordVectors, type WordVectors } from './wordVectors.js';
 
-export {
-  DEFAULT_FUSION,
-  type FusionSettings,
-  type RankedTool,
-  type RankOptions,
-  type Ranking,
-  type SearchOptions,
-  type SearchResult,
-  type SearchSetup,
-} from './searchTypes.js';
-
 /** The query's stemmed terms (reasons of word matches) and words (reasons of meaning matches). */
 interface QueryWords {
   terms: string[];
