@@ -300,7 +300,7 @@ export class CatalogSearch {
     // word counts as the rarest of words, and meaning cannot stand in for it.
     const missing = asked.filter((word) => this.#lexical.idf(stem(word)) === 0 && this.#namesSomething(word));
     if (!missing.length && (bestAlignment ?? 0) >= STRONG_MATCH) return bestAlignment!;
-    const index = this.#tools.indexOf(best.tool);
+    const index = this.#indexOf(best.tool.id)!;
     const total = terms.reduce((sum, term) => sum + this.#lexical.idf(term), 0) + missing.length * this.#lexical.rarestIdf();
     if (missing.length) return total > 0 ? this.#coverage(index, terms) / total : 0;
     return Math.max(bestAlignment ?? 0, total > 0 ? this.#coverage(index, terms) / total : 0);
@@ -326,7 +326,7 @@ export class CatalogSearch {
   #addReasons(hits: RankedTool[], { terms, all }: QueryWords): void {
     const semantic = this.#semanticIndex();
     for (const hit of hits) {
-      const index = this.#tools.indexOf(hit.tool);
+      const index = this.#indexOf(hit.tool.id)!;
       if (hit.lexical) hit.lexical.matches = LexicalIndex.matches(this.#wordsOf(index), terms);
       if (hit.semantic && semantic !== 'unavailable') hit.semantic.alignments = semantic.index.explain(this.#wordsOf(index), all);
     }
