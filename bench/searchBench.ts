@@ -1,6 +1,6 @@
 // `npm run bench:search`: loadout's search on the tool-search dev set (test/fixtures/search-dev),
 // scored by the set's own evaluate.mjs, then the same catalog replicated to 10,000 tools for index
-// build time, query latency and the memory the index adds. --ablations adds a row per field and
+// build time, query latency and the memory the index adds, and `loadout search` run at 5,000 tools. --ablations adds a row per field and
 // per ranking taken out (scored in-process with the same formula).
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -12,7 +12,7 @@ import { DEFAULT_FIELD_WEIGHTS } from '../src/catalog/lexicalIndex.js';
 import { LearnedWordsStore } from '../src/catalog/learnedWords.js';
 import { SearchLearning } from '../src/catalog/searchLearning.js';
 import { DEFAULT_ALIGNMENT } from '../src/catalog/semanticIndex.js';
-import { DEFAULT_FUSION } from '../src/catalog/search.js';
+import { DEFAULT_FUSION } from '../src/catalog/searchTypes.js';
 import { formatServerMap, MAP_BUDGET_BYTES, summarizeServer } from '../src/catalog/serverMap.js';
 import {
   AGENT_QUERIES_FILE,
@@ -25,6 +25,7 @@ import {
 } from './searchDevSet.js';
 import { percentile } from './stats.js';
 import { largeSetRows } from './searchDevLarge.js';
+import { cliSearchRows } from './cliSearch.js';
 
 const SCALE_TOOLS = 10_000;
 const LATENCY_ROUNDS = 5;
@@ -297,4 +298,5 @@ console.log(`${requestVocabularyRows().join('\n')}\n`);
 console.log(`${mapRows().join('\n')}\n`);
 console.log(`${scaleRows.join('\n')}\n`);
 console.log(`${[...noticeRows(), ...(await learningRows())].join('\n')}\n`);
+console.log(`${(await cliSearchRows()).join('\n')}\n`);
 if (process.argv.includes('--ablations')) console.log(ablations().join('\n'));

@@ -8,7 +8,15 @@ import { gunzipSync } from 'node:zlib';
 import type { Tool } from '@modelcontextprotocol/server';
 import { Catalog, type CachedServerTools } from '../src/catalog/index.js';
 import { ServerConfigSchema } from '../src/config/index.js';
-import { scoreDevSet, scoreNotice, searchDevDir, type DevQuery, type DevScores } from './searchDevSet.js';
+import {
+  AGENT_QUERIES_FILE,
+  loadAgentQueries,
+  scoreDevSet,
+  scoreNotice,
+  searchDevDir,
+  type DevQuery,
+  type DevScores,
+} from './searchDevSet.js';
 
 /** Where the set lives: LOADOUT_SEARCH_DEV_LARGE, else beside the small set. */
 export function largeDevDir(): string {
@@ -71,6 +79,24 @@ export function largeSetRows(): string[] {
     `  targets R@3 ≥ 55 %, R@10 ≥ 75 %, halves within 5 points at 3: ${met ? 'met' : 'not met'}`,
     `  weak-match notice: shown ${notice.shown}/${notice.n}, false alarms ${notice.falseAlarms}, misses ${notice.misses}`,
     `  not in the top 3: ${misses.join(', ') || 'none'}`,
+    ...agentRows(catalog),
+  ];
+}
+
+/** The large set's agent-written queries (agent-queries.json, see bench/agentQueries.ts), with their server filters. */
+function agentRows(catalog: Catalog): string[] {
+  const agent = loadAgentQueries(largeDevDir());
+  if (!agent) return [`  agent-written queries: none yet (write ${AGENT_QUERIES_FILE} with node dist/bench/agentQueries.js prompt large)`];
+  const scores = scoreDevSet(agent, (query, task) =>
+    catalog.search({ query, server: task.server, limit: 10, offset: 0 }).tools.map((tool) => tool.id),
+  );
+  const misses = agent
+    .filter((query) => scores.ranks.get(query.id)! > 3)
+    .map((query) => `${query.id} (${rankText(scores.ranks.get(query.id)!)})`);
+  return [
+    `  agent-written queries (${agent.filter((query) => query.server).length} with a server filter):`,
+    line('all', scores.all),
+    `  target, agent-written: right tool in the top 3 ≥ 95 %: ${scores.all.recallAt3 >= 0.95 ? 'met' : 'not met'}; not in the top 3: ${misses.join(', ') || 'none'}`,
   ];
 }
 

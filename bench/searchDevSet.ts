@@ -36,7 +36,7 @@ export function loadAgentQueries(dir = searchDevDir()): DevQuery[] | undefined {
   const file = path.join(dir, AGENT_QUERIES_FILE);
   if (!existsSync(file)) return undefined;
   const { queries } = JSON.parse(readFileSync(file, 'utf8')) as { queries: DevQuery[] };
-  const tasks = loadDevSet(dir).queries;
+  const tasks = (JSON.parse(readFileSync(path.join(dir, 'queries.json'), 'utf8')) as { queries: DevQuery[] }).queries;
   const same = (a: DevQuery, b: DevQuery) =>
     a.id === b.id && a.expected.join() === b.expected.join() && Boolean(a.hard) === Boolean(b.hard);
   if (queries.length !== tasks.length || queries.some((query, index) => !same(query, tasks[index]!)))

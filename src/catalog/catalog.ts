@@ -6,7 +6,8 @@ import type { Grants } from '../identity/index.js';
 import type { CatalogTool } from './catalogTool.js';
 import type { CachedServerTools, DefinitionCache } from './definitionCache.js';
 import { ResourceUriIndex } from './resourceUris.js';
-import { CatalogSearch, type RankOptions, type Ranking, type SearchOptions, type SearchResult, type SearchSetup } from './search.js';
+import { CatalogSearch } from './search.js';
+import type { RankOptions, Ranking, SearchOptions, SearchResult, SearchSetup } from './searchTypes.js';
 import { summarizeServer, type ServerSummary } from './serverMap.js';
 import { toolHash } from './toolHash.js';
 
@@ -139,9 +140,11 @@ export class Catalog {
     }
     // The words searched with each tool come from what is left of its server: a server granted in
     // part keeps no instructions, title or description, so none of them ranks its granted tools.
-    const setup = this.#searchSetup.vocabulary?.servers
-      ? { ...this.#searchSetup, vocabulary: { ...this.#searchSetup.vocabulary, ...serverWords(servers) } }
-      : this.#searchSetup;
+    // A view is never saved: the data dir's one saved index is the whole catalog's.
+    const { savedIndex: _whole, ...searchSetup } = this.#searchSetup;
+    const setup = searchSetup.vocabulary?.servers
+      ? { ...searchSetup, vocabulary: { ...searchSetup.vocabulary, ...serverWords(servers) } }
+      : searchSetup;
     const view = new Catalog(tools, servers, setup);
     view.#grants = grants;
     return view;

@@ -3,7 +3,7 @@
 // remembered from use) with the embeddings model's scores folded in when one is configured, and
 // the asking session's query remembered, so that the tools it then uses learn its words.
 import type { Catalog } from './catalog.js';
-import type { Ranking } from './search.js';
+import type { Ranking } from './searchTypes.js';
 
 /** A ranked search of the catalog. */
 export interface RankRequest {

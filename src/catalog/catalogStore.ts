@@ -24,6 +24,7 @@ import { storedDefinitions } from './storedDefinitions.js';
 import { EmbeddingRanking } from './embeddingRanking.js';
 import { LearnedWordsStore, type LearnedSearch } from './learnedWords.js';
 import { SearchLearning } from './searchLearning.js';
+import { SearchIndexFile } from './searchIndexFile.js';
 import { ExampleRequestsStore } from './exampleRequests.js';
 import { examplesByTool, keywordsOf, readSynonyms } from './searchVocabulary.js';
 import type { ServerMapEntry, ServerState, ServerSummary } from './serverMap.js';
@@ -46,6 +47,8 @@ type CatalogStoreOptions = DefinitionsPlace &
   DiscoverySources & {
     /** Where the map's summaries of the servers are kept (data dir), for a session's first answer. */
     serverMapFile?: string;
+    /** Where the built search index is kept between processes (data dir); without it each process builds its own. */
+    searchIndexFile?: string;
     /** Where words learned from use are kept (data dir); without it nothing is learned. */
     learnedWordsFile?: string;
     /** The user's synonym groups (config dir), read with the cached definitions. */
@@ -90,6 +93,7 @@ export class CatalogStore {
   #examples: ReadonlyMap<string, string[]> = new Map();
   readonly #learnedWords: LearnedWordsStore | undefined;
   readonly #embeddings: EmbeddingRanking | undefined;
+  readonly #searchIndex: SearchIndexFile | undefined;
   /** Records what sessions use after a search; a no-op without a learned-words file. */
   readonly learning: SearchLearning | undefined;
 
@@ -99,6 +103,9 @@ export class CatalogStore {
     this.#definitions = new DefinitionStore(
       options.catalogRecords ? storedDefinitions(options.catalogRecords) : definitionFile(options.cacheFile),
     );
+    this.#searchIndex = options.searchIndexFile
+      ? new SearchIndexFile(options.searchIndexFile, { logger: options.logger, work: this.#work })
+      : undefined;
     this.#learnedWords = options.learnedWordsFile ? new LearnedWordsStore(options.learnedWordsFile) : undefined;
     this.#embeddings = options.embeddings
       ? new EmbeddingRanking(options.embeddings.settings, options.embeddings.cacheFile, options.logger)
@@ -332,6 +339,7 @@ export class CatalogStore {
         },
         synonyms: this.#synonyms,
         recall: this.#recall,
+        ...(this.#searchIndex ? { savedIndex: this.#searchIndex } : {}),
       },
     });
   }

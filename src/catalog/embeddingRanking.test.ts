@@ -10,7 +10,8 @@ import type { Logger } from '../shared/index.js';
 import { catalogTool } from '../../test/helpers/catalogTools.js';
 import { useTempDir } from '../../test/helpers/tempDir.js';
 import { EmbeddingRanking } from './embeddingRanking.js';
-import { CatalogSearch, DEFAULT_FUSION } from './search.js';
+import { CatalogSearch } from './search.js';
+import { DEFAULT_FUSION } from './searchTypes.js';
 
 // The fake model: a word's dimension is its concept's, so "sprint" and "cycle" embed alike.
 const CONCEPTS: Record<string, string> = {

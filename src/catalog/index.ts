@@ -4,7 +4,8 @@ export { Catalog, parseToolId, unusableReason, type CatalogTool } from './catalo
 export { CatalogStore } from './catalogStore.js';
 export type { DiscoveryResult } from './catalogDiscovery.js';
 export { readDefinitionCache, writeDefinitionCache, type CachedServerTools, type DefinitionCache } from './definitionCache.js';
-export { CatalogSearch, type SearchSetup, type RankedTool, type Ranking } from './search.js';
+export { CatalogSearch } from './search.js';
+export type { SearchSetup, RankedTool, Ranking } from './searchTypes.js';
 export { rank, type RankRequest } from './catalogRank.js';
 export { loadWordVectors } from './wordVectors.js';
 export { toolHash } from './toolHash.js';

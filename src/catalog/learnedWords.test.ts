@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { catalogTool } from '../../test/helpers/catalogTools.js';
 import { useTempDir } from '../../test/helpers/tempDir.js';
 import { LearnedWordsStore } from './learnedWords.js';
-import { CatalogSearch, DEFAULT_FUSION } from './search.js';
+import { CatalogSearch } from './search.js';
+import { DEFAULT_FUSION } from './searchTypes.js';
 import { queryKeyOf } from './queryWords.js';
 import { SearchLearning } from './searchLearning.js';
 

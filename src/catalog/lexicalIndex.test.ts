@@ -6,7 +6,7 @@ import { LexicalIndex } from './lexicalIndex.js';
 import { stem, toolTextOf, toolWordsOf } from './searchText.js';
 
 describe('LexicalIndex', () => {
-  const index = new LexicalIndex(
+  const index = LexicalIndex.build(
     [
       catalogTool('fs', 'read_file', 'Read the complete contents of a file.'),
       catalogTool('fs', 'list_directory', 'List the files of a directory.'),

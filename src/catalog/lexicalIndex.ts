@@ -1,6 +1,7 @@
 // Word-match ranking: BM25F over the search fields, exact stemmed terms only. No prefix or fuzzy
 // expansion: they let "organization" match "organ" and "file" match "filesystem", and they were
 // most of the query time at 10k tools.
+import { postingAt, PostingsBuilder, type Posting, type Postings } from './postings.js';
 import { SEARCH_FIELDS, stem, type SearchField, type ToolWords } from './searchText.js';
 
 /** How much a term in each field counts, relative to the description. */
@@ -45,14 +46,23 @@ export interface TermMatch {
 /** An inverted index of stemmed terms with BM25F term weights folded in at build time. */
 export class LexicalIndex {
   readonly #toolCount: number;
-  readonly #postings = new Map<string, { tools: Int32Array; weights: Float32Array }>();
+  readonly #postings = new Map<string, Posting>();
+  /** What the index was built from, kept whole so it can be saved (see searchIndexFile.ts). */
+  readonly postings: Postings;
 
-  constructor(words: readonly ToolWords[], weights: FieldWeights = DEFAULT_FIELD_WEIGHTS) {
-    this.#toolCount = words.length;
+  /** The index over `toolCount` tools with these postings (from build(), or a saved index). */
+  constructor(postings: Postings, toolCount: number) {
+    this.#toolCount = toolCount;
+    this.postings = postings;
+    postings.keys.forEach((term, index) => this.#postings.set(term, postingAt(postings, index)));
+  }
+
+  /** Build the index over each tool's words. */
+  static build(words: readonly ToolWords[], weights: FieldWeights = DEFAULT_FIELD_WEIGHTS): LexicalIndex {
     const averageLength = SEARCH_FIELDS.map(
       (field) => words.reduce((sum, tool) => sum + tool[field].length, 0) / Math.max(1, words.length) || 1,
     );
-    const building = new Map<string, { tools: number[]; weights: number[] }>();
+    const building = new PostingsBuilder();
     words.forEach((fields, tool) => {
       const termWeight = new Map<string, number>();
       SEARCH_FIELDS.forEach((field, f) => {
@@ -65,16 +75,9 @@ export class LexicalIndex {
           termWeight.set(term, (termWeight.get(term) ?? 0) + weight);
         }
       });
-      for (const [term, weight] of termWeight) {
-        let posting = building.get(term);
-        if (!posting) building.set(term, (posting = { tools: [], weights: [] }));
-        posting.tools.push(tool);
-        posting.weights.push(weight);
-      }
+      for (const [term, weight] of termWeight) building.add(term, tool, weight);
     });
-    for (const [term, { tools, weights: termWeights }] of building) {
-      this.#postings.set(term, { tools: Int32Array.from(tools), weights: Float32Array.from(termWeights) });
-    }
+    return new LexicalIndex(building.build(), words.length);
   }
 
   /**

@@ -24,6 +24,24 @@ describe('naming a server', () => {
     expect(ids(engine, 'save memory of user preference for future conversations')[0]).toMatch(/^kg\./);
   });
 
+  it("puts the named server's tools first though other servers' tools share more of the request's words", () => {
+    const fitting = [
+      'Save the user preference for future conversations.',
+      'Keep user settings for conversations in the future.',
+      'Saves a conversation of the user with preferences.',
+      'Store a preference of the user; future sessions read it.',
+    ];
+    const crowded = [
+      catalogTool('memory', 'create_entities', 'Create entities in the knowledge graph.'),
+      catalogTool('memory', 'add_observations', 'Add observations to existing entities.'),
+      catalogTool('memory', 'read_graph', 'Read the whole knowledge graph.'),
+      ...Array.from({ length: 12 }, (_, index) => catalogTool(`app${index}`, 'set_option', fitting[index % fitting.length]!)),
+      catalogTool('devtools', 'take_heapsnapshot', 'Save a snapshot of the memory of the page.'),
+    ];
+    for (const setup of [{}, { vectorFile: false } as const])
+      expect(ids(new CatalogSearch(crowded, setup), 'save memory of user preference for future conversations')[0]).toMatch(/^memory\./);
+  });
+
   it('finds a product by another of its names', () => {
     const cloud = [
       catalogTool('gcp', 'list-projects', 'Lists the projects you can access with your account, by name and number.'),

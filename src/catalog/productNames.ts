@@ -1,60 +1,53 @@
-// Products known by more than one name: a query that says one of them also searches for the
-// others ("Google Cloud" finds the gcp server, "Postgres" the postgresql one, "monday.com" the
-// monday one). Written from how the products are commonly called, not from any catalog's tools or
-// any test set's answers. A server's own title and description also count as its names (they are
-// searched with its tools), so this list only needs the names a server may not say itself.
+// The products search knows, declared once: their names, so that a query that says one also searches
+// for the others ("Google Cloud" finds the gcp server, "Postgres" the postgresql one, "monday.com"
+// the monday one) and a product no server offers makes a weak answer; and the group of servers each
+// belongs to, for the map (serverGroups.ts). Written from how the products are commonly called, not
+// from any catalog's tools or any test set's answers. A server's own title and description also
+// count as its names (they are searched with its tools), so this list only needs the names a server
+// may not say itself.
 import { wordsOf } from './searchText.js';
 
-// One product a line: its names, comma-separated; a name may be several words.
+// One group of servers a line (see serverGroups.ts; "other" is no group), then its products,
+// separated by ';', each as its names, comma-separated; a name may be several words. A query word
+// that names a product no configured server offers makes any answer a weak one.
 const TABLE = `
-gcp, google cloud, gcloud
-aws, amazon web services
-azure, microsoft azure
-postgres, postgresql, psql, pg
-mysql, mariadb
-mongodb, mongo
-kubernetes, k8s, kubectl
-github, gh
-monday, monday.com
-ms365, m365, microsoft 365, office 365, office365
-outlook, microsoft outlook
-msteams, microsoft teams
-gdrive, google drive
-gmail, google mail
-gsc, google search console, search console
-bigquery, big query, bq
-elasticsearch, elastic
-sqlite, sqlite3
-jira, atlassian jira
-confluence, atlassian confluence
-circleci, circle ci
-digitalocean, digital ocean
-cloudflare, cf
-youtube, yt
-salesforce, sfdc
-openai, chatgpt
-anthropic, claude
+code: github, gh; gitlab; bitbucket; codeberg; gitea
+databases: postgres, postgresql, psql, pg; mysql, mariadb; sqlite, sqlite3; mongodb, mongo; redis; elasticsearch, elastic; cosmos; bigquery, big query, bq; supabase; neon; pinecone; snowflake; databricks
+browsers: playwright; puppeteer; selenium; browserbase
+cloud: gcp, google cloud, gcloud; aws, amazon web services; azure, microsoft azure; kubernetes, k8s, kubectl; docker; heroku; vercel; netlify; cloudflare, cf; coolify; argocd; helm; terraform; ansible; digitalocean, digital ocean; firebase
+chat: slack; msteams, microsoft teams; discord; telegram; whatsapp; resend; outlook, microsoft outlook; gmail, google mail; twilio; sendgrid; mailchimp; zoom
+files: notion; obsidian; gdrive, google drive; dropbox; onedrive; sharepoint; confluence, atlassian confluence; evernote
+search: perplexity; tavily; brave; serper; searxng; firecrawl; gsc, google search console, search console
+tracking: jira, atlassian jira; linear; asana; trello; todoist; shortcut; monday, monday.com; plane; clickup; basecamp; wrike
+monitoring: datadog; sentry; rollbar; pagerduty; grafana; prometheus
+design: figma; mermaid; drawio; tailwind; miro; canva
+other: ms365, m365, microsoft 365, office 365, office365; circleci, circle ci; jenkins; kafka; youtube, yt; salesforce, sfdc; openai, chatgpt; anthropic, claude; stripe; hubspot; shopify; spotify; box; zendesk; intercom; airtable; twitter; instagram; facebook; linkedin; reddit; webflow; wordpress; quickbooks; xero; paypal; square; okta; auth0; segment; mixpanel; amplitude; calendly; typeform
 `;
 
-// Products people name in a request that have one name only; with the table's, a query word
-// that names a product no configured server offers makes any answer a weak one.
-const SINGLE_NAMES =
-  'slack discord notion linear asana trello jira github gitlab figma stripe hubspot salesforce zoom dropbox box spotify shopify ' +
-  'twilio sendgrid mailchimp zendesk intercom airtable clickup basecamp whatsapp telegram twitter instagram facebook linkedin ' +
-  'reddit youtube gmail outlook sharepoint onedrive confluence bitbucket datadog sentry pagerduty grafana prometheus vercel ' +
-  'netlify heroku supabase firebase snowflake databricks redis mongodb mysql postgres sqlite kafka jenkins circleci docker ' +
-  'kubernetes terraform ansible cloudflare aws azure gcp openai anthropic perplexity tavily brave todoist evernote obsidian ' +
-  'monday wrike miro canva calendly typeform webflow wordpress quickbooks xero paypal square okta auth0 segment mixpanel amplitude';
+/** A product's names, each as its words, and the group of servers it belongs to. */
+interface Product {
+  group: string;
+  names: string[][];
+}
+
+const PRODUCTS: readonly Product[] = TABLE.trim()
+  .split('\n')
+  .flatMap((line) => {
+    const [group = '', products = ''] = line.split(':');
+    return products.split(';').map((product) => ({
+      group: group.trim(),
+      names: product.split(',').map((name) => wordsOf(name.trim()).filter((word) => word !== 'com')),
+    }));
+  });
 
 /** Each name's words (joined) → the words of the product's other names. */
-const ALIASES: ReadonlyMap<string, readonly string[]> = parseTable(TABLE);
+const ALIASES: ReadonlyMap<string, readonly string[]> = aliasesOf(PRODUCTS);
 /** The longest name, in words. */
 const LONGEST = 4;
 
-function parseTable(table: string): Map<string, string[]> {
+function aliasesOf(products: readonly Product[]): Map<string, string[]> {
   const aliases = new Map<string, string[]>();
-  for (const line of table.trim().split('\n')) {
-    const names = line.split(',').map((name) => wordsOf(name.trim()).filter((word) => word !== 'com'));
+  for (const { names } of products) {
     if (names.length < 2) continue;
     for (const name of names) {
       const others = names.filter((other) => other !== name).flat();
@@ -75,8 +68,16 @@ export function productAliasesOf(words: readonly string[]): string[] {
   return [...found];
 }
 
-/** Words that name a product (any of its names' words), for telling a request for it apart from plain words. */
-export const PRODUCT_WORDS: ReadonlySet<string> = new Set([
-  ...SINGLE_NAMES.split(' '),
-  ...[...ALIASES.keys()].filter((name) => !name.includes(' ')),
-]);
+/** The one-word names of the products of each group of servers (code, databases, …; not "other"). */
+export const PRODUCT_WORDS_BY_GROUP: ReadonlyMap<string, readonly string[]> = new Map(
+  [...new Set(PRODUCTS.map((product) => product.group))]
+    .filter((group) => group !== 'other')
+    .map((group) => [group, PRODUCTS.filter((product) => product.group === group).flatMap(oneWordNames)]),
+);
+
+/** Words that name a product (any of its one-word names), for telling a request for it apart from plain words. */
+export const PRODUCT_WORDS: ReadonlySet<string> = new Set(PRODUCTS.flatMap(oneWordNames));
+
+function oneWordNames({ names }: Product): string[] {
+  return names.filter((name) => name.length === 1).map(([word]) => word!);
+}

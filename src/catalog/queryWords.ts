@@ -8,7 +8,7 @@ import { withValueKinds } from './searchIntent.js';
 import { contentWordsOf, stem } from './searchText.js';
 
 /** The most query words considered; a pasted paragraph is cut, not refused. */
-export const MAX_QUERY_WORDS = 32;
+const MAX_QUERY_WORDS = 32;
 // The most query characters read: room for MAX_QUERY_WORDS long words and the values pasted among
 // them, and a bound on the pattern matching of pasted values, whose cost grows with the square of
 // a pathological run ("a.a.a.…" tries every word start as an email address or a file name).

@@ -2,14 +2,15 @@
 // with meaning matches (word-vector alignment) by reciprocal rank, and finds close names for
 // unknown ones (minisearch, prefix + fuzzy: typos belong there, not in ranking).
 import MiniSearch from 'minisearch';
-import type { LoadoutError } from '../shared/index.js';
 import type { CatalogTool } from './catalogTool.js';
+import type { Postings } from './postings.js';
+import { searchIndexFingerprint } from './searchIndexFile.js';
 import { isQuestion, readsOnly } from './searchIntent.js';
 import { askedWordsOf, meantWordsOf, queryKeyOf } from './queryWords.js';
 import { sortedScores } from './rankedScores.js';
 import { PRODUCT_WORDS } from './productNames.js';
-import { DEFAULT_NAME_BOOSTS, NameBoosts, type NameBoostSettings } from './nameBoosts.js';
-import { DEFAULT_FIELD_WEIGHTS, LexicalIndex, type FieldWeights, type TermMatch } from './lexicalIndex.js';
+import { DEFAULT_NAME_BOOSTS, NameBoosts } from './nameBoosts.js';
+import { DEFAULT_FIELD_WEIGHTS, LexicalIndex } from './lexicalIndex.js';
 import {
   serverNameText,
   stem,
@@ -19,119 +20,19 @@ import {
   wordOverlap,
   type ToolText,
   type ToolWords,
-  type ToolVocabulary,
 } from './searchText.js';
-import { DEFAULT_ALIGNMENT, SemanticIndex, type AlignmentSettings, type WordAlignment } from './semanticIndex.js';
+import {
+  DEFAULT_FUSION,
+  type FusionSettings,
+  type RankedTool,
+  type RankOptions,
+  type Ranking,
+  type SearchOptions,
+  type SearchResult,
+  type SearchSetup,
+} from './searchTypes.js';
+import { DEFAULT_ALIGNMENT, SemanticIndex } from './semanticIndex.js';
 import { loadWordVectors, type WordVectors } from './wordVectors.js';
-
-/** Paging and filtering for a catalog search. */
-export interface SearchOptions {
-  query?: string;
-  server?: string;
-  limit: number;
-  offset: number;
-  /** Scores by tool id from an embeddings model (`search.embeddings`), fused as a fourth ranking. */
-  modelScores?: ReadonlyMap<string, number>;
-}
-
-/** How a catalog search ranks; every part has a default. */
-export interface SearchSetup {
-  vocabulary?: ToolVocabulary;
-  /** The user's synonyms: a query word also searches for these words. */
-  synonyms?: ReadonlyMap<string, readonly string[]>;
-  /** The word-vector file, or false for word matching only; default: the one shipped with loadout. */
-  vectorFile?: string | false;
-  /** Told once per catalog when the vectors cannot be loaded (ranking goes on without them). */
-  onVectorsUnavailable?: (error: LoadoutError) => void;
-  /** Queries remembered from use (query key → tool id → evidence): their tools rank first for the same query. */
-  recall?: ReadonlyMap<string, ReadonlyMap<string, number>>;
-  fieldWeights?: FieldWeights;
-  alignment?: AlignmentSettings;
-  fusion?: FusionSettings;
-  nameBoosts?: NameBoostSettings;
-}
-
-/**
- * Reciprocal-rank fusion: a tool earns weight / (k + rank) from each ranking it appears in. Ranks,
- * not scores, are fused because BM25 and cosine scores live on unrelated scales.
- */
-export interface FusionSettings {
-  k: number;
-  /** Word matches (BM25F). */
-  lexical: number;
-  /** Word-vector alignment. */
-  semantic: number;
-  /** Word matches with each query word expanded to its nearest catalog words. */
-  expanded: number;
-  /** How many nearest catalog words a query word adds, and the least similarity they need. */
-  expansion: { neighbours: number; floor: number };
-  /** The embeddings model's ranking, when one is configured. */
-  model: number;
-  /**
-   * What a word of the built-in request vocabulary ("remember" → memory, store) counts for, relative
-   * to the query's own words, in word matches and in meaning alignment; 0 turns the vocabulary off.
-   */
-  requestWords: number;
-  /**
-   * For a question ("Which alerts are firing?"), the share added to the fused score of tools that
-   * only read: someone asking to be told something rarely wants a tool that changes things.
-   */
-  questionReadBoost: number;
-}
-
-export const DEFAULT_FUSION: FusionSettings = {
-  k: 20,
-  lexical: 1,
-  semantic: 1,
-  expanded: 1,
-  expansion: { neighbours: 8, floor: 0.4 },
-  model: 1.5,
-  requestWords: 0.5,
-  questionReadBoost: 0.5,
-};
-
-/** Why a tool ranked where it did (`loadout search --explain`). */
-export interface RankedTool {
-  tool: CatalogTool;
-  score: number;
-  lexical?: { rank: number; score: number; matches: TermMatch[] };
-  semantic?: { rank: number; score: number; alignments: WordAlignment[] };
-  /** Ranked first because an agent chose it after this (or a nearly identical) query: the evidence. */
-  recalled?: number;
-}
-
-/** A ranked search: the page, the count of tools ranked, and whether the best matched well. */
-export interface SearchResult {
-  total: number;
-  tools: CatalogTool[];
-  /** False when a query was given but no tool matched most of it. */
-  strong: boolean;
-  /** How well the best tool matched, 0–1: the larger of its word coverage and its meaning alignment (at least the alignment once that is strong). */
-  confidence: number;
-}
-
-/** A ranked search: the query, where to look, the page, and whether to give each hit's reasons. */
-export interface RankOptions {
-  query: string;
-  server?: string | undefined;
-  limit: number;
-  offset: number;
-  modelScores?: ReadonlyMap<string, number> | undefined;
-  explain?: boolean;
-}
-
-/** A page of a ranking, and how it was made. */
-export interface Ranking {
-  /** Tools ranked at all (within the server, when one is asked for). */
-  total: number;
-  hits: RankedTool[];
-  strong: boolean;
-  confidence: number;
-  /** The words searched for: the query's own, its synonyms, and its request-vocabulary words. */
-  words: string[];
-  /** Whether meaning matches took part (the word vectors loaded). */
-  vectors: boolean;
-}
 
 /** The query's stemmed terms (reasons of word matches) and words (reasons of meaning matches). */
 interface QueryWords {
@@ -165,6 +66,10 @@ export class CatalogSearch {
   /** Each tool's words; dropped once both indexes are built (they are most of a big index's memory). */
   #words: ToolWords[] | undefined;
   readonly #lexical: LexicalIndex;
+  /** The saved index's key (see searchIndexFile.ts); undefined without a saved index. */
+  readonly #fingerprint: string | undefined;
+  /** The meaning index's postings as loaded, until the vectors are (on the first ranked search). */
+  #savedSemantic: Postings | undefined;
   readonly #boosts: NameBoosts;
   #semantic: { index: SemanticIndex; vectors: WordVectors } | 'unavailable' | undefined;
   /** Per tool: 1 if it only reads, 0 if it changes things, -1 not yet worked out. */
@@ -182,8 +87,18 @@ export class CatalogSearch {
       tools.map((tool) => toolTextOf(tool, setup.vocabulary)),
     );
     this.#boosts = new NameBoosts(tools, (server) => serverNameText(server, setup.vocabulary));
-    this.#words = this.#texts.map(toolWordsOf);
-    this.#lexical = new LexicalIndex(this.#words, setup.fieldWeights ?? DEFAULT_FIELD_WEIGHTS);
+    const fieldWeights = setup.fieldWeights ?? DEFAULT_FIELD_WEIGHTS;
+    // Both indexes' postings depend on the texts and the weights alone (the vectors are applied on load).
+    this.#fingerprint =
+      setup.savedIndex && searchIndexFingerprint(this.#texts, { fieldWeights, aligned: (setup.alignment ?? DEFAULT_ALIGNMENT).fields });
+    const saved = this.#fingerprint ? setup.savedIndex?.load(this.#fingerprint, tools.length) : undefined;
+    if (saved) {
+      this.#lexical = new LexicalIndex(saved.lexical, tools.length);
+      this.#savedSemantic = saved.semantic;
+    } else {
+      this.#words = this.#texts.map(toolWordsOf);
+      this.#lexical = LexicalIndex.build(this.#words, fieldWeights);
+    }
     this.#readOnly = new Int8Array(tools.length).fill(-1);
   }
 
@@ -268,9 +183,21 @@ export class CatalogSearch {
     add(expanded, fusion.expanded);
     if (modelScores) add(sortedScores(Float64Array.from(this.#tools, (tool) => Math.max(0, modelScores.get(tool.id) ?? 0))), fusion.model);
     const boosts = this.#setup.nameBoosts ?? DEFAULT_NAME_BOOSTS;
-    const named = this.#boosts.namedServers(new Set(terms));
-    for (const [tool, hit] of fused) hit.score *= this.#boosts.serverFactor(tool, named, boosts);
-    this.#nameSaidFirst(fused, new Set(terms), boosts.name);
+    const termSet = new Set(terms);
+    const named = this.#boosts.namedServers(termSet);
+    if (named.size) {
+      for (const [tool, hit] of fused) hit.score *= this.#boosts.serverFactor(tool, named, boosts);
+      // Naming a server is a ranking of its own, as word and meaning matches are: the named servers'
+      // tools, best first, each earn from it. A multiplier alone cannot lift a server whose tools share
+      // no other word with the request ("memory" for entities in a knowledge graph) above tools that share several.
+      const ofNamed = [...fused].filter(([tool]) => named.has(this.#tools[tool]!.server));
+      add(
+        ofNamed.sort(([a, first], [b, second]) => second.score - first.score || a - b).map(([tool, hit]) => [tool, hit.score]),
+        fusion.namedServers,
+        (hit, rank) => (hit.namedServer = { rank }),
+      );
+    }
+    this.#nameSaidFirst(fused, termSet, boosts.name);
     if (fusion.questionReadBoost > 0 && isQuestion(query)) {
       for (const [tool, hit] of fused) if (this.#readsOnly(tool)) hit.score *= 1 + fusion.questionReadBoost;
     }
@@ -373,7 +300,7 @@ export class CatalogSearch {
     // word counts as the rarest of words, and meaning cannot stand in for it.
     const missing = asked.filter((word) => this.#lexical.idf(stem(word)) === 0 && this.#namesSomething(word));
     if (!missing.length && (bestAlignment ?? 0) >= STRONG_MATCH) return bestAlignment!;
-    const index = this.#tools.indexOf(best.tool);
+    const index = this.#indexOf(best.tool.id)!;
     const total = terms.reduce((sum, term) => sum + this.#lexical.idf(term), 0) + missing.length * this.#lexical.rarestIdf();
     if (missing.length) return total > 0 ? this.#coverage(index, terms) / total : 0;
     return Math.max(bestAlignment ?? 0, total > 0 ? this.#coverage(index, terms) / total : 0);
@@ -399,7 +326,7 @@ export class CatalogSearch {
   #addReasons(hits: RankedTool[], { terms, all }: QueryWords): void {
     const semantic = this.#semanticIndex();
     for (const hit of hits) {
-      const index = this.#tools.indexOf(hit.tool);
+      const index = this.#indexOf(hit.tool.id)!;
       if (hit.lexical) hit.lexical.matches = LexicalIndex.matches(this.#wordsOf(index), terms);
       if (hit.semantic && semantic !== 'unavailable') hit.semantic.alignments = semantic.index.explain(this.#wordsOf(index), all);
     }
@@ -412,11 +339,23 @@ export class CatalogSearch {
     if (!load?.ok) {
       this.#words = undefined;
       if (load) this.#setup.onVectorsUnavailable?.(load.error);
+      this.#save(undefined);
       return (this.#semantic = 'unavailable');
     }
-    const index = new SemanticIndex(this.#words ?? this.#texts.map(toolWordsOf), load.vectors, this.#setup.alignment ?? DEFAULT_ALIGNMENT);
+    const alignment = this.#setup.alignment ?? DEFAULT_ALIGNMENT;
+    const index = this.#savedSemantic
+      ? new SemanticIndex(this.#savedSemantic, this.#tools.length, load.vectors, alignment)
+      : SemanticIndex.build(this.#words ?? this.#texts.map(toolWordsOf), load.vectors, alignment);
     this.#words = undefined;
+    if (!this.#savedSemantic) this.#save(index.postings);
+    this.#savedSemantic = undefined;
     return (this.#semantic = { index, vectors: load.vectors });
+  }
+
+  // Saved once both indexes exist (or the meaning index cannot): what the next process loads.
+  #save(semantic: Postings | undefined): void {
+    if (this.#fingerprint)
+      this.#setup.savedIndex?.save(this.#fingerprint, { toolCount: this.#tools.length, lexical: this.#lexical.postings, semantic });
   }
 
   /** One tool's words, from the build if still kept, else tokenized again (explain, strength). */

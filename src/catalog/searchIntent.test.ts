@@ -1,7 +1,8 @@
 // Query intent: questions, which tools only read, and the kinds of values pasted into a query.
 import { describe, expect, it } from 'vitest';
 import { catalogTool } from '../../test/helpers/catalogTools.js';
-import { CatalogSearch, DEFAULT_FUSION } from './search.js';
+import { CatalogSearch } from './search.js';
+import { DEFAULT_FUSION } from './searchTypes.js';
 import { isQuestion, readsOnly, withValueKinds } from './searchIntent.js';
 
 describe('query intent', () => {

@@ -212,11 +212,11 @@ const SHARED_DESCRIPTION_TOOLS = 3;
 
 /** `texts` (of `tools`, index for index) with each description that three or more tools of one server share left empty. */
 export function withSharedDescriptionsDropped(tools: readonly CatalogTool[], texts: ToolText[]): ToolText[] {
+  const keys = texts.map((text, index) => (text.description ? `${tools[index]!.server}\n${text.description}` : undefined));
   const counts = new Map<string, number>();
-  const keyOf = (index: number) => `${tools[index]!.server}\n${texts[index]!.description}`;
-  texts.forEach((text, index) => text.description && counts.set(keyOf(index), (counts.get(keyOf(index)) ?? 0) + 1));
-  texts.forEach((text, index) => {
-    if ((counts.get(keyOf(index)) ?? 0) >= SHARED_DESCRIPTION_TOOLS) text.description = '';
+  for (const key of keys) if (key !== undefined) counts.set(key, (counts.get(key) ?? 0) + 1);
+  keys.forEach((key, index) => {
+    if (key !== undefined && counts.get(key)! >= SHARED_DESCRIPTION_TOOLS) texts[index]!.description = '';
   });
   return texts;
 }

@@ -1,6 +1,7 @@
 // Meaning-match ranking with static word vectors: a tool scores by how well each query word is
 // aligned with its closest word in the tool's text (best cosine, sharpened and floored),
 // weighted by how rare the query word is. Finds "dbs" → "databases" with no synonym list.
+import { postingAt, PostingsBuilder, type Posting, type Postings } from './postings.js';
 import { SEARCH_FIELDS, stem, type SearchField, type ToolWords } from './searchText.js';
 import type { WordVectors } from './wordVectors.js';
 
@@ -41,8 +42,8 @@ export interface WordAlignment {
 export class SemanticIndex {
   readonly #vectors: WordVectors;
   readonly #settings: AlignmentSettings;
-  readonly #vocabulary: string[] = [];
-  readonly #stems: string[] = [];
+  readonly #vocabulary: readonly string[];
+  readonly #stems: string[];
   /** Vocabulary ids by stem, for the request vocabulary's stand-ins, which match their own stem only. */
   readonly #idsByStem = new Map<string, number[]>();
   /** Unit vectors of vocabulary words, `dimensions` floats each; zeros for words without one. */
@@ -51,44 +52,28 @@ export class SemanticIndex {
   /** hubPenalty × (hubness − mean hubness) of each vocabulary word; 0 for words without a vector. */
   readonly #hubDiscount: Float32Array;
   /** For each vocabulary word, the tools that contain it and the field weight of the best field. */
-  readonly #postings: { tools: Int32Array; weights: Float32Array }[] = [];
+  readonly #postings: Posting[];
   readonly #idOf = new Map<string, number>();
   readonly #rows = new Map<string, Float32Array>();
   readonly #toolCount: number;
+  /** The vocabulary and its postings, kept whole so they can be saved (see searchIndexFile.ts); the vectors are not. */
+  readonly postings: Postings;
 
-  constructor(toolWords: readonly ToolWords[], vectors: WordVectors, settings: AlignmentSettings = DEFAULT_ALIGNMENT) {
+  /** The index over `toolCount` tools whose words are `postings` (from wordPostings(), or a saved index). */
+  constructor(postings: Postings, toolCount: number, vectors: WordVectors, settings: AlignmentSettings = DEFAULT_ALIGNMENT) {
     this.#vectors = vectors;
     this.#settings = settings;
-    const idOf = this.#idOf;
-    const building: { tools: number[]; weights: number[] }[] = [];
-    this.#toolCount = toolWords.length;
-    toolWords.forEach((fields, tool) => {
-      const words = new Map<number, number>();
-      for (const field of SEARCH_FIELDS) {
-        const weight = settings.fields[field] ?? 0;
-        if (weight === 0) continue;
-        for (const word of fields[field]) {
-          let id = idOf.get(word);
-          if (id === undefined) {
-            id = this.#vocabulary.length;
-            idOf.set(word, id);
-            this.#vocabulary.push(word);
-            const wordStem = stem(word);
-            this.#stems.push(wordStem);
-            const ids = this.#idsByStem.get(wordStem);
-            if (ids) ids.push(id);
-            else this.#idsByStem.set(wordStem, [id]);
-            building.push({ tools: [], weights: [] });
-          }
-          words.set(id, Math.max(words.get(id) ?? 0, weight));
-        }
-      }
-      for (const [id, weight] of words) {
-        building[id]!.tools.push(tool);
-        building[id]!.weights.push(weight);
-      }
+    this.#toolCount = toolCount;
+    this.postings = postings;
+    this.#vocabulary = postings.keys;
+    this.#stems = postings.keys.map(stem);
+    this.#postings = postings.keys.map((word, id) => {
+      this.#idOf.set(word, id);
+      const ids = this.#idsByStem.get(this.#stems[id]!);
+      if (ids) ids.push(id);
+      else this.#idsByStem.set(this.#stems[id]!, [id]);
+      return postingAt(postings, id);
     });
-    for (const { tools, weights } of building) this.#postings.push({ tools: Int32Array.from(tools), weights: Float32Array.from(weights) });
     const dimensions = vectors.dimensions;
     this.#matrix = new Float32Array(this.#vocabulary.length * dimensions);
     this.#hasVector = new Uint8Array(this.#vocabulary.length);
@@ -100,6 +85,26 @@ export class SemanticIndex {
       this.#hasVector[id] = 1;
       this.#hubDiscount[id] = settings.hubPenalty * (vectors.hubness(word)! - vectors.meanHubness);
     });
+  }
+
+  /** The index over each tool's words. */
+  static build(toolWords: readonly ToolWords[], vectors: WordVectors, settings: AlignmentSettings = DEFAULT_ALIGNMENT): SemanticIndex {
+    return new SemanticIndex(SemanticIndex.wordPostings(toolWords, settings), toolWords.length, vectors, settings);
+  }
+
+  /** Each word of the tools' aligned fields, with its tools and the weight of the best field it is in there. */
+  static wordPostings(toolWords: readonly ToolWords[], settings: AlignmentSettings = DEFAULT_ALIGNMENT): Postings {
+    const building = new PostingsBuilder();
+    toolWords.forEach((fields, tool) => {
+      const words = new Map<string, number>();
+      for (const field of SEARCH_FIELDS) {
+        const weight = settings.fields[field] ?? 0;
+        if (weight === 0) continue;
+        for (const word of fields[field]) words.set(word, Math.max(words.get(word) ?? 0, weight));
+      }
+      for (const [word, weight] of words) building.add(word, tool, weight);
+    });
+    return building.build();
   }
 
   /**

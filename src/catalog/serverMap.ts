@@ -55,13 +55,15 @@ export function formatServerMap(entries: readonly ServerMapEntry[], budget = MAP
     const lines = entries.map((entry) => mapLine(entry, width));
     if (byteLength(lines) <= budget) return lines;
   }
-  for (const counted of [true, false]) {
-    const lines = groupedLines(entries, counted).map((group) => group.line);
-    if (byteLength(lines) <= budget) return lines;
-  }
+  // Each server's group is worked out once: the lines are tried with counts, without, then cut.
+  const labels = entries.map((entry) => groupOf(entry.server, entry.summary?.purpose ?? ''));
+  const counted = groupedLines(entries, labels, true);
+  if (byteLength(counted.map((group) => group.line)) <= budget) return counted.map((group) => group.line);
+  const named = groupedLines(entries, labels, false);
+  if (byteLength(named.map((group) => group.line)) <= budget) return named.map((group) => group.line);
   const lines: string[] = [];
   let left = entries.length;
-  for (const group of groupedLines(entries, false)) {
+  for (const group of named) {
     const more = (count: number) => `… and ${count} more servers: discover-all-tools {"server": "NAME"} lists one.`;
     if (byteLength([...lines, group.line, more(left - group.count)]) > budget) return [...lines, more(left)];
     lines.push(group.line);
@@ -70,13 +72,13 @@ export function formatServerMap(entries: readonly ServerMapEntry[], budget = MAP
   return lines;
 }
 
-/** `group: a (N), b (not discovered)`, or `group: a b` by name alone: one line per group of servers, in the groups' order. */
-function groupedLines(entries: readonly ServerMapEntry[], counted: boolean): { line: string; count: number }[] {
+/**
+ * `group: a (N), b (not discovered)`, or `group: a b` by name alone: one line per group of servers,
+ * in the groups' order; `labels` are the entries' groups, index for index.
+ */
+function groupedLines(entries: readonly ServerMapEntry[], labels: readonly string[], counted: boolean): { line: string; count: number }[] {
   const groups = new Map<string, string[]>(GROUP_ORDER.map((label) => [label, []]));
-  for (const entry of entries) {
-    const label = groupOf(entry.server, entry.summary?.purpose ?? '');
-    groups.get(label)!.push(compactName(entry, counted));
-  }
+  entries.forEach((entry, index) => groups.get(labels[index]!)!.push(compactName(entry, counted)));
   return [...groups]
     .filter(([, names]) => names.length)
     .map(([label, names]) => ({ line: `${label}: ${names.join(counted ? ', ' : ' ')}`, count: names.length }));

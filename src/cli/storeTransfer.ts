@@ -22,6 +22,7 @@ const COPIED_KINDS = (Object.keys(DOCUMENT_KINDS) as DocumentKind[]).filter((kin
 // Files of a data dir the store does not hold: caches rebuilt from what it does hold, or this machine's own.
 const NOT_STORED: Record<string, string> = {
   'server-map.json': 'a cache of the catalog, rebuilt from it',
+  'search-index.bin': 'a cache of the search index, rebuilt from the catalog',
   'servers.parsed.json': "a cache of servers.yaml's parse",
   'embeddings-cache.json': 'a cache, rebuilt from the catalog',
   'example-requests.json': 'not held by the store yet',

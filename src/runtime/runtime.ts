@@ -61,6 +61,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     logger,
     oauthDir: paths.oauthDir,
     serverMapFile: path.join(paths.dataDir, 'server-map.json'),
+    searchIndexFile: path.join(paths.dataDir, 'search-index.bin'),
     learnedWordsFile: paths.learnedWordsFile,
     synonymsFile: paths.synonymsFile,
     exampleRequestsFile: paths.exampleRequestsFile,

@@ -1,6 +1,6 @@
 // Search end to end: discover-all-tools with a query over real stdio (top 10, compact lines with
 // parameters, the weak-match notice, bad arguments) and `loadout search` on the command line.
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -261,6 +261,35 @@ describe('loadout search', () => {
     expect(lines[0]).toMatch(/^ {2}1\. echo\.add — Add two numbers/);
     expect(run.stdout).toMatch(/word matches: rank 1, BM25F [\d.]+ — sum \(description\); .*number \(description\)/);
     expect(run.stdout).toMatch(/meaning: rank \d+, alignment [\d.]+ — sum≈sum 1/);
+    expect(run.stdout).not.toMatch(/server named/);
+    const named = await runCli(dirs, ['search', 'echo: sum two numbers', '--explain']);
+    expect(linesOf(named.stdout)[0]).toMatch(/^ {2}1\. echo\.add — /);
+    expect(named.stdout).toMatch(/server named in the query: rank 1 among its tools/);
+  });
+
+  it('keeps its index in the data dir: the next run and a warm gateway read it, a damaged one is rebuilt', async () => {
+    const indexFile = path.join(dirs.dataDir, 'search-index.bin');
+    const ranked = async () => {
+      const run = await runCli(dirs, ['search', 'sum two numbers', '--json']);
+      expect(run.code).toBe(0);
+      return (JSON.parse(run.stdout) as { tools: Array<{ tool: string; score: number }> }).tools;
+    };
+    const first = await ranked();
+    expect(first[0]!.tool).toBe('echo.add');
+    const saved = await readFile(indexFile);
+    expect(saved.toString('ascii', 0, 4)).toBe('LDSI');
+    // Written by renaming a new file over it: the same inode means it was read, not written again.
+    const { ino } = await stat(indexFile);
+    expect(await ranked()).toEqual(first);
+    const gateway = await startGateway({ dirs });
+    const text = textOf(await gateway.client.callTool({ name: 'discover-all-tools', arguments: { query: 'sum two numbers' } }));
+    expect(linesOf(text)[1]).toMatch(/^echo\.add — /);
+    await gateway.close();
+    expect((await stat(indexFile)).ino).toBe(ino);
+
+    await writeFile(indexFile, Buffer.concat([saved.subarray(0, saved.length - 16), Buffer.alloc(16, 7)]));
+    expect(await ranked()).toEqual(first);
+    expect((await readFile(indexFile)).equals(saved)).toBe(true);
   });
 
   it('--json gives the ranking with its reasons', async () => {

@@ -101,6 +101,7 @@ function reasonsOf(hit: RankedTool): string[] {
       .join('; ');
     reasons.push(`meaning: rank ${hit.semantic.rank}, alignment ${hit.semantic.score.toFixed(3)}${alignments ? ` — ${alignments}` : ''}`);
   }
+  if (hit.namedServer) reasons.push(`server named in the query: rank ${hit.namedServer.rank} among its tools`);
   return reasons;
 }
 
@@ -109,6 +110,6 @@ function jsonOf(hit: RankedTool, explain: boolean): Record<string, unknown> {
     tool: hit.tool.id,
     description: hit.tool.description,
     score: hit.score,
-    ...(explain ? { lexical: hit.lexical, semantic: hit.semantic } : {}),
+    ...(explain ? { lexical: hit.lexical, semantic: hit.semantic, namedServer: hit.namedServer } : {}),
   };
 }
