@@ -52,7 +52,7 @@ describe('2025-era HTTP sessions across replicas on one store', () => {
     await dirs.cleanup();
   });
 
-  const startReplica = async (options: { sessionIdleMs?: number; tokens?: string[] } = {}): Promise<Replica> => {
+  const startReplica = async (options: { sessionIdleMs?: number; tokens?: string[]; maxSessions?: number } = {}): Promise<Replica> => {
     const gateway = await createGateway({
       paths: resolvePaths({ configDir: dirs.configDir, dataDir: dirs.dataDir }),
       logger: silentLogger,
@@ -68,7 +68,7 @@ describe('2025-era HTTP sessions across replicas on one store', () => {
       tokens: options.tokens,
       maxBodyBytes: 1024 * 1024,
       sessionIdleMs: options.sessionIdleMs ?? 0,
-      maxSessions: 100,
+      maxSessions: options.maxSessions ?? 100,
       store,
       logger: silentLogger,
     });
@@ -264,6 +264,35 @@ describe('2025-era HTTP sessions across replicas on one store', () => {
     expect(response.headers.get('mcp-session-id')).toBeNull();
     expect(replica!.http.sessionCount).toBe(0);
     expect(replica!.gateway.sessionCount).toBe(0);
+  });
+
+  it('drops the copy idle longest at --max-sessions, and that session comes back from its record', async () => {
+    await startReplicas(1, { maxSessions: 1 });
+    const { url } = replicas[0]!.http;
+    const post = (message: object, sessionId?: string) =>
+      fetch(url, {
+        method: 'POST',
+        headers: { ...MCP_HEADERS, ...(sessionId && { 'Mcp-Session-Id': sessionId }) },
+        body: JSON.stringify(message),
+      });
+    const open = async (name: string): Promise<string> => {
+      const params = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name, version: '1' } };
+      const response = await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params });
+      await response.text();
+      return response.headers.get('mcp-session-id')!;
+    };
+    const list = async (sessionId: string) => {
+      const response = await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, sessionId);
+      return { status: response.status, body: await response.text() };
+    };
+    const first = await open('first');
+    const second = await open('second');
+    expect(replicas[0]!.http.sessionCount).toBe(1);
+    // The first one's copy made room; the session itself lives on.
+    expect((await list(first)).body).toContain('discover-all-tools');
+    expect((await list(second)).body).toContain('discover-all-tools');
+    expect(replicas[0]!.http.sessionCount).toBe(1);
+    for (const id of [first, second]) expect(await replicas[0]!.store.sessions.get(id)).toBeDefined();
   });
 
   it('deletes the record of a session left idle, and every copy of it', async () => {
