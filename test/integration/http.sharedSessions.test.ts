@@ -195,6 +195,23 @@ describe('2025-era HTTP sessions across replicas on one store', () => {
     expect(await listedNames(client)).toContain('echo_echo');
   });
 
+  it('fails only the call under way when the replica serving it closes; the next call is served by another', async () => {
+    await writeServersYaml(dirs.configDir, { live: nodeServer(fixture('interactive')) });
+    const balancer = await startReplicas(2);
+    const { client } = await legacyClient(balancer.url);
+    await client.callTool({ name: 'build-toolset', arguments: { name: 'slow', tools: ['live.wait', 'live.echo'], equip: true } });
+    let reachedServer!: () => void;
+    const waiting = new Promise<void>((resolve) => (reachedServer = resolve));
+    const call = client.callTool({ name: 'live_wait', arguments: { ms: 60_000 } }, { onprogress: () => reachedServer(), timeout: 3000 });
+    await waiting;
+    const servedBy = balancer.served.findLast((entry) => entry.tool === 'live_wait')!.upstream;
+    await replicas[servedBy]!.close();
+    // The client hears no answer on the stream that was cut: its own timeout ends the call.
+    await expect(call).rejects.toThrow();
+    expect(textOf(await client.callTool({ name: 'live_echo', arguments: { text: 'after' } }))).toBe('after');
+    expect(balancer.served.findLast((entry) => entry.tool === 'live_echo')!.upstream).toBe(1 - servedBy);
+  });
+
   it("relays a mid-call sampling request from a replica that resumed the session, and the client's answer to it through another", async () => {
     await writeServersYaml(dirs.configDir, { live: nodeServer(fixture('interactive')) });
     const balancer = await startReplicas(2);
@@ -301,7 +318,7 @@ describe('2025-era HTTP sessions across replicas on one store', () => {
     const sessionId = transport.sessionId!;
     // The SDK client holds a GET stream open (the session is in use): end it, as a client gone away would.
     await transport.close();
-    await eventually(async () => (await replicas[0]!.store.sessions.get(sessionId)) === undefined, 10_000, 'the record to go');
-    await eventually(() => replicas.every((replica) => replica.http.sessionCount === 0), 10_000, 'every copy to end');
+    await eventually(async () => (await replicas[0]!.store.sessions.get(sessionId)) === undefined, 20_000, 'the record to go');
+    await eventually(() => replicas.every((replica) => replica.http.sessionCount === 0), 20_000, 'every copy to end');
   });
 });
