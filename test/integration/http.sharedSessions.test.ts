@@ -20,6 +20,7 @@ import {
   type TempDirs,
 } from '../helpers/gateway.js';
 import { usePostgresDatabase } from '../helpers/postgres.js';
+import { startPostgresServer } from '../helpers/postgresServer.js';
 import { startRoundRobin, type RoundRobin } from '../helpers/roundRobin.js';
 import { TEST_SECRET_KEY } from '../helpers/storeBackends.js';
 
@@ -52,13 +53,15 @@ describe('2025-era HTTP sessions across replicas on one store', () => {
     await dirs.cleanup();
   });
 
-  const startReplica = async (options: { sessionIdleMs?: number; tokens?: string[]; maxSessions?: number } = {}): Promise<Replica> => {
+  const startReplica = async (
+    options: { sessionIdleMs?: number; tokens?: string[]; maxSessions?: number; storeUrl?: string } = {},
+  ): Promise<Replica> => {
     const gateway = await createGateway({
       paths: resolvePaths({ configDir: dirs.configDir, dataDir: dirs.dataDir }),
       logger: silentLogger,
     });
     const store = await openPostgresStore({
-      url: databaseUrl(),
+      url: options.storeUrl ?? databaseUrl(),
       secretKey: TEST_SECRET_KEY,
       bus: { heartbeatMs: 500, reconnectBaseMs: 100, reconnectMaxMs: 1000 },
     });
@@ -310,6 +313,38 @@ describe('2025-era HTTP sessions across replicas on one store', () => {
     expect((await list(second)).body).toContain('discover-all-tools');
     expect(replicas[0]!.http.sessionCount).toBe(1);
     for (const id of [first, second]) expect(await replicas[0]!.store.sessions.get(id)).toBeDefined();
+  });
+
+  it('goes on with Postgres stopped: calls and lists are served from what each replica holds, an equip fails naming the store', async () => {
+    // A server of its own: stopping the shared one would fail the other files' tests.
+    const server = await startPostgresServer();
+    try {
+      const balancer = await startReplicas(2, { storeUrl: server.url });
+      const { client } = await legacyClient(balancer.url);
+      await client.callTool({ name: 'build-toolset', arguments: { name: 'talk', tools: ['echo.echo'], equip: true } });
+      for (let round = 0; round < 2; round++) expect(await listedNames(client)).toContain('echo_echo');
+      expect(replicas.map((replica) => replica.http.sessionCount)).toEqual([1, 1]);
+
+      await server.stop();
+      for (let round = 0; round < 2; round++) {
+        expect(textOf(await client.callTool({ name: 'echo_echo', arguments: { text: `down ${round}` } }))).toBe(`down ${round}`);
+        expect(await listedNames(client)).toContain('echo_echo');
+      }
+      const refused = await client.callTool({ name: 'unequip-toolset', arguments: {} });
+      expect(refused.isError).toBe(true);
+      expect(textOf(refused)).toContain(`store ${replicas[0]!.store.description}`);
+      // Not half-applied: the set is as it was, on both replicas.
+      for (let round = 0; round < 2; round++) expect(await listedNames(client)).toContain('echo_echo');
+
+      await server.start();
+      await eventually(() => replicas.every((replica) => replica.store.listening), 20_000, 'the replicas to listen again');
+      const unequipped = await client.callTool({ name: 'unequip-toolset', arguments: {} });
+      expect(unequipped.isError, textOf(unequipped)).toBeFalsy();
+      for (let round = 0; round < 2; round++) expect(await listedNames(client)).not.toContain('echo_echo');
+    } finally {
+      await Promise.allSettled(replicas.map((replica) => replica.close()));
+      await server.destroy();
+    }
   });
 
   it('deletes the record of a session left idle, and every copy of it', async () => {
