@@ -20,6 +20,7 @@ import {
   type TempDirs,
 } from '../helpers/gateway.js';
 import { usePostgresDatabase } from '../helpers/postgres.js';
+import { startPostgresServer } from '../helpers/postgresServer.js';
 import { startRoundRobin, type RoundRobin } from '../helpers/roundRobin.js';
 import { TEST_SECRET_KEY } from '../helpers/storeBackends.js';
 
@@ -52,13 +53,15 @@ describe('2025-era HTTP sessions across replicas on one store', () => {
     await dirs.cleanup();
   });
 
-  const startReplica = async (options: { sessionIdleMs?: number; tokens?: string[] } = {}): Promise<Replica> => {
+  const startReplica = async (
+    options: { sessionIdleMs?: number; tokens?: string[]; maxSessions?: number; storeUrl?: string } = {},
+  ): Promise<Replica> => {
     const gateway = await createGateway({
       paths: resolvePaths({ configDir: dirs.configDir, dataDir: dirs.dataDir }),
       logger: silentLogger,
     });
     const store = await openPostgresStore({
-      url: databaseUrl(),
+      url: options.storeUrl ?? databaseUrl(),
       secretKey: TEST_SECRET_KEY,
       bus: { heartbeatMs: 500, reconnectBaseMs: 100, reconnectMaxMs: 1000 },
     });
@@ -68,7 +71,7 @@ describe('2025-era HTTP sessions across replicas on one store', () => {
       tokens: options.tokens,
       maxBodyBytes: 1024 * 1024,
       sessionIdleMs: options.sessionIdleMs ?? 0,
-      maxSessions: 100,
+      maxSessions: options.maxSessions ?? 100,
       store,
       logger: silentLogger,
     });
@@ -195,6 +198,23 @@ describe('2025-era HTTP sessions across replicas on one store', () => {
     expect(await listedNames(client)).toContain('echo_echo');
   });
 
+  it('fails only the call under way when the replica serving it closes; the next call is served by another', async () => {
+    await writeServersYaml(dirs.configDir, { live: nodeServer(fixture('interactive')) });
+    const balancer = await startReplicas(2);
+    const { client } = await legacyClient(balancer.url);
+    await client.callTool({ name: 'build-toolset', arguments: { name: 'slow', tools: ['live.wait', 'live.echo'], equip: true } });
+    let reachedServer!: () => void;
+    const waiting = new Promise<void>((resolve) => (reachedServer = resolve));
+    const call = client.callTool({ name: 'live_wait', arguments: { ms: 60_000 } }, { onprogress: () => reachedServer(), timeout: 3000 });
+    await waiting;
+    const servedBy = balancer.served.findLast((entry) => entry.tool === 'live_wait')!.upstream;
+    await replicas[servedBy]!.close();
+    // The client hears no answer on the stream that was cut: its own timeout ends the call.
+    await expect(call).rejects.toThrow();
+    expect(textOf(await client.callTool({ name: 'live_echo', arguments: { text: 'after' } }))).toBe('after');
+    expect(balancer.served.findLast((entry) => entry.tool === 'live_echo')!.upstream).toBe(1 - servedBy);
+  });
+
   it("relays a mid-call sampling request from a replica that resumed the session, and the client's answer to it through another", async () => {
     await writeServersYaml(dirs.configDir, { live: nodeServer(fixture('interactive')) });
     const balancer = await startReplicas(2);
@@ -266,13 +286,74 @@ describe('2025-era HTTP sessions across replicas on one store', () => {
     expect(replica!.gateway.sessionCount).toBe(0);
   });
 
+  it('drops the copy idle longest at --max-sessions, and that session comes back from its record', async () => {
+    await startReplicas(1, { maxSessions: 1 });
+    const { url } = replicas[0]!.http;
+    const post = (message: object, sessionId?: string) =>
+      fetch(url, {
+        method: 'POST',
+        headers: { ...MCP_HEADERS, ...(sessionId && { 'Mcp-Session-Id': sessionId }) },
+        body: JSON.stringify(message),
+      });
+    const open = async (name: string): Promise<string> => {
+      const params = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name, version: '1' } };
+      const response = await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params });
+      await response.text();
+      return response.headers.get('mcp-session-id')!;
+    };
+    const list = async (sessionId: string) => {
+      const response = await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, sessionId);
+      return { status: response.status, body: await response.text() };
+    };
+    const first = await open('first');
+    const second = await open('second');
+    expect(replicas[0]!.http.sessionCount).toBe(1);
+    // The first one's copy made room; the session itself lives on.
+    expect((await list(first)).body).toContain('discover-all-tools');
+    expect((await list(second)).body).toContain('discover-all-tools');
+    expect(replicas[0]!.http.sessionCount).toBe(1);
+    for (const id of [first, second]) expect(await replicas[0]!.store.sessions.get(id)).toBeDefined();
+  });
+
+  it('goes on with Postgres stopped: calls and lists are served from what each replica holds, an equip fails naming the store', async () => {
+    // A server of its own: stopping the shared one would fail the other files' tests.
+    const server = await startPostgresServer();
+    try {
+      const balancer = await startReplicas(2, { storeUrl: server.url });
+      const { client } = await legacyClient(balancer.url);
+      await client.callTool({ name: 'build-toolset', arguments: { name: 'talk', tools: ['echo.echo'], equip: true } });
+      for (let round = 0; round < 2; round++) expect(await listedNames(client)).toContain('echo_echo');
+      expect(replicas.map((replica) => replica.http.sessionCount)).toEqual([1, 1]);
+
+      await server.stop();
+      for (let round = 0; round < 2; round++) {
+        expect(textOf(await client.callTool({ name: 'echo_echo', arguments: { text: `down ${round}` } }))).toBe(`down ${round}`);
+        expect(await listedNames(client)).toContain('echo_echo');
+      }
+      const refused = await client.callTool({ name: 'unequip-toolset', arguments: {} });
+      expect(refused.isError).toBe(true);
+      expect(textOf(refused)).toContain(`store ${replicas[0]!.store.description}`);
+      // Not half-applied: the set is as it was, on both replicas.
+      for (let round = 0; round < 2; round++) expect(await listedNames(client)).toContain('echo_echo');
+
+      await server.start();
+      await eventually(() => replicas.every((replica) => replica.store.listening), 20_000, 'the replicas to listen again');
+      const unequipped = await client.callTool({ name: 'unequip-toolset', arguments: {} });
+      expect(unequipped.isError, textOf(unequipped)).toBeFalsy();
+      for (let round = 0; round < 2; round++) expect(await listedNames(client)).not.toContain('echo_echo');
+    } finally {
+      await Promise.allSettled(replicas.map((replica) => replica.close()));
+      await server.destroy();
+    }
+  });
+
   it('deletes the record of a session left idle, and every copy of it', async () => {
     const balancer = await startReplicas(2, { sessionIdleMs: 600 });
     const { transport } = await legacyClient(balancer.url);
     const sessionId = transport.sessionId!;
     // The SDK client holds a GET stream open (the session is in use): end it, as a client gone away would.
     await transport.close();
-    await eventually(async () => (await replicas[0]!.store.sessions.get(sessionId)) === undefined, 10_000, 'the record to go');
-    await eventually(() => replicas.every((replica) => replica.http.sessionCount === 0), 10_000, 'every copy to end');
+    await eventually(async () => (await replicas[0]!.store.sessions.get(sessionId)) === undefined, 20_000, 'the record to go');
+    await eventually(() => replicas.every((replica) => replica.http.sessionCount === 0), 20_000, 'every copy to end');
   });
 });

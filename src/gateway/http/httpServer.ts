@@ -156,10 +156,16 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
     }
   };
 
+  // Room for one more session here: past --max-sessions the one idle longest ends (with a store, its copy here).
+  const roomForOne = (res: ServerResponse): boolean => {
+    if (sessions.size < options.maxSessions || endLongestIdle(sessions, logger)) return true;
+    sendError(res, 503, `All ${options.maxSessions} sessions (--max-sessions) have a call under way; try again later`);
+    return false;
+  };
+
   // A session another replica started (or this one, before it dropped its copy), re-created here from the store.
   const resumeSession = async (id: string, principal: Principal): Promise<HttpSession | undefined> => {
     if (!sharing) return undefined;
-    if (sessions.size >= options.maxSessions && !endLongestIdle(sessions, logger)) return undefined;
     const state = await sharing.resume(id, principal);
     if (state && !sessions.has(id)) sessions.set(id, state);
     return state;
@@ -181,14 +187,12 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
       // A 2026-07-28 request is served on its own, whatever came before it.
       if (req.method === 'POST' && (await modern.isModern(req, body))) return modern.servePrincipal(req, res, body, principal);
       if (req.method === 'POST' && isInitializeRequest(body)) {
-        if (sessions.size >= options.maxSessions && !endLongestIdle(sessions, logger)) {
-          return sendError(res, 503, `All ${options.maxSessions} sessions (--max-sessions) have a call under way; try again later`);
-        }
-        return startSession(req, res, body, principal);
+        return roomForOne(res) ? startSession(req, res, body, principal) : undefined;
       }
       return sendError(res, 400, 'Mcp-Session-Id header is required (send initialize first to start a session)');
     }
     const held = sessions.get(sessionId);
+    if (!held && sharing && !roomForOne(res)) return;
     const session = held ?? (await resumeSession(sessionId, principal));
     // With a store, another caller's session is answered as unknown: it exists on every replica alike.
     if (!session || (sharing && session.principal.id !== principal.id)) {

@@ -66,6 +66,8 @@ export interface SharedSessionsOptions<S extends ConnectedSession> {
 // The URL of the initialize replayed on a resumed session's transport: it never leaves the process.
 const REPLAY_URL = 'http://loadout.invalid/mcp';
 const REPLAY_HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
+// How long a request waits for its session's record to be read (beforeRequest).
+const FRESHNESS_WAIT_MS = 1000;
 // A session's record keeps at most this many answers no copy has taken yet (their call ended, say).
 const MAX_ANSWERS_KEPT = 16;
 
@@ -160,12 +162,16 @@ export class SharedSessions<S extends ConnectedSession> {
    * Before a request of session `id`, held here, is served: a POSTed request first brings the copy
    * here up to date with the record (an equip the client made through another replica a moment
    * ago may not have been heard yet), except a call of an equipped tool, which makes no database
-   * round trip. Every request marks the session as used.
+   * round trip. A store slower than FRESHNESS_WAIT_MS (unreachable, say) does not hold the request
+   * up: it is served with the set held here. Every request marks the session as used.
    */
   async beforeRequest(id: string, body: unknown): Promise<void> {
     this.active(id);
     const held = this.#held.get(id);
-    if (held && needsCurrentSet(body, held.session)) await this.#follow(id);
+    if (!held || !needsCurrentSet(body, held.session)) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.#follow(id), new Promise((resolve) => (timer = setTimeout(resolve, FRESHNESS_WAIT_MS)))]);
+    clearTimeout(timer);
   }
 
   /** Session `id` is in use here: move its record's `activeAt` on, if that is due (not waited on). */
