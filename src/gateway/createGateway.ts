@@ -105,6 +105,10 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     logger,
     recordsFile: discoveryRecordsFile(paths),
     concurrency: config.gateway.discovery_concurrency,
+    // The holder's discovery ends within its timeout; a little more lets its result arrive.
+    ...(store
+      ? { fleet: { runExclusive: store.runExclusive.bind(store), waitMs: (config.gateway.discovery_timeout_seconds + 5) * 1000 } }
+      : {}),
   });
   // The two watches are independent: set up together, a start waits for one round of file-system calls, not two.
   const [stopPromotionWatch, configSync] = await Promise.all([
