@@ -54,3 +54,17 @@ export async function openCommandStore(
     );
   return openPostgresStore({ url: storeUrl, secretKey, listen, logger, poolSize: listen ? 10 : 2 });
 }
+
+/** Run a one-shot command's `work` with its store open (undefined without one), and close the store after. */
+export async function withCommandStore<T>(
+  storeUrl: string | undefined,
+  logger: Logger,
+  work: (store: TeamStore | undefined) => Promise<T>,
+): Promise<T> {
+  const store = await openCommandStore(storeUrl, logger, { listen: false });
+  try {
+    return await work(store);
+  } finally {
+    await store?.close();
+  }
+}

@@ -4,7 +4,7 @@ import type { Server, ServerEventBus, Transport } from '@modelcontextprotocol/se
 import type { AuthSettings, LoadoutPaths } from '../config/index.js';
 import type { CatalogStore } from '../catalog/index.js';
 import type { ServerPool } from '../downstream/index.js';
-import type { TeamStore } from '../store/index.js';
+import { LAST_STOP_KEY, type TeamStore } from '../store/index.js';
 import type { Principal } from '../identity/index.js';
 import { ServerHealth } from '../downstream/index.js';
 import { watchPromotions } from '../optimization/index.js';
@@ -150,13 +150,16 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     baseMs: config.gateway.reconnect_base_seconds * 1000,
     maxMs: config.gateway.reconnect_max_seconds * 1000,
   });
+  // The toolset equipped at the last stop (`loadout toolset equip`): state.json, or the store's record.
+  const remembered = async (): Promise<string | null> =>
+    store ? ((await store.equipped.get(LAST_STOP_KEY))?.value.toolset ?? null) : (await state.read()).activeToolset;
   const metaTools = config.optimization.expose_tools ? META_TOOLS : TOOLSET_META_TOOLS;
   const metaSet = metaToolSet(metaTools);
   const sessions = new Set<GatewaySession>();
   // A principal with no recorded set starts with what a new session would restore.
   const shared = new SharedToolsets(
     context,
-    async () => options.equip ?? (await state.read()).activeToolset,
+    async () => options.equip ?? (await remembered()),
     (principal) => policyViews.contextFor(principal),
     store,
   );
@@ -210,7 +213,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       void session.close();
     };
     try {
-      await restoreToolset(session, seen, options.equip);
+      await restoreToolset(session, seen, options.equip ?? (await remembered()), options.equip !== undefined);
     } catch (error) {
       await session.close();
       throw error;
@@ -327,13 +330,12 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
 
 // Re-equip what was equipped at the last stop (or --equip). Before the client connects, so the
 // first tools/list already includes it; a toolset that no longer exists is logged, not fatal.
-async function restoreToolset(session: GatewaySession, context: GatewayContext, override: string | undefined): Promise<void> {
-  const name = override ?? (await context.state.read()).activeToolset;
+async function restoreToolset(session: GatewaySession, context: GatewayContext, name: string | null, override: boolean): Promise<void> {
   if (!name) return;
   await loadCachedCatalog(context);
   try {
     // Re-equipping the remembered toolset need not write state.json (a lock and a write on every start).
-    await session.equip(name, { announce: false, remember: override !== undefined });
+    await session.equip(name, { announce: false, remember: override });
   } catch (error) {
     // An explicit --equip that fails stops the start (the CLI prints why); a remembered one is only logged.
     if (!isLoadoutError(error) || override) throw error;
