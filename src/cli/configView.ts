@@ -1,9 +1,10 @@
 // What the read-only CLI commands look at: servers.yaml, the cached definitions and the catalog
 // built from both — without a running gateway and without spawning anything.
-import { Catalog, readDefinitionCache, type CatalogTool, type DefinitionCache } from '../catalog/index.js';
+import { Catalog, readDefinitionCache, storedDefinitions, type CatalogTool, type DefinitionCache } from '../catalog/index.js';
 import { loadServersConfig, type LoadoutPaths, type ServerConfig, type ServersFile } from '../config/index.js';
 import { openRuntime, type Runtime } from '../runtime/index.js';
 import { LoadoutError, type Logger } from '../shared/index.js';
+import type { TeamStore } from '../store/index.js';
 
 /** The config dir as the CLI sees it. */
 export interface ConfigView {
@@ -29,11 +30,11 @@ export interface ToolView {
   description: string;
 }
 
-/** Load servers.yaml (it must exist) and the definition cache. */
-export async function loadConfigView(paths: LoadoutPaths): Promise<ConfigView> {
+/** Load servers.yaml (it must exist) and the cached definitions (catalog.json, or the store's in store mode). */
+export async function loadConfigView(paths: LoadoutPaths, store?: TeamStore): Promise<ConfigView> {
   const loaded = await loadServersConfig(paths.serversFile, paths.parsedServersFile);
   if (!loaded.exists) throw configNotFound(paths);
-  const definitions = await readDefinitionCache(paths.catalogCacheFile);
+  const definitions = store ? await storedDefinitions(store.catalog).read() : await readDefinitionCache(paths.catalogCacheFile);
   const catalog = Catalog.build({
     configs: loaded.config.servers,
     definitions,
@@ -42,9 +43,9 @@ export async function loadConfigView(paths: LoadoutPaths): Promise<ConfigView> {
   return { config: loaded.config, brokenServers: loaded.brokenServers, definitions, catalog };
 }
 
-/** The runtime (see openRuntime) of a command that needs servers.yaml to exist. */
-export async function openConfiguredRuntime(paths: LoadoutPaths, logger: Logger): Promise<Runtime> {
-  const runtime = await openRuntime({ paths, logger });
+/** The runtime (see openRuntime) of a command that needs servers.yaml to exist; it closes `store` with itself. */
+export async function openConfiguredRuntime(paths: LoadoutPaths, logger: Logger, store?: TeamStore): Promise<Runtime> {
+  const runtime = await openRuntime({ paths, logger, ...(store ? { store } : {}) });
   if (runtime.configExists) return runtime;
   await runtime.close();
   throw configNotFound(paths);

@@ -4,6 +4,7 @@ import type { DiscoveryResult } from '../catalog/index.js';
 import { enabledServerNames, type LoadoutPaths, type ToolMergeReport } from '../config/index.js';
 import { discoveryRecordsFile, openRuntime, recordDiscoveryOutcomes } from '../runtime/index.js';
 import { LoadoutError, errorMessage, oneLine, type Logger } from '../shared/index.js';
+import type { TeamStore } from '../store/index.js';
 import { listFailureLines } from './listFailures.js';
 import { printLines, printNote, printTable, progressBar } from './output.js';
 
@@ -14,6 +15,8 @@ interface DiscoverServersOptions {
   undiscoveredOnly?: boolean;
   /** When stderr is not a terminal, a plain line per server there instead of no progress at all. */
   progressLines?: boolean;
+  /** In store mode, the team store the definitions go to (servers.yaml is then left as it is); closed with the runtime. */
+  store?: TeamStore;
 }
 
 /** Discover `servers` (default: every enabled one) and record them in servers.yaml. */
@@ -21,11 +24,11 @@ export async function discoverServers(
   paths: LoadoutPaths,
   logger: Logger,
   servers?: string[],
-  { undiscoveredOnly, progressLines, ...options }: DiscoverServersOptions = {},
+  { undiscoveredOnly, progressLines, store, ...options }: DiscoverServersOptions = {},
 ): Promise<DiscoveryResult[]> {
   // A failing server is reported in the command's own output; its warn-level log lines would repeat it.
   const quiet = logger.level === 'warn' ? logger.child({}, { level: 'error' }) : logger;
-  const runtime = await openRuntime({ paths, logger: quiet });
+  const runtime = await openRuntime({ paths, logger: quiet, ...(store ? { store } : {}) });
   if (undiscoveredOnly) await runtime.catalog.ensureLoaded();
   const targets = servers ?? (undiscoveredOnly ? runtime.catalog.undiscoveredServers : enabledServerNames(runtime.pool.configs));
   if (!targets.length) {

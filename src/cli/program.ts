@@ -60,3 +60,17 @@ export function commandPaths(command: Command): LoadoutPaths {
   const options = command.optsWithGlobals<GlobalOptions>();
   return resolvePaths({ configDir: options.config, dataDir: options.data });
 }
+
+/** Run a one-shot command's `work` with its store open (undefined without one), and close the store after. */
+export async function withCommandStore<T>(
+  storeUrl: string | undefined,
+  logger: Logger,
+  work: (store: TeamStore | undefined) => Promise<T>,
+): Promise<T> {
+  const store = await openCommandStore(storeUrl, logger, { listen: false });
+  try {
+    return await work(store);
+  } finally {
+    await store?.close();
+  }
+}

@@ -4,7 +4,7 @@ import type { Server, ServerEventBus, Transport } from '@modelcontextprotocol/se
 import type { AuthSettings, LoadoutPaths } from '../config/index.js';
 import type { CatalogStore } from '../catalog/index.js';
 import type { ServerPool } from '../downstream/index.js';
-import type { TeamStore } from '../store/index.js';
+import { LAST_STOP_KEY, type TeamStore } from '../store/index.js';
 import type { Principal } from '../identity/index.js';
 import { ServerHealth } from '../downstream/index.js';
 import { watchPromotions } from '../optimization/index.js';
@@ -110,6 +110,10 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     logger,
     recordsFile: discoveryRecordsFile(paths),
     concurrency: config.gateway.discovery_concurrency,
+    // The holder's discovery ends within its timeout; a little more lets its result arrive.
+    ...(store
+      ? { fleet: { runExclusive: store.runExclusive.bind(store), waitMs: (config.gateway.discovery_timeout_seconds + 5) * 1000 } }
+      : {}),
   });
   // The two watches are independent: set up together, a start waits for one round of file-system calls, not two.
   const [stopPromotionWatch, configSync] = await Promise.all([
@@ -151,13 +155,16 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     baseMs: config.gateway.reconnect_base_seconds * 1000,
     maxMs: config.gateway.reconnect_max_seconds * 1000,
   });
+  // The toolset equipped at the last stop (`loadout toolset equip`): state.json, or the store's record.
+  const remembered = async (): Promise<string | null> =>
+    store ? ((await store.equipped.get(LAST_STOP_KEY))?.value.toolset ?? null) : (await state.read()).activeToolset;
   const metaTools = config.optimization.expose_tools ? META_TOOLS : TOOLSET_META_TOOLS;
   const metaSet = metaToolSet(metaTools);
   const sessions = new Set<GatewaySession>();
   // A principal with no recorded set starts with what a new session would restore.
   const shared = new SharedToolsets(
     context,
-    async () => options.equip ?? (await state.read()).activeToolset,
+    async () => options.equip ?? (await remembered()),
     (principal) => policyViews.contextFor(principal),
     store,
   );
@@ -215,7 +222,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       void session.close();
     };
     try {
-      await restoreToolset(session, seen, resumedToolset === undefined ? { override: options.equip } : { resumed: resumedToolset });
+      // A resumed 2025 session keeps its own recorded set; a new one gets --equip or the one remembered.
+      if (resumedToolset !== undefined) await restoreToolset(session, seen, resumedToolset, false);
+      else await restoreToolset(session, seen, options.equip ?? (await remembered()), options.equip !== undefined);
     } catch (error) {
       await session.close();
       throw error;
@@ -332,19 +341,13 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
 
 // Re-equip what was equipped at the last stop (or --equip, or a resumed session's own set). Before
 // the client connects, so the first tools/list already includes it; a toolset that no longer
-// exists is logged, not fatal.
-async function restoreToolset(
-  session: GatewaySession,
-  context: GatewayContext,
-  from: { override: string | undefined } | { resumed: string | null },
-): Promise<void> {
-  const override = 'override' in from ? from.override : undefined;
-  const name = 'resumed' in from ? from.resumed : (override ?? (await context.state.read()).activeToolset);
+// exists is logged, not fatal. `override`: an explicit --equip, which fails the start and is remembered.
+async function restoreToolset(session: GatewaySession, context: GatewayContext, name: string | null, override: boolean): Promise<void> {
   if (!name) return;
   await loadCachedCatalog(context);
   try {
     // Re-equipping the remembered toolset need not write state.json (a lock and a write on every start).
-    await session.equip(name, { announce: false, remember: override !== undefined });
+    await session.equip(name, { announce: false, remember: override });
   } catch (error) {
     // An explicit --equip that fails stops the start (the CLI prints why); a remembered one is only logged.
     if (!isLoadoutError(error) || override) throw error;

@@ -1,11 +1,14 @@
 // Discovery of the servers the cached catalog lacks, kept off the agent's path. A warm start waits
 // for nothing; a start with servers never tried before waits a few seconds at most for them; a
 // server that failed is tried again in the background with backoff, remembered across starts
-// (discoveryRecords.ts). states() says what each undiscovered server is waiting for.
+// (discoveryRecords.ts). states() says what each undiscovered server is waiting for. In store mode
+// a server is discovered once per fleet: the replica that takes its lock discovers it, the others
+// wait for the result to reach their catalog (the store's change notice reloads it).
 import pLimit, { type LimitFunction } from 'p-limit';
-import type { CatalogStore } from '../catalog/index.js';
+import type { CatalogStore, DiscoveryResult } from '../catalog/index.js';
 import type { ServerPool } from '../downstream/index.js';
 import { KeyedTimers, WorkInFlight, errorMessage, settleWithin, type Logger } from '../shared/index.js';
+import type { TeamStore } from '../store/index.js';
 import { failedRecord, readDiscoveryRecords, recordDiscoveryOutcomes, type DiscoveryRecord } from './discoveryRecords.js';
 
 // How long the first catalog read waits for servers never tried before. A server that answers
@@ -29,6 +32,8 @@ interface BackgroundDiscoveryOptions {
   recordsFile: string;
   /** How many servers are discovered at once. */
   concurrency: number;
+  /** In store mode, the fleet's lock per server, and how long to wait for another replica's discovery before trying again. */
+  fleet?: { runExclusive: TeamStore['runExclusive']; waitMs: number };
 }
 
 /** Discovers uncached servers in the background, with backoff. */
@@ -41,6 +46,8 @@ export class BackgroundDiscovery {
   /** Attempts and record writes: close() waits for them, so nothing is written after it. */
   readonly #work = new WorkInFlight();
   readonly #unsubscribe: () => void;
+  /** Waits for another replica's discovery, ended at close(). */
+  readonly #waits = new Set<() => void>();
   #ready: Promise<void> | undefined;
   #closed = false;
 
@@ -113,6 +120,7 @@ export class BackgroundDiscovery {
     this.#closed = true;
     this.#unsubscribe();
     this.#retries.clearAll();
+    for (const done of this.#waits) done();
     const now = Date.now();
     const unanswered = [...this.#pending]
       .filter(([, { since }]) => now - since >= FIRST_CONTACT_WAIT_MS)
@@ -174,8 +182,7 @@ export class BackgroundDiscovery {
   async #attempt(server: string): Promise<void> {
     const { catalog, pool, recordsFile, logger } = this.#options;
     if (this.#closed || !catalog.undiscoveredServers.includes(server)) return;
-    // One server per discover(): its tools join the catalog as soon as it answers, not when the slowest one has.
-    const [result] = await catalog.discover([server]);
+    const result = await this.#discoverOnce(server);
     if (!result || this.#closed) return;
     let records: Map<string, DiscoveryRecord>;
     try {
@@ -188,6 +195,41 @@ export class BackgroundDiscovery {
     const record = records.get(server);
     if (!record) this.#failed.delete(server);
     else this.#retryLater(server, record);
+  }
+
+  // One server per discover(): its tools join the catalog as soon as it answers, not when the
+  // slowest one has. Undefined when another replica discovered it (it is in the catalog now).
+  async #discoverOnce(server: string): Promise<DiscoveryResult | undefined> {
+    const { catalog, fleet } = this.#options;
+    if (!fleet) return (await catalog.discover([server]))[0];
+    for (;;) {
+      const outcome = await fleet.runExclusive(`discover:${server}`, () => catalog.discover([server]));
+      if (outcome.ran) return outcome.value[0];
+      // Another replica holds the lock: its result reaches this catalog, or (it failed, or it died)
+      // the lock is free again once the wait is over.
+      await this.#discoveredElsewhere(server, fleet.waitMs);
+      if (this.#closed || !catalog.undiscoveredServers.includes(server)) return undefined;
+    }
+  }
+
+  // Settles once `server` is in the catalog, after `ms`, or at close(), whichever is first.
+  #discoveredElsewhere(server: string, ms: number): Promise<void> {
+    const { catalog } = this.#options;
+    const discovered = () => !catalog.undiscoveredServers.includes(server);
+    return new Promise((resolve) => {
+      const done = (): void => {
+        stopHearing();
+        clearTimeout(timer);
+        this.#waits.delete(done);
+        resolve();
+      };
+      const stopHearing = catalog.onChange(() => {
+        if (discovered()) done();
+      });
+      const timer = setTimeout(done, ms);
+      this.#waits.add(done);
+      if (discovered() || this.#closed) done();
+    });
   }
 
   #forgetDiscovered(): void {

@@ -5,7 +5,7 @@ import { unusableReason } from '../../catalog/index.js';
 import { LoadoutError, oneLine } from '../../shared/index.js';
 import { loadConfigView, requireServer, statusWords, toolsOfServer, undiscoveredText, type ToolView } from '../configView.js';
 import { paint, printJson, printLines, printTable } from '../output.js';
-import { commandEnvironment } from '../program.js';
+import { commandEnvironment, withCommandStore } from '../program.js';
 
 const DESCRIPTION_WIDTH = 80;
 
@@ -19,10 +19,10 @@ export function registerList(program: Command): void {
     .option('--disabled', 'only hidden tools: disabled, blocked (changed) and stale')
     .option('--json', 'machine-readable output')
     .action(async (options: { server?: string; enabled?: boolean; disabled?: boolean; json?: boolean }, command: Command) => {
-      const { paths } = commandEnvironment(command);
+      const { paths, logger, storeUrl } = commandEnvironment(command);
       if (options.enabled && options.disabled)
         throw new LoadoutError('INVALID_ARGUMENT', 'give --enabled or --disabled, not both (without either, every tool is listed)');
-      const view = await loadConfigView(paths);
+      const view = await withCommandStore(storeUrl, logger, (store) => loadConfigView(paths, store));
       if (options.server !== undefined) requireServer(view.config, options.server);
       const servers = options.server !== undefined ? [options.server] : Object.keys(view.config.servers);
       const usable = (tool: ToolView): boolean => tool.enabled && !tool.stale;

@@ -19,7 +19,7 @@ import {
 import { LoadoutError, errorMessage, firstIssue } from '../../shared/index.js';
 import { formatReportTable, formatResultsTable } from '../optimizeOutput.js';
 import { progressBar } from '../output.js';
-import { commandEnvironment } from '../program.js';
+import { commandEnvironment, openCommandStore } from '../program.js';
 
 // Seed 002's GoldenPrompt array; id, toolName and expectedBehavior may be left out.
 const PromptFileSchema = z.array(PromptInputSchema).min(1);
@@ -300,8 +300,9 @@ async function withLoop(
   discover: string[],
   task: (loop: OptimizationLoop, catalog: CatalogStore) => Promise<void>,
 ): Promise<void> {
-  const { paths, logger } = commandEnvironment(command);
-  const runtime = await openRuntime({ paths, logger });
+  const { paths, logger, storeUrl } = commandEnvironment(command);
+  const store = await openCommandStore(storeUrl, logger, { listen: false });
+  const runtime = await openRuntime({ paths, logger, ...(store ? { store } : {}) });
   const { catalog, optimization } = runtime;
   try {
     await catalog.ensureLoaded();

@@ -6,7 +6,7 @@ import { LoadoutError } from '../../shared/index.js';
 import { configNotFound, requireServer } from '../configView.js';
 import { discoverServers, discoveryJson, failureOf, printDiscovery } from '../discovery.js';
 import { printJson, printLines } from '../output.js';
-import { commandEnvironment } from '../program.js';
+import { commandEnvironment, openCommandStore } from '../program.js';
 
 /** Register `refresh` on the program. */
 export function registerRefresh(program: Command): void {
@@ -18,7 +18,7 @@ export function registerRefresh(program: Command): void {
     .option('--accept-changed', 'approve tools whose schema or description changed upstream (clears "changed")')
     .option('--json', 'machine-readable output')
     .action(async (servers: string[], options: { all?: boolean; acceptChanged?: boolean; json?: boolean }, command: Command) => {
-      const { paths, logger } = commandEnvironment(command);
+      const { paths, logger, storeUrl } = commandEnvironment(command);
       if (options.all && servers.length)
         throw new LoadoutError('INVALID_ARGUMENT', `give servers or --all, not both (got --all and ${servers.join(', ')})`);
       const loaded = await loadServersFile(paths.serversFile);
@@ -31,7 +31,8 @@ export function registerRefresh(program: Command): void {
         );
       }
       const targets = servers.length ? [...new Set(servers)] : undefined;
-      const results = await discoverServers(paths, logger, targets, { acceptChanged: options.acceptChanged });
+      const store = await openCommandStore(storeUrl, logger, { listen: false });
+      const results = await discoverServers(paths, logger, targets, { acceptChanged: options.acceptChanged, ...(store ? { store } : {}) });
       if (options.json) printJson({ file: paths.serversFile, results: discoveryJson(results) });
       else if (!results.length) printLines('No enabled servers in servers.yaml; nothing to refresh.');
       else printDiscovery(results);

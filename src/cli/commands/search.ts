@@ -7,7 +7,7 @@ import { LoadoutError, oneLine } from '../../shared/index.js';
 import { enabledServerNames } from '../../config/index.js';
 import { openConfiguredRuntime, requireServer, undiscoveredText } from '../configView.js';
 import { paint, printJson, printLines, printNote } from '../output.js';
-import { commandEnvironment } from '../program.js';
+import { commandEnvironment, openCommandStore } from '../program.js';
 
 const DEFAULT_LIMIT = 10;
 const MAX_LIMIT = 500;
@@ -32,8 +32,8 @@ export function registerSearch(program: Command): void {
       }
       if (!query.trim())
         throw new LoadoutError('INVALID_ARGUMENT', 'The query is empty; say what the tool should do, e.g. loadout search "read a file"');
-      const { paths, logger } = commandEnvironment(command);
-      const runtime = await openConfiguredRuntime(paths, logger);
+      const { paths, logger, storeUrl } = commandEnvironment(command);
+      const runtime = await openConfiguredRuntime(paths, logger, await openCommandStore(storeUrl, logger, { listen: false }));
       let catalog: Catalog;
       let explained: Ranking;
       // Searched as the local caller (policy.local) may see the catalog.

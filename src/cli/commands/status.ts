@@ -15,7 +15,7 @@ import type { LoadoutErrorCode } from '../../shared/index.js';
 import { loadConfigView, toolsOfServer } from '../configView.js';
 import { listFailureLines } from '../listFailures.js';
 import { paint, printJson, printLines, printTable } from '../output.js';
-import { commandEnvironment } from '../program.js';
+import { commandEnvironment, withCommandStore } from '../program.js';
 
 /** Register `status` on the program. */
 export function registerStatus(program: Command): void {
@@ -24,8 +24,8 @@ export function registerStatus(program: Command): void {
     .description('show each server: transport, lazy/always-on, idle timeout, tool counts, connected now')
     .option('--json', 'machine-readable output')
     .action(async (options: { json?: boolean }, command: Command) => {
-      const { paths } = commandEnvironment(command);
-      const view = await loadConfigView(paths);
+      const { paths, logger, storeUrl } = commandEnvironment(command);
+      const view = await withCommandStore(storeUrl, logger, (store) => loadConfigView(paths, store));
       const [gateways, records] = await Promise.all([
         readRunningGateways(paths),
         readDiscoveryRecords(discoveryRecordsFile(paths), view.config.servers),

@@ -1,14 +1,24 @@
-// `loadout toolset list|show|create|delete|equip`: saved toolsets from the config dir, without a
-// gateway. `equip` only sets the toolset remembered in state.json for the next `serve` start.
+// `loadout toolset list|show|create|delete|equip`: saved toolsets from the config dir (or, in store
+// mode, the team store), without a gateway. `equip` only sets the toolset remembered for the next
+// `serve` start (in state.json, or the store's equipped record under LAST_STOP_KEY).
 import type { Command } from 'commander';
 import { unusableReason } from '../../catalog/index.js';
-import { StateStore } from '../../config/index.js';
+import { StateStore, type LoadoutPaths } from '../../config/index.js';
 import { LoadoutError } from '../../shared/index.js';
 import { namingOptions } from '../../gateway/index.js';
-import { ALL_TOOLSET, ToolsetStore, resolveToolsetTools, toolsetName, writableToolsetName } from '../../toolsets/index.js';
+import { LAST_STOP_KEY, type TeamStore } from '../../store/index.js';
+import {
+  ALL_TOOLSET,
+  StoredToolsets,
+  ToolsetStore,
+  resolveToolsetTools,
+  toolsetName,
+  writableToolsetName,
+  type Toolsets,
+} from '../../toolsets/index.js';
 import { loadConfigView, type ConfigView } from '../configView.js';
 import { paint, printJson, printLines, printNote, printTable } from '../output.js';
-import { commandEnvironment } from '../program.js';
+import { commandEnvironment, withCommandStore } from '../program.js';
 
 /** Register `toolset` and its subcommands on the program. */
 export function registerToolset(program: Command): void {
@@ -19,9 +29,11 @@ export function registerToolset(program: Command): void {
     .description('list saved toolsets')
     .option('--json', 'machine-readable output')
     .action(async (options: { json?: boolean }, command: Command) => {
-      const { paths } = commandEnvironment(command);
-      const { toolsets, problems } = await new ToolsetStore(paths.toolsetsDir).list();
-      const remembered = (await new StateStore(paths.stateFile).read()).activeToolset;
+      const { paths, logger, storeUrl } = commandEnvironment(command);
+      const [{ toolsets, problems }, remembered] = await withCommandStore(storeUrl, logger, (store) => {
+        const kept = toolsetPlaces(paths, store);
+        return Promise.all([kept.toolsets.list(), kept.remembered.read()]);
+      });
       for (const problem of problems) printNote(`skipped ${problem.error}`);
       if (options.json) {
         printJson({ remembered, toolsets: toolsets.map((t) => ({ ...t, remembered: t.name === remembered })), problems });
@@ -47,9 +59,12 @@ export function registerToolset(program: Command): void {
     .argument('<name>', 'toolset name')
     .option('--json', 'machine-readable output')
     .action(async (name: string, options: { json?: boolean }, command: Command) => {
-      const { paths } = commandEnvironment(command);
-      const saved = await new ToolsetStore(paths.toolsetsDir).get(toolsetName(name));
-      const view = await loadConfigView(paths);
+      const { paths, logger, storeUrl } = commandEnvironment(command);
+      // The toolset first: its own problem is the one to name.
+      const [saved, view] = await withCommandStore(storeUrl, logger, async (store) => {
+        const toolset = await toolsetPlaces(paths, store).toolsets.get(toolsetName(name));
+        return [toolset, await loadConfigView(paths, store)] as const;
+      });
       const tools = saved.tools.map((id) => ({ id, status: toolStatus(view, id) }));
       if (options.json) {
         printJson({ ...saved, tools });
@@ -70,13 +85,16 @@ export function registerToolset(program: Command): void {
     .option('--description <text>', 'what the toolset is for')
     .option('--json', 'machine-readable output')
     .action(async (name: string, toolIds: string[], options: { description?: string; json?: boolean }, command: Command) => {
-      const { paths } = commandEnvironment(command);
+      const { paths, logger, storeUrl } = commandEnvironment(command);
       writableToolsetName(name, 'save');
-      const view = await loadConfigView(paths);
-      const { ids, problems } = resolveToolsetTools(view.catalog, toolIds, namingOptions(view.config.gateway));
-      if (problems.length)
-        throw new LoadoutError('TOOL_NOT_FOUND', `Toolset '${name}' not saved: ${problems.join('; ')} (see "loadout list")`);
-      await new ToolsetStore(paths.toolsetsDir).save({ name, description: options.description, tools: ids });
+      const ids = await withCommandStore(storeUrl, logger, async (store) => {
+        const view = await loadConfigView(paths, store);
+        const resolved = resolveToolsetTools(view.catalog, toolIds, namingOptions(view.config.gateway));
+        if (resolved.problems.length)
+          throw new LoadoutError('TOOL_NOT_FOUND', `Toolset '${name}' not saved: ${resolved.problems.join('; ')} (see "loadout list")`);
+        await toolsetPlaces(paths, store).toolsets.save({ name, description: options.description, tools: resolved.ids });
+        return resolved.ids;
+      });
       if (options.json) printJson({ saved: name, description: options.description ?? null, tools: ids });
       else printLines(`Saved toolset '${name}' with ${ids.length} tool${ids.length === 1 ? '' : 's'}.`);
     });
@@ -87,14 +105,13 @@ export function registerToolset(program: Command): void {
     .argument('<name>', 'toolset name')
     .option('--json', 'machine-readable output')
     .action(async (name: string, options: { json?: boolean }, command: Command) => {
-      const { paths } = commandEnvironment(command);
+      const { paths, logger, storeUrl } = commandEnvironment(command);
       writableToolsetName(name, 'delete');
-      const store = new ToolsetStore(paths.toolsetsDir);
-      if (!(await store.delete(name))) await store.get(name); // throws TOOLSET_NOT_FOUND listing the saved ones
-      const state = new StateStore(paths.stateFile);
-      const forgotten = (await state.read()).activeToolset === name;
-      if (forgotten)
-        await state.update((current) => ({ ...current, activeToolset: current.activeToolset === name ? null : current.activeToolset }));
+      const forgotten = await withCommandStore(storeUrl, logger, async (store) => {
+        const { toolsets, remembered } = toolsetPlaces(paths, store);
+        if (!(await toolsets.delete(name))) await toolsets.get(name); // throws TOOLSET_NOT_FOUND listing the saved ones
+        return remembered.forget(name);
+      });
       if (options.json) printJson({ deleted: name, forgotten });
       else printLines(`Deleted toolset '${name}'${forgotten ? ' (it will no longer be equipped at start)' : ''}.`);
     });
@@ -105,9 +122,12 @@ export function registerToolset(program: Command): void {
     .argument('<name>', 'toolset name')
     .option('--json', 'machine-readable output')
     .action(async (name: string, options: { json?: boolean }, command: Command) => {
-      const { paths } = commandEnvironment(command);
-      if (toolsetName(name) !== ALL_TOOLSET) await new ToolsetStore(paths.toolsetsDir).get(name);
-      await new StateStore(paths.stateFile).update((state) => ({ ...state, activeToolset: name }));
+      const { paths, logger, storeUrl } = commandEnvironment(command);
+      await withCommandStore(storeUrl, logger, async (store) => {
+        const { toolsets, remembered } = toolsetPlaces(paths, store);
+        if (toolsetName(name) !== ALL_TOOLSET) await toolsets.get(name);
+        await remembered.set(name);
+      });
       if (options.json) printJson({ equipAtStart: name });
       else
         printLines(
@@ -121,4 +141,46 @@ function toolStatus(view: ConfigView, id: string): string {
   if (!tool) return 'unknown (stale or not discovered)';
   if (!tool.enabled) return unusableReason(tool);
   return tool.changed ? 'available, changed upstream' : 'available';
+}
+
+/** The toolset equipped at the next start, wherever it is remembered. */
+interface RememberedToolset {
+  read(): Promise<string | null>;
+  set(name: string): Promise<void>;
+  /** Forget it if it is `name`; true when it was. */
+  forget(name: string): Promise<boolean>;
+}
+
+// Saved toolsets and the remembered one: the config dir's files and state.json, or the team store.
+function toolsetPlaces(paths: LoadoutPaths, store: TeamStore | undefined): { toolsets: Toolsets; remembered: RememberedToolset } {
+  if (store) {
+    return {
+      toolsets: new StoredToolsets(store.toolsets),
+      remembered: {
+        read: async () => (await store.equipped.get(LAST_STOP_KEY))?.value.toolset ?? null,
+        set: async (name) => void (await store.equipped.put(LAST_STOP_KEY, { toolset: name })),
+        forget: async (name) => {
+          let forgot = false;
+          await store.equipped.update(LAST_STOP_KEY, (current) => {
+            forgot = current?.toolset === name;
+            return forgot ? { toolset: null } : current;
+          });
+          return forgot;
+        },
+      },
+    };
+  }
+  const state = new StateStore(paths.stateFile);
+  return {
+    toolsets: new ToolsetStore(paths.toolsetsDir),
+    remembered: {
+      read: async () => (await state.read()).activeToolset,
+      set: async (name) => void (await state.update((current) => ({ ...current, activeToolset: name }))),
+      forget: async (name) => {
+        if ((await state.read()).activeToolset !== name) return false;
+        await state.update((current) => ({ ...current, activeToolset: current.activeToolset === name ? null : current.activeToolset }));
+        return true;
+      },
+    },
+  };
 }
