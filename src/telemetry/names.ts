@@ -18,6 +18,8 @@ export const ATTR = {
   networkProtocolName: 'network.protocol.name',
   serverAddress: 'server.address',
   serverPort: 'server.port',
+  clientAddress: 'client.address',
+  clientPort: 'client.port',
 } as const;
 
 /** loadout's own attributes. */

@@ -108,7 +108,9 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
     };
     try {
       // A tools list_changed reaches the client only on its GET stream: an equip need not wait for a re-read otherwise.
-      await gateway.connect(telemetry().serverTransport(transport, HTTP_WIRE), {
+      // client.address: the connection that opened the session.
+      const client = { address: req.socket.remoteAddress, port: req.socket.remotePort };
+      await gateway.connect(telemetry().serverTransport(transport, { ...HTTP_WIRE, client }), {
         principal,
         hearsToolChanges: () => (state?.openGets ?? 0) > 0,
       });
