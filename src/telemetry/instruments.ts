@@ -3,6 +3,7 @@
 // and histograms (names.ts), the bookkeeping behind the downstream counters and gauge, and the
 // start and end of every request's span and measurement.
 import {
+  context,
   ROOT_CONTEXT,
   SpanStatusCode,
   ValueType,
@@ -59,6 +60,8 @@ export class Instruments {
   readonly #shapes = new Map<string, RequestShapes>();
   readonly #tallies = new Map<string, ToolTally>();
   readonly #tallyOf = new WeakMap<RequestShape, ToolTally>();
+  // The context each request a client sent arrived in, for as long as the request object lives.
+  readonly #arrivedIn = new WeakMap<object, Context>();
 
   constructor(tracer: Tracer, meter: Meter, tracing: boolean) {
     this.tracer = tracer;
@@ -136,6 +139,17 @@ export class Instruments {
   startRequest(kind: SpanKind, shape: RequestShape, parent: Context = ROOT_CONTEXT, links?: Link[]): OpenRequest {
     const span = this.tracing ? this.tracer.startSpan(shape.name, { kind, attributes: shape.attributes, links }, parent) : undefined;
     return { span, shape, startedMs: performance.now() };
+  }
+
+  /** `request` arrived in `within` (its SERVER span's context). */
+  arrived(request: object, within: Context): void {
+    this.#arrivedIn.set(request, within);
+  }
+
+  /** Run `handle` in the context `request` arrived in, if it is not the one running now. */
+  resume<T>(request: object, handle: () => T): T {
+    const arrived = this.#arrivedIn.get(request);
+    return arrived === undefined || arrived === context.active() ? handle() : context.with(arrived, handle);
   }
 
   /** End a request with what its answer said, and record its duration in `histogram`. */

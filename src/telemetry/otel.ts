@@ -94,6 +94,7 @@ export function openTelemetry(options: OtelOptions): Telemetry {
     enabled: true,
     serverTransport: (inner, wire) => new ServerSpans(inner, wire, instruments),
     clientTransport: (inner, peer) => new ClientSpans(inner, peer, instruments),
+    resume: (request, handle) => instruments.resume(request, handle),
     serveRequest: (body, request) => servedRequest(instruments, answers, body, request),
     reportAnswers(server) {
       // The SDK's handler connects each request's server to a transport of its own making: what

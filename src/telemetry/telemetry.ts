@@ -73,6 +73,8 @@ export interface Telemetry {
   serveRequest(body: unknown, request: IncomingMessage): ServedRequest;
   /** A per-request server (2026-07-28 over HTTP): what it answers is told to the request being served. */
   reportAnswers(server: Server): Server;
+  /** Run `handle` in the trace context `request` arrived in: for a request an SDK entry delivers later, outside that context. */
+  resume<T>(request: JSONRPCMessage, handle: () => T): T;
   /** Run a meta-tool inside its own span (a child of the tools/call that asked for it). */
   metaTool<T>(name: string, run: () => Promise<T>): Promise<T>;
   /** Add attributes to the meta-tool span running now. */
@@ -96,6 +98,7 @@ export const TELEMETRY_OFF: Telemetry = {
   clientTransport: (inner) => inner,
   serveRequest: () => UNTRACED,
   reportAnswers: (server) => server,
+  resume: (_request, handle) => handle(),
   metaTool: (_name, run) => run(),
   noteMetaTool: () => {},
   searched: () => {},

@@ -65,7 +65,10 @@ export class ServerSpans extends TransportDecorator {
       if (session) open.span!.setAttribute(ATTR.sessionId, session);
       if (this.#client) open.span!.setAttributes(this.#client);
     }
-    context.with(trace.setSpan(parent, open.span!), this.#deliver, this, message, extra);
+    const within = trace.setSpan(parent, open.span!);
+    // The SDK's 2026-07-28 stdio entry may hand it on later, from a queue: the session resumes this context.
+    instruments.arrived(message, within);
+    context.with(within, this.#deliver, this, message, extra);
   }
 
   override send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
