@@ -91,6 +91,8 @@ describe.each(['legacy', 'modern'] as const)('a traced session, %s client over s
     expect(crashed.isError).toBe(true);
     // Said as without telemetry: the server's exit is read off its own transport, under telemetry's.
     expect(textOf(crashed)).toContain('its process exited with code 1');
+    // A JSON-RPC error answer.
+    await expect(client.getPrompt({ name: 'no-such-prompt' })).rejects.toThrow(/not listed/);
 
     const { spans } = receiver;
     const loadout = (kind: number, name: string) =>
@@ -98,7 +100,8 @@ describe.each(['legacy', 'modern'] as const)('a traced session, %s client over s
     await eventually(
       () =>
         loadout(SPAN_KIND.server, 'tools/call ' + 'discover-all-tools').length === 1 &&
-        spans.some((span) => span.name.includes('crash') && span.service === 'loadout' && span.kind === SPAN_KIND.server),
+        spans.some((span) => span.name.includes('crash') && span.service === 'loadout' && span.kind === SPAN_KIND.server) &&
+        loadout(SPAN_KIND.server, 'prompts/get no-such-prompt').length === 1,
       10_000,
       'the session spans',
     );
@@ -180,6 +183,10 @@ describe.each(['legacy', 'modern'] as const)('a traced session, %s client over s
     expect(clientSpan('crash').status.code).toBe(STATUS_ERROR);
     expect(serverSpan('crash').status.code).toBe(STATUS_ERROR);
     expect(serverSpan('crash').attributes['error.type']).toBeDefined();
+    // A JSON-RPC error: its code is error.type and rpc.response.status_code.
+    const refused = loadout(SPAN_KIND.server, 'prompts/get no-such-prompt')[0]!;
+    expect(refused.attributes).toMatchObject({ 'error.type': '-32602', 'rpc.response.status_code': '-32602' });
+    expect(refused.status.code).toBe(STATUS_ERROR);
   });
 });
 
