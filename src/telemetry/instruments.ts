@@ -18,7 +18,7 @@ import {
   type SpanKind,
   type Tracer,
 } from '@opentelemetry/api';
-import { ATTR, LOADOUT_ATTR, LOADOUT_METRIC, MCP_DURATION_BUCKETS_S, MCP_METRIC } from './names.js';
+import { ATTR, DB_DURATION_BUCKETS_S, DB_METRIC, LOADOUT_ATTR, LOADOUT_METRIC, MCP_DURATION_BUCKETS_S, MCP_METRIC } from './names.js';
 import type { GatewayGauges } from './telemetry.js';
 import { RequestShapes, type Failure, type RequestShape } from './requestShapes.js';
 
@@ -50,6 +50,7 @@ export class Instruments {
   readonly clientSession: Histogram;
   readonly searchDuration: Histogram;
   readonly metaToolDuration: Histogram;
+  readonly storeOperation: Histogram;
   readonly #starts: Counter;
   readonly #restarts: Counter;
   readonly #crashes: Counter;
@@ -80,6 +81,7 @@ export class Instruments {
       SEARCH_BUCKETS_S,
     );
     this.metaToolDuration = seconds(LOADOUT_METRIC.metaToolDuration, 'One run of a meta-tool.');
+    this.storeOperation = seconds(DB_METRIC.clientOperation, 'One statement of the team store, to its answer.', DB_DURATION_BUCKETS_S);
     // Counted in memory per call and read at collection: a call costs an increment, not an SDK record.
     const tallied = (name: string, description: string, observe: (counter: ObservableResult) => void): void =>
       meter.createObservableCounter(name, { unit: '{call}', description, valueType: ValueType.INT }).addCallback(observe);

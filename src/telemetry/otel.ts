@@ -144,6 +144,14 @@ export function openTelemetry(options: OtelOptions): Telemetry {
         ...(recordQuery && { [LOADOUT_ATTR.queryText]: query }),
       });
     },
+    storeOperation({ table, operation, durationS, errorType }) {
+      instruments.storeOperation.record(durationS, {
+        [ATTR.dbSystem]: 'postgresql',
+        [ATTR.dbCollection]: table,
+        [ATTR.dbOperation]: operation,
+        ...(errorType !== undefined && { [ATTR.errorType]: errorType }),
+      });
+    },
     watchGateway: (gauges) => instruments.watchGateway(gauges),
     servePrometheus: prometheus && ((req, res) => prometheus.getMetricsRequestHandler(req, res)),
     close() {

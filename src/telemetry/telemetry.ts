@@ -45,6 +45,15 @@ export interface SearchFacts {
   readonly resultCount: number;
 }
 
+/** One statement of the team store (Postgres): its table, what it did, how long it took, how it failed. */
+export interface StoreOperationFacts {
+  readonly table: string;
+  readonly operation: 'read' | 'list' | 'save' | 'delete';
+  readonly durationS: number;
+  /** The LoadoutError code it failed with. */
+  readonly errorType?: string;
+}
+
 /** What a gauge reads when metrics are collected: one value per set of attributes. */
 export interface GaugeReading {
   readonly value: number;
@@ -81,6 +90,8 @@ export interface Telemetry {
   noteMetaTool(notes: MetaToolNotes): void;
   /** Record one search of the catalog. */
   searched(facts: SearchFacts): void;
+  /** Record one statement of the team store. */
+  storeOperation(facts: StoreOperationFacts): void;
   /** Read these gauges at each collection (the last gateway to register them is read). */
   watchGateway(gauges: GatewayGauges): void;
   /** Serve the metrics as Prometheus text, when `--metrics` asked for them. */
@@ -102,6 +113,7 @@ export const TELEMETRY_OFF: Telemetry = {
   metaTool: (_name, run) => run(),
   noteMetaTool: () => {},
   searched: () => {},
+  storeOperation: () => {},
   watchGateway: () => {},
   servePrometheus: undefined,
   close: () => Promise.resolve(),
