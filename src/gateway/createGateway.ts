@@ -11,6 +11,7 @@ import { watchPromotions } from '../optimization/index.js';
 import { BackgroundDiscovery, discoveryRecordsFile, openRuntime, startConfigSync, watchToolListChanges } from '../runtime/index.js';
 import { LoadoutError, errorMessage, isLoadoutError, opensLegacyEra, type Logger } from '../shared/index.js';
 import { LOADOUT_ATTR, telemetry } from '../telemetry/index.js';
+import { resolveCatalogName } from '../registry/index.js';
 import type { DirectCalls } from './calls/clientIntake.js';
 import type { GatewayContext } from './context.js';
 import { PolicyViews } from './policyViews.js';
@@ -180,6 +181,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       shared.equippedTools(),
     ],
     catalogTools: () => catalog.current.visible().length,
+    // The meta-tools' names are reserved: a name is one of them or a catalog tool's, or made up.
+    knowsTool: (name) => context.naming.reservedNames.has(name) || resolveCatalogName(catalog.current, name, context.naming) !== undefined,
   });
   // A toolset endpoint's set never changes: the meta-tools that would change it are not listed
   // there. Computed on its first request, not at every start.

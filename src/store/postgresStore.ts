@@ -7,6 +7,7 @@ import { LoadoutError, silentLogger, type Logger } from '../shared/index.js';
 import { ChangeBus, type ChangeBusOptions } from './changeBus.js';
 import { migrate, readMigrations, refuseNewer, schemaState, type Migration, type SchemaState } from './migrations.js';
 import { DocumentTable, OAuthTable, type Run } from './recordTables.js';
+import { telemetry } from '../telemetry/index.js';
 import { DOCUMENT_KINDS, OAUTH_KIND, type DocumentKind, type RecordOf } from './records.js';
 import { SecretBox } from './secretBox.js';
 import type { DocumentCollections, OAuthCollection, RecordCollection, TeamStore } from './store.js';
@@ -85,17 +86,31 @@ class PostgresStore implements TeamStore {
     this.#migrations = migrations;
     this.#bus = bus;
     this.description = url.masked;
-    const run: Run = async (doing, work) => {
-      if (this.#closing) throw new LoadoutError('CLOSED', `store ${url.masked} is closed`);
-      try {
-        return await work(sql);
-      } catch (error) {
-        throw storeFault(url, doing, error);
-      }
-    };
+    // Each table's statements, timed for telemetry (db.client.operation.duration).
+    const runOn =
+      (table: string): Run =>
+      async (operation, doing, work) => {
+        if (this.#closing) throw new LoadoutError('CLOSED', `store ${url.masked} is closed`);
+        const startedMs = performance.now();
+        let errorType: string | undefined;
+        try {
+          return await work(sql);
+        } catch (error) {
+          const fault = storeFault(url, doing, error);
+          errorType = fault.code;
+          throw fault;
+        } finally {
+          telemetry().storeOperation({ table, operation, durationS: (performance.now() - startedMs) / 1000, errorType });
+        }
+      };
     // TypeScript cannot narrow DOCUMENT_KINDS[kind] by a generic key: the cast names the schema's type once.
     const collection = <K extends DocumentKind>(kind: K): RecordCollection<RecordOf<K>> =>
-      new DocumentTable(kind, DOCUMENT_KINDS[kind], DOCUMENT_KINDS[kind].schema as unknown as z.ZodType<RecordOf<K>>, run);
+      new DocumentTable(
+        kind,
+        DOCUMENT_KINDS[kind],
+        DOCUMENT_KINDS[kind].schema as unknown as z.ZodType<RecordOf<K>>,
+        runOn(DOCUMENT_KINDS[kind].table),
+      );
     this.catalog = collection('catalog');
     this.discovery = collection('discovery');
     this.toolsets = collection('toolsets');
@@ -103,7 +118,7 @@ class PostgresStore implements TeamStore {
     this.sessions = collection('sessions');
     this.learnedWords = collection('learnedWords');
     this.optimization = collection('optimization');
-    this.oauth = new OAuthTable(run, box);
+    this.oauth = new OAuthTable(runOn(OAUTH_KIND.table), box);
   }
 
   get listening(): boolean {

@@ -13,7 +13,10 @@ import type { OAuthCollection, OAuthRead, PutOptions, RecordCollection, StoredRe
 const UPDATE_ATTEMPTS = 50;
 
 /** Runs a statement, turning a fault into one line that says what was being done. */
-export type Run = <T>(doing: string, work: (sql: Sql) => Promise<T>) => Promise<T>;
+export type Run = <T>(operation: StoreOperation, doing: string, work: (sql: Sql) => Promise<T>) => Promise<T>;
+
+/** What one statement does to a table's records (the store's latency is measured per operation). */
+export type StoreOperation = 'read' | 'list' | 'save' | 'delete';
 
 interface Row {
   key: string;
@@ -31,7 +34,7 @@ abstract class Table<Stored extends Row> {
   ) {}
 
   protected async rows(doing: string, key?: string): Promise<Stored[]> {
-    const rows = await this.run(doing, (sql) =>
+    const rows = await this.run(key === undefined ? 'list' : 'read', doing, (sql) =>
       key === undefined
         ? sql<Stored[]>`SELECT * FROM ${sql(this.table)} ORDER BY key`
         : sql<Stored[]>`SELECT * FROM ${sql(this.table)} WHERE key = ${key}`,
@@ -71,13 +74,13 @@ abstract class Table<Stored extends Row> {
       params.push(options.ifRevision);
       text = `UPDATE ${this.table} SET ${sets.join(', ')} WHERE key = $1 AND revision = $${params.length}::bigint RETURNING revision`;
     }
-    const rows = await this.run(`save ${this.kind} '${key}'`, (sql) => sql.unsafe<Array<{ revision: string }>>(text, params));
+    const rows = await this.run('save', `save ${this.kind} '${key}'`, (sql) => sql.unsafe<Array<{ revision: string }>>(text, params));
     if (!rows[0]) throw conflict(this.kind, key, options.ifRevision);
     return Number(rows[0].revision);
   }
 
   protected async remove(key: string, ifRevision?: number): Promise<boolean> {
-    const rows = await this.run(`delete ${this.kind} '${key}'`, (sql) =>
+    const rows = await this.run('delete', `delete ${this.kind} '${key}'`, (sql) =>
       ifRevision === undefined
         ? sql`DELETE FROM ${sql(this.table)} WHERE key = ${key} RETURNING key`
         : sql`DELETE FROM ${sql(this.table)} WHERE key = ${key} AND revision = ${ifRevision} RETURNING key`,

@@ -9,6 +9,7 @@ export {
   type DownstreamPeer,
   type ServedRequest,
   type SearchFacts,
+  type StoreOperationFacts,
   type GaugeReading,
   type GatewayGauges,
   type MetaToolNotes,

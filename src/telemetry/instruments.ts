@@ -1,23 +1,56 @@
 // Every span-starter and instrument loadout records through, made once from OpenTelemetry's global
 // providers when telemetry starts: the MCP conventions' histograms, loadout's own counters, gauges
-// and histograms (names.ts), and the bookkeeping behind the downstream counters and gauge.
-import { SpanKind, ValueType, trace, type Attributes, type Counter, type Histogram, type Meter, type Tracer } from '@opentelemetry/api';
-import type { JSONRPCRequest } from '@modelcontextprotocol/server';
-import { ATTR, LOADOUT_ATTR, LOADOUT_METRIC, MCP_DURATION_BUCKETS_S, MCP_METRIC } from './names.js';
+// and histograms (names.ts), the bookkeeping behind the downstream counters and gauge, and the
+// start and end of every request's span and measurement.
+import {
+  context,
+  ROOT_CONTEXT,
+  SpanStatusCode,
+  ValueType,
+  type Attributes,
+  type Context,
+  type Counter,
+  type Histogram,
+  type Link,
+  type Meter,
+  type ObservableResult,
+  type Span,
+  type SpanKind,
+  type Tracer,
+} from '@opentelemetry/api';
+import { ATTR, DB_DURATION_BUCKETS_S, DB_METRIC, LOADOUT_ATTR, LOADOUT_METRIC, MCP_DURATION_BUCKETS_S, MCP_METRIC } from './names.js';
 import type { GatewayGauges } from './telemetry.js';
-import { incomingContext, requestFacts, type OpenRequestStart } from './requestFacts.js';
+import { RequestShapes, type Failure, type RequestShape } from './requestShapes.js';
+
+/** A request under way: its span (none while traces are off), its shape, and when it started. */
+export interface OpenRequest {
+  readonly span: Span | undefined;
+  readonly shape: RequestShape;
+  readonly startedMs: number;
+}
+
+// The tools/call requests sent to one downstream tool, and those that failed by error.type.
+interface ToolTally {
+  readonly attributes: Attributes;
+  calls: number;
+  readonly errors: Map<string, number>;
+}
+
+// Downstream tool names are the catalog's own: every one may label a metric.
+const ANY_TOOL = (): boolean => true;
 
 /** The instruments, and what they count between collections. */
 export class Instruments {
   readonly tracer: Tracer;
+  /** Whether spans are recorded (traces exported); metrics only, no span is started. */
+  readonly tracing: boolean;
   readonly serverOperation: Histogram;
   readonly clientOperation: Histogram;
   readonly serverSession: Histogram;
   readonly clientSession: Histogram;
   readonly searchDuration: Histogram;
   readonly metaToolDuration: Histogram;
-  readonly #toolCalls: Counter;
-  readonly #toolErrors: Counter;
+  readonly storeOperation: Histogram;
   readonly #starts: Counter;
   readonly #restarts: Counter;
   readonly #crashes: Counter;
@@ -25,9 +58,15 @@ export class Instruments {
   #connected = 0;
   readonly #started = new Set<string>();
   #gateway: GatewayGauges | undefined;
+  readonly #shapes = new Map<string, RequestShapes>();
+  readonly #tallies = new Map<string, ToolTally>();
+  readonly #tallyOf = new WeakMap<RequestShape, ToolTally>();
+  // The context each request a client sent arrived in, for as long as the request object lives.
+  readonly #arrivedIn = new WeakMap<object, Context>();
 
-  constructor(tracer: Tracer, meter: Meter) {
+  constructor(tracer: Tracer, meter: Meter, tracing: boolean) {
     this.tracer = tracer;
+    this.tracing = tracing;
     const seconds = (name: string, description: string, buckets = MCP_DURATION_BUCKETS_S): Histogram =>
       meter.createHistogram(name, { unit: 's', description, advice: { explicitBucketBoundaries: buckets } });
     const count = (name: string, unit: string, description: string): Counter =>
@@ -42,8 +81,17 @@ export class Instruments {
       SEARCH_BUCKETS_S,
     );
     this.metaToolDuration = seconds(LOADOUT_METRIC.metaToolDuration, 'One run of a meta-tool.');
-    this.#toolCalls = count(LOADOUT_METRIC.toolCalls, '{call}', 'tools/call requests sent to downstream servers.');
-    this.#toolErrors = count(LOADOUT_METRIC.toolErrors, '{call}', 'Downstream tools/call requests that failed or answered isError.');
+    this.storeOperation = seconds(DB_METRIC.clientOperation, 'One statement of the team store, to its answer.', DB_DURATION_BUCKETS_S);
+    // Counted in memory per call and read at collection: a call costs an increment, not an SDK record.
+    const tallied = (name: string, description: string, observe: (counter: ObservableResult) => void): void =>
+      meter.createObservableCounter(name, { unit: '{call}', description, valueType: ValueType.INT }).addCallback(observe);
+    tallied(LOADOUT_METRIC.toolCalls, 'tools/call requests sent to downstream servers.', (counter) => {
+      for (const tally of this.#tallies.values()) counter.observe(tally.calls, tally.attributes);
+    });
+    tallied(LOADOUT_METRIC.toolErrors, 'Downstream tools/call requests that failed or answered isError.', (counter) => {
+      for (const tally of this.#tallies.values())
+        for (const [errorType, count] of tally.errors) counter.observe(count, { ...tally.attributes, [ATTR.errorType]: errorType });
+    });
     this.#starts = count(LOADOUT_METRIC.downstreamStarts, '{connection}', 'Downstream connections opened.');
     this.#restarts = count(
       LOADOUT_METRIC.downstreamRestarts,
@@ -78,27 +126,64 @@ export class Instruments {
     this.#gateway = gauges;
   }
 
-  /** Start the SERVER span of a client's request: the context its handling runs in. */
-  serverRequest(message: JSONRPCRequest, wire: Attributes, meta: Record<string, unknown> | undefined, headers?: Headers): OpenRequestStart {
-    const { name, attributes } = requestFacts(message.method, message.params);
-    Object.assign(attributes, wire);
-    const { parent, links } = incomingContext(meta, headers);
-    const span = this.tracer.startSpan(
-      name,
-      { kind: SpanKind.SERVER, attributes: { ...attributes, [ATTR.requestId]: String(message.id) }, links },
-      parent,
-    );
-    return { open: { span, startedMs: performance.now(), attributes }, context: trace.setSpan(parent, span) };
+  /** The shapes of requests on the wire `base` (one set per wire, whichever connection it is). */
+  shapes(base: Attributes, knowsTool: (name: string) => boolean = ANY_TOOL): RequestShapes {
+    const key = JSON.stringify(base);
+    let shapes = this.#shapes.get(key);
+    if (!shapes) this.#shapes.set(key, (shapes = new RequestShapes(base, knowsTool)));
+    return shapes;
   }
 
-  /** A downstream tools/call ended, with these attributes. */
-  toolCalled(attributes: Attributes): void {
-    const counted = {
-      [LOADOUT_ATTR.serverName]: attributes[LOADOUT_ATTR.serverName],
-      ...(attributes[ATTR.toolName] !== undefined && { [ATTR.toolName]: attributes[ATTR.toolName] }),
-    };
-    this.#toolCalls.add(1, counted);
-    if (attributes[ATTR.errorType] !== undefined) this.#toolErrors.add(1, { ...counted, [ATTR.errorType]: attributes[ATTR.errorType] });
+  /** Whether a tool name a client called may label a metric: one loadout has (the gateway says), or any before it is watched. */
+  readonly knowsTool = (name: string): boolean => this.#gateway?.knowsTool(name) ?? false;
+
+  /** Start a request's span (while traces are on) and its clock. */
+  startRequest(kind: SpanKind, shape: RequestShape, parent: Context = ROOT_CONTEXT, links?: Link[]): OpenRequest {
+    const span = this.tracing ? this.tracer.startSpan(shape.name, { kind, attributes: shape.attributes, links }, parent) : undefined;
+    return { span, shape, startedMs: performance.now() };
+  }
+
+  /** `request` arrived in `within` (its SERVER span's context). */
+  arrived(request: object, within: Context): void {
+    this.#arrivedIn.set(request, within);
+  }
+
+  /** Run `handle` in the context `request` arrived in, if it is not the one running now. */
+  resume<T>(request: object, handle: () => T): T {
+    const arrived = this.#arrivedIn.get(request);
+    return arrived === undefined || arrived === context.active() ? handle() : context.with(arrived, handle);
+  }
+
+  /** End a request with what its answer said, and record its duration in `histogram`. */
+  endRequest(open: OpenRequest, failure: Failure | undefined, histogram: Histogram): void {
+    const { span, shape } = open;
+    if (span) {
+      if (failure) {
+        span.setAttribute(ATTR.errorType, failure.errorType);
+        if (failure.statusCode !== undefined) span.setAttribute(ATTR.statusCode, failure.statusCode);
+        span.setStatus({ code: SpanStatusCode.ERROR, message: failure.message });
+      }
+      span.end();
+    }
+    histogram.record((performance.now() - open.startedMs) / 1000, failure ? shape.failed(failure) : shape.measured);
+  }
+
+  /** A downstream tools/call ended (counted in memory; the counters read the tallies at each collection). */
+  toolCalled(shape: RequestShape, failure: Failure | undefined): void {
+    let tally = this.#tallyOf.get(shape);
+    if (!tally) {
+      const counted = {
+        [LOADOUT_ATTR.serverName]: shape.measured[LOADOUT_ATTR.serverName],
+        ...(shape.measured[ATTR.toolName] !== undefined && { [ATTR.toolName]: shape.measured[ATTR.toolName] }),
+      };
+      // Connections of one server share a tally, whatever protocol version each spoke.
+      const key = JSON.stringify(counted);
+      tally = this.#tallies.get(key);
+      if (!tally) this.#tallies.set(key, (tally = { attributes: counted, calls: 0, errors: new Map() }));
+      this.#tallyOf.set(shape, tally);
+    }
+    tally.calls++;
+    if (failure) tally.errors.set(failure.errorType, (tally.errors.get(failure.errorType) ?? 0) + 1);
   }
 
   /** A connection to `serverName` opened. */

@@ -18,6 +18,12 @@ export const ATTR = {
   networkProtocolName: 'network.protocol.name',
   serverAddress: 'server.address',
   serverPort: 'server.port',
+  clientAddress: 'client.address',
+  clientPort: 'client.port',
+  /** The database conventions' (the team store's statements). */
+  dbSystem: 'db.system.name',
+  dbCollection: 'db.collection.name',
+  dbOperation: 'db.operation.name',
 } as const;
 
 /** loadout's own attributes. */
@@ -46,6 +52,12 @@ export const MCP_METRIC = {
   serverSession: 'mcp.server.session.duration',
   clientSession: 'mcp.client.session.duration',
 } as const;
+
+/** The database conventions' histogram (s): one statement of the team store, sent to its answer. */
+export const DB_METRIC = { clientOperation: 'db.client.operation.duration' } as const;
+
+/** The bucket boundaries (s) the database conventions advise for it. */
+export const DB_DURATION_BUCKETS_S = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10];
 
 /** loadout's own metrics. */
 export const LOADOUT_METRIC = {

@@ -1,7 +1,9 @@
 // Telemetry on: the OpenTelemetry Node SDK started from the standard OTEL_* variables, its
 // problems (an unreachable collector, a bad value) told once on stderr and never to a call, and the
 // Telemetry the rest of loadout records through. Loaded only by startTelemetry, only when it is on.
-import { context, diag, metrics, trace, DiagLogLevel, SpanKind, SpanStatusCode, type DiagLogger } from '@opentelemetry/api';
+import { context, diag, metrics, trace, DiagLogLevel, ROOT_CONTEXT, SpanKind, SpanStatusCode, type DiagLogger } from '@opentelemetry/api';
+import { PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { OTLPMetricExporter as JsonMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
 import { OTLPMetricExporter as ProtoMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
@@ -12,11 +14,12 @@ import { MeterProvider, PeriodicExportingMetricReader, type MetricReader } from 
 import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import type { IncomingMessage } from 'node:http';
 import { errorMessage, isLoadoutError, LOADOUT_VERSION, settleWithin, type Logger } from '../shared/index.js';
-import { Instruments } from './instruments.js';
+import { Instruments, type OpenRequest } from './instruments.js';
 import { ATTR, LOADOUT_ATTR } from './names.js';
-import { metaOf } from './requestFacts.js';
+import { answerFacts, incomingContext, metaOf } from './requestFacts.js';
+import type { Failure } from './requestShapes.js';
 import { TELEMETRY_OFF, type ExportChoice, type ServedRequest, type Telemetry } from './telemetry.js';
-import { ClientSpans, ServerSpans } from './wireSpans.js';
+import { clientAttributes, ClientSpans, ServerSpans } from './wireSpans.js';
 
 /** What openTelemetry starts: the OTLP exports the environment asks for, and Prometheus for `--metrics`. */
 export interface OtelOptions extends ExportChoice {
@@ -26,6 +29,7 @@ export interface OtelOptions extends ExportChoice {
 }
 
 const SERVICE_NAME = 'loadout';
+const HTTP_WIRE = { [ATTR.networkTransport]: 'tcp', [ATTR.networkProtocolName]: 'http' };
 // Within serve's shutdown limit (1.9 s), after the children have been ended.
 const FLUSH_AT_CLOSE_MS = 500;
 // A query's text goes on a span only when asked: it may hold what the user typed.
@@ -62,7 +66,12 @@ export function openTelemetry(options: OtelOptions): Telemetry {
     const readers: MetricReader[] = [
       ...(prometheus ? [prometheus] : []),
       ...(options.metrics
-        ? [new PeriodicExportingMetricReader({ exporter: json ? new JsonMetricExporter() : new ProtoMetricExporter() })]
+        ? [
+            new PeriodicExportingMetricReader({
+              exporter: json ? new JsonMetricExporter() : new ProtoMetricExporter(),
+              ...metricExportTiming(env, logger),
+            }),
+          ]
         : []),
     ];
     const meters = readers.length > 0 ? new MeterProvider({ resource, readers }) : undefined;
@@ -72,17 +81,43 @@ export function openTelemetry(options: OtelOptions): Telemetry {
     logger.warn({ mod: 'telemetry', err: errorMessage(error) }, 'telemetry is off: the OpenTelemetry SDK did not start');
     return TELEMETRY_OFF;
   }
-  const instruments = new Instruments(trace.getTracer(SERVICE_NAME, LOADOUT_VERSION), metrics.getMeter(SERVICE_NAME, LOADOUT_VERSION));
+  const instruments = new Instruments(
+    trace.getTracer(SERVICE_NAME, LOADOUT_VERSION),
+    metrics.getMeter(SERVICE_NAME, LOADOUT_VERSION),
+    options.traces,
+  );
+  // The 2026-07-28 HTTP request being served, for the per-request server that answers it.
+  const answers = new AsyncLocalStorage<ServedRequest>();
   const recordQuery = env[RECORD_QUERY_VARIABLE]?.trim().toLowerCase() === 'true';
   let closed: Promise<void> | undefined;
   return {
     enabled: true,
     serverTransport: (inner, wire) => new ServerSpans(inner, wire, instruments),
     clientTransport: (inner, peer) => new ClientSpans(inner, peer, instruments),
-    serveRequest: (body, request) => servedRequest(instruments, body, request),
+    resume: (request, handle) => instruments.resume(request, handle),
+    serveRequest: (body, request) => servedRequest(instruments, answers, body, request),
+    reportAnswers(server) {
+      // The SDK's handler connects each request's server to a transport of its own making: what
+      // that server sends goes through it, so its send is where the answer is seen.
+      const connect = server.connect.bind(server);
+      server.connect = (transport) => {
+        const served = answers.getStore();
+        if (served) {
+          const send = transport.send.bind(transport);
+          transport.send = (message, options) => {
+            served.answered(message);
+            return send(message, options);
+          };
+        }
+        return connect(transport);
+      };
+      return server;
+    },
     async metaTool(name, run) {
       const startedMs = performance.now();
       const attributes = { [LOADOUT_ATTR.metaTool]: name };
+      const measured = (): void => instruments.metaToolDuration.record((performance.now() - startedMs) / 1000, attributes);
+      if (!instruments.tracing) return run().finally(measured);
       return instruments.tracer.startActiveSpan(`meta-tool ${name}`, { kind: SpanKind.INTERNAL, attributes }, async (span) => {
         try {
           const result = await run();
@@ -96,7 +131,7 @@ export function openTelemetry(options: OtelOptions): Telemetry {
           throw error;
         } finally {
           span.end();
-          instruments.metaToolDuration.record((performance.now() - startedMs) / 1000, attributes);
+          measured();
         }
       });
     },
@@ -107,6 +142,14 @@ export function openTelemetry(options: OtelOptions): Telemetry {
         [LOADOUT_ATTR.queryLength]: query.length,
         [LOADOUT_ATTR.resultCount]: resultCount,
         ...(recordQuery && { [LOADOUT_ATTR.queryText]: query }),
+      });
+    },
+    storeOperation({ table, operation, durationS, errorType }) {
+      instruments.storeOperation.record(durationS, {
+        [ATTR.dbSystem]: 'postgresql',
+        [ATTR.dbCollection]: table,
+        [ATTR.dbOperation]: operation,
+        ...(errorType !== undefined && { [ATTR.errorType]: errorType }),
       });
     },
     watchGateway: (gauges) => instruments.watchGateway(gauges),
@@ -133,6 +176,25 @@ function otlpProtocol(env: NodeJS.ProcessEnv, logger: Logger): 'http/protobuf' |
   return 'http/protobuf';
 }
 
+// OTEL_METRIC_EXPORT_INTERVAL and _TIMEOUT (ms): sdk-node reads them, the parts loadout starts do
+// not. A timeout is never longer than the interval (the reader refuses that pair).
+function metricExportTiming(env: NodeJS.ProcessEnv, logger: Logger): { exportIntervalMillis?: number; exportTimeoutMillis?: number } {
+  const read = (name: string): number | undefined => {
+    const text = env[name]?.trim();
+    if (!text) return undefined;
+    const ms = Number(text);
+    if (Number.isInteger(ms) && ms > 0) return ms;
+    logger.warn({ mod: 'telemetry' }, `${name}=${text} is not a positive number of milliseconds: using the default`);
+    return undefined;
+  };
+  const interval = read('OTEL_METRIC_EXPORT_INTERVAL');
+  const timeout = read('OTEL_METRIC_EXPORT_TIMEOUT');
+  return {
+    ...(interval !== undefined && { exportIntervalMillis: interval }),
+    ...(timeout !== undefined && { exportTimeoutMillis: interval === undefined ? timeout : Math.min(timeout, interval) }),
+  };
+}
+
 // The SDK's warnings and errors (a failed export every few seconds while a collector is down): the
 // first on stderr as one warning, the rest at debug level, so a missing collector costs one line.
 function warnOnce(logger: Logger): DiagLogger {
@@ -147,38 +209,54 @@ function warnOnce(logger: Logger): DiagLogger {
   return { error: report, warn: report, info: quiet, debug: quiet, verbose: quiet };
 }
 
-// A 2026-07-28 HTTP request: its span lasts until its response is written.
-function servedRequest(instruments: Instruments, body: unknown, request: IncomingMessage): ServedRequest {
+// A 2026-07-28 HTTP request: its span lasts until its response is written, and its answer (a
+// JSON-RPC error, an isError result) says whether it failed; failing that, its HTTP status.
+function servedRequest(
+  instruments: Instruments,
+  answers: AsyncLocalStorage<ServedRequest>,
+  body: unknown,
+  request: IncomingMessage,
+): ServedRequest {
   const message = body as { method?: unknown; id?: unknown; params?: unknown } | undefined;
   if (typeof message?.method !== 'string' || (typeof message.id !== 'string' && typeof message.id !== 'number'))
     return TELEMETRY_OFF.serveRequest(body, request);
-  const headers = new Headers();
-  for (const name of ['traceparent', 'tracestate', 'baggage']) {
-    const value = request.headers[name];
-    if (typeof value === 'string') headers.set(name, value);
-  }
-  const wire = { [ATTR.networkTransport]: 'tcp', [ATTR.networkProtocolName]: 'http' };
   const { method, id } = message;
-  const started = instruments.serverRequest(
-    { jsonrpc: '2.0', method, id, params: message.params as Record<string, unknown> },
-    wire,
-    metaOf(message.params),
-    headers,
-  );
-  const { open } = started;
-  return {
-    run: (handle) => context.with(started.context, handle),
+  const meta = metaOf(message.params);
+  const version = meta?.[PROTOCOL_VERSION_META_KEY] ?? request.headers['mcp-protocol-version'];
+  const shape = instruments
+    .shapes({ ...HTTP_WIRE, ...(typeof version === 'string' && { [ATTR.protocolVersion]: version }) }, instruments.knowsTool)
+    .of(method, message.params as Record<string, unknown> | undefined);
+  let parent = ROOT_CONTEXT;
+  let open: OpenRequest;
+  if (instruments.tracing) {
+    const headers = new Headers();
+    for (const name of ['traceparent', 'tracestate', 'baggage']) {
+      const value = request.headers[name];
+      if (typeof value === 'string') headers.set(name, value);
+    }
+    const incoming = incomingContext(meta, headers);
+    open = instruments.startRequest(SpanKind.SERVER, shape, incoming.parent, incoming.links);
+    parent = trace.setSpan(incoming.parent, open.span!);
+    if (open.span!.isRecording()) {
+      open.span!.setAttribute(ATTR.requestId, String(id));
+      const client = clientAttributes({ address: request.socket.remoteAddress, port: request.socket.remotePort });
+      if (client) open.span!.setAttributes(client);
+    }
+  } else open = instruments.startRequest(SpanKind.SERVER, shape);
+  let failure: Failure | undefined;
+  let ended = false;
+  const served: ServedRequest = {
+    run: (handle) => answers.run(served, () => context.with(parent, handle)),
+    answered(answer) {
+      if (('result' in answer || 'error' in answer) && answer.id === id) failure = answerFacts(answer);
+    },
     end(httpStatus) {
-      const failed = httpStatus >= 400;
-      if (failed) {
-        open.span.setAttribute(ATTR.errorType, String(httpStatus));
-        open.span.setStatus({ code: SpanStatusCode.ERROR, message: `HTTP ${httpStatus}` });
-      }
-      open.span.end();
-      instruments.serverOperation.record((performance.now() - open.startedMs) / 1000, {
-        ...open.attributes,
-        ...(failed && { [ATTR.errorType]: String(httpStatus) }),
-      });
+      if (ended) return;
+      ended = true;
+      // A request refused before any answer was built (a body too large, a bad header) has its status only.
+      if (!failure && httpStatus >= 400) failure = { errorType: String(httpStatus), message: `HTTP ${httpStatus}` };
+      instruments.endRequest(open, failure, instruments.serverOperation);
     },
   };
+  return served;
 }

@@ -8,11 +8,12 @@ describe('answerFacts', () => {
       id: 1,
       error: { code: -32602, message: "path '/home/ann/tax-2026.pdf' is outside the roots" },
     });
-    expect(facts.attributes).toEqual({ 'error.type': '-32602', 'rpc.response.status_code': '-32602' });
+    expect(facts).toMatchObject({ errorType: '-32602', statusCode: '-32602' });
     expect(JSON.stringify(facts)).not.toContain('tax-2026');
   });
 
-  it('names a tool error tool_error', () => {
-    expect(answerFacts({ jsonrpc: '2.0', id: 1, result: { content: [], isError: true } }).failure).toBe('tool_error');
+  it('names a tool error tool_error, and a plain result no failure', () => {
+    expect(answerFacts({ jsonrpc: '2.0', id: 1, result: { content: [], isError: true } })?.errorType).toBe('tool_error');
+    expect(answerFacts({ jsonrpc: '2.0', id: 1, result: { content: [] } })).toBeUndefined();
   });
 });

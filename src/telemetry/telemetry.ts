@@ -5,12 +5,14 @@
 // One process-wide instance, as OpenTelemetry's own API keeps one global provider: the hooks sit in
 // several layers (gateway, downstream), and threading an object through each would touch far more.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Transport } from '@modelcontextprotocol/server';
+import type { JSONRPCMessage, Server, Transport } from '@modelcontextprotocol/server';
 
 /** How a client-facing transport carries messages (network.transport, network.protocol.name). */
 export interface ServerWire {
   readonly transport: 'pipe' | 'tcp';
   readonly protocol?: 'http';
+  /** Where the client connects from (an HTTP session: the connection that opened it). */
+  readonly client?: { readonly address?: string; readonly port?: number };
 }
 
 /** What the environment asks to export: traces and metrics over OTLP, each or neither. */
@@ -30,7 +32,9 @@ export interface DownstreamPeer {
 export interface ServedRequest {
   /** Run the request's handling inside its span, so what it sends downstream joins the trace. */
   run<T>(handle: () => T): T;
-  /** The request is over: its HTTP status says whether it failed. */
+  /** A message sent in answer: the request's answer says whether it failed (a JSON-RPC error, an isError result). */
+  answered(message: JSONRPCMessage): void;
+  /** The request is over; with no answer seen, its HTTP status says whether it failed. */
   end(httpStatus: number): void;
 }
 
@@ -41,16 +45,27 @@ export interface SearchFacts {
   readonly resultCount: number;
 }
 
+/** One statement of the team store (Postgres): its table, what it did, how long it took, how it failed. */
+export interface StoreOperationFacts {
+  readonly table: string;
+  readonly operation: 'read' | 'list' | 'save' | 'delete';
+  readonly durationS: number;
+  /** The LoadoutError code it failed with. */
+  readonly errorType?: string;
+}
+
 /** What a gauge reads when metrics are collected: one value per set of attributes. */
 export interface GaugeReading {
   readonly value: number;
   readonly attributes?: Readonly<Record<string, string>>;
 }
 
-/** The gateway's gauges, read on each collection. */
+/** The gateway's gauges, read on each collection, and the names its tools go by. */
 export interface GatewayGauges {
   equippedTools(): GaugeReading[];
   catalogTools(): number;
+  /** Whether a client calling `name` calls a tool loadout has (a meta-tool or a catalog tool): only those label metrics. */
+  knowsTool(name: string): boolean;
 }
 
 /** Attribute values a meta-tool adds to its span. */
@@ -65,12 +80,18 @@ export interface Telemetry {
   clientTransport(inner: Transport, peer: DownstreamPeer): Transport;
   /** A request served apart from any wrapped transport (2026-07-28 over HTTP: one POST, one request). */
   serveRequest(body: unknown, request: IncomingMessage): ServedRequest;
+  /** A per-request server (2026-07-28 over HTTP): what it answers is told to the request being served. */
+  reportAnswers(server: Server): Server;
+  /** Run `handle` in the trace context `request` arrived in: for a request an SDK entry delivers later, outside that context. */
+  resume<T>(request: JSONRPCMessage, handle: () => T): T;
   /** Run a meta-tool inside its own span (a child of the tools/call that asked for it). */
   metaTool<T>(name: string, run: () => Promise<T>): Promise<T>;
   /** Add attributes to the meta-tool span running now. */
   noteMetaTool(notes: MetaToolNotes): void;
   /** Record one search of the catalog. */
   searched(facts: SearchFacts): void;
+  /** Record one statement of the team store. */
+  storeOperation(facts: StoreOperationFacts): void;
   /** Read these gauges at each collection (the last gateway to register them is read). */
   watchGateway(gauges: GatewayGauges): void;
   /** Serve the metrics as Prometheus text, when `--metrics` asked for them. */
@@ -79,7 +100,7 @@ export interface Telemetry {
   close(): Promise<void>;
 }
 
-const UNTRACED: ServedRequest = { run: (handle) => handle(), end: () => {} };
+const UNTRACED: ServedRequest = { run: (handle) => handle(), answered: () => {}, end: () => {} };
 
 /** Telemetry off: every hook gives back what it was given. */
 export const TELEMETRY_OFF: Telemetry = {
@@ -87,9 +108,12 @@ export const TELEMETRY_OFF: Telemetry = {
   serverTransport: (inner) => inner,
   clientTransport: (inner) => inner,
   serveRequest: () => UNTRACED,
+  reportAnswers: (server) => server,
+  resume: (_request, handle) => handle(),
   metaTool: (_name, run) => run(),
   noteMetaTool: () => {},
   searched: () => {},
+  storeOperation: () => {},
   watchGateway: () => {},
   servePrometheus: undefined,
   close: () => Promise.resolve(),

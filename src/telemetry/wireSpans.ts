@@ -4,75 +4,110 @@
 // answer, its context written into the request's `_meta`). Loaded with the SDK, only when telemetry is on.
 import { context, propagation, trace, SpanKind, type Attributes } from '@opentelemetry/api';
 import { PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
-import type { JSONRPCMessage, MessageExtraInfo, RequestId, Transport, TransportSendOptions } from '@modelcontextprotocol/server';
+import type {
+  JSONRPCMessage,
+  JSONRPCRequest,
+  MessageExtraInfo,
+  RequestId,
+  Transport,
+  TransportSendOptions,
+} from '@modelcontextprotocol/server';
 import { TransportDecorator } from '../shared/index.js';
 import { ATTR, LOADOUT_ATTR } from './names.js';
-import type { Instruments } from './instruments.js';
-import { answerFacts, finish, metaOf, metricAttributes, requestFacts, type Meta, type OpenRequest } from './requestFacts.js';
+import type { Instruments, OpenRequest } from './instruments.js';
+import { answerFacts, incomingContext, metaOf } from './requestFacts.js';
+import type { Failure, Meta, RequestShapes } from './requestShapes.js';
 import type { DownstreamPeer, ServerWire } from './telemetry.js';
+
+const CANCELLED: Failure = { errorType: 'cancelled', message: 'cancelled' };
+const CLIENT_GONE: Failure = { errorType: 'connection_closed', message: 'the client went away' };
+const SERVER_GONE: Failure = { errorType: 'connection_closed', message: 'the server connection closed' };
 
 /** A client's transport: one SERVER span per request loadout answers. */
 export class ServerSpans extends TransportDecorator {
   readonly #instruments: Instruments;
   readonly #wire: Attributes;
+  readonly #client: Attributes | undefined;
   readonly #open = new Map<RequestId, OpenRequest>();
   readonly #startedMs = performance.now();
   #protocolVersion: string | undefined;
+  #shapes: RequestShapes;
 
   constructor(inner: Transport, wire: ServerWire, instruments: Instruments) {
     super(inner);
     this.#instruments = instruments;
     this.#wire = { [ATTR.networkTransport]: wire.transport, ...(wire.protocol && { [ATTR.networkProtocolName]: wire.protocol }) };
+    this.#client = wire.client && clientAttributes(wire.client);
+    this.#shapes = this.#shapesNow();
   }
 
   protected receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
     if (!('method' in message)) return this.onmessage?.(message, extra);
     if (!('id' in message)) {
-      if (message.method === 'notifications/cancelled')
-        this.#end(message.params?.requestId as RequestId, { [ATTR.errorType]: 'cancelled' }, 'cancelled');
+      if (message.method === 'notifications/cancelled') this.#end(message.params?.requestId as RequestId, CANCELLED);
       return this.onmessage?.(message, extra);
     }
     const meta = metaOf(message.params);
     const version = meta?.[PROTOCOL_VERSION_META_KEY] ?? (message.method === 'initialize' ? message.params?.protocolVersion : undefined);
-    if (typeof version === 'string') this.#protocolVersion = version;
-    const started = this.#instruments.serverRequest(message, this.#attributes(), meta, extra?.request?.headers);
-    this.#open.set(message.id, started.open);
-    context.with(started.context, () => this.onmessage?.(message, extra));
+    if (typeof version === 'string' && version !== this.#protocolVersion) this.#useVersion(version);
+    const instruments = this.#instruments;
+    const shape = this.#shapes.of(message.method, message.params);
+    if (!instruments.tracing) {
+      this.#open.set(message.id, instruments.startRequest(SpanKind.SERVER, shape));
+      return this.onmessage?.(message, extra);
+    }
+    const { parent, links } = incomingContext(meta, extra?.request?.headers);
+    const open = instruments.startRequest(SpanKind.SERVER, shape, parent, links);
+    this.#open.set(message.id, open);
+    if (open.span!.isRecording()) {
+      open.span!.setAttribute(ATTR.requestId, String(message.id));
+      const session = this.inner.sessionId;
+      if (session) open.span!.setAttribute(ATTR.sessionId, session);
+      if (this.#client) open.span!.setAttributes(this.#client);
+    }
+    const within = trace.setSpan(parent, open.span!);
+    // The SDK's 2026-07-28 stdio entry may hand it on later, from a queue: the session resumes this context.
+    instruments.arrived(message, within);
+    context.with(within, this.#deliver, this, message, extra);
   }
 
   override send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    if (('result' in message || 'error' in message) && message.id !== undefined) {
-      const { attributes, failure } = answerFacts(message);
-      this.#end(message.id, attributes, failure);
-    }
+    if (('result' in message || 'error' in message) && message.id !== undefined) this.#end(message.id, answerFacts(message));
     return this.inner.send(message, options);
   }
 
   override setProtocolVersion(version: string): void {
-    this.#protocolVersion = version;
+    if (version !== this.#protocolVersion) this.#useVersion(version);
     super.setProtocolVersion(version);
   }
 
   protected innerClosed(): void {
-    for (const id of [...this.#open.keys()]) this.#end(id, { [ATTR.errorType]: 'connection_closed' }, 'the client went away');
-    this.#instruments.serverSession.record((performance.now() - this.#startedMs) / 1000, this.#attributes());
+    for (const id of [...this.#open.keys()]) this.#end(id, CLIENT_GONE);
+    this.#instruments.serverSession.record((performance.now() - this.#startedMs) / 1000, this.#base());
   }
 
-  #attributes(): Attributes {
-    const session = this.inner.sessionId;
-    return {
-      ...this.#wire,
-      ...(this.#protocolVersion && { [ATTR.protocolVersion]: this.#protocolVersion }),
-      ...(session && { [ATTR.sessionId]: session }),
-    };
+  #deliver(message: JSONRPCRequest, extra: MessageExtraInfo | undefined): void {
+    this.onmessage?.(message, extra);
   }
 
-  #end(id: RequestId | undefined, extra: Attributes, failure: string | undefined): void {
+  #useVersion(version: string): void {
+    this.#protocolVersion = version;
+    this.#shapes = this.#shapesNow();
+  }
+
+  #shapesNow(): RequestShapes {
+    return this.#instruments.shapes(this.#base(), this.#instruments.knowsTool);
+  }
+
+  #base(): Attributes {
+    return { ...this.#wire, ...(this.#protocolVersion && { [ATTR.protocolVersion]: this.#protocolVersion }) };
+  }
+
+  #end(id: RequestId | undefined, failure: Failure | undefined): void {
     const open = id === undefined ? undefined : this.#open.get(id);
     if (!open) return;
     this.#open.delete(id!);
-    const measured = finish(open, extra, failure);
-    this.#instruments.serverOperation.record((performance.now() - open.startedMs) / 1000, metricAttributes(measured));
+    this.#instruments.endRequest(open, failure, this.#instruments.serverOperation);
   }
 }
 
@@ -84,6 +119,7 @@ export class ClientSpans extends TransportDecorator {
   readonly #open = new Map<RequestId, OpenRequest>();
   readonly #startedMs = performance.now();
   #protocolVersion: string | undefined;
+  #shapes: RequestShapes;
   #closing = false;
 
   constructor(inner: Transport, peer: DownstreamPeer, instruments: Instruments) {
@@ -91,6 +127,7 @@ export class ClientSpans extends TransportDecorator {
     this.#instruments = instruments;
     this.#peer = peer;
     this.#wire = peerAttributes(peer);
+    this.#shapes = instruments.shapes(this.#base());
     // What the request layer and the SDK read off a stdio or modern HTTP transport shows through.
     for (const key of ['stderr', 'pid', 'hasPerRequestStream'])
       if (key in inner) Object.defineProperty(this, key, { get: () => (inner as unknown as Meta)[key] });
@@ -99,30 +136,32 @@ export class ClientSpans extends TransportDecorator {
 
   override send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     if (!('method' in message) || !('id' in message)) return this.inner.send(message, options);
-    const { name, attributes } = requestFacts(message.method, message.params);
-    Object.assign(attributes, this.#wire, this.#protocolVersion && { [ATTR.protocolVersion]: this.#protocolVersion });
+    const instruments = this.#instruments;
+    const shape = this.#shapes.of(message.method, message.params);
+    if (!instruments.tracing) {
+      this.#open.set(message.id, instruments.startRequest(SpanKind.CLIENT, shape));
+      return this.inner.send(message, options);
+    }
     const parent = context.active();
-    const span = this.#instruments.tracer.startSpan(
-      name,
-      { kind: SpanKind.CLIENT, attributes: { ...attributes, [ATTR.requestId]: String(message.id) } },
-      parent,
-    );
-    this.#open.set(message.id, { span, startedMs: performance.now(), attributes });
+    const open = instruments.startRequest(SpanKind.CLIENT, shape, parent);
+    this.#open.set(message.id, open);
+    if (!open.span) return this.inner.send(message, options);
+    if (open.span.isRecording()) open.span.setAttribute(ATTR.requestId, String(message.id));
     const meta: Meta = { ...metaOf(message.params) };
-    propagation.inject(trace.setSpan(parent, span), meta);
+    propagation.inject(trace.setSpan(parent, open.span), meta);
     return this.inner.send({ ...message, params: { ...message.params, _meta: meta } }, options);
   }
 
   protected receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
-    if (('result' in message || 'error' in message) && message.id !== undefined) {
-      const { attributes, failure } = answerFacts(message);
-      this.#end(message.id, attributes, failure);
-    }
+    if (('result' in message || 'error' in message) && message.id !== undefined) this.#end(message.id, answerFacts(message));
     this.onmessage?.(message, extra);
   }
 
   override setProtocolVersion(version: string): void {
-    this.#protocolVersion = version;
+    if (version !== this.#protocolVersion) {
+      this.#protocolVersion = version;
+      this.#shapes = this.#instruments.shapes(this.#base());
+    }
     super.setProtocolVersion(version);
   }
 
@@ -132,20 +171,28 @@ export class ClientSpans extends TransportDecorator {
   }
 
   protected innerClosed(): void {
-    for (const id of [...this.#open.keys()]) this.#end(id, { [ATTR.errorType]: 'connection_closed' }, 'the server connection closed');
-    const attributes = { ...this.#wire, ...(this.#protocolVersion && { [ATTR.protocolVersion]: this.#protocolVersion }) };
-    this.#instruments.clientSession.record((performance.now() - this.#startedMs) / 1000, attributes);
+    for (const id of [...this.#open.keys()]) this.#end(id, SERVER_GONE);
+    this.#instruments.clientSession.record((performance.now() - this.#startedMs) / 1000, this.#base());
     this.#instruments.downstreamClosed(this.#peer.serverName, !this.#closing);
   }
 
-  #end(id: RequestId, extra: Attributes, failure: string | undefined): void {
+  #base(): Attributes {
+    return { ...this.#wire, ...(this.#protocolVersion && { [ATTR.protocolVersion]: this.#protocolVersion }) };
+  }
+
+  #end(id: RequestId, failure: Failure | undefined): void {
     const open = this.#open.get(id);
     if (!open) return;
     this.#open.delete(id);
-    const measured = finish(open, extra, failure);
-    this.#instruments.clientOperation.record((performance.now() - open.startedMs) / 1000, metricAttributes(measured));
-    if (measured[ATTR.methodName] === 'tools/call') this.#instruments.toolCalled(measured);
+    this.#instruments.endRequest(open, failure, this.#instruments.clientOperation);
+    if (open.shape.attributes[ATTR.methodName] === 'tools/call') this.#instruments.toolCalled(open.shape, failure);
   }
+}
+
+/** Where a client connects from (client.address, client.port): span attributes, never a metric's. */
+export function clientAttributes(client: { readonly address?: string; readonly port?: number }): Attributes | undefined {
+  if (!client.address) return undefined;
+  return { [ATTR.clientAddress]: client.address, ...(client.port !== undefined && { [ATTR.clientPort]: client.port }) };
 }
 
 // A downstream server's name, and where it is: a child's pipe, or an HTTP host and port.

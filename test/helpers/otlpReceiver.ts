@@ -31,6 +31,21 @@ interface OtlpSpan {
   status?: { code?: number; message?: string };
   attributes?: KeyValue[];
 }
+// A metric's data (sum, gauge, histogram, …) is the one field of it that holds dataPoints.
+type MetricData = { dataPoints: { attributes?: KeyValue[] }[] };
+interface MetricsRequest {
+  resourceMetrics?: { scopeMetrics?: { metrics?: ({ name: string } & Record<string, unknown>)[] }[] }[];
+}
+function isMetricData(value: unknown): value is MetricData {
+  return typeof value === 'object' && value !== null && Array.isArray((value as MetricData).dataPoints);
+}
+
+/** One data point of an exported metric (OTLP/HTTP JSON only): the metric's name and the point's attributes. */
+export interface ReceivedPoint {
+  name: string;
+  attributes: Record<string, string | number | boolean>;
+}
+
 interface TracesRequest {
   resourceSpans?: { resource?: { attributes?: KeyValue[] }; scopeSpans?: { spans?: OtlpSpan[] }[] }[];
 }
@@ -53,13 +68,16 @@ export interface OtlpReceiver {
   readonly spans: ReceivedSpan[];
   /** Requests to /v1/metrics received. */
   metricExports: number;
+  /** The data points of every metric exported as JSON. */
+  readonly metricPoints: ReceivedPoint[];
   close(): Promise<void>;
 }
 
 /** Start a receiver on a free loopback port. */
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
-  const receiver = { spans, metricExports: 0 };
+  const metricPoints: ReceivedPoint[] = [];
+  const receiver = { spans, metricExports: 0, metricPoints };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -81,7 +99,17 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
                 attributes: attributesOf(span.attributes),
               });
         }
-      } else if (req.url === '/v1/metrics') receiver.metricExports++;
+      } else if (req.url === '/v1/metrics') {
+        receiver.metricExports++;
+        if (req.headers['content-type']?.includes('json')) {
+          const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as MetricsRequest;
+          for (const resource of body.resourceMetrics ?? [])
+            for (const scope of resource.scopeMetrics ?? [])
+              for (const metric of scope.metrics ?? [])
+                for (const point of Object.values(metric).flatMap((data) => (isMetricData(data) ? data.dataPoints : [])))
+                  metricPoints.push({ name: metric.name, attributes: attributesOf(point.attributes) });
+        }
+      }
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });

@@ -1,6 +1,8 @@
 // Telemetry over HTTP, on the built CLI: `serve --http --metrics` serves Prometheus text at /metrics
-// behind the same token as /mcp, parsed here by a real parser, its histograms moving with calls; and
-// a 2025 HTTP session's SERVER span takes its parent from the HTTP traceparent header.
+// behind the same token as /mcp, parsed here by a real parser, its histograms moving with calls; a
+// 2025 HTTP session's SERVER span takes its parent from the HTTP traceparent header; and in both
+// eras a failure inside a 200 answer (a JSON-RPC error, an isError result) marks the SERVER span,
+// which says where the client connects from, while a tool name the client made up labels no metric.
 import { randomBytes } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/client';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -8,7 +10,7 @@ import parsePrometheusTextFormat, { type PrometheusFamily } from 'parse-promethe
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { eventually, fixture, nodeServer, textOf, writeServersYaml } from '../helpers/gateway.js';
 import { httpHarness, type HttpHarness } from '../helpers/http.js';
-import { SPAN_KIND, startOtlpReceiver, type OtlpReceiver } from '../helpers/otlpReceiver.js';
+import { SPAN_KIND, STATUS_ERROR, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlpReceiver.js';
 
 const TOKEN = 'metrics-test-token';
 let harness: HttpHarness;
@@ -109,6 +111,72 @@ describe('serve --http --metrics', () => {
       expect(typeof served()[0]!.attributes['mcp.session.id']).toBe('string');
     } finally {
       await transport.terminateSession().catch(() => undefined);
+      await client.close();
+    }
+  });
+});
+
+describe.each(['legacy', 'modern'] as const)('SERVER spans of a %s client over HTTP', (era) => {
+  it('mark a JSON-RPC error or a tool error inside a 200 answer, say where the client is, and keep made-up tool names off metrics', async () => {
+    await writeServersYaml(harness.dirs.configDir, { tracing: nodeServer(fixture('tracingServer')) });
+    await harness.start(['--token', TOKEN, '--equip', 'all'], {
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_BSP_SCHEDULE_DELAY: '50',
+      OTEL_METRIC_EXPORT_INTERVAL: '200',
+    });
+    const client = new Client(
+      { name: 'answers-test', version: '1.0.0' },
+      { capabilities: {}, ...(era === 'modern' && { versionNegotiation: { mode: 'auto' as const } }) },
+    );
+    const transport = new StreamableHTTPClientTransport(new URL(harness.gateway.url), {
+      requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
+    });
+    await client.connect(transport);
+    try {
+      const { tools } = await client.listTools();
+      const named = (tool: string) => tools.find((each) => each.name.endsWith(`_${tool}`))!.name;
+      const [echo, fail] = [named('echo'), named('fail')];
+      const madeUp = `made_up_${randomBytes(4).toString('hex')}`;
+      expect(textOf(await client.callTool({ name: echo, arguments: { text: 'hi' } }))).toBe('hi');
+      expect((await client.callTool({ name: fail, arguments: {} })).isError).toBe(true);
+      expect((await client.callTool({ name: madeUp, arguments: {} })).isError).toBe(true);
+      await expect(client.getPrompt({ name: 'no-such-prompt' })).rejects.toThrow(/not listed/);
+
+      const served = (name: string): ReceivedSpan | undefined =>
+        receiver.spans.find((span) => span.service === 'loadout' && span.kind === SPAN_KIND.server && span.name === name);
+      const names = [`tools/call ${echo}`, `tools/call ${fail}`, `tools/call ${madeUp}`, 'prompts/get no-such-prompt'];
+      await eventually(() => names.every((name) => served(name)), 10_000, 'the SERVER spans');
+      const version = era === 'modern' ? '2026-07-28' : expect.stringMatching(/^2025-/);
+
+      // A plain answer: no error; the client's address and port, as the conventions' network attributes.
+      const ok = served(`tools/call ${echo}`)!;
+      expect(ok.status.code).not.toBe(STATUS_ERROR);
+      expect(ok.attributes).not.toHaveProperty('error.type');
+      expect(ok.attributes).toMatchObject({ 'client.address': '127.0.0.1', 'mcp.protocol.version': version });
+      expect(ok.attributes['client.port']).toEqual(expect.any(Number));
+      // An isError result (HTTP 200): error.type tool_error.
+      for (const name of [`tools/call ${fail}`, `tools/call ${madeUp}`]) {
+        expect(served(name)!.attributes['error.type'], name).toBe('tool_error');
+        expect(served(name)!.status.code, name).toBe(STATUS_ERROR);
+      }
+      // A JSON-RPC error (HTTP 200 too): its code is error.type and rpc.response.status_code.
+      const refused = served('prompts/get no-such-prompt')!;
+      expect(refused.attributes).toMatchObject({ 'error.type': '-32602', 'rpc.response.status_code': '-32602' });
+      expect(refused.status.code).toBe(STATUS_ERROR);
+      // The span keeps the name the client gave; the metric labels it _OTHER, a name loadout has by its own.
+      expect(served(`tools/call ${madeUp}`)!.attributes['gen_ai.tool.name']).toBe(madeUp);
+      const labelled = () =>
+        new Set(
+          receiver.metricPoints
+            .filter((point) => point.name === 'mcp.server.operation.duration')
+            .map((point) => point.attributes['gen_ai.tool.name']),
+        );
+      await eventually(() => labelled().has('_OTHER'), 10_000, 'the operation metric exported');
+      expect(labelled()).toContain(echo);
+      expect(labelled()).not.toContain(madeUp);
+    } finally {
+      if (era === 'legacy') await transport.terminateSession().catch(() => undefined);
       await client.close();
     }
   });

@@ -73,7 +73,7 @@ describe.each(['legacy', 'modern'] as const)('a traced session, %s client over s
         .catch((error: unknown) => ({ isError: true, content: [{ type: 'text', text: String(error) }] }));
     };
 
-    // As clients do, it lists the tools first (in 2026-07-28 that request pins the session, see docs/observability.md).
+    // As clients do, it lists the tools first.
     await client.listTools();
     await call('discover', 'discover-all-tools', { query: 'echo text' });
     const built = await call('build', 'build-toolset', {
@@ -91,6 +91,8 @@ describe.each(['legacy', 'modern'] as const)('a traced session, %s client over s
     expect(crashed.isError).toBe(true);
     // Said as without telemetry: the server's exit is read off its own transport, under telemetry's.
     expect(textOf(crashed)).toContain('its process exited with code 1');
+    // A JSON-RPC error answer.
+    await expect(client.getPrompt({ name: 'no-such-prompt' })).rejects.toThrow(/not listed/);
 
     const { spans } = receiver;
     const loadout = (kind: number, name: string) =>
@@ -98,7 +100,8 @@ describe.each(['legacy', 'modern'] as const)('a traced session, %s client over s
     await eventually(
       () =>
         loadout(SPAN_KIND.server, 'tools/call ' + 'discover-all-tools').length === 1 &&
-        spans.some((span) => span.name.includes('crash') && span.service === 'loadout' && span.kind === SPAN_KIND.server),
+        spans.some((span) => span.name.includes('crash') && span.service === 'loadout' && span.kind === SPAN_KIND.server) &&
+        loadout(SPAN_KIND.server, 'prompts/get no-such-prompt').length === 1,
       10_000,
       'the session spans',
     );
@@ -180,6 +183,10 @@ describe.each(['legacy', 'modern'] as const)('a traced session, %s client over s
     expect(clientSpan('crash').status.code).toBe(STATUS_ERROR);
     expect(serverSpan('crash').status.code).toBe(STATUS_ERROR);
     expect(serverSpan('crash').attributes['error.type']).toBeDefined();
+    // A JSON-RPC error: its code is error.type and rpc.response.status_code.
+    const refused = loadout(SPAN_KIND.server, 'prompts/get no-such-prompt')[0]!;
+    expect(refused.attributes).toMatchObject({ 'error.type': '-32602', 'rpc.response.status_code': '-32602' });
+    expect(refused.status.code).toBe(STATUS_ERROR);
   });
 });
 
@@ -222,5 +229,39 @@ describe('telemetry problems and telemetry off', () => {
     expect(off.filter((url) => url.includes('@opentelemetry'))).toEqual([]);
     const on = await modulesLoaded(otelEnv(receiver.url));
     expect(on.some((url) => url.includes('@opentelemetry/sdk-trace-node'))).toBe(true);
+  });
+});
+
+describe('a 2026-07-28 client over stdio', () => {
+  it("continues the client's trace from the first request after server/discover on", async () => {
+    await tracedServers();
+    const gateway = await sandbox.start({
+      env: otelEnv(receiver.url),
+      args: ['--equip', 'all'],
+      versionNegotiation: { mode: 'auto' as const },
+    });
+    // The connection opened with server/discover: this call is the request that pins it.
+    const traceId = hex(16);
+    const parents = [hex(8), hex(8)];
+    for (const parent of parents) {
+      const answer = await gateway.client.callTool({
+        name: 'tracing_echo',
+        arguments: { text: 'first' },
+        _meta: { traceparent: `00-${traceId}-${parent}-01` },
+      });
+      expect(textOf(answer)).toBe('first');
+    }
+    const { spans } = receiver;
+    const served = (parent: string) =>
+      spans.find((span) => span.service === 'loadout' && span.kind === SPAN_KIND.server && span.parentSpanId === parent);
+    const forwarded = (server: ReceivedSpan) =>
+      spans.find((span) => span.kind === SPAN_KIND.client && span.name === 'tools/call echo' && span.parentSpanId === server.spanId);
+    await eventually(() => parents.every((parent) => served(parent) && forwarded(served(parent)!)), 10_000, 'both calls traced');
+    for (const parent of parents) {
+      const server = served(parent)!;
+      expect(server).toMatchObject({ traceId, name: 'tools/call tracing_echo' });
+      expect(server.attributes['mcp.protocol.version']).toBe('2026-07-28');
+      expect(forwarded(server)!.traceId).toBe(traceId);
+    }
   });
 });

@@ -20,6 +20,7 @@ import { Cancellation, TransportDecorator, errorMessage, modernCallResult } from
 import type { ClientRequest } from './forward.js';
 import { modernRequestOfParams, type ModernServices } from './modernRequest.js';
 import { requestProblem } from './requestShape.js';
+import { telemetry } from '../../telemetry/index.js';
 import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 
 // The code the SDK Server never answers with (see errorOf).
@@ -144,6 +145,12 @@ export class ClientIntake extends TransportDecorator {
   }
 
   protected receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
+    // A request the SDK's stdio entry delivers from its queue is handled in the trace context it arrived in.
+    if (telemetry().enabled) telemetry().resume(message, () => this.#receive(message, extra));
+    else this.#receive(message, extra);
+  }
+
+  #receive(message: JSONRPCMessage, extra: MessageExtraInfo | undefined): void {
     this.#calls.delivered(message);
     if ('id' in message) {
       const problem = requestProblem(message);

@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { LoadoutError, errorMessage, isLoadoutError, type Logger } from '../../shared/index.js';
 import { ToolsetNameSchema, type AuthSettings } from '../../config/index.js';
 import type { Principal } from '../../identity/index.js';
-import { telemetry } from '../../telemetry/index.js';
+import { telemetry, type ServerWire } from '../../telemetry/index.js';
 import type { TeamStore } from '../../store/index.js';
 import type { Gateway } from '../createGateway.js';
 import type { GatewaySession } from '../session.js';
@@ -107,6 +107,7 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
     serve: ServeRequest,
     principal: Principal,
     shared: SharedConnectOptions = {},
+    client?: ServerWire['client'],
   ): Promise<HttpSession> => {
     let state: HttpSession | undefined;
     // Set before connect: the SDK chains it, so a DELETE, an expiry or a gateway close all land here.
@@ -119,7 +120,7 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
     };
     // A tools list_changed reaches the client only on its GET stream: an equip need not wait for a
     // re-read otherwise. With a store it never waits: the re-read may go to any replica, unseen here.
-    const session = await gateway.connect(telemetry().serverTransport(sharing?.decorate(id, transport) ?? transport, HTTP_WIRE), {
+    const session = await gateway.connect(telemetry().serverTransport(sharing?.decorate(id, transport) ?? transport, { ...HTTP_WIRE, client }), {
       principal,
       hearsToolChanges: () => !sharing && (state?.openGets ?? 0) > 0,
       ...shared,
@@ -143,7 +144,11 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
       onsessionclosed: sharing && (() => sharing.ended(id)),
     });
     try {
-      state = await attach(id, transport, (...request) => transport.handleRequest(...request), principal, sharing?.connectOptions(id));
+      state = await attach(id, transport, (...request) => transport.handleRequest(...request), principal, sharing?.connectOptions(id), {
+        // client.address: the connection that opened the session.
+        address: req.socket.remoteAddress,
+        port: req.socket.remotePort,
+      });
       // Recorded before the client learns the id: its next request may reach another replica.
       if (sharing && isInitializeRequest(body)) await sharing.record(id, principal, body.params, state);
       await transport.handleRequest(req, res, body);

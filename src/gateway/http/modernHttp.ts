@@ -11,7 +11,7 @@ import type { NodeMcpRequestHandler } from '@modelcontextprotocol/node';
 import { ProtocolErrorCode, type JSONRPCMessage, type JSONRPCRequest, type Transport } from '@modelcontextprotocol/server';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MODERN_REVISION, carriesEnvelope, type Logger } from '../../shared/index.js';
-import { telemetry } from '../../telemetry/index.js';
+import { telemetry, type ServedRequest } from '../../telemetry/index.js';
 import { ALL_TOOLSET } from '../../toolsets/index.js';
 import type { Gateway } from '../createGateway.js';
 import type { Principal } from '../../identity/index.js';
@@ -48,7 +48,7 @@ export function modernEndpoints(
     const key = scopeKey(scope);
     let modern = handlers.get(key);
     if (!modern) {
-      const handler = createMcpHandler(() => gateway.requestServer(scope), {
+      const handler = createMcpHandler(async () => telemetry().reportAnswers(await gateway.requestServer(scope)), {
         legacy: 'reject',
         bus: gateway.requestBus(scope),
         maxRequestBodySize: options.maxBodyBytes,
@@ -68,9 +68,15 @@ export function modernEndpoints(
     // One POST, one request: its span lasts until its response is written.
     const served = telemetry().serveRequest(body, req);
     res.once('close', () => served.end(res.statusCode));
-    return served.run(() => serveInScope(scope, req, res, body));
+    return served.run(() => serveInScope(scope, req, res, body, served));
   };
-  const serveInScope = async (scope: RequestScope, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> => {
+  const serveInScope = async (
+    scope: RequestScope,
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: unknown,
+    served?: ServedRequest,
+  ): Promise<void> => {
     const request = body as { method?: unknown; params?: unknown } | undefined;
     if (request?.method === 'subscriptions/listen') {
       const listened = gateway.listenedResources(scope);
@@ -78,18 +84,24 @@ export function modernEndpoints(
       res.once('close', () => listened.close(stream));
       await listened.open(stream, request.params);
     }
-    if (isDirectCall(req, body) && (await answerDirectly(scope, body, res))) return;
+    if (isDirectCall(req, body) && (await answerDirectly(scope, body, res, served))) return;
     return handlerOf(scope)(req, res, body);
   };
 
   // Answer a plain call of an equipped tool with its result as JSON, as the handler would; false
   // when the session does not answer it by forwarding (a meta-tool, a tool not equipped).
-  const answerDirectly = async (scope: RequestScope, request: JSONRPCRequest, res: ServerResponse): Promise<boolean> => {
+  const answerDirectly = async (
+    scope: RequestScope,
+    request: JSONRPCRequest,
+    res: ServerResponse,
+    served?: ServedRequest,
+  ): Promise<boolean> => {
     const calls = await gateway.requestCalls(scope);
     const response: Transport = {
       start: () => Promise.resolve(),
       close: () => Promise.resolve(),
       send: (message: JSONRPCMessage) => {
+        served?.answered(message);
         if (!res.headersSent) res.writeHead(statusOf(message), { 'content-type': 'application/json' });
         res.end(JSON.stringify(message));
         return Promise.resolve();

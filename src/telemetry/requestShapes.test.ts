@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { OTHER_TOOL, RequestShapes } from './requestShapes.js';
+
+describe('RequestShapes', () => {
+  const shapes = () => new RequestShapes({ 'network.transport': 'pipe' }, (name) => name === 'echo_echo');
+
+  it('works out a tool call once, and hands back the same attribute objects each time', () => {
+    const wire = shapes();
+    const first = wire.of('tools/call', { name: 'echo_echo' });
+    expect(wire.of('tools/call', { name: 'echo_echo', arguments: { text: 'x' } })).toBe(first);
+    expect(first.name).toBe('tools/call echo_echo');
+    expect(first.measured).toEqual({
+      'network.transport': 'pipe',
+      'mcp.method.name': 'tools/call',
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': 'echo_echo',
+    });
+    const failure = { errorType: 'tool_error', message: 'tool_error' };
+    expect(first.failed(failure)).toBe(first.failed(failure));
+    expect(first.failed(failure)['error.type']).toBe('tool_error');
+  });
+
+  it('keeps a made-up tool name on the span only, labels its metric _OTHER, and keeps nothing of it', () => {
+    const wire = shapes();
+    const invented = wire.of('tools/call', { name: 'made_up' });
+    expect(invented.attributes['gen_ai.tool.name']).toBe('made_up');
+    expect(invented.measured['gen_ai.tool.name']).toBe(OTHER_TOOL);
+    expect(wire.of('tools/call', { name: 'made_up' })).not.toBe(invented);
+  });
+});

@@ -1,0 +1,96 @@
+// What every request of one method and target on one wire has in common, worked out once and
+// reused: its span's name and start attributes, and the attribute sets its duration is recorded
+// under. A forwarded call then builds no attribute object and no string of its own, and the
+// metrics SDK is handed the same few objects again and again.
+import type { Attributes } from '@opentelemetry/api';
+import { ATTR } from './names.js';
+
+export type Meta = Record<string, unknown>;
+
+/** How a request failed: error.type, the JSON-RPC code when there is one, and the span status's message. */
+export interface Failure {
+  readonly errorType: string;
+  readonly statusCode?: string;
+  readonly message: string;
+}
+
+/** A request's span name and attributes, and its metric attributes by outcome. */
+export interface RequestShape {
+  readonly name: string;
+  /** The span's attributes at its start (what a sampler sees); the request and session ids are added after. */
+  readonly attributes: Attributes;
+  /** Its operation metric's attributes: the span's, the tool's name only if it exists, never an id. */
+  readonly measured: Attributes;
+  /** The metric attributes when it failed so. */
+  failed(failure: Failure): Attributes;
+}
+
+/** The metric label of a tool name a client gave that names no tool loadout has (a client may invent any). */
+export const OTHER_TOOL = '_OTHER';
+// Bounds on what is cached: beyond them a shape is built for its one request (still correct, only slower).
+const MAX_TARGETS_PER_METHOD = 2048;
+const MAX_FAILURES_PER_SHAPE = 32;
+
+/** The shapes of the requests on one wire (its transport, protocol version, server). */
+export class RequestShapes {
+  readonly #base: Attributes;
+  readonly #knowsTool: (name: string) => boolean;
+  readonly #untargeted = new Map<string, RequestShape>();
+  readonly #targeted = new Map<string, Map<string, RequestShape>>();
+
+  /** `base`: the wire's attributes; `knowsTool`: whether a tool name may label a metric. */
+  constructor(base: Attributes, knowsTool: (name: string) => boolean) {
+    this.#base = base;
+    this.#knowsTool = knowsTool;
+  }
+
+  /** The shape of a `method` request with these params. */
+  of(method: string, params: Meta | undefined): RequestShape {
+    const target = method === 'tools/call' || method === 'prompts/get' ? params?.name : undefined;
+    if (typeof target !== 'string') {
+      let shape = this.#untargeted.get(method);
+      if (!shape) this.#untargeted.set(method, (shape = this.#build(method, undefined)));
+      return shape;
+    }
+    let targets = this.#targeted.get(method);
+    if (!targets) this.#targeted.set(method, (targets = new Map<string, RequestShape>()));
+    const cached = targets.get(target);
+    if (cached) return cached;
+    const shape = this.#build(method, target);
+    // A tool name that names nothing is the client's to invent: never kept.
+    const invented = method === 'tools/call' && shape.measured[ATTR.toolName] === OTHER_TOOL;
+    if (!invented && targets.size < MAX_TARGETS_PER_METHOD) targets.set(target, shape);
+    return shape;
+  }
+
+  #build(method: string, target: string | undefined): RequestShape {
+    const attributes: Attributes = { ...this.#base, [ATTR.methodName]: method };
+    const measured: Attributes = { ...attributes };
+    if (method === 'tools/call') {
+      attributes[ATTR.operationName] = measured[ATTR.operationName] = 'execute_tool';
+      if (target !== undefined) {
+        attributes[ATTR.toolName] = target;
+        measured[ATTR.toolName] = this.#knowsTool(target) ? target : OTHER_TOOL;
+      }
+    } else if (method === 'prompts/get' && target !== undefined) {
+      attributes[ATTR.promptName] = measured[ATTR.promptName] = target;
+    }
+    const failures = new Map<string, Attributes>();
+    return {
+      name: target === undefined ? method : `${method} ${target}`,
+      attributes: Object.freeze(attributes),
+      measured: Object.freeze(measured),
+      failed({ errorType, statusCode }) {
+        const cached = failures.get(errorType);
+        if (cached) return cached;
+        const failed = Object.freeze({
+          ...measured,
+          [ATTR.errorType]: errorType,
+          ...(statusCode !== undefined && { [ATTR.statusCode]: statusCode }),
+        });
+        if (failures.size < MAX_FAILURES_PER_SHAPE) failures.set(errorType, failed);
+        return failed;
+      },
+    };
+  }
+}
