@@ -245,8 +245,9 @@ export class CatalogDiscovery {
     const after: ListFailures = this.#options.definitions.all[server]?.listFailures ?? {};
     const log = this.#options.logger;
     for (const list of OPTIONAL_LIST_NAMES) {
-      if (after[list] !== undefined && after[list] !== before[list])
-        log.warn({ mod: 'catalog', server, err: after[list] }, `${list} not listed; the tools and other lists stand`);
+      const failure = after[list];
+      if (failure !== undefined && !isDeepStrictEqual(failure, before[list]))
+        log.warn({ mod: 'catalog', server, err: failure.text }, `${list} not listed; the tools and other lists stand`);
       else if (after[list] === undefined && before[list] !== undefined) log.info({ mod: 'catalog', server }, `${list} listed again`);
     }
     return changed;

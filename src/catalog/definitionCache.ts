@@ -5,7 +5,14 @@
 import type { Prompt, Resource, ResourceTemplateType, ServerCapabilities, Tool } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { readTextIfExists, updateTextFile } from '../config/index.js';
-import { EraVerdictSchema, OPTIONAL_LIST_NAMES, type EraVerdict, type ListFailures, type ServerAbout } from '../downstream/index.js';
+import {
+  EraVerdictSchema,
+  ListFailureSchema,
+  OPTIONAL_LIST_NAMES,
+  type EraVerdict,
+  type ListFailures,
+  type ServerAbout,
+} from '../downstream/index.js';
 import { LoadoutError, errorMessage } from '../shared/index.js';
 import { rememberToolHash, toolHash } from './toolHash.js';
 
@@ -41,7 +48,10 @@ const CachedServerSchema = z.looseObject({
   resourceTemplates: namedList<ResourceTemplateType>('uriTemplate').optional(),
   capabilities: z.custom<ServerCapabilities>((value) => typeof value === 'object' && value !== null).optional(),
   about: z.custom<ServerAbout>((value) => typeof value === 'object' && value !== null).optional(),
-  listFailures: z.partialRecord(z.enum(OPTIONAL_LIST_NAMES), z.string()).optional(),
+  // A cache written before failures kept their JSON-RPC code holds the words alone.
+  listFailures: z
+    .partialRecord(z.enum(OPTIONAL_LIST_NAMES), z.union([ListFailureSchema, z.string().transform((text) => ({ text }))]))
+    .optional(),
   // Only saves a probe: an era that does not parse is forgotten, not a reason to rediscover everything.
   era: EraVerdictSchema.optional().catch(undefined),
   /** toolHash of each tool by name, stored so a warm start need not hash every definition. */

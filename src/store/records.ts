@@ -10,7 +10,8 @@ import { FailureSchema } from '../shared/index.js';
 export const CatalogEntryRecordSchema = z.looseObject({
   discoveredAt: z.string(),
   tools: z.array(z.looseObject({ name: z.string() })),
-  listFailures: z.record(z.string(), z.string()).optional(),
+  // Each failure as {text, rpcCode?}; an entry written before the code was kept holds the text alone.
+  listFailures: z.record(z.string(), z.union([z.string(), z.looseObject({ text: z.string() })])).optional(),
   era: z.unknown().optional(),
   /** toolHash of each tool by name: the fingerprint that tells a changed definition. */
   hashes: z.record(z.string(), z.string()).optional(),
