@@ -53,12 +53,14 @@ describe('one broken servers.yaml entry', () => {
     expect(run.stdout).toMatch(/^ok +server echo: starts, 5 tools listed/m);
   });
 
-  it('status lists the valid servers and names the broken entry', async () => {
+  it('status lists the valid servers, names the broken entry and exits 1', async () => {
     const run = await runCli(dirs, ['status']);
-    expect(run.code).toBe(0);
+    expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/^echo /m);
     expect(run.stdout).toContain(`typo: left out, its entry is invalid: ${where}`);
-    const json = JSON.parse((await runCli(dirs, ['status', '--json'])).stdout) as { brokenServers: { name: string; problem: string }[] };
+    const jsonRun = await runCli(dirs, ['status', '--json']);
+    expect(jsonRun.code).toBe(1);
+    const json = JSON.parse(jsonRun.stdout) as { brokenServers: { name: string; problem: string }[] };
     expect(json.brokenServers).toEqual([{ name: 'typo', problem: expect.stringContaining(where) as string }]);
   });
 });
