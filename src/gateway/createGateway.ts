@@ -85,7 +85,9 @@ export interface Gateway {
  */
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const { paths, logger } = options;
-  const { config, pool, catalog, state, optimization } = await openRuntime(options);
+  const { config, brokenServers, pool, catalog, state, optimization } = await openRuntime(options);
+  // Said once at start, as the config watcher says it on each change: the other servers run.
+  for (const problem of brokenServers.values()) logger.error({ mod: 'config' }, `${problem}; that server is left out`);
   const policyViews = new PolicyViews(config.policy);
   const health = new ServerHealth({
     pool,

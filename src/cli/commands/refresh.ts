@@ -21,9 +21,10 @@ export function registerRefresh(program: Command): void {
       const { paths, logger } = commandEnvironment(command);
       if (options.all && servers.length)
         throw new LoadoutError('INVALID_ARGUMENT', `give servers or --all, not both (got --all and ${servers.join(', ')})`);
-      const loaded = await loadServersFile(paths.serversFile);
+      // An invalid entry is left out (named once by discovery); the other servers are refreshed.
+      const loaded = await loadServersFile(paths.serversFile, { skipBrokenServers: true });
       if (!loaded.exists) throw configNotFound(paths);
-      const disabled = servers.filter((server) => !requireServer(loaded.config, server).enabled);
+      const disabled = servers.filter((server) => !requireServer(loaded.config, server, loaded.brokenServers).enabled);
       if (disabled.length) {
         throw new LoadoutError(
           'SERVER_DISABLED',
