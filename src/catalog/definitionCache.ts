@@ -9,9 +9,9 @@ import {
   EraVerdictSchema,
   ListFailureSchema,
   OPTIONAL_LIST_NAMES,
-  type EraVerdict,
-  type ListFailures,
+  isListOf,
   type ServerAbout,
+  type ServerDefinitions,
 } from '../downstream/index.js';
 import { LoadoutError, errorMessage } from '../shared/index.js';
 import { rememberToolHash, toolHash } from './toolHash.js';
@@ -19,7 +19,7 @@ import { rememberToolHash, toolHash } from './toolHash.js';
 // Tools are checked, not parsed: a looseObject parse would copy each of thousands of definitions
 // (time and garbage on every warm start), and they are passed on untouched anyway. Each list is
 // one check rather than a zod array of per-tool checks: that halves reading a 2,500-tool cache.
-const CachedToolsSchema = z.custom<Tool[]>((tools) => Array.isArray(tools) && tools.every(isCachedTool), {
+const CachedToolsSchema = z.custom<Tool[]>((tools) => isListOf(tools, 'name'), {
   message: 'every cached tool needs a string "name"',
 });
 const ToolHashesSchema = z.custom<Record<string, string>>(
@@ -32,14 +32,7 @@ const ToolHashesSchema = z.custom<Record<string, string>>(
 );
 // Prompts, resources and templates are passed on untouched too; only what loadout reads is checked.
 const namedList = <T>(key: 'name' | 'uri' | 'uriTemplate') =>
-  z.custom<T[]>(
-    (items) =>
-      Array.isArray(items) &&
-      items.every((item) => typeof item === 'object' && item !== null && typeof (item as Record<string, unknown>)[key] === 'string'),
-    {
-      message: `every cached entry needs a string "${key}"`,
-    },
-  );
+  z.custom<T[]>((items) => isListOf(items, key), { message: `every cached entry needs a string "${key}"` });
 const CachedServerSchema = z.looseObject({
   discoveredAt: z.string(),
   tools: CachedToolsSchema,
@@ -62,21 +55,12 @@ const DefinitionCacheSchema = z.looseObject({
   servers: z.record(z.string(), CachedServerSchema),
 });
 
-/** Discovered definitions of one server. The lists beyond tools exist only if the server declared them. */
-export interface CachedServerTools {
+/**
+ * Discovered definitions of one server, as its last listing left them (a list it failed to list
+ * keeps what was cached before, beside its failure), and when.
+ */
+export interface CachedServerTools extends ServerDefinitions {
   discoveredAt: string;
-  tools: Tool[];
-  prompts?: Prompt[];
-  resources?: Resource[];
-  resourceTemplates?: ResourceTemplateType[];
-  /** What the server declared at its last handshake (prompts, resources, completions, logging, tasks…). */
-  capabilities?: ServerCapabilities;
-  /** The server's own words about itself at its last handshake (title, description, instructions). */
-  about?: ServerAbout;
-  /** Lists it declared but failed to answer at its last listing, with why (the list cached before, if any, stays). */
-  listFailures?: ListFailures;
-  /** The MCP era its last connection negotiated, so the next start need not probe. */
-  era?: EraVerdict;
 }
 
 /** A change of one server's entry (`undefined`: no entry), applied to what the file holds then. */
@@ -153,10 +137,6 @@ export async function updateDefinitionCache(file: string, changes: readonly Defi
 
 function withoutHashes({ hashes: _hashes, ...entry }: StoredServerTools): CachedServerTools {
   return entry;
-}
-
-function isCachedTool(tool: unknown): boolean {
-  return typeof tool === 'object' && tool !== null && typeof (tool as { name?: unknown }).name === 'string';
 }
 
 function safeJson(text: string): unknown {

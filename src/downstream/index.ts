@@ -6,6 +6,7 @@ export { serverCrashOf } from './connectionErrors.js';
 export {
   ListFailureSchema,
   OPTIONAL_LIST_NAMES,
+  isListOf,
   isUnimplementedList,
   type ListFailure,
   type ListFailures,

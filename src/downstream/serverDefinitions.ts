@@ -39,6 +39,7 @@ export interface ServerDefinitions {
   about?: ServerAbout;
   /** The era the connection negotiated, for the next start to skip the probe. */
   era?: EraVerdict;
+  /** The lists it declared but failed to answer, with why. */
   listFailures?: ListFailures;
 }
 
