@@ -4,7 +4,7 @@ import { codexServersAsMcp, parseTomlText, setTomlTable } from './tomlFile.js';
 const FILE = '/home/me/.codex/config.toml';
 
 describe('setTomlTable', () => {
-  it("removes a table with its sub-tables, keeping the comment written above the next table's header", () => {
+  it("removes a table with its sub-tables and its own comment, keeping the comment written above the next table's header", () => {
     const text = [
       'model = "o4"',
       '',
@@ -21,15 +21,7 @@ describe('setTomlTable', () => {
       '',
     ].join('\n');
     expect(setTomlTable(FILE, text, ['mcp_servers', 'memory'], undefined)).toBe(
-      [
-        'model = "o4"',
-        '',
-        '# memory, moved to loadout',
-        '# GitHub, kept where it is',
-        '[mcp_servers.github]',
-        'command = "gh-mcp"',
-        '',
-      ].join('\n'),
+      ['model = "o4"', '', '# GitHub, kept where it is', '[mcp_servers.github]', 'command = "gh-mcp"', ''].join('\n'),
     );
   });
 

@@ -23,8 +23,8 @@ export function parseTomlText(file: string, text: string): Record<string, unknow
 /**
  * `text` with the table at `tablePath` (e.g. ['mcp_servers', 'memory']) set to `value`, or removed
  * when `value` is undefined. A new table goes at the end; a removed one takes its sub-tables
- * (`[mcp_servers.memory.env]`) and the lines up to the next table with it, but for the comment
- * lines written right above that table's header.
+ * (`[mcp_servers.memory.env]`), the comment lines right above its header and the lines up to the
+ * next table with it, but for the comment lines right above that table's header.
  */
 export function setTomlTable(file: string, text: string, tablePath: readonly string[], value: Record<string, unknown> | undefined): string {
   const before = text.trim() === '' ? {} : parseTomlText(file, text);
@@ -71,6 +71,8 @@ function withoutTable(text: string, tablePath: readonly string[]): string {
     if (header) {
       const within = isWithin(keysOf(header[1]!), tablePath);
       if (removed && !within) kept.push(...attachedComments(removed));
+      // A removed table takes the comment written right above its header with it.
+      if (!removed && within) kept.length -= attachedComments(kept).length;
       removed = within ? [] : undefined;
       if (within) continue;
     }
@@ -80,7 +82,7 @@ function withoutTable(text: string, tablePath: readonly string[]): string {
 }
 
 // The comment lines at the end of `lines`, right above the header that follows them (no blank
-// line between): they belong to the table that header opens, not to the one removed before it.
+// line between): they belong to the table that header opens, not to the one before it.
 function attachedComments(lines: readonly string[]): string[] {
   let start = lines.length;
   while (start > 0 && /^\s*#/.test(lines[start - 1]!)) start--;
