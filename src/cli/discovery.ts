@@ -26,8 +26,6 @@ export async function discoverServers(
   // A failing server is reported in the command's own output; its warn-level log lines would repeat it.
   const quiet = logger.level === 'warn' ? logger.child({}, { level: 'error' }) : logger;
   const runtime = await openRuntime({ paths, logger: quiet });
-  // Its tools cannot be discovered; the others' are recorded beside its entry, left as written.
-  for (const problem of runtime.brokenServers.values()) printNote(`${problem}; that server is left out`);
   if (undiscoveredOnly) await runtime.catalog.ensureLoaded();
   const targets = servers ?? (undiscoveredOnly ? runtime.catalog.undiscoveredServers : enabledServerNames(runtime.pool.configs));
   if (!targets.length) {
