@@ -2,7 +2,7 @@
 // offline: it records every request body and answers POST /v1/messages with what `reply` returns
 // for that body (text or tool_use blocks), streamed as server-sent events when the request asks
 // for a stream. It knows nothing of loadout; the caller's script decides each answer.
-import { createServer } from 'node:http';
+import { startFakeModelServer } from '../fake-model/fakeModelServer.mjs';
 
 /**
  * Start the fake on 127.0.0.1 (a free port). `reply(body)` returns the content blocks of the
@@ -12,43 +12,26 @@ export async function startFakeMessagesApi(reply) {
   /** Every request received: `{ method, url, body }` (body parsed when it is JSON). */
   const requests = [];
   let answered = 0;
-  const server = createServer((req, res) => {
-    const chunks = [];
-    req.on('data', (chunk) => chunks.push(chunk));
-    req.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      let body = null;
-      try {
-        body = text ? JSON.parse(text) : null;
-      } catch {
-        body = text;
-      }
-      requests.push({ method: req.method, url: req.url, body });
-      const url = new URL(req.url, 'http://127.0.0.1');
-      if (req.method === 'POST' && url.pathname === '/v1/messages/count_tokens') return sendJson(res, { input_tokens: 100 });
-      if (req.method !== 'POST' || url.pathname !== '/v1/messages')
-        return sendJson(res, { type: 'error', error: { type: 'not_found_error', message: `${req.method} ${url.pathname}` } }, 404);
-      const content = reply(body);
-      const message = {
-        id: `msg_fake_${++answered}`,
-        type: 'message',
-        role: 'assistant',
-        model: body.model,
-        content,
-        stop_reason: content.some((block) => block.type === 'tool_use') ? 'tool_use' : 'end_turn',
-        stop_sequence: null,
-        usage: { input_tokens: 100, output_tokens: 10 },
-      };
-      if (body.stream) streamMessage(res, message);
-      else sendJson(res, message);
-    });
+  const server = await startFakeModelServer(({ req, res, url, body }) => {
+    requests.push({ method: req.method, url: req.url, body });
+    if (req.method === 'POST' && url.pathname === '/v1/messages/count_tokens') return sendJson(res, { input_tokens: 100 });
+    if (req.method !== 'POST' || url.pathname !== '/v1/messages')
+      return sendJson(res, { type: 'error', error: { type: 'not_found_error', message: `${req.method} ${url.pathname}` } }, 404);
+    const content = reply(body);
+    const message = {
+      id: `msg_fake_${++answered}`,
+      type: 'message',
+      role: 'assistant',
+      model: body.model,
+      content,
+      stop_reason: content.some((block) => block.type === 'tool_use') ? 'tool_use' : 'end_turn',
+      stop_sequence: null,
+      usage: { input_tokens: 100, output_tokens: 10 },
+    };
+    if (body.stream) streamMessage(res, message);
+    else sendJson(res, message);
   });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${server.address().port}`,
-    requests,
-    close: () => new Promise((resolve) => server.close(resolve)),
-  };
+  return { ...server, requests };
 }
 
 function sendJson(res, value, status = 200) {

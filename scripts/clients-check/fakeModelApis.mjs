@@ -4,7 +4,7 @@
 // to what a model sees (the tool names offered, the tool results so far), handed to `decide`, and
 // its decision (call a tool, or say a text) is written back in that API's wire format. Every
 // request is recorded with its time. It knows nothing of loadout; the caller's script decides.
-import { createServer } from 'node:http';
+import { startFakeModelServer } from '../fake-model/fakeModelServer.mjs';
 
 /**
  * Start the fake on 127.0.0.1 (a free port). `decide({ tools, results })` gets the offered tool
@@ -15,37 +15,23 @@ export async function startFakeModelApis(decide) {
   /** Every request: `{ atMs, url, api, tools, results, decision }`, or `{ atMs, url, unanswered }`. */
   const requests = [];
   let calls = 0;
-  const server = createServer((req, res) => {
-    const chunks = [];
-    req.on('data', (chunk) => chunks.push(chunk));
-    req.on('end', () => {
-      const atMs = Date.now();
-      let body = {};
-      try {
-        body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
-      } catch {
-        // Answered as unknown below.
-      }
-      const url = new URL(req.url, 'http://127.0.0.1');
-      const api = url.pathname === '/v1/responses' ? RESPONSES : url.pathname.endsWith(':streamGenerateContent') ? GEMINI : undefined;
-      if (req.method !== 'POST' || !api) {
-        requests.push({ atMs, url: req.url, unanswered: true });
-        return res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"not served by the fake"}}');
-      }
-      const seen = api.read(body);
-      const decision = decide(seen);
-      requests.push({ atMs, url: req.url, api: api.name, ...seen, decision });
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-      api.write(res, decision, `call_${++calls}`, body);
-      res.end();
-    });
+  const server = await startFakeModelServer(({ req, res, url, body: given }) => {
+    const atMs = Date.now();
+    // An empty body, or one that is not JSON, is read as an empty request.
+    const body = typeof given === 'object' && given !== null ? given : {};
+    const api = url.pathname === '/v1/responses' ? RESPONSES : url.pathname.endsWith(':streamGenerateContent') ? GEMINI : undefined;
+    if (req.method !== 'POST' || !api) {
+      requests.push({ atMs, url: req.url, unanswered: true });
+      return res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"not served by the fake"}}');
+    }
+    const seen = api.read(body);
+    const decision = decide(seen);
+    requests.push({ atMs, url: req.url, api: api.name, ...seen, decision });
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    api.write(res, decision, `call_${++calls}`, body);
+    res.end();
   });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${server.address().port}`,
-    requests,
-    close: () => new Promise((resolve) => server.close(resolve)),
-  };
+  return { ...server, requests };
 }
 
 // Codex sends MCP tools as one namespace per server, names spelt with `_`, and calls them back by

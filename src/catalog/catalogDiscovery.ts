@@ -173,7 +173,9 @@ export class CatalogDiscovery {
     if (running) return running;
     // Checked synchronously before listTools, which would otherwise start a stopped server.
     if (this.#discovering.has(server) || (!options.start && !this.#options.pool.isConnected(server))) return Promise.resolve();
-    const recheck = this.#options.work.track(this.#relist(server)).finally(() => this.#rechecks.delete(server));
+    const recheck = this.#options.work
+      .track(this.#relist(server, 'all').then(() => undefined))
+      .finally(() => this.#rechecks.delete(server));
     this.#rechecks.set(server, recheck);
     return recheck;
   }
@@ -206,34 +208,34 @@ export class CatalogDiscovery {
     await this.recheck(server, { start: true });
   }
 
-  async #relist(server: string): Promise<void> {
-    const stamp = this.#options.definitions.stamp();
-    const [definitions] = await Promise.all([this.#options.pool.listDefinitions(server), this.#options.ensureLoaded()]);
-    const toolsBefore = this.#options.definitions.all[server]?.tools;
-    if (!this.#record(server, definitions, stamp, { ifChanged: true })) return;
-    await this.#options.definitions.flush();
-    // Changed tools go through servers.yaml (hashes, new names); other lists only rebuild the catalog.
-    if (isDeepStrictEqual(toolsBefore, this.#options.definitions.all[server]?.tools)) this.#options.rebuild();
-    else await this.#adopt([server], false);
-  }
-
   /**
    * Re-list a running server's tools after it said they changed, store them (the other lists stay)
    * and merge them into servers.yaml; returns how many it listed.
    */
   relistTools(server: string): Promise<number> {
-    return this.#options.work.track(this.#relistTools(server));
+    return this.#options.work.track(this.#relist(server, 'tools'));
   }
 
-  async #relistTools(server: string): Promise<number> {
+  // One listing of a running server, of every list (a re-check) or of its tools alone (after it
+  // said they changed), taken in when it changes the entry: changed tools go through servers.yaml
+  // (hashes, new names), other lists only rebuild the catalog. Returns how many tools it listed.
+  async #relist(server: string, lists: 'all' | 'tools'): Promise<number> {
     const stamp = this.#options.definitions.stamp();
-    const [tools] = await Promise.all([this.#options.pool.listTools(server), this.#options.ensureLoaded()]);
-    const listing: ServerListing = { covers: ['tools'], definitions: { tools }, listedAt: new Date().toISOString() };
-    if (this.#options.definitions.record(server, listing, stamp, { ifChanged: true })) {
-      await this.#options.definitions.flush();
-      await this.#adopt([server], false);
-    }
-    return tools.length;
+    const { pool, definitions: store } = this.#options;
+    const [definitions] = await Promise.all([
+      lists === 'all' ? pool.listDefinitions(server) : pool.listTools(server).then((tools): ServerDefinitions => ({ tools })),
+      this.#options.ensureLoaded(),
+    ]);
+    const toolsBefore = store.all[server]?.tools;
+    const changed =
+      lists === 'all'
+        ? this.#record(server, definitions, stamp, { ifChanged: true })
+        : store.record(server, { covers: ['tools'], definitions, listedAt: new Date().toISOString() }, stamp, { ifChanged: true });
+    if (!changed) return definitions.tools.length;
+    await store.flush();
+    if (isDeepStrictEqual(toolsBefore, store.all[server]?.tools)) this.#options.rebuild();
+    else await this.#adopt([server], false);
+    return definitions.tools.length;
   }
 
   // Take a complete listing into the entry in memory (flush() writes it), and log an optional
@@ -245,8 +247,9 @@ export class CatalogDiscovery {
     const after: ListFailures = this.#options.definitions.all[server]?.listFailures ?? {};
     const log = this.#options.logger;
     for (const list of OPTIONAL_LIST_NAMES) {
-      if (after[list] !== undefined && after[list] !== before[list])
-        log.warn({ mod: 'catalog', server, err: after[list] }, `${list} not listed; the tools and other lists stand`);
+      const failure = after[list];
+      if (failure !== undefined && !isDeepStrictEqual(failure, before[list]))
+        log.warn({ mod: 'catalog', server, err: failure.text }, `${list} not listed; the tools and other lists stand`);
       else if (after[list] === undefined && before[list] !== undefined) log.info({ mod: 'catalog', server }, `${list} listed again`);
     }
     return changed;

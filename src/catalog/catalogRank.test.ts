@@ -39,9 +39,16 @@ describe('rank', () => {
     const answer = await rank(source(), { query: 'read', server: 'notes', limit: 5 });
     expect(answer.hits.map((hit) => hit.tool.id)).toEqual(['notes.read_note']);
     expect(answer.total).toBe(1);
-    const second = await rank(source(), { query: 'read file', limit: 1, offset: 1 });
-    expect(second.hits).toHaveLength(1);
-    expect(second.hits[0]?.tool.id).not.toBe('fs.read_file');
+    // Each page is the next slice of the one ranking, which keeps its total.
+    const whole = await rank(source(), { query: 'read file', limit: 10 });
+    const ids = whole.hits.map((hit) => hit.tool.id);
+    expect(ids.length).toBeGreaterThanOrEqual(3);
+    for (const offset of [0, 1, 2]) {
+      const page = await rank(source(), { query: 'read file', limit: 1, offset });
+      expect(page.hits.map((hit) => hit.tool.id)).toEqual([ids[offset]]);
+      expect(page.total).toBe(whole.total);
+    }
+    expect((await rank(source(), { query: 'read file', limit: 2, offset: 1 })).hits.map((hit) => hit.tool.id)).toEqual(ids.slice(1, 3));
   });
 
   it("remembers the asking session's query with the tools shown, and nothing for the CLI", async () => {

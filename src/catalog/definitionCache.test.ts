@@ -27,9 +27,27 @@ describe('definition cache', () => {
     expect(toolHash(cache.files!.tools[0]!)).toBe(toolHash(tool));
   });
 
+  it('reads a list failure cached as words alone (before its code was kept) as a failure without a code', async () => {
+    const listFailures = { resourceTemplates: 'resources/templates/list failed: Method not found (-32601)' };
+    await writeFile(file, JSON.stringify({ version: 1, servers: { db: { discoveredAt: 'x', tools: [{ name: 'query' }], listFailures } } }));
+    expect((await readDefinitionCache(file)).db?.listFailures).toEqual({ resourceTemplates: { text: listFailures.resourceTemplates } });
+  });
+
+  it('keeps a list failure with its JSON-RPC code', async () => {
+    const listFailures = { prompts: { text: 'prompts/list failed: Method not found (-32601)', rpcCode: -32601 } };
+    await writeDefinitionCache(file, {
+      db: { discoveredAt: 'x', tools: [{ name: 'query', inputSchema: { type: 'object' } }], listFailures },
+    });
+    expect((await readDefinitionCache(file)).db?.listFailures).toEqual(listFailures);
+  });
+
   it.each([
     ['a tool without a name', { files: { discoveredAt: 'x', tools: [{ name: 'ok' }, { description: 'nameless' }] } }],
     ['tools that are not a list', { files: { discoveredAt: 'x', tools: { name: 'read' } } }],
+    [
+      'a list failure without words',
+      { files: { discoveredAt: 'x', tools: [{ name: 'read' }], listFailures: { prompts: { rpcCode: 1 } } } },
+    ],
     ['a hash that is not a string', { files: { discoveredAt: 'x', tools: [{ name: 'read' }], hashes: { read: 7 } } }],
   ])('reports a cache with %s as invalid', async (_case, servers) => {
     await writeFile(file, JSON.stringify({ version: 1, servers }));

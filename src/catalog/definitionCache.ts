@@ -5,14 +5,21 @@
 import type { Prompt, Resource, ResourceTemplateType, ServerCapabilities, Tool } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { catalogFileSchema, catalogFileText, readTextIfExists, updateTextFile } from '../config/index.js';
-import { EraVerdictSchema, OPTIONAL_LIST_NAMES, type EraVerdict, type ListFailures, type ServerAbout } from '../downstream/index.js';
+import {
+  EraVerdictSchema,
+  ListFailureSchema,
+  OPTIONAL_LIST_NAMES,
+  isListOf,
+  type ServerAbout,
+  type ServerDefinitions,
+} from '../downstream/index.js';
 import { LoadoutError, errorMessage } from '../shared/index.js';
 import { rememberToolHash, toolHash } from './toolHash.js';
 
 // Tools are checked, not parsed: a looseObject parse would copy each of thousands of definitions
 // (time and garbage on every warm start), and they are passed on untouched anyway. Each list is
 // one check rather than a zod array of per-tool checks: that halves reading a 2,500-tool cache.
-const CachedToolsSchema = z.custom<Tool[]>((tools) => Array.isArray(tools) && tools.every(isCachedTool), {
+const CachedToolsSchema = z.custom<Tool[]>((tools) => isListOf(tools, 'name'), {
   message: 'every cached tool needs a string "name"',
 });
 const ToolHashesSchema = z.custom<Record<string, string>>(
@@ -25,14 +32,7 @@ const ToolHashesSchema = z.custom<Record<string, string>>(
 );
 // Prompts, resources and templates are passed on untouched too; only what loadout reads is checked.
 const namedList = <T>(key: 'name' | 'uri' | 'uriTemplate') =>
-  z.custom<T[]>(
-    (items) =>
-      Array.isArray(items) &&
-      items.every((item) => typeof item === 'object' && item !== null && typeof (item as Record<string, unknown>)[key] === 'string'),
-    {
-      message: `every cached entry needs a string "${key}"`,
-    },
-  );
+  z.custom<T[]>((items) => isListOf(items, key), { message: `every cached entry needs a string "${key}"` });
 const CachedServerSchema = z.looseObject({
   discoveredAt: z.string(),
   tools: CachedToolsSchema,
@@ -41,7 +41,10 @@ const CachedServerSchema = z.looseObject({
   resourceTemplates: namedList<ResourceTemplateType>('uriTemplate').optional(),
   capabilities: z.custom<ServerCapabilities>((value) => typeof value === 'object' && value !== null).optional(),
   about: z.custom<ServerAbout>((value) => typeof value === 'object' && value !== null).optional(),
-  listFailures: z.partialRecord(z.enum(OPTIONAL_LIST_NAMES), z.string()).optional(),
+  // A cache written before failures kept their JSON-RPC code holds the words alone.
+  listFailures: z
+    .partialRecord(z.enum(OPTIONAL_LIST_NAMES), z.union([ListFailureSchema, z.string().transform((text) => ({ text }))]))
+    .optional(),
   // Only saves a probe: an era that does not parse is forgotten, not a reason to rediscover everything.
   era: EraVerdictSchema.optional().catch(undefined),
   /** toolHash of each tool by name, stored so a warm start need not hash every definition. */
@@ -49,21 +52,12 @@ const CachedServerSchema = z.looseObject({
 });
 const DefinitionCacheSchema = catalogFileSchema(CachedServerSchema);
 
-/** Discovered definitions of one server. The lists beyond tools exist only if the server declared them. */
-export interface CachedServerTools {
+/**
+ * Discovered definitions of one server, as its last listing left them (a list it failed to list
+ * keeps what was cached before, beside its failure), and when.
+ */
+export interface CachedServerTools extends ServerDefinitions {
   discoveredAt: string;
-  tools: Tool[];
-  prompts?: Prompt[];
-  resources?: Resource[];
-  resourceTemplates?: ResourceTemplateType[];
-  /** What the server declared at its last handshake (prompts, resources, completions, logging, tasks…). */
-  capabilities?: ServerCapabilities;
-  /** The server's own words about itself at its last handshake (title, description, instructions). */
-  about?: ServerAbout;
-  /** Lists it declared but failed to answer at its last listing, with why (the list cached before, if any, stays). */
-  listFailures?: ListFailures;
-  /** The MCP era its last connection negotiated, so the next start need not probe. */
-  era?: EraVerdict;
 }
 
 /** A change of one server's entry (`undefined`: no entry), applied to what the file holds then. */
@@ -162,10 +156,6 @@ export async function updateDefinitionCache(file: string, changes: readonly Defi
 /** An entry as kept, without its tool hashes. */
 export function withoutHashes({ hashes: _hashes, ...entry }: StoredServerTools): CachedServerTools {
   return entry;
-}
-
-function isCachedTool(tool: unknown): boolean {
-  return typeof tool === 'object' && tool !== null && typeof (tool as { name?: unknown }).name === 'string';
 }
 
 function safeJson(text: string): unknown {

@@ -59,10 +59,13 @@ export function configNotFound(paths: LoadoutPaths): LoadoutError {
   );
 }
 
-/** The config of a named server; SERVER_NOT_FOUND lists the configured ones. */
-export function requireServer(config: ServersFile, server: string): ServerConfig {
+/** The config of a named server; SERVER_NOT_FOUND lists the configured ones, CONFIG_INVALID says why one was left out. */
+export function requireServer(config: ServersFile, server: string, brokenServers?: ReadonlyMap<string, string>): ServerConfig {
   const found = config.servers[server];
   if (found) return found;
+  const problem = brokenServers?.get(server);
+  if (problem !== undefined)
+    throw new LoadoutError('CONFIG_INVALID', `Server '${server}' is left out: its entry in servers.yaml is invalid (${problem})`);
   const known = Object.keys(config.servers).join(', ') || '(none; add one to servers.yaml or run loadout init)';
   throw new LoadoutError('SERVER_NOT_FOUND', `Server '${server}' is not in servers.yaml; configured servers: ${known}`);
 }

@@ -1,6 +1,6 @@
 // What the CLI says about a server that started but failed a list, in one wording for refresh,
 // status and doctor: what is missing, and what to do about it.
-import type { ListFailures, OptionalList } from '../downstream/index.js';
+import { isUnimplementedList, type ListFailures, type OptionalList } from '../downstream/index.js';
 
 /** The fix for a server that started but failed a list: the fault is in it, or in what it depends on. */
 export function checkServerFix(server: string): string {
@@ -15,9 +15,9 @@ const LIST_LABELS: Record<OptionalList, string> = { prompts: 'prompts', resource
  */
 export function listFailureWords(server: string, failures: ListFailures | undefined): Array<{ message: string; fix: string }> {
   return Object.entries(failures ?? {}).map(([list, failure]) => ({
-    message: `${failure}; its tools work, its ${LIST_LABELS[list as OptionalList]} are not offered`,
-    // -32601: the server declares the list but never implemented it; only its authors can fix that.
-    fix: /-32601\b/.test(failure)
+    message: `${failure.text}; its tools work, its ${LIST_LABELS[list as OptionalList]} are not offered`,
+    // Only the server's authors can implement a list it declares.
+    fix: isUnimplementedList(failure)
       ? 'none in loadout: the server declares a list it does not serve (report it to its authors)'
       : checkServerFix(server),
   }));

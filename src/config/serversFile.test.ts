@@ -1,6 +1,10 @@
 // servers.yaml parsing: defaults, and errors that name file, line and column.
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseServersFile } from './serversFile.js';
+import type { Document } from 'yaml';
+import { useTempDir } from '../../test/helpers/tempDir.js';
+import { parseServersFile, updateServersFile } from './serversFile.js';
 
 const FILE = '/cfg/servers.yaml';
 
@@ -75,5 +79,38 @@ describe('parseServersFile', () => {
     expect(errorOf('gateway:\n  relist_wait: 10\n')).toBe(
       "/cfg/servers.yaml:2:3: unknown key 'relist_wait' (did you mean 'relist_wait_ms'?) at gateway",
     );
+  });
+});
+
+describe('updateServersFile', () => {
+  const tempDir = useTempDir('loadout-serversfile-');
+  const BROKEN = 'servers:\n  ok:\n    command: node\n  typo:\n    comand: node\n';
+
+  it('with skipBrokenServers, edits around an invalid entry and hands the edit only the valid servers', async () => {
+    const file = path.join(tempDir(), 'servers.yaml');
+    await writeFile(file, BROKEN);
+    const seen: string[] = [];
+    const config = await updateServersFile(
+      file,
+      (document, valid) => {
+        seen.push(...Object.keys(valid.servers));
+        document.setIn(['servers', 'ok', 'args'], ['x.js']);
+      },
+      { skipBrokenServers: true },
+    );
+    expect(seen).toEqual(['ok']);
+    expect(config.servers.ok).toMatchObject({ args: ['x.js'] });
+    expect(await readFile(file, 'utf8')).toContain('  typo:\n    comand: node\n');
+  });
+
+  it('refuses an edit that breaks another entry, and writes nothing', async () => {
+    const file = path.join(tempDir(), 'servers.yaml');
+    await writeFile(file, BROKEN);
+    const edit = (document: Document) => document.setIn(['servers', 'ok', 'comand'], 'node');
+    await expect(updateServersFile(file, edit, { skipBrokenServers: true })).rejects.toThrow(
+      /servers\.yaml:\d+:\d+: unknown key 'comand'.* at servers\.ok$/,
+    );
+    await expect(updateServersFile(file, () => undefined)).rejects.toMatchObject({ code: 'CONFIG_INVALID' });
+    expect(await readFile(file, 'utf8')).toBe(BROKEN);
   });
 });

@@ -1,6 +1,7 @@
 // Reads, validates and rewrites servers.yaml. Rewrites go through the yaml Document API so the
 // user's comments and key order survive, and never happen while the file on disk is invalid.
 import type { Document } from 'yaml';
+import { LoadoutError } from '../shared/index.js';
 import { ServersFileSchema, type ServersFile } from './schema.js';
 import { readTextIfExists, updateTextFile } from './safeWrite.js';
 import { parseYamlFile } from './yamlFile.js';
@@ -22,7 +23,7 @@ interface LoadedServersFile {
 interface ParseOptions {
   /**
    * Leave out an invalid server entry instead of failing the file, so one typo does not stop every
-   * other server; its problem is in `brokenServers`. Writes never skip (they re-check the whole file).
+   * other server; its problem is in `brokenServers`. A write that skips one leaves it as it was.
    */
   skipBrokenServers?: boolean;
 }
@@ -43,18 +44,27 @@ export async function loadServersFile(file: string, options: ParseOptions = {}):
 
 /**
  * Change servers.yaml under the inter-process lock: re-read, let `edit` change the document,
- * validate, write atomically. Throws (and writes nothing) if the file on disk is invalid.
+ * validate, write atomically. Throws (and writes nothing) if the file on disk is invalid; with
+ * `skipBrokenServers`, an invalid server entry is left out of the `config` the edit sees instead,
+ * and the edit must leave it invalid as it was and break no other.
  */
-export async function updateServersFile(file: string, edit: (document: Document, config: ServersFile) => void): Promise<ServersFile> {
+export async function updateServersFile(
+  file: string,
+  edit: (document: Document, config: ServersFile) => void,
+  options: ParseOptions = {},
+): Promise<ServersFile> {
   let result: ServersFile | undefined;
   await updateTextFile(
     file,
     (current) => {
       const base = current ?? 'servers: {}\n';
-      const loaded = parseServersFile(base, file);
+      const loaded = parseServersFile(base, file, options);
       edit(loaded.document, loaded.config);
       const next = loaded.document.toString({ lineWidth: 0 });
-      result = parseServersFile(next, file).config;
+      const written = parseServersFile(next, file, options);
+      const newlyBroken = [...written.brokenServers].find(([name]) => !loaded.brokenServers.has(name));
+      if (newlyBroken) throw new LoadoutError('CONFIG_INVALID', newlyBroken[1]);
+      result = written.config;
       // An edit that changed nothing writes nothing (and does not create a missing file).
       return next === base ? undefined : next;
     },

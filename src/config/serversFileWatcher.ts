@@ -98,7 +98,6 @@ export class ServersFileWatcher {
     this.#lastText = text;
     this.#lastProblem = undefined;
     logger.debug({ mod: 'config' }, 'servers.yaml reloaded');
-    for (const problem of loaded.brokenServers.values()) logger.error({ mod: 'config' }, `${problem}; that server is left out`);
     try {
       await this.#options.apply(loaded.config, loaded.brokenServers);
     } catch (error) {

@@ -28,7 +28,7 @@ import {
 } from '../shared/index.js';
 import {
   MalformedListError,
-  answerText,
+  listFailureOf,
   isAuthorizationFailure,
   isListAnswerFailure,
   isSessionLost,
@@ -320,7 +320,7 @@ export class DownstreamConnection {
           (items) => ({ items }),
           (error: unknown) => {
             if (!isListAnswerFailure(error)) throw error;
-            return { failure: `${method} failed: ${answerText(error)}` };
+            return { failure: listFailureOf(method, error) };
           },
         ),
       ),

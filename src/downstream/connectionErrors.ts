@@ -7,6 +7,7 @@ import type { Transport } from '@modelcontextprotocol/client';
 import { LoadoutError, errorMessage, isLoadoutError } from '../shared/index.js';
 import { childOf } from './connectionTransport.js';
 import type { RelayedRequest } from './inFlightCallers.js';
+import type { ListFailure } from './serverDefinitions.js';
 import { needsAuthorizationError } from './oauthProvider.js';
 import { stderrBlock } from './stderrTail.js';
 
@@ -61,12 +62,14 @@ export function isListAnswerFailure(error: unknown): boolean {
   return !isLoadoutError(error);
 }
 
-// A server's error answer with its JSON-RPC code, which says what kind of failure it is (-32601: a
-// list declared but never implemented), where the SDK's message gives only the words.
-export function answerText(error: unknown): string {
+// Why an optional list failed: the server's answer in words, its JSON-RPC code after them for a
+// reader, and the code kept apart as well, which says the kind (-32601: a list declared but never
+// implemented) where the words may not.
+export function listFailureOf(method: string, error: unknown): ListFailure {
   const message = errorMessage(error);
-  if (!ProtocolError.isInstance(error) || message.includes(String(error.code))) return message;
-  return `${message} (${error.code})`;
+  if (!ProtocolError.isInstance(error)) return { text: `${method} failed: ${message}` };
+  const text = message.includes(String(error.code)) ? message : `${message} (${error.code})`;
+  return { text: `${method} failed: ${text}`, rpcCode: error.code };
 }
 
 // A POST the server answered 404 for the session id: streamable HTTP (SdkHttpError, status 404)

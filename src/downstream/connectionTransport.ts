@@ -27,7 +27,7 @@ export function maskedValues(config: ServerConfig, env: NodeJS.ProcessEnv): Mask
 }
 
 /** What a transport is made with, besides the server's config. */
-export interface TransportContext {
+interface TransportContext {
   env: NodeJS.ProcessEnv;
   logger: Logger;
   /** Where OAuth files live; without it, HTTP servers get no OAuth. */

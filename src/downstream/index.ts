@@ -4,7 +4,11 @@
 export { CLIENT_CAPABILITIES } from './connection.js';
 export { serverCrashOf } from './connectionErrors.js';
 export {
+  ListFailureSchema,
   OPTIONAL_LIST_NAMES,
+  isListOf,
+  isUnimplementedList,
+  type ListFailure,
   type ListFailures,
   type OptionalList,
   type ServerAbout,

@@ -1,14 +1,29 @@
 // What a server lists, as the catalog takes it from a connection: its tools, the optional lists it
 // declared (prompts, resources, templates) and why any of those failed, and its own words about itself.
 import type { Prompt, Resource, ResourceTemplateType, ServerCapabilities, Tool } from '@modelcontextprotocol/client';
+import { ProtocolErrorCode } from '@modelcontextprotocol/server';
+import * as z from 'zod';
 import type { EraVerdict } from './era.js';
 
 /** The lists a server may declare beside its tools; each one may fail without the others. */
 export const OPTIONAL_LIST_NAMES = ['prompts', 'resources', 'resourceTemplates'] as const;
 export type OptionalList = (typeof OPTIONAL_LIST_NAMES)[number];
 
-/** Why each optional list the server declared could not be listed, e.g. "resources/list failed: connect ECONNREFUSED …". */
-export type ListFailures = Partial<Record<OptionalList, string>>;
+/**
+ * Why one optional list could not be listed: the words (e.g. "resources/list failed: connect
+ * ECONNREFUSED … (-32603)") and, when the server answered with a JSON-RPC error, its code, which
+ * says the kind (-32601: a list declared but never implemented) where the words may not.
+ */
+export const ListFailureSchema = z.strictObject({ text: z.string(), rpcCode: z.number().int().optional() });
+export type ListFailure = z.infer<typeof ListFailureSchema>;
+
+/** Why each optional list the server declared could not be listed. */
+export type ListFailures = Partial<Record<OptionalList, ListFailure>>;
+
+/** Whether the server answered "method not found" (-32601): it declares the list but never implemented it. */
+export function isUnimplementedList(failure: ListFailure): boolean {
+  return failure.rpcCode === (ProtocolErrorCode.MethodNotFound as number);
+}
 
 /**
  * Everything a server lists, for the catalog. A list the server did not declare is left out; one
@@ -24,6 +39,7 @@ export interface ServerDefinitions {
   about?: ServerAbout;
   /** The era the connection negotiated, for the next start to skip the probe. */
   era?: EraVerdict;
+  /** The lists it declared but failed to answer, with why. */
   listFailures?: ListFailures;
 }
 

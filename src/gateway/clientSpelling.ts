@@ -3,13 +3,11 @@
 // answers that say `call-tool` would name a tool its model does not see. Answers to such a client
 // name the meta-tools as its model sees them. The session's instructions, sent before the client
 // is known, say both spellings are the same tools (catalogMap.ts).
-
-// Clients (by initialize's clientInfo.name) whose models see `-` in tool names as `_`.
-const UNDERSCORE_CLIENTS = /codex/i;
+import { knownClient } from './knownClients.js';
 
 /** `text` with each of `names` spelt as the client `clientName` shows it to its model. */
 export function spellForClient(text: string, clientName: string | undefined, names: Iterable<string>): string {
-  if (clientName === undefined || !UNDERSCORE_CLIENTS.test(clientName)) return text;
+  if (!knownClient(clientName)?.spellsDashAsUnderscore) return text;
   let spelt = text;
   for (const name of names) if (name.includes('-')) spelt = spelt.replaceAll(name, name.replaceAll('-', '_'));
   return spelt;

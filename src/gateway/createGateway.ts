@@ -96,7 +96,9 @@ export interface Gateway {
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const { paths, logger } = options;
   const runtime = await openRuntime(options);
-  const { config, pool, catalog, state, optimization, toolsets, store } = runtime;
+  const { config, brokenServers, pool, catalog, state, optimization, toolsets, store } = runtime;
+  // Said once at start, as the config watcher says it on each change: the other servers run.
+  for (const problem of brokenServers.values()) logger.error({ mod: 'config' }, `${problem}; that server is left out`);
   const policyViews = new PolicyViews(config.policy);
   const health = new ServerHealth({
     pool,

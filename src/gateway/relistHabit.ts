@@ -4,6 +4,7 @@
 // after the answer has arrived; Gemini CLI re-lists at once but folds the new list into the
 // conversation a little later. Holding the answer helps only the first kind and costs the others
 // the whole wait (docs/clients.md).
+import { knownClient } from './knownClients.js';
 
 /** What the session has seen its client do after an announced tools change. */
 export type RelistHabit =
@@ -15,15 +16,6 @@ export type RelistHabit =
   | 'relists-after-answer'
   /** Did not re-list while an answer was held, and not since: the tools reach the model only through call-tool. */
   | 'never';
-
-// Clients whose habit is known before they show it, by clientInfo.name: the first equip of a
-// session is answered as the later ones would be. `settleMs` is how long after its re-read a client
-// needs before its next model request carries the new list (measured with Gemini CLI 0.61.0 on a
-// loaded machine: 100 ms was sometimes too short, 250 ms always enough; docs/clients.md).
-const KNOWN_CLIENTS: ReadonlyArray<{ name: RegExp; habit: RelistHabit; settleMs?: number }> = [
-  { name: /codex/i, habit: 'relists-after-answer' },
-  { name: /gemini/i, habit: 'relists', settleMs: 250 },
-];
 
 // How long after a list_changed a list still unread means the client does not re-read (Claude Code
 // and Gemini CLI re-read within tens of milliseconds).
@@ -44,8 +36,8 @@ export class RelistLearning {
 
   get habit(): RelistHabit {
     if (this.#habit === 'unknown') {
-      const name = this.clientName();
-      const known = name === undefined ? undefined : KNOWN_CLIENTS.find((client) => client.name.test(name));
+      // A known client's habit is taken before it shows it: its first equip is answered as the later ones would be.
+      const known = knownClient(this.clientName())?.relist;
       if (known) {
         this.#habit = known.habit;
         this.#settleMs = known.settleMs ?? 0;

@@ -86,6 +86,8 @@ export function createAccessTokenVerifier(settings: AuthSettings, audience: stri
         issuer: settings.issuer,
         audience,
         clockTolerance: ports.clockToleranceSeconds ?? 30,
+        // exp and nbf are judged by the same clock as the remembered tokens.
+        currentDate: new Date(now()),
         requiredClaims: ['exp', 'sub'],
       }));
     } catch (error) {

@@ -69,6 +69,12 @@ async function applyConfig(
   const { pool, catalog, discovery, settings } = options;
   if (!isDeepStrictEqual(config.gateway, settings)) log.warn('changes under "gateway:" in servers.yaml take effect at the next start');
   options.applyPolicy(config.policy);
+  // A broken entry is said once (at start, or when it breaks): loadout's own write that moved it
+  // down a few lines is not news.
+  for (const [server, problem] of brokenServers) {
+    const known = catalog.brokenServerProblem(server);
+    if (known === undefined || withoutPlace(known) !== withoutPlace(problem)) log.error(`${problem}; that server is left out`);
+  }
   catalog.setBrokenServers(brokenServers);
   if (isDeepStrictEqual(config.servers, pool.configs)) return;
   const before = new Set(Object.keys(pool.configs));
@@ -79,4 +85,9 @@ async function applyConfig(
   );
   await catalog.reload(config.servers);
   discovery.discoverUncached();
+}
+
+// A problem without its file:line:col.
+function withoutPlace(problem: string): string {
+  return problem.replace(/^.*?:\d+:\d+: /, '');
 }

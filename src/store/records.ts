@@ -18,8 +18,8 @@ import { LoadoutError } from '../shared/index.js';
 export const CatalogEntryRecordSchema = z.looseObject({
   discoveredAt: z.string(),
   tools: z.array(z.looseObject({ name: z.string() })),
-  // Loose about each failure's shape: its owner, the catalog, parses it.
-  listFailures: z.record(z.string(), z.unknown()).optional(),
+  // Each failure as {text, rpcCode?}; an entry written before the code was kept holds the text alone.
+  listFailures: z.record(z.string(), z.union([z.string(), z.looseObject({ text: z.string() })])).optional(),
   era: z.unknown().optional(),
   /** toolHash of each tool by name: the fingerprint that tells a changed definition. */
   hashes: z.record(z.string(), z.string()).optional(),

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { silentLogger, type Logger } from '../shared/index.js';
 import { exportChoice, startTelemetry, telemetry, TELEMETRY_OFF } from './index.js';
 
@@ -38,5 +38,34 @@ describe('startTelemetry', () => {
     const started = await startTelemetry({ prometheus: false, logger, env: { OTEL_TRACES_EXPORTER: 'otlp, console' } });
     expect(started).toBe(TELEMETRY_OFF);
     expect(warnings).toEqual([expect.stringContaining('OTEL_TRACES_EXPORTER=console would write to stdout')]);
+  });
+
+  // Last: it replaces modules, which the tests above import as they are.
+  describe('with the OpenTelemetry module replaced', () => {
+    afterEach(() => {
+      vi.doUnmock('./otel.js');
+      vi.unstubAllEnvs();
+      vi.resetModules();
+    });
+
+    it('loads OpenTelemetry only when asked, reading process.env unless given an env', async () => {
+      vi.resetModules();
+      const loaded = vi.fn();
+      vi.doMock('./otel.js', () => {
+        loaded();
+        return { openTelemetry: () => ({ ...TELEMETRY_OFF, enabled: true }) };
+      });
+      const fresh = await import('./index.js');
+      for (const name of ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_TRACES_EXPORTER', 'OTEL_METRICS_EXPORTER', 'OTEL_SDK_DISABLED'])
+        vi.stubEnv(name, '');
+      expect(await fresh.startTelemetry({ prometheus: false, logger: silentLogger })).toBe(fresh.TELEMETRY_OFF);
+      expect(loaded).not.toHaveBeenCalled();
+      // An exporter named in process.env, the env read by default, turns it on.
+      vi.stubEnv('OTEL_TRACES_EXPORTER', 'otlp');
+      const started = await fresh.startTelemetry({ prometheus: false, logger: silentLogger });
+      expect(started.enabled).toBe(true);
+      expect(fresh.telemetry()).toBe(started);
+      expect(loaded).toHaveBeenCalledTimes(1);
+    });
   });
 });

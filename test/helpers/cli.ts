@@ -24,7 +24,8 @@ export function runCli(
       [CLI, '--config', dirs.configDir, '--data', dirs.dataDir, ...args],
       {
         cwd: options.cwd ?? dirs.root,
-        env: { ...process.env, HOME: path.join(dirs.root, 'home'), NO_COLOR: '1', ...options.env },
+        // CODEX_HOME would point setup and doctor at the real Codex config: empty is unset.
+        env: { ...process.env, HOME: path.join(dirs.root, 'home'), CODEX_HOME: '', NO_COLOR: '1', ...options.env },
         timeout: 60_000,
       },
       (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),

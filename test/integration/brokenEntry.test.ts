@@ -1,29 +1,31 @@
 // One invalid entry in servers.yaml (a typo in one server) leaves that server out and runs the
 // others: the gateway starts with the valid servers, and doctor, status, the server map and a
 // call's error all name the broken entry with its file:line:col.
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
-import { fixture, makeTempDirs, startGateway, textOf, type TempDirs } from '../helpers/gateway.js';
+import { linesOf, runCli } from '../helpers/cli.js';
+import { eventually, fixture, makeTempDirs, startGateway, textOf, type TempDirs } from '../helpers/gateway.js';
 
-// Line 5, column 5: `comand` is the typo (for `command`).
+// Line 3, column 5: `comand` is the typo (for `command`). It comes first: tools merged into echo's
+// entry below it leave its place as it is.
+const TYPO_ENTRY = `  typo:
+    comand: node
+`;
 const SERVERS_YAML = `servers:
-  echo:
+${TYPO_ENTRY}  echo:
     command: ${JSON.stringify(process.execPath)}
     args: [${JSON.stringify(fixture('echo'))}]
-  typo:
-    comand: node
 `;
 
 describe('one broken servers.yaml entry', () => {
   let dirs: TempDirs;
   let where: string;
+  const file = () => path.join(dirs.configDir, 'servers.yaml');
   beforeAll(async () => {
     dirs = await makeTempDirs();
-    const file = path.join(dirs.configDir, 'servers.yaml');
-    await writeFile(file, SERVERS_YAML);
-    where = `${file}:6:5`;
+    await writeFile(file(), SERVERS_YAML);
+    where = `${file()}:3:5`;
   });
   afterAll(async () => {
     await dirs.cleanup();
@@ -36,14 +38,35 @@ describe('one broken servers.yaml entry', () => {
       expect(echoed.isError).toBeFalsy();
       expect(textOf(echoed)).toContain('hi');
       // The map in the session's instructions names it with the file's place, not the whole path.
-      expect(gateway.client.getInstructions()).toMatch(/^typo: not discovered \(servers\.yaml:6:5: unknown key 'comand'/m);
+      expect(gateway.client.getInstructions()).toMatch(/^typo: not discovered \(servers\.yaml:3:5: unknown key 'comand'/m);
       const call = await gateway.client.callTool({ name: 'call-tool', arguments: { tool: 'typo.anything', arguments: {} } });
       expect(call.isError).toBe(true);
       expect(textOf(call)).toContain(where);
       expect(textOf(call)).toContain("unknown key 'comand'");
+      // The valid server's tools are recorded in servers.yaml around the broken entry, left as written.
+      await eventually(
+        async () => /^ {4}tools:\n {6}echo:\n/m.test(await readFile(file(), 'utf8')),
+        10_000,
+        "echo's tools in servers.yaml",
+      );
+      expect(await readFile(file(), 'utf8')).toContain(TYPO_ENTRY);
+      // Reported once, at start; a discovery has nothing to add.
+      expect(gateway.stderr().split(`${where}: unknown key 'comand'`)).toHaveLength(2);
+      expect(gateway.stderr()).not.toContain('could not record discovered tools');
     } finally {
       await gateway.close();
     }
+  });
+
+  it('refresh records the valid servers, then fails naming the broken entry once', async () => {
+    const run = await runCli(dirs, ['refresh']);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/^│? *echo *│? *ok *│? *5 /m);
+    expect(linesOf(run.stderr)).toEqual([`loadout: ${where}: unknown key 'comand' (did you mean 'command'?) at servers.typo`]);
+    expect(await readFile(file(), 'utf8')).toContain(TYPO_ENTRY);
+    const named = await runCli(dirs, ['refresh', 'typo']);
+    expect(named.code).toBe(1);
+    expect(named.stderr).toContain(`Server 'typo' is left out: its entry in servers.yaml is invalid (${where}: unknown key 'comand'`);
   });
 
   it('doctor reports the entry with file:line:col and goes on to check the other servers', async () => {
@@ -53,12 +76,14 @@ describe('one broken servers.yaml entry', () => {
     expect(run.stdout).toMatch(/^ok +server echo: starts, 5 tools listed/m);
   });
 
-  it('status lists the valid servers and names the broken entry', async () => {
+  it('status lists the valid servers, names the broken entry and exits 1', async () => {
     const run = await runCli(dirs, ['status']);
-    expect(run.code).toBe(0);
+    expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/^echo /m);
     expect(run.stdout).toContain(`typo: left out, its entry is invalid: ${where}`);
-    const json = JSON.parse((await runCli(dirs, ['status', '--json'])).stdout) as { brokenServers: { name: string; problem: string }[] };
+    const jsonRun = await runCli(dirs, ['status', '--json']);
+    expect(jsonRun.code).toBe(1);
+    const json = JSON.parse(jsonRun.stdout) as { brokenServers: { name: string; problem: string }[] };
     expect(json.brokenServers).toEqual([{ name: 'typo', problem: expect.stringContaining(where) as string }]);
   });
 });

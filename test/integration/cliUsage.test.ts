@@ -226,7 +226,7 @@ describe('CLI usage', () => {
       [
         'a server key',
         'servers:\n  echo:\n    comand: node\n',
-        // refresh writes servers.yaml, so it refuses a broken entry (status only names it: brokenEntry.test.ts).
+        // refresh refreshes the other servers, then fails naming the broken entry (brokenEntry.test.ts).
         ['refresh'],
         `servers.yaml:3:5: unknown key 'comand' (did you mean 'command'?) at servers.echo`,
       ],

@@ -95,13 +95,16 @@ describe('loadout doctor', () => {
     }
   });
 
-  it('records a failed start, so status afterwards gives the reason, worded for no running gateway', async () => {
+  it('records a failed start, so status afterwards gives the reason, worded for no running gateway, and exits 1', async () => {
     await writeServersYaml(dirs.configDir, {
       echo: nodeServer(fixture('echo')),
       crash: nodeServer(fixture('crash'), { env: { CRASH_UNLESS_FILE: path.join(dirs.root, 'absent') } }),
     });
+    expect((await runCli(dirs, ['status'])).code).toBe(0);
     expect((await runCli(dirs, ['doctor'])).code).toBe(1);
     const status = await runCli(dirs, ['status']);
+    expect(status.code).toBe(1);
+    expect((await runCli(dirs, ['status', '--json'])).code).toBe(1);
     expect(status.stdout).toMatch(/^crash +stdio .*failed/m);
     expect(status.stdout).toMatch(
       /^crash: discovery failed at \d\d:\d\d:\d\d \(1 attempt in a row\); "loadout refresh crash" tries again\.$/m,

@@ -132,6 +132,22 @@ describe('servers.yaml while serve runs', () => {
     expect(await readFile(serversFile(), 'utf8')).toBe(broken);
   });
 
+  it('names a server entry broken by a hand edit once, though later edits change the file and move it down', async () => {
+    await writeServersYaml(dirs.configDir, { echo: nodeServer(fixture('echo')) });
+    gateway = await startGateway({ dirs, args: ['--equip', 'all'] });
+    await gateway.waitForListChanged(1);
+    await eventually(async () => (await readFile(serversFile(), 'utf8')).includes('hash:'), 10_000, 'tools merged into servers.yaml');
+    await editYaml((document) => document.setIn(['servers', 'typo'], document.createNode({ comand: 'node' })));
+    await eventually(() => gateway!.stderr().includes('that server is left out'), 10_000, 'the broken entry named');
+    await editYaml((document) => {
+      document.commentBefore = ' two lines\n above it now';
+      document.setIn(['servers', 'echo', 'tools', 'fail', 'enabled'], false);
+    });
+    await gateway.waitForListChanged(2);
+    const named = linesOf(gateway.stderr()).filter((line) => line.includes("unknown key 'comand'"));
+    expect(named).toEqual([expect.stringMatching(/servers\.yaml:\d+:\d+: unknown key 'comand'.*; that server is left out/)]);
+  });
+
   // An invalid server entry only leaves that server out (brokenEntry.test.ts); the gateway's own settings must be valid.
   it('refuses to start on an invalid gateway setting with one line naming file, line and column', async () => {
     await writeFile(serversFile(), 'servers:\n  echo:\n    command: node\ngateway:\n  health_interval_seconds: soon\n');

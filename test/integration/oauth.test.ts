@@ -80,6 +80,7 @@ describe('downstream OAuth', () => {
     expect(textOf(refused)).toContain('its tools are unknown until then. Call again after logging in.');
     const status = await runCli(sandbox.dirs, ['status']);
     expect(status.stdout).toContain(`linear: ${NEEDS_AUTH}`);
+    expect(status.code).toBe(1);
     const statusJson = JSON.parse((await runCli(sandbox.dirs, ['status', '--json'])).stdout) as { servers: Array<{ discovery: unknown }> };
     expect(statusJson.servers[0]?.discovery).toMatchObject({
       state: 'failed',

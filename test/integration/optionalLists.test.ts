@@ -12,7 +12,7 @@ import { startRawSession, startRawGateway, type RawGateway } from '../helpers/ra
 
 type Mode = 'ok' | 'templates-unimplemented' | 'resources-unimplemented' | 'database-down' | 'tools-down';
 type Finding = { subject: string; ok: boolean; message: string; fix?: string };
-type StatusServer = { name: string; listFailures: Record<string, string> };
+type StatusServer = { name: string; listFailures: Record<string, { text: string; rpcCode?: number }> };
 
 const UNIMPLEMENTED = 'Method not found (-32601)';
 const DOWN = 'connect ECONNREFUSED 127.0.0.1:5432 (the database is down)';
@@ -38,16 +38,14 @@ describe('optional lists that fail', () => {
     ).servers.db;
   const statusOf = async () => (JSON.parse((await cli('status', '--json')).stdout) as { servers: StatusServer[] }).servers[0]!;
 
+  const unimplemented = (method: string) => ({ text: `${method} failed: ${UNIMPLEMENTED}`, rpcCode: -32601 });
+  const down = (method: string) => ({ text: `${method} failed: ${DOWN_ANSWER}`, rpcCode: -32603 });
   it.each([
-    ['templates-unimplemented', { resourceTemplates: `resources/templates/list failed: ${UNIMPLEMENTED}` }],
-    ['resources-unimplemented', { resources: `resources/list failed: ${UNIMPLEMENTED}` }],
+    ['templates-unimplemented', { resourceTemplates: unimplemented('resources/templates/list') }],
+    ['resources-unimplemented', { resources: unimplemented('resources/list') }],
     [
       'database-down',
-      {
-        prompts: `prompts/list failed: ${DOWN_ANSWER}`,
-        resources: `resources/list failed: ${DOWN_ANSWER}`,
-        resourceTemplates: `resources/templates/list failed: ${DOWN_ANSWER}`,
-      },
+      { prompts: down('prompts/list'), resources: down('resources/list'), resourceTemplates: down('resources/templates/list') },
     ],
   ] as const)('%s: refresh keeps the tools, status and doctor name the failed list once, the tool is called', async (mode, failures) => {
     await configure(mode);
@@ -62,7 +60,7 @@ describe('optional lists that fail', () => {
     const labels = { prompts: 'prompts', resources: 'resources', resourceTemplates: 'resource templates' };
     expect(findings.slice(1).map((finding) => finding.message)).toEqual(
       Object.entries(failures).map(
-        ([list, failure]) => `${failure}; its tools work, its ${labels[list as keyof typeof labels]} are not offered`,
+        ([list, failure]) => `${failure.text}; its tools work, its ${labels[list as keyof typeof labels]} are not offered`,
       ),
     );
     expect(findings.slice(1).every((finding) => !finding.ok && finding.fix)).toBe(true);
@@ -81,7 +79,8 @@ describe('optional lists that fail', () => {
       expect(linesOf(refresh.stdout)).toContain(line);
       expect(linesOf(status.stdout).filter((each) => each === line)).toHaveLength(1);
     }
-    for (const failure of Object.values(failures)) expect(linesOf(status.stdout).filter((line) => line.includes(failure))).toHaveLength(1);
+    for (const failure of Object.values(failures))
+      expect(linesOf(status.stdout).filter((line) => line.includes(failure.text))).toHaveLength(1);
 
     const gateway = await sandbox.start();
     const result = await gateway.client.callTool({ name: 'call-tool', arguments: { tool: 'db.query', arguments: { sql: 'select 1' } } });

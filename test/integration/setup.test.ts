@@ -351,6 +351,8 @@ describe('loadout setup', () => {
     expect(after).toContain('[features]\nweb_search = true\n');
     expect(after).not.toContain('mcp_servers.memory');
     expect(after).not.toContain('mcp_servers.docs');
+    // A moved table's comment goes with it.
+    expect(after).not.toContain('# the team docs');
     expect(after).toContain(`[mcp_servers.loadout]\ncommand = ${JSON.stringify(process.execPath)}\n`);
     expect((await serversYaml()).servers).toEqual({
       memory: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'], env: { MEMORY_FILE: '/tmp/memory.json' } },
@@ -359,6 +361,22 @@ describe('loadout setup', () => {
     expect((await setup(['codex', '--move', '--yes'])).stdout).toContain('Nothing to change.');
     expect((await setup(['codex', '--undo', '--yes'])).code).toBe(0);
     expect(await readFile(config, 'utf8')).toBe(before);
+  });
+
+  it('codex: reads and edits $CODEX_HOME/config.toml when CODEX_HOME is set, not ~/.codex', async () => {
+    const codexHome = path.join(dirs.root, 'codex-home');
+    const config = path.join(codexHome, 'config.toml');
+    await mkdir(codexHome);
+    await writeFile(config, '# mine\n\n[mcp_servers.memory]\ncommand = "npx"\n\n[features]\nweb_search = true\n');
+    const run = await runCli(dirs, ['setup', 'codex', '--move', '--yes', '--no-discover'], {
+      cwd: project,
+      env: { PATH: bin, CODEX_HOME: codexHome },
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain(config);
+    expect(await readFile(config, 'utf8')).toMatch(/^# mine\n\n\[features\]\nweb_search = true\n\n\[mcp_servers\.loadout\]\ncommand = /);
+    expect((await serversYaml()).servers).toEqual({ memory: { command: 'npx' } });
+    await expect(stat(path.join(home, '.codex'))).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
   it('codex: refuses a config.toml it cannot parse, or whose servers are not tables of their own, and changes nothing', async () => {

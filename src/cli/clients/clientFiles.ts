@@ -46,6 +46,8 @@ export interface ClientEnvironment {
   platform: NodeJS.Platform;
   /** %APPDATA% on Windows. */
   appData?: string;
+  /** $CODEX_HOME: where Codex CLI keeps config.toml instead of ~/.codex. */
+  codexHome?: string;
 }
 
 function appSupportDir(env: ClientEnvironment, app: string): string {
@@ -112,9 +114,10 @@ export function clientDefinition(name: ClientName, env: ClientEnvironment): Clie
       });
     case 'codex': {
       // Codex CLI reads $CODEX_HOME/config.toml, ~/.codex by default.
+      const codexFile = path.join(env.codexHome ? path.resolve(cwd, env.codexHome) : path.join(env.home, '.codex'), 'config.toml');
       const file: ServersLocation = {
-        label: 'Codex CLI (~/.codex/config.toml)',
-        file: path.join(env.home, '.codex', 'config.toml'),
+        label: `Codex CLI (${env.codexHome ? codexFile : '~/.codex/config.toml'})`,
+        file: codexFile,
         jsonPath: ['mcp_servers'],
         comments: false,
         toml: true,
@@ -180,7 +183,8 @@ function projectAndUser(
   return { name, title, locations: [files.project, files.user], target: files.user, stdioType, alwaysLoad: false };
 }
 
-/** The environment of this process (HOME, cwd, platform, APPDATA). */
+/** The environment of this process (HOME, cwd, platform, APPDATA, CODEX_HOME; an empty variable is unset). */
 export function currentClientEnvironment(home: string): ClientEnvironment {
-  return { home, cwd: process.cwd(), platform: process.platform, appData: process.env.APPDATA };
+  const { APPDATA: appData, CODEX_HOME: codexHome } = process.env;
+  return { home, cwd: process.cwd(), platform: process.platform, appData, ...(codexHome ? { codexHome } : {}) };
 }

@@ -23,7 +23,8 @@ export function parseTomlText(file: string, text: string): Record<string, unknow
 /**
  * `text` with the table at `tablePath` (e.g. ['mcp_servers', 'memory']) set to `value`, or removed
  * when `value` is undefined. A new table goes at the end; a removed one takes its sub-tables
- * (`[mcp_servers.memory.env]`) and the lines up to the next table with it.
+ * (`[mcp_servers.memory.env]`), the comment lines right above its header and the lines up to the
+ * next table with it, but for the comment lines right above that table's header.
  */
 export function setTomlTable(file: string, text: string, tablePath: readonly string[], value: Record<string, unknown> | undefined): string {
   const before = text.trim() === '' ? {} : parseTomlText(file, text);
@@ -62,15 +63,30 @@ function withTable(text: string, tablePath: readonly string[], value: Record<str
 }
 
 function withoutTable(text: string, tablePath: readonly string[]): string {
-  const lines = text.split('\n');
   const kept: string[] = [];
-  let removing = false;
-  for (const line of lines) {
+  // The lines of the table being removed since its header; undefined while keeping.
+  let removed: string[] | undefined;
+  for (const line of text.split('\n')) {
     const header = /^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$/.exec(line);
-    if (header) removing = isWithin(keysOf(header[1]!), tablePath);
-    if (!removing) kept.push(line);
+    if (header) {
+      const within = isWithin(keysOf(header[1]!), tablePath);
+      if (removed && !within) kept.push(...attachedComments(removed));
+      // A removed table takes the comment written right above its header with it.
+      if (!removed && within) kept.length -= attachedComments(kept).length;
+      removed = within ? [] : undefined;
+      if (within) continue;
+    }
+    (removed ?? kept).push(line);
   }
   return kept.join('\n');
+}
+
+// The comment lines at the end of `lines`, right above the header that follows them (no blank
+// line between): they belong to the table that header opens, not to the one before it.
+function attachedComments(lines: readonly string[]): string[] {
+  let start = lines.length;
+  while (start > 0 && /^\s*#/.test(lines[start - 1]!)) start--;
+  return lines.slice(start);
 }
 
 // The keys of a table header's dotted name: `mcp_servers."my server"` → ['mcp_servers', 'my server'].

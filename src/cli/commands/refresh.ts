@@ -21,9 +21,10 @@ export function registerRefresh(program: Command): void {
       const { paths, logger, storeUrl } = commandEnvironment(command);
       if (options.all && servers.length)
         throw new LoadoutError('INVALID_ARGUMENT', `give servers or --all, not both (got --all and ${servers.join(', ')})`);
-      const loaded = await loadServersFile(paths.serversFile);
+      // An invalid entry is left out, and named at the end; the other servers are refreshed.
+      const loaded = await loadServersFile(paths.serversFile, { skipBrokenServers: true });
       if (!loaded.exists) throw configNotFound(paths);
-      const disabled = servers.filter((server) => !requireServer(loaded.config, server).enabled);
+      const disabled = servers.filter((server) => !requireServer(loaded.config, server, loaded.brokenServers).enabled);
       if (disabled.length) {
         throw new LoadoutError(
           'SERVER_DISABLED',
@@ -37,6 +38,9 @@ export function registerRefresh(program: Command): void {
       else if (!results.length) printLines('No enabled servers in servers.yaml; nothing to refresh.');
       else printDiscovery(results);
       const failure = failureOf(results);
+      // An invalid entry fails the refresh too, once the others are refreshed: named on stderr, exit 1.
+      const broken = [...loaded.brokenServers.values()];
+      if (broken.length) throw new LoadoutError('CONFIG_INVALID', [...broken, ...(failure ? [failure.message] : [])].join('\n'));
       if (failure) throw failure;
     });
 }

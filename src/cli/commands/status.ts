@@ -21,7 +21,7 @@ import { commandEnvironment, withCommandStore } from '../program.js';
 export function registerStatus(program: Command): void {
   program
     .command('status')
-    .description('show each server: transport, lazy/always-on, idle timeout, tool counts, connected now')
+    .description('show each server: transport, lazy/always-on, idle timeout, tool counts, connected now; exits 1 if one failed')
     .option('--json', 'machine-readable output')
     .action(async (options: { json?: boolean }, command: Command) => {
       const { paths, logger, storeUrl } = commandEnvironment(command);
@@ -70,6 +70,11 @@ export function registerStatus(program: Command): void {
       );
       // Left out of every gateway and command until corrected: each with its file:line:col problem.
       const brokenServers = [...view.brokenServers].map(([name, problem]) => ({ name, problem }));
+      // Exit 1 when a configured server cannot serve (its entry, its start or its login failed), for
+      // scripts; not process.exit: let stdout drain, main.ts owns exiting.
+      const failing =
+        brokenServers.length || servers.some((server) => server.discovery?.state === 'failed' || server.oauth === 'needs-login');
+      if (failing) process.exitCode = 1;
       if (options.json) {
         printJson({
           configDir: paths.configDir,
