@@ -3,7 +3,8 @@
 // as a typo (fileObject).
 import * as z from 'zod';
 import { fileObject } from './fileObject.js';
-import { AuthSettingsSchema, PolicySettingsSchema } from './identitySettings.js';
+import { AuditSettingsSchema } from './auditSettings.js';
+import { AuthSettingsSchema, LimitsSettingsSchema, PolicySettingsSchema } from './identitySettings.js';
 import { OptimizationSettingsSchema } from './optimizationState.js';
 
 /** Server names become the `server` part of `server.tool`, so they may not contain a dot. */
@@ -163,6 +164,10 @@ export const ServersFileSchema = fileObject({
   auth: AuthSettingsSchema.optional(),
   /** Who may see and use which servers, tools, prompts and resources (see identitySettings.ts). */
   policy: PolicySettingsSchema.prefault({}),
+  /** How many calls each principal may make a minute, in all and per server (see identitySettings.ts). */
+  limits: LimitsSettingsSchema.prefault({}),
+  /** The audit trail of who called what (see auditSettings.ts). */
+  audit: AuditSettingsSchema.prefault({}),
 });
 export type ServersFile = z.infer<typeof ServersFileSchema>;
 

@@ -2,7 +2,8 @@
 // (per session) registry + meta-tools. A plain function, not a class that owns every subsystem.
 import type { Server, ServerEventBus, Transport } from '@modelcontextprotocol/server';
 import type { AuthSettings, LoadoutPaths } from '../config/index.js';
-import type { Principal } from '../identity/index.js';
+import { openAuditTrail } from '../audit/index.js';
+import { CallLimits, type Principal } from '../identity/index.js';
 import { ServerHealth } from '../downstream/index.js';
 import { watchPromotions } from '../optimization/index.js';
 import { BackgroundDiscovery, discoveryRecordsFile, openRuntime, startConfigSync, watchToolListChanges } from '../runtime/index.js';
@@ -33,6 +34,8 @@ interface GatewayOptions {
   equip?: string;
   /** Environment for `${VAR}` expansion (default: process.env). */
   env?: NodeJS.ProcessEnv;
+  /** Whether stdout is free for `audit.copy_to: stdout` (serve --http); over stdio it is the protocol. */
+  stdoutFree?: boolean;
 }
 
 /** Options of Gateway.connect. */
@@ -87,6 +90,15 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const { paths, logger } = options;
   const { config, pool, catalog, state, optimization } = await openRuntime(options);
   const policyViews = new PolicyViews(config.policy);
+  const limits = new CallLimits(config.limits);
+  const audit = await Promise.resolve()
+    .then(() =>
+      openAuditTrail(config.audit, { dataDir: paths.dataDir, configDir: paths.configDir, logger, stdoutFree: options.stdoutFree === true }),
+    )
+    .catch(async (error: unknown) => {
+      await pool.close();
+      throw error;
+    });
   const health = new ServerHealth({
     pool,
     logger,
@@ -112,6 +124,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       discovery,
       settings: config.gateway,
       applyPolicy: (policy) => policyViews.update(policy),
+      applyLimits: (settings) => limits.update(settings),
+      audit: config.audit,
     }),
   ]);
   const tasks = new TaskRoutes();
@@ -134,6 +148,10 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     hub,
     tasks,
     inputRounds: new InputRounds(logger),
+    principal: policyViews.localPrincipal,
+    hiddenByPolicy: () => false,
+    audit,
+    limits,
   };
   policyViews.attach(context);
   const stopWatchingToolLists = watchToolListChanges(pool, catalog, logger);
@@ -303,7 +321,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         await Promise.allSettled([...sessions].map((session) => session.close()));
         await Promise.all([pool.close(), discoveryClosed]);
         // A re-check or learned-words record begun before the pool closed may still be writing.
-        await catalog.settled();
+        await Promise.all([catalog.settled(), audit.close()]);
       })();
       return closed;
     },

@@ -7,6 +7,7 @@
 import type { CatalogStore, Catalog } from '../catalog/index.js';
 import type { PolicySettings } from '../config/index.js';
 import { Policy, type Grants, type Principal } from '../identity/index.js';
+import { resolveCatalogName } from '../registry/index.js';
 import type { GatewayContext } from './context.js';
 
 // Catalog → grants → that catalog as the grants allow; both weak, so old catalogs and policies go.
@@ -57,14 +58,24 @@ export class PolicyViews {
     if (!context) {
       const grants = (): Grants | undefined => this.#policy.grantsFor(principal);
       const granted = (server: string): boolean => grants()?.server(server) ?? true;
+      const localPrincipal = (): Principal => this.#policy.localPrincipal;
+      const catalog = restrictedCatalog(base.catalog, grants, (listener) => this.onChange(listener));
       context = {
         ...base,
+        // `local` is whoever policy.local names now.
+        get principal() {
+          return principal.id === 'local' ? localPrincipal() : principal;
+        },
+        hiddenByPolicy: (name) =>
+          grants() !== undefined &&
+          resolveCatalogName(base.catalog.current, name, base.naming) !== undefined &&
+          resolveCatalogName(catalog.current, name, base.naming) === undefined,
         // A server's discovery state names it: "not found" is all a caller may learn of one not granted.
         discovery: overlay(base.discovery, {
           states: () => () => base.discovery.states().filter((state) => granted(state.server)),
           state: () => (server: string) => (granted(server) ? base.discovery.state(server) : undefined),
         }),
-        catalog: restrictedCatalog(base.catalog, grants, (listener) => this.onChange(listener)),
+        catalog,
         pool: overlay(base.pool, {
           config: () => (server: string) => (granted(server) ? base.pool.config(server) : undefined),
           configs: () => {
