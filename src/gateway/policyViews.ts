@@ -9,6 +9,8 @@ import type { PolicySettings } from '../config/index.js';
 import { Policy, type Grants, type Principal } from '../identity/index.js';
 import { resolveCatalogName } from '../registry/index.js';
 import type { GatewayContext } from './context.js';
+import { overlay } from './overlay.js';
+import { restrictedOptimization } from './policyOptimization.js';
 
 // Catalog → grants → that catalog as the grants allow; both weak, so old catalogs and policies go.
 const views = new WeakMap<Catalog, WeakMap<Grants, Catalog>>();
@@ -76,6 +78,7 @@ export class PolicyViews {
           state: () => (server: string) => (granted(server) ? base.discovery.state(server) : undefined),
         }),
         catalog,
+        optimization: restrictedOptimization(base.optimization, catalog, grants),
         pool: overlay(base.pool, {
           config: () => (server: string) => (granted(server) ? base.pool.config(server) : undefined),
           configs: () => {
@@ -129,19 +132,6 @@ function restrictedCatalog(
         fromStore();
         fromPolicy();
       };
-    },
-  });
-}
-
-// `target` with some members replaced (each computed on every read); the rest are its own, methods
-// bound to it (its private fields need it as `this`).
-function overlay<T extends object>(target: T, members: { [K in keyof T]?: () => T[K] }): T {
-  return new Proxy(target, {
-    get(object, property) {
-      const replaced = members[property as keyof T];
-      if (replaced) return replaced();
-      const value: unknown = Reflect.get(object, property, object);
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(object) : value;
     },
   });
 }
