@@ -126,6 +126,8 @@ export const GatewaySettingsSchema = fileObject({
   reconnect_max_seconds: z.number().positive().default(60),
   /** Hide tools whose schema or description changed upstream since their `hash` was approved. */
   block_changed_tools: z.boolean().default(false),
+  /** Most principals whose views and equipped sets are held in memory; past it the least recently used idle one is dropped. */
+  principals_in_memory: z.number().int().positive().default(1000),
 });
 export type GatewaySettings = z.infer<typeof GatewaySettingsSchema>;
 

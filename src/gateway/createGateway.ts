@@ -7,7 +7,7 @@ import { CallLimits, type Principal } from '../identity/index.js';
 import { ServerHealth } from '../downstream/index.js';
 import { watchPromotions } from '../optimization/index.js';
 import { BackgroundDiscovery, discoveryRecordsFile, openRuntime, startConfigSync, watchToolListChanges } from '../runtime/index.js';
-import { LoadoutError, isLoadoutError, opensLegacyEra, type Logger } from '../shared/index.js';
+import { LoadoutError, RecentlyUsed, isLoadoutError, opensLegacyEra, type Logger } from '../shared/index.js';
 import { LOADOUT_ATTR, telemetry } from '../telemetry/index.js';
 import { ToolsetStore } from '../toolsets/index.js';
 import type { DirectCalls } from './calls/clientIntake.js';
@@ -89,7 +89,7 @@ export interface Gateway {
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const { paths, logger } = options;
   const { config, pool, catalog, state, optimization } = await openRuntime(options);
-  const policyViews = new PolicyViews(config.policy);
+  const policyViews = new PolicyViews(config.policy, config.gateway.principals_in_memory);
   const limits = new CallLimits(config.limits);
   const audit = await Promise.resolve()
     .then(() =>
@@ -187,7 +187,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   // is discovered. An undiscovered one may fail with no new catalog to say so, so its line (not
   // discovered yet, or why not) is read again for each request until it is discovered.
   // Each principal's, as its map shows only the servers it may use.
-  const instructions = new Map<string, Promise<string>>();
+  const instructions = new RecentlyUsed<string, Promise<string>>(config.gateway.principals_in_memory);
   const stopInvalidatingInstructions = catalog.onChange(() => instructions.clear());
   const stopFollowingPolicy = policyViews.onChange(() => {
     instructions.clear();

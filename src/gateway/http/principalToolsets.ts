@@ -10,7 +10,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import * as z from 'zod';
 import { ToolsetNameSchema, fileStamp, readTextIfExists, withFileLock, writeTextAtomic } from '../../config/index.js';
-import { LoadoutError, errorMessage } from '../../shared/index.js';
+import { LoadoutError, RecentlyUsed, errorMessage } from '../../shared/index.js';
 import { LOADOUT_ATTR, type GaugeReading } from '../../telemetry/index.js';
 import type { Principal } from '../../identity/index.js';
 import { ALL_TOOLSET } from '../../toolsets/index.js';
@@ -36,7 +36,8 @@ export class SharedToolsets {
   readonly #principalsDir: string;
   readonly #initial: () => Promise<string | null>;
   readonly #contextOf: (principal: Principal) => GatewayContext;
-  readonly #sets = new Map<string, FileBackedToolset>();
+  // Bounded (gateway.principals_in_memory): an idle set is made again from its file when its principal comes back.
+  readonly #sets: RecentlyUsed<string, FileBackedToolset>;
   readonly #stopWatchingCatalog: () => void;
   #dirMade: Promise<unknown> | undefined;
 
@@ -46,6 +47,7 @@ export class SharedToolsets {
    */
   constructor(context: GatewayContext, initial: () => Promise<string | null>, contextOf: (principal: Principal) => GatewayContext) {
     this.#context = context;
+    this.#sets = new RecentlyUsed(context.settings.principals_in_memory, { evictable: (set) => set.idle, onEvict: (set) => set.close() });
     this.#contextOf = contextOf;
     this.#principalsDir = path.join(context.paths.dataDir, 'principals');
     this.#initial = initial;
