@@ -60,8 +60,13 @@ async function deleteOldDays(dir: string, today: string, retentionDays: number):
   const oldest = new Date(Date.parse(`${today}T00:00:00Z`) - (retentionDays - 1) * 86_400_000).toISOString().slice(0, 10);
   for (const name of await readdir(dir)) {
     const day = dayOfFile(name);
-    if (day !== undefined && day < oldest) await unlink(path.join(dir, name));
+    // Another loadout process on this data dir may have deleted it first.
+    if (day !== undefined && day < oldest) await unlink(path.join(dir, name)).catch(ignoreMissing);
   }
+}
+
+function ignoreMissing(error: NodeJS.ErrnoException): void {
+  if (error.code !== 'ENOENT') throw error;
 }
 
 /** Every record also as a JSON line appended to `file`. */

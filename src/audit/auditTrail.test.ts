@@ -7,7 +7,7 @@ import { issuedPrincipal } from '../identity/index.js';
 import { silentLogger, type Logger } from '../shared/index.js';
 import { argumentsDigest, type AuditEvent } from './auditRecord.js';
 import { readAuditTrail } from './auditReader.js';
-import type { AuditSink } from './auditSinks.js';
+import { dayFilesSink, type AuditSink } from './auditSinks.js';
 import { AuditTrail, openAuditTrail } from './auditTrail.js';
 
 const alice = issuedPrincipal('https://idp.example', 'alice', ['eng']);
@@ -162,6 +162,18 @@ describe('AuditTrail', () => {
     trail.record(callEvent());
     await trail.close();
     expect((await readdir(audit)).sort()).toEqual(['audit-2026-04-30.jsonl', 'audit-2026-05-01.jsonl', 'notes.txt']);
+  });
+});
+
+describe('dayFilesSink', () => {
+  const dir = useTempDir('loadout-audit-days-');
+
+  it('writes alongside another process on the same data dir, whichever deletes an old day first', async () => {
+    await writeFile(path.join(dir(), 'audit-2026-01-01.jsonl'), '');
+    const batch = [{ day: '2026-05-01', text: '{}\n' }];
+    await Promise.all([dayFilesSink(dir(), 30).write(batch), dayFilesSink(dir(), 30).write(batch)]);
+    expect(await readdir(dir())).toEqual(['audit-2026-05-01.jsonl']);
+    expect(await readFile(path.join(dir(), 'audit-2026-05-01.jsonl'), 'utf8')).toBe('{}\n{}\n');
   });
 });
 
