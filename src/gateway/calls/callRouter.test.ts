@@ -131,6 +131,17 @@ function textOf(result: CallToolResult): string {
   return result.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
 }
 
+// A state-changing meta-tool recorded as an equip.
+const EQUIP = defineMetaTool({
+  name: 'equip-toolset',
+  description: 'd',
+  input: z.object({}),
+  example: {},
+  annotations: SAVES,
+  changesState: true,
+  run: () => Promise.resolve('equipped'),
+});
+
 describe('CallRouter', () => {
   it('decides a meta-tool before a route of the same name, a route by its exposed name, and refuses the rest', () => {
     const meta = defineMetaTool({
@@ -233,15 +244,6 @@ describe('CallRouter', () => {
   });
 
   it('records each call once answered: a forwarded one by its server and tool, a meta-tool as what it does, call-tool as its call', async () => {
-    const equip = defineMetaTool({
-      name: 'equip-toolset',
-      description: 'd',
-      input: z.object({}),
-      example: {},
-      annotations: SAVES,
-      changesState: true,
-      run: () => Promise.resolve('equipped'),
-    });
     const callTool = defineMetaTool({
       name: 'call-tool',
       description: 'd',
@@ -250,7 +252,7 @@ describe('CallRouter', () => {
       annotations: READS_ONLY,
       run: (args, { session, extra: callExtra }) => session.callAnyTool(args.tool, args.arguments, callExtra),
     });
-    const { router, audited } = setup({ metaTools: [equip, callTool] });
+    const { router, audited } = setup({ metaTools: [EQUIP, callTool] });
     const answer = router.direct('tools/call', { name: 'srv_echo', arguments: { text: 'hi' } })!(request(1));
     // Recorded after the answer, not before it.
     expect(audited).toEqual([]);
@@ -287,5 +289,18 @@ describe('CallRouter', () => {
       });
     expect(forwarded).toHaveLength(1);
     expect(audited.filter((event) => event.outcome === 'rate-limited')).toHaveLength(3);
+  });
+
+  it('records a meta-tool refused for the principal limit as what it does', async () => {
+    const { router, audited } = setup({ metaTools: [EQUIP], limits: { calls_per_minute: 1 } });
+    await router.call({ name: 'equip-toolset', arguments: {} }, extra(1));
+    await expect(router.call({ name: 'equip-toolset', arguments: {} }, extra(2))).rejects.toMatchObject({
+      code: RATE_LIMITED_CODE,
+      data: { limit: 'calls_per_minute' },
+    });
+    expect(audited.map(({ action, outcome }) => ({ action, outcome }))).toEqual([
+      { action: 'equip', outcome: 'ok' },
+      { action: 'equip', outcome: 'rate-limited' },
+    ]);
   });
 });
