@@ -3,6 +3,7 @@
 // measured in the same run. No network; temp dirs only. `--json` for machines, `--quick` for a
 // smoke run at tiny counts (numbers then mean nothing).
 import { ECHO_FIXTURE } from './catalogFixture.js';
+import { benchAuditCost } from './auditCost.js';
 import { benchContextSize } from './contextSize.js';
 import { benchEquipAndSearch } from './equipSearch.js';
 import { benchForwarding } from './forwarding.js';
@@ -20,6 +21,7 @@ export const SECTIONS: Record<string, (context: BenchContext) => Promise<BenchRo
   forwarding: benchForwarding,
   'http-eras': benchHttpEras,
   identity: benchIdentityCost,
+  audit: benchAuditCost,
   'warm-start': benchWarmStart,
   'cold-call': benchColdFirstCall,
   'equip-search': benchEquipAndSearch,

@@ -22,6 +22,7 @@ const GUIDE: ReadonlyArray<readonly [command: string, examples: readonly string[
   ['toolset show', ['loadout toolset show web']],
   ['toolset delete', ['loadout toolset delete web']],
   ['auth', ['loadout auth linear', 'loadout auth linear --logout']],
+  ['audit', ['loadout audit --since 1h', 'loadout audit --principal alice@example.com --server github --json']],
   ['enrich', ['loadout enrich --server github', 'loadout enrich --backend command']],
   ['init', ['loadout init', 'loadout init --from .mcp.json --no-discover']],
   ['optimize', ['loadout optimize report', 'loadout optimize run github search_issues']],

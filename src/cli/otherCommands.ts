@@ -2,6 +2,7 @@
 // when the command line names one of them (or none, or asks for help), so a gateway start never
 // loads their code.
 import type { Command } from 'commander';
+import { registerAudit } from './commands/audit.js';
 import { registerAuth } from './commands/auth.js';
 import { registerDoctor } from './commands/doctor.js';
 import { registerEnrich } from './commands/enrich.js';
@@ -29,6 +30,7 @@ export function registerOtherCommands(program: Command): void {
   registerSearch(program);
   registerEnrich(program);
   registerAuth(program);
+  registerAudit(program);
   registerStore(program);
   configureHelp(program);
 }

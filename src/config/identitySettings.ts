@@ -50,3 +50,20 @@ export const PolicySettingsSchema = fileObject({
 });
 export type PolicySettings = z.infer<typeof PolicySettingsSchema>;
 export type PolicyRule = PolicySettings['rules'][number];
+
+/** A number of calls a minute, at least one. */
+const CallsPerMinuteSchema = z.number().int().positive();
+
+/**
+ * `limits:` — how many tools/call each principal may make a minute, in all and on each server.
+ * Counted in memory, per loadout process (docs/http-and-security.md#rate-limits).
+ */
+export const LimitsSettingsSchema = fileObject({
+  /** Every call of one principal, meta-tools included. */
+  calls_per_minute: CallsPerMinuteSchema.optional(),
+  /** One principal's calls of one server's tools (any server not named in `servers`). */
+  server_calls_per_minute: CallsPerMinuteSchema.optional(),
+  /** One principal's calls of this server's tools, in place of server_calls_per_minute. */
+  servers: z.record(z.string().min(1), CallsPerMinuteSchema).default({}),
+});
+export type LimitsSettings = z.infer<typeof LimitsSettingsSchema>;

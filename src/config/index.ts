@@ -16,7 +16,16 @@ export {
   type EmbeddingsSettings,
   type Toolset,
 } from './schema.js';
-export { AuthSettingsSchema, PolicySettingsSchema, type AuthSettings, type PolicySettings, type PolicyRule } from './identitySettings.js';
+export {
+  AuthSettingsSchema,
+  LimitsSettingsSchema,
+  PolicySettingsSchema,
+  type AuthSettings,
+  type LimitsSettings,
+  type PolicySettings,
+  type PolicyRule,
+} from './identitySettings.js';
+export { AuditSettingsSchema, type AuditSettings } from './auditSettings.js';
 export { resolvePaths, claimDataDir, type LoadoutPaths } from './paths.js';
 export { expandEnv, expandEnvRecord, referencedValues, serverEnvTexts, unsetEnvReferences } from './envExpand.js';
 export {

@@ -3,7 +3,8 @@
 // as a typo (fileObject).
 import * as z from 'zod';
 import { fileObject } from './fileObject.js';
-import { AuthSettingsSchema, PolicySettingsSchema } from './identitySettings.js';
+import { AuditSettingsSchema } from './auditSettings.js';
+import { AuthSettingsSchema, LimitsSettingsSchema, PolicySettingsSchema } from './identitySettings.js';
 import { OptimizationSettingsSchema } from './optimizationState.js';
 
 /** Server names become the `server` part of `server.tool`, so they may not contain a dot. */
@@ -125,6 +126,8 @@ export const GatewaySettingsSchema = fileObject({
   reconnect_max_seconds: z.number().positive().default(60),
   /** Hide tools whose schema or description changed upstream since their `hash` was approved. */
   block_changed_tools: z.boolean().default(false),
+  /** Most principals whose views and equipped sets are held in memory; past it the least recently used idle one is dropped. */
+  principals_in_memory: z.number().int().positive().default(1000),
 });
 export type GatewaySettings = z.infer<typeof GatewaySettingsSchema>;
 
@@ -163,6 +166,10 @@ export const ServersFileSchema = fileObject({
   auth: AuthSettingsSchema.optional(),
   /** Who may see and use which servers, tools, prompts and resources (see identitySettings.ts). */
   policy: PolicySettingsSchema.prefault({}),
+  /** How many calls each principal may make a minute, in all and per server (see identitySettings.ts). */
+  limits: LimitsSettingsSchema.prefault({}),
+  /** The audit trail of who called what (see auditSettings.ts). */
+  audit: AuditSettingsSchema.prefault({}),
 });
 export type ServersFile = z.infer<typeof ServersFileSchema>;
 

@@ -1,8 +1,11 @@
 // The services every client session shares: one pool of downstream connections, one catalog,
-// the toolset and state stores. Built once by createGateway.
+// the toolset and state stores, the audit trail and rate limits; built once by createGateway. A
+// principal's view of them (policyViews.ts) names that principal and holds only its grants.
+import type { AuditTrail } from '../audit/index.js';
 import type { CatalogStore } from '../catalog/index.js';
 import type { GatewaySettings, LoadoutPaths, StateStore } from '../config/index.js';
 import type { ServerPool } from '../downstream/index.js';
+import type { CallLimits, Principal } from '../identity/index.js';
 import type { NamingOptions } from '../registry/index.js';
 import type { OptimizationLoop } from '../optimization/index.js';
 import type { BackgroundDiscovery } from '../runtime/index.js';
@@ -39,4 +42,12 @@ export interface GatewayContext {
   readonly tasks: TaskRoutes;
   /** 2026-07-28 calls waiting for their client's retry with the input a server asked for. */
   readonly inputRounds: InputRounds;
+  /** Whose view of the gateway this is (policyViews.ts): the caller its sessions serve. */
+  readonly principal: Principal;
+  /** Whether `policy:` hides a tool of this name from this principal (its call is refused as an unknown one, and audited as denied). */
+  hiddenByPolicy(name: string): boolean;
+  /** Where calls are recorded after their answer. */
+  readonly audit: AuditTrail;
+  /** The rate limits each principal's calls are counted against. */
+  readonly limits: CallLimits;
 }

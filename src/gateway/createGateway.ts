@@ -5,11 +5,12 @@ import type { AuthSettings, LoadoutPaths } from '../config/index.js';
 import type { CatalogStore } from '../catalog/index.js';
 import type { ServerPool } from '../downstream/index.js';
 import { LAST_STOP_KEY, type TeamStore } from '../store/index.js';
-import type { Principal } from '../identity/index.js';
+import { openAuditTrail } from '../audit/index.js';
+import { CallLimits, type Principal } from '../identity/index.js';
 import { ServerHealth } from '../downstream/index.js';
 import { watchPromotions } from '../optimization/index.js';
 import { BackgroundDiscovery, discoveryRecordsFile, openRuntime, startConfigSync, watchToolListChanges } from '../runtime/index.js';
-import { LoadoutError, errorMessage, isLoadoutError, opensLegacyEra, type Logger } from '../shared/index.js';
+import { LoadoutError, RecentlyUsed, errorMessage, isLoadoutError, opensLegacyEra, type Logger } from '../shared/index.js';
 import { LOADOUT_ATTR, telemetry } from '../telemetry/index.js';
 import { resolveCatalogName } from '../registry/index.js';
 import type { DirectCalls } from './calls/clientIntake.js';
@@ -38,6 +39,8 @@ interface GatewayOptions {
   env?: NodeJS.ProcessEnv;
   /** The team store (`--store`), opened listening; the gateway closes it. Without one, state is in files. */
   store?: TeamStore;
+  /** Whether stdout is free for `audit.copy_to: stdout` (serve --http); over stdio it is the protocol. */
+  stdoutFree?: boolean;
 }
 
 /** Options of Gateway.connect. */
@@ -99,7 +102,16 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const { config, brokenServers, pool, catalog, state, optimization, toolsets, store } = runtime;
   // Said once at start, as the config watcher says it on each change: the other servers run.
   for (const problem of brokenServers.values()) logger.error({ mod: 'config' }, `${problem}; that server is left out`);
-  const policyViews = new PolicyViews(config.policy);
+  const policyViews = new PolicyViews(config.policy, config.gateway.principals_in_memory);
+  const limits = new CallLimits(config.limits);
+  const audit = await Promise.resolve()
+    .then(() =>
+      openAuditTrail(config.audit, { dataDir: paths.dataDir, configDir: paths.configDir, logger, stdoutFree: options.stdoutFree === true }),
+    )
+    .catch(async (error: unknown) => {
+      await runtime.close();
+      throw error;
+    });
   const health = new ServerHealth({
     pool,
     logger,
@@ -129,6 +141,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       discovery,
       settings: config.gateway,
       applyPolicy: (policy) => policyViews.update(policy),
+      applyLimits: (settings) => limits.update(settings),
+      audit: config.audit,
     }),
   ]);
   const tasks = new TaskRoutes();
@@ -151,6 +165,10 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     hub,
     tasks,
     inputRounds: new InputRounds(logger),
+    principal: policyViews.localPrincipal,
+    hiddenByPolicy: () => false,
+    audit,
+    limits,
   };
   policyViews.attach(context);
   const stopWatchingToolLists = watchToolListChanges(pool, catalog, logger);
@@ -194,7 +212,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   // is discovered. An undiscovered one may fail with no new catalog to say so, so its line (not
   // discovered yet, or why not) is read again for each request until it is discovered.
   // Each principal's, as its map shows only the servers it may use.
-  const instructions = new Map<string, Promise<string>>();
+  const instructions = new RecentlyUsed<string, Promise<string>>(config.gateway.principals_in_memory);
   const stopInvalidatingInstructions = catalog.onChange(() => instructions.clear());
   const stopFollowingPolicy = policyViews.onChange(() => {
     instructions.clear();
@@ -335,7 +353,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         stopHearingCatalog();
         await Promise.all([pool.close(), discoveryClosed]);
         // A re-check or learned-words record begun before the pool closed may still be writing.
-        await catalog.settled();
+        await Promise.all([catalog.settled(), audit.close()]);
         // The pool is closed already; this closes the store, last, once nothing writes to it.
         await runtime.close();
       })();

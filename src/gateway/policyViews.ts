@@ -7,7 +7,11 @@
 import type { CatalogStore, Catalog } from '../catalog/index.js';
 import type { PolicySettings } from '../config/index.js';
 import { Policy, type Grants, type Principal } from '../identity/index.js';
+import { resolveCatalogName } from '../registry/index.js';
+import { RecentlyUsed } from '../shared/index.js';
 import type { GatewayContext } from './context.js';
+import { overlay } from './overlay.js';
+import { restrictedOptimization } from './policyOptimization.js';
 
 // Catalog → grants → that catalog as the grants allow; both weak, so old catalogs and policies go.
 const views = new WeakMap<Catalog, WeakMap<Grants, Catalog>>();
@@ -25,12 +29,16 @@ function viewOf(catalog: Catalog, grants: Grants | undefined): Catalog {
 export class PolicyViews {
   #context: GatewayContext | undefined;
   #policy: Policy;
-  readonly #contexts = new Map<string, GatewayContext>();
+  readonly #principalsInMemory: number;
+  // Views are cheap to make again and hold nothing of their own: any may go, least recently used first.
+  readonly #contexts: RecentlyUsed<string, GatewayContext>;
   readonly #listeners = new Set<() => void>();
 
   /** Made before the context it views, so that config sync can hand it a new policy from the start. */
-  constructor(settings: PolicySettings) {
-    this.#policy = new Policy(settings);
+  constructor(settings: PolicySettings, principalsInMemory: number) {
+    this.#policy = new Policy(settings, principalsInMemory);
+    this.#principalsInMemory = principalsInMemory;
+    this.#contexts = new RecentlyUsed(principalsInMemory);
   }
 
   /** The shared context every view restricts. */
@@ -45,7 +53,7 @@ export class PolicyViews {
 
   /** Adopt a new `policy:`; every view follows at once, and their holders hear of it. */
   update(settings: PolicySettings): void {
-    this.#policy = new Policy(settings);
+    this.#policy = new Policy(settings, this.#principalsInMemory);
     for (const listener of this.#listeners) listener();
   }
 
@@ -55,16 +63,33 @@ export class PolicyViews {
     if (!base) throw new Error('PolicyViews.attach() comes before any view');
     let context = this.#contexts.get(principal.id);
     if (!context) {
-      const grants = (): Grants | undefined => this.#policy.grantsFor(principal);
+      // Read on every filtered read: computed once per policy version.
+      let cached: { policy: Policy; grants: Grants | undefined } | undefined;
+      const grants = (): Grants | undefined => {
+        const policy = this.#policy;
+        if (cached?.policy !== policy) cached = { policy, grants: policy.grantsFor(principal) };
+        return cached.grants;
+      };
       const granted = (server: string): boolean => grants()?.server(server) ?? true;
+      const localPrincipal = (): Principal => this.#policy.localPrincipal;
+      const catalog = restrictedCatalog(base.catalog, grants, (listener) => this.onChange(listener));
       context = {
         ...base,
+        // `local` is whoever policy.local names now.
+        get principal() {
+          return principal.id === 'local' ? localPrincipal() : principal;
+        },
+        hiddenByPolicy: (name) =>
+          grants() !== undefined &&
+          resolveCatalogName(base.catalog.current, name, base.naming) !== undefined &&
+          resolveCatalogName(catalog.current, name, base.naming) === undefined,
         // A server's discovery state names it: "not found" is all a caller may learn of one not granted.
         discovery: overlay(base.discovery, {
           states: () => () => base.discovery.states().filter((state) => granted(state.server)),
           state: () => (server: string) => (granted(server) ? base.discovery.state(server) : undefined),
         }),
-        catalog: restrictedCatalog(base.catalog, grants, (listener) => this.onChange(listener)),
+        catalog,
+        optimization: restrictedOptimization(base.optimization, catalog, grants),
         pool: overlay(base.pool, {
           config: () => (server: string) => (granted(server) ? base.pool.config(server) : undefined),
           configs: () => {
@@ -118,19 +143,6 @@ function restrictedCatalog(
         fromStore();
         fromPolicy();
       };
-    },
-  });
-}
-
-// `target` with some members replaced (each computed on every read); the rest are its own, methods
-// bound to it (its private fields need it as `this`).
-function overlay<T extends object>(target: T, members: { [K in keyof T]?: () => T[K] }): T {
-  return new Proxy(target, {
-    get(object, property) {
-      const replaced = members[property as keyof T];
-      if (replaced) return replaced();
-      const value: unknown = Reflect.get(object, property, object);
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(object) : value;
     },
   });
 }

@@ -118,6 +118,14 @@ export class RecordedToolset implements SharedEquipment {
     this.#leaveHub?.();
   }
 
+  /**
+   * Whether nothing depends on this object staying: no listen stream, no change under way, no task
+   * it owns. An idle set may be dropped and made again from its file.
+   */
+  get idle(): boolean {
+    return !this.bus.listening && !this.#lock.isLocked() && this.#context.tasks.serversOf(this.member).length === 0;
+  }
+
   /** Rebuild against the current catalog and health, announcing a change. */
   async refresh(): Promise<void> {
     try {
@@ -190,6 +198,11 @@ class RecordWatchingBus implements ServerEventBus {
       unsubscribe();
       if (--this.#listeners === 0) this.close();
     };
+  }
+
+  /** Whether a listen stream of this process listens. */
+  get listening(): boolean {
+    return this.#listeners > 0;
   }
 
   /** Stop watching (the last listener left, or the gateway closes). */

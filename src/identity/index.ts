@@ -5,3 +5,4 @@ export { LOCAL_PRINCIPAL, STATIC_TOKEN_ISSUER, issuedPrincipal, staticTokenPrinc
 export { createAccessTokenVerifier, groupsOf, type AccessTokenVerifier, type TokenCheck } from './accessTokens.js';
 export { bearerChallenge, protectedResourceMetadata, protectedResourcePaths } from './protectedResource.js';
 export { Policy, type Grants } from './policy.js';
+export { CallLimits, type LimitRefusal } from './callLimits.js';

@@ -3,6 +3,7 @@
 // grants to the principal is visible at all. The answer is a set of grants the catalog layer
 // filters itself with; this file knows nothing of catalogs or sessions.
 import type { PolicyRule, PolicySettings } from '../config/index.js';
+import { RecentlyUsed } from '../shared/index.js';
 import { issuedPrincipal, type Principal } from './principal.js';
 
 /** What one principal may see and use. */
@@ -21,10 +22,12 @@ export class Policy {
   readonly #rules: readonly PolicyRule[];
   readonly #local: Principal;
   // Principals with the same subject and groups get the same grants object, so views built from it are shared.
-  readonly #grants = new Map<string, Grants>();
+  readonly #grants: RecentlyUsed<string, Grants>;
 
-  constructor(settings: PolicySettings) {
+  /** `principalsInMemory`: how many principals' grants are kept (one object per subject and groups). */
+  constructor(settings: PolicySettings, principalsInMemory = 1000) {
     this.#rules = settings.rules;
+    this.#grants = new RecentlyUsed(principalsInMemory);
     this.#local = { ...issuedPrincipal('local', settings.local.subject, settings.local.groups), id: 'local' };
   }
 

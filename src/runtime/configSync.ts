@@ -3,7 +3,15 @@
 // upstream change is marked `changed`), and publishes the runtime file `loadout status` reads.
 import { isDeepStrictEqual } from 'node:util';
 import type { CatalogStore } from '../catalog/index.js';
-import { ServersFileWatcher, type GatewaySettings, type LoadoutPaths, type PolicySettings, type ServersFile } from '../config/index.js';
+import {
+  ServersFileWatcher,
+  type AuditSettings,
+  type GatewaySettings,
+  type LimitsSettings,
+  type LoadoutPaths,
+  type PolicySettings,
+  type ServersFile,
+} from '../config/index.js';
 import type { ServerPool } from '../downstream/index.js';
 import { errorMessage, type Logger } from '../shared/index.js';
 import type { BackgroundDiscovery } from './backgroundDiscovery.js';
@@ -17,8 +25,12 @@ interface ConfigSyncOptions {
   catalog: CatalogStore;
   discovery: BackgroundDiscovery;
   settings: GatewaySettings;
+  /** `audit:` as the gateway started with it (a change waits for the next start). */
+  audit: AuditSettings;
   /** Adopt the `policy:` of an edited servers.yaml (one that does not parse never gets here). */
   applyPolicy(policy: PolicySettings): void;
+  /** Adopt the `limits:` of an edited servers.yaml. */
+  applyLimits(limits: LimitsSettings): void;
 }
 
 /** A running config sync. */
@@ -66,7 +78,7 @@ async function applyConfig(
   options: ConfigSyncOptions,
   log: Logger,
 ): Promise<void> {
-  const { pool, catalog, discovery, settings } = options;
+  const { pool, catalog, discovery, settings, audit } = options;
   if (!isDeepStrictEqual(config.gateway, settings)) log.warn('changes under "gateway:" in servers.yaml take effect at the next start');
   options.applyPolicy(config.policy);
   // A broken entry is said once (at start, or when it breaks): loadout's own write that moved it
@@ -75,6 +87,8 @@ async function applyConfig(
     const known = catalog.brokenServerProblem(server);
     if (known === undefined || withoutPlace(known) !== withoutPlace(problem)) log.error(`${problem}; that server is left out`);
   }
+  options.applyLimits(config.limits);
+  if (!isDeepStrictEqual(config.audit, audit)) log.warn('changes under "audit:" in servers.yaml take effect at the next start');
   catalog.setBrokenServers(brokenServers);
   if (isDeepStrictEqual(config.servers, pool.configs)) return;
   const before = new Set(Object.keys(pool.configs));

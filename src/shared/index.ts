@@ -1,4 +1,4 @@
-// Cross-cutting primitives every layer may use: the error type, the stderr logger, call cancellation, timers by key and with backoff, bounded waits, waits a signal cuts short and work awaited before a close, the lazily loaded YAML module and JSON Schema validator, JSON-RPC line framing, the Transport decorator shape, the protocol eras and how a message tells them apart.
+// Cross-cutting primitives every layer may use: the error type, the stderr logger, call cancellation, timers by key and with backoff, bounded waits, waits a signal cuts short and work awaited before a close, the lazily loaded YAML module and JSON Schema validator, JSON-RPC line framing, the Transport decorator shape, the protocol eras and how a message tells them apart, a map bounded to its recently used entries.
 export {
   LoadoutError,
   isLoadoutError,
@@ -20,6 +20,7 @@ export { yamlModule } from './lazyYaml.js';
 export { oneLine } from './text.js';
 export { settleWithin } from './settleWithin.js';
 export { WorkInFlight } from './workInFlight.js';
+export { RecentlyUsed, type RecentlyUsedOptions } from './recentlyUsed.js';
 export { untilAborted } from './untilAborted.js';
 export { firstIssue, firstIssueText, issueText } from './zodIssue.js';
 export { LOADOUT_VERSION } from './version.js';

@@ -56,6 +56,7 @@ describe('CLI usage', () => {
         'refresh',
         'toolset',
         'auth',
+        'audit',
         'enrich',
         'init',
         'optimize',

@@ -2,13 +2,7 @@
 // from `policy.local`) and over HTTP in both eras (the principal from an access token). The names
 // it may not use appear in no answer it gets; a call of one fails as a call of a tool that does
 // not exist; a policy edit applies without a restart, and one that does not parse fails closed.
-import {
-  Client,
-  StreamableHTTPClientTransport,
-  type JSONRPCMessage,
-  type MessageExtraInfo,
-  type Transport,
-} from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { spawnSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -17,6 +11,7 @@ import { stringify } from 'yaml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CLI, eventually, fixture, makeTempDirs, nodeServer, textOf, type TempDirs } from '../helpers/gateway.js';
 import { runCli } from '../helpers/cli.js';
+import { recordAnswers } from '../helpers/answers.js';
 import { startHttpGateway, type ListeningProcess } from '../helpers/http.js';
 import { startOidcProvider, type OidcFixture } from '../fixtures/oidcProvider.js';
 
@@ -38,24 +33,6 @@ async function policyYaml(configDir: string, extra: Record<string, unknown>, rul
     stringify({ name: 'team', tools: ['echo.echo', 'hidden.hid_echo', 'vault.vault_echo'] }),
   );
   await writeFile(path.join(configDir, 'servers.yaml'), stringify({ servers: SERVERS, policy, ...extra }));
-}
-
-// Every message the client receives, as it arrived (the SDK chains handlers: each one set is wrapped once).
-function recordAnswers(transport: Transport): string[] {
-  const seen: string[] = [];
-  let wrapped: Transport['onmessage'];
-  Object.defineProperty(transport, 'onmessage', {
-    get: () => wrapped,
-    set: (handler: Transport['onmessage']) => {
-      wrapped =
-        handler &&
-        (<T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => {
-          seen.push(JSON.stringify(message));
-          handler(message, extra);
-        });
-    },
-  });
-  return seen;
 }
 
 // What a principal of group engineering does, and what it must get.

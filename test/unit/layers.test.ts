@@ -16,6 +16,7 @@ const LAYER: Record<string, number> = {
   store: 3,
   downstream: 4,
   identity: 4,
+  audit: 5,
   catalog: 5,
   registry: 6,
   toolsets: 7,

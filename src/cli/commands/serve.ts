@@ -86,7 +86,7 @@ export function registerServe(program: Command): void {
       const store = await openCommandStore(storeUrl, logger, { listen: true });
       // Before the gateway, so its first downstream connections are traced; loads nothing while off.
       const telemetry = await startTelemetry({ prometheus: options.metrics === true, logger });
-      const gateway = await createGateway({ paths, logger, equip: options.equip, store });
+      const gateway = await createGateway({ paths, logger, equip: options.equip, store, stdoutFree: options.http === true });
       // A start that fails after the gateway opened leaves no child process or exporter behind.
       const closeAndThrow = async (error: unknown): Promise<never> => {
         await gateway.close();

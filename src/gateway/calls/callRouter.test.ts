@@ -10,6 +10,10 @@ import type { GatewayContext } from '../context.js';
 import type { ClientRequest, RequestExtra } from './forward.js';
 import { READS_ONLY, SAVES, defineMetaTool, type MetaTool } from '../metaTools/metaTool.js';
 import * as z from 'zod';
+import type { AuditEvent } from '../../audit/index.js';
+import { LimitsSettingsSchema } from '../../config/index.js';
+import { CallLimits, LOCAL_PRINCIPAL } from '../../identity/index.js';
+import { RATE_LIMITED_CODE } from './callAudit.js';
 
 const ECHO: Route = { server: 'srv', tool: 'echo', id: 'srv.echo' };
 const CHANGED: Route = { server: 'srv', tool: 'changed', id: 'srv.changed' };
@@ -20,20 +24,26 @@ interface Forwarded {
   params: Record<string, unknown> | undefined;
 }
 
-function setup(options: { blockChanged?: boolean; metaTools?: MetaTool[] } = {}) {
+function setup(options: { blockChanged?: boolean; metaTools?: MetaTool[]; limits?: unknown } = {}) {
   const forwarded: Forwarded[] = [];
+  const audited: AuditEvent[] = [];
   const credited: string[][] = [];
-  const catalogTools = new Map([
+  const catalogTools = catalogOf([
     [ECHO.id, { id: ECHO.id, server: ECHO.server, name: ECHO.tool, enabled: true, blocked: false }],
     [CHANGED.id, { id: CHANGED.id, server: CHANGED.server, name: CHANGED.tool, enabled: false, blocked: true }],
     ['srv.other', { id: 'srv.other', server: 'srv', name: 'other', enabled: true, blocked: false }],
-  ]);
+  ] as const);
   const tasksAdded: Array<{ owner: object; taskId: string }> = [];
   const context = {
+    principal: LOCAL_PRINCIPAL,
+    hiddenByPolicy: (name: string) => name === 'srv_secret',
+    audit: { enabled: true, record: (event: AuditEvent) => void audited.push(event) },
+    limits: new CallLimits(LimitsSettingsSchema.parse(options.limits ?? {})),
     settings: { block_changed_tools: options.blockChanged ?? false },
     logger: { error: () => undefined, warn: () => undefined, debug: () => undefined },
     naming: { maxNameLength: 64, reservedNames: new Set<string>() },
     ready: () => Promise.resolve(),
+    discovery: { state: () => undefined },
     pool: {
       request: (server: string, method: string, params: Record<string, unknown> | undefined) => {
         forwarded.push({ server, method, params });
@@ -45,6 +55,7 @@ function setup(options: { blockChanged?: boolean; metaTools?: MetaTool[] } = {})
     },
     catalog: {
       current: catalogTools,
+      brokenServerProblem: () => undefined,
       confirmBeforeCall: () => Promise.resolve(),
       retryAuthorized: () => Promise.resolve(),
       learning: {
@@ -79,7 +90,25 @@ function setup(options: { blockChanged?: boolean; metaTools?: MetaTool[] } = {})
   } as unknown as RoutedSession;
   const metaTools = new Map((options.metaTools ?? []).map((tool) => [tool.name, tool]));
   const router: CallRouter = new CallRouter({ context, metaTools, session, clientName: () => undefined });
-  return { router, forwarded, credited, tasksAdded, session };
+  return { router, forwarded, credited, tasksAdded, session, audited };
+}
+
+interface StandInTool {
+  id: string;
+  server: string;
+  name: string;
+  enabled: boolean;
+  blocked: boolean;
+}
+
+// The part of a Catalog the router reads: tools by id, the visible and all lists, suggestions.
+function catalogOf(entries: ReadonlyArray<readonly [string, StandInTool]>) {
+  const tools = new Map(entries);
+  return Object.assign(tools, {
+    all: () => [...tools.values()],
+    visible: () => [...tools.values()].filter((tool) => tool.enabled),
+    suggest: () => [],
+  });
 }
 
 const CLIENT_SERVER = { getClientCapabilities: () => undefined } as unknown as Server;
@@ -101,6 +130,17 @@ function extra(id = 1): RequestExtra {
 function textOf(result: CallToolResult): string {
   return result.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
 }
+
+// A state-changing meta-tool recorded as an equip.
+const EQUIP = defineMetaTool({
+  name: 'equip-toolset',
+  description: 'd',
+  input: z.object({}),
+  example: {},
+  annotations: SAVES,
+  changesState: true,
+  run: () => Promise.resolve('equipped'),
+});
 
 describe('CallRouter', () => {
   it('decides a meta-tool before a route of the same name, a route by its exposed name, and refuses the rest', () => {
@@ -201,5 +241,66 @@ describe('CallRouter', () => {
     const result = await router.call({ name: 'get_canonical_tools' }, extra());
     expect(result.isError).toBe(true);
     expect(textOf(result)).toContain('optimization.expose_tools: true');
+  });
+
+  it('records each call once answered: a forwarded one by its server and tool, a meta-tool as what it does, call-tool as its call', async () => {
+    const callTool = defineMetaTool({
+      name: 'call-tool',
+      description: 'd',
+      input: z.object({ tool: z.string(), arguments: z.record(z.string(), z.unknown()).optional() }),
+      example: {},
+      annotations: READS_ONLY,
+      run: (args, { session, extra: callExtra }) => session.callAnyTool(args.tool, args.arguments, callExtra),
+    });
+    const { router, audited } = setup({ metaTools: [EQUIP, callTool] });
+    const answer = router.direct('tools/call', { name: 'srv_echo', arguments: { text: 'hi' } })!(request(1));
+    // Recorded after the answer, not before it.
+    expect(audited).toEqual([]);
+    await answer;
+    await router.call({ name: 'equip-toolset', arguments: {} }, extra(2));
+    await router.call({ name: 'call-tool', arguments: { tool: 'srv.other', arguments: { a: 1 } } }, extra(3));
+    await router.call({ name: 'call-tool', arguments: { tool: 'srv.nothing' } }, extra(4));
+    await router.call({ name: 'srv_secret', arguments: {} }, extra(5));
+    await Promise.resolve();
+    expect(
+      audited.map(({ action, server, tool, outcome, requestId, arguments: args }) => ({ action, server, tool, outcome, requestId, args })),
+    ).toEqual([
+      { action: 'tool-call', server: 'srv', tool: 'echo', outcome: 'ok', requestId: 1, args: { text: 'hi' } },
+      { action: 'equip', server: undefined, tool: 'equip-toolset', outcome: 'ok', requestId: 2, args: {} },
+      { action: 'tool-call', server: 'srv', tool: 'other', outcome: 'ok', requestId: 3, args: { a: 1 } },
+      { action: 'tool-call', server: undefined, tool: 'srv.nothing', outcome: 'error', requestId: 4, args: undefined },
+      { action: 'tool-call', server: undefined, tool: 'srv_secret', outcome: 'denied-policy', requestId: 5, args: {} },
+    ]);
+    for (const event of audited) expect(event).toMatchObject({ principal: LOCAL_PRINCIPAL, method: 'tools/call', hasArguments: true });
+  });
+
+  it('refuses a call over a rate limit on every way in with a JSON-RPC error that says when to retry, and forwards nothing', async () => {
+    const { router, forwarded, audited } = setup({ limits: { calls_per_minute: 10, server_calls_per_minute: 1 } });
+    await router.direct('tools/call', { name: 'srv_echo' })!(request());
+    const refusals = [
+      router.direct('tools/call', { name: 'srv_echo' })!(request()),
+      router.call({ name: 'srv_echo' }, extra()),
+      router.callAny('srv.other', {}, extra()),
+    ];
+    for (const refusal of refusals)
+      await expect(refusal).rejects.toMatchObject({
+        code: RATE_LIMITED_CODE,
+        data: { limit: 'server_calls_per_minute', server: 'srv', retryAfterSeconds: 60 },
+      });
+    expect(forwarded).toHaveLength(1);
+    expect(audited.filter((event) => event.outcome === 'rate-limited')).toHaveLength(3);
+  });
+
+  it('records a meta-tool refused for the principal limit as what it does', async () => {
+    const { router, audited } = setup({ metaTools: [EQUIP], limits: { calls_per_minute: 1 } });
+    await router.call({ name: 'equip-toolset', arguments: {} }, extra(1));
+    await expect(router.call({ name: 'equip-toolset', arguments: {} }, extra(2))).rejects.toMatchObject({
+      code: RATE_LIMITED_CODE,
+      data: { limit: 'calls_per_minute' },
+    });
+    expect(audited.map(({ action, outcome }) => ({ action, outcome }))).toEqual([
+      { action: 'equip', outcome: 'ok' },
+      { action: 'equip', outcome: 'rate-limited' },
+    ]);
   });
 });

@@ -5,11 +5,15 @@
 // agent can act on; a forwarded call of a tool the last search showed is credited to search
 // learning, and a tool that changed upstream is refused when changed tools are blocked. The
 // state-changing meta-tools run in arrival order, and every other call waits for those before it.
-import type { CallToolRequest, CallToolResult } from '@modelcontextprotocol/server';
+// Each call is counted against its principal's rate limits and recorded in the audit trail once
+// answered (callAudit.ts).
+import type { CallToolRequest, CallToolResult, RequestId } from '@modelcontextprotocol/server';
+import type { LimitRefusal } from '../../identity/index.js';
 import { unusableReason } from '../../catalog/index.js';
 import { resolveCatalogName, type Route } from '../../registry/index.js';
 import { LoadoutError, errorMessage, isLoadoutError, remedyText, type LoadoutRemedy } from '../../shared/index.js';
 import { telemetry } from '../../telemetry/index.js';
+import { auditCall, auditedAnswer, isRateLimitError, metaToolAction, rateLimitError } from './callAudit.js';
 import { changedToolRefusal } from './changedToolGuard.js';
 import type { DirectAnswer } from './clientIntake.js';
 import type { GatewayContext } from '../context.js';
@@ -24,6 +28,7 @@ import { forwardTaskCall } from './taskHandlers.js';
 import { errorResult, textResult } from './toolResults.js';
 
 const OPTIMIZATION_TOOL_NAMES: ReadonlySet<string> = new Set(OPTIMIZATION_META_TOOLS.map((tool) => tool.name));
+const CALL_TOOL = 'call-tool';
 
 // Next steps the lower layers ask for, in the agent's terms: its meta-tools.
 const AGENT_REMEDIES: Readonly<Record<LoadoutRemedy, string>> = { 'create-toolset': 'create one with build-toolset' };
@@ -90,12 +95,16 @@ export class CallRouter {
     const decision = this.decide(call.name, this.#session.snapshot.routes);
     if (decision.kind !== 'forward') return undefined;
     const { route } = decision;
+    const refusal = this.#context.limits.take(this.#context.principal.id, route.server);
+    if (refusal) return (request) => Promise.reject(this.#rateLimited(refusal, call.name, call.arguments, request.requestId, route.server));
     creditCall(this.#context, this.#session.searcher, route.id);
     return (request) => this.#forward(route, call, request);
   }
 
   /** The SDK Server's tools/call handler: whatever reaches the Server (a meta-tool, a call before the set settled, a refusal). */
   async call(params: CallParams, extra: RequestExtra): Promise<CallToolResult> {
+    const limited = this.#context.limits.take(this.#context.principal.id);
+    if (limited) throw this.#rateLimited(limited, params.name, params.arguments, extra.mcpReq.id);
     const metaTool = this.#metaTools.get(params.name);
     // Called in arrival order (the SDK runs handlers in the order requests came), so the queue keeps it.
     if (metaTool?.changesState) return this.#inArrivalOrder(() => this.#runMetaTool(metaTool, params.arguments, extra));
@@ -103,15 +112,28 @@ export class CallRouter {
     const decision = this.decide(params.name, (await this.#routes(params.name)).routes);
     if (decision.kind === 'meta-tool') return this.#runMetaTool(decision.tool, params.arguments, extra);
     if (decision.kind === 'forward') {
-      creditCall(this.#context, this.#session.searcher, decision.route.id);
-      return this.#forward(decision.route, params, this.#request(extra)) as Promise<CallToolResult>;
+      const { route } = decision;
+      const refusal = this.#context.limits.take(this.#context.principal.id, route.server, { counted: true });
+      if (refusal) throw this.#rateLimited(refusal, params.name, params.arguments, extra.mcpReq.id, route.server);
+      creditCall(this.#context, this.#session.searcher, route.id);
+      return this.#forward(route, params, this.#request(extra)) as Promise<CallToolResult>;
     }
+    const record = auditCall(this.#context, {
+      action: 'tool-call',
+      tool: params.name,
+      arguments: params.arguments,
+      requestId: extra.mcpReq.id,
+    });
     if (OPTIMIZATION_TOOL_NAMES.has(params.name)) {
+      record('error', 'optimization tools are off');
       return errorResult(
         `${params.name} is an optimization tool, and those are off: set optimization.expose_tools: true in servers.yaml and restart loadout, or use \`loadout optimize\`.`,
       );
     }
-    return errorResult(await unroutedToolMessage(this.#context, params.name));
+    const message = await unroutedToolMessage(this.#context, params.name);
+    // Refused alike whether policy hides it or it does not exist; only the record tells them apart.
+    record(this.#context.hiddenByPolicy(params.name) ? 'denied-policy' : 'error', message);
+    return errorResult(message);
   }
 
   /**
@@ -121,6 +143,8 @@ export class CallRouter {
   async callAny(tool: string, args: Record<string, unknown> | undefined, extra: RequestExtra): Promise<CallToolResult> {
     const equipped = (await this.#session.settledSnapshot()).routes.get(tool);
     if (equipped) {
+      const limited = this.#context.limits.take(this.#context.principal.id, equipped.server, { counted: true });
+      if (limited) throw this.#rateLimited(limited, tool, args, extra.mcpReq.id, equipped.server);
       creditCall(this.#context, this.#session.searcher, equipped.id);
       return this.#forward(equipped, { name: tool, arguments: args }, this.#request(extra)) as Promise<CallToolResult>;
     }
@@ -134,8 +158,15 @@ export class CallRouter {
       catalog = gateway.catalog.current;
       found = resolveCatalogName(catalog, tool, gateway.naming);
     }
-    if (!found) throw unknownToolError(gateway, catalog, tool);
-    if (!found.enabled) throw new LoadoutError('TOOL_DISABLED', `${found.id} is ${unusableReason(found)}; it cannot be called.`);
+    const refused = (error: LoadoutError): LoadoutError => {
+      const record = auditCall(gateway, { action: 'tool-call', tool, arguments: args, requestId: extra.mcpReq.id });
+      record(gateway.hiddenByPolicy(tool) ? 'denied-policy' : 'error', error.message);
+      return error;
+    };
+    if (!found) throw refused(unknownToolError(gateway, catalog, tool));
+    if (!found.enabled) throw refused(new LoadoutError('TOOL_DISABLED', `${found.id} is ${unusableReason(found)}; it cannot be called.`));
+    const limited = gateway.limits.take(gateway.principal.id, found.server, { counted: true });
+    if (limited) throw this.#rateLimited(limited, tool, args, extra.mcpReq.id, found.server);
     // A tool outside the equipped set, found by a search: its words are learned whatever that search showed.
     void creditSearch(gateway, this.#session.searcher, [found.id]);
     const route: Route = { server: found.server, tool: found.name, id: found.id };
@@ -156,12 +187,27 @@ export class CallRouter {
   // Forward a call of `route`, unless changed tools are blocked and this one changed upstream (no
   // await on the call path when blocking is off). A task-augmented call answers with its task.
   #forward(route: Route, params: CallParams, request: ClientRequest): Promise<Record<string, unknown>> {
+    const record = auditCall(this.#context, {
+      action: 'tool-call',
+      server: route.server,
+      tool: route.tool,
+      arguments: params.arguments,
+      requestId: request.requestId,
+    });
     const send = (): Promise<Record<string, unknown>> =>
       params.task === undefined
         ? forwardToolCall(this.#context.pool, route, params.arguments, request)
         : forwardTaskCall(this.#context, this.#session.member, route, params, request);
-    if (!this.#context.settings.block_changed_tools) return send();
-    return (async () => (await changedToolRefusal(this.#context, route)) ?? send())();
+    if (!this.#context.settings.block_changed_tools) return auditedAnswer(send(), record);
+    return auditedAnswer((async () => (await changedToolRefusal(this.#context, route)) ?? send())(), record);
+  }
+
+  // The error of a call over a rate limit, recorded as refused.
+  #rateLimited(refusal: LimitRefusal, tool: string, args: unknown, requestId: RequestId, server?: string): Error {
+    const error = rateLimitError(refusal);
+    const action = this.#metaTools.has(tool) ? metaToolAction(tool) : 'tool-call';
+    auditCall(this.#context, { action, server, tool, arguments: args, requestId })('rate-limited', error.message);
+    return error;
   }
 
   #inArrivalOrder(run: () => Promise<CallToolResult>): Promise<CallToolResult> {
@@ -177,6 +223,20 @@ export class CallRouter {
   async #runMetaTool(tool: MetaTool, args: Record<string, unknown> | undefined, extra: RequestExtra): Promise<CallToolResult> {
     // loadout's own words, never a downstream tool's answer, name the meta-tools as the client's model sees them.
     const spelt = (text: string): string => spellForClient(text, this.#clientName(), this.#metaTools.keys());
+    // call-tool is recorded as the call it makes, or as that call's refusal (callAny).
+    const record =
+      tool.name === CALL_TOOL
+        ? () => undefined
+        : auditCall(this.#context, { action: metaToolAction(tool.name), tool: tool.name, arguments: args, requestId: extra.mcpReq.id });
+    return auditedAnswer(this.#runParsed(tool, args, extra, spelt), record);
+  }
+
+  async #runParsed(
+    tool: MetaTool,
+    args: Record<string, unknown> | undefined,
+    extra: RequestExtra,
+    spelt: (text: string) => string,
+  ): Promise<CallToolResult> {
     const parsed = parseMetaToolArguments(tool, args ?? {});
     if (!parsed.success) return errorResult(spelt(describeInvalidArguments(tool, parsed.error)));
     try {
@@ -185,7 +245,7 @@ export class CallRouter {
       );
       return typeof result === 'string' ? textResult(spelt(result)) : result;
     } catch (error) {
-      if (isProtocolRefusal(error)) throw error;
+      if (isProtocolRefusal(error) || isRateLimitError(error)) throw error;
       if (isLoadoutError(error)) return errorResult(spelt(remedyText(error, AGENT_REMEDIES)));
       this.#context.logger.error({ mod: 'gateway', tool: tool.name, err: errorMessage(error) }, 'meta-tool failed');
       return errorResult(`${tool.name} failed unexpectedly: ${errorMessage(error)}`);

@@ -1,8 +1,10 @@
 // Who an HTTP request comes from. With `auth:` configured, loadout is an OAuth resource server:
 // it publishes its protected-resource metadata and checks each request's access token (identity
 // layer); the token itself goes no further than that check, never to a server behind loadout.
-// Without it, a static --token is its own principal, and no token is the local one.
-import type { IncomingHttpHeaders } from 'node:http';
+// Without it, a static --token is its own principal, and no token is the local one. A refusal is
+// audited as one.
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type { AuditEvent } from '../../audit/index.js';
 import type { AuthSettings } from '../../config/index.js';
 import {
   LOCAL_PRINCIPAL,
@@ -78,4 +80,23 @@ export function httpIdentity(auth: AuthSettings | undefined, serverUrl: string, 
 /** Whether `principalOf` refused the request. */
 export function isCredentialRefusal(value: Principal | CredentialRefusal): value is CredentialRefusal {
   return 'status' in value;
+}
+
+/** The audit record of a request refused for its credentials (no principal is known: the token said nothing loadout trusts). */
+export function refusalAuditEvent(
+  req: IncomingMessage,
+  path: string,
+  refusal: { status: number; message: string },
+  startedAt: number,
+): AuditEvent {
+  return {
+    startedAt,
+    principal: undefined,
+    action: 'request',
+    method: `${req.method} ${path}`,
+    hasArguments: false,
+    outcome: 'denied-authorization',
+    durationMs: Date.now() - startedAt,
+    detail: `${refusal.status}: ${refusal.message}`,
+  };
 }

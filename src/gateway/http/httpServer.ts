@@ -17,7 +17,7 @@ import type { TeamStore } from '../../store/index.js';
 import type { Gateway } from '../createGateway.js';
 import type { GatewaySession } from '../session.js';
 import { assertSafeBind, createRequestGuard } from './httpGuard.js';
-import { httpIdentity, isCredentialRefusal, type HttpIdentity } from './httpIdentity.js';
+import { httpIdentity, isCredentialRefusal, refusalAuditEvent, type HttpIdentity } from './httpIdentity.js';
 import { modernEndpoints } from './modernHttp.js';
 import { BodyTooLargeError, MAX_BODY_DEPTH, discardBody, hasUnreadBody, nestedDeeperThan, readBody } from './httpBody.js';
 import { requestProblem } from '../calls/requestShape.js';
@@ -249,7 +249,10 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
         ? guard(req.headers, path !== '/healthz' && !identity.checksTokens)
         : { status: 503 as const, message: 'loadout is starting' };
     if (refusal) {
-      if (refusal.status === 401) res.setHeader('WWW-Authenticate', 'Bearer');
+      if (refusal.status === 401) {
+        res.setHeader('WWW-Authenticate', 'Bearer');
+        gateway.context.audit.record(refusalAuditEvent(req, path, refusal, Date.now()));
+      }
       return sendError(res, refusal.status, refusal.message);
     }
     const metadata = identity!.metadataAt(path);
@@ -268,8 +271,10 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
       return sendError(res, 404, `Nothing at ${path}; the MCP endpoint is ${MCP_PATH}`);
     const serve = async (): Promise<void> => {
       // /metrics names servers, tools and principals: it asks for the same credentials as /mcp.
+      const startedAt = Date.now();
       const principal = await identity!.principalOf(req.headers);
       if (isCredentialRefusal(principal)) {
+        gateway.context.audit.record(refusalAuditEvent(req, path, principal, startedAt));
         for (const [name, value] of Object.entries(principal.headers)) res.setHeader(name, value);
         return sendError(res, principal.status, principal.message);
       }

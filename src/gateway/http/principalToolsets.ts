@@ -7,6 +7,7 @@
 // refused, and the list changes only when the toolset is saved again or its tools change in the
 // catalog. Both are RecordedToolsets, so every loadout process on the data dir (or the store)
 // serves the same set.
+import { RecentlyUsed } from '../../shared/index.js';
 import { LOADOUT_ATTR, type GaugeReading } from '../../telemetry/index.js';
 import type { Principal } from '../../identity/index.js';
 import type { TeamStore } from '../../store/index.js';
@@ -28,8 +29,9 @@ export function scopeKey(scope: RequestScope): string {
 /** The sets this process has served modern requests with, each created on first use. */
 export class SharedToolsets {
   readonly #contextOf: (principal: Principal) => GatewayContext;
+  // Bounded (gateway.principals_in_memory): an idle set is made again from its record when its principal comes back.
   readonly #records: ToolsetRecordPlace;
-  readonly #sets = new Map<string, RecordedToolset>();
+  readonly #sets: RecentlyUsed<string, RecordedToolset>;
   readonly #stopWatchingCatalog: () => void;
 
   /**
@@ -43,6 +45,7 @@ export class SharedToolsets {
     contextOf: (principal: Principal) => GatewayContext,
     store: TeamStore | undefined,
   ) {
+    this.#sets = new RecentlyUsed(context.settings.principals_in_memory, { evictable: (set) => set.idle, onEvict: (set) => set.close() });
     this.#contextOf = contextOf;
     const options = { initial, logger: context.logger };
     this.#records = store

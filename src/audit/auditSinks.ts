@@ -1,0 +1,91 @@
+// Where audit records go: the day files in the data dir (the trail `loadout audit` reads), and
+// JSON lines to one more file or to stdout, for a SIEM. A sink writes one batch at a time and
+// throws when it cannot; the trail (auditTrail.ts) reports a lost sink, never the caller.
+import { appendFile, mkdir, readdir, unlink } from 'node:fs/promises';
+import path from 'node:path';
+
+/** A place audit records are written to, a batch of JSON lines at a time. */
+export interface AuditSink {
+  /** How the log names it. */
+  readonly name: string;
+  /** Write `lines` (each a JSON text ending in a newline), grouped by the UTC day of their records. */
+  write(batch: readonly DayLines[]): Promise<void>;
+}
+
+/** The lines of one batch whose records fall on one UTC day. */
+export interface DayLines {
+  /** `YYYY-MM-DD` (UTC). */
+  readonly day: string;
+  readonly text: string;
+}
+
+/** The folder of the day files, in a data dir. */
+export function auditDir(dataDir: string): string {
+  return path.join(dataDir, 'audit');
+}
+
+const DAY_FILE = /^audit-(\d{4}-\d{2}-\d{2})\.jsonl$/;
+
+/** The day file of `day` (`YYYY-MM-DD`). */
+export function dayFileName(day: string): string {
+  return `audit-${day}.jsonl`;
+}
+
+/** The day of a day file's name, or undefined for any other file. */
+export function dayOfFile(name: string): string | undefined {
+  return DAY_FILE.exec(name)?.[1];
+}
+
+/**
+ * The trail in the data dir: `audit-YYYY-MM-DD.jsonl`, one file per UTC day of the records, each
+ * batch appended in one write (0600). When a batch opens a new day, files older than
+ * `retentionDays` are deleted (0 keeps them all).
+ */
+export function dayFilesSink(dir: string, retentionDays: number): AuditSink {
+  let lastDay: string | undefined;
+  return {
+    name: dir,
+    async write(batch) {
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+      for (const { day, text } of batch) await appendFile(path.join(dir, dayFileName(day)), text, { mode: 0o600 });
+      const newest = batch.at(-1)?.day;
+      if (newest === undefined || newest === lastDay) return;
+      lastDay = newest;
+      if (retentionDays > 0) await deleteOldDays(dir, newest, retentionDays);
+    },
+  };
+}
+
+async function deleteOldDays(dir: string, today: string, retentionDays: number): Promise<void> {
+  const oldest = new Date(Date.parse(`${today}T00:00:00Z`) - (retentionDays - 1) * 86_400_000).toISOString().slice(0, 10);
+  for (const name of await readdir(dir)) {
+    const day = dayOfFile(name);
+    // Another loadout process on this data dir may have deleted it first.
+    if (day !== undefined && day < oldest) await unlink(path.join(dir, name)).catch(ignoreMissing);
+  }
+}
+
+function ignoreMissing(error: NodeJS.ErrnoException): void {
+  if (error.code !== 'ENOENT') throw error;
+}
+
+/** Every record also as a JSON line appended to `file`. */
+export function linesFileSink(file: string): AuditSink {
+  return {
+    name: file,
+    async write(batch) {
+      await appendFile(file, batch.map((lines) => lines.text).join(''), { mode: 0o600 });
+    },
+  };
+}
+
+/** Every record also as a JSON line on `stream` (stdout, under `serve --http`, where it carries no protocol). */
+export function linesStreamSink(stream: NodeJS.WritableStream, name: string): AuditSink {
+  return {
+    name,
+    write: (batch) =>
+      new Promise<void>((resolve, reject) => {
+        stream.write(batch.map((lines) => lines.text).join(''), (error) => (error ? reject(error) : resolve()));
+      }),
+  };
+}

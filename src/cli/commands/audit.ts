@@ -1,0 +1,63 @@
+// `loadout audit`: the audit trail read back from the data dir, oldest first, filtered by
+// principal, server and time; a table, or the records as JSON.
+import type { Command } from 'commander';
+import { readAuditTrail, type AuditRecord } from '../../audit/index.js';
+import { LoadoutError } from '../../shared/index.js';
+import { printJson, printLines, printNote, printTable } from '../output.js';
+import { commandEnvironment } from '../program.js';
+
+const AGE_UNITS_MS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** Register `audit` on the program. */
+export function registerAudit(program: Command): void {
+  program
+    .command('audit')
+    .description('read the audit trail: who called which tool, equipped or changed a toolset, or was refused, and how it ended')
+    .option('--principal <subject>', "only this principal's records (its token's subject, or its id)")
+    .option('--server <server>', "only calls of this server's tools")
+    .option('--since <time>', 'only records since then: an ISO 8601 date or time, or an age such as 30m, 12h or 7d')
+    .option('--json', 'machine-readable output')
+    .action(async (options: { principal?: string; server?: string; since?: string; json?: boolean }, command: Command) => {
+      const { paths } = commandEnvironment(command);
+      const sinceMs = options.since === undefined ? undefined : parseSince(options.since, Date.now());
+      const { records, unreadableLines } = await readAuditTrail(paths.dataDir, {
+        principal: options.principal,
+        server: options.server,
+        sinceMs,
+      });
+      if (unreadableLines > 0)
+        printNote(`${unreadableLines} line(s) of the trail are not records (a write cut short by a killed process); they are left out`);
+      if (options.json) return printJson({ records, unreadableLines });
+      if (records.length === 0) return printLines('No audit records match.');
+      printTable(
+        ['time', 'principal', 'action', 'tool', 'outcome', 'ms'],
+        records.map((record) => [
+          record.time,
+          record.principal?.subject ?? '-',
+          record.action,
+          toolOf(record),
+          record.outcome,
+          String(Math.round(record.duration_ms)),
+        ]),
+      );
+    });
+}
+
+/** `--since`: an age (`30m`, `12h`, `7d`, `90s`) before `nowMs`, or an ISO 8601 date or time. */
+export function parseSince(text: string, nowMs: number): number {
+  const age = /^(\d+)([smhd])$/.exec(text);
+  if (age) return nowMs - Number(age[1]) * AGE_UNITS_MS[age[2]!]!;
+  const time = /^\d{4}-\d{2}-\d{2}/.test(text) ? Date.parse(text) : Number.NaN;
+  if (Number.isNaN(time))
+    throw new LoadoutError(
+      'INVALID_ARGUMENT',
+      `--since takes an ISO 8601 date or time (2026-05-01, 2026-05-01T09:00Z) or an age (30m, 12h, 7d), got '${text}'`,
+    );
+  return time;
+}
+
+function toolOf(record: AuditRecord): string {
+  if (record.action === 'request') return record.method;
+  if (record.server === undefined) return record.tool ?? '-';
+  return `${record.server}.${record.tool ?? ''}`;
+}

@@ -1,0 +1,99 @@
+// Rate limits (`limits:` of servers.yaml): a token bucket per principal, and one per principal and
+// server, each holding a minute's worth of calls and refilled evenly. Counted in this process's
+// memory: N replicas each count their own, until the store counts them. A full bucket is the same
+// as none, so buckets idle long enough to refill are dropped: memory follows active principals.
+import type { LimitsSettings } from '../config/index.js';
+
+/** A call refused for a limit: which one, and how long until a call would be let through. */
+export interface LimitRefusal {
+  /** `calls_per_minute`, or the server's own limit. */
+  readonly limit: 'calls_per_minute' | 'server_calls_per_minute';
+  readonly callsPerMinute: number;
+  /** The server whose limit it is (for server_calls_per_minute). */
+  readonly server?: string;
+  readonly retryAfterMs: number;
+}
+
+interface Bucket {
+  tokens: number;
+  /** When `tokens` was last brought up to date (ms, the clock's). */
+  at: number;
+  /** The limit it was last counted against. */
+  perMinute: number;
+}
+
+// Buckets kept before the full ones are swept out; only principals calling in the last minute hold one.
+const SWEEP_AT_BUCKETS = 10_000;
+
+/** The limits in force, and what each principal has used of them. */
+export class CallLimits {
+  #settings: LimitsSettings;
+  #limits: boolean;
+  readonly #buckets = new Map<string, Bucket>();
+  readonly #now: () => number;
+
+  constructor(settings: LimitsSettings, now: () => number = () => performance.now()) {
+    this.#settings = settings;
+    this.#limits = anyLimit(settings);
+    this.#now = now;
+  }
+
+  /** Adopt edited limits; what each principal has used carries over. */
+  update(settings: LimitsSettings): void {
+    this.#settings = settings;
+    this.#limits = anyLimit(settings);
+  }
+
+  /**
+   * Count one call of `principalId` (of `server`'s tool, if any; `counted: false` when the call
+   * was counted already, as call-tool's is before it reaches a server). Undefined when it may go
+   * on; else the limit it would pass, and nothing is counted.
+   */
+  take(principalId: string, server?: string, options: { counted?: boolean } = {}): LimitRefusal | undefined {
+    if (!this.#limits) return undefined;
+    const now = this.#now();
+    const settings = this.#settings;
+    const perServer = server === undefined ? undefined : (settings.servers[server] ?? settings.server_calls_per_minute);
+    const perPrincipal = options.counted ? undefined : settings.calls_per_minute;
+    const principalBucket = perPrincipal === undefined ? undefined : this.#bucket(principalId, perPrincipal, now);
+    const serverBucket = perServer === undefined ? undefined : this.#bucket(`${principalId}\n${server}`, perServer, now);
+    if (principalBucket && principalBucket.tokens < 1)
+      return { limit: 'calls_per_minute', callsPerMinute: perPrincipal!, retryAfterMs: untilOne(principalBucket, perPrincipal!) };
+    if (serverBucket && serverBucket.tokens < 1)
+      return { limit: 'server_calls_per_minute', callsPerMinute: perServer!, server, retryAfterMs: untilOne(serverBucket, perServer!) };
+    if (principalBucket) principalBucket.tokens -= 1;
+    if (serverBucket) serverBucket.tokens -= 1;
+    return undefined;
+  }
+
+  // The bucket of `key`, refilled up to now.
+  #bucket(key: string, perMinute: number, now: number): Bucket {
+    let bucket = this.#buckets.get(key);
+    if (!bucket) {
+      if (this.#buckets.size >= SWEEP_AT_BUCKETS) this.#sweep(now);
+      this.#buckets.set(key, (bucket = { tokens: perMinute, at: now, perMinute }));
+      return bucket;
+    }
+    // An edited limit keeps what was used of the old one: a lowered one may be spent already.
+    bucket.tokens += perMinute - bucket.perMinute;
+    bucket.perMinute = perMinute;
+    bucket.tokens = Math.min(perMinute, bucket.tokens + ((now - bucket.at) * perMinute) / 60_000);
+    bucket.at = now;
+    return bucket;
+  }
+
+  // Drop the buckets a minute idle: they have refilled, so they are what a new one would be.
+  #sweep(now: number): void {
+    for (const [key, bucket] of this.#buckets) if (now - bucket.at >= 60_000) this.#buckets.delete(key);
+  }
+}
+
+function anyLimit(settings: LimitsSettings): boolean {
+  return (
+    settings.calls_per_minute !== undefined || settings.server_calls_per_minute !== undefined || Object.keys(settings.servers).length > 0
+  );
+}
+
+function untilOne(bucket: Bucket, perMinute: number): number {
+  return Math.ceil(((1 - bucket.tokens) * 60_000) / perMinute);
+}

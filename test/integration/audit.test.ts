@@ -1,0 +1,189 @@
+// The audit trail and rate limits, end to end: every tool call, equip, toolset change and refusal
+// a client makes through loadout has its record, read back with `loadout audit`; a killed
+// gateway loses at most the batch not yet written; a call over a rate limit gets a JSON-RPC error
+// that says when to retry; over HTTP a refused token is recorded with no principal.
+import { ProtocolError } from '@modelcontextprotocol/client';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { stringify } from 'yaml';
+import { writeFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { eventually, fixture, nodeServer, textOf, useGatewaySandbox, waitForExit } from '../helpers/gateway.js';
+import { runCli } from '../helpers/cli.js';
+import { connectHttp, startHttpGateway } from '../helpers/http.js';
+
+const SERVERS = {
+  echo: nodeServer(fixture('echo')),
+  hidden: nodeServer(fixture('echo'), { env: { ECHO_TOOL_PREFIX: 'hid_' } }),
+};
+const POLICY = { local: { subject: 'dev', groups: ['eng'] }, rules: [{ groups: ['eng'], servers: ['echo'] }] };
+
+interface Record_ {
+  principal: { subject: string; issuer: string } | null;
+  action: string;
+  method: string;
+  server?: string;
+  tool?: string;
+  outcome: string;
+  arguments_sha256?: string;
+  arguments?: unknown;
+  request_id?: number | string;
+  detail?: string;
+}
+
+async function writeConfig(configDir: string, extra: Record<string, unknown>): Promise<void> {
+  await writeFile(path.join(configDir, 'servers.yaml'), stringify({ servers: SERVERS, policy: POLICY, ...extra }));
+}
+
+async function auditRecords(dirs: Parameters<typeof runCli>[0], args: string[] = []): Promise<Record_[]> {
+  const run = await runCli(dirs, ['audit', '--json', ...args]);
+  expect(run.code, run.stderr).toBe(0);
+  return (JSON.parse(run.stdout) as { records: Record_[] }).records;
+}
+
+describe('audit trail', () => {
+  const sandbox = useGatewaySandbox();
+
+  it('records every call, equip, toolset change and policy refusal of a stdio session, read back by loadout audit', async () => {
+    await writeConfig(sandbox.dirs.configDir, {});
+    const gateway = await sandbox.start();
+    const { client } = gateway;
+    await client.callTool({ name: 'equip-toolset', arguments: { name: 'all' } });
+    expect(textOf(await client.callTool({ name: 'echo_echo', arguments: { text: 'hi' } }))).toBe('hi');
+    expect((await client.callTool({ name: 'echo_fail', arguments: {} })).isError).toBe(true);
+    expect(textOf(await client.callTool({ name: 'call-tool', arguments: { tool: 'echo.add', arguments: { a: 1, b: 2 } } }))).toContain('3');
+    const denied = await client.callTool({ name: 'call-tool', arguments: { tool: 'hidden.hid_echo', arguments: { text: 'x' } } });
+    expect(denied.isError).toBe(true);
+    await client.callTool({ name: 'hidden_hid_echo', arguments: { text: 'x' } }).catch(() => undefined);
+    await client.callTool({ name: 'build-toolset', arguments: { name: 'mine', tools: ['echo.echo'] } });
+    await client.callTool({ name: 'discover-all-tools', arguments: { query: 'echo' } });
+    await gateway.close();
+
+    const records = await auditRecords(sandbox.dirs);
+    expect(records.map(({ action, server, tool, outcome }) => ({ action, server, tool, outcome }))).toEqual([
+      { action: 'equip', tool: 'equip-toolset', outcome: 'ok' },
+      { action: 'tool-call', server: 'echo', tool: 'echo', outcome: 'ok' },
+      { action: 'tool-call', server: 'echo', tool: 'fail', outcome: 'error' },
+      { action: 'tool-call', server: 'echo', tool: 'add', outcome: 'ok' },
+      { action: 'tool-call', tool: 'hidden.hid_echo', outcome: 'denied-policy' },
+      { action: 'tool-call', tool: 'hidden_hid_echo', outcome: 'denied-policy' },
+      { action: 'toolset-change', tool: 'build-toolset', outcome: 'ok' },
+      { action: 'meta-tool', tool: 'discover-all-tools', outcome: 'ok' },
+    ]);
+    for (const record of records) {
+      expect(record).toMatchObject({ principal: { subject: 'dev', issuer: 'local' }, method: 'tools/call' });
+      expect(record.arguments_sha256).toMatch(/^[0-9a-f]{64}$/);
+      expect(record).not.toHaveProperty('arguments');
+      expect(typeof record.request_id).toBe('number');
+    }
+    // The hidden tool's refusal tells the operator, not the agent: the agent's answer said "not found".
+    expect(textOf(denied)).not.toContain('policy');
+    expect(await auditRecords(sandbox.dirs, ['--server', 'echo'])).toHaveLength(3);
+    expect(await auditRecords(sandbox.dirs, ['--principal', 'someone-else'])).toHaveLength(0);
+    expect(await auditRecords(sandbox.dirs, ['--since', '1h'])).toHaveLength(8);
+    const table = await runCli(sandbox.dirs, ['audit', '--principal', 'dev', '--server', 'echo']);
+    expect(table.stdout).toMatch(/dev\s+tool-call\s+echo\.fail\s+error/);
+    expect((await runCli(sandbox.dirs, ['audit', '--since', 'yesterday'])).stderr).toContain('--since takes an ISO 8601 date or time');
+  });
+
+  it('loses at most the last batch when the gateway is killed', async () => {
+    await writeConfig(sandbox.dirs.configDir, { audit: { flush_ms: 50 } });
+    const gateway = await sandbox.start({ args: ['--equip', 'all'] });
+    for (const text of ['a', 'b', 'c']) await gateway.client.callTool({ name: 'echo_echo', arguments: { text } });
+    // Written by the timer, with no close: the client still holds the session open.
+    await eventually(async () => (await auditRecords(sandbox.dirs)).length === 3, 10_000, 'three records written');
+    await gateway.client.callTool({ name: 'echo_echo', arguments: { text: 'last' } });
+    process.kill(gateway.pid, 'SIGKILL');
+    await waitForExit(gateway.pid);
+    const run = await runCli(sandbox.dirs, ['audit', '--json']);
+    const { records } = JSON.parse(run.stdout) as { records: Record_[] };
+    // The last call's batch may or may not have been written; everything before it was.
+    expect(records.length === 3 || records.length === 4).toBe(true);
+    expect(records.slice(0, 3).every((record) => record.outcome === 'ok' && record.tool === 'echo')).toBe(true);
+  });
+
+  it('keeps the arguments themselves only with audit.arguments, and refuses a copy to stdout over stdio in one line', async () => {
+    await writeConfig(sandbox.dirs.configDir, { audit: { arguments: true, copy_to: 'siem.jsonl' } });
+    const gateway = await sandbox.start({ args: ['--equip', 'all'] });
+    await gateway.client.callTool({ name: 'echo_echo', arguments: { text: 'kept' } });
+    await gateway.close();
+    const [record] = await auditRecords(sandbox.dirs);
+    expect(record?.arguments).toEqual({ text: 'kept' });
+    const copy = (await readFile(path.join(sandbox.dirs.configDir, 'siem.jsonl'), 'utf8')).trim().split('\n');
+    expect(copy.map((line) => JSON.parse(line) as unknown)).toEqual([record]);
+
+    await writeConfig(sandbox.dirs.configDir, { audit: { copy_to: 'stdout' } });
+    const refused = await runCli(sandbox.dirs, ['serve']);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr.trim().split('\n')).toEqual([expect.stringContaining('audit.copy_to: stdout needs `serve --http`')]);
+  });
+
+  it("refuses a call over a principal's limit on a server with a JSON-RPC error that says when to retry, and records it", async () => {
+    await writeConfig(sandbox.dirs.configDir, { limits: { server_calls_per_minute: 2 } });
+    const gateway = await sandbox.start({ args: ['--equip', 'all'] });
+    const { client } = gateway;
+    await client.callTool({ name: 'echo_echo', arguments: { text: '1' } });
+    await client.callTool({ name: 'call-tool', arguments: { tool: 'echo.echo', arguments: { text: '2' } } });
+    for (const call of [
+      () => client.callTool({ name: 'echo_echo', arguments: { text: '3' } }),
+      () => client.callTool({ name: 'call-tool', arguments: { tool: 'echo.echo', arguments: { text: '3' } } }),
+    ]) {
+      const error = await call().then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
+      expect(error).toBeInstanceOf(ProtocolError);
+      const { code, message, data } = error as ProtocolError;
+      expect(code).toBe(-32029);
+      expect(message).toMatch(/at most 2 calls of server 'echo' a minute for each caller; retry in \d+ s/);
+      expect(data).toMatchObject({ limit: 'server_calls_per_minute', server: 'echo', callsPerMinute: 2 });
+      expect((data as { retryAfterSeconds: number }).retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    }
+    // Meta-tools reach no server: only a per-principal limit counts them.
+    expect((await client.callTool({ name: 'get-active-toolset', arguments: {} })).isError).toBeFalsy();
+    // A raised limit applies without a restart.
+    await writeConfig(sandbox.dirs.configDir, { limits: { server_calls_per_minute: 100 } });
+    await eventually(
+      () =>
+        client.callTool({ name: 'echo_echo', arguments: { text: 'again' } }).then(
+          () => true,
+          () => false,
+        ),
+      10_000,
+      'the raised limit',
+    );
+    await gateway.close();
+    const limited = (await auditRecords(sandbox.dirs)).filter((record) => record.outcome === 'rate-limited');
+    expect(limited.length).toBeGreaterThanOrEqual(2);
+    expect(limited[0]).toMatchObject({ server: 'echo', tool: 'echo_echo', detail: expect.stringContaining('retry in') as string });
+  });
+});
+
+describe('audit trail over HTTP', () => {
+  const sandbox = useGatewaySandbox();
+
+  it('records a refused token with no principal, a token holder by its principal, and copies records to stdout', async () => {
+    await writeFile(
+      path.join(sandbox.dirs.configDir, 'servers.yaml'),
+      stringify({ servers: { echo: SERVERS.echo }, audit: { copy_to: 'stdout', flush_ms: 50 } }),
+    );
+    const gateway = await startHttpGateway(sandbox.dirs, ['--token', 'good-token', '--equip', 'all']);
+    try {
+      const refused = await fetch(gateway.url, { method: 'POST', headers: { Authorization: 'Bearer bad-token' }, body: '{}' });
+      expect(refused.status).toBe(401);
+      const http = await connectHttp(gateway.url, { token: 'good-token' });
+      expect(textOf(await http.client.callTool({ name: 'echo_echo', arguments: { text: 'over http' } }))).toBe('over http');
+      await http.close();
+      await eventually(() => gateway.output().includes('"outcome":"ok"'), 10_000, 'the copy on stdout');
+    } finally {
+      await gateway.close();
+    }
+    const records = await auditRecords(sandbox.dirs);
+    expect(records[0]).toMatchObject({ principal: null, action: 'request', method: 'POST /mcp', outcome: 'denied-authorization' });
+    expect(records[0]?.detail).toMatch(/^401: /);
+    expect(JSON.stringify(records)).not.toContain('bad-token');
+    expect(records[1]).toMatchObject({ principal: { issuer: 'token' }, action: 'tool-call', server: 'echo', tool: 'echo', outcome: 'ok' });
+    expect(gateway.output()).toContain('"outcome":"denied-authorization"');
+  });
+});
