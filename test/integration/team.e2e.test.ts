@@ -234,6 +234,10 @@ describe('replicas while Postgres is away', () => {
       expect(built.isError, textOf(built)).toBeFalsy();
       for (let round = 0; round < 2; round++) expect(await listedToolNames(client)).toContain('echo_echo');
 
+      // A listen stream held through the outage: its replica's bus must listen again to hear the next change.
+      const listChanged = trackListChanged(client, false);
+      await client.listen({ toolsListChanged: true });
+      const listenedOn = balancer.served.findLast((entry) => entry.method === 'subscriptions/listen')!.upstream;
       await server.stop();
       const stoppedAt = Date.now();
       // Calls go on for the whole outage (5 s), on both replicas.
@@ -250,9 +254,6 @@ describe('replicas while Postgres is away', () => {
       for (let round = 0; round < 2; round++) expect(await listedToolNames(client)).toContain('echo_echo');
 
       await server.start();
-      const listChanged = trackListChanged(client, false);
-      await client.listen({ toolsListChanged: true });
-      const listenedOn = balancer.served.findLast((entry) => entry.method === 'subscriptions/listen')!.upstream;
       // The store's pool connects again on the next statement; the bus listens again after its backoff.
       await eventually(
         async () => {
