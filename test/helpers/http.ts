@@ -177,3 +177,16 @@ export async function httpHarness(): Promise<HttpHarness> {
     },
   };
 }
+
+/** A client that negotiates the era (it ends up modern against loadout) through `url`, with `token` as its bearer token if given. */
+export async function connectModernClient(url: string, token?: string): Promise<Client> {
+  const headers: Record<string, string> = token ? { Authorization: `Bearer ${token}` } : {};
+  const client = new Client({ name: 'modern-test', version: '1.0.0' }, { capabilities: {}, versionNegotiation: { mode: 'auto' } });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+  return client;
+}
+
+/** The tool names `client` lists now (its cache bypassed). */
+export async function listedToolNames(client: Client): Promise<string[]> {
+  return (await client.listTools(undefined, { cacheMode: 'bypass' })).tools.map((tool) => tool.name);
+}

@@ -18,7 +18,7 @@ import {
   type TempDirs,
 } from '../helpers/gateway.js';
 import { startBalancer, type Balancer } from '../helpers/balancer.js';
-import { startHttpGateway, type ListeningProcess } from '../helpers/http.js';
+import { connectModernClient, listedToolNames, startHttpGateway, type ListeningProcess } from '../helpers/http.js';
 
 /** A bare 2026-07-28 server/discover POST to `url`. */
 function postDiscover(url: string, headers: Record<string, string> = {}): Promise<Response> {
@@ -32,18 +32,6 @@ function postDiscover(url: string, headers: Record<string, string> = {}): Promis
       params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } },
     }),
   });
-}
-
-/** A client that negotiates the era (it ends up modern against loadout) through `url`. */
-async function modernClient(url: string, token?: string): Promise<Client> {
-  const headers: Record<string, string> = token ? { Authorization: `Bearer ${token}` } : {};
-  const client = new Client({ name: 'stateless-test', version: '1.0.0' }, { capabilities: {}, versionNegotiation: { mode: 'auto' } });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
-  return client;
-}
-
-async function listedNames(client: Client): Promise<string[]> {
-  return (await client.listTools(undefined, { cacheMode: 'bypass' })).tools.map((tool) => tool.name);
 }
 
 describe('modern HTTP across two loadout processes', () => {
@@ -78,7 +66,7 @@ describe('modern HTTP across two loadout processes', () => {
 
   it('serves discover, build, equip, listen and calls with each request on the other process', async () => {
     const relay = await startTwo();
-    const client = await modernClient(relay.url);
+    const client = await connectModernClient(relay.url);
     clients.push(client);
     expect(client.getProtocolEra()).toBe('modern');
     const listChanged = trackListChanged(client, false);
@@ -101,7 +89,7 @@ describe('modern HTTP across two loadout processes', () => {
     await listChanged.waitFor(1);
 
     // Both processes list and call the equipped tool, whichever gets the request.
-    for (let round = 0; round < 2; round++) expect(await listedNames(client)).toContain('echo_echo');
+    for (let round = 0; round < 2; round++) expect(await listedToolNames(client)).toContain('echo_echo');
     for (let round = 0; round < 2; round++) {
       expect(textOf(await client.callTool({ name: 'echo_echo', arguments: { text: `hello ${round}` } }))).toBe(`hello ${round}`);
     }
@@ -120,16 +108,16 @@ describe('modern HTTP across two loadout processes', () => {
 
   it('serves one toolset, always, at /mcp/toolsets/NAME, telling listeners when it is saved again by another process', async () => {
     const relay = await startTwo();
-    const main = await modernClient(relay.url);
+    const main = await connectModernClient(relay.url);
     clients.push(main);
     const built = await main.callTool({ name: 'build-toolset', arguments: { name: 'talk', tools: ['echo.echo'] } });
     expect(built.isError, textOf(built)).toBeFalsy();
 
     const endpoint = relay.url.replace(/\/mcp$/, '/mcp/toolsets/talk');
-    const fixed = await modernClient(endpoint);
+    const fixed = await connectModernClient(endpoint);
     clients.push(fixed);
     expect(fixed.getProtocolEra()).toBe('modern');
-    const listed = await listedNames(fixed);
+    const listed = await listedToolNames(fixed);
     expect(listed).toContain('echo_echo');
     expect(listed).toContain('discover-all-tools');
     expect(listed).not.toContain('equip-toolset');
@@ -146,9 +134,9 @@ describe('modern HTTP across two loadout processes', () => {
     await steerAwayFrom(main, listenedOn);
     await main.callTool({ name: 'build-toolset', arguments: { name: 'talk', tools: ['echo.echo', 'echo.add'] } });
     await listChanged.waitFor(1);
-    for (let round = 0; round < 2; round++) expect(await listedNames(fixed)).toEqual(expect.arrayContaining(['echo_echo', 'echo_add']));
+    for (let round = 0; round < 2; round++) expect(await listedToolNames(fixed)).toEqual(expect.arrayContaining(['echo_echo', 'echo_add']));
     // The /mcp client's own set did not change.
-    expect(await listedNames(main)).not.toContain('echo_echo');
+    expect(await listedToolNames(main)).not.toContain('echo_echo');
 
     const unknown = await postDiscover(relay.url.replace(/\/mcp$/, '/mcp/toolsets/nope'));
     expect(unknown.status).toBe(404);
@@ -159,18 +147,18 @@ describe('modern HTTP across two loadout processes', () => {
 
   it('empties a toolset endpoint whose toolset file is deleted, telling its listeners', async () => {
     gateways = [await startHttpGateway(dirs)];
-    const main = await modernClient(gateways[0]!.url);
+    const main = await connectModernClient(gateways[0]!.url);
     clients.push(main);
     const built = await main.callTool({ name: 'build-toolset', arguments: { name: 'talk', tools: ['echo.echo'] } });
     expect(built.isError, textOf(built)).toBeFalsy();
-    const fixed = await modernClient(gateways[0]!.url.replace(/\/mcp$/, '/mcp/toolsets/talk'));
+    const fixed = await connectModernClient(gateways[0]!.url.replace(/\/mcp$/, '/mcp/toolsets/talk'));
     clients.push(fixed);
-    expect(await listedNames(fixed)).toContain('echo_echo');
+    expect(await listedToolNames(fixed)).toContain('echo_echo');
     const listChanged = trackListChanged(fixed, false);
     await fixed.listen({ toolsListChanged: true });
     await rm(path.join(dirs.configDir, 'toolsets', 'talk.yaml'));
     await listChanged.waitFor(1);
-    expect(await listedNames(fixed)).not.toContain('echo_echo');
+    expect(await listedToolNames(fixed)).not.toContain('echo_echo');
     const gone = await fixed.callTool({ name: 'echo_echo', arguments: { text: 'x' } });
     expect(gone.isError).toBe(true);
   });
@@ -182,7 +170,7 @@ describe('modern HTTP across two loadout processes', () => {
       { gateway: { discovery_timeout_seconds: 3 } },
     );
     gateways = [await startHttpGateway(dirs)];
-    const early = await modernClient(gateways[0]!.url);
+    const early = await connectModernClient(gateways[0]!.url);
     clients.push(early);
     expect(early.getInstructions()).toContain('stuck: not discovered yet');
     // The failure makes no new catalog: what a request is told must not be the map of before it.
@@ -191,7 +179,7 @@ describe('modern HTTP across two loadout processes', () => {
       10_000,
       'the failure record',
     );
-    const late = await modernClient(gateways[0]!.url);
+    const late = await connectModernClient(gateways[0]!.url);
     clients.push(late);
     expect(late.getInstructions()).toMatch(/stuck: not discovered \(Server 'stuck' failed to start/);
   });
@@ -201,12 +189,12 @@ describe('modern HTTP across two loadout processes', () => {
     await mkdir(principalsDir, { recursive: true });
     await writeFile(path.join(principalsDir, 'local.json'), '{"toolset": ');
     gateways = [await startHttpGateway(dirs)];
-    const client = await modernClient(gateways[0]!.url);
+    const client = await connectModernClient(gateways[0]!.url);
     clients.push(client);
-    expect(await listedNames(client)).not.toContain('echo_echo');
+    expect(await listedToolNames(client)).not.toContain('echo_echo');
     const built = await client.callTool({ name: 'build-toolset', arguments: { name: 'talk', tools: ['echo.echo'], equip: true } });
     expect(built.isError, textOf(built)).toBeFalsy();
-    expect(await listedNames(client)).toContain('echo_echo');
+    expect(await listedToolNames(client)).toContain('echo_echo');
     expect(JSON.parse(await readFile(path.join(principalsDir, 'local.json'), 'utf8'))).toEqual({ toolset: 'talk' });
     expect(gateways[0]!.output()).toContain('unreadable principal toolset file');
   });
@@ -215,10 +203,10 @@ describe('modern HTTP across two loadout processes', () => {
     const relay = await startTwo(['--token', 'alpha-secret', '--token', 'beta-secret']);
     const refused = await postDiscover(relay.url, { Authorization: 'Bearer wrong' });
     expect(refused.status).toBe(401);
-    await expect(modernClient(relay.url, 'wrong')).rejects.toThrow();
+    await expect(connectModernClient(relay.url, 'wrong')).rejects.toThrow();
 
-    const alpha = await modernClient(relay.url, 'alpha-secret');
-    const beta = await modernClient(relay.url, 'beta-secret');
+    const alpha = await connectModernClient(relay.url, 'alpha-secret');
+    const beta = await connectModernClient(relay.url, 'beta-secret');
     clients.push(alpha, beta);
     expect(alpha.getProtocolEra()).toBe('modern');
     const built = await alpha.callTool({ name: 'build-toolset', arguments: { name: 'talk', tools: ['echo.echo'], equip: true } });
@@ -229,7 +217,7 @@ describe('modern HTTP across two loadout processes', () => {
     expect(betaBuilt.isError, textOf(betaBuilt)).toBeFalsy();
 
     for (let round = 0; round < 2; round++) {
-      const [alphaTools, betaTools] = [await listedNames(alpha), await listedNames(beta)];
+      const [alphaTools, betaTools] = [await listedToolNames(alpha), await listedToolNames(beta)];
       expect(alphaTools).toContain('echo_echo');
       expect(alphaTools).not.toContain('echo_add');
       expect(betaTools).toContain('echo_add');

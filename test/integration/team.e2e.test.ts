@@ -3,7 +3,7 @@
 // round-robin balancer in front. A 2026-07-28 client discovers, builds, equips, hears the change
 // on another replica's listen stream, and calls; concurrent saves through two replicas lose
 // nothing; a replica killed mid-call leaves the next request to the others.
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import postgres from 'postgres';
@@ -21,24 +21,13 @@ import {
   writeServersYaml,
   type TempDirs,
 } from '../helpers/gateway.js';
-import { freePort, startHttpGateway, type ListeningProcess } from '../helpers/http.js';
+import { connectModernClient, freePort, listedToolNames, startHttpGateway, type ListeningProcess } from '../helpers/http.js';
 import { runCli } from '../helpers/cli.js';
 import { createDatabase, postgresServerUrl } from '../helpers/postgres.js';
 import { startPostgresServer } from '../helpers/postgresServer.js';
 import { TEST_SECRET_KEY } from '../helpers/storeBackends.js';
 
 const REPLICAS = 3;
-
-/** A client that negotiates the era (it ends up modern against loadout) through `url`. */
-async function modernClient(url: string): Promise<Client> {
-  const client = new Client({ name: 'team-test', version: '1.0.0' }, { capabilities: {}, versionNegotiation: { mode: 'auto' } });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-  return client;
-}
-
-async function listedNames(client: Client): Promise<string[]> {
-  return (await client.listTools(undefined, { cacheMode: 'bypass' })).tools.map((tool) => tool.name);
-}
 
 async function commandLines(pids: number[]): Promise<string[]> {
   return Promise.all(pids.map((pid) => readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')));
@@ -89,7 +78,7 @@ describe('three replicas on one Postgres behind a round-robin balancer', () => {
 
   it('discovers, builds, equips, hears the change on another replica, and calls on every replica; servers.yaml is never written', async () => {
     const balancer = await startReplicas();
-    const client = await modernClient(balancer.url);
+    const client = await connectModernClient(balancer.url);
     clients.push(client);
     expect(client.getProtocolEra()).toBe('modern');
     const listChanged = trackListChanged(client, false);
@@ -108,7 +97,7 @@ describe('three replicas on one Postgres behind a round-robin balancer', () => {
     expect(balancer.served.findLast((entry) => entry.name === 'equip-toolset')!.upstream).not.toBe(listenedOn);
     await listChanged.waitFor(1);
 
-    for (let round = 0; round < REPLICAS; round++) expect(await listedNames(client)).toContain('echo_echo');
+    for (let round = 0; round < REPLICAS; round++) expect(await listedToolNames(client)).toContain('echo_echo');
     for (let round = 0; round < REPLICAS; round++) {
       expect(textOf(await client.callTool({ name: 'echo_echo', arguments: { text: `hello ${round}` } }))).toBe(`hello ${round}`);
     }
@@ -136,7 +125,7 @@ describe('three replicas on one Postgres behind a round-robin balancer', () => {
 
   it('loses none of 2 x 100 concurrent toolset saves through two replicas, and reports none saved that was not', async () => {
     await startReplicas();
-    const [a, b] = await Promise.all([modernClient(replicas[0]!.url), modernClient(replicas[1]!.url)]);
+    const [a, b] = await Promise.all([connectModernClient(replicas[0]!.url), connectModernClient(replicas[1]!.url)]);
     clients.push(a, b);
     await a.callTool({ name: 'discover-all-tools', arguments: { query: 'echo' } });
     const save = (client: Client, name: string, tools: string[]) =>
@@ -175,11 +164,11 @@ describe('three replicas on one Postgres behind a round-robin balancer', () => {
 
   it('answers the next request on another replica after one is killed mid-call, leaving no downstream process', async () => {
     const balancer = await startReplicas();
-    const client = await modernClient(balancer.url);
+    const client = await connectModernClient(balancer.url);
     clients.push(client);
     const built = await client.callTool({ name: 'build-toolset', arguments: { name: 'nap', tools: ['slow.sleep'], equip: true } });
     expect(built.isError, textOf(built)).toBeFalsy();
-    for (let round = 0; round < REPLICAS; round++) expect(await listedNames(client)).toContain('slow_sleep');
+    for (let round = 0; round < REPLICAS; round++) expect(await listedToolNames(client)).toContain('slow_sleep');
 
     const victim = balancer.next;
     const call = client.callTool({ name: 'slow_sleep', arguments: { ms: 20_000 } });
@@ -240,11 +229,15 @@ describe('replicas while Postgres is away', () => {
         );
       }
       balancer = await startBalancer(replicas.map((replica) => replica.url));
-      client = await modernClient(balancer.url);
+      client = await connectModernClient(balancer.url);
       const built = await client.callTool({ name: 'build-toolset', arguments: { name: 'talk', tools: ['echo.echo'], equip: true } });
       expect(built.isError, textOf(built)).toBeFalsy();
-      for (let round = 0; round < 2; round++) expect(await listedNames(client)).toContain('echo_echo');
+      for (let round = 0; round < 2; round++) expect(await listedToolNames(client)).toContain('echo_echo');
 
+      // A listen stream held through the outage: its replica's bus must listen again to hear the next change.
+      const listChanged = trackListChanged(client, false);
+      await client.listen({ toolsListChanged: true });
+      const listenedOn = balancer.served.findLast((entry) => entry.method === 'subscriptions/listen')!.upstream;
       await server.stop();
       const stoppedAt = Date.now();
       // Calls go on for the whole outage (5 s), on both replicas.
@@ -258,16 +251,13 @@ describe('replicas while Postgres is away', () => {
         expect(textOf(refused)).toContain(`store ${masked}: cannot`);
       }
       // Refused means not applied: both replicas still serve the set as it was.
-      for (let round = 0; round < 2; round++) expect(await listedNames(client)).toContain('echo_echo');
+      for (let round = 0; round < 2; round++) expect(await listedToolNames(client)).toContain('echo_echo');
 
       await server.start();
-      const listChanged = trackListChanged(client, false);
-      await client.listen({ toolsListChanged: true });
-      const listenedOn = balancer.served.findLast((entry) => entry.method === 'subscriptions/listen')!.upstream;
       // The store's pool connects again on the next statement; the bus listens again after its backoff.
       await eventually(
         async () => {
-          if (balancer!.next === listenedOn) await listedNames(client!);
+          if (balancer!.next === listenedOn) await listedToolNames(client!);
           const rebuilt = await client!.callTool({
             name: 'build-toolset',
             arguments: { name: 'pair', tools: ['echo.echo', 'echo.add'], equip: true },
@@ -278,7 +268,7 @@ describe('replicas while Postgres is away', () => {
         'a change once Postgres is back',
       );
       await listChanged.waitFor(1, 20_000);
-      for (let round = 0; round < 2; round++) expect(await listedNames(client)).toContain('echo_add');
+      for (let round = 0; round < 2; round++) expect(await listedToolNames(client)).toContain('echo_add');
     } finally {
       await client?.close();
       await balancer?.close();

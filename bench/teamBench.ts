@@ -1,0 +1,222 @@
+// `npm run bench:team`: what store mode costs, on a PostgreSQL the operator names
+// (LOADOUT_BENCH_POSTGRES_URL: a superuser URL on loopback; the bench creates and drops a database
+// of its own there). Replicas are real `loadout serve --http --store` processes with a data dir
+// each; clients are SDK 2026-07-28 Clients. It prints, as ratios against the targets of issue 27:
+//   - propagation: equip through replica A → tools list_changed on a listen stream on replica B;
+//   - store ÷ files for an equip, a first request and a discovery, each on one replica;
+//   - database transactions per forwarded call of an equipped tool (target 0), from
+//     pg_stat_database: a replica's run with 500 calls less one with none.
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import postgres from 'postgres';
+import { CLI, ECHO_FIXTURE } from './catalogFixture.js';
+import { formatMs, ratio, summarize } from './stats.js';
+
+const PROPAGATION_ROUNDS = 200;
+const FORWARDED_CALLS = 500;
+const OVERHEAD_ROUNDS = 30;
+const STATS_SETTLE_MS = 1000;
+const SECRET_KEY = 'bench-secret-key-0123456789abcdefghijklmnop';
+
+interface Replica {
+  url: string;
+  close(): Promise<void>;
+}
+
+const serverUrl = process.env.LOADOUT_BENCH_POSTGRES_URL;
+if (!serverUrl) {
+  console.error(
+    'bench:team needs LOADOUT_BENCH_POSTGRES_URL=postgres://USER:PASSWORD@127.0.0.1:PORT/postgres (a server it may create a database on)',
+  );
+  process.exit(1);
+}
+
+const root = await mkdtemp(path.join(tmpdir(), 'loadout-team-bench-'));
+const configDir = path.join(root, 'config');
+// Each read of the statistics sees them as they are then, not as the first read of a transaction did.
+const admin = postgres(serverUrl, { max: 1, onnotice: () => undefined, connection: { stats_fetch_consistency: 'none' } });
+const databaseName = `loadout_bench_${randomBytes(4).toString('hex')}`;
+const urlOf = (database: string) => {
+  const url = new URL(serverUrl);
+  url.pathname = `/${database}`;
+  return url.toString();
+};
+const storeUrl = urlOf(databaseName);
+// The store ÷ files runs start from an empty store, as the files run starts from an empty data dir.
+const overheadDatabase = `${databaseName}_overhead`;
+const opened: Array<{ close(): Promise<unknown> }> = [];
+
+try {
+  await mkdir(configDir);
+  await writeFile(
+    path.join(configDir, 'servers.yaml'),
+    `servers:\n  echo:\n    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(ECHO_FIXTURE)}]\n`,
+  );
+  await admin.unsafe(`CREATE DATABASE ${databaseName}`);
+  await admin.unsafe(`CREATE DATABASE ${overheadDatabase}`);
+
+  const rows: Array<[string, string, string]> = [];
+
+  // Propagation, A → B, and round trips per forwarded call.
+  const [a, b] = await Promise.all([startReplica('a', storeUrl), startReplica('b', storeUrl)]);
+  opened.push(a, b);
+  const onA = await connect(a.url);
+  const onB = await connect(b.url);
+  opened.push(onA, onB);
+  await onA.callTool({ name: 'build-toolset', arguments: { name: 'one', tools: ['echo.echo'] } });
+  await onA.callTool({ name: 'build-toolset', arguments: { name: 'two', tools: ['echo.echo', 'echo.add'] } });
+  let heard: (() => void) | undefined;
+  onB.setNotificationHandler('notifications/tools/list_changed', () => heard?.());
+  await onB.listen({ toolsListChanged: true });
+  const propagation: number[] = [];
+  for (let round = 0; round < PROPAGATION_ROUNDS; round++) {
+    const arrived = new Promise<void>((resolve) => (heard = resolve));
+    const started = performance.now();
+    await onA.callTool({ name: 'equip-toolset', arguments: { name: round % 2 ? 'one' : 'two' } });
+    await arrived;
+    propagation.push(performance.now() - started);
+  }
+  const spread = summarize(propagation);
+  rows.push(['propagation p50 (equip on A → list_changed on B)', formatMs(spread.p50), '']);
+  rows.push(['propagation p99', formatMs(spread.p99), `${ratio(spread.p99, 250).toFixed(2)} of 250 ms`]);
+
+  // A replica's transactions, all of them, are counted once it has exited (PostgreSQL 15 publishes a
+  // busy backend's counters only at times, an idle one's at its exit): a run with no calls and one
+  // with FORWARDED_CALLS, the same otherwise; the difference is the calls'.
+  // Nothing else may talk to the database meanwhile: A and B stop first.
+  for (const item of [onA, onB, a, b]) await item.close();
+  opened.length = 0;
+  await new Promise((resolve) => setTimeout(resolve, STATS_SETTLE_MS));
+  const quiet = await transactionsOfRun(0);
+  const busy = await transactionsOfRun(FORWARDED_CALLS);
+  const perCall = Math.max(0, busy - quiet) / FORWARDED_CALLS;
+  rows.push([
+    `DB transactions per forwarded call (${FORWARDED_CALLS} calls)`,
+    perCall.toFixed(3),
+    `target 0 (a run: ${busy} with the calls, ${quiet} without)`,
+  ]);
+
+  const overhead: Partial<Record<'files' | 'store', Record<'discover' | 'equip' | 'first', number>>> = {};
+  // Store ÷ files on one replica each: an equip, a principal's first request (a new token), a discovery.
+  for (const mode of ['files', 'store'] as const) {
+    const replica = await startReplica(`${mode}-overhead`, mode === 'store' ? urlOf(overheadDatabase) : undefined, [
+      '--token',
+      'first',
+      ...tokens(),
+    ]);
+    opened.push(replica);
+    const client = await connect(replica.url, 'first');
+    opened.push(client);
+    const discoverMs = await time(() => client.callTool({ name: 'discover-all-tools', arguments: { query: 'echo' } }));
+    await client.callTool({ name: 'build-toolset', arguments: { name: 'one', tools: ['echo.echo'] } });
+    await client.callTool({ name: 'build-toolset', arguments: { name: 'two', tools: ['echo.echo', 'echo.add'] } });
+    const equips: number[] = [];
+    for (let round = 0; round < OVERHEAD_ROUNDS; round++)
+      equips.push(await time(() => client.callTool({ name: 'equip-toolset', arguments: { name: round % 2 ? 'one' : 'two' } })));
+    const firsts: number[] = [];
+    for (let round = 0; round < OVERHEAD_ROUNDS; round++) {
+      const other = await connect(replica.url, `token-${round}`);
+      firsts.push(await time(() => other.listTools()));
+      await other.close();
+    }
+    overhead[mode] = { discover: discoverMs, equip: summarize(equips).p50, first: summarize(firsts).p50 };
+  }
+  for (const [what, label] of [
+    ['discover', 'first discovery of echo'],
+    ['equip', 'equip p50'],
+    ['first', "a principal's first tools/list p50"],
+  ] as const) {
+    const files = overhead.files![what];
+    const store = overhead.store![what];
+    rows.push([`store ÷ files: ${label}`, ratio(store, files).toFixed(2), `${formatMs(store)} ÷ ${formatMs(files)}`]);
+  }
+  for (const [label, value, target] of rows) console.log(`${label.padEnd(62)} ${value.padStart(10)}  ${target}`);
+} finally {
+  for (const item of opened.reverse()) await item.close().catch(() => undefined);
+  for (const database of [databaseName, overheadDatabase])
+    await admin.unsafe(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined);
+  await admin.end();
+  await rm(root, { recursive: true, force: true });
+}
+
+function tokens(): string[] {
+  return Array.from({ length: OVERHEAD_ROUNDS }, (_, round) => ['--token', `token-${round}`]).flat();
+}
+
+async function time(work: () => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  await work();
+  return performance.now() - started;
+}
+
+async function connect(url: string, token?: string): Promise<Client> {
+  const client = new Client({ name: 'team-bench', version: '1.0.0' }, { capabilities: {}, versionNegotiation: { mode: 'auto' } });
+  const headers: Record<string, string> = token ? { Authorization: `Bearer ${token}` } : {};
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+  return client;
+}
+
+// The bench database's committed and rolled-back transactions over one replica's life: start,
+// connect, equip 'one', `calls` forwarded calls, stop.
+async function transactionsOfRun(calls: number): Promise<number> {
+  const before = await transactions();
+  const replica = await startReplica(`round-trips-${calls}`, storeUrl);
+  const client = await connect(replica.url);
+  await client.callTool({ name: 'equip-toolset', arguments: { name: 'one' } });
+  for (let call = 0; call < calls; call++) await client.callTool({ name: 'echo_echo', arguments: { text: 'x' } });
+  await client.close();
+  await replica.close();
+  // A backend publishes its counters as it exits, just after the replica has.
+  await new Promise((resolve) => setTimeout(resolve, STATS_SETTLE_MS));
+  return (await transactions()) - before;
+}
+
+async function transactions(): Promise<number> {
+  const [row] = await admin<
+    Array<{ n: string }>
+  >`SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = ${databaseName}`;
+  return Number(row!.n);
+}
+
+function startReplica(name: string, store: string | undefined, extra: string[] = []): Promise<Replica> {
+  const dataDir = path.join(root, `data-${name}`);
+  const args = [
+    CLI,
+    '--config',
+    configDir,
+    '--data',
+    dataDir,
+    ...(store ? ['--store', store] : []),
+    'serve',
+    '--http',
+    '--port',
+    '0',
+    ...extra,
+  ];
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, LOADOUT_SECRET_KEY: SECRET_KEY },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let output = '';
+  return new Promise((resolve, reject) => {
+    child.stderr.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /serving MCP at (\S+)/.exec(output);
+      if (match)
+        resolve({
+          url: match[1]!,
+          close: () =>
+            new Promise<void>((done) => {
+              if (child.exitCode !== null) return done();
+              child.once('exit', () => done());
+              child.kill('SIGTERM');
+            }),
+        });
+    });
+    child.once('exit', (code) => reject(new Error(`replica ${name} exited with ${code}: ${output}`)));
+  });
+}
