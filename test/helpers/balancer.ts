@@ -1,16 +1,20 @@
 // A round-robin load balancer on loopback, as a test stands one in front of several `loadout serve
-// --http` replicas: each request goes to the next upstream, its response streamed back, with no
-// stickiness. Like nginx's `proxy_next_upstream error`, a request whose upstream refuses the
-// connection (a killed replica) is sent on to the next one; bodies are read whole first so they can be.
-import { createServer, request, type IncomingMessage, type Server } from 'node:http';
+// --http` replicas: each request goes to the next upstream, its response streamed back (SSE
+// included), with no stickiness. Like nginx's `proxy_next_upstream error`, a request whose upstream
+// refuses the connection (a replica that is gone) is sent on to the next one (bodies are read whole
+// first so they can be), and one that fails before its answer began is answered 502. It records which upstream served what, and a test may steer the next turn.
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** One request as the balancer routed it. */
+/** One request as the balancer routed it (recorded when it is sent, so a call under way is there). */
 export interface Routed {
-  /** Index of the upstream that answered (or, for a request cut mid-answer, that was answering). */
+  /** Index of the upstream it went to (the last one tried). */
   upstream: number;
-  /** The Mcp-Method header (2026-07-28 requests carry it) and Mcp-Name (the tool called). */
+  /** GET, POST or DELETE. */
+  httpMethod: string;
+  /** The JSON-RPC method: the Mcp-Method header (2026-07-28 requests carry it), else the body's (the first of a batch). */
   method: string | undefined;
+  /** The tool a tools/call names: the Mcp-Name header, else the body's `params.name`. */
   name: string | undefined;
 }
 
@@ -22,6 +26,8 @@ export interface Balancer {
   served: Routed[];
   /** The upstream the next request will go to first. */
   readonly next: number;
+  /** Send the next request to upstream `index` first (the turn goes on from there). */
+  sendNextTo(index: number): void;
   /** Requests sent to an upstream and not answered in full yet (a call under way there). */
   readonly inFlight: ReadonlySet<Routed>;
   close(): Promise<void>;
@@ -32,36 +38,37 @@ export async function startBalancer(upstreams: readonly string[]): Promise<Balan
   let turn = 0;
   const served: Routed[] = [];
   const inFlight = new Set<Routed>();
+
+  // Pass the request to the upstream whose turn it is; one that refuses it gives its turn to the next.
+  const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer, routed: Routed, attemptsLeft: number): void => {
+    routed.upstream = turn++ % upstreams.length;
+    const target = new URL(upstreams[routed.upstream]!);
+    inFlight.add(routed);
+    // The Host header names the upstream, as a reverse proxy sets it (loadout checks Host against its own address).
+    const forwarded = request(
+      { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, host: target.host } },
+      (upstreamRes) => {
+        res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.headers);
+        upstreamRes.pipe(res);
+        upstreamRes.on('close', () => inFlight.delete(routed));
+      },
+    );
+    forwarded.on('error', (error: NodeJS.ErrnoException) => {
+      inFlight.delete(routed);
+      if (res.headersSent) res.destroy();
+      else if (error.code === 'ECONNREFUSED' && attemptsLeft > 1) forward(req, res, body, routed, attemptsLeft - 1);
+      // As nginx answers an upstream that failed before its answer began.
+      else res.writeHead(502).end();
+    });
+    res.on('close', () => forwarded.destroy());
+    forwarded.end(body);
+  };
+
   const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      const first = turn++ % upstreams.length;
-      const send = (attempt: number): void => {
-        const upstream = (first + attempt) % upstreams.length;
-        const target = new URL(upstreams[upstream]!);
-        const routed: Routed = { upstream, method: header(req, 'mcp-method'), name: header(req, 'mcp-name') };
-        inFlight.add(routed);
-        // The Host header names the upstream, as a reverse proxy sets it (loadout checks Host against its own address).
-        const forwarded = request(
-          { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, host: target.host } },
-          (upstreamRes) => {
-            served.push(routed);
-            res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.headers);
-            upstreamRes.pipe(res);
-            upstreamRes.on('close', () => inFlight.delete(routed));
-          },
-        );
-        forwarded.on('error', (error: NodeJS.ErrnoException) => {
-          inFlight.delete(routed);
-          if (error.code === 'ECONNREFUSED' && !res.headersSent && attempt + 1 < upstreams.length) send(attempt + 1);
-          else res.destroy();
-        });
-        res.on('close', () => forwarded.destroy());
-        forwarded.end(body);
-      };
-      send(0);
+    void readAll(req).then((body) => {
+      const routed: Routed = { upstream: -1, httpMethod: req.method ?? '', ...described(req, body) };
+      served.push(routed);
+      forward(req, res, body, routed, upstreams.length);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -71,12 +78,37 @@ export async function startBalancer(upstreams: readonly string[]): Promise<Balan
     get next() {
       return turn % upstreams.length;
     },
+    sendNextTo(index) {
+      turn = index;
+    },
     inFlight,
     close: () => {
       server.closeAllConnections();
       return new Promise((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+async function readAll(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+function described(req: IncomingMessage, body: Buffer): Pick<Routed, 'method' | 'name'> {
+  const fromBody = bodyMethod(body);
+  return { method: header(req, 'mcp-method') ?? fromBody.method, name: header(req, 'mcp-name') ?? fromBody.name };
+}
+
+function bodyMethod(body: Buffer): Pick<Routed, 'method' | 'name'> {
+  if (body.length === 0) return { method: undefined, name: undefined };
+  try {
+    const parsed = JSON.parse(body.toString('utf8')) as unknown;
+    const first = (Array.isArray(parsed) ? parsed[0] : parsed) as { method?: string; params?: { name?: string } } | undefined;
+    return { method: first?.method, name: first?.method === 'tools/call' ? first.params?.name : undefined };
+  } catch {
+    return { method: undefined, name: undefined };
+  }
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {

@@ -21,7 +21,7 @@ import {
 } from '../helpers/gateway.js';
 import { usePostgresDatabase } from '../helpers/postgres.js';
 import { startPostgresServer } from '../helpers/postgresServer.js';
-import { startRoundRobin, type RoundRobin } from '../helpers/roundRobin.js';
+import { startBalancer, type Balancer } from '../helpers/balancer.js';
 import { TEST_SECRET_KEY } from '../helpers/storeBackends.js';
 
 interface Replica {
@@ -37,7 +37,7 @@ describe('2025-era HTTP sessions across replicas on one store', () => {
   const databaseUrl = usePostgresDatabase();
   let dirs: TempDirs;
   let replicas: Replica[] = [];
-  let balancer: RoundRobin | undefined;
+  let balancer: Balancer | undefined;
   const clients: Client[] = [];
 
   beforeEach(async () => {
@@ -89,9 +89,9 @@ describe('2025-era HTTP sessions across replicas on one store', () => {
     };
   };
 
-  const startReplicas = async (count: number, options?: Parameters<typeof startReplica>[0]): Promise<RoundRobin> => {
+  const startReplicas = async (count: number, options?: Parameters<typeof startReplica>[0]): Promise<Balancer> => {
     replicas = await Promise.all(Array.from({ length: count }, () => startReplica(options)));
-    balancer = await startRoundRobin(replicas.map((replica) => replica.http.url));
+    balancer = await startBalancer(replicas.map((replica) => replica.http.url));
     return balancer;
   };
 
@@ -138,10 +138,10 @@ describe('2025-era HTTP sessions across replicas on one store', () => {
     for (let round = 0; round < 3; round++) {
       expect(textOf(await client.callTool({ name: 'echo_echo', arguments: { text: `hello ${round}` } }))).toBe(`hello ${round}`);
     }
-    const servedBy = (match: (entry: RoundRobin['served'][number]) => boolean) =>
+    const servedBy = (match: (entry: Balancer['served'][number]) => boolean) =>
       new Set(balancer.served.filter(match).map((entry) => entry.upstream));
     expect(servedBy((entry) => entry.method === 'tools/list')).toEqual(new Set([0, 1, 2]));
-    expect(servedBy((entry) => entry.tool === 'echo_echo')).toEqual(new Set([0, 1, 2]));
+    expect(servedBy((entry) => entry.name === 'echo_echo')).toEqual(new Set([0, 1, 2]));
     expect(balancer.served.filter((entry) => entry.method === 'initialize')).toHaveLength(1);
     // Every replica holds a copy now.
     expect(replicas.map((replica) => replica.http.sessionCount)).toEqual([1, 1, 1]);
@@ -180,7 +180,7 @@ describe('2025-era HTTP sessions across replicas on one store', () => {
       expect(equipped.isError, textOf(equipped)).toBeFalsy();
       await listChanged.waitFor(round + 1);
     }
-    expect(balancer.served.filter((entry) => entry.tool === 'equip-toolset').map((entry) => entry.upstream)).toEqual([streamOn]);
+    expect(balancer.served.filter((entry) => entry.name === 'equip-toolset').map((entry) => entry.upstream)).toEqual([streamOn]);
   });
 
   it('goes on serving a session when the replica it started on is gone', async () => {
@@ -205,14 +205,17 @@ describe('2025-era HTTP sessions across replicas on one store', () => {
     await client.callTool({ name: 'build-toolset', arguments: { name: 'slow', tools: ['live.wait', 'live.echo'], equip: true } });
     let reachedServer!: () => void;
     const waiting = new Promise<void>((resolve) => (reachedServer = resolve));
-    const call = client.callTool({ name: 'live_wait', arguments: { ms: 60_000 } }, { onprogress: () => reachedServer(), timeout: 3000 });
+    // The client hears no answer on the stream that is cut below: its own timeout ends the call.
+    // Its failure is taken at once, as it may come while the close is awaited.
+    const callFailed = expect(
+      client.callTool({ name: 'live_wait', arguments: { ms: 60_000 } }, { onprogress: () => reachedServer(), timeout: 3000 }),
+    ).rejects.toThrow();
     await waiting;
-    const servedBy = balancer.served.findLast((entry) => entry.tool === 'live_wait')!.upstream;
+    const servedBy = balancer.served.findLast((entry) => entry.name === 'live_wait')!.upstream;
     await replicas[servedBy]!.close();
-    // The client hears no answer on the stream that was cut: its own timeout ends the call.
-    await expect(call).rejects.toThrow();
+    await callFailed;
     expect(textOf(await client.callTool({ name: 'live_echo', arguments: { text: 'after' } }))).toBe('after');
-    expect(balancer.served.findLast((entry) => entry.tool === 'live_echo')!.upstream).toBe(1 - servedBy);
+    expect(balancer.served.findLast((entry) => entry.name === 'live_echo')!.upstream).toBe(1 - servedBy);
   });
 
   it("relays a mid-call sampling request from a replica that resumed the session, and the client's answer to it through another", async () => {
@@ -233,7 +236,7 @@ describe('2025-era HTTP sessions across replicas on one store', () => {
     balancer.sendNextTo(1 - initializedOn);
     const result = await client.callTool({ name: 'live_ask', arguments: { prompt: 'hi' } });
     expect(textOf(result)).toBe('model said: resumed');
-    expect(balancer.served.find((entry) => entry.tool === 'live_ask')!.upstream).toBe(1 - initializedOn);
+    expect(balancer.served.find((entry) => entry.name === 'live_ask')!.upstream).toBe(1 - initializedOn);
     // The client POSTed its answer (a bare JSON-RPC response) to the other replica: it reached the waiting call through the store.
     const answers = balancer.served.filter((entry) => entry.httpMethod === 'POST' && entry.method === undefined);
     expect(answers.map((entry) => entry.upstream)).toEqual([initializedOn]);

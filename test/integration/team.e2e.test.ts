@@ -1,9 +1,9 @@
 // Team scale, end to end: three `loadout serve --http --store URL` replicas, each with a data dir of
 // its own (as on three machines), one servers.yaml they all read, one PostgreSQL database, and a
-// round-robin balancer in front. A 2026-07-28 client discovers, builds, equips, hears the change
+// round-robin balancer in front. A 2026-07-28 client and a 2025 client each discovers, builds, equips, hears the change
 // on another replica's listen stream, and calls; concurrent saves through two replicas lose
 // nothing; a replica killed mid-call leaves the next request to the others.
-import type { Client } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import postgres from 'postgres';
@@ -123,6 +123,38 @@ describe('three replicas on one Postgres behind a round-robin balancer', () => {
     }
   });
 
+  it('serves a 2025 client from every replica: its session, its equip heard on the replica holding its GET stream, its calls', async () => {
+    const balancer = await startReplicas();
+    const client = new Client({ name: 'team-test-2025', version: '1.0.0' }, { capabilities: {} });
+    const transport = new StreamableHTTPClientTransport(new URL(balancer.url));
+    await client.connect(transport);
+    clients.push(client);
+    expect(client.getProtocolEra()).toBe('legacy');
+    await eventually(() => balancer.served.some((entry) => entry.httpMethod === 'GET'), 10_000, 'the GET stream');
+    const streamOn = balancer.served.find((entry) => entry.httpMethod === 'GET')!.upstream;
+    const listChanged = trackListChanged(client, false);
+
+    const found = await client.callTool({ name: 'discover-all-tools', arguments: { query: 'echo' } });
+    expect(textOf(found)).toContain('echo.echo');
+    const built = await client.callTool({ name: 'build-toolset', arguments: { name: 'talk', tools: ['echo.echo'] } });
+    expect(built.isError, textOf(built)).toBeFalsy();
+    // The equip goes through a replica the GET stream is not on: the notice must cross the database.
+    balancer.sendNextTo((streamOn + 1) % REPLICAS);
+    const equipped = await client.callTool({ name: 'equip-toolset', arguments: { name: 'talk' } });
+    expect(equipped.isError, textOf(equipped)).toBeFalsy();
+    expect(balancer.served.findLast((entry) => entry.name === 'equip-toolset')!.upstream).not.toBe(streamOn);
+    await listChanged.waitFor(1);
+
+    for (let round = 0; round < REPLICAS; round++) {
+      expect(textOf(await client.callTool({ name: 'echo_echo', arguments: { text: `hello ${round}` } }))).toBe(`hello ${round}`);
+    }
+    expect(new Set(balancer.served.filter((entry) => entry.name === 'echo_echo').map((entry) => entry.upstream)).size).toBe(REPLICAS);
+    // One session, begun once: every replica served it from its record.
+    expect(balancer.served.filter((entry) => entry.method === 'initialize')).toHaveLength(1);
+    expect(new Set(balancer.served.filter((entry) => entry.httpMethod === 'POST').map((entry) => entry.upstream)).size).toBe(REPLICAS);
+    expect(await readFile(path.join(dirs.configDir, 'servers.yaml'), 'utf8')).toBe(serversYaml);
+  });
+
   it('loses none of 2 x 100 concurrent toolset saves through two replicas, and reports none saved that was not', async () => {
     await startReplicas();
     const [a, b] = await Promise.all([connectModernClient(replicas[0]!.url), connectModernClient(replicas[1]!.url)]);
@@ -171,7 +203,8 @@ describe('three replicas on one Postgres behind a round-robin balancer', () => {
     for (let round = 0; round < REPLICAS; round++) expect(await listedToolNames(client)).toContain('slow_sleep');
 
     const victim = balancer.next;
-    const call = client.callTool({ name: 'slow_sleep', arguments: { ms: 20_000 } });
+    // Its failure is taken at once: it may come while the kill below is awaited, before any later handler.
+    const callFailed = expect(client.callTool({ name: 'slow_sleep', arguments: { ms: 20_000 } })).rejects.toThrow();
     // Under way: the request is at the victim, and the victim runs the slow server.
     await eventually(
       async () =>
@@ -182,7 +215,7 @@ describe('three replicas on one Postgres behind a round-robin balancer', () => {
     );
     const children = await descendantsOf(replicas[victim]!.pid);
     await replicas[victim]!.close('SIGKILL');
-    await expect(call).rejects.toThrow();
+    await callFailed;
 
     for (let round = 0; round < REPLICAS; round++) {
       expect(textOf(await client.callTool({ name: 'slow_sleep', arguments: { ms: 10 } }))).toBe('slept 10 ms');
