@@ -4,24 +4,16 @@
 // stream on one hears an equip made through another, a DELETE through one ends it on all, and
 // it goes on when the replica it started on is gone. Another caller's session is unknown to them.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { resolvePaths } from '../../src/config/index.js';
 import { createGateway, serveHttp, type Gateway, type HttpGateway } from '../../src/gateway/index.js';
 import { silentLogger } from '../../src/shared/index.js';
 import { openPostgresStore, type TeamStore } from '../../src/store/index.js';
-import {
-  eventually,
-  fixture,
-  makeTempDirs,
-  nodeServer,
-  textOf,
-  trackListChanged,
-  writeServersYaml,
-  type TempDirs,
-} from '../helpers/gateway.js';
+import { eventually, fixture, nodeServer, textOf, trackListChanged, writeServersYaml } from '../helpers/gateway.js';
 import { usePostgresDatabase } from '../helpers/postgres.js';
 import { startPostgresServer } from '../helpers/postgresServer.js';
-import { startBalancer, type Balancer } from '../helpers/balancer.js';
+import type { Balancer } from '../helpers/balancer.js';
+import { useFleet } from '../helpers/fleet.js';
 import { TEST_SECRET_KEY } from '../helpers/storeBackends.js';
 
 interface Replica {
@@ -35,29 +27,14 @@ const MCP_HEADERS = { 'Content-Type': 'application/json', Accept: 'application/j
 
 describe('2025-era HTTP sessions across replicas on one store', () => {
   const databaseUrl = usePostgresDatabase();
-  let dirs: TempDirs;
-  let replicas: Replica[] = [];
-  let balancer: Balancer | undefined;
-  const clients: Client[] = [];
-
-  beforeEach(async () => {
-    dirs = await makeTempDirs();
-    await writeServersYaml(dirs.configDir, { echo: nodeServer(fixture('echo')) });
-  });
-
-  afterEach(async () => {
-    await Promise.allSettled(clients.splice(0).map((client) => client.close()));
-    await balancer?.close();
-    await Promise.allSettled(replicas.map((replica) => replica.close()));
-    replicas = [];
-    await dirs.cleanup();
-  });
+  const fleet = useFleet<Replica>({ echo: nodeServer(fixture('echo')) });
+  const clients = fleet.clients;
 
   const startReplica = async (
     options: { sessionIdleMs?: number; tokens?: string[]; maxSessions?: number; storeUrl?: string } = {},
   ): Promise<Replica> => {
     const gateway = await createGateway({
-      paths: resolvePaths({ configDir: dirs.configDir, dataDir: dirs.dataDir }),
+      paths: resolvePaths({ configDir: fleet.dirs.configDir, dataDir: fleet.dirs.dataDir }),
       logger: silentLogger,
     });
     const store = await openPostgresStore({
@@ -89,11 +66,11 @@ describe('2025-era HTTP sessions across replicas on one store', () => {
     };
   };
 
-  const startReplicas = async (count: number, options?: Parameters<typeof startReplica>[0]): Promise<Balancer> => {
-    replicas = await Promise.all(Array.from({ length: count }, () => startReplica(options)));
-    balancer = await startBalancer(replicas.map((replica) => replica.http.url));
-    return balancer;
-  };
+  const startReplicas = (count: number, options?: Parameters<typeof startReplica>[0]): Promise<Balancer> =>
+    fleet.start(
+      Array.from({ length: count }, () => startReplica(options)),
+      (replica) => replica.http.url,
+    );
 
   /** An SDK client of the 2025 era (no version negotiation), through `url`. */
   const legacyClient = async (url: string, token?: string): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> => {
@@ -116,7 +93,7 @@ describe('2025-era HTTP sessions across replicas on one store', () => {
     const initializedOn = balancer.served.find((entry) => entry.method === 'initialize')!.upstream;
     // Its next request went to another replica, which knew the session from the store.
     expect(balancer.served.find((entry) => entry.method === 'notifications/initialized')!.upstream).not.toBe(initializedOn);
-    expect((await replicas[0]!.store.sessions.get(sessionId))?.value).toMatchObject({
+    expect((await fleet.replicas[0]!.store.sessions.get(sessionId))?.value).toMatchObject({
       principal: 'local',
       clientInfo: { name: 'shared-sessions-test' },
       toolset: null,
@@ -127,12 +104,12 @@ describe('2025-era HTTP sessions across replicas on one store', () => {
 
     const built = await client.callTool({ name: 'build-toolset', arguments: { name: 'talk', tools: ['echo.echo'] } });
     expect(built.isError, textOf(built)).toBeFalsy();
-    // The equip goes through a replica the GET stream is not on: the notice must cross replicas.
+    // The equip goes through a replica the GET stream is not on: the notice must cross fleet.replicas.
     balancer.sendNextTo((streamOn + 1) % 3);
     const equipped = await client.callTool({ name: 'equip-toolset', arguments: { name: 'talk' } });
     expect(equipped.isError, textOf(equipped)).toBeFalsy();
     await listChanged.waitFor(1);
-    expect((await replicas[0]!.store.sessions.get(sessionId))?.value.toolset).toBe('talk');
+    expect((await fleet.replicas[0]!.store.sessions.get(sessionId))?.value.toolset).toBe('talk');
 
     for (let round = 0; round < 3; round++) expect(await listedNames(client)).toContain('echo_echo');
     for (let round = 0; round < 3; round++) {
@@ -144,7 +121,7 @@ describe('2025-era HTTP sessions across replicas on one store', () => {
     expect(servedBy((entry) => entry.name === 'echo_echo')).toEqual(new Set([0, 1, 2]));
     expect(balancer.served.filter((entry) => entry.method === 'initialize')).toHaveLength(1);
     // Every replica holds a copy now.
-    expect(replicas.map((replica) => replica.http.sessionCount)).toEqual([1, 1, 1]);
+    expect(fleet.replicas.map((replica) => replica.http.sessionCount)).toEqual([1, 1, 1]);
 
     // Unequipped through yet another replica: every copy follows, and the stream hears it.
     balancer.sendNextTo((streamOn + 2) % 3);
@@ -153,9 +130,9 @@ describe('2025-era HTTP sessions across replicas on one store', () => {
     for (let round = 0; round < 3; round++) expect(await listedNames(client)).not.toContain('echo_echo');
 
     await transport.terminateSession();
-    expect(await replicas[0]!.store.sessions.get(sessionId)).toBeUndefined();
-    await eventually(() => replicas.every((replica) => replica.http.sessionCount === 0), 10_000, 'every copy to end');
-    for (const replica of replicas) {
+    expect(await fleet.replicas[0]!.store.sessions.get(sessionId)).toBeUndefined();
+    await eventually(() => fleet.replicas.every((replica) => replica.http.sessionCount === 0), 10_000, 'every copy to end');
+    for (const replica of fleet.replicas) {
       const response = await fetch(replica.http.url, {
         method: 'POST',
         headers: { ...MCP_HEADERS, 'Mcp-Session-Id': sessionId },
@@ -166,7 +143,7 @@ describe('2025-era HTTP sessions across replicas on one store', () => {
   });
 
   it('answers an equip made through the replica holding the GET stream at once: the re-read may go to any replica', async () => {
-    await writeServersYaml(dirs.configDir, { echo: nodeServer(fixture('echo')) }, { gateway: { relist_wait_ms: 600_000 } });
+    await writeServersYaml(fleet.dirs.configDir, { echo: nodeServer(fixture('echo')) }, { gateway: { relist_wait_ms: 600_000 } });
     const balancer = await startReplicas(2);
     const { client } = await legacyClient(balancer.url);
     // The client re-reads the list on every list_changed, as Claude Code does.
@@ -190,7 +167,7 @@ describe('2025-era HTTP sessions across replicas on one store', () => {
     await client.callTool({ name: 'build-toolset', arguments: { name: 'talk', tools: ['echo.echo'], equip: true } });
     expect(await listedNames(client)).toContain('echo_echo');
 
-    await replicas[initializedOn]!.close();
+    await fleet.replicas[initializedOn]!.close();
     // The balancer skips the replica that is gone; the other serves the session with its set.
     for (let round = 0; round < 2; round++) {
       expect(textOf(await client.callTool({ name: 'echo_echo', arguments: { text: `still ${round}` } }))).toBe(`still ${round}`);
@@ -199,7 +176,7 @@ describe('2025-era HTTP sessions across replicas on one store', () => {
   });
 
   it('fails only the call under way when the replica serving it closes; the next call is served by another', async () => {
-    await writeServersYaml(dirs.configDir, { live: nodeServer(fixture('interactive')) });
+    await writeServersYaml(fleet.dirs.configDir, { live: nodeServer(fixture('interactive')) });
     const balancer = await startReplicas(2);
     const { client } = await legacyClient(balancer.url);
     await client.callTool({ name: 'build-toolset', arguments: { name: 'slow', tools: ['live.wait', 'live.echo'], equip: true } });
@@ -212,14 +189,14 @@ describe('2025-era HTTP sessions across replicas on one store', () => {
     ).rejects.toThrow();
     await waiting;
     const servedBy = balancer.served.findLast((entry) => entry.name === 'live_wait')!.upstream;
-    await replicas[servedBy]!.close();
+    await fleet.replicas[servedBy]!.close();
     await callFailed;
     expect(textOf(await client.callTool({ name: 'live_echo', arguments: { text: 'after' } }))).toBe('after');
     expect(balancer.served.findLast((entry) => entry.name === 'live_echo')!.upstream).toBe(1 - servedBy);
   });
 
   it("relays a mid-call sampling request from a replica that resumed the session, and the client's answer to it through another", async () => {
-    await writeServersYaml(dirs.configDir, { live: nodeServer(fixture('interactive')) });
+    await writeServersYaml(fleet.dirs.configDir, { live: nodeServer(fixture('interactive')) });
     const balancer = await startReplicas(2);
     const transport = new StreamableHTTPClientTransport(new URL(balancer.url));
     const client = new Client({ name: 'sampling-test', version: '1.0.0' }, { capabilities: { sampling: {} } });
@@ -242,7 +219,7 @@ describe('2025-era HTTP sessions across replicas on one store', () => {
     expect(answers.map((entry) => entry.upstream)).toEqual([initializedOn]);
     // Taken out of the record by the replica it was delivered to.
     await eventually(
-      async () => (await replicas[0]!.store.sessions.get(transport.sessionId!))?.value.answers === undefined,
+      async () => (await fleet.replicas[0]!.store.sessions.get(transport.sessionId!))?.value.answers === undefined,
       10_000,
       'the answer to be taken',
     );
@@ -250,7 +227,7 @@ describe('2025-era HTTP sessions across replicas on one store', () => {
 
   it("answers another caller's session exactly as a session that does not exist", async () => {
     await startReplicas(2, { tokens: ['token-a', 'token-b'] });
-    const { transport } = await legacyClient(replicas[0]!.http.url, 'token-a');
+    const { transport } = await legacyClient(fleet.replicas[0]!.http.url, 'token-a');
     const probe = async (url: string, token: string, sessionId: string) => {
       const response = await fetch(url, {
         method: 'POST',
@@ -259,18 +236,18 @@ describe('2025-era HTTP sessions across replicas on one store', () => {
       });
       return { status: response.status, body: await response.text() };
     };
-    const unknown = await probe(replicas[1]!.http.url, 'token-b', '00000000-0000-4000-8000-000000000000');
+    const unknown = await probe(fleet.replicas[1]!.http.url, 'token-b', '00000000-0000-4000-8000-000000000000');
     expect(unknown.status).toBe(404);
     // On the replica holding it and on one that does not: the same answer, and no copy made.
-    for (const replica of replicas) expect(await probe(replica.http.url, 'token-b', transport.sessionId!)).toEqual(unknown);
-    expect(replicas[1]!.http.sessionCount).toBe(0);
+    for (const replica of fleet.replicas) expect(await probe(replica.http.url, 'token-b', transport.sessionId!)).toEqual(unknown);
+    expect(fleet.replicas[1]!.http.sessionCount).toBe(0);
     // Its own caller is served on either.
-    expect((await probe(replicas[1]!.http.url, 'token-a', transport.sessionId!)).status).toBe(200);
+    expect((await probe(fleet.replicas[1]!.http.url, 'token-a', transport.sessionId!)).status).toBe(200);
   });
 
   it('refuses a new session, naming the store, when the store cannot record it, and keeps nothing of it', async () => {
     await startReplicas(1);
-    const [replica] = replicas;
+    const [replica] = fleet.replicas;
     await replica!.store.close();
     const response = await fetch(replica!.http.url, {
       method: 'POST',
@@ -291,7 +268,7 @@ describe('2025-era HTTP sessions across replicas on one store', () => {
 
   it('drops the copy idle longest at --max-sessions, and that session comes back from its record', async () => {
     await startReplicas(1, { maxSessions: 1 });
-    const { url } = replicas[0]!.http;
+    const { url } = fleet.replicas[0]!.http;
     const post = (message: object, sessionId?: string) =>
       fetch(url, {
         method: 'POST',
@@ -310,12 +287,12 @@ describe('2025-era HTTP sessions across replicas on one store', () => {
     };
     const first = await open('first');
     const second = await open('second');
-    expect(replicas[0]!.http.sessionCount).toBe(1);
+    expect(fleet.replicas[0]!.http.sessionCount).toBe(1);
     // The first one's copy made room; the session itself lives on.
     expect((await list(first)).body).toContain('discover-all-tools');
     expect((await list(second)).body).toContain('discover-all-tools');
-    expect(replicas[0]!.http.sessionCount).toBe(1);
-    for (const id of [first, second]) expect(await replicas[0]!.store.sessions.get(id)).toBeDefined();
+    expect(fleet.replicas[0]!.http.sessionCount).toBe(1);
+    for (const id of [first, second]) expect(await fleet.replicas[0]!.store.sessions.get(id)).toBeDefined();
   });
 
   it('goes on with Postgres stopped: calls and lists are served from what each replica holds, an equip fails naming the store', async () => {
@@ -326,7 +303,7 @@ describe('2025-era HTTP sessions across replicas on one store', () => {
       const { client } = await legacyClient(balancer.url);
       await client.callTool({ name: 'build-toolset', arguments: { name: 'talk', tools: ['echo.echo'], equip: true } });
       for (let round = 0; round < 2; round++) expect(await listedNames(client)).toContain('echo_echo');
-      expect(replicas.map((replica) => replica.http.sessionCount)).toEqual([1, 1]);
+      expect(fleet.replicas.map((replica) => replica.http.sessionCount)).toEqual([1, 1]);
 
       await server.stop();
       for (let round = 0; round < 2; round++) {
@@ -335,17 +312,17 @@ describe('2025-era HTTP sessions across replicas on one store', () => {
       }
       const refused = await client.callTool({ name: 'unequip-toolset', arguments: {} });
       expect(refused.isError).toBe(true);
-      expect(textOf(refused)).toContain(`store ${replicas[0]!.store.description}`);
-      // Not half-applied: the set is as it was, on both replicas.
+      expect(textOf(refused)).toContain(`store ${fleet.replicas[0]!.store.description}`);
+      // Not half-applied: the set is as it was, on both fleet.replicas.
       for (let round = 0; round < 2; round++) expect(await listedNames(client)).toContain('echo_echo');
 
       await server.start();
-      await eventually(() => replicas.every((replica) => replica.store.listening), 20_000, 'the replicas to listen again');
+      await eventually(() => fleet.replicas.every((replica) => replica.store.listening), 20_000, 'the replicas to listen again');
       const unequipped = await client.callTool({ name: 'unequip-toolset', arguments: {} });
       expect(unequipped.isError, textOf(unequipped)).toBeFalsy();
       for (let round = 0; round < 2; round++) expect(await listedNames(client)).not.toContain('echo_echo');
     } finally {
-      await Promise.allSettled(replicas.map((replica) => replica.close()));
+      await Promise.allSettled(fleet.replicas.map((replica) => replica.close()));
       await server.destroy();
     }
   });
@@ -356,7 +333,7 @@ describe('2025-era HTTP sessions across replicas on one store', () => {
     const sessionId = transport.sessionId!;
     // The SDK client holds a GET stream open (the session is in use): end it, as a client gone away would.
     await transport.close();
-    await eventually(async () => (await replicas[0]!.store.sessions.get(sessionId)) === undefined, 20_000, 'the record to go');
-    await eventually(() => replicas.every((replica) => replica.http.sessionCount === 0), 20_000, 'every copy to end');
+    await eventually(async () => (await fleet.replicas[0]!.store.sessions.get(sessionId)) === undefined, 20_000, 'the record to go');
+    await eventually(() => fleet.replicas.every((replica) => replica.http.sessionCount === 0), 20_000, 'every copy to end');
   });
 });

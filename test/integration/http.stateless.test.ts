@@ -6,18 +6,10 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  eventually,
-  fixture,
-  makeTempDirs,
-  nodeServer,
-  textOf,
-  trackListChanged,
-  writeServersYaml,
-  type TempDirs,
-} from '../helpers/gateway.js';
-import { startBalancer, type Balancer } from '../helpers/balancer.js';
+import { describe, expect, it } from 'vitest';
+import { eventually, fixture, nodeServer, textOf, trackListChanged, writeServersYaml } from '../helpers/gateway.js';
+import type { Balancer } from '../helpers/balancer.js';
+import { useFleet } from '../helpers/fleet.js';
 import { connectModernClient, listedToolNames, startHttpGateway, type ListeningProcess } from '../helpers/http.js';
 
 /** A bare 2026-07-28 server/discover POST to `url`. */
@@ -35,34 +27,10 @@ function postDiscover(url: string, headers: Record<string, string> = {}): Promis
 }
 
 describe('modern HTTP across two loadout processes', () => {
-  let dirs: TempDirs;
-  let gateways: ListeningProcess[] = [];
-  let relay: Balancer | undefined;
-  const clients: Client[] = [];
-
-  beforeEach(async () => {
-    dirs = await makeTempDirs();
-    await writeServersYaml(dirs.configDir, { echo: nodeServer(fixture('echo')) });
-  });
-
-  afterEach(async () => {
-    await Promise.allSettled(clients.splice(0).map((client) => client.close()));
-    await relay?.close();
-    await Promise.allSettled(gateways.map((gateway) => gateway.close()));
-    gateways = [];
-    await dirs.cleanup();
-  });
-
-  const startTwo = async (args: string[] = []): Promise<Balancer> => {
-    gateways = await Promise.all([startHttpGateway(dirs, args), startHttpGateway(dirs, args)]);
-    relay = await startBalancer(gateways.map((gateway) => gateway.url));
-    return relay;
-  };
-
-  // Sends a cheap request when the next one would go to `upstream`, so the one after goes to the other.
-  const steerAwayFrom = async (client: Client, upstream: number): Promise<void> => {
-    if (relay!.next === upstream) await client.listTools(undefined, { cacheMode: 'bypass' });
-  };
+  const fleet = useFleet<ListeningProcess>({ echo: nodeServer(fixture('echo')) });
+  const clients = fleet.clients;
+  const startTwo = (args: string[] = []): Promise<Balancer> =>
+    fleet.start([startHttpGateway(fleet.dirs, args), startHttpGateway(fleet.dirs, args)], (gateway) => gateway.url);
 
   it('serves discover, build, equip, listen and calls with each request on the other process', async () => {
     const relay = await startTwo();
@@ -81,7 +49,7 @@ describe('modern HTTP across two loadout processes', () => {
     expect(built.isError).toBeFalsy();
 
     // The equip goes to the process the listen stream is not on: the notice must cross processes.
-    await steerAwayFrom(client, listenedOn);
+    relay.sendNextTo(1 - listenedOn);
     const equipped = await client.callTool({ name: 'equip-toolset', arguments: { name: 'talk' } });
     expect(equipped.isError, textOf(equipped)).toBeFalsy();
     const equipServedBy = relay.served.findLast((entry) => entry.name === 'equip-toolset')!.upstream;
@@ -131,7 +99,7 @@ describe('modern HTTP across two loadout processes', () => {
     const listChanged = trackListChanged(fixed, false);
     await fixed.listen({ toolsListChanged: true });
     const listenedOn = relay.served.findLast((entry) => entry.method === 'subscriptions/listen')!.upstream;
-    await steerAwayFrom(main, listenedOn);
+    relay.sendNextTo(1 - listenedOn);
     await main.callTool({ name: 'build-toolset', arguments: { name: 'talk', tools: ['echo.echo', 'echo.add'] } });
     await listChanged.waitFor(1);
     for (let round = 0; round < 2; round++) expect(await listedToolNames(fixed)).toEqual(expect.arrayContaining(['echo_echo', 'echo_add']));
@@ -146,17 +114,17 @@ describe('modern HTTP across two loadout processes', () => {
   });
 
   it('empties a toolset endpoint whose toolset file is deleted, telling its listeners', async () => {
-    gateways = [await startHttpGateway(dirs)];
-    const main = await connectModernClient(gateways[0]!.url);
+    await fleet.start([startHttpGateway(fleet.dirs)], (gateway) => gateway.url);
+    const main = await connectModernClient(fleet.replicas[0]!.url);
     clients.push(main);
     const built = await main.callTool({ name: 'build-toolset', arguments: { name: 'talk', tools: ['echo.echo'] } });
     expect(built.isError, textOf(built)).toBeFalsy();
-    const fixed = await connectModernClient(gateways[0]!.url.replace(/\/mcp$/, '/mcp/toolsets/talk'));
+    const fixed = await connectModernClient(fleet.replicas[0]!.url.replace(/\/mcp$/, '/mcp/toolsets/talk'));
     clients.push(fixed);
     expect(await listedToolNames(fixed)).toContain('echo_echo');
     const listChanged = trackListChanged(fixed, false);
     await fixed.listen({ toolsListChanged: true });
-    await rm(path.join(dirs.configDir, 'toolsets', 'talk.yaml'));
+    await rm(path.join(fleet.dirs.configDir, 'toolsets', 'talk.yaml'));
     await listChanged.waitFor(1);
     expect(await listedToolNames(fixed)).not.toContain('echo_echo');
     const gone = await fixed.callTool({ name: 'echo_echo', arguments: { text: 'x' } });
@@ -165,38 +133,38 @@ describe('modern HTTP across two loadout processes', () => {
 
   it('tells a new client why a server failed its discovery, not that it is still being discovered', async () => {
     await writeServersYaml(
-      dirs.configDir,
+      fleet.dirs.configDir,
       { stuck: nodeServer(fixture('hang'), { env: { HANG_ON_START: '1' } }) },
       { gateway: { discovery_timeout_seconds: 3 } },
     );
-    gateways = [await startHttpGateway(dirs)];
-    const early = await connectModernClient(gateways[0]!.url);
+    await fleet.start([startHttpGateway(fleet.dirs)], (gateway) => gateway.url);
+    const early = await connectModernClient(fleet.replicas[0]!.url);
     clients.push(early);
     expect(early.getInstructions()).toContain('stuck: not discovered yet');
     // The failure makes no new catalog: what a request is told must not be the map of before it.
     await eventually(
-      async () => (await readFile(path.join(dirs.dataDir, 'discovery.json'), 'utf8').catch(() => '')).includes('"stuck"'),
+      async () => (await readFile(path.join(fleet.dirs.dataDir, 'discovery.json'), 'utf8').catch(() => '')).includes('"stuck"'),
       10_000,
       'the failure record',
     );
-    const late = await connectModernClient(gateways[0]!.url);
+    const late = await connectModernClient(fleet.replicas[0]!.url);
     clients.push(late);
     expect(late.getInstructions()).toMatch(/stuck: not discovered \(Server 'stuck' failed to start/);
   });
 
   it('serves a principal whose record is unreadable with the set as it was, and an equip writes it anew', async () => {
-    const principalsDir = path.join(dirs.dataDir, 'principals');
+    const principalsDir = path.join(fleet.dirs.dataDir, 'principals');
     await mkdir(principalsDir, { recursive: true });
     await writeFile(path.join(principalsDir, 'local.json'), '{"toolset": ');
-    gateways = [await startHttpGateway(dirs)];
-    const client = await connectModernClient(gateways[0]!.url);
+    await fleet.start([startHttpGateway(fleet.dirs)], (gateway) => gateway.url);
+    const client = await connectModernClient(fleet.replicas[0]!.url);
     clients.push(client);
     expect(await listedToolNames(client)).not.toContain('echo_echo');
     const built = await client.callTool({ name: 'build-toolset', arguments: { name: 'talk', tools: ['echo.echo'], equip: true } });
     expect(built.isError, textOf(built)).toBeFalsy();
     expect(await listedToolNames(client)).toContain('echo_echo');
     expect(JSON.parse(await readFile(path.join(principalsDir, 'local.json'), 'utf8'))).toEqual({ toolset: 'talk' });
-    expect(gateways[0]!.output()).toContain('unreadable principal toolset file');
+    expect(fleet.replicas[0]!.output()).toContain('unreadable principal toolset file');
   });
 
   it('keeps a separate equipped set per bearer token, stores no token, and answers a wrong token 401', async () => {
@@ -224,7 +192,7 @@ describe('modern HTTP across two loadout processes', () => {
       expect(betaTools).not.toContain('echo_echo');
     }
 
-    const principalsDir = path.join(dirs.dataDir, 'principals');
+    const principalsDir = path.join(fleet.dirs.dataDir, 'principals');
     const files = await readdir(principalsDir);
     expect(files.filter((file) => file.endsWith('.json'))).toHaveLength(2);
     for (const file of files.filter((name) => name.endsWith('.json'))) {

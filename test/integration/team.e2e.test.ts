@@ -9,6 +9,7 @@ import path from 'node:path';
 import postgres from 'postgres';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startBalancer, type Balancer } from '../helpers/balancer.js';
+import { useFleet } from '../helpers/fleet.js';
 import {
   descendantsOf,
   eventually,
@@ -19,7 +20,6 @@ import {
   textOf,
   trackListChanged,
   writeServersYaml,
-  type TempDirs,
 } from '../helpers/gateway.js';
 import { connectModernClient, freePort, listedToolNames, startHttpGateway, type ListeningProcess } from '../helpers/http.js';
 import { runCli } from '../helpers/cli.js';
@@ -36,45 +36,28 @@ async function commandLines(pids: number[]): Promise<string[]> {
 describe('three replicas on one Postgres behind a round-robin balancer', () => {
   let database: Awaited<ReturnType<typeof createDatabase>>;
   const databaseUrl = () => database.url;
-  let dirs: TempDirs;
-  let serversYaml: string;
-  let replicas: ListeningProcess[] = [];
-  let balancer: Balancer | undefined;
-  const clients: Client[] = [];
-
+  // Registered before the fleet, so the database is dropped after its replicas are closed.
   beforeEach(async () => {
     database = await createDatabase(postgresServerUrl());
-    dirs = await makeTempDirs();
-    const file = await writeServersYaml(dirs.configDir, { echo: nodeServer(fixture('echo')), slow: nodeServer(fixture('slow')) });
-    serversYaml = await readFile(file, 'utf8');
   });
-
-  afterEach(async () => {
-    await Promise.allSettled(clients.splice(0).map((client) => client.close()));
-    await balancer?.close();
-    await Promise.allSettled(replicas.map((replica) => replica.close()));
-    replicas = [];
-    await dirs.cleanup();
-    await database.drop();
-  });
+  afterEach(() => database.drop());
+  const fleet = useFleet<ListeningProcess>({ echo: nodeServer(fixture('echo')), slow: nodeServer(fixture('slow')) });
+  const clients = fleet.clients;
 
   // Each replica has its own data dir: nothing is shared but servers.yaml and the database.
-  const startReplicas = async (): Promise<Balancer> => {
-    replicas = await Promise.all(
+  const startReplicas = (): Promise<Balancer> =>
+    fleet.start(
       Array.from({ length: REPLICAS }, (_, index) =>
-        startHttpGateway({ configDir: dirs.configDir, dataDir: path.join(dirs.root, `data-${index}`) }, ['--store', databaseUrl()], {
-          LOADOUT_SECRET_KEY: TEST_SECRET_KEY,
-        }),
+        startHttpGateway(
+          { configDir: fleet.dirs.configDir, dataDir: path.join(fleet.dirs.root, `data-${index}`) },
+          ['--store', databaseUrl()],
+          {
+            LOADOUT_SECRET_KEY: TEST_SECRET_KEY,
+          },
+        ),
       ),
+      (replica) => replica.url,
     );
-    balancer = await startBalancer(replicas.map((replica) => replica.url));
-    return balancer;
-  };
-
-  // Sends cheap requests until the next one goes to a replica other than `upstream`.
-  const steerAwayFrom = async (client: Client, upstream: number): Promise<void> => {
-    while (balancer!.next === upstream) await client.listTools(undefined, { cacheMode: 'bypass' });
-  };
 
   it('discovers, builds, equips, hears the change on another replica, and calls on every replica; servers.yaml is never written', async () => {
     const balancer = await startReplicas();
@@ -91,7 +74,7 @@ describe('three replicas on one Postgres behind a round-robin balancer', () => {
     expect(built.isError, textOf(built)).toBeFalsy();
 
     // The equip goes to a replica the listen stream is not on: the notice must cross the database.
-    await steerAwayFrom(client, listenedOn);
+    balancer.sendNextTo((listenedOn + 1) % REPLICAS);
     const equipped = await client.callTool({ name: 'equip-toolset', arguments: { name: 'talk' } });
     expect(equipped.isError, textOf(equipped)).toBeFalsy();
     expect(balancer.served.findLast((entry) => entry.name === 'equip-toolset')!.upstream).not.toBe(listenedOn);
@@ -104,10 +87,10 @@ describe('three replicas on one Postgres behind a round-robin balancer', () => {
     expect(new Set(balancer.served.filter((entry) => entry.name === 'echo_echo').map((entry) => entry.upstream)).size).toBe(REPLICAS);
 
     // State is in the store: servers.yaml as written, no state files in any data dir, no toolsets folder.
-    expect(await readFile(path.join(dirs.configDir, 'servers.yaml'), 'utf8')).toBe(serversYaml);
-    expect(await readdir(dirs.configDir)).not.toContain('toolsets');
+    expect(await readFile(path.join(fleet.dirs.configDir, 'servers.yaml'), 'utf8')).toBe(fleet.serversYaml);
+    expect(await readdir(fleet.dirs.configDir)).not.toContain('toolsets');
     for (let index = 0; index < REPLICAS; index++) {
-      const files = await readdir(path.join(dirs.root, `data-${index}`)).catch(() => []);
+      const files = await readdir(path.join(fleet.dirs.root, `data-${index}`)).catch(() => []);
       for (const stateFile of ['catalog.json', 'principals']) expect(files).not.toContain(stateFile);
     }
     const sql = postgres(databaseUrl(), { max: 1, onnotice: () => undefined });
@@ -152,12 +135,12 @@ describe('three replicas on one Postgres behind a round-robin balancer', () => {
     // One session, begun once: every replica served it from its record.
     expect(balancer.served.filter((entry) => entry.method === 'initialize')).toHaveLength(1);
     expect(new Set(balancer.served.filter((entry) => entry.httpMethod === 'POST').map((entry) => entry.upstream)).size).toBe(REPLICAS);
-    expect(await readFile(path.join(dirs.configDir, 'servers.yaml'), 'utf8')).toBe(serversYaml);
+    expect(await readFile(path.join(fleet.dirs.configDir, 'servers.yaml'), 'utf8')).toBe(fleet.serversYaml);
   });
 
   it('loses none of 2 x 100 concurrent toolset saves through two replicas, and reports none saved that was not', async () => {
     await startReplicas();
-    const [a, b] = await Promise.all([connectModernClient(replicas[0]!.url), connectModernClient(replicas[1]!.url)]);
+    const [a, b] = await Promise.all([connectModernClient(fleet.replicas[0]!.url), connectModernClient(fleet.replicas[1]!.url)]);
     clients.push(a, b);
     await a.callTool({ name: 'discover-all-tools', arguments: { query: 'echo' } });
     const save = (client: Client, name: string, tools: string[]) =>
@@ -209,12 +192,12 @@ describe('three replicas on one Postgres behind a round-robin balancer', () => {
     await eventually(
       async () =>
         [...balancer.inFlight].some((routed) => routed.upstream === victim && routed.name === 'slow_sleep') &&
-        (await commandLines(await descendantsOf(replicas[victim]!.pid))).some((line) => line.includes('slow')),
+        (await commandLines(await descendantsOf(fleet.replicas[victim]!.pid))).some((line) => line.includes('slow')),
       10_000,
       'the call under way on the victim',
     );
-    const children = await descendantsOf(replicas[victim]!.pid);
-    await replicas[victim]!.close('SIGKILL');
+    const children = await descendantsOf(fleet.replicas[victim]!.pid);
+    await fleet.replicas[victim]!.close('SIGKILL');
     await callFailed;
 
     for (let round = 0; round < REPLICAS; round++) {
@@ -226,13 +209,13 @@ describe('three replicas on one Postgres behind a round-robin balancer', () => {
 
   it('refuses to start in store mode without LOADOUT_SECRET_KEY, or with Postgres unreachable, with one line each', async () => {
     const env = { LOADOUT_SECRET_KEY: '' };
-    const noKey = await runCli(dirs, ['serve', '--http', '--port', '0', '--store', databaseUrl()], { env });
+    const noKey = await runCli(fleet.dirs, ['serve', '--http', '--port', '0', '--store', databaseUrl()], { env });
     expect(noKey.code).toBe(1);
     expect(noKey.stderr.trim().split('\n')).toHaveLength(1);
     expect(noKey.stderr).toContain('store mode (--store or LOADOUT_STORE_URL) needs LOADOUT_SECRET_KEY');
 
     const port = await freePort();
-    const unreachable = await runCli(dirs, ['serve', '--http', '--port', '0'], {
+    const unreachable = await runCli(fleet.dirs, ['serve', '--http', '--port', '0'], {
       env: { LOADOUT_SECRET_KEY: TEST_SECRET_KEY, LOADOUT_STORE_URL: `postgres://loadout:hunter2@127.0.0.1:${port}/team` },
     });
     expect(unreachable.code).toBe(1);
