@@ -21,6 +21,7 @@ import { httpIdentity, isCredentialRefusal, refusalAuditEvent, type HttpIdentity
 import { modernEndpoints } from './modernHttp.js';
 import { BodyTooLargeError, MAX_BODY_DEPTH, discardBody, hasUnreadBody, nestedDeeperThan, readBody } from './httpBody.js';
 import { requestProblem } from '../calls/requestShape.js';
+import { answeredOverLimit } from './overLimit.js';
 import { SharedSessions, type ServeRequest, type SharedConnectOptions } from './sharedSessions.js';
 
 /** Options of serveHttp. */
@@ -120,11 +121,14 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
     };
     // A tools list_changed reaches the client only on its GET stream: an equip need not wait for a
     // re-read otherwise. With a store it never waits: the re-read may go to any replica, unseen here.
-    const session = await gateway.connect(telemetry().serverTransport(sharing?.decorate(id, transport) ?? transport, { ...HTTP_WIRE, client }), {
-      principal,
-      hearsToolChanges: () => !sharing && (state?.openGets ?? 0) > 0,
-      ...shared,
-    });
+    const session = await gateway.connect(
+      telemetry().serverTransport(sharing?.decorate(id, transport) ?? transport, { ...HTTP_WIRE, client }),
+      {
+        principal,
+        hearsToolChanges: () => !sharing && (state?.openGets ?? 0) > 0,
+        ...shared,
+      },
+    );
     state = { transport, serve, session, openRequests: 0, openPosts: 0, openGets: 0, lastActiveMs: Date.now(), principal };
     return state;
   };
@@ -217,6 +221,7 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
       if (stream) session.openGets--;
       session.lastActiveMs = Date.now();
     });
+    if (posted && (await answeredOverLimit(body, res, (params, id) => session.session.limitRefusal(params, id)))) return;
     await session.serve(req, res, body);
   };
 
