@@ -88,7 +88,7 @@ async function expectSdkOverLimit(call: Promise<unknown>): Promise<void> {
   );
   expect(error).toBeInstanceOf(SdkHttpError);
   expect((error as SdkHttpError).status).toBe(429);
-  expect(JSON.parse((error as SdkHttpError).data.text!)).toMatchObject({ error: { code: -32029, data: { server: 'echo' } } });
+  expect(JSON.parse((error as SdkHttpError).data.text as string)).toMatchObject({ error: { code: -32029, data: { server: 'echo' } } });
 }
 
 describe('a call over a rate limit over HTTP', () => {
