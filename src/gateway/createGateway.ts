@@ -330,7 +330,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       return (await requestSession(scope)).directCalls;
     },
     async requestLimitRefusal(scope, params, requestId) {
-      // No session is built to ask when no limit is set.
+      // No session is built to ask when no limit is set (it would only answer so).
       return limits.enabled ? (await requestSession(scope)).limitRefusal(params, requestId) : undefined;
     },
     requestBus(scope) {

@@ -108,6 +108,8 @@ export class CallRouter {
    * the audit trail as the call's refusal: the caller answers it, and the call is not routed.
    */
   limitRefusal(params: CallParams, requestId: RequestId): Error | undefined {
+    // Asked of every HTTP call: nothing to look up when no limit is set.
+    if (!this.#context.limits.enabled) return undefined;
     const server = this.#serverOf(params);
     const refusal = this.#context.limits.peek(this.#context.principal.id, server);
     return refusal && this.#rateLimited(refusal, params.name, params.arguments, requestId, server);
