@@ -1,6 +1,6 @@
 // Builds and wires the gateway: the runtime (config → pool → catalog) → health, config sync and
 // (per session) registry + meta-tools. A plain function, not a class that owns every subsystem.
-import type { Server, ServerEventBus, Transport } from '@modelcontextprotocol/server';
+import type { CallToolRequest, RequestId, Server, ServerEventBus, Transport } from '@modelcontextprotocol/server';
 import type { AuthSettings, LoadoutPaths } from '../config/index.js';
 import type { CatalogStore } from '../catalog/index.js';
 import type { ServerPool } from '../downstream/index.js';
@@ -82,6 +82,8 @@ export interface Gateway {
    * call answered in front of the SDK's handler (modernHttp.ts); the same session requestServer builds.
    */
   requestCalls(scope: RequestScope): Promise<DirectCalls>;
+  /** The rate-limit refusal a tools/call of `scope` would get now, recorded, counting nothing (HTTP's 429: overLimit.ts). */
+  requestLimitRefusal(scope: RequestScope, params: CallToolRequest['params'], requestId: RequestId): Promise<Error | undefined>;
   /** Where the changes of `scope`'s equipped set are published, for its subscriptions/listen streams. */
   requestBus(scope: RequestScope): ServerEventBus;
   /** The resources the listen streams of `scope` name (a modern HTTP listen request holds them while its stream is open). */
@@ -326,6 +328,10 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     },
     async requestCalls(scope) {
       return (await requestSession(scope)).directCalls;
+    },
+    async requestLimitRefusal(scope, params, requestId) {
+      // No session is built to ask when no limit is set (it would only answer so).
+      return limits.enabled ? (await requestSession(scope)).limitRefusal(params, requestId) : undefined;
     },
     requestBus(scope) {
       return shared.get(scope).bus;

@@ -5,7 +5,7 @@
 // of a Server to an equipped set it does not own: the caller's principal's (SharedEquipment,
 // http/principalToolsets.ts).
 import { setTimeout as delay } from 'node:timers/promises';
-import type { CallToolResult, RequestId, Server, Tool, Transport } from '@modelcontextprotocol/server';
+import type { CallToolRequest, CallToolResult, RequestId, Server, Tool, Transport } from '@modelcontextprotocol/server';
 import { ToolRegistry, alwaysLoaded, type RegistryChange, type RegistrySnapshot, type Selection } from '../registry/index.js';
 import { LOADOUT_VERSION, eraOfVersion, errorMessage, lazySchemaValidator } from '../shared/index.js';
 import { ALL_TOOLSET } from '../toolsets/index.js';
@@ -164,6 +164,11 @@ export class GatewaySession implements MetaToolSession {
   /** Whose searches search learns from (see MetaToolSession): the shared set's, when it serves one. */
   get searcher(): object {
     return this.#shared ?? this;
+  }
+
+  /** The rate-limit refusal a tools/call of `params` would get now, recorded, counting nothing (CallRouter.limitRefusal). */
+  limitRefusal(params: CallToolRequest['params'], requestId: RequestId): Error | undefined {
+    return this.#router.limitRefusal(params, requestId);
   }
 
   /** call-tool's call of any catalog tool, routed like every other call (callRouter.ts). */

@@ -51,6 +51,23 @@ describe('CallLimits', () => {
     expect(limits.take('alice', 'files')?.limit).toBe('calls_per_minute');
   });
 
+  it('peeks at the limit a call would pass without counting it', () => {
+    const clock = { ms: 0 };
+    const limits = limitsOf({ calls_per_minute: 5, server_calls_per_minute: 1 }, clock);
+    for (let i = 0; i < 3; i++) expect(limits.peek('alice', 'files')).toBeUndefined();
+    expect(limits.take('alice', 'files')).toBeUndefined();
+    expect(limits.peek('alice', 'files')).toEqual({
+      limit: 'server_calls_per_minute',
+      callsPerMinute: 1,
+      server: 'files',
+      retryAfterMs: 60_000,
+    });
+    expect(limits.peek('alice')).toBeUndefined();
+    clock.ms = 60_000;
+    expect(limits.peek('alice', 'files')).toBeUndefined();
+    expect(limits.take('alice', 'files')).toBeUndefined();
+  });
+
   it('adopts edited limits at once, keeping what each principal has used', () => {
     const clock = { ms: 0 };
     const limits = limitsOf({ calls_per_minute: 10 }, clock);

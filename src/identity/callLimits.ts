@@ -44,23 +44,42 @@ export class CallLimits {
     this.#limits = anyLimit(settings);
   }
 
+  /** Whether any limit is set. */
+  get enabled(): boolean {
+    return this.#limits;
+  }
+
   /**
    * Count one call of `principalId` (of `server`'s tool, if any; `counted: false` when the call
    * was counted already, as call-tool's is before it reaches a server). Undefined when it may go
    * on; else the limit it would pass, and nothing is counted.
    */
   take(principalId: string, server?: string, options: { counted?: boolean } = {}): LimitRefusal | undefined {
+    return this.#check(principalId, server, options.counted === true, true);
+  }
+
+  /**
+   * The limit a call of `principalId` (of `server`'s tool, if any) would pass now, counting
+   * nothing: for a way in that must answer a refusal before the call reaches where it is counted
+   * (HTTP's 429, sent before the MCP layer reads the request).
+   */
+  peek(principalId: string, server?: string): LimitRefusal | undefined {
+    return this.#check(principalId, server, false, false);
+  }
+
+  #check(principalId: string, server: string | undefined, counted: boolean, count: boolean): LimitRefusal | undefined {
     if (!this.#limits) return undefined;
     const now = this.#now();
     const settings = this.#settings;
     const perServer = server === undefined ? undefined : (settings.servers[server] ?? settings.server_calls_per_minute);
-    const perPrincipal = options.counted ? undefined : settings.calls_per_minute;
+    const perPrincipal = counted ? undefined : settings.calls_per_minute;
     const principalBucket = perPrincipal === undefined ? undefined : this.#bucket(principalId, perPrincipal, now);
     const serverBucket = perServer === undefined ? undefined : this.#bucket(`${principalId}\n${server}`, perServer, now);
     if (principalBucket && principalBucket.tokens < 1)
       return { limit: 'calls_per_minute', callsPerMinute: perPrincipal!, retryAfterMs: untilOne(principalBucket, perPrincipal!) };
     if (serverBucket && serverBucket.tokens < 1)
       return { limit: 'server_calls_per_minute', callsPerMinute: perServer!, server, retryAfterMs: untilOne(serverBucket, perServer!) };
+    if (!count) return undefined;
     if (principalBucket) principalBucket.tokens -= 1;
     if (serverBucket) serverBucket.tokens -= 1;
     return undefined;

@@ -101,6 +101,30 @@ export class CallRouter {
     return (request) => this.#forward(route, call, request);
   }
 
+  /**
+   * The refusal a call would get now for a rate limit, counting nothing, for a way in that answers
+   * it before the call reaches the router (HTTP's 429): the limits of its principal and of the
+   * server of the tool it names (or call-tool calls), as the router would count them. Recorded in
+   * the audit trail as the call's refusal: the caller answers it, and the call is not routed.
+   */
+  limitRefusal(params: CallParams, requestId: RequestId): Error | undefined {
+    // Asked of every HTTP call: nothing to look up when no limit is set.
+    if (!this.#context.limits.enabled) return undefined;
+    const server = this.#serverOf(params);
+    const refusal = this.#context.limits.peek(this.#context.principal.id, server);
+    return refusal && this.#rateLimited(refusal, params.name, params.arguments, requestId, server);
+  }
+
+  // The server a call of `params` reaches, as far as the current set and catalog say without waiting.
+  #serverOf(params: CallParams): string | undefined {
+    const decision = this.decide(params.name, this.#session.snapshot.routes);
+    if (decision.kind === 'forward') return decision.route.server;
+    const target = params.name === CALL_TOOL ? params.arguments?.tool : undefined;
+    if (typeof target !== 'string') return undefined;
+    const gateway = this.#context;
+    return this.#session.snapshot.routes.get(target)?.server ?? resolveCatalogName(gateway.catalog.current, target, gateway.naming)?.server;
+  }
+
   /** The SDK Server's tools/call handler: whatever reaches the Server (a meta-tool, a call before the set settled, a refusal). */
   async call(params: CallParams, extra: RequestExtra): Promise<CallToolResult> {
     const limited = this.#context.limits.take(this.#context.principal.id);

@@ -1,4 +1,4 @@
-// Serves the gateway over streamable HTTP: `/mcp`, `/mcp/toolsets/NAME` and `/healthz`. 2025-era
+// Serves the gateway over streamable HTTP: `/mcp`, `/mcp/toolsets/NAME` and `/healthz` (healthz.ts). 2025-era
 // clients get one GatewaySession per MCP session on /mcp (POST, the GET notification stream,
 // DELETE), expired when left idle. Without a store a session lives in one process, so several
 // processes behind one address need sticky routing for them; with one, any replica serves any
@@ -21,6 +21,8 @@ import { httpIdentity, isCredentialRefusal, refusalAuditEvent, type HttpIdentity
 import { modernEndpoints } from './modernHttp.js';
 import { BodyTooLargeError, MAX_BODY_DEPTH, discardBody, hasUnreadBody, nestedDeeperThan, readBody } from './httpBody.js';
 import { requestProblem } from '../calls/requestShape.js';
+import { answeredOverLimit } from './overLimit.js';
+import { healthAnswer } from './healthz.js';
 import { SharedSessions, type ServeRequest, type SharedConnectOptions } from './sharedSessions.js';
 
 /** Options of serveHttp. */
@@ -120,11 +122,14 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
     };
     // A tools list_changed reaches the client only on its GET stream: an equip need not wait for a
     // re-read otherwise. With a store it never waits: the re-read may go to any replica, unseen here.
-    const session = await gateway.connect(telemetry().serverTransport(sharing?.decorate(id, transport) ?? transport, { ...HTTP_WIRE, client }), {
-      principal,
-      hearsToolChanges: () => !sharing && (state?.openGets ?? 0) > 0,
-      ...shared,
-    });
+    const session = await gateway.connect(
+      telemetry().serverTransport(sharing?.decorate(id, transport) ?? transport, { ...HTTP_WIRE, client }),
+      {
+        principal,
+        hearsToolChanges: () => !sharing && (state?.openGets ?? 0) > 0,
+        ...shared,
+      },
+    );
     state = { transport, serve, session, openRequests: 0, openPosts: 0, openGets: 0, lastActiveMs: Date.now(), principal };
     return state;
   };
@@ -217,6 +222,7 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
       if (stream) session.openGets--;
       session.lastActiveMs = Date.now();
     });
+    if (posted && (await answeredOverLimit(body, res, (params, id) => session.session.limitRefusal(params, id)))) return;
     await session.serve(req, res, body);
   };
 
@@ -262,8 +268,7 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
     }
     if (path === '/healthz') {
       if (req.method !== 'GET' && req.method !== 'HEAD') return sendError(res, 405, 'Use GET /healthz');
-      res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ status: 'ok' }));
-      return;
+      return sendJson(res, ...healthAnswer(options.store));
     }
     const metrics = path === METRICS_PATH ? options.servePrometheus : undefined;
     const toolset = path.startsWith(TOOLSETS_PATH) ? ToolsetNameSchema.safeParse(path.slice(TOOLSETS_PATH.length)) : undefined;

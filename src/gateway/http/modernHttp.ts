@@ -17,6 +17,7 @@ import type { Gateway } from '../createGateway.js';
 import type { Principal } from '../../identity/index.js';
 import { scopeKey, type RequestScope } from './principalToolsets.js';
 import { isPlainModernCall } from '../calls/requestShape.js';
+import { answeredOverLimit, overLimitHeaders } from './overLimit.js';
 
 /** Options of modernEndpoints. */
 interface ModernOptions {
@@ -85,6 +86,8 @@ export function modernEndpoints(
       await listened.open(stream, request.params);
     }
     if (isDirectCall(req, body) && (await answerDirectly(scope, body, res, served))) return;
+    // A call the handler would route (a meta-tool's, one not answered directly) is refused here for a limit, as HTTP's 429.
+    if (await answeredOverLimit(body, res, (params, id) => gateway.requestLimitRefusal(scope, params, id))) return;
     return handlerOf(scope)(req, res, body);
   };
 
@@ -102,7 +105,7 @@ export function modernEndpoints(
       close: () => Promise.resolve(),
       send: (message: JSONRPCMessage) => {
         served?.answered(message);
-        if (!res.headersSent) res.writeHead(statusOf(message), { 'content-type': 'application/json' });
+        if (!res.headersSent) res.writeHead(statusOf(message), { 'content-type': 'application/json', ...overLimitHeaders(message) });
         res.end(JSON.stringify(message));
         return Promise.resolve();
       },
@@ -155,7 +158,9 @@ function isDirectCall(req: IncomingMessage, body: unknown): body is JSONRPCReque
 }
 
 // The HTTP status of an answer, as the SDK's transport gives it to one sent after the request was
-// dispatched: 200, but 400 for a client capability the call needed and the client did not declare.
+// dispatched: 200, but 400 for a client capability the call needed and the client did not declare;
+// and 429 for a call over a rate limit (overLimit.ts).
 function statusOf(message: JSONRPCMessage): number {
+  if (overLimitHeaders(message)) return 429;
   return 'error' in message && message.error.code === (ProtocolErrorCode.MissingRequiredClientCapability as number) ? 400 : 200;
 }
