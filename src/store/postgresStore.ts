@@ -29,17 +29,14 @@ export interface PostgresStoreOptions {
   logger?: Logger;
 }
 
+const CONNECTION_OPTIONS = { connect_timeout: 10, onnotice: () => undefined, connection: { application_name: 'loadout' } } as const;
+
 /** Connect, check or migrate the schema, and start listening; every fault is one line naming the store. */
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<TeamStore> {
   const url = parseStoreUrl(options.url);
   const box = options.secretKey === undefined ? undefined : new SecretBox(options.secretKey);
   const migrations = await readMigrations();
-  const sql = postgres(url.href, {
-    max: options.poolSize ?? 10,
-    connect_timeout: 10,
-    onnotice: () => undefined,
-    connection: { application_name: 'loadout' },
-  });
+  const sql = postgres(url.href, { ...CONNECTION_OPTIONS, max: options.poolSize ?? 10 });
   let bus: ChangeBus | undefined;
   try {
     try {
@@ -78,6 +75,8 @@ class PostgresStore implements TeamStore {
   readonly #sql: Sql;
   readonly #migrations: readonly Migration[];
   readonly #bus: ChangeBus | undefined;
+  /** The connection exclusive work holds its lock on, opened on first use. */
+  #locks: Sql | undefined;
   #closing: Promise<void> | undefined;
 
   constructor(url: StoreUrl, sql: Sql, migrations: readonly Migration[], bus: ChangeBus | undefined, box: SecretBox | undefined) {
@@ -132,25 +131,24 @@ class PostgresStore implements TeamStore {
 
   async runExclusive<T>(name: string, work: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }> {
     const lockKey = `loadout:${name}`;
-    let reserved: postgres.ReservedSql;
+    // Session locks on the one connection of a pool of its own, not a reserved connection: postgres.js
+    // (3.4.9, porsager/postgres#1208) writes to a reserved connection's socket after it is gone, an
+    // exception nothing can catch; a pool drops a lost connection and connects anew instead.
+    this.#locks ??= postgres(this.#url.href, { ...CONNECTION_OPTIONS, max: 1, idle_timeout: 0, max_lifetime: null });
+    const locks = this.#locks;
     let locked: boolean;
     try {
-      reserved = await this.#sql.reserve();
-      const [row] = await reserved<Array<{ locked: boolean }>>`SELECT pg_try_advisory_lock(hashtextextended(${lockKey}, 0)) AS locked`;
+      const [row] = await locks<Array<{ locked: boolean }>>`SELECT pg_try_advisory_lock(hashtextextended(${lockKey}, 0)) AS locked`;
       locked = row!.locked;
     } catch (error) {
       throw storeFault(this.#url, `take the lock '${name}'`, error);
     }
+    if (!locked) return { ran: false };
     try {
-      if (!locked) return { ran: false };
-      try {
-        return { ran: true, value: await work() };
-      } finally {
-        // A lost connection has released the lock already: nothing to undo then.
-        await reserved`SELECT pg_advisory_unlock(hashtextextended(${lockKey}, 0))`.catch(() => undefined);
-      }
+      return { ran: true, value: await work() };
     } finally {
-      reserved.release();
+      // A lost connection has released the lock already: nothing to undo then.
+      await locks`SELECT pg_advisory_unlock(hashtextextended(${lockKey}, 0))`.catch(() => undefined);
     }
   }
 
@@ -180,7 +178,9 @@ class PostgresStore implements TeamStore {
   }
 
   close(): Promise<void> {
-    this.#closing ??= Promise.allSettled([this.#bus?.close(), this.#sql.end({ timeout: 5 })]).then(() => undefined);
+    this.#closing ??= Promise.allSettled([this.#bus?.close(), this.#sql.end({ timeout: 5 }), this.#locks?.end({ timeout: 5 })]).then(
+      () => undefined,
+    );
     return this.#closing;
   }
 }
