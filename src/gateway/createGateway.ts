@@ -378,28 +378,37 @@ async function restoreToolset(session: GatewaySession, context: GatewayContext, 
   }
 }
 
-// Reads the catalog records again when another replica changed one (or the bus missed changes), one
-// read for a burst of notices. Its own writes are heard too: reading them back costs one read.
+// Reads the catalog records again when another replica changed one (or the bus missed changes), and
+// the learned search words when another replica learned some (a resync re-reads them with the
+// catalog): one read per kind for a burst of notices. Its own writes are heard too: reading them
+// back costs one read.
 function followStoredCatalog(store: TeamStore, catalog: CatalogStore, pool: ServerPool, logger: Logger): () => void {
+  const reloadCatalog = coalesced(() => catalog.reload(pool.configs), logger, 'could not re-read the catalog from the store');
+  const rereadLearned = coalesced(() => catalog.rereadLearned(), logger, 'could not re-read the learned search words from the store');
+  return store.onChange((change) => {
+    if (change.type === 'resync' || change.kind === 'catalog') reloadCatalog();
+    if (change.type === 'change' && change.kind === 'learnedWords') rereadLearned();
+  });
+}
+
+// Runs `read` now, or once more after the read in progress when asked meanwhile; a failure is logged.
+function coalesced(read: () => Promise<void>, logger: Logger, failure: string): () => void {
   let reading: Promise<void> | undefined;
   let again = false;
-  const reload = (): void => {
+  const run = (): void => {
     if (reading) {
       again = true;
       return;
     }
-    reading = catalog
-      .reload(pool.configs)
-      .catch((error: unknown) => logger.warn({ mod: 'catalog', err: errorMessage(error) }, 'could not re-read the catalog from the store'))
+    reading = read()
+      .catch((error: unknown) => logger.warn({ mod: 'catalog', err: errorMessage(error) }, failure))
       .finally(() => {
         reading = undefined;
         if (again) {
           again = false;
-          reload();
+          run();
         }
       });
   };
-  return store.onChange((change) => {
-    if (change.type === 'resync' || change.kind === 'catalog') reload();
-  });
+  return run;
 }

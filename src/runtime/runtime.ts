@@ -2,7 +2,7 @@
 // configs (with OAuth for HTTP servers), the catalog over them (recording discoveries in
 // servers.yaml; searching with learned words, synonyms, example requests and embeddings),
 // state.json, and the optimization loop with its promotions applied. In store mode (`--store`)
-// the cached definitions and saved toolsets live in the team store, and servers.yaml is only read:
+// the cached definitions, learned search words and saved toolsets live in the team store, and servers.yaml is only read:
 // every replica reads it, none writes discoveries back into it. `serve`, the CLI commands and `optimize` all
 // start here, so no command can see a different catalog from another.
 import path from 'node:path';
@@ -62,7 +62,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     oauthDir: paths.oauthDir,
     serverMapFile: path.join(paths.dataDir, 'server-map.json'),
     searchIndexFile: path.join(paths.dataDir, 'search-index.bin'),
-    learnedWordsFile: paths.learnedWordsFile,
+    ...(store ? { learnedWordsRecords: store.learnedWords } : { learnedWordsFile: paths.learnedWordsFile }),
     synonymsFile: paths.synonymsFile,
     exampleRequestsFile: paths.exampleRequestsFile,
     brokenServers,

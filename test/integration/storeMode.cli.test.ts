@@ -1,10 +1,13 @@
 // The one-shot commands in store mode (`--store` / LOADOUT_STORE_URL): refresh, toolset, list,
 // status and search read and write the team store, never the data dir's state files, and never
-// write servers.yaml.
+// write servers.yaml. What one replica learns is kept there too, and heard by the others.
+import type { Client } from '@modelcontextprotocol/client';
 import { readFile, readdir } from 'node:fs/promises';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
-import { fixture, makeTempDirs, nodeServer, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
+import { linesOf, mutableServer, runCli } from '../helpers/cli.js';
+import { eventually, fixture, makeTempDirs, nodeServer, textOf, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
+import { connectModernClient, startHttpGateway, type ListeningProcess } from '../helpers/http.js';
 import { usePostgresDatabase } from '../helpers/postgres.js';
 import { TEST_SECRET_KEY } from '../helpers/storeBackends.js';
 
@@ -43,6 +46,53 @@ describe('one-shot commands in store mode', () => {
     expect(await readFile(file, 'utf8')).toBe(written);
     expect(await readdir(dirs.configDir)).not.toContain('toolsets');
     const dataFiles = await readdir(dirs.dataDir);
-    for (const stateFile of ['catalog.json', 'state.json']) expect(dataFiles).not.toContain(stateFile);
+    for (const stateFile of ['catalog.json', 'state.json', 'learned-words.json']) expect(dataFiles).not.toContain(stateFile);
+  });
+
+  describe('two replicas', () => {
+    const replicas: ListeningProcess[] = [];
+    const clients: Client[] = [];
+    afterEach(async () => {
+      await Promise.allSettled(clients.splice(0).map((client) => client.close()));
+      await Promise.allSettled(replicas.splice(0).map((replica) => replica.close()));
+    });
+
+    // Each replica has a data dir of its own, as on two machines.
+    const startReplica = async (name: string): Promise<Client> => {
+      const dataDir = path.join(dirs.root, name);
+      const replica = await startHttpGateway({ configDir: dirs.configDir, dataDir }, ['--store', databaseUrl()], {
+        LOADOUT_SECRET_KEY: TEST_SECRET_KEY,
+      });
+      replicas.push(replica);
+      const client = await connectModernClient(replica.url);
+      clients.push(client);
+      return client;
+    };
+
+    it('a search choice learned through replica A ranks first on replica B, and no learned-words.json is written', async () => {
+      const notes = [
+        { name: 'archive_note', description: 'Move a note to the archive.' },
+        { name: 'delete_note', description: 'Delete a note.' },
+        { name: 'store_item', description: 'Keep an item in the store.' },
+      ];
+      await writeServersYaml(dirs.configDir, { notes: await mutableServer(dirs.root, 'notes', notes) });
+      const query = { query: 'zebra protocol for the quarterly memo' };
+      const [a, b] = [await startReplica('data-a'), await startReplica('data-b')];
+      const firstOn = async (client: Client) => linesOf(textOf(await client.callTool({ name: 'discover-all-tools', arguments: query })))[1];
+      expect(await firstOn(a)).not.toMatch(/notes\.archive_note/);
+      // B has read what is learned (nothing) before A learns: only the change notice can tell it more.
+      expect(await firstOn(b)).not.toMatch(/notes\.archive_note/);
+
+      const built = await a.callTool({ name: 'build-toolset', arguments: { name: 'memo', tools: ['notes.archive_note'], equip: true } });
+      expect(built.isError, textOf(built)).toBeFalsy();
+      let first = '';
+      await eventually(
+        async () => /^(\* )?notes\.archive_note — /.test((first = (await firstOn(b)) ?? '')),
+        10_000,
+        'replica B to rank the learned tool first',
+      );
+      expect(first).toMatch(/^(\* )?notes\.archive_note — Move a note to the archive\./);
+      for (const name of ['data-a', 'data-b']) expect(await readdir(path.join(dirs.root, name))).not.toContain('learned-words.json');
+    });
   });
 });
