@@ -9,7 +9,7 @@ import { openAuditTrail } from '../audit/index.js';
 import { CallLimits, type Principal } from '../identity/index.js';
 import { ServerHealth } from '../downstream/index.js';
 import { watchPromotions } from '../optimization/index.js';
-import { BackgroundDiscovery, discoveryRecordsFile, openRuntime, startConfigSync, watchToolListChanges } from '../runtime/index.js';
+import { BackgroundDiscovery, openRuntime, startConfigSync, watchToolListChanges } from '../runtime/index.js';
 import { LoadoutError, RecentlyUsed, errorMessage, isLoadoutError, opensLegacyEra, type Logger } from '../shared/index.js';
 import { LOADOUT_ATTR, telemetry } from '../telemetry/index.js';
 import { resolveCatalogName } from '../registry/index.js';
@@ -123,7 +123,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     catalog,
     pool,
     logger,
-    recordsFile: discoveryRecordsFile(paths),
+    records: runtime.discoveryRecords,
     concurrency: config.gateway.discovery_concurrency,
     // The holder's discovery ends within its timeout; a little more lets its result arrive.
     ...(store

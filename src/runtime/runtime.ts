@@ -2,7 +2,7 @@
 // configs (with OAuth for HTTP servers), the catalog over them (recording discoveries in
 // servers.yaml; searching with learned words, synonyms, example requests and embeddings),
 // state.json, and the optimization loop with its promotions applied. In store mode (`--store`)
-// the cached definitions, learned search words and saved toolsets live in the team store, and servers.yaml is only read:
+// the cached definitions, discovery records, learned search words and saved toolsets live in the team store, and servers.yaml is only read:
 // every replica reads it, none writes discoveries back into it. `serve`, the CLI commands and `optimize` all
 // start here, so no command can see a different catalog from another.
 import path from 'node:path';
@@ -13,6 +13,8 @@ import { OptimizationLoop, OptimizationStore } from '../optimization/index.js';
 import type { Logger } from '../shared/index.js';
 import type { TeamStore } from '../store/index.js';
 import { StoredToolsets, ToolsetStore, type Toolsets } from '../toolsets/index.js';
+import type { DiscoveryRecordsPlace } from './discoveryRecords.js';
+import { discoveryRecordsOf } from './storedDiscoveryRecords.js';
 
 /** Options of openRuntime. */
 interface RuntimeOptions {
@@ -36,6 +38,8 @@ export interface Runtime {
   readonly catalog: CatalogStore;
   readonly state: StateStore;
   readonly optimization: OptimizationLoop;
+  /** Failed discoveries (for backoff and status): discovery.json, or the store's records. */
+  readonly discoveryRecords: DiscoveryRecordsPlace;
   /** Saved toolsets: the config dir's files, or the store's records. */
   readonly toolsets: Toolsets;
   /** The team store in store mode; undefined with files. */
@@ -76,5 +80,6 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   const toolsets = store ? new StoredToolsets(store.toolsets) : new ToolsetStore(paths.toolsetsDir);
   let closed: Promise<void> | undefined;
   const close = () => (closed ??= pool.close().finally(() => store?.close()));
-  return { config, configExists, brokenServers, pool, catalog, state, optimization, toolsets, store, close };
+  const discoveryRecords = discoveryRecordsOf(paths, store);
+  return { config, configExists, brokenServers, pool, catalog, state, optimization, toolsets, discoveryRecords, store, close };
 }

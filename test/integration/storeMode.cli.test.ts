@@ -49,6 +49,26 @@ describe('one-shot commands in store mode', () => {
     for (const stateFile of ['catalog.json', 'state.json', 'learned-words.json']) expect(dataFiles).not.toContain(stateFile);
   });
 
+  it('a failed discovery recorded through one data dir shows in status run with another, and no discovery.json is written', async () => {
+    await writeServersYaml(dirs.configDir, {
+      echo: nodeServer(fixture('echo')),
+      broken: { command: process.execPath, args: ['-e', 'process.exit(3)'] },
+    });
+    const env = { LOADOUT_SECRET_KEY: TEST_SECRET_KEY, LOADOUT_STORE_URL: databaseUrl() };
+    const elsewhere = { ...dirs, dataDir: path.join(dirs.root, 'data-b') };
+    const refreshed = await runCli(dirs, ['refresh'], { env });
+    expect(refreshed.stderr).toContain('broken');
+
+    const status = await runCli(elsewhere, ['status', '--json'], { env });
+    expect(status.code, status.stderr).toBe(1);
+    const servers = (JSON.parse(status.stdout) as { servers: Array<{ name: string; discovery: unknown }> }).servers;
+    expect(servers.find((server) => server.name === 'broken')?.discovery).toMatchObject({ state: 'failed', failures: 1 });
+    expect(servers.find((server) => server.name === 'echo')?.discovery).toBeNull();
+    for (const dataDir of [dirs.dataDir, elsewhere.dataDir]) {
+      expect(await readdir(dataDir).catch(() => [])).not.toContain('discovery.json');
+    }
+  });
+
   describe('two replicas', () => {
     const replicas: ListeningProcess[] = [];
     const clients: Client[] = [];
