@@ -2,14 +2,15 @@
 // configs (with OAuth for HTTP servers), the catalog over them (recording discoveries in
 // servers.yaml; searching with learned words, synonyms, example requests and embeddings),
 // state.json, and the optimization loop with its promotions applied. In store mode (`--store`)
-// the cached definitions, discovery records, learned search words and saved toolsets live in the team store, and servers.yaml is only read:
-// every replica reads it, none writes discoveries back into it. `serve`, the CLI commands and `optimize` all
-// start here, so no command can see a different catalog from another.
+// the cached definitions, discovery records, learned search words, optimization data and saved
+// toolsets live in the team store, and servers.yaml is only read: every replica reads it, none
+// writes discoveries back into it. `serve`, the CLI commands and `optimize` all start here, so no
+// command can see a different catalog from another.
 import path from 'node:path';
 import { CatalogStore } from '../catalog/index.js';
 import { StateStore, expansionEnv, loadServersConfig, type LoadoutPaths, type ServersFile } from '../config/index.js';
 import { ServerPool } from '../downstream/index.js';
-import { OptimizationLoop, OptimizationStore } from '../optimization/index.js';
+import { OptimizationLoop, OptimizationStore, storedOptimization } from '../optimization/index.js';
 import type { Logger } from '../shared/index.js';
 import type { TeamStore } from '../store/index.js';
 import { StoredToolsets, ToolsetStore, type Toolsets } from '../toolsets/index.js';
@@ -73,7 +74,8 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     ...(config.search.embeddings ? { embeddings: { settings: config.search.embeddings, cacheFile: paths.embeddingsCacheFile } } : {}),
   });
   const state = new StateStore(paths.stateFile);
-  const optimization = new OptimizationLoop({ store: new OptimizationStore(state), catalog, settings: config.optimization });
+  const optimizationData = new OptimizationStore(store ? storedOptimization(store.optimization) : state);
+  const optimization = new OptimizationLoop({ store: optimizationData, catalog, settings: config.optimization });
   // Promotions go into the catalog before anything reads it, so a first tools/list or an
   // evaluation's distractor tools show the live descriptions.
   await optimization.applyPromotions();

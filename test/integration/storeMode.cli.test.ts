@@ -114,5 +114,35 @@ describe('one-shot commands in store mode', () => {
       expect(first).toMatch(/^(\* )?notes\.archive_note — Move a note to the archive\./);
       for (const name of ['data-a', 'data-b']) expect(await readdir(path.join(dirs.root, name))).not.toContain('learned-words.json');
     });
+
+    it('a candidate proposed through one data dir, promoted through another, is live on a running replica; no state.json is written', async () => {
+      await writeServersYaml(dirs.configDir, { echo: nodeServer(fixture('echo')) });
+      const replica = await startReplica('data-r');
+      const echoLine = async () =>
+        linesOf(textOf(await replica.callTool({ name: 'discover-all-tools', arguments: { query: 'echo the text back' } }))).find((line) =>
+          line.startsWith('echo.echo — '),
+        );
+      expect(await echoLine()).toMatch(/^echo\.echo — Return the given text unchanged\./);
+
+      const env = { LOADOUT_SECRET_KEY: TEST_SECRET_KEY, LOADOUT_STORE_URL: databaseUrl() };
+      const loadout = async (dataDir: string, ...args: string[]) => {
+        const run = await runCli({ ...dirs, dataDir: path.join(dirs.root, dataDir) }, args, { env });
+        expect(run.code, run.stderr).toBe(0);
+        return run.stdout;
+      };
+      const description = 'Repeat the given text back to the caller, word for word.';
+      const { candidateId } = JSON.parse(await loadout('data-a', 'optimize', 'propose', 'echo', 'echo', description)) as {
+        candidateId: string;
+      };
+      expect(await loadout('data-b', 'optimize', 'promote', 'echo', 'echo', candidateId, '--force')).toContain(`Promoted ${candidateId}`);
+      expect(await loadout('data-c', 'optimize', 'results', 'echo', '--json')).toContain(candidateId);
+
+      let line: string | undefined;
+      await eventually(async () => (line = await echoLine())?.includes('word for word') ?? false, 10_000, 'the promotion on the replica');
+      expect(line).toBe(`echo.echo — ${description} (params: text)`);
+      for (const name of ['data-a', 'data-b', 'data-c', 'data-r']) {
+        expect(await readdir(path.join(dirs.root, name)).catch(() => [])).not.toContain('state.json');
+      }
+    });
   });
 });
