@@ -15,12 +15,14 @@ import {
   type ServerConfig,
 } from '../config/index.js';
 import { WorkInFlight, errorMessage, type Failure } from '../shared/index.js';
+import type { LearnedWordsFile } from '../config/index.js';
 import type { CatalogEntryRecord, RecordCollection } from '../store/index.js';
 import { Catalog } from './catalog.js';
 import { CatalogDiscovery, type DiscoverOptions, type DiscoveryResult, type DiscoverySources } from './catalogDiscovery.js';
 import { definitionFile } from './definitionCache.js';
 import { DefinitionStore } from './definitionStore.js';
 import { storedDefinitions } from './storedDefinitions.js';
+import { storedLearnedWords } from './storedLearnedWords.js';
 import { EmbeddingRanking } from './embeddingRanking.js';
 import { LearnedWordsStore, type LearnedSearch } from './learnedWords.js';
 import { SearchLearning } from './searchLearning.js';
@@ -49,8 +51,10 @@ type CatalogStoreOptions = DefinitionsPlace &
     serverMapFile?: string;
     /** Where the built search index is kept between processes (data dir); without it each process builds its own. */
     searchIndexFile?: string;
-    /** Where words learned from use are kept (data dir); without it nothing is learned. */
+    /** Where words learned from use are kept (data dir); without it (or learnedWordsRecords) nothing is learned. */
     learnedWordsFile?: string;
+    /** In store mode, the store's learned-words record instead of the file. */
+    learnedWordsRecords?: RecordCollection<LearnedWordsFile>;
     /** The user's synonym groups (config dir), read with the cached definitions. */
     synonymsFile?: string;
     /** Example requests from `loadout enrich` (data dir). */
@@ -106,7 +110,8 @@ export class CatalogStore {
     this.#searchIndex = options.searchIndexFile
       ? new SearchIndexFile(options.searchIndexFile, { logger: options.logger, work: this.#work })
       : undefined;
-    this.#learnedWords = options.learnedWordsFile ? new LearnedWordsStore(options.learnedWordsFile) : undefined;
+    const learnedWordsSource = options.learnedWordsRecords ? storedLearnedWords(options.learnedWordsRecords) : options.learnedWordsFile;
+    this.#learnedWords = learnedWordsSource ? new LearnedWordsStore(learnedWordsSource) : undefined;
     this.#embeddings = options.embeddings
       ? new EmbeddingRanking(options.embeddings.settings, options.embeddings.cacheFile, options.logger)
       : undefined;
@@ -235,6 +240,12 @@ export class CatalogStore {
    */
   settled(): Promise<void> {
     return this.#work.settled();
+  }
+
+  /** Read the learned words again (another replica learned some) and search with them; unreadable ones are left as they were. */
+  async rereadLearned(): Promise<void> {
+    const learned = await this.#learnedWords?.readAll();
+    if (learned) this.#adoptLearned(learned);
   }
 
   /** Subscribe to new catalogs; returns the unsubscribe function. */

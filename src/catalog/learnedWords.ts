@@ -4,6 +4,8 @@
 // with the tool (query-level: the next agent who asks the same way finds it first). Evidence fades
 // (half-life), each tool keeps its strongest words and the file keeps its strongest tools, and
 // every update is a locked read-modify-write, so two loadout processes never lose each other's.
+// Where the words are kept is a LearnedWordsSource: learned-words.json here, or the team store's
+// record (storedLearnedWords.ts).
 import { LearnedWordsFileSchema, learnedWordsFileText, readTextIfExists, updateTextFile, type LearnedWordsFile } from '../config/index.js';
 
 /** Bounds and fading of the store. */
@@ -35,14 +37,31 @@ export interface LearnedSearch {
 
 const DAY_MS = 86_400_000;
 
-/** The learned-words file of one data dir. */
+/** Where the learned words are kept: read whole, and changed by a read-modify-write that no concurrent writer undoes. */
+export interface LearnedWordsSource {
+  /** What is kept; anything missing or unreadable reads as empty. */
+  read(): Promise<LearnedWordsFile>;
+  /** Apply `change` to what is kept now; it may run again when another writer got in first. */
+  update(change: (current: LearnedWordsFile) => LearnedWordsFile): Promise<void>;
+}
+
+/** learned-words.json of one data dir as a LearnedWordsSource, each update under the file's lock. */
+export function learnedWordsFile(file: string): LearnedWordsSource {
+  return {
+    read: async () => parseLearnedWords(await readTextIfExists(file)),
+    update: (change) => updateTextFile(file, (text) => learnedWordsFileText(change(parseLearnedWords(text)))),
+  };
+}
+
+/** The learned words of one data dir's file, or of another source. */
 export class LearnedWordsStore {
-  readonly #file: string;
+  readonly #source: LearnedWordsSource;
   readonly #limits: LearnedWordsLimits;
   readonly #now: () => number;
 
-  constructor(file: string, limits: Partial<LearnedWordsLimits> = {}, now: () => number = Date.now) {
-    this.#file = file;
+  /** `source`: the learned-words file's path, or where else the words are kept. */
+  constructor(source: string | LearnedWordsSource, limits: Partial<LearnedWordsLimits> = {}, now: () => number = Date.now) {
+    this.#source = typeof source === 'string' ? learnedWordsFile(source) : source;
     this.#limits = { ...DEFAULT_LEARNED_LIMITS, ...limits };
     this.#now = now;
   }
@@ -54,20 +73,19 @@ export class LearnedWordsStore {
 
   /** The learned words, and each remembered query's tools with their faded evidence. */
   async readAll(): Promise<LearnedSearch> {
-    return this.#searchOf(parse(await readTextIfExists(this.#file)), this.#now());
+    return this.#searchOf(await this.#source.read(), this.#now());
   }
 
   /**
    * Add one unit of evidence for each of `words` to each of `tools`, and for `tools` to the query
-   * `queryKey`. Answers what the file holds now, as readAll would (other processes' records
-   * included: the update re-reads the file under its lock), so the writer need not read it back;
+   * `queryKey`. Answers what is kept now, as readAll would (other processes' records included:
+   * the update re-reads under the source's lock or retry), so the writer need not read it back;
    * undefined when there was nothing to record.
    */
   async record(tools: readonly string[], words: readonly string[], queryKey?: string): Promise<LearnedSearch | undefined> {
     if (!tools.length || !words.length) return undefined;
     let written: { file: LearnedWordsFile; now: number } | undefined;
-    await updateTextFile(this.#file, (text) => {
-      const file = parse(text);
+    await this.#source.update((file) => {
       const now = this.#now();
       for (const tool of tools) {
         const entries = file.tools[tool] ?? {};
@@ -81,7 +99,7 @@ export class LearnedWordsStore {
         queries[queryKey] = Object.fromEntries(this.#strongest(entries, now, this.#limits.toolsPerQuery));
       }
       written = { file: this.#bounded(file, now), now };
-      return learnedWordsFileText(written.file);
+      return written.file;
     });
     return written && this.#searchOf(written.file, written.now);
   }
@@ -148,12 +166,17 @@ function strongestFirst<T>(items: Array<{ key: string; value: T; strength: numbe
     .map((item) => [item.key, item.value]);
 }
 
+/** Nothing learned yet. */
+export function noLearnedWords(): LearnedWordsFile {
+  return { version: 1, tools: {} };
+}
+
 // A missing or unreadable file starts empty: learned words are a hint, never worth failing for.
-function parse(text: string | undefined): LearnedWordsFile {
-  if (!text) return { version: 1, tools: {} };
+function parseLearnedWords(text: string | undefined): LearnedWordsFile {
+  if (!text) return noLearnedWords();
   try {
     return LearnedWordsFileSchema.parse(JSON.parse(text));
   } catch {
-    return { version: 1, tools: {} };
+    return noLearnedWords();
   }
 }

@@ -2,7 +2,7 @@
 // them into servers.yaml, stop them again. Shows progress on stderr when it is a terminal.
 import type { DiscoveryResult } from '../catalog/index.js';
 import { enabledServerNames, type LoadoutPaths, type ToolMergeReport } from '../config/index.js';
-import { discoveryRecordsFile, openRuntime, recordDiscoveryOutcomes } from '../runtime/index.js';
+import { openRuntime, recordDiscoveryOutcomes } from '../runtime/index.js';
 import { LoadoutError, errorMessage, oneLine, type Logger } from '../shared/index.js';
 import type { TeamStore } from '../store/index.js';
 import { listFailureLines } from './listFailures.js';
@@ -54,7 +54,7 @@ export async function discoverServers(
       },
     });
     // What failed is kept for `loadout status`, and a running or next `serve` waits before trying it again.
-    await recordDiscoveryOutcomes(discoveryRecordsFile(paths), runtime.pool.configs, results).catch((error: unknown) =>
+    await recordDiscoveryOutcomes(runtime.discoveryRecords, runtime.pool.configs, results).catch((error: unknown) =>
       logger.warn({ err: errorMessage(error) }, 'could not record the discovery outcomes'),
     );
     return results;

@@ -17,7 +17,7 @@ import {
   type ServerConfig,
 } from '../config/index.js';
 import { SpawnFailure } from '../downstream/index.js';
-import { discoveryRecordsFile, openRuntime, recordDiscoveryOutcomes, type DiscoveryOutcome } from '../runtime/index.js';
+import { openRuntime, recordDiscoveryOutcomes, type DiscoveryOutcome } from '../runtime/index.js';
 import { errorMessage, failureOf, isLoadoutError, oneLine, type Logger } from '../shared/index.js';
 import { CLIENT_NAMES, clientDefinition, type ClientEnvironment } from './clients/clientFiles.js';
 import { readClientFile, valueAt } from './clients/jsonFile.js';
@@ -244,7 +244,7 @@ async function checkServers(paths: LoadoutPaths, logger: Logger, env: NodeJS.Pro
         }),
       ),
     );
-    await recordDiscoveryOutcomes(discoveryRecordsFile(paths), pool.configs, outcomes);
+    await recordDiscoveryOutcomes(runtime.discoveryRecords, pool.configs, outcomes);
     return Object.keys(pool.configs).flatMap((name, index) => [findings[index]!, ...(listFindings.get(name) ?? [])]);
   } finally {
     await runtime.close();

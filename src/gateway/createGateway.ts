@@ -8,8 +8,8 @@ import { LAST_STOP_KEY, type TeamStore } from '../store/index.js';
 import { openAuditTrail } from '../audit/index.js';
 import { CallLimits, type Principal } from '../identity/index.js';
 import { ServerHealth } from '../downstream/index.js';
-import { watchPromotions } from '../optimization/index.js';
-import { BackgroundDiscovery, discoveryRecordsFile, openRuntime, startConfigSync, watchToolListChanges } from '../runtime/index.js';
+import { watchPromotions, type OptimizationLoop } from '../optimization/index.js';
+import { BackgroundDiscovery, openRuntime, startConfigSync, watchToolListChanges } from '../runtime/index.js';
 import { LoadoutError, RecentlyUsed, errorMessage, isLoadoutError, opensLegacyEra, type Logger } from '../shared/index.js';
 import { LOADOUT_ATTR, telemetry } from '../telemetry/index.js';
 import { resolveCatalogName } from '../registry/index.js';
@@ -125,7 +125,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     catalog,
     pool,
     logger,
-    recordsFile: discoveryRecordsFile(paths),
+    records: runtime.discoveryRecords,
     concurrency: config.gateway.discovery_concurrency,
     // The holder's discovery ends within its timeout; a little more lets its result arrive.
     ...(store
@@ -134,7 +134,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   });
   // The two watches are independent: set up together, a start waits for one round of file-system calls, not two.
   const [stopPromotionWatch, configSync] = await Promise.all([
-    watchPromotions(optimization, paths.stateFile, logger),
+    // In store mode promotions are heard on the change bus (followStoredCatalog), not in state.json.
+    store ? () => undefined : watchPromotions(optimization, paths.stateFile, logger),
     startConfigSync({
       paths,
       logger,
@@ -192,7 +193,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     store,
   );
   // Another replica's discovery or re-check changed the catalog records: read them again.
-  const stopHearingCatalog = store ? followStoredCatalog(store, catalog, pool, logger) : () => undefined;
+  const stopHearingCatalog = store ? followStoredCatalog(store, catalog, optimization, pool, logger) : () => undefined;
   telemetry().watchGateway({
     // A 2025-era session holds its own set (it names no principal): they are counted together.
     equippedTools: () => [
@@ -384,28 +385,46 @@ async function restoreToolset(session: GatewaySession, context: GatewayContext, 
   }
 }
 
-// Reads the catalog records again when another replica changed one (or the bus missed changes), one
-// read for a burst of notices. Its own writes are heard too: reading them back costs one read.
-function followStoredCatalog(store: TeamStore, catalog: CatalogStore, pool: ServerPool, logger: Logger): () => void {
-  let reading: Promise<void> | undefined;
+// Reads the catalog records again when another replica changed one (or the bus missed changes), and
+// the learned search words when another replica learned some (a resync re-reads them with the
+// catalog): one read per kind for a burst of notices. Its own writes are heard too: reading them
+// back costs one read. A promotion or revert anywhere (an optimization record changed) is applied
+// to the catalog's descriptions.
+function followStoredCatalog(
+  store: TeamStore,
+  catalog: CatalogStore,
+  optimization: OptimizationLoop,
+  pool: ServerPool,
+  logger: Logger,
+): () => void {
+  const reloadCatalog = coalesced(() => catalog.reload(pool.configs), logger, 'could not re-read the catalog from the store');
+  const applyPromotions = coalesced(() => optimization.applyPromotions(), logger, 'could not re-read the promotions from the store');
+  const rereadLearned = coalesced(() => catalog.rereadLearned(), logger, 'could not re-read the learned search words from the store');
+  return store.onChange((change) => {
+    if (change.type === 'resync' || change.kind === 'catalog') reloadCatalog();
+    if (change.type === 'change' && change.kind === 'learnedWords') rereadLearned();
+    if (change.type === 'resync' || change.kind === 'optimization') applyPromotions();
+  });
+}
+
+// Runs `read` now, or once more after the read in progress when asked meanwhile; a failure is logged.
+function coalesced(read: () => Promise<unknown>, logger: Logger, failure: string): () => void {
+  let reading: Promise<unknown> | undefined;
   let again = false;
-  const reload = (): void => {
+  const run = (): void => {
     if (reading) {
       again = true;
       return;
     }
-    reading = catalog
-      .reload(pool.configs)
-      .catch((error: unknown) => logger.warn({ mod: 'catalog', err: errorMessage(error) }, 'could not re-read the catalog from the store'))
+    reading = read()
+      .catch((error: unknown) => logger.warn({ mod: 'catalog', err: errorMessage(error) }, failure))
       .finally(() => {
         reading = undefined;
         if (again) {
           again = false;
-          reload();
+          run();
         }
       });
   };
-  return store.onChange((change) => {
-    if (change.type === 'resync' || change.kind === 'catalog') reload();
-  });
+  return run;
 }

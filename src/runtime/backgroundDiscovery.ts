@@ -9,7 +9,13 @@ import type { CatalogStore, DiscoveryResult } from '../catalog/index.js';
 import type { ServerPool } from '../downstream/index.js';
 import { KeyedTimers, WorkInFlight, errorMessage, settleWithin, type Logger } from '../shared/index.js';
 import type { TeamStore } from '../store/index.js';
-import { failedRecord, readDiscoveryRecords, recordDiscoveryOutcomes, type DiscoveryRecord } from './discoveryRecords.js';
+import {
+  failedRecord,
+  readDiscoveryRecords,
+  recordDiscoveryOutcomes,
+  type DiscoveryRecord,
+  type DiscoveryRecordsPlace,
+} from './discoveryRecords.js';
 
 // How long the first catalog read waits for servers never tried before. A server that answers
 // (most do in well under a second) joins at once; a slow or hanging one is reported as pending
@@ -28,8 +34,8 @@ interface BackgroundDiscoveryOptions {
   catalog: CatalogStore;
   pool: ServerPool;
   logger: Logger;
-  /** The records file (discoveryRecordsFile). */
-  recordsFile: string;
+  /** Where failed discoveries are recorded (discoveryRecordsOf). */
+  records: DiscoveryRecordsPlace;
   /** How many servers are discovered at once. */
   concurrency: number;
   /** In store mode, the fleet's lock per server, and how long to wait for another replica's discovery before trying again. */
@@ -74,7 +80,7 @@ export class BackgroundDiscovery {
   discoverUncached(): void {
     if (!this.#ready) return;
     const { catalog, pool } = this.#options;
-    void readDiscoveryRecords(this.#options.recordsFile, pool.configs)
+    void readDiscoveryRecords(this.#options.records, pool.configs)
       .catch(() => new Map<string, DiscoveryRecord>())
       .then((records) => {
         if (this.#closed) return;
@@ -133,8 +139,8 @@ export class BackgroundDiscovery {
         },
       }));
     if (unanswered.length) {
-      const { recordsFile, pool, logger } = this.#options;
-      await recordDiscoveryOutcomes(recordsFile, pool.configs, unanswered).catch((error: unknown) =>
+      const { records, pool, logger } = this.#options;
+      await recordDiscoveryOutcomes(records, pool.configs, unanswered).catch((error: unknown) =>
         logger.debug({ mod: 'catalog', err: errorMessage(error) }, 'could not record the unanswered discoveries'),
       );
     }
@@ -142,11 +148,11 @@ export class BackgroundDiscovery {
   }
 
   async #firstRound(): Promise<void> {
-    const { catalog, pool, recordsFile } = this.#options;
+    const { catalog, pool, records: place } = this.#options;
     await catalog.ensureLoaded();
     const servers = catalog.undiscoveredServers;
     if (!servers.length) return;
-    const records = await readDiscoveryRecords(recordsFile, pool.configs);
+    const records = await readDiscoveryRecords(place, pool.configs);
     const firstContacts: Array<Promise<void>> = [];
     for (const server of servers) {
       const record = records.get(server);
@@ -180,13 +186,13 @@ export class BackgroundDiscovery {
   }
 
   async #attempt(server: string): Promise<void> {
-    const { catalog, pool, recordsFile, logger } = this.#options;
+    const { catalog, pool, records: place, logger } = this.#options;
     if (this.#closed || !catalog.undiscoveredServers.includes(server)) return;
     const result = await this.#discoverOnce(server);
     if (!result || this.#closed) return;
     let records: Map<string, DiscoveryRecord>;
     try {
-      records = await recordDiscoveryOutcomes(recordsFile, pool.configs, [result]);
+      records = await recordDiscoveryOutcomes(place, pool.configs, [result]);
     } catch (error) {
       logger.warn({ mod: 'catalog', server, err: errorMessage(error) }, 'could not record the discovery outcome');
       const config = pool.config(server);
@@ -241,11 +247,11 @@ export class BackgroundDiscovery {
       this.#failed.delete(server);
       this.#retries.clear(server);
     }
-    const { recordsFile, pool, logger } = this.#options;
+    const { records, pool, logger } = this.#options;
     this.#work
       .track(
         recordDiscoveryOutcomes(
-          recordsFile,
+          records,
           pool.configs,
           found.map((server) => ({ server, ok: true })),
         ),

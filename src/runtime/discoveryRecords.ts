@@ -3,6 +3,8 @@
 // hammers a server that failed a moment ago. Written by serve and refresh, read by status. An
 // entry whose server config has changed since is ignored: the new config deserves a fresh try.
 // Each failure is kept with its code (version 2); a version 1 file is read, and upgraded when next written.
+// Where the records are kept is a DiscoveryRecordsPlace: that file, or (in store mode) the team
+// store's `discovery` records, one per server (storedDiscoveryRecords.ts, which picks the place).
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import {
@@ -26,17 +28,48 @@ export type { DiscoveryRecord };
 /** The outcome of one attempt, as recordDiscoveryOutcomes takes it. */
 export type DiscoveryOutcome = { server: string; ok: true } | { server: string; ok: false; failure: Failure };
 
+/** Where the records are kept: read whole, and changed server by server with no concurrent writer undone. */
+export interface DiscoveryRecordsPlace {
+  /** Every server's record. */
+  read(): Promise<Record<string, DiscoveryRecord>>;
+  /** Give each of `servers`, in order, the record `change` makes of its current one (undefined: none, or forget it). */
+  update(
+    servers: readonly string[],
+    change: (server: string, record: DiscoveryRecord | undefined) => DiscoveryRecord | undefined,
+  ): Promise<void>;
+}
+
 /** Where the records of a data dir live. */
 export function discoveryRecordsFile(paths: Pick<LoadoutPaths, 'dataDir'>): string {
   return path.join(paths.dataDir, 'discovery.json');
 }
 
-/** The records of servers in `configs` whose config is unchanged since their failure. */
+/** A discovery.json as a DiscoveryRecordsPlace, each update under the file's lock. */
+export function discoveryFile(file: string): DiscoveryRecordsPlace {
+  return {
+    read: async () => parseDiscoveryFile(await readTextIfExists(file)),
+    update: (servers, change) =>
+      updateTextFile(file, (text) => {
+        const records = parseDiscoveryFile(text);
+        for (const server of servers) {
+          const record = change(server, Object.hasOwn(records, server) ? records[server] : undefined);
+          if (record) records[server] = record;
+          else delete records[server];
+        }
+        return discoveryFileText(records);
+      }),
+  };
+}
+
+const placeOf = (place: string | DiscoveryRecordsPlace): DiscoveryRecordsPlace =>
+  typeof place === 'string' ? discoveryFile(place) : place;
+
+/** The records of servers in `configs` whose config is unchanged since their failure (`place`: a discovery.json path, or another place). */
 export async function readDiscoveryRecords(
-  file: string,
+  place: string | DiscoveryRecordsPlace,
   configs: Readonly<Record<string, ServerConfig>>,
 ): Promise<Map<string, DiscoveryRecord>> {
-  return current(parseDiscoveryFile(await readTextIfExists(file)), configs);
+  return current(await placeOf(place).read(), configs);
 }
 
 /**
@@ -44,26 +77,20 @@ export async function readDiscoveryRecords(
  * Returns the records of the servers that failed.
  */
 export async function recordDiscoveryOutcomes(
-  file: string,
+  place: string | DiscoveryRecordsPlace,
   configs: Readonly<Record<string, ServerConfig>>,
   outcomes: readonly DiscoveryOutcome[],
   now = Date.now(),
 ): Promise<Map<string, DiscoveryRecord>> {
   const failed = new Map<string, DiscoveryRecord>();
-  await updateTextFile(file, (text) => {
-    const servers = parseDiscoveryFile(text);
-    const previous = current(servers, configs);
-    for (const outcome of outcomes) {
-      const config = configs[outcome.server];
-      if (outcome.ok || !config) {
-        delete servers[outcome.server];
-        continue;
-      }
-      const record = failedRecord(previous.get(outcome.server), outcome.failure, config, now);
-      servers[outcome.server] = record;
-      failed.set(outcome.server, record);
-    }
-    return discoveryFileText(servers);
+  const outcomeOf = new Map(outcomes.map((outcome) => [outcome.server, outcome]));
+  await placeOf(place).update([...outcomeOf.keys()], (server, record) => {
+    const outcome = outcomeOf.get(server)!;
+    const config = Object.hasOwn(configs, server) ? configs[server] : undefined;
+    if (outcome.ok || !config) return undefined;
+    const next = failedRecord(record && current({ [server]: record }, configs).get(server), outcome.failure, config, now);
+    failed.set(server, next);
+    return next;
   });
   return failed;
 }

@@ -4,12 +4,13 @@ export { openRuntime, type Runtime } from './runtime.js';
 export { BackgroundDiscovery, type DiscoveryState } from './backgroundDiscovery.js';
 export { startConfigSync } from './configSync.js';
 export {
-  discoveryRecordsFile,
   readDiscoveryRecords,
   recordDiscoveryOutcomes,
   type DiscoveryOutcome,
   type DiscoveryRecord,
+  type DiscoveryRecordsPlace,
 } from './discoveryRecords.js';
+export { discoveryRecordsOf } from './storedDiscoveryRecords.js';
 export { discoveryStateText, failedText, retryText } from './discoveryText.js';
 export { readRunningGateways } from './runtimeFile.js';
 export { watchToolListChanges } from './toolListWatch.js';

@@ -2,17 +2,20 @@
 // configs (with OAuth for HTTP servers), the catalog over them (recording discoveries in
 // servers.yaml; searching with learned words, synonyms, example requests and embeddings),
 // state.json, and the optimization loop with its promotions applied. In store mode (`--store`)
-// the cached definitions and saved toolsets live in the team store, and servers.yaml is only read:
-// every replica reads it, none writes discoveries back into it. `serve`, the CLI commands and `optimize` all
-// start here, so no command can see a different catalog from another.
+// the cached definitions, discovery records, learned search words, optimization data and saved
+// toolsets live in the team store, and servers.yaml is only read: every replica reads it, none
+// writes discoveries back into it. `serve`, the CLI commands and `optimize` all start here, so no
+// command can see a different catalog from another.
 import path from 'node:path';
 import { CatalogStore } from '../catalog/index.js';
 import { StateStore, expansionEnv, loadServersConfig, type LoadoutPaths, type ServersFile } from '../config/index.js';
 import { ServerPool } from '../downstream/index.js';
-import { OptimizationLoop, OptimizationStore } from '../optimization/index.js';
+import { OptimizationLoop, OptimizationStore, storedOptimization } from '../optimization/index.js';
 import type { Logger } from '../shared/index.js';
 import type { TeamStore } from '../store/index.js';
 import { StoredToolsets, ToolsetStore, type Toolsets } from '../toolsets/index.js';
+import type { DiscoveryRecordsPlace } from './discoveryRecords.js';
+import { discoveryRecordsOf } from './storedDiscoveryRecords.js';
 
 /** Options of openRuntime. */
 interface RuntimeOptions {
@@ -36,6 +39,8 @@ export interface Runtime {
   readonly catalog: CatalogStore;
   readonly state: StateStore;
   readonly optimization: OptimizationLoop;
+  /** Failed discoveries (for backoff and status): discovery.json, or the store's records. */
+  readonly discoveryRecords: DiscoveryRecordsPlace;
   /** Saved toolsets: the config dir's files, or the store's records. */
   readonly toolsets: Toolsets;
   /** The team store in store mode; undefined with files. */
@@ -62,19 +67,21 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     oauthDir: paths.oauthDir,
     serverMapFile: path.join(paths.dataDir, 'server-map.json'),
     searchIndexFile: path.join(paths.dataDir, 'search-index.bin'),
-    learnedWordsFile: paths.learnedWordsFile,
+    ...(store ? { learnedWordsRecords: store.learnedWords } : { learnedWordsFile: paths.learnedWordsFile }),
     synonymsFile: paths.synonymsFile,
     exampleRequestsFile: paths.exampleRequestsFile,
     brokenServers,
     ...(config.search.embeddings ? { embeddings: { settings: config.search.embeddings, cacheFile: paths.embeddingsCacheFile } } : {}),
   });
   const state = new StateStore(paths.stateFile);
-  const optimization = new OptimizationLoop({ store: new OptimizationStore(state), catalog, settings: config.optimization });
+  const optimizationData = new OptimizationStore(store ? storedOptimization(store.optimization) : state);
+  const optimization = new OptimizationLoop({ store: optimizationData, catalog, settings: config.optimization });
   // Promotions go into the catalog before anything reads it, so a first tools/list or an
   // evaluation's distractor tools show the live descriptions.
   await optimization.applyPromotions();
   const toolsets = store ? new StoredToolsets(store.toolsets) : new ToolsetStore(paths.toolsetsDir);
   let closed: Promise<void> | undefined;
   const close = () => (closed ??= pool.close().finally(() => store?.close()));
-  return { config, configExists, brokenServers, pool, catalog, state, optimization, toolsets, store, close };
+  const discoveryRecords = discoveryRecordsOf(paths, store);
+  return { config, configExists, brokenServers, pool, catalog, state, optimization, toolsets, discoveryRecords, store, close };
 }

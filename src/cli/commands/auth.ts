@@ -5,11 +5,11 @@ import { spawn } from 'node:child_process';
 import type { Command } from 'commander';
 import { deleteOAuthRecord, expansionEnv, loadServersFile, oauthRecordFile } from '../../config/index.js';
 import { loginToServer } from '../../downstream/index.js';
-import { discoveryRecordsFile, recordDiscoveryOutcomes } from '../../runtime/index.js';
+import { discoveryRecordsOf, recordDiscoveryOutcomes } from '../../runtime/index.js';
 import { LoadoutError } from '../../shared/index.js';
 import { configNotFound, requireServer } from '../configView.js';
 import { printJson, printLines, printNote } from '../output.js';
-import { commandEnvironment } from '../program.js';
+import { commandEnvironment, withCommandStore } from '../program.js';
 
 const DEFAULT_WAIT_SECONDS = 300;
 
@@ -24,7 +24,7 @@ export function registerAuth(program: Command): void {
     .option('--timeout <seconds>', 'how long to wait for the browser to come back', String(DEFAULT_WAIT_SECONDS))
     .option('--json', 'machine-readable output (the login URL then goes to stderr)')
     .action(async (server: string, options: { logout?: boolean; browser: boolean; timeout: string; json?: boolean }, command: Command) => {
-      const { paths } = commandEnvironment(command);
+      const { paths, logger, storeUrl } = commandEnvironment(command);
       const loaded = await loadServersFile(paths.serversFile);
       if (!loaded.exists) throw configNotFound(paths);
       const config = requireServer(loaded.config, server);
@@ -62,7 +62,9 @@ export function registerAuth(program: Command): void {
         process.removeListener('SIGINT', onInterrupt);
       }
       // A discovery that failed for want of this login no longer stands: nothing waits out its backoff.
-      await recordDiscoveryOutcomes(discoveryRecordsFile(paths), loaded.config.servers, [{ server, ok: true }]);
+      await withCommandStore(storeUrl, logger, (store) =>
+        recordDiscoveryOutcomes(discoveryRecordsOf(paths, store), loaded.config.servers, [{ server, ok: true }]),
+      );
       const tokensFile = oauthRecordFile(paths.oauthDir, server);
       if (options.json) printJson({ server, authorized: true, tokensFile });
       else printLines(`Authorized '${server}'; tokens saved in ${tokensFile} (refreshed automatically).`);

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { oauthRecordFile, oauthSettingsOf, readOAuthRecord } from '../../config/index.js';
 import type { EraVerdict } from '../../downstream/index.js';
 import {
-  discoveryRecordsFile,
+  discoveryRecordsOf,
   failedText,
   readDiscoveryRecords,
   readRunningGateways,
@@ -25,10 +25,12 @@ export function registerStatus(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(async (options: { json?: boolean }, command: Command) => {
       const { paths, logger, storeUrl } = commandEnvironment(command);
-      const view = await withCommandStore(storeUrl, logger, (store) => loadConfigView(paths, store));
-      const [gateways, records] = await Promise.all([
+      const [gateways, { view, records }] = await Promise.all([
         readRunningGateways(paths),
-        readDiscoveryRecords(discoveryRecordsFile(paths), view.config.servers),
+        withCommandStore(storeUrl, logger, async (store) => {
+          const view = await loadConfigView(paths, store);
+          return { view, records: await readDiscoveryRecords(discoveryRecordsOf(paths, store), view.config.servers) };
+        }),
       ]);
       const connected = new Set(gateways.flatMap((gateway) => gateway.connected));
       const servers = await Promise.all(
