@@ -293,6 +293,9 @@ describe('2025-era HTTP sessions across replicas on one store', () => {
     expect((await list(second)).body).toContain('discover-all-tools');
     expect(fleet.replicas[0]!.http.sessionCount).toBe(1);
     for (const id of [first, second]) expect(await fleet.replicas[0]!.store.sessions.get(id)).toBeDefined();
+    // A session id with no record makes no room: the copy held here stays.
+    expect((await list('00000000-0000-4000-8000-000000000000')).status).toBe(404);
+    expect(fleet.replicas[0]!.http.sessionCount).toBe(1);
   });
 
   it('goes on with Postgres stopped: calls and lists are served from what each replica holds, an equip fails naming the store', async () => {

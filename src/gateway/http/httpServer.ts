@@ -23,7 +23,7 @@ import { BodyTooLargeError, MAX_BODY_DEPTH, discardBody, hasUnreadBody, nestedDe
 import { requestProblem } from '../calls/requestShape.js';
 import { answeredOverLimit } from './overLimit.js';
 import { healthAnswer } from './healthz.js';
-import { SharedSessions, type ServeRequest, type SharedConnectOptions } from './sharedSessions.js';
+import { NO_ROOM, SharedSessions, type ServeRequest, type SharedConnectOptions } from './sharedSessions.js';
 
 /** Options of serveHttp. */
 interface HttpServeOptions {
@@ -167,17 +167,15 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
   };
 
   // Room for one more session here: past --max-sessions the one idle longest ends (with a store, its copy here).
-  const roomForOne = (res: ServerResponse): boolean => {
-    if (sessions.size < options.maxSessions || endLongestIdle(sessions, logger)) return true;
+  const hasRoom = (): boolean => sessions.size < options.maxSessions || endLongestIdle(sessions, logger);
+  const sendNoRoom = (res: ServerResponse): void =>
     sendError(res, 503, `All ${options.maxSessions} sessions (--max-sessions) have a call under way; try again later`);
-    return false;
-  };
 
   // A session another replica started (or this one, before it dropped its copy), re-created here from the store.
-  const resumeSession = async (id: string, principal: Principal): Promise<HttpSession | undefined> => {
+  const resumeSession = async (id: string, principal: Principal): Promise<HttpSession | undefined | typeof NO_ROOM> => {
     if (!sharing) return undefined;
-    const state = await sharing.resume(id, principal);
-    if (state && !sessions.has(id)) sessions.set(id, state);
+    const state = await sharing.resume(id, principal, hasRoom);
+    if (state && state !== NO_ROOM && !sessions.has(id)) sessions.set(id, state);
     return state;
   };
 
@@ -197,13 +195,13 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
       // A 2026-07-28 request is served on its own, whatever came before it.
       if (req.method === 'POST' && (await modern.isModern(req, body))) return modern.servePrincipal(req, res, body, principal);
       if (req.method === 'POST' && isInitializeRequest(body)) {
-        return roomForOne(res) ? startSession(req, res, body, principal) : undefined;
+        return hasRoom() ? startSession(req, res, body, principal) : sendNoRoom(res);
       }
       return sendError(res, 400, 'Mcp-Session-Id header is required (send initialize first to start a session)');
     }
     const held = sessions.get(sessionId);
-    if (!held && sharing && !roomForOne(res)) return;
     const session = held ?? (await resumeSession(sessionId, principal));
+    if (session === NO_ROOM) return sendNoRoom(res);
     // With a store, another caller's session is answered as unknown: it exists on every replica alike.
     if (!session || (sharing && session.principal.id !== principal.id)) {
       return sendError(res, 404, 'Session not found (it ended or expired); send initialize to start a new one');

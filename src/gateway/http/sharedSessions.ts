@@ -10,7 +10,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { WebStandardStreamableHTTPServerTransport, type InitializeRequestParams, type Transport } from '@modelcontextprotocol/server';
 import type { Principal } from '../../identity/index.js';
-import { LoadoutError, errorMessage, type Logger } from '../../shared/index.js';
+import { LoadoutError, errorMessage, settleWithin, type Logger } from '../../shared/index.js';
 import type { SessionRecord, TeamStore } from '../../store/index.js';
 import type { ConnectOptions } from '../createGateway.js';
 import type { GatewaySession } from '../session.js';
@@ -43,8 +43,6 @@ type NodeAdapter = Pick<typeof import('@modelcontextprotocol/node'), 'toNodeHand
 interface Held {
   readonly session: GatewaySession;
   readonly answers: ClientAnswers;
-  /** Whose it is (Principal.id). */
-  readonly principal: string;
   /** The set the record names, as last written or read here. */
   toolset: string | null;
   /** When this replica last moved the record's `activeAt` on. */
@@ -63,6 +61,9 @@ export interface SharedSessionsOptions<S extends ConnectedSession> {
   logger: Logger;
 }
 
+/** resume() found the session but this replica has no room for it (the answer, a 503, is sent). */
+export const NO_ROOM = Symbol('no room');
+
 // The URL of the initialize replayed on a resumed session's transport: it never leaves the process.
 const REPLAY_URL = 'http://loadout.invalid/mcp';
 const REPLAY_HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
@@ -76,7 +77,7 @@ export class SharedSessions<S extends ConnectedSession> {
   readonly #options: SharedSessionsOptions<S>;
   readonly #log: Logger;
   readonly #held = new Map<string, Held>();
-  readonly #resuming = new Map<string, Promise<S | undefined>>();
+  readonly #resuming = new Map<string, Promise<S | undefined | typeof NO_ROOM>>();
   readonly #answers = new WeakMap<Transport, ClientAnswers>();
   readonly #stopListening: () => void;
   readonly #sweep: NodeJS.Timeout | undefined;
@@ -123,21 +124,23 @@ export class SharedSessions<S extends ConnectedSession> {
       activeAt: now,
     };
     await this.#options.store.sessions.put(id, record, { ifRevision: null });
-    this.#hold(id, state, toolset, principal.id);
+    this.#hold(id, state, toolset);
   }
 
   /**
    * Session `id` re-created here from its record, or undefined when there is none or another
    * principal started it (answered alike, so a caller learns nothing of others' sessions).
-   * Concurrent requests for one session (its GET stream and a POST) share one re-creation.
+   * `makeRoom` runs only once a record of this caller's is found: an unknown id ends no copy
+   * held here. False from it (no room) gives NO_ROOM, for the caller to answer. Concurrent requests for one session (its
+   * GET stream and a POST) share one re-creation; the caller checks whose it is.
    */
-  resume(id: string, principal: Principal): Promise<S | undefined> {
+  resume(id: string, principal: Principal, makeRoom: () => boolean): Promise<S | undefined | typeof NO_ROOM> {
     let resuming = this.#resuming.get(id);
     if (!resuming) {
-      resuming = this.#resume(id, principal).finally(() => this.#resuming.delete(id));
+      resuming = this.#resume(id, principal, makeRoom).finally(() => this.#resuming.delete(id));
       this.#resuming.set(id, resuming);
     }
-    return resuming.then((state) => (state && this.#principalOf(id) === principal.id ? state : undefined));
+    return resuming;
   }
 
   /** Session `id` was ended by its client (DELETE): delete its record, and so its copies on every replica. */
@@ -169,9 +172,7 @@ export class SharedSessions<S extends ConnectedSession> {
     this.active(id);
     const held = this.#held.get(id);
     if (!held || !needsCurrentSet(body, held.session)) return;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.#follow(id), new Promise((resolve) => (timer = setTimeout(resolve, FRESHNESS_WAIT_MS)))]);
-    clearTimeout(timer);
+    await settleWithin(this.#follow(id), FRESHNESS_WAIT_MS);
   }
 
   /** Session `id` is in use here: move its record's `activeAt` on, if that is due (not waited on). */
@@ -193,14 +194,10 @@ export class SharedSessions<S extends ConnectedSession> {
     this.#held.clear();
   }
 
-  #principalOf(id: string): string | undefined {
-    return this.#held.get(id)?.principal;
-  }
-
-  #hold(id: string, { transport, session }: S, toolset: string | null, principal: string): void {
+  #hold(id: string, { transport, session }: S, toolset: string | null): void {
     const answers = this.#answers.get(transport);
     if (!answers) throw new Error(`session ${id} was connected without SharedSessions.decorate`);
-    this.#held.set(id, { session, answers, toolset, principal, touchedAtMs: Date.now(), following: Promise.resolve() });
+    this.#held.set(id, { session, answers, toolset, touchedAtMs: Date.now(), following: Promise.resolve() });
   }
 
   // An answer of the client that this replica's copy does not wait on: into the record, for the copy that does.
@@ -225,9 +222,10 @@ export class SharedSessions<S extends ConnectedSession> {
     });
   }
 
-  async #resume(id: string, principal: Principal): Promise<S | undefined> {
+  async #resume(id: string, principal: Principal, makeRoom: () => boolean): Promise<S | undefined | typeof NO_ROOM> {
     const stored = await this.#options.store.sessions.get(id);
     if (!stored || stored.value.principal !== principal.id) return undefined;
+    if (!makeRoom()) return NO_ROOM;
     const record = stored.value;
     // The SDK (2.4) has no public way to start a server transport already initialized (its
     // `_initialized` flag is private; typescript-sdk issues #1658, #1882). So the session is
@@ -251,7 +249,7 @@ export class SharedSessions<S extends ConnectedSession> {
       await transport.close();
       throw error;
     }
-    this.#hold(id, state, record.toolset, principal.id);
+    this.#hold(id, state, record.toolset);
     this.#log.info({ session: id }, 'session resumed from the store');
     return state;
   }
