@@ -77,6 +77,8 @@ class PostgresStore implements TeamStore {
   readonly #bus: ChangeBus | undefined;
   /** The connection exclusive work holds its lock on, opened on first use. */
   #locks: Sql | undefined;
+  /** Names whose work runs in this process now. */
+  readonly #held = new Set<string>();
   #closing: Promise<void> | undefined;
 
   constructor(url: StoreUrl, sql: Sql, migrations: readonly Migration[], bus: ChangeBus | undefined, box: SecretBox | undefined) {
@@ -136,6 +138,22 @@ class PostgresStore implements TeamStore {
     // exception nothing can catch; a pool drops a lost connection and connects anew instead.
     this.#locks ??= postgres(this.#url.href, { ...CONNECTION_OPTIONS, max: 1, idle_timeout: 0, max_lifetime: null });
     const locks = this.#locks;
+    // Session locks are re-entrant on their connection: work under a name running here already is told apart here.
+    if (this.#held.has(name)) return { ran: false };
+    this.#held.add(name);
+    try {
+      return await this.#runLocked(locks, name, lockKey, work);
+    } finally {
+      this.#held.delete(name);
+    }
+  }
+
+  async #runLocked<T>(
+    locks: Sql,
+    name: string,
+    lockKey: string,
+    work: () => Promise<T>,
+  ): Promise<{ ran: true; value: T } | { ran: false }> {
     let locked: boolean;
     try {
       const [row] = await locks<Array<{ locked: boolean }>>`SELECT pg_try_advisory_lock(hashtextextended(${lockKey}, 0)) AS locked`;

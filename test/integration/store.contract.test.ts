@@ -156,6 +156,8 @@ describe.each(STORE_BACKENDS)('store contract ($name)', (backend: StoreBackend) 
     });
     await inside;
     expect(await b.runExclusive('discover:fs', () => Promise.resolve('b'))).toEqual({ ran: false });
+    // Nor twice at once on one replica.
+    expect(await a.runExclusive('discover:fs', () => Promise.resolve('a again'))).toEqual({ ran: false });
     expect(await b.runExclusive('discover:other', () => Promise.resolve('b'))).toEqual({ ran: true, value: 'b' });
     release();
     expect(await first).toEqual({ ran: true, value: 'a' });
