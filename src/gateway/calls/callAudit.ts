@@ -4,7 +4,6 @@
 import { ProtocolError } from '@modelcontextprotocol/server';
 import type { AuditAction, AuditOutcome } from '../../audit/index.js';
 import type { LimitRefusal } from '../../identity/index.js';
-import { errorMessage } from '../../shared/index.js';
 import type { GatewayContext } from '../context.js';
 
 /** The JSON-RPC code of a call over a rate limit (implementation-defined server range; HTTP's 429). */
@@ -32,10 +31,13 @@ export interface AuditedCall {
   readonly requestId: string | number;
 }
 
-/** Start timing `call`; the returned function records it with how it ended. */
-export function auditCall(context: GatewayContext, call: AuditedCall): (outcome: AuditOutcome, detail?: string) => void {
+/** Records a call with how it ended. */
+export type RecordCall = (outcome: AuditOutcome, detail?: string) => void;
+
+/** Start timing `call`; the returned function records it with how it ended (undefined: no audit trail, nothing to do). */
+export function auditCall(context: GatewayContext, call: AuditedCall): RecordCall | undefined {
   const { audit } = context;
-  if (!audit.enabled) return () => undefined;
+  if (!audit.enabled) return undefined;
   const startedAt = Date.now();
   const started = performance.now();
   return (outcome, detail) =>
@@ -51,16 +53,25 @@ export function auditCall(context: GatewayContext, call: AuditedCall): (outcome:
     });
 }
 
-/** Record how `answer` ends (a result, an isError result, or a thrown error), and hand it on unchanged. */
-export function auditedAnswer<T extends Record<string, unknown>>(
-  answer: Promise<T>,
-  record: (outcome: AuditOutcome, detail?: string) => void,
-): Promise<T> {
+/**
+ * Record how `answer` ends (a result, an isError result, or a thrown error), and hand it on
+ * unchanged; without a recorder (no audit trail) the call path gains nothing. A thrown error is
+ * recorded by its code only: a server's message may quote the arguments it was sent.
+ */
+export function auditedAnswer<T extends Record<string, unknown>>(answer: Promise<T>, record: RecordCall | undefined): Promise<T> {
+  if (!record) return answer;
   answer.then(
     (result) => record(result.isError === true ? 'error' : 'ok'),
-    (error: unknown) => record('failed', errorMessage(error)),
+    (error: unknown) => record('failed', failureCode(error)),
   );
   return answer;
+}
+
+// An error's code (a JSON-RPC code, or loadout's own), else its kind: never its words.
+function failureCode(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'number' || typeof code === 'string') return `code ${code}`;
+  return error instanceof Error ? error.name : 'error';
 }
 
 /** The error a call over `refusal` gets: which limit, and when to retry (`data.retryAfterSeconds`). */

@@ -149,14 +149,14 @@ export class CallRouter {
       requestId: extra.mcpReq.id,
     });
     if (OPTIMIZATION_TOOL_NAMES.has(params.name)) {
-      record('error', 'optimization tools are off');
+      record?.('error', 'optimization tools are off');
       return errorResult(
         `${params.name} is an optimization tool, and those are off: set optimization.expose_tools: true in servers.yaml and restart loadout, or use \`loadout optimize\`.`,
       );
     }
     const message = await unroutedToolMessage(this.#context, params.name);
     // Refused alike whether policy hides it or it does not exist; only the record tells them apart.
-    record(this.#context.hiddenByPolicy(params.name) ? 'denied-policy' : 'error', message);
+    record?.(this.#context.hiddenByPolicy(params.name) ? 'denied-policy' : 'error', message);
     return errorResult(message);
   }
 
@@ -184,7 +184,7 @@ export class CallRouter {
     }
     const refused = (error: LoadoutError): LoadoutError => {
       const record = auditCall(gateway, { action: 'tool-call', tool, arguments: args, requestId: extra.mcpReq.id });
-      record(gateway.hiddenByPolicy(tool) ? 'denied-policy' : 'error', error.message);
+      record?.(gateway.hiddenByPolicy(tool) ? 'denied-policy' : 'error', error.message);
       return error;
     };
     if (!found) throw refused(unknownToolError(gateway, catalog, tool));
@@ -230,7 +230,7 @@ export class CallRouter {
   #rateLimited(refusal: LimitRefusal, tool: string, args: unknown, requestId: RequestId, server?: string): Error {
     const error = rateLimitError(refusal);
     const action = this.#metaTools.has(tool) ? metaToolAction(tool) : 'tool-call';
-    auditCall(this.#context, { action, server, tool, arguments: args, requestId })('rate-limited', error.message);
+    auditCall(this.#context, { action, server, tool, arguments: args, requestId })?.('rate-limited', error.message);
     return error;
   }
 
@@ -250,7 +250,7 @@ export class CallRouter {
     // call-tool is recorded as the call it makes, or as that call's refusal (callAny).
     const record =
       tool.name === CALL_TOOL
-        ? () => undefined
+        ? undefined
         : auditCall(this.#context, { action: metaToolAction(tool.name), tool: tool.name, arguments: args, requestId: extra.mcpReq.id });
     return auditedAnswer(this.#runParsed(tool, args, extra, spelt), record);
   }
