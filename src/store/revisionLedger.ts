@@ -49,16 +49,21 @@ export class RevisionLedger {
     this.#mutex = mutex;
   }
 
-  /** The revision `id` was written at if its content still has `fingerprint`; undefined when it does not (or was never written). */
+  /**
+   * The revision `id` was written at if its content still has `fingerprint`; undefined when it does
+   * not (or was never written), for the caller to adopt it under its lock. Read-only, there is
+   * nothing to adopt: such a record reads at revision 0, with no lock taken.
+   */
   async revisionOf(id: string, fingerprint: string | null): Promise<number | undefined> {
     const entry = (await this.#read()).records[id];
-    return entry && entry[1] === fingerprint ? entry[0] : undefined;
+    if (entry && entry[1] === fingerprint) return entry[0];
+    return this.#readOnly ? 0 : undefined;
   }
 
   /** The revision of `id` as it is now (`null`: deleted), given the next one when the ledger has another content for it. Call under the record's own lock. */
   async adopt(id: string, fingerprint: string | null): Promise<number> {
     const known = await this.revisionOf(id, fingerprint);
-    if (known !== undefined || this.#readOnly) return known ?? 0;
+    if (known !== undefined) return known;
     return this.#change((ledger) => {
       const entry = ledger.records[id];
       return entry && entry[1] === fingerprint ? entry[0] : this.#next(ledger, id, fingerprint);

@@ -6,7 +6,7 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ServerConfigSchema, StateStore, updateOAuthRecord } from '../../src/config/index.js';
+import { ServerConfigSchema, StateStore, updateOAuthRecord, withFileLock } from '../../src/config/index.js';
 import { writeDefinitionCache } from '../../src/catalog/index.js';
 import { LearnedWordsStore } from '../../src/catalog/learnedWords.js';
 import { recordDiscoveryOutcomes } from '../../src/runtime/index.js';
@@ -138,5 +138,30 @@ describe('files store', () => {
     expect((await readOnly.equipped.get(LAST_STOP_KEY))?.value).toEqual({ toolset: 'dev' });
     await expect(readOnly.equipped.put('p1', { toolset: null })).rejects.toThrow(/opened read-only/);
     await expect(stat(file('data/principals'))).rejects.toThrow(/ENOENT/);
+  });
+
+  it('reads a data dir read-only without taking any file lock: a writer holding one does not hold it up', async () => {
+    const owners = path.join(tempDir(), 'plain');
+    // A data dir written by loadout itself, never through a store: no revision ledger.
+    await new ToolsetStore(path.join(owners, 'toolsets')).save({ name: 'dev', tools: ['fs.read_file'] });
+    const readOnly = await openFileStore({
+      dataDir: path.join(owners, 'data'),
+      toolsetsDir: path.join(owners, 'toolsets'),
+      listen: false,
+      readOnly: true,
+    });
+    opened.push(readOnly);
+    let release!: () => void;
+    const held = withFileLock(path.join(owners, 'toolsets', 'dev.yaml'), () => new Promise<void>((resolve) => (release = resolve)));
+    try {
+      const read = await Promise.race([
+        readOnly.toolsets.list(),
+        new Promise<'waited'>((resolve) => setTimeout(() => resolve('waited'), 2000)),
+      ]);
+      expect(read).toEqual([{ key: 'dev', value: { name: 'dev', tools: ['fs.read_file'] }, revision: 0 }]);
+    } finally {
+      release();
+      await held;
+    }
   });
 });
