@@ -28,11 +28,7 @@ export class StoredToolsets implements Toolsets {
   /** Saved once the store acknowledged it (committed); a store fault is thrown and nothing is saved. */
   async save(toolset: Toolset): Promise<void> {
     const valid = validToolset(toolset);
-    await this.#records.put(valid.name, {
-      name: valid.name,
-      ...(valid.description ? { description: valid.description } : {}),
-      tools: valid.tools,
-    });
+    await this.#records.put(valid.name, valid);
   }
 
   delete(name: string): Promise<boolean> {
