@@ -3,8 +3,8 @@
 // a new dir, so an exported data dir is what the files' owners would have written (byte for byte
 // where they wrote it). Everything is read before anything is written: a fault or a missing key
 // leaves nothing half-copied.
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { readTextIfExists } from '../config/index.js';
 import { DOCUMENT_KINDS, REVISION_LEDGER_FILE, type DocumentKind, type RecordCollection, type TeamStore } from '../store/index.js';
 
 /** What a transfer copied, per kind, and what it left alone with why. */
@@ -56,7 +56,8 @@ export async function filesNotStored(dataDir: string): Promise<TransferReport['s
   const skipped: TransferReport['skipped'] = [];
   for (const [name, reason] of Object.entries(NOT_STORED)) {
     const file = path.join(dataDir, name);
-    if ((await readTextIfExists(file)) !== undefined) skipped.push({ file, reason });
+    // Only whether it is there: some are large, one is binary.
+    if (await stat(file).then(() => true, () => false)) skipped.push({ file, reason });
   }
   return skipped;
 }
