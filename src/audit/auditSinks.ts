@@ -27,7 +27,7 @@ export function auditDir(dataDir: string): string {
 const DAY_FILE = /^audit-(\d{4}-\d{2}-\d{2})\.jsonl$/;
 
 /** The day file of `day` (`YYYY-MM-DD`). */
-export function dayFileName(day: string): string {
+function dayFileName(day: string): string {
   return `audit-${day}.jsonl`;
 }
 

@@ -93,7 +93,7 @@ export class SemanticIndex {
   }
 
   /** Each word of the tools' aligned fields, with its tools and the weight of the best field it is in there. */
-  static wordPostings(toolWords: readonly ToolWords[], settings: AlignmentSettings = DEFAULT_ALIGNMENT): Postings {
+  private static wordPostings(toolWords: readonly ToolWords[], settings: AlignmentSettings = DEFAULT_ALIGNMENT): Postings {
     const building = new PostingsBuilder();
     toolWords.forEach((fields, tool) => {
       const words = new Map<string, number>();

@@ -4,7 +4,7 @@
 // docs/clients.md.
 
 /** How a known client re-reads tools/list after a tools list_changed (see RelistHabit). */
-export interface KnownRelist {
+interface KnownRelist {
   readonly habit: 'relists' | 'relists-after-answer';
   /**
    * How long after its re-read the client needs before its next model request carries the new list
@@ -15,7 +15,7 @@ export interface KnownRelist {
 }
 
 /** One known client. */
-export interface KnownClient {
+interface KnownClient {
   readonly name: RegExp;
   /** Its model sees each `-` in a tool name as `_` (the client maps the names back when it calls). */
   readonly spellsDashAsUnderscore: boolean;

@@ -28,7 +28,7 @@ export interface OptimizationPlace {
 }
 
 /** The `optimization` section of state.json as an OptimizationPlace. */
-export function stateFileOptimization(state: StateStore): OptimizationPlace {
+function stateFileOptimization(state: StateStore): OptimizationPlace {
   return {
     server: async (server) => (await state.read()).optimization.servers[server],
     all: async () => (await state.read()).optimization.servers,

@@ -20,7 +20,7 @@ export { yamlModule } from './lazyYaml.js';
 export { oneLine } from './text.js';
 export { settleWithin } from './settleWithin.js';
 export { WorkInFlight } from './workInFlight.js';
-export { RecentlyUsed, type RecentlyUsedOptions } from './recentlyUsed.js';
+export { RecentlyUsed } from './recentlyUsed.js';
 export { untilAborted } from './untilAborted.js';
 export { firstIssue, firstIssueText, issueText } from './zodIssue.js';
 export { LOADOUT_VERSION } from './version.js';

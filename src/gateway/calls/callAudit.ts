@@ -23,7 +23,7 @@ export function metaToolAction(name: string): AuditAction {
 }
 
 /** One tools/call as the router saw it, for its audit record. */
-export interface AuditedCall {
+interface AuditedCall {
   readonly action: AuditAction;
   readonly server?: string;
   readonly tool: string;

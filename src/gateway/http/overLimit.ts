@@ -10,7 +10,7 @@ import type { ServerResponse } from 'node:http';
 import { RATE_LIMITED_CODE, isRateLimitError } from '../calls/callAudit.js';
 
 /** The rate-limit refusal a call would get now, recorded (the session's limitRefusal). */
-export type LimitCheck = (params: CallToolRequest['params'], requestId: RequestId) => Error | undefined | Promise<Error | undefined>;
+type LimitCheck = (params: CallToolRequest['params'], requestId: RequestId) => Error | undefined | Promise<Error | undefined>;
 
 /** Answer `body` 429 if it is one tools/call `check` refuses for a rate limit; false when it is not answered. */
 export async function answeredOverLimit(body: unknown, res: ServerResponse, check: LimitCheck): Promise<boolean> {

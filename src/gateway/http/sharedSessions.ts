@@ -52,7 +52,7 @@ interface Held {
 }
 
 /** Options of SharedSessions. */
-export interface SharedSessionsOptions<S extends ConnectedSession> {
+interface SharedSessionsOptions<S extends ConnectedSession> {
   store: TeamStore;
   node: NodeAdapter;
   attach: Attach<S>;
