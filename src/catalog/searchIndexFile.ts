@@ -87,9 +87,12 @@ export class SearchIndexFile implements SavedIndexPort {
   save(fingerprint: string, index: SavedIndex): void {
     if (fingerprint === this.#saved?.fingerprint && (this.#saved.semantic || !index.semantic)) return;
     this.#saved = { fingerprint, semantic: index.semantic !== undefined };
-    const bytes = encode(fingerprint, index);
     const write = this.#writes
       .then(async () => {
+        // Encoded off the search that built it (a copy, a digest and a header of every word): that
+        // search's answer goes out first. The index is not changed once built.
+        await new Promise(setImmediate);
+        const bytes = encode(fingerprint, index);
         const { default: writeFileAtomic } = await import('write-file-atomic');
         await writeFileAtomic(this.#file, bytes);
       })
