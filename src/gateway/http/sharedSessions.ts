@@ -349,18 +349,11 @@ async function replayInitialize(transport: WebStandardStreamableHTTPServerTransp
   );
 }
 
-// Re-equip a copy after an equip made through another replica. Announced here without waiting for
-// the client's re-read (the replica that made the equip holds its answer for that, when it can):
-// the GET stream, if it is on this replica, hears it.
+// Re-equip a copy after an equip made through another replica, announced as any equip is: with a
+// store the session never waits for the client's re-read (it may land on any replica), so the GET
+// stream, if it is on this replica, hears the change and nothing is held.
 async function follow(session: GatewaySession, toolset: string | null): Promise<void> {
-  const quietly = { announce: false, remember: false } as const;
-  const change = toolset ? await session.equip(toolset, quietly) : await session.unequip(quietly);
-  const { server } = session;
-  await Promise.allSettled([
-    change.changed ? server.sendToolListChanged() : undefined,
-    change.promptsChanged ? server.sendPromptListChanged() : undefined,
-    change.resourcesChanged ? server.sendResourceListChanged() : undefined,
-  ]);
+  await (toolset ? session.equip(toolset, { remember: false }) : session.unequip({ remember: false }));
 }
 
 // Whether a POST body holds a request that depends on the equipped set, other than a call of an equipped tool.
