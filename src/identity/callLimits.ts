@@ -50,8 +50,8 @@ export class CallLimits {
   }
 
   /**
-   * Count one call of `principalId` (of `server`'s tool, if any; `counted: false` when the call
-   * was counted already, as call-tool's is before it reaches a server). Undefined when it may go
+   * Count one call of `principalId` (of `server`'s tool, if any; `counted: true` when the call
+   * was counted already against the caller's own limit, as call-tool's is before it reaches a server). Undefined when it may go
    * on; else the limit it would pass, and nothing is counted.
    */
   take(principalId: string, server?: string, options: { counted?: boolean } = {}): LimitRefusal | undefined {

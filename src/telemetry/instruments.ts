@@ -134,7 +134,7 @@ export class Instruments {
     return shapes;
   }
 
-  /** Whether a tool name a client called may label a metric: one loadout has (the gateway says), or any before it is watched. */
+  /** Whether a tool name a client called may label a metric: one loadout has (the gateway says); none before a gateway is watched. */
   readonly knowsTool = (name: string): boolean => this.#gateway?.knowsTool(name) ?? false;
 
   /** Start a request's span (while traces are on) and its clock. */
