@@ -25,4 +25,12 @@ export { untilAborted } from './untilAborted.js';
 export { firstIssue, firstIssueText, issueText } from './zodIssue.js';
 export { LOADOUT_VERSION } from './version.js';
 export { lazySchemaValidator } from './lazySchemaValidator.js';
-export { MODERN_REVISION, carriesEnvelope, eraOfVersion, modernCallResult, opensLegacyEra, type ProtocolEra } from './protocolEras.js';
+export {
+  MODERN_REVISION,
+  carriesEnvelope,
+  eraOfVersion,
+  isKnownProtocolVersion,
+  modernCallResult,
+  opensLegacyEra,
+  type ProtocolEra,
+} from './protocolEras.js';

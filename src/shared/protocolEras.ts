@@ -11,6 +11,11 @@ import {
   type JSONRPCMessage,
 } from '@modelcontextprotocol/server';
 
+/** Whether `version` is a protocol revision loadout speaks (a client may send any string). */
+export function isKnownProtocolVersion(version: string): boolean {
+  return version === MODERN_REVISION || SUPPORTED_PROTOCOL_VERSIONS.includes(version);
+}
+
 /** The protocol era of a connection or a request: 2026-07-28 and later (stateless), or 2025 (initialize). */
 export type ProtocolEra = 'modern' | 'legacy';
 

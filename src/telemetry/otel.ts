@@ -17,7 +17,7 @@ import { errorMessage, isLoadoutError, LOADOUT_VERSION, settleWithin, type Logge
 import { Instruments, type OpenRequest } from './instruments.js';
 import { ATTR, LOADOUT_ATTR } from './names.js';
 import { answerFacts, incomingContext, metaOf } from './requestFacts.js';
-import type { Failure } from './requestShapes.js';
+import { protocolVersionLabel, type Failure } from './requestShapes.js';
 import { TELEMETRY_OFF, type ExportChoice, type ServedRequest, type Telemetry } from './telemetry.js';
 import { clientAttributes, ClientSpans, ServerSpans } from './wireSpans.js';
 
@@ -224,7 +224,10 @@ function servedRequest(
   const meta = metaOf(message.params);
   const version = meta?.[PROTOCOL_VERSION_META_KEY] ?? request.headers['mcp-protocol-version'];
   const shape = instruments
-    .shapes({ ...HTTP_WIRE, ...(typeof version === 'string' && { [ATTR.protocolVersion]: version }) }, instruments.knowsTool)
+    .shapes(
+      { ...HTTP_WIRE, ...(typeof version === 'string' && { [ATTR.protocolVersion]: protocolVersionLabel(version) }) },
+      instruments.knowsTool,
+    )
     .of(method, message.params as Record<string, unknown> | undefined);
   let parent = ROOT_CONTEXT;
   let open: OpenRequest;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OTHER_TOOL, RequestShapes } from './requestShapes.js';
+import { OTHER_TOOL, RequestShapes, protocolVersionLabel } from './requestShapes.js';
 
 describe('RequestShapes', () => {
   const shapes = () => new RequestShapes({ 'network.transport': 'pipe' }, (name) => name === 'echo_echo');
@@ -26,5 +26,14 @@ describe('RequestShapes', () => {
     expect(invented.attributes['gen_ai.tool.name']).toBe('made_up');
     expect(invented.measured['gen_ai.tool.name']).toBe(OTHER_TOOL);
     expect(wire.of('tools/call', { name: 'made_up' })).not.toBe(invented);
+  });
+});
+
+describe('protocolVersionLabel', () => {
+  it('labels a revision loadout speaks by its name, and any other string a client sends as _OTHER', () => {
+    expect(protocolVersionLabel('2026-07-28')).toBe('2026-07-28');
+    expect(protocolVersionLabel('2025-06-18')).toBe('2025-06-18');
+    expect(protocolVersionLabel('2099-01-01')).toBe(OTHER_TOOL);
+    expect(protocolVersionLabel(`x${'y'.repeat(500)}`)).toBe(OTHER_TOOL);
   });
 });

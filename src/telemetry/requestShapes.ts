@@ -3,6 +3,7 @@
 // under. A forwarded call then builds no attribute object and no string of its own, and the
 // metrics SDK is handed the same few objects again and again.
 import type { Attributes } from '@opentelemetry/api';
+import { isKnownProtocolVersion } from '../shared/index.js';
 import { ATTR } from './names.js';
 
 export type Meta = Record<string, unknown>;
@@ -27,6 +28,15 @@ export interface RequestShape {
 
 /** The metric label of a tool name a client gave that names no tool loadout has (a client may invent any). */
 export const OTHER_TOOL = '_OTHER';
+
+/**
+ * The `mcp.protocol.version` a request is labelled with: the version it names when loadout speaks
+ * it, else OTHER_TOOL's `_OTHER`. A client may send any string, and each label is a metric series
+ * and a set of shapes kept for good.
+ */
+export function protocolVersionLabel(version: string): string {
+  return isKnownProtocolVersion(version) ? version : OTHER_TOOL;
+}
 // Bounds on what is cached: beyond them a shape is built for its one request (still correct, only slower).
 const MAX_TARGETS_PER_METHOD = 2048;
 const MAX_FAILURES_PER_SHAPE = 32;

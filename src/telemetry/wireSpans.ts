@@ -16,7 +16,7 @@ import { TransportDecorator } from '../shared/index.js';
 import { ATTR, LOADOUT_ATTR } from './names.js';
 import type { Instruments, OpenRequest } from './instruments.js';
 import { answerFacts, incomingContext, metaOf } from './requestFacts.js';
-import type { Failure, Meta, RequestShapes } from './requestShapes.js';
+import { protocolVersionLabel, type Failure, type Meta, type RequestShapes } from './requestShapes.js';
 import type { DownstreamPeer, ServerWire } from './telemetry.js';
 
 const CANCELLED: Failure = { errorType: 'cancelled', message: 'cancelled' };
@@ -49,7 +49,8 @@ export class ServerSpans extends TransportDecorator {
     }
     const meta = metaOf(message.params);
     const version = meta?.[PROTOCOL_VERSION_META_KEY] ?? (message.method === 'initialize' ? message.params?.protocolVersion : undefined);
-    if (typeof version === 'string' && version !== this.#protocolVersion) this.#useVersion(version);
+    const label = typeof version === 'string' ? protocolVersionLabel(version) : undefined;
+    if (label !== undefined && label !== this.#protocolVersion) this.#useVersion(label);
     const instruments = this.#instruments;
     const shape = this.#shapes.of(message.method, message.params);
     if (!instruments.tracing) {
