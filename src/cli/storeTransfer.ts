@@ -57,7 +57,13 @@ export async function filesNotStored(dataDir: string): Promise<TransferReport['s
   for (const [name, reason] of Object.entries(NOT_STORED)) {
     const file = path.join(dataDir, name);
     // Only whether it is there: some are large, one is binary.
-    if (await stat(file).then(() => true, () => false)) skipped.push({ file, reason });
+    if (
+      await stat(file).then(
+        () => true,
+        () => false,
+      )
+    )
+      skipped.push({ file, reason });
   }
   return skipped;
 }
