@@ -152,7 +152,14 @@ describe('files store', () => {
     });
     opened.push(readOnly);
     let release!: () => void;
-    const held = withFileLock(path.join(owners, 'toolsets', 'dev.yaml'), () => new Promise<void>((resolve) => (release = resolve)));
+    let taken!: () => void;
+    const lockTaken = new Promise<void>((resolve) => (taken = resolve));
+    const held = withFileLock(path.join(owners, 'toolsets', 'dev.yaml'), () => {
+      taken();
+      return new Promise<void>((resolve) => (release = resolve));
+    });
+    // The read must start while the writer truly holds the lock, or the test proves nothing.
+    await lockTaken;
     try {
       const read = await Promise.race([
         readOnly.toolsets.list(),
