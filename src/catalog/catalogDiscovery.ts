@@ -90,7 +90,7 @@ export class CatalogDiscovery {
     const waiting = [...this.discoveryFailures()].filter(([, failure]) => failure.code === 'NEEDS_AUTHORIZATION').map(([server]) => server);
     if (!waiting.length) return;
     // The OAuth file loses its mark when a login stores tokens; until then a retry would only be refused again.
-    const records = await Promise.all(waiting.map((server) => oauthRecords.read(server)));
+    const records = await Promise.all(waiting.map((server) => oauthRecords.read(server).catch(() => undefined)));
     const loggedIn = waiting.filter(
       (_server, index) => records[index]?.tokens !== undefined && records[index]?.needsAuthorizationSince === undefined,
     );

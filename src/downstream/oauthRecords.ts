@@ -28,14 +28,15 @@ export function fileOAuthRecords(oauthDir: string): OAuthRecords {
 }
 
 /**
- * Records in the team store, encrypted: store mode. A record the key cannot open reads as none,
- * and writing it fails as "needs authorization" instead of overwriting it (the store refuses).
+ * Records in the team store, encrypted: store mode. A record the key cannot open (a wrong
+ * LOADOUT_SECRET_KEY) fails reads and writes as "needs authorization", and is never overwritten.
  */
 export function storeOAuthRecords(collection: OAuthCollection): OAuthRecords {
   return {
     async read(server) {
       const read = await collection.get(server);
-      return read?.state === 'readable' ? read.value : undefined;
+      if (read?.state === 'unreadable') throw unreadableError(server, read.reason);
+      return read?.value;
     },
     async update(server, serverUrl, change) {
       try {
@@ -44,13 +45,17 @@ export function storeOAuthRecords(collection: OAuthCollection): OAuthRecords {
         return read.value;
       } catch (error) {
         if (!(error instanceof LoadoutError && error.code === 'STORE_SECRET_KEY')) throw error;
-        throw new LoadoutError(
-          'NEEDS_AUTHORIZATION',
-          `Server '${server}' needs authorization: its stored OAuth token is unreadable (${error.message})`,
-        );
+        throw unreadableError(server, error.message);
       }
     },
     delete: (server) => collection.delete(server),
     where: (server) => `the team store (oauth '${server}')`,
   };
+}
+
+function unreadableError(server: string, reason: string): LoadoutError {
+  return new LoadoutError(
+    'NEEDS_AUTHORIZATION',
+    `Server '${server}' needs authorization: its stored OAuth token is unreadable (${reason})`,
+  );
 }
