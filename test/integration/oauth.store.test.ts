@@ -71,6 +71,11 @@ describe('downstream OAuth in store mode', () => {
       env: { ...env, LOADOUT_SECRET_KEY: 'another-key-0123456789abcdefghijklmnopqrs' },
     });
     expect(`${wrongKey.stdout}${wrongKey.stderr}`).toMatch(/Server 'linear' needs authorization: its stored OAuth token is unreadable/);
+    const wrongStatus = await runCli(second, ['status'], {
+      env: { ...env, LOADOUT_SECRET_KEY: 'another-key-0123456789abcdefghijklmnopqrs' },
+    });
+    expect(wrongStatus.stdout).toContain('linear: needs authorization: run loadout auth linear');
+    expect((await runCli(second, ['status'], { env })).stdout).not.toContain('needs authorization');
     const again = await runCli(first, ['refresh'], { env });
     expect(again.code, again.stderr).toBe(0);
     expect(oauth.counts).toMatchObject({ registrations: 1, logins: 1 });
