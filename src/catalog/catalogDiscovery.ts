@@ -4,8 +4,8 @@
 // discovery failed (its Failure, by code). The store owns the catalog these rebuild.
 import pLimit from 'p-limit';
 import { isDeepStrictEqual } from 'node:util';
-import { oauthRecordFile, readOAuthRecord, type GatewaySettings, type ToolMergeReport } from '../config/index.js';
-import { OPTIONAL_LIST_NAMES, type ListFailures, type ServerDefinitions, type ServerPool } from '../downstream/index.js';
+import type { GatewaySettings, ToolMergeReport } from '../config/index.js';
+import { OPTIONAL_LIST_NAMES, type ListFailures, type OAuthRecords, type ServerDefinitions, type ServerPool } from '../downstream/index.js';
 import { errorMessage, failureOf, type Failure, type Logger, type WorkInFlight } from '../shared/index.js';
 import type { DefinitionStore } from './definitionStore.js';
 import { ALL_LISTS, type ServerListing } from './serverListing.js';
@@ -43,8 +43,8 @@ export interface DiscoverySources {
   logger: Logger;
   /** servers.yaml: when set, discoveries are smart-merged into its `tools:` maps. */
   serversFile?: string;
-  /** Where OAuth files of HTTP servers live: servers that failed for want of a login are retried once it has them. */
-  oauthDir?: string;
+  /** Where OAuth records of HTTP servers live: servers that failed for want of a login are retried once they have tokens. */
+  oauthRecords?: OAuthRecords;
 }
 
 /** The sources, and what of the store's discovery works in: its definitions, its work, what it rebuilds. */
@@ -85,12 +85,12 @@ export class CatalogDiscovery {
 
   /** Discover again the servers that failed for want of a login and have been logged in to since (`loadout auth`). */
   async retryAuthorized(): Promise<void> {
-    const { oauthDir } = this.#options;
-    if (oauthDir === undefined) return;
+    const { oauthRecords } = this.#options;
+    if (oauthRecords === undefined) return;
     const waiting = [...this.discoveryFailures()].filter(([, failure]) => failure.code === 'NEEDS_AUTHORIZATION').map(([server]) => server);
     if (!waiting.length) return;
     // The OAuth file loses its mark when a login stores tokens; until then a retry would only be refused again.
-    const records = await Promise.all(waiting.map((server) => readOAuthRecord(oauthRecordFile(oauthDir, server))));
+    const records = await Promise.all(waiting.map((server) => oauthRecords.read(server).catch(() => undefined)));
     const loggedIn = waiting.filter(
       (_server, index) => records[index]?.tokens !== undefined && records[index]?.needsAuthorizationSince === undefined,
     );

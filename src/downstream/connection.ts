@@ -52,6 +52,7 @@ import {
 } from './era.js';
 import type { RelayedRequest } from './inFlightCallers.js';
 import { ModernRequests, fromListen } from './modernRequests.js';
+import type { OAuthRecords } from './oauthRecords.js';
 import { RequestLayer, type RequestOptions } from './requestLayer.js';
 import { OPTIONAL_LISTS, isListOf, type ListFailures, type ServerAbout, type ServerDefinitions } from './serverDefinitions.js';
 import { maskValues } from './stderrTail.js';
@@ -87,7 +88,7 @@ interface OpenOptions extends ConnectionHooks {
   /** Aborted when loadout stops; a stdio child is then ended within about a second. */
   shutdown?: AbortSignal;
   timeoutMs?: number;
-  oauthDir?: string;
+  oauthRecords?: OAuthRecords;
   /** The era a previous start found: trusted (while fresh) instead of probing again. */
   era?: EraVerdict;
 }
@@ -198,11 +199,11 @@ export class DownstreamConnection {
     const transport = await createTransport(serverName, config, {
       env,
       logger: options.logger,
-      oauthDir: options.oauthDir,
+      oauthRecords: options.oauthRecords,
       shutdown: options.shutdown,
       masked,
     });
-    const usesOAuth = options.oauthDir !== undefined && oauthSettingsOf(config) !== undefined;
+    const usesOAuth = options.oauthRecords !== undefined && oauthSettingsOf(config) !== undefined;
     // Traced under the request layer, so each span sees the id and `_meta` that go on the wire.
     const peer = { serverName, ...('url' in config && { url: config.url }) };
     const layer = new RequestLayer(telemetry().clientTransport(transport, peer), config.timeout_seconds * 1000, {

@@ -6,6 +6,7 @@ import { expandEnv, expandEnvRecord, referencedValues, serverEnvTexts, type Serv
 import { LoadoutError, errorMessage, type Logger } from '../shared/index.js';
 import type { ChildProcessTransport } from './childProcessTransport.js';
 import { StoredOAuthProvider, oauthTargetOf } from './oauthProvider.js';
+import type { OAuthRecords } from './oauthRecords.js';
 import type { MaskedValue } from './stderrTail.js';
 
 // The SDK's default stdio read limit is 10 MB, and a bigger message closes the connection: a
@@ -30,8 +31,8 @@ export function maskedValues(config: ServerConfig, env: NodeJS.ProcessEnv): Mask
 interface TransportContext {
   env: NodeJS.ProcessEnv;
   logger: Logger;
-  /** Where OAuth files live; without it, HTTP servers get no OAuth. */
-  oauthDir: string | undefined;
+  /** Where OAuth records live; without them, HTTP servers get no OAuth. */
+  oauthRecords: OAuthRecords | undefined;
   /** Aborted when loadout stops: a stdio child is then ended in a hurry. */
   shutdown?: AbortSignal;
   /** Values to hide in a stdio child's kept stderr lines. */
@@ -55,7 +56,7 @@ export async function createTransport(serverName: string, config: ServerConfig, 
 async function createTransportOrThrow(
   serverName: string,
   config: ServerConfig,
-  { env, logger, oauthDir, shutdown, masked }: TransportContext,
+  { env, logger, oauthRecords, shutdown, masked }: TransportContext,
 ): Promise<Transport> {
   const where = `Server '${serverName}'`;
   const { type } = config;
@@ -77,7 +78,7 @@ async function createTransportOrThrow(
   }
   const url = new URL(expandEnv(config.url, env, `${where} url`));
   const requestInit = { headers: expandEnvRecord(config.headers, env, `${where} headers`) };
-  const oauth = oauthDir === undefined ? undefined : oauthTargetOf(serverName, config, env, oauthDir);
+  const oauth = oauthRecords === undefined ? undefined : oauthTargetOf(serverName, config, env, oauthRecords);
   const authProvider = oauth ? await StoredOAuthProvider.open(oauth) : undefined;
   const options = authProvider ? { requestInit, authProvider, fetch: authProvider.fetch } : { requestInit };
   if (type === 'sse') {

@@ -22,3 +22,4 @@ export { ServerPool, type PoolEvent } from './pool.js';
 export { EraVerdictSchema, type EraMemory, type EraVerdict, type ProtocolEra } from './era.js';
 export { ServerHealth } from './health.js';
 export { loginToServer } from './oauthLogin.js';
+export { fileOAuthRecords, storeOAuthRecords, type OAuthRecords } from './oauthRecords.js';

@@ -3,15 +3,16 @@
 // How the user reaches the authorization URL (browser or printed) is the caller's business.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { expandEnvRecord, oauthRecordFile, readOAuthRecord, updateOAuthRecord, type ServerConfig } from '../config/index.js';
+import { expandEnvRecord, type ServerConfig } from '../config/index.js';
 import { LoadoutError, errorMessage } from '../shared/index.js';
 import { StoredOAuthProvider, oauthTargetOf } from './oauthProvider.js';
+import type { OAuthRecords } from './oauthRecords.js';
 
 /** Options of one login. */
 export interface OAuthLoginOptions {
   server: string;
   config: ServerConfig;
-  oauthDir: string;
+  oauthRecords: OAuthRecords;
   env?: NodeJS.ProcessEnv;
   /** Send the user to `url` (open a browser, print it). */
   onAuthorizationUrl(url: URL): void | Promise<void>;
@@ -26,7 +27,7 @@ const CALLBACK_PATH = '/callback';
 export async function loginToServer(options: OAuthLoginOptions): Promise<void> {
   const { server, config } = options;
   const env = options.env ?? process.env;
-  const target = oauthTargetOf(server, config, env, options.oauthDir);
+  const target = oauthTargetOf(server, config, env, options.oauthRecords);
   if (!target || config.type === 'stdio') {
     const why =
       config.type === 'stdio'
@@ -37,13 +38,12 @@ export async function loginToServer(options: OAuthLoginOptions): Promise<void> {
     throw new LoadoutError('INVALID_ARGUMENT', `Server '${server}' does not use OAuth: ${why}`);
   }
   const { settings } = target;
-  const file = oauthRecordFile(target.oauthDir, server);
-  const previous = await readOAuthRecord(file);
+  const previous = await target.records.read(server);
   const listener = await listenForRedirect(settings.callback_port ?? portOf(previous?.redirectUrl), settings.callback_port !== undefined);
   try {
     const redirectUrl = `http://127.0.0.1:${(listener.address() as AddressInfo).port}${CALLBACK_PATH}`;
     // A login starts from no tokens; a registration made for another redirect URL is useless.
-    await updateOAuthRecord(file, target.recordUrl, ({ tokens: _t, tokensSavedAt: _s, clientInformation, ...record }) => ({
+    await target.records.update(server, target.recordUrl, ({ tokens: _t, tokensSavedAt: _s, clientInformation, ...record }) => ({
       ...record,
       redirectUrl,
       ...(record.redirectUrl === redirectUrl && clientInformation ? { clientInformation } : {}),

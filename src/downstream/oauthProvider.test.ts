@@ -5,6 +5,7 @@ import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ServerConfigSchema } from '../config/index.js';
 import { StoredOAuthProvider, oauthTargetOf, type OAuthTarget } from './oauthProvider.js';
+import { fileOAuthRecords } from './oauthRecords.js';
 import { useTempDir } from '../../test/helpers/tempDir.js';
 
 const KEY = 'k3y-in-the-path';
@@ -16,7 +17,7 @@ describe('StoredOAuthProvider', () => {
   beforeEach(() => {
     root = tempDir();
     const config = ServerConfigSchema.parse({ type: 'http', url: 'https://mcp.example/u/${USER_KEY}/mcp' });
-    target = oauthTargetOf('keyed', config, { USER_KEY: KEY }, path.join(root, 'oauth'))!;
+    target = oauthTargetOf('keyed', config, { USER_KEY: KEY }, fileOAuthRecords(path.join(root, 'oauth')))!;
   });
 
   it('sends the expanded url, and keeps the record under the url as configured', () => {

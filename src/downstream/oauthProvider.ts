@@ -10,18 +10,9 @@ import type {
   OAuthTokens,
 } from '@modelcontextprotocol/client';
 import { randomBytes } from 'node:crypto';
-import {
-  expandEnv,
-  referencedValues,
-  oauthRecordFile,
-  oauthSettingsOf,
-  readOAuthRecord,
-  updateOAuthRecord,
-  type OAuthRecord,
-  type OAuthSettings,
-  type ServerConfig,
-} from '../config/index.js';
+import { expandEnv, referencedValues, oauthSettingsOf, type OAuthRecord, type OAuthSettings, type ServerConfig } from '../config/index.js';
 import { LoadoutError } from '../shared/index.js';
+import type { OAuthRecords } from './oauthRecords.js';
 
 /** A login in progress (`loadout auth`): where the browser comes back, and how to send it off. */
 export interface OAuthLogin {
@@ -38,12 +29,17 @@ export interface OAuthTarget {
   recordUrl: string;
   /** What the url's `${VAR}`s expand to: discovery state holding one is kept in memory only. */
   urlValues: readonly string[];
-  oauthDir: string;
+  records: OAuthRecords;
   settings: OAuthSettings;
 }
 
 /** The OAuth target of a server that may use OAuth (see oauthSettingsOf), with `${VAR}` expanded. */
-export function oauthTargetOf(server: string, config: ServerConfig, env: NodeJS.ProcessEnv, oauthDir: string): OAuthTarget | undefined {
+export function oauthTargetOf(
+  server: string,
+  config: ServerConfig,
+  env: NodeJS.ProcessEnv,
+  records: OAuthRecords,
+): OAuthTarget | undefined {
   const settings = oauthSettingsOf(config);
   if (!settings || config.type === 'stdio') return undefined;
   const where = `Server '${server}'`;
@@ -55,7 +51,7 @@ export function oauthTargetOf(server: string, config: ServerConfig, env: NodeJS.
     serverUrl,
     recordUrl: urlValues.length === 0 ? serverUrl : config.url,
     urlValues,
-    oauthDir,
+    records,
     settings: settings.client_secret
       ? { ...settings, client_secret: expandEnv(settings.client_secret, env, `${where} oauth.client_secret`) }
       : settings,
@@ -88,10 +84,9 @@ export function needsAuthorizationError(server: string): LoadoutError {
   return new LoadoutError('NEEDS_AUTHORIZATION', `Server '${server}' needs authorization: run loadout auth ${server}`);
 }
 
-/** An OAuthClientProvider backed by `<data dir>/oauth/<server>.json`. */
+/** An OAuthClientProvider backed by the server's OAuth record (a file, or the team store). */
 export class StoredOAuthProvider implements OAuthClientProvider {
   readonly #target: OAuthTarget;
-  readonly #file: string;
   readonly #login: OAuthLogin | undefined;
   #record: OAuthRecord;
   #codeVerifier: string | undefined;
@@ -107,14 +102,13 @@ export class StoredOAuthProvider implements OAuthClientProvider {
 
   private constructor(target: OAuthTarget, record: OAuthRecord, login: OAuthLogin | undefined) {
     this.#target = target;
-    this.#file = oauthRecordFile(target.oauthDir, target.server);
     this.#record = record;
     this.#login = login;
   }
 
   /** A provider with the server's record read once; later writes keep the copy current. */
   static async open(target: OAuthTarget, login?: OAuthLogin): Promise<StoredOAuthProvider> {
-    const stored = await readOAuthRecord(oauthRecordFile(target.oauthDir, target.server));
+    const stored = await target.records.read(target.server);
     const record = stored?.serverUrl === target.recordUrl ? stored : { serverUrl: target.recordUrl };
     return new StoredOAuthProvider(target, record, login);
   }
@@ -266,7 +260,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   // The SDK asks for this first in every auth() run: the moment to pick up what another process
   // (a `loadout auth` since this connection opened) wrote, so a stale refresh token is not used.
   async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
-    const stored = await readOAuthRecord(this.#file);
+    const stored = await this.#target.records.read(this.#target.server);
     this.#record = stored?.serverUrl === this.#target.recordUrl ? stored : { serverUrl: this.#target.recordUrl };
     return (this.#record.discoveryState as OAuthDiscoveryState | undefined) ?? this.#unwrittenDiscovery;
   }
@@ -290,6 +284,6 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   }
 
   async #update(change: (record: OAuthRecord) => OAuthRecord): Promise<void> {
-    this.#record = await updateOAuthRecord(this.#file, this.#target.recordUrl, change);
+    this.#record = await this.#target.records.update(this.#target.server, this.#target.recordUrl, change);
   }
 }

@@ -9,6 +9,7 @@ import { DownstreamConnection } from './connection.js';
 import type { ServerDefinitions } from './serverDefinitions.js';
 import type { EraMemory, ProtocolEra } from './era.js';
 import { InFlightCallers } from './inFlightCallers.js';
+import type { OAuthRecords } from './oauthRecords.js';
 import type { RequestOptions } from './requestLayer.js';
 
 /** What happened to a server's connection. */
@@ -50,8 +51,8 @@ interface PoolOptions {
    * `npx` server can need many seconds to start although its calls answer in one.
    */
   minStartTimeoutMs?: number;
-  /** Where OAuth files of HTTP servers live (`<data dir>/oauth`); without it no server gets OAuth. */
-  oauthDir?: string;
+  /** Where OAuth records of HTTP servers live (files or the team store); without them no server gets OAuth. */
+  oauthRecords?: OAuthRecords;
 }
 
 /** Owns every downstream connection. */
@@ -312,7 +313,7 @@ export class ServerPool {
         era,
         logger,
         env: this.#options.env,
-        oauthDir: this.#options.oauthDir,
+        oauthRecords: this.#options.oauthRecords,
         signal: options.signal ? AbortSignal.any([options.signal, this.#closing.signal]) : this.#closing.signal,
         shutdown: this.#closing.signal,
         timeoutMs: options.timeoutMs ?? Math.max(config.timeout_seconds * 1000, this.#options.minStartTimeoutMs ?? 0),

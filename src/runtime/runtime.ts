@@ -9,7 +9,7 @@
 import path from 'node:path';
 import { CatalogStore } from '../catalog/index.js';
 import { StateStore, expansionEnv, loadServersConfig, type LoadoutPaths, type ServersFile } from '../config/index.js';
-import { ServerPool } from '../downstream/index.js';
+import { ServerPool, fileOAuthRecords, storeOAuthRecords } from '../downstream/index.js';
 import { OptimizationLoop, OptimizationStore, storedOptimization } from '../optimization/index.js';
 import type { Logger } from '../shared/index.js';
 import type { TeamStore } from '../store/index.js';
@@ -53,10 +53,11 @@ export interface Runtime {
 export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   const { paths, logger, store } = options;
   const { config, exists: configExists, brokenServers } = await loadServersConfig(paths.serversFile, paths.parsedServersFile);
+  const oauthRecords = store ? storeOAuthRecords(store.oauth) : fileOAuthRecords(paths.oauthDir);
   const pool = new ServerPool(config.servers, {
     logger,
     env: expansionEnv(paths.secretsFile, options.env),
-    oauthDir: paths.oauthDir,
+    oauthRecords,
     minStartTimeoutMs: config.gateway.discovery_timeout_seconds * 1000,
   });
   const catalog = new CatalogStore({
@@ -64,7 +65,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     ...(store ? { catalogRecords: store.catalog } : { cacheFile: paths.catalogCacheFile, serversFile: paths.serversFile }),
     settings: config.gateway,
     logger,
-    oauthDir: paths.oauthDir,
+    oauthRecords,
     serverMapFile: path.join(paths.dataDir, 'server-map.json'),
     searchIndexFile: path.join(paths.dataDir, 'search-index.bin'),
     ...(store ? { learnedWordsRecords: store.learnedWords } : { learnedWordsFile: paths.learnedWordsFile }),

@@ -3,8 +3,8 @@
 // tokens and registration. The flow itself is downstream's loginToServer.
 import { spawn } from 'node:child_process';
 import type { Command } from 'commander';
-import { deleteOAuthRecord, expansionEnv, loadServersFile, oauthRecordFile } from '../../config/index.js';
-import { loginToServer } from '../../downstream/index.js';
+import { expansionEnv, loadServersFile } from '../../config/index.js';
+import { fileOAuthRecords, loginToServer, storeOAuthRecords, type OAuthRecords } from '../../downstream/index.js';
 import { discoveryRecordsOf, recordDiscoveryOutcomes } from '../../runtime/index.js';
 import { LoadoutError } from '../../shared/index.js';
 import { configNotFound, requireServer } from '../configView.js';
@@ -28,46 +28,47 @@ export function registerAuth(program: Command): void {
       const loaded = await loadServersFile(paths.serversFile);
       if (!loaded.exists) throw configNotFound(paths);
       const config = requireServer(loaded.config, server);
-      if (options.logout) {
-        const forgot = await deleteOAuthRecord(oauthRecordFile(paths.oauthDir, server));
-        if (options.json) printJson({ server, loggedOut: forgot });
-        else printLines(forgot ? `Forgot the tokens of '${server}'.` : `No tokens stored for '${server}'.`);
-        return;
-      }
-      const waitSeconds = Number(options.timeout);
-      if (!(waitSeconds > 0))
-        throw new LoadoutError('INVALID_ARGUMENT', `--timeout must be a positive number of seconds, got '${options.timeout}'`);
-      const abort = new AbortController();
-      const onInterrupt = (): void => abort.abort();
-      process.once('SIGINT', onInterrupt);
-      try {
-        await loginToServer({
-          server,
-          config,
-          oauthDir: paths.oauthDir,
-          env: expansionEnv(paths.secretsFile),
-          timeoutMs: waitSeconds * 1000,
-          signal: abort.signal,
-          onAuthorizationUrl: (url) => {
-            const opened = options.browser && canOpenBrowser() && openBrowser(url.href);
-            const intro = opened
-              ? `Opened the browser to log in to '${server}'. If it did not open, visit:`
-              : `To log in to '${server}', open this URL in a browser:`;
-            // stdout holds only the final JSON; the human still needs the URL.
-            if (options.json) printNote(`${intro}\n${url.href}`);
-            else printLines(intro, url.href);
-          },
-        });
-      } finally {
-        process.removeListener('SIGINT', onInterrupt);
-      }
-      // A discovery that failed for want of this login no longer stands: nothing waits out its backoff.
-      await withCommandStore(storeUrl, logger, (store) =>
-        recordDiscoveryOutcomes(discoveryRecordsOf(paths, store), loaded.config.servers, [{ server, ok: true }]),
-      );
-      const tokensFile = oauthRecordFile(paths.oauthDir, server);
-      if (options.json) printJson({ server, authorized: true, tokensFile });
-      else printLines(`Authorized '${server}'; tokens saved in ${tokensFile} (refreshed automatically).`);
+      await withCommandStore(storeUrl, logger, async (store) => {
+        const records: OAuthRecords = store ? storeOAuthRecords(store.oauth) : fileOAuthRecords(paths.oauthDir);
+        if (options.logout) {
+          const forgot = await records.delete(server);
+          if (options.json) printJson({ server, loggedOut: forgot });
+          else printLines(forgot ? `Forgot the tokens of '${server}'.` : `No tokens stored for '${server}'.`);
+          return;
+        }
+        const waitSeconds = Number(options.timeout);
+        if (!(waitSeconds > 0))
+          throw new LoadoutError('INVALID_ARGUMENT', `--timeout must be a positive number of seconds, got '${options.timeout}'`);
+        const abort = new AbortController();
+        const onInterrupt = (): void => abort.abort();
+        process.once('SIGINT', onInterrupt);
+        try {
+          await loginToServer({
+            server,
+            config,
+            oauthRecords: records,
+            env: expansionEnv(paths.secretsFile),
+            timeoutMs: waitSeconds * 1000,
+            signal: abort.signal,
+            onAuthorizationUrl: (url) => {
+              const opened = options.browser && canOpenBrowser() && openBrowser(url.href);
+              const intro = opened
+                ? `Opened the browser to log in to '${server}'. If it did not open, visit:`
+                : `To log in to '${server}', open this URL in a browser:`;
+              // stdout holds only the final JSON; the human still needs the URL.
+              if (options.json) printNote(`${intro}\n${url.href}`);
+              else printLines(intro, url.href);
+            },
+          });
+        } finally {
+          process.removeListener('SIGINT', onInterrupt);
+        }
+        // A discovery that failed for want of this login no longer stands: nothing waits out its backoff.
+        await recordDiscoveryOutcomes(discoveryRecordsOf(paths, store), loaded.config.servers, [{ server, ok: true }]);
+        const tokensFile = records.where(server);
+        if (options.json) printJson({ server, authorized: true, tokensFile });
+        else printLines(`Authorized '${server}'; tokens saved in ${tokensFile} (refreshed automatically).`);
+      });
     });
 }
 

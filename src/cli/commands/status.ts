@@ -1,8 +1,8 @@
 // `loadout status`: each server's transport, mode, idle timeout and tool counts from the config
 // dir, plus — when a gateway is running for this config dir — whether it is connected now.
 import type { Command } from 'commander';
-import { oauthRecordFile, oauthSettingsOf, readOAuthRecord } from '../../config/index.js';
-import type { EraVerdict } from '../../downstream/index.js';
+import { oauthSettingsOf, type OAuthRecord } from '../../config/index.js';
+import { fileOAuthRecords, storeOAuthRecords, type EraVerdict } from '../../downstream/index.js';
 import {
   discoveryRecordsOf,
   failedText,
@@ -25,51 +25,63 @@ export function registerStatus(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(async (options: { json?: boolean }, command: Command) => {
       const { paths, logger, storeUrl } = commandEnvironment(command);
-      const [gateways, { view, records }] = await Promise.all([
+      const [gateways, { view, records, oauthOf }] = await Promise.all([
         readRunningGateways(paths),
         withCommandStore(storeUrl, logger, async (store) => {
           const view = await loadConfigView(paths, store);
-          return { view, records: await readDiscoveryRecords(discoveryRecordsOf(paths, store), view.config.servers) };
+          const oauthRecords = store ? storeOAuthRecords(store.oauth) : fileOAuthRecords(paths.oauthDir);
+          // Tokens this key cannot open (store mode) need a login as much as refused ones.
+          const oauthEntries = await Promise.all(
+            Object.entries(view.config.servers)
+              .filter(([, config]) => oauthSettingsOf(config))
+              .map(async ([name]) => [name, await oauthRecords.read(name).catch((): OAuthRecord | 'unreadable' => 'unreadable')] as const),
+          );
+          const records = await readDiscoveryRecords(discoveryRecordsOf(paths, store), view.config.servers);
+          return { view, records, oauthOf: new Map(oauthEntries) };
         }),
       ]);
       const connected = new Set(gateways.flatMap((gateway) => gateway.connected));
-      const servers = await Promise.all(
-        Object.entries(view.config.servers).map(async ([name, config]) => {
-          const tools = toolsOfServer(view, name);
-          const oauth = oauthSettingsOf(config) ? await readOAuthRecord(oauthRecordFile(paths.oauthDir, name)) : undefined;
-          const discovered = view.definitions[name] !== undefined;
-          const record = discovered || !config.enabled ? undefined : records.get(name);
-          // Failed: the last attempt (serve's or refresh's) failed; pending: a running gateway has yet to list it.
-          const discovery = record
-            ? { state: 'failed' as const, ...failedState(record) }
-            : !discovered && config.enabled && gateways.length
-              ? { state: 'pending' as const }
-              : null;
-          return {
-            name,
-            type: config.type,
-            enabled: config.enabled,
-            mode: config.always_on ? 'always-on' : 'lazy',
-            idleTimeoutMinutes: config.always_on ? null : config.idle_timeout_minutes,
-            discovered,
-            discovery,
-            discoveredAt: view.definitions[name]?.discoveredAt ?? null,
-            // Optional lists (prompts, resources, templates) it failed to answer at its last listing, with why.
-            listFailures: view.definitions[name]?.listFailures ?? {},
-            // The MCP era its last connection spoke ('modern': 2026-07-28, 'legacy': 2025), and when a probe found it.
-            era: eraOf(view.definitions[name]?.era),
-            tools: {
-              enabled: tools.filter((tool) => !tool.stale && tool.enabled).length,
-              disabled: tools.filter((tool) => !tool.stale && !tool.enabled).length,
-              stale: tools.filter((tool) => tool.stale).length,
-              changed: tools.filter((tool) => tool.changed).length,
-            },
-            connected: gateways.length ? connected.has(name) : null,
-            // 'needs-login' once the server refused loadout and only `loadout auth` can fix it.
-            oauth: !oauth ? null : oauth.needsAuthorizationSince ? 'needs-login' : oauth.tokens ? 'authorized' : null,
-          };
-        }),
-      );
+      const servers = Object.entries(view.config.servers).map(([name, config]) => {
+        const tools = toolsOfServer(view, name);
+        const oauth = oauthOf.get(name);
+        const discovered = view.definitions[name] !== undefined;
+        const record = discovered || !config.enabled ? undefined : records.get(name);
+        // Failed: the last attempt (serve's or refresh's) failed; pending: a running gateway has yet to list it.
+        const discovery = record
+          ? { state: 'failed' as const, ...failedState(record) }
+          : !discovered && config.enabled && gateways.length
+            ? { state: 'pending' as const }
+            : null;
+        return {
+          name,
+          type: config.type,
+          enabled: config.enabled,
+          mode: config.always_on ? 'always-on' : 'lazy',
+          idleTimeoutMinutes: config.always_on ? null : config.idle_timeout_minutes,
+          discovered,
+          discovery,
+          discoveredAt: view.definitions[name]?.discoveredAt ?? null,
+          // Optional lists (prompts, resources, templates) it failed to answer at its last listing, with why.
+          listFailures: view.definitions[name]?.listFailures ?? {},
+          // The MCP era its last connection spoke ('modern': 2026-07-28, 'legacy': 2025), and when a probe found it.
+          era: eraOf(view.definitions[name]?.era),
+          tools: {
+            enabled: tools.filter((tool) => !tool.stale && tool.enabled).length,
+            disabled: tools.filter((tool) => !tool.stale && !tool.enabled).length,
+            stale: tools.filter((tool) => tool.stale).length,
+            changed: tools.filter((tool) => tool.changed).length,
+          },
+          connected: gateways.length ? connected.has(name) : null,
+          // 'needs-login' once the server refused loadout and only `loadout auth` can fix it.
+          oauth: !oauth
+            ? null
+            : oauth === 'unreadable' || oauth.needsAuthorizationSince
+              ? 'needs-login'
+              : oauth.tokens
+                ? 'authorized'
+                : null,
+        };
+      });
       // Left out of every gateway and command until corrected: each with its file:line:col problem.
       const brokenServers = [...view.brokenServers].map(([name, problem]) => ({ name, problem }));
       // Exit 1 when a configured server cannot serve (its entry, its start or its login failed), for

@@ -1,0 +1,61 @@
+// Where downstream OAuth records live: `<data dir>/oauth/<server>.json` files in single-user mode,
+// the team store's encrypted `oauth` collection in store mode. One seam, so a login, a connection
+// and catalog discovery read and write the same place.
+import { deleteOAuthRecord, oauthRecordFile, readOAuthRecord, updateOAuthRecord, type OAuthRecord } from '../config/index.js';
+import { LoadoutError } from '../shared/index.js';
+import type { OAuthCollection } from '../store/index.js';
+
+/** The OAuth records of the downstream servers, by server name. */
+export interface OAuthRecords {
+  /** The server's record; undefined when there is none or it cannot be read (a new login rewrites it). */
+  read(server: string): Promise<OAuthRecord | undefined>;
+  /** Read-modify-write of the server's record for `serverUrl` (a record of another URL reads as none). */
+  update(server: string, serverUrl: string, change: (record: OAuthRecord) => OAuthRecord): Promise<OAuthRecord>;
+  /** Forget the server's record; true if there was one. */
+  delete(server: string): Promise<boolean>;
+  /** Where the server's record is kept, for messages. */
+  where(server: string): string;
+}
+
+/** Records as files in `oauthDir` (mode 0600): single-user mode. */
+export function fileOAuthRecords(oauthDir: string): OAuthRecords {
+  return {
+    read: (server) => readOAuthRecord(oauthRecordFile(oauthDir, server)),
+    update: (server, serverUrl, change) => updateOAuthRecord(oauthRecordFile(oauthDir, server), serverUrl, change),
+    delete: (server) => deleteOAuthRecord(oauthRecordFile(oauthDir, server)),
+    where: (server) => oauthRecordFile(oauthDir, server),
+  };
+}
+
+/**
+ * Records in the team store, encrypted: store mode. A record the key cannot open (a wrong
+ * LOADOUT_SECRET_KEY) fails reads and writes as "needs authorization", and is never overwritten.
+ */
+export function storeOAuthRecords(collection: OAuthCollection): OAuthRecords {
+  return {
+    async read(server) {
+      const read = await collection.get(server);
+      if (read?.state === 'unreadable') throw unreadableError(server, read.reason);
+      return read?.value;
+    },
+    async update(server, serverUrl, change) {
+      try {
+        const read = await collection.update(server, (current) => change(current?.serverUrl === serverUrl ? current : { serverUrl }));
+        if (read?.state !== 'readable') throw new LoadoutError('NEEDS_AUTHORIZATION', `Server '${server}' has no readable OAuth record`);
+        return read.value;
+      } catch (error) {
+        if (!(error instanceof LoadoutError && error.code === 'STORE_SECRET_KEY')) throw error;
+        throw unreadableError(server, error.message);
+      }
+    },
+    delete: (server) => collection.delete(server),
+    where: (server) => `the team store (oauth '${server}')`,
+  };
+}
+
+function unreadableError(server: string, reason: string): LoadoutError {
+  return new LoadoutError(
+    'NEEDS_AUTHORIZATION',
+    `Server '${server}' needs authorization: its stored OAuth token is unreadable (${reason})`,
+  );
+}
