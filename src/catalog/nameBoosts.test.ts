@@ -107,4 +107,9 @@ describe('the weak-match notice', () => {
     expect(engine.search({ query: 'send a slack message', limit: 3, offset: 0 }).strong).toBe(false);
     expect(engine.search({ query: 'send a message to the channel', limit: 3, offset: 0 }).strong).toBe(true);
   });
+
+  it('does not stand on a plain word that is also a product name (resend, zoom, box, monday)', () => {
+    for (const query of ['resend a message', 'zoom in on the message', 'send a message to the box', 'send a message on monday'])
+      expect(engine.search({ query, limit: 3, offset: 0 }).strong, query).toBe(true);
+  });
 });

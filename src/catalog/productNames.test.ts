@@ -11,6 +11,11 @@ describe('the product names', () => {
     expect(productAliasesOf(['postgres'])).toEqual(expect.arrayContaining(['postgresql', 'psql']));
     for (const word of ['postgres', 'pg', 'pinecone', 'snowflake', 'slack', 'stripe']) expect(PRODUCT_WORDS.has(word), word).toBe(true);
     expect(PRODUCT_WORDS.has('google')).toBe(false);
+    // An everyday word that also names a product keeps its aliases and group, but does not make it a product word.
+    for (const word of ['resend', 'zoom', 'monday', 'elastic']) expect(PRODUCT_WORDS.has(word), word).toBe(false);
+    expect(PRODUCT_WORDS.has('elasticsearch')).toBe(true);
+    expect(productAliasesOf(['elastic'])).toContain('elasticsearch');
+    expect(groupOf('linear', '')).toBe('tracking');
     expect(groupOf('pinecone', '')).toBe('databases');
     expect(groupOf('snowflake', '')).toBe('databases');
     expect(groupOf('pagerduty', '')).toBe('monitoring');
