@@ -355,7 +355,7 @@ export class CatalogSearch {
   // Saved once both indexes exist (or the meaning index cannot): what the next process loads.
   #save(semantic: Postings | undefined): void {
     if (this.#fingerprint)
-      this.#setup.savedIndex?.save(this.#fingerprint, { toolCount: this.#tools.length, lexical: this.#lexical.postings, semantic });
+      this.#setup.savedIndex?.save(this.#fingerprint, { lexical: this.#lexical.postings, semantic });
   }
 
   /** One tool's words, from the build if still kept, else tokenized again (explain, strength). */

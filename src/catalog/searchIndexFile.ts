@@ -13,14 +13,13 @@ import { SEARCH_FIELDS } from './searchText.js';
 
 /** What a saved index holds: the word-match postings and, once built, the meaning-match vocabulary's. */
 export interface SavedIndex {
-  toolCount: number;
   lexical: Postings;
   semantic?: Postings | undefined;
 }
 
 /** Where a catalog search keeps its index between processes. */
 export interface SavedIndexPort {
-  /** The index saved under `fingerprint` for `toolCount` tools, if a whole one is there. */
+  /** The index saved under `fingerprint` (which counts the tools), if a whole one for `toolCount` tools is there. */
   load(fingerprint: string, toolCount: number): SavedIndex | undefined;
   /** Keep `index` under `fingerprint` (in the background). */
   save(fingerprint: string, index: SavedIndex): void;
@@ -29,7 +28,7 @@ export interface SavedIndexPort {
 const MAGIC = 'LDSI';
 // Raise when the tokenizer, the stemmer or how postings are weighted changes without a new
 // loadout version (a development build): an older file is then rebuilt, never read.
-const FORMAT_VERSION = 1;
+const FORMAT_VERSION = 2;
 const PREFIX_BYTES = 12;
 
 /**
@@ -47,7 +46,6 @@ export function searchIndexFingerprint(texts: readonly ToolText[], settings: unk
 /** The header of the file, before the packed arrays. */
 interface Header {
   fingerprint: string;
-  toolCount: number;
   /** sha256 of the rest of the header and the arrays that follow. */
   digest: string;
   lexical: { keys: string[]; entries: number };
@@ -110,7 +108,6 @@ export function encode(fingerprint: string, index: SavedIndex): Buffer {
   const body = Buffer.concat(arrays.map((array) => Buffer.from(array.buffer, array.byteOffset, array.byteLength)));
   const described: Omit<Header, 'digest'> = {
     fingerprint,
-    toolCount: index.toolCount,
     lexical: { keys: [...index.lexical.keys], entries: index.lexical.tools.length },
     ...(index.semantic ? { semantic: { keys: [...index.semantic.keys], entries: index.semantic.tools.length } } : {}),
   };
@@ -135,7 +132,7 @@ export function decode(bytes: Buffer, fingerprint: string, toolCount: number): S
   } catch {
     return undefined;
   }
-  if (header.fingerprint !== fingerprint || header.toolCount !== toolCount) return undefined;
+  if (header.fingerprint !== fingerprint) return undefined;
   // Typed arrays need aligned memory: copied once when the read buffer is not.
   let body = bytes.subarray(PREFIX_BYTES + headerBytes);
   const { digest, ...described } = header;
@@ -160,7 +157,7 @@ export function decode(bytes: Buffer, fingerprint: string, toolCount: number): S
   const semantic = header.semantic ? take(header.semantic) : undefined;
   if (!lexical || at !== body.length || (header.semantic && !semantic)) return undefined;
   if (![lexical, ...(semantic ? [semantic] : [])].every((postings) => postingsFit(postings, toolCount))) return undefined;
-  return { toolCount, lexical, semantic };
+  return { lexical, semantic };
 }
 
 function digestOf(described: Omit<Header, 'digest'>, body: Buffer): string {
