@@ -354,8 +354,7 @@ export class CatalogSearch {
 
   // Saved once both indexes exist (or the meaning index cannot): what the next process loads.
   #save(semantic: Postings | undefined): void {
-    if (this.#fingerprint)
-      this.#setup.savedIndex?.save(this.#fingerprint, { lexical: this.#lexical.postings, semantic });
+    if (this.#fingerprint) this.#setup.savedIndex?.save(this.#fingerprint, { lexical: this.#lexical.postings, semantic });
   }
 
   /** One tool's words, from the build if still kept, else tokenized again (explain, strength). */
