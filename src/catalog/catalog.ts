@@ -61,10 +61,10 @@ function serverWords(servers: ReadonlyMap<string, CachedServerTools>): { servers
   return { servers: texts, serverNames: names };
 }
 
-/** The search setup with each server's own words as a field of its tools. */
+/** The search setup with each server's own words as a field of its tools (replacing any it had: a view keeps what is left). */
 function withServerText(setup: SearchSetup, servers: ReadonlyMap<string, CachedServerTools>): SearchSetup {
   const words = serverWords(servers);
-  return words.servers.size ? { ...setup, vocabulary: { ...setup.vocabulary, ...words } } : setup;
+  return words.servers.size || setup.vocabulary?.servers ? { ...setup, vocabulary: { ...setup.vocabulary, ...words } } : setup;
 }
 
 /** An immutable view of all known tools. */
@@ -142,10 +142,7 @@ export class Catalog {
     // part keeps no instructions, title or description, so none of them ranks its granted tools.
     // A view is never saved: the data dir's one saved index is the whole catalog's.
     const { savedIndex: _whole, ...searchSetup } = this.#searchSetup;
-    const setup = searchSetup.vocabulary?.servers
-      ? { ...searchSetup, vocabulary: { ...searchSetup.vocabulary, ...serverWords(servers) } }
-      : searchSetup;
-    const view = new Catalog(tools, servers, setup);
+    const view = new Catalog(tools, servers, withServerText(searchSetup, servers));
     view.#grants = grants;
     return view;
   }
