@@ -74,6 +74,8 @@ export type MetaToolNotes = Readonly<Record<string, string | number | boolean>>;
 /** loadout's telemetry: spans and metrics while on, nothing at all while off. */
 export interface Telemetry {
   readonly enabled: boolean;
+  /** Whether spans are recorded (traces on): only then does a request's trace context need carrying. */
+  readonly tracing: boolean;
   /** A client's transport, seen from loadout's side: a SERVER span per request it answers. */
   serverTransport(inner: Transport, wire: ServerWire): Transport;
   /** A downstream server's transport: a CLIENT span per request loadout sends, its context in `_meta`. */
@@ -105,6 +107,7 @@ const UNTRACED: ServedRequest = { run: (handle) => handle(), answered: () => {},
 /** Telemetry off: every hook gives back what it was given. */
 export const TELEMETRY_OFF: Telemetry = {
   enabled: false,
+  tracing: false,
   serverTransport: (inner) => inner,
   clientTransport: (inner) => inner,
   serveRequest: () => UNTRACED,
