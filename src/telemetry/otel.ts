@@ -92,7 +92,7 @@ export function openTelemetry(options: OtelOptions): Telemetry {
   const httpShapes = new Map<string | undefined, RequestShapes>();
   const httpShapesOf = (version: string | undefined): RequestShapes => {
     let shapes = httpShapes.get(version);
-    if (!shapes) httpShapes.set(version, (shapes = instruments.shapes(wireBase(HTTP_WIRE, version), instruments.knowsTool)));
+    if (!shapes) httpShapes.set(version, (shapes = instruments.shapes(wireBase(HTTP_WIRE, version), instruments.clientNames)));
     return shapes;
   };
   const recordQuery = env[RECORD_QUERY_VARIABLE]?.trim().toLowerCase() === 'true';

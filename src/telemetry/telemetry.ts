@@ -66,6 +66,8 @@ export interface GatewayGauges {
   catalogTools(): number;
   /** Whether a client calling `name` calls a tool loadout has (a meta-tool or a catalog tool): only those label metrics. */
   knowsTool(name: string): boolean;
+  /** Whether a client asking for prompt `name` names a prompt loadout can expose: only those label metrics. */
+  knowsPrompt(name: string): boolean;
 }
 
 /** Attribute values a meta-tool adds to its span. */

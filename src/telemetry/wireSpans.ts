@@ -91,7 +91,7 @@ export class ServerSpans extends TransportDecorator {
   }
 
   #shapesNow(): RequestShapes {
-    return this.#instruments.shapes(wireBase(this.#wire, this.#protocolVersion), this.#instruments.knowsTool);
+    return this.#instruments.shapes(wireBase(this.#wire, this.#protocolVersion), this.#instruments.clientNames);
   }
 
   #end(id: RequestId | undefined, failure: Failure | undefined): void {

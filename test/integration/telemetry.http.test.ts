@@ -175,6 +175,14 @@ describe.each(['legacy', 'modern'] as const)('SERVER spans of a %s client over H
       await eventually(() => labelled().has('_OTHER'), 10_000, 'the operation metric exported');
       expect(labelled()).toContain(echo);
       expect(labelled()).not.toContain(madeUp);
+      // So with a prompt: its span names it, its metric says _OTHER for one no server has.
+      expect(refused.attributes['gen_ai.prompt.name']).toBe('no-such-prompt');
+      const prompts = new Set(
+        receiver.metricPoints
+          .filter((point) => point.name === 'mcp.server.operation.duration' && point.attributes['mcp.method.name'] === 'prompts/get')
+          .map((point) => point.attributes['gen_ai.prompt.name']),
+      );
+      expect([...prompts]).toEqual(['_OTHER']);
     } finally {
       if (era === 'legacy') await transport.terminateSession().catch(() => undefined);
       await client.close();
