@@ -17,7 +17,7 @@ import type { DirectCalls } from './calls/clientIntake.js';
 import type { GatewayContext } from './context.js';
 import { PolicyViews } from './policyViews.js';
 import { InputRounds } from './calls/inputRounds.js';
-import { listenedResources } from './content/contentHandlers.js';
+import { isExposedPromptName, listenedResources } from './content/contentHandlers.js';
 import { ListenSubscriptions, type ListenedResources } from './stdio/listenSubscriptions.js';
 import { ModernCallPath } from './stdio/modernCallPath.js';
 import { EQUIP_META_TOOLS, META_TOOLS, TOOLSET_META_TOOLS, namingOptions, sessionInstructions } from './metaTools/index.js';
@@ -206,6 +206,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     catalogTools: () => catalog.current.visible().length,
     // The meta-tools' names are reserved: a name is one of them or a catalog tool's, or made up.
     knowsTool: (name) => context.naming.reservedNames.has(name) || resolveCatalogName(catalog.current, name, context.naming) !== undefined,
+    knowsPrompt: (name) => isExposedPromptName(catalog.current, name, context.naming.maxNameLength),
   });
   // A toolset endpoint's set never changes: the meta-tools that would change it are not listed
   // there. Computed on its first request, not at every start.

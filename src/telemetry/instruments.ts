@@ -20,7 +20,7 @@ import {
 } from '@opentelemetry/api';
 import { ATTR, DB_DURATION_BUCKETS_S, DB_METRIC, LOADOUT_ATTR, LOADOUT_METRIC, MCP_DURATION_BUCKETS_S, MCP_METRIC } from './names.js';
 import type { GatewayGauges } from './telemetry.js';
-import { RequestShapes, type Failure, type RequestShape } from './requestShapes.js';
+import { RequestShapes, type Failure, type KnownNames, type RequestShape } from './requestShapes.js';
 
 /** A request under way: its span (none while traces are off), its shape, and when it started. */
 export interface OpenRequest {
@@ -36,8 +36,8 @@ interface ToolTally {
   readonly errors: Map<string, number>;
 }
 
-// Downstream tool names are the catalog's own: every one may label a metric.
-const ANY_TOOL = (): boolean => true;
+// Downstream tool and prompt names are the catalog's own: every one may label a metric.
+const ANY_NAME: KnownNames = { tool: () => true, prompt: () => true };
 
 /** The instruments, and what they count between collections. */
 export class Instruments {
@@ -127,15 +127,18 @@ export class Instruments {
   }
 
   /** The shapes of requests on the wire `base` (one set per wire, whichever connection it is). */
-  shapes(base: Attributes, knowsTool: (name: string) => boolean = ANY_TOOL): RequestShapes {
+  shapes(base: Attributes, known: KnownNames = ANY_NAME): RequestShapes {
     const key = JSON.stringify(base);
     let shapes = this.#shapes.get(key);
-    if (!shapes) this.#shapes.set(key, (shapes = new RequestShapes(base, knowsTool)));
+    if (!shapes) this.#shapes.set(key, (shapes = new RequestShapes(base, known)));
     return shapes;
   }
 
-  /** Whether a tool name a client called may label a metric: one loadout has (the gateway says); none before a gateway is watched. */
-  readonly knowsTool = (name: string): boolean => this.#gateway?.knowsTool(name) ?? false;
+  /** Which tool and prompt names a client sent may label a metric: those loadout has (the gateway says); none before a gateway is watched. */
+  readonly clientNames: KnownNames = {
+    tool: (name) => this.#gateway?.knowsTool(name) ?? false,
+    prompt: (name) => this.#gateway?.knowsPrompt(name) ?? false,
+  };
 
   /** Start a request's span (while traces are on) and its clock. */
   startRequest(kind: SpanKind, shape: RequestShape, parent: Context = ROOT_CONTEXT, links?: Link[]): OpenRequest {

@@ -1,7 +1,7 @@
 // Telemetry on: the OpenTelemetry Node SDK started from the standard OTEL_* variables, its
 // problems (an unreachable collector, a bad value) told once on stderr and never to a call, and the
 // Telemetry the rest of loadout records through. Loaded only by startTelemetry, only when it is on.
-import { context, diag, metrics, trace, DiagLogLevel, ROOT_CONTEXT, SpanKind, SpanStatusCode, type DiagLogger } from '@opentelemetry/api';
+import { context, diag, metrics, trace, DiagLogLevel, SpanKind, SpanStatusCode, type DiagLogger } from '@opentelemetry/api';
 import { PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { OTLPMetricExporter as JsonMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
@@ -14,12 +14,12 @@ import { MeterProvider, PeriodicExportingMetricReader, type MetricReader } from 
 import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import type { IncomingMessage } from 'node:http';
 import { errorMessage, isLoadoutError, LOADOUT_VERSION, settleWithin, type Logger } from '../shared/index.js';
-import { Instruments, type OpenRequest } from './instruments.js';
+import { Instruments } from './instruments.js';
 import { ATTR, LOADOUT_ATTR } from './names.js';
-import { answerFacts, incomingContext, metaOf } from './requestFacts.js';
-import { protocolVersionLabel, type Failure } from './requestShapes.js';
+import { answerFacts, metaOf } from './requestFacts.js';
+import { protocolVersionLabel, type Failure, type RequestShapes } from './requestShapes.js';
 import { TELEMETRY_OFF, type ExportChoice, type ServedRequest, type Telemetry } from './telemetry.js';
-import { clientAttributes, ClientSpans, ServerSpans } from './wireSpans.js';
+import { clientAttributes, ClientSpans, ServerSpans, startServerRequest, wireBase } from './wireSpans.js';
 
 /** What openTelemetry starts: the OTLP exports the environment asks for, and Prometheus for `--metrics`. */
 export interface OtelOptions extends ExportChoice {
@@ -29,7 +29,7 @@ export interface OtelOptions extends ExportChoice {
 }
 
 const SERVICE_NAME = 'loadout';
-const HTTP_WIRE = { [ATTR.networkTransport]: 'tcp', [ATTR.networkProtocolName]: 'http' };
+const HTTP_WIRE = Object.freeze({ [ATTR.networkTransport]: 'tcp', [ATTR.networkProtocolName]: 'http' });
 // Within serve's shutdown limit (1.9 s), after the children have been ended.
 const FLUSH_AT_CLOSE_MS = 500;
 // A query's text goes on a span only when asked: it may hold what the user typed.
@@ -88,14 +88,22 @@ export function openTelemetry(options: OtelOptions): Telemetry {
   );
   // The 2026-07-28 HTTP request being served, for the per-request server that answers it.
   const answers = new AsyncLocalStorage<ServedRequest>();
+  // The shapes of 2026-07-28 HTTP requests by protocol version label (a few: protocolVersionLabel bounds them).
+  const httpShapes = new Map<string | undefined, RequestShapes>();
+  const httpShapesOf = (version: string | undefined): RequestShapes => {
+    let shapes = httpShapes.get(version);
+    if (!shapes) httpShapes.set(version, (shapes = instruments.shapes(wireBase(HTTP_WIRE, version), instruments.clientNames)));
+    return shapes;
+  };
   const recordQuery = env[RECORD_QUERY_VARIABLE]?.trim().toLowerCase() === 'true';
   let closed: Promise<void> | undefined;
   return {
     enabled: true,
+    tracing: options.traces,
     serverTransport: (inner, wire) => new ServerSpans(inner, wire, instruments),
     clientTransport: (inner, peer) => new ClientSpans(inner, peer, instruments),
     resume: (request, handle) => instruments.resume(request, handle),
-    serveRequest: (body, request) => servedRequest(instruments, answers, body, request),
+    serveRequest: (body, request) => servedRequest(instruments, answers, httpShapesOf, body, request),
     reportAnswers(server) {
       // The SDK's handler connects each request's server to a transport of its own making: what
       // that server sends goes through it, so its send is where the answer is seen.
@@ -214,42 +222,35 @@ function warnOnce(logger: Logger): DiagLogger {
 function servedRequest(
   instruments: Instruments,
   answers: AsyncLocalStorage<ServedRequest>,
+  shapes: (protocolVersion: string | undefined) => RequestShapes,
   body: unknown,
   request: IncomingMessage,
 ): ServedRequest {
-  const message = body as { method?: unknown; id?: unknown; params?: unknown } | undefined;
+  const message = body as { method?: unknown; id?: unknown; params?: Record<string, unknown> } | undefined;
   if (typeof message?.method !== 'string' || (typeof message.id !== 'string' && typeof message.id !== 'number'))
     return TELEMETRY_OFF.serveRequest(body, request);
-  const { method, id } = message;
+  const { id } = message;
   const meta = metaOf(message.params);
   const version = meta?.[PROTOCOL_VERSION_META_KEY] ?? request.headers['mcp-protocol-version'];
-  const shape = instruments
-    .shapes(
-      { ...HTTP_WIRE, ...(typeof version === 'string' && { [ATTR.protocolVersion]: protocolVersionLabel(version) }) },
-      instruments.knowsTool,
-    )
-    .of(method, message.params as Record<string, unknown> | undefined);
-  let parent = ROOT_CONTEXT;
-  let open: OpenRequest;
-  if (instruments.tracing) {
-    const headers = new Headers();
-    for (const name of ['traceparent', 'tracestate', 'baggage']) {
-      const value = request.headers[name];
-      if (typeof value === 'string') headers.set(name, value);
-    }
-    const incoming = incomingContext(meta, headers);
-    open = instruments.startRequest(SpanKind.SERVER, shape, incoming.parent, incoming.links);
-    parent = trace.setSpan(incoming.parent, open.span!);
-    if (open.span!.isRecording()) {
-      open.span!.setAttribute(ATTR.requestId, String(id));
-      const client = clientAttributes({ address: request.socket.remoteAddress, port: request.socket.remotePort });
-      if (client) open.span!.setAttributes(client);
-    }
-  } else open = instruments.startRequest(SpanKind.SERVER, shape);
+  const { open, within } = startServerRequest(
+    instruments,
+    shapes(typeof version === 'string' ? protocolVersionLabel(version) : undefined).of(message.method, message.params),
+    {
+      id,
+      meta,
+      header: (name) => {
+        const value = request.headers[name];
+        return typeof value === 'string' ? value : undefined;
+      },
+      client: instruments.tracing
+        ? clientAttributes({ address: request.socket.remoteAddress, port: request.socket.remotePort })
+        : undefined,
+    },
+  );
   let failure: Failure | undefined;
   let ended = false;
   const served: ServedRequest = {
-    run: (handle) => answers.run(served, () => context.with(parent, handle)),
+    run: (handle) => answers.run(served, within ? () => context.with(within, handle) : handle),
     answered(answer) {
       if (('result' in answer || 'error' in answer) && answer.id === id) failure = answerFacts(answer);
     },

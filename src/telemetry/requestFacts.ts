@@ -9,10 +9,16 @@ const META_GETTER = {
   keys: (carrier: Meta) => Object.keys(carrier),
   get: (carrier: Meta, key: string) => (typeof carrier[key] === 'string' ? carrier[key] : undefined),
 };
+const TRACE_HEADERS = ['traceparent', 'tracestate', 'baggage'];
 const HEADER_GETTER = {
-  keys: (headers: Headers) => [...headers.keys()],
-  get: (headers: Headers, key: string) => headers.get(key) ?? undefined,
+  keys: () => TRACE_HEADERS,
+  get: (header: HeaderReader, key: string) => header(key),
 };
+// Most requests carry no trace context: they all get this one answer.
+const UNPARENTED = { parent: ROOT_CONTEXT, links: undefined };
+
+/** One header of an HTTP request by its lower-case name, whatever object the request's headers are in. */
+export type HeaderReader = (name: string) => string | undefined;
 
 const TOOL_ERROR: Failure = { errorType: 'tool_error', message: 'tool_error' };
 
@@ -35,10 +41,10 @@ export function metaOf(params: unknown): Meta | undefined {
 }
 
 /** The parent of a SERVER span: the client's `_meta` context, else its HTTP `traceparent`; the HTTP one is linked when both are. */
-export function incomingContext(meta: Meta | undefined, headers: Headers | undefined): { parent: Context; links: Link[] | undefined } {
+export function incomingContext(meta: Meta | undefined, header: HeaderReader | undefined): { parent: Context; links: Link[] | undefined } {
   const fromMeta = meta && META_GETTER.get(meta, 'traceparent') ? propagation.extract(ROOT_CONTEXT, meta, META_GETTER) : undefined;
-  const fromHttp = headers?.get('traceparent') ? propagation.extract(ROOT_CONTEXT, headers, HEADER_GETTER) : undefined;
+  const fromHttp = header?.('traceparent') ? propagation.extract(ROOT_CONTEXT, header, HEADER_GETTER) : undefined;
   const httpSpan = fromHttp && trace.getSpanContext(fromHttp);
   if (fromMeta) return { parent: fromMeta, links: httpSpan ? [{ context: httpSpan }] : undefined };
-  return { parent: fromHttp ?? ROOT_CONTEXT, links: undefined };
+  return fromHttp ? { parent: fromHttp, links: undefined } : UNPARENTED;
 }

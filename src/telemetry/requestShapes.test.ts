@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { OTHER_TOOL, RequestShapes, protocolVersionLabel } from './requestShapes.js';
 
 describe('RequestShapes', () => {
-  const shapes = () => new RequestShapes({ 'network.transport': 'pipe' }, (name) => name === 'echo_echo');
+  const shapes = () =>
+    new RequestShapes({ 'network.transport': 'pipe' }, { tool: (name) => name === 'echo_echo', prompt: (name) => name === 'echo_greet' });
 
   it('works out a tool call once, and hands back the same attribute objects each time', () => {
     const wire = shapes();
@@ -26,6 +27,18 @@ describe('RequestShapes', () => {
     expect(invented.attributes['gen_ai.tool.name']).toBe('made_up');
     expect(invented.measured['gen_ai.tool.name']).toBe(OTHER_TOOL);
     expect(wire.of('tools/call', { name: 'made_up' })).not.toBe(invented);
+  });
+
+  it('labels a prompt by its name only when loadout has it: a made-up prompt name is _OTHER on the metric and kept nowhere', () => {
+    const wire = shapes();
+    const known = wire.of('prompts/get', { name: 'echo_greet' });
+    expect(known.name).toBe('prompts/get echo_greet');
+    expect(known.measured['gen_ai.prompt.name']).toBe('echo_greet');
+    expect(wire.of('prompts/get', { name: 'echo_greet' })).toBe(known);
+    const invented = wire.of('prompts/get', { name: 'made_up' });
+    expect(invented.attributes['gen_ai.prompt.name']).toBe('made_up');
+    expect(invented.measured['gen_ai.prompt.name']).toBe(OTHER_TOOL);
+    expect(wire.of('prompts/get', { name: 'made_up' })).not.toBe(invented);
   });
 });
 

@@ -26,8 +26,14 @@ export interface RequestShape {
   failed(failure: Failure): Attributes;
 }
 
-/** The metric label of a tool name a client gave that names no tool loadout has (a client may invent any). */
+/** The metric label of a tool or prompt name a client gave that names none loadout has (a client may invent any). */
 export const OTHER_TOOL = '_OTHER';
+
+/** Which names a client sends may label a metric: those of tools and prompts loadout has. */
+export interface KnownNames {
+  tool(name: string): boolean;
+  prompt(name: string): boolean;
+}
 
 /**
  * The `mcp.protocol.version` a request is labelled with: the version it names when loadout speaks
@@ -44,14 +50,14 @@ const MAX_FAILURES_PER_SHAPE = 32;
 /** The shapes of the requests on one wire (its transport, protocol version, server). */
 export class RequestShapes {
   readonly #base: Attributes;
-  readonly #knowsTool: (name: string) => boolean;
+  readonly #known: KnownNames;
   readonly #untargeted = new Map<string, RequestShape>();
   readonly #targeted = new Map<string, Map<string, RequestShape>>();
 
-  /** `base`: the wire's attributes; `knowsTool`: whether a tool name may label a metric. */
-  constructor(base: Attributes, knowsTool: (name: string) => boolean) {
+  /** `base`: the wire's attributes; `known`: which tool and prompt names may label a metric. */
+  constructor(base: Attributes, known: KnownNames) {
     this.#base = base;
-    this.#knowsTool = knowsTool;
+    this.#known = known;
   }
 
   /** The shape of a `method` request with these params. */
@@ -67,8 +73,8 @@ export class RequestShapes {
     const cached = targets.get(target);
     if (cached) return cached;
     const shape = this.#build(method, target);
-    // A tool name that names nothing is the client's to invent: never kept.
-    const invented = method === 'tools/call' && shape.measured[ATTR.toolName] === OTHER_TOOL;
+    // A name that names nothing is the client's to invent: never kept.
+    const invented = shape.measured[ATTR.toolName] === OTHER_TOOL || shape.measured[ATTR.promptName] === OTHER_TOOL;
     if (!invented && targets.size < MAX_TARGETS_PER_METHOD) targets.set(target, shape);
     return shape;
   }
@@ -80,10 +86,11 @@ export class RequestShapes {
       attributes[ATTR.operationName] = measured[ATTR.operationName] = 'execute_tool';
       if (target !== undefined) {
         attributes[ATTR.toolName] = target;
-        measured[ATTR.toolName] = this.#knowsTool(target) ? target : OTHER_TOOL;
+        measured[ATTR.toolName] = this.#known.tool(target) ? target : OTHER_TOOL;
       }
     } else if (method === 'prompts/get' && target !== undefined) {
-      attributes[ATTR.promptName] = measured[ATTR.promptName] = target;
+      attributes[ATTR.promptName] = target;
+      measured[ATTR.promptName] = this.#known.prompt(target) ? target : OTHER_TOOL;
     }
     const failures = new Map<string, Attributes>();
     return {

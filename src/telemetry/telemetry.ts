@@ -66,6 +66,8 @@ export interface GatewayGauges {
   catalogTools(): number;
   /** Whether a client calling `name` calls a tool loadout has (a meta-tool or a catalog tool): only those label metrics. */
   knowsTool(name: string): boolean;
+  /** Whether a client asking for prompt `name` names a prompt loadout can expose: only those label metrics. */
+  knowsPrompt(name: string): boolean;
 }
 
 /** Attribute values a meta-tool adds to its span. */
@@ -74,6 +76,8 @@ export type MetaToolNotes = Readonly<Record<string, string | number | boolean>>;
 /** loadout's telemetry: spans and metrics while on, nothing at all while off. */
 export interface Telemetry {
   readonly enabled: boolean;
+  /** Whether spans are recorded (traces on): only then does a request's trace context need carrying. */
+  readonly tracing: boolean;
   /** A client's transport, seen from loadout's side: a SERVER span per request it answers. */
   serverTransport(inner: Transport, wire: ServerWire): Transport;
   /** A downstream server's transport: a CLIENT span per request loadout sends, its context in `_meta`. */
@@ -105,6 +109,7 @@ const UNTRACED: ServedRequest = { run: (handle) => handle(), answered: () => {},
 /** Telemetry off: every hook gives back what it was given. */
 export const TELEMETRY_OFF: Telemetry = {
   enabled: false,
+  tracing: false,
   serverTransport: (inner) => inner,
   clientTransport: (inner) => inner,
   serveRequest: () => UNTRACED,

@@ -2,7 +2,7 @@
 // edges: ServerSpans wraps a client's transport (a SERVER span from each request's arrival to its
 // answer), ClientSpans a downstream server's (a CLIENT span from each request loadout sends to its
 // answer, its context written into the request's `_meta`). Loaded with the SDK, only when telemetry is on.
-import { context, propagation, trace, SpanKind, type Attributes } from '@opentelemetry/api';
+import { context, propagation, trace, SpanKind, type Attributes, type Context } from '@opentelemetry/api';
 import { PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
 import type {
   JSONRPCMessage,
@@ -15,8 +15,8 @@ import type {
 import { TransportDecorator } from '../shared/index.js';
 import { ATTR, LOADOUT_ATTR } from './names.js';
 import type { Instruments, OpenRequest } from './instruments.js';
-import { answerFacts, incomingContext, metaOf } from './requestFacts.js';
-import { protocolVersionLabel, type Failure, type Meta, type RequestShapes } from './requestShapes.js';
+import { answerFacts, incomingContext, metaOf, type HeaderReader } from './requestFacts.js';
+import { protocolVersionLabel, type Failure, type Meta, type RequestShape, type RequestShapes } from './requestShapes.js';
 import type { DownstreamPeer, ServerWire } from './telemetry.js';
 
 const CANCELLED: Failure = { errorType: 'cancelled', message: 'cancelled' };
@@ -51,24 +51,18 @@ export class ServerSpans extends TransportDecorator {
     const version = meta?.[PROTOCOL_VERSION_META_KEY] ?? (message.method === 'initialize' ? message.params?.protocolVersion : undefined);
     const label = typeof version === 'string' ? protocolVersionLabel(version) : undefined;
     if (label !== undefined && label !== this.#protocolVersion) this.#useVersion(label);
-    const instruments = this.#instruments;
-    const shape = this.#shapes.of(message.method, message.params);
-    if (!instruments.tracing) {
-      this.#open.set(message.id, instruments.startRequest(SpanKind.SERVER, shape));
-      return this.onmessage?.(message, extra);
-    }
-    const { parent, links } = incomingContext(meta, extra?.request?.headers);
-    const open = instruments.startRequest(SpanKind.SERVER, shape, parent, links);
+    const headers = extra?.request?.headers;
+    const { open, within } = startServerRequest(this.#instruments, this.#shapes.of(message.method, message.params), {
+      id: message.id,
+      meta,
+      ...(headers && { header: (name: string) => headers.get(name) ?? undefined }),
+      sessionId: this.inner.sessionId,
+      client: this.#client,
+    });
     this.#open.set(message.id, open);
-    if (open.span!.isRecording()) {
-      open.span!.setAttribute(ATTR.requestId, String(message.id));
-      const session = this.inner.sessionId;
-      if (session) open.span!.setAttribute(ATTR.sessionId, session);
-      if (this.#client) open.span!.setAttributes(this.#client);
-    }
-    const within = trace.setSpan(parent, open.span!);
+    if (!within) return this.onmessage?.(message, extra);
     // The SDK's 2026-07-28 stdio entry may hand it on later, from a queue: the session resumes this context.
-    instruments.arrived(message, within);
+    this.#instruments.arrived(message, within);
     context.with(within, this.#deliver, this, message, extra);
   }
 
@@ -84,7 +78,7 @@ export class ServerSpans extends TransportDecorator {
 
   protected innerClosed(): void {
     for (const id of [...this.#open.keys()]) this.#end(id, CLIENT_GONE);
-    this.#instruments.serverSession.record((performance.now() - this.#startedMs) / 1000, this.#base());
+    this.#instruments.serverSession.record((performance.now() - this.#startedMs) / 1000, wireBase(this.#wire, this.#protocolVersion));
   }
 
   #deliver(message: JSONRPCRequest, extra: MessageExtraInfo | undefined): void {
@@ -97,11 +91,7 @@ export class ServerSpans extends TransportDecorator {
   }
 
   #shapesNow(): RequestShapes {
-    return this.#instruments.shapes(this.#base(), this.#instruments.knowsTool);
-  }
-
-  #base(): Attributes {
-    return { ...this.#wire, ...(this.#protocolVersion && { [ATTR.protocolVersion]: this.#protocolVersion }) };
+    return this.#instruments.shapes(wireBase(this.#wire, this.#protocolVersion), this.#instruments.clientNames);
   }
 
   #end(id: RequestId | undefined, failure: Failure | undefined): void {
@@ -128,7 +118,7 @@ export class ClientSpans extends TransportDecorator {
     this.#instruments = instruments;
     this.#peer = peer;
     this.#wire = peerAttributes(peer);
-    this.#shapes = instruments.shapes(this.#base());
+    this.#shapes = instruments.shapes(this.#wire);
     // What the request layer and the SDK read off a stdio or modern HTTP transport shows through.
     for (const key of ['stderr', 'pid', 'hasPerRequestStream'])
       if (key in inner) Object.defineProperty(this, key, { get: () => (inner as unknown as Meta)[key] });
@@ -161,7 +151,7 @@ export class ClientSpans extends TransportDecorator {
   override setProtocolVersion(version: string): void {
     if (version !== this.#protocolVersion) {
       this.#protocolVersion = version;
-      this.#shapes = this.#instruments.shapes(this.#base());
+      this.#shapes = this.#instruments.shapes(wireBase(this.#wire, version));
     }
     super.setProtocolVersion(version);
   }
@@ -173,12 +163,8 @@ export class ClientSpans extends TransportDecorator {
 
   protected innerClosed(): void {
     for (const id of [...this.#open.keys()]) this.#end(id, SERVER_GONE);
-    this.#instruments.clientSession.record((performance.now() - this.#startedMs) / 1000, this.#base());
+    this.#instruments.clientSession.record((performance.now() - this.#startedMs) / 1000, wireBase(this.#wire, this.#protocolVersion));
     this.#instruments.downstreamClosed(this.#peer.serverName, !this.#closing);
-  }
-
-  #base(): Attributes {
-    return { ...this.#wire, ...(this.#protocolVersion && { [ATTR.protocolVersion]: this.#protocolVersion }) };
   }
 
   #end(id: RequestId, failure: Failure | undefined): void {
@@ -188,6 +174,43 @@ export class ClientSpans extends TransportDecorator {
     this.#instruments.endRequest(open, failure, this.#instruments.clientOperation);
     if (open.shape.attributes[ATTR.methodName] === 'tools/call') this.#instruments.toolCalled(open.shape, failure);
   }
+}
+
+/** What a SERVER span starts from: the request's id and `_meta`, its HTTP headers, and what is known of its connection. */
+export interface ServerArrival {
+  readonly id: RequestId;
+  readonly meta: Meta | undefined;
+  /** One of its HTTP request's headers (traceparent, tracestate, baggage), when it came over HTTP. */
+  readonly header?: HeaderReader;
+  readonly sessionId?: string | undefined;
+  /** clientAttributes of where it came from. */
+  readonly client?: Attributes | undefined;
+}
+
+/**
+ * A request loadout answers, as it arrives: its SERVER span (while traces are on) and clock, and
+ * the context its handling runs in, so what it sends downstream joins its trace (none while off).
+ */
+export function startServerRequest(
+  instruments: Instruments,
+  shape: RequestShape,
+  arrival: ServerArrival,
+): { open: OpenRequest; within?: Context } {
+  if (!instruments.tracing) return { open: instruments.startRequest(SpanKind.SERVER, shape) };
+  const { parent, links } = incomingContext(arrival.meta, arrival.header);
+  const open = instruments.startRequest(SpanKind.SERVER, shape, parent, links);
+  const span = open.span!;
+  if (span.isRecording()) {
+    span.setAttribute(ATTR.requestId, String(arrival.id));
+    if (arrival.sessionId) span.setAttribute(ATTR.sessionId, arrival.sessionId);
+    if (arrival.client) span.setAttributes(arrival.client);
+  }
+  return { open, within: trace.setSpan(parent, span) };
+}
+
+/** A wire's attributes with the protocol version it speaks, once it is known: what its requests and sessions are measured under. */
+export function wireBase(wire: Attributes, protocolVersion: string | undefined): Attributes {
+  return protocolVersion === undefined ? wire : { ...wire, [ATTR.protocolVersion]: protocolVersion };
 }
 
 /** Where a client connects from (client.address, client.port): span attributes, never a metric's. */

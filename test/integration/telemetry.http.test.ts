@@ -4,6 +4,9 @@
 // eras a failure inside a 200 answer (a JSON-RPC error, an isError result) marks the SERVER span,
 // which says where the client connects from, while a tool name the client made up labels no metric.
 import { randomBytes } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { stringify } from 'yaml';
 import { Client } from '@modelcontextprotocol/client';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import parsePrometheusTextFormat, { type PrometheusFamily } from 'parse-prometheus-text-format';
@@ -175,9 +178,75 @@ describe.each(['legacy', 'modern'] as const)('SERVER spans of a %s client over H
       await eventually(() => labelled().has('_OTHER'), 10_000, 'the operation metric exported');
       expect(labelled()).toContain(echo);
       expect(labelled()).not.toContain(madeUp);
+      // So with a prompt: its span names it, its metric says _OTHER for one no server has.
+      expect(refused.attributes['gen_ai.prompt.name']).toBe('no-such-prompt');
+      const prompts = new Set(
+        receiver.metricPoints
+          .filter((point) => point.name === 'mcp.server.operation.duration' && point.attributes['mcp.method.name'] === 'prompts/get')
+          .map((point) => point.attributes['gen_ai.prompt.name']),
+      );
+      expect([...prompts]).toEqual(['_OTHER']);
     } finally {
       if (era === 'legacy') await transport.terminateSession().catch(() => undefined);
       await client.close();
+    }
+  });
+});
+
+describe('a 2026-07-28 call over a rate limit', () => {
+  it('has error.type -32029 (the JSON-RPC code its 429 carries) wherever it is refused', async () => {
+    await writeFile(
+      path.join(harness.dirs.configDir, 'servers.yaml'),
+      stringify({ servers: { echo: nodeServer(fixture('echo')) }, limits: { server_calls_per_minute: 1 } }),
+    );
+    await harness.start(['--token', TOKEN, '--equip', 'all'], {
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_BSP_SCHEDULE_DELAY: '50',
+      OTEL_METRICS_EXPORTER: 'none',
+    });
+    // A plain call is answered in front of the SDK handler; one with a progress token goes to it,
+    // and its refusal is answered just before it.
+    const post = async (id: number, progress: boolean): Promise<number> => {
+      const response = await fetch(harness.gateway.url, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${TOKEN}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-method': 'tools/call',
+          'mcp-name': 'echo_echo',
+          'mcp-protocol-version': '2026-07-28',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id,
+          method: 'tools/call',
+          params: {
+            name: 'echo_echo',
+            arguments: { text: 'x' },
+            _meta: {
+              'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+              'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+              'io.modelcontextprotocol/clientCapabilities': {},
+              ...(progress && { progressToken: 'p' }),
+            },
+          },
+        }),
+      });
+      await response.text();
+      return response.status;
+    };
+    expect(await post(1, false)).toBe(200);
+    expect(await post(2, false)).toBe(429);
+    expect(await post(3, true)).toBe(429);
+    const served = (id: string) =>
+      receiver.spans.find((span) => span.kind === SPAN_KIND.server && span.attributes['jsonrpc.request.id'] === id);
+    await eventually(() => ['1', '2', '3'].every((id) => served(id)), 10_000, 'the SERVER spans');
+    expect(served('1')!.attributes).not.toHaveProperty('error.type');
+    for (const id of ['2', '3']) {
+      expect(served(id)!.attributes, `request ${id}`).toMatchObject({ 'error.type': '-32029', 'rpc.response.status_code': '-32029' });
+      expect(served(id)!.status.code).toBe(STATUS_ERROR);
     }
   });
 });

@@ -146,7 +146,7 @@ export class ClientIntake extends TransportDecorator {
 
   protected receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
     // A request the SDK's stdio entry delivers from its queue is handled in the trace context it arrived in.
-    if (telemetry().enabled) telemetry().resume(message, () => this.#receive(message, extra));
+    if (telemetry().tracing) telemetry().resume(message, () => this.#receive(message, extra));
     else this.#receive(message, extra);
   }
 

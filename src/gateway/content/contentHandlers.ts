@@ -13,9 +13,9 @@ import type {
   Server,
   ServerCapabilities,
 } from '@modelcontextprotocol/server';
-import type { ResourceTarget } from '../../catalog/index.js';
+import type { Catalog, ResourceTarget } from '../../catalog/index.js';
 import { errorMessage } from '../../shared/index.js';
-import type { RegistrySnapshot } from '../../registry/index.js';
+import { flattenToolName, type RegistrySnapshot } from '../../registry/index.js';
 import type { GatewayContext } from '../context.js';
 import { clientRequestOf, forward, type RequestExtra } from '../calls/forward.js';
 import type { ResourceUpdates } from '../stdio/listenSubscriptions.js';
@@ -159,6 +159,23 @@ export function listenedResources(context: GatewayContext, session: ContentSessi
       }),
     release: (uri) => void inTurn(uri, async () => hub.unsubscribe(session.member, await resourceTarget(context, session, uri))),
   };
+}
+
+// The names a session exposes each catalog prompt under when no other prompt's name collides with
+// it (a collision adds a hash a session may or may not need), worked out once per catalog.
+const promptNames = new WeakMap<Catalog, ReadonlySet<string>>();
+
+/** Whether `name` is one a catalog prompt is exposed under (a client may ask for any name at all). */
+export function isExposedPromptName(catalog: Catalog, name: string, maxNameLength: number): boolean {
+  let names = promptNames.get(catalog);
+  if (!names) {
+    const flattened = new Set<string>();
+    for (const server of catalog.servers())
+      for (const prompt of catalog.definitionsOf(server)?.prompts ?? [])
+        flattened.add(flattenToolName(`${server}.${prompt.name}`, maxNameLength));
+    promptNames.set(catalog, (names = flattened));
+  }
+  return names.has(name);
 }
 
 async function promptRoute(context: GatewayContext, session: ContentSession, name: string) {

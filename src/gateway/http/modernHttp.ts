@@ -87,7 +87,8 @@ export function modernEndpoints(
     }
     if (isDirectCall(req, body) && (await answerDirectly(scope, body, res, served))) return;
     // A call the handler would route (a meta-tool's, one not answered directly) is refused here for a limit, as HTTP's 429.
-    if (await answeredOverLimit(body, res, (params, id) => gateway.requestLimitRefusal(scope, params, id))) return;
+    const answered = served && ((answer: JSONRPCMessage) => served.answered(answer));
+    if (await answeredOverLimit(body, res, (params, id) => gateway.requestLimitRefusal(scope, params, id), answered)) return;
     return handlerOf(scope)(req, res, body);
   };
 

@@ -12,8 +12,16 @@ import { RATE_LIMITED_CODE, isRateLimitError } from '../calls/callAudit.js';
 /** The rate-limit refusal a call would get now, recorded (the session's limitRefusal). */
 type LimitCheck = (params: CallToolRequest['params'], requestId: RequestId) => Error | undefined | Promise<Error | undefined>;
 
-/** Answer `body` 429 if it is one tools/call `check` refuses for a rate limit; false when it is not answered. */
-export async function answeredOverLimit(body: unknown, res: ServerResponse, check: LimitCheck): Promise<boolean> {
+/**
+ * Answer `body` 429 if it is one tools/call `check` refuses for a rate limit; false when it is not
+ * answered. `answered` hears the answer sent (the request's telemetry: its JSON-RPC code is its error.type).
+ */
+export async function answeredOverLimit(
+  body: unknown,
+  res: ServerResponse,
+  check: LimitCheck,
+  answered?: (message: JSONRPCMessage) => void,
+): Promise<boolean> {
   const request = body as { method?: unknown; id?: unknown; params?: { name?: unknown } } | undefined;
   if (request?.method !== 'tools/call' || typeof request.params?.name !== 'string') return false;
   const id = request.id as RequestId;
@@ -21,6 +29,7 @@ export async function answeredOverLimit(body: unknown, res: ServerResponse, chec
   if (!error || !isRateLimitError(error)) return false;
   const { code, message, data } = error as Error & { code: number; data?: unknown };
   const answer = { jsonrpc: '2.0', id, error: { code, message, data } } as JSONRPCMessage;
+  answered?.(answer);
   res.writeHead(429, { 'Content-Type': 'application/json', ...overLimitHeaders(answer) }).end(JSON.stringify(answer));
   return true;
 }
