@@ -12,7 +12,7 @@ import { StateStore, expansionEnv, loadServersConfig, type LoadoutPaths, type Se
 import { ServerPool, fileOAuthRecords, storeOAuthRecords } from '../downstream/index.js';
 import { OptimizationLoop, OptimizationStore, storedOptimization } from '../optimization/index.js';
 import type { Logger } from '../shared/index.js';
-import type { TeamStore } from '../store/index.js';
+import { openFileStore, type TeamStore } from '../store/index.js';
 import { StoredToolsets, ToolsetStore, type Toolsets } from '../toolsets/index.js';
 import type { DiscoveryRecordsPlace } from './discoveryRecords.js';
 import { discoveryRecordsOf } from './storedDiscoveryRecords.js';
@@ -52,6 +52,10 @@ export interface Runtime {
 /** Read the config (spawning nothing) and build the runtime; the cached catalog is read on first need. */
 export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   const { paths, logger, store } = options;
+  // Without a team store, state is kept by the files backend in the data and config dirs, in the
+  // formats they have always had: no revision ledger beside them, nothing watched here.
+  const kept =
+    store ?? (await openFileStore({ dataDir: paths.dataDir, toolsetsDir: paths.toolsetsDir, listen: false, revisionsInMemory: true }));
   const { config, exists: configExists, brokenServers } = await loadServersConfig(paths.serversFile, paths.parsedServersFile);
   const oauthRecords = store ? storeOAuthRecords(store.oauth) : fileOAuthRecords(paths.oauthDir);
   const pool = new ServerPool(config.servers, {
@@ -68,7 +72,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     oauthRecords,
     serverMapFile: path.join(paths.dataDir, 'server-map.json'),
     searchIndexFile: path.join(paths.dataDir, 'search-index.bin'),
-    ...(store ? { learnedWordsRecords: store.learnedWords } : { learnedWordsFile: paths.learnedWordsFile }),
+    learnedWordsRecords: kept.learnedWords,
     synonymsFile: paths.synonymsFile,
     exampleRequestsFile: paths.exampleRequestsFile,
     brokenServers,
@@ -82,7 +86,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   await optimization.applyPromotions();
   const toolsets = store ? new StoredToolsets(store.toolsets) : new ToolsetStore(paths.toolsetsDir);
   let closed: Promise<void> | undefined;
-  const close = () => (closed ??= pool.close().finally(() => store?.close()));
+  const close = () => (closed ??= pool.close().finally(() => kept.close()));
   const discoveryRecords = discoveryRecordsOf(paths, store);
   return { config, configExists, brokenServers, pool, catalog, state, optimization, toolsets, discoveryRecords, store, close };
 }

@@ -10,7 +10,7 @@ import { ServerConfigSchema, StateStore, updateOAuthRecord, withFileLock } from 
 import { writeDefinitionCache } from '../../src/catalog/index.js';
 import { LearnedWordsStore } from '../../src/catalog/learnedWords.js';
 import { recordDiscoveryOutcomes } from '../../src/runtime/index.js';
-import { LAST_STOP_KEY, LEARNED_WORDS_KEY, openFileStore, type TeamStore } from '../../src/store/index.js';
+import { LAST_STOP_KEY, LEARNED_WORDS_KEY, REVISION_LEDGER_FILE, openFileStore, type TeamStore } from '../../src/store/index.js';
 import { ToolsetStore } from '../../src/toolsets/index.js';
 import { ROOT } from '../helpers/gateway.js';
 import { nextChange } from '../helpers/storeBackends.js';
@@ -52,7 +52,14 @@ describe('files store', () => {
     const discovery = (await json(owned('data/discovery.json'))) as { servers: { web: Parameters<TeamStore['discovery']['put']>[1] } };
     await store.discovery.put('web', discovery.servers.web);
 
-    await new LearnedWordsStore(owned('data/learned-words.json')).record(['fs.read_file'], ['open', 'read'], 'open read');
+    // Learned words are kept through a store in files mode too: the runtime's, with no ledger.
+    const runtimeFiles = await openFileStore({
+      dataDir: owned('data'),
+      toolsetsDir: owned('toolsets'),
+      listen: false,
+      revisionsInMemory: true,
+    });
+    await new LearnedWordsStore(runtimeFiles.learnedWords).record(['fs.read_file'], ['open', 'read'], 'open read');
     await store.learnedWords.put(LEARNED_WORDS_KEY, (await json(owned('data/learned-words.json'))) as never);
 
     await new StateStore(owned('data/state.json')).update((state) => ({ ...state, activeToolset: 'dev' }));
@@ -117,6 +124,30 @@ describe('files store', () => {
       await store.close();`;
     const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script, file('data'), file('toolsets')]);
     expect(await heard).toEqual({ type: 'change', kind: 'toolsets', key: 'web', op: 'put', revision: Number(stdout), missed: false });
+  });
+
+  it('with revisions in memory (files mode) writes no ledger, takes no lock to read, and still refuses a write over a change made elsewhere', async () => {
+    const root = path.join(tempDir(), 'runtime');
+    const files = () =>
+      openFileStore({ dataDir: path.join(root, 'data'), toolsetsDir: path.join(root, 'toolsets'), listen: false, revisionsInMemory: true });
+    const [mine, theirs] = [await files(), await files()];
+    opened.push(mine, theirs);
+    const first = await mine.toolsets.put('dev', { name: 'dev', tools: ['fs.read_file'] });
+    expect((await mine.toolsets.get('dev'))?.revision).toBe(first);
+    await theirs.toolsets.put('dev', { name: 'dev', tools: ['web.get'] });
+    const seen = await mine.toolsets.get('dev');
+    expect(seen).toMatchObject({ value: { tools: ['web.get'] } });
+    expect(seen!.revision).toBeGreaterThan(first);
+    await expect(mine.toolsets.put('dev', { name: 'dev', tools: [] }, { ifRevision: first })).rejects.toMatchObject({
+      code: 'STORE_CONFLICT',
+    });
+    // A reader never waits on a writer's lock.
+    const fresh = await files();
+    opened.push(fresh);
+    await withFileLock(path.join(root, 'toolsets', 'dev.yaml'), async () => {
+      await expect(fresh.toolsets.get('dev')).resolves.toMatchObject({ value: { tools: ['web.get'] } });
+    });
+    await expect(stat(path.join(root, 'data', REVISION_LEDGER_FILE))).rejects.toThrow(/ENOENT/);
   });
 
   it('passes over a file edited into nonsense and still hears the others', async () => {
