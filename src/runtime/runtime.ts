@@ -12,10 +12,10 @@ import { StateStore, expansionEnv, loadServersConfig, type LoadoutPaths, type Se
 import { ServerPool, fileOAuthRecords, storeOAuthRecords } from '../downstream/index.js';
 import { OptimizationLoop, OptimizationStore, storedOptimization } from '../optimization/index.js';
 import type { Logger } from '../shared/index.js';
-import { openFileStore, type TeamStore } from '../store/index.js';
+import { openDataDirStore, type TeamStore } from '../store/index.js';
 import { StoredToolsets, ToolsetStore, type Toolsets } from '../toolsets/index.js';
 import type { DiscoveryRecordsPlace } from './discoveryRecords.js';
-import { discoveryRecordsOf } from './storedDiscoveryRecords.js';
+import { storedDiscoveryRecords } from './storedDiscoveryRecords.js';
 
 /** Options of openRuntime. */
 interface RuntimeOptions {
@@ -52,10 +52,9 @@ export interface Runtime {
 /** Read the config (spawning nothing) and build the runtime; the cached catalog is read on first need. */
 export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   const { paths, logger, store } = options;
-  // Without a team store, state is kept by the files backend in the data and config dirs, in the
-  // formats they have always had: no revision ledger beside them, nothing watched here.
-  const kept =
-    store ?? (await openFileStore({ dataDir: paths.dataDir, toolsetsDir: paths.toolsetsDir, listen: false, revisionsInMemory: true }));
+  // Without a team store, state is kept by the files backend in the data and config dirs
+  // (openDataDirStore: the formats they have always had, no revision ledger beside them).
+  const kept = store ?? (await openDataDirStore(paths));
   const { config, exists: configExists, brokenServers } = await loadServersConfig(paths.serversFile, paths.parsedServersFile);
   const oauthRecords = store ? storeOAuthRecords(store.oauth) : fileOAuthRecords(paths.oauthDir);
   const pool = new ServerPool(config.servers, {
@@ -87,6 +86,6 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   const toolsets = store ? new StoredToolsets(store.toolsets) : new ToolsetStore(paths.toolsetsDir);
   let closed: Promise<void> | undefined;
   const close = () => (closed ??= pool.close().finally(() => kept.close()));
-  const discoveryRecords = discoveryRecordsOf(paths, store);
+  const discoveryRecords = storedDiscoveryRecords(kept.discovery);
   return { config, configExists, brokenServers, pool, catalog, state, optimization, toolsets, discoveryRecords, store, close };
 }

@@ -9,8 +9,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ServerConfigSchema, StateStore, updateOAuthRecord, withFileLock } from '../../src/config/index.js';
 import { writeDefinitionCache } from '../../src/catalog/index.js';
 import { LearnedWordsStore } from '../../src/catalog/learnedWords.js';
-import { recordDiscoveryOutcomes } from '../../src/runtime/index.js';
-import { LAST_STOP_KEY, LEARNED_WORDS_KEY, REVISION_LEDGER_FILE, openFileStore, type TeamStore } from '../../src/store/index.js';
+import { recordDiscoveryOutcomes, storedDiscoveryRecords } from '../../src/runtime/index.js';
+import {
+  LAST_STOP_KEY,
+  LEARNED_WORDS_KEY,
+  REVISION_LEDGER_FILE,
+  openDataDirStore,
+  openFileStore,
+  type TeamStore,
+} from '../../src/store/index.js';
 import { ToolsetStore } from '../../src/toolsets/index.js';
 import { ROOT } from '../helpers/gateway.js';
 import { nextChange } from '../helpers/storeBackends.js';
@@ -35,6 +42,9 @@ describe('files store', () => {
     const owners = path.join(tempDir(), 'owners');
     const owned = (name: string) => path.join(owners, name);
     const { store, file } = await open('store');
+    // Files mode's runtime keeps discovery records and learned words through a store too: its own, with no ledger.
+    const runtimeFiles = await openDataDirStore({ dataDir: owned('data'), toolsetsDir: owned('toolsets') });
+    opened.push(runtimeFiles);
 
     await new ToolsetStore(owned('toolsets')).save({ name: 'dev', description: 'Dev things', tools: ['fs.read_file', 'web.get'] });
     await store.toolsets.put('dev', { name: 'dev', description: 'Dev things', tools: ['fs.read_file', 'web.get'] });
@@ -46,19 +56,12 @@ describe('files store', () => {
     await store.catalog.put('fs', cached.servers.fs);
 
     const config = ServerConfigSchema.parse({ command: 'node', args: ['server.js'] });
-    await recordDiscoveryOutcomes(owned('data/discovery.json'), { web: config }, [
+    await recordDiscoveryOutcomes(storedDiscoveryRecords(runtimeFiles.discovery), { web: config }, [
       { server: 'web', ok: false, failure: { code: 'SERVER_START_FAILED', text: 'web exited' } },
     ]);
     const discovery = (await json(owned('data/discovery.json'))) as { servers: { web: Parameters<TeamStore['discovery']['put']>[1] } };
     await store.discovery.put('web', discovery.servers.web);
 
-    // Learned words are kept through a store in files mode too: the runtime's, with no ledger.
-    const runtimeFiles = await openFileStore({
-      dataDir: owned('data'),
-      toolsetsDir: owned('toolsets'),
-      listen: false,
-      revisionsInMemory: true,
-    });
     await new LearnedWordsStore(runtimeFiles.learnedWords).record(['fs.read_file'], ['open', 'read'], 'open read');
     await store.learnedWords.put(LEARNED_WORDS_KEY, (await json(owned('data/learned-words.json'))) as never);
 
