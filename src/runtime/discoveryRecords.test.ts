@@ -3,9 +3,14 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useTempDir } from '../../test/helpers/tempDir.js';
 import { ServerConfigSchema, type ServerConfig } from '../config/index.js';
+import { openDataDirStore } from '../store/index.js';
 import { readDiscoveryRecords, recordDiscoveryOutcomes } from './discoveryRecords.js';
+import { storedDiscoveryRecords } from './storedDiscoveryRecords.js';
 
 const tempDir = useTempDir('loadout-discovery-records-');
+// The records of the data dir holding `file` (its discovery.json), as files mode keeps them.
+const recordsIn = async (file: string) =>
+  storedDiscoveryRecords((await openDataDirStore({ dataDir: path.dirname(file), toolsetsDir: path.dirname(file) })).discovery);
 
 const configs: Record<string, ServerConfig> = {
   remote: ServerConfigSchema.parse({ url: 'http://127.0.0.1:9/mcp' }),
@@ -29,10 +34,23 @@ describe('discovery records', () => {
       code: 'SERVER_START_FAILED' as const,
       text: "Server 'other' needs authorization: run loadout auth other (said its stderr)",
     };
-    await recordDiscoveryOutcomes(file, configs, [{ server: 'other', ok: false, failure }]);
+    await recordDiscoveryOutcomes(await recordsIn(file), configs, [{ server: 'other', ok: false, failure }]);
 
     expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject({ version: 2, servers: { other: { failure } } });
-    expect((await readDiscoveryRecords(file, configs)).get('other')?.failure).toEqual(failure);
+    expect((await readDiscoveryRecords(await recordsIn(file), configs)).get('other')?.failure).toEqual(failure);
+  });
+
+  it('writes nothing for a success of a server it has no record of, and forgets a recorded one on its success', async () => {
+    const file = path.join(tempDir(), 'discovery.json');
+    await recordDiscoveryOutcomes(await recordsIn(file), configs, [{ server: 'other', ok: true }]);
+    await expect(readFile(file, 'utf8')).rejects.toThrow(/ENOENT/);
+    const failure = { code: 'SERVER_START_FAILED' as const, text: 'other exited' };
+    await recordDiscoveryOutcomes(await recordsIn(file), configs, [{ server: 'other', ok: false, failure }]);
+    await recordDiscoveryOutcomes(await recordsIn(file), configs, [
+      { server: 'silent', ok: true },
+      { server: 'other', ok: true },
+    ]);
+    expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({ version: 2, servers: {} });
   });
 
   it('reads a version 1 file, giving each failure the code its text had then, and writes it back as version 2', async () => {
@@ -43,7 +61,7 @@ describe('discovery records', () => {
       ok: false as const,
       failure: { code: 'CALL_FAILED' as const, text },
     }));
-    await recordDiscoveryOutcomes(file, configs, outcomes, now);
+    await recordDiscoveryOutcomes(await recordsIn(file), configs, outcomes, now);
     // The same records as version 1 wrote them: `error` text in place of `failure`.
     const written = JSON.parse(await readFile(file, 'utf8')) as { servers: Record<string, { failure: { text: string } }> };
     const v1Servers = Object.fromEntries(
@@ -51,7 +69,7 @@ describe('discovery records', () => {
     );
     await writeFile(file, JSON.stringify({ version: 1, servers: v1Servers }));
 
-    const read = await readDiscoveryRecords(file, configs);
+    const read = await readDiscoveryRecords(await recordsIn(file), configs);
     expect(Object.fromEntries([...read].map(([server, record]) => [server, record.failure]))).toEqual({
       remote: { code: 'NEEDS_AUTHORIZATION', text: V1_TEXTS.remote },
       broken: { code: 'LIST_FAILED', text: V1_TEXTS.broken },
@@ -60,7 +78,7 @@ describe('discovery records', () => {
     expect(read.get('remote')).toMatchObject({ failures: 1, failedAt: new Date(now).toISOString() });
 
     // The next write upgrades the file; the version 1 records it kept are carried over, upgraded.
-    await recordDiscoveryOutcomes(file, configs, [{ server: 'silent', ok: true }]);
+    await recordDiscoveryOutcomes(await recordsIn(file), configs, [{ server: 'silent', ok: true }]);
     const upgraded = JSON.parse(await readFile(file, 'utf8')) as { version: number; servers: Record<string, unknown> };
     expect(upgraded.version).toBe(2);
     expect(upgraded.servers).toEqual({

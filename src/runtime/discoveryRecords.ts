@@ -3,19 +3,10 @@
 // hammers a server that failed a moment ago. Written by serve and refresh, read by status. An
 // entry whose server config has changed since is ignored: the new config deserves a fresh try.
 // Each failure is kept with its code (version 2); a version 1 file is read, and upgraded when next written.
-// Where the records are kept is a DiscoveryRecordsPlace: that file, or (in store mode) the team
-// store's `discovery` records, one per server (storedDiscoveryRecords.ts, which picks the place).
+// Where the records are kept is a DiscoveryRecordsPlace: the store's `discovery` records, one per
+// server (storedDiscoveryRecords.ts), which the files store keeps in that file.
 import { createHash } from 'node:crypto';
-import path from 'node:path';
-import {
-  discoveryFileText,
-  parseDiscoveryFile,
-  readTextIfExists,
-  updateTextFile,
-  type DiscoveryRecord,
-  type LoadoutPaths,
-  type ServerConfig,
-} from '../config/index.js';
+import type { DiscoveryRecord, ServerConfig } from '../config/index.js';
 import { backoffDelayMs, type Failure } from '../shared/index.js';
 
 // Waits before the next try after 1, 2, 3… failures in a row: 30 s doubling up to 30 min (jittered).
@@ -39,37 +30,12 @@ export interface DiscoveryRecordsPlace {
   ): Promise<void>;
 }
 
-/** Where the records of a data dir live. */
-export function discoveryRecordsFile(paths: Pick<LoadoutPaths, 'dataDir'>): string {
-  return path.join(paths.dataDir, 'discovery.json');
-}
-
-/** A discovery.json as a DiscoveryRecordsPlace, each update under the file's lock. */
-export function discoveryFile(file: string): DiscoveryRecordsPlace {
-  return {
-    read: async () => parseDiscoveryFile(await readTextIfExists(file)),
-    update: (servers, change) =>
-      updateTextFile(file, (text) => {
-        const records = parseDiscoveryFile(text);
-        for (const server of servers) {
-          const record = change(server, Object.hasOwn(records, server) ? records[server] : undefined);
-          if (record) records[server] = record;
-          else delete records[server];
-        }
-        return discoveryFileText(records);
-      }),
-  };
-}
-
-const placeOf = (place: string | DiscoveryRecordsPlace): DiscoveryRecordsPlace =>
-  typeof place === 'string' ? discoveryFile(place) : place;
-
-/** The records of servers in `configs` whose config is unchanged since their failure (`place`: a discovery.json path, or another place). */
+/** The records of servers in `configs` whose config is unchanged since their failure. */
 export async function readDiscoveryRecords(
-  place: string | DiscoveryRecordsPlace,
+  place: DiscoveryRecordsPlace,
   configs: Readonly<Record<string, ServerConfig>>,
 ): Promise<Map<string, DiscoveryRecord>> {
-  return current(await placeOf(place).read(), configs);
+  return current(await place.read(), configs);
 }
 
 /**
@@ -77,14 +43,14 @@ export async function readDiscoveryRecords(
  * Returns the records of the servers that failed.
  */
 export async function recordDiscoveryOutcomes(
-  place: string | DiscoveryRecordsPlace,
+  place: DiscoveryRecordsPlace,
   configs: Readonly<Record<string, ServerConfig>>,
   outcomes: readonly DiscoveryOutcome[],
   now = Date.now(),
 ): Promise<Map<string, DiscoveryRecord>> {
   const failed = new Map<string, DiscoveryRecord>();
   const outcomeOf = new Map(outcomes.map((outcome) => [outcome.server, outcome]));
-  await placeOf(place).update([...outcomeOf.keys()], (server, record) => {
+  await place.update([...outcomeOf.keys()], (server, record) => {
     const outcome = outcomeOf.get(server)!;
     const config = Object.hasOwn(configs, server) ? configs[server] : undefined;
     if (outcome.ok || !config) return undefined;

@@ -10,7 +10,7 @@ export {
   type DiscoveryRecord,
   type DiscoveryRecordsPlace,
 } from './discoveryRecords.js';
-export { discoveryRecordsOf } from './storedDiscoveryRecords.js';
+export { discoveryRecordsOf, storedDiscoveryRecords } from './storedDiscoveryRecords.js';
 export { discoveryStateText, failedText, retryText } from './discoveryText.js';
 export { readRunningGateways } from './runtimeFile.js';
 export { watchToolListChanges } from './toolListWatch.js';

@@ -10,12 +10,12 @@ import path from 'node:path';
 import { CatalogStore } from '../catalog/index.js';
 import { StateStore, expansionEnv, loadServersConfig, type LoadoutPaths, type ServersFile } from '../config/index.js';
 import { ServerPool, fileOAuthRecords, storeOAuthRecords } from '../downstream/index.js';
-import { OptimizationLoop, OptimizationStore, storedOptimization } from '../optimization/index.js';
+import { OptimizationLoop, OptimizationStore } from '../optimization/index.js';
 import type { Logger } from '../shared/index.js';
-import type { TeamStore } from '../store/index.js';
+import { openDataDirStore, type TeamStore } from '../store/index.js';
 import { StoredToolsets, ToolsetStore, type Toolsets } from '../toolsets/index.js';
 import type { DiscoveryRecordsPlace } from './discoveryRecords.js';
-import { discoveryRecordsOf } from './storedDiscoveryRecords.js';
+import { storedDiscoveryRecords } from './storedDiscoveryRecords.js';
 
 /** Options of openRuntime. */
 interface RuntimeOptions {
@@ -52,6 +52,9 @@ export interface Runtime {
 /** Read the config (spawning nothing) and build the runtime; the cached catalog is read on first need. */
 export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   const { paths, logger, store } = options;
+  // Without a team store, state is kept by the files backend in the data and config dirs
+  // (openDataDirStore: the formats they have always had, no revision ledger beside them).
+  const kept = store ?? (await openDataDirStore(paths));
   const { config, exists: configExists, brokenServers } = await loadServersConfig(paths.serversFile, paths.parsedServersFile);
   const oauthRecords = store ? storeOAuthRecords(store.oauth) : fileOAuthRecords(paths.oauthDir);
   const pool = new ServerPool(config.servers, {
@@ -68,21 +71,21 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     oauthRecords,
     serverMapFile: path.join(paths.dataDir, 'server-map.json'),
     searchIndexFile: path.join(paths.dataDir, 'search-index.bin'),
-    ...(store ? { learnedWordsRecords: store.learnedWords } : { learnedWordsFile: paths.learnedWordsFile }),
+    learnedWordsRecords: kept.learnedWords,
     synonymsFile: paths.synonymsFile,
     exampleRequestsFile: paths.exampleRequestsFile,
     brokenServers,
     ...(config.search.embeddings ? { embeddings: { settings: config.search.embeddings, cacheFile: paths.embeddingsCacheFile } } : {}),
   });
   const state = new StateStore(paths.stateFile);
-  const optimizationData = new OptimizationStore(store ? storedOptimization(store.optimization) : state);
+  const optimizationData = new OptimizationStore(kept.optimization);
   const optimization = new OptimizationLoop({ store: optimizationData, catalog, settings: config.optimization });
   // Promotions go into the catalog before anything reads it, so a first tools/list or an
   // evaluation's distractor tools show the live descriptions.
   await optimization.applyPromotions();
   const toolsets = store ? new StoredToolsets(store.toolsets) : new ToolsetStore(paths.toolsetsDir);
   let closed: Promise<void> | undefined;
-  const close = () => (closed ??= pool.close().finally(() => store?.close()));
-  const discoveryRecords = discoveryRecordsOf(paths, store);
+  const close = () => (closed ??= pool.close().finally(() => kept.close()));
+  const discoveryRecords = storedDiscoveryRecords(kept.discovery);
   return { config, configExists, brokenServers, pool, catalog, state, optimization, toolsets, discoveryRecords, store, close };
 }

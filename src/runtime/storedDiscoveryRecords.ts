@@ -1,14 +1,16 @@
-// The discovery records in the team store (`--store`): one `discovery` record per server that
-// failed, as discovery.json keeps it. Each server's change is the store's own read-modify-write,
-// so replicas recording different servers never overwrite each other. discoveryRecordsOf picks
-// between it and discovery.json.
+// The discovery records in the store: one `discovery` record per server that failed (discovery.json
+// in files mode). Each server's change is the store's own read-modify-write, so processes and
+// replicas recording different servers never overwrite each other.
 import type { DiscoveryRecord, LoadoutPaths } from '../config/index.js';
-import type { RecordCollection, TeamStore } from '../store/index.js';
-import { discoveryFile, discoveryRecordsFile, type DiscoveryRecordsPlace } from './discoveryRecords.js';
+import { openDataDirStore, type RecordCollection, type TeamStore } from '../store/index.js';
+import type { DiscoveryRecordsPlace } from './discoveryRecords.js';
 
-/** Where the records are kept: the team store's when there is one, else the data dir's discovery.json. */
-export function discoveryRecordsOf(paths: Pick<LoadoutPaths, 'dataDir'>, store: TeamStore | undefined): DiscoveryRecordsPlace {
-  return store ? storedDiscoveryRecords(store.discovery) : discoveryFile(discoveryRecordsFile(paths));
+/** The records of the team store when there is one, else of the data dir (discovery.json), for a command without a runtime. */
+export async function discoveryRecordsOf(
+  paths: Pick<LoadoutPaths, 'dataDir' | 'toolsetsDir'>,
+  store: TeamStore | undefined,
+): Promise<DiscoveryRecordsPlace> {
+  return storedDiscoveryRecords((store ?? (await openDataDirStore(paths))).discovery);
 }
 
 /** The store's discovery records as a DiscoveryRecordsPlace. */
@@ -18,7 +20,13 @@ export function storedDiscoveryRecords(records: RecordCollection<DiscoveryRecord
       return Object.fromEntries((await records.list()).map((record) => [record.key, record.value]));
     },
     async update(servers, change) {
-      for (const server of servers) await records.update(server, (record) => change(server, record));
+      // A server with no record that stays without one (a success, most of them) is left alone: no
+      // lock taken, nothing written, one read for them all.
+      const recorded = new Set((await records.list()).map((record) => record.key));
+      for (const server of servers) {
+        if (!recorded.has(server) && change(server, undefined) === undefined) continue;
+        await records.update(server, (record) => change(server, record));
+      }
     },
   };
 }

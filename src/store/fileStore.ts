@@ -11,6 +11,7 @@ import {
   discoveryFileText,
   equippedFileText,
   learnedWordsFileText,
+  parseLearnedWordsFile,
   parseDiscoveryFile,
   parseToolsetFile,
   readOAuthFile,
@@ -44,6 +45,12 @@ export interface FileStoreOptions {
   listen?: boolean;
   /** Read only: writes are refused and nothing is written, not even the revision ledger (e.g. the source of `store import`). */
   readOnly?: boolean;
+  /**
+   * Keep revisions in this process's memory, not in the data dir's ledger (files mode's own
+   * runtime): the data dir holds only the files it always held, and each process numbers the
+   * changes it sees (another process's are still told by their content).
+   */
+  revisionsInMemory?: boolean;
   logger?: Logger;
 }
 
@@ -71,11 +78,11 @@ class FileStore implements TeamStore {
   #closed = false;
   #closing: Promise<void> | undefined;
 
-  constructor({ dataDir, toolsetsDir, readOnly = false }: FileStoreOptions) {
+  constructor({ dataDir, toolsetsDir, readOnly = false, revisionsInMemory = false }: FileStoreOptions) {
     this.#dataDir = path.resolve(dataDir);
     this.description = `files in ${this.#dataDir}`;
     const file = (name: string) => path.join(this.#dataDir, name);
-    const ledger = new RevisionLedger(this.#dataDir, { readOnly });
+    const ledger = new RevisionLedger(this.#dataDir, { readOnly, inMemory: revisionsInMemory });
     const open = (writing: boolean) => {
       if (this.#closed) throw new LoadoutError('CLOSED', `store ${this.description} is closed`);
       if (writing && readOnly) throw new LoadoutError('INVALID_ARGUMENT', `store ${this.description} was opened read-only`);
@@ -109,7 +116,11 @@ class FileStore implements TeamStore {
       documentLayout<unknown, LearnedWordsFile>({
         file: file('learned-words.json'),
         keys: [LEARNED_WORDS_KEY],
-        parse: (text) => (text === undefined ? {} : { [LEARNED_WORDS_KEY]: parseJsonFile(text, file('learned-words.json')) }),
+        // Unreadable reads as none, as it always has: learned words are a hint, learned again.
+        parse: (text) => {
+          const words = parseLearnedWordsFile(text);
+          return words === undefined ? {} : { [LEARNED_WORDS_KEY]: words };
+        },
         // The one document gone: the file goes with it.
         text: (records) =>
           Object.hasOwn(records, LEARNED_WORDS_KEY) ? learnedWordsFileText(records[LEARNED_WORDS_KEY] as LearnedWordsFile) : undefined,

@@ -4,6 +4,9 @@
 // written. A record whose content no longer matches its fingerprint was changed by a writer that
 // does not use the store (an older loadout, a hand edit): it is given the next revision when next
 // read, so a conflict with it is still seen. The ledger is changed only under its file lock.
+// Kept in memory instead (files mode's own runtime), revisions are this process's: each process
+// numbers what it sees, a change made elsewhere is told by its fingerprint, and nothing is written
+// beside the files a single user has always had.
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { Mutex } from 'async-mutex';
@@ -39,11 +42,18 @@ export class RevisionLedger {
   readonly #file: string;
   readonly #mutex: Mutex;
   readonly #readOnly: boolean;
+  /** The ledger when it is kept in memory; undefined when it is the file. */
+  readonly #memory: Ledger | undefined;
 
-  /** `readOnly`: never write the ledger; a record it does not know reads at revision 0 (not written through a store). */
-  constructor(dataDir: string, { readOnly = false }: { readOnly?: boolean } = {}) {
+  /**
+   * `readOnly`: never write the ledger; a record it does not know reads at revision 0 (not written
+   * through a store). `inMemory`: keep it in this process only; a record it does not know (or
+   * knows with other content) is given the next revision as it is read, with no lock taken.
+   */
+  constructor(dataDir: string, { readOnly = false, inMemory = false }: { readOnly?: boolean; inMemory?: boolean } = {}) {
     this.#file = path.join(dataDir, REVISION_LEDGER_FILE);
     this.#readOnly = readOnly;
+    this.#memory = inMemory ? { version: 1, revision: 0, records: {} } : undefined;
     let mutex = PROCESS_LOCKS.get(this.#file);
     if (!mutex) PROCESS_LOCKS.set(this.#file, (mutex = new Mutex()));
     this.#mutex = mutex;
@@ -52,11 +62,14 @@ export class RevisionLedger {
   /**
    * The revision `id` was written at if its content still has `fingerprint`; undefined when it does
    * not (or was never written), for the caller to adopt it under its lock. Read-only, there is
-   * nothing to adopt: such a record reads at revision 0, with no lock taken.
+   * nothing to adopt: such a record reads at revision 0, with no lock taken. In memory, it is
+   * adopted at once: this process's revisions need no other process's lock.
    */
   async revisionOf(id: string, fingerprint: string | null): Promise<number | undefined> {
-    const entry = (await this.#read()).records[id];
+    const ledger = await this.#read();
+    const entry = ledger.records[id];
     if (entry && entry[1] === fingerprint) return entry[0];
+    if (this.#memory) return this.#change((memory) => this.#next(memory, id, fingerprint));
     return this.#readOnly ? 0 : undefined;
   }
 
@@ -89,6 +102,11 @@ export class RevisionLedger {
 
   async #change(change: (ledger: Ledger) => number): Promise<number> {
     if (this.#readOnly) throw new LoadoutError('INVALID_ARGUMENT', `${this.#file} is read-only here: the store was opened read-only`);
+    if (this.#memory) {
+      const revision = change(this.#memory);
+      pruned(this.#memory);
+      return revision;
+    }
     return this.#mutex.runExclusive(() =>
       withFileLock(this.#file, async () => {
         const ledger = await this.#read();
@@ -100,6 +118,7 @@ export class RevisionLedger {
   }
 
   async #read(): Promise<Ledger> {
+    if (this.#memory) return this.#memory;
     const text = await readTextIfExists(this.#file);
     if (text === undefined) return { version: 1, revision: 0, records: {} };
     let json: unknown;

@@ -9,8 +9,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ServerConfigSchema, StateStore, updateOAuthRecord, withFileLock } from '../../src/config/index.js';
 import { writeDefinitionCache } from '../../src/catalog/index.js';
 import { LearnedWordsStore } from '../../src/catalog/learnedWords.js';
-import { recordDiscoveryOutcomes } from '../../src/runtime/index.js';
-import { LAST_STOP_KEY, LEARNED_WORDS_KEY, openFileStore, type TeamStore } from '../../src/store/index.js';
+import { recordDiscoveryOutcomes, storedDiscoveryRecords } from '../../src/runtime/index.js';
+import {
+  LAST_STOP_KEY,
+  LEARNED_WORDS_KEY,
+  REVISION_LEDGER_FILE,
+  openDataDirStore,
+  openFileStore,
+  type TeamStore,
+} from '../../src/store/index.js';
 import { ToolsetStore } from '../../src/toolsets/index.js';
 import { ROOT } from '../helpers/gateway.js';
 import { nextChange } from '../helpers/storeBackends.js';
@@ -35,6 +42,9 @@ describe('files store', () => {
     const owners = path.join(tempDir(), 'owners');
     const owned = (name: string) => path.join(owners, name);
     const { store, file } = await open('store');
+    // Files mode's runtime keeps discovery records and learned words through a store too: its own, with no ledger.
+    const runtimeFiles = await openDataDirStore({ dataDir: owned('data'), toolsetsDir: owned('toolsets') });
+    opened.push(runtimeFiles);
 
     await new ToolsetStore(owned('toolsets')).save({ name: 'dev', description: 'Dev things', tools: ['fs.read_file', 'web.get'] });
     await store.toolsets.put('dev', { name: 'dev', description: 'Dev things', tools: ['fs.read_file', 'web.get'] });
@@ -46,13 +56,13 @@ describe('files store', () => {
     await store.catalog.put('fs', cached.servers.fs);
 
     const config = ServerConfigSchema.parse({ command: 'node', args: ['server.js'] });
-    await recordDiscoveryOutcomes(owned('data/discovery.json'), { web: config }, [
+    await recordDiscoveryOutcomes(storedDiscoveryRecords(runtimeFiles.discovery), { web: config }, [
       { server: 'web', ok: false, failure: { code: 'SERVER_START_FAILED', text: 'web exited' } },
     ]);
     const discovery = (await json(owned('data/discovery.json'))) as { servers: { web: Parameters<TeamStore['discovery']['put']>[1] } };
     await store.discovery.put('web', discovery.servers.web);
 
-    await new LearnedWordsStore(owned('data/learned-words.json')).record(['fs.read_file'], ['open', 'read'], 'open read');
+    await new LearnedWordsStore(runtimeFiles.learnedWords).record(['fs.read_file'], ['open', 'read'], 'open read');
     await store.learnedWords.put(LEARNED_WORDS_KEY, (await json(owned('data/learned-words.json'))) as never);
 
     await new StateStore(owned('data/state.json')).update((state) => ({ ...state, activeToolset: 'dev' }));
@@ -117,6 +127,30 @@ describe('files store', () => {
       await store.close();`;
     const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script, file('data'), file('toolsets')]);
     expect(await heard).toEqual({ type: 'change', kind: 'toolsets', key: 'web', op: 'put', revision: Number(stdout), missed: false });
+  });
+
+  it('with revisions in memory (files mode) writes no ledger, takes no lock to read, and still refuses a write over a change made elsewhere', async () => {
+    const root = path.join(tempDir(), 'runtime');
+    const files = () =>
+      openFileStore({ dataDir: path.join(root, 'data'), toolsetsDir: path.join(root, 'toolsets'), listen: false, revisionsInMemory: true });
+    const [mine, theirs] = [await files(), await files()];
+    opened.push(mine, theirs);
+    const first = await mine.toolsets.put('dev', { name: 'dev', tools: ['fs.read_file'] });
+    expect((await mine.toolsets.get('dev'))?.revision).toBe(first);
+    await theirs.toolsets.put('dev', { name: 'dev', tools: ['web.get'] });
+    const seen = await mine.toolsets.get('dev');
+    expect(seen).toMatchObject({ value: { tools: ['web.get'] } });
+    expect(seen!.revision).toBeGreaterThan(first);
+    await expect(mine.toolsets.put('dev', { name: 'dev', tools: [] }, { ifRevision: first })).rejects.toMatchObject({
+      code: 'STORE_CONFLICT',
+    });
+    // A reader never waits on a writer's lock.
+    const fresh = await files();
+    opened.push(fresh);
+    await withFileLock(path.join(root, 'toolsets', 'dev.yaml'), async () => {
+      await expect(fresh.toolsets.get('dev')).resolves.toMatchObject({ value: { tools: ['web.get'] } });
+    });
+    await expect(stat(path.join(root, 'data', REVISION_LEDGER_FILE))).rejects.toThrow(/ENOENT/);
   });
 
   it('passes over a file edited into nonsense and still hears the others', async () => {

@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadServersFile } from '../../src/config/index.js';
-import { recordDiscoveryOutcomes } from '../../src/runtime/index.js';
+import { discoveryRecordsOf, recordDiscoveryOutcomes } from '../../src/runtime/index.js';
 import { runCli } from '../helpers/cli.js';
 import { cachedTool, writeToolCache } from '../helpers/lifecycle.js';
 import { descendantsOf, eventually, fixture, nodeServer, textOf, useGatewaySandbox, writeServersYaml } from '../helpers/gateway.js';
@@ -87,7 +87,7 @@ describe('discovery in the background', () => {
     const recordsFile = path.join(sandbox.dirs.dataDir, 'discovery.json');
     const { config } = await loadServersFile(serversFile);
     await recordDiscoveryOutcomes(
-      recordsFile,
+      await discoveryRecordsOf({ dataDir: sandbox.dirs.dataDir, toolsetsDir: path.join(sandbox.dirs.configDir, 'toolsets') }, undefined),
       config.servers,
       [{ server: 'late', ok: false, failure: { code: 'SERVER_START_FAILED', text: 'it failed an hour ago' } }],
       Date.now() - 3_600_000,

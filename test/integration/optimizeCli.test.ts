@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -103,6 +103,8 @@ describe('loadout optimize', () => {
       expect((await loadout(dirs, 'optimize', 'revert', 'echo', 'echo')).stdout).toBe(
         'Reverted echo.echo to: Return the given text unchanged.\n',
       );
+      // Files mode keeps its data in the files a single user has always had: no revision ledger beside them.
+      expect(await readdir(dirs.dataDir)).not.toContain('store-revisions.json');
     },
   );
 

@@ -64,7 +64,7 @@ export function registerAuth(program: Command): void {
           process.removeListener('SIGINT', onInterrupt);
         }
         // A discovery that failed for want of this login no longer stands: nothing waits out its backoff.
-        await recordDiscoveryOutcomes(discoveryRecordsOf(paths, store), loaded.config.servers, [{ server, ok: true }]);
+        await recordDiscoveryOutcomes(await discoveryRecordsOf(paths, store), loaded.config.servers, [{ server, ok: true }]);
         const tokensFile = records.where(server);
         if (options.json) printJson({ server, authorized: true, tokensFile });
         else printLines(`Authorized '${server}'; tokens saved in ${tokensFile} (refreshed automatically).`);

@@ -36,7 +36,7 @@ export function registerStatus(program: Command): void {
               .filter(([, config]) => oauthSettingsOf(config))
               .map(async ([name]) => [name, await oauthRecords.read(name).catch((): OAuthRecord | 'unreadable' => 'unreadable')] as const),
           );
-          const records = await readDiscoveryRecords(discoveryRecordsOf(paths, store), view.config.servers);
+          const records = await readDiscoveryRecords(await discoveryRecordsOf(paths, store), view.config.servers);
           return { view, records, oauthOf: new Map(oauthEntries) };
         }),
       ]);
