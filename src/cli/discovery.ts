@@ -1,5 +1,6 @@
-// Discovery for the CLI (`init`, `refresh`): start the servers it needs, list their tools, merge
-// them into servers.yaml, stop them again. Shows progress on stderr when it is a terminal.
+// Discovery for the CLI (`init`, `setup`, `refresh`): start the servers it needs, list their tools,
+// merge them into servers.yaml (in store mode, into the store), stop them again. Shows progress on
+// stderr when it is a terminal.
 import type { DiscoveryResult } from '../catalog/index.js';
 import { enabledServerNames, type LoadoutPaths, type ToolMergeReport } from '../config/index.js';
 import { openRuntime, recordDiscoveryOutcomes } from '../runtime/index.js';
@@ -16,10 +17,10 @@ interface DiscoverServersOptions {
   /** When stderr is not a terminal, a plain line per server there instead of no progress at all. */
   progressLines?: boolean;
   /** In store mode, the team store the definitions go to (servers.yaml is then left as it is); closed with the runtime. */
-  store?: TeamStore;
+  store?: TeamStore | undefined;
 }
 
-/** Discover `servers` (default: every enabled one) and record them in servers.yaml. */
+/** Discover `servers` (default: every enabled one) and record them in servers.yaml, or in the store. */
 export async function discoverServers(
   paths: LoadoutPaths,
   logger: Logger,

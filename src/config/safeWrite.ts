@@ -13,13 +13,9 @@ const LOCK_OPTIONS = {
   retries: { retries: 200, factor: 1.2, minTimeout: 5, maxTimeout: 100 },
 } as const;
 
-/** Run `task` while holding the inter-process lock for `file`. */
+/** Run `task` while holding the inter-process lock for `file`, waiting while another process holds it. */
 export async function withFileLock<T>(file: string, task: () => Promise<T>): Promise<T> {
-  await mkdir(path.dirname(file), { recursive: true });
-  // Loaded on first use, as is write-file-atomic below: a warm start writes nothing, and each costs
-  // ~15 ms of CPU to load from node_modules (process.cpuUsage), a tenth of a warm start's.
-  const { default: lockfile } = await import('proper-lockfile');
-  const release = await lockfile.lock(file, LOCK_OPTIONS);
+  const release = await takeFileLock(file, { wait: true });
   try {
     return await task();
   } finally {
@@ -29,19 +25,30 @@ export async function withFileLock<T>(file: string, task: () => Promise<T>): Pro
 
 /** Run `task` holding the lock for `file` only if no process holds it now; `{ ran: false }` when one does. */
 export async function tryWithFileLock<T>(file: string, task: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }> {
-  await mkdir(path.dirname(file), { recursive: true });
-  const { default: lockfile } = await import('proper-lockfile');
-  let release: () => Promise<void>;
-  try {
-    release = await lockfile.lock(file, { ...LOCK_OPTIONS, retries: 0 });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ELOCKED') return { ran: false };
-    throw error;
-  }
+  const release = await takeFileLock(file, { wait: false });
+  if (!release) return { ran: false };
   try {
     return { ran: true, value: await task() };
   } finally {
     await release();
+  }
+}
+
+type ReleaseLock = () => Promise<void>;
+
+// The lock both take: waiting (retrying for a while), or not at all (undefined while another process holds it).
+async function takeFileLock(file: string, how: { wait: true }): Promise<ReleaseLock>;
+async function takeFileLock(file: string, how: { wait: boolean }): Promise<ReleaseLock | undefined>;
+async function takeFileLock(file: string, { wait }: { wait: boolean }): Promise<ReleaseLock | undefined> {
+  await mkdir(path.dirname(file), { recursive: true });
+  // Loaded on first use, as is write-file-atomic below: a warm start writes nothing, and each costs
+  // ~15 ms of CPU to load from node_modules (process.cpuUsage), a tenth of a warm start's.
+  const { default: lockfile } = await import('proper-lockfile');
+  try {
+    return await lockfile.lock(file, wait ? LOCK_OPTIONS : { ...LOCK_OPTIONS, retries: 0 });
+  } catch (error) {
+    if (!wait && (error as NodeJS.ErrnoException).code === 'ELOCKED') return undefined;
+    throw error;
   }
 }
 

@@ -1,5 +1,6 @@
 // gateway: the MCP server clients talk to — sessions, meta-tools, forwarding, transports.
 export { createGateway, type Gateway } from './createGateway.js';
 export { TOOLSET_META_TOOLS, namingOptions } from './metaTools/index.js';
-export { serveHttp, type HttpGateway } from './http/httpServer.js';
+export { serveHttp } from './serveHttpOnDemand.js';
+export type { HttpGateway } from './http/httpServer.js';
 export { GatewayStdioTransport } from './stdio/stdioTransport.js';

@@ -301,7 +301,7 @@ async function withLoop(
   task: (loop: OptimizationLoop, catalog: CatalogStore) => Promise<void>,
 ): Promise<void> {
   const { paths, logger, storeUrl } = commandEnvironment(command);
-  const store = await openCommandStore(storeUrl, logger, { listen: false });
+  const store = await openCommandStore(storeUrl, logger);
   const runtime = await openRuntime({ paths, logger, ...(store ? { store } : {}) });
   const { catalog, optimization } = runtime;
   try {

@@ -32,8 +32,8 @@ export function registerRefresh(program: Command): void {
         );
       }
       const targets = servers.length ? [...new Set(servers)] : undefined;
-      const store = await openCommandStore(storeUrl, logger, { listen: false });
-      const results = await discoverServers(paths, logger, targets, { acceptChanged: options.acceptChanged, ...(store ? { store } : {}) });
+      const store = await openCommandStore(storeUrl, logger);
+      const results = await discoverServers(paths, logger, targets, { acceptChanged: options.acceptChanged, store });
       if (options.json) printJson({ file: paths.serversFile, results: discoveryJson(results) });
       else if (!results.length) printLines('No enabled servers in servers.yaml; nothing to refresh.');
       else printDiscovery(results);

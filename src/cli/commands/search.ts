@@ -33,7 +33,7 @@ export function registerSearch(program: Command): void {
       if (!query.trim())
         throw new LoadoutError('INVALID_ARGUMENT', 'The query is empty; say what the tool should do, e.g. loadout search "read a file"');
       const { paths, logger, storeUrl } = commandEnvironment(command);
-      const runtime = await openConfiguredRuntime(paths, logger, await openCommandStore(storeUrl, logger, { listen: false }));
+      const runtime = await openConfiguredRuntime(paths, logger, await openCommandStore(storeUrl, logger));
       let catalog: Catalog;
       let explained: Ranking;
       // Searched as the local caller (policy.local) may see the catalog.

@@ -4,14 +4,12 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { LoadoutError } from '../../shared/index.js';
-import { openFileStore, openPostgresStore, type PostgresStoreOptions, type SchemaState, type TeamStore } from '../../store/index.js';
+import { openFileStore, type SchemaState, type TeamStore } from '../../store/index.js';
 import { printJson, printLines, printTable } from '../output.js';
-import { commandPaths } from '../program.js';
+import { commandPaths, requiredStore, withCommandStore, type StoreOpening } from '../program.js';
 import { TRANSFER_KINDS, copyStore, filesNotStored, type TransferReport } from '../storeTransfer.js';
 
 interface StoreOptions {
-  store?: string;
   json?: boolean;
 }
 
@@ -26,7 +24,7 @@ export function registerStore(program: Command): void {
     store.command('migrate').description('apply the schema migrations this loadout ships (replicas also apply them at start)'),
   ).action((options: StoreOptions, command: Command) => {
     const started = performance.now();
-    return withOpened(command.optsWithGlobals<StoreOptions>(), { migrate: true }, async (opened) => {
+    return withStore(command, { migrate: true }, async (opened) => {
       const schema = await opened.schema();
       const ms = Math.round(performance.now() - started);
       if (options.json) printJson({ store: opened.description, version: schema.version, ms });
@@ -36,7 +34,7 @@ export function registerStore(program: Command): void {
 
   withJson(store.command('status').description("show the store's schema version, pending migrations and records per kind")).action(
     (options: StoreOptions, command: Command) =>
-      withOpened(command.optsWithGlobals<StoreOptions>(), { migrate: false }, async (opened) => {
+      withStore(command, { migrate: false }, async (opened) => {
         const schema = await opened.schema();
         const counts = schema.pending.length ? undefined : await opened.counts();
         if (options.json) printJson({ store: opened.description, ...schema, counts: counts ?? null });
@@ -53,7 +51,7 @@ export function registerStore(program: Command): void {
     // Only read: the data dir is neither claimed nor written (not even a revision ledger).
     const source = path.resolve(dataDir);
     const { toolsetsDir } = commandPaths(command);
-    return withOpened(command.optsWithGlobals<StoreOptions>(), { migrate: true }, async (opened) => {
+    return withStore(command, { migrate: true }, async (opened) => {
       const files = await openFileStore({ dataDir: source, toolsetsDir, listen: false, readOnly: true });
       const report = await copyStore(files, opened, (server) => path.join(source, 'oauth', `${server}.json`)).finally(() => files.close());
       report.skipped.push(...(await filesNotStored(source)));
@@ -67,7 +65,7 @@ export function registerStore(program: Command): void {
       .description("write the store's records out as a data dir in today's file formats (saved toolsets in DIR/toolsets/)")
       .argument('<dir>', 'the folder to write (created when missing)'),
   ).action((dir: string, options: StoreOptions, command: Command) =>
-    withOpened(command.optsWithGlobals<StoreOptions>(), { migrate: false }, async (opened) => {
+    withStore(command, { migrate: false }, async (opened) => {
       const target = path.resolve(dir);
       const files = await openFileStore({ dataDir: target, toolsetsDir: path.join(target, 'toolsets'), listen: false });
       const report = await copyStore(opened, files, (server) => path.join(target, 'oauth', `${server}.json`)).finally(() => files.close());
@@ -77,28 +75,11 @@ export function registerStore(program: Command): void {
   );
 }
 
-/** Open the store the options name, run `work`, and close it whatever happens. */
-async function withOpened(
-  options: StoreOptions,
-  how: Pick<PostgresStoreOptions, 'migrate'>,
-  work: (store: TeamStore) => Promise<void>,
-): Promise<void> {
-  const opened = await open(options, how);
-  try {
-    await work(opened);
-  } finally {
-    await opened.close();
-  }
-}
-
-function open(options: StoreOptions, how: Pick<PostgresStoreOptions, 'migrate'>): Promise<TeamStore> {
-  const url = options.store ?? (process.env.LOADOUT_STORE_URL || undefined);
-  if (!url)
-    throw new LoadoutError(
-      'INVALID_ARGUMENT',
-      'no store named: pass --store postgres://USER:PASSWORD@HOST:PORT/DATABASE or set LOADOUT_STORE_URL',
-    );
-  return openPostgresStore({ url, ...how, listen: false, poolSize: 4, secretKey: process.env.LOADOUT_SECRET_KEY || undefined });
+/** Open the store the root options name (it must name one), run `work`, and close it whatever happens. */
+function withStore(command: Command, how: Pick<StoreOpening, 'migrate'>, work: (store: TeamStore) => Promise<void>): Promise<void> {
+  const { storeUrl, logger } = requiredStore(command);
+  // The schema and the plain kinds need no key: only OAuth tokens do, and the transfer reports those it cannot open.
+  return withCommandStore(storeUrl, logger, work, { ...how, secretKey: 'optional' });
 }
 
 function printStatus(store: string, schema: SchemaState, counts: Record<string, number> | undefined): void {

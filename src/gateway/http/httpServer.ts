@@ -26,7 +26,7 @@ import { healthAnswer } from './healthz.js';
 import { NO_ROOM, SharedSessions, type ServeRequest, type SharedConnectOptions } from './sharedSessions.js';
 
 /** Options of serveHttp. */
-interface HttpServeOptions {
+export interface HttpServeOptions {
   host: string;
   /** 0 picks a free port. */
   port: number;

@@ -1,0 +1,49 @@
+// What a start parses: a stdio `serve` (what every agent session starts) loads neither the HTTP
+// side (the guard, access-token checks, 2025 sessions) nor the Postgres client; `serve --http`
+// loads the HTTP side. Read from the bundle chunks the process resolved and their source maps.
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { fixture, nodeServer, useGatewaySandbox, writeServersYaml } from '../helpers/gateway.js';
+import { startHttpGateway } from '../helpers/http.js';
+
+// The sources (as the chunks' source maps name them) of every bundle file the logged process loaded.
+async function sourcesLoaded(log: string): Promise<string[]> {
+  const urls = (await readFile(log, 'utf8')).split('\n').filter((url) => /\/dist\/bundle\/[^/]+\.js$/.test(url));
+  const maps = await Promise.all(
+    urls.map(async (url) => JSON.parse(await readFile(`${fileURLToPath(url)}.map`, 'utf8')) as { sources: string[] }),
+  );
+  return maps.flatMap((map) => map.sources);
+}
+
+const HTTP_SIDE = /src\/gateway\/http\/httpServer\.ts$/;
+const POSTGRES_CLIENT = /node_modules\/postgres\//;
+
+describe('modules a start loads', () => {
+  const sandbox = useGatewaySandbox();
+
+  it('a stdio serve loads neither the HTTP gateway nor the Postgres client; serve --http loads the HTTP gateway', async () => {
+    await writeServersYaml(sandbox.dirs.configDir, { echo: nodeServer(fixture('echo')) });
+    const logged = (name: string) => {
+      const log = path.join(sandbox.dirs.root, `modules-${name}.log`);
+      return { log, env: { NODE_OPTIONS: `--import=${fixture('moduleLog')}`, LOADOUT_TEST_MODULE_LOG: log } };
+    };
+
+    const stdio = logged('stdio');
+    const gateway = await sandbox.start({ env: stdio.env, args: ['--equip', 'all'] });
+    expect((await gateway.client.listTools()).tools.length).toBeGreaterThan(1);
+    await gateway.close();
+    const stdioSources = await sourcesLoaded(stdio.log);
+    expect(
+      stdioSources.some((source) => source.endsWith('src/gateway/createGateway.ts')),
+      'the log sees the gateway',
+    ).toBe(true);
+    expect(stdioSources.filter((source) => HTTP_SIDE.test(source) || POSTGRES_CLIENT.test(source))).toEqual([]);
+
+    const http = logged('http');
+    const served = await startHttpGateway(sandbox.dirs, [], http.env);
+    await served.close();
+    expect((await sourcesLoaded(http.log)).filter((source) => HTTP_SIDE.test(source))).toHaveLength(1);
+  });
+});
