@@ -9,6 +9,7 @@ import { ResourceUriIndex } from './resourceUris.js';
 import { CatalogSearch } from './search.js';
 import type { RankOptions, Ranking, SearchOptions, SearchResult, SearchSetup } from './searchTypes.js';
 import { summarizeServer, type ServerSummary } from './serverMap.js';
+import { approvedHash } from './storedApprovals.js';
 import { toolHash } from './toolHash.js';
 
 export type { CatalogTool };
@@ -98,7 +99,8 @@ export class Catalog {
       for (const definition of cached.tools) {
         const id = toolId(server, definition.name);
         const setting = config.tools?.[definition.name];
-        const changed = setting?.hash !== undefined && setting.hash !== toolHash(definition);
+        const approved = approvedHash(cached, config, definition.name);
+        const changed = approved !== undefined && approved !== toolHash(definition);
         const blocked = changed && sources.blockChangedTools === true;
         tools.push(
           Object.freeze({

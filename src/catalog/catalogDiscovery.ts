@@ -9,6 +9,7 @@ import { OPTIONAL_LIST_NAMES, type ListFailures, type OAuthRecords, type ServerD
 import { errorMessage, failureOf, type Failure, type Logger, type WorkInFlight } from '../shared/index.js';
 import type { DefinitionStore } from './definitionStore.js';
 import { ALL_LISTS, type ServerListing } from './serverListing.js';
+import { withApprovals } from './storedApprovals.js';
 import { recordDiscoveredTools } from './switchboard.js';
 
 /**
@@ -29,7 +30,7 @@ export type DiscoveryResult =
 
 /** Options of one discovery run. */
 export interface DiscoverOptions {
-  /** Approve upstream changes: store the new hashes in servers.yaml (`loadout refresh --accept-changed`). */
+  /** Approve upstream changes: store the new hashes in servers.yaml, or in store mode the store's catalog (`loadout refresh --accept-changed`). */
   acceptChanged?: boolean;
   /** Hears each server's outcome as it finishes (for progress displays). */
   onResult?: (result: DiscoveryResult) => void;
@@ -262,10 +263,7 @@ export class CatalogDiscovery {
     acceptChanged = false,
   ): Promise<(server: string) => Partial<Extract<DiscoveryResult, { ok: true }>>> {
     const { serversFile, pool, logger } = this.#options;
-    if (!serversFile) {
-      this.#options.rebuild();
-      return () => ({});
-    }
+    if (!serversFile) return this.#approve(servers, acceptChanged);
     const entries = servers.flatMap((server) => {
       const tools = this.#options.definitions.all[server]?.tools;
       return tools ? [[server, tools] as const] : [];
@@ -285,6 +283,31 @@ export class CatalogDiscovery {
       this.#options.rebuild();
       return () => ({ mergeError });
     }
+  }
+
+  // Store mode: approvals go to the servers' catalog records (storedApprovals.ts), each applied to
+  // the record as kept when written, so an approval another replica made meanwhile is built on.
+  async #approve(
+    servers: readonly string[],
+    acceptChanged: boolean,
+  ): Promise<(server: string) => Partial<Extract<DiscoveryResult, { ok: true }>>> {
+    const { definitions, pool } = this.#options;
+    const reports = new Map<string, ToolMergeReport>();
+    for (const server of servers) {
+      const entry = definitions.all[server];
+      if (!entry) continue;
+      const config = pool.configs[server];
+      const { report } = withApprovals(server, entry, config, acceptChanged);
+      reports.set(server, report);
+      if (report.added.length || report.accepted.length)
+        definitions.amend(server, (kept) => kept && withApprovals(server, kept, config, acceptChanged).entry);
+    }
+    await definitions.flush();
+    this.#options.rebuild();
+    return (server) => {
+      const merge = reports.get(server);
+      return merge ? { merge } : {};
+    };
   }
 
   /** Whether a discovery of `server` is under way. */

@@ -49,6 +49,8 @@ const CachedServerSchema = z.looseObject({
   era: EraVerdictSchema.optional().catch(undefined),
   /** toolHash of each tool by name, stored so a warm start need not hash every definition. */
   hashes: ToolHashesSchema.optional(),
+  /** In store mode, the approved toolHash of each tool by name (storedApprovals.ts). */
+  approved: ToolHashesSchema.optional(),
 });
 const DefinitionCacheSchema = catalogFileSchema(CachedServerSchema);
 
@@ -58,6 +60,8 @@ const DefinitionCacheSchema = catalogFileSchema(CachedServerSchema);
  */
 export interface CachedServerTools extends ServerDefinitions {
   discoveredAt: string;
+  /** In store mode, the approved fingerprint (toolHash) of each tool by name: servers.yaml is not written there. */
+  approved?: Record<string, string>;
 }
 
 /** A change of one server's entry (`undefined`: no entry), applied to what the file holds then. */

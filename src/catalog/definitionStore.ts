@@ -57,6 +57,14 @@ export class DefinitionStore {
     return true;
   }
 
+  /** Change the server's entry in memory by `change` (not a listing: an approval); flush() keeps it, applied to the entry kept then. */
+  amend(server: string, change: DefinitionChange['change']): void {
+    const next = change(this.#definitions[server]);
+    const { [server]: _previous, ...others } = this.#definitions;
+    this.#definitions = next ? { ...others, [server]: next } : others;
+    this.#unwritten.push({ server, change });
+  }
+
   /** Keep every change recorded so far; concurrent flushes share one write. */
   flush(): Promise<void> {
     if (this.#queuedWrite) return this.#queuedWrite;

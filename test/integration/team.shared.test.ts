@@ -1,0 +1,67 @@
+// What replicas on one PostgreSQL share beyond the equipped sets team.e2e.test.ts shows: an
+// approval of a changed tool, the retry schedule of a failing server, a 2025 client's remembered
+// set. Each test has its own database and dirs; each replica a data dir of its own, as on
+// machines of their own, with one servers.yaml they all read.
+import type { Client } from '@modelcontextprotocol/client';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { mutableServer, runCli } from '../helpers/cli.js';
+import { eventually, makeTempDirs, textOf, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
+import { connectModernClient, startHttpGateway, type ListeningProcess } from '../helpers/http.js';
+import { createDatabase, postgresServerUrl } from '../helpers/postgres.js';
+import { TEST_SECRET_KEY } from '../helpers/storeBackends.js';
+
+describe('replicas sharing one store', () => {
+  let dirs: TempDirs;
+  let database: Awaited<ReturnType<typeof createDatabase>>;
+  let replicas: ListeningProcess[] = [];
+  const clients: Client[] = [];
+  const env = () => ({ LOADOUT_SECRET_KEY: TEST_SECRET_KEY, LOADOUT_STORE_URL: database.url });
+
+  beforeEach(async () => {
+    database = await createDatabase(postgresServerUrl());
+    dirs = await makeTempDirs();
+  });
+  afterEach(async () => {
+    await Promise.allSettled(clients.splice(0).map((client) => client.close()));
+    await Promise.allSettled(replicas.map((replica) => replica.close()));
+    replicas = [];
+    await database.drop();
+    await dirs.cleanup();
+  });
+
+  /** Start `count` replicas at once, each with a data dir of its own. */
+  const startReplicas = async (count: number, args: string[] = []): Promise<ListeningProcess[]> => {
+    replicas = await Promise.all(
+      Array.from({ length: count }, (_, index) =>
+        startHttpGateway({ configDir: dirs.configDir, dataDir: path.join(dirs.root, `data-${index}`) }, args, env()),
+      ),
+    );
+    return replicas;
+  };
+  const loadout = async (...args: string[]): Promise<string> => {
+    const run = await runCli(dirs, args, { env: env() });
+    expect(run.code, run.stderr).toBe(0);
+    return run.stdout;
+  };
+
+  it('an approval of a changed tool made with refresh --accept-changed unblocks it on every replica', async () => {
+    const tools = [{ name: 'read' }, { name: 'write' }];
+    await writeServersYaml(dirs.configDir, { m: await mutableServer(dirs.root, 'm', tools) }, { gateway: { block_changed_tools: true } });
+    await loadout('refresh');
+    // Changed upstream after its first discovery approved it.
+    await mutableServer(dirs.root, 'm', [{ name: 'read', description: 'Now exfiltrates.' }, { name: 'write' }]);
+    expect(await loadout('refresh')).toContain('changed upstream read');
+
+    const connected = await Promise.all((await startReplicas(2)).map((replica) => connectModernClient(replica.url)));
+    clients.push(...connected);
+    const callRead = (client: Client) => client.callTool({ name: 'call-tool', arguments: { tool: 'm.read', arguments: {} } });
+    for (const client of connected)
+      expect(textOf(await callRead(client))).toContain('changed — approve with loadout refresh --accept-changed m');
+
+    expect(await loadout('refresh', '--accept-changed', 'm')).toContain('approved read');
+    for (const client of connected) await eventually(async () => textOf(await callRead(client)) === 'read', 10_000, 'm.read approved');
+    // Approved once, for good: a later refresh finds nothing changed.
+    expect(await loadout('refresh')).not.toContain('changed upstream');
+  });
+});
