@@ -3,7 +3,17 @@
 // tokens) with two backends: Postgres (versioned migrations, tokens encrypted, the change bus
 // replicas hear each other on) and files (a data dir in today's formats, changes through fs.watch).
 export { openPostgresStore, type PostgresStoreOptions } from './postgresStore.js';
-export type { TeamStore, RecordCollection, OAuthCollection, OAuthRead, StoredRecord, PutOptions } from './store.js';
+export type {
+  TeamStore,
+  AuditTable,
+  AuditRow,
+  AuditRowFilter,
+  RecordCollection,
+  OAuthCollection,
+  OAuthRead,
+  StoredRecord,
+  PutOptions,
+} from './store.js';
 export type { StoreChange, ChangeBusOptions } from './changeBus.js';
 export { CHANGE_CHANNEL, CHANGE_LOG_RETENTION_MS } from './changeBus.js';
 export { readMigrations, type SchemaState, type Migration } from './migrations.js';
