@@ -47,7 +47,8 @@ export async function readAuditTrail(dataDir: string, filter: AuditFilter = {}):
   return { records, unreadableLines };
 }
 
-function parseLine(line: string): AuditRecord | undefined {
+/** The record `line` (one record's JSON) holds, or undefined when it is not one. */
+export function parseLine(line: string): AuditRecord | undefined {
   try {
     const parsed = AuditRecordSchema.safeParse(JSON.parse(line));
     return parsed.success ? parsed.data : undefined;

@@ -1,8 +1,10 @@
-// Where audit records go: the day files in the data dir (the trail `loadout audit` reads), and
+// Where audit records go: the day files in the data dir (the trail `loadout audit` reads; in
+// Postgres mode the store's table instead, storedTrail.ts), and
 // JSON lines to one more file or to stdout, for a SIEM. A sink writes one batch at a time and
 // throws when it cannot; the trail (auditTrail.ts) reports a lost sink, never the caller.
 import { appendFile, mkdir, readdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
+import type { AuditRecord } from './auditRecord.js';
 
 /** A place audit records are written to, a batch of JSON lines at a time. */
 export interface AuditSink {
@@ -17,6 +19,8 @@ export interface DayLines {
   /** `YYYY-MM-DD` (UTC). */
   readonly day: string;
   readonly text: string;
+  /** The same records, each with its JSON (the line without its newline), for a sink that is not a file. */
+  readonly records: ReadonlyArray<{ readonly record: AuditRecord; readonly json: string }>;
 }
 
 /** The folder of the day files, in a data dir. */

@@ -170,7 +170,7 @@ describe('dayFilesSink', () => {
 
   it('writes alongside another process on the same data dir, whichever deletes an old day first', async () => {
     await writeFile(path.join(dir(), 'audit-2026-01-01.jsonl'), '');
-    const batch = [{ day: '2026-05-01', text: '{}\n' }];
+    const batch = [{ day: '2026-05-01', text: '{}\n', records: [] }];
     await Promise.all([dayFilesSink(dir(), 30).write(batch), dayFilesSink(dir(), 30).write(batch)]);
     expect(await readdir(dir())).toEqual(['audit-2026-05-01.jsonl']);
     expect(await readFile(path.join(dir(), 'audit-2026-05-01.jsonl'), 'utf8')).toBe('{}\n{}\n');

@@ -5,8 +5,10 @@
 import path from 'node:path';
 import type { AuditSettings } from '../config/index.js';
 import { LoadoutError, errorMessage, type Logger } from '../shared/index.js';
-import { auditRecordOf, type AuditEvent } from './auditRecord.js';
+import type { AuditTable } from '../store/index.js';
+import { auditRecordOf, type AuditEvent, type AuditRecord } from './auditRecord.js';
 import { auditDir, dayFilesSink, linesFileSink, linesStreamSink, type AuditSink, type DayLines } from './auditSinks.js';
+import { storeSink } from './storedTrail.js';
 
 /** Records written at once at most: a burst of calls is written as it comes, not held for the timer. */
 const MAX_BATCH_RECORDS = 512;
@@ -65,15 +67,19 @@ export class AuditTrail {
   }
 
   async #write(batch: readonly AuditEvent[]): Promise<void> {
-    const days = new Map<string, string[]>();
+    const days = new Map<string, Array<{ record: AuditRecord; json: string }>>();
     for (const event of batch) {
       const record = auditRecordOf(event, this.#options.withArguments);
       const day = record.time.slice(0, 10);
-      let lines = days.get(day);
-      if (!lines) days.set(day, (lines = []));
-      lines.push(`${JSON.stringify(record)}\n`);
+      let records = days.get(day);
+      if (!records) days.set(day, (records = []));
+      records.push({ record, json: JSON.stringify(record) });
     }
-    const grouped: DayLines[] = [...days].map(([day, lines]) => ({ day, text: lines.join('') }));
+    const grouped: DayLines[] = [...days].map(([day, records]) => ({
+      day,
+      text: records.map(({ json }) => `${json}\n`).join(''),
+      records,
+    }));
     await Promise.all(this.#options.sinks.map((sink) => this.#writeTo(sink, grouped, batch.length)));
   }
 
@@ -103,13 +109,17 @@ export interface AuditTrailPlaces {
   readonly logger: Logger;
   /** Whether stdout is free for records (serve --http); in stdio mode it carries the protocol. */
   readonly stdoutFree: boolean;
+  /** The store's audit table (Postgres mode): the trail is written there instead of the day files. */
+  readonly store?: AuditTable;
 }
 
 /** The trail `audit:` asks for. Throws a CONFIG_INVALID LoadoutError for `copy_to: stdout` where stdout is the protocol. */
 export function openAuditTrail(settings: AuditSettings, places: AuditTrailPlaces): AuditTrail {
   const sinks: AuditSink[] = [];
   if (settings.enabled) {
-    sinks.push(dayFilesSink(auditDir(places.dataDir), settings.retention_days));
+    sinks.push(
+      places.store ? storeSink(places.store, settings.retention_days) : dayFilesSink(auditDir(places.dataDir), settings.retention_days),
+    );
     const copy = settings.copy_to;
     if (copy === 'stdout') {
       if (!places.stdoutFree)

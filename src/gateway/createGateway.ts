@@ -108,7 +108,13 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const limits = new CallLimits(config.limits);
   const audit = await Promise.resolve()
     .then(() =>
-      openAuditTrail(config.audit, { dataDir: paths.dataDir, configDir: paths.configDir, logger, stdoutFree: options.stdoutFree === true }),
+      openAuditTrail(config.audit, {
+        dataDir: paths.dataDir,
+        configDir: paths.configDir,
+        logger,
+        stdoutFree: options.stdoutFree === true,
+        ...(store?.audit ? { store: store.audit } : {}),
+      }),
     )
     .catch(async (error: unknown) => {
       await runtime.close();

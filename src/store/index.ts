@@ -4,7 +4,17 @@
 // replicas hear each other on) and files (a data dir in today's formats, changes through fs.watch).
 export { openPostgresStore } from './postgresOnDemand.js';
 export type { PostgresStoreOptions } from './postgresStore.js';
-export type { TeamStore, RecordCollection, OAuthCollection, OAuthRead, StoredRecord, PutOptions } from './store.js';
+export type {
+  TeamStore,
+  AuditTable,
+  AuditRow,
+  AuditRowFilter,
+  RecordCollection,
+  OAuthCollection,
+  OAuthRead,
+  StoredRecord,
+  PutOptions,
+} from './store.js';
 export type { StoreChange, ChangeBusOptions } from './changeBus.js';
 export { readMigrations, type SchemaState, type Migration } from './migrations.js';
 export { parseStoreUrl, type StoreUrl } from './storeUrl.js';

@@ -4,13 +4,14 @@
 import postgres, { type Sql } from 'postgres';
 import type * as z from 'zod';
 import { LoadoutError, silentLogger, type Logger } from '../shared/index.js';
+import { PostgresAuditTable } from './auditTable.js';
 import { ChangeBus, type ChangeBusOptions } from './changeBus.js';
 import { migrate, readMigrations, refuseNewer, schemaState, type Migration, type SchemaState } from './migrations.js';
 import { DocumentTable, OAuthTable, type Run } from './recordTables.js';
 import { telemetry } from '../telemetry/index.js';
 import { DOCUMENT_KINDS, OAUTH_KIND, type DocumentKind, type RecordOf } from './records.js';
 import { SecretBox } from './secretBox.js';
-import type { DocumentCollections, OAuthCollection, RecordCollection, TeamStore } from './store.js';
+import type { AuditTable, DocumentCollections, OAuthCollection, RecordCollection, TeamStore } from './store.js';
 import { parseStoreUrl, storeFault, type StoreUrl } from './storeUrl.js';
 
 /** How to open a Postgres store. */
@@ -71,6 +72,7 @@ class PostgresStore implements TeamStore {
   readonly learnedWords: DocumentCollections['learnedWords'];
   readonly optimization: DocumentCollections['optimization'];
   readonly oauth: OAuthCollection;
+  readonly audit: AuditTable;
   readonly #url: StoreUrl;
   readonly #sql: Sql;
   readonly #migrations: readonly Migration[];
@@ -120,6 +122,7 @@ class PostgresStore implements TeamStore {
     this.learnedWords = collection('learnedWords');
     this.optimization = collection('optimization');
     this.oauth = new OAuthTable(runOn(OAUTH_KIND.table), box);
+    this.audit = new PostgresAuditTable(runOn('audit_records'));
   }
 
   get listening(): boolean {

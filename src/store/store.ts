@@ -45,6 +45,37 @@ export interface OAuthCollection {
   delete(server: string): Promise<boolean>;
 }
 
+/** One audit record as the table keeps it: the columns it is filtered by, and the record's JSON. */
+export interface AuditRow {
+  /** When the request arrived (ISO 8601). */
+  readonly at: string;
+  readonly principalId: string | null;
+  readonly principalSubject: string | null;
+  readonly server: string | null;
+  /** The record, as JSON text. */
+  readonly json: string;
+}
+
+/** Which rows to read: each given field must match. */
+export interface AuditRowFilter {
+  /** A principal's subject or id. */
+  readonly principal?: string;
+  readonly server?: string;
+  /** Only rows at or after this time (ms since the epoch). */
+  readonly sinceMs?: number;
+}
+
+/** The audit trail kept in the store (Postgres mode). */
+export interface AuditTable {
+  /**
+   * Write `rows` in one statement. With `retentionDays` (> 0), rows from before the last
+   * `retentionDays` UTC days are deleted in that statement too, unless a replica has done so today.
+   */
+  append(rows: readonly AuditRow[], options?: { retentionDays?: number }): Promise<void>;
+  /** The JSON of the rows `filter` selects, oldest first. */
+  read(filter: AuditRowFilter): Promise<string[]>;
+}
+
 /** Every plain kind's collection. */
 export type DocumentCollections = { readonly [K in DocumentKind]: RecordCollection<RecordOf<K>> };
 
@@ -53,6 +84,8 @@ export interface TeamStore extends DocumentCollections {
   /** The store as a person may see it (password masked). */
   readonly description: string;
   readonly oauth: OAuthCollection;
+  /** The audit trail's table, in Postgres mode; absent in files mode, where the audit layer keeps day files. */
+  readonly audit?: AuditTable;
   /** True while this replica listens for changes (false while it reconnects, or when opened without listening): for health checks. */
   readonly listening: boolean;
   /** Hear committed changes of any replica (this one included); returns how to stop. */

@@ -24,12 +24,12 @@ describe('loadout store', () => {
 
   it('migrates once, then reports the schema up to date with records per kind', async () => {
     const status = await store(['status', '--json']);
-    expect(JSON.parse(status.stdout)).toMatchObject({ version: 0, knownVersion: 1, pending: ['0001_initial'] });
-    expect((await store(['migrate'])).stdout).toMatch(/: schema at version 1 \(\d+ ms\)\.\n$/);
+    expect(JSON.parse(status.stdout)).toMatchObject({ version: 0, knownVersion: 2, pending: ['0001_initial', '0002_audit_records'] });
+    expect((await store(['migrate'])).stdout).toMatch(/: schema at version 2 \(\d+ ms\)\.\n$/);
     const after = await store(['status']);
     expect(after.code).toBe(0);
     expect(linesOf(after.stdout)[0]).toMatch(
-      /^postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/loadout_test_\w+: schema at version 1, up to date\.$/,
+      /^postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/loadout_test_\w+: schema at version 2, up to date\.$/,
     );
     expect(after.stdout).toContain('toolsets');
   });

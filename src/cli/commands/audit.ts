@@ -1,10 +1,10 @@
-// `loadout audit`: the audit trail read back from the data dir, oldest first, filtered by
-// principal, server and time; a table, or the records as JSON.
+// `loadout audit`: the audit trail read back from the data dir (or, in store mode, the store's
+// table), oldest first, filtered by principal, server and time; a table, or the records as JSON.
 import type { Command } from 'commander';
-import { readAuditTrail, type AuditRecord } from '../../audit/index.js';
+import { readAuditTrail, readStoredAuditTrail, type AuditRecord } from '../../audit/index.js';
 import { LoadoutError } from '../../shared/index.js';
 import { printJson, printLines, printNote, printTable } from '../output.js';
-import { commandEnvironment } from '../program.js';
+import { commandEnvironment, withCommandStore } from '../program.js';
 
 const AGE_UNITS_MS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
@@ -18,13 +18,12 @@ export function registerAudit(program: Command): void {
     .option('--since <time>', 'only records since then: an ISO 8601 date or time, or an age such as 30m, 12h or 7d')
     .option('--json', 'machine-readable output')
     .action(async (options: { principal?: string; server?: string; since?: string; json?: boolean }, command: Command) => {
-      const { paths } = commandEnvironment(command);
+      const { paths, logger, storeUrl } = commandEnvironment(command);
       const sinceMs = options.since === undefined ? undefined : parseSince(options.since, Date.now());
-      const { records, unreadableLines } = await readAuditTrail(paths.dataDir, {
-        principal: options.principal,
-        server: options.server,
-        sinceMs,
-      });
+      const filter = { principal: options.principal, server: options.server, sinceMs };
+      const { records, unreadableLines } = await withCommandStore(storeUrl, logger, (store) =>
+        store?.audit ? readStoredAuditTrail(store.audit, filter) : readAuditTrail(paths.dataDir, filter),
+      );
       if (unreadableLines > 0)
         printNote(`${unreadableLines} line(s) of the trail are not records (a write cut short by a killed process); they are left out`);
       if (options.json) return printJson({ records, unreadableLines });
