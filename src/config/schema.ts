@@ -68,6 +68,10 @@ const StdioServerSchema = fileObject({
   args: z.array(z.string()).default([]),
   env: z.record(z.string(), z.string()).default({}),
   cwd: z.string().optional(),
+  // Named here only to refuse it in one clear line: a stdio server has no OAuth to bring.
+  credentials: z
+    .never({ error: 'credentials applies to HTTP and SSE servers only: a stdio server has no OAuth for each user to bring' })
+    .optional(),
   ...ServerSettingsShape,
 });
 
@@ -78,7 +82,15 @@ function remoteServerSchema<T extends 'sse' | 'http'>(type: T) {
     headers: z.record(z.string(), z.string()).default({}),
     // HTTP/SSE servers answer 401 with OAuth by default; `false` turns that off.
     oauth: z.union([z.boolean(), OAuthSettingsSchema]).optional(),
+    /**
+     * Whose OAuth authorization the server's requests carry: `shared`, the one `loadout auth`
+     * stores; `per-user`, each principal's own, asked of them on their first call.
+     */
+    credentials: z.enum(['shared', 'per-user']).default('shared'),
     ...ServerSettingsShape,
+  }).refine((server) => server.credentials === 'shared' || (server.oauth !== false && !sendsOwnAuthorization(server.headers)), {
+    error: 'credentials: per-user needs OAuth: remove oauth: false and any Authorization header',
+    path: ['credentials'],
   });
 }
 
@@ -179,8 +191,12 @@ export type ServersFile = z.infer<typeof ServersFileSchema>;
  */
 export function oauthSettingsOf(server: ServerConfig): OAuthSettings | undefined {
   if (server.type === 'stdio' || server.oauth === false) return undefined;
-  if (Object.keys(server.headers).some((name) => name.toLowerCase() === 'authorization')) return undefined;
+  if (sendsOwnAuthorization(server.headers)) return undefined;
   return typeof server.oauth === 'object' ? server.oauth : {};
+}
+
+function sendsOwnAuthorization(headers: Record<string, string>): boolean {
+  return Object.keys(headers).some((name) => name.toLowerCase() === 'authorization');
 }
 
 /** A namespaced tool name as stored: `server.tool`. */

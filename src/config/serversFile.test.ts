@@ -71,6 +71,21 @@ describe('parseServersFile', () => {
     );
   });
 
+  it('reads credentials: per-user on an HTTP server and refuses it, in one line, where no OAuth can be', () => {
+    const { config } = parseServersFile('servers:\n  github:\n    url: http://127.0.0.1:1/mcp\n    credentials: per-user\n', FILE);
+    expect(config.servers.github).toMatchObject({ type: 'http', credentials: 'per-user' });
+    expect(parseServersFile('servers:\n  linear:\n    url: http://127.0.0.1:1/mcp\n', FILE).config.servers.linear).toMatchObject({
+      credentials: 'shared',
+    });
+    expect(errorOf('servers:\n  git:\n    command: node\n    credentials: per-user\n')).toBe(
+      '/cfg/servers.yaml:4:18: credentials applies to HTTP and SSE servers only: a stdio server has no OAuth for each user to bring at servers.git.credentials',
+    );
+    expect(errorOf('servers:\n  github:\n    url: http://127.0.0.1:1/mcp\n    oauth: false\n    credentials: per-user\n')).toMatch(
+      /^\/cfg\/servers\.yaml:\d+:\d+: credentials: per-user needs OAuth: remove oauth: false and any Authorization header at servers\.github\.credentials$/,
+    );
+    expect(errorOf('servers:\n  github:\n    url: http://127.0.0.1:1/mcp\n    credentials: everyone\n')).toMatch(/at servers\.github\.credentials$/);
+  });
+
   it('refuses a server name with a dot (it would break server.tool)', () => {
     expect(errorOf('servers:\n  my.server:\n    command: node\n')).toMatch(/^\/cfg\/servers\.yaml:\d+:\d+: /);
   });
