@@ -180,12 +180,14 @@ describe.each(['legacy', 'modern'] as const)('SERVER spans of a %s client over H
       expect(labelled()).not.toContain(madeUp);
       // So with a prompt: its span names it, its metric says _OTHER for one no server has.
       expect(refused.attributes['gen_ai.prompt.name']).toBe('no-such-prompt');
-      const prompts = new Set(
-        receiver.metricPoints
-          .filter((point) => point.name === 'mcp.server.operation.duration' && point.attributes['mcp.method.name'] === 'prompts/get')
-          .map((point) => point.attributes['gen_ai.prompt.name']),
-      );
-      expect([...prompts]).toEqual(['_OTHER']);
+      const prompts = () =>
+        new Set(
+          receiver.metricPoints
+            .filter((point) => point.name === 'mcp.server.operation.duration' && point.attributes['mcp.method.name'] === 'prompts/get')
+            .map((point) => point.attributes['gen_ai.prompt.name']),
+        );
+      await eventually(() => prompts().size > 0, 10_000, 'the prompts/get measurement exported');
+      expect([...prompts()]).toEqual(['_OTHER']);
     } finally {
       if (era === 'legacy') await transport.terminateSession().catch(() => undefined);
       await client.close();
