@@ -11,7 +11,6 @@ import { CatalogSearch, loadWordVectors, type CatalogTool, type SearchSetup } fr
 import { DEFAULT_FIELD_WEIGHTS } from '../src/catalog/lexicalIndex.js';
 import { LearnedWordsStore } from '../src/catalog/learnedWords.js';
 import { SearchLearning } from '../src/catalog/searchLearning.js';
-import { openFileStore } from '../src/store/index.js';
 import { DEFAULT_ALIGNMENT } from '../src/catalog/semanticIndex.js';
 import { DEFAULT_FUSION } from '../src/catalog/searchTypes.js';
 import { formatServerMap, MAP_BUDGET_BYTES, summarizeServer } from '../src/catalog/serverMap.js';
@@ -166,8 +165,7 @@ async function learningRows(): Promise<string[]> {
   const cases = queries.filter((query) => !query.expected.includes(top(plain, query.query)[0] ?? '')).slice(0, LEARNING_CASES);
   const dir = mkdtempSync(path.join(tmpdir(), 'loadout-bench-learning-'));
   try {
-    const files = await openFileStore({ dataDir: dir, toolsetsDir: dir, listen: false, revisionsInMemory: true });
-    const store = new LearnedWordsStore(files.learnedWords);
+    const store = new LearnedWordsStore(path.join(dir, 'learned-words.json'));
     const learning = new SearchLearning(store, () => undefined);
     for (const query of cases) {
       const session = {};

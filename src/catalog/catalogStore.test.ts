@@ -6,10 +6,9 @@ import { utimesSync, writeFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { GatewaySettingsSchema, ServerConfigSchema, writeTextAtomic, type LearnedWordsFile } from '../config/index.js';
+import { GatewaySettingsSchema, ServerConfigSchema, writeTextAtomic } from '../config/index.js';
 import { ServerPool } from '../downstream/index.js';
 import { silentLogger, type Logger } from '../shared/index.js';
-import { openFileStore, type RecordCollection } from '../store/index.js';
 import { CatalogStore } from './catalogStore.js';
 import { writeDefinitionCache } from './definitionCache.js';
 import { LearnedWordsStore } from './learnedWords.js';
@@ -57,7 +56,7 @@ describe('CatalogStore beside other processes', () => {
   const tempDir = useTempDir('loadout-catalog-');
   let dir: string;
   const configs = { a: ServerConfigSchema.parse({ command: 'node' }) };
-  const store = (files: { learnedWordsRecords?: RecordCollection<LearnedWordsFile>; serverMapFile?: string }): CatalogStore =>
+  const store = (files: { learnedWordsFile?: string; serverMapFile?: string }): CatalogStore =>
     new CatalogStore({
       pool: new ServerPool(configs, { logger: silentLogger }),
       cacheFile: path.join(dir, 'catalog.json'),
@@ -71,8 +70,7 @@ describe('CatalogStore beside other processes', () => {
   });
 
   it("searches with another process's learned queries once this one has learned too (its write answers, nothing is read back)", async () => {
-    // Two processes on one data dir: each its own files store.
-    const filesOf = () => openFileStore({ dataDir: dir, toolsetsDir: path.join(dir, 'toolsets'), listen: false, revisionsInMemory: true });
+    const learnedWordsFile = path.join(dir, 'learned-words.json');
     await writeDefinitionCache(path.join(dir, 'catalog.json'), {
       a: {
         discoveredAt: 'x',
@@ -83,12 +81,12 @@ describe('CatalogStore beside other processes', () => {
         ],
       },
     });
-    const catalog = store({ learnedWordsRecords: (await filesOf()).learnedWords });
+    const catalog = store({ learnedWordsFile });
     await catalog.ensureLoaded();
     const top = (query: string) => catalog.current.search({ query, limit: 3, offset: 0 }).tools[0]?.id;
     expect(top('jot this down')).toBe('a.write_text');
     // Another process learns, after this one read the file.
-    await new LearnedWordsStore((await filesOf()).learnedWords).record(['a.add_memo'], ['jot'], queryKeyOf('jot this down'));
+    await new LearnedWordsStore(learnedWordsFile).record(['a.add_memo'], ['jot'], queryKeyOf('jot this down'));
     const session = {};
     catalog.learning!.queried(session, 'get that page', ['a.fetch_page']);
     await catalog.learning!.used(session, ['a.fetch_page']);

@@ -22,6 +22,7 @@ import { CatalogDiscovery, type DiscoverOptions, type DiscoveryResult, type Disc
 import { definitionFile } from './definitionCache.js';
 import { DefinitionStore } from './definitionStore.js';
 import { storedDefinitions } from './storedDefinitions.js';
+import { storedLearnedWords } from './storedLearnedWords.js';
 import { EmbeddingRanking } from './embeddingRanking.js';
 import { LearnedWordsStore, type LearnedSearch } from './learnedWords.js';
 import { SearchLearning } from './searchLearning.js';
@@ -50,7 +51,9 @@ type CatalogStoreOptions = DefinitionsPlace &
     serverMapFile?: string;
     /** Where the built search index is kept between processes (data dir); without it each process builds its own. */
     searchIndexFile?: string;
-    /** The store's learned-words record (learned-words.json in files mode); without it nothing is learned. */
+    /** Where words learned from use are kept (data dir); without it (or learnedWordsRecords) nothing is learned. */
+    learnedWordsFile?: string;
+    /** In store mode, the store's learned-words record instead of the file. */
     learnedWordsRecords?: RecordCollection<LearnedWordsFile>;
     /** The user's synonym groups (config dir), read with the cached definitions. */
     synonymsFile?: string;
@@ -107,7 +110,8 @@ export class CatalogStore {
     this.#searchIndex = options.searchIndexFile
       ? new SearchIndexFile(options.searchIndexFile, { logger: options.logger, work: this.#work })
       : undefined;
-    this.#learnedWords = options.learnedWordsRecords ? new LearnedWordsStore(options.learnedWordsRecords) : undefined;
+    const learnedWordsSource = options.learnedWordsRecords ? storedLearnedWords(options.learnedWordsRecords) : options.learnedWordsFile;
+    this.#learnedWords = learnedWordsSource ? new LearnedWordsStore(learnedWordsSource) : undefined;
     this.#embeddings = options.embeddings
       ? new EmbeddingRanking(options.embeddings.settings, options.embeddings.cacheFile, options.logger)
       : undefined;

@@ -8,7 +8,6 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { catalogTool } from '../../test/helpers/catalogTools.js';
 import { useTempDir } from '../../test/helpers/tempDir.js';
-import { openFileStore } from '../store/index.js';
 import { LearnedWordsStore } from './learnedWords.js';
 import { CatalogSearch } from './search.js';
 import { DEFAULT_FUSION } from './searchTypes.js';
@@ -18,28 +17,20 @@ import { SearchLearning } from './searchLearning.js';
 const DAY = 86_400_000;
 const tempDir = useTempDir('loadout-learned-');
 const tempFile = () => path.join(tempDir(), 'learned-words.json');
-// The learned words of the data dir holding `file`, as files mode keeps them.
-const wordsAt = async (file: string, ...rest: Tail<ConstructorParameters<typeof LearnedWordsStore>>) =>
-  new LearnedWordsStore(
-    (await openFileStore({ dataDir: path.dirname(file), toolsetsDir: path.dirname(file), listen: false, revisionsInMemory: true }))
-      .learnedWords,
-    ...rest,
-  );
-type Tail<T extends unknown[]> = T extends [unknown, ...infer Rest] ? Rest : never;
 
 describe('LearnedWordsStore', () => {
   it('records words for tools, strongest first, and a new store on the same file reads them (restart)', async () => {
     const file = tempFile();
-    const store = await wordsAt(file);
+    const store = new LearnedWordsStore(file);
     await store.record(['jira.create'], ['ticket', 'bug']);
     await store.record(['jira.create'], ['ticket']);
-    expect(await (await wordsAt(file)).read()).toEqual(new Map([['jira.create', 'ticket bug']]));
+    expect(await new LearnedWordsStore(file).read()).toEqual(new Map([['jira.create', 'ticket bug']]));
   });
 
   it('fades old evidence by half-life and forgets what fell below the minimum', async () => {
     const file = tempFile();
     let now = 0;
-    const store = await wordsAt(file, { halfLifeDays: 1, minimumEvidence: 0.2 }, () => now);
+    const store = new LearnedWordsStore(file, { halfLifeDays: 1, minimumEvidence: 0.2 }, () => now);
     await store.record(['a.tool'], ['old']);
     now = 2 * DAY;
     await store.record(['a.tool'], ['new']);
@@ -50,7 +41,7 @@ describe('LearnedWordsStore', () => {
 
   it('keeps at most wordsPerTool words per tool and the strongest `tools` tools', async () => {
     const file = tempFile();
-    const store = await wordsAt(file, { wordsPerTool: 2, tools: 2 });
+    const store = new LearnedWordsStore(file, { wordsPerTool: 2, tools: 2 });
     await store.record(['t.one'], ['a', 'b', 'c']);
     await store.record(['t.one'], ['c']);
     await store.record(['t.two', 't.three'], ['x']);
@@ -64,7 +55,7 @@ describe('LearnedWordsStore', () => {
   it('starts empty from a corrupt file rather than failing', async () => {
     const file = tempFile();
     writeFileSync(file, '{ not json');
-    const store = await wordsAt(file);
+    const store = new LearnedWordsStore(file);
     expect(await store.read()).toEqual(new Map());
     await store.record(['t.x'], ['word']);
     expect(await store.read()).toEqual(new Map([['t.x', 'word']]));
@@ -73,8 +64,8 @@ describe('LearnedWordsStore', () => {
   it("answers a record with what the file then holds, another process's records included, as a fresh read would", async () => {
     const file = tempFile();
     const now = () => 5 * DAY;
-    await (await wordsAt(file, {}, now)).record(['other.tool'], ['theirs'], 'their queri');
-    const store = await wordsAt(file, {}, now);
+    await new LearnedWordsStore(file, {}, now).record(['other.tool'], ['theirs'], 'their queri');
+    const store = new LearnedWordsStore(file, {}, now);
     const learned = await store.record(['my.tool'], ['mine'], 'my queri');
     expect(learned).toEqual(await store.readAll());
     expect(learned?.words.get('other.tool')).toBe('theirs');
@@ -84,18 +75,15 @@ describe('LearnedWordsStore', () => {
 
   it('loses no write when two processes record at the same time', async () => {
     const file = tempFile();
-    const dist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist/src');
-    const script = `const { LearnedWordsStore } = await import(${JSON.stringify(`${dist}/catalog/learnedWords.js`)});
-      const { openFileStore } = await import(${JSON.stringify(`${dist}/store/index.js`)});
-      const dir = ${JSON.stringify(path.dirname(file))};
-      const files = await openFileStore({ dataDir: dir, toolsetsDir: dir, listen: false, revisionsInMemory: true });
-      const store = new LearnedWordsStore(files.learnedWords);
+    const module = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist/src/catalog/learnedWords.js');
+    const script = `const { LearnedWordsStore } = await import(${JSON.stringify(module)});
+      const store = new LearnedWordsStore(${JSON.stringify(file)});
       for (let i = 0; i < 15; i++) await store.record([process.argv[1] + '.tool'], ['w' + i], process.argv[1] + ' q' + i);`;
     await Promise.all(['p1', 'p2'].map((name) => promisify(execFile)(process.execPath, ['--input-type=module', '-e', script, name])));
-    const read = await (await wordsAt(file)).read();
+    const read = await new LearnedWordsStore(file).read();
     expect(read.get('p1.tool')?.split(' ')).toHaveLength(15);
     expect(read.get('p2.tool')?.split(' ')).toHaveLength(15);
-    const { queries } = await (await wordsAt(file)).readAll();
+    const { queries } = await new LearnedWordsStore(file).readAll();
     expect([...queries.keys()].filter((key) => key.startsWith('p1 ') || key.startsWith('p2 '))).toHaveLength(30);
     expect((JSON.parse(readFileSync(file, 'utf8')) as { version: number }).version).toBe(1);
   });
@@ -105,7 +93,7 @@ describe('SearchLearning', () => {
   it("credits the session's last query to the tools it then uses, once, and nothing without a query", async () => {
     const file = tempFile();
     let learned = 0;
-    const learning = new SearchLearning(await wordsAt(file), () => {
+    const learning = new SearchLearning(new LearnedWordsStore(file), () => {
       learned++;
     });
     const session = {};
@@ -114,7 +102,7 @@ describe('SearchLearning', () => {
     await learning.used(session, ['jira.create']);
     await learning.used(session, ['jira.create']);
     await learning.used({}, ['t.other_session']);
-    expect(await (await wordsAt(file)).read()).toEqual(new Map([['jira.create', 'file minutes ticket']]));
+    expect(await new LearnedWordsStore(file).read()).toEqual(new Map([['jira.create', 'file minutes ticket']]));
     expect(learned).toBe(1);
   });
 });
@@ -136,7 +124,7 @@ describe('learning that remembers', () => {
   };
 
   it('ranks the tool chosen after a query first when the same or a nearly identical query comes again, even one no word led to', async () => {
-    const store = await wordsAt(tempFile());
+    const store = new LearnedWordsStore(tempFile());
     const query = 'jot down that Priya joined Platform';
     expect(ranked(new CatalogSearch(tools, plain), query)[0]).not.toBe('memory.add_observations');
     const learning = new SearchLearning(store, () => undefined);
@@ -153,7 +141,7 @@ describe('learning that remembers', () => {
   });
 
   it('still teaches words: a similar but different query finds the tool more easily', async () => {
-    const store = await wordsAt(tempFile());
+    const store = new LearnedWordsStore(tempFile());
     const learning = new SearchLearning(store, () => undefined);
     const session = {};
     learning.queried(session, 'remember that the deploy key rotates monthly');
@@ -164,7 +152,7 @@ describe('learning that remembers', () => {
 
   it('fades: a remembered query loses its hold as its evidence halves away', async () => {
     let now = 0;
-    const store = await wordsAt(tempFile(), { halfLifeDays: 1, minimumEvidence: 0.2 }, () => now);
+    const store = new LearnedWordsStore(tempFile(), { halfLifeDays: 1, minimumEvidence: 0.2 }, () => now);
     await store.record(['memory.add_observations'], ['jot'], queryKeyOf('jot down the plan'));
     expect((await store.readAll()).queries.get(queryKeyOf('jot down the plan'))).toEqual(new Map([['memory.add_observations', 1]]));
     now = 2 * 86_400_000;
@@ -176,7 +164,7 @@ describe('learning that remembers', () => {
 
   it('changes nothing for a query that led nowhere, and a call counts only for a tool its answer showed', async () => {
     const file = tempFile();
-    const store = await wordsAt(file);
+    const store = new LearnedWordsStore(file);
     const learning = new SearchLearning(store, () => undefined);
     const session = {};
     learning.queried(session, 'book a flight', ['notes.create_note']);

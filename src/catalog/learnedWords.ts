@@ -3,11 +3,10 @@
 // tool in the data dir (word-level: similar queries find it more easily), and the query itself
 // with the tool (query-level: the next agent who asks the same way finds it first). Evidence fades
 // (half-life), each tool keeps its strongest words and the file keeps its strongest tools, and
-// every update is the store's read-modify-write (under learned-words.json's lock in files mode,
-// retried on a concurrent write in Postgres), so two loadout processes never lose each other's.
-// The words are the store's one learnedWords record (LEARNED_WORDS_KEY).
-import type { LearnedWordsFile } from '../config/index.js';
-import { LEARNED_WORDS_KEY, type RecordCollection } from '../store/index.js';
+// every update is a locked read-modify-write, so two loadout processes never lose each other's.
+// Where the words are kept is a LearnedWordsSource: learned-words.json here, or the team store's
+// record (storedLearnedWords.ts).
+import { LearnedWordsFileSchema, learnedWordsFileText, readTextIfExists, updateTextFile, type LearnedWordsFile } from '../config/index.js';
 
 /** Bounds and fading of the store. */
 export interface LearnedWordsLimits {
@@ -38,40 +37,55 @@ export interface LearnedSearch {
 
 const DAY_MS = 86_400_000;
 
-/** The learned words of one store. */
+/** Where the learned words are kept: read whole, and changed by a read-modify-write that no concurrent writer undoes. */
+export interface LearnedWordsSource {
+  /** What is kept; anything missing or unreadable reads as empty. */
+  read(): Promise<LearnedWordsFile>;
+  /** Apply `change` to what is kept now; it may run again when another writer got in first. */
+  update(change: (current: LearnedWordsFile) => LearnedWordsFile): Promise<void>;
+}
+
+/** learned-words.json of one data dir as a LearnedWordsSource, each update under the file's lock. */
+export function learnedWordsFile(file: string): LearnedWordsSource {
+  return {
+    read: async () => parseLearnedWords(await readTextIfExists(file)),
+    update: (change) => updateTextFile(file, (text) => learnedWordsFileText(change(parseLearnedWords(text)))),
+  };
+}
+
+/** The learned words of one data dir's file, or of another source. */
 export class LearnedWordsStore {
-  readonly #records: RecordCollection<LearnedWordsFile>;
+  readonly #source: LearnedWordsSource;
   readonly #limits: LearnedWordsLimits;
   readonly #now: () => number;
 
-  /** `records`: the store's learned-words records (the store checks the record whole on read and write). */
-  constructor(records: RecordCollection<LearnedWordsFile>, limits: Partial<LearnedWordsLimits> = {}, now: () => number = Date.now) {
-    this.#records = records;
+  /** `source`: the learned-words file's path, or where else the words are kept. */
+  constructor(source: string | LearnedWordsSource, limits: Partial<LearnedWordsLimits> = {}, now: () => number = Date.now) {
+    this.#source = typeof source === 'string' ? learnedWordsFile(source) : source;
     this.#limits = { ...DEFAULT_LEARNED_LIMITS, ...limits };
     this.#now = now;
   }
 
-  /** Each tool's learned words, strongest first, as index text (an unreadable learned-words.json counts as empty). */
+  /** Each tool's learned words, strongest first, as index text (an unreadable file counts as empty). */
   async read(): Promise<Map<string, string>> {
     return (await this.readAll()).words;
   }
 
   /** The learned words, and each remembered query's tools with their faded evidence. */
   async readAll(): Promise<LearnedSearch> {
-    return this.#searchOf((await this.#records.get(LEARNED_WORDS_KEY))?.value ?? noLearnedWords(), this.#now());
+    return this.#searchOf(await this.#source.read(), this.#now());
   }
 
   /**
    * Add one unit of evidence for each of `words` to each of `tools`, and for `tools` to the query
    * `queryKey`. Answers what is kept now, as readAll would (other processes' records included:
-   * the update re-reads under the store's lock or retry), so the writer need not read it back;
+   * the update re-reads under the source's lock or retry), so the writer need not read it back;
    * undefined when there was nothing to record.
    */
   async record(tools: readonly string[], words: readonly string[], queryKey?: string): Promise<LearnedSearch | undefined> {
     if (!tools.length || !words.length) return undefined;
     let written: { file: LearnedWordsFile; now: number } | undefined;
-    await this.#records.update(LEARNED_WORDS_KEY, (current) => {
-      const file = current ?? noLearnedWords();
+    await this.#source.update((file) => {
       const now = this.#now();
       for (const tool of tools) {
         const entries = file.tools[tool] ?? {};
@@ -153,6 +167,16 @@ function strongestFirst<T>(items: Array<{ key: string; value: T; strength: numbe
 }
 
 /** Nothing learned yet. */
-function noLearnedWords(): LearnedWordsFile {
+export function noLearnedWords(): LearnedWordsFile {
   return { version: 1, tools: {} };
+}
+
+// A missing or unreadable file starts empty: learned words are a hint, never worth failing for.
+function parseLearnedWords(text: string | undefined): LearnedWordsFile {
+  if (!text) return noLearnedWords();
+  try {
+    return LearnedWordsFileSchema.parse(JSON.parse(text));
+  } catch {
+    return noLearnedWords();
+  }
 }

@@ -46,7 +46,7 @@ export { parseYamlFile } from './yamlFile.js';
 export { parseToolsetFile, toolsetFileBody, toolsetFileText } from './toolsetFile.js';
 export { catalogFileSchema, catalogFileText } from './catalogFile.js';
 export { DiscoveryRecordSchema, parseDiscoveryFile, discoveryFileText, type DiscoveryRecord } from './discoveryFile.js';
-export { LearnedWordsFileSchema, learnedWordsFileText, parseLearnedWordsFile, type LearnedWordsFile } from './learnedWordsFile.js';
+export { LearnedWordsFileSchema, learnedWordsFileText, type LearnedWordsFile } from './learnedWordsFile.js';
 export { EquippedRecordSchema, equippedFileText, type EquippedRecord } from './equippedFile.js';
 export { StateStore, type State } from './stateStore.js';
 export {

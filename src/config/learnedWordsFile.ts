@@ -18,18 +18,3 @@ export type LearnedWordsFile = z.infer<typeof LearnedWordsFileSchema>;
 export function learnedWordsFileText(file: LearnedWordsFile): string {
   return `${JSON.stringify(file)}\n`;
 }
-
-/**
- * learned-words.json's content as written (valid by the schema); undefined when the file is
- * missing or unreadable, which counts as nothing learned: the words are a hint, never worth failing for.
- */
-export function parseLearnedWordsFile(text: string | undefined): LearnedWordsFile | undefined {
-  if (!text) return undefined;
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  return LearnedWordsFileSchema.safeParse(json).success ? (json as LearnedWordsFile) : undefined;
-}

@@ -11,7 +11,6 @@ import {
   discoveryFileText,
   equippedFileText,
   learnedWordsFileText,
-  parseLearnedWordsFile,
   parseDiscoveryFile,
   parseToolsetFile,
   readOAuthFile,
@@ -116,11 +115,7 @@ class FileStore implements TeamStore {
       documentLayout<unknown, LearnedWordsFile>({
         file: file('learned-words.json'),
         keys: [LEARNED_WORDS_KEY],
-        // Unreadable reads as none, as it always has: learned words are a hint, learned again.
-        parse: (text) => {
-          const words = parseLearnedWordsFile(text);
-          return words === undefined ? {} : { [LEARNED_WORDS_KEY]: words };
-        },
+        parse: (text) => (text === undefined ? {} : { [LEARNED_WORDS_KEY]: parseJsonFile(text, file('learned-words.json')) }),
         // The one document gone: the file goes with it.
         text: (records) =>
           Object.hasOwn(records, LEARNED_WORDS_KEY) ? learnedWordsFileText(records[LEARNED_WORDS_KEY] as LearnedWordsFile) : undefined,

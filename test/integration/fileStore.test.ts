@@ -42,7 +42,7 @@ describe('files store', () => {
     const owners = path.join(tempDir(), 'owners');
     const owned = (name: string) => path.join(owners, name);
     const { store, file } = await open('store');
-    // Files mode's runtime keeps discovery records and learned words through a store too: its own, with no ledger.
+    // Files mode's runtime keeps discovery records through a store too: its own, with no ledger.
     const runtimeFiles = await openDataDirStore({ dataDir: owned('data'), toolsetsDir: owned('toolsets') });
     opened.push(runtimeFiles);
 
@@ -62,7 +62,7 @@ describe('files store', () => {
     const discovery = (await json(owned('data/discovery.json'))) as { servers: { web: Parameters<TeamStore['discovery']['put']>[1] } };
     await store.discovery.put('web', discovery.servers.web);
 
-    await new LearnedWordsStore(runtimeFiles.learnedWords).record(['fs.read_file'], ['open', 'read'], 'open read');
+    await new LearnedWordsStore(owned('data/learned-words.json')).record(['fs.read_file'], ['open', 'read'], 'open read');
     await store.learnedWords.put(LEARNED_WORDS_KEY, (await json(owned('data/learned-words.json'))) as never);
 
     await new StateStore(owned('data/state.json')).update((state) => ({ ...state, activeToolset: 'dev' }));
