@@ -1,7 +1,8 @@
 // The checks behind `loadout doctor`: the config and data dirs, servers.yaml, and each server —
 // its ${VAR}s set, does it start, how many tools, does it want authorization, is it also listed
-// directly in an MCP client. Each check gives findings; it prints nothing, and the only file it
-// changes is discovery.json (each start's outcome, as serve and refresh record theirs).
+// directly in an MCP client; in store mode, the store too (doctorStore.ts). Each check gives
+// findings; it prints nothing, and the only state it changes is the discovery records (each
+// start's outcome, as serve and refresh record theirs): discovery.json, or the store's.
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -23,12 +24,13 @@ import { CLIENT_NAMES, clientDefinition, type ClientEnvironment } from './client
 import { readClientFile, valueAt } from './clients/jsonFile.js';
 import { findSameServer } from './clients/setupPlan.js';
 import { checkServerFix, listFailureWords } from './listFailures.js';
+import type { TeamStore } from '../store/index.js';
 
 /**
  * What a finding checked: a dir, servers.yaml, a server's ${VAR}s, its start, its lists (tools,
  * prompts, resources, templates), its authorization, a client's file, a duplicate.
  */
-type Check = 'config-dir' | 'data-dir' | 'servers.yaml' | 'env' | 'start' | 'lists' | 'auth' | 'client-file' | 'duplicate';
+type Check = 'config-dir' | 'data-dir' | 'store' | 'servers.yaml' | 'env' | 'start' | 'lists' | 'auth' | 'client-file' | 'duplicate';
 
 /** One line of the doctor's report: what was looked at, whether it is well, and the fix if not. */
 export interface Finding {
@@ -45,14 +47,38 @@ export interface Finding {
   fix?: string;
 }
 
-/** Run every check; servers are started (a few at a time) and stopped again. */
+/** In store mode, the store's own findings, and the store when the server checks can record their outcomes in it. */
+export interface StoreCheck {
+  findings: Finding[];
+  usable: TeamStore | undefined;
+}
+
+/**
+ * Run every check; servers are started (a few at a time) and stopped again. In store mode
+ * (`store`), their outcomes go to the store, and with the store unusable they are not started.
+ * Closes the store.
+ */
 export async function runDoctor(
   paths: LoadoutPaths,
   clientEnv: ClientEnvironment,
   logger: Logger,
-  env: NodeJS.ProcessEnv = process.env,
+  { env = process.env, store }: { env?: NodeJS.ProcessEnv; store?: StoreCheck } = {},
 ): Promise<Finding[]> {
-  const findings = [await checkDir('config-dir', paths.configDir), await checkDir('data-dir', paths.dataDir)];
+  try {
+    return await runChecks(paths, clientEnv, logger, env, store);
+  } finally {
+    await store?.usable?.close();
+  }
+}
+
+async function runChecks(
+  paths: LoadoutPaths,
+  clientEnv: ClientEnvironment,
+  logger: Logger,
+  env: NodeJS.ProcessEnv,
+  store: StoreCheck | undefined,
+): Promise<Finding[]> {
+  const findings = [await checkDir('config-dir', paths.configDir), await checkDir('data-dir', paths.dataDir), ...(store?.findings ?? [])];
   let servers: Record<string, ServerConfig>;
   try {
     const loaded = await loadServersFile(paths.serversFile, { skipBrokenServers: true });
@@ -87,7 +113,15 @@ export async function runDoctor(
     return findings;
   }
   // The ${VAR}s a server starts with may come from secrets.env as well as the environment.
-  findings.push(...(await checkServers(paths, logger, env, expansionEnv(paths.secretsFile, env))));
+  if (store && !store.usable)
+    findings.push({
+      check: 'start',
+      subject: 'servers',
+      ok: false,
+      message: 'not started: their outcomes are recorded in the store, which is not usable (above)',
+      fix: 'fix the store, then run "loadout doctor" again',
+    });
+  else findings.push(...(await checkServers(paths, logger, env, expansionEnv(paths.secretsFile, env), store?.usable)));
   findings.push(...(await checkClients(servers, clientEnv)));
   return findings;
 }
@@ -143,10 +177,16 @@ function spawnFailureOf(error: unknown): SpawnFailure | undefined {
 }
 
 // Started through the runtime `serve` uses, so a server is checked as it would run there (OAuth tokens included).
-async function checkServers(paths: LoadoutPaths, logger: Logger, env: NodeJS.ProcessEnv, expansion: NodeJS.ProcessEnv): Promise<Finding[]> {
+async function checkServers(
+  paths: LoadoutPaths,
+  logger: Logger,
+  env: NodeJS.ProcessEnv,
+  expansion: NodeJS.ProcessEnv,
+  store: TeamStore | undefined,
+): Promise<Finding[]> {
   // A failing server is this command's own finding; its warn-level log lines would repeat it.
   const quiet = logger.level === 'warn' ? logger.child({}, { level: 'silent' }) : logger;
-  const { pool, ...runtime } = await openRuntime({ paths, logger: quiet, env });
+  const { pool, ...runtime } = await openRuntime({ paths, logger: quiet, env, ...(store ? { store } : {}) });
   const limit = pLimit(4);
   // Optional lists (prompts, resources, templates) a server failed to answer, reported after its own finding.
   const listFindings = new Map<string, Finding[]>();

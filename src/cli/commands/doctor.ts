@@ -1,9 +1,11 @@
-// `loadout doctor [--json]`: check the config dir, data dir, servers.yaml and each server, and
-// print one line per finding with its fix. Exit 0 when all is well, 1 when not.
+// `loadout doctor [--json]`: check the config dir, data dir, the team store (in store mode),
+// servers.yaml and each server, and print one line per finding with its fix. Exit 0 when all is
+// well, 1 when not.
 import os from 'node:os';
 import type { Command } from 'commander';
 import { currentClientEnvironment } from '../clients/clientFiles.js';
 import { runDoctor } from '../doctorChecks.js';
+import { checkStore } from '../doctorStore.js';
 import { paint, printJson, printLines } from '../output.js';
 import { commandEnvironment } from '../program.js';
 
@@ -11,11 +13,14 @@ import { commandEnvironment } from '../program.js';
 export function registerDoctor(program: Command): void {
   program
     .command('doctor')
-    .description('check the config and data dirs and every server (starts? tools? authorization? ${VAR}s set? also listed in a client?)')
+    .description(
+      'check the config and data dirs, the team store (with --store), and every server (starts? tools? authorization? ${VAR}s set? also listed in a client?)',
+    )
     .option('--json', 'machine-readable output')
     .action(async (options: { json?: boolean }, command: Command) => {
-      const { paths, logger } = commandEnvironment(command);
-      const findings = await runDoctor(paths, currentClientEnvironment(os.homedir()), logger);
+      const { paths, logger, storeUrl } = commandEnvironment(command);
+      const store = storeUrl ? await checkStore(storeUrl, process.env.LOADOUT_SECRET_KEY || undefined, logger) : undefined;
+      const findings = await runDoctor(paths, currentClientEnvironment(os.homedir()), logger, store ? { store } : {});
       const ok = findings.every((finding) => finding.ok);
       if (options.json) printJson({ ok, findings });
       else {

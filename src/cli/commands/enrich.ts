@@ -1,7 +1,8 @@
 // `loadout enrich`: has the optimization's model backend (servers.yaml `optimization:`, or
 // the flags) write a few example user requests per tool, stored by tool hash in the data dir and
 // searched as a field (doc2query). Tools already enriched are skipped, so an interrupted run
-// resumes; a changed tool has a new hash and is enriched again.
+// resumes; a changed tool has a new hash and is enriched again. In store mode the tools come from
+// the store; the requests still go to the data dir (the store does not hold them).
 import { BackendKindSchema } from '../../config/index.js';
 import { Option, type Command } from 'commander';
 import { ExampleRequestsStore, toolHash, type CatalogTool } from '../../catalog/index.js';
@@ -9,7 +10,7 @@ import { createBackend, type ModelBackend } from '../../optimization/index.js';
 import { LoadoutError, errorMessage, isLoadoutError, oneLine } from '../../shared/index.js';
 import { loadConfigView, requireServer } from '../configView.js';
 import { printJson, printLines, printNote, progressBar } from '../output.js';
-import { commandEnvironment } from '../program.js';
+import { commandEnvironment, withCommandStore } from '../program.js';
 
 const SYSTEM = 'You write what users type to an AI assistant. Answer with a JSON array of strings and nothing else.';
 
@@ -30,8 +31,13 @@ export function registerEnrich(program: Command): void {
       const perTool = Number(options.perTool);
       if (!Number.isInteger(perTool) || perTool < 1 || perTool > 10)
         throw new LoadoutError('INVALID_ARGUMENT', `--per-tool must be a whole number from 1 to 10, got '${options.perTool}'`);
-      const { paths } = commandEnvironment(command);
-      const view = await loadConfigView(paths);
+      const { paths, logger, storeUrl } = commandEnvironment(command);
+      const view = await withCommandStore(storeUrl, logger, (store) => loadConfigView(paths, store));
+      // The store holds no example requests: they are this data dir's, which a replica started with it searches.
+      if (storeUrl)
+        printNote(
+          `store mode: tools are read from the store, example requests kept in this data dir (${paths.exampleRequestsFile}), which only a replica started with it searches; run enrich with each replica's --data, or copy the file`,
+        );
       if (options.server !== undefined) requireServer(view.config, options.server);
       const store = new ExampleRequestsStore(paths.exampleRequestsFile);
       const done = await store.read();

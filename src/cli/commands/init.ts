@@ -1,10 +1,11 @@
 // `loadout init [--from FILE]`: create servers.yaml by importing the servers of an MCP client
-// config (or the usual ones found on this machine), then discover their tools.
+// config (or the usual ones found on this machine), then discover their tools (into the team
+// store in store mode).
 import type { Command } from 'commander';
 import { describeImport, importServers } from '../importServers.js';
 import { discoverServers, discoveryJson, printDiscoveryStep } from '../discovery.js';
 import { printJson, printLines } from '../output.js';
-import { commandEnvironment } from '../program.js';
+import { commandEnvironment, openCommandStore } from '../program.js';
 
 /** Register `init` on the program. */
 export function registerInit(program: Command): void {
@@ -16,15 +17,21 @@ export function registerInit(program: Command): void {
     .option('--keep-secrets', 'leave literal tokens and keys in servers.yaml (default: move them to secrets.env, mode 0600)')
     .option('--json', 'machine-readable output')
     .action(async (options: { from?: string; discover: boolean; keepSecrets?: boolean; json?: boolean }, command: Command) => {
-      const { paths, logger } = commandEnvironment(command);
+      const { paths, logger, storeUrl } = commandEnvironment(command);
+      // servers.yaml and secrets.env are configuration, written either way; discoveries go to the
+      // store in store mode, opened first so an unreachable one fails before anything is written.
+      const store = options.discover ? await openCommandStore(storeUrl, logger) : undefined;
       const outcome = await importServers(paths, {
         from: options.from,
         writeEmpty: true,
         keepSecrets: options.keepSecrets,
         command: 'loadout init',
+      }).catch(async (error: unknown) => {
+        await store?.close();
+        throw error;
       });
       if (!options.json) printLines(...describeImport(outcome, paths));
-      const results = options.discover ? await discoverServers(paths, logger, undefined, { progressLines: true }) : [];
+      const results = options.discover ? await discoverServers(paths, logger, undefined, { progressLines: true, store }) : [];
       if (options.json) {
         printJson({
           file: paths.serversFile,

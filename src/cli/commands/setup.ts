@@ -1,6 +1,7 @@
 // `loadout setup <client> [--move] [--yes|--dry-run] [--undo] [--json]`: import a client's MCP servers
 // into servers.yaml and add loadout to that client (with --move, take the imported servers out of
-// it), showing the diff and asking first; --undo restores the backup the last run took.
+// it), showing the diff and asking first; --undo restores the backup the last run took. A single
+// user's command: it refuses store mode (a team's clients connect to a replica over HTTP).
 import os from 'node:os';
 import { Argument, type Command } from 'commander';
 import { LoadoutError } from '../../shared/index.js';
@@ -14,7 +15,7 @@ import { discoverServers, discoveryJson, printDiscoveryStep } from '../discovery
 import { printJson, printLines } from '../output.js';
 import { askYesNo } from '../prompt.js';
 import { describeSecrets } from '../secrets.js';
-import { commandEnvironment } from '../program.js';
+import { commandEnvironment, refuseStoreMode } from '../program.js';
 
 interface SetupOptions {
   move?: boolean;
@@ -43,6 +44,10 @@ export function registerSetup(program: Command): void {
       // The JSON replaces the diff a human reads before answering, so nobody could answer.
       if (options.json && !options.yes && !options.dryRun)
         throw new LoadoutError('INVALID_ARGUMENT', '--json needs --yes or --dry-run: a script cannot answer "apply these changes?"');
+      refuseStoreMode(
+        command,
+        "it adds a single user's loadout to a client's own config; connect a team's clients to a `loadout serve --http --store` replica instead (docs/deploy.md), and import servers into servers.yaml with `loadout init --from FILE`",
+      );
       const say = options.json ? () => undefined : printLines;
       const { paths, logger, options: globals } = commandEnvironment(command, { checkOnly: options.dryRun });
       const client = clientDefinition(name, currentClientEnvironment(os.homedir()));
