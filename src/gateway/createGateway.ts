@@ -129,7 +129,17 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     concurrency: config.gateway.discovery_concurrency,
     // The holder's discovery ends within its timeout; a little more lets its result arrive.
     ...(store
-      ? { fleet: { runExclusive: store.runExclusive.bind(store), waitMs: (config.gateway.discovery_timeout_seconds + 5) * 1000 } }
+      ? {
+          fleet: {
+            runExclusive: store.runExclusive.bind(store),
+            waitMs: (config.gateway.discovery_timeout_seconds + 5) * 1000,
+            // A failure recorded; a success is heard as the catalog's change, once it has reloaded.
+            onRecordChange: (listener) =>
+              store.onChange((change) => {
+                if (change.type === 'change' && change.kind === 'discovery' && change.op === 'put') listener(change.key);
+              }),
+          },
+        }
       : {}),
   });
   // The two watches are independent: set up together, a start waits for one round of file-system calls, not two.
