@@ -2,14 +2,14 @@
 // approval of a changed tool, the retry schedule of a failing server, a 2025 client's remembered
 // set. Each test has its own database and dirs; each replica a data dir of its own, as on
 // machines of their own, with one servers.yaml they all read.
-import type { Client } from '@modelcontextprotocol/client';
-import { readFile } from 'node:fs/promises';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import postgres from 'postgres';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mutableServer, runCli } from '../helpers/cli.js';
 import { eventually, fixture, makeTempDirs, nodeServer, textOf, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
-import { connectModernClient, startHttpGateway, type ListeningProcess } from '../helpers/http.js';
+import { connectModernClient, listedToolNames, startHttpGateway, type ListeningProcess } from '../helpers/http.js';
 import { createDatabase, postgresServerUrl } from '../helpers/postgres.js';
 import { TEST_SECRET_KEY } from '../helpers/storeBackends.js';
 
@@ -97,5 +97,28 @@ describe('replicas sharing one store', () => {
       expect(found).toMatch(/^! stuck: not discovered: failed at \d\d:\d\d:\d\d \(1 attempt in a row\), next try in \d+ s/m);
     }
     expect((await readFile(starts, 'utf8')).trim().split('\n')).toHaveLength(1);
+  });
+
+  it("a 2025 client's equip is remembered in the store, not state.json: a new session on another replica starts with it", async () => {
+    await writeServersYaml(dirs.configDir, { echo: nodeServer(fixture('echo')) });
+    const [first, second] = await startReplicas(2);
+    const legacyClient = async (url: string): Promise<Client> => {
+      const client = new Client({ name: 'team-shared-2025', version: '1.0.0' }, { capabilities: {} });
+      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      clients.push(client);
+      expect(client.getProtocolEra()).toBe('legacy');
+      return client;
+    };
+
+    const client = await legacyClient(first!.url);
+    const built = await client.callTool({ name: 'build-toolset', arguments: { name: 'talk', tools: ['echo.echo'], equip: true } });
+    expect(built.isError, textOf(built)).toBeFalsy();
+    expect(await listedToolNames(client)).toContain('echo_echo');
+
+    const elsewhere = await legacyClient(second!.url);
+    expect(await listedToolNames(elsewhere)).toContain('echo_echo');
+    expect(textOf(await elsewhere.callTool({ name: 'echo_echo', arguments: { text: 'remembered' } }))).toBe('remembered');
+    for (let index = 0; index < 2; index++)
+      expect(await readdir(path.join(dirs.root, `data-${index}`)).catch(() => [])).not.toContain('state.json');
   });
 });
