@@ -1,9 +1,9 @@
 // The services every client session shares: one pool of downstream connections, one catalog,
-// the toolset and state stores, the audit trail and rate limits; built once by createGateway. A
+// the toolset store, the toolset remembered for the next start, the audit trail and rate limits; built once by createGateway. A
 // principal's view of them (policyViews.ts) names that principal and holds only its grants.
 import type { AuditTrail } from '../audit/index.js';
 import type { CatalogStore } from '../catalog/index.js';
-import type { GatewaySettings, LoadoutPaths, StateStore } from '../config/index.js';
+import type { GatewaySettings, LoadoutPaths } from '../config/index.js';
 import type { ServerPool } from '../downstream/index.js';
 import type { CallLimits, Principal } from '../identity/index.js';
 import type { NamingOptions } from '../registry/index.js';
@@ -12,6 +12,7 @@ import type { BackgroundDiscovery } from '../runtime/index.js';
 import type { Logger } from '../shared/index.js';
 import type { Toolsets } from '../toolsets/index.js';
 import type { InputRounds } from './calls/inputRounds.js';
+import type { LastStop } from './lastStop.js';
 import type { ResourceRoutes } from './content/resourcePages.js';
 import type { SessionHub } from './sessionHub.js';
 import type { TaskRoutes } from './calls/taskRoutes.js';
@@ -24,7 +25,8 @@ export interface GatewayContext {
   readonly pool: ServerPool;
   readonly catalog: CatalogStore;
   readonly toolsets: Toolsets;
-  readonly state: StateStore;
+  /** The toolset equipped at the last stop, which a new session is given: state.json, or the store. */
+  readonly lastStop: LastStop;
   readonly naming: NamingOptions;
   /** Tool-description optimization: stored data, promotions, settings. */
   readonly optimization: OptimizationLoop;

@@ -4,7 +4,7 @@ import type { CallToolRequest, RequestId, Server, ServerEventBus, Transport } fr
 import type { AuthSettings, LoadoutPaths } from '../config/index.js';
 import type { CatalogStore } from '../catalog/index.js';
 import type { ServerPool } from '../downstream/index.js';
-import { LAST_STOP_KEY, type TeamStore } from '../store/index.js';
+import type { TeamStore } from '../store/index.js';
 import { openAuditTrail } from '../audit/index.js';
 import { CallLimits, type Principal } from '../identity/index.js';
 import { ServerHealth } from '../downstream/index.js';
@@ -17,6 +17,7 @@ import type { DirectCalls } from './calls/clientIntake.js';
 import type { GatewayContext } from './context.js';
 import { PolicyViews } from './policyViews.js';
 import { InputRounds } from './calls/inputRounds.js';
+import { lastStopOf } from './lastStop.js';
 import { isExposedPromptName, listenedResources } from './content/contentHandlers.js';
 import { ListenSubscriptions, type ListenedResources } from './stdio/listenSubscriptions.js';
 import { ModernCallPath } from './stdio/modernCallPath.js';
@@ -135,7 +136,17 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     concurrency: config.gateway.discovery_concurrency,
     // The holder's discovery ends within its timeout; a little more lets its result arrive.
     ...(store
-      ? { fleet: { runExclusive: store.runExclusive.bind(store), waitMs: (config.gateway.discovery_timeout_seconds + 5) * 1000 } }
+      ? {
+          fleet: {
+            runExclusive: store.runExclusive.bind(store),
+            waitMs: (config.gateway.discovery_timeout_seconds + 5) * 1000,
+            // A failure recorded; a success is heard as the catalog's change, once it has reloaded.
+            onRecordChange: (listener) =>
+              store.onChange((change) => {
+                if (change.type === 'change' && change.kind === 'discovery' && change.op === 'put') listener(change.key);
+              }),
+          },
+        }
       : {}),
   });
   // The two watches are independent: set up together, a start waits for one round of file-system calls, not two.
@@ -164,7 +175,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     pool,
     catalog,
     toolsets,
-    state,
+    lastStop: lastStopOf(state, store),
     naming: namingOptions(config.gateway),
     optimization,
     discovery,
@@ -185,9 +196,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     baseMs: config.gateway.reconnect_base_seconds * 1000,
     maxMs: config.gateway.reconnect_max_seconds * 1000,
   });
-  // The toolset equipped at the last stop (`loadout toolset equip`): state.json, or the store's record.
-  const remembered = async (): Promise<string | null> =>
-    store ? ((await store.equipped.get(LAST_STOP_KEY))?.value.toolset ?? null) : (await state.read()).activeToolset;
+  // The toolset equipped at the last stop (`loadout toolset equip`, or an equip in a session).
+  const remembered = (): Promise<string | null> => context.lastStop.read();
   const metaTools = config.optimization.expose_tools ? META_TOOLS : TOOLSET_META_TOOLS;
   const metaSet = metaToolSet(metaTools);
   const sessions = new Set<GatewaySession>();

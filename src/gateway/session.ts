@@ -209,7 +209,7 @@ export class GatewaySession implements MetaToolSession {
     const selection = await toolsetSelection(this.#context, name);
     await this.#onEquip?.(selection.toolset);
     const change = await this.registry.equip(selection);
-    // list_changed goes out before state.json is written (lock + atomic write): the agent waits
+    // list_changed goes out before the last stop is kept (state.json: lock + atomic write; or the store): the agent waits
     // on the new list; the remembered toolset only matters at the next start.
     await Promise.all([
       options.announce !== false ? this.#announceContent(change) : undefined,
@@ -258,7 +258,7 @@ export class GatewaySession implements MetaToolSession {
   // only the memory across restarts, not the equip that already happened.
   async #rememberSelection(): Promise<void> {
     try {
-      await this.#context.state.update((state) => ({ ...state, activeToolset: this.registry.snapshot.selection?.toolset ?? null }));
+      await this.#context.lastStop.write(() => this.registry.snapshot.selection?.toolset ?? null);
     } catch (error) {
       this.#context.logger.warn({ mod: 'gateway', err: errorMessage(error) }, 'could not remember the equipped toolset');
     }

@@ -3,9 +3,10 @@
 // server that failed is tried again in the background with backoff, remembered across starts
 // (discoveryRecords.ts). states() says what each undiscovered server is waiting for. In store mode
 // a server is discovered once per fleet: the replica that takes its lock discovers it, the others
-// wait for the result to reach their catalog (the store's change notice reloads it).
+// wait for the result to reach their catalog (the store's change notice reloads it) or the stored
+// record, whose retry time is then the whole fleet's.
 import pLimit, { type LimitFunction } from 'p-limit';
-import type { CatalogStore, DiscoveryResult } from '../catalog/index.js';
+import type { CatalogStore } from '../catalog/index.js';
 import type { ServerPool } from '../downstream/index.js';
 import { KeyedTimers, WorkInFlight, errorMessage, settleWithin, type Logger } from '../shared/index.js';
 import type { TeamStore } from '../store/index.js';
@@ -38,8 +39,17 @@ interface BackgroundDiscoveryOptions {
   records: DiscoveryRecordsPlace;
   /** How many servers are discovered at once. */
   concurrency: number;
-  /** In store mode, the fleet's lock per server, and how long to wait for another replica's discovery before trying again. */
-  fleet?: { runExclusive: TeamStore['runExclusive']; waitMs: number };
+  /** In store mode, the fleet's lock per server and how its replicas hear each other's discoveries. */
+  fleet?: FleetDiscovery;
+}
+
+/** What a replica of a fleet discovers with: one replica tries a server, the others wait for its result. */
+export interface FleetDiscovery {
+  runExclusive: TeamStore['runExclusive'];
+  /** How long to wait for another replica's discovery before asking for the lock again. */
+  waitMs: number;
+  /** Hear that a server's failed discovery was recorded (by another replica, say); returns how to stop. */
+  onRecordChange: (listener: (server: string) => void) => () => void;
 }
 
 /** Discovers uncached servers in the background, with backoff. */
@@ -186,45 +196,74 @@ export class BackgroundDiscovery {
   }
 
   async #attempt(server: string): Promise<void> {
-    const { catalog, pool, records: place, logger } = this.#options;
+    const { catalog, fleet } = this.#options;
     if (this.#closed || !catalog.undiscoveredServers.includes(server)) return;
-    const result = await this.#discoverOnce(server);
-    if (!result || this.#closed) return;
-    let records: Map<string, DiscoveryRecord>;
-    try {
-      records = await recordDiscoveryOutcomes(place, pool.configs, [result]);
-    } catch (error) {
-      logger.warn({ mod: 'catalog', server, err: errorMessage(error) }, 'could not record the discovery outcome');
-      const config = pool.config(server);
-      records = new Map(!result.ok && config ? [[server, failedRecord(this.#failed.get(server), result.failure, config, Date.now())]] : []);
-    }
+    const records = fleet ? await this.#attemptInFleet(server, fleet) : await this.#tryAndRecord(server);
+    if (!records || this.#closed) return;
     const record = records.get(server);
     if (!record) this.#failed.delete(server);
     else this.#retryLater(server, record);
   }
 
-  // One server per discover(): its tools join the catalog as soon as it answers, not when the
-  // slowest one has. Undefined when another replica discovered it (it is in the catalog now).
-  async #discoverOnce(server: string): Promise<DiscoveryResult | undefined> {
-    const { catalog, fleet } = this.#options;
-    if (!fleet) return (await catalog.discover([server]))[0];
-    for (;;) {
-      const outcome = await fleet.runExclusive(`discover:${server}`, () => catalog.discover([server]));
-      if (outcome.ran) return outcome.value[0];
-      // Another replica holds the lock: its result reaches this catalog, or (it failed, or it died)
-      // the lock is free again once the wait is over.
-      await this.#discoveredElsewhere(server, fleet.waitMs);
-      if (this.#closed || !catalog.undiscoveredServers.includes(server)) return undefined;
+  // Discover one server and record the outcome: its tools join the catalog as soon as it answers,
+  // not when the slowest one has. Returns the records of the servers that failed (undefined when
+  // closed meanwhile).
+  async #tryAndRecord(server: string): Promise<Map<string, DiscoveryRecord> | undefined> {
+    const { catalog, pool, records: place, logger } = this.#options;
+    const [result] = await catalog.discover([server]);
+    if (!result || this.#closed) return undefined;
+    try {
+      return await recordDiscoveryOutcomes(place, pool.configs, [result]);
+    } catch (error) {
+      logger.warn({ mod: 'catalog', server, err: errorMessage(error) }, 'could not record the discovery outcome');
+      const config = pool.config(server);
+      return new Map(!result.ok && config ? [[server, failedRecord(this.#failed.get(server), result.failure, config, Date.now())]] : []);
     }
   }
 
-  // Settles once `server` is in the catalog, after `ms`, or at close(), whichever is first.
-  #discoveredElsewhere(server: string, ms: number): Promise<void> {
+  // In a fleet, one replica at a time tries a server, and the retry schedule is the fleet's: under
+  // the lock, the stored record is read first, and a retry another replica has set since is waited
+  // for rather than tried again (so a failing server is started once per wait, and counts one
+  // failure, however many replicas there are). The outcome is recorded before the lock goes.
+  // Undefined when another replica discovered the server (it is in the catalog now).
+  async #attemptInFleet(server: string, fleet: FleetDiscovery): Promise<Map<string, DiscoveryRecord> | undefined> {
+    const { catalog } = this.#options;
+    for (;;) {
+      const outcome = await fleet.runExclusive(
+        `discover:${server}`,
+        async () => (await this.#retrySetElsewhere(server)) ?? this.#tryAndRecord(server),
+      );
+      if (outcome.ran) return outcome.value;
+      // Another replica holds the lock: its result reaches this catalog or the stored record, or
+      // (it died) the lock is free again once the wait is over.
+      await this.#discoveredElsewhere(server, fleet);
+      if (this.#closed || !catalog.undiscoveredServers.includes(server)) return undefined;
+      // Its failure is heard before it lets go of the lock: the record it left is read at once.
+      const waiting = await this.#retrySetElsewhere(server);
+      if (waiting) return waiting;
+    }
+  }
+
+  // The stored records when the fleet's next try of `server` is still ahead, else undefined. An
+  // unreadable record is no reason not to try: the attempt's own record then says how it went.
+  async #retrySetElsewhere(server: string): Promise<Map<string, DiscoveryRecord> | undefined> {
+    const { pool, records: place, logger } = this.#options;
+    const stored = await readDiscoveryRecords(place, pool.configs).catch(() => new Map<string, DiscoveryRecord>());
+    const record = stored.get(server);
+    if (!record || Date.parse(record.retryAt) <= Date.now()) return undefined;
+    logger.info({ mod: 'catalog', server, retryAt: record.retryAt }, 'discovery waits for the retry the fleet set');
+    return stored;
+  }
+
+  // Settles once `server` is in the catalog or a failure of it was recorded, after the fleet's wait,
+  // or at close(), whichever is first.
+  #discoveredElsewhere(server: string, fleet: FleetDiscovery): Promise<void> {
     const { catalog } = this.#options;
     const discovered = () => !catalog.undiscoveredServers.includes(server);
     return new Promise((resolve) => {
       const done = (): void => {
         stopHearing();
+        stopHearingRecords();
         clearTimeout(timer);
         this.#waits.delete(done);
         resolve();
@@ -232,7 +271,10 @@ export class BackgroundDiscovery {
       const stopHearing = catalog.onChange(() => {
         if (discovered()) done();
       });
-      const timer = setTimeout(done, ms);
+      const stopHearingRecords = fleet.onRecordChange((changed) => {
+        if (changed === server) done();
+      });
+      const timer = setTimeout(done, fleet.waitMs);
       this.#waits.add(done);
       if (discovered() || this.#closed) done();
     });
