@@ -8,6 +8,7 @@ export type {
   AuditTable,
   AuditRow,
   AuditRowFilter,
+  LimitBuckets,
   RecordCollection,
   OAuthCollection,
   OAuthRead,
