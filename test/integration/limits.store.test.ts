@@ -7,12 +7,11 @@ import { SdkHttpError } from '@modelcontextprotocol/client';
 import path from 'node:path';
 import postgres from 'postgres';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { TeamStore } from '../../src/store/index.js';
 import { useFleet } from '../helpers/fleet.js';
 import { eventually, fixture, nodeServer, textOf, writeServersYaml } from '../helpers/gateway.js';
 import { connectModernClient, startHttpGateway, type ListeningProcess } from '../helpers/http.js';
 import { createDatabase, postgresServerUrl } from '../helpers/postgres.js';
-import { STORE_BACKENDS, TEST_SECRET_KEY } from '../helpers/storeBackends.js';
+import { TEST_SECRET_KEY, usePostgresReplicas } from '../helpers/storeBackends.js';
 
 const SERVERS = { echo: nodeServer(fixture('echo')) };
 
@@ -95,20 +94,10 @@ describe('rate limits shared by two replicas through the store', () => {
 });
 
 describe('limit_take', () => {
-  const backend = STORE_BACKENDS.find((each) => each.name === 'postgres')!;
-  let state: Awaited<ReturnType<typeof backend.create>>;
-  const stores: TeamStore[] = [];
-  beforeEach(async () => {
-    state = await backend.create();
-  });
-  afterEach(async () => {
-    await Promise.allSettled(stores.splice(0).map((store) => store.close()));
-    await state.drop();
-  });
+  const open = usePostgresReplicas();
 
   it('lets exactly the limit through of many concurrent calls from two replicas, and takes from no bucket when one is spent', async () => {
-    const [a, b] = await Promise.all([state.open({ listen: false }), state.open({ listen: false })]);
-    stores.push(a, b);
+    const [a, b] = await Promise.all([open(), open()]);
     const keys = ['alice', 'alice\ngithub'];
     const calls = Array.from({ length: 40 }, (_, index) => (index % 2 === 0 ? a : b).limits!.take(keys, [20, 10], true));
     const waits = await Promise.all(calls);
