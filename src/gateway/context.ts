@@ -5,7 +5,7 @@ import type { AuditTrail } from '../audit/index.js';
 import type { CatalogStore } from '../catalog/index.js';
 import type { GatewaySettings, LoadoutPaths } from '../config/index.js';
 import type { ServerPool } from '../downstream/index.js';
-import type { CallLimits, Principal } from '../identity/index.js';
+import type { FleetLimits, Principal } from '../identity/index.js';
 import type { NamingOptions } from '../registry/index.js';
 import type { OptimizationLoop } from '../optimization/index.js';
 import type { BackgroundDiscovery } from '../runtime/index.js';
@@ -51,5 +51,5 @@ export interface GatewayContext {
   /** Where calls are recorded after their answer. */
   readonly audit: AuditTrail;
   /** The rate limits each principal's calls are counted against. */
-  readonly limits: CallLimits;
+  readonly limits: FleetLimits;
 }

@@ -6,7 +6,7 @@ import type { CatalogStore } from '../catalog/index.js';
 import type { ServerPool } from '../downstream/index.js';
 import type { TeamStore } from '../store/index.js';
 import { openAuditTrail } from '../audit/index.js';
-import { CallLimits, type Principal } from '../identity/index.js';
+import { FleetLimits, type Principal } from '../identity/index.js';
 import { ServerHealth } from '../downstream/index.js';
 import { watchPromotions, type OptimizationLoop } from '../optimization/index.js';
 import { BackgroundDiscovery, openRuntime, startConfigSync, watchToolListChanges } from '../runtime/index.js';
@@ -106,7 +106,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   // Said once at start, as the config watcher says it on each change: the other servers run.
   for (const problem of brokenServers.values()) logger.error({ mod: 'config' }, `${problem}; that server is left out`);
   const policyViews = new PolicyViews(config.policy, config.gateway.principals_in_memory);
-  const limits = new CallLimits(config.limits);
+  const limits = new FleetLimits(config.limits, { logger, ...(store?.limits ? { shared: store.limits } : {}) });
   const audit = await Promise.resolve()
     .then(() =>
       openAuditTrail(config.audit, {

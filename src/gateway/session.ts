@@ -167,7 +167,7 @@ export class GatewaySession implements MetaToolSession {
   }
 
   /** The rate-limit refusal a tools/call of `params` would get now, recorded, counting nothing (CallRouter.limitRefusal). */
-  limitRefusal(params: CallToolRequest['params'], requestId: RequestId): Error | undefined {
+  limitRefusal(params: CallToolRequest['params'], requestId: RequestId): Promise<Error | undefined> {
     return this.#router.limitRefusal(params, requestId);
   }
 

@@ -14,6 +14,12 @@ export interface LimitRefusal {
   readonly retryAfterMs: number;
 }
 
+/** A bucket a call is counted against: its key, and the refusal it answers when spent (but for when to retry). */
+export interface LimitedBucket {
+  readonly key: string;
+  readonly refusal: Omit<LimitRefusal, 'retryAfterMs'>;
+}
+
 interface Bucket {
   tokens: number;
   /** When `tokens` was last brought up to date (ms, the clock's). */
@@ -67,21 +73,34 @@ export class CallLimits {
     return this.#check(principalId, server, false, false);
   }
 
-  #check(principalId: string, server: string | undefined, counted: boolean, count: boolean): LimitRefusal | undefined {
-    if (!this.#limits) return undefined;
-    const now = this.#now();
+  /**
+   * The buckets a call of `principalId` (of `server`'s tool, if any) is counted against, with
+   * their limits: the principal's (unless `counted` already), then the principal's on `server`.
+   */
+  bucketsOf(principalId: string, server: string | undefined, counted: boolean): LimitedBucket[] {
+    if (!this.#limits) return [];
     const settings = this.#settings;
+    const buckets: LimitedBucket[] = [];
+    if (!counted && settings.calls_per_minute !== undefined)
+      buckets.push({ key: principalId, refusal: { limit: 'calls_per_minute', callsPerMinute: settings.calls_per_minute } });
     const perServer = server === undefined ? undefined : (settings.servers[server] ?? settings.server_calls_per_minute);
-    const perPrincipal = counted ? undefined : settings.calls_per_minute;
-    const principalBucket = perPrincipal === undefined ? undefined : this.#bucket(principalId, perPrincipal, now);
-    const serverBucket = perServer === undefined ? undefined : this.#bucket(`${principalId}\n${server}`, perServer, now);
-    if (principalBucket && principalBucket.tokens < 1)
-      return { limit: 'calls_per_minute', callsPerMinute: perPrincipal!, retryAfterMs: untilOne(principalBucket, perPrincipal!) };
-    if (serverBucket && serverBucket.tokens < 1)
-      return { limit: 'server_calls_per_minute', callsPerMinute: perServer!, server, retryAfterMs: untilOne(serverBucket, perServer!) };
-    if (!count) return undefined;
-    if (principalBucket) principalBucket.tokens -= 1;
-    if (serverBucket) serverBucket.tokens -= 1;
+    if (perServer !== undefined)
+      buckets.push({
+        key: `${principalId}\n${server}`,
+        refusal: { limit: 'server_calls_per_minute', callsPerMinute: perServer, server: server! },
+      });
+    return buckets;
+  }
+
+  #check(principalId: string, server: string | undefined, counted: boolean, count: boolean): LimitRefusal | undefined {
+    const now = this.#now();
+    const buckets = this.bucketsOf(principalId, server, counted).map(({ key, refusal }) => ({
+      refusal,
+      bucket: this.#bucket(key, refusal.callsPerMinute, now),
+    }));
+    const spent = buckets.find(({ bucket }) => bucket.tokens < 1);
+    if (spent) return { ...spent.refusal, retryAfterMs: untilOne(spent.bucket, spent.refusal.callsPerMinute) };
+    if (count) for (const { bucket } of buckets) bucket.tokens -= 1;
     return undefined;
   }
 

@@ -6,3 +6,4 @@ export { createAccessTokenVerifier, groupsOf, type AccessTokenVerifier, type Tok
 export { bearerChallenge, protectedResourceMetadata, protectedResourcePaths } from './protectedResource.js';
 export { Policy, type Grants } from './policy.js';
 export { CallLimits, type LimitRefusal } from './callLimits.js';
+export { FleetLimits, SHARED_LIMIT_RETRY_MS, SHARED_LIMIT_WAIT_MS } from './fleetLimits.js';

@@ -9,6 +9,7 @@ export type {
   AuditTable,
   AuditRow,
   AuditRowFilter,
+  LimitBuckets,
   RecordCollection,
   OAuthCollection,
   OAuthRead,

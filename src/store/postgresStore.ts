@@ -5,13 +5,14 @@ import postgres, { type Sql } from 'postgres';
 import type * as z from 'zod';
 import { LoadoutError, silentLogger, type Logger } from '../shared/index.js';
 import { PostgresAuditTable } from './auditTable.js';
+import { PostgresLimitBuckets } from './limitBuckets.js';
 import { ChangeBus, type ChangeBusOptions } from './changeBus.js';
 import { migrate, readMigrations, refuseNewer, schemaState, type Migration, type SchemaState } from './migrations.js';
 import { DocumentTable, OAuthTable, type Run } from './recordTables.js';
 import { telemetry } from '../telemetry/index.js';
 import { DOCUMENT_KINDS, OAUTH_KIND, type DocumentKind, type RecordOf } from './records.js';
 import { SecretBox } from './secretBox.js';
-import type { AuditTable, DocumentCollections, OAuthCollection, RecordCollection, TeamStore } from './store.js';
+import type { AuditTable, DocumentCollections, LimitBuckets, OAuthCollection, RecordCollection, TeamStore } from './store.js';
 import { parseStoreUrl, storeFault, type StoreUrl } from './storeUrl.js';
 
 /** How to open a Postgres store. */
@@ -73,6 +74,7 @@ class PostgresStore implements TeamStore {
   readonly optimization: DocumentCollections['optimization'];
   readonly oauth: OAuthCollection;
   readonly audit: AuditTable;
+  readonly limits: LimitBuckets;
   readonly #url: StoreUrl;
   readonly #sql: Sql;
   readonly #migrations: readonly Migration[];
@@ -123,6 +125,7 @@ class PostgresStore implements TeamStore {
     this.optimization = collection('optimization');
     this.oauth = new OAuthTable(runOn(OAUTH_KIND.table), box);
     this.audit = new PostgresAuditTable(runOn('audit_records'));
+    this.limits = new PostgresLimitBuckets(runOn('limit_buckets'));
   }
 
   get listening(): boolean {

@@ -76,6 +76,16 @@ export interface AuditTable {
   read(filter: AuditRowFilter): Promise<string[]>;
 }
 
+/** Token buckets shared by the replicas (Postgres mode): the rate limits of `limits:` counted once for the fleet. */
+export interface LimitBuckets {
+  /**
+   * Refill the buckets of `keys` (limits in calls a minute, by position) up to now and, with
+   * `count`, take one call from each if every one holds one (else from none). Returns, per key,
+   * the ms until its bucket holds a call (0: it held one). One statement, atomic across replicas.
+   */
+  take(keys: readonly string[], callsPerMinute: readonly number[], count: boolean): Promise<number[]>;
+}
+
 /** Every plain kind's collection. */
 export type DocumentCollections = { readonly [K in DocumentKind]: RecordCollection<RecordOf<K>> };
 
@@ -86,6 +96,8 @@ export interface TeamStore extends DocumentCollections {
   readonly oauth: OAuthCollection;
   /** The audit trail's table, in Postgres mode; absent in files mode, where the audit layer keeps day files. */
   readonly audit?: AuditTable;
+  /** Rate-limit buckets the replicas share, in Postgres mode; absent in files mode (each process counts its own). */
+  readonly limits?: LimitBuckets;
   /** True while this replica listens for changes (false while it reconnects, or when opened without listening): for health checks. */
   readonly listening: boolean;
   /** Hear committed changes of any replica (this one included); returns how to stop. */

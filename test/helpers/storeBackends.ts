@@ -6,6 +6,7 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
+import { afterEach, beforeEach } from 'vitest';
 import { openFileStore, openPostgresStore, type PostgresStoreOptions, type TeamStore } from '../../src/store/index.js';
 import { createDatabase, postgresServerUrl } from './postgres.js';
 
@@ -117,4 +118,23 @@ export function nextChange<T>(
       resolve(matched);
     });
   });
+}
+
+/** Registers hooks giving each test a fresh Postgres database; the returned function opens a replica on it (not listening), closed after the test. */
+export function usePostgresReplicas(): () => Promise<TeamStore> {
+  const backend = STORE_BACKENDS.find((each) => each.name === 'postgres')!;
+  let state: BackendState | undefined;
+  const stores: TeamStore[] = [];
+  beforeEach(async () => {
+    state = await backend.create();
+  });
+  afterEach(async () => {
+    await Promise.allSettled(stores.splice(0).map((store) => store.close()));
+    await state?.drop();
+  });
+  return async () => {
+    const store = await state!.open({ listen: false });
+    stores.push(store);
+    return store;
+  };
 }

@@ -7,12 +7,11 @@ import postgres from 'postgres';
 import { readdir } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readStoredAuditTrail } from '../../src/audit/index.js';
-import type { TeamStore } from '../../src/store/index.js';
 import { runCli } from '../helpers/cli.js';
 import { eventually, fixture, makeTempDirs, nodeServer, textOf, waitForExit, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
 import { connectHttp, startHttpGateway, type ListeningProcess } from '../helpers/http.js';
 import { createDatabase, postgresServerUrl } from '../helpers/postgres.js';
-import { STORE_BACKENDS, TEST_SECRET_KEY } from '../helpers/storeBackends.js';
+import { TEST_SECRET_KEY, usePostgresReplicas } from '../helpers/storeBackends.js';
 
 interface Record_ {
   time: string;
@@ -125,21 +124,7 @@ describe('audit trail in the Postgres store', () => {
 });
 
 describe('the store audit table', () => {
-  const backend = STORE_BACKENDS.find((each) => each.name === 'postgres')!;
-  let state: Awaited<ReturnType<typeof backend.create>>;
-  const stores: TeamStore[] = [];
-  beforeEach(async () => {
-    state = await backend.create();
-  });
-  afterEach(async () => {
-    await Promise.allSettled(stores.splice(0).map((store) => store.close()));
-    await state.drop();
-  });
-  const open = async (): Promise<TeamStore> => {
-    const store = await state.open({ listen: false });
-    stores.push(store);
-    return store;
-  };
+  const open = usePostgresReplicas();
   const row = (at: string, server: string | null = 'echo') => ({
     at,
     principalId: 'id-alice',

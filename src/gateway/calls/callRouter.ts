@@ -95,10 +95,18 @@ export class CallRouter {
     const decision = this.decide(call.name, this.#session.snapshot.routes);
     if (decision.kind !== 'forward') return undefined;
     const { route } = decision;
-    const refusal = this.#context.limits.take(this.#context.principal.id, route.server);
-    if (refusal) return (request) => Promise.reject(this.#rateLimited(refusal, call.name, call.arguments, request.requestId, route.server));
-    creditCall(this.#context, this.#session.searcher, route.id);
-    return (request) => this.#forward(route, call, request);
+    const limits = this.#context.limits;
+    if (!limits.enabled) {
+      creditCall(this.#context, this.#session.searcher, route.id);
+      return (request) => this.#forward(route, call, request);
+    }
+    // Counted when answered: in the store, counting is a statement to wait for.
+    return async (request) => {
+      const refusal = await limits.take(this.#context.principal.id, route.server);
+      if (refusal) throw this.#rateLimited(refusal, call.name, call.arguments, request.requestId, route.server);
+      creditCall(this.#context, this.#session.searcher, route.id);
+      return this.#forward(route, call, request);
+    };
   }
 
   /**
@@ -107,11 +115,11 @@ export class CallRouter {
    * server of the tool it names (or call-tool calls), as the router would count them. Recorded in
    * the audit trail as the call's refusal: the caller answers it, and the call is not routed.
    */
-  limitRefusal(params: CallParams, requestId: RequestId): Error | undefined {
+  async limitRefusal(params: CallParams, requestId: RequestId): Promise<Error | undefined> {
     // Asked of every HTTP call: nothing to look up when no limit is set.
     if (!this.#context.limits.enabled) return undefined;
     const server = this.#serverOf(params);
-    const refusal = this.#context.limits.peek(this.#context.principal.id, server);
+    const refusal = await this.#context.limits.peek(this.#context.principal.id, server);
     return refusal && this.#rateLimited(refusal, params.name, params.arguments, requestId, server);
   }
 
@@ -127,7 +135,7 @@ export class CallRouter {
 
   /** The SDK Server's tools/call handler: whatever reaches the Server (a meta-tool, a call before the set settled, a refusal). */
   async call(params: CallParams, extra: RequestExtra): Promise<CallToolResult> {
-    const limited = this.#context.limits.take(this.#context.principal.id);
+    const limited = await this.#context.limits.take(this.#context.principal.id);
     if (limited) throw this.#rateLimited(limited, params.name, params.arguments, extra.mcpReq.id);
     const metaTool = this.#metaTools.get(params.name);
     // Called in arrival order (the SDK runs handlers in the order requests came), so the queue keeps it.
@@ -137,7 +145,7 @@ export class CallRouter {
     if (decision.kind === 'meta-tool') return this.#runMetaTool(decision.tool, params.arguments, extra);
     if (decision.kind === 'forward') {
       const { route } = decision;
-      const refusal = this.#context.limits.take(this.#context.principal.id, route.server, { counted: true });
+      const refusal = await this.#context.limits.take(this.#context.principal.id, route.server, { counted: true });
       if (refusal) throw this.#rateLimited(refusal, params.name, params.arguments, extra.mcpReq.id, route.server);
       creditCall(this.#context, this.#session.searcher, route.id);
       return this.#forward(route, params, this.#request(extra)) as Promise<CallToolResult>;
@@ -167,7 +175,7 @@ export class CallRouter {
   async callAny(tool: string, args: Record<string, unknown> | undefined, extra: RequestExtra): Promise<CallToolResult> {
     const equipped = (await this.#session.settledSnapshot()).routes.get(tool);
     if (equipped) {
-      const limited = this.#context.limits.take(this.#context.principal.id, equipped.server, { counted: true });
+      const limited = await this.#context.limits.take(this.#context.principal.id, equipped.server, { counted: true });
       if (limited) throw this.#rateLimited(limited, tool, args, extra.mcpReq.id, equipped.server);
       creditCall(this.#context, this.#session.searcher, equipped.id);
       return this.#forward(equipped, { name: tool, arguments: args }, this.#request(extra)) as Promise<CallToolResult>;
@@ -189,7 +197,7 @@ export class CallRouter {
     };
     if (!found) throw refused(unknownToolError(gateway, catalog, tool));
     if (!found.enabled) throw refused(new LoadoutError('TOOL_DISABLED', `${found.id} is ${unusableReason(found)}; it cannot be called.`));
-    const limited = gateway.limits.take(gateway.principal.id, found.server, { counted: true });
+    const limited = await gateway.limits.take(gateway.principal.id, found.server, { counted: true });
     if (limited) throw this.#rateLimited(limited, tool, args, extra.mcpReq.id, found.server);
     // A tool outside the equipped set, found by a search: its words are learned whatever that search showed.
     void creditSearch(gateway, this.#session.searcher, [found.id]);
