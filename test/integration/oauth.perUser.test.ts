@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { staticTokenPrincipal } from '../../src/identity/index.js';
 import { startOAuthFixture, type OAuthFixture } from '../fixtures/oauthServer.js';
-import { makeTempDirs, textOf, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
+import { makeTempDirs, textOf, useGatewaySandbox, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
 import { connectHttp, startHttpGateway, type HttpClient, type ListeningProcess } from '../helpers/http.js';
 import { usePostgresDatabase } from '../helpers/postgres.js';
 import { TEST_SECRET_KEY } from '../helpers/storeBackends.js';
@@ -161,3 +161,39 @@ describe.each(MODES)('per-user downstream credentials ($name)', ({ store }) => {
 });
 
 const LINK_ERROR = /^ERROR Server 'github' needs your own authorization: open \S+ in a browser/;
+
+describe('per-user downstream credentials over stdio', () => {
+  const sandbox = useGatewaySandbox();
+  let oauth: OAuthFixture;
+  beforeEach(async () => {
+    oauth = await startOAuthFixture();
+    await writeServersYaml(sandbox.dirs.configDir, { github: { type: 'http', url: oauth.mcpUrl, credentials: 'per-user' } });
+  });
+  afterEach(async () => {
+    await oauth.close();
+  });
+
+  it('brings the browser back to a loopback listener of its own, and calls as the configured principal', async () => {
+    const gateway = await sandbox.start({ capabilities: { elicitation: { url: {} } } });
+    const links: string[] = [];
+    gateway.client.setRequestHandler('elicitation/create', async ({ params }) => {
+      if (params.mode !== 'url') throw new Error(`expected a URL-mode elicitation, got ${JSON.stringify(params)}`);
+      links.push(params.url);
+      const page = await signIn(oauth, 'me', params.url);
+      expect(page.status).toBe(200);
+      return { action: 'accept' };
+    });
+    const call = (): Promise<string> =>
+      gateway.client
+        .callTool({ name: 'call-tool', arguments: { tool: 'github.whose-token', arguments: {} } })
+        .then((result) => (result.isError ? `ERROR ${textOf(result)}` : textOf(result)));
+    expect(await call()).toMatch(/^me \S+$/);
+    expect(await call()).toMatch(/^me \S+$/);
+    expect(links).toHaveLength(1);
+    const redirect = new URL(new URL(links[0]!).searchParams.get('redirect_uri')!);
+    expect(redirect.hostname).toBe('127.0.0.1');
+    expect(redirect.pathname).toBe('/oauth/callback');
+    const records = await readdir(path.join(sandbox.dirs.dataDir, 'oauth'));
+    expect(records.filter((file) => file.startsWith('github@'))).toEqual(['github@local.json']);
+  });
+});
