@@ -53,6 +53,8 @@ export class PrincipalAuthorizations {
   #loopback: Promise<Server> | undefined;
   readonly #byState = new Map<string, Flow>();
   readonly #bySlot = new Map<string, Flow>();
+  /** Flows being started, by slot: concurrent calls of one principal share one link. */
+  readonly #starting = new Map<string, Promise<AuthorizationLink | undefined>>();
 
   constructor(options: PrincipalAuthorizationsOptions) {
     this.#options = options;
@@ -67,10 +69,19 @@ export class PrincipalAuthorizations {
    * The link `principal` follows to authorize `server`: the pending one while it is good, else a
    * new flow's. Undefined when the principal turns out to be authorized already (a refresh worked).
    */
-  async link(server: string, principal: string): Promise<AuthorizationLink | undefined> {
+  link(server: string, principal: string): Promise<AuthorizationLink | undefined> {
     const slot = `${server}@${principal}`;
     const pending = this.#bySlot.get(slot);
-    if (pending) return pending.link;
+    if (pending) return Promise.resolve(pending.link);
+    let starting = this.#starting.get(slot);
+    if (!starting) {
+      starting = this.#start(server, principal, slot).finally(() => this.#starting.delete(slot));
+      this.#starting.set(slot, starting);
+    }
+    return starting;
+  }
+
+  async #start(server: string, principal: string, slot: string): Promise<AuthorizationLink | undefined> {
     const config = this.#options.configOf(server);
     const records = principalOAuthRecords(this.#options.records, principal);
     const target = config && oauthTargetOf(server, config, this.#options.env, records);

@@ -162,6 +162,73 @@ describe.each(MODES)('per-user downstream credentials ($name)', ({ store }) => {
 
 const LINK_ERROR = /^ERROR Server 'github' needs your own authorization: open \S+ in a browser/;
 
+describe('per-user downstream credentials with a policy and refused logins', () => {
+  let oauth: OAuthFixture;
+  let dirs: TempDirs;
+  let gateway: ListeningProcess;
+  const clients: HttpClient[] = [];
+  beforeEach(async () => {
+    oauth = await startOAuthFixture();
+    dirs = await makeTempDirs();
+    const policy = { rules: [{ subjects: [staticTokenPrincipal(ALICE).subject], servers: ['github'] }] };
+    await writeServersYaml(dirs.configDir, { github: { type: 'http', url: oauth.mcpUrl, credentials: 'per-user' } }, { policy });
+    gateway = await startHttpGateway(dirs, ['--token', ALICE, '--token', BOB]);
+  });
+  afterEach(async () => {
+    await Promise.allSettled(clients.splice(0).map((client) => client.close()));
+    await gateway.close();
+    await oauth.close();
+    await dirs.cleanup();
+  });
+
+  async function connect(token: string, elicitation = false): Promise<HttpClient> {
+    const client = await connectHttp(gateway.url, { token, ...(elicitation ? { capabilities: { elicitation: { url: {} } } } : {}) });
+    clients.push(client);
+    return client;
+  }
+
+  it('never asks a principal the policy does not grant the server to, nor names it to them', async () => {
+    const bob = await connect(BOB, true);
+    let asked = 0;
+    bob.client.setRequestHandler('elicitation/create', () => {
+      asked++;
+      return { action: 'decline' };
+    });
+    const answer = await callWhoseToken(bob);
+    expect(answer).toMatch(/^ERROR No tool 'github\.whose-token'/);
+    expect(answer).not.toMatch(/authoriz|oauth/i);
+    expect(asked).toBe(0);
+    expect(oauth.counts.registrations).toBe(0);
+  });
+
+  it('answers a refused login or a declined elicitation with the link, and stores no token', async () => {
+    const alice = await connect(ALICE, true);
+    const declined: string[] = [];
+    alice.client.setRequestHandler('elicitation/create', async ({ params }) => {
+      if (params.mode !== 'url') throw new Error('expected a URL-mode elicitation');
+      declined.push(params.url);
+      return { action: 'decline' };
+    });
+    const first = await callWhoseToken(alice);
+    expect(linkOf(first)).toBe(declined[0]);
+    oauth.refuseLogins = true;
+    const page = await signIn(oauth, 'alice', declined[0]!);
+    expect(page.status).toBe(400);
+    expect(page.body).toContain("Authorization of 'github' was refused: access_denied");
+    const slot = path.join(dirs.dataDir, 'oauth', `github@${staticTokenPrincipal(ALICE).id}.json`);
+    expect(JSON.parse(await readFile(slot, 'utf8'))).not.toHaveProperty('tokens');
+    oauth.refuseLogins = false;
+    // A new call gets a new link (the refused one is spent), and the login after it works.
+    alice.client.setRequestHandler('elicitation/create', async ({ params }) => {
+      if (params.mode !== 'url') throw new Error('expected a URL-mode elicitation');
+      expect(params.url).not.toBe(declined[0]);
+      expect((await signIn(oauth, 'alice', params.url)).status).toBe(200);
+      return { action: 'accept' };
+    });
+    expect(await callWhoseToken(alice)).toMatch(/^alice \S+$/);
+  });
+});
+
 describe('per-user downstream credentials over stdio', () => {
   const sandbox = useGatewaySandbox();
   let oauth: OAuthFixture;
