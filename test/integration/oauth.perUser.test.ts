@@ -204,10 +204,10 @@ describe('per-user downstream credentials with a policy and refused logins', () 
   it('answers a refused login or a declined elicitation with the link, and stores no token', async () => {
     const alice = await connect(ALICE, true);
     const declined: string[] = [];
-    alice.client.setRequestHandler('elicitation/create', async ({ params }) => {
+    alice.client.setRequestHandler('elicitation/create', ({ params }) => {
       if (params.mode !== 'url') throw new Error('expected a URL-mode elicitation');
       declined.push(params.url);
-      return { action: 'decline' };
+      return { action: 'decline' as const };
     });
     const first = await callWhoseToken(alice);
     expect(linkOf(first)).toBe(declined[0]);
