@@ -83,7 +83,9 @@ describe('parseServersFile', () => {
     expect(errorOf('servers:\n  github:\n    url: http://127.0.0.1:1/mcp\n    oauth: false\n    credentials: per-user\n')).toMatch(
       /^\/cfg\/servers\.yaml:\d+:\d+: credentials: per-user needs OAuth: remove oauth: false and any Authorization header at servers\.github\.credentials$/,
     );
-    expect(errorOf('servers:\n  github:\n    url: http://127.0.0.1:1/mcp\n    credentials: everyone\n')).toMatch(/at servers\.github\.credentials$/);
+    expect(errorOf('servers:\n  github:\n    url: http://127.0.0.1:1/mcp\n    credentials: everyone\n')).toMatch(
+      /at servers\.github\.credentials$/,
+    );
   });
 
   it('refuses a server name with a dot (it would break server.tool)', () => {

@@ -23,3 +23,5 @@ export { EraVerdictSchema, type EraMemory, type EraVerdict, type ProtocolEra } f
 export { ServerHealth } from './health.js';
 export { loginToServer } from './oauthLogin.js';
 export { fileOAuthRecords, storeOAuthRecords, type OAuthRecords } from './oauthRecords.js';
+export { AUTHORIZATION_CALLBACK_PATH, type AuthorizationLink, type PrincipalAuthorizations } from './principalAuthorizations.js';
+export { PrincipalAuthorizationNeeded } from './principalConnections.js';

@@ -5,7 +5,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expandEnvRecord, type ServerConfig } from '../config/index.js';
 import { LoadoutError, errorMessage } from '../shared/index.js';
-import { StoredOAuthProvider, oauthTargetOf } from './oauthProvider.js';
+import { StoredOAuthProvider, oauthTargetOf, type OAuthLogin, type OAuthTarget } from './oauthProvider.js';
 import type { OAuthRecords } from './oauthRecords.js';
 
 /** Options of one login. */
@@ -42,24 +42,11 @@ export async function loginToServer(options: OAuthLoginOptions): Promise<void> {
   const listener = await listenForRedirect(settings.callback_port ?? portOf(previous?.redirectUrl), settings.callback_port !== undefined);
   try {
     const redirectUrl = `http://127.0.0.1:${(listener.address() as AddressInfo).port}${CALLBACK_PATH}`;
-    // A login starts from no tokens; a registration made for another redirect URL is useless.
-    await target.records.update(server, target.recordUrl, ({ tokens: _t, tokensSavedAt: _s, clientInformation, ...record }) => ({
-      ...record,
+    const { provider, authOptions } = await startLogin(target, config, env, {
       redirectUrl,
-      ...(record.redirectUrl === redirectUrl && clientInformation ? { clientInformation } : {}),
-    }));
-    const provider = await StoredOAuthProvider.open(target, { redirectUrl, onAuthorizationUrl: (url) => options.onAuthorizationUrl(url) });
-    const { auth, extractWWWAuthenticateParams: extract } = await import('@modelcontextprotocol/client');
-    const challenge = await probeChallenge(
-      target.serverUrl,
-      expandEnvRecord(config.headers, env, `Server '${server}' headers`),
-      (response) => extract(response),
-    );
-    const authOptions = {
-      serverUrl: target.serverUrl,
-      resourceMetadataUrl: challenge.resourceMetadataUrl,
-      scope: challenge.scope ?? settings.scope,
-    };
+      onAuthorizationUrl: (url) => options.onAuthorizationUrl(url),
+    });
+    const { auth } = await import('@modelcontextprotocol/client');
     const redirect = waitForRedirect(listener, () => provider.sentState, options);
     // Settled early if auth() fails before a redirect is due, so its rejection is never unhandled.
     redirect.catch(() => undefined);
@@ -75,6 +62,44 @@ export async function loginToServer(options: OAuthLoginOptions): Promise<void> {
     listener.closeAllConnections();
     await new Promise((resolve) => listener.close(resolve));
   }
+}
+
+/** What the SDK's auth() is run with for one login: the server, its metadata and the scope. */
+export interface LoginAuthOptions {
+  serverUrl: string;
+  resourceMetadataUrl: URL | undefined;
+  scope: string | undefined;
+}
+
+/**
+ * The provider and auth options of a login to `target` whose browser comes back to `login.redirectUrl`.
+ * A login starts from no tokens; a registration made for another redirect URL is useless.
+ */
+export async function startLogin(
+  target: OAuthTarget,
+  config: ServerConfig,
+  env: NodeJS.ProcessEnv,
+  login: OAuthLogin,
+): Promise<{ provider: StoredOAuthProvider; authOptions: LoginAuthOptions }> {
+  const { server, records, recordUrl } = target;
+  const { redirectUrl } = login;
+  await records.update(server, recordUrl, ({ tokens: _t, tokensSavedAt: _s, clientInformation, ...record }) => ({
+    ...record,
+    redirectUrl,
+    ...(record.redirectUrl === redirectUrl && clientInformation ? { clientInformation } : {}),
+  }));
+  const provider = await StoredOAuthProvider.open(target, login);
+  const { extractWWWAuthenticateParams: extract } = await import('@modelcontextprotocol/client');
+  const headers = config.type === 'stdio' ? {} : expandEnvRecord(config.headers, env, `Server '${server}' headers`);
+  const challenge = await probeChallenge(target.serverUrl, headers, (response) => extract(response));
+  return {
+    provider,
+    authOptions: {
+      serverUrl: target.serverUrl,
+      resourceMetadataUrl: challenge.resourceMetadataUrl,
+      scope: challenge.scope ?? target.settings.scope,
+    },
+  };
 }
 
 function portOf(url: string | undefined): number {
@@ -99,7 +124,7 @@ async function listenForRedirect(port: number, fixed: boolean): Promise<Server> 
 }
 
 // node:http is loaded here, on a login's first use, not with the gateway (which never logs in).
-async function listen(port: number): Promise<Server> {
+export async function listen(port: number): Promise<Server> {
   const { createServer } = await import('node:http');
   return new Promise((resolve, reject) => {
     const server = createServer();
@@ -132,7 +157,7 @@ async function probeChallenge(
 }
 
 /** What the browser brings back: the authorization code, and the issuer when the server names it. */
-interface AuthorizationRedirect {
+export interface AuthorizationRedirect {
   code: string;
   iss: string | null;
 }
@@ -172,16 +197,26 @@ function waitForRedirect(
         return;
       }
       const outcome = redirectOutcome(url.searchParams, sentState(), options.server);
-      const ok = !(outcome instanceof LoadoutError);
-      response.writeHead(ok ? 200 : 400, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' });
-      response.end(ok ? `loadout: '${options.server}' is authorized. You can close this tab.\n` : `loadout: ${outcome.message}\n`);
+      showOutcome(response, outcome instanceof LoadoutError ? outcome : options.server);
       finish(outcome);
     }
     listener.on('request', onRequest);
   });
 }
 
-function redirectOutcome(params: URLSearchParams, sentState: string | undefined, server: string): AuthorizationRedirect | LoadoutError {
+/** The page the browser lands on after the redirect: the server now authorized, or why not. */
+export function showOutcome(response: ServerResponse, outcome: string | LoadoutError): void {
+  const ok = typeof outcome === 'string';
+  response.writeHead(ok ? 200 : 400, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' });
+  response.end(ok ? `loadout: '${outcome}' is authorized. You can close this tab.\n` : `loadout: ${outcome.message}\n`);
+}
+
+/** The browser's redirect to the login that sent `sentState`: its code, or why it failed. */
+export function redirectOutcome(
+  params: URLSearchParams,
+  sentState: string | undefined,
+  server: string,
+): AuthorizationRedirect | LoadoutError {
   const error = params.get('error');
   if (error !== null) {
     const description = params.get('error_description');

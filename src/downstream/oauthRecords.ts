@@ -1,6 +1,7 @@
 // Where downstream OAuth records live: `<data dir>/oauth/<server>.json` files in single-user mode,
 // the team store's encrypted `oauth` collection in store mode. One seam, so a login, a connection
-// and catalog discovery read and write the same place.
+// and catalog discovery read and write the same place. A principal's own authorization of a
+// `credentials: per-user` server is a record of the same kind beside them (principalOAuthRecords).
 import { deleteOAuthRecord, oauthRecordFile, readOAuthRecord, updateOAuthRecord, type OAuthRecord } from '../config/index.js';
 import { LoadoutError } from '../shared/index.js';
 import type { OAuthCollection } from '../store/index.js';
@@ -50,6 +51,22 @@ export function storeOAuthRecords(collection: OAuthCollection): OAuthRecords {
     },
     delete: (server) => collection.delete(server),
     where: (server) => `the team store (oauth '${server}')`,
+  };
+}
+
+/**
+ * The records of one principal's own authorizations (servers with `credentials: per-user`), in
+ * the same place and under the same key as the shared ones: `<server>@<principal id>`. Server
+ * names have no `@`, so no principal's record is a shared one or another principal's, and the
+ * team store binds each sealed record to its key, so a record moved into another slot is unreadable.
+ */
+export function principalOAuthRecords(records: OAuthRecords, principal: string): OAuthRecords {
+  const key = (server: string): string => `${server}@${principal}`;
+  return {
+    read: (server) => records.read(key(server)),
+    update: (server, serverUrl, change) => records.update(key(server), serverUrl, change),
+    delete: (server) => records.delete(key(server)),
+    where: (server) => records.where(key(server)),
   };
 }
 

@@ -4,56 +4,17 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import { isDeepStrictEqual } from 'node:util';
 import type { ServerConfig } from '../config/index.js';
-import { KeyedTimers, LoadoutError, errorMessage, isLoadoutError, type Logger } from '../shared/index.js';
+import { KeyedTimers, LoadoutError, errorMessage, isLoadoutError } from '../shared/index.js';
 import { DownstreamConnection } from './connection.js';
 import type { ServerDefinitions } from './serverDefinitions.js';
-import type { EraMemory, ProtocolEra } from './era.js';
+import type { EraMemory, EraVerdict } from './era.js';
 import { InFlightCallers } from './inFlightCallers.js';
 import type { OAuthRecords } from './oauthRecords.js';
+import type { PrincipalAuthorizations } from './principalAuthorizations.js';
+import { PrincipalConnections } from './principalConnections.js';
+import type { PoolEvent, PoolOptions, ServerRuntimeStatus, StartOptions } from './poolTypes.js';
+export type { PoolEvent } from './poolTypes.js';
 import type { RequestOptions } from './requestLayer.js';
-
-/** What happened to a server's connection. */
-export type PoolEvent =
-  | { type: 'connected'; server: string }
-  /** The connection ended without loadout asking (crash, remote close). */
-  | { type: 'lost'; server: string }
-  /** loadout ended the connection (idle, config change, shutdown). */
-  | { type: 'stopped'; server: string }
-  /** The server configs were replaced (configure()). */
-  | { type: 'configured' }
-  /** The server sent `notifications/tools/list_changed`: its tools should be re-listed. */
-  | { type: 'tools-changed'; server: string }
-  /** Any notification from the server but progress of one of loadout's requests (list_changed too). */
-  | { type: 'notification'; server: string; notification: { method: string; params?: Record<string, unknown> } };
-
-/** Snapshot of one server's connection for status displays. */
-interface ServerRuntimeStatus {
-  state: 'stopped' | 'starting' | 'connected';
-  inFlight: number;
-  /** The era of the live connection. */
-  era?: ProtocolEra;
-  lastError?: string;
-}
-
-/** How to start a server; `probeEra` ignores the era found before (`loadout refresh` probes again). */
-interface StartOptions {
-  signal?: AbortSignal;
-  timeoutMs?: number;
-  probeEra?: boolean;
-}
-
-/** Options of a pool; `env` is the environment `${VAR}` references are expanded from. */
-interface PoolOptions {
-  logger: Logger;
-  env?: NodeJS.ProcessEnv;
-  /**
-   * Least time a start (spawn + handshake) may take, whatever the server's call timeout: an
-   * `npx` server can need many seconds to start although its calls answer in one.
-   */
-  minStartTimeoutMs?: number;
-  /** Where OAuth records of HTTP servers live (files or the team store); without them no server gets OAuth. */
-  oauthRecords?: OAuthRecords;
-}
 
 /** Owns every downstream connection. */
 export class ServerPool {
@@ -79,10 +40,27 @@ export class ServerPool {
   /** Servers whose remembered era turned out stale: their next start probes. */
   readonly #staleEras = new Set<string>();
   #closed: Promise<void> | undefined;
+  /** Each principal's connections to the `credentials: per-user` servers. */
+  readonly #principals: PrincipalConnections;
 
   constructor(configs: Record<string, ServerConfig>, options: PoolOptions) {
     this.#configs = configs;
     this.#options = options;
+    this.#principals = new PrincipalConnections({
+      records: options.oauthRecords,
+      env: options.env ?? process.env,
+      callers: this.#callers,
+      configOf: (server) => this.#usableConfig(server),
+      open: async (server, config, { oauthRecords, relayAs, onClose }) => {
+        const era = await this.#eraMemory?.(server).catch(() => undefined);
+        return this.#open(server, config, { era, oauthRecords, signal: this.#closing.signal, relayAs, onClose });
+      },
+    });
+  }
+
+  /** Where principals authorize the `credentials: per-user` servers (none without OAuth records). */
+  get authorizations(): PrincipalAuthorizations | undefined {
+    return this.#principals.authorizations;
   }
 
   /** Every configured server's config, enabled or not, by name. */
@@ -111,6 +89,7 @@ export class ServerPool {
     for (const [server, oldConfig] of Object.entries(previous)) {
       const next = this.config(server);
       if (!next || !next.enabled || !isDeepStrictEqual(withoutTools(oldConfig), withoutTools(next))) {
+        void this.#principals.stopServer(server);
         if (!this.#connections.has(server)) continue;
         // A connection busy with calls is stopped when its last call ends (see #endUse).
         if (this.#inFlightTo(server) === 0) void this.#stop(server);
@@ -162,6 +141,8 @@ export class ServerPool {
     params: Record<string, unknown> | undefined,
     options: RequestOptions = {},
   ): Promise<Record<string, unknown>> {
+    if (this.#principals.serves(server))
+      return this.#principals.request(server, options, (connection) => connection.request(method, params, options));
     this.#beginUse(server);
     const endCall = options.caller ? this.#callers.add(server, options.caller) : undefined;
     try {
@@ -192,12 +173,19 @@ export class ServerPool {
 
   /** List a server's tools, starting it if needed. */
   listTools(server: string, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<Tool[]> {
-    return this.#whileInUse(server, options, (connection) => connection.listTools(options));
+    return this.#listing(server, options, (connection) => connection.listTools(options));
   }
 
   /** List everything a server offers (tools, prompts, resources, templates), starting it if needed. */
   listDefinitions(server: string, options: StartOptions = {}): Promise<ServerDefinitions> {
-    return this.#whileInUse(server, options, (connection) => connection.listDefinitions(options));
+    return this.#listing(server, options, (connection) => connection.listDefinitions(options));
+  }
+
+  // A per-user server is listed with the token of the principal who last used or authorized it,
+  // else with the shared one `loadout auth` stores (which its calls never use).
+  #listing<T>(server: string, options: StartOptions, use: (connection: DownstreamConnection) => Promise<T>): Promise<T> {
+    const principal = this.#principals.listingPrincipal(server);
+    return principal ? this.#principals.request(server, { principal }, use) : this.#whileInUse(server, options, use);
   }
 
   // Run `use` on the server's connection (started if needed) with the idle clock stopped meanwhile.
@@ -272,7 +260,8 @@ export class ServerPool {
     this.#closed ??= (async () => {
       // All at once: the aborted starts end their children while the connected ones are stopped.
       this.#closing.abort(new LoadoutError('CLOSED', 'loadout is shutting down'));
-      await Promise.allSettled([...this.#starting.values(), ...[...this.#connections.keys()].map((server) => this.#stop(server))]);
+      const stops = [...this.#connections.keys()].map((server) => this.#stop(server));
+      await Promise.allSettled([...this.#starting.values(), ...stops, this.#principals.close()]);
     })();
     return this.#closed;
   }
@@ -309,21 +298,13 @@ export class ServerPool {
       const stale = this.#staleEras.delete(server);
       const probe = options.probeEra === true || stale;
       const era = probe ? undefined : await this.#eraMemory?.(server).catch(() => undefined);
-      connection = await DownstreamConnection.open(server, config, {
+      connection = await this.#open(server, config, {
         era,
-        logger,
-        env: this.#options.env,
         oauthRecords: this.#options.oauthRecords,
         signal: options.signal ? AbortSignal.any([options.signal, this.#closing.signal]) : this.#closing.signal,
-        shutdown: this.#closing.signal,
-        timeoutMs: options.timeoutMs ?? Math.max(config.timeout_seconds * 1000, this.#options.minStartTimeoutMs ?? 0),
+        timeoutMs: options.timeoutMs,
+        relayAs: server,
         onClose: () => connection && this.#onConnectionClosed(server, connection),
-        onNotification: (notification) => {
-          if (notification.method === 'notifications/tools/list_changed') this.#emit({ type: 'tools-changed', server });
-          const { method, params } = notification;
-          this.#emit({ type: 'notification', server, notification: params === undefined ? { method } : { method, params } });
-        },
-        onRelayedRequest: (request, signal) => this.#callers.relay(server, request, signal),
       });
       if (this.#closed) {
         await connection.close();
@@ -339,6 +320,36 @@ export class ServerPool {
       logger.warn({ err: errorMessage(error) }, 'server failed to start');
       throw error;
     }
+  }
+
+  // Open a connection to `server`; `relayAs` names the callers its requests to the client go to.
+  // Only the shared one speaks for the server: a principal's passes on list changes alone.
+  #open(
+    server: string,
+    config: ServerConfig,
+    options: {
+      era?: EraVerdict;
+      oauthRecords?: OAuthRecords;
+      signal: AbortSignal;
+      timeoutMs?: number;
+      relayAs: string;
+      onClose: () => void;
+    },
+  ): Promise<DownstreamConnection> {
+    const { relayAs } = options;
+    return DownstreamConnection.open(server, config, {
+      ...options,
+      logger: this.#options.logger.child({ mod: 'downstream', server }),
+      env: this.#options.env,
+      shutdown: this.#closing.signal,
+      timeoutMs: options.timeoutMs ?? Math.max(config.timeout_seconds * 1000, this.#options.minStartTimeoutMs ?? 0),
+      onNotification: ({ method, params }) => {
+        if (relayAs !== server && !method.endsWith('/list_changed')) return;
+        if (method === 'notifications/tools/list_changed') this.#emit({ type: 'tools-changed', server });
+        this.#emit({ type: 'notification', server, notification: params === undefined ? { method } : { method, params } });
+      },
+      onRelayedRequest: (request, signal) => this.#callers.relay(relayAs, request, signal),
+    });
   }
 
   #onConnectionClosed(server: string, connection: DownstreamConnection): void {

@@ -33,6 +33,8 @@ export interface RequestOptions {
    * lacks; a 2025 client's roots are added to them, since roots are never loadout's own.
    */
   clientCapabilities?: ClientCapabilities;
+  /** Whose credentials a request to a `credentials: per-user` server goes with (a principal's id); the pool routes by it. */
+  principal?: string;
 }
 
 /**

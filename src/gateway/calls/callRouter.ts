@@ -26,6 +26,7 @@ import { spellForClient } from '../clientSpelling.js';
 import type { HubMember } from '../sessionHub.js';
 import { forwardTaskCall } from './taskHandlers.js';
 import { errorResult, textResult } from './toolResults.js';
+import { authorizeUnlisted, withUserAuthorization } from './userAuthorization.js';
 
 const OPTIMIZATION_TOOL_NAMES: ReadonlySet<string> = new Set(OPTIMIZATION_META_TOOLS.map((tool) => tool.name));
 const CALL_TOOL = 'call-tool';
@@ -195,7 +196,11 @@ export class CallRouter {
       record?.(gateway.hiddenByPolicy(tool) ? 'denied-policy' : 'error', error.message);
       return error;
     };
-    if (!found) throw refused(unknownToolError(gateway, catalog, tool));
+    if (!found) {
+      const unlisted = await authorizeUnlisted(gateway, tool, this.#request(extra), () => this.callAny(tool, args, extra));
+      if (unlisted) return unlisted;
+      throw refused(unknownToolError(gateway, catalog, tool));
+    }
     if (!found.enabled) throw refused(new LoadoutError('TOOL_DISABLED', `${found.id} is ${unusableReason(found)}; it cannot be called.`));
     const limited = await gateway.limits.take(gateway.principal.id, found.server, { counted: true });
     if (limited) throw this.#rateLimited(limited, tool, args, extra.mcpReq.id, found.server);
@@ -227,9 +232,11 @@ export class CallRouter {
       requestId: request.requestId,
     });
     const send = (): Promise<Record<string, unknown>> =>
-      params.task === undefined
-        ? forwardToolCall(this.#context.pool, route, params.arguments, request)
-        : forwardTaskCall(this.#context, this.#session.member, route, params, request);
+      withUserAuthorization(this.#context, request, () =>
+        params.task === undefined
+          ? forwardToolCall(this.#context.pool, route, params.arguments, request)
+          : forwardTaskCall(this.#context, this.#session.member, route, params, request),
+      );
     if (!this.#context.settings.block_changed_tools) return auditedAnswer(send(), record);
     return auditedAnswer((async () => (await changedToolRefusal(this.#context, route)) ?? send())(), record);
   }

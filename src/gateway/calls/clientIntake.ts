@@ -114,6 +114,7 @@ export class DirectCalls {
       sendNotification: (notification) => send({ jsonrpc: '2.0', ...notification }),
       server: this.routing.server,
       modern,
+      principal: this.routing.services.principal?.id,
     };
     const reply = (message: JSONRPCMessage): void => {
       if (this.#running.get(id) === cancellation) this.#running.delete(id);

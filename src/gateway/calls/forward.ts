@@ -22,6 +22,7 @@ import {
   CLIENT_CAPABILITIES,
   serverCrashOf,
   stderrBlock,
+  PrincipalAuthorizationNeeded,
   type DownstreamCaller,
   type Progress,
   type RelayedRequest,
@@ -56,6 +57,8 @@ export interface ClientRequest {
   readonly server: Server;
   /** What a 2026-07-28 request carries beyond a 2025 one; undefined for a 2025 request. */
   readonly modern: ModernRequest | undefined;
+  /** Whose request it is (a principal's id): a `credentials: per-user` server's requests go with their own token. */
+  readonly principal?: string;
 }
 
 /** What is forwarded where: `label` names it in failures (e.g. `files.read_text_file`). */
@@ -78,6 +81,7 @@ export function clientRequestOf(extra: RequestExtra, server: Server, services?: 
     sendNotification: extra.mcpReq.notify,
     server,
     modern: services && modernRequestOfContext(extra, services),
+    principal: services?.principal?.id,
   };
 }
 
@@ -97,11 +101,12 @@ export async function forward(pool: ServerPool, target: ForwardTarget, call: Cli
       caller: relayTo(call, target.label),
       clientCapabilities: roots ? { ...CLIENT_CAPABILITIES, roots } : undefined,
       onProgress: progress?.send,
+      principal: call.principal,
     });
     if (progress) await progress.sent();
     return asLegacyResult(result);
   } catch (error) {
-    throw describeFailure(pool, target, error);
+    throw described(pool, target, error);
   }
 }
 
@@ -129,7 +134,7 @@ export async function forwardToolCall(
   try {
     return (await forward(pool, { server: route.server, method: 'tools/call', params, label: route.id }, call)) as CallToolResult;
   } catch (error) {
-    if (isProtocolRefusal(error)) throw error;
+    if (isProtocolRefusal(error) || error instanceof PrincipalAuthorizationNeeded) throw error;
     return errorResult(ProtocolError.isInstance(error) ? withoutCode(error.message) : errorMessage(error));
   }
 }
@@ -248,12 +253,18 @@ function startRoundTrip(pool: ServerPool, target: ForwardTarget, call: ClientReq
         clientCapabilities: modern.capabilities ?? {},
         // Only a client that asked for progress gets it, on whichever of its requests is waiting then.
         onProgress: call.progressToken === undefined ? undefined : (progress: Progress) => roundTrip.onProgress?.(progress),
+        principal: call.principal,
       })
       .catch((error: unknown) => {
-        throw describeFailure(pool, target, error);
+        throw described(pool, target, error);
       }),
   );
   return roundTrip;
+}
+
+// A principal's missing authorization goes up as it is: the call's answer then carries their link.
+function described(pool: ServerPool, target: ForwardTarget, error: unknown): Error {
+  return error instanceof PrincipalAuthorizationNeeded ? error : describeFailure(pool, target, error);
 }
 
 // One failure text for every forwarded method; the code is the downstream's when it sent one.

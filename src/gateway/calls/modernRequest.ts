@@ -11,6 +11,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { LoggingLevelSchema } from '@modelcontextprotocol/core';
 import { carriesEnvelope } from '../../shared/index.js';
+import type { Principal } from '../../identity/index.js';
 import type { InputRounds } from './inputRounds.js';
 import type { SessionHub } from '../sessionHub.js';
 
@@ -20,6 +21,8 @@ export interface ModernServices {
   readonly inputRounds: InputRounds;
   /** Routes a server's log messages to the requests in flight to it. */
   readonly hub: SessionHub;
+  /** Whose requests these are: a `credentials: per-user` server's go with their own token. */
+  readonly principal?: Principal;
 }
 
 /** A 2026-07-28 request's envelope and retry fields. */

@@ -50,7 +50,7 @@ export function serveTasks(server: Server, context: GatewayContext, owner: objec
       const result = await forward(
         pool,
         { server: target.server, method, params: { ...params, taskId: target.taskId }, label: `${method} of task ${id}` },
-        clientRequestOf(ctx, server),
+        { ...clientRequestOf(ctx, server), principal: context.principal.id },
       );
       return withTaskId(result, id);
     });
@@ -62,7 +62,7 @@ export function serveTasks(server: Server, context: GatewayContext, owner: objec
       forward(
         pool,
         { server: name, method: 'tasks/list', params: cursor ? { cursor } : {}, label: `tasks/list of server '${name}'` },
-        clientRequestOf(ctx, server),
+        { ...clientRequestOf(ctx, server), principal: context.principal.id },
       ),
     ),
   );

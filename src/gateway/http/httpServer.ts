@@ -23,6 +23,7 @@ import { BodyTooLargeError, MAX_BODY_DEPTH, discardBody, hasUnreadBody, nestedDe
 import { requestProblem } from '../calls/requestShape.js';
 import { answeredOverLimit } from './overLimit.js';
 import { healthAnswer } from './healthz.js';
+import { authorizationCallback } from './authorizationCallback.js';
 import { NO_ROOM, SharedSessions, type ServeRequest, type SharedConnectOptions } from './sharedSessions.js';
 
 /** Options of serveHttp. */
@@ -101,6 +102,7 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
   let guard: ReturnType<typeof createRequestGuard> | undefined;
   let identity: HttpIdentity | undefined;
   const modern = modernEndpoints(gateway, nodeModule, { maxBodyBytes: options.maxBodyBytes, logger });
+  const callback = authorizationCallback(gateway.context.pool.authorizations);
 
   // Connect a GatewaySession to session `id`'s transport; it is served once it is in `sessions`.
   const attach = async (
@@ -250,7 +252,7 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
     // Until the port is known the guard cannot check Host: refuse rather than let anything through.
     const refusal =
       guard && identity
-        ? guard(req.headers, path !== '/healthz' && !identity.checksTokens)
+        ? guard(req.headers, path !== '/healthz' && !callback.at(path) && !identity.checksTokens)
         : { status: 503 as const, message: 'loadout is starting' };
     if (refusal) {
       if (refusal.status === 401) {
@@ -264,6 +266,7 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
       if (req.method !== 'GET' && req.method !== 'HEAD') return sendError(res, 405, `Use GET ${path}`);
       return sendJson(res, 200, metadata);
     }
+    if (callback.at(path)) return callback.serve(req, res);
     if (path === '/healthz') {
       if (req.method !== 'GET' && req.method !== 'HEAD') return sendError(res, 405, 'Use GET /healthz');
       return sendJson(res, ...healthAnswer(options.store));
@@ -299,6 +302,7 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
   const hostInUrl = options.host.includes(':') && !options.host.startsWith('[') ? `[${options.host}]` : options.host;
   const url = `http://${hostInUrl}:${port}${MCP_PATH}`;
   identity = httpIdentity(options.auth, url, tokens);
+  callback.redirectTo(options.auth?.audience ?? url);
   guard = createRequestGuard({ host: options.host, port, tokens, allowedOrigins: options.allowedOrigins });
   const expiry =
     options.sessionIdleMs > 0 ? startIdleExpiry(sessions, options.sessionIdleMs, logger, (id) => sharing?.active(id)) : undefined;

@@ -1,0 +1,108 @@
+// The answer to a call of a `credentials: per-user` server by a principal who has not authorized
+// it yet: it carries their authorization link. A 2025 client that declared URL-mode elicitation is
+// asked to open it (elicitation/create, mode "url"), and the call is made once the browser has
+// come back; any other client gets an isError result with the link and one sentence, and calls
+// again after. Once a principal has authorized a server no one had listed yet, it is discovered.
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import { randomUUID } from 'node:crypto';
+import { PrincipalAuthorizationNeeded, type AuthorizationLink } from '../../downstream/index.js';
+import { resolveCatalogName } from '../../registry/index.js';
+import { errorMessage } from '../../shared/index.js';
+import type { GatewayContext } from '../context.js';
+import type { ClientRequest } from './forward.js';
+import { errorResult } from './toolResults.js';
+
+// How long a call waits, after the person agreed to open the link, for the browser to come back.
+const AUTHORIZATION_WAIT_MS = 10 * 60_000;
+
+/** Run `send`; a principal's missing authorization is answered with their link (see the file's header). */
+export async function withUserAuthorization<T>(
+  context: GatewayContext,
+  call: ClientRequest,
+  send: () => Promise<T>,
+): Promise<T | CallToolResult> {
+  try {
+    return await send();
+  } catch (error) {
+    if (!(error instanceof PrincipalAuthorizationNeeded)) throw error;
+    return authorizationAnswer(context, call, error.server, error.principal, send);
+  }
+}
+
+/**
+ * For a call-tool of `name` the catalog does not know: when it is `server.tool` of a per-user server
+ * nobody has listed yet, it is discovered with the caller's authorization (asked for first, as for
+ * a call) and `retry` runs. Undefined when the name names no such server.
+ */
+export async function authorizeUnlisted(
+  context: GatewayContext,
+  name: string,
+  call: ClientRequest,
+  retry: () => Promise<CallToolResult>,
+): Promise<CallToolResult | undefined> {
+  const server = name.slice(0, Math.max(0, name.indexOf('.')));
+  const config = context.pool.config(server);
+  const { principal } = call;
+  if (config?.type === 'stdio' || config?.credentials !== 'per-user' || principal === undefined) return undefined;
+  // A discovery under way (someone has just authorized it) lists it first.
+  await context.catalog.settled();
+  if (resolveCatalogName(context.catalog.current, name, context.naming)) return retry();
+  if (!context.catalog.undiscoveredServers.includes(server)) return undefined;
+  // Someone may have authorized it since start: their token lists it.
+  await context.catalog.discover([server]);
+  if (!context.catalog.undiscoveredServers.includes(server)) return retry();
+  return authorizationAnswer(context, call, server, principal, retry);
+}
+
+async function authorizationAnswer<T>(
+  context: GatewayContext,
+  call: ClientRequest,
+  server: string,
+  principal: string,
+  retry: () => Promise<T>,
+): Promise<T | CallToolResult> {
+  const authorizations = context.pool.authorizations;
+  if (!authorizations) return errorResult(`Server '${server}' needs your own authorization, and this loadout keeps no OAuth records.`);
+  let link: AuthorizationLink | undefined;
+  try {
+    link = await authorizations.link(server, principal);
+  } catch (error) {
+    return errorResult(`Server '${server}' needs your own authorization, which cannot start now: ${errorMessage(error)}`);
+  }
+  if (!link) return retry();
+  const authorized = link.authorized.then(() => discoverIfUnlisted(context, server));
+  // Nobody waits on it when the answer is the link itself: a refusal or an expiry is no crash.
+  authorized.catch(() => undefined);
+  const linkText = `Server '${server}' needs your own authorization: open ${link.url} in a browser to sign in, then call again.`;
+  const declared = call.server.getClientCapabilities()?.elicitation as { url?: object } | undefined;
+  if (call.modern || !declared?.url) return errorResult(linkText);
+  const elicitationId = randomUUID();
+  try {
+    const answer = await call.server.elicitInput(
+      { mode: 'url', elicitationId, url: link.url, message: `Sign in to '${server}' so loadout can call it as you.` },
+      { relatedRequestId: call.requestId, signal: call.cancellation.signal, timeout: AUTHORIZATION_WAIT_MS },
+    );
+    if (answer.action !== 'accept') return errorResult(linkText);
+    await untilSettled(authorized, call.cancellation.signal, AUTHORIZATION_WAIT_MS);
+  } catch (error) {
+    return errorResult(`${linkText} (${errorMessage(error)})`);
+  }
+  void call.server
+    .createElicitationCompletionNotifier(elicitationId, { relatedRequestId: call.requestId })()
+    .catch(() => undefined);
+  return retry();
+}
+
+// A server no principal could list until now is listed with the token just stored.
+async function discoverIfUnlisted(context: GatewayContext, server: string): Promise<void> {
+  if (context.catalog.undiscoveredServers.includes(server)) await context.catalog.discover([server]);
+}
+
+function untilSettled(promise: Promise<void>, signal: AbortSignal, timeoutMs: number): Promise<void> {
+  const stop = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => reject(new Error('the browser did not come back in time'));
+    stop.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => stop.removeEventListener('abort', onAbort));
+  });
+}

@@ -1,0 +1,266 @@
+// Per-user credentials (`credentials: per-user`): two principals (two static tokens) call the same
+// GitHub-like server behind loadout, which needs a bearer token from the authorization server the
+// test runs on loopback and answers with whose token it got. Each principal is asked for their own
+// authorization (a URL-mode elicitation to a client that declared it, else an isError result with
+// the link), the browser comes back to loadout's /oauth/callback, and from then on each call
+// arrives with that principal's own token, renewed silently when it expires. With the data dir and
+// with the Postgres team store (the tokens sealed there, no oauth file written).
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { staticTokenPrincipal } from '../../src/identity/index.js';
+import { startOAuthFixture, type OAuthFixture } from '../fixtures/oauthServer.js';
+import { makeTempDirs, textOf, useGatewaySandbox, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
+import { connectHttp, startHttpGateway, type HttpClient, type ListeningProcess } from '../helpers/http.js';
+import { usePostgresDatabase } from '../helpers/postgres.js';
+import { TEST_SECRET_KEY } from '../helpers/storeBackends.js';
+
+const ALICE = 'alice-token-0123456789abcdef';
+const BOB = 'bob-token-0123456789abcdefgh';
+const LINK = /^Server 'github' needs your own authorization: open (\S+) in a browser to sign in, then call again\.$/;
+
+/** Play the browser: sign in as `user` at the authorization page, follow its redirect back to loadout. */
+async function signIn(oauth: OAuthFixture, user: string, link: string): Promise<{ status: number; body: string; callback: string }> {
+  oauth.signedInUser = user;
+  const authorize = await fetch(link, { redirect: 'manual' });
+  expect(authorize.status).toBe(302);
+  const callback = authorize.headers.get('location')!;
+  const page = await fetch(callback);
+  return { status: page.status, body: await page.text(), callback };
+}
+
+function callWhoseToken(client: HttpClient): Promise<string> {
+  return client.client
+    .callTool({ name: 'call-tool', arguments: { tool: 'github.whose-token', arguments: {} } })
+    .then((result) => (result.isError ? `ERROR ${textOf(result)}` : textOf(result)));
+}
+
+function linkOf(answer: string): string {
+  const match = LINK.exec(answer.replace(/^ERROR /, ''));
+  if (!match) throw new Error(`not an authorization link answer: ${answer}`);
+  return match[1]!;
+}
+
+const MODES = [
+  { name: 'data dir', store: false },
+  { name: 'Postgres team store', store: true },
+] as const;
+
+describe.each(MODES)('per-user downstream credentials ($name)', ({ store }) => {
+  const databaseUrl = usePostgresDatabase();
+  let oauth: OAuthFixture;
+  let dirs: TempDirs;
+  let gateway: ListeningProcess;
+  const clients: HttpClient[] = [];
+  beforeEach(async () => {
+    oauth = await startOAuthFixture();
+    dirs = await makeTempDirs();
+    await writeServersYaml(dirs.configDir, { github: { type: 'http', url: oauth.mcpUrl, credentials: 'per-user' } });
+    const env: Record<string, string> = store ? { LOADOUT_SECRET_KEY: TEST_SECRET_KEY, LOADOUT_STORE_URL: databaseUrl() } : {};
+    gateway = await startHttpGateway(dirs, ['--token', ALICE, '--token', BOB], env);
+  });
+  afterEach(async () => {
+    await Promise.allSettled(clients.splice(0).map((client) => client.close()));
+    await gateway.close();
+    await oauth.close();
+    await dirs.cleanup();
+  });
+
+  async function connect(token: string, elicitation = false): Promise<HttpClient> {
+    const client = await connectHttp(gateway.url, { token, ...(elicitation ? { capabilities: { elicitation: { url: {} } } } : {}) });
+    clients.push(client);
+    return client;
+  }
+
+  it('asks each principal for their own authorization, then sends each call with their own token', async () => {
+    const alice = await connect(ALICE);
+    const bob = await connect(BOB, true);
+    const elicited: Array<Record<string, unknown>> = [];
+    bob.client.setRequestHandler('elicitation/create', async (request) => {
+      const { params } = request;
+      elicited.push(params);
+      if (params.mode !== 'url') throw new Error(`expected a URL-mode elicitation, got ${JSON.stringify(params)}`);
+      const page = await signIn(oauth, 'bob', params.url);
+      expect(page.status).toBe(200);
+      return { action: 'accept' };
+    });
+
+    // Alice's client declared no elicitation: an isError result with the link and one sentence.
+    const refused = await callWhoseToken(alice);
+    expect(refused).toMatch(/^ERROR /);
+    const aliceLink = new URL(linkOf(refused));
+    const redirect = new URL(aliceLink.searchParams.get('redirect_uri')!);
+    expect(redirect.origin).toBe(new URL(gateway.url).origin);
+    expect(redirect.pathname).toBe('/oauth/callback');
+    expect(aliceLink.searchParams.get('state')).toMatch(/^\S{16,}$/);
+    expect(aliceLink.searchParams.get('code_challenge_method')).toBe('S256');
+    const page = await signIn(oauth, 'alice', aliceLink.href);
+    expect(page).toMatchObject({ status: 200, body: expect.stringContaining("'github' is authorized") });
+    const [aliceUser, aliceToken] = (await callWhoseToken(alice)).split(' ');
+    expect(aliceUser).toBe('alice');
+
+    // Bob's client declared URL-mode elicitation: asked to open the link, and his call then goes through.
+    const [bobUser, bobToken] = (await callWhoseToken(bob)).split(' ');
+    expect(bobUser).toBe('bob');
+    expect(elicited).toEqual([{ mode: 'url', elicitationId: expect.any(String), url: expect.any(String), message: expect.any(String) }]);
+    expect(bobToken).not.toBe(aliceToken);
+
+    // From now on each call carries its own principal's token, whoever called last.
+    for (let round = 0; round < 3; round++) {
+      expect(await callWhoseToken(alice)).toBe(`alice ${aliceToken}`);
+      expect(await callWhoseToken(bob)).toBe(`bob ${bobToken}`);
+    }
+    expect(oauth.counts.logins).toBe(2);
+    expect(elicited).toHaveLength(1);
+
+    // Each principal's tokens are kept in their own slot, beside the shared records.
+    const slots = [ALICE, BOB].map((token) => `github@${staticTokenPrincipal(token).id}`);
+    const oauthFiles = await readdir(path.join(dirs.dataDir, 'oauth')).catch(() => []);
+    if (store) {
+      expect(oauthFiles).toEqual([]);
+    } else {
+      expect(oauthFiles).toEqual(expect.arrayContaining(slots.map((slot) => `${slot}.json`)));
+      const aliceRecord = JSON.parse(await readFile(path.join(dirs.dataDir, 'oauth', `${slots[0]}.json`), 'utf8')) as {
+        tokens: { access_token: string };
+      };
+      expect(aliceRecord.tokens.access_token).toBe(aliceToken);
+      // No shared token was ever stored: nobody ran `loadout auth github`.
+      const shared = await readFile(path.join(dirs.dataDir, 'oauth', 'github.json'), 'utf8').catch(() => '{}');
+      expect(JSON.parse(shared)).not.toHaveProperty('tokens');
+    }
+  });
+
+  it('renews an expired access token with the refresh token, without a new link', async () => {
+    const alice = await connect(ALICE);
+    expect((await signIn(oauth, 'alice', linkOf(await callWhoseToken(alice)))).status).toBe(200);
+    const [, before] = (await callWhoseToken(alice)).split(' ');
+    oauth.expireAccessTokens();
+    const after = await callWhoseToken(alice);
+    expect(after).toMatch(/^alice \S+$/);
+    expect(after).not.toBe(`alice ${before}`);
+    expect(oauth.counts.refreshes).toBe(1);
+    expect(oauth.counts.logins).toBe(1);
+  });
+
+  it('completes a flow only from its own redirect, once', async () => {
+    const alice = await connect(ALICE);
+    const link = linkOf(await callWhoseToken(alice));
+    const forged = await fetch(new URL('/oauth/callback?state=forged&code=stolen', gateway.url));
+    expect(forged.status).toBe(400);
+    expect(await forged.text()).toContain('unknown or has expired');
+    const page = await signIn(oauth, 'alice', link);
+    expect(page.status).toBe(200);
+    // The same redirect again (a replayed code) finds no flow: its state was good for one use.
+    const replayed = await fetch(page.callback);
+    expect(replayed.status).toBe(400);
+    // Bob was never asked, and Alice's authorization is not his.
+    const bob = await connect(BOB);
+    expect(await callWhoseToken(bob)).toMatch(LINK_ERROR);
+    expect(await callWhoseToken(alice)).toMatch(/^alice /);
+  });
+});
+
+const LINK_ERROR = /^ERROR Server 'github' needs your own authorization: open \S+ in a browser/;
+
+describe('per-user downstream credentials with a policy and refused logins', () => {
+  let oauth: OAuthFixture;
+  let dirs: TempDirs;
+  let gateway: ListeningProcess;
+  const clients: HttpClient[] = [];
+  beforeEach(async () => {
+    oauth = await startOAuthFixture();
+    dirs = await makeTempDirs();
+    const policy = { rules: [{ subjects: [staticTokenPrincipal(ALICE).subject], servers: ['github'] }] };
+    await writeServersYaml(dirs.configDir, { github: { type: 'http', url: oauth.mcpUrl, credentials: 'per-user' } }, { policy });
+    gateway = await startHttpGateway(dirs, ['--token', ALICE, '--token', BOB]);
+  });
+  afterEach(async () => {
+    await Promise.allSettled(clients.splice(0).map((client) => client.close()));
+    await gateway.close();
+    await oauth.close();
+    await dirs.cleanup();
+  });
+
+  async function connect(token: string, elicitation = false): Promise<HttpClient> {
+    const client = await connectHttp(gateway.url, { token, ...(elicitation ? { capabilities: { elicitation: { url: {} } } } : {}) });
+    clients.push(client);
+    return client;
+  }
+
+  it('never asks a principal the policy does not grant the server to, nor names it to them', async () => {
+    const bob = await connect(BOB, true);
+    let asked = 0;
+    bob.client.setRequestHandler('elicitation/create', () => {
+      asked++;
+      return { action: 'decline' };
+    });
+    const answer = await callWhoseToken(bob);
+    expect(answer).toMatch(/^ERROR No tool 'github\.whose-token'/);
+    expect(answer).not.toMatch(/authoriz|oauth/i);
+    expect(asked).toBe(0);
+    expect(oauth.counts.registrations).toBe(0);
+  });
+
+  it('answers a refused login or a declined elicitation with the link, and stores no token', async () => {
+    const alice = await connect(ALICE, true);
+    const declined: string[] = [];
+    alice.client.setRequestHandler('elicitation/create', ({ params }) => {
+      if (params.mode !== 'url') throw new Error('expected a URL-mode elicitation');
+      declined.push(params.url);
+      return { action: 'decline' as const };
+    });
+    const first = await callWhoseToken(alice);
+    expect(linkOf(first)).toBe(declined[0]);
+    oauth.refuseLogins = true;
+    const page = await signIn(oauth, 'alice', declined[0]!);
+    expect(page.status).toBe(400);
+    expect(page.body).toContain("Authorization of 'github' was refused: access_denied");
+    const slot = path.join(dirs.dataDir, 'oauth', `github@${staticTokenPrincipal(ALICE).id}.json`);
+    expect(JSON.parse(await readFile(slot, 'utf8'))).not.toHaveProperty('tokens');
+    oauth.refuseLogins = false;
+    // A new call gets a new link (the refused one is spent), and the login after it works.
+    alice.client.setRequestHandler('elicitation/create', async ({ params }) => {
+      if (params.mode !== 'url') throw new Error('expected a URL-mode elicitation');
+      expect(params.url).not.toBe(declined[0]);
+      expect((await signIn(oauth, 'alice', params.url)).status).toBe(200);
+      return { action: 'accept' };
+    });
+    expect(await callWhoseToken(alice)).toMatch(/^alice \S+$/);
+  });
+});
+
+describe('per-user downstream credentials over stdio', () => {
+  const sandbox = useGatewaySandbox();
+  let oauth: OAuthFixture;
+  beforeEach(async () => {
+    oauth = await startOAuthFixture();
+    await writeServersYaml(sandbox.dirs.configDir, { github: { type: 'http', url: oauth.mcpUrl, credentials: 'per-user' } });
+  });
+  afterEach(async () => {
+    await oauth.close();
+  });
+
+  it('brings the browser back to a loopback listener of its own, and calls as the configured principal', async () => {
+    const gateway = await sandbox.start({ capabilities: { elicitation: { url: {} } } });
+    const links: string[] = [];
+    gateway.client.setRequestHandler('elicitation/create', async ({ params }) => {
+      if (params.mode !== 'url') throw new Error(`expected a URL-mode elicitation, got ${JSON.stringify(params)}`);
+      links.push(params.url);
+      const page = await signIn(oauth, 'me', params.url);
+      expect(page.status).toBe(200);
+      return { action: 'accept' };
+    });
+    const call = (): Promise<string> =>
+      gateway.client
+        .callTool({ name: 'call-tool', arguments: { tool: 'github.whose-token', arguments: {} } })
+        .then((result) => (result.isError ? `ERROR ${textOf(result)}` : textOf(result)));
+    expect(await call()).toMatch(/^me \S+$/);
+    expect(await call()).toMatch(/^me \S+$/);
+    expect(links).toHaveLength(1);
+    const redirect = new URL(new URL(links[0]!).searchParams.get('redirect_uri')!);
+    expect(redirect.hostname).toBe('127.0.0.1');
+    expect(redirect.pathname).toBe('/oauth/callback');
+    const records = await readdir(path.join(sandbox.dirs.dataDir, 'oauth'));
+    expect(records.filter((file) => file.startsWith('github@'))).toEqual(['github@local.json']);
+  });
+});
