@@ -19,7 +19,7 @@ import { ATTR, LOADOUT_ATTR } from './names.js';
 import { answerFacts, metaOf } from './requestFacts.js';
 import { protocolVersionLabel, type Failure, type RequestShapes } from './requestShapes.js';
 import { TELEMETRY_OFF, type ExportChoice, type ServedRequest, type Telemetry } from './telemetry.js';
-import { clientAttributes, ClientSpans, ServerSpans, startServerRequest, wireBase } from './wireSpans.js';
+import { clientAttributes, ClientSpans, ServerSpans, startTracedRequest, wireBase } from './wireSpans.js';
 
 /** What openTelemetry starts: the OTLP exports the environment asks for, and Prometheus for `--metrics`. */
 export interface OtelOptions extends ExportChoice {
@@ -232,21 +232,18 @@ function servedRequest(
   const { id } = message;
   const meta = metaOf(message.params);
   const version = meta?.[PROTOCOL_VERSION_META_KEY] ?? request.headers['mcp-protocol-version'];
-  const { open, within } = startServerRequest(
-    instruments,
-    shapes(typeof version === 'string' ? protocolVersionLabel(version) : undefined).of(message.method, message.params),
-    {
-      id,
-      meta,
-      header: (name) => {
-        const value = request.headers[name];
-        return typeof value === 'string' ? value : undefined;
-      },
-      client: instruments.tracing
-        ? clientAttributes({ address: request.socket.remoteAddress, port: request.socket.remotePort })
-        : undefined,
-    },
-  );
+  const shape = shapes(typeof version === 'string' ? protocolVersionLabel(version) : undefined).of(message.method, message.params);
+  const { open, within } = instruments.tracing
+    ? startTracedRequest(instruments, shape, {
+        id,
+        meta,
+        header: (name) => {
+          const value = request.headers[name];
+          return typeof value === 'string' ? value : undefined;
+        },
+        client: clientAttributes({ address: request.socket.remoteAddress, port: request.socket.remotePort }),
+      })
+    : { open: instruments.startRequest(SpanKind.SERVER, shape), within: undefined };
   let failure: Failure | undefined;
   let ended = false;
   const served: ServedRequest = {

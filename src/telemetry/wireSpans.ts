@@ -51,8 +51,14 @@ export class ServerSpans extends TransportDecorator {
     const version = meta?.[PROTOCOL_VERSION_META_KEY] ?? (message.method === 'initialize' ? message.params?.protocolVersion : undefined);
     const label = typeof version === 'string' ? protocolVersionLabel(version) : undefined;
     if (label !== undefined && label !== this.#protocolVersion) this.#useVersion(label);
+    const instruments = this.#instruments;
+    const shape = this.#shapes.of(message.method, message.params);
+    if (!instruments.tracing) {
+      this.#open.set(message.id, instruments.startRequest(SpanKind.SERVER, shape));
+      return this.onmessage?.(message, extra);
+    }
     const headers = extra?.request?.headers;
-    const { open, within } = startServerRequest(this.#instruments, this.#shapes.of(message.method, message.params), {
+    const { open, within } = startTracedRequest(instruments, shape, {
       id: message.id,
       meta,
       ...(headers && { header: (name: string) => headers.get(name) ?? undefined }),
@@ -60,9 +66,8 @@ export class ServerSpans extends TransportDecorator {
       client: this.#client,
     });
     this.#open.set(message.id, open);
-    if (!within) return this.onmessage?.(message, extra);
     // The SDK's 2026-07-28 stdio entry may hand it on later, from a queue: the session resumes this context.
-    this.#instruments.arrived(message, within);
+    instruments.arrived(message, within);
     context.with(within, this.#deliver, this, message, extra);
   }
 
@@ -188,15 +193,14 @@ export interface ServerArrival {
 }
 
 /**
- * A request loadout answers, as it arrives: its SERVER span (while traces are on) and clock, and
- * the context its handling runs in, so what it sends downstream joins its trace (none while off).
+ * A request loadout answers, as it arrives while traces are on: its SERVER span and clock, and the
+ * context its handling runs in, so what it sends downstream joins its trace.
  */
-export function startServerRequest(
+export function startTracedRequest(
   instruments: Instruments,
   shape: RequestShape,
   arrival: ServerArrival,
-): { open: OpenRequest; within?: Context } {
-  if (!instruments.tracing) return { open: instruments.startRequest(SpanKind.SERVER, shape) };
+): { open: OpenRequest; within: Context } {
   const { parent, links } = incomingContext(arrival.meta, arrival.header);
   const open = instruments.startRequest(SpanKind.SERVER, shape, parent, links);
   const span = open.span!;
