@@ -48,7 +48,7 @@ export async function checkStore(storeUrl: string, secretKey: string | undefined
             fix: 'check the URL (--store or LOADOUT_STORE_URL), and that PostgreSQL runs there and accepts this user',
           }),
         ];
-    return { findings: [...findings, ...(keyProblem ? [keyProblem] : [])], usable: undefined };
+    return { findings: [...findings, keyProblem ?? keyFinding({ ok: true, message: 'set' })], usable: undefined };
   }
   const findings = [finding({ ok: true, message: `${store.description} reachable (${Math.round(performance.now() - startedMs)} ms)` })];
   let current = false;

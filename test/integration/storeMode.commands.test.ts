@@ -1,9 +1,10 @@
 // The commands that came to store mode late: doctor checks the store itself and records what it
 // starts there, init discovers into the store, enrich reads the store's catalog, and setup (a
 // single user's command) refuses with one line. None writes the data dir's state files.
-import { access, readFile, readdir, writeFile } from 'node:fs/promises';
+import { access, mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse } from 'yaml';
+import { updateOAuthRecord } from '../../src/config/index.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, type CliRun } from '../helpers/cli.js';
 import { fixture, makeTempDirs, nodeServer, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
@@ -113,6 +114,24 @@ describe('store mode: doctor, init, enrich and setup', () => {
     };
     expect(ranked.tools[0]!.tool).toBe('echo.pid');
     await expectNoStateFiles();
+  });
+
+  // Last: it leaves a token in the file's database that the first doctor test would count.
+  it('doctor says which stored tokens LOADOUT_SECRET_KEY does not open, and names the login that fixes it', async () => {
+    const source = path.join(dirs.root, 'single-user');
+    await mkdir(source);
+    await updateOAuthRecord(path.join(source, 'oauth', 'remote.json'), 'https://example.test/mcp', (record) => ({
+      ...record,
+      tokens: { access_token: 'a-token', token_type: 'Bearer' },
+    }));
+    expect((await runCli(dirs, ['store', 'import', source], { env: env() })).code).toBe(0);
+    await writeServersYaml(dirs.configDir, {});
+
+    const run = await runCli(dirs, ['doctor'], { env: { ...env(), LOADOUT_SECRET_KEY: 'another-key-of-32-or-more-characters' } });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(
+      /^problem LOADOUT_SECRET_KEY: set, but it does not open the stored tokens of remote — fix: set the key they were stored with, or log in again \(loadout auth remote\)$/m,
+    );
   });
 
   it('setup refuses store mode with one line, exit 1, and writes nothing', async () => {
