@@ -109,7 +109,7 @@ export class PrincipalConnections {
         if (!isLoadoutError(error, 'NEEDS_AUTHORIZATION') && !isLoadoutError(error, 'SESSION_LOST')) throw error;
         // A refused token ends the connection; a session the server forgot is opened again, once.
         await this.#stop(slot, connection);
-        if (isLoadoutError(error, 'NEEDS_AUTHORIZATION')) throw new PrincipalAuthorizationNeeded(server, principal);
+        if (isLoadoutError(error, 'NEEDS_AUTHORIZATION')) throw this.#needsAuthorization(server, principal);
         return use(await this.#connection(server, principal, slot));
       });
       this.#lastAnswered.set(server, principal);
@@ -154,10 +154,16 @@ export class PrincipalConnections {
       .open(server, this.#options.configOf(server), { oauthRecords, relayAs: slot, onClose })
       .catch((error: unknown) => {
         if (this.#live.get(slot) === opening) this.#live.delete(slot);
-        throw isLoadoutError(error, 'NEEDS_AUTHORIZATION') ? new PrincipalAuthorizationNeeded(server, principal) : error;
+        throw isLoadoutError(error, 'NEEDS_AUTHORIZATION') ? this.#needsAuthorization(server, principal) : error;
       });
     this.#live.set(slot, opening);
     return opening;
+  }
+
+  // A principal whose authorization stopped working no longer lists the server for everyone.
+  #needsAuthorization(server: string, principal: string): PrincipalAuthorizationNeeded {
+    if (this.#lastAnswered.get(server) === principal) this.#lastAnswered.delete(server);
+    return new PrincipalAuthorizationNeeded(server, principal);
   }
 
   async #stop(slot: string, only?: DownstreamConnection): Promise<void> {

@@ -130,7 +130,7 @@ describe.each(MODES)('per-user downstream credentials ($name)', ({ store }) => {
     }
   });
 
-  it('renews an expired access token with the refresh token, without a new link', async () => {
+  it('renews an expired access token with the refresh token, without a new link, and asks again once it is revoked', async () => {
     const alice = await connect(ALICE);
     expect((await signIn(oauth, 'alice', linkOf(await callWhoseToken(alice)))).status).toBe(200);
     const [, before] = (await callWhoseToken(alice)).split(' ');
@@ -140,6 +140,13 @@ describe.each(MODES)('per-user downstream credentials ($name)', ({ store }) => {
     expect(after).not.toBe(`alice ${before}`);
     expect(oauth.counts.refreshes).toBe(1);
     expect(oauth.counts.logins).toBe(1);
+    // A refresh token the user revoked: the next call asks for a new authorization, and it works again.
+    oauth.revokeRefreshTokens();
+    oauth.expireAccessTokens();
+    const asked = await callWhoseToken(alice);
+    expect(asked).toMatch(LINK_ERROR);
+    expect((await signIn(oauth, 'alice', linkOf(asked))).status).toBe(200);
+    expect(await callWhoseToken(alice)).toMatch(/^alice \S+$/);
   });
 
   it('completes a flow only from its own redirect, once', async () => {

@@ -45,6 +45,7 @@ function setup(options: { blockChanged?: boolean; metaTools?: MetaTool[]; limits
     ready: () => Promise.resolve(),
     discovery: { state: () => undefined },
     pool: {
+      config: () => undefined,
       request: (server: string, method: string, params: Record<string, unknown> | undefined) => {
         forwarded.push({ server, method, params });
         const task = (params as { task?: unknown }).task;

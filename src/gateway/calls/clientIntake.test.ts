@@ -13,8 +13,8 @@ async function wire(answerFor: (method: string) => DirectAnswer | undefined) {
   let serverClosed = false;
   const intake = new ClientIntake(gatewayEnd, {
     server: new Server({ name: 't', version: '1' }),
-    // 2025-era requests only: a modern request would need the gateway's services.
-    services: undefined as never,
+    // 2025-era requests only, of the local caller: a modern request would need the gateway's services.
+    services: {} as never,
     serverInfo: { name: 't', version: '1' },
     directAnswer: answerFor,
     onSendError: () => undefined,
