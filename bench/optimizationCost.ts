@@ -6,8 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CatalogStore } from '../src/catalog/index.js';
-import { GatewaySettingsSchema, OptimizationSettingsSchema, ServerConfigSchema } from '../src/config/index.js';
-import { openDataDirStore } from '../src/store/index.js';
+import { GatewaySettingsSchema, OptimizationSettingsSchema, ServerConfigSchema, StateStore } from '../src/config/index.js';
 import { ServerPool } from '../src/downstream/index.js';
 import { OpenAiBackend, OptimizationLoop, OptimizationStore, runEvaluation, type PromptInput } from '../src/optimization/index.js';
 import { silentLogger } from '../src/shared/index.js';
@@ -38,7 +37,7 @@ try {
   const timesMs: number[] = [];
   for (let rep = 0; rep < repetitions; rep++) {
     const loop = new OptimizationLoop({
-      store: new OptimizationStore((await openDataDirStore({ dataDir: path.join(root, `rep-${rep}`), toolsetsDir: root })).optimization),
+      store: new OptimizationStore(new StateStore(path.join(root, `state-${rep}.json`))),
       catalog,
       settings: OptimizationSettingsSchema.parse({}),
     });

@@ -23,7 +23,11 @@ export type DiscoveryOutcome = { server: string; ok: true } | { server: string; 
 export interface DiscoveryRecordsPlace {
   /** Every server's record. */
   read(): Promise<Record<string, DiscoveryRecord>>;
-  /** Give each of `servers`, in order, the record `change` makes of its current one (undefined: none, or forget it). */
+  /**
+   * Give each of `servers`, in order, the record `change` makes of its current one (undefined:
+   * none, or forget it). `change` may be asked more than once for a server (first of "none", to
+   * tell whether anything is to be written at all).
+   */
   update(
     servers: readonly string[],
     change: (server: string, record: DiscoveryRecord | undefined) => DiscoveryRecord | undefined,

@@ -21,7 +21,8 @@ export function storedDiscoveryRecords(records: RecordCollection<DiscoveryRecord
     },
     async update(servers, change) {
       // A server with no record that stays without one (a success, most of them) is left alone: no
-      // lock taken, nothing written, one read for them all.
+      // lock taken, nothing written, one read for them all. A failure another process records
+      // meanwhile for such a server stands: the two outcomes were concurrent, and its is kept.
       const recorded = new Set((await records.list()).map((record) => record.key));
       for (const server of servers) {
         if (!recorded.has(server) && change(server, undefined) === undefined) continue;

@@ -6,8 +6,7 @@ import type { CreateMessageRequest, CreateMessageResult, CreateMessageResultWith
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import path from 'node:path';
 import { CatalogStore, writeDefinitionCache } from '../../src/catalog/index.js';
-import { OptimizationSettingsSchema, ServerConfigSchema, GatewaySettingsSchema } from '../../src/config/index.js';
-import { openDataDirStore } from '../../src/store/index.js';
+import { OptimizationSettingsSchema, ServerConfigSchema, StateStore, GatewaySettingsSchema } from '../../src/config/index.js';
 import { ServerPool } from '../../src/downstream/index.js';
 import { OptimizationLoop, OptimizationStore, type PromptInput } from '../../src/optimization/index.js';
 import { silentLogger } from '../../src/shared/index.js';
@@ -72,7 +71,7 @@ export async function makeLoop(
   });
   await catalog.ensureLoaded();
   const loop = new OptimizationLoop({
-    store: new OptimizationStore((await openDataDirStore({ dataDir, toolsetsDir: path.join(dataDir, 'toolsets') })).optimization),
+    store: new OptimizationStore(new StateStore(stateFile)),
     catalog,
     settings: OptimizationSettingsSchema.parse(settings),
   });
