@@ -44,6 +44,8 @@ export interface FileStoreOptions {
   listen?: boolean;
   /** Read only: writes are refused and nothing is written, not even the revision ledger (e.g. the source of `store import`). */
   readOnly?: boolean;
+  /** False: revisions are kept in this process only, and no store-revisions.json is written (the target of `store export`). */
+  keepRevisions?: boolean;
   logger?: Logger;
 }
 
@@ -71,11 +73,11 @@ class FileStore implements TeamStore {
   #closed = false;
   #closing: Promise<void> | undefined;
 
-  constructor({ dataDir, toolsetsDir, readOnly = false }: FileStoreOptions) {
+  constructor({ dataDir, toolsetsDir, readOnly = false, keepRevisions = true }: FileStoreOptions) {
     this.#dataDir = path.resolve(dataDir);
     this.description = `files in ${this.#dataDir}`;
     const file = (name: string) => path.join(this.#dataDir, name);
-    const ledger = new RevisionLedger(this.#dataDir, { readOnly });
+    const ledger = new RevisionLedger(this.#dataDir, { readOnly, inMemory: !keepRevisions });
     const open = (writing: boolean) => {
       if (this.#closed) throw new LoadoutError('CLOSED', `store ${this.description} is closed`);
       if (writing && readOnly) throw new LoadoutError('INVALID_ARGUMENT', `store ${this.description} was opened read-only`);

@@ -39,11 +39,18 @@ export class RevisionLedger {
   readonly #file: string;
   readonly #mutex: Mutex;
   readonly #readOnly: boolean;
+  /** Without a file: the ledger in this process's memory alone. */
+  #inMemory: Ledger | undefined;
 
-  /** `readOnly`: never write the ledger; a record it does not know reads at revision 0 (not written through a store). */
-  constructor(dataDir: string, { readOnly = false }: { readOnly?: boolean } = {}) {
+  /**
+   * `readOnly`: never write the ledger; a record it does not know reads at revision 0 (not written
+   * through a store). `inMemory`: keep it in this process only, no file (an export: the dir written
+   * is a plain data dir; a store opened on it later adopts its records as written without one).
+   */
+  constructor(dataDir: string, { readOnly = false, inMemory = false }: { readOnly?: boolean; inMemory?: boolean } = {}) {
     this.#file = path.join(dataDir, REVISION_LEDGER_FILE);
     this.#readOnly = readOnly;
+    if (inMemory) this.#inMemory = { version: 1, revision: 0, records: {} };
     let mutex = PROCESS_LOCKS.get(this.#file);
     if (!mutex) PROCESS_LOCKS.set(this.#file, (mutex = new Mutex()));
     this.#mutex = mutex;
@@ -75,6 +82,14 @@ export class RevisionLedger {
     return this.#change((ledger) => this.#next(ledger, id, fingerprint));
   }
 
+  /** Take the next revision for each write of `fingerprints` (id → fingerprint), in one change of the ledger. */
+  recordAll(fingerprints: ReadonlyMap<string, string | null>): Promise<void> {
+    return this.#change((ledger) => {
+      for (const [id, fingerprint] of fingerprints) this.#next(ledger, id, fingerprint);
+      return ledger.revision;
+    }).then(() => undefined);
+  }
+
   /** Take the next revision for a record the ledger does not keep (a session held in memory). */
   bump(): Promise<number> {
     return this.#change((ledger) => ++ledger.revision);
@@ -89,6 +104,8 @@ export class RevisionLedger {
 
   async #change(change: (ledger: Ledger) => number): Promise<number> {
     if (this.#readOnly) throw new LoadoutError('INVALID_ARGUMENT', `${this.#file} is read-only here: the store was opened read-only`);
+    const inMemory = this.#inMemory;
+    if (inMemory) return Promise.resolve(change(inMemory));
     return this.#mutex.runExclusive(() =>
       withFileLock(this.#file, async () => {
         const ledger = await this.#read();
@@ -100,6 +117,7 @@ export class RevisionLedger {
   }
 
   async #read(): Promise<Ledger> {
+    if (this.#inMemory) return this.#inMemory;
     const text = await readTextIfExists(this.#file);
     if (text === undefined) return { version: 1, revision: 0, records: {} };
     let json: unknown;
