@@ -5,8 +5,9 @@
 //   - propagation: equip through replica A → tools list_changed on a listen stream on replica B;
 //   - store ÷ files for an equip, a first request and a discovery, each on one replica;
 //   - database transactions per forwarded call of an equipped tool (target 0), from
-//     pg_stat_database: a replica's run with 500 calls less one with none.
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+//     pg_stat_database: a replica's run with 500 calls less one with none;
+//   - memory per 2025 session and per principal, and 3 replicas against 1 (teamScale.ts).
+import type { Client } from '@modelcontextprotocol/client';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -15,6 +16,7 @@ import path from 'node:path';
 import postgres from 'postgres';
 import { CLI, ECHO_FIXTURE } from './catalogFixture.js';
 import { formatMs, ratio, summarize } from './stats.js';
+import { connectClient, memoryRows, throughputRows } from './teamScale.js';
 
 const PROPAGATION_ROUNDS = 200;
 const FORWARDED_CALLS = 500;
@@ -24,6 +26,7 @@ const SECRET_KEY = 'bench-secret-key-0123456789abcdefghijklmnop';
 
 interface Replica {
   url: string;
+  pid: number;
   close(): Promise<void>;
 }
 
@@ -134,6 +137,10 @@ try {
     const store = overhead.store![what];
     rows.push([`store ÷ files: ${label}`, ratio(store, files).toFixed(2), `${formatMs(store)} ÷ ${formatMs(files)}`]);
   }
+  for (const item of opened.splice(0).reverse()) await item.close();
+  // Memory and throughput on the store the propagation rows used ('one' is saved there).
+  const onStore = (name: string, extra: string[] = [], nodeFlags: string[] = []) => startReplica(name, storeUrl, extra, nodeFlags);
+  rows.push(...(await memoryRows(onStore)), ...(await throughputRows(onStore)));
   for (const [label, value, target] of rows) console.log(`${label.padEnd(62)} ${value.padStart(10)}  ${target}`);
 } finally {
   for (const item of opened.reverse()) await item.close().catch(() => undefined);
@@ -153,11 +160,8 @@ async function time(work: () => Promise<unknown>): Promise<number> {
   return performance.now() - started;
 }
 
-async function connect(url: string, token?: string): Promise<Client> {
-  const client = new Client({ name: 'team-bench', version: '1.0.0' }, { capabilities: {}, versionNegotiation: { mode: 'auto' } });
-  const headers: Record<string, string> = token ? { Authorization: `Bearer ${token}` } : {};
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
-  return client;
+function connect(url: string, token?: string): Promise<Client> {
+  return connectClient(url, token ? { token } : {});
 }
 
 // The bench database's committed and rolled-back transactions over one replica's life: start,
@@ -182,9 +186,10 @@ async function transactions(): Promise<number> {
   return Number(row!.n);
 }
 
-function startReplica(name: string, store: string | undefined, extra: string[] = []): Promise<Replica> {
+function startReplica(name: string, store: string | undefined, extra: string[] = [], nodeFlags: string[] = []): Promise<Replica> {
   const dataDir = path.join(root, `data-${name}`);
   const args = [
+    ...nodeFlags,
     CLI,
     '--config',
     configDir,
@@ -209,6 +214,7 @@ function startReplica(name: string, store: string | undefined, extra: string[] =
       if (match)
         resolve({
           url: match[1]!,
+          pid: child.pid!,
           close: () =>
             new Promise<void>((done) => {
               if (child.exitCode !== null) return done();

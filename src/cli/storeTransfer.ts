@@ -36,8 +36,8 @@ export async function copyStore(from: TeamStore, to: TeamStore, fileOf: (server:
   const records = await Promise.all(COPIED_KINDS.map(async (kind) => ({ kind, records: await from[kind].list() })));
   const oauth = await from.oauth.list();
   for (const { kind, records: list } of records) {
-    const collection = to[kind] as RecordCollection<unknown>;
-    for (const record of list) await collection.put(record.key, record.value);
+    // All of a kind at once: the files store writes a document file (catalog.json…) once, not once per record.
+    await (to[kind] as RecordCollection<unknown>).putAll(list);
     if (list.length) report.counts[kind] = list.length;
   }
   for (const record of oauth) {

@@ -81,6 +81,18 @@ export class FileRecords<Read, Write> {
     });
   }
 
+  /** Write every record of `records` through the layout's bulk write, then take their revisions in one change of the ledger. */
+  async putAll(records: ReadonlyMap<string, Write>): Promise<void> {
+    for (const key of records.keys()) this.#check(key, true);
+    if (!records.size) return;
+    await this.layout.putAll(records);
+    // What a reader will see (the file's own normal form), fingerprinted as it will be read.
+    const written = await this.layout.readAll();
+    await this.ledger.recordAll(
+      new Map([...records.keys()].map((key) => [this.#id(key), written.has(key) ? fingerprintOf(written.get(key)) : null])),
+    );
+  }
+
   /** Remove the record; false when there was none. */
   async delete(key: string): Promise<boolean> {
     let existed = false;
@@ -154,6 +166,10 @@ export class FileCollection<T> implements RecordCollection<T> {
       return { write: this.#valid(key, next) };
     });
     return written && { key, value: this.#parse(key, written.value), revision: written.revision };
+  }
+
+  putAll(records: ReadonlyArray<{ key: string; value: T }>): Promise<void> {
+    return this.#records.putAll(new Map(records.map(({ key, value }) => [key, this.#valid(key, value)])));
   }
 
   delete(key: string): Promise<boolean> {

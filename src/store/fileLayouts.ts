@@ -26,6 +26,8 @@ export interface FileLayout<Read, Write> {
   readAll(): Promise<Map<string, Read>>;
   /** Under the lock guarding `key`, let `work` see its current value and decide what is written. */
   transact<Result>(key: string, work: (current: Read | undefined) => Promise<Outcome<Write, Result>>): Promise<Result>;
+  /** Write every record of `records` (others kept), a document file once for all of them. */
+  putAll(records: ReadonlyMap<string, Write>): Promise<void>;
   readonly watched: readonly WatchedDir[];
 }
 
@@ -38,17 +40,29 @@ export function documentLayout<Read, Write>(options: {
 }): FileLayout<Read, Write> {
   const { file, parse, text } = options;
   const readAll = async () => new Map(Object.entries(parse(await readTextIfExists(file))));
+  const heldKey = (key: string): void => {
+    if (options.keys && !options.keys.includes(key)) {
+      throw new LoadoutError(
+        'INVALID_ARGUMENT',
+        `${file} holds only the key${options.keys.length > 1 ? 's' : ''} ${options.keys.join(', ')}, not '${key}'`,
+      );
+    }
+  };
   return {
     fileOf: () => file,
     read: async (key) => (await readAll()).get(key),
     readAll,
+    putAll: async (written) => {
+      for (const key of written.keys()) heldKey(key);
+      await withFileLock(file, async () => {
+        const records: Record<string, Read | Write> = { ...parse(await readTextIfExists(file)), ...Object.fromEntries(written) };
+        const next = text(records);
+        if (next === undefined) await rm(file, { force: true });
+        else await writeTextAtomic(file, next);
+      });
+    },
     transact: (key, work) => {
-      if (options.keys && !options.keys.includes(key)) {
-        throw new LoadoutError(
-          'INVALID_ARGUMENT',
-          `${file} holds only the key${options.keys.length > 1 ? 's' : ''} ${options.keys.join(', ')}, not '${key}'`,
-        );
-      }
+      heldKey(key);
       return withFileLock(file, async () => {
         const records: Record<string, Read | Write> = parse(await readTextIfExists(file));
         const { result, change } = await work(Object.hasOwn(records, key) ? (records[key] as Read) : undefined);
@@ -92,6 +106,13 @@ export function fileDirLayout<Read, Write>(options: {
       }
       return records;
     },
+    putAll: async (written) => {
+      // A file per record: each written once anyway.
+      for (const [key, value] of written) {
+        const file = fileOf(key);
+        await withFileLock(file, () => options.write(file, value, key));
+      }
+    },
     transact: (key, work) => {
       const file = fileOf(key);
       return withFileLock(file, async () => {
@@ -116,14 +137,21 @@ export function stateLayout<T>(options: {
   const { store, file, pick } = options;
   // A data dir without state.json holds none of these records (StateStore would answer defaults).
   const readAll = async () => new Map((await readTextIfExists(file)) === undefined ? [] : Object.entries(pick(await store.read())));
+  const heldKey = (key: string): void => {
+    if (options.keys && !options.keys.includes(key)) {
+      throw new LoadoutError('INVALID_ARGUMENT', `state.json holds only the key ${options.keys.join(', ')} here, not '${key}'`);
+    }
+  };
   return {
     fileOf: () => file,
     read: async (key) => (await readAll()).get(key),
     readAll,
+    putAll: async (written) => {
+      for (const key of written.keys()) heldKey(key);
+      await store.update((state) => [...written].reduce((next, [key, value]) => options.put(next, key, value), state));
+    },
     transact: async <Result>(key: string, work: (current: T | undefined) => Promise<Outcome<T, Result>>) => {
-      if (options.keys && !options.keys.includes(key)) {
-        throw new LoadoutError('INVALID_ARGUMENT', `state.json holds only the key ${options.keys.join(', ')} here, not '${key}'`);
-      }
+      heldKey(key);
       let outcome: Outcome<T, Result> | undefined;
       let result: Result | undefined;
       await store.update(
@@ -155,6 +183,12 @@ export function splitLayout<Read, Write>(
     read: (key) => of(key).read(key),
     readAll: async () => new Map([...(await rest.readAll()), ...(await special.layout.readAll())]),
     transact: (key, work) => of(key).transact(key, work),
+    putAll: async (written) => {
+      const specialOnes = new Map([...written].filter(([key]) => key === special.key));
+      const others = new Map([...written].filter(([key]) => key !== special.key));
+      if (specialOnes.size) await special.layout.putAll(specialOnes);
+      if (others.size) await rest.putAll(others);
+    },
     watched: [...rest.watched, ...special.layout.watched],
   };
 }

@@ -44,6 +44,10 @@ export class MemoryCollection<T> implements RecordCollection<T> {
     return revision;
   }
 
+  async putAll(records: ReadonlyArray<{ key: string; value: T }>): Promise<void> {
+    for (const { key, value } of records) await this.put(key, value);
+  }
+
   async update(key: string, change: (current: T | undefined) => T | undefined): Promise<StoredRecord<T> | undefined> {
     for (;;) {
       const current = this.#records.get(key);

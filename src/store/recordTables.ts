@@ -127,6 +127,10 @@ export class DocumentTable<T> extends Table<DocumentRow> implements RecordCollec
     return this.write(key, { doc: [JSON.stringify(this.#asGiven ? value : parsed.data), 'text::json'] }, options);
   }
 
+  async putAll(records: ReadonlyArray<{ key: string; value: T }>): Promise<void> {
+    for (const { key, value } of records) await this.put(key, value);
+  }
+
   async update(key: string, change: (current: T | undefined) => T | undefined): Promise<StoredRecord<T> | undefined> {
     return retryConflicts(this.kind, key, async () => {
       const current = await this.get(key);

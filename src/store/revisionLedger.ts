@@ -88,6 +88,14 @@ export class RevisionLedger {
     return this.#change((ledger) => this.#next(ledger, id, fingerprint));
   }
 
+  /** Take the next revision for each write of `fingerprints` (id → fingerprint), in one change of the ledger. */
+  recordAll(fingerprints: ReadonlyMap<string, string | null>): Promise<void> {
+    return this.#change((ledger) => {
+      for (const [id, fingerprint] of fingerprints) this.#next(ledger, id, fingerprint);
+      return ledger.revision;
+    }).then(() => undefined);
+  }
+
   /** Take the next revision for a record the ledger does not keep (a session held in memory). */
   bump(): Promise<number> {
     return this.#change((ledger) => ++ledger.revision);

@@ -25,6 +25,8 @@ export interface RecordCollection<T> {
   list(): Promise<Array<StoredRecord<T>>>;
   /** Validate and write; returns the new revision. Acknowledged means committed. */
   put(key: string, value: T, options?: PutOptions): Promise<number>;
+  /** Validate and write many records, unconditionally (a copy between stores); a backend may write them together (files: a document file once). */
+  putAll(records: ReadonlyArray<{ key: string; value: T }>): Promise<void>;
   /** Read-modify-write that retries on a concurrent write; `undefined` from `change` deletes. */
   update(key: string, change: (current: T | undefined) => T | undefined): Promise<StoredRecord<T> | undefined>;
   /** Remove; false when there was none. */

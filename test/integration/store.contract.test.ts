@@ -52,6 +52,25 @@ describe.each(STORE_BACKENDS)('store contract ($name)', (backend: StoreBackend) 
     expect(await store.toolsets.get('dev')).toBeUndefined();
   });
 
+  it('writes many records at once, each then read at a revision of its own', async () => {
+    const store = await replica();
+    const servers = ['a', 'b', 'c'];
+    await store.catalog.putAll(
+      servers.map((server) => ({ key: server, value: { discoveredAt: 'now', tools: [{ name: `${server}_tool` }] } })),
+    );
+    await store.equipped.putAll([
+      { key: LAST_STOP_KEY, value: { toolset: 'dev' } },
+      { key: '0123456789abcdef0123456789abcdef', value: { toolset: null } },
+    ]);
+    const catalog = await store.catalog.list();
+    expect(catalog.map((record) => [record.key, record.value.tools[0]?.name])).toEqual(servers.map((server) => [server, `${server}_tool`]));
+    expect(new Set(catalog.map((record) => record.revision)).size).toBe(servers.length);
+    expect((await store.equipped.get(LAST_STOP_KEY))?.value).toEqual({ toolset: 'dev' });
+    expect((await store.equipped.list()).map((record) => record.key).sort()).toEqual(
+      ['0123456789abcdef0123456789abcdef', LAST_STOP_KEY].sort(),
+    );
+  });
+
   it('refuses an invalid record with one line and writes nothing', async () => {
     const store = await replica();
     await expect(store.toolsets.put('Bad Name', { name: 'Bad Name', tools: [] })).rejects.toThrow(

@@ -111,6 +111,8 @@ describe('loadout store', () => {
       await readFile(path.join(dirs.configDir, 'toolsets', 'dev.yaml'), 'utf8'),
     );
     expect((await readdir(path.join(out, 'oauth'))).length).toBe(1);
+    // The files store's revision ledger is its own bookkeeping, not part of the data dir exported.
+    expect(await readdir(out)).not.toContain('store-revisions.json');
 
     // Without the key the tokens are refused, one line, and nothing else is half-exported.
     const noKey = await store(['export', path.join(dirs.root, 'again')], { LOADOUT_SECRET_KEY: '' });

@@ -67,7 +67,13 @@ export function registerStore(program: Command): void {
   ).action((dir: string, options: StoreOptions, command: Command) =>
     withStore(command, { migrate: false }, async (opened) => {
       const target = path.resolve(dir);
-      const files = await openFileStore({ dataDir: target, toolsetsDir: path.join(target, 'toolsets'), listen: false });
+      // The files store's revision ledger is its own bookkeeping, not part of the data dir written.
+      const files = await openFileStore({
+        dataDir: target,
+        toolsetsDir: path.join(target, 'toolsets'),
+        listen: false,
+        revisionsInMemory: true,
+      });
       const report = await copyStore(opened, files, (server) => path.join(target, 'oauth', `${server}.json`)).finally(() => files.close());
       await mkdir(target, { recursive: true });
       printReport(`Exported from ${opened.description} to ${target}`, report, options.json);
