@@ -176,6 +176,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     inputRounds: new InputRounds(logger),
     principal: policyViews.localPrincipal,
     hiddenByPolicy: () => false,
+    hiddenContent: () => false,
     audit,
     limits,
   };
