@@ -78,12 +78,10 @@ export interface Gateway {
    */
   requestServer(scope: RequestScope): Promise<Server>;
   /**
-   * The calls one modern HTTP request's session answers by forwarding (equipped tools), for a plain
-   * call answered in front of the SDK's handler (modernHttp.ts); the same session requestServer builds.
+   * The session of one modern HTTP request (its Server, its direct calls, its limit check): build
+   * it once per request, however many steps of serving it ask (modernHttp.ts).
    */
-  requestCalls(scope: RequestScope): Promise<DirectCalls>;
-  /** The rate-limit refusal a tools/call of `scope` would get now, recorded, counting nothing (HTTP's 429: overLimit.ts). */
-  requestLimitRefusal(scope: RequestScope, params: CallToolRequest['params'], requestId: RequestId): Promise<Error | undefined>;
+  requestSession(scope: RequestScope): Promise<GatewaySession>;
   /** Where the changes of `scope`'s equipped set are published, for its subscriptions/listen streams. */
   requestBus(scope: RequestScope): ServerEventBus;
   /** The resources the listen streams of `scope` name (a modern HTTP listen request holds them while its stream is open). */
@@ -334,13 +332,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     async requestServer(scope) {
       return (await requestSession(scope)).server;
     },
-    async requestCalls(scope) {
-      return (await requestSession(scope)).directCalls;
-    },
-    async requestLimitRefusal(scope, params, requestId) {
-      // No session is built to ask when no limit is set (it would only answer so).
-      return limits.enabled ? (await requestSession(scope)).limitRefusal(params, requestId) : undefined;
-    },
+    requestSession,
     requestBus(scope) {
       return shared.get(scope).bus;
     },
