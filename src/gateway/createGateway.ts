@@ -1,6 +1,6 @@
 // Builds and wires the gateway: the runtime (config → pool → catalog) → health, config sync and
 // (per session) registry + meta-tools. A plain function, not a class that owns every subsystem.
-import type { CallToolRequest, RequestId, Server, ServerEventBus, Transport } from '@modelcontextprotocol/server';
+import type { Server, ServerEventBus, Transport } from '@modelcontextprotocol/server';
 import type { AuthSettings, LoadoutPaths } from '../config/index.js';
 import type { CatalogStore } from '../catalog/index.js';
 import type { ServerPool } from '../downstream/index.js';
@@ -13,7 +13,6 @@ import { BackgroundDiscovery, openRuntime, startConfigSync, watchToolListChanges
 import { LoadoutError, RecentlyUsed, errorMessage, isLoadoutError, opensLegacyEra, type Logger } from '../shared/index.js';
 import { LOADOUT_ATTR, telemetry } from '../telemetry/index.js';
 import { resolveCatalogName } from '../registry/index.js';
-import type { DirectCalls } from './calls/clientIntake.js';
 import type { GatewayContext } from './context.js';
 import { PolicyViews } from './policyViews.js';
 import { InputRounds } from './calls/inputRounds.js';
