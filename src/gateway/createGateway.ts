@@ -1,6 +1,6 @@
 // Builds and wires the gateway: the runtime (config → pool → catalog) → health, config sync and
 // (per session) registry + meta-tools. A plain function, not a class that owns every subsystem.
-import type { Server, ServerEventBus, Transport } from '@modelcontextprotocol/server';
+import type { ServerEventBus, Transport } from '@modelcontextprotocol/server';
 import type { AuthSettings, LoadoutPaths } from '../config/index.js';
 import type { CatalogStore } from '../catalog/index.js';
 import type { ServerPool } from '../downstream/index.js';
@@ -72,13 +72,10 @@ export interface Gateway {
    */
   serveStdio(transport: Transport, onError: (error: Error) => void): Promise<void>;
   /**
-   * The Server for one modern (2026-07-28) HTTP request, serving the equipped set of `scope` (its
-   * principal's, or one toolset endpoint's: principalToolsets.ts), first brought up to date with its file.
-   */
-  requestServer(scope: RequestScope): Promise<Server>;
-  /**
-   * The session of one modern HTTP request (its Server, its direct calls, its limit check): build
-   * it once per request, however many steps of serving it ask (modernHttp.ts).
+   * The session of one modern (2026-07-28) HTTP request, serving the equipped set of `scope` (its
+   * principal's, or one toolset endpoint's: principalToolsets.ts), first brought up to date with
+   * its file: its Server, its direct calls, its limit check. Built once per request, however many
+   * steps of serving it ask (modernHttp.ts).
    */
   requestSession(scope: RequestScope): Promise<GatewaySession>;
   /** Where the changes of `scope`'s equipped set are published, for its subscriptions/listen streams. */
@@ -327,9 +324,6 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     async connect(transport, connectOptions) {
       const { principal, resumedToolset, ...sessionOptions } = connectOptions ?? {};
       return attach(await open(principal ?? policyViews.localPrincipal, sessionOptions, resumedToolset), transport);
-    },
-    async requestServer(scope) {
-      return (await requestSession(scope)).server;
     },
     requestSession,
     requestBus(scope) {

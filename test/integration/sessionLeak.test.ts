@@ -74,7 +74,7 @@ describe('sessions that fail to connect', () => {
     const client = await connectModernClient(url);
     try {
       const g = gateway! as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
-      // Whichever of the gateway's per-request session builders exist (their names have changed).
+      // Whichever of the gateway's per-request session builders exist (there were three before requestSession).
       const builders = ['requestServer', 'requestCalls', 'requestLimitRefusal', 'requestSession'].filter((name) => name in g);
       let built = 0;
       for (const name of builders) {
