@@ -6,8 +6,11 @@ import canonicalize from 'canonicalize';
 import * as z from 'zod';
 import type { Principal } from '../identity/index.js';
 
-/** What was done: a downstream tool's call, an equip, a toolset change, another meta-tool, or an HTTP request. */
-export const AuditActionSchema = z.enum(['tool-call', 'equip', 'toolset-change', 'meta-tool', 'request']);
+/**
+ * What was done: a downstream tool's call, an equip, a toolset change, another meta-tool, an HTTP
+ * request, or a prompt's or resource's request (recorded when the policy refuses it).
+ */
+export const AuditActionSchema = z.enum(['tool-call', 'equip', 'toolset-change', 'meta-tool', 'request', 'prompt', 'resource']);
 export type AuditAction = z.infer<typeof AuditActionSchema>;
 
 /**
@@ -28,7 +31,7 @@ export const AuditRecordSchema = z.object({
   method: z.string(),
   /** The server behind the tool; absent for loadout's own meta-tools. */
   server: z.string().optional(),
-  /** The tool as the caller named it (a meta-tool's name, an equipped name, or `server.tool`). */
+  /** The tool as the caller named it (a meta-tool's name, an equipped name, or `server.tool`); a prompt's name, a resource's URI. */
   tool: z.string().optional(),
   /** sha-256 (hex) of the arguments' canonical JSON (RFC 8785); `{}` when the call had none. */
   arguments_sha256: z.string().optional(),

@@ -48,6 +48,8 @@ export interface GatewayContext {
   readonly principal: Principal;
   /** Whether `policy:` hides a tool of this name from this principal (its call is refused as an unknown one, and audited as denied). */
   hiddenByPolicy(name: string): boolean;
+  /** Whether `policy:` hides the prompt of this exposed name, or the resource of this URI, from this principal (refused as unknown, audited as denied). */
+  hiddenContent(kind: 'prompt' | 'resource', nameOrUri: string): boolean;
   /** Where calls are recorded after their answer. */
   readonly audit: AuditTrail;
   /** The rate limits each principal's calls are counted against. */

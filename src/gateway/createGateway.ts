@@ -1,6 +1,6 @@
 // Builds and wires the gateway: the runtime (config → pool → catalog) → health, config sync and
 // (per session) registry + meta-tools. A plain function, not a class that owns every subsystem.
-import type { CallToolRequest, RequestId, Server, ServerEventBus, Transport } from '@modelcontextprotocol/server';
+import type { ServerEventBus, Transport } from '@modelcontextprotocol/server';
 import type { AuthSettings, LoadoutPaths } from '../config/index.js';
 import type { CatalogStore } from '../catalog/index.js';
 import type { ServerPool } from '../downstream/index.js';
@@ -13,7 +13,6 @@ import { BackgroundDiscovery, openRuntime, startConfigSync, watchToolListChanges
 import { LoadoutError, RecentlyUsed, errorMessage, isLoadoutError, opensLegacyEra, type Logger } from '../shared/index.js';
 import { LOADOUT_ATTR, telemetry } from '../telemetry/index.js';
 import { resolveCatalogName } from '../registry/index.js';
-import type { DirectCalls } from './calls/clientIntake.js';
 import type { GatewayContext } from './context.js';
 import { PolicyViews } from './policyViews.js';
 import { InputRounds } from './calls/inputRounds.js';
@@ -74,17 +73,12 @@ export interface Gateway {
    */
   serveStdio(transport: Transport, onError: (error: Error) => void): Promise<void>;
   /**
-   * The Server for one modern (2026-07-28) HTTP request, serving the equipped set of `scope` (its
-   * principal's, or one toolset endpoint's: principalToolsets.ts), first brought up to date with its file.
+   * The session of one modern (2026-07-28) HTTP request, serving the equipped set of `scope` (its
+   * principal's, or one toolset endpoint's: principalToolsets.ts), first brought up to date with
+   * its file: its Server, its direct calls, its limit check. Built once per request, however many
+   * steps of serving it ask (modernHttp.ts).
    */
-  requestServer(scope: RequestScope): Promise<Server>;
-  /**
-   * The calls one modern HTTP request's session answers by forwarding (equipped tools), for a plain
-   * call answered in front of the SDK's handler (modernHttp.ts); the same session requestServer builds.
-   */
-  requestCalls(scope: RequestScope): Promise<DirectCalls>;
-  /** The rate-limit refusal a tools/call of `scope` would get now, recorded, counting nothing (HTTP's 429: overLimit.ts). */
-  requestLimitRefusal(scope: RequestScope, params: CallToolRequest['params'], requestId: RequestId): Promise<Error | undefined>;
+  requestSession(scope: RequestScope): Promise<GatewaySession>;
   /** Where the changes of `scope`'s equipped set are published, for its subscriptions/listen streams. */
   requestBus(scope: RequestScope): ServerEventBus;
   /** The resources the listen streams of `scope` name (a modern HTTP listen request holds them while its stream is open). */
@@ -187,6 +181,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     inputRounds: new InputRounds(logger),
     principal: policyViews.localPrincipal,
     hiddenByPolicy: () => false,
+    hiddenContent: () => false,
     audit,
     limits,
   };
@@ -341,16 +336,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       const { principal, resumedToolset, ...sessionOptions } = connectOptions ?? {};
       return attach(await open(principal ?? policyViews.localPrincipal, sessionOptions, resumedToolset), transport);
     },
-    async requestServer(scope) {
-      return (await requestSession(scope)).server;
-    },
-    async requestCalls(scope) {
-      return (await requestSession(scope)).directCalls;
-    },
-    async requestLimitRefusal(scope, params, requestId) {
-      // No session is built to ask when no limit is set (it would only answer so).
-      return limits.enabled ? (await requestSession(scope)).limitRefusal(params, requestId) : undefined;
-    },
+    requestSession,
     requestBus(scope) {
       return shared.get(scope).bus;
     },

@@ -7,7 +7,7 @@
 import type { CatalogStore, Catalog } from '../catalog/index.js';
 import type { PolicySettings } from '../config/index.js';
 import { Policy, type Grants, type Principal } from '../identity/index.js';
-import { resolveCatalogName } from '../registry/index.js';
+import { flattenToolName, resolveCatalogName } from '../registry/index.js';
 import { RecentlyUsed } from '../shared/index.js';
 import type { GatewayContext } from './context.js';
 import { overlay } from './overlay.js';
@@ -83,6 +83,22 @@ export class PolicyViews {
           grants() !== undefined &&
           resolveCatalogName(base.catalog.current, name, base.naming) !== undefined &&
           resolveCatalogName(catalog.current, name, base.naming) === undefined,
+        hiddenContent: (kind, nameOrUri) => {
+          const limit = grants();
+          if (!limit) return false;
+          const whole = base.catalog.current;
+          const servers = Object.keys(base.pool.configs);
+          if (kind === 'resource') {
+            const target = whole.resourceUris.resolve(nameOrUri, new Set(servers));
+            return target !== undefined && !limit.resources(target.server);
+          }
+          return servers.some((server) =>
+            (whole.definitionsOf(server)?.prompts ?? []).some(
+              (prompt) =>
+                !limit.prompt(server, prompt.name) && flattenToolName(`${server}.${prompt.name}`, base.naming.maxNameLength) === nameOrUri,
+            ),
+          );
+        },
         // A server's discovery state names it: "not found" is all a caller may learn of one not granted.
         discovery: overlay(base.discovery, {
           states: () => () => base.discovery.states().filter((state) => granted(state.server)),

@@ -47,6 +47,19 @@ describe('access token verifier', () => {
     expect(await verifier.verify(token)).toMatchObject({ ok: false, status: 401, description: 'the token has expired' });
   });
 
+  it('keeps the tokens in use when it remembers its most: the least recently used one goes', async () => {
+    const { fetch, sign } = await issuer();
+    const verifier = createAccessTokenVerifier(AuthSettingsSchema.parse({ issuer: ISSUER }), AUDIENCE, { fetch });
+    const expiresAtSeconds = Math.floor(Date.now() / 1000) + 3600;
+    const busy = await sign(expiresAtSeconds);
+    const first = await verifier.verify(busy);
+    // 999 more fill the 1000 it remembers; the busy token is used again, then one more arrives.
+    for (let i = 1; i < 1000; i++) await verifier.verify(await sign(expiresAtSeconds + i));
+    expect(await verifier.verify(busy)).toBe(first);
+    await verifier.verify(await sign(expiresAtSeconds + 1000));
+    expect(await verifier.verify(busy)).toBe(first);
+  });
+
   it('refuses an expired token', async () => {
     const { fetch, sign } = await issuer();
     const verifier = createAccessTokenVerifier(AuthSettingsSchema.parse({ issuer: ISSUER }), AUDIENCE, {

@@ -5,7 +5,7 @@
 import type { JWTPayload, createRemoteJWKSet } from 'jose';
 import * as z from 'zod';
 import type { AuthSettings } from '../config/index.js';
-import { errorMessage } from '../shared/index.js';
+import { RecentlyUsed, errorMessage } from '../shared/index.js';
 import { issuedPrincipal, type Principal } from './principal.js';
 
 /** The outcome of checking one token: its principal, or the refusal the caller gets. */
@@ -53,8 +53,8 @@ export function createAccessTokenVerifier(settings: AuthSettings, audience: stri
   };
 
   // Accepted tokens and when each expires (ms): the signature of a token seen before is not checked
-  // again (an RSA verification per request), its expiry is. Oldest first, so the first is evicted.
-  const accepted = new Map<string, { check: TokenCheck; expiresAtMs: number }>();
+  // again (an RSA verification per request), its expiry is. Past the bound the least recently used goes.
+  const accepted = new RecentlyUsed<string, { check: TokenCheck; expiresAtMs: number }>(ACCEPTED_TOKENS);
   const now = ports.now ?? Date.now;
 
   return {
@@ -65,7 +65,6 @@ export function createAccessTokenVerifier(settings: AuthSettings, audience: stri
       accepted.delete(token);
       const check = await verifyAnew(token);
       if (check.ok) {
-        if (accepted.size >= ACCEPTED_TOKENS) accepted.delete(accepted.keys().next().value!);
         accepted.set(token, { check, expiresAtMs: check.expiresAtSeconds * 1000 });
       }
       return check;

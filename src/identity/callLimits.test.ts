@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { LimitsSettingsSchema } from '../config/index.js';
 import { CallLimits } from './callLimits.js';
 
@@ -80,5 +80,31 @@ describe('CallLimits', () => {
     expect(limits.take('alice')?.retryAfterMs).toBe(150_000);
     limits.update(LimitsSettingsSchema.parse({}));
     expect(limits.take('alice')).toBeUndefined();
+  });
+
+  it('sweeps idle buckets at most once a minute, not on each new principal past the bound', () => {
+    const clock = { ms: 0 };
+    const limits = limitsOf({ calls_per_minute: 10 }, clock);
+    for (let i = 0; i < 10_000; i++) limits.take(`p${i}`);
+    // Every bucket was used this minute: none can go, so scanning the map for each newcomer is waste.
+    const scans = vi.spyOn(Map.prototype, Symbol.iterator);
+    try {
+      for (let i = 0; i < 200; i++) limits.take(`new${i}`);
+      expect(scans.mock.calls.length).toBeLessThanOrEqual(1);
+    } finally {
+      scans.mockRestore();
+    }
+  });
+
+  it('keeps a bucket a lowered limit has overdrawn through a sweep, until it has refilled', () => {
+    const clock = { ms: 0 };
+    const limits = limitsOf({ calls_per_minute: 100 }, clock);
+    for (let i = 0; i < 90; i++) expect(limits.take('alice')).toBeUndefined();
+    for (let i = 0; i < 10_000; i++) limits.take(`p${i}`);
+    limits.update(LimitsSettingsSchema.parse({ calls_per_minute: 10 }));
+    // 90 used of a limit now 10: 80 overdrawn, eight minutes' refill; a minute idle is not enough.
+    clock.ms = 61_000;
+    expect(limits.take('newcomer')).toBeUndefined();
+    expect(limits.take('alice')?.limit).toBe('calls_per_minute');
   });
 });

@@ -26,9 +26,11 @@ interface Bucket {
   at: number;
   /** The limit it was last counted against. */
   perMinute: number;
+  /** The server of a principal-on-server bucket; undefined for the principal's own. */
+  readonly server: string | undefined;
 }
 
-// Buckets kept before the full ones are swept out; only principals calling in the last minute hold one.
+// Buckets kept before the full ones are swept out (at most once a minute); past it, principals that called in the last minute, or a lowered limit overdrew, hold one.
 const SWEEP_AT_BUCKETS = 10_000;
 
 /** The limits in force, and what each principal has used of them. */
@@ -37,6 +39,8 @@ export class CallLimits {
   #limits: boolean;
   readonly #buckets = new Map<string, Bucket>();
   readonly #now: () => number;
+  /** When the full buckets were last swept out (the clock's ms). */
+  #sweptAt: number | undefined;
 
   constructor(settings: LimitsSettings, now: () => number = () => performance.now()) {
     this.#settings = settings;
@@ -96,7 +100,7 @@ export class CallLimits {
     const now = this.#now();
     const buckets = this.bucketsOf(principalId, server, counted).map(({ key, refusal }) => ({
       refusal,
-      bucket: this.#bucket(key, refusal.callsPerMinute, now),
+      bucket: this.#bucket(key, refusal, now),
     }));
     const spent = buckets.find(({ bucket }) => bucket.tokens < 1);
     if (spent) return { ...spent.refusal, retryAfterMs: untilOne(spent.bucket, spent.refusal.callsPerMinute) };
@@ -104,26 +108,39 @@ export class CallLimits {
     return undefined;
   }
 
-  // The bucket of `key`, refilled up to now.
-  #bucket(key: string, perMinute: number, now: number): Bucket {
+  // The bucket of `key`, refilled up to now at the limit of `refusal`.
+  #bucket(key: string, { callsPerMinute: perMinute, server }: LimitedBucket['refusal'], now: number): Bucket {
     let bucket = this.#buckets.get(key);
     if (!bucket) {
       if (this.#buckets.size >= SWEEP_AT_BUCKETS) this.#sweep(now);
-      this.#buckets.set(key, (bucket = { tokens: perMinute, at: now, perMinute }));
+      this.#buckets.set(key, (bucket = { tokens: perMinute, at: now, perMinute, server }));
       return bucket;
     }
-    // An edited limit keeps what was used of the old one: a lowered one may be spent already.
-    bucket.tokens += perMinute - bucket.perMinute;
+    bucket.tokens = refilled(bucket, perMinute, now);
     bucket.perMinute = perMinute;
-    bucket.tokens = Math.min(perMinute, bucket.tokens + ((now - bucket.at) * perMinute) / 60_000);
     bucket.at = now;
     return bucket;
   }
 
-  // Drop the buckets a minute idle: they have refilled, so they are what a new one would be.
+  // Drop the buckets that have refilled in full at the limit in force now (a lowered limit may
+  // have overdrawn one for minutes): they are what a new one would be. At most once a minute, as
+  // buckets refill with time only: past the bound, a newcomer does not scan the map each time.
   #sweep(now: number): void {
-    for (const [key, bucket] of this.#buckets) if (now - bucket.at >= 60_000) this.#buckets.delete(key);
+    if (this.#sweptAt !== undefined && now - this.#sweptAt < 60_000) return;
+    this.#sweptAt = now;
+    const settings = this.#settings;
+    for (const [key, bucket] of this.#buckets) {
+      const perMinute =
+        bucket.server === undefined ? settings.calls_per_minute : (settings.servers[bucket.server] ?? settings.server_calls_per_minute);
+      if (perMinute === undefined || refilled(bucket, perMinute, now) >= perMinute) this.#buckets.delete(key);
+    }
   }
+}
+
+// The calls `bucket` holds at `now` under a limit of `perMinute`: an edited limit keeps what was
+// used of the old one (a lowered one may be overdrawn), and it refills evenly up to the limit.
+function refilled(bucket: Bucket, perMinute: number, now: number): number {
+  return Math.min(perMinute, bucket.tokens + perMinute - bucket.perMinute + ((now - bucket.at) * perMinute) / 60_000);
 }
 
 function anyLimit(settings: LimitsSettings): boolean {

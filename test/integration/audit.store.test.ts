@@ -11,6 +11,7 @@ import { runCli } from '../helpers/cli.js';
 import { eventually, fixture, makeTempDirs, nodeServer, textOf, waitForExit, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
 import { connectHttp, startHttpGateway, type ListeningProcess } from '../helpers/http.js';
 import { createDatabase, postgresServerUrl } from '../helpers/postgres.js';
+import { startPostgresServer } from '../helpers/postgresServer.js';
 import { TEST_SECRET_KEY, usePostgresReplicas } from '../helpers/storeBackends.js';
 
 interface Record_ {
@@ -119,6 +120,48 @@ describe('audit trail in the Postgres store', () => {
     } finally {
       await sql.end();
       await http.close();
+    }
+  });
+});
+
+describe('audit and limits while Postgres is stopped', () => {
+  it('answers every call, reports the lost audit table and the fallen-back limits once, and uses the store again once it is back', async () => {
+    const server = await startPostgresServer();
+    const dirs = await makeTempDirs();
+    let replica: ListeningProcess | undefined;
+    let http: Awaited<ReturnType<typeof connectHttp>> | undefined;
+    try {
+      const database = await createDatabase(server.url);
+      await writeServersYaml(dirs.configDir, SERVERS, { audit: { flush_ms: 20 }, limits: { server_calls_per_minute: 1000 } });
+      replica = await startHttpGateway(dirs, ['--store', database.url, '--token', 'tok-alice', '--equip', 'all'], {
+        LOADOUT_SECRET_KEY: TEST_SECRET_KEY,
+      });
+      http = await connectHttp(replica.url, { token: 'tok-alice' });
+      expect(textOf(await http.client.callTool({ name: 'echo_echo', arguments: { text: 'before' } }))).toBe('before');
+      await server.stop();
+      for (let round = 0; round < 4; round++)
+        expect(textOf(await http.client.callTool({ name: 'echo_echo', arguments: { text: `away ${round}` } }))).toBe(`away ${round}`);
+      const output = replica.output();
+      await eventually(() => replica!.output().includes('audit records cannot be written there; calls go on'), 20_000, 'the audit report');
+      expect(output.split('rate limits cannot be counted in the store').length - 1).toBe(1);
+      await server.start();
+      await eventually(
+        async () => {
+          await http!.client.callTool({ name: 'echo_echo', arguments: { text: 'back' } });
+          const now = replica!.output();
+          return now.includes('audit records are written there again') && now.includes('rate limits are counted in the store again');
+        },
+        30_000,
+        'the store in use again',
+      );
+      const records = await runCli(dirs, ['audit', '--json', '--store', database.url], { env: { LOADOUT_SECRET_KEY: TEST_SECRET_KEY } });
+      const tools = (JSON.parse(records.stdout) as { records: Record_[] }).records.map((record) => record.tool);
+      expect(tools[0]).toBe('echo');
+    } finally {
+      await http?.close().catch(() => undefined);
+      await replica?.close();
+      await dirs.cleanup();
+      await server.destroy();
     }
   });
 });

@@ -86,6 +86,40 @@ describe('audit trail', () => {
     expect((await runCli(sandbox.dirs, ['audit', '--since', 'yesterday'])).stderr).toContain('--since takes an ISO 8601 date or time');
   });
 
+  it('records a prompt and a resource the policy hides as denied-policy, and nothing for ones that do not exist', async () => {
+    const rules = [{ groups: ['eng'], tools: ['content.simple_text'], prompts: ['content.simple_prompt'] }];
+    await writeFile(
+      path.join(sandbox.dirs.configDir, 'servers.yaml'),
+      stringify({
+        servers: { content: nodeServer(fixture('contentServer')) },
+        policy: { local: { subject: 'dev', groups: ['eng'] }, rules },
+      }),
+    );
+    const gateway = await sandbox.start({ args: ['--equip', 'all'] });
+    const { client } = gateway;
+    const granted = (await client.listPrompts()).prompts.find((prompt) => prompt.name.endsWith('simple_prompt'));
+    expect(granted).toBeDefined();
+    await client.getPrompt({ name: granted!.name });
+    const refused = (call: Promise<unknown>) =>
+      call.then(
+        () => 'answered',
+        (error: Error) => error.message,
+      );
+    const hiddenPrompt = await refused(client.getPrompt({ name: 'content_prompt_with_arguments', arguments: { arg1: 'a' } }));
+    const missingPrompt = await refused(client.getPrompt({ name: 'content_prompt_with_argumentz' }));
+    expect(hiddenPrompt.replace('arguments', 'NAME')).toBe(missingPrompt.replace('argumentz', 'NAME'));
+    expect(await refused(client.readResource({ uri: 'test://static-text' }))).toContain('Resource not found');
+    expect(await refused(client.readResource({ uri: 'test://static-texx' }))).toContain('Resource not found');
+    await gateway.close();
+
+    const records = await auditRecords(sandbox.dirs);
+    expect(records.map(({ action, method, tool, outcome }) => ({ action, method, tool, outcome }))).toEqual([
+      { action: 'prompt', method: 'prompts/get', tool: 'content_prompt_with_arguments', outcome: 'denied-policy' },
+      { action: 'resource', method: 'resources/read', tool: 'test://static-text', outcome: 'denied-policy' },
+    ]);
+    expect(records[0]).toMatchObject({ principal: { subject: 'dev' }, request_id: expect.any(Number) as number });
+  });
+
   it('loses at most the last batch when the gateway is killed', async () => {
     await writeConfig(sandbox.dirs.configDir, { audit: { flush_ms: 50 } });
     const gateway = await sandbox.start({ args: ['--equip', 'all'] });

@@ -19,18 +19,18 @@ describe('per-principal state', () => {
     );
     const gateway = await sandbox.start();
     const [ann, bob, cat, dan] = ['ann', 'bob', 'cat', 'dan'].map(principal) as [Principal, Principal, Principal, Principal];
-    await gateway.requestServer(scope(ann));
+    await gateway.requestSession(scope(ann));
     const annBus = gateway.requestBus(scope(ann));
     const stopListening = annBus.subscribe(() => undefined);
-    await gateway.requestServer(scope(bob));
+    await gateway.requestSession(scope(bob));
     const bobBus = gateway.requestBus(scope(bob));
-    await gateway.requestServer(scope(cat));
+    await gateway.requestSession(scope(cat));
     // bob was idle and least recently used: gone; ann listens: kept past the bound.
     expect(gateway.requestBus(scope(ann))).toBe(annBus);
     expect(gateway.requestBus(scope(bob))).not.toBe(bobBus);
     stopListening();
-    await gateway.requestServer(scope(dan));
-    await gateway.requestServer(scope(cat));
+    await gateway.requestSession(scope(dan));
+    await gateway.requestSession(scope(cat));
     expect(gateway.requestBus(scope(ann))).not.toBe(annBus);
   });
 
@@ -41,10 +41,10 @@ describe('per-principal state', () => {
       { policy: { rules: [{ groups: ['eng'], servers: ['echo'] }] } },
     );
     const gateway = await sandbox.start();
-    await gateway.requestServer(scope(principal('ann')));
+    await gateway.requestSession(scope(principal('ann')));
     const grantsFor = vi.spyOn(Policy.prototype, 'grantsFor');
     try {
-      const server = await gateway.requestServer(scope(principal('ann')));
+      const server = await gateway.requestSession(scope(principal('ann')));
       expect(server).toBeDefined();
       expect(grantsFor).not.toHaveBeenCalled();
     } finally {

@@ -1,11 +1,12 @@
 // A client session that fails to connect must leave nothing behind: no session counted, no
-// Server or transport kept, over real HTTP (where every initialize makes a new session).
+// Server or transport kept, over real HTTP (where every initialize makes a new session); and a
+// 2026-07-28 request builds one session, however many steps (direct answer, limit, handler) ask it.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { resolvePaths } from '../../src/config/index.js';
 import { createGateway, serveHttp, type Gateway, type HttpGateway } from '../../src/gateway/index.js';
 import { silentLogger } from '../../src/shared/index.js';
 import { fixture, makeTempDirs, nodeServer, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
-import { connectHttp } from '../helpers/http.js';
+import { connectHttp, connectModernClient } from '../helpers/http.js';
 
 const MCP_HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
 const initialize = (id: number) => ({
@@ -65,5 +66,31 @@ describe('sessions that fail to connect', () => {
     await client.close();
     expect(http!.sessionCount).toBe(0);
     expect(gateway!.sessionCount).toBe(0);
+  });
+
+  it('builds one session for a 2026-07-28 tools/call with limits set, not one per step that asks', async () => {
+    await writeServersYaml(dirs.configDir, { echo: nodeServer(fixture('echo')) }, { limits: { calls_per_minute: 100 } });
+    const { url } = await serve('all');
+    const client = await connectModernClient(url);
+    try {
+      const g = gateway! as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+      // Whichever of the gateway's per-request session builders exist (there were three before requestSession).
+      const builders = ['requestServer', 'requestCalls', 'requestLimitRefusal', 'requestSession'].filter((name) => name in g);
+      let built = 0;
+      for (const name of builders) {
+        const original = g[name]!.bind(gateway);
+        g[name] = (...args) => {
+          built++;
+          return original(...args);
+        };
+      }
+      await client.callTool({ name: 'get-active-toolset', arguments: {} });
+      expect(built).toBe(1);
+      built = 0;
+      await client.callTool({ name: 'echo_echo', arguments: { text: 'direct' } });
+      expect(built).toBe(1);
+    } finally {
+      await client.close();
+    }
   });
 });

@@ -7,6 +7,7 @@ import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type {
   CompleteResult,
   GetPromptResult,
+  RequestId,
   ReadResourceResult,
   Resource,
   ResourceTemplateType,
@@ -64,7 +65,7 @@ export function serveContent(server: Server, context: GatewayContext, session: C
   server.setRequestHandler('prompts/list', async () => ({ prompts: [...(await session.settledSnapshot()).prompts] }));
 
   server.setRequestHandler('prompts/get', async (message, ctx) => {
-    const route = await promptRoute(context, session, message.params.name);
+    const route = await promptRoute(context, session, message.params.name, { method: 'prompts/get', requestId: ctx.mcpReq.id });
     return send<GetPromptResult>(route.server, 'prompts/get', { ...message.params, name: route.prompt }, message.params.name, ctx);
   });
 
@@ -90,13 +91,16 @@ export function serveContent(server: Server, context: GatewayContext, session: C
 
   server.setRequestHandler('resources/read', async (message, ctx) => {
     const exposed = message.params.uri;
-    const target = await resourceTarget(context, session, exposed);
+    const target = await resourceTarget(context, session, exposed, { method: 'resources/read', requestId: ctx.mcpReq.id });
     const result = await send<ReadResourceResult>(target.server, 'resources/read', { ...message.params, uri: target.uri }, exposed, ctx);
     return exposed === target.uri ? result : withExposedUri(result, target.uri, exposed);
   });
 
   server.setRequestHandler('resources/subscribe', async (message, ctx) => {
-    const target = await resourceTarget(context, session, message.params.uri);
+    const target = await resourceTarget(context, session, message.params.uri, {
+      method: 'resources/subscribe',
+      requestId: ctx.mcpReq.id,
+    });
     await hub.subscribe(session.member, target, message.params.uri, () =>
       send(target.server, 'resources/subscribe', { ...message.params, uri: target.uri }, message.params.uri, ctx),
     );
@@ -178,26 +182,55 @@ export function isExposedPromptName(catalog: Catalog, name: string, maxNameLengt
   return names.has(name);
 }
 
-async function promptRoute(context: GatewayContext, session: ContentSession, name: string) {
+/** A client's request for a prompt or resource, for the audit record of its refusal. */
+interface ContentRequest {
+  readonly method: string;
+  readonly requestId: RequestId;
+}
+
+async function promptRoute(context: GatewayContext, session: ContentSession, name: string, request?: ContentRequest) {
   const snapshot = await session.settledSnapshot();
   const route = snapshot.promptRoutes.get(name);
   if (route) return route;
+  if (request) recordPolicyRefusal(context, 'prompt', name, request);
   const hint = unusableServerHint(context, (server) => name.startsWith(`${server}_`));
   const listed = [...snapshot.promptRoutes.keys()];
   const known = listed.length ? `listed prompts: ${listed.slice(0, 20).join(', ')}` : 'equip a toolset that uses its server';
   throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt '${name}' is not listed in this session; ${hint ?? known}`);
 }
 
-async function resourceTarget(context: GatewayContext, session: ContentSession, uri: string): Promise<ResourceTarget> {
+async function resourceTarget(
+  context: GatewayContext,
+  session: ContentSession,
+  uri: string,
+  request?: ContentRequest,
+): Promise<ResourceTarget> {
   const snapshot = await session.settledSnapshot();
   const target = context.resourceRoutes.resolve(context.catalog.current, uri, snapshot.servers);
   if (target) return target;
+  if (request) recordPolicyRefusal(context, 'resource', uri, request);
   const hint = unusableServerHint(context, (server) => uri.startsWith(`loadout://${server}/`));
   throw new ProtocolError(
     RESOURCE_NOT_FOUND,
     `Resource not found: ${uri} (${hint ?? 'no server this session uses lists it or has a template that matches it'})`,
     { uri },
   );
+}
+
+// A prompt or resource the policy hides is refused as an unknown one; only its audit record says why.
+function recordPolicyRefusal(context: GatewayContext, kind: 'prompt' | 'resource', nameOrUri: string, request: ContentRequest): void {
+  if (!context.audit.enabled || !context.hiddenContent(kind, nameOrUri)) return;
+  context.audit.record({
+    startedAt: Date.now(),
+    principal: context.principal,
+    action: kind,
+    method: request.method,
+    tool: nameOrUri,
+    hasArguments: false,
+    outcome: 'denied-policy',
+    durationMs: 0,
+    requestId: request.requestId,
+  });
 }
 
 // Routing never reads names or URIs; this only words the error for a server that is configured

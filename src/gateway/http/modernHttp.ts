@@ -9,11 +9,13 @@ import { createMcpHandler, isInitializeRequest, isLegacyRequest } from '@modelco
 import type { McpHttpHandler } from '@modelcontextprotocol/server';
 import type { NodeMcpRequestHandler } from '@modelcontextprotocol/node';
 import { ProtocolErrorCode, type JSONRPCMessage, type JSONRPCRequest, type Transport } from '@modelcontextprotocol/server';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MODERN_REVISION, carriesEnvelope, type Logger } from '../../shared/index.js';
 import { telemetry, type ServedRequest } from '../../telemetry/index.js';
 import { ALL_TOOLSET } from '../../toolsets/index.js';
 import type { Gateway } from '../createGateway.js';
+import type { GatewaySession } from '../session.js';
 import type { Principal } from '../../identity/index.js';
 import { scopeKey, type RequestScope } from './principalToolsets.js';
 import { isPlainModernCall } from '../calls/requestShape.js';
@@ -45,16 +47,21 @@ export function modernEndpoints(
 ): ModernEndpoints {
   const { toNodeHandler, toWebRequest } = nodeModule;
   const handlers = new Map<string, { handler: McpHttpHandler; serve: NodeMcpRequestHandler }>();
+  // The session of the request being served, handed to the handler's factory: one per request.
+  const requestSessions = new AsyncLocalStorage<() => Promise<GatewaySession>>();
   const handlerOf = (scope: RequestScope): NodeMcpRequestHandler => {
     const key = scopeKey(scope);
     let modern = handlers.get(key);
     if (!modern) {
-      const handler = createMcpHandler(async () => telemetry().reportAnswers(await gateway.requestServer(scope)), {
-        legacy: 'reject',
-        bus: gateway.requestBus(scope),
-        maxRequestBodySize: options.maxBodyBytes,
-        onerror: (error) => options.logger.debug({ err: error.message }, 'modern request refused or failed'),
-      });
+      const handler = createMcpHandler(
+        async () => telemetry().reportAnswers((await (requestSessions.getStore()?.() ?? gateway.requestSession(scope))).server),
+        {
+          legacy: 'reject',
+          bus: gateway.requestBus(scope),
+          maxRequestBodySize: options.maxBodyBytes,
+          onerror: (error) => options.logger.debug({ err: error.message }, 'modern request refused or failed'),
+        },
+      );
       modern = { handler, serve: toNodeHandler(handler, { maxRequestBodySize: options.maxBodyBytes }) };
       handlers.set(key, modern);
     }
@@ -85,22 +92,29 @@ export function modernEndpoints(
       res.once('close', () => listened.close(stream));
       await listened.open(stream, request.params);
     }
-    if (isDirectCall(req, body) && (await answerDirectly(scope, body, res, served))) return;
-    // A call the handler would route (a meta-tool's, one not answered directly) is refused here for a limit, as HTTP's 429.
+    let session: Promise<GatewaySession> | undefined;
+    const sessionOf = (): Promise<GatewaySession> => (session ??= gateway.requestSession(scope));
+    if (isDirectCall(req, body) && (await answerDirectly(sessionOf, body, res, served))) return;
+    // A call the handler would route (a meta-tool's, one not answered directly) is refused here for
+    // a limit, as HTTP's 429; with no limit set there is nothing to ask.
     const answered = served && ((answer: JSONRPCMessage) => served.answered(answer));
-    if (await answeredOverLimit(body, res, (params, id) => gateway.requestLimitRefusal(scope, params, id), answered)) return;
-    return handlerOf(scope)(req, res, body);
+    if (
+      gateway.context.limits.enabled &&
+      (await answeredOverLimit(body, res, async (params, id) => (await sessionOf()).limitRefusal(params, id), answered))
+    )
+      return;
+    return requestSessions.run(sessionOf, () => handlerOf(scope)(req, res, body));
   };
 
   // Answer a plain call of an equipped tool with its result as JSON, as the handler would; false
   // when the session does not answer it by forwarding (a meta-tool, a tool not equipped).
   const answerDirectly = async (
-    scope: RequestScope,
+    sessionOf: () => Promise<GatewaySession>,
     request: JSONRPCRequest,
     res: ServerResponse,
     served?: ServedRequest,
   ): Promise<boolean> => {
-    const calls = await gateway.requestCalls(scope);
+    const calls = (await sessionOf()).directCalls;
     const response: Transport = {
       start: () => Promise.resolve(),
       close: () => Promise.resolve(),
