@@ -136,11 +136,16 @@ export class CallRouter {
 
   /** The SDK Server's tools/call handler: whatever reaches the Server (a meta-tool, a call before the set settled, a refusal). */
   async call(params: CallParams, extra: RequestExtra): Promise<CallToolResult> {
-    const limited = await this.#context.limits.take(this.#context.principal.id);
-    if (limited) throw this.#rateLimited(limited, params.name, params.arguments, extra.mcpReq.id);
     const metaTool = this.#metaTools.get(params.name);
-    // Called in arrival order (the SDK runs handlers in the order requests came), so the queue keeps it.
-    if (metaTool?.changesState) return this.#inArrivalOrder(() => this.#runMetaTool(metaTool, params.arguments, extra));
+    // Called in arrival order (the SDK runs handlers in the order requests came), so the queue keeps
+    // it: queued before any wait (a limit counted in the store is one), so that a call arriving
+    // after it is not answered directly before it (see direct).
+    if (metaTool?.changesState)
+      return this.#inArrivalOrder(async () => {
+        await this.#principalLimit(params, extra);
+        return this.#runMetaTool(metaTool, params.arguments, extra);
+      });
+    await this.#principalLimit(params, extra);
     if (this.#changesPending > 0) await this.#changes;
     const decision = this.decide(params.name, (await this.#routes(params.name)).routes);
     if (decision.kind === 'meta-tool') return this.#runMetaTool(decision.tool, params.arguments, extra);
@@ -247,6 +252,12 @@ export class CallRouter {
     const action = this.#metaTools.has(tool) ? metaToolAction(tool) : 'tool-call';
     auditCall(this.#context, { action, server, tool, arguments: args, requestId })?.('rate-limited', error.message);
     return error;
+  }
+
+  // Refuses a call over its principal's own limit (the server's limit is counted where it is routed).
+  async #principalLimit(params: CallParams, extra: RequestExtra): Promise<void> {
+    const limited = await this.#context.limits.take(this.#context.principal.id);
+    if (limited) throw this.#rateLimited(limited, params.name, params.arguments, extra.mcpReq.id);
   }
 
   #inArrivalOrder(run: () => Promise<CallToolResult>): Promise<CallToolResult> {
