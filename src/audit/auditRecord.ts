@@ -8,9 +8,19 @@ import type { Principal } from '../identity/index.js';
 
 /**
  * What was done: a downstream tool's call, an equip, a toolset change, another meta-tool, an HTTP
- * request, or a prompt's or resource's request (recorded when the policy refuses it).
+ * request, a prompt's or resource's request (recorded when the policy refuses it), or a principal's
+ * own authorization of a `credentials: per-user` server.
  */
-export const AuditActionSchema = z.enum(['tool-call', 'equip', 'toolset-change', 'meta-tool', 'request', 'prompt', 'resource']);
+export const AuditActionSchema = z.enum([
+  'tool-call',
+  'equip',
+  'toolset-change',
+  'meta-tool',
+  'request',
+  'prompt',
+  'resource',
+  'authorization',
+]);
 export type AuditAction = z.infer<typeof AuditActionSchema>;
 
 /**

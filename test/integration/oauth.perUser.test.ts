@@ -10,7 +10,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { staticTokenPrincipal } from '../../src/identity/index.js';
 import { startOAuthFixture, type OAuthFixture } from '../fixtures/oauthServer.js';
-import { makeTempDirs, textOf, useGatewaySandbox, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
+import { eventually, makeTempDirs, textOf, useGatewaySandbox, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
+import { runCli } from '../helpers/cli.js';
 import { connectHttp, startHttpGateway, type HttpClient, type ListeningProcess } from '../helpers/http.js';
 import { usePostgresDatabase } from '../helpers/postgres.js';
 import { TEST_SECRET_KEY } from '../helpers/storeBackends.js';
@@ -233,6 +234,30 @@ describe('per-user downstream credentials with a policy and refused logins', () 
       return { action: 'accept' };
     });
     expect(await callWhoseToken(alice)).toMatch(/^alice \S+$/);
+
+    // Each authorization is in the audit trail once, as how it ended, under whose it was.
+    const authorizations = async () => {
+      const run = await runCli(dirs, ['audit', '--json']);
+      expect(run.code, run.stderr).toBe(0);
+      const { records } = JSON.parse(run.stdout) as {
+        records: Array<{ action: string; outcome: string; server?: string; principal: { id: string } | null; detail?: string }>;
+      };
+      return records.filter((record) => record.action === 'authorization');
+    };
+    await eventually(async () => (await authorizations()).length === 2, 10_000, 'two authorization records');
+    expect(await authorizations()).toEqual([
+      expect.objectContaining({
+        outcome: 'failed',
+        server: 'github',
+        principal: expect.objectContaining({ id: staticTokenPrincipal(ALICE).id }),
+        detail: expect.stringContaining('access_denied'),
+      }),
+      expect.objectContaining({
+        outcome: 'ok',
+        server: 'github',
+        principal: expect.objectContaining({ id: staticTokenPrincipal(ALICE).id }),
+      }),
+    ]);
   });
 });
 

@@ -5,7 +5,7 @@
 // again after. Once a principal has authorized a server no one had listed yet, it is discovered.
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { randomUUID } from 'node:crypto';
-import { PrincipalAuthorizationNeeded, type AuthorizationLink } from '../../downstream/index.js';
+import { AUTHORIZATION_CALLBACK_PATH, PrincipalAuthorizationNeeded, type AuthorizationLink } from '../../downstream/index.js';
 import { resolveCatalogName } from '../../registry/index.js';
 import { errorMessage } from '../../shared/index.js';
 import type { GatewayContext } from '../context.js';
@@ -70,6 +70,7 @@ async function authorizationAnswer<T>(
     return errorResult(`Server '${server}' needs your own authorization, which cannot start now: ${errorMessage(error)}`);
   }
   if (!link) return retry();
+  auditAuthorization(context, server, link);
   const authorized = link.authorized.then(() => discoverIfUnlisted(context, server));
   // Nobody waits on it when the answer is the link itself: a refusal or an expiry is no crash.
   authorized.catch(() => undefined);
@@ -91,6 +92,35 @@ async function authorizationAnswer<T>(
     .createElicitationCompletionNotifier(elicitationId, { relatedRequestId: call.requestId })()
     .catch(() => undefined);
   return retry();
+}
+
+// Links already recorded: calls of one principal that share a link make one record of it.
+const auditedLinks = new WeakSet<AuthorizationLink>();
+
+// The audit record of a principal's authorization: how its flow ended (the tokens stored, or the
+// login refused or expired), timed from the link's first answer; written once per link.
+function auditAuthorization(context: GatewayContext, server: string, link: AuthorizationLink): void {
+  const { audit, principal } = context;
+  if (!audit.enabled || auditedLinks.has(link)) return;
+  auditedLinks.add(link);
+  const startedAt = Date.now();
+  const started = performance.now();
+  const record = (outcome: 'ok' | 'failed', detail?: string): void =>
+    audit.record({
+      startedAt,
+      principal,
+      action: 'authorization',
+      method: `GET ${AUTHORIZATION_CALLBACK_PATH}`,
+      server,
+      hasArguments: false,
+      outcome,
+      durationMs: performance.now() - started,
+      ...(detail === undefined ? {} : { detail }),
+    });
+  link.authorized.then(
+    () => record('ok'),
+    (error: unknown) => record('failed', errorMessage(error)),
+  );
 }
 
 // A server no principal could list until now is listed with the token just stored.
