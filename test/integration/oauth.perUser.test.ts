@@ -11,7 +11,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { staticTokenPrincipal } from '../../src/identity/index.js';
 import { startOAuthFixture, type OAuthFixture } from '../fixtures/oauthServer.js';
 import { makeTempDirs, textOf, useGatewaySandbox, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
-import { connectHttp, startHttpGateway, type HttpClient, type ListeningProcess } from '../helpers/http.js';
+import { connectHttp, connectModernClient, startHttpGateway, type HttpClient, type ListeningProcess } from '../helpers/http.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { usePostgresDatabase } from '../helpers/postgres.js';
 import { TEST_SECRET_KEY } from '../helpers/storeBackends.js';
 
@@ -29,8 +30,8 @@ async function signIn(oauth: OAuthFixture, user: string, link: string): Promise<
   return { status: page.status, body: await page.text(), callback };
 }
 
-function callWhoseToken(client: HttpClient): Promise<string> {
-  return client.client
+function callWhoseToken(client: HttpClient | Client): Promise<string> {
+  return ('client' in client ? client.client : client)
     .callTool({ name: 'call-tool', arguments: { tool: 'github.whose-token', arguments: {} } })
     .then((result) => (result.isError ? `ERROR ${textOf(result)}` : textOf(result)));
 }
@@ -51,7 +52,7 @@ describe.each(MODES)('per-user downstream credentials ($name)', ({ store }) => {
   let oauth: OAuthFixture;
   let dirs: TempDirs;
   let gateway: ListeningProcess;
-  const clients: HttpClient[] = [];
+  const clients: Array<Pick<Client, 'close'>> = [];
   beforeEach(async () => {
     oauth = await startOAuthFixture();
     dirs = await makeTempDirs();
@@ -128,6 +129,46 @@ describe.each(MODES)('per-user downstream credentials ($name)', ({ store }) => {
       const shared = await readFile(path.join(dirs.dataDir, 'oauth', 'github.json'), 'utf8').catch(() => '{}');
       expect(JSON.parse(shared)).not.toHaveProperty('tokens');
     }
+  });
+
+  it('asks a 2026-07-28 client that declared URL-mode elicitation in an input-required result, and finishes the call on its retry', async () => {
+    const modern = async (token: string, capabilities = {}): Promise<Client> => {
+      const client = await connectModernClient(gateway.url, token, capabilities);
+      clients.push(client);
+      expect(client.getProtocolEra()).toBe('modern');
+      return client;
+    };
+    const elicited: Array<Record<string, unknown>> = [];
+    const signInWhenAsked = (client: Client, user: string): void =>
+      client.setRequestHandler('elicitation/create', async ({ params }) => {
+        elicited.push(params);
+        if (params.mode !== 'url') throw new Error(`expected a URL-mode elicitation, got ${JSON.stringify(params)}`);
+        expect((await signIn(oauth, user, params.url)).status).toBe(200);
+        return { action: 'accept' };
+      });
+
+    // Nobody has authorized the server yet (it is not listed): Alice's first call is asked, and answered.
+    const alice = await modern(ALICE, { elicitation: { url: {} } });
+    signInWhenAsked(alice, 'alice');
+    const [aliceUser, aliceToken] = (await callWhoseToken(alice)).split(' ');
+    expect(aliceUser).toBe('alice');
+    expect(elicited).toEqual([{ mode: 'url', url: expect.stringMatching(/^http/), message: expect.stringContaining("'github'") }]);
+
+    // A 2026-07-28 client that did not declare URL-mode elicitation gets the link as an isError result.
+    const bobPlain = await modern(BOB);
+    expect(await callWhoseToken(bobPlain)).toMatch(LINK_ERROR);
+
+    // The server is listed now: Bob's call of it is asked the same way, with his own link.
+    const bob = await modern(BOB, { elicitation: { url: {} } });
+    signInWhenAsked(bob, 'bob');
+    const [bobUser, bobToken] = (await callWhoseToken(bob)).split(' ');
+    expect(bobUser).toBe('bob');
+    expect(bobToken).not.toBe(aliceToken);
+    expect(elicited).toHaveLength(2);
+    expect(await callWhoseToken(alice)).toBe(`alice ${aliceToken}`);
+    expect(await callWhoseToken(bobPlain)).toBe(`bob ${bobToken}`);
+    expect(elicited).toHaveLength(2);
+    expect(oauth.counts.logins).toBe(2);
   });
 
   it('renews an expired access token with the refresh token, without a new link, and asks again once it is revoked', async () => {
