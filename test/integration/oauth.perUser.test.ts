@@ -13,6 +13,7 @@ import { startOAuthFixture, type OAuthFixture } from '../fixtures/oauthServer.js
 import { makeTempDirs, textOf, useGatewaySandbox, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
 import { connectHttp, connectModernClient, startHttpGateway, type HttpClient, type ListeningProcess } from '../helpers/http.js';
 import type { Client } from '@modelcontextprotocol/client';
+import { runCli } from '../helpers/cli.js';
 import { usePostgresDatabase } from '../helpers/postgres.js';
 import { TEST_SECRET_KEY } from '../helpers/storeBackends.js';
 
@@ -52,12 +53,13 @@ describe.each(MODES)('per-user downstream credentials ($name)', ({ store }) => {
   let oauth: OAuthFixture;
   let dirs: TempDirs;
   let gateway: ListeningProcess;
+  let env: Record<string, string>;
   const clients: Array<Pick<Client, 'close'>> = [];
   beforeEach(async () => {
     oauth = await startOAuthFixture();
     dirs = await makeTempDirs();
     await writeServersYaml(dirs.configDir, { github: { type: 'http', url: oauth.mcpUrl, credentials: 'per-user' } });
-    const env: Record<string, string> = store ? { LOADOUT_SECRET_KEY: TEST_SECRET_KEY, LOADOUT_STORE_URL: databaseUrl() } : {};
+    env = store ? { LOADOUT_SECRET_KEY: TEST_SECRET_KEY, LOADOUT_STORE_URL: databaseUrl() } : {};
     gateway = await startHttpGateway(dirs, ['--token', ALICE, '--token', BOB], env);
   });
   afterEach(async () => {
@@ -169,6 +171,34 @@ describe.each(MODES)('per-user downstream credentials ($name)', ({ store }) => {
     expect(await callWhoseToken(bobPlain)).toBe(`bob ${bobToken}`);
     expect(elicited).toHaveLength(2);
     expect(oauth.counts.logins).toBe(2);
+  });
+
+  it('has status say the server is per-user and how many principals authorized it, never their tokens', async () => {
+    interface Status {
+      servers: Array<{ name: string; oauth: unknown; authorizedPrincipals: unknown }>;
+    }
+    const status = async (): Promise<{ code: number; stdout: string; json: Status }> => {
+      const text = await runCli(dirs, ['status'], { env });
+      const json = JSON.parse((await runCli(dirs, ['status', '--json'], { env })).stdout) as Status;
+      return { code: text.code, stdout: text.stdout, json };
+    };
+    const before = await status();
+    expect(before.json.servers).toEqual([expect.objectContaining({ name: 'github', oauth: 'per-user', authorizedPrincipals: 0 })]);
+    expect(before.stdout).toContain('github: per-user credentials, authorized by 0 principals');
+    // Nobody's shared login is missing: only the discovery, which waits for someone's token, failed.
+    expect(before.stdout).not.toContain('github: needs authorization');
+
+    const alice = await connect(ALICE);
+    expect((await signIn(oauth, 'alice', linkOf(await callWhoseToken(alice)))).status).toBe(200);
+    const [, aliceToken] = (await callWhoseToken(alice)).split(' ');
+    // Bob was given a link but never signed in: he has not authorized it.
+    const bob = await connect(BOB);
+    expect(await callWhoseToken(bob)).toMatch(LINK_ERROR);
+    const after = await status();
+    expect(after.json.servers).toEqual([expect.objectContaining({ name: 'github', oauth: 'per-user', authorizedPrincipals: 1 })]);
+    expect(after.stdout).toContain('github: per-user credentials, authorized by 1 principal');
+    expect(after.code).toBe(0);
+    for (const output of [after.stdout, JSON.stringify(after.json)]) expect(output).not.toContain(aliceToken);
   });
 
   it('renews an expired access token with the refresh token, without a new link, and asks again once it is revoked', async () => {
