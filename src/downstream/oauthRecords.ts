@@ -22,8 +22,11 @@ export interface OAuthRecords {
 
 /** All the records of a data dir or a team store: the shared ones and the principals' beside them. */
 export interface AllOAuthRecords extends OAuthRecords {
-  /** How many principals hold tokens of their own for `server` (`credentials: per-user`): a count, never the tokens. */
-  authorizedPrincipals(server: string): Promise<number>;
+  /**
+   * How many principals hold tokens of their own for `server` at `recordUrl` (`credentials:
+   * per-user`; a record of another URL is no authorization of this one): a count, never the tokens.
+   */
+  authorizedPrincipals(server: string, recordUrl: string): Promise<number>;
 }
 
 /** Records as files in `oauthDir` (mode 0600): single-user mode. */
@@ -33,14 +36,14 @@ export function fileOAuthRecords(oauthDir: string): AllOAuthRecords {
     update: (server, serverUrl, change) => updateOAuthRecord(oauthRecordFile(oauthDir, server), serverUrl, change),
     delete: (server) => deleteOAuthRecord(oauthRecordFile(oauthDir, server)),
     where: (server) => oauthRecordFile(oauthDir, server),
-    async authorizedPrincipals(server) {
+    async authorizedPrincipals(server, recordUrl) {
       const files = await readdir(oauthDir).catch((error: NodeJS.ErrnoException) => {
         if (error.code === 'ENOENT') return [];
         throw error;
       });
       const slots = files.filter((file) => file.startsWith(principalSlotPrefix(server)) && file.endsWith('.json'));
       const records = await Promise.all(slots.map((file) => readOAuthRecord(path.join(oauthDir, file))));
-      return records.filter((record) => record?.tokens !== undefined).length;
+      return records.filter((record) => record?.serverUrl === recordUrl && record.tokens !== undefined).length;
     },
   };
 }
@@ -68,11 +71,17 @@ export function storeOAuthRecords(collection: OAuthCollection): AllOAuthRecords 
     },
     delete: (server) => collection.delete(server),
     where: (server) => `the team store (oauth '${server}')`,
-    async authorizedPrincipals(server) {
+    async authorizedPrincipals(server, recordUrl) {
       const reads = await collection.list();
       // A record this key cannot open is no authorization anyone can use.
-      return reads.filter((read) => read.key.startsWith(principalSlotPrefix(server)) && read.state === 'readable' && read.value.tokens)
-        .length;
+      const authorized = reads.filter(
+        (read) =>
+          read.key.startsWith(principalSlotPrefix(server)) &&
+          read.state === 'readable' &&
+          read.value.serverUrl === recordUrl &&
+          read.value.tokens !== undefined,
+      );
+      return authorized.length;
     },
   };
 }

@@ -3,7 +3,7 @@
 // server with OAuth, its login's state, or for a per-user one how many principals authorized it.
 import type { Command } from 'commander';
 import { oauthSettingsOf, type OAuthRecord, type ServerConfig } from '../../config/index.js';
-import { fileOAuthRecords, storeOAuthRecords, type AllOAuthRecords, type EraVerdict } from '../../downstream/index.js';
+import { fileOAuthRecords, oauthTargetOf, storeOAuthRecords, type AllOAuthRecords, type EraVerdict } from '../../downstream/index.js';
 import {
   discoveryRecordsOf,
   failedText,
@@ -154,11 +154,23 @@ interface OAuthStatus {
 
 // A per-user server is called with its principals' tokens: theirs are counted, the shared login is not its state.
 async function oauthStatusOf(records: AllOAuthRecords, name: string, config: ServerConfig): Promise<OAuthStatus> {
-  if (config.type !== 'stdio' && config.credentials === 'per-user')
-    return { oauth: 'per-user', authorizedPrincipals: await records.authorizedPrincipals(name) };
+  if (config.type !== 'stdio' && config.credentials === 'per-user') {
+    const recordUrl = recordUrlOf(records, name, config);
+    return { oauth: 'per-user', authorizedPrincipals: recordUrl === undefined ? 0 : await records.authorizedPrincipals(name, recordUrl) };
+  }
   const record = await records.read(name).catch((): OAuthRecord | 'unreadable' => 'unreadable');
   const oauth = record === 'unreadable' || record?.needsAuthorizationSince ? 'needs-login' : record?.tokens ? 'authorized' : null;
   return { oauth, authorizedPrincipals: null };
+}
+
+// The URL a server's records are kept under; undefined while a `${VAR}` of its url is unset (then
+// no record can be of it: a connection could not start either).
+function recordUrlOf(records: AllOAuthRecords, name: string, config: ServerConfig): string | undefined {
+  try {
+    return oauthTargetOf(name, config, process.env, records)?.recordUrl;
+  } catch {
+    return undefined;
+  }
 }
 
 function eraOf(verdict: EraVerdict | undefined): { era: EraVerdict['era']; checkedAt: string } | null {
