@@ -244,7 +244,7 @@ describe('per-user downstream credentials with a policy and refused logins', () 
   let oauth: OAuthFixture;
   let dirs: TempDirs;
   let gateway: ListeningProcess;
-  const clients: HttpClient[] = [];
+  const clients: Array<Pick<Client, 'close'>> = [];
   beforeEach(async () => {
     oauth = await startOAuthFixture();
     dirs = await makeTempDirs();
@@ -304,6 +304,23 @@ describe('per-user downstream credentials with a policy and refused logins', () 
       return { action: 'accept' };
     });
     expect(await callWhoseToken(alice)).toMatch(/^alice \S+$/);
+  });
+
+  it('answers a 2026-07-28 client that declines the input-required elicitation with the link, and stores no token', async () => {
+    const alice = await connectModernClient(gateway.url, ALICE, { elicitation: { url: {} } });
+    clients.push(alice);
+    const declined: string[] = [];
+    alice.setRequestHandler('elicitation/create', ({ params }) => {
+      if (params.mode !== 'url') throw new Error('expected a URL-mode elicitation');
+      declined.push(params.url);
+      return { action: 'decline' as const };
+    });
+    const answer = await callWhoseToken(alice);
+    expect(answer).toMatch(LINK_ERROR);
+    expect(linkOf(answer)).toBe(declined[0]);
+    const slot = path.join(dirs.dataDir, 'oauth', `github@${staticTokenPrincipal(ALICE).id}.json`);
+    expect(await readFile(slot, 'utf8').catch(() => '{}')).not.toContain('access_token');
+    expect(oauth.counts.logins).toBe(0);
   });
 });
 
