@@ -358,4 +358,19 @@ describe('per-user downstream credentials over stdio', () => {
     const records = await readdir(path.join(sandbox.dirs.dataDir, 'oauth'));
     expect(records.filter((file) => file.startsWith('github@'))).toEqual(['github@local.json']);
   });
+
+  it('asks a 2026-07-28 client over stdio in an input-required result too', async () => {
+    const gateway = await sandbox.start({ versionNegotiation: { mode: 'auto' }, capabilities: { elicitation: { url: {} } } });
+    expect(gateway.client.getProtocolEra()).toBe('modern');
+    let asked = 0;
+    gateway.client.setRequestHandler('elicitation/create', async ({ params }) => {
+      if (params.mode !== 'url') throw new Error(`expected a URL-mode elicitation, got ${JSON.stringify(params)}`);
+      asked++;
+      expect((await signIn(oauth, 'me', params.url)).status).toBe(200);
+      return { action: 'accept' };
+    });
+    expect(await callWhoseToken(gateway.client)).toMatch(/^me \S+$/);
+    expect(await callWhoseToken(gateway.client)).toMatch(/^me \S+$/);
+    expect(asked).toBe(1);
+  });
 });
