@@ -22,6 +22,7 @@ export { ServerPool, type PoolEvent } from './pool.js';
 export { EraVerdictSchema, type EraMemory, type EraVerdict, type ProtocolEra } from './era.js';
 export { ServerHealth } from './health.js';
 export { loginToServer } from './oauthLogin.js';
-export { fileOAuthRecords, storeOAuthRecords, type OAuthRecords } from './oauthRecords.js';
+export { oauthTargetOf } from './oauthProvider.js';
+export { fileOAuthRecords, storeOAuthRecords, type AllOAuthRecords, type OAuthRecords } from './oauthRecords.js';
 export { AUTHORIZATION_CALLBACK_PATH, type AuthorizationLink, type PrincipalAuthorizations } from './principalAuthorizations.js';
 export { PrincipalAuthorizationNeeded } from './principalConnections.js';

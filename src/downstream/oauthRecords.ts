@@ -2,6 +2,8 @@
 // the team store's encrypted `oauth` collection in store mode. One seam, so a login, a connection
 // and catalog discovery read and write the same place. A principal's own authorization of a
 // `credentials: per-user` server is a record of the same kind beside them (principalOAuthRecords).
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
 import { deleteOAuthRecord, oauthRecordFile, readOAuthRecord, updateOAuthRecord, type OAuthRecord } from '../config/index.js';
 import { LoadoutError } from '../shared/index.js';
 import type { OAuthCollection } from '../store/index.js';
@@ -18,13 +20,31 @@ export interface OAuthRecords {
   where(server: string): string;
 }
 
+/** All the records of a data dir or a team store: the shared ones and the principals' beside them. */
+export interface AllOAuthRecords extends OAuthRecords {
+  /**
+   * How many principals hold tokens of their own for `server` at `recordUrl` (`credentials:
+   * per-user`; a record of another URL is no authorization of this one): a count, never the tokens.
+   */
+  authorizedPrincipals(server: string, recordUrl: string): Promise<number>;
+}
+
 /** Records as files in `oauthDir` (mode 0600): single-user mode. */
-export function fileOAuthRecords(oauthDir: string): OAuthRecords {
+export function fileOAuthRecords(oauthDir: string): AllOAuthRecords {
   return {
     read: (server) => readOAuthRecord(oauthRecordFile(oauthDir, server)),
     update: (server, serverUrl, change) => updateOAuthRecord(oauthRecordFile(oauthDir, server), serverUrl, change),
     delete: (server) => deleteOAuthRecord(oauthRecordFile(oauthDir, server)),
     where: (server) => oauthRecordFile(oauthDir, server),
+    async authorizedPrincipals(server, recordUrl) {
+      const files = await readdir(oauthDir).catch((error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') return [];
+        throw error;
+      });
+      const slots = files.filter((file) => file.startsWith(principalSlotPrefix(server)) && file.endsWith('.json'));
+      const records = await Promise.all(slots.map((file) => readOAuthRecord(path.join(oauthDir, file))));
+      return records.filter((record) => record?.serverUrl === recordUrl && record.tokens !== undefined).length;
+    },
   };
 }
 
@@ -32,7 +52,7 @@ export function fileOAuthRecords(oauthDir: string): OAuthRecords {
  * Records in the team store, encrypted: store mode. A record the key cannot open (a wrong
  * LOADOUT_SECRET_KEY) fails reads and writes as "needs authorization", and is never overwritten.
  */
-export function storeOAuthRecords(collection: OAuthCollection): OAuthRecords {
+export function storeOAuthRecords(collection: OAuthCollection): AllOAuthRecords {
   return {
     async read(server) {
       const read = await collection.get(server);
@@ -51,6 +71,18 @@ export function storeOAuthRecords(collection: OAuthCollection): OAuthRecords {
     },
     delete: (server) => collection.delete(server),
     where: (server) => `the team store (oauth '${server}')`,
+    async authorizedPrincipals(server, recordUrl) {
+      const reads = await collection.list();
+      // A record this key cannot open is no authorization anyone can use.
+      const authorized = reads.filter(
+        (read) =>
+          read.key.startsWith(principalSlotPrefix(server)) &&
+          read.state === 'readable' &&
+          read.value.serverUrl === recordUrl &&
+          read.value.tokens !== undefined,
+      );
+      return authorized.length;
+    },
   };
 }
 
@@ -61,13 +93,18 @@ export function storeOAuthRecords(collection: OAuthCollection): OAuthRecords {
  * team store binds each sealed record to its key, so a record moved into another slot is unreadable.
  */
 export function principalOAuthRecords(records: OAuthRecords, principal: string): OAuthRecords {
-  const key = (server: string): string => `${server}@${principal}`;
+  const key = (server: string): string => `${principalSlotPrefix(server)}${principal}`;
   return {
     read: (server) => records.read(key(server)),
     update: (server, serverUrl, change) => records.update(key(server), serverUrl, change),
     delete: (server) => records.delete(key(server)),
     where: (server) => records.where(key(server)),
   };
+}
+
+// Where the principals' records of `server` are keyed: `<server>@`.
+function principalSlotPrefix(server: string): string {
+  return `${server}@`;
 }
 
 function unreadableError(server: string, reason: string): LoadoutError {

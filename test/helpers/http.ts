@@ -178,10 +178,13 @@ export async function httpHarness(): Promise<HttpHarness> {
   };
 }
 
-/** A client that negotiates the era (it ends up modern against loadout) through `url`, with `token` as its bearer token if given. */
-export async function connectModernClient(url: string, token?: string): Promise<Client> {
+/**
+ * A client that negotiates the era (it ends up modern against loadout) through `url`, with `token`
+ * as its bearer token if given, declaring `capabilities`.
+ */
+export async function connectModernClient(url: string, token?: string, capabilities: ClientCapabilities = {}): Promise<Client> {
   const headers: Record<string, string> = token ? { Authorization: `Bearer ${token}` } : {};
-  const client = new Client({ name: 'modern-test', version: '1.0.0' }, { capabilities: {}, versionNegotiation: { mode: 'auto' } });
+  const client = new Client({ name: 'modern-test', version: '1.0.0' }, { capabilities, versionNegotiation: { mode: 'auto' } });
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
   return client;
 }

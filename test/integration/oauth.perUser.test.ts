@@ -11,8 +11,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { staticTokenPrincipal } from '../../src/identity/index.js';
 import { startOAuthFixture, type OAuthFixture } from '../fixtures/oauthServer.js';
 import { eventually, makeTempDirs, textOf, useGatewaySandbox, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
+import { connectHttp, connectModernClient, startHttpGateway, type HttpClient, type ListeningProcess } from '../helpers/http.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { runCli } from '../helpers/cli.js';
-import { connectHttp, startHttpGateway, type HttpClient, type ListeningProcess } from '../helpers/http.js';
 import { usePostgresDatabase } from '../helpers/postgres.js';
 import { TEST_SECRET_KEY } from '../helpers/storeBackends.js';
 
@@ -30,8 +31,8 @@ async function signIn(oauth: OAuthFixture, user: string, link: string): Promise<
   return { status: page.status, body: await page.text(), callback };
 }
 
-function callWhoseToken(client: HttpClient): Promise<string> {
-  return client.client
+function callWhoseToken(client: HttpClient | Client): Promise<string> {
+  return ('client' in client ? client.client : client)
     .callTool({ name: 'call-tool', arguments: { tool: 'github.whose-token', arguments: {} } })
     .then((result) => (result.isError ? `ERROR ${textOf(result)}` : textOf(result)));
 }
@@ -52,12 +53,13 @@ describe.each(MODES)('per-user downstream credentials ($name)', ({ store }) => {
   let oauth: OAuthFixture;
   let dirs: TempDirs;
   let gateway: ListeningProcess;
-  const clients: HttpClient[] = [];
+  let env: Record<string, string>;
+  const clients: Array<Pick<Client, 'close'>> = [];
   beforeEach(async () => {
     oauth = await startOAuthFixture();
     dirs = await makeTempDirs();
     await writeServersYaml(dirs.configDir, { github: { type: 'http', url: oauth.mcpUrl, credentials: 'per-user' } });
-    const env: Record<string, string> = store ? { LOADOUT_SECRET_KEY: TEST_SECRET_KEY, LOADOUT_STORE_URL: databaseUrl() } : {};
+    env = store ? { LOADOUT_SECRET_KEY: TEST_SECRET_KEY, LOADOUT_STORE_URL: databaseUrl() } : {};
     gateway = await startHttpGateway(dirs, ['--token', ALICE, '--token', BOB], env);
   });
   afterEach(async () => {
@@ -131,6 +133,74 @@ describe.each(MODES)('per-user downstream credentials ($name)', ({ store }) => {
     }
   });
 
+  it('asks a 2026-07-28 client that declared URL-mode elicitation in an input-required result, and finishes the call on its retry', async () => {
+    const modern = async (token: string, capabilities = {}): Promise<Client> => {
+      const client = await connectModernClient(gateway.url, token, capabilities);
+      clients.push(client);
+      expect(client.getProtocolEra()).toBe('modern');
+      return client;
+    };
+    const elicited: Array<Record<string, unknown>> = [];
+    const signInWhenAsked = (client: Client, user: string): void =>
+      client.setRequestHandler('elicitation/create', async ({ params }) => {
+        elicited.push(params);
+        if (params.mode !== 'url') throw new Error(`expected a URL-mode elicitation, got ${JSON.stringify(params)}`);
+        expect((await signIn(oauth, user, params.url)).status).toBe(200);
+        return { action: 'accept' };
+      });
+
+    // Nobody has authorized the server yet (it is not listed): Alice's first call is asked, and answered.
+    const alice = await modern(ALICE, { elicitation: { url: {} } });
+    signInWhenAsked(alice, 'alice');
+    const [aliceUser, aliceToken] = (await callWhoseToken(alice)).split(' ');
+    expect(aliceUser).toBe('alice');
+    expect(elicited).toEqual([{ mode: 'url', url: expect.stringMatching(/^http/), message: expect.stringContaining("'github'") }]);
+
+    // A 2026-07-28 client that did not declare URL-mode elicitation gets the link as an isError result.
+    const bobPlain = await modern(BOB);
+    expect(await callWhoseToken(bobPlain)).toMatch(LINK_ERROR);
+
+    // The server is listed now: Bob's call of it is asked the same way, with his own link.
+    const bob = await modern(BOB, { elicitation: { url: {} } });
+    signInWhenAsked(bob, 'bob');
+    const [bobUser, bobToken] = (await callWhoseToken(bob)).split(' ');
+    expect(bobUser).toBe('bob');
+    expect(bobToken).not.toBe(aliceToken);
+    expect(elicited).toHaveLength(2);
+    expect(await callWhoseToken(alice)).toBe(`alice ${aliceToken}`);
+    expect(await callWhoseToken(bobPlain)).toBe(`bob ${bobToken}`);
+    expect(elicited).toHaveLength(2);
+    expect(oauth.counts.logins).toBe(2);
+  });
+
+  it('has status say the server is per-user and how many principals authorized it, never their tokens', async () => {
+    interface Status {
+      servers: Array<{ name: string; oauth: unknown; authorizedPrincipals: unknown }>;
+    }
+    const status = async (): Promise<{ code: number; stdout: string; json: Status }> => {
+      const text = await runCli(dirs, ['status'], { env });
+      const json = JSON.parse((await runCli(dirs, ['status', '--json'], { env })).stdout) as Status;
+      return { code: text.code, stdout: text.stdout, json };
+    };
+    const before = await status();
+    expect(before.json.servers).toEqual([expect.objectContaining({ name: 'github', oauth: 'per-user', authorizedPrincipals: 0 })]);
+    expect(before.stdout).toContain('github: per-user credentials, authorized by 0 principals');
+    // Nobody's shared login is missing: only the discovery, which waits for someone's token, failed.
+    expect(before.stdout).not.toContain('github: needs authorization');
+
+    const alice = await connect(ALICE);
+    expect((await signIn(oauth, 'alice', linkOf(await callWhoseToken(alice)))).status).toBe(200);
+    const [, aliceToken] = (await callWhoseToken(alice)).split(' ');
+    // Bob was given a link but never signed in: he has not authorized it.
+    const bob = await connect(BOB);
+    expect(await callWhoseToken(bob)).toMatch(LINK_ERROR);
+    const after = await status();
+    expect(after.json.servers).toEqual([expect.objectContaining({ name: 'github', oauth: 'per-user', authorizedPrincipals: 1 })]);
+    expect(after.stdout).toContain('github: per-user credentials, authorized by 1 principal');
+    expect(after.code).toBe(0);
+    for (const output of [after.stdout, JSON.stringify(after.json)]) expect(output).not.toContain(aliceToken);
+  });
+
   it('renews an expired access token with the refresh token, without a new link, and asks again once it is revoked', async () => {
     const alice = await connect(ALICE);
     expect((await signIn(oauth, 'alice', linkOf(await callWhoseToken(alice)))).status).toBe(200);
@@ -174,7 +244,7 @@ describe('per-user downstream credentials with a policy and refused logins', () 
   let oauth: OAuthFixture;
   let dirs: TempDirs;
   let gateway: ListeningProcess;
-  const clients: HttpClient[] = [];
+  const clients: Array<Pick<Client, 'close'>> = [];
   beforeEach(async () => {
     oauth = await startOAuthFixture();
     dirs = await makeTempDirs();
@@ -259,6 +329,23 @@ describe('per-user downstream credentials with a policy and refused logins', () 
       }),
     ]);
   });
+
+  it('answers a 2026-07-28 client that declines the input-required elicitation with the link, and stores no token', async () => {
+    const alice = await connectModernClient(gateway.url, ALICE, { elicitation: { url: {} } });
+    clients.push(alice);
+    const declined: string[] = [];
+    alice.setRequestHandler('elicitation/create', ({ params }) => {
+      if (params.mode !== 'url') throw new Error('expected a URL-mode elicitation');
+      declined.push(params.url);
+      return { action: 'decline' as const };
+    });
+    const answer = await callWhoseToken(alice);
+    expect(answer).toMatch(LINK_ERROR);
+    expect(linkOf(answer)).toBe(declined[0]);
+    const slot = path.join(dirs.dataDir, 'oauth', `github@${staticTokenPrincipal(ALICE).id}.json`);
+    expect(await readFile(slot, 'utf8').catch(() => '{}')).not.toContain('access_token');
+    expect(oauth.counts.logins).toBe(0);
+  });
 });
 
 describe('per-user downstream credentials over stdio', () => {
@@ -294,5 +381,20 @@ describe('per-user downstream credentials over stdio', () => {
     expect(redirect.pathname).toBe('/oauth/callback');
     const records = await readdir(path.join(sandbox.dirs.dataDir, 'oauth'));
     expect(records.filter((file) => file.startsWith('github@'))).toEqual(['github@local.json']);
+  });
+
+  it('asks a 2026-07-28 client over stdio in an input-required result too', async () => {
+    const gateway = await sandbox.start({ versionNegotiation: { mode: 'auto' }, capabilities: { elicitation: { url: {} } } });
+    expect(gateway.client.getProtocolEra()).toBe('modern');
+    let asked = 0;
+    gateway.client.setRequestHandler('elicitation/create', async ({ params }) => {
+      if (params.mode !== 'url') throw new Error(`expected a URL-mode elicitation, got ${JSON.stringify(params)}`);
+      asked++;
+      expect((await signIn(oauth, 'me', params.url)).status).toBe(200);
+      return { action: 'accept' };
+    });
+    expect(await callWhoseToken(gateway.client)).toMatch(/^me \S+$/);
+    expect(await callWhoseToken(gateway.client)).toMatch(/^me \S+$/);
+    expect(asked).toBe(1);
   });
 });

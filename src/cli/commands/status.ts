@@ -1,8 +1,9 @@
 // `loadout status`: each server's transport, mode, idle timeout and tool counts from the config
-// dir, plus — when a gateway is running for this config dir — whether it is connected now.
+// dir, plus — when a gateway is running for this config dir — whether it is connected now; for a
+// server with OAuth, its login's state, or for a per-user one how many principals authorized it.
 import type { Command } from 'commander';
-import { oauthSettingsOf, type OAuthRecord } from '../../config/index.js';
-import { fileOAuthRecords, storeOAuthRecords, type EraVerdict } from '../../downstream/index.js';
+import { oauthSettingsOf, type OAuthRecord, type ServerConfig } from '../../config/index.js';
+import { fileOAuthRecords, oauthTargetOf, storeOAuthRecords, type AllOAuthRecords, type EraVerdict } from '../../downstream/index.js';
 import {
   discoveryRecordsOf,
   failedText,
@@ -30,11 +31,10 @@ export function registerStatus(program: Command): void {
         withCommandStore(storeUrl, logger, async (store) => {
           const view = await loadConfigView(paths, store);
           const oauthRecords = store ? storeOAuthRecords(store.oauth) : fileOAuthRecords(paths.oauthDir);
-          // Tokens this key cannot open (store mode) need a login as much as refused ones.
           const oauthEntries = await Promise.all(
             Object.entries(view.config.servers)
               .filter(([, config]) => oauthSettingsOf(config))
-              .map(async ([name]) => [name, await oauthRecords.read(name).catch((): OAuthRecord | 'unreadable' => 'unreadable')] as const),
+              .map(async ([name, config]) => [name, await oauthStatusOf(oauthRecords, name, config)] as const),
           );
           const records = await readDiscoveryRecords(await discoveryRecordsOf(paths, store), view.config.servers);
           return { view, records, oauthOf: new Map(oauthEntries) };
@@ -72,14 +72,8 @@ export function registerStatus(program: Command): void {
             changed: tools.filter((tool) => tool.changed).length,
           },
           connected: gateways.length ? connected.has(name) : null,
-          // 'needs-login' once the server refused loadout and only `loadout auth` can fix it.
-          oauth: !oauth
-            ? null
-            : oauth === 'unreadable' || oauth.needsAuthorizationSince
-              ? 'needs-login'
-              : oauth.tokens
-                ? 'authorized'
-                : null,
+          oauth: oauth?.oauth ?? null,
+          authorizedPrincipals: oauth?.authorizedPrincipals ?? null,
         };
       });
       // Left out of every gateway and command until corrected: each with its file:line:col problem.
@@ -133,6 +127,12 @@ export function registerStatus(program: Command): void {
       for (const server of servers.filter((entry) => entry.oauth === 'needs-login')) {
         printLines(paint('red', `${server.name}: needs authorization: run loadout auth ${server.name}`));
       }
+      for (const { name, authorizedPrincipals: count } of servers) {
+        if (count === null) continue;
+        printLines(
+          `${name}: per-user credentials, authorized by ${count} principal${count === 1 ? '' : 's'} (each signs in on their first call).`,
+        );
+      }
       const running = gateways.map((gateway) => gateway.pid).join(', ');
       printLines(running ? `Gateway running (pid ${running}).` : 'No gateway running for this config dir ("connected" shows "-").');
       if (servers.some((server) => server.tools.changed))
@@ -140,6 +140,37 @@ export function registerStatus(program: Command): void {
           'Changed tools differ from the approved definition; review with "loadout list", approve with "loadout refresh --accept-changed".',
         );
     });
+}
+
+/** What status says of a server's OAuth, and for a per-user server how many principals authorized it. */
+interface OAuthStatus {
+  /**
+   * 'needs-login' once the server refused loadout and only `loadout auth` can fix it (or its
+   * tokens are sealed with another key); 'per-user': each principal brings their own.
+   */
+  oauth: 'authorized' | 'needs-login' | 'per-user' | null;
+  authorizedPrincipals: number | null;
+}
+
+// A per-user server is called with its principals' tokens: theirs are counted, the shared login is not its state.
+async function oauthStatusOf(records: AllOAuthRecords, name: string, config: ServerConfig): Promise<OAuthStatus> {
+  if (config.type !== 'stdio' && config.credentials === 'per-user') {
+    const recordUrl = recordUrlOf(records, name, config);
+    return { oauth: 'per-user', authorizedPrincipals: recordUrl === undefined ? 0 : await records.authorizedPrincipals(name, recordUrl) };
+  }
+  const record = await records.read(name).catch((): OAuthRecord | 'unreadable' => 'unreadable');
+  const oauth = record === 'unreadable' || record?.needsAuthorizationSince ? 'needs-login' : record?.tokens ? 'authorized' : null;
+  return { oauth, authorizedPrincipals: null };
+}
+
+// The URL a server's records are kept under; undefined while a `${VAR}` of its url is unset (then
+// no record can be of it: a connection could not start either).
+function recordUrlOf(records: AllOAuthRecords, name: string, config: ServerConfig): string | undefined {
+  try {
+    return oauthTargetOf(name, config, process.env, records)?.recordUrl;
+  } catch {
+    return undefined;
+  }
 }
 
 function eraOf(verdict: EraVerdict | undefined): { era: EraVerdict['era']; checkedAt: string } | null {

@@ -178,13 +178,23 @@ export class CallRouter {
    * The call-tool meta-tool: any enabled catalog tool, by an equipped name, a server.tool id or a
    * flattened name. Throws a LoadoutError (an isError result for the agent) for one it cannot call.
    */
-  async callAny(tool: string, args: Record<string, unknown> | undefined, extra: RequestExtra): Promise<CallToolResult> {
+  callAny(tool: string, args: Record<string, unknown> | undefined, extra: RequestExtra): Promise<CallToolResult> {
+    return this.#callAny(tool, args, extra, this.#request(extra));
+  }
+
+  // callAny, made as `request` (a call asked for an authorization is made on the request that answered it).
+  async #callAny(
+    tool: string,
+    args: Record<string, unknown> | undefined,
+    extra: RequestExtra,
+    request: ClientRequest,
+  ): Promise<CallToolResult> {
     const equipped = (await this.#session.settledSnapshot()).routes.get(tool);
     if (equipped) {
       const limited = await this.#context.limits.take(this.#context.principal.id, equipped.server, { counted: true });
       if (limited) throw this.#rateLimited(limited, tool, args, extra.mcpReq.id, equipped.server);
       creditCall(this.#context, this.#session.searcher, equipped.id);
-      return this.#forward(equipped, { name: tool, arguments: args }, this.#request(extra)) as Promise<CallToolResult>;
+      return this.#forward(equipped, { name: tool, arguments: args }, request) as Promise<CallToolResult>;
     }
     const gateway = this.#context;
     await gateway.ready();
@@ -202,7 +212,7 @@ export class CallRouter {
       return error;
     };
     if (!found) {
-      const unlisted = await authorizeUnlisted(gateway, tool, this.#request(extra), () => this.callAny(tool, args, extra));
+      const unlisted = await authorizeUnlisted(gateway, tool, request, (made) => this.#callAny(tool, args, extra, made));
       if (unlisted) return unlisted;
       throw refused(unknownToolError(gateway, catalog, tool));
     }
@@ -212,7 +222,7 @@ export class CallRouter {
     // A tool outside the equipped set, found by a search: its words are learned whatever that search showed.
     void creditSearch(gateway, this.#session.searcher, [found.id]);
     const route: Route = { server: found.server, tool: found.name, id: found.id };
-    return this.#forward(route, { name: tool, arguments: args }, this.#request(extra)) as Promise<CallToolResult>;
+    return this.#forward(route, { name: tool, arguments: args }, request) as Promise<CallToolResult>;
   }
 
   // The exposed set to route `name` by: the current one when it routes it (no wait on the call
@@ -237,10 +247,10 @@ export class CallRouter {
       requestId: request.requestId,
     });
     const send = (): Promise<Record<string, unknown>> =>
-      withUserAuthorization(this.#context, request, () =>
+      withUserAuthorization(this.#context, request, route.id, (made) =>
         params.task === undefined
-          ? forwardToolCall(this.#context.pool, route, params.arguments, request)
-          : forwardTaskCall(this.#context, this.#session.member, route, params, request),
+          ? forwardToolCall(this.#context.pool, route, params.arguments, made)
+          : forwardTaskCall(this.#context, this.#session.member, route, params, made),
       );
     if (!this.#context.settings.block_changed_tools) return auditedAnswer(send(), record);
     return auditedAnswer((async () => (await changedToolRefusal(this.#context, route)) ?? send())(), record);
