@@ -43,6 +43,36 @@ function linkOf(answer: string): string {
   return match[1]!;
 }
 
+/** The loopback authorization server, a gateway serving ALICE and BOB behind it, and their clients. */
+interface PerUserSetup {
+  oauth: OAuthFixture;
+  dirs: TempDirs;
+  gateway: ListeningProcess;
+  clients: Array<Pick<Client, 'close'>>;
+}
+
+async function startPerUser(env: Record<string, string>, policy?: Record<string, unknown>): Promise<PerUserSetup> {
+  const oauth = await startOAuthFixture();
+  const dirs = await makeTempDirs();
+  const servers = { github: { type: 'http', url: oauth.mcpUrl, credentials: 'per-user' } };
+  await writeServersYaml(dirs.configDir, servers, policy ? { policy } : {});
+  return { oauth, dirs, gateway: await startHttpGateway(dirs, ['--token', ALICE, '--token', BOB], env), clients: [] };
+}
+
+async function stopPerUser({ oauth, dirs, gateway, clients }: PerUserSetup): Promise<void> {
+  await Promise.allSettled(clients.splice(0).map((client) => client.close()));
+  await gateway.close();
+  await oauth.close();
+  await dirs.cleanup();
+}
+
+/** A 2025 client of `token`, declaring URL-mode elicitation when asked to. */
+async function connectPerUser(setup: PerUserSetup, token: string, elicitation = false): Promise<HttpClient> {
+  const client = await connectHttp(setup.gateway.url, { token, ...(elicitation ? { capabilities: { elicitation: { url: {} } } } : {}) });
+  setup.clients.push(client);
+  return client;
+}
+
 const MODES = [
   { name: 'data dir', store: false },
   { name: 'Postgres team store', store: true },
@@ -54,26 +84,15 @@ describe.each(MODES)('per-user downstream credentials ($name)', ({ store }) => {
   let dirs: TempDirs;
   let gateway: ListeningProcess;
   let env: Record<string, string>;
-  const clients: Array<Pick<Client, 'close'>> = [];
+  let setup: PerUserSetup;
+  let clients: PerUserSetup['clients'];
   beforeEach(async () => {
-    oauth = await startOAuthFixture();
-    dirs = await makeTempDirs();
-    await writeServersYaml(dirs.configDir, { github: { type: 'http', url: oauth.mcpUrl, credentials: 'per-user' } });
     env = store ? { LOADOUT_SECRET_KEY: TEST_SECRET_KEY, LOADOUT_STORE_URL: databaseUrl() } : {};
-    gateway = await startHttpGateway(dirs, ['--token', ALICE, '--token', BOB], env);
+    setup = await startPerUser(env);
+    ({ oauth, dirs, gateway, clients } = setup);
   });
-  afterEach(async () => {
-    await Promise.allSettled(clients.splice(0).map((client) => client.close()));
-    await gateway.close();
-    await oauth.close();
-    await dirs.cleanup();
-  });
-
-  async function connect(token: string, elicitation = false): Promise<HttpClient> {
-    const client = await connectHttp(gateway.url, { token, ...(elicitation ? { capabilities: { elicitation: { url: {} } } } : {}) });
-    clients.push(client);
-    return client;
-  }
+  afterEach(() => stopPerUser(setup));
+  const connect = (token: string, elicitation = false): Promise<HttpClient> => connectPerUser(setup, token, elicitation);
 
   it('asks each principal for their own authorization, then sends each call with their own token', async () => {
     const alice = await connect(ALICE);
@@ -244,26 +263,15 @@ describe('per-user downstream credentials with a policy and refused logins', () 
   let oauth: OAuthFixture;
   let dirs: TempDirs;
   let gateway: ListeningProcess;
-  const clients: Array<Pick<Client, 'close'>> = [];
+  let setup: PerUserSetup;
+  let clients: PerUserSetup['clients'];
   beforeEach(async () => {
-    oauth = await startOAuthFixture();
-    dirs = await makeTempDirs();
     const policy = { rules: [{ subjects: [staticTokenPrincipal(ALICE).subject], servers: ['github'] }] };
-    await writeServersYaml(dirs.configDir, { github: { type: 'http', url: oauth.mcpUrl, credentials: 'per-user' } }, { policy });
-    gateway = await startHttpGateway(dirs, ['--token', ALICE, '--token', BOB]);
+    setup = await startPerUser({}, policy);
+    ({ oauth, dirs, gateway, clients } = setup);
   });
-  afterEach(async () => {
-    await Promise.allSettled(clients.splice(0).map((client) => client.close()));
-    await gateway.close();
-    await oauth.close();
-    await dirs.cleanup();
-  });
-
-  async function connect(token: string, elicitation = false): Promise<HttpClient> {
-    const client = await connectHttp(gateway.url, { token, ...(elicitation ? { capabilities: { elicitation: { url: {} } } } : {}) });
-    clients.push(client);
-    return client;
-  }
+  afterEach(() => stopPerUser(setup));
+  const connect = (token: string, elicitation = false): Promise<HttpClient> => connectPerUser(setup, token, elicitation);
 
   it('never asks a principal the policy does not grant the server to, nor names it to them', async () => {
     const bob = await connect(BOB, true);
