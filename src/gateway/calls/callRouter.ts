@@ -145,9 +145,10 @@ export class CallRouter {
         await this.#principalLimit(params, extra);
         return this.#runMetaTool(metaTool, params.arguments, extra);
       });
-    await this.#principalLimit(params, extra);
-    if (this.#changesPending > 0) await this.#changes;
-    const decision = this.decide(params.name, (await this.#routes(params.name)).routes);
+    // Behind changes that came first, the call is decided in their queue: after them, and before
+    // any change that comes after it, whatever its own waits (a limit counted in the store is one).
+    const decision =
+      this.#changesPending > 0 ? await this.#inArrivalOrder(() => this.#decideCall(params, extra)) : await this.#decideCall(params, extra);
     if (decision.kind === 'meta-tool') return this.#runMetaTool(decision.tool, params.arguments, extra);
     if (decision.kind === 'forward') {
       const { route } = decision;
@@ -270,7 +271,13 @@ export class CallRouter {
     if (limited) throw this.#rateLimited(limited, params.name, params.arguments, extra.mcpReq.id);
   }
 
-  #inArrivalOrder(run: () => Promise<CallToolResult>): Promise<CallToolResult> {
+  async #decideCall(params: CallParams, extra: RequestExtra): Promise<CallDecision> {
+    await this.#principalLimit(params, extra);
+    return this.decide(params.name, (await this.#routes(params.name)).routes);
+  }
+
+  // Runs `run` after every state change queued before it; counted as pending (see direct) until it is done.
+  #inArrivalOrder<T>(run: () => Promise<T>): Promise<T> {
     this.#changesPending++;
     const result = this.#changes.then(run);
     const done = (): void => {
