@@ -86,7 +86,7 @@ describe('audit trail', () => {
     expect((await runCli(sandbox.dirs, ['audit', '--since', 'yesterday'])).stderr).toContain('--since takes an ISO 8601 date or time');
   });
 
-  it('records a prompt and a resource the policy hides as denied-policy, and nothing for ones that do not exist', async () => {
+  it('records a prompt and a resource the policy hides as denied-policy (asked for or completed), and nothing for ones that do not exist', async () => {
     const rules = [{ groups: ['eng'], tools: ['content.simple_text'], prompts: ['content.simple_prompt'] }];
     await writeFile(
       path.join(sandbox.dirs.configDir, 'servers.yaml'),
@@ -110,12 +110,20 @@ describe('audit trail', () => {
     expect(hiddenPrompt.replace('arguments', 'NAME')).toBe(missingPrompt.replace('argumentz', 'NAME'));
     expect(await refused(client.readResource({ uri: 'test://static-text' }))).toContain('Resource not found');
     expect(await refused(client.readResource({ uri: 'test://static-texx' }))).toContain('Resource not found');
+    const completion = { argument: { name: 'arg1', value: 'a' } };
+    expect(await refused(client.complete({ ref: { type: 'ref/prompt', name: 'content_prompt_with_arguments' }, ...completion }))).toContain(
+      'is not listed',
+    );
+    expect(await refused(client.complete({ ref: { type: 'ref/prompt', name: 'content_prompt_with_argumentz' }, ...completion }))).toContain(
+      'is not listed',
+    );
     await gateway.close();
 
     const records = await auditRecords(sandbox.dirs);
     expect(records.map(({ action, method, tool, outcome }) => ({ action, method, tool, outcome }))).toEqual([
       { action: 'prompt', method: 'prompts/get', tool: 'content_prompt_with_arguments', outcome: 'denied-policy' },
       { action: 'resource', method: 'resources/read', tool: 'test://static-text', outcome: 'denied-policy' },
+      { action: 'prompt', method: 'completion/complete', tool: 'content_prompt_with_arguments', outcome: 'denied-policy' },
     ]);
     expect(records[0]).toMatchObject({ principal: { subject: 'dev' }, request_id: expect.any(Number) as number });
   });

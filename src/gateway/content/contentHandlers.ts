@@ -113,8 +113,9 @@ export function serveContent(server: Server, context: GatewayContext, session: C
 
   server.setRequestHandler('completion/complete', async (message, ctx) => {
     const { ref } = message.params;
+    const request = { method: 'completion/complete', requestId: ctx.mcpReq.id };
     if (ref.type === 'ref/prompt') {
-      const route = await promptRoute(context, session, ref.name);
+      const route = await promptRoute(context, session, ref.name, request);
       return send<CompleteResult>(
         route.server,
         'completion/complete',
@@ -125,7 +126,8 @@ export function serveContent(server: Server, context: GatewayContext, session: C
     }
     const snapshot = await session.settledSnapshot();
     const target =
-      context.catalog.current.resourceUris.resolveTemplate(ref.uri, snapshot.servers) ?? (await resourceTarget(context, session, ref.uri));
+      context.catalog.current.resourceUris.resolveTemplate(ref.uri, snapshot.servers) ??
+      (await resourceTarget(context, session, ref.uri, request));
     return send<CompleteResult>(
       target.server,
       'completion/complete',
