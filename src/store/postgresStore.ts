@@ -7,6 +7,7 @@ import { LoadoutError, silentLogger, type Logger } from '../shared/index.js';
 import { PostgresAuditTable } from './auditTable.js';
 import { PostgresLimitBuckets } from './limitBuckets.js';
 import { ChangeBus, type ChangeBusOptions } from './changeBus.js';
+import { guardConnectionLoss } from './connectionLossGuard.js';
 import { migrate, readMigrations, refuseNewer, schemaState, type Migration, type SchemaState } from './migrations.js';
 import { DocumentTable, OAuthTable, type Run } from './recordTables.js';
 import { telemetry } from '../telemetry/index.js';
@@ -60,7 +61,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     await Promise.allSettled([sql.end({ timeout: 1 }), bus?.close()]);
     throw error;
   }
-  return new PostgresStore(url, sql, migrations, bus, box);
+  return new PostgresStore(url, sql, migrations, bus, box, guardConnectionLoss(url, options.logger ?? silentLogger));
 }
 
 class PostgresStore implements TeamStore {
@@ -84,8 +85,18 @@ class PostgresStore implements TeamStore {
   /** Names whose work runs in this process now. */
   readonly #held = new Set<string>();
   #closing: Promise<void> | undefined;
+  /** Stops treating a lost connection's stray rejection as harmless (see connectionLossGuard.ts). */
+  readonly #unguard: () => void;
 
-  constructor(url: StoreUrl, sql: Sql, migrations: readonly Migration[], bus: ChangeBus | undefined, box: SecretBox | undefined) {
+  constructor(
+    url: StoreUrl,
+    sql: Sql,
+    migrations: readonly Migration[],
+    bus: ChangeBus | undefined,
+    box: SecretBox | undefined,
+    unguard: () => void,
+  ) {
+    this.#unguard = unguard;
     this.#url = url;
     this.#sql = sql;
     this.#migrations = migrations;
@@ -202,8 +213,8 @@ class PostgresStore implements TeamStore {
   }
 
   close(): Promise<void> {
-    this.#closing ??= Promise.allSettled([this.#bus?.close(), this.#sql.end({ timeout: 5 }), this.#locks?.end({ timeout: 5 })]).then(
-      () => undefined,
+    this.#closing ??= Promise.allSettled([this.#bus?.close(), this.#sql.end({ timeout: 5 }), this.#locks?.end({ timeout: 5 })]).then(() =>
+      this.#unguard(),
     );
     return this.#closing;
   }

@@ -115,8 +115,13 @@ describe('audit trail in the Postgres store', () => {
       await sql`ALTER TABLE audit_records_away RENAME TO audit_records`;
       await http.client.callTool({ name: 'echo_echo', arguments: { text: 'back' } });
       await eventually(() => replica.output().includes('audit records are written there again'), 10_000, 'the recovery');
-      expect(replica.output()).toMatch(/lostRecords: 2\b/);
-      expect((await auditRecords()).map((record) => record.outcome)).toEqual(['ok']);
+      // x's batch failed; y's may have gone before or after the table came back (the batch timer
+      // runs on): every record is either written or counted as lost, none both, none neither.
+      const lost = Number(/lostRecords: (\d+)/.exec(replica.output())?.[1]);
+      const written = await auditRecords();
+      expect(lost).toBeGreaterThanOrEqual(1);
+      expect(lost + written.length).toBe(3);
+      expect(written.every((record) => record.outcome === 'ok')).toBe(true);
     } finally {
       await sql.end();
       await http.close();
