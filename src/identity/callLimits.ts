@@ -87,7 +87,7 @@ export class CallLimits {
     const buckets: LimitedBucket[] = [];
     if (!counted && settings.calls_per_minute !== undefined)
       buckets.push({ key: principalId, refusal: { limit: 'calls_per_minute', callsPerMinute: settings.calls_per_minute } });
-    const perServer = server === undefined ? undefined : (settings.servers[server] ?? settings.server_calls_per_minute);
+    const perServer = server === undefined ? undefined : this.#perServer(server);
     if (perServer !== undefined)
       buckets.push({
         key: `${principalId}\n${server}`,
@@ -122,16 +122,19 @@ export class CallLimits {
     return bucket;
   }
 
+  // The limit of a principal's calls of `server`'s tools: its own, else the one for every server.
+  #perServer(server: string): number | undefined {
+    return this.#settings.servers[server] ?? this.#settings.server_calls_per_minute;
+  }
+
   // Drop the buckets that have refilled in full at the limit in force now (a lowered limit may
   // have overdrawn one for minutes): they are what a new one would be. At most once a minute, as
   // buckets refill with time only: past the bound, a newcomer does not scan the map each time.
   #sweep(now: number): void {
     if (this.#sweptAt !== undefined && now - this.#sweptAt < 60_000) return;
     this.#sweptAt = now;
-    const settings = this.#settings;
     for (const [key, bucket] of this.#buckets) {
-      const perMinute =
-        bucket.server === undefined ? settings.calls_per_minute : (settings.servers[bucket.server] ?? settings.server_calls_per_minute);
+      const perMinute = bucket.server === undefined ? this.#settings.calls_per_minute : this.#perServer(bucket.server);
       if (perMinute === undefined || refilled(bucket, perMinute, now) >= perMinute) this.#buckets.delete(key);
     }
   }
