@@ -61,11 +61,11 @@ export class FleetLimits {
   }
 
   async #count(principalId: string, server: string | undefined, counted: boolean, count: boolean): Promise<LimitRefusal | undefined> {
-    const buckets = this.#local.bucketsOf(principalId, server, counted);
-    if (buckets.length === 0) return undefined;
     const local = (): LimitRefusal | undefined =>
       count ? this.#local.take(principalId, server, { counted }) : this.#local.peek(principalId, server);
     if (!this.#shared || (this.#localUntil !== undefined && performance.now() < this.#localUntil)) return local();
+    const buckets = this.#local.bucketsOf(principalId, server, counted);
+    if (buckets.length === 0) return undefined;
     let waitsMs: number[];
     try {
       waitsMs = await untilAborted(

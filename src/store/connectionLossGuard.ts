@@ -19,25 +19,39 @@ const CONNECTION_CODES = new Set([
   'CONNECT_TIMEOUT',
 ]);
 
-/** Whether `reason` is a lost or refused connection to the store at `url`. */
+/** Whether `reason` is a lost or refused connection to the store at `url` (its host and port). */
 export function isStoreConnectionLoss(reason: unknown, url: Pick<StoreUrl, 'href'>): boolean {
   if (!(reason instanceof Error)) return false;
-  const { code, port } = reason as Error & { code?: unknown; port?: unknown };
+  const { code, address, port } = reason as Error & { code?: unknown; address?: unknown; port?: unknown };
   if (typeof code !== 'string' || !CONNECTION_CODES.has(code)) return false;
-  const storePort = Number(new URL(url.href).port || 5432);
-  return port === undefined || Number(port) === storePort;
+  // postgres.js names the host of every connection error, and its port unless over a Unix socket.
+  const store = new URL(url.href);
+  const sameHost = address === store.hostname || (store.hostname === 'localhost' && (address === '127.0.0.1' || address === '::1'));
+  return sameHost && (port === undefined || Number(port) === Number(store.port || 5432));
 }
 
-/** While the store is open: a lost connection's stray rejection is a warning, not the end of the process. Returns how to stop. */
-export function guardConnectionLoss(url: StoreUrl, logger: Logger): () => void {
-  const onRejection = (reason: unknown): void => {
-    // Anything else is fatal, as it would be with no listener at all.
-    if (!isStoreConnectionLoss(reason, url)) throw reason;
+// The stores open in this process, each with the logger that reports for it; one listener serves them all.
+const guarded = new Map<StoreUrl, Logger>();
+
+function onRejection(reason: unknown): void {
+  for (const [url, logger] of guarded) {
+    if (!isStoreConnectionLoss(reason, url)) continue;
     logger.warn(
       { mod: 'store', store: url.masked, err: (reason as Error).message },
       'a lost store connection went unhandled in the Postgres client; going on',
     );
+    return;
+  }
+  // Anything else is fatal, as it would be with no listener at all.
+  throw reason;
+}
+
+/** While the store is open: a lost connection's stray rejection is a warning, not the end of the process. Returns how to stop. */
+export function guardConnectionLoss(url: StoreUrl, logger: Logger): () => void {
+  if (guarded.size === 0) process.on('unhandledRejection', onRejection);
+  guarded.set(url, logger);
+  return () => {
+    guarded.delete(url);
+    if (guarded.size === 0) process.off('unhandledRejection', onRejection);
   };
-  process.on('unhandledRejection', onRejection);
-  return () => void process.off('unhandledRejection', onRejection);
 }

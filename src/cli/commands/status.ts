@@ -2,7 +2,7 @@
 // dir, plus — when a gateway is running for this config dir — whether it is connected now; for a
 // server with OAuth, its login's state, or for a per-user one how many principals authorized it.
 import type { Command } from 'commander';
-import { oauthSettingsOf, type OAuthRecord, type ServerConfig } from '../../config/index.js';
+import { expansionEnv, oauthSettingsOf, type OAuthRecord, type ServerConfig } from '../../config/index.js';
 import { fileOAuthRecords, oauthTargetOf, storeOAuthRecords, type AllOAuthRecords, type EraVerdict } from '../../downstream/index.js';
 import {
   discoveryRecordsOf,
@@ -31,10 +31,11 @@ export function registerStatus(program: Command): void {
         withCommandStore(storeUrl, logger, async (store) => {
           const view = await loadConfigView(paths, store);
           const oauthRecords = store ? storeOAuthRecords(store.oauth) : fileOAuthRecords(paths.oauthDir);
+          const env = expansionEnv(paths.secretsFile);
           const oauthEntries = await Promise.all(
             Object.entries(view.config.servers)
               .filter(([, config]) => oauthSettingsOf(config))
-              .map(async ([name, config]) => [name, await oauthStatusOf(oauthRecords, name, config)] as const),
+              .map(async ([name, config]) => [name, await oauthStatusOf(oauthRecords, name, config, env)] as const),
           );
           const records = await readDiscoveryRecords(await discoveryRecordsOf(paths, store), view.config.servers);
           return { view, records, oauthOf: new Map(oauthEntries) };
@@ -153,9 +154,9 @@ interface OAuthStatus {
 }
 
 // A per-user server is called with its principals' tokens: theirs are counted, the shared login is not its state.
-async function oauthStatusOf(records: AllOAuthRecords, name: string, config: ServerConfig): Promise<OAuthStatus> {
+async function oauthStatusOf(records: AllOAuthRecords, name: string, config: ServerConfig, env: NodeJS.ProcessEnv): Promise<OAuthStatus> {
   if (config.type !== 'stdio' && config.credentials === 'per-user') {
-    const recordUrl = recordUrlOf(records, name, config);
+    const recordUrl = recordUrlOf(records, name, config, env);
     return { oauth: 'per-user', authorizedPrincipals: recordUrl === undefined ? 0 : await records.authorizedPrincipals(name, recordUrl) };
   }
   const record = await records.read(name).catch((): OAuthRecord | 'unreadable' => 'unreadable');
@@ -165,9 +166,10 @@ async function oauthStatusOf(records: AllOAuthRecords, name: string, config: Ser
 
 // The URL a server's records are kept under; undefined while a `${VAR}` of its url is unset (then
 // no record can be of it: a connection could not start either).
-function recordUrlOf(records: AllOAuthRecords, name: string, config: ServerConfig): string | undefined {
+// `env` holds secrets.env's variables too, as the gateway expands the server's URL with them.
+function recordUrlOf(records: AllOAuthRecords, name: string, config: ServerConfig, env: NodeJS.ProcessEnv): string | undefined {
   try {
-    return oauthTargetOf(name, config, process.env, records)?.recordUrl;
+    return oauthTargetOf(name, config, env, records)?.recordUrl;
   } catch {
     return undefined;
   }

@@ -267,6 +267,7 @@ export class CallRouter {
 
   // Refuses a call over its principal's own limit (the server's limit is counted where it is routed).
   async #principalLimit(params: CallParams, extra: RequestExtra): Promise<void> {
+    if (!this.#context.limits.enabled) return;
     const limited = await this.#context.limits.take(this.#context.principal.id);
     if (limited) throw this.#rateLimited(limited, params.name, params.arguments, extra.mcpReq.id);
   }
