@@ -43,7 +43,7 @@ export function fileOAuthRecords(oauthDir: string): AllOAuthRecords {
       });
       const slots = files.filter((file) => file.startsWith(principalSlotPrefix(server)) && file.endsWith('.json'));
       const records = await Promise.all(slots.map((file) => readOAuthRecord(path.join(oauthDir, file))));
-      return records.filter((record) => record?.serverUrl === recordUrl && record.tokens !== undefined).length;
+      return records.filter((record) => authorizes(record, recordUrl)).length;
     },
   };
 }
@@ -75,11 +75,7 @@ export function storeOAuthRecords(collection: OAuthCollection): AllOAuthRecords 
       const reads = await collection.list();
       // A record this key cannot open is no authorization anyone can use.
       const authorized = reads.filter(
-        (read) =>
-          read.key.startsWith(principalSlotPrefix(server)) &&
-          read.state === 'readable' &&
-          read.value.serverUrl === recordUrl &&
-          read.value.tokens !== undefined,
+        (read) => read.key.startsWith(principalSlotPrefix(server)) && read.state === 'readable' && authorizes(read.value, recordUrl),
       );
       return authorized.length;
     },
@@ -112,4 +108,9 @@ function unreadableError(server: string, reason: string): LoadoutError {
     'NEEDS_AUTHORIZATION',
     `Server '${server}' needs authorization: its stored OAuth token is unreadable (${reason})`,
   );
+}
+
+// A principal's record that authorizes the server at `recordUrl` now: tokens the server has not refused.
+function authorizes(record: OAuthRecord | undefined, recordUrl: string): boolean {
+  return record?.serverUrl === recordUrl && record.tokens !== undefined && record.needsAuthorizationSince === undefined;
 }

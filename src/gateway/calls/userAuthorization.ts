@@ -9,7 +9,7 @@ import type { CallToolResult, ClientCapabilities, ElicitRequest } from '@modelco
 import { randomUUID } from 'node:crypto';
 import { AUTHORIZATION_CALLBACK_PATH, PrincipalAuthorizationNeeded, type AuthorizationLink } from '../../downstream/index.js';
 import { resolveCatalogName } from '../../registry/index.js';
-import { errorMessage } from '../../shared/index.js';
+import { errorMessage, untilAborted } from '../../shared/index.js';
 import type { GatewayContext } from '../context.js';
 import { forward, type ClientRequest } from './forward.js';
 import { RoundTripCall } from './inputRounds.js';
@@ -100,7 +100,7 @@ async function authorizationAnswer<T>(
       { relatedRequestId: call.requestId, signal: call.cancellation.signal, timeout: AUTHORIZATION_WAIT_MS },
     );
     if (answer.action !== 'accept') return errorResult(linkText);
-    await untilSettled(authorized, call.cancellation.signal, AUTHORIZATION_WAIT_MS);
+    await untilAuthorized(authorized, call.cancellation.signal);
   } catch (error) {
     return errorResult(`${linkText} (${errorMessage(error)})`);
   }
@@ -136,7 +136,7 @@ async function askInRound(
   const afterAnswer = async (): Promise<Record<string, unknown>> => {
     const answer = await round.ask({ method: 'elicitation/create', params } as ElicitRequest, signal);
     if (answer.action !== 'accept') return errorResult(linkText);
-    await untilSettled(authorized, signal, AUTHORIZATION_WAIT_MS);
+    await untilAuthorized(authorized, signal);
     return (await retry({ ...call, cancellation: round.cancellation, progressToken: undefined })) as Record<string, unknown>;
   };
   round.begin(afterAnswer().catch((error: unknown) => errorResult(`${linkText} (${errorMessage(error)})`)));
@@ -179,11 +179,7 @@ async function discoverIfUnlisted(context: GatewayContext, server: string): Prom
   if (context.catalog.undiscoveredServers.includes(server)) await context.catalog.discover([server]);
 }
 
-function untilSettled(promise: Promise<void>, signal: AbortSignal, timeoutMs: number): Promise<void> {
-  const stop = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
-  return new Promise((resolve, reject) => {
-    const onAbort = (): void => reject(new Error('the browser did not come back in time'));
-    stop.addEventListener('abort', onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => stop.removeEventListener('abort', onAbort));
-  });
+// The browser's return, or the call's end, or the wait's: whichever is first.
+function untilAuthorized(authorized: Promise<void>, signal: AbortSignal): Promise<void> {
+  return untilAborted(authorized, AbortSignal.any([signal, AbortSignal.timeout(AUTHORIZATION_WAIT_MS)]));
 }
