@@ -247,12 +247,16 @@ export class CallRouter {
       arguments: params.arguments,
       requestId: request.requestId,
     });
+    const forward = (made: ClientRequest): Promise<Record<string, unknown>> =>
+      params.task === undefined
+        ? forwardToolCall(this.#context.pool, route, params.arguments, made)
+        : forwardTaskCall(this.#context, this.#session.member, route, params, made);
+    // Only a per-user server's call can need its caller's own sign-in: the others, on every
+    // forwarded call's path, go without the wrapper.
     const send = (): Promise<Record<string, unknown>> =>
-      withUserAuthorization(this.#context, request, route.id, (made) =>
-        params.task === undefined
-          ? forwardToolCall(this.#context.pool, route, params.arguments, made)
-          : forwardTaskCall(this.#context, this.#session.member, route, params, made),
-      );
+      this.#context.pool.config(route.server)?.credentials === 'per-user'
+        ? withUserAuthorization(this.#context, request, route.id, forward)
+        : forward(request);
     if (!this.#context.settings.block_changed_tools) return auditedAnswer(send(), record);
     return auditedAnswer((async () => (await changedToolRefusal(this.#context, route)) ?? send())(), record);
   }
