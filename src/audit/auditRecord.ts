@@ -1,7 +1,7 @@
 // What one audit record says, as a zod schema (the shape written and read back), and how an event
 // a caller hands in becomes one: the arguments digested (sha-256 of their RFC 8785 canonical JSON),
 // and kept themselves only when configured. Knows nothing of where records are written.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import * as z from 'zod';
 import type { Principal } from '../identity/index.js';
@@ -77,26 +77,30 @@ export interface AuditEvent {
 /** The record of `event`; with `withArguments`, it carries the arguments themselves too. */
 export function auditRecordOf(event: AuditEvent, withArguments: boolean): AuditRecord {
   const { principal } = event;
-  const args = event.hasArguments ? (event.arguments ?? {}) : undefined;
-  return {
+  // Assigned one key at a time, in the schema's order (the JSON line's order): built from spread
+  // literals, a record made a short-lived object per optional key, and records are made per call.
+  const record: Partial<AuditRecord> = {
     time: new Date(event.startedAt).toISOString(),
     principal: principal ? { id: principal.id, issuer: principal.issuer, subject: principal.subject, groups: [...principal.groups] } : null,
     action: event.action,
     method: event.method,
-    ...(event.server === undefined ? {} : { server: event.server }),
-    ...(event.tool === undefined ? {} : { tool: event.tool }),
-    ...(args === undefined ? {} : { arguments_sha256: argumentsDigest(args) }),
-    ...(args !== undefined && withArguments ? { arguments: args } : {}),
-    outcome: event.outcome,
-    duration_ms: Math.round(event.durationMs * 1000) / 1000,
-    ...(event.requestId === undefined ? {} : { request_id: event.requestId }),
-    ...(event.detail === undefined ? {} : { detail: event.detail }),
   };
+  if (event.server !== undefined) record.server = event.server;
+  if (event.tool !== undefined) record.tool = event.tool;
+  if (event.hasArguments) {
+    const args = event.arguments ?? {};
+    record.arguments_sha256 = argumentsDigest(args);
+    if (withArguments) record.arguments = args;
+  }
+  record.outcome = event.outcome;
+  record.duration_ms = Math.round(event.durationMs * 1000) / 1000;
+  if (event.requestId !== undefined) record.request_id = event.requestId;
+  if (event.detail !== undefined) record.detail = event.detail;
+  return record as AuditRecord;
 }
 
 /** sha-256 (hex) of `value`'s RFC 8785 canonical JSON: equal arguments digest alike, whatever their key order. */
 export function argumentsDigest(value: unknown): string {
-  return createHash('sha256')
-    .update(canonicalize(value) ?? 'null', 'utf8')
-    .digest('hex');
+  // The one-shot hash: a Hash object per record cost more than the digest itself.
+  return hash('sha256', canonicalize(value) ?? 'null', 'hex');
 }

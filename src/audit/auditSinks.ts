@@ -47,11 +47,22 @@ export function dayOfFile(name: string): string | undefined {
  */
 export function dayFilesSink(dir: string, retentionDays: number): AuditSink {
   let lastDay: string | undefined;
+  // The folder is made when an append finds it missing (at first, or after it was removed), not
+  // before every batch: a recursive mkdir costs more CPU than the append itself.
+  const append = async (day: string, text: string): Promise<void> => {
+    const file = path.join(dir, dayFileName(day));
+    try {
+      await appendFile(file, text, { mode: 0o600 });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+      await appendFile(file, text, { mode: 0o600 });
+    }
+  };
   return {
     name: dir,
     async write(batch) {
-      await mkdir(dir, { recursive: true, mode: 0o700 });
-      for (const { day, text } of batch) await appendFile(path.join(dir, dayFileName(day)), text, { mode: 0o600 });
+      for (const { day, text } of batch) await append(day, text);
       const newest = batch.at(-1)?.day;
       if (newest === undefined || newest === lastDay) return;
       lastDay = newest;

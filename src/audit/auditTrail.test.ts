@@ -72,12 +72,26 @@ describe('AuditTrail', () => {
         },
         expect.objectContaining({ request_id: 8, outcome: 'error' }),
       ]);
+      // The line's keys in the documented order: a reader diffing day files sees one layout.
+      expect(Object.keys(JSON.parse(lines[0]!) as object)).toEqual([
+        'time',
+        'principal',
+        'action',
+        'method',
+        'server',
+        'tool',
+        'arguments_sha256',
+        'outcome',
+        'duration_ms',
+        'request_id',
+      ]);
     } finally {
       vi.useRealTimers();
     }
   });
 
   it('digests arguments by their canonical JSON, and keeps them only when asked to', async () => {
+    expect(argumentsDigest({})).toBe('44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a'); // sha256('{}')
     expect(argumentsDigest({ b: 1, a: [1, 'x'] })).toBe(argumentsDigest({ a: [1, 'x'], b: 1 }));
     expect(argumentsDigest({ a: 1 })).not.toBe(argumentsDigest({ a: 2 }));
     const trail = trailIn(dir(), { arguments: true });
