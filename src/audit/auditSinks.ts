@@ -10,17 +10,21 @@ import type { AuditRecord } from './auditRecord.js';
 export interface AuditSink {
   /** How the log names it. */
   readonly name: string;
-  /** Write `lines` (each a JSON text ending in a newline), grouped by the UTC day of their records. */
+  /** Write a batch of records, grouped by the UTC day of their records. */
   write(batch: readonly DayLines[]): Promise<void>;
 }
 
-/** The lines of one batch whose records fall on one UTC day. */
+/** The records of one batch that fall on one UTC day. */
 export interface DayLines {
   /** `YYYY-MM-DD` (UTC). */
   readonly day: string;
-  readonly text: string;
-  /** The same records, each with its JSON (the line without its newline), for a sink that is not a file. */
+  /** Each record with its JSON (its line without the newline). */
   readonly records: ReadonlyArray<{ readonly record: AuditRecord; readonly json: string }>;
+}
+
+// What a file sink appends: one JSON line per record. Joined only here: the store's sink needs none.
+function linesText(batch: readonly DayLines[]): string {
+  return batch.map(({ records }) => records.map(({ json }) => `${json}\n`).join('')).join('');
 }
 
 /** The folder of the day files, in a data dir. */
@@ -62,7 +66,7 @@ export function dayFilesSink(dir: string, retentionDays: number): AuditSink {
   return {
     name: dir,
     async write(batch) {
-      for (const { day, text } of batch) await append(day, text);
+      for (const lines of batch) await append(lines.day, linesText([lines]));
       const newest = batch.at(-1)?.day;
       if (newest === undefined || newest === lastDay) return;
       lastDay = newest;
@@ -89,7 +93,7 @@ export function linesFileSink(file: string): AuditSink {
   return {
     name: file,
     async write(batch) {
-      await appendFile(file, batch.map((lines) => lines.text).join(''), { mode: 0o600 });
+      await appendFile(file, linesText(batch), { mode: 0o600 });
     },
   };
 }
@@ -100,7 +104,7 @@ export function linesStreamSink(stream: NodeJS.WritableStream, name: string): Au
     name,
     write: (batch) =>
       new Promise<void>((resolve, reject) => {
-        stream.write(batch.map((lines) => lines.text).join(''), (error) => (error ? reject(error) : resolve()));
+        stream.write(linesText(batch), (error) => (error ? reject(error) : resolve()));
       }),
   };
 }

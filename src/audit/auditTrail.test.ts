@@ -5,10 +5,26 @@ import { useTempDir } from '../../test/helpers/tempDir.js';
 import { AuditSettingsSchema } from '../config/index.js';
 import { issuedPrincipal } from '../identity/index.js';
 import { silentLogger, type Logger } from '../shared/index.js';
-import { argumentsDigest, type AuditEvent } from './auditRecord.js';
+import { argumentsDigest, auditRecordOf, type AuditEvent } from './auditRecord.js';
 import { readAuditTrail } from './auditReader.js';
-import { dayFilesSink, type AuditSink } from './auditSinks.js';
+import { dayFilesSink, linesFileSink, type AuditSink, type DayLines } from './auditSinks.js';
 import { AuditTrail, openAuditTrail } from './auditTrail.js';
+
+// A day's records as the trail hands them to a sink: the calls of `requestIds`, each with its JSON.
+function dayOf(day: string, requestIds: number[]): DayLines {
+  return {
+    day,
+    records: requestIds.map((requestId) => {
+      const record = auditRecordOf(callEvent({ requestId }), false);
+      return { record, json: JSON.stringify(record) };
+    }),
+  };
+}
+
+// The JSON lines of the calls of `requestIds`, as a file sink writes them.
+function linesOf(requestIds: number[]): string {
+  return requestIds.map((requestId) => `${JSON.stringify(auditRecordOf(callEvent({ requestId }), false))}\n`).join('');
+}
 
 const alice = issuedPrincipal('https://idp.example', 'alice', ['eng']);
 
@@ -113,10 +129,15 @@ describe('AuditTrail', () => {
     const flaky: AuditSink = {
       name: 'flaky',
       write: (batch) =>
-        failing ? Promise.reject(new Error('disk full')) : Promise.resolve(void written.push(...batch.map((b) => b.text))),
+        failing
+          ? Promise.reject(new Error('disk full'))
+          : Promise.resolve(void written.push(...batch.flatMap((b) => b.records.map((r) => r.json)))),
     };
     const kept: string[] = [];
-    const steady: AuditSink = { name: 'steady', write: (batch) => Promise.resolve(void kept.push(...batch.map((b) => b.text))) };
+    const steady: AuditSink = {
+      name: 'steady',
+      write: (batch) => Promise.resolve(void kept.push(...batch.flatMap((b) => b.records.map((r) => r.json)))),
+    };
     const trail = new AuditTrail({ sinks: [flaky, steady], withArguments: false, flushMs: 1000, logger: log });
     for (let batch = 0; batch < 3; batch++) {
       trail.record(callEvent());
@@ -159,6 +180,27 @@ describe('AuditTrail', () => {
     expect(copy).toBe(await readFile(path.join(dir(), 'audit', 'audit-2026-05-01.jsonl'), 'utf8'));
   });
 
+  it('hands a sink each record with its JSON, split by UTC day, and no lines joined for it', async () => {
+    const batches: Array<readonly DayLines[]> = [];
+    const sink: AuditSink = { name: 'store-like', write: (batch) => Promise.resolve(void batches.push(batch)) };
+    const trail = new AuditTrail({ sinks: [sink], withArguments: false, flushMs: 1000, logger: silentLogger });
+    trail.record(callEvent());
+    trail.record(callEvent({ startedAt: Date.parse('2026-05-02T00:00:01Z'), requestId: 8 }));
+    await trail.close();
+    expect(batches).toHaveLength(1);
+    expect(batches[0]!.map((lines) => Object.keys(lines).sort())).toEqual([
+      ['day', 'records'],
+      ['day', 'records'],
+    ]);
+    // Each JSON is its record's, byte for byte.
+    expect(
+      batches[0]!.map(({ day, records }) => [day, records.map(({ record, json }) => [record.request_id, json === JSON.stringify(record)])]),
+    ).toEqual([
+      ['2026-05-01', [[7, true]]],
+      ['2026-05-02', [[8, true]]],
+    ]);
+  });
+
   it('keeps nothing when audit.enabled is false', async () => {
     const trail = trailIn(dir(), { enabled: false });
     trail.record(callEvent());
@@ -184,10 +226,23 @@ describe('dayFilesSink', () => {
 
   it('writes alongside another process on the same data dir, whichever deletes an old day first', async () => {
     await writeFile(path.join(dir(), 'audit-2026-01-01.jsonl'), '');
-    const batch = [{ day: '2026-05-01', text: '{}\n', records: [] }];
+    const batch = [dayOf('2026-05-01', [1])];
     await Promise.all([dayFilesSink(dir(), 30).write(batch), dayFilesSink(dir(), 30).write(batch)]);
     expect(await readdir(dir())).toEqual(['audit-2026-05-01.jsonl']);
-    expect(await readFile(path.join(dir(), 'audit-2026-05-01.jsonl'), 'utf8')).toBe('{}\n{}\n');
+    expect(await readFile(path.join(dir(), 'audit-2026-05-01.jsonl'), 'utf8')).toBe(linesOf([1, 1]));
+  });
+});
+
+describe('file sinks', () => {
+  const dir = useTempDir('loadout-audit-lines-');
+
+  it("write each record's JSON as one line: each day to its day file, the whole batch to a copy", async () => {
+    const batch = [dayOf('2026-05-01', [1, 2]), dayOf('2026-05-02', [3])];
+    await dayFilesSink(dir(), 0).write(batch);
+    await linesFileSink(path.join(dir(), 'copy.jsonl')).write(batch);
+    expect(await readFile(path.join(dir(), 'audit-2026-05-01.jsonl'), 'utf8')).toBe(linesOf([1, 2]));
+    expect(await readFile(path.join(dir(), 'audit-2026-05-02.jsonl'), 'utf8')).toBe(linesOf([3]));
+    expect(await readFile(path.join(dir(), 'copy.jsonl'), 'utf8')).toBe(linesOf([1, 2, 3]));
   });
 });
 

@@ -75,11 +75,7 @@ export class AuditTrail {
       if (!records) days.set(day, (records = []));
       records.push({ record, json: JSON.stringify(record) });
     }
-    const grouped: DayLines[] = [...days].map(([day, records]) => ({
-      day,
-      text: records.map(({ json }) => `${json}\n`).join(''),
-      records,
-    }));
+    const grouped: DayLines[] = [...days].map(([day, records]) => ({ day, records }));
     await Promise.all(this.#options.sinks.map((sink) => this.#writeTo(sink, grouped, batch.length)));
   }
 

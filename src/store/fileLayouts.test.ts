@@ -1,8 +1,25 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useTempDir } from '../../test/helpers/tempDir.js';
-import { documentLayout } from './fileLayouts.js';
+import { StateStore } from '../config/index.js';
+import { documentLayout, stateLayout, type FileLayout, type Outcome } from './fileLayouts.js';
+
+// A transaction's decision, with nothing to run after it.
+const decide =
+  <Write>(change: Outcome<Write, void>['change']) =>
+  (): Promise<Outcome<Write, void>> =>
+    Promise.resolve({ change, result: () => Promise.resolve() });
+
+// A JSON document of numbers by key; no records left: no file.
+function numbersIn(file: string, keys?: readonly string[]): FileLayout<number, number> {
+  return documentLayout<number, number>({
+    file,
+    keys,
+    parse: (text) => (text === undefined ? {} : (JSON.parse(text) as Record<string, number>)),
+    text: (records) => (Object.keys(records).length ? JSON.stringify(records) : undefined),
+  });
+}
 
 describe('documentLayout', () => {
   const dir = useTempDir('loadout-layout-');
@@ -24,5 +41,44 @@ describe('documentLayout', () => {
     const written = JSON.parse(await readFile(file, 'utf8')) as Record<string, number>;
     expect(Object.keys(written)).toHaveLength(51);
     expect(written).toMatchObject({ kept: 0, r0: 0, r49: 49 });
+  });
+
+  it('removes the file when a change leaves it no records, by a transaction or a write of all', async () => {
+    const file = path.join(dir(), 'doc.json');
+    const layout = numbersIn(file);
+    await layout.putAll(new Map([['a', 1]]));
+    expect(await layout.readAll()).toEqual(new Map([['a', 1]]));
+    await layout.transact('a', decide('delete'));
+    await expect(stat(file)).rejects.toThrow(/ENOENT/);
+    await layout.transact('b', decide({ write: 2 }));
+    expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({ b: 2 });
+  });
+
+  it('refuses a key it does not hold, naming the file, and writes nothing', async () => {
+    const file = path.join(dir(), 'one.json');
+    const layout = numbersIn(file, ['only']);
+    await expect(layout.putAll(new Map([['other', 1]]))).rejects.toThrow(`${file} holds only the key only, not 'other'`);
+    await expect(layout.transact('other', decide('keep'))).rejects.toThrow(`${file} holds only the key only, not 'other'`);
+    await expect(stat(file)).rejects.toThrow(/ENOENT/);
+  });
+});
+
+describe('stateLayout', () => {
+  const dir = useTempDir('loadout-layout-state-');
+
+  it('refuses a key it does not hold, naming the file, and writes nothing', async () => {
+    const file = path.join(dir(), 'state.json');
+    const layout = stateLayout<string | null>({
+      store: new StateStore(file),
+      file,
+      keys: ['@last-stop'],
+      pick: (state) => ({ '@last-stop': state.activeToolset }),
+      put: (state, _key, value) => ({ ...state, activeToolset: value ?? null }),
+    });
+    await expect(layout.putAll(new Map([['p1', 'dev']]))).rejects.toThrow(`${file} holds only the key @last-stop, not 'p1'`);
+    await expect(layout.transact('p1', decide('keep'))).rejects.toThrow(`${file} holds only the key @last-stop, not 'p1'`);
+    await expect(stat(file)).rejects.toThrow(/ENOENT/);
+    await layout.putAll(new Map([['@last-stop', 'dev']]));
+    expect(await layout.read('@last-stop')).toBe('dev');
   });
 });

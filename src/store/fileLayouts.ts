@@ -40,43 +40,27 @@ export function documentLayout<Read, Write>(options: {
 }): FileLayout<Read, Write> {
   const { file, parse, text } = options;
   const readAll = async () => new Map(Object.entries(parse(await readTextIfExists(file))));
-  const heldKey = (key: string): void => {
-    if (options.keys && !options.keys.includes(key)) {
-      throw new LoadoutError(
-        'INVALID_ARGUMENT',
-        `${file} holds only the key${options.keys.length > 1 ? 's' : ''} ${options.keys.join(', ')}, not '${key}'`,
-      );
-    }
+  // Under the file's lock: the document of `records`, or no file once it holds none.
+  const writeDocument = async (records: Record<string, Read | Write>): Promise<void> => {
+    const next = text(records);
+    if (next === undefined) await rm(file, { force: true });
+    else await writeTextAtomic(file, next);
   };
-  return {
-    fileOf: () => file,
-    read: async (key) => (await readAll()).get(key),
+  return oneFileLayout(file, options.keys, {
     readAll,
-    putAll: async (written) => {
-      for (const key of written.keys()) heldKey(key);
-      await withFileLock(file, async () => {
-        const records: Record<string, Read | Write> = { ...parse(await readTextIfExists(file)), ...Object.fromEntries(written) };
-        const next = text(records);
-        if (next === undefined) await rm(file, { force: true });
-        else await writeTextAtomic(file, next);
-      });
-    },
-    transact: (key, work) => {
-      heldKey(key);
-      return withFileLock(file, async () => {
+    putAll: (written) =>
+      withFileLock(file, async () => writeDocument({ ...parse(await readTextIfExists(file)), ...Object.fromEntries(written) })),
+    transact: (key, work) =>
+      withFileLock(file, async () => {
         const records: Record<string, Read | Write> = parse(await readTextIfExists(file));
         const { result, change } = await work(Object.hasOwn(records, key) ? (records[key] as Read) : undefined);
         if (change === 'keep') return result();
         if (change === 'delete') delete records[key];
         else records[key] = change.write;
-        const next = text(records);
-        if (next === undefined) await rm(file, { force: true });
-        else await writeTextAtomic(file, next);
+        await writeDocument(records);
         return result();
-      });
-    },
-    watched: [{ dir: path.dirname(file), keyOf: (name) => (name === path.basename(file) ? EVERY_KEY : undefined) }],
-  };
+      }),
+  });
 }
 
 /** One file per record, `<dir>/<key><extension>`. */
@@ -137,21 +121,12 @@ export function stateLayout<T>(options: {
   const { store, file, pick } = options;
   // A data dir without state.json holds none of these records (StateStore would answer defaults).
   const readAll = async () => new Map((await readTextIfExists(file)) === undefined ? [] : Object.entries(pick(await store.read())));
-  const heldKey = (key: string): void => {
-    if (options.keys && !options.keys.includes(key)) {
-      throw new LoadoutError('INVALID_ARGUMENT', `state.json holds only the key ${options.keys.join(', ')} here, not '${key}'`);
-    }
-  };
-  return {
-    fileOf: () => file,
-    read: async (key) => (await readAll()).get(key),
+  return oneFileLayout(file, options.keys, {
     readAll,
     putAll: async (written) => {
-      for (const key of written.keys()) heldKey(key);
       await store.update((state) => [...written].reduce((next, [key, value]) => options.put(next, key, value), state));
     },
     transact: async <Result>(key: string, work: (current: T | undefined) => Promise<Outcome<T, Result>>) => {
-      heldKey(key);
       let outcome: Outcome<T, Result> | undefined;
       let result: Result | undefined;
       await store.update(
@@ -168,8 +143,7 @@ export function stateLayout<T>(options: {
       );
       return result as Result;
     },
-    watched: [{ dir: path.dirname(file), keyOf: (name) => (name === path.basename(file) ? EVERY_KEY : undefined) }],
-  };
+  });
 }
 
 /** Records split over two layouts by key (an equipped set: a principal's file, or the last stop in state.json). */
@@ -190,6 +164,38 @@ export function splitLayout<Read, Write>(
       if (others.size) await rest.putAll(others);
     },
     watched: [...rest.watched, ...special.layout.watched],
+  };
+}
+
+// A layout whose records all live in one file: a write of a key it does not hold (`keys`;
+// undefined: any) is refused before its lock is taken, and a change to the file touches them all.
+function oneFileLayout<Read, Write>(
+  file: string,
+  keys: readonly string[] | undefined,
+  kept: Pick<FileLayout<Read, Write>, 'readAll' | 'putAll' | 'transact'>,
+): FileLayout<Read, Write> {
+  const heldKey = (key: string): void => {
+    if (keys && !keys.includes(key)) {
+      throw new LoadoutError(
+        'INVALID_ARGUMENT',
+        `${file} holds only the key${keys.length > 1 ? 's' : ''} ${keys.join(', ')}, not '${key}'`,
+      );
+    }
+  };
+  return {
+    fileOf: () => file,
+    read: async (key) => (await kept.readAll()).get(key),
+    readAll: kept.readAll,
+    putAll: async (written) => {
+      for (const key of written.keys()) heldKey(key);
+      await kept.putAll(written);
+    },
+    // Async, so a refused key rejects as the transaction would, not throws at the call.
+    transact: async (key, work) => {
+      heldKey(key);
+      return kept.transact(key, work);
+    },
+    watched: [{ dir: path.dirname(file), keyOf: (name) => (name === path.basename(file) ? EVERY_KEY : undefined) }],
   };
 }
 

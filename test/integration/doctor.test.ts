@@ -3,7 +3,7 @@
 // Claude Code's ~/.claude.json and in loadout.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { linesOf, runCli } from '../helpers/cli.js';
@@ -112,6 +112,36 @@ describe('loadout doctor', () => {
     expect(status.stdout).toContain('exited with code');
     expect(status.stdout).not.toContain('by "loadout serve"');
     expect(status.stdout).toContain('No gateway running');
+  });
+
+  it('exits 1 when the last start of a server listed before failed, with the reason, its cached tools still counted', async () => {
+    const present = path.join(dirs.root, 'present');
+    await writeFile(present, '');
+    await writeServersYaml(dirs.configDir, { crash: nodeServer(fixture('crash'), { env: { CRASH_UNLESS_FILE: present } }) });
+    expect((await runCli(dirs, ['refresh'])).code).toBe(0);
+    const before = await runCli(dirs, ['status']);
+    expect(before.code).toBe(0);
+    await rm(present);
+    expect((await runCli(dirs, ['doctor'])).code).toBe(1);
+
+    const status = await runCli(dirs, ['status']);
+    expect(status.code).toBe(1);
+    // The table is what it was: the tools listed before are still the catalog's.
+    expect(linesOf(status.stdout)[1]).toBe(linesOf(before.stdout)[1]);
+    expect(status.stdout).toMatch(
+      /^crash: last start failed at \d\d:\d\d:\d\d \(1 attempt in a row\); its tools are the ones listed before; "loadout refresh crash" tries again\.$/m,
+    );
+    expect(status.stdout).toContain('exited with code');
+    const json = await runCli(dirs, ['status', '--json']);
+    expect(json.code).toBe(1);
+    expect((JSON.parse(json.stdout) as { servers: Array<{ discovered: boolean; discovery: unknown }> }).servers[0]).toMatchObject({
+      discovered: true,
+      discovery: { state: 'failed', failures: 1, code: 'SERVER_START_FAILED' },
+    });
+
+    await writeFile(present, '');
+    expect((await runCli(dirs, ['refresh'])).code).toBe(0);
+    expect((await runCli(dirs, ['status'])).code).toBe(0);
   });
 
   it('reports an unset ${VAR} in an OAuth client_secret as the variable to set', async () => {

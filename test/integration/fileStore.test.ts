@@ -194,13 +194,15 @@ describe('files store', () => {
     });
     // The read must start while the writer truly holds the lock, or the test proves nothing.
     await lockTaken;
+    let waited: NodeJS.Timeout | undefined;
     try {
       const read = await Promise.race([
         readOnly.toolsets.list(),
-        new Promise<'waited'>((resolve) => setTimeout(() => resolve('waited'), 2000)),
+        new Promise<'waited'>((resolve) => (waited = setTimeout(() => resolve('waited'), 2000))),
       ]);
       expect(read).toEqual([{ key: 'dev', value: { name: 'dev', tools: ['fs.read_file'] }, revision: 0 }]);
     } finally {
+      clearTimeout(waited);
       release();
       await held;
     }

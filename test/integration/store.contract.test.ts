@@ -2,6 +2,7 @@
 // conflicts, row formats from a newer loadout, encrypted OAuth records, and replicas hearing each
 // other's changes (two stores = two connections), with 2 × 100 concurrent saves losing nothing.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { storedDefinitions } from '../../src/catalog/index.js';
 import { LAST_STOP_KEY, type TeamStore } from '../../src/store/index.js';
 import { STORE_BACKENDS, nextChange, type StoreBackend } from '../helpers/storeBackends.js';
 
@@ -50,6 +51,30 @@ describe.each(STORE_BACKENDS)('store contract ($name)', (backend: StoreBackend) 
     expect(await store.toolsets.delete('dev')).toBe(true);
     expect(await store.toolsets.delete('dev')).toBe(false);
     expect(await store.toolsets.get('dev')).toBeUndefined();
+  });
+
+  it("keeps a list failure's JSON-RPC code in a catalog record, and reads one kept as text alone (an older loadout's) as {text}", async () => {
+    const store = await replica();
+    const unimplemented = { text: 'prompts/list failed: Method not found (-32601)', rpcCode: -32601 };
+    const definitions = storedDefinitions(store.catalog);
+    await definitions.update([
+      {
+        server: 'new',
+        change: () => ({
+          discoveredAt: 'now',
+          tools: [{ name: 'q', inputSchema: { type: 'object' } }],
+          listFailures: { prompts: unimplemented },
+        }),
+      },
+    ]);
+    await store.catalog.put('old', {
+      discoveredAt: 'now',
+      tools: [{ name: 'q' }],
+      listFailures: { resources: 'resources/list failed: Request timed out' },
+    });
+    const read = await definitions.read();
+    expect(read.new?.listFailures).toEqual({ prompts: unimplemented });
+    expect(read.old?.listFailures).toEqual({ resources: { text: 'resources/list failed: Request timed out' } });
   });
 
   it('writes many records at once, each then read at a revision of its own', async () => {

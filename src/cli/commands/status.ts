@@ -46,8 +46,9 @@ export function registerStatus(program: Command): void {
         const tools = toolsOfServer(view, name);
         const oauth = oauthOf.get(name);
         const discovered = view.definitions[name] !== undefined;
-        const record = discovered || !config.enabled ? undefined : records.get(name);
-        // Failed: the last attempt (serve's or refresh's) failed; pending: a running gateway has yet to list it.
+        const record = config.enabled ? records.get(name) : undefined;
+        // Failed: the last attempt (serve's, refresh's or doctor's) failed, even of a server listed
+        // before (its cached tools are still offered); pending: a running gateway has yet to list it.
         const discovery = record
           ? { state: 'failed' as const, ...failedState(record) }
           : !discovered && config.enabled && gateways.length
@@ -116,13 +117,9 @@ export function registerStatus(program: Command): void {
           server.connected === null ? '-' : server.connected ? paint('green', 'yes') : 'no',
         ]),
       );
-      for (const { name, discovery } of servers) {
+      for (const { name, discovery, discovered } of servers) {
         if (discovery?.state !== 'failed') continue;
-        // The next try is a running gateway's; without one, only refresh (or the next serve) tries again.
-        const when = gateways.length
-          ? `${retryText(discovery)} (by "loadout serve"; "loadout refresh ${name}" tries now).`
-          : `${failedText(discovery)}; "loadout refresh ${name}" tries again.`;
-        printLines(paint('red', `${name}: discovery ${when}`), discovery.error);
+        printLines(paint('red', `${name}: ${failureText(name, discovery, discovered, gateways.length > 0)}`), discovery.error);
       }
       for (const server of servers) printLines(...listFailureLines(server.name, server.listFailures).map((line) => paint('yellow', line)));
       for (const server of servers.filter((entry) => entry.oauth === 'needs-login')) {
@@ -173,6 +170,20 @@ function recordUrlOf(records: AllOAuthRecords, name: string, config: ServerConfi
   } catch {
     return undefined;
   }
+}
+
+// When a server's last start failed and who tries it next. A running gateway retries only a server
+// it has no tools of; one listed before keeps its cached tools until refresh (or doctor) starts it.
+function failureText(
+  name: string,
+  times: Pick<DiscoveryRecord, 'failedAt' | 'failures' | 'retryAt'>,
+  discovered: boolean,
+  gatewayRunning: boolean,
+): string {
+  if (discovered) return `last start ${failedText(times)}; its tools are the ones listed before; "loadout refresh ${name}" tries again.`;
+  return gatewayRunning
+    ? `discovery ${retryText(times)} (by "loadout serve"; "loadout refresh ${name}" tries now).`
+    : `discovery ${failedText(times)}; "loadout refresh ${name}" tries again.`;
 }
 
 function eraOf(verdict: EraVerdict | undefined): { era: EraVerdict['era']; checkedAt: string } | null {
