@@ -74,18 +74,26 @@ export class WordVectors {
 
   /** The word's vector scaled to unit length, if it has one. */
   vector(word: string): Float32Array | undefined {
-    const rank = this.#rankOf.get(word);
-    if (rank === undefined) return undefined;
     const vector = new Float32Array(this.dimensions);
+    return this.writeVector(word, vector, 0) ? vector : undefined;
+  }
+
+  /**
+   * Write the word's unit vector into `target` at `offset` (a row of a matrix, with no array of its
+   * own per word); false, leaving `target` as it was, when the word has no vector.
+   */
+  writeVector(word: string, target: Float32Array, offset: number): boolean {
+    const rank = this.#rankOf.get(word);
+    if (rank === undefined) return false;
     let norm = 0;
     for (let d = 0; d < this.dimensions; d++) {
       const value = this.#rows[rank * this.dimensions + d]!;
-      vector[d] = value;
+      target[offset + d] = value;
       norm += value * value;
     }
     const scale = norm > 0 ? 1 / Math.sqrt(norm) : 0;
-    for (let d = 0; d < this.dimensions; d++) vector[d]! *= scale;
-    return vector;
+    for (let d = 0; d < this.dimensions; d++) target[offset + d]! *= scale;
+    return true;
   }
 }
 
