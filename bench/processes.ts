@@ -127,6 +127,14 @@ export async function rssBytes(pid: number): Promise<number> {
   return Number(kib) * 1024;
 }
 
+/** Peak resident set size of a process so far in bytes (VmHWM from /proc/<pid>/status). */
+export async function peakRssBytes(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kib = /^VmHWM:\s+(\d+)\s+kB/m.exec(status)?.[1];
+  if (!kib) throw new Error(`no VmHWM for process ${pid}`);
+  return Number(kib) * 1024;
+}
+
 /** CPU time (user + system) a process has used so far, in milliseconds (Linux clock ticks of 10 ms). */
 export async function cpuTimeMs(pid: number): Promise<number> {
   const stat = await readFile(`/proc/${pid}/stat`, 'utf8');

@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { readDefinitionCache, writeDefinitionCache } from './definitionCache.js';
@@ -25,6 +25,14 @@ describe('definition cache', () => {
     const cache = await readDefinitionCache(file);
     expect(cache).toEqual({ files: { discoveredAt: '2026-01-01T00:00:00.000Z', tools: [tool] } });
     expect(toolHash(cache.files!.tools[0]!)).toBe(toolHash(tool));
+  });
+
+  it('writes the file in ASCII (other characters escaped), so that reading it never makes a two-byte string, and reads the text back as it was', async () => {
+    const description = 'Café ☕ 日本語 — 🚀 launch, Ünïcode';
+    const tool = { name: 'launch', description, inputSchema: { type: 'object' as const, properties: { ñame: { description: '✓ ok' } } } };
+    await writeDefinitionCache(file, { space: { discoveredAt: 'x', tools: [tool] } });
+    expect(await readFile(file, 'utf8')).toMatch(/^[\x00-\x7f]*$/);
+    expect((await readDefinitionCache(file)).space?.tools).toEqual([tool]);
   });
 
   it('reads a list failure cached as words alone (before its code was kept) as a failure without a code', async () => {

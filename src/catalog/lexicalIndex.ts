@@ -1,7 +1,7 @@
 // Word-match ranking: BM25F over the search fields, exact stemmed terms only. No prefix or fuzzy
 // expansion: they let "organization" match "organ" and "file" match "filesystem", and they were
 // most of the query time at 10k tools.
-import { postingAt, PostingsBuilder, type Posting, type Postings } from './postings.js';
+import { PostingsBuilder, type Postings } from './postings.js';
 import { SEARCH_FIELDS, stem, type SearchField, type ToolWords } from './searchText.js';
 
 /** How much a term in each field counts, relative to the description. */
@@ -46,7 +46,8 @@ export interface TermMatch {
 /** An inverted index of stemmed terms with BM25F term weights folded in at build time. */
 export class LexicalIndex {
   readonly #toolCount: number;
-  readonly #postings = new Map<string, Posting>();
+  /** Each term's key index in `postings` (its entries are read from the packed arrays, not kept as views per term). */
+  readonly #keyOf = new Map<string, number>();
   /** What the index was built from, kept whole so it can be saved (see searchIndexFile.ts). */
   readonly postings: Postings;
 
@@ -54,7 +55,7 @@ export class LexicalIndex {
   constructor(postings: Postings, toolCount: number) {
     this.#toolCount = toolCount;
     this.postings = postings;
-    postings.keys.forEach((term, index) => this.#postings.set(term, postingAt(postings, index)));
+    postings.keys.forEach((term, index) => this.#keyOf.set(term, index));
   }
 
   /** Build the index over each tool's words. */
@@ -89,12 +90,12 @@ export class LexicalIndex {
     termWeights?: ReadonlyMap<string, number>,
     scores: Float64Array = new Float64Array(this.#toolCount),
   ): Float64Array {
+    const { offsets, tools, weights } = this.postings;
     for (const term of terms) {
-      const posting = this.#postings.get(term);
-      if (!posting) continue;
+      const key = this.#keyOf.get(term);
+      if (key === undefined) continue;
       const idf = this.idf(term) * (termWeights?.get(term) ?? 1);
-      const { tools, weights } = posting;
-      for (let i = 0; i < tools.length; i++) {
+      for (let i = offsets[key]!, end = offsets[key + 1]!; i < end; i++) {
         const weight = weights[i]!;
         scores[tools[i]!]! += (idf * weight * (K1 + 1)) / (K1 + weight);
       }
@@ -104,7 +105,8 @@ export class LexicalIndex {
 
   /** Inverse document frequency of a term (0 for unknown terms). */
   idf(term: string): number {
-    const count = this.#postings.get(term)?.tools.length ?? 0;
+    const key = this.#keyOf.get(term);
+    const count = key === undefined ? 0 : this.postings.offsets[key + 1]! - this.postings.offsets[key]!;
     return count ? Math.log(1 + (this.#toolCount - count + 0.5) / (count + 0.5)) : 0;
   }
 

@@ -191,6 +191,28 @@ describe('word-vector file', () => {
     expect(vectors.hubness('no-such-word')).toBeUndefined();
   });
 
+  it('finds each word at its line of the file, byte for byte, and no other word', () => {
+    const shipped = WordVectors.read(defaultWordVectorFile());
+    const bytes = readFileSync(defaultWordVectorFile());
+    const words = bytes.toString('utf8', 20, 20 + bytes.readUInt32LE(16)).split('\n');
+    expect(words.every((word, rank) => shipped.rank(word) === rank)).toBe(true);
+    // Non-ASCII words, prefixes of one another, and a word listed twice (its last line answers, as a Map built from the list did).
+    const listed = ['file', 'files', 'café', 'naïve', '日本', 'fil', 'files'];
+    const dimensions = 2;
+    const header = Buffer.alloc(20);
+    const wordBytes = Buffer.from(listed.join('\n'), 'utf8');
+    header.write('LDWV', 0, 'ascii');
+    header.writeUInt32LE(2, 4);
+    header.writeUInt32LE(listed.length, 8);
+    header.writeUInt32LE(dimensions, 12);
+    header.writeUInt32LE(wordBytes.length, 16);
+    const file = path.join(dir(), 'small.bin');
+    writeFileSync(file, Buffer.concat([header, wordBytes, Buffer.alloc(listed.length * (dimensions + 1), 1)]));
+    const small = WordVectors.read(file);
+    expect(['file', 'files', 'café', 'naïve', '日本', 'fil'].map((word) => small.rank(word))).toEqual([0, 6, 2, 3, 4, 5]);
+    expect(['fi', 'filesx', 'cafe', '日', '', 'file\nfiles'].map((word) => small.rank(word))).toEqual(Array(6).fill(undefined));
+  });
+
   it('refuses a file of an older layout, asking for a reinstall', () => {
     const old = path.join(dir(), 'old.bin');
     const bytes = Buffer.from(readFileSync(defaultWordVectorFile()));

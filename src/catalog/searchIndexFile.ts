@@ -39,7 +39,8 @@ const PREFIX_BYTES = 12;
 export function searchIndexFingerprint(texts: readonly ToolText[], settings: unknown): string {
   const hash = createHash('sha256');
   hash.update(`${FORMAT_VERSION}\n${LOADOUT_VERSION}\n${JSON.stringify(settings)}\n${texts.length}\n`);
-  for (const text of texts) for (const field of SEARCH_FIELDS) hash.update(`${text[field]}\u0000`);
+  // The same bytes as hashing each field with its NUL appended, without a new string per field.
+  for (const text of texts) for (const field of SEARCH_FIELDS) hash.update(text[field]).update('\u0000');
   return hash.digest('hex');
 }
 

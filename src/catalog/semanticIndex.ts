@@ -1,7 +1,7 @@
 // Meaning-match ranking with static word vectors: a tool scores by how well each query word is
 // aligned with its closest word in the tool's text (best cosine, sharpened and floored),
 // weighted by how rare the query word is. Finds "dbs" → "databases" with no synonym list.
-import { postingAt, PostingsBuilder, type Posting, type Postings } from './postings.js';
+import { PostingsBuilder, type Postings } from './postings.js';
 import { SEARCH_FIELDS, stem, type SearchField, type ToolWords } from './searchText.js';
 import type { WordVectors } from './wordVectors.js';
 
@@ -51,8 +51,6 @@ export class SemanticIndex {
   readonly #hasVector: Uint8Array;
   /** hubPenalty × (hubness − mean hubness) of each vocabulary word; 0 for words without a vector. */
   readonly #hubDiscount: Float32Array;
-  /** For each vocabulary word, the tools that contain it and the field weight of the best field. */
-  readonly #postings: Posting[];
   readonly #idOf = new Map<string, number>();
   readonly #rows = new Map<string, Float32Array>();
   readonly #toolCount: number;
@@ -67,21 +65,18 @@ export class SemanticIndex {
     this.postings = postings;
     this.#vocabulary = postings.keys;
     this.#stems = postings.keys.map(stem);
-    this.#postings = postings.keys.map((word, id) => {
+    postings.keys.forEach((word, id) => {
       this.#idOf.set(word, id);
       const ids = this.#idsByStem.get(this.#stems[id]!);
       if (ids) ids.push(id);
       else this.#idsByStem.set(this.#stems[id]!, [id]);
-      return postingAt(postings, id);
     });
     const dimensions = vectors.dimensions;
     this.#matrix = new Float32Array(this.#vocabulary.length * dimensions);
     this.#hasVector = new Uint8Array(this.#vocabulary.length);
     this.#hubDiscount = new Float32Array(this.#vocabulary.length);
     this.#vocabulary.forEach((word, id) => {
-      const vector = vectors.vector(word);
-      if (!vector) return;
-      this.#matrix.set(vector, id * dimensions);
+      if (!vectors.writeVector(word, this.#matrix, id * dimensions)) return;
       this.#hasVector[id] = 1;
       this.#hubDiscount[id] = settings.hubPenalty * (vectors.hubness(word)! - vectors.meanHubness);
     });
@@ -169,13 +164,7 @@ export class SemanticIndex {
     for (let id = 0; id < row.length; id++) {
       const similarity = row[id]!;
       if (similarity <= floor) continue;
-      const match = factor * Math.pow((similarity - floor) / (1 - floor), sharpness);
-      const { tools, weights } = this.#postings[id]!;
-      for (let i = 0; i < tools.length; i++) {
-        const value = match * weights[i]!;
-        const tool = tools[i]!;
-        if (value > best[tool]!) best[tool] = value;
-      }
+      this.#raise(id, factor * Math.pow((similarity - floor) / (1 - floor), sharpness), best);
     }
   }
 
@@ -185,13 +174,17 @@ export class SemanticIndex {
    * row per stand-in would multiply the cost of a query.
    */
   #sameStem(word: string, best: Float32Array, factor: number): void {
-    for (const id of this.#idsByStem.get(stem(word)) ?? []) {
-      const { tools, weights } = this.#postings[id]!;
-      for (let i = 0; i < tools.length; i++) {
-        const value = factor * weights[i]!;
-        const tool = tools[i]!;
-        if (value > best[tool]!) best[tool] = value;
-      }
+    for (const id of this.#idsByStem.get(stem(word)) ?? []) this.#raise(id, factor, best);
+  }
+
+  /** For each tool holding vocabulary word `id`: `match` × its field weight into `best`, where higher. */
+  #raise(id: number, match: number, best: Float32Array): void {
+    // Read from the packed arrays: a view per word would be two objects for each of thousands of words.
+    const { offsets, tools, weights } = this.postings;
+    for (let i = offsets[id]!, end = offsets[id + 1]!; i < end; i++) {
+      const value = match * weights[i]!;
+      const tool = tools[i]!;
+      if (value > best[tool]!) best[tool] = value;
     }
   }
 
