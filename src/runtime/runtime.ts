@@ -71,7 +71,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     oauthRecords,
     serverMapFile: path.join(paths.dataDir, 'server-map.json'),
     searchIndexFile: path.join(paths.dataDir, 'search-index.bin'),
-    ...(store ? { learnedWordsRecords: store.learnedWords } : { learnedWordsFile: paths.learnedWordsFile }),
+    learnedWordsRecords: kept.learnedWords,
     synonymsFile: paths.synonymsFile,
     exampleRequestsFile: paths.exampleRequestsFile,
     brokenServers,

@@ -8,8 +8,15 @@ import { OAuthRecordSchema, type OAuthFileRead, type OAuthRecord } from '../conf
 import { LoadoutError, firstIssueText } from '../shared/index.js';
 import type { FileLayout, Outcome } from './fileLayouts.js';
 import { conflict, validKey, type StoreKind } from './records.js';
-import { fingerprintOf, type RevisionLedger } from './revisionLedger.js';
+import { fingerprintOf, textFingerprintOf, type RevisionLedger } from './revisionLedger.js';
 import type { OAuthCollection, OAuthRead, PutOptions, RecordCollection, StoredRecord } from './store.js';
+
+/**
+ * A record as a write left it: the value a reader will now see, or (`asWritten`) the value written
+ * itself, when its layout wrote it as a text of its own (fingerprintFromText) and so a reader sees
+ * just that.
+ */
+type Written<Read, Write> = { asWritten: false; value: Read; revision: number } | { asWritten: true; value: Write; revision: number };
 
 /** The records of one kind as their files hold them, each with its revision. */
 export class FileRecords<Read, Write> {
@@ -59,9 +66,9 @@ export class FileRecords<Read, Write> {
   async change(
     key: string,
     decide: (current: { value: Read; revision: number } | undefined) => { write: Write } | 'delete' | 'keep',
-  ): Promise<{ revision: number; value: Read } | undefined> {
+  ): Promise<Written<Read, Write> | undefined> {
     this.#check(key, true);
-    return this.layout.transact(key, async (value): Promise<Outcome<Write, { revision: number; value: Read } | undefined>> => {
+    return this.layout.transact(key, async (value): Promise<Outcome<Write, Written<Read, Write> | undefined>> => {
       const current = value === undefined ? undefined : { value, revision: await this.ledger.adopt(this.#id(key), fingerprintOf(value)) };
       const change = decide(current);
       return {
@@ -72,10 +79,14 @@ export class FileRecords<Read, Write> {
             if (current) await this.ledger.record(this.#id(key), null);
             return undefined;
           }
+          // Written as a text of its own: a reader sees that text, so its fingerprint is known.
+          const fingerprint = textFingerprintOf(change.write);
+          if (fingerprint !== undefined)
+            return { asWritten: true, value: change.write, revision: await this.ledger.record(this.#id(key), fingerprint) };
           // What a reader will see (the file's own normal form), fingerprinted as it will be read.
           const written = await this.layout.read(key);
           if (written === undefined) throw new LoadoutError('STATE_INVALID', `${this.layout.fileOf(key)} was not written`);
-          return { value: written, revision: await this.ledger.record(this.#id(key), fingerprintOf(written)) };
+          return { asWritten: false, value: written, revision: await this.ledger.record(this.#id(key), fingerprintOf(written)) };
         },
       };
     });
@@ -124,16 +135,22 @@ export class FileRecords<Read, Write> {
   }
 }
 
-/** A plain kind over its files: records checked with the kind's schema (kept as given where the kind says so). */
+/**
+ * A plain kind over its files: records checked with the kind's schema (kept as given where the kind
+ * says so). `checkedOnRead`: its layout reads only records it checked with that schema (and
+ * normalised), so they are not checked again. A record a write left as written is not read back.
+ */
 export class FileCollection<T> implements RecordCollection<T> {
   readonly #records: FileRecords<unknown, T>;
   readonly #schema: z.ZodType<T>;
   readonly #asGiven: boolean;
+  readonly #checkedOnRead: boolean;
 
-  constructor(records: FileRecords<unknown, T>, schema: z.ZodType<T>, asGiven: boolean) {
+  constructor(records: FileRecords<unknown, T>, schema: z.ZodType<T>, options: { asGiven: boolean; checkedOnRead: boolean }) {
     this.#records = records;
     this.#schema = schema;
-    this.#asGiven = asGiven;
+    this.#asGiven = options.asGiven;
+    this.#checkedOnRead = options.checkedOnRead;
   }
 
   async get(key: string): Promise<StoredRecord<T> | undefined> {
@@ -165,7 +182,7 @@ export class FileCollection<T> implements RecordCollection<T> {
       if (next === undefined) return current ? 'delete' : 'keep';
       return { write: this.#valid(key, next) };
     });
-    return written && { key, value: this.#parse(key, written.value), revision: written.revision };
+    return written && this.#read(key, written);
   }
 
   putAll(records: ReadonlyArray<{ key: string; value: T }>): Promise<void> {
@@ -176,6 +193,11 @@ export class FileCollection<T> implements RecordCollection<T> {
     return this.#records.delete(key);
   }
 
+  // A write's record as a reader sees it: one left as written is the value checked before the write.
+  #read(key: string, written: Written<unknown, T>): StoredRecord<T> {
+    return { key, value: written.asWritten ? written.value : this.#parse(key, written.value), revision: written.revision };
+  }
+
   #valid(key: string, value: T): T {
     const parsed = this.#schema.safeParse(value);
     if (!parsed.success)
@@ -184,6 +206,8 @@ export class FileCollection<T> implements RecordCollection<T> {
   }
 
   #parse(key: string, value: unknown): T {
+    // Checked by the layout as it read it: the schema's own output already.
+    if (this.#checkedOnRead) return value as T;
     const parsed = this.#schema.safeParse(value);
     if (!parsed.success) {
       throw new LoadoutError(
@@ -232,7 +256,12 @@ export class FileOAuthCollection implements OAuthCollection {
       if (next === undefined) return current ? 'delete' : 'keep';
       return { write: validOAuth(server, next) };
     });
-    return written && { key: server, ...written.value, revision: written.revision };
+    if (!written) return undefined;
+    return {
+      key: server,
+      ...(written.asWritten ? { state: 'readable', value: written.value } : written.value),
+      revision: written.revision,
+    };
   }
 
   delete(server: string): Promise<boolean> {

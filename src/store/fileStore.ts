@@ -10,6 +10,7 @@ import {
   catalogFileText,
   discoveryFileText,
   equippedFileText,
+  LearnedWordsFileSchema,
   learnedWordsFileText,
   parseDiscoveryFile,
   parseToolsetFile,
@@ -31,7 +32,7 @@ import { FileWatch } from './fileWatch.js';
 import { MemoryCollection } from './memoryCollection.js';
 import type { SchemaState } from './migrations.js';
 import { DOCUMENT_KINDS, LAST_STOP_KEY, LEARNED_WORDS_KEY, type DocumentKind, type RecordOf } from './records.js';
-import { RevisionLedger } from './revisionLedger.js';
+import { RevisionLedger, fingerprintFromText } from './revisionLedger.js';
 import type { DocumentCollections, RecordCollection, TeamStore } from './store.js';
 
 /** Where a files store keeps its records. */
@@ -86,11 +87,17 @@ class FileStore implements TeamStore {
       if (this.#closed) throw new LoadoutError('CLOSED', `store ${this.description} is closed`);
       if (writing && readOnly) throw new LoadoutError('INVALID_ARGUMENT', `store ${this.description} was opened read-only`);
     };
-    const collection = <K extends DocumentKind>(kind: K, layout: FileLayout<unknown, RecordOf<K>>): RecordCollection<RecordOf<K>> => {
+    // `checkedOnRead`: the layout checks what it reads with the kind's schema itself.
+    const collection = <K extends DocumentKind>(
+      kind: K,
+      layout: FileLayout<unknown, RecordOf<K>>,
+      checkedOnRead = false,
+    ): RecordCollection<RecordOf<K>> => {
       const records = new FileRecords(kind, layout, ledger, open);
       this.#records.push(records);
       // TypeScript cannot narrow DOCUMENT_KINDS[kind] by a generic key: the cast names the schema's type once.
-      return new FileCollection(records, DOCUMENT_KINDS[kind].schema as unknown as z.ZodType<RecordOf<K>>, DOCUMENT_KINDS[kind].asGiven);
+      const schema = DOCUMENT_KINDS[kind].schema as unknown as z.ZodType<RecordOf<K>>;
+      return new FileCollection(records, schema, { asGiven: DOCUMENT_KINDS[kind].asGiven, checkedOnRead });
     };
     const state = new StateStore(file('state.json'));
 
@@ -110,17 +117,7 @@ class FileStore implements TeamStore {
         text: (records) => discoveryFileText(records as Record<string, RecordOf<'discovery'>>),
       }),
     );
-    this.learnedWords = collection(
-      'learnedWords',
-      documentLayout<unknown, LearnedWordsFile>({
-        file: file('learned-words.json'),
-        keys: [LEARNED_WORDS_KEY],
-        parse: (text) => (text === undefined ? {} : { [LEARNED_WORDS_KEY]: parseJsonFile(text, file('learned-words.json')) }),
-        // The one document gone: the file goes with it.
-        text: (records) =>
-          Object.hasOwn(records, LEARNED_WORDS_KEY) ? learnedWordsFileText(records[LEARNED_WORDS_KEY] as LearnedWordsFile) : undefined,
-      }),
-    );
+    this.learnedWords = collection('learnedWords', learnedWordsLayout(file('learned-words.json')), true);
     this.toolsets = collection(
       'toolsets',
       fileDirLayout<unknown, Toolset>({
@@ -240,4 +237,41 @@ function catalogServers(text: string, file: string): Record<string, unknown> {
   const parsed = catalogFileSchema(z.unknown()).safeParse(parseJsonFile(text, file));
   if (!parsed.success) throw new LoadoutError('STATE_INVALID', `${file} is not a valid tool cache; delete it and loadout will rediscover`);
   return parsed.data.servers;
+}
+
+/**
+ * learned-words.json as loadout has always read it: one document, checked as read, and a file that
+ * is not JSON or not a learned-words file reads as none (learned words are a hint, never worth
+ * failing for; the next learn replaces it). The text last found valid is not checked again, and the
+ * document carries its text's fingerprint, so a learn on a large file costs what it always did.
+ */
+function learnedWordsLayout(file: string): FileLayout<unknown, LearnedWordsFile> {
+  let validText: string | undefined;
+  return documentLayout<unknown, LearnedWordsFile>({
+    file,
+    keys: [LEARNED_WORDS_KEY],
+    parse: (text) => {
+      if (text === undefined) return {};
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        return {};
+      }
+      if (text !== validText) {
+        if (!LearnedWordsFileSchema.safeParse(json).success) return {};
+        validText = text;
+      }
+      return { [LEARNED_WORDS_KEY]: fingerprintFromText(json as LearnedWordsFile, text) };
+    },
+    // The one document gone: the file goes with it.
+    text: (records) => {
+      if (!Object.hasOwn(records, LEARNED_WORDS_KEY)) return undefined;
+      // Checked by the collection before it is written.
+      const record = records[LEARNED_WORDS_KEY] as LearnedWordsFile;
+      validText = learnedWordsFileText(record);
+      fingerprintFromText(record, validText);
+      return validText;
+    },
+  });
 }

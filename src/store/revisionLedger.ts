@@ -32,9 +32,34 @@ const TOMBSTONES_KEPT = 1_000;
 // process) queue here instead of polling the file lock.
 const PROCESS_LOCKS = new Map<string, Mutex>();
 
-/** A fingerprint of a record's content: equal content, equal fingerprint. */
+// Records a layout read from (or wrote as) a text of their own, with that text's fingerprint.
+const TEXT_FINGERPRINTS = new WeakMap<object, string>();
+
+/**
+ * A fingerprint of a record's content: equal content, equal fingerprint. A record that came from
+ * a text of its own (fingerprintFromText) has that text's, so it is never serialised again.
+ */
 export function fingerprintOf(value: unknown): string {
-  return createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 24);
+  return textFingerprintOf(value) ?? hashOf(JSON.stringify(value));
+}
+
+/**
+ * Mark `record` as read from, or written as, `text` alone (a file that holds only it): its
+ * fingerprint is the text's. Answers `record`. The text's owner must write nothing else in it, so
+ * equal texts stay equal content.
+ */
+export function fingerprintFromText<T extends object>(record: T, text: string): T {
+  TEXT_FINGERPRINTS.set(record, hashOf(text));
+  return record;
+}
+
+/** The fingerprint of the text `record` was read from or written as; undefined when it came from none of its own. */
+export function textFingerprintOf(record: unknown): string | undefined {
+  return typeof record === 'object' && record !== null ? TEXT_FINGERPRINTS.get(record) : undefined;
+}
+
+function hashOf(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 24);
 }
 
 /** The revision ledger of one data dir. */

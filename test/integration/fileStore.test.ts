@@ -163,6 +163,20 @@ describe('files store', () => {
     await expect(store.toolsets.get('bad')).rejects.toThrow(/bad\.yaml:\d+:\d+: /);
   });
 
+  it('reads a learned-words.json that is not one as none, as loadout always has, and a learn replaces it at a revision that reads back', async () => {
+    const { store, file } = await open('store');
+    await mkdir(file('data'), { recursive: true });
+    for (const text of ['{ not json', '{"version":1,"tools":{"a.tool":{"word":"strong"}}}\n']) {
+      await writeFile(file('data/learned-words.json'), text);
+      expect(await store.learnedWords.get(LEARNED_WORDS_KEY)).toBeUndefined();
+    }
+    const words = { version: 1 as const, tools: { 'a.tool': { word: [1, 0] as [number, number] } } };
+    const written = await store.learnedWords.update(LEARNED_WORDS_KEY, (current) => current ?? words);
+    expect(written).toEqual({ key: LEARNED_WORDS_KEY, value: words, revision: expect.any(Number) as number });
+    expect(await store.learnedWords.get(LEARNED_WORDS_KEY)).toEqual(written);
+    expect(await json(file('data/learned-words.json'))).toEqual(words);
+  });
+
   it('keeps the last stop in state.json beside the optimization data, and a read-only store writes nothing', async () => {
     const { store, file } = await open('store');
     await store.equipped.put(LAST_STOP_KEY, { toolset: 'dev' });
