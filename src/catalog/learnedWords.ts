@@ -7,10 +7,8 @@
 // The words are the store's learned-words record (LEARNED_WORDS_KEY): learned-words.json in files
 // mode, the team store's row with `--store`. Each record() is the store's read-modify-write, under
 // the file's lock or retried on a concurrent write, so replicas learning at once lose nothing.
-import path from 'node:path';
 import type { LearnedWordsFile } from '../config/index.js';
-import { LEARNED_WORDS_KEY, openDataDirStore, type RecordCollection } from '../store/index.js';
-import { LoadoutError } from '../shared/index.js';
+import { LEARNED_WORDS_KEY, dataDirRecords, type RecordCollection } from '../store/index.js';
 
 /** Bounds and fading of the store. */
 export interface LearnedWordsLimits {
@@ -49,7 +47,7 @@ export class LearnedWordsStore {
 
   /** `source`: the store's learned-words records, or a data dir's learned-words.json (opened as files mode keeps it). */
   constructor(source: string | RecordCollection<LearnedWordsFile>, limits: Partial<LearnedWordsLimits> = {}, now: () => number = Date.now) {
-    this.#records = typeof source === 'string' ? dataDirLearnedWords(source) : Promise.resolve(source);
+    this.#records = typeof source === 'string' ? dataDirRecords(source, 'learnedWords') : Promise.resolve(source);
     this.#limits = { ...DEFAULT_LEARNED_LIMITS, ...limits };
     this.#now = now;
   }
@@ -161,13 +159,4 @@ function strongestFirst<T>(items: Array<{ key: string; value: T; strength: numbe
 /** Nothing learned yet. */
 export function noLearnedWords(): LearnedWordsFile {
   return { version: 1, tools: {} };
-}
-
-// learned-words.json of a data dir through the files store (which reads an unreadable one as none).
-async function dataDirLearnedWords(file: string): Promise<RecordCollection<LearnedWordsFile>> {
-  if (path.basename(file) !== 'learned-words.json')
-    throw new LoadoutError('INVALID_ARGUMENT', `learned words are kept in a data dir's learned-words.json, not ${file}`);
-  const dataDir = path.dirname(file);
-  // Toolsets are never read through this store; the data dir's own stands in for the config dir's.
-  return (await openDataDirStore({ dataDir, toolsetsDir: path.join(dataDir, 'toolsets') })).learnedWords;
 }

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { CatalogStore } from '../catalog/index.js';
 import { StateStore, expansionEnv, loadServersConfig, type LoadoutPaths, type ServersFile } from '../config/index.js';
 import { ServerPool, fileOAuthRecords, storeOAuthRecords } from '../downstream/index.js';
-import { OptimizationLoop, OptimizationStore, storedOptimization } from '../optimization/index.js';
+import { OptimizationLoop, OptimizationStore } from '../optimization/index.js';
 import type { Logger } from '../shared/index.js';
 import { openDataDirStore, type TeamStore } from '../store/index.js';
 import { StoredToolsets, ToolsetStore, type Toolsets } from '../toolsets/index.js';
@@ -78,7 +78,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     ...(config.search.embeddings ? { embeddings: { settings: config.search.embeddings, cacheFile: paths.embeddingsCacheFile } } : {}),
   });
   const state = new StateStore(paths.stateFile);
-  const optimizationData = new OptimizationStore(store ? storedOptimization(store.optimization) : state);
+  const optimizationData = new OptimizationStore(kept.optimization);
   const optimization = new OptimizationLoop({ store: optimizationData, catalog, settings: config.optimization });
   // Promotions go into the catalog before anything reads it, so a first tools/list or an
   // evaluation's distractor tools show the live descriptions.

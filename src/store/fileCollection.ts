@@ -8,13 +8,12 @@ import { OAuthRecordSchema, type OAuthFileRead, type OAuthRecord } from '../conf
 import { LoadoutError, firstIssueText } from '../shared/index.js';
 import type { FileLayout, Outcome } from './fileLayouts.js';
 import { conflict, validKey, type StoreKind } from './records.js';
-import { fingerprintOf, textFingerprintOf, type RevisionLedger } from './revisionLedger.js';
+import { fingerprintOf, knownFingerprintOf, type RevisionLedger } from './revisionLedger.js';
 import type { OAuthCollection, OAuthRead, PutOptions, RecordCollection, StoredRecord } from './store.js';
 
 /**
  * A record as a write left it: the value a reader will now see, or (`asWritten`) the value written
- * itself, when its layout wrote it as a text of its own (fingerprintFromText) and so a reader sees
- * just that.
+ * itself, when its layout marked it as what a reader will see (fingerprintFromText, readBackAsWritten).
  */
 type Written<Read, Write> = { asWritten: false; value: Read; revision: number } | { asWritten: true; value: Write; revision: number };
 
@@ -79,8 +78,8 @@ export class FileRecords<Read, Write> {
             if (current) await this.ledger.record(this.#id(key), null);
             return undefined;
           }
-          // Written as a text of its own: a reader sees that text, so its fingerprint is known.
-          const fingerprint = textFingerprintOf(change.write);
+          // Marked by its layout as read back as written (fingerprintFromText, readBackAsWritten): its fingerprint is known.
+          const fingerprint = knownFingerprintOf(change.write);
           if (fingerprint !== undefined)
             return { asWritten: true, value: change.write, revision: await this.ledger.record(this.#id(key), fingerprint) };
           // What a reader will see (the file's own normal form), fingerprinted as it will be read.

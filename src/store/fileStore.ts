@@ -32,7 +32,7 @@ import { FileWatch } from './fileWatch.js';
 import { MemoryCollection } from './memoryCollection.js';
 import type { SchemaState } from './migrations.js';
 import { DOCUMENT_KINDS, LAST_STOP_KEY, LEARNED_WORDS_KEY, type DocumentKind, type RecordOf } from './records.js';
-import { RevisionLedger, fingerprintFromText } from './revisionLedger.js';
+import { RevisionLedger, fingerprintFromText, readBackAsWritten } from './revisionLedger.js';
 import type { DocumentCollections, RecordCollection, TeamStore } from './store.js';
 
 /** Where a files store keeps its records. */
@@ -169,9 +169,15 @@ class FileStore implements TeamStore {
         pick: (current) => current.optimization.servers,
         put: (current, server, value) => {
           const { [server]: _replaced, ...servers } = current.optimization.servers;
-          return { ...current, optimization: { ...current.optimization, servers: value ? { ...servers, [server]: value } : servers } };
+          // Checked by the collection, and again whole by StateStore, which writes it as JSON: read back, it is the same.
+          return {
+            ...current,
+            optimization: { ...current.optimization, servers: value ? { ...servers, [server]: readBackAsWritten(value) } : servers },
+          };
         },
       }) as FileLayout<unknown, RecordOf<'optimization'>>,
+      // StateStore checks state.json whole as it reads it.
+      true,
     );
     const oauthRecords = new FileRecords(
       'oauth',

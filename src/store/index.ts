@@ -32,5 +32,5 @@ export {
   type SessionRecord,
 } from './records.js';
 export { openFileStore } from './fileStore.js';
-export { openDataDirStore } from './dataDirStore.js';
+export { openDataDirStore, dataDirRecords } from './dataDirStore.js';
 export { REVISION_LEDGER_FILE } from './revisionLedger.js';

@@ -32,15 +32,15 @@ const TOMBSTONES_KEPT = 1_000;
 // process) queue here instead of polling the file lock.
 const PROCESS_LOCKS = new Map<string, Mutex>();
 
-// Records a layout read from (or wrote as) a text of their own, with that text's fingerprint.
-const TEXT_FINGERPRINTS = new WeakMap<object, string>();
+// Records a layout read or wrote with their fingerprint known: their own text's, or the JSON written.
+const KNOWN_FINGERPRINTS = new WeakMap<object, string>();
 
 /**
  * A fingerprint of a record's content: equal content, equal fingerprint. A record that came from
  * a text of its own (fingerprintFromText) has that text's, so it is never serialised again.
  */
 export function fingerprintOf(value: unknown): string {
-  return textFingerprintOf(value) ?? hashOf(JSON.stringify(value));
+  return knownFingerprintOf(value) ?? hashOf(JSON.stringify(value));
 }
 
 /**
@@ -49,13 +49,23 @@ export function fingerprintOf(value: unknown): string {
  * equal texts stay equal content.
  */
 export function fingerprintFromText<T extends object>(record: T, text: string): T {
-  TEXT_FINGERPRINTS.set(record, hashOf(text));
+  KNOWN_FINGERPRINTS.set(record, hashOf(text));
   return record;
 }
 
-/** The fingerprint of the text `record` was read from or written as; undefined when it came from none of its own. */
-export function textFingerprintOf(record: unknown): string | undefined {
-  return typeof record === 'object' && record !== null ? TEXT_FINGERPRINTS.get(record) : undefined;
+/**
+ * Mark `record` as written where a reader will see just it again (a document its owner checks and
+ * writes as JSON): its fingerprint, its JSON's, is taken now, and the write need not be read back.
+ * Answers `record`.
+ */
+export function readBackAsWritten<T extends object>(record: T): T {
+  KNOWN_FINGERPRINTS.set(record, hashOf(JSON.stringify(record)));
+  return record;
+}
+
+/** The fingerprint `record` was marked with as it was read or written; undefined when it was not. */
+export function knownFingerprintOf(record: unknown): string | undefined {
+  return typeof record === 'object' && record !== null ? KNOWN_FINGERPRINTS.get(record) : undefined;
 }
 
 function hashOf(text: string): string {

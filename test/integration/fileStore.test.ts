@@ -177,6 +177,23 @@ describe('files store', () => {
     expect(await json(file('data/learned-words.json'))).toEqual(words);
   });
 
+  it("writes a server's optimization data into state.json as StateStore does, at a revision that reads back without a read after the write", async () => {
+    const { store, file } = await open('store');
+    const owned = path.join(tempDir(), 'owned-state', 'state.json');
+    const data = {
+      canonical: { echo: { description: 'Echo a message', inputSchema: { type: 'object' } } },
+      candidates: [],
+      prompts: [],
+      runs: [],
+      promotions: {},
+    };
+    await new StateStore(owned).update((state) => ({ ...state, optimization: { servers: { echo: data } } }));
+    const written = await store.optimization.update('echo', () => data);
+    expect(await readFile(file('data/state.json'), 'utf8')).toBe(await readFile(owned, 'utf8'));
+    expect(await store.optimization.get('echo')).toEqual(written);
+    expect(await store.optimization.list()).toEqual([written]);
+  });
+
   it('keeps the last stop in state.json beside the optimization data, and a read-only store writes nothing', async () => {
     const { store, file } = await open('store');
     await store.equipped.put(LAST_STOP_KEY, { toolset: 'dev' });
