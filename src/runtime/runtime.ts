@@ -13,7 +13,7 @@ import { ServerPool, fileOAuthRecords, storeOAuthRecords } from '../downstream/i
 import { OptimizationLoop, OptimizationStore } from '../optimization/index.js';
 import type { Logger } from '../shared/index.js';
 import { openDataDirStore, type TeamStore } from '../store/index.js';
-import { StoredToolsets, ToolsetStore, type Toolsets } from '../toolsets/index.js';
+import { StoredToolsets, type Toolsets } from '../toolsets/index.js';
 import type { DiscoveryRecordsPlace } from './discoveryRecords.js';
 import { storedDiscoveryRecords } from './storedDiscoveryRecords.js';
 
@@ -83,7 +83,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   // Promotions go into the catalog before anything reads it, so a first tools/list or an
   // evaluation's distractor tools show the live descriptions.
   await optimization.applyPromotions();
-  const toolsets = store ? new StoredToolsets(store.toolsets) : new ToolsetStore(paths.toolsetsDir);
+  const toolsets = new StoredToolsets(kept.toolsets);
   let closed: Promise<void> | undefined;
   const close = () => (closed ??= pool.close().finally(() => kept.close()));
   const discoveryRecords = storedDiscoveryRecords(kept.discovery);

@@ -24,3 +24,9 @@ export async function dataDirRecords<K extends keyof typeof FILE_OF_KIND>(file: 
   // Only `kind` is read through this store: no config dir's toolsets are, so the data dir's own path stands in.
   return (await openDataDirStore({ dataDir, toolsetsDir: path.join(dataDir, 'toolsets') }))[kind];
 }
+
+/** The saved toolsets of a toolsets dir (as a caller without a runtime has it), as files mode keeps them. */
+export async function dataDirToolsets(dir: string): Promise<TeamStore['toolsets']> {
+  // Only the toolsets are read through this store, and nothing is written beside them: the dir stands in for the data dir.
+  return (await openDataDirStore({ dataDir: dir, toolsetsDir: dir })).toolsets;
+}

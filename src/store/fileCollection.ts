@@ -9,13 +9,25 @@ import { LoadoutError, firstIssueText } from '../shared/index.js';
 import type { FileLayout, Outcome } from './fileLayouts.js';
 import { conflict, validKey, type StoreKind } from './records.js';
 import { fingerprintOf, knownFingerprintOf, type RevisionLedger } from './revisionLedger.js';
-import type { OAuthCollection, OAuthRead, PutOptions, RecordCollection, StoredRecord } from './store.js';
+import type { ListedRecord, OAuthCollection, OAuthRead, PutOptions, RecordCollection, StoredRecord } from './store.js';
 
 /**
  * A record as a write left it: the value a reader will now see, or (`asWritten`) the value written
  * itself, when its layout marked it as what a reader will see (fingerprintFromText, readBackAsWritten).
  */
 type Written<Read, Write> = { asWritten: false; value: Read; revision: number } | { asWritten: true; value: Write; revision: number };
+
+/**
+ * What a layout reads for a record whose file it cannot read (a toolset file edited into
+ * nonsense): kept per record, so the others still read. Reading that record throws `failure`.
+ */
+export class UnreadableRecord {
+  constructor(readonly failure: Error) {}
+}
+
+/** One record of FileRecords.list(): read, or unreadable with why. */
+type Listed<Read> =
+  { kind: 'ok'; key: string; value: Read; revision: number } | { kind: 'unreadable'; key: string; where: string; failure: Error };
 
 /** The records of one kind as their files hold them, each with its revision. */
 export class FileRecords<Read, Write> {
@@ -32,18 +44,28 @@ export class FileRecords<Read, Write> {
     this.#check(key, false);
     const value = await this.layout.read(key);
     if (value === undefined) return undefined;
+    if (value instanceof UnreadableRecord) throw value.failure;
     const revision = await this.ledger.revisionOf(this.#id(key), fingerprintOf(value));
-    return revision === undefined ? this.#adopted(key) : { value, revision };
+    if (revision !== undefined) return { value, revision };
+    const adopted = await this.#adopted(key);
+    if (adopted instanceof UnreadableRecord) throw adopted.failure;
+    return adopted;
   }
 
-  /** Every record, by key. */
-  async list(): Promise<Array<{ key: string; value: Read; revision: number }>> {
+  /** Every record, by key: each read, or unreadable with why. */
+  async list(): Promise<Array<Listed<Read>>> {
     this.guard(false);
-    const records: Array<{ key: string; value: Read; revision: number }> = [];
+    const records: Array<Listed<Read>> = [];
     for (const [key, value] of [...(await this.layout.readAll())].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      if (value instanceof UnreadableRecord) {
+        records.push({ kind: 'unreadable', key, where: this.layout.fileOf(key), failure: value.failure });
+        continue;
+      }
       const revision = await this.ledger.revisionOf(this.#id(key), fingerprintOf(value));
       const record = revision === undefined ? await this.#adopted(key) : { value, revision };
-      if (record) records.push({ key, ...record });
+      if (record instanceof UnreadableRecord)
+        records.push({ kind: 'unreadable', key, where: this.layout.fileOf(key), failure: record.failure });
+      else if (record) records.push({ kind: 'ok', key, ...record });
     }
     return records;
   }
@@ -114,12 +136,15 @@ export class FileRecords<Read, Write> {
   }
 
   // The content changed without the store (or a write is in progress): read it again under its lock.
-  #adopted(key: string): Promise<{ value: Read; revision: number } | undefined> {
+  #adopted(key: string): Promise<{ value: Read; revision: number } | UnreadableRecord | undefined> {
     return this.layout.transact(key, (value) =>
       Promise.resolve({
         change: 'keep',
-        result: async () =>
-          value === undefined ? undefined : { value, revision: await this.ledger.adopt(this.#id(key), fingerprintOf(value)) },
+        result: async () => {
+          if (value === undefined) return undefined;
+          if (value instanceof UnreadableRecord) return value;
+          return { value, revision: await this.ledger.adopt(this.#id(key), fingerprintOf(value)) };
+        },
       }),
     );
   }
@@ -158,11 +183,17 @@ export class FileCollection<T> implements RecordCollection<T> {
   }
 
   async list(): Promise<Array<StoredRecord<T>>> {
-    return (await this.#records.list()).map((record) => ({
-      key: record.key,
-      value: this.#parse(record.key, record.value),
-      revision: record.revision,
-    }));
+    return (await this.listEach()).map((listed) => {
+      if (listed.kind === 'unreadable') throw listed.failure;
+      return listed.record;
+    });
+  }
+
+  async listEach(): Promise<Array<ListedRecord<T>>> {
+    return (await this.#records.list()).map((listed): ListedRecord<T> => {
+      if (listed.kind === 'unreadable') return listed;
+      return { kind: 'ok', record: { key: listed.key, value: this.#parse(listed.key, listed.value), revision: listed.revision } };
+    });
   }
 
   async put(key: string, value: T, options: PutOptions = {}): Promise<number> {
@@ -205,6 +236,7 @@ export class FileCollection<T> implements RecordCollection<T> {
   }
 
   #parse(key: string, value: unknown): T {
+    if (value instanceof UnreadableRecord) throw value.failure;
     // Checked by the layout as it read it: the schema's own output already.
     if (this.#checkedOnRead) return value as T;
     const parsed = this.#schema.safeParse(value);
@@ -236,7 +268,10 @@ export class FileOAuthCollection implements OAuthCollection {
   }
 
   async list(): Promise<OAuthRead[]> {
-    return (await this.#records.list()).map((record) => ({ key: record.key, ...record.value, revision: record.revision }));
+    // An OAuth file that cannot be read is read as such (OAuthFileRead), never an UnreadableRecord.
+    return (await this.#records.list()).flatMap((record) =>
+      record.kind === 'ok' ? [{ key: record.key, ...record.value, revision: record.revision }] : [],
+    );
   }
 
   async put(server: string, record: OAuthRecord, options: PutOptions = {}): Promise<number> {

@@ -194,6 +194,26 @@ describe('files store', () => {
     expect(await store.optimization.list()).toEqual([written]);
   });
 
+  it('lists a toolset file edited into nonsense as unreadable, with its file and why, and still lists the others', async () => {
+    const { store, file } = await open('store');
+    await store.toolsets.put('good', { name: 'good', tools: ['fs.read_file'] });
+    await writeFile(file('toolsets/bad.yaml'), 'name: [unclosed\n');
+    const listed = await store.toolsets.listEach();
+    expect(listed).toEqual([
+      {
+        kind: 'unreadable',
+        key: 'bad',
+        where: file('toolsets/bad.yaml'),
+        failure: expect.objectContaining({ code: 'TOOLSET_INVALID' }) as Error,
+      },
+      { kind: 'ok', record: { key: 'good', value: { name: 'good', tools: ['fs.read_file'] }, revision: expect.any(Number) as number } },
+    ]);
+    await expect(store.toolsets.list()).rejects.toThrow(/bad\.yaml:\d+:\d+: /);
+    // A put replaces it, as a save always has.
+    await store.toolsets.put('bad', { name: 'bad', tools: [] });
+    expect((await store.toolsets.listEach()).map((record) => record.kind)).toEqual(['ok', 'ok']);
+  });
+
   it('keeps the last stop in state.json beside the optimization data, and a read-only store writes nothing', async () => {
     const { store, file } = await open('store');
     await store.equipped.put(LAST_STOP_KEY, { toolset: 'dev' });
