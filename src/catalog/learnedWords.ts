@@ -157,6 +157,6 @@ function strongestFirst<T>(items: Array<{ key: string; value: T; strength: numbe
 }
 
 /** Nothing learned yet. */
-export function noLearnedWords(): LearnedWordsFile {
+function noLearnedWords(): LearnedWordsFile {
   return { version: 1, tools: {} };
 }

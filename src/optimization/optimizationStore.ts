@@ -18,7 +18,7 @@ import {
 import { dataDirRecords, type RecordCollection } from '../store/index.js';
 
 // Built when needed rather than at load: a zod parse at import time slows every start.
-export const emptyServer = (): ServerOptimization => ServerOptimizationSchema.parse({});
+const emptyServer = (): ServerOptimization => ServerOptimizationSchema.parse({});
 
 /** A new id for a candidate, prompt or run: nanoid over letters and digits, so a shell never reads it as an option. */
 export const newId: () => string = customAlphabet('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz', 16);
