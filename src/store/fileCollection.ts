@@ -44,12 +44,9 @@ export class FileRecords<Read, Write> {
     this.#check(key, false);
     const value = await this.layout.read(key);
     if (value === undefined) return undefined;
-    if (value instanceof UnreadableRecord) throw value.failure;
-    const revision = await this.ledger.revisionOf(this.#id(key), fingerprintOf(value));
-    if (revision !== undefined) return { value, revision };
-    const adopted = await this.#adopted(key);
-    if (adopted instanceof UnreadableRecord) throw adopted.failure;
-    return adopted;
+    const record = value instanceof UnreadableRecord ? value : await this.#withRevision(key, value);
+    if (record instanceof UnreadableRecord) throw record.failure;
+    return record;
   }
 
   /** Every record, by key: each read, or unreadable with why. */
@@ -57,12 +54,7 @@ export class FileRecords<Read, Write> {
     this.guard(false);
     const records: Array<Listed<Read>> = [];
     for (const [key, value] of [...(await this.layout.readAll())].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-      if (value instanceof UnreadableRecord) {
-        records.push({ kind: 'unreadable', key, where: this.layout.fileOf(key), failure: value.failure });
-        continue;
-      }
-      const revision = await this.ledger.revisionOf(this.#id(key), fingerprintOf(value));
-      const record = revision === undefined ? await this.#adopted(key) : { value, revision };
+      const record = value instanceof UnreadableRecord ? value : await this.#withRevision(key, value);
       if (record instanceof UnreadableRecord)
         records.push({ kind: 'unreadable', key, where: this.layout.fileOf(key), failure: record.failure });
       else if (record) records.push({ kind: 'ok', key, ...record });
@@ -133,6 +125,12 @@ export class FileRecords<Read, Write> {
       return existed ? 'delete' : 'keep';
     });
     return existed;
+  }
+
+  // `value` as read, with its revision: adopted under its lock when the ledger knows other content.
+  async #withRevision(key: string, value: Read): Promise<{ value: Read; revision: number } | UnreadableRecord | undefined> {
+    const revision = await this.ledger.revisionOf(this.#id(key), fingerprintOf(value));
+    return revision === undefined ? this.#adopted(key) : { value, revision };
   }
 
   // The content changed without the store (or a write is in progress): read it again under its lock.
