@@ -37,7 +37,7 @@ try {
   const timesMs: number[] = [];
   for (let rep = 0; rep < repetitions; rep++) {
     const loop = new OptimizationLoop({
-      store: new OptimizationStore(new StateStore(path.join(root, `state-${rep}.json`))),
+      store: new OptimizationStore(new StateStore(path.join(root, `rep-${rep}`, 'state.json'))),
       catalog,
       settings: OptimizationSettingsSchema.parse({}),
     });

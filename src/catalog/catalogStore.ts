@@ -22,7 +22,6 @@ import { CatalogDiscovery, type DiscoverOptions, type DiscoveryResult, type Disc
 import { definitionFile } from './definitionCache.js';
 import { DefinitionStore } from './definitionStore.js';
 import { storedDefinitions } from './storedDefinitions.js';
-import { storedLearnedWords } from './storedLearnedWords.js';
 import { EmbeddingRanking } from './embeddingRanking.js';
 import { LearnedWordsStore, type LearnedSearch } from './learnedWords.js';
 import { SearchLearning } from './searchLearning.js';
@@ -51,10 +50,10 @@ type CatalogStoreOptions = DefinitionsPlace &
     serverMapFile?: string;
     /** Where the built search index is kept between processes (data dir); without it each process builds its own. */
     searchIndexFile?: string;
-    /** Where words learned from use are kept (data dir); without it (or learnedWordsRecords) nothing is learned. */
-    learnedWordsFile?: string;
-    /** In store mode, the store's learned-words record instead of the file. */
+    /** The store's learned-words record, where words learned from use are kept; without it (or learnedWordsFile) nothing is learned. */
     learnedWordsRecords?: RecordCollection<LearnedWordsFile>;
+    /** A data dir's learned-words.json instead (opened as files mode keeps it). */
+    learnedWordsFile?: string;
     /** The user's synonym groups (config dir), read with the cached definitions. */
     synonymsFile?: string;
     /** Example requests from `loadout enrich` (data dir). */
@@ -110,8 +109,8 @@ export class CatalogStore {
     this.#searchIndex = options.searchIndexFile
       ? new SearchIndexFile(options.searchIndexFile, { logger: options.logger, work: this.#work })
       : undefined;
-    const learnedWordsSource = options.learnedWordsRecords ? storedLearnedWords(options.learnedWordsRecords) : options.learnedWordsFile;
-    this.#learnedWords = learnedWordsSource ? new LearnedWordsStore(learnedWordsSource) : undefined;
+    const learnedWords = options.learnedWordsRecords ?? options.learnedWordsFile;
+    this.#learnedWords = learnedWords ? new LearnedWordsStore(learnedWords) : undefined;
     this.#embeddings = options.embeddings
       ? new EmbeddingRanking(options.embeddings.settings, options.embeddings.cacheFile, options.logger)
       : undefined;

@@ -4,9 +4,11 @@
 // with the tool (query-level: the next agent who asks the same way finds it first). Evidence fades
 // (half-life), each tool keeps its strongest words and the file keeps its strongest tools, and
 // every update is a locked read-modify-write, so two loadout processes never lose each other's.
-// Where the words are kept is a LearnedWordsSource: learned-words.json here, or the team store's
-// record (storedLearnedWords.ts).
-import { LearnedWordsFileSchema, learnedWordsFileText, readTextIfExists, updateTextFile, type LearnedWordsFile } from '../config/index.js';
+// The words are the store's learned-words record (LEARNED_WORDS_KEY): learned-words.json in files
+// mode, the team store's row with `--store`. Each record() is the store's read-modify-write, under
+// the file's lock or retried on a concurrent write, so replicas learning at once lose nothing.
+import type { LearnedWordsFile } from '../config/index.js';
+import { LEARNED_WORDS_KEY, dataDirRecords, type RecordCollection } from '../store/index.js';
 
 /** Bounds and fading of the store. */
 export interface LearnedWordsLimits {
@@ -37,31 +39,15 @@ export interface LearnedSearch {
 
 const DAY_MS = 86_400_000;
 
-/** Where the learned words are kept: read whole, and changed by a read-modify-write that no concurrent writer undoes. */
-export interface LearnedWordsSource {
-  /** What is kept; anything missing or unreadable reads as empty. */
-  read(): Promise<LearnedWordsFile>;
-  /** Apply `change` to what is kept now; it may run again when another writer got in first. */
-  update(change: (current: LearnedWordsFile) => LearnedWordsFile): Promise<void>;
-}
-
-/** learned-words.json of one data dir as a LearnedWordsSource, each update under the file's lock. */
-export function learnedWordsFile(file: string): LearnedWordsSource {
-  return {
-    read: async () => parseLearnedWords(await readTextIfExists(file)),
-    update: (change) => updateTextFile(file, (text) => learnedWordsFileText(change(parseLearnedWords(text)))),
-  };
-}
-
-/** The learned words of one data dir's file, or of another source. */
+/** The learned words of a store. */
 export class LearnedWordsStore {
-  readonly #source: LearnedWordsSource;
+  readonly #records: Promise<RecordCollection<LearnedWordsFile>>;
   readonly #limits: LearnedWordsLimits;
   readonly #now: () => number;
 
-  /** `source`: the learned-words file's path, or where else the words are kept. */
-  constructor(source: string | LearnedWordsSource, limits: Partial<LearnedWordsLimits> = {}, now: () => number = Date.now) {
-    this.#source = typeof source === 'string' ? learnedWordsFile(source) : source;
+  /** `source`: the store's learned-words records, or a data dir's learned-words.json (opened as files mode keeps it). */
+  constructor(source: string | RecordCollection<LearnedWordsFile>, limits: Partial<LearnedWordsLimits> = {}, now: () => number = Date.now) {
+    this.#records = typeof source === 'string' ? dataDirRecords(source, 'learnedWords') : Promise.resolve(source);
     this.#limits = { ...DEFAULT_LEARNED_LIMITS, ...limits };
     this.#now = now;
   }
@@ -73,7 +59,8 @@ export class LearnedWordsStore {
 
   /** The learned words, and each remembered query's tools with their faded evidence. */
   async readAll(): Promise<LearnedSearch> {
-    return this.#searchOf(await this.#source.read(), this.#now());
+    const kept = await (await this.#records).get(LEARNED_WORDS_KEY);
+    return this.#searchOf(kept?.value ?? noLearnedWords(), this.#now());
   }
 
   /**
@@ -85,7 +72,10 @@ export class LearnedWordsStore {
   async record(tools: readonly string[], words: readonly string[], queryKey?: string): Promise<LearnedSearch | undefined> {
     if (!tools.length || !words.length) return undefined;
     let written: { file: LearnedWordsFile; now: number } | undefined;
-    await this.#source.update((file) => {
+    await (
+      await this.#records
+    ).update(LEARNED_WORDS_KEY, (current) => {
+      const file = current ?? noLearnedWords();
       const now = this.#now();
       for (const tool of tools) {
         const entries = file.tools[tool] ?? {};
@@ -167,16 +157,6 @@ function strongestFirst<T>(items: Array<{ key: string; value: T; strength: numbe
 }
 
 /** Nothing learned yet. */
-export function noLearnedWords(): LearnedWordsFile {
+function noLearnedWords(): LearnedWordsFile {
   return { version: 1, tools: {} };
-}
-
-// A missing or unreadable file starts empty: learned words are a hint, never worth failing for.
-function parseLearnedWords(text: string | undefined): LearnedWordsFile {
-  if (!text) return noLearnedWords();
-  try {
-    return LearnedWordsFileSchema.parse(JSON.parse(text));
-  } catch {
-    return noLearnedWords();
-  }
 }

@@ -22,8 +22,6 @@ export interface LoadoutPaths {
   oauthDir: string;
   /** servers.yaml parsed, keyed by its text's hash (a warm-start shortcut). */
   parsedServersFile: string;
-  /** Words learned from use for catalog search. */
-  learnedWordsFile: string;
   /** The user's synonym groups for catalog search (optional). */
   synonymsFile: string;
   /** Example requests per tool hash, from `loadout enrich`. */
@@ -57,7 +55,6 @@ export function resolvePaths(options: { configDir?: string; dataDir?: string } =
     stateFile: path.join(dataDir, 'state.json'),
     catalogCacheFile: path.join(dataDir, 'catalog.json'),
     parsedServersFile: path.join(dataDir, 'servers.parsed.json'),
-    learnedWordsFile: path.join(dataDir, 'learned-words.json'),
     synonymsFile: path.join(configDir, 'synonyms.yaml'),
     embeddingsCacheFile: path.join(dataDir, 'embeddings-cache.json'),
     exampleRequestsFile: path.join(dataDir, 'example-requests.json'),

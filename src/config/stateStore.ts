@@ -31,6 +31,11 @@ export class StateStore {
     this.#db = new Low<unknown>(new JSONFile<unknown>(file), null);
   }
 
+  /** The state file's path. */
+  get file(): string {
+    return this.#file;
+  }
+
   /** The current state from disk (defaults when the file does not exist). */
   async read(): Promise<State> {
     return this.#load();

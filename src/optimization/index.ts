@@ -1,7 +1,6 @@
 // optimization: tool-description optimization — candidates, golden prompts, evaluation through
 // model backends, the promotion rule, promotions applied to the catalog, and the report.
 export { OptimizationStore } from './optimizationStore.js';
-export { storedOptimization } from './storedOptimization.js';
 export { OptimizationLoop, type PromptInput, type ToolResults } from './optimizationLoop.js';
 export { generateCandidates, generateGoldenPrompts, runEvaluation } from './modelRuns.js';
 export { type EvaluationProgress } from './evaluation.js';

@@ -1,7 +1,9 @@
 // Optimization data per server: canonical tools, candidates, golden prompts, eval runs,
-// promotions. Where it is kept is an OptimizationPlace: state.json (every change a locked,
-// validated, atomic update through StateStore), or in store mode the team store's `optimization`
-// records, one per server (storedOptimization.ts). This file decides only what each change does.
+// promotions. It is the store's `optimization` records, one per server: state.json's
+// `optimization.servers` in files mode (every change a locked, validated, atomic update of the
+// file), the team store's rows with `--store`. Each change is the store's read-modify-write of that
+// server's record (retried on a concurrent write), so replicas and commands changing the same
+// server build on each other's changes. This file decides only what each change does.
 import { customAlphabet } from 'nanoid';
 import {
   ServerOptimizationSchema,
@@ -13,55 +15,31 @@ import {
   StateStore,
   type ToolCandidate,
 } from '../config/index.js';
+import { dataDirRecords, type RecordCollection } from '../store/index.js';
 
 // Built when needed rather than at load: a zod parse at import time slows every start.
-export const emptyServer = (): ServerOptimization => ServerOptimizationSchema.parse({});
-
-/** Where the optimization data is kept, server by server. */
-export interface OptimizationPlace {
-  /** One server's data; undefined when none is kept. */
-  server(server: string): Promise<ServerOptimization | undefined>;
-  /** Every server's data. */
-  all(): Promise<Record<string, ServerOptimization>>;
-  /** Replace one server's data by what `change` makes of it, with no concurrent change undone; answers the data written. */
-  update(server: string, change: (data: ServerOptimization) => ServerOptimization): Promise<ServerOptimization>;
-}
-
-/** The `optimization` section of state.json as an OptimizationPlace. */
-function stateFileOptimization(state: StateStore): OptimizationPlace {
-  return {
-    server: async (server) => (await state.read()).optimization.servers[server],
-    all: async () => (await state.read()).optimization.servers,
-    async update(server, change) {
-      const next = await state.update((state) => {
-        const data = state.optimization.servers[server] ?? emptyServer();
-        return { ...state, optimization: { ...state.optimization, servers: { ...state.optimization.servers, [server]: change(data) } } };
-      });
-      return next.optimization.servers[server]!;
-    },
-  };
-}
+const emptyServer = (): ServerOptimization => ServerOptimizationSchema.parse({});
 
 /** A new id for a candidate, prompt or run: nanoid over letters and digits, so a shell never reads it as an option. */
 export const newId: () => string = customAlphabet('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz', 16);
 
 /** Typed access to the optimization data, wherever it is kept. */
 export class OptimizationStore {
-  readonly #place: OptimizationPlace;
+  readonly #records: Promise<RecordCollection<ServerOptimization>>;
 
-  /** `place`: state.json's StateStore, or another place. */
-  constructor(place: StateStore | OptimizationPlace) {
-    this.#place = place instanceof StateStore ? stateFileOptimization(place) : place;
+  /** `records`: the store's optimization records, or a data dir's state.json (opened as files mode keeps it). */
+  constructor(records: StateStore | RecordCollection<ServerOptimization>) {
+    this.#records = records instanceof StateStore ? dataDirRecords(records.file, 'optimization') : Promise.resolve(records);
   }
 
   /** Everything stored for one server (empty when nothing is). */
   async server(server: string): Promise<ServerOptimization> {
-    return (await this.#place.server(server)) ?? emptyServer();
+    return (await (await this.#records).get(server))?.value ?? emptyServer();
   }
 
   /** Every server's data. */
   async all(): Promise<Record<string, ServerOptimization>> {
-    return this.#place.all();
+    return Object.fromEntries((await (await this.#records).list()).map((record) => [record.key, record.value]));
   }
 
   /** Record canonical definitions for tools not captured yet; captured ones are never replaced. */
@@ -112,7 +90,9 @@ export class OptimizationStore {
     return overrides;
   }
 
-  #update(server: string, change: (data: ServerOptimization) => ServerOptimization): Promise<ServerOptimization> {
-    return this.#place.update(server, change);
+  // Replace one server's data by what `change` makes of it, with no concurrent change undone; answers the data written.
+  async #update(server: string, change: (data: ServerOptimization) => ServerOptimization): Promise<ServerOptimization> {
+    const written = await (await this.#records).update(server, (data) => change(data ?? emptyServer()));
+    return written!.value;
   }
 }

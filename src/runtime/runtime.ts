@@ -10,10 +10,10 @@ import path from 'node:path';
 import { CatalogStore } from '../catalog/index.js';
 import { StateStore, expansionEnv, loadServersConfig, type LoadoutPaths, type ServersFile } from '../config/index.js';
 import { ServerPool, fileOAuthRecords, storeOAuthRecords } from '../downstream/index.js';
-import { OptimizationLoop, OptimizationStore, storedOptimization } from '../optimization/index.js';
+import { OptimizationLoop, OptimizationStore } from '../optimization/index.js';
 import type { Logger } from '../shared/index.js';
 import { openDataDirStore, type TeamStore } from '../store/index.js';
-import { StoredToolsets, ToolsetStore, type Toolsets } from '../toolsets/index.js';
+import { StoredToolsets, type Toolsets } from '../toolsets/index.js';
 import type { DiscoveryRecordsPlace } from './discoveryRecords.js';
 import { storedDiscoveryRecords } from './storedDiscoveryRecords.js';
 
@@ -71,19 +71,19 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     oauthRecords,
     serverMapFile: path.join(paths.dataDir, 'server-map.json'),
     searchIndexFile: path.join(paths.dataDir, 'search-index.bin'),
-    ...(store ? { learnedWordsRecords: store.learnedWords } : { learnedWordsFile: paths.learnedWordsFile }),
+    learnedWordsRecords: kept.learnedWords,
     synonymsFile: paths.synonymsFile,
     exampleRequestsFile: paths.exampleRequestsFile,
     brokenServers,
     ...(config.search.embeddings ? { embeddings: { settings: config.search.embeddings, cacheFile: paths.embeddingsCacheFile } } : {}),
   });
   const state = new StateStore(paths.stateFile);
-  const optimizationData = new OptimizationStore(store ? storedOptimization(store.optimization) : state);
+  const optimizationData = new OptimizationStore(kept.optimization);
   const optimization = new OptimizationLoop({ store: optimizationData, catalog, settings: config.optimization });
   // Promotions go into the catalog before anything reads it, so a first tools/list or an
   // evaluation's distractor tools show the live descriptions.
   await optimization.applyPromotions();
-  const toolsets = store ? new StoredToolsets(store.toolsets) : new ToolsetStore(paths.toolsetsDir);
+  const toolsets = new StoredToolsets(kept.toolsets);
   let closed: Promise<void> | undefined;
   const close = () => (closed ??= pool.close().finally(() => kept.close()));
   const discoveryRecords = storedDiscoveryRecords(kept.discovery);

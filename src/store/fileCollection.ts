@@ -8,8 +8,26 @@ import { OAuthRecordSchema, type OAuthFileRead, type OAuthRecord } from '../conf
 import { LoadoutError, firstIssueText } from '../shared/index.js';
 import type { FileLayout, Outcome } from './fileLayouts.js';
 import { conflict, validKey, type StoreKind } from './records.js';
-import { fingerprintOf, type RevisionLedger } from './revisionLedger.js';
-import type { OAuthCollection, OAuthRead, PutOptions, RecordCollection, StoredRecord } from './store.js';
+import { fingerprintOf, knownFingerprintOf, type RevisionLedger } from './revisionLedger.js';
+import type { ListedRecord, OAuthCollection, OAuthRead, PutOptions, RecordCollection, StoredRecord } from './store.js';
+
+/**
+ * A record as a write left it: the value a reader will now see, or (`asWritten`) the value written
+ * itself, when its layout marked it as what a reader will see (fingerprintFromText, readBackAsWritten).
+ */
+type Written<Read, Write> = { asWritten: false; value: Read; revision: number } | { asWritten: true; value: Write; revision: number };
+
+/**
+ * What a layout reads for a record whose file it cannot read (a toolset file edited into
+ * nonsense): kept per record, so the others still read. Reading that record throws `failure`.
+ */
+export class UnreadableRecord {
+  constructor(readonly failure: Error) {}
+}
+
+/** One record of FileRecords.list(): read, or unreadable with why. */
+type Listed<Read> =
+  { kind: 'ok'; key: string; value: Read; revision: number } | { kind: 'unreadable'; key: string; where: string; failure: Error };
 
 /** The records of one kind as their files hold them, each with its revision. */
 export class FileRecords<Read, Write> {
@@ -26,18 +44,20 @@ export class FileRecords<Read, Write> {
     this.#check(key, false);
     const value = await this.layout.read(key);
     if (value === undefined) return undefined;
-    const revision = await this.ledger.revisionOf(this.#id(key), fingerprintOf(value));
-    return revision === undefined ? this.#adopted(key) : { value, revision };
+    const record = value instanceof UnreadableRecord ? value : await this.#withRevision(key, value);
+    if (record instanceof UnreadableRecord) throw record.failure;
+    return record;
   }
 
-  /** Every record, by key. */
-  async list(): Promise<Array<{ key: string; value: Read; revision: number }>> {
+  /** Every record, by key: each read, or unreadable with why. */
+  async list(): Promise<Array<Listed<Read>>> {
     this.guard(false);
-    const records: Array<{ key: string; value: Read; revision: number }> = [];
+    const records: Array<Listed<Read>> = [];
     for (const [key, value] of [...(await this.layout.readAll())].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-      const revision = await this.ledger.revisionOf(this.#id(key), fingerprintOf(value));
-      const record = revision === undefined ? await this.#adopted(key) : { value, revision };
-      if (record) records.push({ key, ...record });
+      const record = value instanceof UnreadableRecord ? value : await this.#withRevision(key, value);
+      if (record instanceof UnreadableRecord)
+        records.push({ kind: 'unreadable', key, where: this.layout.fileOf(key), failure: record.failure });
+      else if (record) records.push({ kind: 'ok', key, ...record });
     }
     return records;
   }
@@ -59,9 +79,9 @@ export class FileRecords<Read, Write> {
   async change(
     key: string,
     decide: (current: { value: Read; revision: number } | undefined) => { write: Write } | 'delete' | 'keep',
-  ): Promise<{ revision: number; value: Read } | undefined> {
+  ): Promise<Written<Read, Write> | undefined> {
     this.#check(key, true);
-    return this.layout.transact(key, async (value): Promise<Outcome<Write, { revision: number; value: Read } | undefined>> => {
+    return this.layout.transact(key, async (value): Promise<Outcome<Write, Written<Read, Write> | undefined>> => {
       const current = value === undefined ? undefined : { value, revision: await this.ledger.adopt(this.#id(key), fingerprintOf(value)) };
       const change = decide(current);
       return {
@@ -72,10 +92,14 @@ export class FileRecords<Read, Write> {
             if (current) await this.ledger.record(this.#id(key), null);
             return undefined;
           }
+          // Marked by its layout as read back as written (fingerprintFromText, readBackAsWritten): its fingerprint is known.
+          const fingerprint = knownFingerprintOf(change.write);
+          if (fingerprint !== undefined)
+            return { asWritten: true, value: change.write, revision: await this.ledger.record(this.#id(key), fingerprint) };
           // What a reader will see (the file's own normal form), fingerprinted as it will be read.
           const written = await this.layout.read(key);
           if (written === undefined) throw new LoadoutError('STATE_INVALID', `${this.layout.fileOf(key)} was not written`);
-          return { value: written, revision: await this.ledger.record(this.#id(key), fingerprintOf(written)) };
+          return { asWritten: false, value: written, revision: await this.ledger.record(this.#id(key), fingerprintOf(written)) };
         },
       };
     });
@@ -103,13 +127,22 @@ export class FileRecords<Read, Write> {
     return existed;
   }
 
+  // `value` as read, with its revision: adopted under its lock when the ledger knows other content.
+  async #withRevision(key: string, value: Read): Promise<{ value: Read; revision: number } | UnreadableRecord | undefined> {
+    const revision = await this.ledger.revisionOf(this.#id(key), fingerprintOf(value));
+    return revision === undefined ? this.#adopted(key) : { value, revision };
+  }
+
   // The content changed without the store (or a write is in progress): read it again under its lock.
-  #adopted(key: string): Promise<{ value: Read; revision: number } | undefined> {
+  #adopted(key: string): Promise<{ value: Read; revision: number } | UnreadableRecord | undefined> {
     return this.layout.transact(key, (value) =>
       Promise.resolve({
         change: 'keep',
-        result: async () =>
-          value === undefined ? undefined : { value, revision: await this.ledger.adopt(this.#id(key), fingerprintOf(value)) },
+        result: async () => {
+          if (value === undefined) return undefined;
+          if (value instanceof UnreadableRecord) return value;
+          return { value, revision: await this.ledger.adopt(this.#id(key), fingerprintOf(value)) };
+        },
       }),
     );
   }
@@ -124,16 +157,22 @@ export class FileRecords<Read, Write> {
   }
 }
 
-/** A plain kind over its files: records checked with the kind's schema (kept as given where the kind says so). */
+/**
+ * A plain kind over its files: records checked with the kind's schema (kept as given where the kind
+ * says so). `checkedOnRead`: its layout reads only records it checked with that schema (and
+ * normalised), so they are not checked again. A record a write left as written is not read back.
+ */
 export class FileCollection<T> implements RecordCollection<T> {
   readonly #records: FileRecords<unknown, T>;
   readonly #schema: z.ZodType<T>;
   readonly #asGiven: boolean;
+  readonly #checkedOnRead: boolean;
 
-  constructor(records: FileRecords<unknown, T>, schema: z.ZodType<T>, asGiven: boolean) {
+  constructor(records: FileRecords<unknown, T>, schema: z.ZodType<T>, options: { asGiven: boolean; checkedOnRead: boolean }) {
     this.#records = records;
     this.#schema = schema;
-    this.#asGiven = asGiven;
+    this.#asGiven = options.asGiven;
+    this.#checkedOnRead = options.checkedOnRead;
   }
 
   async get(key: string): Promise<StoredRecord<T> | undefined> {
@@ -142,11 +181,17 @@ export class FileCollection<T> implements RecordCollection<T> {
   }
 
   async list(): Promise<Array<StoredRecord<T>>> {
-    return (await this.#records.list()).map((record) => ({
-      key: record.key,
-      value: this.#parse(record.key, record.value),
-      revision: record.revision,
-    }));
+    return (await this.listEach()).map((listed) => {
+      if (listed.kind === 'unreadable') throw listed.failure;
+      return listed.record;
+    });
+  }
+
+  async listEach(): Promise<Array<ListedRecord<T>>> {
+    return (await this.#records.list()).map((listed): ListedRecord<T> => {
+      if (listed.kind === 'unreadable') return listed;
+      return { kind: 'ok', record: { key: listed.key, value: this.#parse(listed.key, listed.value), revision: listed.revision } };
+    });
   }
 
   async put(key: string, value: T, options: PutOptions = {}): Promise<number> {
@@ -165,7 +210,7 @@ export class FileCollection<T> implements RecordCollection<T> {
       if (next === undefined) return current ? 'delete' : 'keep';
       return { write: this.#valid(key, next) };
     });
-    return written && { key, value: this.#parse(key, written.value), revision: written.revision };
+    return written && this.#read(key, written);
   }
 
   putAll(records: ReadonlyArray<{ key: string; value: T }>): Promise<void> {
@@ -176,6 +221,11 @@ export class FileCollection<T> implements RecordCollection<T> {
     return this.#records.delete(key);
   }
 
+  // A write's record as a reader sees it: one left as written is the value checked before the write.
+  #read(key: string, written: Written<unknown, T>): StoredRecord<T> {
+    return { key, value: written.asWritten ? written.value : this.#parse(key, written.value), revision: written.revision };
+  }
+
   #valid(key: string, value: T): T {
     const parsed = this.#schema.safeParse(value);
     if (!parsed.success)
@@ -184,6 +234,9 @@ export class FileCollection<T> implements RecordCollection<T> {
   }
 
   #parse(key: string, value: unknown): T {
+    if (value instanceof UnreadableRecord) throw value.failure;
+    // Checked by the layout as it read it: the schema's own output already.
+    if (this.#checkedOnRead) return value as T;
     const parsed = this.#schema.safeParse(value);
     if (!parsed.success) {
       throw new LoadoutError(
@@ -213,7 +266,10 @@ export class FileOAuthCollection implements OAuthCollection {
   }
 
   async list(): Promise<OAuthRead[]> {
-    return (await this.#records.list()).map((record) => ({ key: record.key, ...record.value, revision: record.revision }));
+    // An OAuth file that cannot be read is read as such (OAuthFileRead), never an UnreadableRecord.
+    return (await this.#records.list()).flatMap((record) =>
+      record.kind === 'ok' ? [{ key: record.key, ...record.value, revision: record.revision }] : [],
+    );
   }
 
   async put(server: string, record: OAuthRecord, options: PutOptions = {}): Promise<number> {
@@ -232,7 +288,12 @@ export class FileOAuthCollection implements OAuthCollection {
       if (next === undefined) return current ? 'delete' : 'keep';
       return { write: validOAuth(server, next) };
     });
-    return written && { key: server, ...written.value, revision: written.revision };
+    if (!written) return undefined;
+    return {
+      key: server,
+      ...(written.asWritten ? { state: 'readable', value: written.value } : written.value),
+      revision: written.revision,
+    };
   }
 
   delete(server: string): Promise<boolean> {

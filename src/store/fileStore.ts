@@ -10,11 +10,14 @@ import {
   catalogFileText,
   discoveryFileText,
   equippedFileText,
+  LearnedWordsFileSchema,
   learnedWordsFileText,
   parseDiscoveryFile,
   parseToolsetFile,
   readOAuthFile,
   readTextIfExists,
+  ToolsetSchema,
+  toolsetFileBody,
   toolsetFileText,
   tryWithFileLock,
   writeOAuthFile,
@@ -25,13 +28,13 @@ import {
 } from '../config/index.js';
 import { LoadoutError, silentLogger, type Logger } from '../shared/index.js';
 import type { StoreChange } from './changeBus.js';
-import { FileCollection, FileOAuthCollection, FileRecords } from './fileCollection.js';
+import { FileCollection, FileOAuthCollection, FileRecords, UnreadableRecord } from './fileCollection.js';
 import { documentLayout, fileDirLayout, parseJsonFile, splitLayout, stateLayout, type FileLayout } from './fileLayouts.js';
 import { FileWatch } from './fileWatch.js';
 import { MemoryCollection } from './memoryCollection.js';
 import type { SchemaState } from './migrations.js';
 import { DOCUMENT_KINDS, LAST_STOP_KEY, LEARNED_WORDS_KEY, type DocumentKind, type RecordOf } from './records.js';
-import { RevisionLedger } from './revisionLedger.js';
+import { RevisionLedger, fingerprintFromText, readBackAsWritten } from './revisionLedger.js';
 import type { DocumentCollections, RecordCollection, TeamStore } from './store.js';
 
 /** Where a files store keeps its records. */
@@ -86,11 +89,17 @@ class FileStore implements TeamStore {
       if (this.#closed) throw new LoadoutError('CLOSED', `store ${this.description} is closed`);
       if (writing && readOnly) throw new LoadoutError('INVALID_ARGUMENT', `store ${this.description} was opened read-only`);
     };
-    const collection = <K extends DocumentKind>(kind: K, layout: FileLayout<unknown, RecordOf<K>>): RecordCollection<RecordOf<K>> => {
+    // `checkedOnRead`: the layout checks what it reads with the kind's schema itself.
+    const collection = <K extends DocumentKind>(
+      kind: K,
+      layout: FileLayout<unknown, RecordOf<K>>,
+      checkedOnRead = false,
+    ): RecordCollection<RecordOf<K>> => {
       const records = new FileRecords(kind, layout, ledger, open);
       this.#records.push(records);
       // TypeScript cannot narrow DOCUMENT_KINDS[kind] by a generic key: the cast names the schema's type once.
-      return new FileCollection(records, DOCUMENT_KINDS[kind].schema as unknown as z.ZodType<RecordOf<K>>, DOCUMENT_KINDS[kind].asGiven);
+      const schema = DOCUMENT_KINDS[kind].schema as unknown as z.ZodType<RecordOf<K>>;
+      return new FileCollection(records, schema, { asGiven: DOCUMENT_KINDS[kind].asGiven, checkedOnRead });
     };
     const state = new StateStore(file('state.json'));
 
@@ -110,34 +119,8 @@ class FileStore implements TeamStore {
         text: (records) => discoveryFileText(records as Record<string, RecordOf<'discovery'>>),
       }),
     );
-    this.learnedWords = collection(
-      'learnedWords',
-      documentLayout<unknown, LearnedWordsFile>({
-        file: file('learned-words.json'),
-        keys: [LEARNED_WORDS_KEY],
-        parse: (text) => (text === undefined ? {} : { [LEARNED_WORDS_KEY]: parseJsonFile(text, file('learned-words.json')) }),
-        // The one document gone: the file goes with it.
-        text: (records) =>
-          Object.hasOwn(records, LEARNED_WORDS_KEY) ? learnedWordsFileText(records[LEARNED_WORDS_KEY] as LearnedWordsFile) : undefined,
-      }),
-    );
-    this.toolsets = collection(
-      'toolsets',
-      fileDirLayout<unknown, Toolset>({
-        dir: toolsetsDir,
-        extension: '.yaml',
-        read: async (toolsetFile, key) => {
-          const text = await readTextIfExists(toolsetFile);
-          return text === undefined ? undefined : parseToolsetFile(text, toolsetFile, key);
-        },
-        write: (toolsetFile, toolset, key) => {
-          // The file's name is the toolset's: a record under another key could never be read back.
-          if (toolset.name !== key)
-            throw new LoadoutError('INVALID_ARGUMENT', `toolsets '${key}' not saved: its name is '${toolset.name}'`);
-          return writeTextAtomic(toolsetFile, toolsetFileText(toolset));
-        },
-      }),
-    );
+    this.learnedWords = collection('learnedWords', learnedWordsLayout(file('learned-words.json')), true);
+    this.toolsets = collection('toolsets', toolsetsLayout(toolsetsDir), true);
     // A principal's set in principals/<id>.json; the last stop's in state.json. state.json cannot
     // hold "no record": once it exists, the last stop reads { toolset: null } after a delete.
     this.equipped = collection(
@@ -172,9 +155,15 @@ class FileStore implements TeamStore {
         pick: (current) => current.optimization.servers,
         put: (current, server, value) => {
           const { [server]: _replaced, ...servers } = current.optimization.servers;
-          return { ...current, optimization: { ...current.optimization, servers: value ? { ...servers, [server]: value } : servers } };
+          // Checked by the collection, and again whole by StateStore, which writes it as JSON: read back, it is the same.
+          return {
+            ...current,
+            optimization: { ...current.optimization, servers: value ? { ...servers, [server]: readBackAsWritten(value) } : servers },
+          };
         },
       }) as FileLayout<unknown, RecordOf<'optimization'>>,
+      // StateStore checks state.json whole as it reads it.
+      true,
     );
     const oauthRecords = new FileRecords(
       'oauth',
@@ -240,4 +229,82 @@ function catalogServers(text: string, file: string): Record<string, unknown> {
   const parsed = catalogFileSchema(z.unknown()).safeParse(parseJsonFile(text, file));
   if (!parsed.success) throw new LoadoutError('STATE_INVALID', `${file} is not a valid tool cache; delete it and loadout will rediscover`);
   return parsed.data.servers;
+}
+
+/**
+ * learned-words.json as loadout has always read it: one document, checked as read, and a file that
+ * is not JSON or not a learned-words file reads as none (learned words are a hint, never worth
+ * failing for; the next learn replaces it). The text last found valid is not checked again, and the
+ * document carries its text's fingerprint, so a learn on a large file costs what it always did.
+ */
+function learnedWordsLayout(file: string): FileLayout<unknown, LearnedWordsFile> {
+  let validText: string | undefined;
+  return documentLayout<unknown, LearnedWordsFile>({
+    file,
+    keys: [LEARNED_WORDS_KEY],
+    parse: (text) => {
+      if (text === undefined) return {};
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        return {};
+      }
+      if (text !== validText) {
+        if (!LearnedWordsFileSchema.safeParse(json).success) return {};
+        validText = text;
+      }
+      return { [LEARNED_WORDS_KEY]: fingerprintFromText(json as LearnedWordsFile, text) };
+    },
+    // The one document gone: the file goes with it.
+    text: (records) => {
+      if (!Object.hasOwn(records, LEARNED_WORDS_KEY)) return undefined;
+      // Checked by the collection before it is written.
+      const record = records[LEARNED_WORDS_KEY] as LearnedWordsFile;
+      validText = learnedWordsFileText(record);
+      fingerprintFromText(record, validText);
+      return validText;
+    },
+  });
+}
+
+/**
+ * Saved toolsets, `<name>.yaml`, read fresh on every use (another process, a hand edit or git may
+ * have changed one). A file's last parse is kept with its exact text: an unchanged text skips YAML
+ * parsing and checking (~10 ms for 1,000 tools), and the toolset, shared by every reader, is
+ * frozen. A file that cannot be read is that record's failure, and the others still read.
+ */
+function toolsetsLayout(dir: string): FileLayout<unknown, Toolset> {
+  const parsed = new Map<string, { text: string; toolset: Toolset | UnreadableRecord }>();
+  const remember = (file: string, text: string, toolset: Toolset | UnreadableRecord) => {
+    parsed.set(file, { text, toolset: fingerprintFromText(toolset, text) });
+    return toolset;
+  };
+  const frozen = (toolset: Toolset): Toolset => Object.freeze({ ...toolset, tools: Object.freeze([...toolset.tools]) as string[] });
+  return fileDirLayout<unknown, Toolset>({
+    dir,
+    extension: '.yaml',
+    read: async (toolsetFile, key) => {
+      const text = await readTextIfExists(toolsetFile);
+      if (text === undefined) {
+        parsed.delete(toolsetFile);
+        return undefined;
+      }
+      const cached = parsed.get(toolsetFile);
+      if (cached?.text === text) return cached.toolset;
+      try {
+        return remember(toolsetFile, text, frozen(parseToolsetFile(text, toolsetFile, key)));
+      } catch (error) {
+        return remember(toolsetFile, text, new UnreadableRecord(error as Error));
+      }
+    },
+    write: async (toolsetFile, toolset, key) => {
+      // The file's name is the toolset's: a record under another key could never be read back.
+      if (toolset.name !== key) throw new LoadoutError('INVALID_ARGUMENT', `toolsets '${key}' not saved: its name is '${toolset.name}'`);
+      const text = toolsetFileText(toolset);
+      await writeTextAtomic(toolsetFile, text);
+      // Read right after (build-toolset equips what it saved): its parse is known.
+      remember(toolsetFile, text, frozen(ToolsetSchema.parse(toolsetFileBody(toolset))));
+    },
+  });
 }

@@ -11,6 +11,7 @@ export type {
   AuditRowFilter,
   LimitBuckets,
   RecordCollection,
+  ListedRecord,
   OAuthCollection,
   OAuthRead,
   StoredRecord,
@@ -32,5 +33,5 @@ export {
   type SessionRecord,
 } from './records.js';
 export { openFileStore } from './fileStore.js';
-export { openDataDirStore } from './dataDirStore.js';
+export { openDataDirStore, dataDirRecords, dataDirToolsets } from './dataDirStore.js';
 export { REVISION_LEDGER_FILE } from './revisionLedger.js';

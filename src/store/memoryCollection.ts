@@ -6,7 +6,7 @@ import type * as z from 'zod';
 import { LoadoutError, firstIssueText } from '../shared/index.js';
 import type { StoreChange } from './changeBus.js';
 import { conflict, validKey, type DocumentKind } from './records.js';
-import type { PutOptions, RecordCollection, StoredRecord } from './store.js';
+import type { PutOptions, ListedRecord, RecordCollection, StoredRecord } from './store.js';
 
 /** One kind's records in memory; `nextRevision` takes the next revision, `emit` tells this process's listeners. */
 export class MemoryCollection<T> implements RecordCollection<T> {
@@ -29,6 +29,11 @@ export class MemoryCollection<T> implements RecordCollection<T> {
 
   list(): Promise<Array<StoredRecord<T>>> {
     return Promise.resolve([...this.#records.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)));
+  }
+
+  /** Held as checked: every one reads. */
+  async listEach(): Promise<Array<ListedRecord<T>>> {
+    return (await this.list()).map((record) => ({ kind: 'ok', record }));
   }
 
   async put(key: string, value: T, options: PutOptions = {}): Promise<number> {

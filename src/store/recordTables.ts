@@ -7,7 +7,7 @@ import type { OAuthRecord } from '../config/index.js';
 import { LoadoutError, firstIssueText } from '../shared/index.js';
 import { OAUTH_KIND, ROW_FORMAT, conflict, validKey } from './records.js';
 import type { SecretBox } from './secretBox.js';
-import type { OAuthCollection, OAuthRead, PutOptions, RecordCollection, StoredRecord } from './store.js';
+import type { OAuthCollection, OAuthRead, PutOptions, ListedRecord, RecordCollection, StoredRecord } from './store.js';
 
 // Concurrent writers of one key retry an update this many times before reporting a conflict.
 const UPDATE_ATTEMPTS = 50;
@@ -118,6 +118,11 @@ export class DocumentTable<T> extends Table<DocumentRow> implements RecordCollec
 
   async list(): Promise<Array<StoredRecord<T>>> {
     return (await this.rows(`list ${this.kind}`)).map((row) => this.#parse(row));
+  }
+
+  /** A row is checked as it is written: every one reads. */
+  async listEach(): Promise<Array<ListedRecord<T>>> {
+    return (await this.list()).map((record) => ({ kind: 'ok', record }));
   }
 
   async put(key: string, value: T, options: PutOptions = {}): Promise<number> {

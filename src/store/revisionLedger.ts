@@ -32,9 +32,44 @@ const TOMBSTONES_KEPT = 1_000;
 // process) queue here instead of polling the file lock.
 const PROCESS_LOCKS = new Map<string, Mutex>();
 
-/** A fingerprint of a record's content: equal content, equal fingerprint. */
+// Records a layout read or wrote with their fingerprint known: their own text's, or the JSON written.
+const KNOWN_FINGERPRINTS = new WeakMap<object, string>();
+
+/**
+ * A fingerprint of a record's content: equal content, equal fingerprint. A record that came from
+ * a text of its own (fingerprintFromText) has that text's, so it is never serialised again.
+ */
 export function fingerprintOf(value: unknown): string {
-  return createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 24);
+  return knownFingerprintOf(value) ?? hashOf(JSON.stringify(value));
+}
+
+/**
+ * Mark `record` as read from, or written as, `text` alone (a file that holds only it): its
+ * fingerprint is the text's. Answers `record`. The text's owner must write nothing else in it, so
+ * equal texts stay equal content.
+ */
+export function fingerprintFromText<T extends object>(record: T, text: string): T {
+  KNOWN_FINGERPRINTS.set(record, hashOf(text));
+  return record;
+}
+
+/**
+ * Mark `record` as written where a reader will see just it again (a document its owner checks and
+ * writes as JSON): its fingerprint, its JSON's, is taken now, and the write need not be read back.
+ * Answers `record`.
+ */
+export function readBackAsWritten<T extends object>(record: T): T {
+  KNOWN_FINGERPRINTS.set(record, hashOf(JSON.stringify(record)));
+  return record;
+}
+
+/** The fingerprint `record` was marked with as it was read or written; undefined when it was not. */
+export function knownFingerprintOf(record: unknown): string | undefined {
+  return typeof record === 'object' && record !== null ? KNOWN_FINGERPRINTS.get(record) : undefined;
+}
+
+function hashOf(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 24);
 }
 
 /** The revision ledger of one data dir. */

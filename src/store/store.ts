@@ -18,11 +18,19 @@ export interface PutOptions {
   ifRevision?: number | null;
 }
 
+/** One record of a listing: read, or (a file edited into nonsense, in the files backend) unreadable, with why. */
+export type ListedRecord<T> =
+  | { kind: 'ok'; record: StoredRecord<T> }
+  /** `where`: where the record is kept (its file). */
+  | { kind: 'unreadable'; key: string; where: string; failure: Error };
+
 /** The records of one kind, by key. */
 export interface RecordCollection<T> {
   get(key: string): Promise<StoredRecord<T> | undefined>;
-  /** Every record, by key. */
+  /** Every record, by key; throws when one cannot be read. */
   list(): Promise<Array<StoredRecord<T>>>;
+  /** Every record, by key, one that cannot be read reported as such and the others still read. */
+  listEach(): Promise<Array<ListedRecord<T>>>;
   /** Validate and write; returns the new revision. Acknowledged means committed. */
   put(key: string, value: T, options?: PutOptions): Promise<number>;
   /** Validate and write many records, unconditionally (a copy between stores); a backend may write them together (files: a document file once). */

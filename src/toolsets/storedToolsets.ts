@@ -1,37 +1,44 @@
-// Saved toolsets in the team store (`--store`): one record per toolset, so every replica reads the
-// same ones. Read from the store on every use, as the files are read fresh on every use: a toolset
-// saved through another replica is seen at once, and nothing here is a cache to go stale.
+// Saved toolsets as the store's `toolsets` records, one per toolset, keyed by name: YAML files in
+// the config dir in files mode (ToolsetStore), the team store's rows with `--store`. Read from the
+// store on every use, as the files are read fresh on every use: a toolset saved through another
+// replica or process is seen at once, and nothing here is a cache to go stale.
 import type { Toolset } from '../config/index.js';
+import { errorMessage } from '../shared/index.js';
 import type { RecordCollection } from '../store/index.js';
-import { toolsetName, toolsetNotFound, validToolset, writableToolsetName, type ToolsetProblem, type Toolsets } from './toolsetStore.js';
+import { toolsetName, toolsetNotFound, validToolset, writableToolsetName, type ToolsetProblem, type Toolsets } from './toolsetRules.js';
 
-/** Saved toolsets kept in the store's `toolsets` collection, keyed by name. */
+/** Saved toolsets kept in a store's `toolsets` collection, keyed by name. */
 export class StoredToolsets implements Toolsets {
-  readonly #records: RecordCollection<Toolset>;
+  readonly #records: Promise<RecordCollection<Toolset>>;
 
-  constructor(records: RecordCollection<Toolset>) {
-    this.#records = records;
+  constructor(records: RecordCollection<Toolset> | Promise<RecordCollection<Toolset>>) {
+    this.#records = Promise.resolve(records);
   }
 
+  /** Every readable saved toolset, sorted by name, plus the ones that could not be read (a file edited into nonsense). */
   async list(): Promise<{ toolsets: Toolset[]; problems: ToolsetProblem[] }> {
-    const records = await this.#records.list();
-    const toolsets = records.map((record) => record.value).sort((a, b) => a.name.localeCompare(b.name));
-    return { toolsets, problems: [] satisfies ToolsetProblem[] };
+    const toolsets: Toolset[] = [];
+    const problems: ToolsetProblem[] = [];
+    for (const listed of await (await this.#records).listEach()) {
+      if (listed.kind === 'ok') toolsets.push(listed.record.value);
+      else problems.push({ file: listed.where, error: errorMessage(listed.failure) });
+    }
+    return { toolsets: toolsets.sort((a, b) => a.name.localeCompare(b.name)), problems };
   }
 
   async get(name: string): Promise<Toolset> {
-    const record = await this.#records.get(toolsetName(name));
+    const record = await (await this.#records).get(toolsetName(name));
     if (record) return record.value;
     throw toolsetNotFound(name, (await this.list()).toolsets);
   }
 
-  /** Saved once the store acknowledged it (committed); a store fault is thrown and nothing is saved. */
+  /** Saved once the store acknowledged it (committed, or the file written); a store fault is thrown and nothing is saved. */
   async save(toolset: Toolset): Promise<void> {
     const valid = validToolset(toolset);
-    await this.#records.put(valid.name, valid);
+    await (await this.#records).put(valid.name, valid);
   }
 
-  delete(name: string): Promise<boolean> {
-    return this.#records.delete(writableToolsetName(name, 'delete'));
+  async delete(name: string): Promise<boolean> {
+    return (await this.#records).delete(writableToolsetName(name, 'delete'));
   }
 }

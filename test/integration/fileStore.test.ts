@@ -163,6 +163,57 @@ describe('files store', () => {
     await expect(store.toolsets.get('bad')).rejects.toThrow(/bad\.yaml:\d+:\d+: /);
   });
 
+  it('reads a learned-words.json that is not one as none, as loadout always has, and a learn replaces it at a revision that reads back', async () => {
+    const { store, file } = await open('store');
+    await mkdir(file('data'), { recursive: true });
+    for (const text of ['{ not json', '{"version":1,"tools":{"a.tool":{"word":"strong"}}}\n']) {
+      await writeFile(file('data/learned-words.json'), text);
+      expect(await store.learnedWords.get(LEARNED_WORDS_KEY)).toBeUndefined();
+    }
+    const words = { version: 1 as const, tools: { 'a.tool': { word: [1, 0] as [number, number] } } };
+    const written = await store.learnedWords.update(LEARNED_WORDS_KEY, (current) => current ?? words);
+    expect(written).toEqual({ key: LEARNED_WORDS_KEY, value: words, revision: expect.any(Number) as number });
+    expect(await store.learnedWords.get(LEARNED_WORDS_KEY)).toEqual(written);
+    expect(await json(file('data/learned-words.json'))).toEqual(words);
+  });
+
+  it("writes a server's optimization data into state.json as StateStore does, at a revision that reads back without a read after the write", async () => {
+    const { store, file } = await open('store');
+    const owned = path.join(tempDir(), 'owned-state', 'state.json');
+    const data = {
+      canonical: { echo: { description: 'Echo a message', inputSchema: { type: 'object' } } },
+      candidates: [],
+      prompts: [],
+      runs: [],
+      promotions: {},
+    };
+    await new StateStore(owned).update((state) => ({ ...state, optimization: { servers: { echo: data } } }));
+    const written = await store.optimization.update('echo', () => data);
+    expect(await readFile(file('data/state.json'), 'utf8')).toBe(await readFile(owned, 'utf8'));
+    expect(await store.optimization.get('echo')).toEqual(written);
+    expect(await store.optimization.list()).toEqual([written]);
+  });
+
+  it('lists a toolset file edited into nonsense as unreadable, with its file and why, and still lists the others', async () => {
+    const { store, file } = await open('store');
+    await store.toolsets.put('good', { name: 'good', tools: ['fs.read_file'] });
+    await writeFile(file('toolsets/bad.yaml'), 'name: [unclosed\n');
+    const listed = await store.toolsets.listEach();
+    expect(listed).toEqual([
+      {
+        kind: 'unreadable',
+        key: 'bad',
+        where: file('toolsets/bad.yaml'),
+        failure: expect.objectContaining({ code: 'TOOLSET_INVALID' }) as Error,
+      },
+      { kind: 'ok', record: { key: 'good', value: { name: 'good', tools: ['fs.read_file'] }, revision: expect.any(Number) as number } },
+    ]);
+    await expect(store.toolsets.list()).rejects.toThrow(/bad\.yaml:\d+:\d+: /);
+    // A put replaces it, as a save always has.
+    await store.toolsets.put('bad', { name: 'bad', tools: [] });
+    expect((await store.toolsets.listEach()).map((record) => record.kind)).toEqual(['ok', 'ok']);
+  });
+
   it('keeps the last stop in state.json beside the optimization data, and a read-only store writes nothing', async () => {
     const { store, file } = await open('store');
     await store.equipped.put(LAST_STOP_KEY, { toolset: 'dev' });

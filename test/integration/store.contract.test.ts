@@ -96,6 +96,23 @@ describe.each(STORE_BACKENDS)('store contract ($name)', (backend: StoreBackend) 
     );
   });
 
+  it('lists each record as read, as list() does, with listEach()', async () => {
+    const store = await replica();
+    await store.toolsets.put('dev', { name: 'dev', tools: ['fs.read_file'] });
+    await store.sessions.put('s1', {
+      principal: 'local',
+      protocolVersion: '2025-06-18',
+      clientCapabilities: {},
+      toolset: null,
+      createdAt: new Date(0).toISOString(),
+    });
+    for (const collection of [store.toolsets, store.sessions] as const) {
+      const listed = await collection.listEach();
+      expect(listed).toEqual((await collection.list()).map((record) => ({ kind: 'ok', record })));
+      expect(listed).toHaveLength(1);
+    }
+  });
+
   it('refuses an invalid record with one line and writes nothing', async () => {
     const store = await replica();
     await expect(store.toolsets.put('Bad Name', { name: 'Bad Name', tools: [] })).rejects.toThrow(
