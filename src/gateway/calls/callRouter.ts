@@ -142,7 +142,7 @@ export class CallRouter {
     // after it is not answered directly before it (see direct).
     if (metaTool?.changesState)
       return this.#inArrivalOrder(async () => {
-        await this.#principalLimit(params, extra);
+        await this.#countCall(params, extra, undefined);
         return this.#runMetaTool(metaTool, params.arguments, extra);
       });
     // Behind changes that came first, the call is decided in their queue: after them, and before
@@ -151,11 +151,8 @@ export class CallRouter {
       this.#changesPending > 0 ? await this.#inArrivalOrder(() => this.#decideCall(params, extra)) : await this.#decideCall(params, extra);
     if (decision.kind === 'meta-tool') return this.#runMetaTool(decision.tool, params.arguments, extra);
     if (decision.kind === 'forward') {
-      const { route } = decision;
-      const refusal = await this.#context.limits.take(this.#context.principal.id, route.server, { counted: true });
-      if (refusal) throw this.#rateLimited(refusal, params.name, params.arguments, extra.mcpReq.id, route.server);
-      creditCall(this.#context, this.#session.searcher, route.id);
-      return this.#forward(route, params, this.#request(extra)) as Promise<CallToolResult>;
+      creditCall(this.#context, this.#session.searcher, decision.route.id);
+      return this.#forward(decision.route, params, this.#request(extra)) as Promise<CallToolResult>;
     }
     const record = auditCall(this.#context, {
       action: 'tool-call',
@@ -269,16 +266,20 @@ export class CallRouter {
     return error;
   }
 
-  // Refuses a call over its principal's own limit (the server's limit is counted where it is routed).
-  async #principalLimit(params: CallParams, extra: RequestExtra): Promise<void> {
+  // Counts a call against its principal's limit and, when it reaches `server`, that server's, in
+  // one take (in the store, one statement), and refuses it over either: a call its server's limit
+  // refuses spends nothing of its principal's, as direct()'s does not.
+  async #countCall(params: CallParams, extra: RequestExtra, server: string | undefined): Promise<void> {
     if (!this.#context.limits.enabled) return;
-    const limited = await this.#context.limits.take(this.#context.principal.id);
-    if (limited) throw this.#rateLimited(limited, params.name, params.arguments, extra.mcpReq.id);
+    const limited = await this.#context.limits.take(this.#context.principal.id, server);
+    if (limited) throw this.#rateLimited(limited, params.name, params.arguments, extra.mcpReq.id, server);
   }
 
+  // The route is decided before the call is counted, so that it is counted once, where it goes.
   async #decideCall(params: CallParams, extra: RequestExtra): Promise<CallDecision> {
-    await this.#principalLimit(params, extra);
-    return this.decide(params.name, (await this.#routes(params.name)).routes);
+    const decision = this.decide(params.name, (await this.#routes(params.name)).routes);
+    await this.#countCall(params, extra, decision.kind === 'forward' ? decision.route.server : undefined);
+    return decision;
   }
 
   // Runs `run` after every state change queued before it; counted as pending (see direct) until it is done.
