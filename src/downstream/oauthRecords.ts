@@ -110,7 +110,7 @@ function unreadableError(server: string, reason: string): LoadoutError {
   );
 }
 
-// A principal's record that authorizes the server at `recordUrl` now: tokens the server has not refused.
-function authorizes(record: OAuthRecord | undefined, recordUrl: string): boolean {
+/** Whether `record` authorizes the server at `recordUrl` now: tokens the server has not refused. */
+export function authorizes(record: OAuthRecord | undefined, recordUrl: string): boolean {
   return record?.serverUrl === recordUrl && record.tokens !== undefined && record.needsAuthorizationSince === undefined;
 }
