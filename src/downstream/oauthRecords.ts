@@ -41,7 +41,7 @@ export function fileOAuthRecords(oauthDir: string): AllOAuthRecords {
         if (error.code === 'ENOENT') return [];
         throw error;
       });
-      const slots = files.filter((file) => file.startsWith(principalSlotPrefix(server)) && file.endsWith('.json'));
+      const slots = files.filter((file) => file.startsWith(principalSlot(server, '')) && file.endsWith('.json'));
       const records = await Promise.all(slots.map((file) => readOAuthRecord(path.join(oauthDir, file))));
       return records.filter((record) => authorizes(record, recordUrl)).length;
     },
@@ -75,7 +75,7 @@ export function storeOAuthRecords(collection: OAuthCollection): AllOAuthRecords 
       const reads = await collection.list();
       // A record this key cannot open is no authorization anyone can use.
       const authorized = reads.filter(
-        (read) => read.key.startsWith(principalSlotPrefix(server)) && read.state === 'readable' && authorizes(read.value, recordUrl),
+        (read) => read.key.startsWith(principalSlot(server, '')) && read.state === 'readable' && authorizes(read.value, recordUrl),
       );
       return authorized.length;
     },
@@ -89,18 +89,20 @@ export function storeOAuthRecords(collection: OAuthCollection): AllOAuthRecords 
  * team store binds each sealed record to its key, so a record moved into another slot is unreadable.
  */
 export function principalOAuthRecords(records: OAuthRecords, principal: string): OAuthRecords {
-  const key = (server: string): string => `${principalSlotPrefix(server)}${principal}`;
   return {
-    read: (server) => records.read(key(server)),
-    update: (server, serverUrl, change) => records.update(key(server), serverUrl, change),
-    delete: (server) => records.delete(key(server)),
-    where: (server) => records.where(key(server)),
+    read: (server) => records.read(principalSlot(server, principal)),
+    update: (server, serverUrl, change) => records.update(principalSlot(server, principal), serverUrl, change),
+    delete: (server) => records.delete(principalSlot(server, principal)),
+    where: (server) => records.where(principalSlot(server, principal)),
   };
 }
 
-// Where the principals' records of `server` are keyed: `<server>@`.
-function principalSlotPrefix(server: string): string {
-  return `${server}@`;
+/**
+ * The one key of `principal`'s own use of `server`: their OAuth record, their connection and their
+ * authorization flow (`<server>@<principal id>`; with an empty principal, the prefix of them all).
+ */
+export function principalSlot(server: string, principal: string): string {
+  return `${server}@${principal}`;
 }
 
 function unreadableError(server: string, reason: string): LoadoutError {

@@ -10,7 +10,7 @@ import type { ServerConfig } from '../config/index.js';
 import { LoadoutError, errorMessage } from '../shared/index.js';
 import { listen, redirectOutcome, showOutcome, startLogin, type LoginAuthOptions } from './oauthLogin.js';
 import { oauthTargetOf, type StoredOAuthProvider } from './oauthProvider.js';
-import { authorizes, principalOAuthRecords, type OAuthRecords } from './oauthRecords.js';
+import { authorizes, principalOAuthRecords, principalSlot, type OAuthRecords } from './oauthRecords.js';
 
 /** The path of the redirect, on loadout's HTTP server and on the stdio loopback listener alike. */
 export const AUTHORIZATION_CALLBACK_PATH = '/oauth/callback';
@@ -70,7 +70,7 @@ export class PrincipalAuthorizations {
    * new flow's. Undefined when the principal turns out to be authorized already (a refresh worked).
    */
   link(server: string, principal: string): Promise<AuthorizationLink | undefined> {
-    const slot = `${server}@${principal}`;
+    const slot = principalSlot(server, principal);
     const pending = this.#bySlot.get(slot);
     if (pending) return Promise.resolve(pending.link);
     let starting = this.#starting.get(slot);
@@ -185,7 +185,7 @@ export class PrincipalAuthorizations {
 
   #forget(flow: Flow): void {
     this.#byState.delete(flow.state);
-    this.#bySlot.delete(`${flow.server}@${flow.principal}`);
+    this.#bySlot.delete(principalSlot(flow.server, flow.principal));
   }
 
   // Over stdio loadout has no HTTP server of its own: one loopback listener takes every redirect.
