@@ -5,7 +5,7 @@
 // the link), the browser comes back to loadout's /oauth/callback, and from then on each call
 // arrives with that principal's own token, renewed silently when it expires. With the data dir and
 // with the Postgres team store (the tokens sealed there, no oauth file written).
-import { readdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { staticTokenPrincipal } from '../../src/identity/index.js';
@@ -404,5 +404,24 @@ describe('per-user downstream credentials over stdio', () => {
     expect(await callWhoseToken(gateway.client)).toMatch(/^me \S+$/);
     expect(await callWhoseToken(gateway.client)).toMatch(/^me \S+$/);
     expect(asked).toBe(1);
+  });
+});
+
+describe('per-user downstream credentials in status', () => {
+  const sandbox = useGatewaySandbox();
+
+  it("counts a principal's tokens of a server whose url comes from secrets.env, as the gateway expands it", async () => {
+    const { dirs } = sandbox;
+    // The url's variable is set only in secrets.env: status must expand it as serve does, or no
+    // record could be of the server and it would say 0.
+    await writeServersYaml(dirs.configDir, { github: { type: 'http', url: '${GITHUB_MCP_URL}', credentials: 'per-user' } });
+    await writeFile(path.join(dirs.configDir, 'secrets.env'), 'GITHUB_MCP_URL=https://github.test/mcp\n', { mode: 0o600 });
+    const record = { serverUrl: '${GITHUB_MCP_URL}', tokens: { access_token: 'alice-access', token_type: 'Bearer' } };
+    await mkdir(path.join(dirs.dataDir, 'oauth'), { recursive: true });
+    await writeFile(path.join(dirs.dataDir, 'oauth', 'github@alice.json'), JSON.stringify(record), { mode: 0o600 });
+    const run = await runCli(dirs, ['status', '--json']);
+    const { servers } = JSON.parse(run.stdout) as { servers: Array<{ name: string; authorizedPrincipals: unknown }> };
+    expect(servers).toEqual([expect.objectContaining({ name: 'github', oauth: 'per-user', authorizedPrincipals: 1 })]);
+    expect(run.stdout).not.toContain('alice-access');
   });
 });
