@@ -46,12 +46,17 @@ describe.each(STORE_BACKENDS)('discovery approvals in store mode ($name)', (back
   function countedRecords(): { records: RecordCollection<CatalogEntryRecord>; writes: string[]; failing: { now: boolean } } {
     const writes: string[] = [];
     const failing = { now: false };
+    const kept = store.catalog;
     const records: RecordCollection<CatalogEntryRecord> = {
-      ...store.catalog,
+      get: (key) => kept.get(key),
+      list: () => kept.list(),
+      put: (key, value, options) => kept.put(key, value, options),
+      putAll: (all) => kept.putAll(all),
       update: (key, change) => {
         writes.push(key);
-        return failing.now ? Promise.reject(new Error('the store is away')) : store.catalog.update(key, change);
+        return failing.now ? Promise.reject(new Error('the store is away')) : kept.update(key, change);
       },
+      delete: (key) => kept.delete(key),
     };
     return { records, writes, failing };
   }
