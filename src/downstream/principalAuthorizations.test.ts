@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ServerConfigSchema } from '../config/index.js';
 import { startOAuthFixture, type OAuthFixture } from '../../test/fixtures/oauthServer.js';
+import { openSignInPage } from '../../test/helpers/oauthBrowser.js';
 import { useTempDir } from '../../test/helpers/tempDir.js';
 import { fileOAuthRecords, principalOAuthRecords, type OAuthRecords } from './oauthRecords.js';
 import { PrincipalAuthorizations } from './principalAuthorizations.js';
@@ -35,7 +36,7 @@ describe('PrincipalAuthorizations', () => {
   // Play the browser: sign in as `user` at the link, and follow the redirect back to the listener.
   async function signIn(user: string, link: string): Promise<string> {
     oauth.signedInUser = user;
-    const authorize = await fetch(link, { redirect: 'manual' });
+    const authorize = await fetch((await openSignInPage(link)).authorizationUrl, { redirect: 'manual' });
     expect(authorize.status).toBe(302);
     return (await fetch(authorize.headers.get('location')!)).text();
   }
@@ -54,6 +55,14 @@ describe('PrincipalAuthorizations', () => {
     expect(await principalOAuthRecords(records, 'alice').read('github')).toEqual(held);
     expect(oauth.counts.logins).toBe(1);
     // Another principal still gets a link of their own.
-    expect((await authorizations.link('github', 'bob'))?.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\//);
+    expect((await authorizations.link('github', 'bob'))?.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/oauth\/sign-in\?state=/);
+  });
+
+  it("names the link's principal on its sign-in page as text, whatever their name holds", async () => {
+    const link = await authorizations.link('github', 'eve', '<b>eve</b> & "co"');
+    const html = await (await fetch(link!.url)).text();
+    expect(html).toContain('Sign in to github for &lt;b&gt;eve&lt;/b&gt; &amp; &quot;co&quot;');
+    expect(html).not.toContain('<b>eve</b>');
+    expect((await openSignInPage(link!.url)).text).toContain('Sign in to github for <b>eve</b> & "co"');
   });
 });
