@@ -3,12 +3,12 @@
 // discovery as a failed catalog.json write does in files mode, and the next flush keeps both.
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { GatewaySettingsSchema, ServerConfigSchema } from '../config/index.js';
 import { ServerPool } from '../downstream/index.js';
 import { silentLogger } from '../shared/index.js';
 import type { CatalogEntryRecord, RecordCollection, TeamStore } from '../store/index.js';
-import { STORE_BACKENDS, type BackendState, type StoreBackend } from '../../test/helpers/storeBackends.js';
+import { STORE_BACKENDS, useBackendReplicas, type StoreBackend } from '../../test/helpers/storeBackends.js';
 import { useTempDir } from '../../test/helpers/tempDir.js';
 import { CatalogStore } from './index.js';
 import { toolHash } from './toolHash.js';
@@ -31,15 +31,10 @@ class ListingPool extends ServerPool {
 }
 
 describe.each(STORE_BACKENDS)('discovery approvals in store mode ($name)', (backend: StoreBackend) => {
-  let state: BackendState;
+  const open = useBackendReplicas(backend);
   let store: TeamStore;
   beforeEach(async () => {
-    state = await backend.create();
-    store = await state.open({ listen: false });
-  });
-  afterEach(async () => {
-    await store.close();
-    await state.drop();
+    store = await open();
   });
 
   // The store's catalog records, each write (update) recorded by key, failing while `failing` says so.

@@ -3,10 +3,10 @@
 // and on the data dir's files; a refused token, a record of another URL, a shared login and
 // another server's principals count for nothing.
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { OAuthRecord } from '../config/index.js';
 import type { OAuthCollection, TeamStore } from '../store/index.js';
-import { STORE_BACKENDS, type BackendState, type StoreBackend } from '../../test/helpers/storeBackends.js';
+import { STORE_BACKENDS, useBackendReplicas, type StoreBackend } from '../../test/helpers/storeBackends.js';
 import { useTempDir } from '../../test/helpers/tempDir.js';
 import { fileOAuthRecords, principalOAuthRecords, principalSlot, storeOAuthRecords, type AllOAuthRecords } from './oauthRecords.js';
 
@@ -39,15 +39,10 @@ const COUNTS = new Map([
 ]);
 
 describe.each(STORE_BACKENDS)('storeOAuthRecords.authorizedPrincipals ($name)', (backend: StoreBackend) => {
-  let state: BackendState;
+  const open = useBackendReplicas(backend);
   let store: TeamStore;
   beforeEach(async () => {
-    state = await backend.create();
-    store = await state.open({ listen: false });
-  });
-  afterEach(async () => {
-    await store.close();
-    await state.drop();
+    store = await open();
   });
 
   it('counts the principals of every per-user server from one read of the records', async () => {

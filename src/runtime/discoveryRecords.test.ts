@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { STORE_BACKENDS, type BackendState, type StoreBackend } from '../../test/helpers/storeBackends.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { STORE_BACKENDS, useBackendReplicas, type StoreBackend } from '../../test/helpers/storeBackends.js';
 import { useTempDir } from '../../test/helpers/tempDir.js';
 import { ServerConfigSchema, type DiscoveryRecord, type ServerConfig } from '../config/index.js';
 import { openDataDirStore, type RecordCollection, type TeamStore } from '../store/index.js';
@@ -90,15 +90,10 @@ describe('discovery records', () => {
 });
 
 describe.each(STORE_BACKENDS)('discovery records in the store ($name)', (backend: StoreBackend) => {
-  let state: BackendState;
+  const open = useBackendReplicas(backend);
   let store: TeamStore;
   beforeEach(async () => {
-    state = await backend.create();
-    store = await state.open({ listen: false });
-  });
-  afterEach(async () => {
-    await store.close();
-    await state.drop();
+    store = await open();
   });
 
   it("reads only the records of the servers it records or asks about, never every server's", async () => {
