@@ -106,7 +106,8 @@ export class PrincipalAuthorizations {
     });
     const { auth } = await import('@modelcontextprotocol/client');
     try {
-      if ((await auth(provider, authOptions)) === 'AUTHORIZED') return undefined;
+      // From no tokens (startLogin), auth() can only send the browser off: onAuthorizationUrl hears where.
+      await auth(provider, authOptions);
     } catch (error) {
       throw new LoadoutError('AUTH_FAILED', `Authorization of '${server}' could not start: ${errorMessage(error)}`, { cause: error });
     }
