@@ -155,6 +155,16 @@ const EQUIP = defineMetaTool({
   run: () => Promise.resolve('equipped'),
 });
 
+// call-tool as the gateway serves it: a call of any catalog tool, through the session.
+const CALL_ANY = defineMetaTool({
+  name: 'call-tool',
+  description: 'd',
+  input: z.object({ tool: z.string(), arguments: z.record(z.string(), z.unknown()).optional() }),
+  example: { tool: 'srv.other' },
+  annotations: READS_ONLY,
+  run: (args, { session, extra }) => session.callAnyTool(args.tool, args.arguments, extra),
+});
+
 describe('CallRouter', () => {
   it('decides a meta-tool before a route of the same name, a route by its exposed name, and refuses the rest', () => {
     const meta = defineMetaTool({
@@ -326,6 +336,32 @@ describe('CallRouter', () => {
       [LOCAL_PRINCIPAL.id, undefined],
       [LOCAL_PRINCIPAL.id, undefined],
     ]);
+    expect(forwarded).toHaveLength(1);
+  });
+
+  it("counts a call-tool call once when its tool is found, and one its server's limit refuses spends nothing of its principal's", async () => {
+    const { router, forwarded, takes, audited } = setup({
+      metaTools: [CALL_ANY],
+      limits: { calls_per_minute: 3, server_calls_per_minute: 1 },
+    });
+    const callAny = (id: number) => router.call({ name: 'call-tool', arguments: { tool: 'srv.other', arguments: { a: id } } }, extra(id));
+    expect(textOf(await callAny(1))).toBe('ok');
+    await expect(callAny(2)).rejects.toMatchObject({ data: { limit: 'server_calls_per_minute', server: 'srv' } });
+    expect(takes).toEqual([
+      [LOCAL_PRINCIPAL.id, 'srv'],
+      [LOCAL_PRINCIPAL.id, 'srv'],
+    ]);
+    expect(audited.map(({ action, tool, outcome }) => ({ action, tool, outcome }))).toEqual([
+      { action: 'tool-call', tool: 'other', outcome: 'ok' },
+      { action: 'tool-call', tool: 'srv.other', outcome: 'rate-limited' },
+    ]);
+    // Of the principal's 3, the refused call spent none: a call-tool of a tool the catalog lacks is
+    // counted against them alone, twice, then the limit holds.
+    for (const id of [3, 4])
+      expect((await router.call({ name: 'call-tool', arguments: { tool: 'srv.nothing' } }, extra(id))).isError).toBe(true);
+    await expect(router.call({ name: 'call-tool', arguments: { tool: 'srv.nothing' } }, extra(5))).rejects.toMatchObject({
+      data: { limit: 'calls_per_minute' },
+    });
     expect(forwarded).toHaveLength(1);
   });
 
