@@ -123,9 +123,18 @@ export class CatalogDiscovery {
     );
     const listed = results.filter((result) => result.ok).map((result) => result.server);
     if (!listed.length) return results;
-    await this.#options.definitions.flush();
-    const merged = await this.#adopt(listed, options.acceptChanged);
-    return results.map((result) => (result.ok ? { ...result, ...merged(result.server) } : result));
+    const withMerges = (merged: (server: string) => Partial<Extract<DiscoveryResult, { ok: true }>>): DiscoveryResult[] =>
+      results.map((result) => (result.ok ? { ...result, ...merged(result.server) } : result));
+    const { serversFile, definitions } = this.#options;
+    if (serversFile === undefined) {
+      // Store mode: the approvals are kept by the same write as the listings (one per server's record).
+      const approved = this.#approve(listed, options.acceptChanged ?? false);
+      await definitions.flush();
+      this.#options.rebuild();
+      return withMerges(approved);
+    }
+    await definitions.flush();
+    return withMerges(await this.#adopt(serversFile, listed, options.acceptChanged));
   }
 
   #discoverOne(server: string): Promise<DiscoveryResult> {
@@ -233,9 +242,13 @@ export class CatalogDiscovery {
         ? this.#record(server, definitions, stamp, { ifChanged: true })
         : store.record(server, { covers: ['tools'], definitions, listedAt: new Date().toISOString() }, stamp, { ifChanged: true });
     if (!changed) return definitions.tools.length;
+    const toolsChanged = !isDeepStrictEqual(toolsBefore, store.all[server]?.tools);
+    const { serversFile } = this.#options;
+    // Store mode: changed tools' approvals are kept by the same write as the listing.
+    if (toolsChanged && !serversFile) this.#approve([server], false);
     await store.flush();
-    if (isDeepStrictEqual(toolsBefore, store.all[server]?.tools)) this.#options.rebuild();
-    else await this.#adopt([server], false);
+    if (toolsChanged && serversFile) await this.#adopt(serversFile, [server], false);
+    else this.#options.rebuild();
     return definitions.tools.length;
   }
 
@@ -256,14 +269,14 @@ export class CatalogDiscovery {
     return changed;
   }
 
-  // Takes the servers' recorded definitions into one new catalog, after merging their tools into
-  // servers.yaml (when set) and adopting the config as written there (it may hold concurrent edits).
+  // Files mode: takes the servers' recorded definitions into one new catalog, after merging their
+  // tools into servers.yaml and adopting the config as written there (it may hold concurrent edits).
   async #adopt(
+    serversFile: string,
     servers: readonly string[],
     acceptChanged = false,
   ): Promise<(server: string) => Partial<Extract<DiscoveryResult, { ok: true }>>> {
-    const { serversFile, pool, logger } = this.#options;
-    if (!serversFile) return this.#approve(servers, acceptChanged);
+    const { pool, logger } = this.#options;
     const entries = servers.flatMap((server) => {
       const tools = this.#options.definitions.all[server]?.tools;
       return tools ? [[server, tools] as const] : [];
@@ -287,10 +300,8 @@ export class CatalogDiscovery {
 
   // Store mode: approvals go to the servers' catalog records (storedApprovals.ts), each applied to
   // the record as kept when written, so an approval another replica made meanwhile is built on.
-  async #approve(
-    servers: readonly string[],
-    acceptChanged: boolean,
-  ): Promise<(server: string) => Partial<Extract<DiscoveryResult, { ok: true }>>> {
+  // In memory now; the caller's flush() keeps them with the listings, and then it rebuilds.
+  #approve(servers: readonly string[], acceptChanged: boolean): (server: string) => Partial<Extract<DiscoveryResult, { ok: true }>> {
     const { definitions, pool } = this.#options;
     const reports = new Map<string, ToolMergeReport>();
     for (const server of servers) {
@@ -302,8 +313,6 @@ export class CatalogDiscovery {
       if (report.added.length || report.accepted.length)
         definitions.amend(server, (kept) => kept && withApprovals(server, kept, config, acceptChanged).entry);
     }
-    await definitions.flush();
-    this.#options.rebuild();
     return (server) => {
       const merge = reports.get(server);
       return merge ? { merge } : {};

@@ -1,5 +1,5 @@
 // The cached definitions in the team store (`--store`): one catalog record per server, its tool
-// hashes beside it as catalog.json keeps them. Each change is its own read-modify-write of that
+// hashes beside it as catalog.json keeps them. A server's changes are one read-modify-write of that
 // server's record, so replicas changing different servers never overwrite each other, and a
 // concurrent change of the same server is built on, not replaced.
 import type { CatalogEntryRecord, RecordCollection } from '../store/index.js';
@@ -13,12 +13,16 @@ export function storedDefinitions(records: RecordCollection<CatalogEntryRecord>)
       return keptEntries(Object.fromEntries(kept.map((record) => [record.key, record.value])));
     },
     async update(changes) {
-      for (const { server, change } of changes) {
+      // One read-modify-write per server, its changes applied in order: a listing and the approval
+      // that follows it are one write.
+      const byServer = new Map<string, Array<(typeof changes)[number]['change']>>();
+      for (const { server, change } of changes) byServer.set(server, [...(byServer.get(server) ?? []), change]);
+      for (const [server, serverChanges] of byServer) {
         await records.update(server, (current) => {
           // The store checks a record only as deep as it must know it; keptEntries checks the rest on
           // every read. The two types describe one JSON shape (the store's is loose).
           const previous = current as unknown as StoredServerTools | undefined;
-          const entry = change(previous && withoutHashes(previous));
+          const entry = serverChanges.reduce((changed, change) => change(changed), previous && withoutHashes(previous));
           return entry && (entryToKeep(previous, entry) as unknown as CatalogEntryRecord);
         });
       }

@@ -24,5 +24,10 @@ export { ServerHealth } from './health.js';
 export { loginToServer } from './oauthLogin.js';
 export { oauthTargetOf } from './oauthProvider.js';
 export { fileOAuthRecords, storeOAuthRecords, type AllOAuthRecords, type OAuthRecords } from './oauthRecords.js';
-export { AUTHORIZATION_CALLBACK_PATH, type AuthorizationLink, type PrincipalAuthorizations } from './principalAuthorizations.js';
+export {
+  AUTHORIZATION_CALLBACK_PATH,
+  AUTHORIZATION_START_PATH,
+  type AuthorizationLink,
+  type PrincipalAuthorizations,
+} from './principalAuthorizations.js';
 export { PrincipalAuthorizationNeeded } from './principalConnections.js';

@@ -23,10 +23,11 @@ export interface OAuthRecords {
 /** All the records of a data dir or a team store: the shared ones and the principals' beside them. */
 export interface AllOAuthRecords extends OAuthRecords {
   /**
-   * How many principals hold tokens of their own for `server` at `recordUrl` (`credentials:
-   * per-user`; a record of another URL is no authorization of this one): a count, never the tokens.
+   * How many principals hold tokens of their own for each server at its record URL (`recordUrls`:
+   * server → URL; `credentials: per-user`; a record of another URL is no authorization of this
+   * one), by server: counts, never the tokens. Every record is read once, however many servers.
    */
-  authorizedPrincipals(server: string, recordUrl: string): Promise<number>;
+  authorizedPrincipals(recordUrls: ReadonlyMap<string, string>): Promise<Map<string, number>>;
 }
 
 /** Records as files in `oauthDir` (mode 0600): single-user mode. */
@@ -36,14 +37,18 @@ export function fileOAuthRecords(oauthDir: string): AllOAuthRecords {
     update: (server, serverUrl, change) => updateOAuthRecord(oauthRecordFile(oauthDir, server), serverUrl, change),
     delete: (server) => deleteOAuthRecord(oauthRecordFile(oauthDir, server)),
     where: (server) => oauthRecordFile(oauthDir, server),
-    async authorizedPrincipals(server, recordUrl) {
+    async authorizedPrincipals(recordUrls) {
       const files = await readdir(oauthDir).catch((error: NodeJS.ErrnoException) => {
         if (error.code === 'ENOENT') return [];
         throw error;
       });
-      const slots = files.filter((file) => file.startsWith(principalSlotPrefix(server)) && file.endsWith('.json'));
-      const records = await Promise.all(slots.map((file) => readOAuthRecord(path.join(oauthDir, file))));
-      return records.filter((record) => authorizes(record, recordUrl)).length;
+      const slots = files.filter((file) => file.endsWith('.json')).map((file) => file.slice(0, -'.json'.length));
+      const ofServers = slots.filter((slot) => serverOfSlot(slot, recordUrls) !== undefined);
+      const records = await Promise.all(ofServers.map((slot) => readOAuthRecord(path.join(oauthDir, `${slot}.json`))));
+      return countAuthorized(
+        ofServers.map((key, index) => ({ key, record: records[index] })),
+        recordUrls,
+      );
     },
   };
 }
@@ -71,13 +76,13 @@ export function storeOAuthRecords(collection: OAuthCollection): AllOAuthRecords 
     },
     delete: (server) => collection.delete(server),
     where: (server) => `the team store (oauth '${server}')`,
-    async authorizedPrincipals(server, recordUrl) {
+    async authorizedPrincipals(recordUrls) {
       const reads = await collection.list();
       // A record this key cannot open is no authorization anyone can use.
-      const authorized = reads.filter(
-        (read) => read.key.startsWith(principalSlotPrefix(server)) && read.state === 'readable' && authorizes(read.value, recordUrl),
+      return countAuthorized(
+        reads.map((read) => ({ key: read.key, record: read.state === 'readable' ? read.value : undefined })),
+        recordUrls,
       );
-      return authorized.length;
     },
   };
 }
@@ -89,18 +94,20 @@ export function storeOAuthRecords(collection: OAuthCollection): AllOAuthRecords 
  * team store binds each sealed record to its key, so a record moved into another slot is unreadable.
  */
 export function principalOAuthRecords(records: OAuthRecords, principal: string): OAuthRecords {
-  const key = (server: string): string => `${principalSlotPrefix(server)}${principal}`;
   return {
-    read: (server) => records.read(key(server)),
-    update: (server, serverUrl, change) => records.update(key(server), serverUrl, change),
-    delete: (server) => records.delete(key(server)),
-    where: (server) => records.where(key(server)),
+    read: (server) => records.read(principalSlot(server, principal)),
+    update: (server, serverUrl, change) => records.update(principalSlot(server, principal), serverUrl, change),
+    delete: (server) => records.delete(principalSlot(server, principal)),
+    where: (server) => records.where(principalSlot(server, principal)),
   };
 }
 
-// Where the principals' records of `server` are keyed: `<server>@`.
-function principalSlotPrefix(server: string): string {
-  return `${server}@`;
+/**
+ * The one key of `principal`'s own use of `server`: their OAuth record, their connection and their
+ * authorization flow (`<server>@<principal id>`; with an empty principal, the prefix of them all).
+ */
+export function principalSlot(server: string, principal: string): string {
+  return `${server}@${principal}`;
 }
 
 function unreadableError(server: string, reason: string): LoadoutError {
@@ -110,7 +117,27 @@ function unreadableError(server: string, reason: string): LoadoutError {
   );
 }
 
-// A principal's record that authorizes the server at `recordUrl` now: tokens the server has not refused.
-function authorizes(record: OAuthRecord | undefined, recordUrl: string): boolean {
+// The server of `recordUrls` whose principal's slot (principalSlot, read back) `key` is; undefined for any other record.
+function serverOfSlot(key: string, recordUrls: ReadonlyMap<string, string>): string | undefined {
+  const at = key.indexOf('@');
+  const server = at < 0 ? undefined : key.slice(0, at);
+  return server !== undefined && recordUrls.has(server) ? server : undefined;
+}
+
+// How many of `records` (by slot key) authorize each server of `recordUrls`.
+function countAuthorized(
+  records: ReadonlyArray<{ key: string; record: OAuthRecord | undefined }>,
+  recordUrls: ReadonlyMap<string, string>,
+): Map<string, number> {
+  const counts = new Map([...recordUrls.keys()].map((server) => [server, 0]));
+  for (const { key, record } of records) {
+    const server = serverOfSlot(key, recordUrls);
+    if (server !== undefined && authorizes(record, recordUrls.get(server)!)) counts.set(server, counts.get(server)! + 1);
+  }
+  return counts;
+}
+
+/** Whether `record` authorizes the server at `recordUrl` now: tokens the server has not refused. */
+export function authorizes(record: OAuthRecord | undefined, recordUrl: string): boolean {
   return record?.serverUrl === recordUrl && record.tokens !== undefined && record.needsAuthorizationSince === undefined;
 }

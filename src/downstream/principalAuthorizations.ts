@@ -1,5 +1,6 @@
 // Each principal's own authorization of a `credentials: per-user` server, asked for on their first
-// call: a link to the server's authorization server whose redirect comes back to loadout (the
+// call: a link to loadout's sign-in page (signInPage.ts: whose sign-in, to which server), which
+// leads on to the server's authorization server, whose redirect comes back to loadout (the
 // callback route of its HTTP server, or over stdio a loopback listener of its own, as `loadout
 // auth` has). A flow is bound to one (server, principal) slot by its `state`, random and good for
 // one redirect, and by its PKCE verifier, which never leaves this process: a redirect can only
@@ -10,16 +11,20 @@ import type { ServerConfig } from '../config/index.js';
 import { LoadoutError, errorMessage } from '../shared/index.js';
 import { listen, redirectOutcome, showOutcome, startLogin, type LoginAuthOptions } from './oauthLogin.js';
 import { oauthTargetOf, type StoredOAuthProvider } from './oauthProvider.js';
-import { principalOAuthRecords, type OAuthRecords } from './oauthRecords.js';
+import { showSignInPage } from './signInPage.js';
+import { authorizes, principalOAuthRecords, principalSlot, type OAuthRecords } from './oauthRecords.js';
 
 /** The path of the redirect, on loadout's HTTP server and on the stdio loopback listener alike. */
 export const AUTHORIZATION_CALLBACK_PATH = '/oauth/callback';
+/** The path of a link's sign-in page (`?state=`), beside the callback. */
+export const AUTHORIZATION_START_PATH = '/oauth/sign-in';
 
 // How long a link stays good: time to sign in, not a standing invitation.
 const FLOW_LIFETIME_MS = 10 * 60_000;
 
 /** A link a principal follows to authorize a server, and the moment they have. */
 export interface AuthorizationLink {
+  /** loadout's sign-in page of the flow, which names whose it is and leads to the authorization page. */
   readonly url: string;
   /** Settles when the browser came back with the tokens stored; rejects when refused or expired. */
   readonly authorized: Promise<void>;
@@ -28,6 +33,10 @@ export interface AuthorizationLink {
 interface Flow {
   readonly server: string;
   readonly principal: string;
+  /** The principal as a person knows them, for the sign-in page. */
+  readonly who: string;
+  /** The authorization server's page the sign-in page leads to. */
+  readonly authorizationUrl: string;
   readonly state: string;
   readonly provider: StoredOAuthProvider;
   readonly authOptions: LoginAuthOptions;
@@ -66,26 +75,29 @@ export class PrincipalAuthorizations {
   }
 
   /**
-   * The link `principal` follows to authorize `server`: the pending one while it is good, else a
-   * new flow's. Undefined when the principal turns out to be authorized already (a refresh worked).
+   * The link `principal` (shown as `who`) follows to authorize `server`: the pending one while it
+   * is good, else a new flow's. Undefined when the principal turns out to be authorized already.
    */
-  link(server: string, principal: string): Promise<AuthorizationLink | undefined> {
-    const slot = `${server}@${principal}`;
+  link(server: string, principal: string, who: string = principal): Promise<AuthorizationLink | undefined> {
+    const slot = principalSlot(server, principal);
     const pending = this.#bySlot.get(slot);
     if (pending) return Promise.resolve(pending.link);
     let starting = this.#starting.get(slot);
     if (!starting) {
-      starting = this.#start(server, principal, slot).finally(() => this.#starting.delete(slot));
+      starting = this.#start(server, principal, who, slot).finally(() => this.#starting.delete(slot));
       this.#starting.set(slot, starting);
     }
     return starting;
   }
 
-  async #start(server: string, principal: string, slot: string): Promise<AuthorizationLink | undefined> {
+  async #start(server: string, principal: string, who: string, slot: string): Promise<AuthorizationLink | undefined> {
     const config = this.#options.configOf(server);
     const records = principalOAuthRecords(this.#options.records, principal);
     const target = config && oauthTargetOf(server, config, this.#options.env, records);
     if (!config || !target) throw new LoadoutError('SERVER_NOT_FOUND', `Server '${server}' has no OAuth for its users to authorize`);
+    // A login starts from no tokens (startLogin forgets them): tokens the server has not refused
+    // (another call's sign-in finished while this one waited) are kept, and the caller calls again.
+    if (authorizes(await records.read(server).catch(() => undefined), target.recordUrl)) return undefined;
     let url: URL | undefined;
     const redirectUrl = this.#redirectUrl ?? (await this.#loopbackUrl());
     const { provider, authOptions } = await startLogin(target, config, this.#options.env, {
@@ -94,14 +106,17 @@ export class PrincipalAuthorizations {
     });
     const { auth } = await import('@modelcontextprotocol/client');
     try {
-      if ((await auth(provider, authOptions)) === 'AUTHORIZED') return undefined;
+      // From no tokens (startLogin), auth() can only send the browser off: onAuthorizationUrl hears where.
+      await auth(provider, authOptions);
     } catch (error) {
       throw new LoadoutError('AUTH_FAILED', `Authorization of '${server}' could not start: ${errorMessage(error)}`, { cause: error });
     }
     const state = provider.sentState;
     if (url === undefined || state === undefined)
       throw new LoadoutError('AUTH_FAILED', `Authorization of '${server}' could not start: no authorization URL was made`);
-    return this.#begin({ server, principal, state, provider, authOptions }, url.href, slot).link;
+    const page = new URL(AUTHORIZATION_START_PATH, redirectUrl);
+    page.searchParams.set('state', state);
+    return this.#begin({ server, principal, who, authorizationUrl: url.href, state, provider, authOptions }, page.href, slot).link;
   }
 
   /** Complete the flow a redirect belongs to (by its state); answers with the server authorized. */
@@ -131,6 +146,17 @@ export class PrincipalAuthorizations {
     flow.settle(undefined);
     this.#options.onAuthorized(flow.server, flow.principal);
     return flow.server;
+  }
+
+  /** Answer a browser that opened a link (its `state`) with the sign-in page of its flow. */
+  answerStart(params: URLSearchParams, response: ServerResponse): void {
+    const flow = this.#byState.get(params.get('state') ?? '');
+    if (!flow)
+      return showOutcome(
+        response,
+        new LoadoutError('AUTH_FAILED', 'This sign-in link is unknown or has expired; call the tool again for a new link'),
+      );
+    showSignInPage(response, { server: flow.server, who: flow.who, authorizationUrl: flow.authorizationUrl });
   }
 
   /** Answer a browser's redirect on `response` with the page that says how it went. */
@@ -182,7 +208,7 @@ export class PrincipalAuthorizations {
 
   #forget(flow: Flow): void {
     this.#byState.delete(flow.state);
-    this.#bySlot.delete(`${flow.server}@${flow.principal}`);
+    this.#bySlot.delete(principalSlot(flow.server, flow.principal));
   }
 
   // Over stdio loadout has no HTTP server of its own: one loopback listener takes every redirect.
@@ -190,6 +216,7 @@ export class PrincipalAuthorizations {
     this.#loopback ??= listen(0).then((listener) => {
       listener.on('request', (request: IncomingMessage, response: ServerResponse) => {
         const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+        if (url.pathname === AUTHORIZATION_START_PATH) return this.answerStart(url.searchParams, response);
         if (url.pathname !== AUTHORIZATION_CALLBACK_PATH) return void response.writeHead(404).end();
         void this.answerRedirect(url.searchParams, response);
       });

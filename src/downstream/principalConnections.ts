@@ -8,7 +8,7 @@ import type { ServerConfig } from '../config/index.js';
 import { KeyedTimers, LoadoutError, isLoadoutError } from '../shared/index.js';
 import type { DownstreamConnection } from './connection.js';
 import type { InFlightCallers } from './inFlightCallers.js';
-import { principalOAuthRecords, type OAuthRecords } from './oauthRecords.js';
+import { principalOAuthRecords, principalSlot, type OAuthRecords } from './oauthRecords.js';
 import { PrincipalAuthorizations } from './principalAuthorizations.js';
 import type { RequestOptions } from './requestLayer.js';
 
@@ -37,11 +37,6 @@ interface PrincipalConnectionsOptions {
     config: ServerConfig,
     how: { oauthRecords: OAuthRecords | undefined; relayAs: string; onClose: () => void },
   ): Promise<DownstreamConnection>;
-}
-
-/** The key of a principal's connection to a server, and of its OAuth record. */
-export function slotOf(server: string, principal: string): string {
-  return `${server}@${principal}`;
 }
 
 /** Every principal's connections to the per-user servers. */
@@ -88,7 +83,7 @@ export class PrincipalConnections {
     if (principal === undefined)
       throw new LoadoutError('NEEDS_AUTHORIZATION', `Server '${server}' takes each user's own authorization; this request names no user`);
     const idleMs = this.#options.configOf(server).idle_timeout_minutes * 60_000;
-    const endCall = caller ? this.#options.callers.add(slotOf(server, principal), caller) : undefined;
+    const endCall = caller ? this.#options.callers.add(principalSlot(server, principal), caller) : undefined;
     try {
       return await this.#use(server, principal, idleMs, use);
     } finally {
@@ -100,7 +95,7 @@ export class PrincipalConnections {
   // `idleMs` without use. A principal with no usable authorization gets PrincipalAuthorizationNeeded.
   async #use<T>(server: string, principal: string, idleMs: number, use: (connection: DownstreamConnection) => Promise<T>): Promise<T> {
     if (this.#closed) throw new LoadoutError('CLOSED', 'loadout is shutting down');
-    const slot = slotOf(server, principal);
+    const slot = principalSlot(server, principal);
     this.#idle.clear(slot);
     this.#inFlight.set(slot, (this.#inFlight.get(slot) ?? 0) + 1);
     try {

@@ -12,6 +12,7 @@ import { KeyedTimers, WorkInFlight, errorMessage, settleWithin, type Logger } fr
 import type { TeamStore } from '../store/index.js';
 import {
   failedRecord,
+  readDiscoveryRecord,
   readDiscoveryRecords,
   recordDiscoveryOutcomes,
   type DiscoveryRecord,
@@ -244,15 +245,15 @@ export class BackgroundDiscovery {
     }
   }
 
-  // The stored records when the fleet's next try of `server` is still ahead, else undefined. An
-  // unreadable record is no reason not to try: the attempt's own record then says how it went.
+  // The stored record of `server` (as the records of the servers that failed) when the fleet's next
+  // try of it is still ahead, else undefined. An unreadable record is no reason not to try: the
+  // attempt's own record then says how it went.
   async #retrySetElsewhere(server: string): Promise<Map<string, DiscoveryRecord> | undefined> {
     const { pool, records: place, logger } = this.#options;
-    const stored = await readDiscoveryRecords(place, pool.configs).catch(() => new Map<string, DiscoveryRecord>());
-    const record = stored.get(server);
+    const record = await readDiscoveryRecord(place, server, pool.configs).catch(() => undefined);
     if (!record || Date.parse(record.retryAt) <= Date.now()) return undefined;
     logger.info({ mod: 'catalog', server, retryAt: record.retryAt }, 'discovery waits for the retry the fleet set');
-    return stored;
+    return new Map([[server, record]]);
   }
 
   // Settles once `server` is in the catalog or a failure of it was recorded, after the fleet's wait,

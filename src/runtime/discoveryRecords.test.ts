@@ -1,10 +1,11 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { STORE_BACKENDS, useBackendReplicas, type StoreBackend } from '../../test/helpers/storeBackends.js';
 import { useTempDir } from '../../test/helpers/tempDir.js';
-import { ServerConfigSchema, type ServerConfig } from '../config/index.js';
-import { openDataDirStore } from '../store/index.js';
-import { readDiscoveryRecords, recordDiscoveryOutcomes } from './discoveryRecords.js';
+import { ServerConfigSchema, type DiscoveryRecord, type ServerConfig } from '../config/index.js';
+import { openDataDirStore, type RecordCollection, type TeamStore } from '../store/index.js';
+import { readDiscoveryRecord, readDiscoveryRecords, recordDiscoveryOutcomes } from './discoveryRecords.js';
 import { storedDiscoveryRecords } from './storedDiscoveryRecords.js';
 
 const tempDir = useTempDir('loadout-discovery-records-');
@@ -85,5 +86,41 @@ describe('discovery records', () => {
       remote: expect.objectContaining({ failure: { code: 'NEEDS_AUTHORIZATION', text: V1_TEXTS.remote } }) as unknown,
       broken: expect.objectContaining({ failure: { code: 'LIST_FAILED', text: V1_TEXTS.broken } }) as unknown,
     });
+  });
+});
+
+describe.each(STORE_BACKENDS)('discovery records in the store ($name)', (backend: StoreBackend) => {
+  const open = useBackendReplicas(backend);
+  let store: TeamStore;
+  beforeEach(async () => {
+    store = await open();
+  });
+
+  it("reads only the records of the servers it records or asks about, never every server's", async () => {
+    const failure = { code: 'SERVER_START_FAILED' as const, text: 'broken exited' };
+    const place = storedDiscoveryRecords(store.discovery);
+    await recordDiscoveryOutcomes(place, configs, [{ server: 'broken', ok: false, failure }]);
+    const reads: string[] = [];
+    const records = store.discovery;
+    const counted: RecordCollection<DiscoveryRecord> = {
+      get: (key) => (reads.push(`get ${key}`), records.get(key)),
+      list: () => (reads.push('list'), records.list()),
+      put: (key, value, options) => records.put(key, value, options),
+      putAll: (all) => records.putAll(all),
+      update: (key, change) => records.update(key, change),
+      delete: (key) => records.delete(key),
+    };
+    const keyed = storedDiscoveryRecords(counted);
+    await recordDiscoveryOutcomes(keyed, configs, [
+      { server: 'silent', ok: true },
+      { server: 'other', ok: false, failure },
+    ]);
+    expect(await readDiscoveryRecord(keyed, 'broken', configs)).toMatchObject({ failures: 1, failure });
+    expect(await readDiscoveryRecord(keyed, 'silent', configs)).toBeUndefined();
+    expect(reads).toEqual(['get silent', 'get other', 'get broken', 'get silent']);
+    // A record of a config changed since is none.
+    const edited = { ...configs, broken: ServerConfigSchema.parse({ command: 'node', args: ['fixed.js'] }) };
+    expect(await readDiscoveryRecord(keyed, 'broken', edited)).toBeUndefined();
+    expect([...(await readDiscoveryRecords(place, configs)).keys()].sort()).toEqual(['broken', 'other']);
   });
 });

@@ -19,10 +19,12 @@ export type { DiscoveryRecord };
 /** The outcome of one attempt, as recordDiscoveryOutcomes takes it. */
 export type DiscoveryOutcome = { server: string; ok: true } | { server: string; ok: false; failure: Failure };
 
-/** Where the records are kept: read whole, and changed server by server with no concurrent writer undone. */
+/** Where the records are kept: read whole or by server, and changed server by server with no concurrent writer undone. */
 export interface DiscoveryRecordsPlace {
   /** Every server's record. */
   read(): Promise<Record<string, DiscoveryRecord>>;
+  /** One server's record; undefined when it has none. */
+  get(server: string): Promise<DiscoveryRecord | undefined>;
   /**
    * Give each of `servers`, in order, the record `change` makes of its current one (undefined:
    * none, or forget it). `change` may be asked more than once for a server (first of "none", to
@@ -40,6 +42,16 @@ export async function readDiscoveryRecords(
   configs: Readonly<Record<string, ServerConfig>>,
 ): Promise<Map<string, DiscoveryRecord>> {
   return current(await place.read(), configs);
+}
+
+/** The record of `server`, unless it has none or its config changed since (readDiscoveryRecords for one server). */
+export async function readDiscoveryRecord(
+  place: DiscoveryRecordsPlace,
+  server: string,
+  configs: Readonly<Record<string, ServerConfig>>,
+): Promise<DiscoveryRecord | undefined> {
+  const record = await place.get(server);
+  return record && current({ [server]: record }, configs).get(server);
 }
 
 /**

@@ -19,13 +19,17 @@ export function storedDiscoveryRecords(records: RecordCollection<DiscoveryRecord
     async read() {
       return Object.fromEntries((await records.list()).map((record) => [record.key, record.value]));
     },
+    async get(server) {
+      return (await records.get(server))?.value;
+    },
     async update(servers, change) {
       // A server with no record that stays without one (a success, most of them) is left alone: no
-      // lock taken, nothing written, one read for them all. A failure another process records
-      // meanwhile for such a server stands: the two outcomes were concurrent, and its is kept.
-      const recorded = new Set((await records.list()).map((record) => record.key));
-      for (const server of servers) {
-        if (!recorded.has(server) && change(server, undefined) === undefined) continue;
+      // lock taken, nothing written, one keyed read each (not every server's records). A failure
+      // another process records meanwhile for such a server stands: the two outcomes were
+      // concurrent, and its is kept.
+      const recorded = await Promise.all(servers.map(async (server) => (await records.get(server)) !== undefined));
+      for (const [index, server] of servers.entries()) {
+        if (!recorded[index] && change(server, undefined) === undefined) continue;
         await records.update(server, (record) => change(server, record));
       }
     },

@@ -76,3 +76,27 @@ export class BrowserOAuthClient implements OAuthClientProvider {
     throw new Error('too many redirects on the authorization page');
   }
 }
+
+/** A sign-in link's page on loadout, as the person at the browser reads it: its text, and where its "Continue" leads. */
+export interface SignInPageRead {
+  readonly status: number;
+  /** The page's words, without markup. */
+  readonly text: string;
+  /** The authorization server's page its continue link points at. */
+  readonly authorizationUrl: string;
+}
+
+/** Open a per-user sign-in link (loadout's page) and read whose sign-in it says it is and where it continues. */
+export async function openSignInPage(link: string): Promise<SignInPageRead> {
+  const response = await fetch(link);
+  const html = await response.text();
+  const href = /<a href="([^"]+)">Continue to /.exec(html)?.[1];
+  if (response.status !== 200 || href === undefined) throw new Error(`not a sign-in page (${response.status}): ${html}`);
+  const unescaped = (text: string): string =>
+    text.replace(/&(amp|lt|gt|quot|#39);/g, (_all, name: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" })[name]!);
+  return {
+    status: response.status,
+    text: unescaped(html.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ')).trim(),
+    authorizationUrl: unescaped(href),
+  };
+}

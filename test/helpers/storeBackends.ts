@@ -122,7 +122,11 @@ export function nextChange<T>(
 
 /** Registers hooks giving each test a fresh Postgres database; the returned function opens a replica on it (not listening), closed after the test. */
 export function usePostgresReplicas(): () => Promise<TeamStore> {
-  const backend = STORE_BACKENDS.find((each) => each.name === 'postgres')!;
+  return useBackendReplicas(STORE_BACKENDS.find((each) => each.name === 'postgres')!);
+}
+
+/** Registers hooks giving each test a fresh state of `backend`; the returned function opens a replica on it (not listening), closed after the test. */
+export function useBackendReplicas(backend: StoreBackend): () => Promise<TeamStore> {
   let state: BackendState | undefined;
   const stores: TeamStore[] = [];
   beforeEach(async () => {

@@ -13,7 +13,7 @@ import { startOidcProvider, type OidcFixture } from '../fixtures/oidcProvider.js
 import { runCli } from '../helpers/cli.js';
 import { makeTempDirs, textOf, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
 import { startHttpGateway, type ListeningProcess } from '../helpers/http.js';
-import { BrowserOAuthClient } from '../helpers/oauthBrowser.js';
+import { BrowserOAuthClient, openSignInPage } from '../helpers/oauthBrowser.js';
 
 describe('per-user downstream credentials for OIDC principals', () => {
   let dirs: TempDirs;
@@ -62,7 +62,10 @@ describe('per-user downstream credentials for OIDC principals', () => {
     client.setRequestHandler('elicitation/create', async ({ params }) => {
       if (params.mode !== 'url') throw new Error(`expected a URL-mode elicitation, got ${JSON.stringify(params)}`);
       github.signedInUser = `${user}@github`;
-      const authorize = await fetch(params.url, { redirect: 'manual' });
+      const signInPage = await openSignInPage(params.url);
+      // The page names the OIDC subject whose loadout sign-in it is, before anyone signs in.
+      expect(signInPage.text).toContain(`Sign in to github for ${user} (`);
+      const authorize = await fetch(signInPage.authorizationUrl, { redirect: 'manual' });
       const page = await fetch(authorize.headers.get('location')!);
       expect(page.status).toBe(200);
       return { action: 'accept' };

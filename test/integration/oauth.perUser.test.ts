@@ -5,11 +5,12 @@
 // the link), the browser comes back to loadout's /oauth/callback, and from then on each call
 // arrives with that principal's own token, renewed silently when it expires. With the data dir and
 // with the Postgres team store (the tokens sealed there, no oauth file written).
-import { readdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { staticTokenPrincipal } from '../../src/identity/index.js';
 import { startOAuthFixture, type OAuthFixture } from '../fixtures/oauthServer.js';
+import { openSignInPage } from '../helpers/oauthBrowser.js';
 import { eventually, makeTempDirs, textOf, useGatewaySandbox, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
 import { connectHttp, connectModernClient, startHttpGateway, type HttpClient, type ListeningProcess } from '../helpers/http.js';
 import type { Client } from '@modelcontextprotocol/client';
@@ -24,7 +25,8 @@ const LINK = /^Server 'github' needs your own authorization: open (\S+) in a bro
 /** Play the browser: sign in as `user` at the authorization page, follow its redirect back to loadout. */
 async function signIn(oauth: OAuthFixture, user: string, link: string): Promise<{ status: number; body: string; callback: string }> {
   oauth.signedInUser = user;
-  const authorize = await fetch(link, { redirect: 'manual' });
+  // The link opens loadout's page naming whose sign-in it is; its "Continue" leads to the authorization page.
+  const authorize = await fetch((await openSignInPage(link)).authorizationUrl, { redirect: 'manual' });
   expect(authorize.status).toBe(302);
   const callback = authorize.headers.get('location')!;
   const page = await fetch(callback);
@@ -111,11 +113,14 @@ describe.each(MODES)('per-user downstream credentials ($name)', ({ store }) => {
     const refused = await callWhoseToken(alice);
     expect(refused).toMatch(/^ERROR /);
     const aliceLink = new URL(linkOf(refused));
-    const redirect = new URL(aliceLink.searchParams.get('redirect_uri')!);
+    expect(aliceLink.origin).toBe(new URL(gateway.url).origin);
+    expect(aliceLink.pathname).toBe('/oauth/sign-in');
+    const authorizationUrl = new URL((await openSignInPage(aliceLink.href)).authorizationUrl);
+    const redirect = new URL(authorizationUrl.searchParams.get('redirect_uri')!);
     expect(redirect.origin).toBe(new URL(gateway.url).origin);
     expect(redirect.pathname).toBe('/oauth/callback');
-    expect(aliceLink.searchParams.get('state')).toMatch(/^\S{16,}$/);
-    expect(aliceLink.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(authorizationUrl.searchParams.get('state')).toMatch(/^\S{16,}$/);
+    expect(authorizationUrl.searchParams.get('code_challenge_method')).toBe('S256');
     const page = await signIn(oauth, 'alice', aliceLink.href);
     expect(page).toMatchObject({ status: 200, body: expect.stringContaining("'github' is authorized") });
     const [aliceUser, aliceToken] = (await callWhoseToken(alice)).split(' ');
@@ -237,6 +242,34 @@ describe.each(MODES)('per-user downstream credentials ($name)', ({ store }) => {
     expect(asked).toMatch(LINK_ERROR);
     expect((await signIn(oauth, 'alice', linkOf(asked))).status).toBe(200);
     expect(await callWhoseToken(alice)).toMatch(/^alice \S+$/);
+  });
+
+  it('opens a link on a page that says whose sign-in it is and to which server, before the authorization page', async () => {
+    const alice = await connect(ALICE);
+    const link = new URL(linkOf(await callWhoseToken(alice)));
+    // A browser brings no token: the page is served without one, and signs nobody in by itself.
+    const opened = await fetch(link);
+    expect(opened.status).toBe(200);
+    expect(opened.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(opened.headers.get('x-frame-options')).toBe('DENY');
+    expect(opened.headers.get('cache-control')).toBe('no-store');
+    const page = await openSignInPage(link.href);
+    const aliceId = staticTokenPrincipal(ALICE).id;
+    expect(page.text).toContain(`Sign in to github for the holder of access token ${aliceId.slice(0, 8)}…`);
+    expect(page.text).toContain('If someone sent you this link, close this page');
+    expect(page.text).not.toContain(ALICE);
+    const authorization = new URL(page.authorizationUrl);
+    expect(authorization.origin).toBe(new URL(oauth.mcpUrl).origin);
+    expect(authorization.searchParams.get('state')).toBe(link.searchParams.get('state'));
+    expect(oauth.counts.logins).toBe(0);
+    // A link that is not a pending flow's, or a POST, opens nothing.
+    const forged = await fetch(new URL('/oauth/sign-in?state=forged', gateway.url));
+    expect(forged.status).toBe(400);
+    expect(await forged.text()).toContain('unknown or has expired');
+    expect((await fetch(link, { method: 'POST' })).status).toBe(405);
+    // Continuing from the page signs Alice in, as her link said.
+    expect((await signIn(oauth, 'alice', link.href)).status).toBe(200);
+    expect(await callWhoseToken(alice)).toMatch(/^alice /);
   });
 
   it('completes a flow only from its own redirect, once', async () => {
@@ -370,11 +403,13 @@ describe('per-user downstream credentials over stdio', () => {
   it('brings the browser back to a loopback listener of its own, and calls as the configured principal', async () => {
     const gateway = await sandbox.start({ capabilities: { elicitation: { url: {} } } });
     const links: string[] = [];
+    const callbacks: string[] = [];
     gateway.client.setRequestHandler('elicitation/create', async ({ params }) => {
       if (params.mode !== 'url') throw new Error(`expected a URL-mode elicitation, got ${JSON.stringify(params)}`);
       links.push(params.url);
       const page = await signIn(oauth, 'me', params.url);
       expect(page.status).toBe(200);
+      callbacks.push(page.callback);
       return { action: 'accept' };
     });
     const call = (): Promise<string> =>
@@ -384,8 +419,14 @@ describe('per-user downstream credentials over stdio', () => {
     expect(await call()).toMatch(/^me \S+$/);
     expect(await call()).toMatch(/^me \S+$/);
     expect(links).toHaveLength(1);
-    const redirect = new URL(new URL(links[0]!).searchParams.get('redirect_uri')!);
-    expect(redirect.hostname).toBe('127.0.0.1');
+    // The link opens the listener's own sign-in page (the flow is over: it is spent), and the
+    // authorization page sent the browser back to the listener.
+    const link = new URL(links[0]!);
+    expect(link.hostname).toBe('127.0.0.1');
+    expect(link.pathname).toBe('/oauth/sign-in');
+    expect((await fetch(link)).status).toBe(400);
+    const redirect = new URL(callbacks[0]!);
+    expect(redirect.origin).toBe(link.origin);
     expect(redirect.pathname).toBe('/oauth/callback');
     const records = await readdir(path.join(sandbox.dirs.dataDir, 'oauth'));
     expect(records.filter((file) => file.startsWith('github@'))).toEqual(['github@local.json']);
@@ -404,5 +445,24 @@ describe('per-user downstream credentials over stdio', () => {
     expect(await callWhoseToken(gateway.client)).toMatch(/^me \S+$/);
     expect(await callWhoseToken(gateway.client)).toMatch(/^me \S+$/);
     expect(asked).toBe(1);
+  });
+});
+
+describe('per-user downstream credentials in status', () => {
+  const sandbox = useGatewaySandbox();
+
+  it("counts a principal's tokens of a server whose url comes from secrets.env, as the gateway expands it", async () => {
+    const { dirs } = sandbox;
+    // The url's variable is set only in secrets.env: status must expand it as serve does, or no
+    // record could be of the server and it would say 0.
+    await writeServersYaml(dirs.configDir, { github: { type: 'http', url: '${GITHUB_MCP_URL}', credentials: 'per-user' } });
+    await writeFile(path.join(dirs.configDir, 'secrets.env'), 'GITHUB_MCP_URL=https://github.test/mcp\n', { mode: 0o600 });
+    const record = { serverUrl: '${GITHUB_MCP_URL}', tokens: { access_token: 'alice-access', token_type: 'Bearer' } };
+    await mkdir(path.join(dirs.dataDir, 'oauth'), { recursive: true });
+    await writeFile(path.join(dirs.dataDir, 'oauth', 'github@alice.json'), JSON.stringify(record), { mode: 0o600 });
+    const run = await runCli(dirs, ['status', '--json']);
+    const { servers } = JSON.parse(run.stdout) as { servers: Array<{ name: string; authorizedPrincipals: unknown }> };
+    expect(servers).toEqual([expect.objectContaining({ name: 'github', oauth: 'per-user', authorizedPrincipals: 1 })]);
+    expect(run.stdout).not.toContain('alice-access');
   });
 });

@@ -32,10 +32,11 @@ export function registerStatus(program: Command): void {
           const view = await loadConfigView(paths, store);
           const oauthRecords = store ? storeOAuthRecords(store.oauth) : fileOAuthRecords(paths.oauthDir);
           const env = expansionEnv(paths.secretsFile);
+          const authorized = await authorizedPrincipals(oauthRecords, view.config.servers, env);
           const oauthEntries = await Promise.all(
             Object.entries(view.config.servers)
               .filter(([, config]) => oauthSettingsOf(config))
-              .map(async ([name, config]) => [name, await oauthStatusOf(oauthRecords, name, config, env)] as const),
+              .map(async ([name, config]) => [name, await oauthStatusOf(oauthRecords, name, config, authorized)] as const),
           );
           const records = await readDiscoveryRecords(await discoveryRecordsOf(paths, store), view.config.servers);
           return { view, records, oauthOf: new Map(oauthEntries) };
@@ -150,15 +151,33 @@ interface OAuthStatus {
   authorizedPrincipals: number | null;
 }
 
-// A per-user server is called with its principals' tokens: theirs are counted, the shared login is not its state.
-async function oauthStatusOf(records: AllOAuthRecords, name: string, config: ServerConfig, env: NodeJS.ProcessEnv): Promise<OAuthStatus> {
-  if (config.type !== 'stdio' && config.credentials === 'per-user') {
-    const recordUrl = recordUrlOf(records, name, config, env);
-    return { oauth: 'per-user', authorizedPrincipals: recordUrl === undefined ? 0 : await records.authorizedPrincipals(name, recordUrl) };
-  }
+// A per-user server is called with its principals' tokens: theirs are counted (`authorized`), the shared login is not its state.
+async function oauthStatusOf(
+  records: AllOAuthRecords,
+  name: string,
+  config: ServerConfig,
+  authorized: ReadonlyMap<string, number>,
+): Promise<OAuthStatus> {
+  if (config.type !== 'stdio' && config.credentials === 'per-user')
+    return { oauth: 'per-user', authorizedPrincipals: authorized.get(name) ?? 0 };
   const record = await records.read(name).catch((): OAuthRecord | 'unreadable' => 'unreadable');
   const oauth = record === 'unreadable' || record?.needsAuthorizationSince ? 'needs-login' : record?.tokens ? 'authorized' : null;
   return { oauth, authorizedPrincipals: null };
+}
+
+// How many principals authorized each per-user server, every record read once (in store mode, each unsealed once).
+function authorizedPrincipals(
+  records: AllOAuthRecords,
+  servers: Readonly<Record<string, ServerConfig>>,
+  env: NodeJS.ProcessEnv,
+): Promise<Map<string, number>> {
+  const recordUrls = new Map<string, string>();
+  for (const [name, config] of Object.entries(servers)) {
+    if (config.type === 'stdio' || config.credentials !== 'per-user') continue;
+    const recordUrl = recordUrlOf(records, name, config, env);
+    if (recordUrl !== undefined) recordUrls.set(name, recordUrl);
+  }
+  return recordUrls.size === 0 ? Promise.resolve(new Map<string, number>()) : records.authorizedPrincipals(recordUrls);
 }
 
 // The URL a server's records are kept under; undefined while a `${VAR}` of its url is unset (then

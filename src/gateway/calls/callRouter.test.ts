@@ -34,11 +34,23 @@ function setup(options: { blockChanged?: boolean; metaTools?: MetaTool[]; limits
     ['srv.other', { id: 'srv.other', server: 'srv', name: 'other', enabled: true, blocked: false }],
   ] as const);
   const tasksAdded: Array<{ owner: object; taskId: string }> = [];
+  // Every take of the limits, as (principal, server): in the store each is a statement.
+  const takes: Array<[string, string | undefined]> = [];
+  const limits = new CallLimits(LimitsSettingsSchema.parse(options.limits ?? {}));
   const context = {
     principal: LOCAL_PRINCIPAL,
     hiddenByPolicy: (name: string) => name === 'srv_secret',
     audit: { enabled: true, record: (event: AuditEvent) => void audited.push(event) },
-    limits: new CallLimits(LimitsSettingsSchema.parse(options.limits ?? {})),
+    limits: {
+      get enabled() {
+        return limits.enabled;
+      },
+      take: (principal: string, server?: string, counted?: { counted?: boolean }) => {
+        takes.push([principal, server]);
+        return limits.take(principal, server, counted);
+      },
+      peek: (principal: string, server?: string) => limits.peek(principal, server),
+    },
     settings: { block_changed_tools: options.blockChanged ?? false },
     logger: { error: () => undefined, warn: () => undefined, debug: () => undefined },
     naming: { maxNameLength: 64, reservedNames: new Set<string>() },
@@ -91,7 +103,7 @@ function setup(options: { blockChanged?: boolean; metaTools?: MetaTool[]; limits
   } as unknown as RoutedSession;
   const metaTools = new Map((options.metaTools ?? []).map((tool) => [tool.name, tool]));
   const router: CallRouter = new CallRouter({ context, metaTools, session, clientName: () => undefined });
-  return { router, forwarded, credited, tasksAdded, session, audited };
+  return { router, forwarded, credited, tasksAdded, session, audited, takes };
 }
 
 interface StandInTool {
@@ -141,6 +153,16 @@ const EQUIP = defineMetaTool({
   annotations: SAVES,
   changesState: true,
   run: () => Promise.resolve('equipped'),
+});
+
+// call-tool as the gateway serves it: a call of any catalog tool, through the session.
+const CALL_ANY = defineMetaTool({
+  name: 'call-tool',
+  description: 'd',
+  input: z.object({ tool: z.string(), arguments: z.record(z.string(), z.unknown()).optional() }),
+  example: { tool: 'srv.other' },
+  annotations: READS_ONLY,
+  run: (args, { session, extra }) => session.callAnyTool(args.tool, args.arguments, extra),
 });
 
 describe('CallRouter', () => {
@@ -290,6 +312,57 @@ describe('CallRouter', () => {
       });
     expect(forwarded).toHaveLength(1);
     expect(audited.filter((event) => event.outcome === 'rate-limited')).toHaveLength(3);
+  });
+
+  it("counts a call that reaches the Server once, and one its server's limit refuses spends nothing of its principal's", async () => {
+    const { router, forwarded, takes } = setup({ metaTools: [EQUIP], limits: { calls_per_minute: 3, server_calls_per_minute: 1 } });
+    await router.call({ name: 'srv_echo' }, extra(1));
+    await expect(router.call({ name: 'srv_echo' }, extra(2))).rejects.toMatchObject({
+      code: RATE_LIMITED_CODE,
+      data: { limit: 'server_calls_per_minute', server: 'srv' },
+    });
+    expect(takes).toEqual([
+      [LOCAL_PRINCIPAL.id, 'srv'],
+      [LOCAL_PRINCIPAL.id, 'srv'],
+    ]);
+    // Of the principal's 3, the refused call spent none: two calls are left.
+    await router.call({ name: 'equip-toolset', arguments: {} }, extra(3));
+    await router.call({ name: 'srv_nothing' }, extra(4));
+    await expect(router.call({ name: 'equip-toolset', arguments: {} }, extra(5))).rejects.toMatchObject({
+      data: { limit: 'calls_per_minute' },
+    });
+    expect(takes.slice(2)).toEqual([
+      [LOCAL_PRINCIPAL.id, undefined],
+      [LOCAL_PRINCIPAL.id, undefined],
+      [LOCAL_PRINCIPAL.id, undefined],
+    ]);
+    expect(forwarded).toHaveLength(1);
+  });
+
+  it("counts a call-tool call once when its tool is found, and one its server's limit refuses spends nothing of its principal's", async () => {
+    const { router, forwarded, takes, audited } = setup({
+      metaTools: [CALL_ANY],
+      limits: { calls_per_minute: 3, server_calls_per_minute: 1 },
+    });
+    const callAny = (id: number) => router.call({ name: 'call-tool', arguments: { tool: 'srv.other', arguments: { a: id } } }, extra(id));
+    expect(textOf(await callAny(1))).toBe('ok');
+    await expect(callAny(2)).rejects.toMatchObject({ data: { limit: 'server_calls_per_minute', server: 'srv' } });
+    expect(takes).toEqual([
+      [LOCAL_PRINCIPAL.id, 'srv'],
+      [LOCAL_PRINCIPAL.id, 'srv'],
+    ]);
+    expect(audited.map(({ action, tool, outcome }) => ({ action, tool, outcome }))).toEqual([
+      { action: 'tool-call', tool: 'other', outcome: 'ok' },
+      { action: 'tool-call', tool: 'srv.other', outcome: 'rate-limited' },
+    ]);
+    // Of the principal's 3, the refused call spent none: a call-tool of a tool the catalog lacks is
+    // counted against them alone, twice, then the limit holds.
+    for (const id of [3, 4])
+      expect((await router.call({ name: 'call-tool', arguments: { tool: 'srv.nothing' } }, extra(id))).isError).toBe(true);
+    await expect(router.call({ name: 'call-tool', arguments: { tool: 'srv.nothing' } }, extra(5))).rejects.toMatchObject({
+      data: { limit: 'calls_per_minute' },
+    });
+    expect(forwarded).toHaveLength(1);
   });
 
   it('records a meta-tool refused for the principal limit as what it does', async () => {

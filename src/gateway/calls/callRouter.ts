@@ -68,6 +68,8 @@ export class CallRouter {
   // The state-changing meta-tools in order of arrival (see MetaTool.changesState): each runs when the one before has finished.
   #changes: Promise<void> = Promise.resolve();
   #changesPending = 0;
+  /** call-tool calls counted already against the server their tool was found on when decided (see #decideCall). */
+  readonly #countedOn = new WeakMap<RequestExtra, string>();
 
   constructor(options: CallRouterOptions) {
     this.#context = options.context;
@@ -142,7 +144,7 @@ export class CallRouter {
     // after it is not answered directly before it (see direct).
     if (metaTool?.changesState)
       return this.#inArrivalOrder(async () => {
-        await this.#principalLimit(params, extra);
+        await this.#countCall(params, extra, undefined);
         return this.#runMetaTool(metaTool, params.arguments, extra);
       });
     // Behind changes that came first, the call is decided in their queue: after them, and before
@@ -151,11 +153,8 @@ export class CallRouter {
       this.#changesPending > 0 ? await this.#inArrivalOrder(() => this.#decideCall(params, extra)) : await this.#decideCall(params, extra);
     if (decision.kind === 'meta-tool') return this.#runMetaTool(decision.tool, params.arguments, extra);
     if (decision.kind === 'forward') {
-      const { route } = decision;
-      const refusal = await this.#context.limits.take(this.#context.principal.id, route.server, { counted: true });
-      if (refusal) throw this.#rateLimited(refusal, params.name, params.arguments, extra.mcpReq.id, route.server);
-      creditCall(this.#context, this.#session.searcher, route.id);
-      return this.#forward(route, params, this.#request(extra)) as Promise<CallToolResult>;
+      creditCall(this.#context, this.#session.searcher, decision.route.id);
+      return this.#forward(decision.route, params, this.#request(extra)) as Promise<CallToolResult>;
     }
     const record = auditCall(this.#context, {
       action: 'tool-call',
@@ -192,7 +191,7 @@ export class CallRouter {
   ): Promise<CallToolResult> {
     const equipped = (await this.#session.settledSnapshot()).routes.get(tool);
     if (equipped) {
-      const limited = await this.#context.limits.take(this.#context.principal.id, equipped.server, { counted: true });
+      const limited = await this.#countOn(equipped.server, extra);
       if (limited) throw this.#rateLimited(limited, tool, args, extra.mcpReq.id, equipped.server);
       creditCall(this.#context, this.#session.searcher, equipped.id);
       return this.#forward(equipped, { name: tool, arguments: args }, request) as Promise<CallToolResult>;
@@ -218,7 +217,7 @@ export class CallRouter {
       throw refused(unknownToolError(gateway, catalog, tool));
     }
     if (!found.enabled) throw refused(new LoadoutError('TOOL_DISABLED', `${found.id} is ${unusableReason(found)}; it cannot be called.`));
-    const limited = await gateway.limits.take(gateway.principal.id, found.server, { counted: true });
+    const limited = await this.#countOn(found.server, extra);
     if (limited) throw this.#rateLimited(limited, tool, args, extra.mcpReq.id, found.server);
     // A tool outside the equipped set, found by a search: its words are learned whatever that search showed.
     void creditSearch(gateway, this.#session.searcher, [found.id]);
@@ -269,16 +268,40 @@ export class CallRouter {
     return error;
   }
 
-  // Refuses a call over its principal's own limit (the server's limit is counted where it is routed).
-  async #principalLimit(params: CallParams, extra: RequestExtra): Promise<void> {
+  // Counts a call against its principal's limit and, when it reaches `server`, that server's, in
+  // one take (in the store, one statement), and refuses it over either: a call its server's limit
+  // refuses spends nothing of its principal's, as direct()'s does not.
+  async #countCall(params: CallParams, extra: RequestExtra, server: string | undefined): Promise<void> {
     if (!this.#context.limits.enabled) return;
-    const limited = await this.#context.limits.take(this.#context.principal.id);
-    if (limited) throw this.#rateLimited(limited, params.name, params.arguments, extra.mcpReq.id);
+    const limited = await this.#context.limits.take(this.#context.principal.id, server);
+    if (limited) throw this.#rateLimited(limited, params.name, params.arguments, extra.mcpReq.id, server);
   }
 
+  // The route is decided before the call is counted, so that it is counted once, where it goes: a
+  // call-tool call on the server its tool is found on now (callAny counts no more when it reaches it).
   async #decideCall(params: CallParams, extra: RequestExtra): Promise<CallDecision> {
-    await this.#principalLimit(params, extra);
-    return this.decide(params.name, (await this.#routes(params.name)).routes);
+    const decision = this.decide(params.name, (await this.#routes(params.name)).routes);
+    if (decision.kind !== 'meta-tool' || decision.tool.name !== CALL_TOOL) {
+      await this.#countCall(params, extra, decision.kind === 'forward' ? decision.route.server : undefined);
+      return decision;
+    }
+    const server = this.#serverOf(params);
+    // Refused for its server's limit, it is recorded as the call it would make, as callAny records it.
+    const { tool, arguments: args } = params.arguments ?? {};
+    await this.#countCall(
+      server === undefined ? params : { name: String(tool), arguments: args as CallParams['arguments'] },
+      extra,
+      server,
+    );
+    if (server !== undefined) this.#countedOn.set(extra, server);
+    return decision;
+  }
+
+  // Count a call-tool call of a tool of `server`, counted already against its principal's limit
+  // (and against `server`'s, when it was found there when decided).
+  #countOn(server: string, extra: RequestExtra): Promise<LimitRefusal | undefined> | undefined {
+    if (this.#countedOn.get(extra) === server) return undefined;
+    return this.#context.limits.take(this.#context.principal.id, server, { counted: true });
   }
 
   // Runs `run` after every state change queued before it; counted as pending (see direct) until it is done.

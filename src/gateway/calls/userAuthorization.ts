@@ -8,6 +8,7 @@
 import type { CallToolResult, ClientCapabilities, ElicitRequest } from '@modelcontextprotocol/server';
 import { randomUUID } from 'node:crypto';
 import { AUTHORIZATION_CALLBACK_PATH, PrincipalAuthorizationNeeded, type AuthorizationLink } from '../../downstream/index.js';
+import { LOCAL_PRINCIPAL, STATIC_TOKEN_ISSUER, type Principal } from '../../identity/index.js';
 import { resolveCatalogName } from '../../registry/index.js';
 import { errorMessage, untilAborted } from '../../shared/index.js';
 import type { GatewayContext } from '../context.js';
@@ -77,7 +78,7 @@ async function authorizationAnswer<T>(
   if (!authorizations) return errorResult(`Server '${server}' needs your own authorization, and this loadout keeps no OAuth records.`);
   let link: AuthorizationLink | undefined;
   try {
-    link = await authorizations.link(server, principal);
+    link = await authorizations.link(server, principal, whoIs(context.principal, principal));
   } catch (error) {
     return errorResult(`Server '${server}' needs your own authorization, which cannot start now: ${errorMessage(error)}`);
   }
@@ -108,6 +109,16 @@ async function authorizationAnswer<T>(
     .createElicitationCompletionNotifier(elicitationId, { relatedRequestId: call.requestId })()
     .catch(() => undefined);
   return retry(call);
+}
+
+// The principal `id` as its sign-in page names them to a person: the subject their identity
+// provider vouches for, a static token by the start of its id (the token itself is never shown),
+// the one user of a gateway without tokens.
+function whoIs(principal: Principal, id: string): string {
+  if (principal.id !== id) return `principal ${id}`;
+  if (principal.issuer === STATIC_TOKEN_ISSUER) return `the holder of access token ${id.slice(0, 8)}…`;
+  if (principal.id === LOCAL_PRINCIPAL.id) return 'the user of this loadout';
+  return `${principal.subject} (${principal.issuer})`;
 }
 
 function declaresUrlElicitation(capabilities: ClientCapabilities | undefined): boolean {

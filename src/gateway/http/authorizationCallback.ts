@@ -1,14 +1,16 @@
-// `GET /oauth/callback`: where a principal's browser comes back after they authorized a
-// `credentials: per-user` server behind loadout. It needs no token (a browser brings none): the
-// redirect's `state` names the one flow it may complete, which is bound to its principal.
+// `GET /oauth/sign-in` and `GET /oauth/callback`: where a principal's browser opens their sign-in
+// link to a `credentials: per-user` server behind loadout (a page saying whose sign-in it is,
+// leading on to the server's authorization page), and where it comes back after they authorized.
+// Neither needs a token (a browser brings none): the link's `state` names the one flow it may
+// complete, which is bound to its principal.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AUTHORIZATION_CALLBACK_PATH, type PrincipalAuthorizations } from '../../downstream/index.js';
+import { AUTHORIZATION_CALLBACK_PATH, AUTHORIZATION_START_PATH, type PrincipalAuthorizations } from '../../downstream/index.js';
 
-/** The callback route of an HTTP gateway whose pool's principals authorize per-user servers. */
+/** The sign-in routes of an HTTP gateway whose pool's principals authorize per-user servers. */
 export interface AuthorizationCallback {
-  /** Whether `path` is the callback route (never, without per-user authorizations). */
+  /** Whether `path` is one of the sign-in routes (never, without per-user authorizations). */
   at(path: string): boolean;
-  /** Complete the flow the browser comes back to, and show how it went. */
+  /** Show a link's sign-in page, or complete the flow the browser comes back to and show how it went. */
   serve(req: IncomingMessage, res: ServerResponse): void;
   /** Send the browser back to this gateway at `baseUrl` (its public URL: the audience when set). */
   redirectTo(baseUrl: string): void;
@@ -16,10 +18,12 @@ export interface AuthorizationCallback {
 
 export function authorizationCallback(authorizations: PrincipalAuthorizations | undefined): AuthorizationCallback {
   return {
-    at: (path) => authorizations !== undefined && path === AUTHORIZATION_CALLBACK_PATH,
+    at: (path) => authorizations !== undefined && (path === AUTHORIZATION_CALLBACK_PATH || path === AUTHORIZATION_START_PATH),
     serve(req, res) {
       if (req.method !== 'GET') return void res.writeHead(405, { allow: 'GET' }).end();
-      void authorizations?.answerRedirect(new URL(req.url ?? '/', 'http://localhost').searchParams, res);
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      if (url.pathname === AUTHORIZATION_START_PATH) return authorizations?.answerStart(url.searchParams, res);
+      void authorizations?.answerRedirect(url.searchParams, res);
     },
     redirectTo: (baseUrl) => authorizations?.redirectTo(new URL(AUTHORIZATION_CALLBACK_PATH, baseUrl).href),
   };
