@@ -19,6 +19,7 @@ import {
   type Tracer,
 } from '@opentelemetry/api';
 import { ATTR, DB_DURATION_BUCKETS_S, DB_METRIC, LOADOUT_ATTR, LOADOUT_METRIC, MCP_DURATION_BUCKETS_S, MCP_METRIC } from './names.js';
+import type { DurationHistogram, OperationDurations } from './operationDurations.js';
 import type { GatewayGauges } from './telemetry.js';
 import { RequestShapes, type Failure, type KnownNames, type RequestShape } from './requestShapes.js';
 
@@ -44,8 +45,9 @@ export class Instruments {
   readonly tracer: Tracer;
   /** Whether spans are recorded (traces exported); metrics only, no span is started. */
   readonly tracing: boolean;
-  readonly serverOperation: Histogram;
-  readonly clientOperation: Histogram;
+  /** The operation histograms; none while no metric reader collects them. */
+  readonly serverOperation: DurationHistogram | undefined;
+  readonly clientOperation: DurationHistogram | undefined;
   readonly serverSession: Histogram;
   readonly clientSession: Histogram;
   readonly searchDuration: Histogram;
@@ -64,15 +66,16 @@ export class Instruments {
   // The context each request a client sent arrived in, for as long as the request object lives.
   readonly #arrivedIn = new WeakMap<object, Context>();
 
-  constructor(tracer: Tracer, meter: Meter, tracing: boolean) {
+  constructor(tracer: Tracer, meter: Meter, tracing: boolean, operations: OperationDurations | undefined) {
     this.tracer = tracer;
     this.tracing = tracing;
+    // Aggregated by loadout (operationDurations.ts): the metrics SDK would hash their attributes on every request.
+    this.serverOperation = operations?.server;
+    this.clientOperation = operations?.client;
     const seconds = (name: string, description: string, buckets = MCP_DURATION_BUCKETS_S): Histogram =>
       meter.createHistogram(name, { unit: 's', description, advice: { explicitBucketBoundaries: buckets } });
     const count = (name: string, unit: string, description: string): Counter =>
       meter.createCounter(name, { unit, description, valueType: ValueType.INT });
-    this.serverOperation = seconds(MCP_METRIC.serverOperation, 'MCP request duration as loadout answers it, from arrival to answer.');
-    this.clientOperation = seconds(MCP_METRIC.clientOperation, 'MCP request duration as loadout asks it of a downstream server.');
     this.serverSession = seconds(MCP_METRIC.serverSession, 'Duration of a client session with loadout.', SESSION_BUCKETS_S);
     this.clientSession = seconds(MCP_METRIC.clientSession, 'Duration of a connection to a downstream server.', SESSION_BUCKETS_S);
     this.searchDuration = seconds(
@@ -158,7 +161,7 @@ export class Instruments {
   }
 
   /** End a request with what its answer said, and record its duration in `histogram`. */
-  endRequest(open: OpenRequest, failure: Failure | undefined, histogram: Histogram): void {
+  endRequest(open: OpenRequest, failure: Failure | undefined, histogram: DurationHistogram | undefined): void {
     const { span, shape } = open;
     if (span) {
       if (failure) {
@@ -168,7 +171,7 @@ export class Instruments {
       }
       span.end();
     }
-    histogram.record((performance.now() - open.startedMs) / 1000, failure ? shape.failed(failure) : shape.measured);
+    histogram?.record((performance.now() - open.startedMs) / 1000, failure ? shape.failed(failure) : shape.measured);
   }
 
   /** A downstream tools/call ended (counted in memory; the counters read the tallies at each collection). */

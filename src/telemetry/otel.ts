@@ -15,6 +15,7 @@ import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace
 import type { IncomingMessage } from 'node:http';
 import { errorMessage, isLoadoutError, LOADOUT_VERSION, settleWithin, type Logger } from '../shared/index.js';
 import { Instruments } from './instruments.js';
+import { DurationsProducer, operationDurations, type OperationDurations } from './operationDurations.js';
 import { ATTR, LOADOUT_ATTR } from './names.js';
 import { answerFacts, metaOf } from './requestFacts.js';
 import { protocolVersionLabel, type Failure, type RequestShapes } from './requestShapes.js';
@@ -29,6 +30,7 @@ export interface OtelOptions extends ExportChoice {
 }
 
 const SERVICE_NAME = 'loadout';
+const METER_SCOPE = { name: SERVICE_NAME, version: LOADOUT_VERSION };
 const HTTP_WIRE = Object.freeze({ [ATTR.networkTransport]: 'tcp', [ATTR.networkProtocolName]: 'http' });
 // Within serve's shutdown limit (1.9 s), after the children have been ended.
 const FLUSH_AT_CLOSE_MS = 500;
@@ -44,8 +46,9 @@ export function openTelemetry(options: OtelOptions): Telemetry {
     logger.warn({ mod: 'telemetry' }, `telemetry is off: ${consoleExporter}=console would write to stdout; export over OTLP instead`);
     return TELEMETRY_OFF;
   }
-  const prometheus = options.prometheus ? new PrometheusExporter({ preventServerStart: true }) : undefined;
+  let prometheus: PrometheusExporter | undefined;
   let providers: { traces?: NodeTracerProvider; metrics?: MeterProvider };
+  let operations: OperationDurations | undefined;
   try {
     // The SDK's parts, not sdk-node: that one also brings the gRPC exporters, whose dependencies
     // carry an install script and @types packages into every install of loadout.
@@ -63,17 +66,33 @@ export function openTelemetry(options: OtelOptions): Telemetry {
         })
       : undefined;
     traces?.register();
+    // Each reader collects the operation histograms loadout aggregates itself along with the SDK's instruments.
+    const measured = options.prometheus || options.metrics ? operationDurations() : undefined;
+    const collecting = <Reader extends MetricReader>(make: (metricProducers: DurationsProducer[]) => Reader): Reader => {
+      const producers = measured ? [new DurationsProducer([measured.server, measured.client], resource, METER_SCOPE)] : [];
+      const reader = make(producers);
+      for (const producer of producers) producer.readBy(reader);
+      return reader;
+    };
+    prometheus = options.prometheus
+      ? collecting((metricProducers) => new PrometheusExporter({ preventServerStart: true, metricProducers }))
+      : undefined;
     const readers: MetricReader[] = [
       ...(prometheus ? [prometheus] : []),
       ...(options.metrics
         ? [
-            new PeriodicExportingMetricReader({
-              exporter: json ? new JsonMetricExporter() : new ProtoMetricExporter(),
-              ...metricExportTiming(env, logger),
-            }),
+            collecting(
+              (metricProducers) =>
+                new PeriodicExportingMetricReader({
+                  exporter: json ? new JsonMetricExporter() : new ProtoMetricExporter(),
+                  ...metricExportTiming(env, logger),
+                  metricProducers,
+                }),
+            ),
           ]
         : []),
     ];
+    operations = measured;
     const meters = readers.length > 0 ? new MeterProvider({ resource, readers }) : undefined;
     if (meters) metrics.setGlobalMeterProvider(meters);
     providers = { ...(traces && { traces }), ...(meters && { metrics: meters }) };
@@ -83,8 +102,9 @@ export function openTelemetry(options: OtelOptions): Telemetry {
   }
   const instruments = new Instruments(
     trace.getTracer(SERVICE_NAME, LOADOUT_VERSION),
-    metrics.getMeter(SERVICE_NAME, LOADOUT_VERSION),
+    metrics.getMeter(METER_SCOPE.name, METER_SCOPE.version),
     options.traces,
+    operations,
   );
   // The 2026-07-28 HTTP request being served, for the per-request server that answers it.
   const answers = new AsyncLocalStorage<ServedRequest>();
