@@ -143,15 +143,20 @@ export class Instruments {
     prompt: (name) => this.#gateway?.knowsPrompt(name) ?? false,
   };
 
-  /** Start a request's span (while traces are on) and its clock. */
-  startRequest(kind: SpanKind, shape: RequestShape, parent: Context = ROOT_CONTEXT, links?: Link[]): OpenRequest {
-    const span = this.tracing ? this.tracer.startSpan(shape.name, { kind, attributes: shape.attributes, links }, parent) : undefined;
+  /** Start a request's span (while traces are on, unless `traced` is false) and its clock. */
+  startRequest(kind: SpanKind, shape: RequestShape, parent: Context = ROOT_CONTEXT, links?: Link[], traced = this.tracing): OpenRequest {
+    const span = traced ? this.tracer.startSpan(shape.name, { kind, attributes: shape.attributes, links }, parent) : undefined;
     return { span, shape, startedMs: performance.now() };
   }
 
   /** `request` arrived in `within` (its SERVER span's context). */
   arrived(request: object, within: Context): void {
     this.#arrivedIn.set(request, within);
+  }
+
+  /** The context `request` arrived in, if it was recorded. */
+  arrivedIn(request: object): Context | undefined {
+    return this.#arrivedIn.get(request);
   }
 
   /** Run `handle` in the context `request` arrived in, if it is not the one running now. */

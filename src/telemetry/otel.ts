@@ -19,7 +19,7 @@ import { DurationsProducer, operationDurations, type OperationDurations } from '
 import { ATTR, LOADOUT_ATTR } from './names.js';
 import { answerFacts, metaOf } from './requestFacts.js';
 import { protocolVersionLabel, type Failure, type RequestShapes } from './requestShapes.js';
-import { TELEMETRY_OFF, type ExportChoice, type ServedRequest, type Telemetry } from './telemetry.js';
+import { TELEMETRY_OFF, type ExportChoice, type RequestTrace, type ServedRequest, type Telemetry } from './telemetry.js';
 import { clientAttributes, ClientSpans, ServerSpans, startTracedRequest, wireBase } from './wireSpans.js';
 
 /** What openTelemetry starts: the OTLP exports the environment asks for, and Prometheus for `--metrics`. */
@@ -34,6 +34,18 @@ const METER_SCOPE = { name: SERVICE_NAME, version: LOADOUT_VERSION };
 const HTTP_WIRE = Object.freeze({ [ATTR.networkTransport]: 'tcp', [ATTR.networkProtocolName]: 'http' });
 // Within serve's shutdown limit (1.9 s), after the children have been ended.
 const FLUSH_AT_CLOSE_MS = 500;
+// Requests whose handling sends nothing downstream and starts no span: their context is not entered,
+// since entering one (AsyncLocalStorage) turns on a cost on every promise the process makes after.
+const CONTEXT_FREE = new Set([
+  'initialize',
+  'ping',
+  'server/discover',
+  'tools/list',
+  'prompts/list',
+  'resources/list',
+  'resources/templates/list',
+  'logging/setLevel',
+]);
 // A query's text goes on a span only when asked: it may hold what the user typed.
 const RECORD_QUERY_VARIABLE = 'LOADOUT_OTEL_RECORD_QUERY';
 
@@ -122,7 +134,8 @@ export function openTelemetry(options: OtelOptions): Telemetry {
     tracing: options.traces,
     serverTransport: (inner, wire) => new ServerSpans(inner, wire, instruments),
     clientTransport: (inner, peer) => new ClientSpans(inner, peer, instruments),
-    resume: (request, handle) => instruments.resume(request, handle),
+    resume: (request, handle) => ('method' in request && CONTEXT_FREE.has(request.method) ? handle() : instruments.resume(request, handle)),
+    requestTrace: (request) => instruments.arrivedIn(request) as unknown as RequestTrace | undefined,
     serveRequest: (body, request) => servedRequest(instruments, answers, httpShapesOf, body, request),
     reportAnswers(server) {
       // The SDK's handler connects each request's server to a transport of its own making: what
@@ -264,6 +277,8 @@ function servedRequest(
         client: clientAttributes({ address: request.socket.remoteAddress, port: request.socket.remotePort }),
       })
     : { open: instruments.startRequest(SpanKind.SERVER, shape), within: undefined };
+  // A call answered straight from the session's intake finds its context by its request.
+  if (within) instruments.arrived(message, within);
   let failure: Failure | undefined;
   let ended = false;
   const served: ServedRequest = {
