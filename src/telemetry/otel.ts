@@ -15,6 +15,7 @@ import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace
 import type { IncomingMessage } from 'node:http';
 import { errorMessage, isLoadoutError, LOADOUT_VERSION, settleWithin, type Logger } from '../shared/index.js';
 import { Instruments } from './instruments.js';
+import { SpanContextManager } from './spanContexts.js';
 import { DurationsProducer, operationDurations, type OperationDurations } from './operationDurations.js';
 import { ATTR, LOADOUT_ATTR } from './names.js';
 import { answerFacts, metaOf } from './requestFacts.js';
@@ -77,7 +78,7 @@ export function openTelemetry(options: OtelOptions): Telemetry {
           spanProcessors: [new BatchSpanProcessor(json ? new JsonTraceExporter() : new ProtoTraceExporter())],
         })
       : undefined;
-    traces?.register();
+    traces?.register({ contextManager: new SpanContextManager() });
     // Each reader collects the operation histograms loadout aggregates itself along with the SDK's instruments.
     const measured = options.prometheus || options.metrics ? operationDurations() : undefined;
     const collecting = <Reader extends MetricReader>(make: (metricProducers: DurationsProducer[]) => Reader): Reader => {
