@@ -37,13 +37,10 @@ describe('SpanContextManager', () => {
   it('binds a function to a context, keeping its this', () => {
     const manager = new SpanContextManager();
     const traced = trace.setSpan(ROOT_CONTEXT, span);
-    const target = {
-      name: 'target',
-      read(this: { name: string }) {
-        return [this.name, trace.getSpan(manager.active())] as const;
-      },
-    };
-    target.read = manager.bind(traced, target.read);
+    function read(this: { name: string }) {
+      return [this.name, trace.getSpan(manager.active())] as const;
+    }
+    const target = { name: 'target', read: manager.bind(traced, read) };
     expect(target.read()).toEqual(['target', span]);
   });
 });
