@@ -4,6 +4,7 @@
 // start and end of every request's span and measurement.
 import {
   context,
+  trace,
   ROOT_CONTEXT,
   SpanStatusCode,
   ValueType,
@@ -20,6 +21,7 @@ import {
 } from '@opentelemetry/api';
 import { ATTR, DB_DURATION_BUCKETS_S, DB_METRIC, LOADOUT_ATTR, LOADOUT_METRIC, MCP_DURATION_BUCKETS_S, MCP_METRIC } from './names.js';
 import type { DurationHistogram, OperationDurations } from './operationDurations.js';
+import type { SpanContextManager } from './spanContexts.js';
 import type { GatewayGauges } from './telemetry.js';
 import { RequestShapes, type Failure, type KnownNames, type RequestShape } from './requestShapes.js';
 
@@ -65,9 +67,17 @@ export class Instruments {
   readonly #tallyOf = new WeakMap<RequestShape, ToolTally>();
   // The context each request a client sent arrived in, for as long as the request object lives.
   readonly #arrivedIn = new WeakMap<object, Context>();
+  readonly #contexts: SpanContextManager | undefined;
 
-  constructor(tracer: Tracer, meter: Meter, tracing: boolean, operations: OperationDurations | undefined) {
+  constructor(
+    tracer: Tracer,
+    meter: Meter,
+    tracing: boolean,
+    operations: OperationDurations | undefined,
+    contexts: SpanContextManager | undefined,
+  ) {
     this.tracer = tracer;
+    this.#contexts = contexts;
     this.tracing = tracing;
     // Aggregated by loadout (operationDurations.ts): the metrics SDK would hash their attributes on every request.
     this.serverOperation = operations?.server;
@@ -162,7 +172,10 @@ export class Instruments {
   /** Run `handle` in the context `request` arrived in, if it is not the one running now. */
   resume<T>(request: object, handle: () => T): T {
     const arrived = this.#arrivedIn.get(request);
-    return arrived === undefined || arrived === context.active() ? handle() : context.with(arrived, handle);
+    if (arrived === undefined || arrived === context.active()) return handle();
+    const span = trace.getSpan(arrived);
+    if (span) this.#contexts?.hold(span);
+    return context.with(arrived, handle);
   }
 
   /** End a request with what its answer said, and record its duration in `histogram`. */
@@ -175,6 +188,7 @@ export class Instruments {
         span.setStatus({ code: SpanStatusCode.ERROR, message: failure.message });
       }
       span.end();
+      this.#contexts?.release(span);
     }
     histogram?.record((performance.now() - open.startedMs) / 1000, failure ? shape.failed(failure) : shape.measured);
   }

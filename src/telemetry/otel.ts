@@ -62,6 +62,7 @@ export function openTelemetry(options: OtelOptions): Telemetry {
   let prometheus: PrometheusExporter | undefined;
   let providers: { traces?: NodeTracerProvider; metrics?: MeterProvider };
   let operations: OperationDurations | undefined;
+  let contexts: SpanContextManager | undefined;
   try {
     // The SDK's parts, not sdk-node: that one also brings the gRPC exporters, whose dependencies
     // carry an install script and @types packages into every install of loadout.
@@ -78,7 +79,8 @@ export function openTelemetry(options: OtelOptions): Telemetry {
           spanProcessors: [new BatchSpanProcessor(json ? new JsonTraceExporter() : new ProtoTraceExporter())],
         })
       : undefined;
-    traces?.register({ contextManager: new SpanContextManager() });
+    contexts = options.traces ? new SpanContextManager() : undefined;
+    traces?.register({ contextManager: contexts });
     // Each reader collects the operation histograms loadout aggregates itself along with the SDK's instruments.
     const measured = options.prometheus || options.metrics ? operationDurations() : undefined;
     const collecting = <Reader extends MetricReader>(make: (metricProducers: DurationsProducer[]) => Reader): Reader => {
@@ -118,6 +120,7 @@ export function openTelemetry(options: OtelOptions): Telemetry {
     metrics.getMeter(METER_SCOPE.name, METER_SCOPE.version),
     options.traces,
     operations,
+    contexts,
   );
   // The 2026-07-28 HTTP request being served, for the per-request server that answers it.
   const answers = new AsyncLocalStorage<ServedRequest>();

@@ -43,4 +43,23 @@ describe('SpanContextManager', () => {
     const target = { name: 'target', read: manager.bind(traced, read) };
     expect(target.read()).toEqual(['target', span]);
   });
+
+  it('turns AsyncLocalStorage off once the last request held in an entered context is answered, and on again for the next', async () => {
+    const manager = new SpanContextManager();
+    const traced = trace.setSpan(ROOT_CONTEXT, span);
+    const other = trace.wrapSpanContext({ traceId: '3'.repeat(32), spanId: '4'.repeat(16), traceFlags: 1 });
+    manager.hold(span);
+    manager.hold(other);
+    const seen = await manager.with(traced, async () => {
+      await new Promise((resolve) => setImmediate(resolve));
+      manager.release(span);
+      // Another request is still held: the context is kept.
+      const whileHeld = manager.active();
+      manager.release(other);
+      await new Promise((resolve) => setImmediate(resolve));
+      return [whileHeld, manager.active()];
+    });
+    expect(seen).toEqual([traced, ROOT_CONTEXT]);
+    expect(manager.with(traced, () => manager.active())).toBe(traced);
+  });
 });
