@@ -105,4 +105,15 @@ describe('DurationHistogram', () => {
     });
     expect([...points(second.get('sdk')).keys()]).toEqual([JSON.stringify(ok)]);
   });
+
+  it('keeps at most 2,000 series, as the SDK does: past them, new attributes go into the overflow series', async () => {
+    const { record, collect } = bothWays(AggregationTemporality.CUMULATIVE);
+    // A downstream server may answer with any error code: each would be a series.
+    for (let code = 0; code < 2100; code++) record(0.001, { 'mcp.method.name': 'tools/call', 'error.type': String(code) });
+    const metrics = await collect();
+    const ours = points(metrics.get('own'));
+    expect(ours.size).toBe(2000);
+    expect(ours.get(JSON.stringify({ 'otel.metric.overflow': true }))?.count).toBe(101);
+    expect(points(metrics.get('sdk')).get(JSON.stringify({ 'otel.metric.overflow': true }))?.count).toBe(101);
+  });
 });

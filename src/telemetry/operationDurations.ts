@@ -45,6 +45,11 @@ interface Exported {
   readonly counts: readonly number[];
 }
 
+// As the SDK bounds a metric's series (its default cardinality limit): past it, what has new
+// attributes goes into one series marked as the overflow (a downstream may answer with any error code).
+const MAX_SERIES = 2000;
+const OVERFLOW: Attributes = Object.freeze({ 'otel.metric.overflow': true });
+
 /** One duration histogram (seconds) whose series are found by their attribute object. */
 export class DurationHistogram {
   readonly descriptor: HistogramDescriptor;
@@ -79,6 +84,7 @@ export class DurationHistogram {
   #seriesOf(attributes: Attributes): Series {
     const key = JSON.stringify(Object.entries(attributes).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
     let series = this.#series.get(key);
+    if (!series && this.#series.size >= MAX_SERIES - 1 && attributes !== OVERFLOW) return this.#seriesOf(OVERFLOW);
     if (!series) {
       series = {
         attributes,
