@@ -8,6 +8,7 @@
 import { CLIENT_CAPABILITIES_META_KEY, ProtocolError, ProtocolErrorCode, SdkErrorCode, SdkError } from '@modelcontextprotocol/server';
 import type { ClientCapabilities, Transport, JSONRPCMessage, JSONRPCNotification, MessageExtraInfo } from '@modelcontextprotocol/server';
 import { MAX_TIMER_MS, TransportDecorator, type Cancellation } from '../shared/index.js';
+import type { RequestTrace, TracedSendOptions } from '../telemetry/index.js';
 import type { DownstreamCaller } from './inFlightCallers.js';
 
 /** A progress notification's fields, as the downstream sent them (without its token). */
@@ -35,6 +36,8 @@ export interface RequestOptions {
   clientCapabilities?: ClientCapabilities;
   /** Whose credentials a request to a `credentials: per-user` server goes with (a principal's id); the pool routes by it. */
   principal?: string;
+  /** The trace context of the client request this one is made for (telemetry's CLIENT span is its child). */
+  trace?: RequestTrace | undefined;
 }
 
 /**
@@ -143,7 +146,10 @@ export class RequestLayer extends TransportDecorator {
       });
       this.#watchDeadline(startedAt + timeoutMs);
       const message: JSONRPCMessage = sent === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params: sent };
-      const sending: Promise<void> = stream ? this.inner.send(message, { requestSignal: stream.signal }) : this.inner.send(message);
+      const { trace } = options;
+      const sendOptions: TracedSendOptions | undefined =
+        stream || trace ? { ...(stream && { requestSignal: stream.signal }), ...(trace && { requestTrace: trace }) } : undefined;
+      const sending: Promise<void> = this.inner.send(message, sendOptions);
       sending.catch((error: unknown) => this.#settle(id)?.reject(error));
     });
   }

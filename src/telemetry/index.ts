@@ -13,6 +13,8 @@ export {
   type GaugeReading,
   type GatewayGauges,
   type MetaToolNotes,
+  type RequestTrace,
+  type TracedSendOptions,
 } from './telemetry.js';
 export { startTelemetry, exportChoice, type TelemetryRequest } from './start.js';
 export { LOADOUT_ATTR } from './names.js';

@@ -4,6 +4,7 @@
 // start and end of every request's span and measurement.
 import {
   context,
+  trace,
   ROOT_CONTEXT,
   SpanStatusCode,
   ValueType,
@@ -19,6 +20,8 @@ import {
   type Tracer,
 } from '@opentelemetry/api';
 import { ATTR, DB_DURATION_BUCKETS_S, DB_METRIC, LOADOUT_ATTR, LOADOUT_METRIC, MCP_DURATION_BUCKETS_S, MCP_METRIC } from './names.js';
+import type { DurationHistogram, OperationDurations } from './operationDurations.js';
+import type { SpanContextManager } from './spanContexts.js';
 import type { GatewayGauges } from './telemetry.js';
 import { RequestShapes, type Failure, type KnownNames, type RequestShape } from './requestShapes.js';
 
@@ -44,8 +47,9 @@ export class Instruments {
   readonly tracer: Tracer;
   /** Whether spans are recorded (traces exported); metrics only, no span is started. */
   readonly tracing: boolean;
-  readonly serverOperation: Histogram;
-  readonly clientOperation: Histogram;
+  /** The operation histograms; none while no metric reader collects them. */
+  readonly serverOperation: DurationHistogram | undefined;
+  readonly clientOperation: DurationHistogram | undefined;
   readonly serverSession: Histogram;
   readonly clientSession: Histogram;
   readonly searchDuration: Histogram;
@@ -63,16 +67,25 @@ export class Instruments {
   readonly #tallyOf = new WeakMap<RequestShape, ToolTally>();
   // The context each request a client sent arrived in, for as long as the request object lives.
   readonly #arrivedIn = new WeakMap<object, Context>();
+  readonly #contexts: SpanContextManager | undefined;
 
-  constructor(tracer: Tracer, meter: Meter, tracing: boolean) {
+  constructor(
+    tracer: Tracer,
+    meter: Meter,
+    tracing: boolean,
+    operations: OperationDurations | undefined,
+    contexts: SpanContextManager | undefined,
+  ) {
     this.tracer = tracer;
+    this.#contexts = contexts;
     this.tracing = tracing;
+    // Aggregated by loadout (operationDurations.ts): the metrics SDK would hash their attributes on every request.
+    this.serverOperation = operations?.server;
+    this.clientOperation = operations?.client;
     const seconds = (name: string, description: string, buckets = MCP_DURATION_BUCKETS_S): Histogram =>
       meter.createHistogram(name, { unit: 's', description, advice: { explicitBucketBoundaries: buckets } });
     const count = (name: string, unit: string, description: string): Counter =>
       meter.createCounter(name, { unit, description, valueType: ValueType.INT });
-    this.serverOperation = seconds(MCP_METRIC.serverOperation, 'MCP request duration as loadout answers it, from arrival to answer.');
-    this.clientOperation = seconds(MCP_METRIC.clientOperation, 'MCP request duration as loadout asks it of a downstream server.');
     this.serverSession = seconds(MCP_METRIC.serverSession, 'Duration of a client session with loadout.', SESSION_BUCKETS_S);
     this.clientSession = seconds(MCP_METRIC.clientSession, 'Duration of a connection to a downstream server.', SESSION_BUCKETS_S);
     this.searchDuration = seconds(
@@ -140,9 +153,9 @@ export class Instruments {
     prompt: (name) => this.#gateway?.knowsPrompt(name) ?? false,
   };
 
-  /** Start a request's span (while traces are on) and its clock. */
-  startRequest(kind: SpanKind, shape: RequestShape, parent: Context = ROOT_CONTEXT, links?: Link[]): OpenRequest {
-    const span = this.tracing ? this.tracer.startSpan(shape.name, { kind, attributes: shape.attributes, links }, parent) : undefined;
+  /** Start a request's span (while traces are on, unless `traced` is false) and its clock. */
+  startRequest(kind: SpanKind, shape: RequestShape, parent: Context = ROOT_CONTEXT, links?: Link[], traced = this.tracing): OpenRequest {
+    const span = traced ? this.tracer.startSpan(shape.name, { kind, attributes: shape.attributes, links }, parent) : undefined;
     return { span, shape, startedMs: performance.now() };
   }
 
@@ -151,14 +164,22 @@ export class Instruments {
     this.#arrivedIn.set(request, within);
   }
 
+  /** The context `request` arrived in, if it was recorded. */
+  arrivedIn(request: object): Context | undefined {
+    return this.#arrivedIn.get(request);
+  }
+
   /** Run `handle` in the context `request` arrived in, if it is not the one running now. */
   resume<T>(request: object, handle: () => T): T {
     const arrived = this.#arrivedIn.get(request);
-    return arrived === undefined || arrived === context.active() ? handle() : context.with(arrived, handle);
+    if (arrived === undefined || arrived === context.active()) return handle();
+    const span = trace.getSpan(arrived);
+    if (span) this.#contexts?.hold(span);
+    return context.with(arrived, handle);
   }
 
   /** End a request with what its answer said, and record its duration in `histogram`. */
-  endRequest(open: OpenRequest, failure: Failure | undefined, histogram: Histogram): void {
+  endRequest(open: OpenRequest, failure: Failure | undefined, histogram: DurationHistogram | undefined): void {
     const { span, shape } = open;
     if (span) {
       if (failure) {
@@ -167,8 +188,9 @@ export class Instruments {
         span.setStatus({ code: SpanStatusCode.ERROR, message: failure.message });
       }
       span.end();
+      this.#contexts?.release(span);
     }
-    histogram.record((performance.now() - open.startedMs) / 1000, failure ? shape.failed(failure) : shape.measured);
+    histogram?.record((performance.now() - open.startedMs) / 1000, failure ? shape.failed(failure) : shape.measured);
   }
 
   /** A downstream tools/call ended (counted in memory; the counters read the tallies at each collection). */

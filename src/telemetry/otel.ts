@@ -15,10 +15,12 @@ import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace
 import type { IncomingMessage } from 'node:http';
 import { errorMessage, isLoadoutError, LOADOUT_VERSION, settleWithin, type Logger } from '../shared/index.js';
 import { Instruments } from './instruments.js';
+import { SpanContextManager } from './spanContexts.js';
+import { DurationsProducer, operationDurations, type OperationDurations } from './operationDurations.js';
 import { ATTR, LOADOUT_ATTR } from './names.js';
 import { answerFacts, metaOf } from './requestFacts.js';
 import { protocolVersionLabel, type Failure, type RequestShapes } from './requestShapes.js';
-import { TELEMETRY_OFF, type ExportChoice, type ServedRequest, type Telemetry } from './telemetry.js';
+import { TELEMETRY_OFF, type ExportChoice, type RequestTrace, type ServedRequest, type Telemetry } from './telemetry.js';
 import { clientAttributes, ClientSpans, ServerSpans, startTracedRequest, wireBase } from './wireSpans.js';
 
 /** What openTelemetry starts: the OTLP exports the environment asks for, and Prometheus for `--metrics`. */
@@ -29,9 +31,22 @@ export interface OtelOptions extends ExportChoice {
 }
 
 const SERVICE_NAME = 'loadout';
+const METER_SCOPE = { name: SERVICE_NAME, version: LOADOUT_VERSION };
 const HTTP_WIRE = Object.freeze({ [ATTR.networkTransport]: 'tcp', [ATTR.networkProtocolName]: 'http' });
 // Within serve's shutdown limit (1.9 s), after the children have been ended.
 const FLUSH_AT_CLOSE_MS = 500;
+// Requests whose handling sends nothing downstream and starts no span: their context is not entered,
+// since entering one (AsyncLocalStorage) turns on a cost on every promise the process makes after.
+const CONTEXT_FREE = new Set([
+  'initialize',
+  'ping',
+  'server/discover',
+  'tools/list',
+  'prompts/list',
+  'resources/list',
+  'resources/templates/list',
+  'logging/setLevel',
+]);
 // A query's text goes on a span only when asked: it may hold what the user typed.
 const RECORD_QUERY_VARIABLE = 'LOADOUT_OTEL_RECORD_QUERY';
 
@@ -44,8 +59,10 @@ export function openTelemetry(options: OtelOptions): Telemetry {
     logger.warn({ mod: 'telemetry' }, `telemetry is off: ${consoleExporter}=console would write to stdout; export over OTLP instead`);
     return TELEMETRY_OFF;
   }
-  const prometheus = options.prometheus ? new PrometheusExporter({ preventServerStart: true }) : undefined;
+  let prometheus: PrometheusExporter | undefined;
   let providers: { traces?: NodeTracerProvider; metrics?: MeterProvider };
+  let operations: OperationDurations | undefined;
+  let contexts: SpanContextManager | undefined;
   try {
     // The SDK's parts, not sdk-node: that one also brings the gRPC exporters, whose dependencies
     // carry an install script and @types packages into every install of loadout.
@@ -62,18 +79,35 @@ export function openTelemetry(options: OtelOptions): Telemetry {
           spanProcessors: [new BatchSpanProcessor(json ? new JsonTraceExporter() : new ProtoTraceExporter())],
         })
       : undefined;
-    traces?.register();
+    contexts = options.traces ? new SpanContextManager() : undefined;
+    traces?.register({ contextManager: contexts });
+    // Each reader collects the operation histograms loadout aggregates itself along with the SDK's instruments.
+    const measured = options.prometheus || options.metrics ? operationDurations() : undefined;
+    const collecting = <Reader extends MetricReader>(make: (metricProducers: DurationsProducer[]) => Reader): Reader => {
+      const producers = measured ? [new DurationsProducer([measured.server, measured.client], resource, METER_SCOPE)] : [];
+      const reader = make(producers);
+      for (const producer of producers) producer.readBy(reader);
+      return reader;
+    };
+    prometheus = options.prometheus
+      ? collecting((metricProducers) => new PrometheusExporter({ preventServerStart: true, metricProducers }))
+      : undefined;
     const readers: MetricReader[] = [
       ...(prometheus ? [prometheus] : []),
       ...(options.metrics
         ? [
-            new PeriodicExportingMetricReader({
-              exporter: json ? new JsonMetricExporter() : new ProtoMetricExporter(),
-              ...metricExportTiming(env, logger),
-            }),
+            collecting(
+              (metricProducers) =>
+                new PeriodicExportingMetricReader({
+                  exporter: json ? new JsonMetricExporter() : new ProtoMetricExporter(),
+                  ...metricExportTiming(env, logger),
+                  metricProducers,
+                }),
+            ),
           ]
         : []),
     ];
+    operations = measured;
     const meters = readers.length > 0 ? new MeterProvider({ resource, readers }) : undefined;
     if (meters) metrics.setGlobalMeterProvider(meters);
     providers = { ...(traces && { traces }), ...(meters && { metrics: meters }) };
@@ -83,8 +117,10 @@ export function openTelemetry(options: OtelOptions): Telemetry {
   }
   const instruments = new Instruments(
     trace.getTracer(SERVICE_NAME, LOADOUT_VERSION),
-    metrics.getMeter(SERVICE_NAME, LOADOUT_VERSION),
+    metrics.getMeter(METER_SCOPE.name, METER_SCOPE.version),
     options.traces,
+    operations,
+    contexts,
   );
   // The 2026-07-28 HTTP request being served, for the per-request server that answers it.
   const answers = new AsyncLocalStorage<ServedRequest>();
@@ -102,7 +138,8 @@ export function openTelemetry(options: OtelOptions): Telemetry {
     tracing: options.traces,
     serverTransport: (inner, wire) => new ServerSpans(inner, wire, instruments),
     clientTransport: (inner, peer) => new ClientSpans(inner, peer, instruments),
-    resume: (request, handle) => instruments.resume(request, handle),
+    resume: (request, handle) => ('method' in request && CONTEXT_FREE.has(request.method) ? handle() : instruments.resume(request, handle)),
+    requestTrace: (request) => instruments.arrivedIn(request) as unknown as RequestTrace | undefined,
     serveRequest: (body, request) => servedRequest(instruments, answers, httpShapesOf, body, request),
     reportAnswers(server) {
       // The SDK's handler connects each request's server to a transport of its own making: what
@@ -244,6 +281,8 @@ function servedRequest(
         client: clientAttributes({ address: request.socket.remoteAddress, port: request.socket.remotePort }),
       })
     : { open: instruments.startRequest(SpanKind.SERVER, shape), within: undefined };
+  // A call answered straight from the session's intake finds its context by its request.
+  if (within) instruments.arrived(message, within);
   let failure: Failure | undefined;
   let ended = false;
   const served: ServedRequest = {

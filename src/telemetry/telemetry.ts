@@ -5,7 +5,7 @@
 // One process-wide instance, as OpenTelemetry's own API keeps one global provider: the hooks sit in
 // several layers (gateway, downstream), and threading an object through each would touch far more.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { JSONRPCMessage, Server, Transport } from '@modelcontextprotocol/server';
+import type { JSONRPCMessage, Server, Transport, TransportSendOptions } from '@modelcontextprotocol/server';
 
 /** How a client-facing transport carries messages (network.transport, network.protocol.name). */
 export interface ServerWire {
@@ -36,6 +36,17 @@ export interface ServedRequest {
   answered(message: JSONRPCMessage): void;
   /** The request is over; with no answer seen, its HTTP status says whether it failed. */
   end(httpStatus: number): void;
+}
+
+declare const REQUEST_TRACE: unique symbol;
+/** The trace context a request loadout answers arrived in, carried by hand to the requests it sends downstream. */
+export interface RequestTrace {
+  readonly [REQUEST_TRACE]: true;
+}
+
+/** Send options of a downstream request made for a client's request: its trace context goes with it. */
+export interface TracedSendOptions extends TransportSendOptions {
+  readonly requestTrace?: RequestTrace | undefined;
 }
 
 /** What discover-all-tools tells of one search. */
@@ -88,6 +99,8 @@ export interface Telemetry {
   reportAnswers(server: Server): Server;
   /** Run `handle` in the trace context `request` arrived in: for a request an SDK entry delivers later, outside that context. */
   resume<T>(request: JSONRPCMessage, handle: () => T): T;
+  /** The trace context `request` arrived in, for a call that carries it by hand (no context is entered for it). */
+  requestTrace(request: JSONRPCMessage): RequestTrace | undefined;
   /** Run a meta-tool inside its own span (a child of the tools/call that asked for it). */
   metaTool<T>(name: string, run: () => Promise<T>): Promise<T>;
   /** Add attributes to the meta-tool span running now. */
@@ -115,6 +128,7 @@ export const TELEMETRY_OFF: Telemetry = {
   serveRequest: () => UNTRACED,
   reportAnswers: (server) => server,
   resume: (_request, handle) => handle(),
+  requestTrace: () => undefined,
   metaTool: (_name, run) => run(),
   noteMetaTool: () => {},
   searched: () => {},

@@ -2,22 +2,15 @@
 // edges: ServerSpans wraps a client's transport (a SERVER span from each request's arrival to its
 // answer), ClientSpans a downstream server's (a CLIENT span from each request loadout sends to its
 // answer, its context written into the request's `_meta`). Loaded with the SDK, only when telemetry is on.
-import { context, propagation, trace, SpanKind, type Attributes, type Context } from '@opentelemetry/api';
+import { context, propagation, trace, SpanKind, TraceFlags, type Attributes, type Context, type SpanContext } from '@opentelemetry/api';
 import { PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
-import type {
-  JSONRPCMessage,
-  JSONRPCRequest,
-  MessageExtraInfo,
-  RequestId,
-  Transport,
-  TransportSendOptions,
-} from '@modelcontextprotocol/server';
+import type { JSONRPCMessage, MessageExtraInfo, RequestId, Transport, TransportSendOptions } from '@modelcontextprotocol/server';
 import { TransportDecorator } from '../shared/index.js';
 import { ATTR, LOADOUT_ATTR } from './names.js';
 import type { Instruments, OpenRequest } from './instruments.js';
 import { answerFacts, incomingContext, metaOf, type HeaderReader } from './requestFacts.js';
 import { protocolVersionLabel, type Failure, type Meta, type RequestShape, type RequestShapes } from './requestShapes.js';
-import type { DownstreamPeer, ServerWire } from './telemetry.js';
+import type { DownstreamPeer, ServerWire, TracedSendOptions } from './telemetry.js';
 
 const CANCELLED: Failure = { errorType: 'cancelled', message: 'cancelled' };
 const CLIENT_GONE: Failure = { errorType: 'connection_closed', message: 'the client went away' };
@@ -66,9 +59,11 @@ export class ServerSpans extends TransportDecorator {
       client: this.#client,
     });
     this.#open.set(message.id, open);
-    // The SDK's 2026-07-28 stdio entry may hand it on later, from a queue: the session resumes this context.
+    // No context is entered here: a call the session forwards carries this one by hand, and the
+    // session enters it for a request its Server answers (resume), which the SDK's 2026-07-28 stdio
+    // entry may hand on later, from a queue.
     instruments.arrived(message, within);
-    context.with(within, this.#deliver, this, message, extra);
+    this.onmessage?.(message, extra);
   }
 
   override send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
@@ -84,10 +79,6 @@ export class ServerSpans extends TransportDecorator {
   protected innerClosed(): void {
     for (const id of [...this.#open.keys()]) this.#end(id, CLIENT_GONE);
     this.#instruments.serverSession.record((performance.now() - this.#startedMs) / 1000, wireBase(this.#wire, this.#protocolVersion));
-  }
-
-  #deliver(message: JSONRPCRequest, extra: MessageExtraInfo | undefined): void {
-    this.onmessage?.(message, extra);
   }
 
   #useVersion(version: string): void {
@@ -130,7 +121,7 @@ export class ClientSpans extends TransportDecorator {
     instruments.downstreamOpened(peer.serverName);
   }
 
-  override send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+  override send(message: JSONRPCMessage, options?: TracedSendOptions): Promise<void> {
     if (!('method' in message) || !('id' in message)) return this.inner.send(message, options);
     const instruments = this.#instruments;
     const shape = this.#shapes.of(message.method, message.params);
@@ -138,13 +129,19 @@ export class ClientSpans extends TransportDecorator {
       this.#open.set(message.id, instruments.startRequest(SpanKind.CLIENT, shape));
       return this.inner.send(message, options);
     }
-    const parent = context.active();
-    const open = instruments.startRequest(SpanKind.CLIENT, shape, parent);
+    // A forwarded call brings the context of the client's request (RequestTrace is that Context, opaque to the layers it crosses).
+    const carried = options?.requestTrace as unknown as Context | undefined;
+    const parent = carried ?? context.active();
+    // Under a client request that was not sampled, no span: every sampler loadout can be given
+    // decides so for the whole trace (by its parent, or by the trace id), so this one would not be
+    // sampled either. The downstream server is still told the trace and that it is not sampled.
+    const unsampled = carried !== undefined && !isSampled(trace.getSpanContext(carried));
+    const open = instruments.startRequest(SpanKind.CLIENT, shape, parent, undefined, !unsampled);
     this.#open.set(message.id, open);
-    if (!open.span) return this.inner.send(message, options);
-    if (open.span.isRecording()) open.span.setAttribute(ATTR.requestId, String(message.id));
+    if (!open.span && !unsampled) return this.inner.send(message, options);
+    if (open.span?.isRecording()) open.span.setAttribute(ATTR.requestId, String(message.id));
     const meta: Meta = { ...metaOf(message.params) };
-    propagation.inject(trace.setSpan(parent, open.span), meta);
+    propagation.inject(open.span ? trace.setSpan(parent, open.span) : parent, meta);
     return this.inner.send({ ...message, params: { ...message.params, _meta: meta } }, options);
   }
 
@@ -210,6 +207,10 @@ export function startTracedRequest(
     if (arrival.client) span.setAttributes(arrival.client);
   }
   return { open, within: trace.setSpan(parent, span) };
+}
+
+function isSampled(span: SpanContext | undefined): boolean {
+  return span !== undefined && (span.traceFlags & TraceFlags.SAMPLED) !== 0;
 }
 
 /** A wire's attributes with the protocol version it speaks, once it is known: what its requests and sessions are measured under. */

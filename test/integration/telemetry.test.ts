@@ -188,6 +188,43 @@ describe.each(['legacy', 'modern'] as const)('a traced session, %s client over s
     expect(refused.attributes).toMatchObject({ 'error.type': '-32602', 'rpc.response.status_code': '-32602' });
     expect(refused.status.code).toBe(STATUS_ERROR);
   });
+  it('records no span of a call the client did not sample, and tells the downstream server so', async () => {
+    await tracedServers();
+    const gateway = await sandbox.start({
+      env: otelEnv(receiver.url),
+      args: ['--equip', 'all'],
+      ...(era === 'modern' ? { versionNegotiation: { mode: 'auto' as const } } : {}),
+    });
+    const echo = await exposedName(gateway, 'echo');
+    // The unsampled call first: whatever it exported would leave before the sampled call's spans.
+    const [unsampled, sampled] = [hex(16), hex(16)];
+    for (const [traceId, flags] of [
+      [unsampled, '00'],
+      [sampled, '01'],
+    ] as const) {
+      const answer = await gateway.client.callTool({
+        name: echo,
+        arguments: { text: flags },
+        _meta: { traceparent: `00-${traceId}-${hex(8)}-${flags}` },
+      });
+      expect(textOf(answer)).toBe(flags);
+    }
+    const { spans } = receiver;
+    const ofTrace = (traceId: string, service: string) => spans.filter((span) => span.traceId === traceId && span.service === service);
+    await eventually(
+      () => ofTrace(sampled, 'loadout').length === 2 && ofTrace(sampled, 'tracing-fixture').length === 1,
+      10_000,
+      "the sampled call's spans",
+    );
+    expect(
+      ofTrace(sampled, 'loadout')
+        .map((span) => span.kind)
+        .sort(),
+    ).toEqual([SPAN_KIND.server, SPAN_KIND.client].sort());
+    expect(ofTrace(unsampled, 'loadout')).toEqual([]);
+    // The fixture was told the trace and that it is not sampled: it started no trace of its own for the call.
+    expect(spans.filter((span) => span.service === 'tracing-fixture')).toHaveLength(1);
+  });
 });
 
 describe('telemetry problems and telemetry off', () => {

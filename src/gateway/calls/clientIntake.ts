@@ -115,6 +115,7 @@ export class DirectCalls {
       server: this.routing.server,
       modern,
       principal: this.routing.services.principal?.id,
+      trace: telemetry().requestTrace(request),
     };
     const reply = (message: JSONRPCMessage): void => {
       if (this.#running.get(id) === cancellation) this.#running.delete(id);
@@ -146,12 +147,6 @@ export class ClientIntake extends TransportDecorator {
   }
 
   protected receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
-    // A request the SDK's stdio entry delivers from its queue is handled in the trace context it arrived in.
-    if (telemetry().tracing) telemetry().resume(message, () => this.#receive(message, extra));
-    else this.#receive(message, extra);
-  }
-
-  #receive(message: JSONRPCMessage, extra: MessageExtraInfo | undefined): void {
     this.#calls.delivered(message);
     if ('id' in message) {
       const problem = requestProblem(message);
@@ -168,7 +163,10 @@ export class ClientIntake extends TransportDecorator {
     } else if ('method' in message && message.method === 'notifications/cancelled') {
       if (this.#calls.cancel(message.params?.requestId as RequestId | undefined, message.params?.reason)) return;
     }
-    this.onmessage?.(message, extra);
+    // A request the Server answers (which the SDK's stdio entry may deliver from its queue) is handled
+    // in the trace context it arrived in; a call taken above carries its context by hand.
+    if (telemetry().tracing) telemetry().resume(message, () => this.onmessage?.(message, extra));
+    else this.onmessage?.(message, extra);
   }
 
   // The Server's answers go out here too: the session learns when one has been written.

@@ -33,6 +33,7 @@ import { Cancellation, errorMessage, isLoadoutError } from '../../shared/index.j
 import { RoundTripCall, UnknownRequestStateError } from './inputRounds.js';
 import { modernRequestOfContext, type ModernRequest, type ModernServices } from './modernRequest.js';
 import { isPlainObject } from './requestShape.js';
+import type { RequestTrace } from '../../telemetry/index.js';
 import { errorResult } from './toolResults.js';
 
 // The JSON-RPC codes a client has always been answered with when a downstream timed out or closed
@@ -59,6 +60,8 @@ export interface ClientRequest {
   readonly modern: ModernRequest | undefined;
   /** Whose request it is (a principal's id): a `credentials: per-user` server's requests go with their own token. */
   readonly principal?: string;
+  /** Its trace context, carried by hand to what it sends downstream (a call the session forwards straight from its intake). */
+  readonly trace?: RequestTrace | undefined;
 }
 
 /** What is forwarded where: `label` names it in failures (e.g. `files.read_text_file`). */
@@ -102,6 +105,7 @@ export async function forward(pool: ServerPool, target: ForwardTarget, call: Cli
       clientCapabilities: roots ? { ...CLIENT_CAPABILITIES, roots } : undefined,
       onProgress: progress?.send,
       principal: call.principal,
+      trace: call.trace,
     });
     if (progress) await progress.sent();
     return asLegacyResult(result);
@@ -254,6 +258,7 @@ function startRoundTrip(pool: ServerPool, target: ForwardTarget, call: ClientReq
         // Only a client that asked for progress gets it, on whichever of its requests is waiting then.
         onProgress: call.progressToken === undefined ? undefined : (progress: Progress) => roundTrip.onProgress?.(progress),
         principal: call.principal,
+        trace: call.trace,
       })
       .catch((error: unknown) => {
         throw described(pool, target, error);
