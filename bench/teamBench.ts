@@ -23,6 +23,7 @@ const FORWARDED_CALLS = 500;
 const OVERHEAD_ROUNDS = 30;
 const STATS_SETTLE_MS = 1000;
 const SECRET_KEY = 'bench-secret-key-0123456789abcdefghijklmnop';
+const AUDIT_TABLE = 'audit_records';
 
 interface Replica {
   url: string;
@@ -41,7 +42,8 @@ if (!serverUrl) {
 const root = await mkdtemp(path.join(tmpdir(), 'loadout-team-bench-'));
 const configDir = path.join(root, 'config');
 // Each read of the statistics sees them as they are then, not as the first read of a transaction did.
-const admin = postgres(serverUrl, { max: 1, onnotice: () => undefined, connection: { stats_fetch_consistency: 'none' } });
+const STATS_OPTIONS = { max: 1, onnotice: () => undefined, connection: { stats_fetch_consistency: 'none' } };
+const admin = postgres(serverUrl, STATS_OPTIONS);
 const databaseName = `loadout_bench_${randomBytes(4).toString('hex')}`;
 const urlOf = (database: string) => {
   const url = new URL(serverUrl);
@@ -87,20 +89,34 @@ try {
   rows.push(['propagation p50 (equip on A → list_changed on B)', formatMs(spread.p50), '']);
   rows.push(['propagation p99', formatMs(spread.p99), `${ratio(spread.p99, 250).toFixed(2)} of 250 ms`]);
 
-  // A replica's transactions, all of them, are counted once it has exited (PostgreSQL 15 publishes a
-  // busy backend's counters only at times, an idle one's at its exit): a run with no calls and one
-  // with FORWARDED_CALLS, the same otherwise; the difference is the calls'.
+  // A replica's transactions and table accesses, all of them, are counted once it has exited
+  // (PostgreSQL 15 publishes a busy backend's counters only at times, an idle one's at its exit): a
+  // run with FORWARDED_CALLS and one with none that idles as long as the calls took (the change bus's
+  // heartbeat and other timers run alike), the same otherwise; the difference is the calls'.
   // Nothing else may talk to the database meanwhile: A and B stop first.
   for (const item of [onA, onB, a, b]) await item.close();
   opened.length = 0;
   await new Promise((resolve) => setTimeout(resolve, STATS_SETTLE_MS));
-  const quiet = await transactionsOfRun(0);
-  const busy = await transactionsOfRun(FORWARDED_CALLS);
-  const perCall = Math.max(0, busy - quiet) / FORWARDED_CALLS;
+  const busy = await databaseUseOfRun(FORWARDED_CALLS);
+  const quiet = await databaseUseOfRun(0, busy.callsMs);
+  const perCall = (busyCount: number, quietCount: number) => (Math.max(0, busyCount - quietCount) / FORWARDED_CALLS).toFixed(3);
+  rows.push([
+    `DB reads and row writes per forwarded call, audit trail aside`,
+    perCall(busy.accesses, quiet.accesses),
+    `target 0 (a run: ${busy.accesses} with the calls, ${quiet.accesses} without)`,
+  ]);
+  // A 2025-era session is a record in the store too: its calls of an equipped tool read none.
+  const legacyBusy = await databaseUseOfRun(FORWARDED_CALLS, 0, true);
+  const legacyQuiet = await databaseUseOfRun(0, legacyBusy.callsMs, true);
+  rows.push([
+    `… the same through a 2025 session`,
+    perCall(legacyBusy.accesses, legacyQuiet.accesses),
+    `target 0 (a run: ${legacyBusy.accesses} with the calls, ${legacyQuiet.accesses} without; a session's start may record its equip once more)`,
+  ]);
   rows.push([
     `DB transactions per forwarded call (${FORWARDED_CALLS} calls)`,
-    perCall.toFixed(3),
-    `target 0 (a run: ${busy} with the calls, ${quiet} without)`,
+    perCall(busy.transactions, quiet.transactions),
+    `${busy.transactions} with the calls, ${quiet.transactions} without: the audit trail's batches (${busy.auditRows - quiet.auditRows} records), written every audit.flush_ms off the calls' path`,
   ]);
 
   const overhead: Partial<Record<'files' | 'store', Record<'discover' | 'equip' | 'first', number>>> = {};
@@ -164,32 +180,66 @@ function connect(url: string, token?: string): Promise<Client> {
   return connectClient(url, token ? { token } : {});
 }
 
-// The bench database's committed and rolled-back transactions over one replica's life: start,
-// connect, equip 'one', `calls` forwarded calls, stop.
-async function transactionsOfRun(calls: number): Promise<number> {
-  const before = await transactions();
-  const replica = await startReplica(`round-trips-${calls}`, storeUrl);
-  const client = await connect(replica.url);
+interface DatabaseUse {
+  transactions: number;
+  /** Table scans and rows written, on every table but the audit trail's. */
+  accesses: number;
+  auditRows: number;
+  /** How long the calls took. */
+  callsMs: number;
+}
+
+// The bench database's use over one replica's life: start, connect (a 2025-era session when
+// `legacy`), equip 'one', `calls` forwarded calls (or, with none, `idleMs` of waiting), stop.
+async function databaseUseOfRun(calls: number, idleMs = 0, legacy = false): Promise<DatabaseUse> {
+  const before = await databaseUse();
+  const replica = await startReplica(`round-trips-${calls}${legacy ? '-2025' : ''}`, storeUrl);
+  const client = await connectClient(replica.url, { legacy });
   await client.callTool({ name: 'equip-toolset', arguments: { name: 'one' } });
+  const began = performance.now();
   for (let call = 0; call < calls; call++) await client.callTool({ name: 'echo_echo', arguments: { text: 'x' } });
+  if (idleMs) await new Promise((resolve) => setTimeout(resolve, idleMs));
+  const callsMs = performance.now() - began;
   await client.close();
   await replica.close();
   // A backend publishes its counters as it exits, just after the replica has.
   await new Promise((resolve) => setTimeout(resolve, STATS_SETTLE_MS));
-  return (await transactions()) - before;
+  const after = await databaseUse();
+  return {
+    transactions: after.transactions - before.transactions,
+    accesses: after.accesses - before.accesses,
+    auditRows: after.auditRows - before.auditRows,
+    callsMs,
+  };
 }
 
-async function transactions(): Promise<number> {
-  const [row] = await admin<
+// Table statistics are per database: read on a connection to the bench database of its own, closed
+// and settled before the transactions are read, so its one transaction falls in every run alike.
+async function databaseUse(): Promise<Omit<DatabaseUse, 'callsMs'>> {
+  const reader = postgres(storeUrl, STATS_OPTIONS);
+  const tables = await reader<Array<{ name: string; accesses: string; inserted: string }>>`
+    SELECT relname AS name, seq_scan + coalesce(idx_scan, 0) + n_tup_ins + n_tup_upd + n_tup_del AS accesses, n_tup_ins AS inserted
+    FROM pg_stat_user_tables`;
+  await reader.end();
+  await new Promise((resolve) => setTimeout(resolve, STATS_SETTLE_MS));
+  const [database] = await admin<
     Array<{ n: string }>
   >`SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = ${databaseName}`;
-  return Number(row!.n);
+  return {
+    transactions: Number(database!.n),
+    accesses: tables.reduce((total, table) => total + (table.name === AUDIT_TABLE ? 0 : Number(table.accesses)), 0),
+    auditRows: Number(tables.find((table) => table.name === AUDIT_TABLE)?.inserted ?? 0),
+  };
 }
 
 function startReplica(name: string, store: string | undefined, extra: string[] = [], nodeFlags: string[] = []): Promise<Replica> {
   const dataDir = path.join(root, `data-${name}`);
+  // LOADOUT_BENCH_CPU_PROF=<dir>: each replica writes a V8 CPU profile there as it exits, named after it.
+  const profileDir = process.env.LOADOUT_BENCH_CPU_PROF;
+  const profileFlags = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
   const args = [
     ...nodeFlags,
+    ...profileFlags,
     CLI,
     '--config',
     configDir,

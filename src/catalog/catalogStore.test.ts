@@ -3,12 +3,13 @@
 // it keeps beside the catalog (learned words, the servers' summaries) are not read again for
 // nothing, yet what another process writes to them still shows.
 import { utimesSync, writeFileSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { GatewaySettingsSchema, ServerConfigSchema, writeTextAtomic } from '../config/index.js';
 import { ServerPool } from '../downstream/index.js';
 import { silentLogger, type Logger } from '../shared/index.js';
+import { Catalog } from './catalog.js';
 import { CatalogStore } from './catalogStore.js';
 import { writeDefinitionCache } from './definitionCache.js';
 import { LearnedWordsStore } from './learnedWords.js';
@@ -111,5 +112,28 @@ describe('CatalogStore beside other processes', () => {
     writeFileSync(serverMapFile, summaries('FILES AND FOLDERS'));
     utimesSync(serverMapFile, mtime, mtime);
     expect(await purpose(catalog)).toBe('files and folders');
+  });
+
+  it('keeps the summaries file in step once after a burst of catalog changes, not at each one, and by the time it settles', async () => {
+    const serverMapFile = path.join(dir, 'server-map.json');
+    await writeDefinitionCache(path.join(dir, 'catalog.json'), {
+      a: { discoveredAt: 'x', tools: [{ name: 'list_invoices', description: 'List invoices.', inputSchema: { type: 'object' } }] },
+    });
+    const summarized = vi.spyOn(Catalog.prototype, 'serverSummaries');
+    try {
+      const catalog = store({ serverMapFile });
+      await catalog.ensureLoaded();
+      // A warm start's first answer does not wait for every server's purpose.
+      expect(summarized).not.toHaveBeenCalled();
+      for (const description of ['one', 'two', 'three']) catalog.setDescriptionOverrides(new Map([['a.list_invoices', description]]));
+      await catalog.settled();
+      expect(summarized).toHaveBeenCalledTimes(1);
+      expect(JSON.parse(await readFile(serverMapFile, 'utf8'))).toEqual({
+        version: 1,
+        servers: [{ server: 'a', purpose: 'invoices', tools: 1 }],
+      });
+    } finally {
+      summarized.mockRestore();
+    }
   });
 });

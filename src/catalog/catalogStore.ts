@@ -39,6 +39,11 @@ const ServerSummariesFileSchema = z.object({
 
 let vectorWarningGiven = false;
 
+// The summaries file is kept in step a while after a change, not at it: summarizing every server
+// took ~25 ms of a warm start over 2,500 tools (docs/performance.md), before its first answer, and
+// a burst of changes (a discovery of many servers) is summarized once, for its last catalog.
+const KEEP_SUMMARIES_AFTER_MS = 1000;
+
 /** Where the cached definitions are kept: catalog.json, or (in store mode) the team store's catalog records. */
 type DefinitionsPlace =
   { cacheFile: string; catalogRecords?: never } | { catalogRecords: RecordCollection<CatalogEntryRecord>; cacheFile?: never };
@@ -83,6 +88,8 @@ export class CatalogStore {
   #writtenSummaries: string | undefined;
   /** Writes of the summaries, one after another so the last catalog's wins. */
   #summaryWrites: Promise<void> = Promise.resolve();
+  /** Set while the summaries file is to be brought in step with the catalog. */
+  #summariesDue: NodeJS.Timeout | undefined;
   /** Everything that may still write a file: discoveries, re-checks, the summaries, learned words. */
   readonly #work = new WorkInFlight();
   readonly #discovery: CatalogDiscovery;
@@ -217,11 +224,18 @@ export class CatalogStore {
     }
   }
 
-  // Keeps the summaries file in step with the catalog (after the definitions were read, so an
-  // early catalog of no servers never overwrites it).
+  // The summaries file is to be brought in step with the catalog (after the definitions were read,
+  // so an early catalog of no servers never overwrites it), soon or when the store settles.
+  #summariesChanged(): void {
+    if (!this.#options.serverMapFile || !this.#definitionsRead || this.#summariesDue) return;
+    this.#summariesDue = setTimeout(() => this.#keepSummaries(), KEEP_SUMMARIES_AFTER_MS).unref();
+  }
+
   #keepSummaries(): void {
+    clearTimeout(this.#summariesDue);
+    this.#summariesDue = undefined;
     const { serverMapFile, logger } = this.#options;
-    if (!serverMapFile || !this.#definitionsRead) return;
+    if (!serverMapFile) return;
     const text = `${JSON.stringify({ version: 1, servers: [...this.#current.serverSummaries().values()] })}\n`;
     if (text === this.#writtenSummaries) return;
     this.#writtenSummaries = text;
@@ -237,8 +251,12 @@ export class CatalogStore {
    * (and any they begin) has landed: an owner that stops awaits it after closing the pool, so no
    * file is written after its close resolves. Never rejects.
    */
-  settled(): Promise<void> {
-    return this.#work.settled();
+  async settled(): Promise<void> {
+    // Work that lands may change the catalog again, and so make the summaries due again.
+    do {
+      if (this.#summariesDue) this.#keepSummaries();
+      await this.#work.settled();
+    } while (this.#summariesDue);
   }
 
   /** Read the learned words again (another replica learned some) and search with them; unreadable ones are left as they were. */
@@ -378,7 +396,7 @@ export class CatalogStore {
 
   #replace(): void {
     this.#current = this.#build();
-    this.#keepSummaries();
+    this.#summariesChanged();
     for (const listener of this.#listeners) listener(this.#current);
   }
 }

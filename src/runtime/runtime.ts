@@ -85,7 +85,8 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   await optimization.applyPromotions();
   const toolsets = new StoredToolsets(kept.toolsets);
   let closed: Promise<void> | undefined;
-  const close = () => (closed ??= pool.close().finally(() => kept.close()));
+  // The catalog's files (the summaries it keeps a while after a change) land before the store closes.
+  const close = () => (closed ??= pool.close().finally(() => catalog.settled().finally(() => kept.close())));
   const discoveryRecords = storedDiscoveryRecords(kept.discovery);
   return { config, configExists, brokenServers, pool, catalog, state, optimization, toolsets, discoveryRecords, store, close };
 }
