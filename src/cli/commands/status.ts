@@ -47,9 +47,12 @@ export function registerStatus(program: Command): void {
         const tools = toolsOfServer(view, name);
         const oauth = oauthOf.get(name);
         const discovered = view.definitions[name] !== undefined;
-        const record = config.enabled ? records.get(name) : undefined;
+        const recorded = config.enabled ? records.get(name) : undefined;
         // Failed: the last attempt (serve's, refresh's or doctor's) failed, even of a server listed
         // before (its cached tools are still offered); pending: a running gateway has yet to list it.
+        // A listed server's failed authorization is left to its OAuth line, which reads the tokens as
+        // they are now (a key set right since, or a login, has already mended it).
+        const record = discovered && recorded?.failure.code === 'NEEDS_AUTHORIZATION' ? undefined : recorded;
         const discovery = record
           ? { state: 'failed' as const, ...failedState(record) }
           : !discovered && config.enabled && gateways.length
