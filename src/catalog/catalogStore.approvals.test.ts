@@ -45,6 +45,7 @@ describe.each(STORE_BACKENDS)('discovery approvals in store mode ($name)', (back
     const records: RecordCollection<CatalogEntryRecord> = {
       get: (key) => kept.get(key),
       list: () => kept.list(),
+      listEach: () => kept.listEach(),
       put: (key, value, options) => kept.put(key, value, options),
       putAll: (all) => kept.putAll(all),
       update: (key, change) => {

@@ -105,6 +105,7 @@ describe.each(STORE_BACKENDS)('discovery records in the store ($name)', (backend
     const counted: RecordCollection<DiscoveryRecord> = {
       get: (key) => (reads.push(`get ${key}`), records.get(key)),
       list: () => (reads.push('list'), records.list()),
+      listEach: () => (reads.push('list'), records.listEach()),
       put: (key, value, options) => records.put(key, value, options),
       putAll: (all) => records.putAll(all),
       update: (key, change) => records.update(key, change),
