@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 // The loadout command line. The CLI is the only place that prints for humans or exits the process.
+// First, before any other module is evaluated: how big V8's young generation may grow.
+import './youngGeneration.js';
 import { Command, Option } from 'commander';
 import { LOADOUT_VERSION, LOG_FORMATS, LOG_LEVELS, type LogFormat } from '../shared/index.js';
 import { configureHelp } from './help.js';
@@ -51,7 +53,7 @@ program.hook('preAction', (_program, command) => {
 
 // Each command's code is loaded only when the command line names it: `serve` (what every agent
 // session starts and waits for) never loads the optimization reports, client setup or doctor, and
-// `search` never loads the gateway, the MCP server SDK or client setup. A command line that names
+// `search` never loads the gateway, the MCP server's HTTP side or client setup. A command line that names
 // none (help, --version, a typo) or asks for help loads them all, so usage and "did you mean" still
 // list them all and every help reads the same.
 const named = invokedCommand(program, process.argv);
