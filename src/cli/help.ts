@@ -1,6 +1,6 @@
 // How loadout's help reads: commands in the order a user meets them, each with an example, choices
 // and defaults written one way, wrapped at the terminal width (COLUMNS when piped), and a command
-// given nothing to do answers with its help. Loaded with the other commands, never by a `serve` start.
+// given nothing to do answers with its help. Applied to whichever commands a run loads (main.ts).
 import { Help, type Argument, type Command, type Option } from 'commander';
 
 /**

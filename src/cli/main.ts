@@ -1,9 +1,29 @@
 #!/usr/bin/env node
 // The loadout command line. The CLI is the only place that prints for humans or exits the process.
+// First, before any other module is evaluated: how big V8's young generation may grow.
+import './youngGeneration.js';
 import { Command, Option } from 'commander';
 import { LOADOUT_VERSION, LOG_FORMATS, LOG_LEVELS, type LogFormat } from '../shared/index.js';
-import { registerServe } from './commands/serve.js';
+import { configureHelp } from './help.js';
 import { exitQuietlyOnEpipe, failureMessage, printError, useStderrFormat } from './output.js';
+
+/** How each command is registered, loaded on demand; in the order the full help lists them before help.ts sorts them. */
+const COMMANDS: Record<string, () => Promise<(program: Command) => void>> = {
+  serve: async () => (await import('./commands/serve.js')).registerServe,
+  init: async () => (await import('./commands/init.js')).registerInit,
+  refresh: async () => (await import('./commands/refresh.js')).registerRefresh,
+  status: async () => (await import('./commands/status.js')).registerStatus,
+  list: async () => (await import('./commands/list.js')).registerList,
+  toolset: async () => (await import('./commands/toolset.js')).registerToolset,
+  optimize: async () => (await import('./commands/optimize.js')).registerOptimize,
+  setup: async () => (await import('./commands/setup.js')).registerSetup,
+  doctor: async () => (await import('./commands/doctor.js')).registerDoctor,
+  search: async () => (await import('./commands/search.js')).registerSearch,
+  enrich: async () => (await import('./commands/enrich.js')).registerEnrich,
+  auth: async () => (await import('./commands/auth.js')).registerAuth,
+  audit: async () => (await import('./commands/audit.js')).registerAudit,
+  store: async () => (await import('./commands/store.js')).registerStore,
+};
 
 const program = new Command('loadout')
   .description('A meta-tool MCP gateway: one MCP server in front of many, with toolsets the agent equips.')
@@ -31,15 +51,16 @@ program.hook('preAction', (_program, command) => {
   useStderrFormat(command.optsWithGlobals<{ logFormat: LogFormat }>().logFormat);
 });
 
-registerServe(program);
-// `serve` is what every agent session starts and waits for. The other commands' code (optimization
-// reports, client setup, doctor, prompts: ~100 KB) is loaded only when the command line names one of
-// them, or names none (help, a typo), or asks for help, so usage and "did you mean" still list them
-// all and every help reads the same.
-if (invokedCommand(program, process.argv) !== 'serve' || process.argv.some((arg) => arg === '--help' || arg === '-h')) {
-  const { registerOtherCommands } = await import('./otherCommands.js');
-  registerOtherCommands(program);
-}
+// Each command's code is loaded only when the command line names it: `serve` (what every agent
+// session starts and waits for) never loads the optimization reports, client setup or doctor, and
+// `search` never loads the gateway, the MCP server's HTTP side or client setup. A command line that names
+// none (help, --version, a typo) or asks for help loads them all, so usage and "did you mean" still
+// list them all and every help reads the same.
+const named = invokedCommand(program, process.argv);
+const helpAsked = process.argv.some((arg) => arg === '--help' || arg === '-h');
+const loading = named !== undefined && Object.hasOwn(COMMANDS, named) && !helpAsked ? [COMMANDS[named]!] : Object.values(COMMANDS);
+for (const register of await Promise.all(loading.map((load) => load()))) register(program);
+configureHelp(program);
 
 // A usage error is printed before any action runs; it follows --log-format too.
 if (process.argv.some((arg, index) => arg === '--log-format=json' || (arg === '--log-format' && process.argv[index + 1] === 'json')))

@@ -1,12 +1,14 @@
 // What a start parses: a stdio `serve` (what every agent session starts) loads neither the HTTP
 // side (the guard, access-token checks, 2025 sessions) nor the Postgres client; `serve --http`
-// loads the HTTP side. Read from the bundle chunks the process resolved and their source maps.
+// loads the HTTP side; `loadout search` loads its own command's code and no other command's.
+// Read from the bundle chunks the process resolved and their source maps.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { fixture, nodeServer, useGatewaySandbox, writeServersYaml } from '../helpers/gateway.js';
 import { startHttpGateway } from '../helpers/http.js';
+import { runCli } from '../helpers/cli.js';
 
 // The sources (as the chunks' source maps name them) of every bundle file the logged process loaded.
 async function sourcesLoaded(log: string): Promise<string[]> {
@@ -19,18 +21,28 @@ async function sourcesLoaded(log: string): Promise<string[]> {
 
 const HTTP_SIDE = /src\/gateway\/http\/httpServer\.ts$/;
 const POSTGRES_CLIENT = /node_modules\/postgres\//;
+// What `search` never runs: the gateway and MCP serving, other commands (client setup, doctor,
+// optimization reports), the Postgres client.
+const NOT_SEARCH = [
+  /src\/gateway\//,
+  /src\/cli\/commands\/(?!search\.ts)/,
+  /src\/cli\/(clients|doctorChecks|optimizeOutput)/,
+  POSTGRES_CLIENT,
+];
+
+// NODE_OPTIONS and the module log path for a process whose modules are logged under `name`.
+function logged(root: string, name: string): { log: string; env: Record<string, string> } {
+  const log = path.join(root, `modules-${name}.log`);
+  return { log, env: { NODE_OPTIONS: `--import=${fixture('moduleLog')}`, LOADOUT_TEST_MODULE_LOG: log } };
+}
 
 describe('modules a start loads', () => {
   const sandbox = useGatewaySandbox();
 
   it('a stdio serve loads neither the HTTP gateway nor the Postgres client; serve --http loads the HTTP gateway', async () => {
     await writeServersYaml(sandbox.dirs.configDir, { echo: nodeServer(fixture('echo')) });
-    const logged = (name: string) => {
-      const log = path.join(sandbox.dirs.root, `modules-${name}.log`);
-      return { log, env: { NODE_OPTIONS: `--import=${fixture('moduleLog')}`, LOADOUT_TEST_MODULE_LOG: log } };
-    };
 
-    const stdio = logged('stdio');
+    const stdio = logged(sandbox.dirs.root, 'stdio');
     const gateway = await sandbox.start({ env: stdio.env, args: ['--equip', 'all'] });
     expect((await gateway.client.listTools()).tools.length).toBeGreaterThan(1);
     await gateway.close();
@@ -41,9 +53,24 @@ describe('modules a start loads', () => {
     ).toBe(true);
     expect(stdioSources.filter((source) => HTTP_SIDE.test(source) || POSTGRES_CLIENT.test(source))).toEqual([]);
 
-    const http = logged('http');
+    const http = logged(sandbox.dirs.root, 'http');
     const served = await startHttpGateway(sandbox.dirs, [], http.env);
     await served.close();
     expect((await sourcesLoaded(http.log)).filter((source) => HTTP_SIDE.test(source))).toHaveLength(1);
+  });
+
+  it('loadout search loads the search command and none of the gateway, the other commands or the Postgres client', async () => {
+    await writeServersYaml(sandbox.dirs.configDir, { echo: nodeServer(fixture('echo')) });
+    expect((await runCli(sandbox.dirs, ['refresh'])).code).toBe(0);
+    const search = logged(sandbox.dirs.root, 'search');
+    const run = await runCli(sandbox.dirs, ['search', 'echo', 'a', 'message'], { env: search.env });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('echo.');
+    const sources = await sourcesLoaded(search.log);
+    expect(
+      sources.some((source) => source.endsWith('src/cli/commands/search.ts')),
+      'the log sees the search command',
+    ).toBe(true);
+    expect(sources.filter((source) => NOT_SEARCH.some((pattern) => pattern.test(source)))).toEqual([]);
   });
 });
