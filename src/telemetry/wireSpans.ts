@@ -212,8 +212,8 @@ export function startTracedRequest(
 
 // An unsampled trace's context into a downstream request's `_meta`. With no trace state and no
 // baggage, what the propagators loadout registers (W3C trace context and baggage) would write is the
-// traceparent alone, written here directly: the propagators' checks and formatting cost an unsampled
-// call more than all the rest of its tracing.
+// traceparent alone, written here directly: going through the propagators was about a third of what
+// tracing cost an unsampled call.
 function carryUnsampled(parent: Context, meta: Meta): void {
   const span = trace.getSpanContext(parent);
   if (
