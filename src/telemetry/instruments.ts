@@ -22,6 +22,7 @@ import {
 import { ATTR, DB_DURATION_BUCKETS_S, DB_METRIC, LOADOUT_ATTR, LOADOUT_METRIC, MCP_DURATION_BUCKETS_S, MCP_METRIC } from './names.js';
 import type { DurationHistogram, OperationDurations } from './operationDurations.js';
 import type { SpanContextManager } from './spanContexts.js';
+import type { DecidedSampling } from './sampling.js';
 import type { GatewayGauges } from './telemetry.js';
 import { RequestShapes, type Failure, type KnownNames, type RequestShape } from './requestShapes.js';
 
@@ -68,6 +69,7 @@ export class Instruments {
   // The context each request a client sent arrived in, for as long as the request object lives.
   readonly #arrivedIn = new WeakMap<object, Context>();
   readonly #contexts: SpanContextManager | undefined;
+  readonly #sampling: DecidedSampling | undefined;
 
   constructor(
     tracer: Tracer,
@@ -75,9 +77,11 @@ export class Instruments {
     tracing: boolean,
     operations: OperationDurations | undefined,
     contexts: SpanContextManager | undefined,
+    sampling: DecidedSampling | undefined,
   ) {
     this.tracer = tracer;
     this.#contexts = contexts;
+    this.#sampling = sampling;
     this.tracing = tracing;
     // Aggregated by loadout (operationDurations.ts): the metrics SDK would hash their attributes on every request.
     this.serverOperation = operations?.server;
@@ -153,9 +157,12 @@ export class Instruments {
     prompt: (name) => this.#gateway?.knowsPrompt(name) ?? false,
   };
 
-  /** Start a request's span (while traces are on, unless `traced` is false) and its clock. */
+  /**
+   * Start a request's span (while traces are on, unless `traced` is false) and its clock. A span
+   * the sampler does not record is a trace context only (sampling.ts): nothing of it is built.
+   */
   startRequest(kind: SpanKind, shape: RequestShape, parent: Context = ROOT_CONTEXT, links?: Link[], traced = this.tracing): OpenRequest {
-    const span = traced ? this.tracer.startSpan(shape.name, { kind, attributes: shape.attributes, links }, parent) : undefined;
+    const span = traced ? this.#sampling?.startSpan(this.tracer, shape.name, kind, shape.attributes, parent, links) : undefined;
     return { span, shape, startedMs: performance.now() };
   }
 

@@ -16,6 +16,7 @@ import type { IncomingMessage } from 'node:http';
 import { errorMessage, isLoadoutError, LOADOUT_VERSION, settleWithin, type Logger } from '../shared/index.js';
 import { Instruments } from './instruments.js';
 import { SpanContextManager } from './spanContexts.js';
+import { DecidedSampling, samplerFromEnv } from './sampling.js';
 import { DurationsProducer, operationDurations, type OperationDurations } from './operationDurations.js';
 import { ATTR, LOADOUT_ATTR } from './names.js';
 import { answerFacts, metaOf } from './requestFacts.js';
@@ -63,6 +64,7 @@ export function openTelemetry(options: OtelOptions): Telemetry {
   let providers: { traces?: NodeTracerProvider; metrics?: MeterProvider };
   let operations: OperationDurations | undefined;
   let contexts: SpanContextManager | undefined;
+  let sampling: DecidedSampling | undefined;
   try {
     // The SDK's parts, not sdk-node: that one also brings the gRPC exporters, whose dependencies
     // carry an install script and @types packages into every install of loadout.
@@ -72,10 +74,14 @@ export function openTelemetry(options: OtelOptions): Telemetry {
     const resource = resourceFromAttributes({ 'service.name': SERVICE_NAME }).merge(
       detectResources({ detectors: [envDetector, hostDetector] }),
     );
-    // The sampler and batch limits come from OTEL_TRACES_SAMPLER and OTEL_BSP_* (the SDK reads them).
-    const traces = options.traces
+    // The sampler comes from OTEL_TRACES_SAMPLER, asked by loadout before a span is (sampling.ts);
+    // the batch limits from OTEL_BSP_* (the SDK reads them).
+    sampling = options.traces ? new DecidedSampling(samplerFromEnv(env, logger)) : undefined;
+    const traces = sampling
       ? new NodeTracerProvider({
           resource,
+          sampler: sampling,
+          idGenerator: sampling,
           spanProcessors: [new BatchSpanProcessor(json ? new JsonTraceExporter() : new ProtoTraceExporter())],
         })
       : undefined;
@@ -121,6 +127,7 @@ export function openTelemetry(options: OtelOptions): Telemetry {
     options.traces,
     operations,
     contexts,
+    sampling,
   );
   // The 2026-07-28 HTTP request being served, for the per-request server that answers it.
   const answers = new AsyncLocalStorage<ServedRequest>();

@@ -141,7 +141,8 @@ export class ClientSpans extends TransportDecorator {
     if (!open.span && !unsampled) return this.inner.send(message, options);
     if (open.span?.isRecording()) open.span.setAttribute(ATTR.requestId, String(message.id));
     const meta: Meta = { ...metaOf(message.params) };
-    propagation.inject(open.span ? trace.setSpan(parent, open.span) : parent, meta);
+    if (open.span) propagation.inject(trace.setSpan(parent, open.span), meta);
+    else carryUnsampled(parent, meta);
     return this.inner.send({ ...message, params: { ...message.params, _meta: meta } }, options);
   }
 
@@ -207,6 +208,22 @@ export function startTracedRequest(
     if (arrival.client) span.setAttributes(arrival.client);
   }
   return { open, within: trace.setSpan(parent, span) };
+}
+
+// An unsampled trace's context into a downstream request's `_meta`. With no trace state and no
+// baggage, what the propagators loadout registers (W3C trace context and baggage) would write is the
+// traceparent alone, written here directly: going through the propagators was about a third of what
+// tracing cost an unsampled call.
+function carryUnsampled(parent: Context, meta: Meta): void {
+  const span = trace.getSpanContext(parent);
+  if (
+    span === undefined ||
+    span.traceState !== undefined ||
+    propagation.getBaggage(parent) !== undefined ||
+    !trace.isSpanContextValid(span)
+  )
+    return propagation.inject(parent, meta);
+  meta.traceparent = `00-${span.traceId}-${span.spanId}-00`;
 }
 
 function isSampled(span: SpanContext | undefined): boolean {
