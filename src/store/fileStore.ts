@@ -105,10 +105,11 @@ class FileStore implements TeamStore {
 
     this.catalog = collection(
       'catalog',
-      documentLayout({
+      documentLayout<unknown, RecordOf<'catalog'>>({
         file: file('catalog.json'),
         parse: (text) => (text === undefined ? {} : catalogServers(text, file('catalog.json'))),
         text: catalogFileText,
+        marked: readBackAsWritten,
       }),
     );
     this.discovery = collection(

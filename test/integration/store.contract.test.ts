@@ -3,7 +3,7 @@
 // other's changes (two stores = two connections), with 2 × 100 concurrent saves losing nothing.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { storedDefinitions } from '../../src/catalog/index.js';
-import { LAST_STOP_KEY, type TeamStore } from '../../src/store/index.js';
+import { LAST_STOP_KEY, type CatalogEntryRecord, type TeamStore } from '../../src/store/index.js';
 import { STORE_BACKENDS, nextChange, type StoreBackend } from '../helpers/storeBackends.js';
 
 describe.each(STORE_BACKENDS)('store contract ($name)', (backend: StoreBackend) => {
@@ -94,6 +94,29 @@ describe.each(STORE_BACKENDS)('store contract ($name)', (backend: StoreBackend) 
     expect((await store.equipped.list()).map((record) => record.key).sort()).toEqual(
       ['0123456789abcdef0123456789abcdef', LAST_STOP_KEY].sort(),
     );
+  });
+
+  it('changes several records with updateAll(), each from its record as kept, and deletes one changed to nothing', async () => {
+    const store = await replica();
+    await store.catalog.putAll(['a', 'b'].map((server) => ({ key: server, value: { discoveredAt: 'then', tools: [{ name: server }] } })));
+    const before = await store.catalog.list();
+    await store.catalog.updateAll(
+      new Map([
+        ['a', (current?: CatalogEntryRecord) => current && { ...current, discoveredAt: 'now' }],
+        ['b', () => undefined],
+        ['c', (current?: CatalogEntryRecord) => current ?? { discoveredAt: 'now', tools: [{ name: 'c' }] }],
+      ]),
+    );
+    const after = await store.catalog.list();
+    expect(after.map((record) => [record.key, record.value])).toEqual([
+      ['a', { discoveredAt: 'now', tools: [{ name: 'a' }] }],
+      ['c', { discoveredAt: 'now', tools: [{ name: 'c' }] }],
+    ]);
+    expect(after[0]!.revision).toBeGreaterThan(Math.max(...before.map((record) => record.revision)));
+    await expect(store.catalog.updateAll(new Map([['a', () => ({ discoveredAt: 1 }) as never]]))).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+    });
+    expect((await store.catalog.get('a'))?.value.discoveredAt).toBe('now');
   });
 
   it('lists each record as read, as list() does, with listEach()', async () => {
