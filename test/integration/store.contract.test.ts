@@ -77,6 +77,24 @@ describe.each(STORE_BACKENDS)('store contract ($name)', (backend: StoreBackend) 
     expect(read.old?.listFailures).toEqual({ resources: { text: 'resources/list failed: Request timed out' } });
   });
 
+  it("applies a flush's changes of the cached definitions in order, several of one server built on each other", async () => {
+    const store = await replica();
+    const definitions = storedDefinitions(store.catalog);
+    const tool = (name: string) => ({ name, inputSchema: { type: 'object' as const } });
+    await store.catalog.put('gone', { discoveredAt: 'then', tools: [tool('g')] });
+    await definitions.update([
+      { server: 'a', change: () => ({ discoveredAt: 'first', tools: [tool('one')] }) },
+      { server: 'b', change: () => ({ discoveredAt: 'now', tools: [tool('b')] }) },
+      { server: 'a', change: (entry) => entry && { ...entry, tools: [...entry.tools, tool('two')] } },
+      { server: 'gone', change: () => undefined },
+      { server: 'a', change: (entry) => entry && { ...entry, discoveredAt: 'last' } },
+    ]);
+    const read = await definitions.read();
+    expect(Object.keys(read).sort()).toEqual(['a', 'b']);
+    expect(read.a).toEqual({ discoveredAt: 'last', tools: [tool('one'), tool('two')] });
+    expect((await store.catalog.get('a'))?.value.hashes).toEqual({ one: expect.any(String), two: expect.any(String) });
+  });
+
   it('writes many records at once, each then read at a revision of its own', async () => {
     const store = await replica();
     const servers = ['a', 'b', 'c'];
