@@ -1,22 +1,27 @@
-// The cached definitions in the team store (`--store`): one catalog record per server, its tool
-// hashes beside it as catalog.json keeps them. Each change is a read-modify-write of that server's
+// The cached definitions in the store (the team store, or files mode's catalog.json): one catalog
+// record per server, its tool hashes beside it as catalog.json keeps them. Each change is a read-modify-write of that server's
 // record, so replicas changing different servers never overwrite each other, and a concurrent
 // change of the same server is built on, not replaced.
-import type { CatalogEntryRecord, RecordCollection } from '../store/index.js';
+import { LoadoutError, errorMessage } from '../shared/index.js';
+import { dataDirRecords, type CatalogEntryRecord, type RecordCollection } from '../store/index.js';
 import {
   entryToKeep,
   keptEntries,
   withoutHashes,
+  type CachedServerTools,
+  type DefinitionCache,
   type DefinitionChange,
   type DefinitionSource,
   type StoredServerTools,
 } from './definitionCache.js';
 
-/** The store's catalog records as a DefinitionSource. */
-export function storedDefinitions(records: RecordCollection<CatalogEntryRecord>): DefinitionSource {
+/** The store's catalog records (files mode: catalog.json's, opened by dataDirRecords) as a DefinitionSource. */
+export function storedDefinitions(
+  collection: RecordCollection<CatalogEntryRecord> | Promise<RecordCollection<CatalogEntryRecord>>,
+): DefinitionSource {
   return {
     async read() {
-      const kept = await records.list();
+      const kept = await (await collection).list();
       return keptEntries(Object.fromEntries(kept.map((record) => [record.key, record.value])));
     },
     async update(changes) {
@@ -24,7 +29,9 @@ export function storedDefinitions(records: RecordCollection<CatalogEntryRecord>)
       // (files: catalog.json read and written once for the batch).
       const byServer = new Map<string, DefinitionChange['change'][]>();
       for (const { server, change } of changes) byServer.set(server, [...(byServer.get(server) ?? []), change]);
-      await records.updateAll(
+      await (
+        await collection
+      ).updateAll(
         new Map(
           [...byServer].map(([server, serverChanges]) => [
             server,
@@ -40,4 +47,24 @@ export function storedDefinitions(records: RecordCollection<CatalogEntryRecord>)
       );
     },
   };
+}
+
+/** Read the definitions of a data dir's catalog.json; a missing file is an empty cache, a corrupt one is reported (and rebuilt by discovery). */
+export async function readDefinitionCache(file: string): Promise<DefinitionCache> {
+  try {
+    return await storedDefinitions(dataDirRecords(file, 'catalog')).read();
+  } catch (error) {
+    throw new LoadoutError(
+      'STATE_INVALID',
+      `${file} is not a valid tool cache (${errorMessage(error)}); delete it and loadout will rediscover`,
+      { cause: error },
+    );
+  }
+}
+
+/** Store (or, with `undefined`, drop) the definitions of some servers in a data dir's catalog.json, keeping the others. */
+export function writeDefinitionCache(file: string, entries: Record<string, CachedServerTools | undefined>): Promise<void> {
+  return storedDefinitions(dataDirRecords(file, 'catalog')).update(
+    Object.entries(entries).map(([server, entry]) => ({ server, change: () => entry })),
+  );
 }

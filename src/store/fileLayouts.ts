@@ -46,7 +46,8 @@ export interface FileLayout<Read, Write> {
 /**
  * A document file holding every record of a kind by key; `text` answers undefined to remove the
  * file (no records left). `marked`: what a record to write is marked with first (catalog.json:
- * readBackAsWritten, as `parse` gives it back as its JSON).
+ * readBackAsWritten, as `parse` gives it back as its JSON). `parseToChange`: what a change starts
+ * from, when not `parse` (catalog.json that cannot be read is only a cache: rebuilt, not refused).
  */
 export function documentLayout<Read, Write>(options: {
   file: string;
@@ -54,6 +55,7 @@ export function documentLayout<Read, Write>(options: {
   text: (records: Record<string, Read | Write>) => string | undefined;
   keys?: readonly string[];
   marked?: (record: Write) => Write;
+  parseToChange?: (text: string | undefined) => Record<string, Read>;
 }): FileLayout<Read, Write> {
   const { file, parse, text } = options;
   const readAll = async () => new Map(Object.entries(parse(await readTextIfExists(file))));
@@ -69,7 +71,7 @@ export function documentLayout<Read, Write>(options: {
       withFileLock(file, async () => writeDocument({ ...parse(await readTextIfExists(file)), ...Object.fromEntries(written) })),
     transactEach: <Result>(steps: ReadonlyArray<Step<Read, Write, Result>>) =>
       withFileLock(file, async () => {
-        const records: Record<string, Read | Write> = parse(await readTextIfExists(file));
+        const records: Record<string, Read | Write> = (options.parseToChange ?? parse)(await readTextIfExists(file));
         const outcomes: Array<Outcome<Write, Result>> = [];
         for (const { key, work } of steps) {
           const outcome = await work(Object.hasOwn(records, key) ? (records[key] as Read) : undefined);

@@ -110,6 +110,13 @@ class FileStore implements TeamStore {
         parse: (text) => (text === undefined ? {} : catalogServers(text, file('catalog.json'))),
         text: catalogFileText,
         marked: readBackAsWritten,
+        parseToChange: (text) => {
+          try {
+            return text === undefined ? {} : catalogServers(text, file('catalog.json'));
+          } catch {
+            return {};
+          }
+        },
       }),
     );
     this.discovery = collection(
