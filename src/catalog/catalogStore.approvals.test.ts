@@ -37,7 +37,7 @@ describe.each(STORE_BACKENDS)('discovery approvals in store mode ($name)', (back
     store = await open();
   });
 
-  // The store's catalog records, each write (update) recorded by key, failing while `failing` says so.
+  // The store's catalog records, each write (update, updateAll) recorded by key, failing while `failing` says so.
   function countedRecords(): { records: RecordCollection<CatalogEntryRecord>; writes: string[]; failing: { now: boolean } } {
     const writes: string[] = [];
     const failing = { now: false };
@@ -51,6 +51,10 @@ describe.each(STORE_BACKENDS)('discovery approvals in store mode ($name)', (back
       update: (key, change) => {
         writes.push(key);
         return failing.now ? Promise.reject(new Error('the store is away')) : kept.update(key, change);
+      },
+      updateAll: (changes) => {
+        writes.push(...changes.keys());
+        return failing.now ? Promise.reject(new Error('the store is away')) : kept.updateAll(changes);
       },
       delete: (key) => kept.delete(key),
     };

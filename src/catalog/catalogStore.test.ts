@@ -11,7 +11,7 @@ import { ServerPool } from '../downstream/index.js';
 import { silentLogger, type Logger } from '../shared/index.js';
 import { Catalog } from './catalog.js';
 import { CatalogStore } from './catalogStore.js';
-import { writeDefinitionCache } from './definitionCache.js';
+import { writeDefinitionCache } from './storedDefinitions.js';
 import { LearnedWordsStore } from './learnedWords.js';
 import { queryKeyOf } from './queryWords.js';
 import { useTempDir } from '../../test/helpers/tempDir.js';

@@ -16,10 +16,9 @@ import {
 } from '../config/index.js';
 import { WorkInFlight, errorMessage, type Failure } from '../shared/index.js';
 import type { LearnedWordsFile } from '../config/index.js';
-import type { CatalogEntryRecord, RecordCollection } from '../store/index.js';
+import { dataDirRecords, type CatalogEntryRecord, type RecordCollection } from '../store/index.js';
 import { Catalog } from './catalog.js';
 import { CatalogDiscovery, type DiscoverOptions, type DiscoveryResult, type DiscoverySources } from './catalogDiscovery.js';
-import { definitionFile } from './definitionCache.js';
 import { DefinitionStore } from './definitionStore.js';
 import { storedDefinitions } from './storedDefinitions.js';
 import { EmbeddingRanking } from './embeddingRanking.js';
@@ -110,9 +109,7 @@ export class CatalogStore {
   constructor(options: CatalogStoreOptions) {
     this.#options = options;
     this.#brokenServers = options.brokenServers ?? new Map();
-    this.#definitions = new DefinitionStore(
-      options.catalogRecords ? storedDefinitions(options.catalogRecords) : definitionFile(options.cacheFile),
-    );
+    this.#definitions = new DefinitionStore(storedDefinitions(options.catalogRecords ?? dataDirRecords(options.cacheFile, 'catalog')));
     this.#searchIndex = options.searchIndexFile
       ? new SearchIndexFile(options.searchIndexFile, { logger: options.logger, work: this.#work })
       : undefined;

@@ -1,7 +1,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { readDefinitionCache, writeDefinitionCache } from './definitionCache.js';
+import { readDefinitionCache, writeDefinitionCache } from './storedDefinitions.js';
+import { catalogFileText } from '../config/index.js';
 import { toolHash } from './toolHash.js';
 import { useTempDir } from '../../test/helpers/tempDir.js';
 
@@ -33,6 +34,15 @@ describe('definition cache', () => {
     await writeDefinitionCache(file, { space: { discoveredAt: 'x', tools: [tool] } });
     expect(await readFile(file, 'utf8')).toMatch(/^[\x00-\x7f]*$/);
     expect((await readDefinitionCache(file)).space?.tools).toEqual([tool]);
+  });
+
+  it('writes catalog.json as its one writer does, servers kept in their order with their tool hashes, and rebuilds a corrupt one', async () => {
+    const tool = (name: string) => ({ name, description: `Do ${name} — now`, inputSchema: { type: 'object' as const } });
+    await writeFile(file, '{ not json');
+    await writeDefinitionCache(file, { b: { discoveredAt: '1', tools: [tool('x')] }, a: { discoveredAt: '1', tools: [tool('y')] } });
+    await writeDefinitionCache(file, { c: { discoveredAt: '2', tools: [tool('z')] }, b: { discoveredAt: '2', tools: [tool('x')] } });
+    const kept = (discoveredAt: string, name: string) => ({ discoveredAt, tools: [tool(name)], hashes: { [name]: toolHash(tool(name)) } });
+    expect(await readFile(file, 'utf8')).toBe(catalogFileText({ b: kept('2', 'x'), a: kept('1', 'y'), c: kept('2', 'z') }));
   });
 
   it('reads a list failure cached as words alone (before its code was kept) as a failure without a code', async () => {

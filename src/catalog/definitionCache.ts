@@ -1,11 +1,9 @@
-// The data-dir cache of full downstream definitions: tools (schemas, annotations, outputSchema)
+// The cache of full downstream definitions: tools (schemas, annotations, outputSchema)
 // and, beside them, each server's prompts, resources, resource templates and capabilities, so a
 // warm start answers every list from disk without spawning anything and servers.yaml stays
 // readable (it holds only the tool switchboard).
-import { readFileSync } from 'node:fs';
 import type { Prompt, Resource, ResourceTemplateType, ServerCapabilities, Tool } from '@modelcontextprotocol/server';
 import * as z from 'zod';
-import { catalogFileSchema, catalogFileText, updateTextFile } from '../config/index.js';
 import {
   EraVerdictSchema,
   ListFailureSchema,
@@ -14,7 +12,6 @@ import {
   type ServerAbout,
   type ServerDefinitions,
 } from '../downstream/index.js';
-import { LoadoutError, errorMessage } from '../shared/index.js';
 import { rememberToolHash, toolHash } from './toolHash.js';
 
 // Tools are checked, not parsed: a looseObject parse would copy each of thousands of definitions
@@ -53,7 +50,6 @@ const CachedServerSchema = z.looseObject({
   /** In store mode, the approved toolHash of each tool by name (storedApprovals.ts). */
   approved: ToolHashesSchema.optional(),
 });
-const DefinitionCacheSchema = catalogFileSchema(CachedServerSchema);
 
 /**
  * Discovered definitions of one server, as its last listing left them (a list it failed to list
@@ -77,17 +73,12 @@ export type StoredServerTools = CachedServerTools & { hashes?: Record<string, st
 /** Cached definitions by server name. */
 export type DefinitionCache = Record<string, CachedServerTools>;
 
-/** Where the cached definitions are kept: catalog.json, or the team store's catalog records (storedDefinitions.ts). */
+/** Where the cached definitions are kept: the store's catalog records (storedDefinitions.ts; files mode: catalog.json). */
 export interface DefinitionSource {
   /** Every server's entry as kept now. */
   read(): Promise<DefinitionCache>;
   /** Apply `changes`, in order, to the entries as kept then (another writer's change in between is built on, not replaced). */
   update(changes: readonly DefinitionChange[]): Promise<void>;
-}
-
-/** catalog.json as a DefinitionSource. */
-export function definitionFile(file: string): DefinitionSource {
-  return { read: () => readDefinitionCache(file), update: (changes) => updateDefinitionCache(file, changes) };
 }
 
 /** Entries as kept (tool hashes beside them) → checked entries, each tool's hash remembered; throws when one is not valid. */
@@ -110,82 +101,7 @@ export function entryToKeep(previous: StoredServerTools | undefined, entry: Cach
   return { ...entry, hashes: kept ? previous.hashes : Object.fromEntries(entry.tools.map((tool) => [tool.name, toolHash(tool)])) };
 }
 
-/** Read the cache; a missing file is an empty cache, a corrupt one is reported (and rebuilt by discovery). */
-export function readDefinitionCache(file: string): Promise<DefinitionCache> {
-  // Read and parsed at once (see cacheText), answered as every definition source answers: a throw is a rejection.
-  return new Promise((resolve) => resolve(parsedCache(file)));
-}
-
-function parsedCache(file: string): DefinitionCache {
-  const text = cacheText(file);
-  if (text === undefined) return {};
-  try {
-    return keptEntries(DefinitionCacheSchema.parse(JSON.parse(text)).servers);
-  } catch (error) {
-    throw new LoadoutError(
-      'STATE_INVALID',
-      `${file} is not a valid tool cache (${errorMessage(error)}); delete it and loadout will rediscover`,
-      { cause: error },
-    );
-  }
-}
-
-/**
- * The cache's text, undefined when there is none. Read at once: the promise-based read decodes
- * the file chunk by chunk and joins the pieces, which held the text about twice over (22 MB more
- * peak memory at 5,000 tools); the one read here is a few milliseconds of the parse that follows.
- */
-function cacheText(file: string): string | undefined {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-}
-
-/** Store (or, with `undefined`, drop) the definitions of some servers, keeping the others. */
-export function writeDefinitionCache(file: string, entries: Record<string, CachedServerTools | undefined>): Promise<void> {
-  return updateDefinitionCache(
-    file,
-    Object.entries(entries).map(([server, entry]) => ({ server, change: () => entry })),
-  );
-}
-
-/**
- * Apply `changes`, in order, to the entries the file holds now (under its lock, so a change of
- * another process in between is built on, not replaced); servers not named are kept as they are.
- */
-export async function updateDefinitionCache(file: string, changes: readonly DefinitionChange[]): Promise<void> {
-  await updateTextFile(file, (current) => {
-    let servers: Record<string, StoredServerTools> = {};
-    if (current !== undefined) {
-      const parsed = DefinitionCacheSchema.safeParse(safeJson(current));
-      // A corrupt cache is only a cache: rebuild it rather than refuse to write.
-      if (parsed.success) servers = parsed.data.servers;
-    }
-    for (const { server, change } of changes) {
-      const previous = servers[server];
-      const entry = change(previous && withoutHashes(previous));
-      if (!entry) {
-        delete servers[server];
-        continue;
-      }
-      servers[server] = entryToKeep(previous, entry);
-    }
-    return catalogFileText(servers);
-  });
-}
-
 /** An entry as kept, without its tool hashes. */
 export function withoutHashes({ hashes: _hashes, ...entry }: StoredServerTools): CachedServerTools {
   return entry;
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

@@ -1,5 +1,5 @@
-// The cached definitions of every server, in memory and where they are kept (catalog.json, or the
-// team store's catalog records: a DefinitionSource). They change only by
+// The cached definitions of every server, in memory and where they are kept (the store's catalog
+// records, files mode's catalog.json among them: a DefinitionSource). They change only by
 // listings, list by list and in the order the listings were requested, so no writer can drop
 // what another listed: a tool-list re-check that raced discovery replaces the tools and nothing
 // else, and a listing requested earlier never replaces a list fetched by a later one. Memory

@@ -3,8 +3,8 @@
 export { Catalog, parseToolId, unusableReason, type CatalogTool } from './catalog.js';
 export { CatalogStore } from './catalogStore.js';
 export type { DiscoveryResult } from './catalogDiscovery.js';
-export { readDefinitionCache, writeDefinitionCache, type CachedServerTools, type DefinitionCache } from './definitionCache.js';
-export { storedDefinitions } from './storedDefinitions.js';
+export { type CachedServerTools, type DefinitionCache } from './definitionCache.js';
+export { readDefinitionCache, storedDefinitions, writeDefinitionCache } from './storedDefinitions.js';
 export { CatalogSearch } from './search.js';
 export type { SearchSetup, RankedTool, Ranking } from './searchTypes.js';
 export { rank, type RankRequest } from './catalogRank.js';

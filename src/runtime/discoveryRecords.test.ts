@@ -109,6 +109,7 @@ describe.each(STORE_BACKENDS)('discovery records in the store ($name)', (backend
       put: (key, value, options) => records.put(key, value, options),
       putAll: (all) => records.putAll(all),
       update: (key, change) => records.update(key, change),
+      updateAll: (changes) => records.updateAll(changes),
       delete: (key) => records.delete(key),
     };
     const keyed = storedDiscoveryRecords(counted);

@@ -14,7 +14,7 @@ export function openDataDirStore(paths: Pick<LoadoutPaths, 'dataDir' | 'toolsets
 }
 
 // The file of a data dir that holds each kind a caller may name by its file.
-const FILE_OF_KIND = { learnedWords: 'learned-words.json', optimization: 'state.json' } as const;
+const FILE_OF_KIND = { catalog: 'catalog.json', learnedWords: 'learned-words.json', optimization: 'state.json' } as const;
 
 /** The records of `kind` in the data dir whose file `file` is (named by that file, as a caller without a runtime has it), as files mode keeps them. */
 export async function dataDirRecords<K extends keyof typeof FILE_OF_KIND>(file: string, kind: K): Promise<TeamStore[K]> {

@@ -6,7 +6,7 @@
 import type * as z from 'zod';
 import { OAuthRecordSchema, type OAuthFileRead, type OAuthRecord } from '../config/index.js';
 import { LoadoutError, firstIssueText } from '../shared/index.js';
-import type { FileLayout, Outcome } from './fileLayouts.js';
+import type { FileLayout, Outcome, Step } from './fileLayouts.js';
 import { conflict, validKey, type StoreKind } from './records.js';
 import { fingerprintOf, knownFingerprintOf, type RevisionLedger } from './revisionLedger.js';
 import type { ListedRecord, OAuthCollection, OAuthRead, PutOptions, RecordCollection, StoredRecord } from './store.js';
@@ -23,6 +23,15 @@ type Written<Read, Write> = { asWritten: false; value: Read; revision: number } 
  */
 export class UnreadableRecord {
   constructor(readonly failure: Error) {}
+}
+
+/** What a change writes, seeing the record (with its revision): a value, a delete, or nothing. */
+type Decide<Read, Write> = Decision<Read, Write>['decide'];
+
+/** One record's change in changeAll(). */
+interface Decision<Read, Write> {
+  key: string;
+  decide(this: void, current: { value: Read; revision: number } | undefined): { write: Write } | 'delete' | 'keep';
 }
 
 /** One record of FileRecords.list(): read, or unreadable with why. */
@@ -76,12 +85,21 @@ export class FileRecords<Read, Write> {
    * Under the record's lock: `decide` sees it (with its revision) and answers what to write, or
    * undefined to delete it; returns the revision written (undefined when nothing was, or it was deleted).
    */
-  async change(
-    key: string,
-    decide: (current: { value: Read; revision: number } | undefined) => { write: Write } | 'delete' | 'keep',
-  ): Promise<Written<Read, Write> | undefined> {
+  async change(key: string, decide: Decide<Read, Write>): Promise<Written<Read, Write> | undefined> {
     this.#check(key, true);
-    return this.layout.transact(key, async (value): Promise<Outcome<Write, Written<Read, Write> | undefined>> => {
+    const { work } = this.#step(key, decide);
+    return this.layout.transact(key, work);
+  }
+
+  /** change() of each distinct key of `decisions`: the records of one document file changed under its one lock, the file written once. */
+  async changeAll(decisions: ReadonlyArray<Decision<Read, Write>>): Promise<void> {
+    for (const { key } of decisions) this.#check(key, true);
+    await this.layout.transactEach(decisions.map(({ key, decide }) => this.#step(key, decide)));
+  }
+
+  // A change of `key`: its current value with its revision to `decide`, the revision written recorded after.
+  #step(key: string, decide: Decide<Read, Write>): Step<Read, Write, Written<Read, Write> | undefined> {
+    const work = async (value: Read | undefined): Promise<Outcome<Write, Written<Read, Write> | undefined>> => {
       const current = value === undefined ? undefined : { value, revision: await this.ledger.adopt(this.#id(key), fingerprintOf(value)) };
       const change = decide(current);
       return {
@@ -102,7 +120,8 @@ export class FileRecords<Read, Write> {
           return { asWritten: false, value: written, revision: await this.ledger.record(this.#id(key), fingerprintOf(written)) };
         },
       };
-    });
+    };
+    return { key, work };
   }
 
   /** Write every record of `records` through the layout's bulk write, then take their revisions in one change of the ledger. */
@@ -205,12 +224,12 @@ export class FileCollection<T> implements RecordCollection<T> {
   }
 
   async update(key: string, change: (current: T | undefined) => T | undefined): Promise<StoredRecord<T> | undefined> {
-    const written = await this.#records.change(key, (current) => {
-      const next = change(current && this.#parse(key, current.value));
-      if (next === undefined) return current ? 'delete' : 'keep';
-      return { write: this.#valid(key, next) };
-    });
+    const written = await this.#records.change(key, this.#decide(key, change));
     return written && this.#read(key, written);
+  }
+
+  updateAll(changes: ReadonlyMap<string, (current: T | undefined) => T | undefined>): Promise<void> {
+    return this.#records.changeAll([...changes].map(([key, change]) => ({ key, decide: this.#decide(key, change) })));
   }
 
   putAll(records: ReadonlyArray<{ key: string; value: T }>): Promise<void> {
@@ -219,6 +238,15 @@ export class FileCollection<T> implements RecordCollection<T> {
 
   delete(key: string): Promise<boolean> {
     return this.#records.delete(key);
+  }
+
+  // An update's decision: `change` of the record as read; undefined deletes it.
+  #decide(key: string, change: (current: T | undefined) => T | undefined): Decide<unknown, T> {
+    return (current) => {
+      const next = change(current && this.#parse(key, current.value));
+      if (next === undefined) return current ? 'delete' : 'keep';
+      return { write: this.#valid(key, next) };
+    };
   }
 
   // A write's record as a reader sees it: one left as written is the value checked before the write.

@@ -21,26 +21,56 @@ function numbersIn(file: string, keys?: readonly string[]): FileLayout<number, n
   });
 }
 
+// numbersIn() that counts its writes of the document.
+function countingWrites(file: string): { layout: FileLayout<number, number>; writes: () => number } {
+  let writes = 0;
+  const layout = documentLayout<number, number>({
+    file,
+    parse: (text) => (text === undefined ? {} : (JSON.parse(text) as Record<string, number>)),
+    text: (records) => {
+      writes++;
+      return JSON.stringify(records);
+    },
+  });
+  return { layout, writes: () => writes };
+}
+
 describe('documentLayout', () => {
   const dir = useTempDir('loadout-layout-');
 
   it('writes many records with one write of the document, keeping the records it already held', async () => {
     const file = path.join(dir(), 'doc.json');
     await writeFile(file, JSON.stringify({ kept: 0 }));
-    let writes = 0;
-    const layout = documentLayout<number, number>({
-      file,
-      parse: (text) => (text === undefined ? {} : (JSON.parse(text) as Record<string, number>)),
-      text: (records) => {
-        writes++;
-        return JSON.stringify(records);
-      },
-    });
+    const { layout, writes } = countingWrites(file);
     await layout.putAll(new Map(Array.from({ length: 50 }, (_, index) => [`r${index}`, index])));
-    expect(writes).toBe(1);
+    expect(writes()).toBe(1);
     const written = JSON.parse(await readFile(file, 'utf8')) as Record<string, number>;
     expect(Object.keys(written)).toHaveLength(51);
     expect(written).toMatchObject({ kept: 0, r0: 0, r49: 49 });
+  });
+
+  it('changes several records in one transaction, each seeing its own, the document read and written once', async () => {
+    const file = path.join(dir(), 'doc.json');
+    await writeFile(file, JSON.stringify({ kept: 0, a: 1, gone: 2 }));
+    const { layout, writes } = countingWrites(file);
+    const seen: Array<number | undefined> = [];
+    const step = (key: string, change: (current: number | undefined) => Outcome<number, string>['change']) => ({
+      key,
+      work: (current: number | undefined) => {
+        seen.push(current);
+        return Promise.resolve({ change: change(current), result: () => Promise.resolve(`${key} done`) });
+      },
+    });
+    const results = await layout.transactEach([
+      step('a', (current) => ({ write: (current ?? 0) + 10 })),
+      step('gone', () => 'delete'),
+      step('new', () => ({ write: 3 })),
+      step('kept', () => 'keep'),
+    ]);
+    expect(results).toEqual(['a done', 'gone done', 'new done', 'kept done']);
+    expect(seen).toEqual([1, 2, undefined, 0]);
+    expect(writes()).toBe(1);
+    expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({ kept: 0, a: 11, new: 3 });
   });
 
   it('removes the file when a change leaves it no records, by a transaction or a write of all', async () => {

@@ -10,6 +10,12 @@ import { LoadoutError, errorMessage } from '../shared/index.js';
 /** What a transaction decides: `write` a value, `delete` the record, or nothing (`keep`); `result` runs after, still under the lock. */
 export type Outcome<Write, Result> = { change: { write: Write } | 'delete' | 'keep'; result: () => Promise<Result> };
 
+/** One record's part of a transaction over several (transactEach): its key, and what `work` decides on seeing it. */
+export interface Step<Read, Write, Result> {
+  key: string;
+  work(this: void, current: Read | undefined): Promise<Outcome<Write, Result>>;
+}
+
 /** Which file names of a watched dir hold a kind's records: one record's key, or every record (a whole document). */
 export interface WatchedDir {
   dir: string;
@@ -26,17 +32,30 @@ export interface FileLayout<Read, Write> {
   readAll(): Promise<Map<string, Read>>;
   /** Under the lock guarding `key`, let `work` see its current value and decide what is written. */
   transact<Result>(key: string, work: (current: Read | undefined) => Promise<Outcome<Write, Result>>): Promise<Result>;
+  /**
+   * transact() for several distinct keys: a document file is read, changed and written once for
+   * all of them under its one lock (every `work` first, then every `result`); a file per record is
+   * one transaction per key, in turn. Results in the steps' order.
+   */
+  transactEach<Result>(steps: ReadonlyArray<Step<Read, Write, Result>>): Promise<Result[]>;
   /** Write every record of `records` (others kept), a document file once for all of them. */
   putAll(records: ReadonlyMap<string, Write>): Promise<void>;
   readonly watched: readonly WatchedDir[];
 }
 
-/** A document file holding every record of a kind by key; `text` answers undefined to remove the file (no records left). */
+/**
+ * A document file holding every record of a kind by key; `text` answers undefined to remove the
+ * file (no records left). `marked`: what a record to write is marked with first (catalog.json:
+ * readBackAsWritten, as `parse` gives it back as its JSON). `parseToChange`: what a change starts
+ * from, when not `parse` (catalog.json that cannot be read is only a cache: rebuilt, not refused).
+ */
 export function documentLayout<Read, Write>(options: {
   file: string;
   parse: (text: string | undefined) => Record<string, Read>;
   text: (records: Record<string, Read | Write>) => string | undefined;
   keys?: readonly string[];
+  marked?: (record: Write) => Write;
+  parseToChange?: (text: string | undefined) => Record<string, Read>;
 }): FileLayout<Read, Write> {
   const { file, parse, text } = options;
   const readAll = async () => new Map(Object.entries(parse(await readTextIfExists(file))));
@@ -50,15 +69,21 @@ export function documentLayout<Read, Write>(options: {
     readAll,
     putAll: (written) =>
       withFileLock(file, async () => writeDocument({ ...parse(await readTextIfExists(file)), ...Object.fromEntries(written) })),
-    transact: (key, work) =>
+    transactEach: <Result>(steps: ReadonlyArray<Step<Read, Write, Result>>) =>
       withFileLock(file, async () => {
-        const records: Record<string, Read | Write> = parse(await readTextIfExists(file));
-        const { result, change } = await work(Object.hasOwn(records, key) ? (records[key] as Read) : undefined);
-        if (change === 'keep') return result();
-        if (change === 'delete') delete records[key];
-        else records[key] = change.write;
-        await writeDocument(records);
-        return result();
+        const records: Record<string, Read | Write> = (options.parseToChange ?? parse)(await readTextIfExists(file));
+        const outcomes: Array<Outcome<Write, Result>> = [];
+        for (const { key, work } of steps) {
+          const outcome = await work(Object.hasOwn(records, key) ? (records[key] as Read) : undefined);
+          const { change } = outcome;
+          if (change === 'delete') delete records[key];
+          else if (change !== 'keep') records[key] = options.marked ? options.marked(change.write) : change.write;
+          outcomes.push(outcome);
+        }
+        if (outcomes.some(({ change }) => change !== 'keep')) await writeDocument(records);
+        const results: Result[] = [];
+        for (const { result } of outcomes) results.push(await result());
+        return results;
       }),
   });
 }
@@ -79,6 +104,15 @@ export function fileDirLayout<Read, Write>(options: {
     return path.join(dir, `${key}${extension}`);
   };
   const read = (key: string) => options.read(fileOf(key), key);
+  const transact: FileLayout<Read, Write>['transact'] = (key, work) => {
+    const file = fileOf(key);
+    return withFileLock(file, async () => {
+      const { result, change } = await work(await options.read(file, key));
+      if (change === 'delete') await rm(file, { force: true });
+      else if (change !== 'keep') await options.write(file, change.write, key);
+      return result();
+    });
+  };
   return {
     fileOf,
     read,
@@ -97,15 +131,8 @@ export function fileDirLayout<Read, Write>(options: {
         await withFileLock(file, () => options.write(file, value, key));
       }
     },
-    transact: (key, work) => {
-      const file = fileOf(key);
-      return withFileLock(file, async () => {
-        const { result, change } = await work(await options.read(file, key));
-        if (change === 'delete') await rm(file, { force: true });
-        else if (change !== 'keep') await options.write(file, change.write, key);
-        return result();
-      });
-    },
+    transact,
+    transactEach: inTurn(transact),
     watched: [{ dir, keyOf: (name) => (name.endsWith(extension) && !name.startsWith('.') ? name.slice(0, -extension.length) : undefined) }],
   };
 }
@@ -126,7 +153,7 @@ export function stateLayout<T>(options: {
     putAll: async (written) => {
       await store.update((state) => [...written].reduce((next, [key, value]) => options.put(next, key, value), state));
     },
-    transact: async <Result>(key: string, work: (current: T | undefined) => Promise<Outcome<T, Result>>) => {
+    transactEach: inTurn(async <Result>(key: string, work: (current: T | undefined) => Promise<Outcome<T, Result>>) => {
       let outcome: Outcome<T, Result> | undefined;
       let result: Result | undefined;
       await store.update(
@@ -142,7 +169,7 @@ export function stateLayout<T>(options: {
         },
       );
       return result as Result;
-    },
+    }),
   });
 }
 
@@ -152,11 +179,13 @@ export function splitLayout<Read, Write>(
   rest: FileLayout<Read, Write>,
 ): FileLayout<Read, Write> {
   const of = (key: string) => (key === special.key ? special.layout : rest);
+  const transact: FileLayout<Read, Write>['transact'] = (key, work) => of(key).transact(key, work);
   return {
     fileOf: (key) => of(key).fileOf(key),
     read: (key) => of(key).read(key),
     readAll: async () => new Map([...(await rest.readAll()), ...(await special.layout.readAll())]),
-    transact: (key, work) => of(key).transact(key, work),
+    transact,
+    transactEach: inTurn(transact),
     putAll: async (written) => {
       const specialOnes = new Map([...written].filter(([key]) => key === special.key));
       const others = new Map([...written].filter(([key]) => key !== special.key));
@@ -172,7 +201,7 @@ export function splitLayout<Read, Write>(
 function oneFileLayout<Read, Write>(
   file: string,
   keys: readonly string[] | undefined,
-  kept: Pick<FileLayout<Read, Write>, 'readAll' | 'putAll' | 'transact'>,
+  kept: Pick<FileLayout<Read, Write>, 'readAll' | 'putAll' | 'transactEach'>,
 ): FileLayout<Read, Write> {
   const heldKey = (key: string): void => {
     if (keys && !keys.includes(key)) {
@@ -193,9 +222,23 @@ function oneFileLayout<Read, Write>(
     // Async, so a refused key rejects as the transaction would, not throws at the call.
     transact: async (key, work) => {
       heldKey(key);
-      return kept.transact(key, work);
+      const [result] = await kept.transactEach([{ key, work }]);
+      return result!;
+    },
+    transactEach: async (steps) => {
+      for (const { key } of steps) heldKey(key);
+      return kept.transactEach(steps);
     },
     watched: [{ dir: path.dirname(file), keyOf: (name) => (name === path.basename(file) ? EVERY_KEY : undefined) }],
+  };
+}
+
+/** transactEach() as one transact() per key, in turn: for records that are not all in one file. */
+function inTurn<Read, Write>(transact: FileLayout<Read, Write>['transact']): FileLayout<Read, Write>['transactEach'] {
+  return async (steps) => {
+    const results = [];
+    for (const { key, work } of steps) results.push(await transact(key, work));
+    return results;
   };
 }
 

@@ -105,10 +105,18 @@ class FileStore implements TeamStore {
 
     this.catalog = collection(
       'catalog',
-      documentLayout({
+      documentLayout<unknown, RecordOf<'catalog'>>({
         file: file('catalog.json'),
         parse: (text) => (text === undefined ? {} : catalogServers(text, file('catalog.json'))),
         text: catalogFileText,
+        marked: readBackAsWritten,
+        parseToChange: (text) => {
+          try {
+            return text === undefined ? {} : catalogServers(text, file('catalog.json'));
+          } catch {
+            return {};
+          }
+        },
       }),
     );
     this.discovery = collection(

@@ -53,6 +53,10 @@ export class MemoryCollection<T> implements RecordCollection<T> {
     for (const { key, value } of records) await this.put(key, value);
   }
 
+  async updateAll(changes: ReadonlyMap<string, (current: T | undefined) => T | undefined>): Promise<void> {
+    for (const [key, change] of changes) await this.update(key, change);
+  }
+
   async update(key: string, change: (current: T | undefined) => T | undefined): Promise<StoredRecord<T> | undefined> {
     for (;;) {
       const current = this.#records.get(key);

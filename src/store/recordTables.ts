@@ -136,6 +136,10 @@ export class DocumentTable<T> extends Table<DocumentRow> implements RecordCollec
     for (const { key, value } of records) await this.put(key, value);
   }
 
+  async updateAll(changes: ReadonlyMap<string, (current: T | undefined) => T | undefined>): Promise<void> {
+    for (const [key, change] of changes) await this.update(key, change);
+  }
+
   async update(key: string, change: (current: T | undefined) => T | undefined): Promise<StoredRecord<T> | undefined> {
     return retryConflicts(this.kind, key, async () => {
       const current = await this.get(key);

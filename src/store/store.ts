@@ -37,6 +37,12 @@ export interface RecordCollection<T> {
   putAll(records: ReadonlyArray<{ key: string; value: T }>): Promise<void>;
   /** Read-modify-write that retries on a concurrent write; `undefined` from `change` deletes. */
   update(key: string, change: (current: T | undefined) => T | undefined): Promise<StoredRecord<T> | undefined>;
+  /**
+   * update() of several records, `change` by key, each seeing its record as kept then. Files: the
+   * records of one document file (catalog.json) are changed under its one lock, the file read and
+   * written once for all of them; Postgres: one update per record.
+   */
+  updateAll(changes: ReadonlyMap<string, (current: T | undefined) => T | undefined>): Promise<void>;
   /** Remove; false when there was none. */
   delete(key: string): Promise<boolean>;
 }

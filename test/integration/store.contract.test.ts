@@ -3,7 +3,7 @@
 // other's changes (two stores = two connections), with 2 × 100 concurrent saves losing nothing.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { storedDefinitions } from '../../src/catalog/index.js';
-import { LAST_STOP_KEY, type TeamStore } from '../../src/store/index.js';
+import { LAST_STOP_KEY, type CatalogEntryRecord, type TeamStore } from '../../src/store/index.js';
 import { STORE_BACKENDS, nextChange, type StoreBackend } from '../helpers/storeBackends.js';
 
 describe.each(STORE_BACKENDS)('store contract ($name)', (backend: StoreBackend) => {
@@ -77,6 +77,24 @@ describe.each(STORE_BACKENDS)('store contract ($name)', (backend: StoreBackend) 
     expect(read.old?.listFailures).toEqual({ resources: { text: 'resources/list failed: Request timed out' } });
   });
 
+  it("applies a flush's changes of the cached definitions in order, several of one server built on each other", async () => {
+    const store = await replica();
+    const definitions = storedDefinitions(store.catalog);
+    const tool = (name: string) => ({ name, inputSchema: { type: 'object' as const } });
+    await store.catalog.put('gone', { discoveredAt: 'then', tools: [tool('g')] });
+    await definitions.update([
+      { server: 'a', change: () => ({ discoveredAt: 'first', tools: [tool('one')] }) },
+      { server: 'b', change: () => ({ discoveredAt: 'now', tools: [tool('b')] }) },
+      { server: 'a', change: (entry) => entry && { ...entry, tools: [...entry.tools, tool('two')] } },
+      { server: 'gone', change: () => undefined },
+      { server: 'a', change: (entry) => entry && { ...entry, discoveredAt: 'last' } },
+    ]);
+    const read = await definitions.read();
+    expect(Object.keys(read).sort()).toEqual(['a', 'b']);
+    expect(read.a).toEqual({ discoveredAt: 'last', tools: [tool('one'), tool('two')] });
+    expect((await store.catalog.get('a'))?.value.hashes).toEqual({ one: expect.any(String), two: expect.any(String) });
+  });
+
   it('writes many records at once, each then read at a revision of its own', async () => {
     const store = await replica();
     const servers = ['a', 'b', 'c'];
@@ -94,6 +112,29 @@ describe.each(STORE_BACKENDS)('store contract ($name)', (backend: StoreBackend) 
     expect((await store.equipped.list()).map((record) => record.key).sort()).toEqual(
       ['0123456789abcdef0123456789abcdef', LAST_STOP_KEY].sort(),
     );
+  });
+
+  it('changes several records with updateAll(), each from its record as kept, and deletes one changed to nothing', async () => {
+    const store = await replica();
+    await store.catalog.putAll(['a', 'b'].map((server) => ({ key: server, value: { discoveredAt: 'then', tools: [{ name: server }] } })));
+    const before = await store.catalog.list();
+    await store.catalog.updateAll(
+      new Map([
+        ['a', (current?: CatalogEntryRecord) => current && { ...current, discoveredAt: 'now' }],
+        ['b', () => undefined],
+        ['c', (current?: CatalogEntryRecord) => current ?? { discoveredAt: 'now', tools: [{ name: 'c' }] }],
+      ]),
+    );
+    const after = await store.catalog.list();
+    expect(after.map((record) => [record.key, record.value])).toEqual([
+      ['a', { discoveredAt: 'now', tools: [{ name: 'a' }] }],
+      ['c', { discoveredAt: 'now', tools: [{ name: 'c' }] }],
+    ]);
+    expect(after[0]!.revision).toBeGreaterThan(Math.max(...before.map((record) => record.revision)));
+    await expect(store.catalog.updateAll(new Map([['a', () => ({ discoveredAt: 1 }) as never]]))).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+    });
+    expect((await store.catalog.get('a'))?.value.discoveredAt).toBe('now');
   });
 
   it('lists each record as read, as list() does, with listEach()', async () => {
