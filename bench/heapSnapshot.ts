@@ -2,6 +2,7 @@
 // the process writes on SIGUSR2 (node's --heapsnapshot-signal): unlike RSS, which floats by tens
 // of MiB with V8's heap sizing and GC timing, this only grows when something is retained.
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -58,4 +59,15 @@ export function liveBytesOf(snapshotJson: string): number {
   let total = 0;
   for (let index = selfSize; index < snapshot.nodes.length; index += fields.length) total += snapshot.nodes[index]!;
   return total;
+}
+
+/**
+ * A GET on a connection of its own, to settle a snapshot of an HTTP process: the snapshot stalls the
+ * process for seconds, past its keep-alive timeout, and a request sent meanwhile on a pooled idle
+ * connection is reset when that timeout fires before the request is read.
+ */
+export function freshRequest(url: URL): Promise<void> {
+  return new Promise((resolve, reject) => {
+    get(url, { agent: false }, (response) => response.resume().once('end', resolve)).once('error', reject);
+  });
 }

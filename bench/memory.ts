@@ -7,7 +7,7 @@
 // Row 7c: what one more 2025-era HTTP session holds (live heap after a full GC, per session), the
 // figure behind the default `--max-sessions`.
 import { createSetup, ECHO_FIXTURE } from './catalogFixture.js';
-import { createHeapSnapshotter } from './heapSnapshot.js';
+import { createHeapSnapshotter, freshRequest } from './heapSnapshot.js';
 import { connectHttpSession, spawnHttpLoadout } from './httpProcess.js';
 import { descendantsOf, rssBytes, spawnLoadout, spawnMcp } from './processes.js';
 import type { BenchRow } from './report.js';
@@ -103,7 +103,8 @@ async function sessionRow(): Promise<BenchRow> {
   const heap = await createHeapSnapshotter();
   const gateway = await spawnHttpLoadout(setup.args, ['--max-sessions', String(MEASURED_SESSIONS + 1)], 1, heap.nodeFlags);
   const opened: Array<Awaited<ReturnType<typeof connectHttpSession>>> = [];
-  const liveHeap = () => heap.liveHeapBytes(gateway.pid, () => gateway.clients[0]!.ping());
+  // Settled on a connection of its own (see freshRequest), never the sessions' pooled ones.
+  const liveHeap = () => heap.liveHeapBytes(gateway.pid, () => freshRequest(new URL('/healthz', gateway.url)));
   try {
     await gateway.clients[0]!.listTools();
     const before = await liveHeap();

@@ -5,8 +5,7 @@
 // is warmed up alike, so only the spread of the calls differs. The replicas are real
 // `serve --http --store` processes started by the caller.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { get } from 'node:http';
-import { createHeapSnapshotter, type HeapSnapshotter } from './heapSnapshot.js';
+import { createHeapSnapshotter, freshRequest, type HeapSnapshotter } from './heapSnapshot.js';
 import { readdir, readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { cpuTimeMs, descendantsOf, rssBytes } from './processes.js';
@@ -250,12 +249,6 @@ async function machineCpu(): Promise<{ busy: number; total: number }> {
   const total = ticks.reduce((sum, value) => sum + value, 0);
   // idle and iowait are the 4th and 5th.
   return { busy: total - ticks[3]! - ticks[4]!, total };
-}
-
-function freshRequest(url: URL): Promise<void> {
-  return new Promise((resolve, reject) => {
-    get(url, { agent: false }, (response) => response.resume().once('end', resolve)).once('error', reject);
-  });
 }
 
 async function settledRss(pid: number): Promise<number> {
