@@ -76,9 +76,9 @@ export interface Gateway {
    * The session of one modern (2026-07-28) HTTP request, serving the equipped set of `scope` (its
    * principal's, or one toolset endpoint's: principalToolsets.ts), first brought up to date with
    * its file: its Server, its direct calls, its limit check. Built once per request, however many
-   * steps of serving it ask (modernHttp.ts).
+   * steps of serving it ask (modernHttp.ts). `calledTool`: the tool a tools/call request names.
    */
-  requestSession(scope: RequestScope): Promise<GatewaySession>;
+  requestSession(scope: RequestScope, calledTool?: string): Promise<GatewaySession>;
   /** Where the changes of `scope`'s equipped set are published, for its subscriptions/listen streams. */
   requestBus(scope: RequestScope): ServerEventBus;
   /** The resources the listen streams of `scope` name (a modern HTTP listen request holds them while its stream is open). */
@@ -270,10 +270,15 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     return session;
   };
 
-  // The session of one modern (2026-07-28) HTTP request: the set of `scope`, up to date with its file.
-  const requestSession = async (scope: RequestScope): Promise<GatewaySession> => {
+  // The session of one modern (2026-07-28) HTTP request: the set of `scope`, up to date with its
+  // record. A call of a tool the set routes is served by the set as this process last heard of it
+  // (no round trip on the call path); anything else (a list, a meta-tool, a tool not equipped here)
+  // asks the record, so a change made through another replica just before is seen, whether or not
+  // its notice has arrived: a client with no sticky routing lists what it has just equipped.
+  const requestSession = async (scope: RequestScope, calledTool?: string): Promise<GatewaySession> => {
     if (closed) throw new LoadoutError('CLOSED', 'loadout is shutting down');
-    const [set, text] = await Promise.all([shared.current(scope), requestInstructions(scope.principal)]);
+    const asked = calledTool === undefined || !shared.get(scope).registry.snapshot.routes.has(calledTool);
+    const [set, text] = await Promise.all([shared.current(scope, asked), requestInstructions(scope.principal)]);
     return new GatewaySession(policyViews.contextFor(scope.principal), scope.kind === 'principal' ? metaSet : fixedMetaTools(), text, {
       shared: set,
     });

@@ -21,6 +21,12 @@ export interface ToolsetRecord {
   /** The record's version as this process knows it, found without I/O beyond a stat: it differs once the record may have changed. */
   version(): string;
   /**
+   * Learn the record's version from where it is kept, for a request that must see a change made
+   * through another process a moment ago (the store: one read, the change may not have been heard
+   * yet; a file: nothing, its version is already read from the file).
+   */
+  check(): Promise<void>;
+  /**
    * The toolset to serve (null: none), read when the version changed. `first`: nothing was read
    * before. Undefined leaves the set as it is (an unreadable record).
    */
@@ -79,9 +85,15 @@ export class RecordedToolset implements SharedEquipment {
     return this.#listened;
   }
 
-  /** Bring the set up to date with its record (another process may have changed it): no read when its version has not changed. */
-  sync(): Promise<void> {
-    return this.#lock.runExclusive(() => this.#sync());
+  /**
+   * Bring the set up to date with its record (another process may have changed it): no read when
+   * its version has not changed. `asked`: learn the version from the record first (ToolsetRecord.check).
+   */
+  sync(asked = false): Promise<void> {
+    return this.#lock.runExclusive(async () => {
+      if (asked) await this.#record.check();
+      await this.#sync();
+    });
   }
 
   /** sync() when the record may have changed, once for a burst of changes. */

@@ -93,7 +93,7 @@ export function modernEndpoints(
       await listened.open(stream, request.params);
     }
     let session: Promise<GatewaySession> | undefined;
-    const sessionOf = (): Promise<GatewaySession> => (session ??= gateway.requestSession(scope));
+    const sessionOf = (): Promise<GatewaySession> => (session ??= gateway.requestSession(scope, calledToolOf(request)));
     if (isDirectCall(req, body) && (await answerDirectly(sessionOf, body, res, served))) return;
     // A call the handler would route (a meta-tool's, one not answered directly) is refused here for
     // a limit, as HTTP's 429; with no limit set there is nothing to ask.
@@ -155,6 +155,12 @@ export function modernEndpoints(
       await Promise.allSettled([...handlers.values()].map((modern) => modern.handler.close()));
     },
   };
+}
+
+// The tool a tools/call request names.
+function calledToolOf(request: { method?: unknown; params?: unknown } | undefined): string | undefined {
+  const name = request?.method === 'tools/call' ? (request.params as { name?: unknown } | undefined)?.name : undefined;
+  return typeof name === 'string' ? name : undefined;
 }
 
 // A plain 2026-07-28 call (isPlainModernCall) whose headers say what its body does, as the

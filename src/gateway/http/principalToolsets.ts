@@ -55,10 +55,10 @@ export class SharedToolsets {
     this.#stopWatchingCatalog = context.catalog.onChange(() => this.refreshAll());
   }
 
-  /** The set of `scope`, up to date with its record. */
-  async current(scope: RequestScope): Promise<RecordedToolset> {
+  /** The set of `scope`, up to date with its record (`asked`: as kept now, RecordedToolset.sync). */
+  async current(scope: RequestScope, asked: boolean): Promise<RecordedToolset> {
     const set = this.get(scope);
-    await set.sync();
+    await set.sync(asked);
     return set;
   }
 

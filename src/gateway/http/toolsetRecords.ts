@@ -54,6 +54,7 @@ export class FileRecordPlace implements ToolsetRecordPlace {
     const { initial, logger } = this.#options;
     return {
       version: () => fileStamp(file),
+      check: () => Promise.resolve(),
       read: async (first) => {
         // The directory exists before anything watches it.
         await (this.#dirMade ??= mkdir(this.#principalsDir, { recursive: true }));
@@ -82,6 +83,7 @@ export class FileRecordPlace implements ToolsetRecordPlace {
     const file = path.join(this.#toolsetsDir, `${toolset}.yaml`);
     return {
       version: () => fileStamp(file),
+      check: () => Promise.resolve(),
       // Saved again re-reads it, deleted empties it; `all` has no file and is always there.
       read: () => Promise.resolve(fileStamp(file) !== ABSENT_FILE_STAMP || toolset === ALL_TOOLSET ? toolset : null),
       write: () => Promise.reject(fixedSetRefusal(toolset)),
@@ -119,6 +121,7 @@ export class StoreRecordPlace implements ToolsetRecordPlace {
     const at = `equipped ${principal}`;
     return {
       version: () => this.#version(at),
+      check: () => this.#check(at, () => this.#store.equipped.get(principal)),
       read: async (first) => {
         let record;
         try {
@@ -144,6 +147,7 @@ export class StoreRecordPlace implements ToolsetRecordPlace {
     const at = `toolsets ${toolset}`;
     return {
       version: () => this.#version(at),
+      check: () => (toolset === ALL_TOOLSET ? Promise.resolve() : this.#check(at, () => this.#store.toolsets.get(toolset))),
       read: async () => (toolset === ALL_TOOLSET || (await this.#store.toolsets.get(toolset)) ? toolset : null),
       write: () => Promise.reject(fixedSetRefusal(toolset)),
       watch: (changed) => this.#watch(at, changed),
@@ -152,6 +156,20 @@ export class StoreRecordPlace implements ToolsetRecordPlace {
 
   close(): void {
     this.#stopHearing();
+  }
+
+  // The revision of the record as kept now; a store that cannot be read leaves the version heard
+  // (the set is served as it was, as read() does).
+  async #check(at: string, get: () => Promise<{ revision: number } | undefined>): Promise<void> {
+    try {
+      const record = await get();
+      if (record) this.#note(at, record.revision);
+    } catch (error) {
+      this.#options.logger.debug(
+        { mod: 'http', err: errorMessage(error) },
+        'could not check an equipped set in the store; serving it as heard',
+      );
+    }
   }
 
   #version(at: string): string {
