@@ -3,12 +3,12 @@
 // discovery as a failed catalog.json write does in files mode, and the next flush keeps both.
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GatewaySettingsSchema, ServerConfigSchema } from '../config/index.js';
 import { ServerPool } from '../downstream/index.js';
 import { silentLogger } from '../shared/index.js';
-import type { CatalogEntryRecord, RecordCollection, TeamStore } from '../store/index.js';
-import { STORE_BACKENDS, useBackendReplicas, type StoreBackend } from '../../test/helpers/storeBackends.js';
+import type { CatalogEntryRecord, RecordCollection } from '../store/index.js';
+import { STORE_BACKENDS, useBackendStore, type StoreBackend } from '../../test/helpers/storeBackends.js';
 import { useTempDir } from '../../test/helpers/tempDir.js';
 import { CatalogStore } from './index.js';
 import { toolHash } from './toolHash.js';
@@ -31,17 +31,13 @@ class ListingPool extends ServerPool {
 }
 
 describe.each(STORE_BACKENDS)('discovery approvals in store mode ($name)', (backend: StoreBackend) => {
-  const open = useBackendReplicas(backend);
-  let store: TeamStore;
-  beforeEach(async () => {
-    store = await open();
-  });
+  const store = useBackendStore(backend);
 
   // The store's catalog records, each write (update, updateAll) recorded by key, failing while `failing` says so.
   function countedRecords(): { records: RecordCollection<CatalogEntryRecord>; writes: string[]; failing: { now: boolean } } {
     const writes: string[] = [];
     const failing = { now: false };
-    const kept = store.catalog;
+    const kept = store().catalog;
     const records: RecordCollection<CatalogEntryRecord> = {
       get: (key) => kept.get(key),
       list: () => kept.list(),
@@ -70,7 +66,7 @@ describe.each(STORE_BACKENDS)('discovery approvals in store mode ($name)', (back
     const [result] = await catalog.discover(['srv']);
     expect(result).toMatchObject({ ok: true, merge: { added: ['echo'] } });
     expect(writes).toEqual(['srv']);
-    expect((await store.catalog.get('srv'))?.value).toMatchObject({ tools: [ECHO], approved: { echo: toolHash(ECHO) } });
+    expect((await store().catalog.get('srv'))?.value).toMatchObject({ tools: [ECHO], approved: { echo: toolHash(ECHO) } });
     expect(catalog.current.get('srv.echo')?.name).toBe('echo');
   });
 
@@ -79,11 +75,11 @@ describe.each(STORE_BACKENDS)('discovery approvals in store mode ($name)', (back
     const catalog = catalogOf(records);
     failing.now = true;
     await expect(catalog.discover(['srv'])).rejects.toThrow('the store is away');
-    expect(await store.catalog.get('srv')).toBeUndefined();
+    expect(await store().catalog.get('srv')).toBeUndefined();
     failing.now = false;
     await catalog.discover(['srv']);
     expect(writes).toEqual(['srv', 'srv']);
-    expect((await store.catalog.get('srv'))?.value).toMatchObject({ tools: [ECHO], approved: { echo: toolHash(ECHO) } });
+    expect((await store().catalog.get('srv'))?.value).toMatchObject({ tools: [ECHO], approved: { echo: toolHash(ECHO) } });
   });
 });
 

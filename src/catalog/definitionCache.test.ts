@@ -8,11 +8,9 @@ import { useTempDir } from '../../test/helpers/tempDir.js';
 
 describe('definition cache', () => {
   const tempDir = useTempDir('loadout-defcache-');
-  let dir: string;
   let file: string;
   beforeEach(() => {
-    dir = tempDir();
-    file = path.join(dir, 'catalog.json');
+    file = path.join(tempDir(), 'catalog.json');
   });
 
   it('reads back what was written, definitions untouched', async () => {

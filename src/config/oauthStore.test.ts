@@ -9,11 +9,9 @@ import { useTempDir } from '../../test/helpers/tempDir.js';
 
 describe('OAuth records', () => {
   const tempDir = useTempDir('loadout-oauth-');
-  let root: string;
   let file: string;
   beforeEach(() => {
-    root = tempDir();
-    file = oauthRecordFile(path.join(root, 'oauth'), 'linear');
+    file = oauthRecordFile(path.join(tempDir(), 'oauth'), 'linear');
   });
 
   it('writes the file with mode 0600 in a 0700 directory', async () => {

@@ -12,12 +12,10 @@ const KEY = 'k3y-in-the-path';
 
 describe('StoredOAuthProvider', () => {
   const tempDir = useTempDir('loadout-oauth-provider-');
-  let root: string;
   let target: OAuthTarget;
   beforeEach(() => {
-    root = tempDir();
     const config = ServerConfigSchema.parse({ type: 'http', url: 'https://mcp.example/u/${USER_KEY}/mcp' });
-    target = oauthTargetOf('keyed', config, { USER_KEY: KEY }, fileOAuthRecords(path.join(root, 'oauth')))!;
+    target = oauthTargetOf('keyed', config, { USER_KEY: KEY }, fileOAuthRecords(path.join(tempDir(), 'oauth')))!;
   });
 
   it('sends the expanded url, and keeps the record under the url as configured', () => {
@@ -33,7 +31,7 @@ describe('StoredOAuthProvider', () => {
     await provider.saveDiscoveryState(keyed);
     await provider.saveTokens({ access_token: 'a', token_type: 'Bearer' });
     expect(await provider.discoveryState()).toEqual(keyed);
-    const file = path.join(root, 'oauth', 'keyed.json');
+    const file = path.join(tempDir(), 'oauth', 'keyed.json');
     expect(await readFile(file, 'utf8')).not.toContain(KEY);
 
     const plain = { authorizationServerUrl: 'https://auth.example/' };

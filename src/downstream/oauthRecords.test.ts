@@ -3,10 +3,10 @@
 // and on the data dir's files; a refused token, a record of another URL, a shared login and
 // another server's principals count for nothing.
 import path from 'node:path';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { OAuthRecord } from '../config/index.js';
-import type { OAuthCollection, TeamStore } from '../store/index.js';
-import { STORE_BACKENDS, useBackendReplicas, type StoreBackend } from '../../test/helpers/storeBackends.js';
+import type { OAuthCollection } from '../store/index.js';
+import { STORE_BACKENDS, useBackendStore, type StoreBackend } from '../../test/helpers/storeBackends.js';
 import { useTempDir } from '../../test/helpers/tempDir.js';
 import { fileOAuthRecords, principalOAuthRecords, principalSlot, storeOAuthRecords, type AllOAuthRecords } from './oauthRecords.js';
 
@@ -39,16 +39,12 @@ const COUNTS = new Map([
 ]);
 
 describe.each(STORE_BACKENDS)('storeOAuthRecords.authorizedPrincipals ($name)', (backend: StoreBackend) => {
-  const open = useBackendReplicas(backend);
-  let store: TeamStore;
-  beforeEach(async () => {
-    store = await open();
-  });
+  const store = useBackendStore(backend);
 
   it('counts the principals of every per-user server from one read of the records', async () => {
-    await writeRecords(storeOAuthRecords(store.oauth));
+    await writeRecords(storeOAuthRecords(store().oauth));
     const reads: string[] = [];
-    const records = store.oauth;
+    const records = store().oauth;
     const counted: OAuthCollection = {
       get: (server) => (reads.push(`get ${server}`), records.get(server)),
       list: () => (reads.push('list'), records.list()),

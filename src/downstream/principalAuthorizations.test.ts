@@ -4,22 +4,22 @@
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ServerConfigSchema } from '../config/index.js';
-import { startOAuthFixture, type OAuthFixture } from '../../test/fixtures/oauthServer.js';
+import { startOAuthFixture } from '../../test/fixtures/oauthServer.js';
 import { openSignInPage } from '../../test/helpers/oauthBrowser.js';
+import { usePerTest } from '../../test/helpers/perTest.js';
 import { useTempDir } from '../../test/helpers/tempDir.js';
 import { fileOAuthRecords, principalOAuthRecords, type OAuthRecords } from './oauthRecords.js';
 import { PrincipalAuthorizations } from './principalAuthorizations.js';
 
 describe('PrincipalAuthorizations', () => {
   const tempDir = useTempDir('loadout-principal-auth-');
-  let oauth: OAuthFixture;
+  const oauth = usePerTest(startOAuthFixture);
   let records: OAuthRecords;
   let authorizations: PrincipalAuthorizations;
   const authorized: string[] = [];
-  beforeEach(async () => {
-    oauth = await startOAuthFixture();
+  beforeEach(() => {
     records = fileOAuthRecords(path.join(tempDir(), 'oauth'));
-    const config = ServerConfigSchema.parse({ type: 'http', url: oauth.mcpUrl, credentials: 'per-user' });
+    const config = ServerConfigSchema.parse({ type: 'http', url: oauth().mcpUrl, credentials: 'per-user' });
     authorizations = new PrincipalAuthorizations({
       records,
       env: {},
@@ -30,12 +30,11 @@ describe('PrincipalAuthorizations', () => {
   afterEach(async () => {
     authorized.length = 0;
     await authorizations.close();
-    await oauth.close();
   });
 
   // Play the browser: sign in as `user` at the link, and follow the redirect back to the listener.
   async function signIn(user: string, link: string): Promise<string> {
-    oauth.signedInUser = user;
+    oauth().signedInUser = user;
     const authorize = await fetch((await openSignInPage(link)).authorizationUrl, { redirect: 'manual' });
     expect(authorize.status).toBe(302);
     return (await fetch(authorize.headers.get('location')!)).text();
@@ -53,7 +52,7 @@ describe('PrincipalAuthorizations', () => {
     // A call that found no authorization before the sign-in finished asks for a link after it.
     expect(await authorizations.link('github', 'alice')).toBeUndefined();
     expect(await principalOAuthRecords(records, 'alice').read('github')).toEqual(held);
-    expect(oauth.counts.logins).toBe(1);
+    expect(oauth().counts.logins).toBe(1);
     // Another principal still gets a link of their own.
     expect((await authorizations.link('github', 'bob'))?.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/oauth\/sign-in\?state=/);
   });

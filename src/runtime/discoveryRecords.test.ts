@@ -1,10 +1,10 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { beforeEach, describe, expect, it } from 'vitest';
-import { STORE_BACKENDS, useBackendReplicas, type StoreBackend } from '../../test/helpers/storeBackends.js';
+import { describe, expect, it } from 'vitest';
+import { STORE_BACKENDS, useBackendStore, type StoreBackend } from '../../test/helpers/storeBackends.js';
 import { useTempDir } from '../../test/helpers/tempDir.js';
 import { ServerConfigSchema, type DiscoveryRecord, type ServerConfig } from '../config/index.js';
-import { openDataDirStore, type RecordCollection, type TeamStore } from '../store/index.js';
+import { openDataDirStore, type RecordCollection } from '../store/index.js';
 import { readDiscoveryRecord, readDiscoveryRecords, recordDiscoveryOutcomes } from './discoveryRecords.js';
 import { storedDiscoveryRecords } from './storedDiscoveryRecords.js';
 
@@ -90,18 +90,14 @@ describe('discovery records', () => {
 });
 
 describe.each(STORE_BACKENDS)('discovery records in the store ($name)', (backend: StoreBackend) => {
-  const open = useBackendReplicas(backend);
-  let store: TeamStore;
-  beforeEach(async () => {
-    store = await open();
-  });
+  const store = useBackendStore(backend);
 
   it("reads only the records of the servers it records or asks about, never every server's", async () => {
     const failure = { code: 'SERVER_START_FAILED' as const, text: 'broken exited' };
-    const place = storedDiscoveryRecords(store.discovery);
+    const records = store().discovery;
+    const place = storedDiscoveryRecords(records);
     await recordDiscoveryOutcomes(place, configs, [{ server: 'broken', ok: false, failure }]);
     const reads: string[] = [];
-    const records = store.discovery;
     const counted: RecordCollection<DiscoveryRecord> = {
       get: (key) => (reads.push(`get ${key}`), records.get(key)),
       list: () => (reads.push('list'), records.list()),

@@ -142,3 +142,16 @@ export function useBackendReplicas(backend: StoreBackend): () => Promise<TeamSto
     return store;
   };
 }
+
+/** Registers hooks giving each test a fresh state of `backend` with one replica open on it (not listening), closed after the test; call the returned function inside a test for that replica. */
+export function useBackendStore(backend: StoreBackend): () => TeamStore {
+  const open = useBackendReplicas(backend);
+  let store: TeamStore | undefined;
+  beforeEach(async () => {
+    store = await open();
+  });
+  return () => {
+    if (!store) throw new Error('useBackendStore: the store is open only while a test runs');
+    return store;
+  };
+}
