@@ -179,10 +179,20 @@ export class Instruments {
   /** Run `handle` in the context `request` arrived in, if it is not the one running now. */
   resume<T>(request: object, handle: () => T): T {
     const arrived = this.#arrivedIn.get(request);
-    if (arrived === undefined || arrived === context.active()) return handle();
-    const span = trace.getSpan(arrived);
-    if (span) this.#contexts?.hold(span);
-    return context.with(arrived, handle);
+    // Entered already (a 2026-07-28 HTTP request, by its served request's run): its span is active.
+    if (arrived === undefined || trace.getSpan(arrived) === trace.getSpan(context.active())) return handle();
+    return this.enter(arrived, handle);
+  }
+
+  /** Run `handle` in `within`, the context of a request being answered, until its SERVER span ends (endRequest). */
+  enter<T>(within: Context, handle: () => T): T {
+    const span = trace.getSpan(within);
+    return context.with(span && this.#contexts ? this.#contexts.hold(within, span) : within, handle);
+  }
+
+  /** The context a downstream request with none carried by hand starts from (SpanContextManager.sendingContext). */
+  sendingContext(): Context {
+    return this.#contexts?.sendingContext() ?? context.active();
   }
 
   /** End a request with what its answer said, and record its duration in `histogram`. */

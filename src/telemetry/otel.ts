@@ -1,7 +1,7 @@
 // Telemetry on: the OpenTelemetry Node SDK started from the standard OTEL_* variables, its
 // problems (an unreachable collector, a bad value) told once on stderr and never to a call, and the
 // Telemetry the rest of loadout records through. Loaded only by startTelemetry, only when it is on.
-import { context, diag, metrics, trace, DiagLogLevel, SpanKind, SpanStatusCode, type DiagLogger } from '@opentelemetry/api';
+import { diag, metrics, trace, DiagLogLevel, SpanKind, SpanStatusCode, type DiagLogger } from '@opentelemetry/api';
 import { PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { OTLPMetricExporter as JsonMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
@@ -293,7 +293,7 @@ function servedRequest(
   let failure: Failure | undefined;
   let ended = false;
   const served: ServedRequest = {
-    run: (handle) => answers.run(served, within ? () => context.with(within, handle) : handle),
+    run: (handle) => answers.run(served, within ? () => instruments.enter(within, handle) : handle),
     answered(answer) {
       if (('result' in answer || 'error' in answer) && answer.id === id) failure = answerFacts(answer);
     },

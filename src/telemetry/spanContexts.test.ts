@@ -48,8 +48,8 @@ describe('SpanContextManager', () => {
     const manager = new SpanContextManager();
     const traced = trace.setSpan(ROOT_CONTEXT, span);
     const other = trace.wrapSpanContext({ traceId: '3'.repeat(32), spanId: '4'.repeat(16), traceFlags: 1 });
-    manager.hold(span);
-    manager.hold(other);
+    manager.hold(traced, span);
+    manager.hold(ROOT_CONTEXT, other);
     const seen = await manager.with(traced, async () => {
       await new Promise((resolve) => setImmediate(resolve));
       manager.release(span);
@@ -61,5 +61,26 @@ describe('SpanContextManager', () => {
     });
     expect(seen).toEqual([traced, ROOT_CONTEXT]);
     expect(manager.with(traced, () => manager.active())).toBe(traced);
+  });
+
+  it('sends in the entered context while its request is answered, and in none once it is, though another request keeps AsyncLocalStorage on', async () => {
+    const manager = new SpanContextManager();
+    const other = trace.wrapSpanContext({ traceId: '3'.repeat(32), spanId: '4'.repeat(16), traceFlags: 1 });
+    const entered = manager.hold(trace.setSpan(ROOT_CONTEXT, span), span);
+    const otherEntered = manager.hold(trace.setSpan(ROOT_CONTEXT, other), other);
+    // A meta-tool's child span inside the request's context: the request is still what counts.
+    const child = trace.setSpan(entered, trace.wrapSpanContext({ traceId: '1'.repeat(32), spanId: '5'.repeat(16), traceFlags: 1 }));
+    const [whileAnswering, leftBehind] = await manager.with(child, async () => {
+      const sending = manager.sendingContext();
+      manager.release(span);
+      await new Promise((resolve) => setImmediate(resolve));
+      // Still the active context (the other request is held), but no longer where a request is sent from.
+      expect(manager.active()).toBe(child);
+      return [sending, manager.sendingContext()];
+    });
+    expect(whileAnswering).toBe(child);
+    expect(leftBehind).toBe(ROOT_CONTEXT);
+    expect(manager.with(otherEntered, () => manager.sendingContext())).toBe(otherEntered);
+    manager.release(other);
   });
 });

@@ -4,27 +4,51 @@
 // (tracing suppressed for their own requests, which nothing in loadout traces) on each export, and
 // that alone cost every forwarded call its promises' hook. And the hook is turned off again once no
 // request a context was entered for is still being answered (a meta-tool call turned it on for good).
+// What such a request leaves running after its answer then finds no context, or, while another
+// request keeps the hook on, the answered one's: either way what it sends downstream starts a trace
+// of its own (sendingContext), never a child of a span that has ended.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { ROOT_CONTEXT, trace, type Context, type ContextManager, type Span } from '@opentelemetry/api';
+import { createContextKey, ROOT_CONTEXT, trace, type Context, type ContextManager, type Span } from '@opentelemetry/api';
+
+// The SERVER span of the request a context was entered for (its meta-tool's child contexts keep it).
+const ENTERED_FOR = createContextKey('loadout request entered for');
 
 /** AsyncLocalStorage, entered only to carry a span (or to leave one). */
 export class SpanContextManager implements ContextManager {
   readonly #storage = new AsyncLocalStorage<Context>();
   // The SERVER spans of the requests being answered in an entered context.
   readonly #held = new Set<Span>();
+  // Those of the requests answered since: a context entered for one is over.
+  readonly #answered = new WeakSet<Span>();
 
-  /** The request of `span` is handled in an entered context until it is answered (release). */
-  hold(span: Span): void {
+  /**
+   * `within` (the context of the request whose SERVER span is `span`), to enter: the request is
+   * handled in it until it is answered (release).
+   */
+  hold(within: Context, span: Span): Context {
     this.#held.add(span);
+    return within.setValue(ENTERED_FOR, span);
   }
 
   /**
    * The request of `span` is answered. With none held, AsyncLocalStorage is turned off (and its hook
-   * on every promise) until a context is entered again; what still runs of an answered request
-   * after that (rare: work it left behind) runs outside its trace.
+   * on every promise) until a context is entered again.
    */
   release(span: Span): void {
-    if (this.#held.delete(span) && this.#held.size === 0) this.#storage.disable();
+    if (!this.#held.delete(span)) return;
+    this.#answered.add(span);
+    if (this.#held.size === 0) this.#storage.disable();
+  }
+
+  /**
+   * The context a request loadout sends downstream without one carried by hand starts from: the
+   * active one while the request it was entered for is being answered; none (a trace of its own)
+   * once that request is answered, whether or not AsyncLocalStorage still holds its context.
+   */
+  sendingContext(): Context {
+    const active = this.active();
+    const enteredFor = active.getValue(ENTERED_FOR) as Span | undefined;
+    return enteredFor !== undefined && this.#answered.has(enteredFor) ? ROOT_CONTEXT : active;
   }
 
   active(): Context {

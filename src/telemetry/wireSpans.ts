@@ -2,7 +2,7 @@
 // edges: ServerSpans wraps a client's transport (a SERVER span from each request's arrival to its
 // answer), ClientSpans a downstream server's (a CLIENT span from each request loadout sends to its
 // answer, its context written into the request's `_meta`). Loaded with the SDK, only when telemetry is on.
-import { context, propagation, trace, SpanKind, TraceFlags, type Attributes, type Context, type SpanContext } from '@opentelemetry/api';
+import { propagation, trace, SpanKind, TraceFlags, type Attributes, type Context, type SpanContext } from '@opentelemetry/api';
 import { PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
 import type { JSONRPCMessage, MessageExtraInfo, RequestId, Transport, TransportSendOptions } from '@modelcontextprotocol/server';
 import { TransportDecorator } from '../shared/index.js';
@@ -129,9 +129,10 @@ export class ClientSpans extends TransportDecorator {
       this.#open.set(message.id, instruments.startRequest(SpanKind.CLIENT, shape));
       return this.inner.send(message, options);
     }
-    // A forwarded call brings the context of the client's request (RequestTrace is that Context, opaque to the layers it crosses).
+    // A forwarded call brings the context of the client's request (RequestTrace is that Context, opaque to the layers it crosses);
+    // anything else is sent in the context entered for the request being answered, or starts a trace of its own.
     const carried = options?.requestTrace as unknown as Context | undefined;
-    const parent = carried ?? context.active();
+    const parent = carried ?? instruments.sendingContext();
     // Under a client request that was not sampled, no span: every sampler loadout can be given
     // decides so for the whole trace (by its parent, or by the trace id), so this one would not be
     // sampled either. The downstream server is still told the trace and that it is not sampled.

@@ -15,6 +15,9 @@ export interface ReceivedSpan {
   /** OTLP's status code: 0 unset, 1 ok, 2 error. */
   status: { code: number; message?: string };
   attributes: Record<string, string | number | boolean>;
+  /** When it started and ended, in nanoseconds since the epoch. */
+  startNs: bigint;
+  endNs: bigint;
 }
 
 export const SPAN_KIND = { internal: 1, server: 2, client: 3 } as const;
@@ -30,6 +33,8 @@ interface OtlpSpan {
   kind: number;
   status?: { code?: number; message?: string };
   attributes?: KeyValue[];
+  startTimeUnixNano?: string;
+  endTimeUnixNano?: string;
 }
 // A metric's data (sum, gauge, histogram, …) is the one field of it that holds dataPoints.
 type MetricData = { dataPoints: { attributes?: KeyValue[] }[] };
@@ -97,6 +102,8 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
                 kind: span.kind,
                 status: { code: span.status?.code ?? 0, message: span.status?.message },
                 attributes: attributesOf(span.attributes),
+                startNs: BigInt(span.startTimeUnixNano ?? 0),
+                endNs: BigInt(span.endTimeUnixNano ?? 0),
               });
         }
       } else if (req.url === '/v1/metrics') {

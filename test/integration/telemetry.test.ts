@@ -1,10 +1,10 @@
 // Telemetry end to end, on the built CLI: a session's spans (discover, build, equip, calls, a tool
 // error, a downstream crash) reach an OTLP/HTTP receiver in this process with the MCP conventions'
 // names, kinds, parents, attributes and status, in both client eras; a downstream server that
-// traces joins the client's trace; a collector that is down costs one warning; telemetry off loads
-// no OpenTelemetry module at all.
+// traces joins the client's trace; what a request leaves running after its answer starts a trace of
+// its own; a collector that is down costs one warning; telemetry off loads no OpenTelemetry module at all.
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { eventually, fixture, nodeServer, textOf, useGatewaySandbox, writeServersYaml, type GatewayProcess } from '../helpers/gateway.js';
@@ -299,6 +299,71 @@ describe('a 2026-07-28 client over stdio', () => {
       expect(server).toMatchObject({ traceId, name: 'tools/call tracing_echo' });
       expect(server.attributes['mcp.protocol.version']).toBe('2026-07-28');
       expect(forwarded(server)!.traceId).toBe(traceId);
+    }
+  });
+});
+
+describe('downstream work a request leaves behind after its answer', () => {
+  it('goes in a trace of its own, whether or not another traced request is in flight then', async () => {
+    const gates = { early: path.join(sandbox.dirs.root, 'gate-early'), late: path.join(sandbox.dirs.root, 'gate-late') };
+    await writeServersYaml(sandbox.dirs.configDir, {
+      early: nodeServer(fixture('gatedStart'), { env: { GATE_FILE: gates.early } }),
+      late: nodeServer(fixture('gatedStart'), { env: { GATE_FILE: gates.late } }),
+      hang: nodeServer(fixture('hang')),
+    });
+    const { client } = await sandbox.start({ env: otelEnv(receiver.url) });
+    const [discoverTrace, callTrace] = [hex(16), hex(16)];
+    // The first request starts discovery in its own context, and is answered after the first-contact
+    // wait with the two gated servers still starting: the rest of their discovery comes after its answer.
+    const discovered = await client.callTool({
+      name: 'discover-all-tools',
+      arguments: {},
+      _meta: { traceparent: `00-${discoverTrace}-${hex(8)}-01` },
+    });
+    expect(textOf(discovered)).toMatch(/hang\.hang[^]*early: discovery pending[^]*late: discovery pending/);
+    const { spans } = receiver;
+    const sentTo = (server: string) =>
+      spans.filter(
+        (span) => span.service === 'loadout' && span.kind === SPAN_KIND.client && span.attributes['loadout.server.name'] === server,
+      );
+    const listed = (server: string) => sentTo(server).some((span) => span.attributes['mcp.method.name'] === 'tools/list');
+    // No traced request is in flight when the early server's start goes on.
+    await writeFile(gates.early, '');
+    await eventually(() => listed('early'), 10_000, "the early server's listing");
+    // A meta-tool call is in flight (call-tool of a tool that never answers) when the late one's does:
+    // the ping's answer says loadout is handling that call already (a session reads in order).
+    const abort = new AbortController();
+    const inFlight = client
+      .callTool(
+        { name: 'call-tool', arguments: { tool: 'hang.hang', arguments: {} }, _meta: { traceparent: `00-${callTrace}-${hex(8)}-01` } },
+        { signal: abort.signal },
+      )
+      .catch(() => undefined);
+    await client.ping();
+    await writeFile(gates.late, '');
+    await eventually(() => listed('late'), 10_000, "the late server's listing");
+    abort.abort('done');
+    await inFlight;
+
+    // What discovery sent while the first request was being answered is in its trace, under its
+    // SERVER span (discovery starts before the meta-tool's own span); what it sent after that is a
+    // root of its own, in neither client's trace.
+    const answered = one(spans, 'the discover-all-tools SERVER span', (span) => span.name === 'tools/call discover-all-tools');
+    expect(answered.traceId).toBe(discoverTrace);
+    const traceOf = (traceId: string) =>
+      traceId === discoverTrace ? 'discover-all-tools' : traceId === callTrace ? 'call-tool' : 'its own';
+    for (const server of ['early', 'late']) {
+      const before = sentTo(server).filter((span) => span.startNs < answered.endNs);
+      const after = sentTo(server).filter((span) => span.startNs >= answered.endNs);
+      expect(before.length, `${server}: requests sent before the answer`).toBeGreaterThan(0);
+      expect(after.map((span) => span.attributes['mcp.method.name'])).toContain('tools/list');
+      for (const span of before)
+        expect(span, `${server}: ${span.name}`).toMatchObject({ traceId: discoverTrace, parentSpanId: answered.spanId });
+      for (const span of after)
+        expect({ trace: traceOf(span.traceId), parentSpanId: span.parentSpanId }, `${server}: ${span.name}`).toEqual({
+          trace: 'its own',
+          parentSpanId: '',
+        });
     }
   });
 });
