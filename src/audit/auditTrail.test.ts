@@ -1,4 +1,4 @@
-import { readFile, readdir, writeFile, mkdir } from 'node:fs/promises';
+import { readFile, readdir, writeFile, mkdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { useTempDir } from '../../test/helpers/tempDir.js';
@@ -230,6 +230,20 @@ describe('dayFilesSink', () => {
     await Promise.all([dayFilesSink(dir(), 30).write(batch), dayFilesSink(dir(), 30).write(batch)]);
     expect(await readdir(dir())).toEqual(['audit-2026-05-01.jsonl']);
     expect(await readFile(path.join(dir(), 'audit-2026-05-01.jsonl'), 'utf8')).toBe(linesOf([1, 1]));
+  });
+
+  it('makes its folder again when it was removed while loadout runs, and the next records land in it', async () => {
+    const audit = path.join(dir(), 'audit');
+    const sink = dayFilesSink(audit, 30);
+    await sink.write([dayOf('2026-05-01', [1])]);
+    await rm(audit, { recursive: true });
+    // The same day (the folder no longer there to append to), then a new one (its old days looked through).
+    await sink.write([dayOf('2026-05-01', [2])]);
+    await sink.write([dayOf('2026-05-02', [3])]);
+    expect((await stat(audit)).mode & 0o777).toBe(0o700);
+    expect(await readFile(path.join(audit, 'audit-2026-05-01.jsonl'), 'utf8')).toBe(linesOf([2]));
+    expect(await readFile(path.join(audit, 'audit-2026-05-02.jsonl'), 'utf8')).toBe(linesOf([3]));
+    expect((await stat(path.join(audit, 'audit-2026-05-02.jsonl'))).mode & 0o777).toBe(0o600);
   });
 });
 

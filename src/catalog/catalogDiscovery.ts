@@ -5,7 +5,7 @@
 import pLimit from 'p-limit';
 import { isDeepStrictEqual } from 'node:util';
 import type { GatewaySettings, ToolMergeReport } from '../config/index.js';
-import { OPTIONAL_LIST_NAMES, type ListFailures, type OAuthRecords, type ServerDefinitions, type ServerPool } from '../downstream/index.js';
+import { OPTIONAL_LIST_NAMES, type ListFailures, type ServerDefinitions, type ServerPool } from '../downstream/index.js';
 import { errorMessage, failureOf, type Failure, type Logger, type WorkInFlight } from '../shared/index.js';
 import type { DefinitionStore } from './definitionStore.js';
 import { ALL_LISTS, type ServerListing } from './serverListing.js';
@@ -44,8 +44,6 @@ export interface DiscoverySources {
   logger: Logger;
   /** servers.yaml: when set, discoveries are smart-merged into its `tools:` maps. */
   serversFile?: string;
-  /** Where OAuth records of HTTP servers live: servers that failed for want of a login are retried once they have tokens. */
-  oauthRecords?: OAuthRecords;
 }
 
 /** The sources, and what of the store's discovery works in: its definitions, its work, what it rebuilds. */
@@ -82,20 +80,6 @@ export class CatalogDiscovery {
     // A server discovered later (an always-on one reconnecting after a failed start) is no longer a failure.
     const undiscovered = new Set(this.#options.undiscoveredServers());
     return new Map([...this.#failures].filter(([server]) => undiscovered.has(server)));
-  }
-
-  /** Discover again the servers that failed for want of a login and have been logged in to since (`loadout auth`). */
-  async retryAuthorized(): Promise<void> {
-    const { oauthRecords } = this.#options;
-    if (oauthRecords === undefined) return;
-    const waiting = [...this.discoveryFailures()].filter(([, failure]) => failure.code === 'NEEDS_AUTHORIZATION').map(([server]) => server);
-    if (!waiting.length) return;
-    // The OAuth file loses its mark when a login stores tokens; until then a retry would only be refused again.
-    const records = await Promise.all(waiting.map((server) => oauthRecords.read(server).catch(() => undefined)));
-    const loggedIn = waiting.filter(
-      (_server, index) => records[index]?.tokens !== undefined && records[index]?.needsAuthorizationSince === undefined,
-    );
-    if (loggedIn.length) await this.discover(loggedIn);
   }
 
   /**

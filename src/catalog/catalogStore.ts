@@ -293,11 +293,6 @@ export class CatalogStore {
     return this.#discovery.discoveryFailures();
   }
 
-  /** Discover again the servers that failed for want of a login and have been logged in to since (`loadout auth`). */
-  retryAuthorized(): Promise<void> {
-    return this.#discovery.retryAuthorized();
-  }
-
   /**
    * Connect to each server (bounded concurrency, per-server timeout), list its tools, cache them,
    * and stop the lazy ones again. A failing server is reported and skipped.

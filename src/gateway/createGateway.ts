@@ -127,6 +127,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     pool,
     logger,
     records: runtime.discoveryRecords,
+    oauthRecords: runtime.oauthRecords,
     concurrency: config.gateway.discovery_concurrency,
     // The holder's discovery ends within its timeout; a little more lets its result arrive.
     ...(store

@@ -4,16 +4,19 @@
 // (discoveryRecords.ts). states() says what each undiscovered server is waiting for. In store mode
 // a server is discovered once per fleet: the replica that takes its lock discovers it, the others
 // wait for the result to reach their catalog (the store's change notice reloads it) or the stored
-// record, whose retry time is then the whole fleet's.
+// record, whose retry time is then the whole fleet's. A server that failed for want of a login is
+// tried at once when asked (retryAuthorized) once its tokens are usable, and a connection made
+// with them forgets that failure: every reader of the records then agrees with the tokens.
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { CatalogStore } from '../catalog/index.js';
-import type { ServerPool } from '../downstream/index.js';
+import type { OAuthRecords, ServerPool } from '../downstream/index.js';
 import { KeyedTimers, WorkInFlight, errorMessage, settleWithin, type Logger } from '../shared/index.js';
 import type { TeamStore } from '../store/index.js';
 import {
   failedRecord,
   readDiscoveryRecord,
   readDiscoveryRecords,
+  recordAuthorized,
   recordDiscoveryOutcomes,
   type DiscoveryRecord,
   type DiscoveryRecordsPlace,
@@ -38,6 +41,8 @@ interface BackgroundDiscoveryOptions {
   logger: Logger;
   /** Where failed discoveries are recorded (discoveryRecordsOf). */
   records: DiscoveryRecordsPlace;
+  /** Where OAuth records of HTTP servers live: a server that failed for want of a login is tried again once its tokens are usable. */
+  oauthRecords?: OAuthRecords;
   /** How many servers are discovered at once. */
   concurrency: number;
   /** In store mode, the fleet's lock per server and how its replicas hear each other's discoveries. */
@@ -62,7 +67,7 @@ export class BackgroundDiscovery {
   readonly #retries = new KeyedTimers();
   /** Attempts and record writes: close() waits for them, so nothing is written after it. */
   readonly #work = new WorkInFlight();
-  readonly #unsubscribe: () => void;
+  readonly #unsubscribe: Array<() => void>;
   /** Waits for another replica's discovery, ended at close(). */
   readonly #waits = new Set<() => void>();
   #ready: Promise<void> | undefined;
@@ -71,8 +76,14 @@ export class BackgroundDiscovery {
   constructor(options: BackgroundDiscoveryOptions) {
     this.#options = options;
     this.#limit = pLimit(options.concurrency);
-    // A server discovered another way (an always-on one that came up, `loadout refresh`) is no longer failing.
-    this.#unsubscribe = options.catalog.onChange(() => this.#forgetDiscovered());
+    this.#unsubscribe = [
+      // A server discovered another way (an always-on one that came up, `loadout refresh`) is no longer failing.
+      options.catalog.onChange(() => this.#forgetDiscovered()),
+      // A connection made with a server's tokens proves them usable: a failure for want of a login no longer stands.
+      options.pool.onEvent((event) => {
+        if (event.type === 'connected') this.#forgetAuthorizationFailure(event.server, Date.now());
+      }),
+    ];
   }
 
   /**
@@ -107,6 +118,30 @@ export class BackgroundDiscovery {
       });
   }
 
+  /**
+   * Discover now the undiscovered servers whose last failure was for want of a login and whose
+   * tokens are usable now (a login since, here or elsewhere; a key set right): that failure no
+   * longer stands, whatever retry it set. Settles once they have been tried.
+   */
+  async retryAuthorized(): Promise<void> {
+    const { oauthRecords, catalog } = this.#options;
+    if (oauthRecords === undefined || this.#closed) return;
+    // This process's own discoveries' failures, and the recorded ones it waits out (a failure before it started).
+    const failures = new Map(catalog.discoveryFailures());
+    for (const [server, record] of this.#failed) failures.set(server, record.failure);
+    const undiscovered = new Set(catalog.undiscoveredServers);
+    const waiting = [...failures]
+      .filter(([server, failure]) => failure.code === 'NEEDS_AUTHORIZATION' && undiscovered.has(server))
+      .map(([server]) => server);
+    if (!waiting.length) return;
+    // The OAuth record loses its mark when a login stores tokens; until then a retry would only be refused again.
+    const records = await Promise.all(waiting.map((server) => oauthRecords.read(server).catch(() => undefined)));
+    const usable = waiting.filter(
+      (_server, index) => records[index]?.tokens !== undefined && records[index]?.needsAuthorizationSince === undefined,
+    );
+    await Promise.all(usable.map((server) => this.#discover(server, { authorized: true })));
+  }
+
   /** The undiscovered enabled servers with an attempt running or a failure behind them. */
   states(): DiscoveryState[] {
     const states: DiscoveryState[] = [];
@@ -135,7 +170,7 @@ export class BackgroundDiscovery {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    this.#unsubscribe();
+    for (const unsubscribe of this.#unsubscribe) unsubscribe();
     this.#retries.clearAll();
     for (const done of this.#waits) done();
     const now = Date.now();
@@ -182,24 +217,25 @@ export class BackgroundDiscovery {
     this.#retries.set(server, Math.max(0, Date.parse(record.retryAt) - Date.now()), () => void this.#discover(server));
   }
 
-  // One attempt per server at a time; resolves when it is over, whatever its outcome.
-  #discover(server: string): Promise<void> {
+  // One attempt per server at a time; resolves when it is over, whatever its outcome. An attempt
+  // `authorized` (its tokens are usable since its failure) does not wait for the fleet's retry.
+  #discover(server: string, options: { authorized?: boolean } = {}): Promise<void> {
     const running = this.#pending.get(server);
     if (running) return running.done;
     if (this.#closed) return Promise.resolve();
     this.#retries.clear(server);
     const done = this.#work
-      .track(this.#limit(() => this.#attempt(server)))
+      .track(this.#limit(() => this.#attempt(server, options.authorized ?? false)))
       .catch((error: unknown) => this.#options.logger.error({ mod: 'catalog', server, err: errorMessage(error) }, 'discovery failed'))
       .finally(() => this.#pending.delete(server));
     this.#pending.set(server, { since: Date.now(), done });
     return done;
   }
 
-  async #attempt(server: string): Promise<void> {
+  async #attempt(server: string, authorized: boolean): Promise<void> {
     const { catalog, fleet } = this.#options;
     if (this.#closed || !catalog.undiscoveredServers.includes(server)) return;
-    const records = fleet ? await this.#attemptInFleet(server, fleet) : await this.#tryAndRecord(server);
+    const records = fleet ? await this.#attemptInFleet(server, fleet, authorized) : await this.#tryAndRecord(server);
     if (!records || this.#closed) return;
     const record = records.get(server);
     if (!record) this.#failed.delete(server);
@@ -226,13 +262,14 @@ export class BackgroundDiscovery {
   // the lock, the stored record is read first, and a retry another replica has set since is waited
   // for rather than tried again (so a failing server is started once per wait, and counts one
   // failure, however many replicas there are). The outcome is recorded before the lock goes.
-  // Undefined when another replica discovered the server (it is in the catalog now).
-  async #attemptInFleet(server: string, fleet: FleetDiscovery): Promise<Map<string, DiscoveryRecord> | undefined> {
+  // Undefined when another replica discovered the server (it is in the catalog now). An attempt
+  // `authorized` tries at once under the lock: the retry set was for want of the tokens usable now.
+  async #attemptInFleet(server: string, fleet: FleetDiscovery, authorized: boolean): Promise<Map<string, DiscoveryRecord> | undefined> {
     const { catalog } = this.#options;
     for (;;) {
       const outcome = await fleet.runExclusive(
         `discover:${server}`,
-        async () => (await this.#retrySetElsewhere(server)) ?? this.#tryAndRecord(server),
+        async () => (authorized ? undefined : await this.#retrySetElsewhere(server)) ?? this.#tryAndRecord(server),
       );
       if (outcome.ran) return outcome.value;
       // Another replica holds the lock: its result reaches this catalog or the stored record, or
@@ -279,6 +316,14 @@ export class BackgroundDiscovery {
       this.#waits.add(done);
       if (discovered() || this.#closed) done();
     });
+  }
+
+  #forgetAuthorizationFailure(server: string, connectedAt: number): void {
+    if (this.#closed) return;
+    const { records, logger } = this.#options;
+    this.#work
+      .track(recordAuthorized(records, server, connectedAt))
+      .catch((error: unknown) => logger.debug({ mod: 'catalog', server, err: errorMessage(error) }, 'could not update discovery records'));
   }
 
   #forgetDiscovered(): void {

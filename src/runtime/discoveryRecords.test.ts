@@ -5,7 +5,7 @@ import { STORE_BACKENDS, useBackendStore, type StoreBackend } from '../../test/h
 import { useTempDir } from '../../test/helpers/tempDir.js';
 import { ServerConfigSchema, type DiscoveryRecord, type ServerConfig } from '../config/index.js';
 import { openDataDirStore, type RecordCollection } from '../store/index.js';
-import { readDiscoveryRecord, readDiscoveryRecords, recordDiscoveryOutcomes } from './discoveryRecords.js';
+import { readDiscoveryRecord, readDiscoveryRecords, recordAuthorized, recordDiscoveryOutcomes } from './discoveryRecords.js';
 import { storedDiscoveryRecords } from './storedDiscoveryRecords.js';
 
 const tempDir = useTempDir('loadout-discovery-records-');
@@ -52,6 +52,29 @@ describe('discovery records', () => {
       { server: 'other', ok: true },
     ]);
     expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({ version: 2, servers: {} });
+  });
+
+  it('forgets a failure for want of a login recorded before a connection with the tokens, and only that one', async () => {
+    const file = path.join(tempDir(), 'discovery.json');
+    const needsLogin = { code: 'NEEDS_AUTHORIZATION' as const, text: V1_TEXTS.remote };
+    const failedAt = Date.parse('2026-01-02T03:04:05.000Z');
+    await recordDiscoveryOutcomes(
+      await recordsIn(file),
+      configs,
+      [
+        { server: 'remote', ok: false, failure: needsLogin },
+        { server: 'broken', ok: false, failure: { code: 'LIST_FAILED', text: V1_TEXTS.broken } },
+      ],
+      failedAt,
+    );
+    const written = await readFile(file, 'utf8');
+    // A connection made before the failure says nothing of it; one of another kind stands, unwritten.
+    await recordAuthorized(await recordsIn(file), 'remote', failedAt - 1);
+    await recordAuthorized(await recordsIn(file), 'broken', failedAt + 1);
+    expect(await readFile(file, 'utf8')).toBe(written);
+
+    await recordAuthorized(await recordsIn(file), 'remote', failedAt + 1);
+    expect([...(await readDiscoveryRecords(await recordsIn(file), configs)).keys()]).toEqual(['broken']);
   });
 
   it('reads a version 1 file, giving each failure the code its text had then, and writes it back as version 2', async () => {

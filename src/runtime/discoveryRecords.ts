@@ -2,6 +2,8 @@
 // the last attempt failed, why, and when to try again, so a new `serve` neither waits for nor
 // hammers a server that failed a moment ago. Written by serve and refresh, read by status. An
 // entry whose server config has changed since is ignored: the new config deserves a fresh try.
+// A failure for want of a login is forgotten once the server's tokens are usable: a login (`loadout
+// auth`), a discovery or a connection made with them (recordAuthorized).
 // Each failure is kept with its code (version 2); a version 1 file is read, and upgraded when next written.
 // Where the records are kept is a DiscoveryRecordsPlace: the store's `discovery` records, one per
 // server (storedDiscoveryRecords.ts), which the files store keeps in that file.
@@ -75,6 +77,18 @@ export async function recordDiscoveryOutcomes(
     return next;
   });
   return failed;
+}
+
+/**
+ * Forget `server`'s failure for want of a login when it was recorded before `authorizedAt`, when a
+ * connection was made with its tokens as they were then: they are usable now, whatever the record
+ * says. Any other record stands (a connection says nothing of a listing's failure), and is not written.
+ */
+export async function recordAuthorized(place: DiscoveryRecordsPlace, server: string, authorizedAt: number): Promise<void> {
+  const superseded = (record: DiscoveryRecord | undefined): boolean =>
+    record?.failure.code === 'NEEDS_AUTHORIZATION' && Date.parse(record.failedAt) <= authorizedAt;
+  if (!superseded(await place.get(server))) return;
+  await place.update([server], (_server, record) => (superseded(record) ? undefined : record));
 }
 
 /** The record after one more failure of a server whose last record was `previous`. */

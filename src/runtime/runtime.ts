@@ -9,7 +9,7 @@
 import path from 'node:path';
 import { CatalogStore } from '../catalog/index.js';
 import { StateStore, expansionEnv, loadServersConfig, type LoadoutPaths, type ServersFile } from '../config/index.js';
-import { ServerPool, fileOAuthRecords, storeOAuthRecords } from '../downstream/index.js';
+import { ServerPool, fileOAuthRecords, storeOAuthRecords, type OAuthRecords } from '../downstream/index.js';
 import { OptimizationLoop, OptimizationStore } from '../optimization/index.js';
 import type { Logger } from '../shared/index.js';
 import { openDataDirStore, type TeamStore } from '../store/index.js';
@@ -41,6 +41,8 @@ export interface Runtime {
   readonly optimization: OptimizationLoop;
   /** Failed discoveries (for backoff and status): discovery.json, or the store's records. */
   readonly discoveryRecords: DiscoveryRecordsPlace;
+  /** The shared logins of HTTP servers: the oauth/ files, or the store's sealed records. */
+  readonly oauthRecords: OAuthRecords;
   /** Saved toolsets: the config dir's files, or the store's records. */
   readonly toolsets: Toolsets;
   /** The team store in store mode; undefined with files. */
@@ -68,7 +70,6 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     ...(store ? { catalogRecords: store.catalog } : { cacheFile: paths.catalogCacheFile, serversFile: paths.serversFile }),
     settings: config.gateway,
     logger,
-    oauthRecords,
     serverMapFile: path.join(paths.dataDir, 'server-map.json'),
     searchIndexFile: path.join(paths.dataDir, 'search-index.bin'),
     learnedWordsRecords: kept.learnedWords,
@@ -88,5 +89,18 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   // The catalog's files (the summaries it keeps a while after a change) land before the store closes.
   const close = () => (closed ??= pool.close().finally(() => catalog.settled().finally(() => kept.close())));
   const discoveryRecords = storedDiscoveryRecords(kept.discovery);
-  return { config, configExists, brokenServers, pool, catalog, state, optimization, toolsets, discoveryRecords, store, close };
+  return {
+    config,
+    configExists,
+    brokenServers,
+    pool,
+    catalog,
+    state,
+    optimization,
+    toolsets,
+    discoveryRecords,
+    oauthRecords,
+    store,
+    close,
+  };
 }

@@ -1,16 +1,19 @@
 // Downstream OAuth in store mode: `loadout auth` keeps the tokens in the team store (encrypted),
 // another replica with its own data dir uses them, and no `oauth/` file appears anywhere. A
 // replica with the wrong LOADOUT_SECRET_KEY reports the server as needing authorization and
-// leaves the sealed tokens as they are.
+// leaves the sealed tokens as they are; the failure it records is forgotten once a replica with the
+// right key has used the tokens.
 import { spawn } from 'node:child_process';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startOAuthFixture, type OAuthFixture } from '../fixtures/oauthServer.js';
 import { runCli, type CliRun } from '../helpers/cli.js';
-import { CLI, makeTempDirs, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
-import { usePostgresDatabase } from '../helpers/postgres.js';
+import { CLI, makeTempDirs, startGateway, textOf, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
+import { createDatabase, postgresServerUrl } from '../helpers/postgres.js';
 import { TEST_SECRET_KEY } from '../helpers/storeBackends.js';
+import { openPostgresStore } from '../../src/store/index.js';
+import type { DiscoveryRecord } from '../../src/config/index.js';
 
 /** `loadout auth linear` in store mode, playing the browser on the URL it prints. */
 async function login(dirs: TempDirs, env: Record<string, string>): Promise<CliRun> {
@@ -37,11 +40,14 @@ async function login(dirs: TempDirs, env: Record<string, string>): Promise<CliRu
 }
 
 describe('downstream OAuth in store mode', () => {
-  const databaseUrl = usePostgresDatabase();
+  // A database per test: each begins with no login, no listing and no recorded failure.
+  let database: { url: string; drop: () => Promise<void> };
+  const databaseUrl = (): string => database.url;
   let oauth: OAuthFixture;
   let first: TempDirs;
   let second: TempDirs;
   beforeEach(async () => {
+    database = await createDatabase(postgresServerUrl());
     oauth = await startOAuthFixture();
     first = await makeTempDirs();
     second = await makeTempDirs();
@@ -51,6 +57,7 @@ describe('downstream OAuth in store mode', () => {
     await oauth.close();
     await first.cleanup();
     await second.cleanup();
+    await database.drop();
   });
 
   it('logs in through one replica and reaches the server from another, with no oauth files', async () => {
@@ -80,4 +87,54 @@ describe('downstream OAuth in store mode', () => {
     expect(again.code, again.stderr).toBe(0);
     expect(oauth.counts).toMatchObject({ registrations: 1, logins: 1 });
   });
+
+  it('forgets the failed authorization a wrong key recorded once a replica with the right key has connected with the tokens', async () => {
+    const env = { LOADOUT_SECRET_KEY: TEST_SECRET_KEY, LOADOUT_STORE_URL: databaseUrl() };
+    expect((await login(first, env)).code).toBe(0);
+    expect((await runCli(first, ['refresh'], { env })).code).toBe(0);
+    await runCli(second, ['refresh'], { env: { ...env, LOADOUT_SECRET_KEY: 'another-key-0123456789abcdefghijklmnopqrs' } });
+    expect((await recordOf('linear'))?.failure.code).toBe('NEEDS_AUTHORIZATION');
+
+    const gateway = await startGateway({ dirs: second, env });
+    try {
+      const echoed = await gateway.client.callTool({
+        name: 'call-tool',
+        arguments: { tool: 'linear.echo', arguments: { text: 'usable' } },
+      });
+      expect(textOf(echoed)).toBe('usable');
+    } finally {
+      // Its record writes are done before it exits.
+      await gateway.close();
+    }
+    expect(await recordOf('linear')).toBeUndefined();
+  });
+
+  it('discovers a server the wrong key failed to, at the first search of a replica with the right key, before the retry that failure set', async () => {
+    const env = { LOADOUT_SECRET_KEY: TEST_SECRET_KEY, LOADOUT_STORE_URL: databaseUrl() };
+    expect((await login(first, env)).code).toBe(0);
+    await runCli(second, ['refresh'], { env: { ...env, LOADOUT_SECRET_KEY: 'another-key-0123456789abcdefghijklmnopqrs' } });
+    expect(Date.parse((await recordOf('linear'))!.retryAt)).toBeGreaterThan(Date.now());
+    const status = JSON.parse((await runCli(second, ['status', '--json'], { env })).stdout) as { servers: Array<{ discovered: boolean }> };
+    expect(status.servers[0]?.discovered).toBe(false);
+
+    const gateway = await startGateway({ dirs: second, env });
+    try {
+      const found = textOf(await gateway.client.callTool({ name: 'discover-all-tools', arguments: {} }));
+      expect(found).toContain('linear.echo');
+      expect(found).not.toContain('needs authorization');
+    } finally {
+      await gateway.close();
+    }
+    expect(await recordOf('linear')).toBeUndefined();
+  });
+
+  // The stored discovery record of `server`, read as status and every replica read it.
+  async function recordOf(server: string): Promise<DiscoveryRecord | undefined> {
+    const store = await openPostgresStore({ url: databaseUrl(), secretKey: TEST_SECRET_KEY, listen: false });
+    try {
+      return (await store.discovery.get(server))?.value;
+    } finally {
+      await store.close();
+    }
+  }
 });

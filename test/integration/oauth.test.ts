@@ -108,6 +108,25 @@ describe('downstream OAuth', () => {
     expect(textOf(await gateway.client.callTool({ name: 'discover-all-tools', arguments: {} }))).not.toContain('not discovered');
   });
 
+  it('forgets a failed authorization recorded before the gateway started once the login is made, in every answer', async () => {
+    // Two failed refreshes: the recorded retry is 30-60 s away, beyond this test's end.
+    for (let attempt = 0; attempt < 2; attempt++) expect((await runCli(sandbox.dirs, ['refresh'])).code).toBe(1);
+    const gateway = await sandbox.start();
+    const callEcho = (): ReturnType<typeof gateway.client.callTool> =>
+      gateway.client.callTool({ name: 'call-tool', arguments: { tool: 'linear.echo', arguments: { text: 'logged in' } } });
+    expect(textOf(await gateway.client.callTool({ name: 'discover-all-tools', arguments: {} }))).toContain(NEEDS_AUTH);
+    expect(textOf(await callEcho())).toContain('Call again after logging in.');
+
+    expect((await login(sandbox.dirs)).code).toBe(0);
+    // The unknown-tool answer and the search notices read the tokens as they are now, not the record.
+    expect(textOf(await callEcho())).toBe('logged in');
+    const found = textOf(await gateway.client.callTool({ name: 'discover-all-tools', arguments: {} }));
+    expect(found).toContain('linear.echo');
+    expect(found).not.toContain('needs authorization');
+    const statusJson = JSON.parse((await runCli(sandbox.dirs, ['status', '--json'])).stdout) as { servers: Array<{ discovery: unknown }> };
+    expect(statusJson.servers[0]?.discovery).toBeNull();
+  });
+
   it('fails with one readable line and stores no token when the user refuses the login', async () => {
     oauth.refuseLogins = true;
     const run = startAuth(sandbox.dirs, 'linear');

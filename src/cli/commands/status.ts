@@ -51,7 +51,8 @@ export function registerStatus(program: Command): void {
         // Failed: the last attempt (serve's, refresh's or doctor's) failed, even of a server listed
         // before (its cached tools are still offered); pending: a running gateway has yet to list it.
         // A listed server's failed authorization is left to its OAuth line, which reads the tokens as
-        // they are now (a key set right since, or a login, has already mended it).
+        // they are now: a login or a connection with them forgets the record, but a key set right
+        // since (each process reads its own) is seen by no write until the tokens are next used.
         const record = discovered && recorded?.failure.code === 'NEEDS_AUTHORIZATION' ? undefined : recorded;
         const discovery = record
           ? { state: 'failed' as const, ...failedState(record) }

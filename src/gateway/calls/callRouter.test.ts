@@ -55,7 +55,7 @@ function setup(options: { blockChanged?: boolean; metaTools?: MetaTool[]; limits
     logger: { error: () => undefined, warn: () => undefined, debug: () => undefined },
     naming: { maxNameLength: 64, reservedNames: new Set<string>() },
     ready: () => Promise.resolve(),
-    discovery: { state: () => undefined },
+    discovery: { state: () => undefined, retryAuthorized: () => Promise.resolve() },
     pool: {
       config: () => undefined,
       request: (server: string, method: string, params: Record<string, unknown> | undefined) => {
@@ -70,7 +70,6 @@ function setup(options: { blockChanged?: boolean; metaTools?: MetaTool[]; limits
       current: catalogTools,
       brokenServerProblem: () => undefined,
       confirmBeforeCall: () => Promise.resolve(),
-      retryAuthorized: () => Promise.resolve(),
       learning: {
         expects: (_searcher: object, id: string) => id === ECHO.id,
         used: (_searcher: object, ids: readonly string[]) => {

@@ -202,7 +202,7 @@ export class CallRouter {
     let found = resolveCatalogName(catalog, tool, gateway.naming);
     if (!found) {
       // The tool may belong to a server the user has just logged in to.
-      await gateway.catalog.retryAuthorized();
+      await gateway.discovery.retryAuthorized();
       catalog = gateway.catalog.current;
       found = resolveCatalogName(catalog, tool, gateway.naming);
     }

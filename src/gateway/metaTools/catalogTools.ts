@@ -32,7 +32,7 @@ export const discoverAllTools = defineMetaTool({
   example: { query: 'read a file', limit: 10 },
   async run(args, { gateway, session }) {
     await gateway.ready();
-    await gateway.catalog.retryAuthorized();
+    await gateway.discovery.retryAuthorized();
     const catalog = gateway.catalog.current;
     if (args.server !== undefined && !gateway.pool.config(args.server)) {
       const known = enabledServerNames(gateway.pool.configs).join(', ') || '(none configured)';
