@@ -1,11 +1,10 @@
 #!/usr/bin/env node
 // The loadout command line. The CLI is the only place that prints for humans or exits the process.
-// First, before any other module is evaluated: how big V8's young generation may grow.
-import './youngGeneration.js';
 import { Command, Option } from 'commander';
 import { LOADOUT_VERSION, LOG_FORMATS, LOG_LEVELS, type LogFormat } from '../shared/index.js';
 import { configureHelp } from './help.js';
 import { exitQuietlyOnEpipe, failureMessage, printError, useStderrFormat } from './output.js';
+import { holdYoungGeneration } from './youngGeneration.js';
 
 /** How each command is registered, loaded on demand; in the order the full help lists them before help.ts sorts them. */
 const COMMANDS: Record<string, () => Promise<(program: Command) => void>> = {
@@ -57,6 +56,8 @@ program.hook('preAction', (_program, command) => {
 // none (help, --version, a typo) or asks for help loads them all, so usage and "did you mean" still
 // list them all and every help reads the same.
 const named = invokedCommand(program, process.argv);
+// Before the command's code loads and reads any state (youngGeneration.ts says why not for serve).
+if (named !== 'serve') holdYoungGeneration();
 const helpAsked = process.argv.some((arg) => arg === '--help' || arg === '-h');
 const loading = named !== undefined && Object.hasOwn(COMMANDS, named) && !helpAsked ? [COMMANDS[named]!] : Object.values(COMMANDS);
 for (const register of await Promise.all(loading.map((load) => load()))) register(program);

@@ -1,13 +1,13 @@
 // How a command line run holds V8's young generation: `loadout search` over a few thousand cached
 // tools keeps it at the size it had once loadout's code loaded, where V8 left to itself (as it is
-// when the user's own node flags say how big it may be) doubles it while the catalog is read. Read
-// from the process itself as it exits.
+// when the user's own node flags say how big it may be, and in `serve`) doubles it while the
+// catalog is read. Read from the process itself as it exits.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeDefinitionCache, type CachedServerTools } from '../../src/catalog/index.js';
 import { runCli } from '../helpers/cli.js';
-import { fixture, nodeServer, useGatewaySandbox, writeServersYaml } from '../helpers/gateway.js';
+import { fixture, nodeServer, textOf, useGatewaySandbox, writeServersYaml } from '../helpers/gateway.js';
 
 const SERVERS = 30;
 const TOOLS_PER_SERVER = 100;
@@ -32,24 +32,36 @@ function cachedServer(server: number): CachedServerTools {
 describe('the young generation of a command line run', () => {
   const sandbox = useGatewaySandbox();
 
-  it('loadout search holds it; a semi-space flag of the user lets V8 grow it', async () => {
+  it('loadout search holds it; a semi-space flag of the user, and serve, let V8 grow it', async () => {
     const names = Array.from({ length: SERVERS }, (_, index) => `service${index}`);
     await writeServersYaml(sandbox.dirs.configDir, Object.fromEntries(names.map((name) => [name, nodeServer(fixture('echo'))])));
     await writeDefinitionCache(
       path.join(sandbox.dirs.dataDir, 'catalog.json'),
       Object.fromEntries(names.map((name, index) => [name, cachedServer(index)])),
     );
-    const search = async (nodeOptions: string) => {
+    const probed = (nodeOptions: string) => {
       const log = path.join(sandbox.dirs.root, 'young-generation.json');
       const env = { NODE_OPTIONS: `--import=${fixture('youngGenerationProbe')} ${nodeOptions}`, LOADOUT_TEST_YOUNG_GENERATION_LOG: log };
+      return { env, read: async () => (JSON.parse(await readFile(log, 'utf8')) as { atExitBytes: number }).atExitBytes };
+    };
+    const search = async (nodeOptions: string) => {
+      const { env, read } = probed(nodeOptions);
       const run = await runCli(sandbox.dirs, ['search', 'run', 'an', 'action', 'on', 'a', 'record'], { env });
       expect(run.code, run.stderr).toBe(0);
       expect(run.stdout).toContain('.action_');
-      return JSON.parse(await readFile(log, 'utf8')) as { atExitBytes: number };
+      return read();
     };
 
     const held = await search('');
     const grown = await search('--max-semi-space-size=16');
-    expect(held.atExitBytes).toBeLessThan(grown.atExitBytes);
+    expect(held).toBeLessThan(grown);
+
+    // A gateway reading the same catalog and answering the same search is left to V8.
+    const { env, read } = probed('');
+    const gateway = await sandbox.start({ env });
+    const found = await gateway.client.callTool({ name: 'discover-all-tools', arguments: { query: 'run an action on a record' } });
+    expect(textOf(found)).toContain('action_');
+    await gateway.close();
+    expect(await read()).toBeGreaterThan(held);
   });
 });
