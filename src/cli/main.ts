@@ -56,8 +56,8 @@ program.hook('preAction', (_program, command) => {
 // none (help, --version, a typo) or asks for help loads them all, so usage and "did you mean" still
 // list them all and every help reads the same.
 const named = invokedCommand(program, process.argv);
-// Before the command's code loads and reads any state (youngGeneration.ts says why not for serve).
-if (named !== 'serve') holdYoungGeneration();
+// Before the command's code loads and reads any state (youngGeneration.ts says why not for serve --http).
+if (named !== 'serve' || !process.argv.includes('--http')) holdYoungGeneration();
 const helpAsked = process.argv.some((arg) => arg === '--help' || arg === '-h');
 const loading = named !== undefined && Object.hasOwn(COMMANDS, named) && !helpAsked ? [COMMANDS[named]!] : Object.values(COMMANDS);
 for (const register of await Promise.all(loading.map((load) => load()))) register(program);

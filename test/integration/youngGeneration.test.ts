@@ -1,15 +1,17 @@
 // How a command line run holds V8's young generation: `loadout search` over a few thousand cached
 // tools keeps it at the size it had once loadout's code loaded, where V8 left to itself (as it is
-// when the user's own node flags say how big it may be, and in `serve`) doubles it while the
-// catalog is read. Read from the process itself as it exits.
+// when the user's own node flags say how big it may be, and in `serve --http`) doubles it while
+// the catalog is read. Read from the process itself as it exits.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeDefinitionCache, type CachedServerTools } from '../../src/catalog/index.js';
 import { runCli } from '../helpers/cli.js';
 import { fixture, nodeServer, textOf, useGatewaySandbox, writeServersYaml } from '../helpers/gateway.js';
+import { connectModernClient, startHttpGateway } from '../helpers/http.js';
 
 const SERVERS = 30;
+const QUERY = 'run an action on a record';
 const TOOLS_PER_SERVER = 100;
 
 // Enough definitions that reading them makes V8 grow a young generation left to itself.
@@ -32,7 +34,7 @@ function cachedServer(server: number): CachedServerTools {
 describe('the young generation of a command line run', () => {
   const sandbox = useGatewaySandbox();
 
-  it('loadout search holds it; a semi-space flag of the user, and serve, let V8 grow it', async () => {
+  it('loadout search and serve over stdio hold it; a semi-space flag of the user, and serve --http, let V8 grow it', async () => {
     const names = Array.from({ length: SERVERS }, (_, index) => `service${index}`);
     await writeServersYaml(sandbox.dirs.configDir, Object.fromEntries(names.map((name) => [name, nodeServer(fixture('echo'))])));
     await writeDefinitionCache(
@@ -56,12 +58,23 @@ describe('the young generation of a command line run', () => {
     const grown = await search('--max-semi-space-size=16');
     expect(held).toBeLessThan(grown);
 
-    // A gateway reading the same catalog and answering the same search is left to V8.
-    const { env, read } = probed('');
-    const gateway = await sandbox.start({ env });
-    const found = await gateway.client.callTool({ name: 'discover-all-tools', arguments: { query: 'run an action on a record' } });
-    expect(textOf(found)).toContain('action_');
+    // A gateway reading the same catalog and answering the same search: over stdio (one agent per
+    // process) it is held too; over HTTP (many callers at once) it is left to V8.
+    const overStdio = probed('');
+    const gateway = await sandbox.start({ env: overStdio.env });
+    expect(textOf(await gateway.client.callTool({ name: 'discover-all-tools', arguments: { query: QUERY } }))).toContain('action_');
     await gateway.close();
-    expect(await read()).toBeGreaterThan(held);
+    expect(await overStdio.read()).toBeLessThan(grown);
+
+    const overHttp = probed('');
+    const served = await startHttpGateway(sandbox.dirs, [], overHttp.env);
+    try {
+      const client = await connectModernClient(served.url);
+      expect(textOf(await client.callTool({ name: 'discover-all-tools', arguments: { query: QUERY } }))).toContain('action_');
+      await client.close();
+    } finally {
+      await served.close();
+    }
+    expect(await overHttp.read()).toBeGreaterThan(held);
   });
 });
