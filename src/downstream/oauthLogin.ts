@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { expandEnvRecord, type ServerConfig } from '../config/index.js';
 import { LoadoutError, errorMessage } from '../shared/index.js';
 import { StoredOAuthProvider, oauthTargetOf, type OAuthLogin, type OAuthTarget } from './oauthProvider.js';
-import type { OAuthRecords } from './oauthRecords.js';
+import { authorizes, type OAuthRecords } from './oauthRecords.js';
 
 /** Options of one login. */
 export interface OAuthLoginOptions {
@@ -71,23 +71,49 @@ export interface LoginAuthOptions {
   scope: string | undefined;
 }
 
+/** A login begun: the provider that keeps its records, and the options auth() takes for it. */
+interface StartedLogin {
+  provider: StoredOAuthProvider;
+  authOptions: LoginAuthOptions;
+}
+
 /**
  * The provider and auth options of a login to `target` whose browser comes back to `login.redirectUrl`.
  * A login starts from no tokens; a registration made for another redirect URL is useless.
+ * `keepAuthorized`: tokens the server has not refused are kept and no login starts (undefined),
+ * decided in the same read-modify-write that would forget them, so a sign-in that finished just
+ * before is never wiped.
  */
 export async function startLogin(
   target: OAuthTarget,
   config: ServerConfig,
   env: NodeJS.ProcessEnv,
   login: OAuthLogin,
-): Promise<{ provider: StoredOAuthProvider; authOptions: LoginAuthOptions }> {
+): Promise<StartedLogin>;
+export async function startLogin(
+  target: OAuthTarget,
+  config: ServerConfig,
+  env: NodeJS.ProcessEnv,
+  login: OAuthLogin,
+  keepAuthorized: true,
+): Promise<StartedLogin | undefined>;
+export async function startLogin(
+  target: OAuthTarget,
+  config: ServerConfig,
+  env: NodeJS.ProcessEnv,
+  login: OAuthLogin,
+  keepAuthorized = false,
+): Promise<StartedLogin | undefined> {
   const { server, records, recordUrl } = target;
   const { redirectUrl } = login;
-  await records.update(server, recordUrl, ({ tokens: _t, tokensSavedAt: _s, clientInformation, ...record }) => ({
-    ...record,
-    redirectUrl,
-    ...(record.redirectUrl === redirectUrl && clientInformation ? { clientInformation } : {}),
-  }));
+  let authorized = false;
+  await records.update(server, recordUrl, (current) => {
+    authorized = keepAuthorized && authorizes(current, recordUrl);
+    if (authorized) return current;
+    const { tokens: _t, tokensSavedAt: _s, clientInformation, ...record } = current;
+    return { ...record, redirectUrl, ...(record.redirectUrl === redirectUrl && clientInformation ? { clientInformation } : {}) };
+  });
+  if (authorized) return undefined;
   const provider = await StoredOAuthProvider.open(target, login);
   const { extractWWWAuthenticateParams: extract } = await import('@modelcontextprotocol/client');
   const headers = config.type === 'stdio' ? {} : expandEnvRecord(config.headers, env, `Server '${server}' headers`);

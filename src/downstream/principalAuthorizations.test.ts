@@ -57,6 +57,28 @@ describe('PrincipalAuthorizations', () => {
     expect((await authorizations.link('github', 'bob'))?.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/oauth\/sign-in\?state=/);
   });
 
+  it('keeps tokens a sign-in saved after the link was asked for and before its login began', async () => {
+    const link = await authorizations.link('github', 'alice');
+    await signIn('alice', link!.url);
+    await link!.authorized;
+    const held = await principalOAuthRecords(records, 'alice').read('github');
+    // A link asked for by a call whose read of the record came before that sign-in saved its tokens.
+    const readBeforeTheSignIn: OAuthRecords = { ...records, read: () => Promise.resolve(undefined) };
+    const late = new PrincipalAuthorizations({
+      records: readBeforeTheSignIn,
+      env: {},
+      configOf: () => ServerConfigSchema.parse({ type: 'http', url: oauth().mcpUrl, credentials: 'per-user' }),
+      onAuthorized: () => undefined,
+    });
+    try {
+      expect(await late.link('github', 'alice')).toBeUndefined();
+    } finally {
+      await late.close();
+    }
+    expect(await principalOAuthRecords(records, 'alice').read('github')).toMatchObject({ tokens: held!.tokens });
+    expect(oauth().counts.logins).toBe(1);
+  });
+
   it("names the link's principal on its sign-in page as text, whatever their name holds", async () => {
     const link = await authorizations.link('github', 'eve', '<b>eve</b> & "co"');
     const html = await (await fetch(link!.url)).text();

@@ -12,7 +12,7 @@ import { LoadoutError, errorMessage } from '../shared/index.js';
 import { listen, redirectOutcome, showOutcome, startLogin, type LoginAuthOptions } from './oauthLogin.js';
 import { oauthTargetOf, type StoredOAuthProvider } from './oauthProvider.js';
 import { showSignInPage } from './signInPage.js';
-import { authorizes, principalOAuthRecords, principalSlot, type OAuthRecords } from './oauthRecords.js';
+import { principalOAuthRecords, principalSlot, type OAuthRecords } from './oauthRecords.js';
 
 /** The path of the redirect, on loadout's HTTP server and on the stdio loopback listener alike. */
 export const AUTHORIZATION_CALLBACK_PATH = '/oauth/callback';
@@ -95,15 +95,19 @@ export class PrincipalAuthorizations {
     const records = principalOAuthRecords(this.#options.records, principal);
     const target = config && oauthTargetOf(server, config, this.#options.env, records);
     if (!config || !target) throw new LoadoutError('SERVER_NOT_FOUND', `Server '${server}' has no OAuth for its users to authorize`);
-    // A login starts from no tokens (startLogin forgets them): tokens the server has not refused
-    // (another call's sign-in finished while this one waited) are kept, and the caller calls again.
-    if (authorizes(await records.read(server).catch(() => undefined), target.recordUrl)) return undefined;
     let url: URL | undefined;
     const redirectUrl = this.#redirectUrl ?? (await this.#loopbackUrl());
-    const { provider, authOptions } = await startLogin(target, config, this.#options.env, {
-      redirectUrl,
-      onAuthorizationUrl: (sent) => void (url = sent),
-    });
+    // A login starts from no tokens (startLogin forgets them): tokens the server has not refused
+    // (another call's sign-in finished while this one waited) are kept, and the caller calls again.
+    const login = await startLogin(
+      target,
+      config,
+      this.#options.env,
+      { redirectUrl, onAuthorizationUrl: (sent) => void (url = sent) },
+      true,
+    );
+    if (!login) return undefined;
+    const { provider, authOptions } = login;
     const { auth } = await import('@modelcontextprotocol/client');
     try {
       // From no tokens (startLogin), auth() can only send the browser off: onAuthorizationUrl hears where.
