@@ -23,7 +23,7 @@ export { EraVerdictSchema, type EraMemory, type EraVerdict, type ProtocolEra } f
 export { ServerHealth } from './health.js';
 export { loginToServer } from './oauthLogin.js';
 export { oauthTargetOf } from './oauthProvider.js';
-export { fileOAuthRecords, storeOAuthRecords, type AllOAuthRecords, type OAuthRecords } from './oauthRecords.js';
+export { fileOAuthRecords, holdsUsableTokens, storeOAuthRecords, type AllOAuthRecords, type OAuthRecords } from './oauthRecords.js';
 export {
   AUTHORIZATION_CALLBACK_PATH,
   AUTHORIZATION_START_PATH,

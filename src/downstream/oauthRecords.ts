@@ -139,5 +139,10 @@ function countAuthorized(
 
 /** Whether `record` authorizes the server at `recordUrl` now: tokens the server has not refused. */
 export function authorizes(record: OAuthRecord | undefined, recordUrl: string): boolean {
-  return record?.serverUrl === recordUrl && record.tokens !== undefined && record.needsAuthorizationSince === undefined;
+  return record?.serverUrl === recordUrl && holdsUsableTokens(record);
+}
+
+/** Whether `record` holds tokens the server has not refused (at whatever URL it was made for). */
+export function holdsUsableTokens(record: OAuthRecord | undefined): boolean {
+  return record?.tokens !== undefined && record.needsAuthorizationSince === undefined;
 }

@@ -9,7 +9,7 @@
 // with them forgets that failure: every reader of the records then agrees with the tokens.
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { CatalogStore } from '../catalog/index.js';
-import type { OAuthRecords, ServerPool } from '../downstream/index.js';
+import { holdsUsableTokens, type OAuthRecords, type ServerPool } from '../downstream/index.js';
 import { KeyedTimers, WorkInFlight, errorMessage, settleWithin, type Logger } from '../shared/index.js';
 import type { TeamStore } from '../store/index.js';
 import {
@@ -136,9 +136,7 @@ export class BackgroundDiscovery {
     if (!waiting.length) return;
     // The OAuth record loses its mark when a login stores tokens; until then a retry would only be refused again.
     const records = await Promise.all(waiting.map((server) => oauthRecords.read(server).catch(() => undefined)));
-    const usable = waiting.filter(
-      (_server, index) => records[index]?.tokens !== undefined && records[index]?.needsAuthorizationSince === undefined,
-    );
+    const usable = waiting.filter((_server, index) => holdsUsableTokens(records[index]));
     await Promise.all(usable.map((server) => this.#discover(server, { authorized: true })));
   }
 
