@@ -5,7 +5,8 @@
 import postgres, { type Sql } from 'postgres';
 import { backoffDelayMs, silentLogger, type Logger } from '../shared/index.js';
 import { KIND_OF_TABLE, type StoreKind } from './records.js';
-import { storeFault, type StoreUrl } from './storeUrl.js';
+import { storeFault } from './storeFaults.js';
+import type { StoreUrl } from './storeUrl.js';
 
 /** What a receiver hears: one committed change (`missed`: read from the log after a reconnect), or "re-read everything". */
 export type StoreChange =

@@ -14,7 +14,8 @@ import { telemetry } from '../telemetry/index.js';
 import { DOCUMENT_KINDS, OAUTH_KIND, type DocumentKind, type RecordOf } from './records.js';
 import { SecretBox } from './secretBox.js';
 import type { AuditTable, DocumentCollections, LimitBuckets, OAuthCollection, RecordCollection, TeamStore } from './store.js';
-import { parseStoreUrl, storeFault, type StoreUrl } from './storeUrl.js';
+import { storeFault } from './storeFaults.js';
+import { parseStoreUrl, type StoreUrl } from './storeUrl.js';
 
 /** How to open a Postgres store. */
 export interface PostgresStoreOptions {
