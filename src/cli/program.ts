@@ -68,6 +68,8 @@ export interface StoreOpening {
    * `optional` (`store …`: used when set); `unused` (`doctor`, once it has found the key unusable).
    */
   secretKey?: 'required' | 'optional' | 'unused';
+  /** The data dir a gateway keeps its local copy of the records it serves in (it then starts while the store is away, if the copy holds records). */
+  localCopy?: string;
 }
 
 /**
@@ -84,7 +86,7 @@ export async function openCommandStore(
 export async function openCommandStore(
   storeUrl: string | undefined,
   logger: Logger,
-  { listen = false, migrate, secretKey: keyUse = 'required' }: StoreOpening = {},
+  { listen = false, migrate, secretKey: keyUse = 'required', localCopy }: StoreOpening = {},
 ): Promise<TeamStore | undefined> {
   if (!storeUrl) return undefined;
   const secretKey = keyUse === 'unused' ? undefined : process.env.LOADOUT_SECRET_KEY || undefined;
@@ -100,6 +102,7 @@ export async function openCommandStore(
     logger,
     poolSize: listen ? 10 : 2,
     ...(migrate === undefined ? {} : { migrate }),
+    ...(localCopy === undefined ? {} : { localCopy }),
   });
 }
 

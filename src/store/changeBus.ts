@@ -42,6 +42,8 @@ export class ChangeBus {
   /** Database time up to which every committed change has been heard (minus the commit margin). */
   #heardUntil: Date | undefined;
   #reconnecting = false;
+  /** Started with the store away: nothing heard before, so the first listen announces a resync. */
+  #startedAway = false;
   #closed = false;
   #timer: NodeJS.Timeout | undefined;
   #heartbeat: NodeJS.Timeout | undefined;
@@ -84,6 +86,16 @@ export class ChangeBus {
     this.#heartbeat = setInterval(() => void this.#beat(), this.#options.heartbeatMs).unref();
   }
 
+  /**
+   * Start while the store is away (a replica opened on its local copy): listen as soon as it is
+   * back, then announce a resync, since what was committed before is unknown here.
+   */
+  startAway(): void {
+    this.#startedAway = true;
+    this.#heartbeat = setInterval(() => void this.#beat(), this.#options.heartbeatMs).unref();
+    this.#reconnect();
+  }
+
   /** Hear every change; returns how to stop. */
   onChange(listener: (change: StoreChange) => void): () => void {
     this.#listeners.add(listener);
@@ -103,13 +115,22 @@ export class ChangeBus {
     const missedSince = this.#heardUntil;
     this.#heardUntil = row!.now;
     if (missedSince) await this.#catchUp(missedSince);
+    else if (this.#startedAway) {
+      this.#startedAway = false;
+      this.#emit({ type: 'resync', reason: 'the store was away when this replica started' });
+    }
   }
 
   // The connection closed (server stopped, network cut): listen again after a backoff, until it works or close().
   #lost(): void {
     if (this.#closed || this.#reconnecting || this.#heardUntil === undefined) return;
-    this.#reconnecting = true;
     this.#log.warn({ store: this.#url.masked }, 'store connection lost; listening again when it is back');
+    this.#reconnect();
+  }
+
+  // Listen again after a backoff, until it works or close().
+  #reconnect(): void {
+    this.#reconnecting = true;
     const attempt = (n: number): void => {
       this.#timer = setTimeout(
         () => {

@@ -20,6 +20,8 @@ export type {
 export type { StoreChange, ChangeBusOptions } from './changeBus.js';
 export { readMigrations, type SchemaState, type Migration } from './migrations.js';
 export { parseStoreUrl, type StoreUrl } from './storeUrl.js';
+export { isStoreAway } from './storeFaults.js';
+export { LOCAL_COPY_DIR } from './localCopy.js';
 export { SecretBox, MIN_SECRET_KEY_CHARS } from './secretBox.js';
 export {
   DOCUMENT_KINDS,

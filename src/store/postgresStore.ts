@@ -14,7 +14,9 @@ import { telemetry } from '../telemetry/index.js';
 import { DOCUMENT_KINDS, OAUTH_KIND, type DocumentKind, type RecordOf } from './records.js';
 import { SecretBox } from './secretBox.js';
 import type { AuditTable, DocumentCollections, LimitBuckets, OAuthCollection, RecordCollection, TeamStore } from './store.js';
-import { storeFault } from './storeFaults.js';
+import { isStoreAway, storeFault } from './storeFaults.js';
+import { CopiedCollection } from './copiedCollection.js';
+import { LocalCopy, copyDirOf, type CopiedKind } from './localCopy.js';
 import { parseStoreUrl, type StoreUrl } from './storeUrl.js';
 
 /** How to open a Postgres store. */
@@ -31,38 +33,96 @@ export interface PostgresStoreOptions {
   listen?: boolean;
   bus?: ChangeBusOptions;
   logger?: Logger;
+  /**
+   * A data dir to keep the local copy of the records a replica serves in (localCopy.ts); with it,
+   * a replica whose copy holds records opens while the store is away, and reads the copy until it is back.
+   */
+  localCopy?: string;
 }
 
-const CONNECTION_OPTIONS = { connect_timeout: 10, onnotice: () => undefined, connection: { application_name: 'loadout' } } as const;
+// postgres.js waits before each new connection after failed ones, 3^n/100 s up to 20 s (its
+// default backoff): an outage of a few seconds held every statement, and the first ones after the
+// store was back, that long. A replica answers from its local copy while the store is away, so it
+// tries again within a quarter of a second instead.
+const CONNECTION_OPTIONS = {
+  connect_timeout: 10,
+  backoff: (retries: number) => Math.min(0.01 * 2 ** retries, 0.25),
+  onnotice: () => undefined,
+  connection: { application_name: 'loadout' },
+} as const;
 
 /** Connect, check or migrate the schema, and start listening; every fault is one line naming the store. */
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<TeamStore> {
   const url = parseStoreUrl(options.url);
+  const logger = options.logger ?? silentLogger;
   const box = options.secretKey === undefined ? undefined : new SecretBox(options.secretKey);
   const migrations = await readMigrations();
   const sql = postgres(url.href, { ...CONNECTION_OPTIONS, max: options.poolSize ?? 10 });
-  let bus: ChangeBus | undefined;
-  try {
-    try {
-      await sql`SELECT 1`;
-    } catch (error) {
-      throw storeFault(url, 'connect', error);
-    }
-    if (options.migrate ?? true) {
-      await migrate(sql, url, migrations).catch((error: unknown) => Promise.reject(storeFault(url, 'migrate the schema', error)));
+  const copy = options.localCopy === undefined ? undefined : new LocalCopy(copyDirOf(options.localCopy, url.href), logger);
+  const migrating = options.migrate ?? true;
+  // Its faults come as they are: each caller says what it was doing.
+  const checkSchema = async (): Promise<void> => {
+    if (migrating) {
+      await migrate(sql, url, migrations);
     } else {
       const state = await schemaState(sql, migrations);
       refuseNewer(url, state.version, state.knownVersion);
     }
+  };
+  let bus: ChangeBus | undefined;
+  let away = false;
+  try {
+    try {
+      await sql`SELECT 1`;
+    } catch (error) {
+      // A replica that has served from this store before starts on its local copy while the store is away.
+      if (!copy || !isStoreAway(error) || !(await copy.holdsAny())) throw storeFault(url, 'connect', error);
+      logger.warn(
+        { store: url.masked, err: storeFault(url, 'connect', error).message },
+        'store away at start; serving from the local copy',
+      );
+      away = true;
+    }
+    if (!away)
+      await checkSchema().catch((error: unknown) =>
+        Promise.reject(storeFault(url, migrating ? 'migrate the schema' : 'check the schema', error)),
+      );
     if (options.listen ?? true) {
-      bus = new ChangeBus(url, { logger: options.logger ?? silentLogger, ...options.bus });
-      await bus.start();
+      bus = new ChangeBus(url, { logger, ...options.bus });
+      if (away) bus.startAway();
+      else await bus.start();
     }
   } catch (error) {
     await Promise.allSettled([sql.end({ timeout: 1 }), bus?.close()]);
     throw error;
   }
-  return new PostgresStore(url, sql, migrations, bus, box, guardConnectionLoss(url, options.logger ?? silentLogger));
+  return new PostgresStore({
+    url,
+    sql,
+    migrations,
+    bus,
+    box,
+    unguard: guardConnectionLoss(url, logger),
+    copy,
+    logger,
+    // Opened away: the schema is checked (or migrated) before the first statement once the store is back.
+    checkSchema: away ? checkSchema : undefined,
+  });
+}
+
+/** What a PostgresStore is made of, once opened. */
+interface PostgresStoreParts {
+  url: StoreUrl;
+  sql: Sql;
+  migrations: readonly Migration[];
+  bus: ChangeBus | undefined;
+  box: SecretBox | undefined;
+  /** Stops treating a lost connection's stray rejection as harmless (see connectionLossGuard.ts). */
+  unguard: () => void;
+  copy: LocalCopy | undefined;
+  logger: Logger;
+  /** The schema check still to run (the store was away at open). */
+  checkSchema: (() => Promise<void>) | undefined;
 }
 
 class PostgresStore implements TeamStore {
@@ -86,22 +146,19 @@ class PostgresStore implements TeamStore {
   /** Names whose work runs in this process now. */
   readonly #held = new Set<string>();
   #closing: Promise<void> | undefined;
-  /** Stops treating a lost connection's stray rejection as harmless (see connectionLossGuard.ts). */
   readonly #unguard: () => void;
 
-  constructor(
-    url: StoreUrl,
-    sql: Sql,
-    migrations: readonly Migration[],
-    bus: ChangeBus | undefined,
-    box: SecretBox | undefined,
-    unguard: () => void,
-  ) {
+  /** The schema check still to run before any statement, until it succeeds once (the store was away at open). */
+  #checkSchema: (() => Promise<void>) | undefined;
+  #checkingSchema: Promise<void> | undefined;
+
+  constructor({ url, sql, migrations, bus, box, unguard, copy, logger, checkSchema }: PostgresStoreParts) {
     this.#unguard = unguard;
     this.#url = url;
     this.#sql = sql;
     this.#migrations = migrations;
     this.#bus = bus;
+    this.#checkSchema = checkSchema;
     this.description = url.masked;
     // Each table's statements, timed for telemetry (db.client.operation.duration).
     const runOn =
@@ -111,6 +168,7 @@ class PostgresStore implements TeamStore {
         const startedMs = performance.now();
         let errorType: string | undefined;
         try {
+          if (this.#checkSchema) await this.#schemaChecked();
           return await work(sql);
         } catch (error) {
           const fault = storeFault(url, doing, error);
@@ -128,16 +186,33 @@ class PostgresStore implements TeamStore {
         DOCUMENT_KINDS[kind].schema as unknown as z.ZodType<RecordOf<K>>,
         runOn(DOCUMENT_KINDS[kind].table),
       );
-    this.catalog = collection('catalog');
+    // The kinds a replica serves its principals from are kept in its local copy as they are used.
+    const copied = <K extends CopiedKind>(kind: K): RecordCollection<RecordOf<K>> =>
+      copy ? new CopiedCollection(kind, collection(kind), copy, logger.child({ mod: 'store-copy' })) : collection(kind);
+    this.catalog = copied('catalog');
     this.discovery = collection('discovery');
-    this.toolsets = collection('toolsets');
-    this.equipped = collection('equipped');
+    this.toolsets = copied('toolsets');
+    this.equipped = copied('equipped');
     this.sessions = collection('sessions');
     this.learnedWords = collection('learnedWords');
-    this.optimization = collection('optimization');
+    this.optimization = copied('optimization');
     this.oauth = new OAuthTable(runOn(OAUTH_KIND.table), box);
     this.audit = new PostgresAuditTable(runOn('audit_records'));
     this.limits = new PostgresLimitBuckets(runOn('limit_buckets'));
+  }
+
+  // One check at a time; a failed one (the store still away) is tried again by the next statement.
+  #schemaChecked(): Promise<void> {
+    this.#checkingSchema ??= this.#checkSchema!().then(
+      () => {
+        this.#checkSchema = undefined;
+      },
+      (error: unknown) => {
+        this.#checkingSchema = undefined;
+        throw error;
+      },
+    );
+    return this.#checkingSchema;
   }
 
   get listening(): boolean {

@@ -83,7 +83,7 @@ export function registerServe(program: Command): void {
         command.error('error: --metrics needs --http (stdio has no /metrics; export with OTEL_* instead)');
       // In store mode servers.yaml is configuration every replica reads, never written by one.
       if (!storeUrl) await importOnFirstRun(paths);
-      const store = await openCommandStore(storeUrl, logger, { listen: true });
+      const store = await openCommandStore(storeUrl, logger, { listen: true, localCopy: paths.dataDir });
       // Before the gateway, so its first downstream connections are traced; loads nothing while off.
       const telemetry = await startTelemetry({ prometheus: options.metrics === true, logger });
       const gateway = await createGateway({ paths, logger, equip: options.equip, store, stdoutFree: options.http === true });
