@@ -4,7 +4,7 @@ import type { ServerEventBus, Transport } from '@modelcontextprotocol/server';
 import type { AuthSettings, LoadoutPaths } from '../config/index.js';
 import type { CatalogStore } from '../catalog/index.js';
 import type { ServerPool } from '../downstream/index.js';
-import type { TeamStore } from '../store/index.js';
+import { isStoreAway, type TeamStore } from '../store/index.js';
 import { openAuditTrail } from '../audit/index.js';
 import { FleetLimits, type Principal } from '../identity/index.js';
 import { ServerHealth } from '../downstream/index.js';
@@ -77,8 +77,9 @@ export interface Gateway {
    * principal's, or one toolset endpoint's: principalToolsets.ts), first brought up to date with
    * its file: its Server, its direct calls, its limit check. Built once per request, however many
    * steps of serving it ask (modernHttp.ts). `calledTool`: the tool a tools/call request names.
+   * `setNeeded` false (server/discover, ping): a set the store away leaves unknown is no failure.
    */
-  requestSession(scope: RequestScope, calledTool?: string): Promise<GatewaySession>;
+  requestSession(scope: RequestScope, calledTool?: string, setNeeded?: boolean): Promise<GatewaySession>;
   /** Where the changes of `scope`'s equipped set are published, for its subscriptions/listen streams. */
   requestBus(scope: RequestScope): ServerEventBus;
   /** The resources the listen streams of `scope` name (a modern HTTP listen request holds them while its stream is open). */
@@ -276,10 +277,14 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   // (no round trip on the call path); anything else (a list, a meta-tool, a tool not equipped here)
   // asks the record, so a change made through another replica just before is seen, whether or not
   // its notice has arrived: a client with no sticky routing lists what it has just equipped.
-  const requestSession = async (scope: RequestScope, calledTool?: string): Promise<GatewaySession> => {
+  const requestSession = async (scope: RequestScope, calledTool?: string, setNeeded = true): Promise<GatewaySession> => {
     if (closed) throw new LoadoutError('CLOSED', 'loadout is shutting down');
     const asked = calledTool === undefined || !shared.get(scope).registry.snapshot.routes.has(calledTool);
-    const [set, text] = await Promise.all([shared.current(scope, asked), requestInstructions(scope.principal)]);
+    const current = shared.current(scope, asked).catch((error: unknown) => {
+      if (setNeeded || !isStoreAway(error)) throw error;
+      return shared.get(scope);
+    });
+    const [set, text] = await Promise.all([current, requestInstructions(scope.principal)]);
     return new GatewaySession(policyViews.contextFor(scope.principal), scope.kind === 'principal' ? metaSet : fixedMetaTools(), text, {
       shared: set,
     });

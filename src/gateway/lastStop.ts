@@ -14,11 +14,21 @@ export interface LastStop {
 
 /** The store's @last-stop record when there is a store, else state.json. */
 export function lastStopOf(state: StateStore, store: TeamStore | undefined): LastStop {
-  if (store)
+  if (store) {
+    const read = async (): Promise<string | null> => (await store.equipped.get(LAST_STOP_KEY))?.value.toolset ?? null;
+    // Read at start and on each change of it, so the store's local copy holds it before an outage:
+    // a new session opened while the store is away gets the set remembered, not an error.
+    const keepCopy = (): void => void read().catch(() => undefined);
+    keepCopy();
+    // A gateway's store listens (its catalog follows the store the same way); the store ends this with its close.
+    store.onChange((change) => {
+      if (change.type === 'resync' || (change.kind === 'equipped' && change.key === LAST_STOP_KEY)) keepCopy();
+    });
     return {
-      read: async () => (await store.equipped.get(LAST_STOP_KEY))?.value.toolset ?? null,
+      read,
       write: async (current) => void (await store.equipped.update(LAST_STOP_KEY, () => ({ toolset: current() }))),
     };
+  }
   return {
     read: async () => (await state.read()).activeToolset,
     write: async (current) => void (await state.update((kept) => ({ ...kept, activeToolset: current() }))),

@@ -10,6 +10,7 @@ import { InMemoryServerEventBus, type ServerEvent, type ServerEventBus } from '@
 import { Mutex } from 'async-mutex';
 import type { RegistryChange, ToolRegistry } from '../registry/index.js';
 import { errorMessage } from '../shared/index.js';
+import { isStoreAway } from '../store/index.js';
 import { listenedResources } from './content/contentHandlers.js';
 import type { GatewayContext } from './context.js';
 import { ListenedResources } from './stdio/listenSubscriptions.js';
@@ -150,8 +151,19 @@ export class RecordedToolset implements SharedEquipment {
   async #sync(): Promise<void> {
     const version = this.#record.version();
     if (version === this.#version) return;
-    const first = this.#version === undefined;
+    const previous = this.#version;
+    const first = previous === undefined;
     this.#version = version;
+    try {
+      await this.#apply(first);
+    } catch (error) {
+      // Not applied (the store is away and has no copy of it here): the next request tries again.
+      this.#version = previous;
+      throw error;
+    }
+  }
+
+  async #apply(first: boolean): Promise<void> {
     const toolset = await this.#record.read(first);
     if (toolset === undefined) return;
     if (toolset === null) {
@@ -162,6 +174,8 @@ export class RecordedToolset implements SharedEquipment {
     try {
       this.#announce(await this.registry.equip(await toolsetSelection(this.#context, toolset)));
     } catch (error) {
+      // A toolset that cannot be read for now is the store's fault, not the set's: never served as none.
+      if (isStoreAway(error)) throw error;
       this.#context.logger.warn({ mod: 'http', toolset, err: errorMessage(error) }, 'could not equip a recorded toolset');
     }
   }

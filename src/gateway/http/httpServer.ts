@@ -13,7 +13,7 @@ import { LoadoutError, errorMessage, isLoadoutError, type Logger } from '../../s
 import { ToolsetNameSchema, type AuthSettings } from '../../config/index.js';
 import type { Principal } from '../../identity/index.js';
 import { telemetry, type ServerWire } from '../../telemetry/index.js';
-import type { TeamStore } from '../../store/index.js';
+import { isStoreAway, type TeamStore } from '../../store/index.js';
 import type { Gateway } from '../createGateway.js';
 import type { GatewaySession } from '../session.js';
 import { assertSafeBind, createRequestGuard } from './httpGuard.js';
@@ -290,7 +290,8 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
     serve().catch((error: unknown) => {
       logger.error({ err: errorMessage(error) }, 'HTTP request failed');
       // A LoadoutError (e.g. a --equip toolset that does not exist) says what to fix.
-      if (!res.headersSent) sendError(res, 500, isLoadoutError(error) ? error.message : 'Internal error');
+      // The store away (and its local copy not knowing what was asked) is a 503: the answer comes once it is back.
+      if (!res.headersSent) sendError(res, isStoreAway(error) ? 503 : 500, isLoadoutError(error) ? error.message : 'Internal error');
       else res.end();
     });
   });

@@ -14,6 +14,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MODERN_REVISION, carriesEnvelope, type Logger } from '../../shared/index.js';
 import { telemetry, type ServedRequest } from '../../telemetry/index.js';
 import { ALL_TOOLSET } from '../../toolsets/index.js';
+import { isStoreAway } from '../../store/index.js';
 import type { Gateway } from '../createGateway.js';
 import type { GatewaySession } from '../session.js';
 import type { Principal } from '../../identity/index.js';
@@ -93,7 +94,20 @@ export function modernEndpoints(
       await listened.open(stream, request.params);
     }
     let session: Promise<GatewaySession> | undefined;
-    const sessionOf = (): Promise<GatewaySession> => (session ??= gateway.requestSession(scope, calledToolOf(request)));
+    const setNeeded = !SET_FREE_METHODS.has(request?.method);
+    const sessionOf = (): Promise<GatewaySession> => (session ??= gateway.requestSession(scope, calledToolOf(request), setNeeded));
+    // A set neither the store nor this replica's copy of it can tell (the store away): the request
+    // is answered with why, never served as if nothing were equipped.
+    if (setNeeded && isRequest(body)) {
+      const unknown = await sessionOf().then(
+        () => undefined,
+        (error: unknown) => {
+          if (!isStoreAway(error)) throw error;
+          return error as Error;
+        },
+      );
+      if (unknown) return void res.writeHead(200, { 'content-type': 'application/json' }).end(storeAwayAnswer(body, unknown));
+    }
     if (isDirectCall(req, body) && (await answerDirectly(sessionOf, body, res, served))) return;
     // A call the handler would route (a meta-tool's, one not answered directly) is refused here for
     // a limit, as HTTP's 429; with no limit set there is nothing to ask.
@@ -155,6 +169,18 @@ export function modernEndpoints(
       await Promise.allSettled([...handlers.values()].map((modern) => modern.handler.close()));
     },
   };
+}
+
+// Requests answered without the principal's set (it is read for the others first).
+const SET_FREE_METHODS: ReadonlySet<unknown> = new Set(['server/discover', 'ping']);
+
+function isRequest(body: unknown): body is JSONRPCRequest {
+  return typeof body === 'object' && body !== null && 'method' in body && 'id' in body;
+}
+
+// The JSON-RPC error of a request whose set is unknown while the store is away: the store's own line.
+function storeAwayAnswer(request: JSONRPCRequest, error: Error): string {
+  return JSON.stringify({ jsonrpc: '2.0', id: request.id, error: { code: ProtocolErrorCode.InternalError, message: error.message } });
 }
 
 // The tool a tools/call request names.

@@ -11,7 +11,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { WebStandardStreamableHTTPServerTransport, type InitializeRequestParams, type Transport } from '@modelcontextprotocol/server';
 import type { Principal } from '../../identity/index.js';
 import { LoadoutError, errorMessage, settleWithin, type Logger } from '../../shared/index.js';
-import type { SessionRecord, TeamStore } from '../../store/index.js';
+import { isStoreAway, type SessionRecord, type TeamStore } from '../../store/index.js';
 import type { ConnectOptions } from '../createGateway.js';
 import type { GatewaySession } from '../session.js';
 import { ClientAnswers, type ClientAnswer } from './clientAnswers.js';
@@ -49,6 +49,10 @@ interface Held {
   touchedAtMs: number;
   /** Re-reads of the record, one after another, so equips land in the order they were made. */
   following: Promise<void>;
+  /** The record of a session opened while the store was away, not written yet. */
+  unrecorded?: SessionRecord | undefined;
+  /** The write of `unrecorded` under way. */
+  recording?: Promise<boolean> | undefined;
 }
 
 /** Options of SharedSessions. */
@@ -123,7 +127,16 @@ export class SharedSessions<S extends ConnectedSession> {
       createdAt: now,
       activeAt: now,
     };
-    await this.#options.store.sessions.put(id, record, { ifRevision: null });
+    try {
+      await this.#options.store.sessions.put(id, record, { ifRevision: null });
+    } catch (error) {
+      if (!isStoreAway(error)) throw error;
+      // The store is away: the session opens here, served by this replica alone until its record
+      // is written (tried again as it is used, see active()).
+      this.#log.warn({ session: id, err: errorMessage(error) }, 'session opened while the store is away; recording it once it is back');
+      this.#hold(id, state, toolset, record);
+      return;
+    }
     this.#hold(id, state, toolset);
   }
 
@@ -179,6 +192,7 @@ export class SharedSessions<S extends ConnectedSession> {
   active(id: string): void {
     const held = this.#held.get(id);
     const now = Date.now();
+    if (held?.unrecorded) return void this.#recordLate(id, held);
     if (!held || this.#options.idleMs === 0 || now - held.touchedAtMs < this.#touchMs) return;
     held.touchedAtMs = now;
     const activeAt = new Date(now).toISOString();
@@ -194,10 +208,32 @@ export class SharedSessions<S extends ConnectedSession> {
     this.#held.clear();
   }
 
-  #hold(id: string, { transport, session }: S, toolset: string | null): void {
+  #hold(id: string, { transport, session }: S, toolset: string | null, unrecorded?: SessionRecord): void {
     const answers = this.#answers.get(transport);
     if (!answers) throw new Error(`session ${id} was connected without SharedSessions.decorate`);
-    this.#held.set(id, { session, answers, toolset, touchedAtMs: Date.now(), following: Promise.resolve() });
+    this.#held.set(id, { session, answers, toolset, touchedAtMs: Date.now(), following: Promise.resolve(), unrecorded });
+  }
+
+  // The record of a session opened while the store was away, written now if it is back (with the
+  // set equipped meanwhile); at most one try at a time. Resolves true once it is recorded.
+  #recordLate(id: string, held: Held): Promise<boolean> {
+    const record = held.unrecorded;
+    if (!record) return Promise.resolve(true);
+    held.recording ??= this.#options.store.sessions
+      .put(id, { ...record, toolset: held.toolset, activeAt: new Date().toISOString() }, { ifRevision: null })
+      .then(
+        () => {
+          held.unrecorded = undefined;
+          this.#log.info({ session: id }, 'session recorded in the store');
+          return true;
+        },
+        (error: unknown) => {
+          this.#log.debug({ session: id, err: errorMessage(error) }, 'session still not recorded in the store');
+          return false;
+        },
+      )
+      .finally(() => (held.recording = undefined));
+    return held.recording;
   }
 
   // An answer of the client that this replica's copy does not wait on: into the record, for the copy that does.
@@ -277,6 +313,8 @@ export class SharedSessions<S extends ConnectedSession> {
     const held = this.#held.get(id);
     if (!held) return Promise.resolve();
     held.following = held.following.then(async () => {
+      // No record yet is no news of another replica's: the copy here is the session.
+      if (!(await this.#recordLate(id, held))) return;
       try {
         const stored = await this.#options.store.sessions.get(id);
         if (this.#held.get(id) !== held) return;

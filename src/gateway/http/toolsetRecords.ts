@@ -127,6 +127,9 @@ export class StoreRecordPlace implements ToolsetRecordPlace {
         try {
           record = await this.#store.equipped.get(principal);
         } catch (error) {
+          // Neither the store nor its local copy knows the set: a set never read here is not
+          // guessed at (served empty, it would look unequipped), its request fails naming the store.
+          if (first) throw error;
           logger.warn({ mod: 'http', err: errorMessage(error) }, 'could not read an equipped set from the store; serving it as it was');
           return undefined;
         }

@@ -1,0 +1,136 @@
+// Replicas through a Postgres outage (a failover's few seconds, here a server of the test's own
+// stopped and started): a replica restarted while the store is away serves each principal what it
+// served before from its local copy (tools/list, a call, get-active-toolset), new sessions of both
+// eras open, a principal it cannot know is answered with an error naming the store (never an empty
+// set), and once the store is back a change made through another replica is seen without a restart.
+import type { Client } from '@modelcontextprotocol/client';
+import { readdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { useFleet } from '../helpers/fleet.js';
+import { eventually, fixture, nodeServer, textOf } from '../helpers/gateway.js';
+import { connectHttp, connectModernClient, listedToolNames, startHttpGateway, type ListeningProcess } from '../helpers/http.js';
+import { createDatabase } from '../helpers/postgres.js';
+import { startPostgresServer } from '../helpers/postgresServer.js';
+import { TEST_SECRET_KEY } from '../helpers/storeBackends.js';
+
+const ALICE = 'alice-token-0123456789';
+const BOB = 'bob-token-0123456789';
+
+// Every file under `dir`, with its mode.
+async function filesUnder(dir: string): Promise<Array<{ file: string; mode: number }>> {
+  const names = await readdir(dir, { recursive: true });
+  const files: Array<{ file: string; mode: number }> = [];
+  for (const name of names) {
+    const file = path.join(dir, name);
+    const info = await stat(file);
+    if (info.isFile()) files.push({ file, mode: info.mode & 0o777 });
+  }
+  return files;
+}
+
+describe('replicas through a Postgres outage', () => {
+  const fleet = useFleet<ListeningProcess>({ echo: nodeServer(fixture('echo')) });
+
+  it('restarted during it, a replica serves what it served before; new sessions open; an unknown set is an error naming the store; the store back, changes are seen', async () => {
+    const server = await startPostgresServer();
+    const opened: Array<Client | ListeningProcess | { close(): Promise<unknown> }> = [];
+    try {
+      const database = await createDatabase(server.url);
+      const masked = database.url.replace(/:[^:@/]*@/, ':***@');
+      const dataDirs = [0, 1].map((index) => path.join(fleet.dirs.root, `data-${index}`));
+      const replica = (index: number) =>
+        startHttpGateway(
+          { configDir: fleet.dirs.configDir, dataDir: dataDirs[index]! },
+          ['--store', database.url, '--token', ALICE, '--token', BOB],
+          {
+            LOADOUT_SECRET_KEY: TEST_SECRET_KEY,
+          },
+        );
+      await fleet.start([replica(0), replica(1)], (started) => started.url);
+      const [first, second] = fleet.replicas as [ListeningProcess, ListeningProcess];
+
+      // Alice builds and equips on the first replica (a modern client), and a 2025 session there
+      // equips it too, which is what a new session gets (the @last-stop record).
+      const alice = await connectModernClient(first.url, ALICE);
+      fleet.clients.push(alice);
+      const built = await alice.callTool({ name: 'build-toolset', arguments: { name: 'talk', tools: ['echo.echo'], equip: true } });
+      expect(built.isError, textOf(built)).toBeFalsy();
+      const legacy = await connectHttp(first.url, { token: ALICE });
+      opened.push(legacy);
+      const equipped = await legacy.client.callTool({ name: 'equip-toolset', arguments: { name: 'talk' } });
+      expect(equipped.isError, textOf(equipped)).toBeFalsy();
+      // The second replica serves Alice once (so its copy holds her set), then is stopped.
+      const aliceThere = await connectModernClient(second.url, ALICE);
+      expect(await listedToolNames(aliceThere)).toContain('echo_echo');
+      await aliceThere.close();
+      // The @last-stop equip reached the second replica's copy: it re-reads the record on its notice.
+      const copyDir = path.join(dataDirs[1]!, 'store-copy');
+      await eventually(
+        async () => (await filesUnder(copyDir).catch(() => [])).length >= 4,
+        10_000,
+        "the second replica's copy of Alice's set, the toolset, the catalog and @last-stop",
+      );
+      await second.close();
+      for (const { file, mode } of await filesUnder(copyDir)) expect(mode, file).toBe(0o600);
+
+      await server.stop();
+      // Restarted while the store is away: it starts on its copy.
+      const restarted = await replica(1);
+      opened.push(restarted);
+      expect(restarted.output()).toContain('store away at start; serving from the local copy');
+
+      const aliceBack = await connectModernClient(restarted.url, ALICE);
+      opened.push(aliceBack);
+      expect(await listedToolNames(aliceBack)).toContain('echo_echo');
+      expect(textOf(await aliceBack.callTool({ name: 'echo_echo', arguments: { text: 'through the outage' } }))).toBe('through the outage');
+      expect(textOf(await aliceBack.callTool({ name: 'get-active-toolset', arguments: {} }))).toContain('talk');
+
+      // A new 2025 session opens during the outage, with the set remembered at the last stop.
+      const legacyNew = await connectHttp(restarted.url, { token: ALICE });
+      opened.push(legacyNew);
+      expect((await legacyNew.client.listTools()).tools.map((tool) => tool.name)).toContain('echo_echo');
+      expect(textOf(await legacyNew.client.callTool({ name: 'echo_echo', arguments: { text: 'new session' } }))).toBe('new session');
+
+      // Bob was never served by this replica: his set is unknown here, and the answer says why.
+      const bob = await connectModernClient(restarted.url, BOB);
+      opened.push(bob);
+      for (const ask of [
+        () => bob.listTools(undefined, { cacheMode: 'bypass' }),
+        () => bob.callTool({ name: 'get-active-toolset', arguments: {} }),
+      ]) {
+        const failure = await ask().then(
+          (answer) => textOf(answer),
+          (error: unknown) => String(error),
+        );
+        expect(failure).toContain(`store ${masked}: cannot`);
+        expect(failure).not.toContain('No toolset is equipped');
+      }
+
+      await server.start();
+      // Through the first replica, Alice equips another set; the restarted one serves it, unrestarted.
+      await eventually(
+        async () => {
+          const rebuilt = await alice.callTool({
+            name: 'build-toolset',
+            arguments: { name: 'pair', tools: ['echo.echo', 'echo.add'], equip: true },
+          });
+          return !rebuilt.isError;
+        },
+        20_000,
+        'a change once Postgres is back',
+      );
+      await eventually(
+        async () => (await listedToolNames(aliceBack)).includes('echo_add'),
+        20_000,
+        'the restarted replica to serve the new set',
+      );
+      expect(textOf(await aliceBack.callTool({ name: 'get-active-toolset', arguments: {} }))).toContain('pair');
+      // Bob is known again: his set (the one remembered at the last stop) is served.
+      expect(await listedToolNames(bob)).toContain('echo_echo');
+    } finally {
+      await Promise.allSettled(opened.map((thing) => thing.close()));
+      await server.destroy();
+    }
+  });
+});
