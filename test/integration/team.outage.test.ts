@@ -4,7 +4,8 @@
 // eras open, a principal it cannot know is answered with an error naming the store (never an empty
 // set), and once the store is back a change made through another replica is seen without a restart.
 import type { Client } from '@modelcontextprotocol/client';
-import { readdir, stat } from 'node:fs/promises';
+import { readFile, readdir, stat } from 'node:fs/promises';
+import postgres from 'postgres';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useFleet } from '../helpers/fleet.js';
@@ -128,6 +129,21 @@ describe('replicas through a Postgres outage', () => {
       expect(textOf(await aliceBack.callTool({ name: 'get-active-toolset', arguments: {} }))).toContain('pair');
       // Bob is known again: his set (the one remembered at the last stop) is served.
       expect(await listedToolNames(bob)).toContain('echo_echo');
+      // The restarted replica's copy now holds Alice's new set, not the one it started on.
+      const kept = async () => Promise.all((await filesUnder(copyDir)).map(({ file }) => readFile(file, 'utf8')));
+      await eventually(async () => (await kept()).some((text) => text.includes('"toolset":"pair"')), 10_000, 'the copy refreshed');
+      expect((await kept()).filter((text) => text.includes('"toolset":"talk"') && !text.includes('@last-stop'))).toEqual([]);
+      // The 2025 session opened during the outage is recorded once the store is back, as it is used.
+      const sql = postgres(database.url, { max: 1, onnotice: () => undefined });
+      opened.push({ close: () => sql.end() });
+      await eventually(
+        async () => {
+          await legacyNew.client.listTools();
+          return (await sql`SELECT key FROM sessions WHERE key = ${legacyNew.transport.sessionId!}`).length === 1;
+        },
+        10_000,
+        'the session opened during the outage in the store',
+      );
     } finally {
       await Promise.allSettled(opened.map((thing) => thing.close()));
       await server.destroy();
