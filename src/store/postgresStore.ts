@@ -76,11 +76,9 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       await sql`SELECT 1`;
     } catch (error) {
       // A replica that has served from this store before starts on its local copy while the store is away.
-      if (!copy || !isStoreAway(error) || !(await copy.holdsAny())) throw storeFault(url, 'connect', error);
-      logger.warn(
-        { store: url.masked, err: storeFault(url, 'connect', error).message },
-        'store away at start; serving from the local copy',
-      );
+      const fault = storeFault(url, 'connect', error);
+      if (!copy || !isStoreAway(fault) || !(await copy.holdsAny())) throw fault;
+      logger.warn({ store: url.masked, err: fault.message }, 'store away at start; serving from the local copy');
       away = true;
     }
     if (!away)

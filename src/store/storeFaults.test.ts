@@ -49,6 +49,17 @@ describe('isStoreAway', () => {
       expect(isStoreAway(storeFault(url, 'read', serverError(code, 'any words')))).toBe(true);
     for (const code of ['28P01', '3D000', '42P01', '23505'])
       expect(isStoreAway(storeFault(url, 'read', serverError(code, 'any words')))).toBe(false);
-    expect(isStoreAway(new AggregateError([Object.assign(new Error('x'), { code: 'ECONNREFUSED' })]))).toBe(true);
+    expect(isStoreAway(storeFault(url, 'connect', new AggregateError([Object.assign(new Error('x'), { code: 'ECONNREFUSED' })])))).toBe(
+      true,
+    );
+    // A refused connection that is not a store fault (a downstream server's) is not the store away.
+    expect(
+      isStoreAway(new LoadoutError('SERVER_START_FAILED', 'x', { cause: Object.assign(new Error('x'), { code: 'ECONNREFUSED' }) })),
+    ).toBe(false);
+    // Wrapped again by a higher layer (a toolset that could not be read), it is still the store away.
+    const wrapped = new LoadoutError('TOOLSET_INVALID', 'toolset talk: unreadable', {
+      cause: storeFault(url, 'read', serverError('57P01', 'x')),
+    });
+    expect(isStoreAway(wrapped)).toBe(true);
   });
 });

@@ -57,10 +57,18 @@ export function faultCause(code: string): string | undefined {
   return AWAY[code] ?? REFUSED[code];
 }
 
-/** True when `error` (or the fault a store error wraps) means the store is away for now, not that a statement failed. */
+/**
+ * True when `error` is a store fault (storeFault's, wrapped by higher layers or not) that means the
+ * store is away for now, not that a statement failed. A downstream server's refused connection is
+ * not the store's: only what storeFault made counts.
+ */
 export function isStoreAway(error: unknown): boolean {
-  const fault = error instanceof LoadoutError ? error.cause : error;
-  return faultCode(fault) in AWAY;
+  let fault = error;
+  for (let depth = 0; fault instanceof LoadoutError && depth < 8; depth++) {
+    if (fault.code === 'STORE_UNAVAILABLE') return faultCode(fault.cause) in AWAY;
+    fault = fault.cause;
+  }
+  return false;
 }
 
 /** One line naming the store and why it failed; `doing` says what was being done ("connect", "save toolset 'x'"). */
