@@ -5,25 +5,14 @@
 // (a connection error naming the store's host and port) is logged and the process goes on; any
 // other unhandled rejection stays fatal, as Node makes it.
 import type { Logger } from '../shared/index.js';
+import { isAwayCode } from './storeFaults.js';
 import type { StoreUrl } from './storeUrl.js';
-
-// Connection faults, by the code Node's sockets or postgres.js give them.
-const CONNECTION_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'EPIPE',
-  'ETIMEDOUT',
-  'CONNECTION_CLOSED',
-  'CONNECTION_ENDED',
-  'CONNECTION_DESTROYED',
-  'CONNECT_TIMEOUT',
-]);
 
 /** Whether `reason` is a lost or refused connection to the store at `url` (its host and port). */
 export function isStoreConnectionLoss(reason: unknown, url: Pick<StoreUrl, 'href'>): boolean {
   if (!(reason instanceof Error)) return false;
   const { code, address, port } = reason as Error & { code?: unknown; address?: unknown; port?: unknown };
-  if (typeof code !== 'string' || !CONNECTION_CODES.has(code)) return false;
+  if (typeof code !== 'string' || !isAwayCode(code)) return false;
   // postgres.js names the host of every connection error, and its port unless over a Unix socket.
   const store = new URL(url.href);
   const sameHost = address === store.hostname || (store.hostname === 'localhost' && (address === '127.0.0.1' || address === '::1'));

@@ -52,6 +52,11 @@ export function faultCode(error: unknown): string {
   return inner ? faultCode(inner) : '';
 }
 
+/** Whether `code` (a SQLSTATE or socket code) means the store is away for now. */
+export function isAwayCode(code: string): boolean {
+  return code in AWAY;
+}
+
 /** The cause of a fault in a person's words, by its code; undefined for a code not known here. */
 export function faultCause(code: string): string | undefined {
   return AWAY[code] ?? REFUSED[code];
@@ -65,7 +70,7 @@ export function faultCause(code: string): string | undefined {
 export function isStoreAway(error: unknown): boolean {
   let fault = error;
   for (let depth = 0; fault instanceof LoadoutError && depth < 8; depth++) {
-    if (fault.code === 'STORE_UNAVAILABLE') return faultCode(fault.cause) in AWAY;
+    if (fault.code === 'STORE_UNAVAILABLE') return isAwayCode(faultCode(fault.cause));
     fault = fault.cause;
   }
   return false;
