@@ -18,9 +18,11 @@ import {
   AGENT_QUERIES_FILE,
   loadAgentQueries,
   loadDevSet,
+  loadWordQueries,
   scoreDevSet,
   scoreNotice,
   searchDevDir,
+  wordQueryRows,
   type DevScores,
 } from './searchDevSet.js';
 import { percentile } from './stats.js';
@@ -114,6 +116,13 @@ function agentRows(): string[] {
     `  not hard n=${scores.notHard.n}  ${line(scores.notHard)}`,
     `target, agent-written: right tool in the top 3 ≥ 95 %: ${met ? 'met' : 'not met'}`,
   ];
+}
+
+/** The dev set's word-queries.json: a server's name as an ordinary word of the request, or as the server's name. */
+function wordRows(): string[] {
+  const { tools } = loadDevSet();
+  const engine = new CatalogSearch(tools);
+  return wordQueryRows(loadWordQueries() ?? [], (query) => engine.search({ query, limit: 10, offset: 0 }).tools.map((tool) => tool.id));
 }
 
 /**
@@ -292,7 +301,7 @@ const met = all['recall@3'] >= TARGETS.recallAt3 && all['recall@10'] >= TARGETS.
 console.log(`targets, users' words: R@3 ≥ 45 %, R@10 ≥ 65 %: ${met ? 'met' : 'not met'}\n`);
 // Scale before anything in this process ranks: it measures the memory the vectors add, so they must not be loaded yet.
 const scaleRows = scale();
-console.log(`${agentRows().join('\n')}\n`);
+console.log(`${[...agentRows(), ...wordRows()].join('\n')}\n`);
 console.log(`${largeSetRows().join('\n')}\n`);
 console.log(`${requestVocabularyRows().join('\n')}\n`);
 console.log(`${mapRows().join('\n')}\n`);

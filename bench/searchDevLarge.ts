@@ -11,9 +11,11 @@ import { ServerConfigSchema } from '../src/config/index.js';
 import {
   AGENT_QUERIES_FILE,
   loadAgentQueries,
+  loadWordQueries,
   scoreDevSet,
   scoreNotice,
   searchDevDir,
+  wordQueryRows,
   type DevQuery,
   type DevScores,
 } from './searchDevSet.js';
@@ -80,6 +82,7 @@ export function largeSetRows(): string[] {
     `  weak-match notice: shown ${notice.shown}/${notice.n}, false alarms ${notice.falseAlarms}, misses ${notice.misses}`,
     `  not in the top 3: ${misses.join(', ') || 'none'}`,
     ...agentRows(catalog),
+    ...wordQueryRows(loadWordQueries(largeDevDir()) ?? [], rank),
   ];
 }
 
