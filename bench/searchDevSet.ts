@@ -46,7 +46,11 @@ export function loadWordQueries(dir = searchDevDir()): DevQuery[] | undefined {
  */
 export function wordQueryRows(queries: readonly DevQuery[], rank: (query: string) => string[]): string[] {
   const scores = scoreDevSet(queries, rank);
-  const sense = (kind: 'word' | 'name') => scoreDevSet(queries.filter((query) => query.sense === kind), rank).all;
+  const sense = (kind: 'word' | 'name') =>
+    scoreDevSet(
+      queries.filter((query) => query.sense === kind),
+      rank,
+    ).all;
   const pct = (x: number) => `${(100 * x).toFixed(1)} %`.padStart(7);
   const line = (label: string, s: DevScores) =>
     `  ${label.padEnd(16)} n=${String(s.n).padStart(2)}  R@1 ${pct(s.recallAt1)}  R@3 ${pct(s.recallAt3)}  R@10 ${pct(s.recallAt10)}  MRR@10 ${s.mrrAt10.toFixed(3)}`;
