@@ -26,7 +26,7 @@ import {
   type DevScores,
 } from './searchDevSet.js';
 import { percentile } from './stats.js';
-import { largeSetRows } from './searchDevLarge.js';
+import { largeSetRows, realisticMapEntries } from './searchDevLarge.js';
 import { cliSearchRows } from './cliSearch.js';
 
 const SCALE_TOOLS = 10_000;
@@ -212,8 +212,17 @@ function mapRows(): string[] {
     });
   const bytes = (count: number) => Buffer.byteLength(formatServerMap(entries(count)).join('\n'));
   const at35 = bytes(35);
+  // The large set's server names (and second accounts of them): the map names all, or says how many it leaves out.
+  const large = [50, 200, 400].map((count) => {
+    const real = realisticMapEntries(count);
+    const map = formatServerMap(real);
+    const left = Number(/^… and (\d+) more servers/.exec(map.at(-1) ?? '')?.[1] ?? 0);
+    return { count, bytes: Buffer.byteLength(map.join('\n')), named: count - left, lines: map.length };
+  });
+  const at200 = large.find((row) => row.count === 200)!;
   return [
-    `server map: ${servers.length} servers ${bytes(servers.length)} B; 35 servers (copies under new keys) ${at35} B — target < ${MAP_BUDGET_BYTES} B: ${at35 < MAP_BUDGET_BYTES ? 'ok' : 'OVER TARGET'}`,
+    `server map: ${servers.length} servers ${bytes(servers.length)} B; 35 servers (copies under new keys) ${at35} B — target ≤ ${MAP_BUDGET_BYTES} B: ${at35 <= MAP_BUDGET_BYTES ? 'ok' : 'OVER TARGET'}`,
+    `server map, the large set's names: ${large.map((row) => `${row.count} servers ${row.bytes} B in ${row.lines} lines, ${row.named} named`).join('; ')} — target at 200: all named within ${MAP_BUDGET_BYTES} B: ${at200.named === 200 && at200.bytes <= MAP_BUDGET_BYTES ? 'met' : 'NOT MET'}`,
   ];
 }
 

@@ -1,7 +1,7 @@
 // The map of the catalog as the agent reads it: in the session's instructions (its first answer)
 // and as the answer of discover-all-tools with no query. One short line per server, so the agent
 // knows which servers exist and can pass `server` instead of guessing.
-import { formatServerMap, type ServerMapEntry } from '../../catalog/index.js';
+import { formatServerMap, LISTED_MAP_BUDGET_BYTES, MAP_BUDGET_BYTES, type ServerMapEntry } from '../../catalog/index.js';
 import type { GatewayContext } from '../context.js';
 
 const INSTRUCTIONS =
@@ -20,12 +20,12 @@ export async function sessionInstructions(gateway: Pick<GatewayContext, 'catalog
   return `${INSTRUCTIONS}\nServers (tools: what for):\n${formatServerMap(entries).join('\n')}`;
 }
 
-/** discover-all-tools {}: a header, then one line per server. */
+/** discover-all-tools {}: a header, then the map; however many servers, it names them all (up to about 800). */
 export function mapAnswer(entries: readonly ServerMapEntry[]): string {
   const tools = entries.reduce((sum, entry) => sum + (entry.summary?.tools ?? 0), 0);
   const header =
     `${entries.length} server${entries.length === 1 ? '' : 's'}, ${tools} tool${tools === 1 ? '' : 's'}. ` +
     'Search them: discover-all-tools {"query": "what you want to do"}; list one server\'s: {"server": "NAME"}.';
   // Notes about the catalog as a whole (nothing discovered yet, what to run) go between the header and the map.
-  return [header, ...formatServerMap(entries)].join('\n');
+  return [header, ...formatServerMap(entries, MAP_BUDGET_BYTES, LISTED_MAP_BUDGET_BYTES)].join('\n');
 }
