@@ -2,10 +2,11 @@
 // ("asana", "datadog") names the server wherever it stands; one that is also an ordinary word
 // ("time", "plane", "memory", "fetch") does only where the query uses it as a name: after "in",
 // "on", "from", "with"…, before "server", "app"…, capitalized inside a sentence, as the whole of a
-// name of several words ("google drive"), or in a `server.tool` form. It decides nothing else.
+// name of several words ("google drive"), in a `server.tool` form, or at a telegraphic start
+// ("save memory of…"). It decides nothing else: what naming earns a server is nameBoosts.ts's.
 import { isStopWord, stem, wordsOf } from './searchText.js';
 
-/** One word of the query as written: its lowercase form, its stem, and what stands around it. */
+/** One word of the query as written: its lowercase form, its stem, and whether a capital marks it as a name. */
 interface QueryToken {
   word: string;
   stem: string;
