@@ -60,21 +60,32 @@ export function summarizeServer(server: string, cached: Pick<CachedServerTools, 
  * alone take more room than the other forms (discover-all-tools {} names every server that way).
  */
 export function formatServerMap(entries: readonly ServerMapEntry[], budget = MAP_BUDGET_BYTES, namesBudget = budget): string[] {
+  return serverMapOf(entries, budget, namesBudget).lines;
+}
+
+/** The map's lines, and whether they are grouped (`group: servers`) rather than one per server. */
+export interface ServerMap {
+  lines: string[];
+  grouped: boolean;
+}
+
+/** The map as formatServerMap gives it, with its form, so a heading can say how to read it. */
+export function serverMapOf(entries: readonly ServerMapEntry[], budget = MAP_BUDGET_BYTES, namesBudget = budget): ServerMap {
   for (const width of PURPOSE_WIDTHS) {
     const lines = entries.map((entry) => mapLine(entry, width));
-    if (byteLength(lines) <= budget) return lines;
+    if (byteLength(lines) <= budget) return { lines, grouped: false };
   }
   // Each server's group is worked out once: the lines are tried with counts, by name, folded, then cut.
   const labels = entries.map((entry) => groupOf(entry.server, entry.summary?.purpose ?? ''));
   for (const form of ['counted', 'named'] as const) {
     const lines = groupedNames(entries, labels, form).map(groupLine);
-    if (byteLength(lines) <= budget) return lines;
+    if (byteLength(lines) <= budget) return { lines, grouped: true };
   }
   const folded = groupedNames(entries, labels, 'folded');
   const legend = folded.some((group) => group.names.some((name) => name.servers > 1)) ? [FOLD_LEGEND] : [];
   const lines = [...folded.map(groupLine), ...legend];
-  if (byteLength(lines) <= Math.max(budget, namesBudget)) return lines;
-  return cutMap(folded, entries.length, legend, Math.max(budget, namesBudget));
+  const most = Math.max(budget, namesBudget);
+  return { lines: byteLength(lines) <= most ? lines : cutMap(folded, entries.length, legend, most), grouped: true };
 }
 
 /** A group of the map: its label and its servers, as written (`a (N)`, `a`, or folded `a{,-2}`). */
