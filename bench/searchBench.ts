@@ -18,13 +18,15 @@ import {
   AGENT_QUERIES_FILE,
   loadAgentQueries,
   loadDevSet,
+  loadWordQueries,
   scoreDevSet,
   scoreNotice,
   searchDevDir,
+  wordQueryRows,
   type DevScores,
 } from './searchDevSet.js';
 import { percentile } from './stats.js';
-import { largeSetRows } from './searchDevLarge.js';
+import { largeSetRows, realisticMapEntries } from './searchDevLarge.js';
 import { cliSearchRows } from './cliSearch.js';
 
 const SCALE_TOOLS = 10_000;
@@ -116,6 +118,13 @@ function agentRows(): string[] {
   ];
 }
 
+/** The dev set's word-queries.json: a server's name as an ordinary word of the request, or as the server's name. */
+function wordRows(): string[] {
+  const { tools } = loadDevSet();
+  const engine = new CatalogSearch(tools);
+  return wordQueryRows(loadWordQueries() ?? [], (query) => engine.search({ query, limit: 10, offset: 0 }).tools.map((tool) => tool.id));
+}
+
 /**
  * The built-in request vocabulary on and off, split by query parity: it was tuned on the
  * odd-numbered tasks only, so the even-numbered ones are its held-out check.
@@ -203,8 +212,17 @@ function mapRows(): string[] {
     });
   const bytes = (count: number) => Buffer.byteLength(formatServerMap(entries(count)).join('\n'));
   const at35 = bytes(35);
+  // The large set's server names (and second accounts of them): the map names all, or says how many it leaves out.
+  const large = [50, 200, 400].map((count) => {
+    const real = realisticMapEntries(count);
+    const map = formatServerMap(real);
+    const left = Number(/^… and (\d+) more servers/.exec(map.at(-1) ?? '')?.[1] ?? 0);
+    return { count, bytes: Buffer.byteLength(map.join('\n')), named: count - left, lines: map.length };
+  });
+  const at200 = large.find((row) => row.count === 200)!;
   return [
-    `server map: ${servers.length} servers ${bytes(servers.length)} B; 35 servers (copies under new keys) ${at35} B — target < ${MAP_BUDGET_BYTES} B: ${at35 < MAP_BUDGET_BYTES ? 'ok' : 'OVER TARGET'}`,
+    `server map: ${servers.length} servers ${bytes(servers.length)} B; 35 servers (copies under new keys) ${at35} B — target ≤ ${MAP_BUDGET_BYTES} B: ${at35 <= MAP_BUDGET_BYTES ? 'ok' : 'OVER TARGET'}`,
+    `server map, the large set's names: ${large.map((row) => `${row.count} servers ${row.bytes} B in ${row.lines} lines, ${row.named} named`).join('; ')} — target at 200: all named within ${MAP_BUDGET_BYTES} B: ${at200.named === 200 && at200.bytes <= MAP_BUDGET_BYTES ? 'met' : 'NOT MET'}`,
   ];
 }
 
@@ -292,7 +310,7 @@ const met = all['recall@3'] >= TARGETS.recallAt3 && all['recall@10'] >= TARGETS.
 console.log(`targets, users' words: R@3 ≥ 45 %, R@10 ≥ 65 %: ${met ? 'met' : 'not met'}\n`);
 // Scale before anything in this process ranks: it measures the memory the vectors add, so they must not be loaded yet.
 const scaleRows = scale();
-console.log(`${agentRows().join('\n')}\n`);
+console.log(`${[...agentRows(), ...wordRows()].join('\n')}\n`);
 console.log(`${largeSetRows().join('\n')}\n`);
 console.log(`${requestVocabularyRows().join('\n')}\n`);
 console.log(`${mapRows().join('\n')}\n`);

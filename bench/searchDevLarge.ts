@@ -6,14 +6,17 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { Tool } from '@modelcontextprotocol/server';
-import { Catalog, type CachedServerTools } from '../src/catalog/index.js';
+import { Catalog, type CachedServerTools, type ServerMapEntry } from '../src/catalog/index.js';
+import { summarizeServer } from '../src/catalog/serverMap.js';
 import { ServerConfigSchema } from '../src/config/index.js';
 import {
   AGENT_QUERIES_FILE,
   loadAgentQueries,
+  loadWordQueries,
   scoreDevSet,
   scoreNotice,
   searchDevDir,
+  wordQueryRows,
   type DevQuery,
   type DevScores,
 } from './searchDevSet.js';
@@ -51,6 +54,47 @@ export function loadLargeDevSet(dir = largeDevDir()): { servers: Record<string, 
   return { servers, catalog, queries };
 }
 
+/**
+ * `count` map entries with the names a team's catalog has: the large set's 108 servers as harvested
+ * (their summaries from their tools), then the other packages the harvest tried, named as it names
+ * them (the package less "mcp" and "server"), then second and third accounts of the same servers
+ * (`postgres-2`, as the harvest names a second package for one product), in the set's order.
+ */
+export function realisticMapEntries(count: number, dir = largeDevDir()): ServerMapEntry[] {
+  const { servers } = loadLargeDevSet(dir);
+  const entries: ServerMapEntry[] = Object.entries(servers).map(([server, { tools, about }]) => ({
+    server,
+    summary: summarizeServer(server, { tools, ...(about ? { about } : {}) }),
+    state: { kind: 'ready' },
+  }));
+  const taken = new Set(entries.map((entry) => entry.server));
+  const unique = (name: string) => {
+    let server = name;
+    for (let copy = 2; taken.has(server); copy++) server = `${name}-${copy}`;
+    taken.add(server);
+    return server;
+  };
+  const harvested = new Set(Object.values(servers).map((server) => server.package));
+  for (const pkg of readFileSync(path.join(dir, 'packages.txt'), 'utf8').split('\n').filter(Boolean)) {
+    if (harvested.has(pkg)) continue;
+    const [scope = '', rest = ''] = pkg.startsWith('@') ? pkg.slice(1).split('/') : ['', pkg];
+    const server = unique(
+      rest
+        .split('-')
+        .filter((word) => word !== 'mcp' && word !== 'server')
+        .join('-') || scope,
+    );
+    entries.push({ server, summary: { server, purpose: '', tools: 0 }, state: { kind: 'ready' } });
+  }
+  const firsts = entries.slice();
+  for (let index = 0; entries.length < count; index++) {
+    const first = firsts[index % firsts.length]!;
+    const server = unique(first.server.replace(/-\d$/, ''));
+    entries.push({ ...first, server, ...(first.summary ? { summary: { ...first.summary, server } } : {}) });
+  }
+  return entries.slice(0, count);
+}
+
 const pct = (x: number) => `${(100 * x).toFixed(1)} %`.padStart(7);
 const line = (label: string, s: DevScores) =>
   `  ${label.padEnd(16)} n=${String(s.n).padStart(2)}  R@1 ${pct(s.recallAt1)}  R@3 ${pct(s.recallAt3)}  R@10 ${pct(s.recallAt10)}  MRR@10 ${s.mrrAt10.toFixed(3)}`;
@@ -80,6 +124,7 @@ export function largeSetRows(): string[] {
     `  weak-match notice: shown ${notice.shown}/${notice.n}, false alarms ${notice.falseAlarms}, misses ${notice.misses}`,
     `  not in the top 3: ${misses.join(', ') || 'none'}`,
     ...agentRows(catalog),
+    ...wordQueryRows(loadWordQueries(largeDevDir()) ?? [], rank),
   ];
 }
 

@@ -26,6 +26,47 @@ export interface DevQuery {
   server?: string;
   /** The task the query was written for (agent-written queries only). */
   task?: string;
+  /** Whether a server's name in the query is an ordinary word (`word`) or names the server (`name`); word-queries.json only. */
+  sense?: 'word' | 'name';
+}
+
+/** Tasks where a word of the request is also a server's name (word-queries.json beside queries.json). */
+export const WORD_QUERIES_FILE = 'word-queries.json';
+
+/** The set's word-queries.json, if it has one. */
+export function loadWordQueries(dir = searchDevDir()): DevQuery[] | undefined {
+  const file = path.join(dir, WORD_QUERIES_FILE);
+  if (!existsSync(file)) return undefined;
+  return (JSON.parse(readFileSync(file, 'utf8')) as { queries: DevQuery[] }).queries;
+}
+
+/**
+ * The bench's rows for word-queries.json: all, the tasks whose server-name word is an ordinary
+ * word, those that name the server, and the tasks missed at 3 with their rank.
+ */
+export function wordQueryRows(queries: readonly DevQuery[], rank: (query: string) => string[]): string[] {
+  const scores = scoreDevSet(queries, rank);
+  const sense = (kind: 'word' | 'name') =>
+    scoreDevSet(
+      queries.filter((query) => query.sense === kind),
+      rank,
+    ).all;
+  const pct = (x: number) => `${(100 * x).toFixed(1)} %`.padStart(7);
+  const line = (label: string, s: DevScores) =>
+    `  ${label.padEnd(16)} n=${String(s.n).padStart(2)}  R@1 ${pct(s.recallAt1)}  R@3 ${pct(s.recallAt3)}  R@10 ${pct(s.recallAt10)}  MRR@10 ${s.mrrAt10.toFixed(3)}`;
+  const misses = queries
+    .filter((query) => scores.ranks.get(query.id)! > 3)
+    .map((query) => {
+      const at = scores.ranks.get(query.id)!;
+      return `${query.id} (${Number.isFinite(at) ? `#${at}` : '>10'})`;
+    });
+  return [
+    `  a server's name as a word of the request (${WORD_QUERIES_FILE}):`,
+    line('all', scores.all),
+    line('ordinary word', sense('word')),
+    line('names server', sense('name')),
+    `  not in the top 3: ${misses.join(', ') || 'none'}`,
+  ];
 }
 
 /** The second query set: the first discover-all-tools query a blind agent wrote per task (bench/agentQueries.ts). */

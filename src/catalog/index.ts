@@ -13,4 +13,11 @@ export { toolHash } from './toolHash.js';
 export { keywordsOf } from './searchVocabulary.js';
 export { ExampleRequestsStore } from './exampleRequests.js';
 export { type ResourceTarget } from './resourceUris.js';
-export { formatServerMap, MAP_BUDGET_BYTES, type ServerMapEntry, type ServerState } from './serverMap.js';
+export {
+  formatServerMap,
+  LISTED_MAP_BUDGET_BYTES,
+  MAP_BUDGET_BYTES,
+  serverMapOf,
+  type ServerMapEntry,
+  type ServerState,
+} from './serverMap.js';

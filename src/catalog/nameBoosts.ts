@@ -4,6 +4,7 @@
 // (`create_item` for "create item on board") is lifted above its neighbours that only mention them.
 import type { CatalogTool } from './catalogTool.js';
 import { contentWordsOf, isStopWord, stem, wordsOf } from './searchText.js';
+import { namesServer, type NamingQuery, type ServerNames } from './serverNaming.js';
 
 /** Shares added to a fused score; 0 turns a boost off. */
 export interface NameBoostSettings {
@@ -39,24 +40,42 @@ export class NameBoosts {
   readonly #tools: readonly CatalogTool[];
   /** Server → the stems it is named by (key, title). */
   readonly #serverTerms = new Map<string, ReadonlySet<string>>();
+  /** Server → its names (key, title), each as its words in order. */
+  readonly #serverNames = new Map<string, ServerNames>();
   readonly #nameTerms: (ReadonlySet<string> | undefined)[];
 
-  /** `serverNames`: each server's name text (its key and title), by server. */
-  constructor(tools: readonly CatalogTool[], serverNames: (server: string) => string) {
+  /** `serverNames`: each server's names (its key, its title), by server. */
+  constructor(tools: readonly CatalogTool[], serverNames: (server: string) => readonly string[]) {
     this.#tools = tools;
     this.#nameTerms = new Array<ReadonlySet<string> | undefined>(tools.length);
     for (const { server } of tools) {
       if (this.#serverTerms.has(server)) continue;
-      const words = contentWordsOf(serverNames(server)).filter((word) => !GENERIC_SERVER_WORDS.has(word));
-      this.#serverTerms.set(server, new Set(words.map(stem)));
+      const names = serverNames(server)
+        .map((name) => contentWordsOf(name).filter((word) => !GENERIC_SERVER_WORDS.has(word)))
+        .filter((words) => words.length);
+      this.#serverNames.set(server, names);
+      this.#serverTerms.set(server, new Set(names.flat().map(stem)));
     }
   }
 
-  /** The servers `terms` (the query's own stems) name. */
-  namedServers(terms: ReadonlySet<string>): Set<string> {
+  /**
+   * The servers the query names: by a word it uses as a name (see serverNaming.ts), or by a stem of
+   * `more` (other names of the products it says, the user's synonyms) that is no ordinary word.
+   */
+  namedServers(
+    query: NamingQuery,
+    terms: ReadonlySet<string>,
+    more: ReadonlySet<string>,
+    ordinary: (word: string) => boolean,
+  ): { named: Set<string>; mentioned: Set<string> } {
     const named = new Set<string>();
-    for (const [server, own] of this.#serverTerms) for (const term of own) if (terms.has(term)) named.add(server);
-    return named;
+    const mentioned = new Set<string>();
+    for (const [server, names] of this.#serverNames) {
+      if (namesServer(query, server, names, ordinary) || names.some((name) => name.some((word) => more.has(stem(word)) && !ordinary(word))))
+        named.add(server);
+      else if ([...this.#serverTerms.get(server)!].some((term) => terms.has(term))) mentioned.add(server);
+    }
+    return { named, mentioned };
   }
 
   /** The factor a tool's fused score is multiplied by when its server is named. */

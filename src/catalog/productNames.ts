@@ -87,6 +87,9 @@ export const PRODUCT_WORDS: ReadonlySet<string> = new Set(
   PRODUCTS.flatMap((product) => oneWordNames(product).filter((word) => !product.everyday.has(word))),
 );
 
+/** The one-word names that are also everyday words ('~' above: "plane", "monday", "notion"). */
+export const EVERYDAY_PRODUCT_WORDS: ReadonlySet<string> = new Set(PRODUCTS.flatMap((product) => [...product.everyday]));
+
 function oneWordNames({ names }: Product): string[] {
   return names.filter((name) => name.length === 1).map(([word]) => word!);
 }

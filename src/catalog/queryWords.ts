@@ -20,8 +20,13 @@ const MAX_QUERY_CHARS = 2000;
  * dropped, and pasted values (paths, issue keys, #channels, URLs) become the word for their kind.
  */
 export function queryWordsOf(query: string): string[] {
+  return contentWordsOf(requestTextOf(query)).filter((word) => !/^\p{N}+$/u.test(word));
+}
+
+/** The query's text without quoted text, and with each pasted value replaced by the word for its kind. */
+export function requestTextOf(query: string): string {
   const unquoted = query.slice(0, MAX_QUERY_CHARS).replace(/(^|[\s(])(['"‘“])[^'"‘’“”]*?['"’”](?=$|[\s.,;:!?)])/gu, '$1');
-  return contentWordsOf(withValueKinds(unquoted)).filter((word) => !/^\p{N}+$/u.test(word));
+  return withValueKinds(unquoted);
 }
 
 /** For each query word in the built-in request vocabulary, the tool words it stands for (none at weight 0). */

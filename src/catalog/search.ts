@@ -6,13 +6,14 @@ import type { CatalogTool } from './catalogTool.js';
 import type { Postings } from './postings.js';
 import { searchIndexFingerprint } from './searchIndexFile.js';
 import { isQuestion, readsOnly } from './searchIntent.js';
-import { askedWordsOf, meantWordsOf, queryKeyOf } from './queryWords.js';
+import { askedWordsOf, meantWordsOf, queryKeyOf, requestTextOf } from './queryWords.js';
 import { sortedScores } from './rankedScores.js';
-import { PRODUCT_WORDS } from './productNames.js';
+import { EVERYDAY_PRODUCT_WORDS, PRODUCT_WORDS } from './productNames.js';
+import { namingQueryOf } from './serverNaming.js';
 import { DEFAULT_NAME_BOOSTS, NameBoosts } from './nameBoosts.js';
 import { DEFAULT_FIELD_WEIGHTS, LexicalIndex } from './lexicalIndex.js';
 import {
-  serverNameText,
+  serverNamesOf,
   stem,
   toolTextOf,
   toolWordsOf,
@@ -86,7 +87,7 @@ export class CatalogSearch {
       tools,
       tools.map((tool) => toolTextOf(tool, setup.vocabulary)),
     );
-    this.#boosts = new NameBoosts(tools, (server) => serverNameText(server, setup.vocabulary));
+    this.#boosts = new NameBoosts(tools, (server) => serverNamesOf(server, setup.vocabulary));
     const fieldWeights = setup.fieldWeights ?? DEFAULT_FIELD_WEIGHTS;
     // Both indexes' postings depend on the texts and the weights alone (the vectors are applied on load).
     this.#fingerprint =
@@ -182,34 +183,70 @@ export class CatalogSearch {
     add(aligned, fusion.semantic, (hit, rank, score) => (hit.semantic = { rank, score, alignments: [] }));
     add(expanded, fusion.expanded);
     if (modelScores) add(sortedScores(Float64Array.from(this.#tools, (tool) => Math.max(0, modelScores.get(tool.id) ?? 0))), fusion.model);
-    const boosts = this.#setup.nameBoosts ?? DEFAULT_NAME_BOOSTS;
     const termSet = new Set(terms);
-    const named = this.#boosts.namedServers(termSet);
+    const askedTerms = new Set(asked.map(stem));
+    const { named, mentioned } = this.#boosts.namedServers(
+      namingQueryOf(requestTextOf(query)),
+      termSet,
+      new Set(terms.filter((term) => !askedTerms.has(term))),
+      (word) => this.#ordinary(word),
+    );
+    // A server the query only mentions (an everyday word of its name, not used as one) ranks its
+    // tools at a lower weight and is not lifted: "What time does flight LH400 land" is not about the time server.
+    this.#serverRanking(fused, mentioned, fusion.mentionedServers);
+    const ranked = this.#boosted(query, fused, named, termSet, fusion);
+    // What an agent chose after asking the same way is a strong answer, however few words it shares.
+    const confidence = ranked[0]?.recalled ? 1 : this.#confidence(ranked[0], terms, asked, aligned[0]?.[1]);
+    const meantWords = [...new Set([...meant.values()].flat())].filter((word) => !words.includes(word));
+    return { ranked, confidence, words: { terms: [...terms, ...meantTerms.keys()], all: [...words, ...meantWords] } };
+  }
+
+  /**
+   * The fused scores, lifted for the servers the query names, the tools whose names it says and, for
+   * a question, the tools that only read; then ranked, remembered choices first.
+   */
+  #boosted(
+    query: string,
+    fused: Map<number, RankedTool>,
+    named: ReadonlySet<string>,
+    terms: ReadonlySet<string>,
+    fusion: FusionSettings,
+  ): RankedTool[] {
+    const boosts = this.#setup.nameBoosts ?? DEFAULT_NAME_BOOSTS;
     if (named.size) {
       for (const [tool, hit] of fused) hit.score *= this.#boosts.serverFactor(tool, named, boosts);
       // Naming a server is a ranking of its own, as word and meaning matches are: the named servers'
       // tools, best first, each earn from it. A multiplier alone cannot lift a server whose tools share
       // no other word with the request ("memory" for entities in a knowledge graph) above tools that share several.
-      const ofNamed = [...fused].filter(([tool]) => named.has(this.#tools[tool]!.server));
-      add(
-        ofNamed.sort(([a, first], [b, second]) => second.score - first.score || a - b).map(([tool, hit]) => [tool, hit.score]),
-        fusion.namedServers,
-        (hit, rank) => (hit.namedServer = { rank }),
-      );
+      this.#serverRanking(fused, named, fusion.namedServers, (hit, rank) => (hit.namedServer = { rank }));
     }
-    this.#nameSaidFirst(fused, termSet, boosts.name);
+    this.#nameSaidFirst(fused, terms, boosts.name);
     if (fusion.questionReadBoost > 0 && isQuestion(query)) {
       for (const [tool, hit] of fused) if (this.#readsOnly(tool)) hit.score *= 1 + fusion.questionReadBoost;
     }
-    const ranked = this.#recalledFirst(
+    return this.#recalledFirst(
       query,
       fused,
       [...fused.values()].sort((a, b) => b.score - a.score || a.tool.id.localeCompare(b.tool.id)),
     );
-    const meantWords = [...new Set([...meant.values()].flat())].filter((word) => !words.includes(word));
-    // What an agent chose after asking the same way is a strong answer, however few words it shares.
-    const confidence = ranked[0]?.recalled ? 1 : this.#confidence(ranked[0], terms, asked, aligned[0]?.[1]);
-    return { ranked, confidence, words: { terms: [...terms, ...meantTerms.keys()], all: [...words, ...meantWords] } };
+  }
+
+  /** The tools of `servers`, best fused score first, each earning `weight` / (k + rank) as a ranking of its own. */
+  #serverRanking(
+    fused: Map<number, RankedTool>,
+    servers: ReadonlySet<string>,
+    weight: number,
+    note?: (hit: RankedTool, rank: number) => void,
+  ): void {
+    if (!servers.size || weight <= 0) return;
+    const k = (this.#setup.fusion ?? DEFAULT_FUSION).k;
+    [...fused]
+      .filter(([tool]) => servers.has(this.#tools[tool]!.server))
+      .sort(([a, first], [b, second]) => second.score - first.score || a - b)
+      .forEach(([, hit], rank) => {
+        hit.score += weight / (k + rank + 1);
+        note?.(hit, rank + 1);
+      });
   }
 
   /**
@@ -309,6 +346,18 @@ export class CatalogSearch {
   /** The summed rarity of the query terms a tool matches. */
   #coverage(index: number, terms: readonly string[]): number {
     return LexicalIndex.matches(this.#wordsOf(index), terms).reduce((sum, match) => sum + this.#lexical.idf(match.term), 0);
+  }
+
+  /**
+   * A word of a server's name that is also an everyday word ("time", "plane", "memory"), which names
+   * the server only where the query uses it as a name: a product's everyday name, or any other
+   * word the word vectors know that names no product. Without the vectors, only the everyday names.
+   */
+  #ordinary(word: string): boolean {
+    if (EVERYDAY_PRODUCT_WORDS.has(word)) return true;
+    if (PRODUCT_WORDS.has(word)) return false;
+    const semantic = this.#semantic;
+    return typeof semantic === 'object' && semantic.vectors.rank(word) !== undefined;
   }
 
   /** A word that names a thing: a known product, or a word the word vectors do not know (a name, not English). */

@@ -153,10 +153,15 @@ export function toolTextOf(tool: CatalogTool, vocabulary: ToolVocabulary = {}): 
   };
 }
 
+/** A server's names, each on its own: its key, and its title when it gives one. */
+export function serverNamesOf(server: string, vocabulary: ToolVocabulary = {}): string[] {
+  const title = vocabulary.serverNames?.get(server);
+  return title ? [server, title] : [server];
+}
+
 /** What a server is named by: its key and the names it gives itself. */
 export function serverNameText(server: string, vocabulary: ToolVocabulary = {}): string {
-  const names = vocabulary.serverNames?.get(server);
-  return names ? `${server} ${names}` : server;
+  return serverNamesOf(server, vocabulary).join(' ');
 }
 
 // Sentences that rank a tool by how loudly it asks to be used rather than by what it does:

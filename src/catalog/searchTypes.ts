@@ -56,6 +56,11 @@ export interface FusionSettings {
   /** The ranking of the tools of the servers a query names (their key, title or product names), by fused score. */
   namedServers: number;
   /**
+   * The same ranking for the servers a query only mentions: a word of their name is in it, but an
+   * everyday word not used as a name ("What time does my flight land" and the time server).
+   */
+  mentionedServers: number;
+  /**
    * What a word of the built-in request vocabulary ("remember" → memory, store) counts for, relative
    * to the query's own words, in word matches and in meaning alignment; 0 turns the vocabulary off.
    */
@@ -75,6 +80,7 @@ export const DEFAULT_FUSION: FusionSettings = {
   expansion: { neighbours: 8, floor: 0.4 },
   model: 1.5,
   namedServers: 1,
+  mentionedServers: 0.5,
   requestWords: 0.5,
   questionReadBoost: 0.5,
 };

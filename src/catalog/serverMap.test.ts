@@ -70,7 +70,9 @@ describe('the map of the catalog', () => {
 
     const huge = formatServerMap(Array.from({ length: 400 }, (_, index) => entry(index)));
     expect(Buffer.byteLength(huge.join('\n'))).toBeLessThanOrEqual(MAP_BUDGET_BYTES);
-    expect(huge.at(-1)).toMatch(/^… and \d+ more servers: discover-all-tools \{"server": "NAME"\} lists one\.$/);
+    expect(huge.at(-1)).toMatch(/^… and \d+ more servers not named here: discover-all-tools \{\} names them all\.$/);
+    // Names folded together are cut inside the fold: as many as fit are named.
+    expect(huge.join('\n')).toMatch(/^tracking: server-\{number-0,number-1,number-2,/m);
   });
 
   it('names every one of 200 servers within the budget, grouped by what they are for, several on a line', () => {
@@ -95,6 +97,21 @@ describe('the map of the catalog', () => {
     expect(map.find((line) => line.startsWith('databases: '))).toMatch(/^databases: pg0 pg6 pg12\b/);
     expect(map.find((line) => line.startsWith('chat: '))).toMatch(/slack2\b/);
     expect(map.length).toBeLessThan(12);
+  });
+
+  it('folds names that share their first part as a shell writes them, keeping a server not discovered apart', () => {
+    const entry = (server: string, state: ServerMapEntry['state'] = ready): ServerMapEntry => ({
+      server,
+      summary: { server, purpose: 'issues, projects', tools: 3 },
+      state,
+    });
+    const copies = Array.from({ length: 11 }, (_, index) => `shortcut-${index + 2}`);
+    const servers = ['shortcut', ...copies, 'shortcut-cloud', 'linear', 'linear-full', 'asana'];
+    const entries = [...servers.map((server) => entry(server)), entry('shortcut-13', { kind: 'failed', reason: 'spawn ENOENT' })];
+    const line = 'tracking: shortcut{,-2,-3,-4,-5,-6,-7,-8,-9,-10,-11,-12,-cloud} linear{,-full} asana shortcut-13 (not discovered)';
+    const legend = 'Braces join names: jira{,-2,-cloud} is jira, jira-2 and jira-cloud.';
+    // A budget only the folded form fits: by name alone the line is longer than it and its legend.
+    expect(formatServerMap(entries, Buffer.byteLength(`${line}\n${legend}`))).toEqual([line, legend]);
   });
 
   it("cuts a label at a whole word, and never takes an instructions' preamble for a summary", () => {

@@ -23,11 +23,18 @@ export interface ServerMapEntry {
   state: ServerState;
 }
 
-/** The most bytes the map may take; 35 servers fit at the narrowest purpose width. */
-export const MAP_BUDGET_BYTES = 2000;
+/**
+ * The most bytes the map may take in the session's instructions: 35 servers fit a line each at the
+ * narrowest purpose width, and 200 servers of the large dev set's names fit grouped, every one named.
+ */
+export const MAP_BUDGET_BYTES = 2048;
+/** The most bytes of the map discover-all-tools {} answers with: the names of about 800 servers. */
+export const LISTED_MAP_BUDGET_BYTES = 8192;
 // Purpose widths tried, widest first, until the map fits the budget.
 const PURPOSE_WIDTHS = [60, 48, 40, 32, 24, 16];
 const REASON_WIDTH = 60;
+// Said under a map that folds names sharing their first part, so the folding reads as it is meant.
+const FOLD_LEGEND = 'Braces join names: jira{,-2,-cloud} is jira, jira-2 and jira-cloud.';
 // Words of tool names that say what a tool does, not what it works on: the purpose is the objects.
 const ACTION_WORDS = new Set(
   (
@@ -47,41 +54,144 @@ export function summarizeServer(server: string, cached: Pick<CachedServerTools, 
 /**
  * The map as lines within `budget` bytes. A small catalog gets one line per server, with the
  * widest purposes that fit. A larger one is grouped by what the servers are for, several servers
- * on a line: with their tool counts when those fit, else by name alone; only a map too long even
- * for that is cut, with a count of the servers left out.
+ * on a line: with their tool counts when those fit, else by name alone, else with names that share
+ * their first part folded (`jira{,-2,-cloud}`). Only a map too long even for that is cut, with a
+ * count of the servers left out and where to find them all; `namesBudget` lets the folded names
+ * alone take more room than the other forms (discover-all-tools {} names every server that way).
  */
-export function formatServerMap(entries: readonly ServerMapEntry[], budget = MAP_BUDGET_BYTES): string[] {
+export function formatServerMap(entries: readonly ServerMapEntry[], budget = MAP_BUDGET_BYTES, namesBudget = budget): string[] {
+  return serverMapOf(entries, budget, namesBudget).lines;
+}
+
+/** The map's lines, and whether they are grouped (`group: servers`) rather than one per server. */
+export interface ServerMap {
+  lines: string[];
+  grouped: boolean;
+}
+
+/** The map as formatServerMap gives it, with its form, so a heading can say how to read it. */
+export function serverMapOf(entries: readonly ServerMapEntry[], budget = MAP_BUDGET_BYTES, namesBudget = budget): ServerMap {
   for (const width of PURPOSE_WIDTHS) {
     const lines = entries.map((entry) => mapLine(entry, width));
-    if (byteLength(lines) <= budget) return lines;
+    if (byteLength(lines) <= budget) return { lines, grouped: false };
   }
-  // Each server's group is worked out once: the lines are tried with counts, without, then cut.
+  // Each server's group is worked out once: the lines are tried with counts, by name, folded, then cut.
   const labels = entries.map((entry) => groupOf(entry.server, entry.summary?.purpose ?? ''));
-  const counted = groupedLines(entries, labels, true);
-  if (byteLength(counted.map((group) => group.line)) <= budget) return counted.map((group) => group.line);
-  const named = groupedLines(entries, labels, false);
-  if (byteLength(named.map((group) => group.line)) <= budget) return named.map((group) => group.line);
-  const lines: string[] = [];
-  let left = entries.length;
-  for (const group of named) {
-    const more = (count: number) => `… and ${count} more servers: discover-all-tools {"server": "NAME"} lists one.`;
-    if (byteLength([...lines, group.line, more(left - group.count)]) > budget) return [...lines, more(left)];
-    lines.push(group.line);
-    left -= group.count;
+  for (const form of ['counted', 'named'] as const) {
+    const lines = groupedNames(entries, labels, form).map(groupLine);
+    if (byteLength(lines) <= budget) return { lines, grouped: true };
   }
-  return lines;
+  const folded = groupedNames(entries, labels, 'folded');
+  const legend = folded.some((group) => group.names.some((name) => name.servers > 1)) ? [FOLD_LEGEND] : [];
+  const lines = [...folded.map(groupLine), ...legend];
+  const most = Math.max(budget, namesBudget);
+  return { lines: byteLength(lines) <= most ? lines : cutMap(folded, entries.length, legend, most), grouped: true };
+}
+
+/** A group of the map: its label and its servers, as written (`a (N)`, `a`, or folded `a{,-2}`). */
+interface MapGroup {
+  label: string;
+  names: MapName[];
+  separator: string;
+}
+
+/** One entry of a group's line: a name, or names folded (`head` and what follows it in each). */
+interface MapName {
+  text: string;
+  servers: number;
+  fold?: { head: string; rests: string[] };
+}
+
+function groupLine({ label, names, separator }: MapGroup): string {
+  return `${label}: ${names.map((name) => name.text).join(separator)}`;
 }
 
 /**
- * `group: a (N), b (not discovered)`, or `group: a b` by name alone: one line per group of servers,
- * in the groups' order; `labels` are the entries' groups, index for index.
+ * The groups of servers, in the groups' order; `labels` are the entries' groups, index for index.
+ * `counted`: `a (N), b (not discovered)`; `named`: `a b`; `folded`: `a{,-2} b`.
  */
-function groupedLines(entries: readonly ServerMapEntry[], labels: readonly string[], counted: boolean): { line: string; count: number }[] {
-  const groups = new Map<string, string[]>(GROUP_ORDER.map((label) => [label, []]));
-  entries.forEach((entry, index) => groups.get(labels[index]!)!.push(compactName(entry, counted)));
+function groupedNames(entries: readonly ServerMapEntry[], labels: readonly string[], form: 'counted' | 'named' | 'folded'): MapGroup[] {
+  const groups = new Map<string, ServerMapEntry[]>(GROUP_ORDER.map((label) => [label, []]));
+  entries.forEach((entry, index) => groups.get(labels[index]!)!.push(entry));
   return [...groups]
-    .filter(([, names]) => names.length)
-    .map(([label, names]) => ({ line: `${label}: ${names.join(counted ? ', ' : ' ')}`, count: names.length }));
+    .filter(([, members]) => members.length)
+    .map(([label, members]) => ({
+      label,
+      separator: form === 'counted' ? ', ' : ' ',
+      names:
+        form === 'folded' ? foldedNames(members) : members.map((entry) => ({ text: compactName(entry, form === 'counted'), servers: 1 })),
+    }));
+}
+
+/**
+ * Names that share their first part (up to the first '-') written once with the rest in braces,
+ * as a shell expands them: `jira{,-2,-cloud}`, `atlassian-{bitbucket,jira}`. A server not
+ * discovered keeps its own entry, with its state.
+ */
+function foldedNames(members: readonly ServerMapEntry[]): MapName[] {
+  const byHead = new Map<string, string[]>();
+  const items: ({ head: string } | { text: string })[] = [];
+  for (const entry of members) {
+    if (entry.state.kind === 'failed' || !entry.summary) {
+      items.push({ text: compactName(entry, false) });
+      continue;
+    }
+    const head = entry.server.split('-')[0]!;
+    const names = byHead.get(head);
+    if (names) names.push(entry.server);
+    else {
+      byHead.set(head, [entry.server]);
+      items.push({ head });
+    }
+  }
+  return items.map((item) => {
+    if ('text' in item) return { text: item.text, servers: 1 };
+    const names = byHead.get(item.head)!;
+    if (names.length === 1) return { text: names[0]!, servers: 1 };
+    return folded(
+      item.head,
+      names.map((name) => name.slice(item.head.length)),
+    );
+  });
+}
+
+/** `head{rest,…}`, or `head-{rest,…}` when every rest starts with '-'. */
+function folded(head: string, rests: string[]): MapName {
+  if (rests.length === 1) return { text: `${head}${rests[0]!}`, servers: 1 };
+  const text = rests.every((rest) => rest.startsWith('-'))
+    ? `${head}-{${rests.map((rest) => rest.slice(1)).join(',')}}`
+    : `${head}{${rests.join(',')}}`;
+  return { text, servers: rests.length, fold: { head, rests } };
+}
+
+/** The folded groups, name by name, as far as they fit with the notice of the servers left out. */
+function cutMap(groups: readonly MapGroup[], total: number, legend: readonly string[], budget: number): string[] {
+  const more = (count: number) => `… and ${count} more servers not named here: discover-all-tools {} names them all.`;
+  const lines: string[] = [];
+  let named = 0;
+  for (const group of groups) {
+    const kept: MapGroup = { ...group, names: [] };
+    const fits = (name: MapName) =>
+      byteLength([...lines, groupLine({ ...kept, names: [...kept.names, name] }), ...legend, more(total - named - name.servers)]) <= budget;
+    for (const name of group.names) {
+      if (!fits(name)) {
+        // Of names folded together, as many as fit.
+        const rests = name.fold?.rests ?? [];
+        let part: MapName | undefined;
+        for (let count = 1; count < rests.length && fits(folded(name.fold!.head, rests.slice(0, count))); count++)
+          part = folded(name.fold!.head, rests.slice(0, count));
+        if (part) {
+          kept.names.push(part);
+          named += part.servers;
+        }
+        return [...lines, ...(kept.names.length ? [groupLine(kept)] : []), ...legend, more(total - named)];
+      }
+      kept.names.push(name);
+      named += name.servers;
+    }
+    lines.push(groupLine(kept));
+  }
+  return [...lines, ...legend];
 }
 
 function compactName({ server, summary, state }: ServerMapEntry, counted: boolean): string {

@@ -1,7 +1,7 @@
 // The map of the catalog as the agent reads it: in the session's instructions (its first answer)
-// and as the answer of discover-all-tools with no query. One short line per server, so the agent
-// knows which servers exist and can pass `server` instead of guessing.
-import { formatServerMap, type ServerMapEntry } from '../../catalog/index.js';
+// and as the answer of discover-all-tools with no query, under a heading that says how to read it,
+// so the agent knows which servers exist and can pass `server` instead of guessing.
+import { LISTED_MAP_BUDGET_BYTES, MAP_BUDGET_BYTES, serverMapOf, type ServerMapEntry } from '../../catalog/index.js';
 import type { GatewayContext } from '../context.js';
 
 const INSTRUCTIONS =
@@ -10,6 +10,10 @@ const INSTRUCTIONS =
   '(or call any catalog tool with call-tool). ' +
   'Some clients show these names with _ for - (discover_all_tools, call_tool): the same tools.';
 
+// How to read the map's lines: one per server, or servers grouped by what they are for (so that
+// "code: github gitlab" does not read as a server named code).
+const GROUPED_HEADING = 'Servers by what they are for (group: server names):';
+
 /** The session's instructions: how to use loadout, then the map of its servers. */
 export async function sessionInstructions(gateway: Pick<GatewayContext, 'catalog' | 'logger'>): Promise<string> {
   const entries = await gateway.catalog.serverMap().catch((error: unknown) => {
@@ -17,15 +21,17 @@ export async function sessionInstructions(gateway: Pick<GatewayContext, 'catalog
     return [];
   });
   if (!entries.length) return INSTRUCTIONS;
-  return `${INSTRUCTIONS}\nServers (tools: what for):\n${formatServerMap(entries).join('\n')}`;
+  const { lines, grouped } = serverMapOf(entries);
+  return `${INSTRUCTIONS}\n${grouped ? GROUPED_HEADING : 'Servers (tools: what for):'}\n${lines.join('\n')}`;
 }
 
-/** discover-all-tools {}: a header, then one line per server. */
+/** discover-all-tools {}: a header, then the map; however many servers, it names them all (up to about 800). */
 export function mapAnswer(entries: readonly ServerMapEntry[]): string {
   const tools = entries.reduce((sum, entry) => sum + (entry.summary?.tools ?? 0), 0);
   const header =
     `${entries.length} server${entries.length === 1 ? '' : 's'}, ${tools} tool${tools === 1 ? '' : 's'}. ` +
     'Search them: discover-all-tools {"query": "what you want to do"}; list one server\'s: {"server": "NAME"}.';
   // Notes about the catalog as a whole (nothing discovered yet, what to run) go between the header and the map.
-  return [header, ...formatServerMap(entries)].join('\n');
+  const { lines, grouped } = serverMapOf(entries, MAP_BUDGET_BYTES, LISTED_MAP_BUDGET_BYTES);
+  return [header, ...(grouped ? [GROUPED_HEADING] : []), ...lines].join('\n');
 }
