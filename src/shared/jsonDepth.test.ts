@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nestedDeeperThan } from './httpBody.js';
+import { MAX_JSON_DEPTH, nestedDeeperThan } from './jsonDepth.js';
 
 describe('nestedDeeperThan', () => {
   const nested = (depth: number, inner = '1') => `${'['.repeat(depth)}${inner}${']'.repeat(depth)}`;
@@ -12,5 +12,13 @@ describe('nestedDeeperThan', () => {
 
   it('does not count brackets inside strings, escaped quotes included', () => {
     expect(nestedDeeperThan(`["${'['.repeat(50)}\\"${'{'.repeat(50)}"]`, 10)).toBe(false);
+  });
+});
+
+describe('nestedDeeperThan at the shared limit', () => {
+  it('finds a text 1,000,000 levels deep without overflowing the stack', () => {
+    const depth = 1_000_000;
+    expect(nestedDeeperThan(`{"a":${'['.repeat(depth)}${']'.repeat(depth)}}`)).toBe(true);
+    expect(nestedDeeperThan(`${'['.repeat(MAX_JSON_DEPTH)}${']'.repeat(MAX_JSON_DEPTH)}`)).toBe(false);
   });
 });

@@ -1,0 +1,62 @@
+// No value nested deep ends the gateway: a client's line nested past the limit is answered with a
+// JSON-RPC error (its id found in its first bytes) and the next call is served, and a downstream
+// server answering with a result 1,000,000 levels deep costs that call, never the process.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixture, makeTempDirs, nodeServer, startGateway, textOf, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
+import { startRawGateway, type RawGateway } from '../helpers/rawStdio.js';
+
+const PARSE_ERROR = -32700;
+const DEPTH = 1_000_000;
+const deepArray = `${'['.repeat(DEPTH)}${']'.repeat(DEPTH)}`;
+
+let dirs: TempDirs;
+beforeAll(async () => {
+  dirs = await makeTempDirs();
+  await writeServersYaml(dirs.configDir, { echo: nodeServer(fixture('echo')), deep: nodeServer(fixture('deepResult')) });
+});
+afterAll(() => dirs.cleanup());
+
+describe('a client line nested 1,000,000 deep over stdio', () => {
+  let gateway: RawGateway;
+  beforeAll(async () => {
+    gateway = await startRawGateway(dirs, ['--equip', 'all']);
+  });
+  afterAll(() => gateway.close());
+
+  it("is answered with a parse error carrying the request's id, and the next call is served", async () => {
+    gateway.send(`{"jsonrpc":"2.0","id":"deep","method":"tools/call","params":{"name":"echo_echo","arguments":{"text":${deepArray}}}}`);
+    gateway.send({ jsonrpc: '2.0', id: 'after', method: 'tools/call', params: { name: 'echo_echo', arguments: { text: 'still here' } } });
+    expect(await gateway.answer('deep', 60_000)).toMatchObject({
+      jsonrpc: '2.0',
+      id: 'deep',
+      error: { code: PARSE_ERROR, message: expect.stringContaining('1000 levels') },
+    });
+    expect(textOf((await gateway.answer('after', 60_000)).result)).toBe('still here');
+  });
+
+  it('is answered with id null when the id is out of sight', async () => {
+    gateway.send(
+      `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"echo_echo","arguments":{"text":${deepArray}}},"id":"x","extra":1}`,
+    );
+    gateway.send({ jsonrpc: '2.0', id: 'ping', method: 'ping' });
+    expect(await gateway.answer(null, 60_000)).toMatchObject({ error: { code: PARSE_ERROR } });
+    expect((await gateway.answer('ping', 60_000)).result).toEqual({});
+  });
+});
+
+describe('a downstream result nested 1,000,000 deep', () => {
+  it('fails that call and the gateway keeps serving', async () => {
+    const gateway = await startGateway({ dirs, args: ['--equip', 'all'] });
+    try {
+      const deep = await gateway.client.callTool({ name: 'deep_deep', arguments: {} });
+      expect(deep.isError).toBe(true);
+      expect(textOf(deep)).toContain('nested deeper than 1000 levels');
+      const shallow = await gateway.client.callTool({ name: 'deep_shallow', arguments: {} });
+      expect(textOf(shallow)).toBe('shallow');
+      const echo = await gateway.client.callTool({ name: 'echo_echo', arguments: { text: 'alive' } });
+      expect(textOf(echo)).toBe('alive');
+    } finally {
+      await gateway.close();
+    }
+  }, 120_000);
+});
