@@ -1,4 +1,4 @@
-// Cross-cutting primitives every layer may use: the error type, the stderr logger, call cancellation, timers by key and with backoff, bounded waits, waits a signal cuts short and work awaited before a close, the lazily loaded YAML module and JSON Schema validator, JSON-RPC line framing and the nesting limit of JSON from a peer, the Transport decorator shape, the protocol eras and how a message tells them apart, a map bounded to its recently used entries.
+// Cross-cutting primitives every layer may use: the error type, the stderr logger, call cancellation, timers by key and with backoff, bounded waits, waits a signal cuts short and work awaited before a close, the lazily loaded YAML module and JSON Schema validator, JSON-RPC line framing and the nesting limit of JSON from a peer, canonical JSON without recursion, the Transport decorator shape, the protocol eras and how a message tells them apart, a map bounded to its recently used entries.
 export {
   LoadoutError,
   isLoadoutError,
@@ -13,6 +13,7 @@ export {
 export { Cancellation } from './cancellation.js';
 export { JsonLineReader, JsonLineWriter, methodOfLine, requestIdOfLine, type RefusedLine } from './jsonLines.js';
 export { MAX_JSON_DEPTH, nestedDeeperThan } from './jsonDepth.js';
+export { canonicalJson } from './canonicalJson.js';
 export { KeyedTimers, MAX_TIMER_MS } from './keyedTimers.js';
 export { BackoffTimers, backoffDelayMs } from './backoffTimers.js';
 export { TransportDecorator } from './transportDecorator.js';
