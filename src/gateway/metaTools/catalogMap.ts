@@ -1,8 +1,10 @@
 // The map of the catalog as the agent reads it: in the session's instructions (its first answer)
 // and as the answer of discover-all-tools with no query. One short line per server, so the agent
-// knows which servers exist and can pass `server` instead of guessing.
+// knows which servers exist and can pass `server` instead of guessing; first, while servers.yaml
+// does not parse, the notice that says so.
 import { formatServerMap, type ServerMapEntry } from '../../catalog/index.js';
 import type { GatewayContext } from '../context.js';
+import { fileNoticeLine } from './fileNotice.js';
 
 const INSTRUCTIONS =
   'loadout fronts many MCP servers. Find tools with discover-all-tools ({"query": "what you want to do"} ranks them, ' +
@@ -16,8 +18,10 @@ export async function sessionInstructions(gateway: Pick<GatewayContext, 'catalog
     gateway.logger.warn({ mod: 'gateway', err: String(error) }, 'instructions without the server map');
     return [];
   });
-  if (!entries.length) return INSTRUCTIONS;
-  return `${INSTRUCTIONS}\nServers (tools: what for):\n${formatServerMap(entries).join('\n')}`;
+  const notice = fileNoticeLine(gateway.catalog);
+  const text = notice === undefined ? INSTRUCTIONS : `${notice}\n${INSTRUCTIONS}`;
+  if (!entries.length) return text;
+  return `${text}\nServers (tools: what for):\n${formatServerMap(entries).join('\n')}`;
 }
 
 /** discover-all-tools {}: a header, then one line per server. */
