@@ -1,6 +1,7 @@
 // The line framing under both stdio transports: chunk boundaries, line endings, bad lines and
 // size limits on the way in; one line per message and backpressure on the way out.
 import { PassThrough, Writable } from 'node:stream';
+import type { JSONObject } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
 import { JsonLineReader, JsonLineWriter, methodOfLine, requestIdOfLine, type RefusedLine } from './jsonLines.js';
 import { MAX_JSON_DEPTH } from './jsonDepth.js';
@@ -184,6 +185,15 @@ describe('JsonLineWriter', () => {
     expect((stream.read() as Buffer | null)?.toString()).toBe(
       '{"jsonrpc":"2.0","id":1,"method":"ping"}\n{"jsonrpc":"2.0","method":"notifications/initialized"}\n',
     );
+  });
+
+  it('writes an answer 1,000,000 levels deep as an error answer to its request', async () => {
+    const stream = new PassThrough();
+    const writer = new JsonLineWriter(stream);
+    const deep = JSON.parse(`${'['.repeat(1_000_000)}${']'.repeat(1_000_000)}`) as JSONObject;
+    await writer.write({ jsonrpc: '2.0', id: 7, result: { structuredContent: { deep } } });
+    const line = JSON.parse((stream.read() as Buffer).toString()) as { id: number; error: { code: number } };
+    expect(line).toMatchObject({ id: 7, error: { code: -32603 } });
   });
 
   it('writes the lines sent in one tick with one write, in order, and the next tick with another', async () => {

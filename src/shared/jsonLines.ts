@@ -3,7 +3,7 @@
 // with `jsonrpc: "2.0"` nested no deeper than MAX_JSON_DEPTH: message shapes are the SDK
 // Protocol's to validate, so no zod here.
 import type { Writable } from 'node:stream';
-import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
+import { ProtocolErrorCode, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/server';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from './jsonDepth.js';
 
 const NEWLINE = 0x0a;
@@ -181,7 +181,7 @@ export class JsonLineWriter {
   /** Writes `message` as one line (at the end of this tick); rejects if the stream can no longer be written. */
   write(message: JSONRPCMessage): Promise<void> {
     if (!this.#stream.writable) return Promise.reject(new Error('Not connected: the stream is closed'));
-    this.#batch += JSON.stringify(message) + '\n';
+    this.#batch += lineOf(message) + '\n';
     // A promise reaction, not queueMicrotask: that one makes an AsyncResource per call.
     this.#batchWritten ??= Promise.resolve().then(this.#flush);
     return this.#batchWritten;
@@ -209,6 +209,21 @@ export class JsonLineWriter {
       this.#stream.on('close', done);
     });
     return this.#drained;
+  }
+}
+
+// A message as one line. One nested too deep for JSON.stringify (a downstream HTTP server's answer
+// parsed whole by the SDK) throws RangeError: an answer becomes an error answer to its request,
+// so the caller is not left waiting; anything else is the sender's to handle.
+function lineOf(message: JSONRPCMessage): string {
+  try {
+    return JSON.stringify(message);
+  } catch (error) {
+    const id = (message as { id?: unknown }).id;
+    const answers = 'result' in message || 'error' in message;
+    if (!(error instanceof RangeError) || !answers || (typeof id !== 'string' && typeof id !== 'number')) throw error;
+    const refusal = `The answer is nested too deep to be sent (past the ${MAX_JSON_DEPTH} levels of MAX_JSON_DEPTH)`;
+    return JSON.stringify({ jsonrpc: '2.0', id, error: { code: ProtocolErrorCode.InternalError, message: refusal } });
   }
 }
 
