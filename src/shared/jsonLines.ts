@@ -212,19 +212,28 @@ export class JsonLineWriter {
   }
 }
 
-// A message as one line. One nested too deep for JSON.stringify (a downstream HTTP server's answer
-// parsed whole by the SDK) throws RangeError: an answer becomes an error answer to its request,
-// so the caller is not left waiting; anything else is the sender's to handle.
+// A message as one line; an answer too deep to stringify becomes its refusal (see tooDeepAnswer).
 function lineOf(message: JSONRPCMessage): string {
   try {
     return JSON.stringify(message);
   } catch (error) {
-    const id = (message as { id?: unknown }).id;
-    const answers = 'result' in message || 'error' in message;
-    if (!(error instanceof RangeError) || !answers || (typeof id !== 'string' && typeof id !== 'number')) throw error;
-    const refusal = `The answer is nested too deep to be sent (past the ${MAX_JSON_DEPTH} levels of MAX_JSON_DEPTH)`;
-    return JSON.stringify({ jsonrpc: '2.0', id, error: { code: ProtocolErrorCode.InternalError, message: refusal } });
+    const refusal = tooDeepAnswer(message, error);
+    if (!refusal) throw error;
+    return JSON.stringify(refusal);
   }
+}
+
+/**
+ * The error answer to send instead of `message` when writing it failed with `error` for being
+ * nested too deep for JSON.stringify (RangeError: a downstream HTTP server's answer, parsed whole
+ * by the SDK), so its caller is not left waiting; undefined for any other failure or message.
+ */
+function tooDeepAnswer(message: JSONRPCMessage, error: unknown): JSONRPCMessage | undefined {
+  const id = (message as { id?: unknown }).id;
+  if (!(error instanceof RangeError) || !('result' in message || 'error' in message)) return undefined;
+  if (typeof id !== 'string' && typeof id !== 'number') return undefined;
+  const refusal = `The answer is nested too deep to be sent (past the ${MAX_JSON_DEPTH} levels of MAX_JSON_DEPTH)`;
+  return { jsonrpc: '2.0', id, error: { code: ProtocolErrorCode.InternalError, message: refusal } };
 }
 
 function isJsonRpcMessage(value: unknown): value is JSONRPCMessage {
