@@ -12,6 +12,9 @@ describe('nestedDeeperThan', () => {
 
   it('does not count brackets inside strings, escaped quotes included', () => {
     expect(nestedDeeperThan(`["${'['.repeat(50)}\\"${'{'.repeat(50)}"]`, 10)).toBe(false);
+    // An escaped backslash ends before the quote, which closes the string: the brackets after it count.
+    expect(nestedDeeperThan(`["a\\\\"${'['.repeat(50)}${']'.repeat(50)}]`, 10)).toBe(true);
+    expect(nestedDeeperThan(`["a\\\\\\"${'['.repeat(50)}"]`, 10)).toBe(false);
   });
 });
 
