@@ -1,10 +1,11 @@
 // What one audit record says, as a zod schema (the shape written and read back), and how an event
 // a caller hands in becomes one: the arguments digested (sha-256 of their RFC 8785 canonical JSON),
-// and kept themselves only when configured. Knows nothing of where records are written.
+// and kept themselves only when configured (and nested no deeper than MAX_JSON_DEPTH). Knows
+// nothing of where records are written.
 import { hash } from 'node:crypto';
-import canonicalize from 'canonicalize';
 import * as z from 'zod';
 import type { Principal } from '../identity/index.js';
+import { canonicalJson, nestedDeeperThan } from '../shared/index.js';
 
 /**
  * What was done: a downstream tool's call, an equip, a toolset change, another meta-tool, an HTTP
@@ -89,8 +90,10 @@ export function auditRecordOf(event: AuditEvent, withArguments: boolean): AuditR
   if (event.tool !== undefined) record.tool = event.tool;
   if (event.hasArguments) {
     const args = event.arguments ?? {};
-    record.arguments_sha256 = argumentsDigest(args);
-    if (withArguments) record.arguments = args;
+    const text = canonicalJson(args);
+    record.arguments_sha256 = digestOf(text);
+    // Arguments nested past the limit would overflow JSON.stringify when the record is written: the digest stands for them.
+    if (withArguments && !nestedDeeperThan(text)) record.arguments = args;
   }
   record.outcome = event.outcome;
   record.duration_ms = Math.round(event.durationMs * 1000) / 1000;
@@ -101,6 +104,10 @@ export function auditRecordOf(event: AuditEvent, withArguments: boolean): AuditR
 
 /** sha-256 (hex) of `value`'s RFC 8785 canonical JSON: equal arguments digest alike, whatever their key order. */
 export function argumentsDigest(value: unknown): string {
+  return digestOf(canonicalJson(value));
+}
+
+function digestOf(canonicalText: string): string {
   // The one-shot hash: a Hash object per record cost more than the digest itself.
-  return hash('sha256', canonicalize(value) ?? 'null', 'hex');
+  return hash('sha256', canonicalText, 'hex');
 }

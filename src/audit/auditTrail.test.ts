@@ -1,4 +1,5 @@
 import { readFile, readdir, writeFile, mkdir, rm, stat } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { useTempDir } from '../../test/helpers/tempDir.js';
@@ -120,6 +121,28 @@ describe('AuditTrail', () => {
     expect(records[0]).toMatchObject({ arguments_sha256: argumentsDigest({}), arguments: {} });
     expect(records[1]).toMatchObject({ principal: null, outcome: 'denied-authorization' });
     expect(records[1]).not.toHaveProperty('arguments_sha256');
+  });
+
+  it('digests and writes a record of arguments 1,000,000 levels deep, keeping the digest and not the arguments', async () => {
+    const depth = 1_000_000;
+    const deep = JSON.parse(`{"a":${'['.repeat(depth)}${']'.repeat(depth)}}`) as unknown;
+    const digest = createHash('sha256')
+      .update(`{"a":${'['.repeat(depth)}${']'.repeat(depth)}}`)
+      .digest('hex');
+    expect(argumentsDigest(deep)).toBe(digest);
+    const trail = trailIn(dir(), { arguments: true });
+    trail.record(callEvent({ arguments: deep, requestId: 1 }));
+    trail.record(callEvent({ requestId: 2 }));
+    await trail.close();
+    const { records } = await readAuditTrail(dir());
+    expect(records.map((record) => record.request_id)).toEqual([1, 2]);
+    expect(records[0]!.arguments_sha256).toBe(digest);
+    expect(records[0]).not.toHaveProperty('arguments');
+    expect(records[1]).toHaveProperty('arguments', { title: 'x', labels: ['a'] });
+  });
+
+  it('digests a string with a lone surrogate instead of throwing', () => {
+    expect(argumentsDigest({ text: '\ud800' })).toBe(createHash('sha256').update('{"text":"\\ud800"}').digest('hex'));
   });
 
   it('reports a sink that fails once, with its cause, goes on with the others, and says when it is back', async () => {

@@ -13,6 +13,7 @@ import {
   writeTextAtomic,
   type EmbeddingsSettings,
   type ServerConfig,
+  type ServersFileProblem,
 } from '../config/index.js';
 import { WorkInFlight, errorMessage, type Failure } from '../shared/index.js';
 import type { LearnedWordsFile } from '../config/index.js';
@@ -66,6 +67,8 @@ type CatalogStoreOptions = DefinitionsPlace &
     embeddings?: { settings: EmbeddingsSettings; cacheFile: string };
     /** Server entries of servers.yaml left out for being invalid, with their file:line:col problem. */
     brokenServers?: ReadonlyMap<string, string>;
+    /** servers.yaml did not parse at start (the configs are its last good parse, or none). */
+    fileProblem?: ServersFileProblem;
   };
 
 /** The current catalog and the operations that produce a new one. */
@@ -93,6 +96,7 @@ export class CatalogStore {
   readonly #work = new WorkInFlight();
   readonly #discovery: CatalogDiscovery;
   #brokenServers: ReadonlyMap<string, string>;
+  #fileProblem: ServersFileProblem | undefined;
   readonly #listeners = new Set<(catalog: Catalog) => void>();
   #learned: ReadonlyMap<string, string> = new Map();
   /** Remembered queries: query key → tool id → evidence. */
@@ -109,6 +113,7 @@ export class CatalogStore {
   constructor(options: CatalogStoreOptions) {
     this.#options = options;
     this.#brokenServers = options.brokenServers ?? new Map();
+    this.#fileProblem = options.fileProblem;
     this.#definitions = new DefinitionStore(storedDefinitions(options.catalogRecords ?? dataDirRecords(options.cacheFile, 'catalog')));
     this.#searchIndex = options.searchIndexFile
       ? new SearchIndexFile(options.searchIndexFile, { logger: options.logger, work: this.#work })
@@ -189,6 +194,16 @@ export class CatalogStore {
   /** The invalid server entries of the latest read of servers.yaml (a hand edit may fix or break one). */
   setBrokenServers(brokenServers: ReadonlyMap<string, string>): void {
     this.#brokenServers = brokenServers;
+  }
+
+  /** Why the latest read of servers.yaml did not parse (its configs are then the last good parse); undefined while it parses. */
+  get fileProblem(): ServersFileProblem | undefined {
+    return this.#fileProblem;
+  }
+
+  /** Record whether the latest read of servers.yaml parsed (undefined) or not. */
+  setFileProblem(problem: ServersFileProblem | undefined): void {
+    this.#fileProblem = problem;
   }
 
   // A server's discovery state. Kept in one place so that finer states (a server starting, one

@@ -2,7 +2,7 @@
 // tool silently altered upstream ("rug pull") can be told apart from the one the user approved.
 import type { Tool } from '@modelcontextprotocol/server';
 import { createHash } from 'node:crypto';
-import { oneLine } from '../shared/index.js';
+import { canonicalJson, oneLine } from '../shared/index.js';
 
 const HASH_LENGTH = 12;
 // Definitions are immutable once cached, so each is hashed at most once per process.
@@ -31,15 +31,4 @@ export function rememberToolHash(definition: Tool, hash: string): void {
 /** The one-line description servers.yaml shows next to a tool (for the human; informational). */
 export function summaryOf(definition: Tool): string {
   return oneLine(definition.description ?? '', 160);
-}
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, item]) => item !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
 }

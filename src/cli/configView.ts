@@ -1,7 +1,7 @@
 // What the read-only CLI commands look at: servers.yaml, the cached definitions and the catalog
 // built from both — without a running gateway and without spawning anything.
 import { Catalog, readDefinitionCache, storedDefinitions, type CatalogTool, type DefinitionCache } from '../catalog/index.js';
-import { loadServersConfig, type LoadoutPaths, type ServerConfig, type ServersFile } from '../config/index.js';
+import { loadServersConfig, type LoadoutPaths, type ServerConfig, type ServersFile, type ServersFileProblem } from '../config/index.js';
 import { openRuntime, type Runtime } from '../runtime/index.js';
 import { LoadoutError, type Logger } from '../shared/index.js';
 import type { TeamStore } from '../store/index.js';
@@ -11,6 +11,8 @@ export interface ConfigView {
   config: ServersFile;
   /** Invalid server entries, left out of `config`, with their file:line:col problem. */
   brokenServers: ReadonlyMap<string, string>;
+  /** With `lastGood`: servers.yaml does not parse, and `config` is its last good parse (what `serve` runs on), or empty. */
+  fileProblem?: ServersFileProblem;
   definitions: DefinitionCache;
   catalog: Catalog;
 }
@@ -30,9 +32,9 @@ export interface ToolView {
   description: string;
 }
 
-/** Load servers.yaml (it must exist) and the cached definitions (catalog.json, or the store's in store mode). */
-export async function loadConfigView(paths: LoadoutPaths, store?: TeamStore): Promise<ConfigView> {
-  const loaded = await loadServersConfig(paths.serversFile, paths.parsedServersFile);
+/** Load servers.yaml (it must exist; with `lastGood`, as `serve` would) and the cached definitions (catalog.json, or the store's in store mode). */
+export async function loadConfigView(paths: LoadoutPaths, store?: TeamStore, { lastGood = false } = {}): Promise<ConfigView> {
+  const loaded = await loadServersConfig(paths.serversFile, paths.parsedServersFile, { lastGoodOnError: lastGood });
   if (!loaded.exists) throw configNotFound(paths);
   const definitions = store ? await storedDefinitions(store.catalog).read() : await readDefinitionCache(paths.catalogCacheFile);
   const catalog = Catalog.build({
@@ -40,7 +42,13 @@ export async function loadConfigView(paths: LoadoutPaths, store?: TeamStore): Pr
     definitions,
     blockChangedTools: loaded.config.gateway.block_changed_tools,
   });
-  return { config: loaded.config, brokenServers: loaded.brokenServers, definitions, catalog };
+  return {
+    config: loaded.config,
+    brokenServers: loaded.brokenServers,
+    ...(loaded.fileProblem ? { fileProblem: loaded.fileProblem } : {}),
+    definitions,
+    catalog,
+  };
 }
 
 /** The runtime (see openRuntime) of a command that needs servers.yaml to exist; it closes `store` with itself. */

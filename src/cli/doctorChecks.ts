@@ -10,8 +10,10 @@ import pLimit from 'p-limit';
 import {
   convertServer,
   expansionEnv,
+  loadServersConfig,
   loadServersFile,
   serverEnvTexts,
+  serversFileNotice,
   startsLoadout,
   unsetEnvReferences,
   type LoadoutPaths,
@@ -107,7 +109,7 @@ async function runChecks(
       check: 'servers.yaml',
       subject: 'servers.yaml',
       ok: false,
-      message: errorMessage(error),
+      message: await unparsedNotice(paths, error),
       fix: `correct ${paths.serversFile}`,
     });
     return findings;
@@ -124,6 +126,15 @@ async function runChecks(
   else findings.push(...(await checkServers(paths, logger, env, expansionEnv(paths.secretsFile, env), store?.usable)));
   findings.push(...(await checkClients(servers, clientEnv)));
   return findings;
+}
+
+// A file that does not parse: what `serve` runs on meanwhile (its last good parse, or no servers), with file:line:col.
+async function unparsedNotice(paths: LoadoutPaths, error: unknown): Promise<string> {
+  if (!isLoadoutError(error) || error.code !== 'CONFIG_INVALID') return errorMessage(error);
+  const { fileProblem } = await loadServersConfig(paths.serversFile, paths.parsedServersFile, { lastGoodOnError: true }).catch(() => ({
+    fileProblem: undefined,
+  }));
+  return fileProblem ? serversFileNotice(fileProblem) : errorMessage(error);
 }
 
 async function checkDir(check: 'config-dir' | 'data-dir', dir: string): Promise<Finding> {

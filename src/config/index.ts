@@ -71,7 +71,7 @@ export {
   type ImportSource,
   type ImportResult,
 } from './mcpImport.js';
-export { loadServersConfig } from './serversFileCache.js';
+export { loadServersConfig, serversFileNotice, type ServersFileProblem } from './serversFileCache.js';
 export {
   MAX_CANDIDATE_CHARS,
   CANONICAL_CANDIDATE_ID,

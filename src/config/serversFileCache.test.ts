@@ -35,6 +35,24 @@ describe('loadServersConfig', () => {
     await expect(loadServersConfig(file, cacheFile)).rejects.toThrow(/servers\.yaml:2:\d+: /);
   });
 
+  it('with lastGoodOnError, answers a file that does not parse with its last good parse and the problem', async () => {
+    await writeFile(file, 'servers:\n  a: { command: x }\n');
+    await loadServersConfig(file, cacheFile);
+    await writeFile(file, 'servers:\n  a: { command: [x }\n');
+    const loaded = await loadServersConfig(file, cacheFile, { lastGoodOnError: true });
+    expect(Object.keys(loaded.config.servers)).toEqual(['a']);
+    expect(loaded.fileProblem).toEqual({ problem: expect.stringMatching(/servers\.yaml:2:\d+: /) as string, servingLastGood: true });
+    // The failed parse leaves the last good one in place.
+    expect((await loadServersConfig(file, cacheFile, { lastGoodOnError: true })).fileProblem?.servingLastGood).toBe(true);
+  });
+
+  it('with lastGoodOnError and no good parse yet, answers no servers and the problem', async () => {
+    await writeFile(file, 'servers:\n  a: { command: [x }\n');
+    const loaded = await loadServersConfig(file, cacheFile, { lastGoodOnError: true });
+    expect(loaded.config.servers).toEqual({});
+    expect(loaded.fileProblem).toMatchObject({ servingLastGood: false });
+  });
+
   it('keys the parsed copy by a hash of the schema, which changes with any field of it', async () => {
     await writeFile(file, 'servers:\n  a: { command: x }\n');
     await loadServersConfig(file, cacheFile);

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import type { ServersFile } from './schema.js';
 import { ServersFileWatcher } from './serversFileWatcher.js';
+import { loadServersConfig } from './serversFileCache.js';
 import { useTempDir } from '../../test/helpers/tempDir.js';
 
 const until = async (check: () => boolean): Promise<void> => {
@@ -66,5 +67,30 @@ describe('ServersFileWatcher', () => {
     ]);
     // The entry is named by `apply`'s owner, which knows whether it is news.
     expect(errors).toEqual([]);
+  });
+
+  it('hands a file that does not parse to reject, and keeps each good one as the last good parse', async () => {
+    const file = path.join(dir, 'servers.yaml');
+    const cacheFile = path.join(dir, 'servers.parsed.json');
+    await writeFile(file, 'servers: {}\n');
+    const applied: string[][] = [];
+    const rejected: string[] = [];
+    watcher = new ServersFileWatcher({
+      file,
+      logger,
+      cacheFile,
+      apply: (config) => void applied.push(Object.keys(config.servers)),
+      reject: (problem) => void rejected.push(problem),
+      debounceMs: 50,
+    });
+    await watcher.start();
+    await writeFile(file, 'servers:\n  good: { command: x }\n');
+    await until(() => applied.length > 0);
+    await writeFile(file, 'servers:\n  good: { command: [x }\n');
+    await until(() => rejected.length > 0);
+    expect(rejected).toEqual([expect.stringMatching(/servers\.yaml:2:\d+: /)]);
+    const lastGood = await loadServersConfig(file, cacheFile, { lastGoodOnError: true });
+    expect(Object.keys(lastGood.config.servers)).toEqual(['good']);
+    expect(lastGood.fileProblem?.servingLastGood).toBe(true);
   });
 });

@@ -1,12 +1,14 @@
 // Watches servers.yaml while the gateway runs and hands each new valid config to `apply`. Watches
 // the directory (editors save by writing a new file and renaming it over the old one), debounces
-// bursts, and keeps the last good config when the file is malformed, logging one error per problem.
+// bursts, and keeps the last good config when the file is malformed, logging one error per problem
+// and handing it to `reject`. A good parse is kept as the data dir's parsed copy (the last good parse).
 import { mkdir } from 'node:fs/promises';
 import { watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
-import { errorMessage, type Logger } from '../shared/index.js';
+import { errorMessage, isLoadoutError, type Logger } from '../shared/index.js';
 import type { ServersFile } from './schema.js';
 import { parseServersFile } from './serversFile.js';
+import { loadServersConfig } from './serversFileCache.js';
 import { readTextIfExists } from './safeWrite.js';
 
 /** Options of a servers.yaml watcher. */
@@ -18,6 +20,10 @@ interface ServersFileWatcherOptions {
    * invalid server entries, which come with their problem; awaited before the next.
    */
   apply(config: ServersFile, brokenServers: ReadonlyMap<string, string>): void | Promise<void>;
+  /** Receives the parser's file:line:col problem each time the file is read and does not parse. */
+  reject?(problem: string): void;
+  /** The data dir's parsed copy, kept as the last good parse (without it, nothing is written). */
+  cacheFile?: string;
   /** Quiet time after the last change before the file is read. */
   debounceMs?: number;
 }
@@ -90,9 +96,11 @@ export class ServersFileWatcher {
     if (text === this.#lastText) return;
     let loaded: { config: ServersFile; brokenServers: ReadonlyMap<string, string> };
     try {
-      loaded = parseServersFile(text, file, { skipBrokenServers: true });
+      const { cacheFile } = this.#options;
+      loaded = cacheFile ? await loadServersConfig(file, cacheFile) : parseServersFile(text, file, { skipBrokenServers: true });
     } catch (error) {
       this.#report(errorMessage(error));
+      if (isLoadoutError(error) && error.code === 'CONFIG_INVALID') this.#options.reject?.(error.message);
       return;
     }
     this.#lastText = text;

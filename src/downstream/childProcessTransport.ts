@@ -6,8 +6,8 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import spawn from 'cross-spawn';
-import type { Transport, JSONRPCMessage } from '@modelcontextprotocol/server';
-import { JsonLineReader, JsonLineWriter } from '../shared/index.js';
+import { ProtocolErrorCode, type Transport, type JSONRPCMessage } from '@modelcontextprotocol/server';
+import { JsonLineReader, JsonLineWriter, MAX_JSON_DEPTH, methodOfLine, requestIdOfLine, type RefusedLine } from '../shared/index.js';
 import { StderrTail, type MaskedValue } from './stderrTail.js';
 
 // The SDK's waits: after stdin ends, a server gets this long to exit before SIGTERM, and as long again before SIGKILL.
@@ -57,7 +57,18 @@ export class ChildProcessTransport implements Transport {
     this.#reader = new JsonLineReader(options.maxMessageBytes, {
       onMessage: (message) => this.onmessage?.(message),
       onError: (error) => this.onerror?.(error),
+      onTooDeep: (line) => this.#refuseTooDeep(line),
     });
+  }
+
+  // An answer nested too deep fails the request it answers, at once, instead of leaving it to its
+  // timeout; a request or notification of the server's own is only reported.
+  #refuseTooDeep(line: RefusedLine): void {
+    const message = `The server sent a message of ${line.bytes} bytes nested deeper than ${MAX_JSON_DEPTH} levels (MAX_JSON_DEPTH); it was discarded`;
+    this.onerror?.(new Error(message));
+    const id = requestIdOfLine(line);
+    if (id === null || id === undefined || methodOfLine(line) !== undefined) return;
+    this.onmessage?.({ jsonrpc: '2.0', id, error: { code: ProtocolErrorCode.ParseError, message } });
   }
 
   /** The child's process id, once spawned. */

@@ -1,7 +1,7 @@
 // Builds and wires the gateway: the runtime (config → pool → catalog) → health, config sync and
 // (per session) registry + meta-tools. A plain function, not a class that owns every subsystem.
 import type { ServerEventBus, Transport } from '@modelcontextprotocol/server';
-import type { AuthSettings, LoadoutPaths } from '../config/index.js';
+import { serversFileNotice, type AuthSettings, type LoadoutPaths, type ServersFileProblem } from '../config/index.js';
 import type { CatalogStore } from '../catalog/index.js';
 import type { ServerPool } from '../downstream/index.js';
 import { isStoreAway, type TeamStore } from '../store/index.js';
@@ -96,10 +96,12 @@ export interface Gateway {
  */
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const { paths, logger } = options;
-  const runtime = await openRuntime(options);
+  // A servers.yaml that does not parse never stops a gateway: it serves the last good parse, and says so.
+  const runtime = await openRuntime({ ...options, lastGoodConfig: true });
   const { config, brokenServers, pool, catalog, state, optimization, toolsets, store } = runtime;
   // Said once at start, as the config watcher says it on each change: the other servers run.
   for (const problem of brokenServers.values()) logger.error({ mod: 'config' }, `${problem}; that server is left out`);
+  if (runtime.fileProblem) logger.error({ mod: 'config' }, serversFileNotice(runtime.fileProblem));
   const policyViews = new PolicyViews(config.policy, config.gateway.principals_in_memory);
   const limits = new FleetLimits(config.limits, { logger, ...(store?.limits ? { shared: store.limits } : {}) });
   const audit = await Promise.resolve()
@@ -229,17 +231,23 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   // is discovered. An undiscovered one may fail with no new catalog to say so, so its line (not
   // discovered yet, or why not) is read again for each request until it is discovered.
   // Each principal's, as its map shows only the servers it may use.
-  const instructions = new RecentlyUsed<string, Promise<string>>(config.gateway.principals_in_memory);
+  // Each kept with the servers.yaml problem it was written under, so a break or a fix is said at once.
+  const instructions = new RecentlyUsed<string, { fileProblem: ServersFileProblem | undefined; text: Promise<string> }>(
+    config.gateway.principals_in_memory,
+  );
   const stopInvalidatingInstructions = catalog.onChange(() => instructions.clear());
   const stopFollowingPolicy = policyViews.onChange(() => {
     instructions.clear();
     shared.refreshAll();
   });
   const requestInstructions = (principal: Principal): Promise<string> => {
-    let text = instructions.get(principal.id);
-    if (!text) instructions.set(principal.id, (text = sessionInstructions(policyViews.contextFor(principal))));
+    let kept = instructions.get(principal.id);
+    if (!kept || kept.fileProblem !== catalog.fileProblem) {
+      kept = { fileProblem: catalog.fileProblem, text: sessionInstructions(policyViews.contextFor(principal)) };
+      instructions.set(principal.id, kept);
+    }
     if (catalog.undiscoveredServers.length) instructions.delete(principal.id);
-    return text;
+    return kept.text;
   };
   let closed: Promise<void> | undefined;
   // An always-on server going down or coming back withdraws or restores its tools in every session.

@@ -45,7 +45,14 @@ export async function startConfigSync(options: ConfigSyncOptions): Promise<Confi
   const watcher = new ServersFileWatcher({
     file: paths.serversFile,
     logger,
-    apply: (config, broken) => applyConfig(config, broken, options, log),
+    cacheFile: paths.parsedServersFile,
+    apply: (config, broken) => {
+      if (catalog.fileProblem) log.info('servers.yaml parses again; serving it');
+      catalog.setFileProblem(undefined);
+      return applyConfig(config, broken, options, log);
+    },
+    // What is served stays as it was: the last good parse, or none if there never was one.
+    reject: (problem) => catalog.setFileProblem({ problem, servingLastGood: catalog.fileProblem?.servingLastGood ?? true }),
   });
   await watcher.start();
   const runtime = new RuntimeFile(paths, pool, logger);

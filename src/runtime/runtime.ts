@@ -8,7 +8,14 @@
 // command can see a different catalog from another.
 import path from 'node:path';
 import { CatalogStore } from '../catalog/index.js';
-import { StateStore, expansionEnv, loadServersConfig, type LoadoutPaths, type ServersFile } from '../config/index.js';
+import {
+  StateStore,
+  expansionEnv,
+  loadServersConfig,
+  type LoadoutPaths,
+  type ServersFile,
+  type ServersFileProblem,
+} from '../config/index.js';
 import { ServerPool, fileOAuthRecords, storeOAuthRecords, type OAuthRecords } from '../downstream/index.js';
 import { OptimizationLoop, OptimizationStore } from '../optimization/index.js';
 import type { Logger } from '../shared/index.js';
@@ -25,6 +32,8 @@ interface RuntimeOptions {
   env?: NodeJS.ProcessEnv;
   /** The team store (`--store`) state is kept in; without one, the data and config dirs' files. The runtime closes it. */
   store?: TeamStore;
+  /** Run on servers.yaml's last good parse (or no servers) when it does not parse, instead of failing: `serve`. */
+  lastGoodConfig?: boolean;
 }
 
 /** The services every command works with, built from one read of the config dir. */
@@ -35,6 +44,8 @@ export interface Runtime {
   readonly configExists: boolean;
   /** Invalid server entries, left out of `config` so the others run, with their file:line:col problem. */
   readonly brokenServers: ReadonlyMap<string, string>;
+  /** With `lastGoodConfig`: servers.yaml did not parse at start, and `config` is its last good parse (or empty). */
+  readonly fileProblem: ServersFileProblem | undefined;
   readonly pool: ServerPool;
   readonly catalog: CatalogStore;
   readonly state: StateStore;
@@ -57,7 +68,8 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   // Without a team store, state is kept by the files backend in the data and config dirs
   // (openDataDirStore: the formats they have always had, no revision ledger beside them).
   const kept = store ?? (await openDataDirStore(paths));
-  const { config, exists: configExists, brokenServers } = await loadServersConfig(paths.serversFile, paths.parsedServersFile);
+  const loaded = await loadServersConfig(paths.serversFile, paths.parsedServersFile, { lastGoodOnError: options.lastGoodConfig === true });
+  const { config, exists: configExists, brokenServers, fileProblem } = loaded;
   const oauthRecords = store ? storeOAuthRecords(store.oauth) : fileOAuthRecords(paths.oauthDir);
   const pool = new ServerPool(config.servers, {
     logger,
@@ -76,6 +88,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     synonymsFile: paths.synonymsFile,
     exampleRequestsFile: paths.exampleRequestsFile,
     brokenServers,
+    ...(fileProblem ? { fileProblem } : {}),
     ...(config.search.embeddings ? { embeddings: { settings: config.search.embeddings, cacheFile: paths.embeddingsCacheFile } } : {}),
   });
   const state = new StateStore(paths.stateFile);
@@ -93,6 +106,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     config,
     configExists,
     brokenServers,
+    fileProblem,
     pool,
     catalog,
     state,

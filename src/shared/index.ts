@@ -1,4 +1,4 @@
-// Cross-cutting primitives every layer may use: the error type, the stderr logger, call cancellation, timers by key and with backoff, bounded waits, waits a signal cuts short and work awaited before a close, the lazily loaded YAML module and JSON Schema validator, JSON-RPC line framing, the Transport decorator shape, the protocol eras and how a message tells them apart, a map bounded to its recently used entries.
+// Cross-cutting primitives every layer may use: the error type, the stderr logger, call cancellation, timers by key and with backoff, bounded waits, waits a signal cuts short and work awaited before a close, the lazily loaded YAML module and JSON Schema validator, JSON-RPC line framing and the nesting limit of JSON from a peer, canonical JSON without recursion, the Transport decorator shape, the protocol eras and how a message tells them apart, a map bounded to its recently used entries.
 export {
   LoadoutError,
   isLoadoutError,
@@ -11,7 +11,9 @@ export {
   type LoadoutRemedy,
 } from './errors.js';
 export { Cancellation } from './cancellation.js';
-export { JsonLineReader, JsonLineWriter, type OversizeLine } from './jsonLines.js';
+export { JsonLineReader, JsonLineWriter, methodOfLine, requestIdOfLine, type RefusedLine } from './jsonLines.js';
+export { MAX_JSON_DEPTH, nestedDeeperThan } from './jsonDepth.js';
+export { canonicalJson } from './canonicalJson.js';
 export { KeyedTimers, MAX_TIMER_MS } from './keyedTimers.js';
 export { BackoffTimers, backoffDelayMs } from './backoffTimers.js';
 export { TransportDecorator } from './transportDecorator.js';

@@ -1,8 +1,10 @@
 // The line framing under both stdio transports: chunk boundaries, line endings, bad lines and
 // size limits on the way in; one line per message and backpressure on the way out.
 import { PassThrough, Writable } from 'node:stream';
+import type { JSONObject } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
-import { JsonLineReader, JsonLineWriter } from './jsonLines.js';
+import { JsonLineReader, JsonLineWriter, methodOfLine, requestIdOfLine, type RefusedLine } from './jsonLines.js';
+import { MAX_JSON_DEPTH } from './jsonDepth.js';
 
 /** A reader that records what it reports. */
 function recordingReader(maxMessageBytes = 1024 * 1024): { reader: JsonLineReader; messages: unknown[]; errors: string[] } {
@@ -125,6 +127,33 @@ describe('JsonLineReader', () => {
     expect(oversize[0]!.tail.endsWith('yyz"}')).toBe(true);
   });
 
+  it('discards a line 1,000,000 levels deep unparsed, reports its head and tail, and reads the next', () => {
+    const deep = `${'['.repeat(1_000_000)}${']'.repeat(1_000_000)}`;
+    const text = `{"jsonrpc":"2.0","id":"deep","method":"tools/call","params":{"arguments":{"a":${deep}}}}`;
+    const refused: RefusedLine[] = [];
+    const messages: unknown[] = [];
+    const reader = new JsonLineReader(10 * 1024 * 1024, {
+      onMessage: (message) => messages.push(message),
+      onError: () => undefined,
+      onTooDeep: (found) => refused.push(found),
+    });
+    reader.push(Buffer.from(`${text}\n${line(ping(1))}`));
+    expect(messages).toEqual([ping(1)]);
+    expect(refused).toHaveLength(1);
+    expect(refused[0]!.bytes).toBe(text.length);
+    expect(requestIdOfLine(refused[0]!)).toBe('deep');
+    expect(methodOfLine(refused[0]!)).toBe('tools/call');
+  });
+
+  it('without onTooDeep, reports a line nested past the limit as an error', () => {
+    const { reader, messages, errors } = recordingReader(10 * 1024 * 1024);
+    reader.push(
+      Buffer.from(`{"jsonrpc":"2.0","id":1,"result":${'['.repeat(MAX_JSON_DEPTH + 1)}${']'.repeat(MAX_JSON_DEPTH + 1)}}\n${line(ping(2))}`),
+    );
+    expect(messages).toEqual([ping(2)]);
+    expect(errors).toEqual([expect.stringContaining(`nested deeper than ${MAX_JSON_DEPTH} levels`)]);
+  });
+
   it('accepts a message of exactly the size limit', () => {
     const text = JSON.stringify(ping(1));
     const { reader, messages } = recordingReader(Buffer.byteLength(text));
@@ -156,6 +185,15 @@ describe('JsonLineWriter', () => {
     expect((stream.read() as Buffer | null)?.toString()).toBe(
       '{"jsonrpc":"2.0","id":1,"method":"ping"}\n{"jsonrpc":"2.0","method":"notifications/initialized"}\n',
     );
+  });
+
+  it('writes an answer 1,000,000 levels deep as an error answer to its request', async () => {
+    const stream = new PassThrough();
+    const writer = new JsonLineWriter(stream);
+    const deep = JSON.parse(`${'['.repeat(1_000_000)}${']'.repeat(1_000_000)}`) as JSONObject;
+    await writer.write({ jsonrpc: '2.0', id: 7, result: { structuredContent: { deep } } });
+    const line = JSON.parse((stream.read() as Buffer).toString()) as { id: number; error: { code: number } };
+    expect(line).toMatchObject({ id: 7, error: { code: -32603 } });
   });
 
   it('writes the lines sent in one tick with one write, in order, and the next tick with another', async () => {

@@ -1,19 +1,28 @@
 // Newline-delimited JSON-RPC framing for loadout's stdio transports: Buffer chunks in, parsed
 // messages out, and messages written one line each. It checks only that a line is a JSON object
-// with `jsonrpc: "2.0"`: message shapes are the SDK Protocol's to validate, so no zod here.
+// with `jsonrpc: "2.0"` nested no deeper than MAX_JSON_DEPTH: message shapes are the SDK
+// Protocol's to validate, so no zod here.
 import type { Writable } from 'node:stream';
-import type { JSONRPCMessage } from '@modelcontextprotocol/server';
+import { ProtocolErrorCode, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/server';
+import { MAX_JSON_DEPTH, nestedDeeperThan } from './jsonDepth.js';
 
 const NEWLINE = 0x0a;
 const CARRIAGE_RETURN = 0x0d;
 // How much of a rejected line an error message quotes.
 const QUOTED_LINE_CHARS = 200;
 
-// How much of the start and the end of an over-size line is kept, to find its request id.
+// How much of the start and the end of a refused line is kept, to find its request id.
 const KEPT_EDGE_BYTES = 1024;
 
-/** A line longer than the limit, discarded: its size and its first and last bytes. */
-export interface OversizeLine {
+// A request id as JSON: a number or a string.
+const ID = String.raw`(-?\d+(?:\.\d+)?|"(?:[^"\\]|\\.)*")`;
+// `{"id": …` at the start, perhaps after "jsonrpc" and "method" (how most clients write a request).
+const ID_AT_START = new RegExp(String.raw`^\s*\{(?:\s*"(?:jsonrpc|method)"\s*:\s*"[^"\\]*"\s*,)*\s*"id"\s*:\s*` + ID);
+// `"id": …}` at the end (the SDK writes `{method, params, jsonrpc, id}`).
+const ID_AT_END = new RegExp(String.raw`[,{]\s*"id"\s*:\s*` + ID + String.raw`\s*\}\s*$`);
+
+/** A line discarded unparsed (longer than the limit, or nested too deep): its size and its first and last bytes. */
+export interface RefusedLine {
   bytes: number;
   head: string;
   tail: string;
@@ -28,7 +37,9 @@ interface JsonLineHandlers {
    * A line over the limit, skipped up to its newline; reading goes on. Without this handler
    * `push` throws instead, and the stream's transport should close.
    */
-  onOversize?(line: OversizeLine): void;
+  onOversize?(line: RefusedLine): void;
+  /** A line nested deeper than MAX_JSON_DEPTH, discarded unparsed; reading goes on. Without it, onError. */
+  onTooDeep?(line: RefusedLine): void;
 }
 
 /**
@@ -121,6 +132,13 @@ export class JsonLineReader {
       return;
     }
     const text = bytes.toString('utf8', start, end);
+    // Parsed, a value this deep would overflow the stack of the first walk over it (see MAX_JSON_DEPTH).
+    if (nestedDeeperThan(text)) {
+      if (this.#handlers.onTooDeep)
+        this.#handlers.onTooDeep({ bytes: end - start, head: text.slice(0, KEPT_EDGE_BYTES), tail: text.slice(-KEPT_EDGE_BYTES) });
+      else this.#handlers.onError(new Error(`Ignored a line nested deeper than ${MAX_JSON_DEPTH} levels: ${quote(text)}`));
+      return;
+    }
     let message: unknown;
     try {
       message = JSON.parse(text);
@@ -163,7 +181,7 @@ export class JsonLineWriter {
   /** Writes `message` as one line (at the end of this tick); rejects if the stream can no longer be written. */
   write(message: JSONRPCMessage): Promise<void> {
     if (!this.#stream.writable) return Promise.reject(new Error('Not connected: the stream is closed'));
-    this.#batch += JSON.stringify(message) + '\n';
+    this.#batch += lineOf(message) + '\n';
     // A promise reaction, not queueMicrotask: that one makes an AsyncResource per call.
     this.#batchWritten ??= Promise.resolve().then(this.#flush);
     return this.#batchWritten;
@@ -194,8 +212,47 @@ export class JsonLineWriter {
   }
 }
 
+// A message as one line; an answer too deep to stringify becomes its refusal (see tooDeepAnswer).
+function lineOf(message: JSONRPCMessage): string {
+  try {
+    return JSON.stringify(message);
+  } catch (error) {
+    const refusal = tooDeepAnswer(message, error);
+    if (!refusal) throw error;
+    return JSON.stringify(refusal);
+  }
+}
+
+/**
+ * The error answer to send instead of `message` when writing it failed with `error` for being
+ * nested too deep for JSON.stringify (RangeError: a downstream HTTP server's answer, parsed whole
+ * by the SDK), so its caller is not left waiting; undefined for any other failure or message.
+ */
+function tooDeepAnswer(message: JSONRPCMessage, error: unknown): JSONRPCMessage | undefined {
+  const id = (message as { id?: unknown }).id;
+  if (!(error instanceof RangeError) || !('result' in message || 'error' in message)) return undefined;
+  if (typeof id !== 'string' && typeof id !== 'number') return undefined;
+  const refusal = `The answer is nested too deep to be sent (past the ${MAX_JSON_DEPTH} levels of MAX_JSON_DEPTH)`;
+  return { jsonrpc: '2.0', id, error: { code: ProtocolErrorCode.InternalError, message: refusal } };
+}
+
 function isJsonRpcMessage(value: unknown): value is JSONRPCMessage {
   return typeof value === 'object' && value !== null && (value as { jsonrpc?: unknown }).jsonrpc === '2.0';
+}
+
+/**
+ * The id of a refused request or response from its first and last bytes; null when it looks like a
+ * request but its id is out of sight; undefined for a notification (a method and no id).
+ */
+export function requestIdOfLine(line: RefusedLine): RequestId | null | undefined {
+  const found = ID_AT_START.exec(line.head) ?? ID_AT_END.exec(line.tail);
+  if (found) return JSON.parse(found[1]!) as RequestId;
+  return methodOfLine(line)?.startsWith('notifications/') ? undefined : null;
+}
+
+/** The method of a refused request or notification, from its first bytes; undefined for a response (or out of sight). */
+export function methodOfLine(line: RefusedLine): string | undefined {
+  return /^\s*\{(?:[^{}]*?,)?\s*"method"\s*:\s*"([^"]*)"/.exec(line.head)?.[1];
 }
 
 function tooLarge(maxMessageBytes: number): Error {

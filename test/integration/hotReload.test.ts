@@ -148,12 +148,16 @@ describe('servers.yaml while serve runs', () => {
     expect(named).toEqual([expect.stringMatching(/servers\.yaml:\d+:\d+: unknown key 'comand'.*; that server is left out/)]);
   });
 
-  // An invalid server entry only leaves that server out (brokenEntry.test.ts); the gateway's own settings must be valid.
-  it('refuses to start on an invalid gateway setting with one line naming file, line and column', async () => {
+  // An invalid server entry only leaves that server out (brokenEntry.test.ts); an invalid setting
+  // fails the whole file, which a gateway then serves as it would a file that does not parse
+  // (unparsedServersFile.test.ts): with no good parse yet, no servers, and it says why.
+  it('starts on an invalid gateway setting with no servers, naming file, line and column', async () => {
     await writeFile(serversFile(), 'servers:\n  echo:\n    command: node\ngateway:\n  health_interval_seconds: soon\n');
-    const run = await runCli(dirs, ['serve']);
-    expect(run.code).not.toBe(0);
-    expect(linesOf(run.stderr)).toEqual([expect.stringMatching(/^loadout: .*servers\.yaml:5:28: .*health_interval_seconds/)]);
+    gateway = await startGateway({ dirs });
+    expect(gateway.client.getInstructions()).toMatch(
+      /^servers\.yaml does not parse \(.*servers\.yaml:5:28: .*health_interval_seconds.*loadout serves no servers/,
+    );
+    expect(gateway.stderr()).toMatch(/servers\.yaml:5:28: .*health_interval_seconds/);
   });
 
   it('imports from the client configs when servers.yaml is missing, and says so on stderr', async () => {

@@ -3,12 +3,14 @@
 // naming the field. Notifications and responses get none. Over real stdio and real HTTP, where a
 // 2026-07-28 request's own fields (a retry's requestState, a listen filter) are checked too.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixture, makeTempDirs, nodeServer, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
+import { fixture, makeTempDirs, nodeServer, textOf, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
 import { startHttpGateway, type ListeningProcess } from '../helpers/http.js';
 import { startRawGateway, type RawGateway } from '../helpers/rawStdio.js';
 
 const INVALID_REQUEST = -32600;
 const INVALID_PARAMS = -32602;
+const PARSE_ERROR = -32700;
+const deepArray = `${'['.repeat(1_000_000)}${']'.repeat(1_000_000)}`;
 
 /** A malformed request, the code it must be answered with, the id of the answer and what the message names. */
 const MALFORMED: Array<{ request: Record<string, unknown>; code: number; id: string | null; names: string }> = [
@@ -104,6 +106,38 @@ describe('malformed requests over stdio', () => {
     expect(answeredIds).not.toContain('an-error');
     // One answer per request: the handshake, the malformed ones, and the ping.
     expect(gateway.messages().filter((message) => message.method === undefined)).toHaveLength(MALFORMED.length + 2);
+  });
+
+  it('answers a line nested 1,000,000 deep with a parse error carrying its id, and serves the next call', async () => {
+    gateway.send(`{"jsonrpc":"2.0","id":"deep","method":"tools/call","params":{"name":"echo_echo","arguments":{"text":${deepArray}}}}`);
+    gateway.send({
+      jsonrpc: '2.0',
+      id: 'after-deep',
+      method: 'tools/call',
+      params: { name: 'echo_echo', arguments: { text: 'still here' } },
+    });
+    expect(await gateway.answer('deep', 60_000)).toMatchObject({
+      jsonrpc: '2.0',
+      id: 'deep',
+      error: { code: PARSE_ERROR, message: expect.stringContaining('1000 levels') },
+    });
+    expect(textOf((await gateway.answer('after-deep', 60_000)).result)).toBe('still here');
+  });
+
+  it('answers a line nested 1,000,000 deep with id null when its id is out of sight', async () => {
+    const before = gateway.messages().length;
+    gateway.send(
+      `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"echo_echo","arguments":{"text":${deepArray}}},"id":"x","extra":1}`,
+    );
+    gateway.send({ jsonrpc: '2.0', id: 'ping-after-deep', method: 'ping' });
+    expect((await gateway.answer('ping-after-deep', 60_000)).result).toEqual({});
+    // The refusal is written as its line is read, before the ping after it is answered.
+    expect(
+      gateway
+        .messages()
+        .slice(before)
+        .filter((message) => message.id === null),
+    ).toEqual([{ jsonrpc: '2.0', id: null, error: { code: PARSE_ERROR, message: expect.stringContaining('1000 levels') as string } }]);
   });
 });
 

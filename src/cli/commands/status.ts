@@ -2,7 +2,7 @@
 // dir, plus — when a gateway is running for this config dir — whether it is connected now; for a
 // server with OAuth, its login's state, or for a per-user one how many principals authorized it.
 import type { Command } from 'commander';
-import { expansionEnv, oauthSettingsOf, type OAuthRecord, type ServerConfig } from '../../config/index.js';
+import { expansionEnv, oauthSettingsOf, serversFileNotice, type OAuthRecord, type ServerConfig } from '../../config/index.js';
 import { fileOAuthRecords, oauthTargetOf, storeOAuthRecords, type AllOAuthRecords, type EraVerdict } from '../../downstream/index.js';
 import {
   discoveryRecordsOf,
@@ -29,7 +29,8 @@ export function registerStatus(program: Command): void {
       const [gateways, { view, records, oauthOf }] = await Promise.all([
         readRunningGateways(paths),
         withCommandStore(storeUrl, logger, async (store) => {
-          const view = await loadConfigView(paths, store);
+          // As `serve` runs on it: the last good parse while servers.yaml does not parse.
+          const view = await loadConfigView(paths, store, { lastGood: true });
           const oauthRecords = store ? storeOAuthRecords(store.oauth) : fileOAuthRecords(paths.oauthDir);
           const env = expansionEnv(paths.secretsFile);
           const authorized = await authorizedPrincipals(oauthRecords, view.config.servers, env);
@@ -88,7 +89,9 @@ export function registerStatus(program: Command): void {
       // Exit 1 when a configured server cannot serve (its entry, its start or its login failed), for
       // scripts; not process.exit: let stdout drain, main.ts owns exiting.
       const failing =
-        brokenServers.length || servers.some((server) => server.discovery?.state === 'failed' || server.oauth === 'needs-login');
+        view.fileProblem ||
+        brokenServers.length ||
+        servers.some((server) => server.discovery?.state === 'failed' || server.oauth === 'needs-login');
       if (failing) process.exitCode = 1;
       if (options.json) {
         printJson({
@@ -96,9 +99,11 @@ export function registerStatus(program: Command): void {
           gateways: gateways.map(({ pid, startedAt }) => ({ pid, startedAt })),
           servers,
           brokenServers,
+          serversFile: view.fileProblem ?? null,
         });
         return;
       }
+      if (view.fileProblem) printLines(paint('red', serversFileNotice(view.fileProblem)));
       for (const { name, problem } of brokenServers) printLines(paint('red', `${name}: left out, its entry is invalid: ${problem}`));
       if (!servers.length) {
         printLines(`No servers in ${paths.serversFile}. Add some, or import them with "loadout init --from FILE".`);

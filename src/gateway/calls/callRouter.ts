@@ -21,6 +21,7 @@ import { clientRequestOf, forwardToolCall, isProtocolRefusal, type ClientRequest
 import { OPTIMIZATION_META_TOOLS } from '../metaTools/index.js';
 import { describeInvalidArguments, parseMetaToolArguments, type MetaTool, type MetaToolSession } from '../metaTools/metaTool.js';
 import { creditCall, creditSearch } from '../metaTools/searchFeedback.js';
+import { withFileNotice } from '../metaTools/fileNotice.js';
 import { unroutedToolMessage, unknownToolError } from '../metaTools/unknownTool.js';
 import { spellForClient } from '../clientSpelling.js';
 import type { HubMember } from '../sessionHub.js';
@@ -323,7 +324,8 @@ export class CallRouter {
       tool.name === CALL_TOOL
         ? undefined
         : auditCall(this.#context, { action: metaToolAction(tool.name), tool: tool.name, arguments: args, requestId: extra.mcpReq.id });
-    return auditedAnswer(this.#runParsed(tool, args, extra, spelt), record);
+    const answer = this.#runParsed(tool, args, extra, spelt).then((result) => withFileNotice(result, this.#context.catalog));
+    return auditedAnswer(answer, record);
   }
 
   async #runParsed(

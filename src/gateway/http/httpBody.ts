@@ -2,8 +2,7 @@
 // memory, and discarding the body of a request answered before it was read. A discarded body is
 // drained unbuffered (not the socket destroyed), so the client still reads the answer: closing a
 // socket with unread bytes in it makes the kernel send a reset, which reaches the client before
-// the answer. Draining stops at a bound; past it the socket goes. A body nested too deep to handle
-// is told apart before it is parsed.
+// the answer. Draining stops at a bound; past it the socket goes.
 import type { IncomingMessage } from 'node:http';
 
 /** How much of a refused body is read and discarded before the connection is dropped instead. */
@@ -62,37 +61,4 @@ export function discardBody(req: IncomingMessage): Promise<void> {
     req.once('close', () => resolve());
     req.resume();
   });
-}
-
-/**
- * How deep a body's arrays and objects may nest. A body far deeper (200,000 levels parse fine)
- * overflows the stack of whatever walks it next (the SDK's encoding, JSON.stringify), which would
- * be a 500; real MCP messages nest a few dozen levels at most.
- */
-export const MAX_BODY_DEPTH = 1000;
-
-const OPEN_BRACKET = 0x5b; // [
-const OPEN_BRACE = 0x7b; // {
-const CLOSE_BRACKET = 0x5d; // ]
-const CLOSE_BRACE = 0x7d; // }
-const QUOTE = 0x22; // "
-const BACKSLASH = 0x5c; // \
-
-/** Whether JSON `text` nests arrays and objects deeper than `limit` (brackets inside strings do not count). */
-export function nestedDeeperThan(text: string, limit: number): boolean {
-  // Each level takes at least two characters: a shorter text cannot be that deep, and is not scanned.
-  if (text.length <= 2 * limit) return false;
-  let depth = 0;
-  let inString = false;
-  for (let index = 0; index < text.length; index++) {
-    const char = text.charCodeAt(index);
-    if (inString) {
-      if (char === BACKSLASH) index++;
-      else if (char === QUOTE) inString = false;
-    } else if (char === QUOTE) inString = true;
-    else if (char === OPEN_BRACKET || char === OPEN_BRACE) {
-      if (++depth > limit) return true;
-    } else if (char === CLOSE_BRACKET || char === CLOSE_BRACE) depth--;
-  }
-  return false;
 }

@@ -9,7 +9,7 @@ import { isInitializeRequest, type Transport } from '@modelcontextprotocol/serve
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { LoadoutError, errorMessage, isLoadoutError, type Logger } from '../../shared/index.js';
+import { LoadoutError, MAX_JSON_DEPTH, errorMessage, isLoadoutError, nestedDeeperThan, type Logger } from '../../shared/index.js';
 import { ToolsetNameSchema, type AuthSettings } from '../../config/index.js';
 import type { Principal } from '../../identity/index.js';
 import { telemetry, type ServerWire } from '../../telemetry/index.js';
@@ -19,7 +19,7 @@ import type { GatewaySession } from '../session.js';
 import { assertSafeBind, createRequestGuard } from './httpGuard.js';
 import { httpIdentity, isCredentialRefusal, refusalAuditEvent, type HttpIdentity } from './httpIdentity.js';
 import { modernEndpoints } from './modernHttp.js';
-import { BodyTooLargeError, MAX_BODY_DEPTH, discardBody, hasUnreadBody, nestedDeeperThan, readBody } from './httpBody.js';
+import { BodyTooLargeError, discardBody, hasUnreadBody, readBody } from './httpBody.js';
 import { requestProblem } from '../calls/requestShape.js';
 import { answeredOverLimit } from './overLimit.js';
 import { healthAnswer } from './healthz.js';
@@ -340,14 +340,14 @@ async function readJsonBody(req: IncomingMessage, res: ServerResponse, maxBytes:
     sendError(res, 413, `Request body is larger than ${maxBytes} bytes (raise it with --max-body-mb)`);
     return NO_BODY;
   }
-  const tooDeep = nestedDeeperThan(text, MAX_BODY_DEPTH);
+  const tooDeep = nestedDeeperThan(text);
   try {
     if (!tooDeep) return JSON.parse(text) as unknown;
   } catch {
     // Answered below.
   }
   const message = tooDeep
-    ? `Parse error: the body is nested deeper than ${MAX_BODY_DEPTH} levels`
+    ? `Parse error: the body is nested deeper than ${MAX_JSON_DEPTH} levels (MAX_JSON_DEPTH)`
     : 'Parse error: the body is not valid JSON';
   sendJson(res, 400, { jsonrpc: '2.0', error: { code: -32700, message }, id: null });
   return NO_BODY;

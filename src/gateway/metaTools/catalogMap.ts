@@ -1,8 +1,10 @@
 // The map of the catalog as the agent reads it: in the session's instructions (its first answer)
 // and as the answer of discover-all-tools with no query, under a heading that says how to read it,
-// so the agent knows which servers exist and can pass `server` instead of guessing.
+// so the agent knows which servers exist and can pass `server` instead of guessing; first, while
+// servers.yaml does not parse, the notice that says so.
 import { LISTED_MAP_BUDGET_BYTES, MAP_BUDGET_BYTES, serverMapOf, type ServerMapEntry } from '../../catalog/index.js';
 import type { GatewayContext } from '../context.js';
+import { fileNoticeLine } from './fileNotice.js';
 
 const INSTRUCTIONS =
   'loadout fronts many MCP servers. Find tools with discover-all-tools ({"query": "what you want to do"} ranks them, ' +
@@ -20,9 +22,11 @@ export async function sessionInstructions(gateway: Pick<GatewayContext, 'catalog
     gateway.logger.warn({ mod: 'gateway', err: String(error) }, 'instructions without the server map');
     return [];
   });
-  if (!entries.length) return INSTRUCTIONS;
+  const notice = fileNoticeLine(gateway.catalog);
+  const text = notice === undefined ? INSTRUCTIONS : `${notice}\n${INSTRUCTIONS}`;
+  if (!entries.length) return text;
   const { lines, grouped } = serverMapOf(entries);
-  return `${INSTRUCTIONS}\n${grouped ? GROUPED_HEADING : 'Servers (tools: what for):'}\n${lines.join('\n')}`;
+  return `${text}\n${grouped ? GROUPED_HEADING : 'Servers (tools: what for):'}\n${lines.join('\n')}`;
 }
 
 /** discover-all-tools {}: a header, then the map; however many servers, it names them all (up to about 800). */

@@ -3,7 +3,7 @@
 // message and buffer copy per chunk cost time on each forwarded call; it owns no process.
 import type { Readable, Writable } from 'node:stream';
 import type { Transport, JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
-import { JsonLineReader, JsonLineWriter, type OversizeLine } from '../../shared/index.js';
+import { JsonLineReader, JsonLineWriter, MAX_JSON_DEPTH, requestIdOfLine, type RefusedLine } from '../../shared/index.js';
 import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 
 /**
@@ -12,13 +12,6 @@ import { ProtocolErrorCode } from '@modelcontextprotocol/server';
  * and answered with an error naming this limit; the session goes on.
  */
 export const MAX_CLIENT_MESSAGE_BYTES = 10 * 1024 * 1024;
-
-// A request id as JSON: a number or a string.
-const ID = String.raw`(-?\d+(?:\.\d+)?|"(?:[^"\\]|\\.)*")`;
-// `{"id": …` at the start, perhaps after "jsonrpc" and "method" (how most clients write a request).
-const ID_AT_START = new RegExp(String.raw`^\s*\{(?:\s*"(?:jsonrpc|method)"\s*:\s*"[^"\\]*"\s*,)*\s*"id"\s*:\s*` + ID);
-// `"id": …}` at the end (the SDK writes `{method, params, jsonrpc, id}`).
-const ID_AT_END = new RegExp(String.raw`[,{]\s*"id"\s*:\s*` + ID + String.raw`\s*\}\s*$`);
 
 /** An MCP server transport over a readable (stdin) and a writable (stdout) stream. */
 export class GatewayStdioTransport implements Transport {
@@ -47,7 +40,18 @@ export class GatewayStdioTransport implements Transport {
     this.#reader = new JsonLineReader(maxMessageBytes, {
       onMessage: (message) => this.onmessage?.(message),
       onError: (error) => this.onerror?.(error),
-      onOversize: (line) => this.#refuseOversize(line),
+      onOversize: (line) =>
+        this.#refuse(
+          line,
+          ProtocolErrorCode.InvalidRequest,
+          `Message of ${line.bytes} bytes exceeds the ${this.#maxMessageBytes}-byte limit on one stdio message (MAX_CLIENT_MESSAGE_BYTES); it was discarded`,
+        ),
+      onTooDeep: (line) =>
+        this.#refuse(
+          line,
+          ProtocolErrorCode.ParseError,
+          `Parse error: the message is nested deeper than ${MAX_JSON_DEPTH} levels (MAX_JSON_DEPTH); it was discarded`,
+        ),
     });
   }
 
@@ -78,16 +82,13 @@ export class GatewayStdioTransport implements Transport {
     return Promise.resolve();
   }
 
-  // A request gets an answer (-32600 naming the limit) so its client does not wait for a timeout;
-  // a notification gets none, as JSON-RPC says. An id that cannot be found is answered as null.
-  #refuseOversize(line: OversizeLine): void {
-    const message = `Message of ${line.bytes} bytes exceeds the ${this.#maxMessageBytes}-byte limit on one stdio message (MAX_CLIENT_MESSAGE_BYTES); it was discarded`;
+  // A refused request gets an answer (the code naming the limit) so its client does not wait for a
+  // timeout; a notification gets none, as JSON-RPC says. An id that cannot be found is answered as null.
+  #refuse(line: RefusedLine, code: ProtocolErrorCode, message: string): void {
     this.onerror?.(new Error(message));
-    const id = requestIdOf(line);
+    const id = requestIdOfLine(line);
     if (id === undefined) return;
-    this.send({ jsonrpc: '2.0', id: id as RequestId, error: { code: ProtocolErrorCode.InvalidRequest, message } }).catch((error: unknown) =>
-      this.onerror?.(error as Error),
-    );
+    this.send({ jsonrpc: '2.0', id: id as RequestId, error: { code, message } }).catch((error: unknown) => this.onerror?.(error as Error));
   }
 
   // One list for attaching and detaching, so close() removes exactly what start() added.
@@ -117,13 +118,4 @@ export class GatewayStdioTransport implements Transport {
   readonly #onEnd = (): void => {
     void this.close();
   };
-}
-
-// The id of an over-size request from its first and last bytes; null when it looks like a request
-// but its id is out of sight; undefined for a notification (a method and no id).
-function requestIdOf(line: OversizeLine): RequestId | null | undefined {
-  const found = ID_AT_START.exec(line.head) ?? ID_AT_END.exec(line.tail);
-  if (found) return JSON.parse(found[1]!) as RequestId;
-  const method = /^\s*\{(?:[^{}]*?,)?\s*"method"\s*:\s*"([^"]*)"/.exec(line.head)?.[1];
-  return method?.startsWith('notifications/') ? undefined : null;
 }

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { errorMessage } from '../../shared/index.js';
+import { errorMessage, nestedDeeperThan } from '../../shared/index.js';
 import {
   EVAL_SYSTEM_PROMPT,
   backendUnavailable,
@@ -136,7 +136,8 @@ function parseJsonLines(stdout: string): unknown[] {
   const events: unknown[] = [];
   for (const line of stdout.split('\n')) {
     const trimmed = line.trim();
-    if (!trimmed.startsWith('{')) continue;
+    // A line nested past the limit would overflow the recursive walks below: skipped like a garbled one.
+    if (!trimmed.startsWith('{') || nestedDeeperThan(trimmed)) continue;
     try {
       events.push(JSON.parse(trimmed));
     } catch {

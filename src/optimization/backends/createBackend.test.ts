@@ -197,6 +197,18 @@ describe('createBackend', () => {
   });
 });
 
+describe('CommandBackend reading what its command printed', () => {
+  it('skips a line nested 1,000,000 levels deep and reads the events around it', async () => {
+    const script = [
+      "const deep = '['.repeat(1e6) + ']'.repeat(1e6);",
+      'console.log(\'{"type":"assistant","content":\' + deep + \'}\');',
+      'console.log(JSON.stringify({ type: "tool_use", name: "echo_echo" }));',
+    ].join('\n');
+    const backend = new CommandBackend({ template: [process.execPath, '-e', script], timeoutMs: 20_000 });
+    expect((await backend.chooseTools('Please echo', tools)).calledTools).toEqual(['echo_echo']);
+  });
+});
+
 describe('the command template variables', () => {
   it('replaces each variable docs/optimization.md documents, and documents each one it replaces', async () => {
     const doc = await readFile(path.join(ROOT, 'docs/optimization.md'), 'utf8');
