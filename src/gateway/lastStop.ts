@@ -1,8 +1,12 @@
 // The toolset equipped at the last stop, which a new session is given (unless --equip says
-// otherwise): state.json's activeToolset, or in store mode the store's equipped record under
-// LAST_STOP_KEY, where `loadout toolset equip` puts it too. In store mode no replica writes
-// state.json: an equip remembered through one replica is what a new session on any replica gets.
+// otherwise), one per principal. The local caller's (stdio, HTTP without an identity) is
+// state.json's activeToolset, or in store mode the store's equipped record under LAST_STOP_KEY,
+// where `loadout toolset equip` puts it too. An identified caller's (a static token, an issuer's
+// subject) is its own equipped record `@last-stop.<principal id>` (principals/ in files mode): one
+// caller's equip is never what another caller's new session starts with. In store mode no replica
+// writes state.json: an equip remembered through one replica is what a new session on any replica gets.
 import type { StateStore } from '../config/index.js';
+import type { Principal } from '../identity/index.js';
 import { LAST_STOP_KEY, type TeamStore } from '../store/index.js';
 
 /** Where the toolset equipped at the last stop is kept. */
@@ -12,15 +16,27 @@ export interface LastStop {
   write(current: () => string | null): Promise<void>;
 }
 
-/** The store's @last-stop record when there is a store, else state.json. */
-export function lastStopOf(state: StateStore, store: TeamStore | undefined): LastStop {
-  if (store)
-    return {
-      read: async () => (await store.equipped.get(LAST_STOP_KEY))?.value.toolset ?? null,
-      write: async (current) => void (await store.equipped.update(LAST_STOP_KEY, () => ({ toolset: current() }))),
-    };
+/** Where the last stops are kept: state.json and the equipped records (files), or the store's. */
+export interface LastStopPlaces {
+  state: StateStore;
+  equipped: TeamStore['equipped'];
+  store: TeamStore | undefined;
+}
+
+/** The last stop of `principal`. */
+export function lastStopOf(places: LastStopPlaces, principal: Pick<Principal, 'id'>): LastStop {
+  const { state, store } = places;
+  if (principal.id !== 'local') return recordedLastStop(places.equipped, `${LAST_STOP_KEY}.${principal.id}`);
+  if (store) return recordedLastStop(store.equipped, LAST_STOP_KEY);
   return {
     read: async () => (await state.read()).activeToolset,
     write: async (current) => void (await state.update((kept) => ({ ...kept, activeToolset: current() }))),
+  };
+}
+
+function recordedLastStop(equipped: TeamStore['equipped'], key: string): LastStop {
+  return {
+    read: async () => (await equipped.get(key))?.value.toolset ?? null,
+    write: async (current) => void (await equipped.update(key, () => ({ toolset: current() }))),
   };
 }
