@@ -1,34 +1,30 @@
 // OwnedToolsets: each identified caller has its own saved toolsets, shares those for everyone (no
-// owner) and those a policy rule grants, and learns nothing of the others, over the files backend.
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
+// owner) and those a policy rule grants, and learns nothing of the others, on both store backends
+// (the toolset files of files mode, the team store's rows).
 import { beforeEach, describe, expect, it } from 'vitest';
-import { useTempDir } from '../../test/helpers/tempDir.js';
+import { STORE_BACKENDS, useBackendStore, type StoreBackend } from '../../test/helpers/storeBackends.js';
 import { isLoadoutError } from '../shared/index.js';
 import { OwnedToolsets } from './ownedToolsets.js';
-import { ToolsetStore } from './toolsetStore.js';
+import { StoredToolsets } from './storedToolsets.js';
 
 const ALICE = { id: 'a'.repeat(32), subject: 'alice' };
 const BOB = { id: 'b'.repeat(32), subject: 'bob' };
 
-describe('OwnedToolsets', () => {
-  const tempDir = useTempDir('loadout-owned-toolsets-');
-  let dir: string;
-  let all: ToolsetStore;
+describe.each(STORE_BACKENDS)('OwnedToolsets ($name)', (backend: StoreBackend) => {
+  const store = useBackendStore(backend);
+  let all: StoredToolsets;
   let grantedToBob: Set<string>;
   let alice: OwnedToolsets;
   let bob: OwnedToolsets;
   beforeEach(() => {
-    dir = tempDir();
-    all = new ToolsetStore(dir);
+    all = new StoredToolsets(store().toolsets);
     grantedToBob = new Set();
     alice = new OwnedToolsets(all, { owner: ALICE, granted: () => false });
     bob = new OwnedToolsets(all, { owner: BOB, granted: (name) => grantedToBob.has(name) });
   });
 
-  it("records its saver as the owner, in the file, and keeps the toolset from every other caller's list, equip and delete", async () => {
+  it("records its saver as the owner, and keeps the toolset from every other caller's list, equip and delete", async () => {
     await alice.save({ name: 'secretonly', description: 'Super secret', tools: ['files.read', 'files.write'] });
-    expect(await readFile(path.join(dir, 'secretonly.yaml'), 'utf8')).toContain(`owner:\n  id: ${ALICE.id}\n  subject: alice\n`);
     expect((await alice.list()).toolsets.map((t) => t.name)).toEqual(['secretonly']);
     expect((await bob.list()).toolsets).toEqual([]);
     await expect(bob.get('secretonly')).rejects.toSatisfy(
@@ -39,6 +35,19 @@ describe('OwnedToolsets', () => {
       isLoadoutError(error, 'TOOLSET_NOT_OWNED'),
     );
     expect((await all.get('secretonly')).owner).toEqual(ALICE);
+  });
+
+  it('gives a new name to one of two callers saving it at once, and refuses the other having written nothing', async () => {
+    const saves = await Promise.allSettled([
+      alice.save({ name: 'shared-name', tools: ['files.read'] }),
+      bob.save({ name: 'shared-name', tools: ['time.now'] }),
+    ]);
+    const refused = saves.filter((save) => save.status === 'rejected');
+    expect(refused).toHaveLength(1);
+    expect(isLoadoutError((refused[0] as PromiseRejectedResult).reason, 'TOOLSET_NOT_OWNED')).toBe(true);
+    const kept = await all.get('shared-name');
+    expect(kept.owner).toEqual(saves[0]!.status === 'fulfilled' ? ALICE : BOB);
+    expect(kept.tools).toEqual(kept.owner?.id === ALICE.id ? ['files.read'] : ['time.now']);
   });
 
   it("names only the caller's own toolsets when one is not found", async () => {

@@ -46,9 +46,10 @@ export class OwnedToolsets implements Toolsets {
   /** Saved as this caller's own: a new name, or one it owns already; another's, or one for everyone, is refused. */
   async save(toolset: Toolset): Promise<void> {
     const valid = validToolset(toolset);
-    const kept = await this.#kept(valid.name);
-    if (kept && kept.owner?.id !== this.#viewer.owner.id) throw notYours(valid.name, seesToolset(this.#viewer, kept) ? 'save' : 'taken');
-    await this.#all.save({ ...valid, owner: this.#viewer.owner });
+    // Decided in the write itself: of two callers saving a new name at once, one gets it.
+    await this.#all.save({ ...valid, owner: this.#viewer.owner }, (kept) => {
+      if (kept && kept.owner?.id !== this.#viewer.owner.id) throw notYours(valid.name, seesToolset(this.#viewer, kept) ? 'save' : 'taken');
+    });
   }
 
   async delete(name: string): Promise<boolean> {
