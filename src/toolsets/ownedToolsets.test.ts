@@ -46,7 +46,7 @@ describe.each(STORE_BACKENDS)('OwnedToolsets ($name)', (backend: StoreBackend) =
     expect(refused).toHaveLength(1);
     expect(isLoadoutError((refused[0] as PromiseRejectedResult).reason, 'TOOLSET_NOT_OWNED')).toBe(true);
     const kept = await all.get('shared-name');
-    expect(kept.owner).toEqual(saves[0]!.status === 'fulfilled' ? ALICE : BOB);
+    expect(kept.owner).toEqual(saves[0].status === 'fulfilled' ? ALICE : BOB);
     expect(kept.tools).toEqual(kept.owner?.id === ALICE.id ? ['files.read'] : ['time.now']);
   });
 
