@@ -163,6 +163,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     }),
   ]);
   const tasks = new TaskRoutes();
+  const lastStops = { state, equipped, store };
   const hub = new SessionHub({ pool, catalog, tasks, logger });
 
   const context: GatewayContext = {
@@ -172,7 +173,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     pool,
     catalog,
     toolsets,
-    lastStop: lastStopOf({ state, equipped, store }, policyViews.localPrincipal),
+    lastStop: lastStopOf(lastStops, policyViews.localPrincipal),
     naming: namingOptions(config.gateway),
     optimization,
     discovery,
@@ -188,7 +189,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     audit,
     limits,
   };
-  policyViews.attach(context, (principal) => lastStopOf({ state, equipped, store }, principal));
+  policyViews.attach(context, (principal) => lastStopOf(lastStops, principal));
   const stopWatchingToolLists = watchToolListChanges(pool, catalog, logger);
   const stopWatchingServers = watchServerEvents(pool, catalog, hub, logger, {
     baseMs: config.gateway.reconnect_base_seconds * 1000,
