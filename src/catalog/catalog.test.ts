@@ -164,6 +164,7 @@ describe("a server's own words", () => {
       resources: () => false,
       server: () => true,
       wholeServer: () => false,
+      toolset: () => false,
     };
     expect(zebra(vault.restrictedTo(readOnly))).toEqual([]);
   });

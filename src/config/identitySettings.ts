@@ -3,6 +3,7 @@
 // identity layer's job.
 import * as z from 'zod';
 import { fileObject } from './fileObject.js';
+import { ToolsetNameSchema } from './toolsetName.js';
 
 /** `auth:` — loadout as an OAuth 2.1 resource server: JWT access tokens from one issuer. */
 export const AuthSettingsSchema = fileObject({
@@ -38,6 +39,11 @@ const PolicyRuleSchema = fileObject({
   prompts: z.array(NamespacedNameSchema).default([]),
   /** The resources (and resource templates) of these servers. */
   resources: z.array(z.string().min(1)).default([]),
+  /**
+   * Saved toolsets by name, whoever saved them: listed and equipped by these callers, changed and
+   * deleted only by their owner. Only the toolset: its tools are granted (or not) by the rest.
+   */
+  toolsets: z.array(ToolsetNameSchema).default([]),
 }).refine((rule) => rule.everyone || rule.groups.length > 0 || rule.subjects.length > 0, {
   message: 'a rule names whom it grants to: groups, subjects, or everyone: true',
 });

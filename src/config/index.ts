@@ -15,6 +15,7 @@ export {
   type ServersFile,
   type EmbeddingsSettings,
   type Toolset,
+  type ToolsetOwner,
 } from './schema.js';
 export {
   AuthSettingsSchema,

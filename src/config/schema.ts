@@ -6,16 +6,14 @@ import { fileObject } from './fileObject.js';
 import { AuditSettingsSchema } from './auditSettings.js';
 import { AuthSettingsSchema, LimitsSettingsSchema, PolicySettingsSchema } from './identitySettings.js';
 import { OptimizationSettingsSchema } from './optimizationState.js';
+import { ToolsetNameSchema } from './toolsetName.js';
 
 /** Server names become the `server` part of `server.tool`, so they may not contain a dot. */
 const ServerNameSchema = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'server names use letters, digits, "_" and "-" (at most 64), starting with a letter or digit');
 
-/** Toolset names double as file names, so they are restricted to a path-safe alphabet. */
-export const ToolsetNameSchema = z
-  .string()
-  .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'toolset names use a-z, 0-9, "_" and "-" (at most 64), starting with a letter or digit');
+export { ToolsetNameSchema } from './toolsetName.js';
 
 /** Per-tool switchboard entry in servers.yaml; `hash` and `stale` are written by discovery. */
 const ToolSettingSchema = fileObject({
@@ -212,9 +210,23 @@ export const ToolRefSchema = z.union([
   z.strictObject({ server: ServerNameSchema, tool: z.string().min(1) }).transform((ref) => `${ref.server}.${ref.tool}`),
 ]);
 
+/**
+ * Who saved a toolset, when an identity said who was calling (a static token, or an `auth:`
+ * issuer's subject): only that principal lists, equips, changes or deletes it. `id` is the
+ * principal's id (a hash, what everything per caller is keyed by); `subject` is who it names, for
+ * the operator's `loadout toolset list --all` (a static token's subject is its hash too).
+ */
+export const ToolsetOwnerSchema = fileObject({
+  id: z.string().regex(/^[0-9a-f]{32}$/, 'an owner id is a principal id: 32 hex digits'),
+  subject: z.string().min(1),
+});
+export type ToolsetOwner = z.infer<typeof ToolsetOwnerSchema>;
+
 /** A saved toolset file, `<config dir>/toolsets/<name>.yaml`. */
 export const ToolsetSchema = fileObject({
   name: ToolsetNameSchema,
+  /** Absent: a toolset for everyone (hand-written, saved over stdio or by the CLI, or saved before owners were kept). */
+  owner: ToolsetOwnerSchema.optional(),
   description: z.string().optional(),
   // The server part is a server name (no dot); the tool part is whatever the server calls it:
   // real servers use spaces and dots ("read file", "v1.search"), so anything non-empty goes.

@@ -17,6 +17,7 @@ export function parseToolsetFile(text: string, file: string, expectedName: strin
 /** The body a valid toolset is saved as, keys in file order: what its file holds. */
 export function toolsetFileBody(toolset: Toolset): Record<string, unknown> {
   const body: Record<string, unknown> = { name: toolset.name };
+  if (toolset.owner) body.owner = { id: toolset.owner.id, subject: toolset.owner.subject };
   if (toolset.description) body.description = toolset.description;
   body.tools = toolset.tools;
   // Only hand-written files have prompts: kept when such a toolset is written back.

@@ -24,8 +24,9 @@ export interface GatewayContext {
   readonly logger: Logger;
   readonly pool: ServerPool;
   readonly catalog: CatalogStore;
+  /** The saved toolsets this principal may have: every one for the local caller, its own and the shared ones for an identified one. */
   readonly toolsets: Toolsets;
-  /** The toolset equipped at the last stop, which a new session is given: state.json, or the store. */
+  /** The toolset this principal equipped at its last stop, which its new session is given (lastStop.ts). */
   readonly lastStop: LastStop;
   readonly naming: NamingOptions;
   /** Tool-description optimization: stored data, promotions, settings. */

@@ -16,7 +16,7 @@ import { resolveCatalogName } from '../registry/index.js';
 import type { GatewayContext } from './context.js';
 import { PolicyViews } from './policyViews.js';
 import { InputRounds } from './calls/inputRounds.js';
-import { lastStopOf } from './lastStop.js';
+import { keepLastStopCopied, lastStopOf } from './lastStop.js';
 import { isExposedPromptName, listenedResources } from './content/contentHandlers.js';
 import { ListenSubscriptions, type ListenedResources } from './stdio/listenSubscriptions.js';
 import { ModernCallPath } from './stdio/modernCallPath.js';
@@ -57,6 +57,8 @@ export type ConnectOptions = Pick<SessionOptions, 'hearsToolChanges' | 'onEquip'
 /** A running gateway. */
 export interface Gateway {
   readonly context: GatewayContext;
+  /** The gateway as `principal` may see it (policyViews.ts): its grants, its saved toolsets, its last stop. */
+  contextOf(principal: Principal): GatewayContext;
   /** `auth:` of servers.yaml as read at start: the authorization server HTTP callers' tokens come from. */
   readonly auth: AuthSettings | undefined;
   /**
@@ -98,7 +100,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const { paths, logger } = options;
   // A servers.yaml that does not parse never stops a gateway: it serves the last good parse, and says so.
   const runtime = await openRuntime({ ...options, lastGoodConfig: true });
-  const { config, brokenServers, pool, catalog, state, optimization, toolsets, store } = runtime;
+  const { config, brokenServers, pool, catalog, state, optimization, toolsets, store, equipped } = runtime;
   // Said once at start, as the config watcher says it on each change: the other servers run.
   for (const problem of brokenServers.values()) logger.error({ mod: 'config' }, `${problem}; that server is left out`);
   if (runtime.fileProblem) logger.error({ mod: 'config' }, serversFileNotice(runtime.fileProblem));
@@ -164,6 +166,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     }),
   ]);
   const tasks = new TaskRoutes();
+  const lastStops = { state, equipped, store };
+  if (store) keepLastStopCopied(store);
   const hub = new SessionHub({ pool, catalog, tasks, logger });
 
   const context: GatewayContext = {
@@ -173,7 +177,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     pool,
     catalog,
     toolsets,
-    lastStop: lastStopOf(state, store),
+    lastStop: lastStopOf(lastStops, policyViews.localPrincipal),
     naming: namingOptions(config.gateway),
     optimization,
     discovery,
@@ -189,21 +193,21 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     audit,
     limits,
   };
-  policyViews.attach(context);
+  policyViews.attach(context, (principal) => lastStopOf(lastStops, principal));
   const stopWatchingToolLists = watchToolListChanges(pool, catalog, logger);
   const stopWatchingServers = watchServerEvents(pool, catalog, hub, logger, {
     baseMs: config.gateway.reconnect_base_seconds * 1000,
     maxMs: config.gateway.reconnect_max_seconds * 1000,
   });
-  // The toolset equipped at the last stop (`loadout toolset equip`, or an equip in a session).
-  const remembered = (): Promise<string | null> => context.lastStop.read();
+  // The toolset equipped at `principal`'s last stop (`loadout toolset equip` for the local caller, or an equip in a session).
+  const remembered = (principal: Principal): Promise<string | null> => policyViews.contextFor(principal).lastStop.read();
   const metaTools = config.optimization.expose_tools ? META_TOOLS : TOOLSET_META_TOOLS;
   const metaSet = metaToolSet(metaTools);
   const sessions = new Set<GatewaySession>();
   // A principal with no recorded set starts with what a new session would restore.
   const shared = new SharedToolsets(
     context,
-    async () => options.equip ?? (await remembered()),
+    async (principal) => options.equip ?? (await remembered(principal)),
     (principal) => policyViews.contextFor(principal),
     store,
   );
@@ -272,7 +276,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     try {
       // A resumed 2025 session keeps its own recorded set; a new one gets --equip or the one remembered.
       if (resumedToolset !== undefined) await restoreToolset(session, seen, resumedToolset, false);
-      else await restoreToolset(session, seen, options.equip ?? (await remembered()), options.equip !== undefined);
+      else await restoreToolset(session, seen, options.equip ?? (await remembered(principal)), options.equip !== undefined);
     } catch (error) {
       await session.close();
       throw error;
@@ -355,6 +359,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       const { principal, resumedToolset, ...sessionOptions } = connectOptions ?? {};
       return attach(await open(principal ?? policyViews.localPrincipal, sessionOptions, resumedToolset), transport);
     },
+    contextOf: (principal) => policyViews.contextFor(principal),
     requestSession,
     requestBus(scope) {
       return shared.get(scope).bus;

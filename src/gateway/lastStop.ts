@@ -1,8 +1,12 @@
 // The toolset equipped at the last stop, which a new session is given (unless --equip says
-// otherwise): state.json's activeToolset, or in store mode the store's equipped record under
-// LAST_STOP_KEY, where `loadout toolset equip` puts it too. In store mode no replica writes
-// state.json: an equip remembered through one replica is what a new session on any replica gets.
+// otherwise), one per principal. The local caller's (stdio, HTTP without an identity) is
+// state.json's activeToolset, or in store mode the store's equipped record under LAST_STOP_KEY,
+// where `loadout toolset equip` puts it too. An identified caller's (a static token, an issuer's
+// subject) is its own equipped record `@last-stop.<principal id>` (principals/ in files mode): one
+// caller's equip is never what another caller's new session starts with. In store mode no replica
+// writes state.json: an equip remembered through one replica is what a new session on any replica gets.
 import type { StateStore } from '../config/index.js';
+import type { Principal } from '../identity/index.js';
 import { LAST_STOP_KEY, type TeamStore } from '../store/index.js';
 
 /** Where the toolset equipped at the last stop is kept. */
@@ -12,25 +16,40 @@ export interface LastStop {
   write(current: () => string | null): Promise<void>;
 }
 
-/** The store's @last-stop record when there is a store, else state.json. */
-export function lastStopOf(state: StateStore, store: TeamStore | undefined): LastStop {
-  if (store) {
-    const read = async (): Promise<string | null> => (await store.equipped.get(LAST_STOP_KEY))?.value.toolset ?? null;
-    // Read at start and on each change of it, so the store's local copy holds it before an outage:
-    // a new session opened while the store is away gets the set remembered, not an error.
-    const keepCopy = (): void => void read().catch(() => undefined);
-    keepCopy();
-    // A gateway's store listens (its catalog follows the store the same way); the store ends this with its close.
-    store.onChange((change) => {
-      if (change.type === 'resync' || (change.kind === 'equipped' && change.key === LAST_STOP_KEY)) keepCopy();
-    });
-    return {
-      read,
-      write: async (current) => void (await store.equipped.update(LAST_STOP_KEY, () => ({ toolset: current() }))),
-    };
-  }
+/** Where the last stops are kept: state.json and the equipped records (files), or the store's. */
+export interface LastStopPlaces {
+  state: StateStore;
+  equipped: TeamStore['equipped'];
+  store: TeamStore | undefined;
+}
+
+/** The last stop of `principal`. */
+export function lastStopOf(places: LastStopPlaces, principal: Pick<Principal, 'id'>): LastStop {
+  const { state, store } = places;
+  if (principal.id !== 'local') return recordedLastStop(places.equipped, `${LAST_STOP_KEY}.${principal.id}`);
+  if (store) return recordedLastStop(store.equipped, LAST_STOP_KEY);
   return {
     read: async () => (await state.read()).activeToolset,
     write: async (current) => void (await state.update((kept) => ({ ...kept, activeToolset: current() }))),
   };
+}
+
+function recordedLastStop(equipped: TeamStore['equipped'], key: string): LastStop {
+  return {
+    read: async () => (await equipped.get(key))?.value.toolset ?? null,
+    write: async (current) => void (await equipped.update(key, () => ({ toolset: current() }))),
+  };
+}
+
+/**
+ * Read the store's @last-stop at start and on each change of it, so the store's local copy holds it
+ * before an outage: a new session opened while the store is away gets the set remembered, not an error.
+ */
+export function keepLastStopCopied(store: TeamStore): void {
+  const keepCopy = (): void => void store.equipped.get(LAST_STOP_KEY).catch(() => undefined);
+  keepCopy();
+  // A gateway's store listens (its catalog follows the store the same way); the store ends this with its close.
+  store.onChange((change) => {
+    if (change.type === 'resync' || (change.kind === 'equipped' && change.key === LAST_STOP_KEY)) keepCopy();
+  });
 }

@@ -9,7 +9,9 @@ import type { PolicySettings } from '../config/index.js';
 import { Policy, type Grants, type Principal } from '../identity/index.js';
 import { flattenToolName, resolveCatalogName } from '../registry/index.js';
 import { RecentlyUsed } from '../shared/index.js';
+import { OwnedToolsets } from '../toolsets/index.js';
 import type { GatewayContext } from './context.js';
+import type { LastStop } from './lastStop.js';
 import { overlay } from './overlay.js';
 import { restrictedOptimization } from './policyOptimization.js';
 
@@ -28,6 +30,7 @@ function viewOf(catalog: Catalog, grants: Grants | undefined): Catalog {
 /** The policy in force, and each principal's view of the gateway under it. */
 export class PolicyViews {
   #context: GatewayContext | undefined;
+  #lastStopOf: ((principal: Principal) => LastStop) | undefined;
   #policy: Policy;
   readonly #principalsInMemory: number;
   // Views are cheap to make again and hold nothing of their own: any may go, least recently used first.
@@ -41,9 +44,10 @@ export class PolicyViews {
     this.#contexts = new RecentlyUsed(principalsInMemory);
   }
 
-  /** The shared context every view restricts. */
-  attach(context: GatewayContext): void {
+  /** The shared context every view restricts, and where each principal's last stop is kept. */
+  attach(context: GatewayContext, lastStopOf: (principal: Principal) => LastStop): void {
     this.#context = context;
+    this.#lastStopOf = lastStopOf;
   }
 
   /** The caller of stdio sessions (and of HTTP without credentials): `policy.local`. */
@@ -73,8 +77,20 @@ export class PolicyViews {
       const granted = (server: string): boolean => grants()?.server(server) ?? true;
       const localPrincipal = (): Principal => this.#policy.localPrincipal;
       const catalog = restrictedCatalog(base.catalog, grants, (listener) => this.onChange(listener));
+      // An identified caller has its own saved toolsets and its own last stop; the local one (stdio,
+      // HTTP without an identity) has every toolset and the last stop of state.json, as before identities.
+      const identified = principal.id !== 'local';
       context = {
         ...base,
+        ...(identified
+          ? {
+              toolsets: new OwnedToolsets(base.toolsets, {
+                owner: { id: principal.id, subject: principal.subject },
+                granted: (name) => grants()?.toolset(name) ?? false,
+              }),
+              lastStop: this.#lastStopOf!(principal),
+            }
+          : {}),
         // `local` is whoever policy.local names now.
         get principal() {
           return principal.id === 'local' ? localPrincipal() : principal;

@@ -46,6 +46,21 @@ describe('Policy', () => {
     expect(policy.grantsFor(staticTokenPrincipal('secret'))!.server('time')).toBe(true);
   });
 
+  it('grants saved toolsets by name to the callers a rule names, and refuses a name no toolset could have', () => {
+    const policy = policyOf({
+      rules: [
+        { groups: ['eng'], toolsets: ['review'] },
+        { everyone: true, servers: ['time'] },
+      ],
+    });
+    const alice = policy.grantsFor(issuedPrincipal('https://idp', 'alice', ['eng']))!;
+    const bob = policy.grantsFor(issuedPrincipal('https://idp', 'bob', []))!;
+    expect([alice.toolset('review'), alice.toolset('other'), bob.toolset('review')]).toEqual([true, false, false]);
+    // A toolset granted is not its tools: those are granted (or not) by the rest of the policy.
+    expect(alice.server('github')).toBe(false);
+    expect(PolicySettingsSchema.safeParse({ rules: [{ everyone: true, toolsets: ['../x'] }] }).success).toBe(false);
+  });
+
   it('refuses a rule that grants to no one, and a tool not named server.tool', () => {
     expect(PolicySettingsSchema.safeParse({ rules: [{ servers: ['a'] }] }).error?.message).toContain('a rule names whom it grants to');
     expect(PolicySettingsSchema.safeParse({ rules: [{ everyone: true, tools: ['nodot'] }] }).error?.message).toContain('server.name');

@@ -15,6 +15,8 @@ export interface Grants {
   server(server: string): boolean;
   /** Whether all of `server` is granted (its own words, which may name any of its tools, may be shown). */
   wholeServer(server: string): boolean;
+  /** Whether a rule grants the saved toolset `name` (whoever owns it). */
+  toolset(name: string): boolean;
 }
 
 /** The rules of one version of `policy:`. */
@@ -64,6 +66,7 @@ function grantsOf(rules: readonly PolicyRule[]): Grants {
   const tools = new Set(rules.flatMap((rule) => rule.tools));
   const prompts = new Set(rules.flatMap((rule) => rule.prompts));
   const resources = new Set(rules.flatMap((rule) => rule.resources));
+  const toolsets = new Set(rules.flatMap((rule) => rule.toolsets));
   const named = new Set([...servers, ...resources, ...[...tools, ...prompts].map((id) => id.slice(0, id.indexOf('.')))]);
   return {
     tool: (server, tool) => servers.has(server) || tools.has(`${server}.${tool}`),
@@ -71,5 +74,6 @@ function grantsOf(rules: readonly PolicyRule[]): Grants {
     resources: (server) => servers.has(server) || resources.has(server),
     server: (server) => named.has(server),
     wholeServer: (server) => servers.has(server),
+    toolset: (name) => toolsets.has(name),
   };
 }

@@ -56,6 +56,8 @@ export interface Runtime {
   readonly oauthRecords: OAuthRecords;
   /** Saved toolsets: the config dir's files, or the store's records. */
   readonly toolsets: Toolsets;
+  /** Equipped sets and remembered toolsets: the data dir's principals/ files and state.json, or the store's records. */
+  readonly equipped: TeamStore['equipped'];
   /** The team store in store mode; undefined with files. */
   readonly store: TeamStore | undefined;
   /** Stop every downstream connection, then close the store. Runs once. */
@@ -114,6 +116,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     toolsets,
     discoveryRecords,
     oauthRecords,
+    equipped: kept.equipped,
     store,
     close,
   };

@@ -15,6 +15,7 @@ const LoadoutErrorCodeSchema = z.enum([
   'DATA_DIR_IN_USE',
   'TOOLSET_NOT_FOUND',
   'TOOLSET_INVALID',
+  'TOOLSET_NOT_OWNED',
   'TOOL_NOT_FOUND',
   'TOOL_DISABLED',
   'SERVER_NOT_FOUND',

@@ -4,3 +4,4 @@ export { ToolsetStore } from './toolsetStore.js';
 export { ALL_TOOLSET, toolsetName, writableToolsetName, type Toolsets, type ToolsetProblem } from './toolsetRules.js';
 export { StoredToolsets } from './storedToolsets.js';
 export { resolveToolsetTools } from './toolsetContents.js';
+export { OwnedToolsets, type ToolsetViewer } from './ownedToolsets.js';

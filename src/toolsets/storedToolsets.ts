@@ -33,9 +33,14 @@ export class StoredToolsets implements Toolsets {
   }
 
   /** Saved once the store acknowledged it (committed, or the file written); a store fault is thrown and nothing is saved. */
-  async save(toolset: Toolset): Promise<void> {
+  async save(toolset: Toolset, check?: (kept: Toolset | undefined) => void): Promise<void> {
     const valid = validToolset(toolset);
-    await (await this.#records).put(valid.name, valid);
+    const records = await this.#records;
+    if (!check) return void (await records.put(valid.name, valid));
+    await records.update(valid.name, (kept) => {
+      check(kept);
+      return valid;
+    });
   }
 
   async delete(name: string): Promise<boolean> {

@@ -37,8 +37,12 @@ export interface Toolsets {
   list(): Promise<{ toolsets: Toolset[]; problems: ToolsetProblem[] }>;
   /** One saved toolset; TOOLSET_NOT_FOUND lists the saved ones (or, with none, asks for one to be created). */
   get(name: string): Promise<Toolset>;
-  /** Create or overwrite a toolset; resolves once it is kept. */
-  save(toolset: Toolset): Promise<void>;
+  /**
+   * Create or overwrite a toolset; resolves once it is kept. `check` is asked of the toolset kept
+   * under its name as the write runs (under its file's lock, or again after a concurrent write):
+   * a throw refuses the save, and nothing is written.
+   */
+  save(toolset: Toolset, check?: (kept: Toolset | undefined) => void): Promise<void>;
   /** Remove a toolset; false when there was none. */
   delete(name: string): Promise<boolean>;
 }

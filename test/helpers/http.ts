@@ -193,3 +193,17 @@ export async function connectModernClient(url: string, token?: string, capabilit
 export async function listedToolNames(client: Client): Promise<string[]> {
   return (await client.listTools(undefined, { cacheMode: 'bypass' })).tools.map((tool) => tool.name);
 }
+
+/** POST a 2026-07-28 `server/discover` to `url` with no session, as a modern client's first request is (`headers`: e.g. its Authorization). */
+export function postModernDiscover(url: string, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'server/discover',
+      params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } },
+    }),
+  });
+}

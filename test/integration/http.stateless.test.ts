@@ -10,21 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { eventually, fixture, nodeServer, textOf, trackListChanged, writeServersYaml } from '../helpers/gateway.js';
 import type { Balancer } from '../helpers/balancer.js';
 import { useFleet } from '../helpers/fleet.js';
-import { connectModernClient, listedToolNames, startHttpGateway, type ListeningProcess } from '../helpers/http.js';
-
-/** A bare 2026-07-28 server/discover POST to `url`. */
-function postDiscover(url: string, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(url, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'server/discover',
-      params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } },
-    }),
-  });
-}
+import { connectModernClient, listedToolNames, postModernDiscover, startHttpGateway, type ListeningProcess } from '../helpers/http.js';
 
 describe('modern HTTP across two loadout processes', () => {
   const fleet = useFleet<ListeningProcess>({ echo: nodeServer(fixture('echo')) });
@@ -106,7 +92,7 @@ describe('modern HTTP across two loadout processes', () => {
     // The /mcp client's own set did not change.
     expect(await listedToolNames(main)).not.toContain('echo_echo');
 
-    const unknown = await postDiscover(relay.url.replace(/\/mcp$/, '/mcp/toolsets/nope'));
+    const unknown = await postModernDiscover(relay.url.replace(/\/mcp$/, '/mcp/toolsets/nope'));
     expect(unknown.status).toBe(404);
     expect(await unknown.text()).toContain("Toolset 'nope' not found");
     const legacy = new Client({ name: 'legacy-test', version: '1.0.0' }, { capabilities: {} });
@@ -169,7 +155,7 @@ describe('modern HTTP across two loadout processes', () => {
 
   it('keeps a separate equipped set per bearer token, stores no token, and answers a wrong token 401', async () => {
     const relay = await startTwo(['--token', 'alpha-secret', '--token', 'beta-secret']);
-    const refused = await postDiscover(relay.url, { Authorization: 'Bearer wrong' });
+    const refused = await postModernDiscover(relay.url, { Authorization: 'Bearer wrong' });
     expect(refused.status).toBe(401);
     await expect(connectModernClient(relay.url, 'wrong')).rejects.toThrow();
 

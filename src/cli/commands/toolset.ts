@@ -3,8 +3,8 @@
 // `serve` start (in state.json, or the store's equipped record under LAST_STOP_KEY).
 import type { Command } from 'commander';
 import { unusableReason } from '../../catalog/index.js';
-import { StateStore, type LoadoutPaths } from '../../config/index.js';
-import { LoadoutError } from '../../shared/index.js';
+import { StateStore, type LoadoutPaths, type ToolsetOwner } from '../../config/index.js';
+import { LoadoutError, isLoadoutError } from '../../shared/index.js';
 import { namingOptions } from '../../gateway/index.js';
 import { LAST_STOP_KEY, type TeamStore } from '../../store/index.js';
 import {
@@ -26,30 +26,37 @@ export function registerToolset(program: Command): void {
 
   toolset
     .command('list')
-    .description('list saved toolsets')
+    .description('list saved toolsets (--all: with those callers saved, and their owners)')
+    .option('--all', "also the toolsets identified callers saved (each one's own), with their owners")
     .option('--json', 'machine-readable output')
-    .action(async (options: { json?: boolean }, command: Command) => {
+    .action(async (options: { all?: boolean; json?: boolean }, command: Command) => {
       const { paths, logger, storeUrl } = commandEnvironment(command);
-      const [{ toolsets, problems }, remembered] = await withCommandStore(storeUrl, logger, (store) => {
+      const [{ toolsets: saved, problems }, remembered] = await withCommandStore(storeUrl, logger, (store) => {
         const kept = toolsetPlaces(paths, store);
         return Promise.all([kept.toolsets.list(), kept.remembered.read()]);
       });
+      // A caller's own toolsets are theirs: listed only when asked for, with whose they are.
+      const toolsets = options.all ? saved : saved.filter((t) => !t.owner);
+      const owned = saved.length - toolsets.length;
       for (const problem of problems) printNote(`skipped ${problem.error}`);
       if (options.json) {
         printJson({ remembered, toolsets: toolsets.map((t) => ({ ...t, remembered: t.name === remembered })), problems });
         return;
       }
+      if (owned) printNote(`${owned} toolset${owned === 1 ? '' : 's'} saved by callers not shown; --all lists them`);
       if (!toolsets.length) {
         printLines('No saved toolsets. Create one with "loadout toolset create NAME server.tool …".');
         return;
       }
+      const rows = toolsets.map((t) => [
+        t.name === remembered ? `${t.name} ${paint('green', '(equipped at start)')}` : t.name,
+        String(t.tools.length),
+        t.description ?? '',
+      ]);
+      if (!options.all) return printTable(['toolset', 'tools', 'description'], rows);
       printTable(
-        ['toolset', 'tools', 'description'],
-        toolsets.map((t) => [
-          t.name === remembered ? `${t.name} ${paint('green', '(equipped at start)')}` : t.name,
-          String(t.tools.length),
-          t.description ?? '',
-        ]),
+        ['toolset', 'tools', 'description', 'owner'],
+        rows.map((row, index) => [...row, ownerText(toolsets[index]!.owner)]),
       );
     });
 
@@ -92,7 +99,13 @@ export function registerToolset(program: Command): void {
         const resolved = resolveToolsetTools(view.catalog, toolIds, namingOptions(view.config.gateway));
         if (resolved.problems.length)
           throw new LoadoutError('TOOL_NOT_FOUND', `Toolset '${name}' not saved: ${resolved.problems.join('; ')} (see "loadout list")`);
-        await toolsetPlaces(paths, store).toolsets.save({ name, description: options.description, tools: resolved.ids });
+        const { toolsets } = toolsetPlaces(paths, store);
+        // Overwritten by the operator, a caller's toolset stays that caller's.
+        const { owner } = await toolsets.get(name).catch((error: unknown) => {
+          if (isLoadoutError(error, 'TOOLSET_NOT_FOUND', 'TOOLSET_INVALID')) return { owner: undefined };
+          throw error;
+        });
+        await toolsets.save({ name, ...(owner ? { owner } : {}), description: options.description, tools: resolved.ids });
         return resolved.ids;
       });
       if (options.json) printJson({ saved: name, description: options.description ?? null, tools: ids });
@@ -134,6 +147,12 @@ export function registerToolset(program: Command): void {
           `'${name}' will be equipped when "loadout serve" next starts. Running gateways keep their current toolset (an agent can switch with equip-toolset).`,
         );
     });
+}
+
+// Who saved a toolset: for everyone, or a caller's subject (a static token's is its hash) and principal id.
+function ownerText(owner: ToolsetOwner | undefined): string {
+  if (!owner) return 'everyone';
+  return owner.subject === owner.id ? `token ${owner.id}` : `${owner.subject} (${owner.id})`;
 }
 
 function toolStatus(view: ConfigView, id: string): string {

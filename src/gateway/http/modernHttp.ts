@@ -161,8 +161,9 @@ export function modernEndpoints(
     },
     async serveToolset(req, res, body, toolset, principal) {
       const scope: RequestScope = { kind: 'toolset', toolset, principal };
-      // Checked once: a toolset deleted later is served empty, and saved again, served again.
-      if (!handlers.has(scopeKey(scope)) && toolset !== ALL_TOOLSET) await gateway.context.toolsets.get(toolset);
+      // Checked once: a toolset deleted later is served empty, and saved again, served again. Asked
+      // of the principal's own toolsets: a 404 lists only the names it may see.
+      if (!handlers.has(scopeKey(scope)) && toolset !== ALL_TOOLSET) await gateway.contextOf(principal).toolsets.get(toolset);
       return serve(scope, req, res, body);
     },
     async close() {

@@ -36,12 +36,12 @@ export class SharedToolsets {
 
   /**
    * `initial`: the toolset of a principal with no record yet (--equip, or the one remembered for
-   * the next start); `contextOf`: what a principal may see (policyViews.ts); `store`: the team
+   * that principal's next start); `contextOf`: what a principal may see (policyViews.ts); `store`: the team
    * store the records are kept in (without one, files in the data dir).
    */
   constructor(
     context: GatewayContext,
-    initial: () => Promise<string | null>,
+    initial: (principal: Principal) => Promise<string | null>,
     contextOf: (principal: Principal) => GatewayContext,
     store: TeamStore | undefined,
   ) {
@@ -67,7 +67,7 @@ export class SharedToolsets {
     const key = scopeKey(scope);
     let set = this.#sets.get(key);
     if (!set) {
-      const record = scope.kind === 'principal' ? this.#records.principal(scope.principal.id) : this.#records.toolset(scope.toolset);
+      const record = scope.kind === 'principal' ? this.#records.principal(scope.principal) : this.#records.toolset(scope.toolset);
       set = new RecordedToolset(this.#contextOf(scope.principal), record);
       this.#sets.set(key, set);
     }

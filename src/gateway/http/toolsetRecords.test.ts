@@ -14,11 +14,12 @@ function unhearing(store: TeamStore): TeamStore {
 describe('StoreRecordPlace', () => {
   const open = usePostgresReplicas();
   const options = { initial: () => Promise.resolve(null), logger: silentLogger };
+  const alice = { id: 'alice', issuer: 'token', subject: 'alice', groups: [] };
 
   it("learns a principal's equip made through another replica when asked, before its notice arrives", async () => {
     const [writer, reader] = [await open(), await open()];
     const place = new StoreRecordPlace(unhearing(reader), options);
-    const record = place.principal('alice');
+    const record = place.principal(alice);
     const before = record.version();
     await writer.equipped.put('alice', { toolset: 'dev' });
     expect(record.version()).toBe(before);
@@ -44,7 +45,7 @@ describe('StoreRecordPlace', () => {
 
   it('keeps the version heard when the store cannot be read, and serves the set as it was', async () => {
     const reader = await open();
-    const record = new StoreRecordPlace(unhearing(reader), options).principal('alice');
+    const record = new StoreRecordPlace(unhearing(reader), options).principal(alice);
     const before = record.version();
     await reader.close();
     await expect(record.check()).resolves.toBeUndefined();

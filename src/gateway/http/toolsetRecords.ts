@@ -16,6 +16,7 @@ import {
   writeTextAtomic,
 } from '../../config/index.js';
 import { LoadoutError, errorMessage, type Logger } from '../../shared/index.js';
+import type { Principal } from '../../identity/index.js';
 import type { StoreChange, TeamStore } from '../../store/index.js';
 import { ALL_TOOLSET } from '../../toolsets/index.js';
 import type { ToolsetRecord } from '../recordedToolset.js';
@@ -23,7 +24,7 @@ import type { ToolsetRecord } from '../recordedToolset.js';
 /** Where the records of the sets are kept: one record per principal, and one per toolset endpoint. */
 export interface ToolsetRecordPlace {
   /** The record of `principal`'s equipped set. */
-  principal(principal: string): ToolsetRecord;
+  principal(principal: Principal): ToolsetRecord;
   /** The record of the set a toolset endpoint serves: the saved toolset itself, always. */
   toolset(toolset: string): ToolsetRecord;
   close(): void;
@@ -31,8 +32,8 @@ export interface ToolsetRecordPlace {
 
 /** What both places share: the set of a principal with no record yet, and where to log. */
 interface PlaceOptions {
-  /** The toolset of a principal with no record yet (--equip, or the one remembered for the next start). */
-  initial: () => Promise<string | null>;
+  /** The toolset of a principal with no record yet (--equip, or the one remembered for that principal's next start). */
+  initial: (principal: Principal) => Promise<string | null>;
   logger: Logger;
 }
 
@@ -49,8 +50,8 @@ export class FileRecordPlace implements ToolsetRecordPlace {
     this.#options = options;
   }
 
-  principal(principal: string): ToolsetRecord {
-    const file = path.join(this.#principalsDir, `${principal}.json`);
+  principal(principal: Principal): ToolsetRecord {
+    const file = path.join(this.#principalsDir, `${principal.id}.json`);
     const { initial, logger } = this.#options;
     return {
       version: () => fileStamp(file),
@@ -67,7 +68,7 @@ export class FileRecordPlace implements ToolsetRecordPlace {
           return undefined;
         }
         // Before its first equip a principal gets what a new session would; a deleted record means none.
-        return first ? initial() : null;
+        return first ? initial(principal) : null;
       },
       write: (toolset) =>
         withFileLock(file, async () => {
@@ -116,16 +117,16 @@ export class StoreRecordPlace implements ToolsetRecordPlace {
     this.#stopHearing = store.onChange((change) => this.#hear(change));
   }
 
-  principal(principal: string): ToolsetRecord {
+  principal(principal: Principal): ToolsetRecord {
     const { initial, logger } = this.#options;
-    const at = `equipped ${principal}`;
+    const at = `equipped ${principal.id}`;
     return {
       version: () => this.#version(at),
-      check: () => this.#check(at, () => this.#store.equipped.get(principal)),
+      check: () => this.#check(at, () => this.#store.equipped.get(principal.id)),
       read: async (first) => {
         let record;
         try {
-          record = await this.#store.equipped.get(principal);
+          record = await this.#store.equipped.get(principal.id);
         } catch (error) {
           // Neither the store nor its local copy knows the set: a set never read here is not
           // guessed at (served empty, it would look unequipped), its request fails naming the store.
@@ -135,10 +136,10 @@ export class StoreRecordPlace implements ToolsetRecordPlace {
         }
         if (record) return record.value.toolset;
         // Before its first equip a principal gets what a new session would; a deleted record means none.
-        return first ? initial() : null;
+        return first ? initial(principal) : null;
       },
       write: async (toolset) => {
-        const revision = await this.#store.equipped.put(principal, { toolset });
+        const revision = await this.#store.equipped.put(principal.id, { toolset });
         this.#note(at, revision);
         return this.#version(at);
       },

@@ -7,6 +7,7 @@ import { LoadoutError, isLoadoutError } from '../../shared/index.js';
 import { ALL_TOOLSET, resolveToolsetTools, writableToolsetName } from '../../toolsets/index.js';
 import { DELETES, READS_ONLY, SAVES, defineMetaTool } from './metaTool.js';
 import { creditSearch } from './searchFeedback.js';
+import type { GatewayContext } from '../context.js';
 import { LOADOUT_ATTR, telemetry } from '../../telemetry/index.js';
 
 // The rule said in words too: some clients drop `pattern` from the schemas they show a model (Codex CLI does).
@@ -56,7 +57,7 @@ export const buildToolset = defineMetaTool({
       if (!isLoadoutError(error)) throw error;
       throw new LoadoutError(error.code, `${saved} Not equipped: ${error.message}`, { cause: error, remedy: error.remedy });
     });
-    return `${saved}\n${describeEquipped(change.snapshot, session.equippedToolsUnlisted)}`;
+    return `${saved}\n${describeEquipped(change.snapshot, gateway, session.equippedToolsUnlisted)}`;
   },
 });
 
@@ -79,7 +80,7 @@ export const equipToolset = defineMetaTool({
         session.searcher,
         [...change.snapshot.routes.values()].map((route) => route.id),
       );
-    return describeEquipped(change.snapshot, session.equippedToolsUnlisted);
+    return describeEquipped(change.snapshot, gateway, session.equippedToolsUnlisted);
   },
 });
 
@@ -109,10 +110,11 @@ export const listSavedToolsets = defineMetaTool({
   async run(_args, { gateway, session }) {
     const { toolsets, problems } = await gateway.toolsets.list();
     const equipped = session.snapshot.selection?.toolset;
-    const lines = toolsets.map(
-      (t) =>
-        `${t.name === equipped ? '* ' : ''}${t.name} (${t.tools.length} tool${t.tools.length === 1 ? '' : 's'})${t.description ? ` — ${t.description}` : ''}`,
-    );
+    const lines = toolsets.map((t) => {
+      // Only the tools the caller may use are counted: a raw count would tell that hidden ones exist.
+      const count = t.tools.filter((id) => !gateway.hiddenByPolicy(id)).length;
+      return `${t.name === equipped ? '* ' : ''}${t.name} (${count} tool${count === 1 ? '' : 's'})${t.description ? ` — ${t.description}` : ''}`;
+    });
     for (const problem of problems) lines.push(`! ${problem.error}`);
     if (!toolsets.length) lines.unshift('No saved toolsets yet. Create one with build-toolset.');
     else lines.unshift(`${toolsets.length} saved toolset${toolsets.length === 1 ? '' : 's'}${equipped ? ' (* = equipped)' : ''}:`);
@@ -133,10 +135,10 @@ export const getActiveToolset = defineMetaTool({
     const catalog = gateway.catalog.current;
     // A tool whose definition differs from the approved hash in servers.yaml ("rug pull" check).
     const changed = (id: string): string => (catalog.get(id)?.changed ? ', changed upstream since approved' : '');
-    const lines = [`Equipped: '${snapshot.selection.toolset}' (${snapshot.routes.size} available, ${snapshot.withheld.length} not).`];
+    const withheld = shownWithheld(snapshot, gateway);
+    const lines = [`Equipped: '${snapshot.selection.toolset}' (${snapshot.routes.size} available, ${withheld.length} not).`];
     for (const [name, route] of snapshot.routes) lines.push(`${route.id} → ${name}: available${changed(route.id)}`);
-    for (const held of snapshot.withheld)
-      lines.push(`${held.id}: ${withheldText(held)}${held.reason === 'changed' ? '' : changed(held.id)}`);
+    for (const held of withheld) lines.push(`${held.id}: ${withheldText(held)}${held.reason === 'changed' ? '' : changed(held.id)}`);
     return lines.join('\n');
   },
 });
@@ -160,12 +162,18 @@ export const deleteToolset = defineMetaTool({
   },
 });
 
-function describeEquipped(snapshot: RegistrySnapshot, unlisted = false): string {
+// The withheld tools the caller may know of: one `policy:` hides is not named (a toolset shared
+// with the caller may hold tools it is not granted).
+function shownWithheld(snapshot: RegistrySnapshot, gateway: Pick<GatewayContext, 'hiddenByPolicy'>): WithheldTool[] {
+  return snapshot.withheld.filter((held) => !gateway.hiddenByPolicy(held.id));
+}
+
+function describeEquipped(snapshot: RegistrySnapshot, gateway: Pick<GatewayContext, 'hiddenByPolicy'>, unlisted = false): string {
   const names = [...snapshot.routes.keys()];
   const lines = [
     `Equipped '${snapshot.selection?.toolset}': ${names.length} tool${names.length === 1 ? '' : 's'}${names.length ? `: ${names.join(', ')}` : ''}.`,
   ];
-  for (const held of snapshot.withheld) lines.push(`Not exposed: ${held.id} (${withheldText(held)}).`);
+  for (const held of shownWithheld(snapshot, gateway)) lines.push(`Not exposed: ${held.id} (${withheldText(held)}).`);
   if (names.length && unlisted)
     lines.push('Your client does not re-read its tool list, so call them with call-tool {"tool": "<name>", "arguments": {…}}.');
   else if (names.length)
