@@ -9,7 +9,7 @@ import { openAuditTrail } from '../audit/index.js';
 import { FleetLimits, type Principal } from '../identity/index.js';
 import { ServerHealth } from '../downstream/index.js';
 import { watchPromotions, type OptimizationLoop } from '../optimization/index.js';
-import { BackgroundDiscovery, openRuntime, startConfigSync, watchToolListChanges } from '../runtime/index.js';
+import { BackgroundDiscovery, ReplicaHeartbeats, openRuntime, startConfigSync, watchToolListChanges } from '../runtime/index.js';
 import { LoadoutError, RecentlyUsed, errorMessage, isLoadoutError, opensLegacyEra, type Logger } from '../shared/index.js';
 import { LOADOUT_ATTR, telemetry } from '../telemetry/index.js';
 import { resolveCatalogName } from '../registry/index.js';
@@ -41,6 +41,8 @@ interface GatewayOptions {
   store?: TeamStore;
   /** Whether stdout is free for `audit.copy_to: stdout` (serve --http); over stdio it is the protocol. */
   stdoutFree?: boolean;
+  /** This replica's id (default: drawn by the runtime); `serve` draws it first, for telemetry's resource. */
+  replicaId?: string;
 }
 
 /** Options of Gateway.connect. */
@@ -57,6 +59,8 @@ export type ConnectOptions = Pick<SessionOptions, 'hearsToolChanges' | 'onEquip'
 /** A running gateway. */
 export interface Gateway {
   readonly context: GatewayContext;
+  /** This process's id among the replicas of a fleet (its heartbeat row, audit records, telemetry's service.instance.id). */
+  readonly replicaId: string;
   /** `auth:` of servers.yaml as read at start: the authorization server HTTP callers' tokens come from. */
   readonly auth: AuthSettings | undefined;
   /**
@@ -241,6 +245,16 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     return text;
   };
   let closed: Promise<void> | undefined;
+  // Postgres mode: the replica's row in replica_heartbeats, for `status --store` (on its own timer, off every call's path).
+  const heartbeats = store?.replicas
+    ? new ReplicaHeartbeats(
+        runtime.replicaId,
+        store.replicas,
+        { sessions: () => sessions.size, listening: () => store.listening },
+        { logger },
+      )
+    : undefined;
+  await heartbeats?.start();
   // An always-on server going down or coming back withdraws or restores its tools in every session.
   health.onChange(() => {
     for (const session of sessions) void session.refresh();
@@ -302,6 +316,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
 
   return {
     context,
+    replicaId: runtime.replicaId,
     auth: config.auth,
     async serveStdio(transport, onError) {
       const opening = new StdioOpening(transport);
@@ -354,6 +369,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     },
     close() {
       closed ??= (async () => {
+        // First: a replica that is stopping is gone from status at once.
+        await heartbeats?.close();
         await health.close();
         // Its record of unanswered servers is written while the children are being ended, not before.
         const discoveryClosed = discovery.close();

@@ -1,6 +1,7 @@
 // `loadout serve`: run the gateway as an MCP server over stdio until the client goes away, or
 // with --http for any number of clients over streamable HTTP until a signal.
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import { nanoid } from 'nanoid';
 import { GatewayStdioTransport, createGateway, serveHttp } from '../../gateway/index.js';
 import { AuthSettingsSchema, type AuthSettings } from '../../config/index.js';
 import { LoadoutError, firstIssueText } from '../../shared/index.js';
@@ -84,9 +85,11 @@ export function registerServe(program: Command): void {
       // In store mode servers.yaml is configuration every replica reads, never written by one.
       if (!storeUrl) await importOnFirstRun(paths);
       const store = await openCommandStore(storeUrl, logger, { listen: true });
+      // The replica's id: its heartbeat row (store mode) and, below, what its audit records name it by.
+      const replicaId = nanoid();
       // Before the gateway, so its first downstream connections are traced; loads nothing while off.
       const telemetry = await startTelemetry({ prometheus: options.metrics === true, logger });
-      const gateway = await createGateway({ paths, logger, equip: options.equip, store, stdoutFree: options.http === true });
+      const gateway = await createGateway({ paths, logger, equip: options.equip, store, stdoutFree: options.http === true, replicaId });
       // A start that fails after the gateway opened leaves no child process or exporter behind.
       const closeAndThrow = async (error: unknown): Promise<never> => {
         await gateway.close();
