@@ -11,7 +11,7 @@ import { ServerHealth } from '../downstream/index.js';
 import { watchPromotions, type OptimizationLoop } from '../optimization/index.js';
 import { BackgroundDiscovery, ReplicaHeartbeats, openRuntime, startConfigSync, watchToolListChanges } from '../runtime/index.js';
 import { LoadoutError, RecentlyUsed, errorMessage, isLoadoutError, opensLegacyEra, type Logger } from '../shared/index.js';
-import { LOADOUT_ATTR, telemetry } from '../telemetry/index.js';
+import { LOADOUT_ATTR, telemetry, type HiddenFromCaller } from '../telemetry/index.js';
 import { resolveCatalogName } from '../registry/index.js';
 import type { GatewayContext } from './context.js';
 import { PolicyViews } from './policyViews.js';
@@ -61,6 +61,8 @@ export interface Gateway {
   readonly context: GatewayContext;
   /** This process's id among the replicas of a fleet (its heartbeat row, audit records, telemetry's service.instance.id). */
   readonly replicaId: string;
+  /** What `principal`'s policy hides (default: `policy.local`'s): telemetry measures a refused request of it as of an unknown name. */
+  hiddenFrom(principal?: Principal): HiddenFromCaller;
   /** `auth:` of servers.yaml as read at start: the authorization server HTTP callers' tokens come from. */
   readonly auth: AuthSettings | undefined;
   /**
@@ -223,6 +225,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     // The meta-tools' names are reserved: a name is one of them or a catalog tool's, or made up.
     knowsTool: (name) => context.naming.reservedNames.has(name) || resolveCatalogName(catalog.current, name, context.naming) !== undefined,
     knowsPrompt: (name) => isExposedPromptName(catalog.current, name, context.naming.maxNameLength),
+    storeListening: () => (store?.replicas ? store.listening : undefined),
   });
   // A toolset endpoint's set never changes: the meta-tools that would change it are not listed
   // there. Computed on its first request, not at every start.
@@ -317,6 +320,10 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   return {
     context,
     replicaId: runtime.replicaId,
+    hiddenFrom(principal = policyViews.localPrincipal) {
+      const seen = policyViews.contextFor(principal);
+      return (kind, name) => (kind === 'tool' ? seen.hiddenByPolicy(name) : seen.hiddenContent('prompt', name));
+    },
     auth: config.auth,
     async serveStdio(transport, onError) {
       const opening = new StdioOpening(transport);

@@ -1,7 +1,9 @@
 // The replicas of a fleet as `status --store` shows them: each `serve --http --store` replica
 // writes a heartbeat row at start (id, host, pid, version, start, sessions, listening), removes it
-// when it stops, and one silent for 30 s drops out of the list, in the JSON and the text form.
+// when it stops, and one silent for 30 s drops out of the list, in the JSON and the text form; its
+// metrics carry the same id (service.instance.id) and whether its change bus listens.
 import path from 'node:path';
+import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import postgres from 'postgres';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { useFleet } from '../helpers/fleet.js';
@@ -43,7 +45,7 @@ describe('status --store lists the replicas serving on the store', () => {
       [0, 1, 2].map((index) =>
         startHttpGateway(
           { configDir: fleet.dirs.configDir, dataDir: path.join(fleet.dirs.root, `data-${index}`) },
-          ['--store', database.url],
+          ['--store', database.url, ...(index === 0 ? ['--metrics', '--metrics-port', '0'] : [])],
           {
             LOADOUT_SECRET_KEY: TEST_SECRET_KEY,
           },
@@ -67,6 +69,14 @@ describe('status --store lists the replicas serving on the store', () => {
     expect(text.stdout).toContain('3 replicas serving on postgres://');
     expect(text.stdout).not.toContain('No gateway running');
     for (const replica of replicas) expect(text.stdout).toContain(replica.id);
+
+    // The replica's metrics name it by the same id, and say its change bus listens.
+    const metricsUrl = /serving metrics at (\S+)/.exec(fleet.replicas[0]!.output())![1]!;
+    const families = parsePrometheusTextFormat(await (await fetch(metricsUrl)).text());
+    const sample = (name: string) => families.find((family) => family.name === name)?.metrics[0];
+    expect(sample('target_info')?.labels?.service_instance_id).toBe(replicas.find((replica) => replica.pid === pids[0])!.id);
+    expect(families.find((family) => family.name === 'loadout_store_listening')?.type).toBe('GAUGE');
+    expect(Number(sample('loadout_store_listening')?.value)).toBe(1);
 
     // A replica that stops removes its row.
     await fleet.replicas[0]!.close();
