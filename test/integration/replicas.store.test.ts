@@ -2,6 +2,7 @@
 // writes a heartbeat row at start (id, host, pid, version, start, sessions, listening), removes it
 // when it stops, and one silent for 30 s drops out of the list, in the JSON and the text form; its
 // metrics carry the same id (service.instance.id) and whether its change bus listens.
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import postgres from 'postgres';
@@ -97,5 +98,8 @@ describe('status --store lists the replicas serving on the store', () => {
     expect(run.stdout).toMatch(/No replica serving on postgres:\/\/\S+ \(none heard from in the last 30 s/);
     expect(run.stdout).not.toContain('No gateway running');
     expect(JSON.parse((await status(true)).stdout)).toMatchObject({ replicas: [] });
+    // With no server configured yet, the replicas are still told.
+    await writeFile(path.join(fleet.dirs.configDir, 'servers.yaml'), 'servers: {}\n');
+    expect((await status(false)).stdout).toMatch(/^No servers in .*\nNo replica serving on postgres:/m);
   });
 });

@@ -108,6 +108,7 @@ export function registerStatus(program: Command): void {
       for (const { name, problem } of brokenServers) printLines(paint('red', `${name}: left out, its entry is invalid: ${problem}`));
       if (!servers.length) {
         printLines(`No servers in ${paths.serversFile}. Add some, or import them with "loadout init --from FILE".`);
+        if (replicas && storeName !== undefined) printReplicas(replicas, storeName);
         return;
       }
       printTable(
