@@ -9,9 +9,9 @@ import { openAuditTrail } from '../audit/index.js';
 import { FleetLimits, type Principal } from '../identity/index.js';
 import { ServerHealth } from '../downstream/index.js';
 import { watchPromotions, type OptimizationLoop } from '../optimization/index.js';
-import { BackgroundDiscovery, openRuntime, startConfigSync, watchToolListChanges } from '../runtime/index.js';
+import { BackgroundDiscovery, ReplicaHeartbeats, openRuntime, startConfigSync, watchToolListChanges } from '../runtime/index.js';
 import { LoadoutError, RecentlyUsed, errorMessage, isLoadoutError, opensLegacyEra, type Logger } from '../shared/index.js';
-import { LOADOUT_ATTR, telemetry } from '../telemetry/index.js';
+import { LOADOUT_ATTR, telemetry, type HiddenFromCaller } from '../telemetry/index.js';
 import { resolveCatalogName } from '../registry/index.js';
 import type { GatewayContext } from './context.js';
 import { PolicyViews } from './policyViews.js';
@@ -41,6 +41,8 @@ interface GatewayOptions {
   store?: TeamStore;
   /** Whether stdout is free for `audit.copy_to: stdout` (serve --http); over stdio it is the protocol. */
   stdoutFree?: boolean;
+  /** This replica's id (default: drawn by the runtime); `serve` draws it first, for telemetry's resource. */
+  replicaId?: string;
 }
 
 /** Options of Gateway.connect. */
@@ -59,6 +61,10 @@ export interface Gateway {
   readonly context: GatewayContext;
   /** The gateway as `principal` may see it (policyViews.ts): its grants, its saved toolsets, its last stop. */
   contextOf(principal: Principal): GatewayContext;
+  /** This process's id among the replicas of a fleet (its heartbeat row, audit records, telemetry's service.instance.id). */
+  readonly replicaId: string;
+  /** What `principal`'s policy hides (default: `policy.local`'s): telemetry measures a refused request of it as of an unknown name. */
+  hiddenFrom(principal?: Principal): HiddenFromCaller;
   /** `auth:` of servers.yaml as read at start: the authorization server HTTP callers' tokens come from. */
   readonly auth: AuthSettings | undefined;
   /**
@@ -226,6 +232,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     // The meta-tools' names are reserved: a name is one of them or a catalog tool's, or made up.
     knowsTool: (name) => context.naming.reservedNames.has(name) || resolveCatalogName(catalog.current, name, context.naming) !== undefined,
     knowsPrompt: (name) => isExposedPromptName(catalog.current, name, context.naming.maxNameLength),
+    storeListening: () => (store?.replicas ? store.listening : undefined),
   });
   // A toolset endpoint's set never changes: the meta-tools that would change it are not listed
   // there. Computed on its first request, not at every start.
@@ -254,6 +261,16 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     return kept.text;
   };
   let closed: Promise<void> | undefined;
+  // Postgres mode: the replica's row in replica_heartbeats, for `status --store` (on its own timer, off every call's path).
+  const heartbeats = store?.replicas
+    ? new ReplicaHeartbeats(
+        runtime.replicaId,
+        store.replicas,
+        { sessions: () => sessions.size, listening: () => store.listening },
+        { logger },
+      )
+    : undefined;
+  await heartbeats?.start();
   // An always-on server going down or coming back withdraws or restores its tools in every session.
   health.onChange(() => {
     for (const session of sessions) void session.refresh();
@@ -319,6 +336,11 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
 
   return {
     context,
+    replicaId: runtime.replicaId,
+    hiddenFrom(principal = policyViews.localPrincipal) {
+      const seen = policyViews.contextFor(principal);
+      return (kind, name) => (kind === 'tool' ? seen.hiddenByPolicy(name) : seen.hiddenContent('prompt', name));
+    },
     auth: config.auth,
     async serveStdio(transport, onError) {
       const opening = new StdioOpening(transport);
@@ -372,6 +394,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     },
     close() {
       closed ??= (async () => {
+        // First: a replica that is stopping is gone from status at once.
+        await heartbeats?.close();
         await health.close();
         // Its record of unanswered servers is written while the children are being ended, not before.
         const discoveryClosed = discovery.close();

@@ -14,3 +14,4 @@ export { discoveryRecordsOf, storedDiscoveryRecords } from './storedDiscoveryRec
 export { discoveryStateText, failedText, retryText } from './discoveryText.js';
 export { readRunningGateways } from './runtimeFile.js';
 export { watchToolListChanges } from './toolListWatch.js';
+export { ReplicaHeartbeats, REPLICA_HEARTBEAT_MS, REPLICA_SILENT_MS, type ReplicaReadings } from './replicaHeartbeat.js';

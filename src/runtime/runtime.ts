@@ -7,6 +7,7 @@
 // writes discoveries back into it. `serve`, the CLI commands and `optimize` all start here, so no
 // command can see a different catalog from another.
 import path from 'node:path';
+import { nanoid } from 'nanoid';
 import { CatalogStore } from '../catalog/index.js';
 import {
   StateStore,
@@ -34,6 +35,8 @@ interface RuntimeOptions {
   store?: TeamStore;
   /** Run on servers.yaml's last good parse (or no servers) when it does not parse, instead of failing: `serve`. */
   lastGoodConfig?: boolean;
+  /** This process's replica id (`serve` draws it before telemetry starts); default: a new nanoid. */
+  replicaId?: string;
 }
 
 /** The services every command works with, built from one read of the config dir. */
@@ -60,6 +63,8 @@ export interface Runtime {
   readonly equipped: TeamStore['equipped'];
   /** The team store in store mode; undefined with files. */
   readonly store: TeamStore | undefined;
+  /** This process's id among the replicas of a fleet, drawn at start: heartbeats, audit records and telemetry name it. */
+  readonly replicaId: string;
   /** Stop every downstream connection, then close the store. Runs once. */
   close(): Promise<void>;
 }
@@ -118,6 +123,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     oauthRecords,
     equipped: kept.equipped,
     store,
+    replicaId: options.replicaId ?? nanoid(),
     close,
   };
 }

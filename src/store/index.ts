@@ -10,6 +10,7 @@ export type {
   AuditRow,
   AuditRowFilter,
   LimitBuckets,
+  ReplicaTable,
   RecordCollection,
   ListedRecord,
   OAuthCollection,
@@ -33,6 +34,8 @@ export {
   type RecordOf,
   type CatalogEntryRecord,
   type SessionRecord,
+  type ReplicaHeartbeat,
+  type HeardReplica,
 } from './records.js';
 export { openFileStore } from './fileStore.js';
 export { openDataDirStore, dataDirRecords, dataDirToolsets } from './dataDirStore.js';

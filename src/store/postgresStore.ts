@@ -6,6 +6,7 @@ import type * as z from 'zod';
 import { LoadoutError, silentLogger, type Logger } from '../shared/index.js';
 import { PostgresAuditTable } from './auditTable.js';
 import { PostgresLimitBuckets } from './limitBuckets.js';
+import { PostgresReplicaTable } from './replicaTable.js';
 import { ChangeBus, type ChangeBusOptions } from './changeBus.js';
 import { guardConnectionLoss } from './connectionLossGuard.js';
 import { migrate, readMigrations, refuseNewer, schemaState, type Migration, type SchemaState } from './migrations.js';
@@ -13,7 +14,7 @@ import { DocumentTable, OAuthTable, type Run } from './recordTables.js';
 import { telemetry } from '../telemetry/index.js';
 import { DOCUMENT_KINDS, OAUTH_KIND, type DocumentKind, type RecordOf } from './records.js';
 import { SecretBox } from './secretBox.js';
-import type { AuditTable, DocumentCollections, LimitBuckets, OAuthCollection, RecordCollection, TeamStore } from './store.js';
+import type { AuditTable, DocumentCollections, LimitBuckets, OAuthCollection, RecordCollection, ReplicaTable, TeamStore } from './store.js';
 import { isStoreAway, storeFault } from './storeFaults.js';
 import { CopiedCollection } from './copiedCollection.js';
 import { LocalCopy, copyDirOf, type CopiedKind } from './localCopy.js';
@@ -135,6 +136,7 @@ class PostgresStore implements TeamStore {
   readonly oauth: OAuthCollection;
   readonly audit: AuditTable;
   readonly limits: LimitBuckets;
+  readonly replicas: ReplicaTable;
   readonly #url: StoreUrl;
   readonly #sql: Sql;
   readonly #migrations: readonly Migration[];
@@ -197,6 +199,7 @@ class PostgresStore implements TeamStore {
     this.oauth = new OAuthTable(runOn(OAUTH_KIND.table), box);
     this.audit = new PostgresAuditTable(runOn('audit_records'));
     this.limits = new PostgresLimitBuckets(runOn('limit_buckets'));
+    this.replicas = new PostgresReplicaTable(runOn('replica_heartbeats'));
   }
 
   // One check at a time; a failed one (the store still away) is tried again by the next statement.

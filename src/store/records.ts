@@ -49,6 +49,27 @@ export const SessionRecordSchema = z.strictObject({
   answers: z.array(z.looseObject({ jsonrpc: z.literal('2.0'), id: z.union([z.string(), z.number()]) })).optional(),
 });
 
+/** What a replica says of itself in each heartbeat (Postgres mode): the row `replica_heartbeats` keeps of it. */
+export const ReplicaHeartbeatSchema = z.strictObject({
+  /** The replica's id, drawn at its start (`replicaId`): what audit records and telemetry name it by. */
+  id: z.string().min(1).max(200),
+  host: z.string(),
+  pid: z.number().int().nonnegative(),
+  version: z.string(),
+  /** When the replica started (ISO 8601). */
+  started: z.iso.datetime({ offset: true }),
+  /** Client sessions it serves now. */
+  sessions: z.number().int().nonnegative(),
+  /** Whether its change bus was listening (LISTEN/NOTIFY) at the beat. */
+  listening: z.boolean(),
+});
+
+/** A heartbeat as read back: the replica's, with when the store last heard it (the database's clock). */
+export const HeardReplicaSchema = ReplicaHeartbeatSchema.extend({ lastHeard: z.iso.datetime({ offset: true }) });
+
+export type ReplicaHeartbeat = z.infer<typeof ReplicaHeartbeatSchema>;
+export type HeardReplica = z.infer<typeof HeardReplicaSchema>;
+
 /** The key of the one learned-words document. */
 export const LEARNED_WORDS_KEY = 'search';
 

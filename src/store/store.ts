@@ -4,7 +4,7 @@
 import type { OAuthRecord } from '../config/index.js';
 import type { StoreChange } from './changeBus.js';
 import type { SchemaState } from './migrations.js';
-import type { DocumentKind, RecordOf } from './records.js';
+import type { DocumentKind, HeardReplica, RecordOf, ReplicaHeartbeat } from './records.js';
 
 /** A record with its key and revision (a number that grows with every write of any record). */
 export interface StoredRecord<T> {
@@ -102,6 +102,16 @@ export interface LimitBuckets {
   take(keys: readonly string[], callsPerMinute: readonly number[], count: boolean): Promise<number[]>;
 }
 
+/** The replicas' heartbeats (Postgres mode): who serves on this store now. */
+export interface ReplicaTable {
+  /** Write this replica's heartbeat, stamped with the database's now(). */
+  beat(heartbeat: ReplicaHeartbeat): Promise<void>;
+  /** The replicas heard from within the last `withinMs`, oldest start first (older rows are deleted). */
+  heard(withinMs: number): Promise<HeardReplica[]>;
+  /** Remove a replica's heartbeat (it stops). */
+  forget(id: string): Promise<void>;
+}
+
 /** Every plain kind's collection. */
 export type DocumentCollections = { readonly [K in DocumentKind]: RecordCollection<RecordOf<K>> };
 
@@ -114,6 +124,8 @@ export interface TeamStore extends DocumentCollections {
   readonly audit?: AuditTable;
   /** Rate-limit buckets the replicas share, in Postgres mode; absent in files mode (each process counts its own). */
   readonly limits?: LimitBuckets;
+  /** The replicas' heartbeats, in Postgres mode; absent in files mode (one process, nothing to list). */
+  readonly replicas?: ReplicaTable;
   /** True while this replica listens for changes (false while it reconnects, or when opened without listening): for health checks. */
   readonly listening: boolean;
   /** Hear committed changes of any replica (this one included); returns how to stop. */

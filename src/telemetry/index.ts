@@ -6,6 +6,7 @@ export {
   type Telemetry,
   type ExportChoice,
   type ServerWire,
+  type HiddenFromCaller,
   type DownstreamPeer,
   type ServedRequest,
   type SearchFacts,

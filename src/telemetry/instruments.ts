@@ -23,7 +23,7 @@ import { ATTR, DB_DURATION_BUCKETS_S, DB_METRIC, LOADOUT_ATTR, LOADOUT_METRIC, M
 import type { DurationHistogram, OperationDurations } from './operationDurations.js';
 import type { SpanContextManager } from './spanContexts.js';
 import type { DecidedSampling } from './sampling.js';
-import type { GatewayGauges } from './telemetry.js';
+import type { GatewayGauges, HiddenFromCaller } from './telemetry.js';
 import { RequestShapes, type Failure, type KnownNames, type RequestShape } from './requestShapes.js';
 
 /** A request under way: its span (none while traces are off), its shape, and when it started. */
@@ -56,6 +56,7 @@ export class Instruments {
   readonly searchDuration: Histogram;
   readonly metaToolDuration: Histogram;
   readonly storeOperation: Histogram;
+  readonly rateLimitRefusals: Counter;
   readonly #starts: Counter;
   readonly #restarts: Counter;
   readonly #crashes: Counter;
@@ -109,6 +110,7 @@ export class Instruments {
       for (const tally of this.#tallies.values())
         for (const [errorType, count] of tally.errors) counter.observe(count, { ...tally.attributes, [ATTR.errorType]: errorType });
     });
+    this.rateLimitRefusals = count(LOADOUT_METRIC.rateLimitRefusals, '{call}', 'Calls refused for a rate limit, by the limit.');
     this.#starts = count(LOADOUT_METRIC.downstreamStarts, '{connection}', 'Downstream connections opened.');
     this.#restarts = count(
       LOADOUT_METRIC.downstreamRestarts,
@@ -130,6 +132,15 @@ export class Instruments {
       })
       .addCallback((gauge) => {
         for (const reading of this.#gateway?.equippedTools() ?? []) gauge.observe(reading.value, reading.attributes);
+      });
+    meter
+      .createObservableGauge(LOADOUT_METRIC.storeListening, {
+        unit: '{listener}',
+        description: "1 while the team store's change bus listens, 0 while it reconnects.",
+      })
+      .addCallback((gauge) => {
+        const listening = this.#gateway?.storeListening();
+        if (listening !== undefined) gauge.observe(listening ? 1 : 0);
       });
     meter
       .createObservableGauge(LOADOUT_METRIC.catalogTools, { unit: '{tool}', description: 'Tools in the catalog.' })
@@ -195,9 +206,14 @@ export class Instruments {
     return this.#contexts?.sendingContext() ?? context.active();
   }
 
-  /** End a request with what its answer said, and record its duration in `histogram`. */
-  endRequest(open: OpenRequest, failure: Failure | undefined, histogram: DurationHistogram | undefined): void {
-    const { span, shape } = open;
+  /**
+   * End a request with what its answer said, and record its duration in `histogram`; one that
+   * failed naming what `hidden` says its caller's policy hides is recorded under `_OTHER`.
+   */
+  endRequest(open: OpenRequest, failure: Failure | undefined, histogram: DurationHistogram | undefined, hidden?: HiddenFromCaller): void {
+    const { span } = open;
+    const named = open.shape.labelled;
+    const shape = failure && named && hidden?.(named.kind, named.name) ? open.shape.concealed() : open.shape;
     if (span) {
       if (failure) {
         span.setAttribute(ATTR.errorType, failure.errorType);

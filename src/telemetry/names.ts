@@ -43,6 +43,8 @@ export const LOADOUT_ATTR = {
   toolCount: 'loadout.toolset.tool.count',
   /** Who a measurement of equipped tools is for (a principal's hash, a toolset endpoint, a session). */
   principal: 'loadout.principal',
+  /** Which rate limit refused a call: `calls_per_minute` (the principal's) or `server_calls_per_minute` (a server's). */
+  limitKind: 'loadout.limit.kind',
 } as const;
 
 /** The metrics of the MCP conventions: histograms in seconds. */
@@ -79,6 +81,10 @@ export const LOADOUT_METRIC = {
   searchDuration: 'loadout.search.duration',
   /** Histogram (s): one meta-tool run. */
   metaToolDuration: 'loadout.meta_tool.duration',
+  /** Counter: calls refused for a rate limit, by the limit's kind. */
+  rateLimitRefusals: 'loadout.rate_limit.refusals',
+  /** Gauge: 1 while the team store's change bus listens (LISTEN/NOTIFY), 0 while it reconnects. */
+  storeListening: 'loadout.store.listening',
 } as const;
 
 /** The explicit bucket boundaries (s) the conventions give for the MCP operation histograms. */

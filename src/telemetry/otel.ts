@@ -21,7 +21,14 @@ import { DurationsProducer, operationDurations, type OperationDurations } from '
 import { ATTR, LOADOUT_ATTR } from './names.js';
 import { answerFacts, metaOf } from './requestFacts.js';
 import { protocolVersionLabel, type Failure, type RequestShapes } from './requestShapes.js';
-import { TELEMETRY_OFF, type ExportChoice, type RequestTrace, type ServedRequest, type Telemetry } from './telemetry.js';
+import {
+  TELEMETRY_OFF,
+  type ExportChoice,
+  type HiddenFromCaller,
+  type RequestTrace,
+  type ServedRequest,
+  type Telemetry,
+} from './telemetry.js';
 import { clientAttributes, ClientSpans, ServerSpans, startTracedRequest, wireBase } from './wireSpans.js';
 
 /** What openTelemetry starts: the OTLP exports the environment asks for, and Prometheus for `--metrics`. */
@@ -29,6 +36,8 @@ export interface OtelOptions extends ExportChoice {
   readonly prometheus: boolean;
   readonly logger: Logger;
   readonly env: NodeJS.ProcessEnv;
+  /** The replica's id, the resource's `service.instance.id` (OTEL_RESOURCE_ATTRIBUTES may set another). */
+  readonly replicaId?: string;
 }
 
 const SERVICE_NAME = 'loadout';
@@ -71,9 +80,11 @@ export function openTelemetry(options: OtelOptions): Telemetry {
     diag.setLogger(warnOnce(logger), DiagLogLevel.WARN);
     const json = otlpProtocol(env, logger) === 'http/json';
     // Not the process detector: it records the command line, and `serve --token` puts a secret there.
-    const resource = resourceFromAttributes({ 'service.name': SERVICE_NAME }).merge(
-      detectResources({ detectors: [envDetector, hostDetector] }),
-    );
+    // service.instance.id tells the replicas of a fleet apart (one series set each), by the id status lists.
+    const resource = resourceFromAttributes({
+      'service.name': SERVICE_NAME,
+      ...(options.replicaId !== undefined && { 'service.instance.id': options.replicaId }),
+    }).merge(detectResources({ detectors: [envDetector, hostDetector] }));
     // The sampler comes from OTEL_TRACES_SAMPLER, asked by loadout before a span is (sampling.ts);
     // the batch limits from OTEL_BSP_* (the SDK reads them).
     sampling = options.traces ? new DecidedSampling(samplerFromEnv(env, logger)) : undefined;
@@ -147,7 +158,7 @@ export function openTelemetry(options: OtelOptions): Telemetry {
     clientTransport: (inner, peer) => new ClientSpans(inner, peer, instruments),
     resume: (request, handle) => ('method' in request && CONTEXT_FREE.has(request.method) ? handle() : instruments.resume(request, handle)),
     requestTrace: (request) => instruments.arrivedIn(request) as unknown as RequestTrace | undefined,
-    serveRequest: (body, request) => servedRequest(instruments, answers, httpShapesOf, body, request),
+    serveRequest: (body, request, hidden) => servedRequest(instruments, answers, httpShapesOf, body, request, hidden),
     reportAnswers(server) {
       // The SDK's handler connects each request's server to a transport of its own making: what
       // that server sends goes through it, so its send is where the answer is seen.
@@ -204,6 +215,7 @@ export function openTelemetry(options: OtelOptions): Telemetry {
         ...(errorType !== undefined && { [ATTR.errorType]: errorType }),
       });
     },
+    rateLimited: (limitKind) => instruments.rateLimitRefusals.add(1, { [LOADOUT_ATTR.limitKind]: limitKind }),
     watchGateway: (gauges) => instruments.watchGateway(gauges),
     servePrometheus: prometheus && ((req, res) => prometheus.getMetricsRequestHandler(req, res)),
     close() {
@@ -269,6 +281,7 @@ function servedRequest(
   shapes: (protocolVersion: string | undefined) => RequestShapes,
   body: unknown,
   request: IncomingMessage,
+  hidden: HiddenFromCaller | undefined,
 ): ServedRequest {
   const message = body as { method?: unknown; id?: unknown; params?: Record<string, unknown> } | undefined;
   if (typeof message?.method !== 'string' || (typeof message.id !== 'string' && typeof message.id !== 'number'))
@@ -302,7 +315,7 @@ function servedRequest(
       ended = true;
       // A request refused before any answer was built (a body too large, a bad header) has its status only.
       if (!failure && httpStatus >= 400) failure = { errorType: String(httpStatus), message: `HTTP ${httpStatus}` };
-      instruments.endRequest(open, failure, instruments.serverOperation);
+      instruments.endRequest(open, failure, instruments.serverOperation, hidden);
     },
   };
   return served;

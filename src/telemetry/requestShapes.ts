@@ -24,6 +24,10 @@ export interface RequestShape {
   readonly measured: Attributes;
   /** The metric attributes when it failed so. */
   failed(failure: Failure): Attributes;
+  /** The tool or prompt it names, when that name labels its metrics (undefined: none, or `_OTHER` already). */
+  readonly labelled?: { readonly kind: 'tool' | 'prompt'; readonly name: string };
+  /** The same request measured under `_OTHER`: for one naming what the caller's policy hides. */
+  concealed(): RequestShape;
 }
 
 /** The metric label of a tool or prompt name a client gave that names none loadout has (a client may invent any). */
@@ -79,24 +83,31 @@ export class RequestShapes {
     return shape;
   }
 
-  #build(method: string, target: string | undefined): RequestShape {
+  // `known: false`: measured under `_OTHER` whatever the name (a concealed shape).
+  #build(method: string, target: string | undefined, known?: false): RequestShape {
     const attributes: Attributes = { ...this.#base, [ATTR.methodName]: method };
     const measured: Attributes = { ...attributes };
+    let labelled: RequestShape['labelled'];
     if (method === 'tools/call') {
       attributes[ATTR.operationName] = measured[ATTR.operationName] = 'execute_tool';
       if (target !== undefined) {
         attributes[ATTR.toolName] = target;
-        measured[ATTR.toolName] = this.#known.tool(target) ? target : OTHER_TOOL;
+        if (known !== false && this.#known.tool(target)) labelled = { kind: 'tool', name: target };
+        measured[ATTR.toolName] = labelled ? target : OTHER_TOOL;
       }
     } else if (method === 'prompts/get' && target !== undefined) {
       attributes[ATTR.promptName] = target;
-      measured[ATTR.promptName] = this.#known.prompt(target) ? target : OTHER_TOOL;
+      if (known !== false && this.#known.prompt(target)) labelled = { kind: 'prompt', name: target };
+      measured[ATTR.promptName] = labelled ? target : OTHER_TOOL;
     }
     const failures = new Map<string, Attributes>();
-    return {
+    let concealed: RequestShape | undefined;
+    const shape: RequestShape = {
       name: target === undefined ? method : `${method} ${target}`,
       attributes: Object.freeze(attributes),
       measured: Object.freeze(measured),
+      ...(labelled && { labelled }),
+      concealed: () => (labelled ? (concealed ??= this.#build(method, target, false)) : shape),
       failed({ errorType, statusCode }) {
         const cached = failures.get(errorType);
         if (cached) return cached;
@@ -109,5 +120,6 @@ export class RequestShapes {
         return failed;
       },
     };
+    return shape;
   }
 }

@@ -9,6 +9,8 @@ export interface TelemetryRequest {
   readonly prometheus: boolean;
   readonly logger: Logger;
   readonly env?: NodeJS.ProcessEnv;
+  /** The replica's id: the resource's `service.instance.id`. */
+  readonly replicaId?: string;
 }
 
 // Any of these names an exporter: telemetry is on. OTEL_SDK_DISABLED=true turns it off whatever else is set.
@@ -38,7 +40,13 @@ export async function startTelemetry(request: TelemetryRequest): Promise<Telemet
   const choice = exportChoice(request.env ?? process.env);
   if (!choice.traces && !choice.metrics && !request.prometheus) return TELEMETRY_OFF;
   const { openTelemetry } = await import('./otel.js');
-  const on = openTelemetry({ ...choice, prometheus: request.prometheus, logger: request.logger, env: request.env ?? process.env });
+  const on = openTelemetry({
+    ...choice,
+    prometheus: request.prometheus,
+    logger: request.logger,
+    env: request.env ?? process.env,
+    ...(request.replicaId !== undefined && { replicaId: request.replicaId }),
+  });
   useTelemetry(on);
   return on;
 }

@@ -7,12 +7,21 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { JSONRPCMessage, Server, Transport, TransportSendOptions } from '@modelcontextprotocol/server';
 
+/**
+ * Whether the caller's policy hides the tool or prompt `name` from it: a refused request of one is
+ * measured under `_OTHER`, as a name loadout does not have is, so metrics tell a hidden name from
+ * an unknown one no more than the answer does. Asked only of a request that failed.
+ */
+export type HiddenFromCaller = (kind: 'tool' | 'prompt', name: string) => boolean;
+
 /** How a client-facing transport carries messages (network.transport, network.protocol.name). */
 export interface ServerWire {
   readonly transport: 'pipe' | 'tcp';
   readonly protocol?: 'http';
   /** Where the client connects from (an HTTP session: the connection that opened it). */
   readonly client?: { readonly address?: string; readonly port?: number };
+  /** What its caller's policy hides. */
+  readonly hidden?: HiddenFromCaller;
 }
 
 /** What the environment asks to export: traces and metrics over OTLP, each or neither. */
@@ -79,6 +88,8 @@ export interface GatewayGauges {
   knowsTool(name: string): boolean;
   /** Whether a client asking for prompt `name` names a prompt loadout can expose: only those label metrics. */
   knowsPrompt(name: string): boolean;
+  /** Whether the team store's change bus listens now; undefined without a Postgres store (no gauge then). */
+  storeListening(): boolean | undefined;
 }
 
 /** Attribute values a meta-tool adds to its span. */
@@ -93,8 +104,8 @@ export interface Telemetry {
   serverTransport(inner: Transport, wire: ServerWire): Transport;
   /** A downstream server's transport: a CLIENT span per request loadout sends, its context in `_meta`. */
   clientTransport(inner: Transport, peer: DownstreamPeer): Transport;
-  /** A request served apart from any wrapped transport (2026-07-28 over HTTP: one POST, one request). */
-  serveRequest(body: unknown, request: IncomingMessage): ServedRequest;
+  /** A request served apart from any wrapped transport (2026-07-28 over HTTP: one POST, one request), `hidden`: what its caller's policy hides. */
+  serveRequest(body: unknown, request: IncomingMessage, hidden?: HiddenFromCaller): ServedRequest;
   /** A per-request server (2026-07-28 over HTTP): what it answers is told to the request being served. */
   reportAnswers(server: Server): Server;
   /** Run `handle` in the trace context `request` arrived in: for a request an SDK entry delivers later, outside that context. */
@@ -109,6 +120,8 @@ export interface Telemetry {
   searched(facts: SearchFacts): void;
   /** Record one statement of the team store. */
   storeOperation(facts: StoreOperationFacts): void;
+  /** Count a call refused for a rate limit, by the limit's kind (`calls_per_minute`, `server_calls_per_minute`). */
+  rateLimited(limitKind: string): void;
   /** Read these gauges at each collection (the last gateway to register them is read). */
   watchGateway(gauges: GatewayGauges): void;
   /** Serve the metrics as Prometheus text, when `--metrics` asked for them. */
@@ -133,6 +146,7 @@ export const TELEMETRY_OFF: Telemetry = {
   noteMetaTool: () => {},
   searched: () => {},
   storeOperation: () => {},
+  rateLimited: () => {},
   watchGateway: () => {},
   servePrometheus: undefined,
   close: () => Promise.resolve(),

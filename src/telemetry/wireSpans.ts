@@ -21,6 +21,7 @@ export class ServerSpans extends TransportDecorator {
   readonly #instruments: Instruments;
   readonly #wire: Attributes;
   readonly #client: Attributes | undefined;
+  readonly #hidden: ServerWire['hidden'];
   readonly #open = new Map<RequestId, OpenRequest>();
   readonly #startedMs = performance.now();
   #protocolVersion: string | undefined;
@@ -31,6 +32,7 @@ export class ServerSpans extends TransportDecorator {
     this.#instruments = instruments;
     this.#wire = { [ATTR.networkTransport]: wire.transport, ...(wire.protocol && { [ATTR.networkProtocolName]: wire.protocol }) };
     this.#client = wire.client && clientAttributes(wire.client);
+    this.#hidden = wire.hidden;
     this.#shapes = this.#shapesNow();
   }
 
@@ -94,7 +96,7 @@ export class ServerSpans extends TransportDecorator {
     const open = id === undefined ? undefined : this.#open.get(id);
     if (!open) return;
     this.#open.delete(id!);
-    this.#instruments.endRequest(open, failure, this.#instruments.serverOperation);
+    this.#instruments.endRequest(open, failure, this.#instruments.serverOperation, this.#hidden);
   }
 }
 

@@ -1,10 +1,13 @@
 // Telemetry over HTTP, on the built CLI: `serve --http --metrics` serves Prometheus text at /metrics
-// behind the same token as /mcp, parsed here by a real parser, its histograms moving with calls; a
+// on a loopback listener of its own (never the MCP port), parsed here by a real parser, its
+// histograms moving with calls, rate-limit refusals counted by limit; a
 // 2025 HTTP session's SERVER span takes its parent from the HTTP traceparent header; and in both
 // eras a failure inside a 200 answer (a JSON-RPC error, an isError result) marks the SERVER span,
-// which says where the client connects from, while a tool name the client made up labels no metric.
+// which says where the client connects from, while a tool name the client made up, or one its
+// policy hides, labels no metric.
 import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
+import { get as httpGet } from 'node:http';
 import path from 'node:path';
 import { stringify } from 'yaml';
 import { Client } from '@modelcontextprotocol/client';
@@ -28,9 +31,25 @@ afterEach(async () => {
   await receiver.close();
 });
 
-async function scrape(token: string | undefined): Promise<{ status: number; text: string; families: PrometheusFamily[] }> {
-  const url = new URL('/metrics', harness.gateway.url);
-  const response = await fetch(url, { headers: token ? { Authorization: `Bearer ${token}` } : {} });
+// Where the gateway said its metrics listener is (`serving metrics at URL`).
+function metricsUrl(): string {
+  const url = /serving metrics at (\S+)/.exec(harness.gateway.output())?.[1];
+  if (!url) throw new Error(`no metrics listener announced:\n${harness.gateway.output()}`);
+  return url;
+}
+
+function statusWithHost(url: string, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const request = httpGet(url, { headers: { Host: host } }, (response) => {
+      response.resume();
+      resolve(response.statusCode ?? 0);
+    });
+    request.on('error', reject);
+  });
+}
+
+async function scrape(): Promise<{ status: number; text: string; families: PrometheusFamily[] }> {
+  const response = await fetch(metricsUrl());
   const text = await response.text();
   return { status: response.status, text, families: response.ok ? parsePrometheusTextFormat(text) : [] };
 }
@@ -49,22 +68,31 @@ function histogramCount(families: PrometheusFamily[], name: string): number {
 }
 
 describe('serve --http --metrics', () => {
-  it('serves Prometheus text at /metrics behind the token, its histograms moving with calls', async () => {
-    await harness.start(['--metrics', '--token', TOKEN, '--equip', 'all']);
+  it('serves Prometheus text at /metrics on a loopback listener of its own, its histograms moving with calls', async () => {
+    await harness.start(['--metrics', '--metrics-port', '0', '--token', TOKEN, '--equip', 'all']);
     const { client } = await harness.connect({ token: TOKEN });
-    expect((await scrape(undefined)).status).toBe(401);
-    expect((await scrape('wrong')).status).toBe(401);
+    // Not on the MCP port, whatever token a caller holds: the metrics are the fleet's, not a caller's.
+    const onMcpPort = await fetch(new URL('/metrics', harness.gateway.url), { headers: { Authorization: `Bearer ${TOKEN}` } });
+    expect(onMcpPort.status).toBe(404);
+    expect(await onMcpPort.text()).not.toContain('mcp_server_operation');
+    expect(new URL(metricsUrl()).hostname).toBe('127.0.0.1');
+    // A page that rebinds its own name to loopback is still refused by its Host (node:http: fetch cannot set Host).
+    expect(await statusWithHost(metricsUrl(), 'attacker.example')).toBe(403);
+    expect(await statusWithHost(metricsUrl(), new URL(metricsUrl()).host)).toBe(200);
 
     const { tools } = await client.listTools();
     const echo = tools.find((tool) => tool.name.endsWith('echo') && tool.name !== 'echo')!.name;
-    const first = await scrape(TOKEN);
+    const first = await scrape();
+    expect(first.status).toBe(200);
     // The process's resource says which program runs, never its arguments: --token is one.
     expect(first.text).not.toContain(TOKEN);
     expect(family(first.families, 'target_info')?.metrics[0]?.labels?.service_name).toBe('loadout');
+    // Each replica's series are its own: service.instance.id is its replica id (a nanoid).
+    expect(family(first.families, 'target_info')?.metrics[0]?.labels?.service_instance_id).toMatch(/^[\w-]{21}$/);
     const before = first.families;
     for (const text of ['a', 'b', 'c']) expect(textOf(await client.callTool({ name: echo, arguments: { text } }))).toBe(text);
     for (const query of ['echo', 'say it back']) await client.callTool({ name: 'discover-all-tools', arguments: { query } });
-    const after = (await scrape(TOKEN)).families;
+    const after = (await scrape()).families;
 
     // The conventions' histograms, with their advised bucket boundaries (seconds).
     for (const name of ['mcp_server_operation_duration', 'mcp_client_operation_duration']) {
@@ -120,8 +148,18 @@ describe('serve --http --metrics', () => {
 });
 
 describe.each(['legacy', 'modern'] as const)('SERVER spans of a %s client over HTTP', (era) => {
-  it('mark a JSON-RPC error or a tool error inside a 200 answer, say where the client is, and keep made-up tool names off metrics', async () => {
-    await writeServersYaml(harness.dirs.configDir, { tracing: nodeServer(fixture('tracingServer')) });
+  it('mark a JSON-RPC error or a tool error inside a 200 answer, say where the client is, and keep made-up and hidden tool names off metrics', async () => {
+    // `secret` is hidden from every caller by policy: a call of its tool must measure as one of a made-up name.
+    await writeFile(
+      path.join(harness.dirs.configDir, 'servers.yaml'),
+      stringify({
+        servers: {
+          tracing: nodeServer(fixture('tracingServer')),
+          secret: nodeServer(fixture('echo'), { env: { ECHO_TOOL_PREFIX: 'sec_' } }),
+        },
+        policy: { rules: [{ everyone: true, servers: ['tracing'] }] },
+      }),
+    );
     await harness.start(['--token', TOKEN, '--equip', 'all'], {
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
@@ -144,11 +182,19 @@ describe.each(['legacy', 'modern'] as const)('SERVER spans of a %s client over H
       expect(textOf(await client.callTool({ name: echo, arguments: { text: 'hi' } }))).toBe('hi');
       expect((await client.callTool({ name: fail, arguments: {} })).isError).toBe(true);
       expect((await client.callTool({ name: madeUp, arguments: {} })).isError).toBe(true);
+      const hidden = 'secret_sec_echo';
+      expect((await client.callTool({ name: hidden, arguments: { text: 'x' } })).isError).toBe(true);
       await expect(client.getPrompt({ name: 'no-such-prompt' })).rejects.toThrow(/not listed/);
 
       const served = (name: string): ReceivedSpan | undefined =>
         receiver.spans.find((span) => span.service === 'loadout' && span.kind === SPAN_KIND.server && span.name === name);
-      const names = [`tools/call ${echo}`, `tools/call ${fail}`, `tools/call ${madeUp}`, 'prompts/get no-such-prompt'];
+      const names = [
+        `tools/call ${echo}`,
+        `tools/call ${fail}`,
+        `tools/call ${madeUp}`,
+        `tools/call ${hidden}`,
+        'prompts/get no-such-prompt',
+      ];
       await eventually(() => names.every((name) => served(name)), 10_000, 'the SERVER spans');
       const version = era === 'modern' ? '2026-07-28' : expect.stringMatching(/^2025-/);
 
@@ -178,6 +224,16 @@ describe.each(['legacy', 'modern'] as const)('SERVER spans of a %s client over H
       await eventually(() => labelled().has('_OTHER'), 10_000, 'the operation metric exported');
       expect(labelled()).toContain(echo);
       expect(labelled()).not.toContain(madeUp);
+      // A name the caller's policy hides is measured as a made-up one: the same _OTHER, error.type tool_error.
+      expect(labelled()).not.toContain(hidden);
+      const hiddenCall = () =>
+        receiver.metricPoints.some(
+          (point) =>
+            point.name === 'mcp.server.operation.duration' &&
+            point.attributes['gen_ai.tool.name'] === '_OTHER' &&
+            point.attributes['error.type'] === 'tool_error',
+        );
+      expect(hiddenCall()).toBe(true);
       // So with a prompt: its span names it, its metric says _OTHER for one no server has.
       expect(refused.attributes['gen_ai.prompt.name']).toBe('no-such-prompt');
       const prompts = () =>
@@ -201,7 +257,7 @@ describe('a 2026-07-28 call over a rate limit', () => {
       path.join(harness.dirs.configDir, 'servers.yaml'),
       stringify({ servers: { echo: nodeServer(fixture('echo')) }, limits: { server_calls_per_minute: 1 } }),
     );
-    await harness.start(['--token', TOKEN, '--equip', 'all'], {
+    await harness.start(['--token', TOKEN, '--equip', 'all', '--metrics', '--metrics-port', '0'], {
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
       OTEL_BSP_SCHEDULE_DELAY: '50',
@@ -250,5 +306,11 @@ describe('a 2026-07-28 call over a rate limit', () => {
       expect(served(id)!.attributes, `request ${id}`).toMatchObject({ 'error.type': '-32029', 'rpc.response.status_code': '-32029' });
       expect(served(id)!.status.code).toBe(STATUS_ERROR);
     }
+    // Each refusal is counted once, by the limit that refused it.
+    const refusals = family((await scrape()).families, 'loadout_rate_limit_refusals_total');
+    expect(refusals?.type).toBe('COUNTER');
+    expect(refusals?.metrics.map((sample) => [sample.labels?.loadout_limit_kind, Number(sample.value)])).toEqual([
+      ['server_calls_per_minute', 2],
+    ]);
   });
 });

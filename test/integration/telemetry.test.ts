@@ -2,10 +2,12 @@
 // error, a downstream crash) reach an OTLP/HTTP receiver in this process with the MCP conventions'
 // names, kinds, parents, attributes and status, in both client eras; a downstream server that
 // traces joins the client's trace; what a request leaves running after its answer starts a trace of
-// its own; a collector that is down costs one warning; telemetry off loads no OpenTelemetry module at all.
+// its own; a call of a tool the caller's policy hides is measured as one of a made-up name; a collector
+// that is down costs one warning; telemetry off loads no OpenTelemetry module at all.
 import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { stringify } from 'yaml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { eventually, fixture, nodeServer, textOf, useGatewaySandbox, writeServersYaml, type GatewayProcess } from '../helpers/gateway.js';
 import { freePort } from '../helpers/http.js';
@@ -224,6 +226,34 @@ describe.each(['legacy', 'modern'] as const)('a traced session, %s client over s
     expect(ofTrace(unsampled, 'loadout')).toEqual([]);
     // The fixture was told the trace and that it is not sampled: it started no trace of its own for the call.
     expect(spans.filter((span) => span.service === 'tracing-fixture')).toHaveLength(1);
+  });
+});
+
+describe('a stdio caller whose policy hides a server', () => {
+  it("measures a call of the hidden server's tool as one of a made-up name", async () => {
+    await writeFile(
+      path.join(sandbox.dirs.configDir, 'servers.yaml'),
+      stringify({
+        servers: { echo: nodeServer(fixture('echo')), secret: nodeServer(fixture('echo'), { env: { ECHO_TOOL_PREFIX: 'sec_' } }) },
+        policy: { local: { subject: 'dev' }, rules: [{ everyone: true, servers: ['echo'] }] },
+      }),
+    );
+    const gateway = await sandbox.start({
+      env: { ...otelEnv(receiver.url), OTEL_TRACES_EXPORTER: 'none', OTEL_METRICS_EXPORTER: 'otlp', OTEL_METRIC_EXPORT_INTERVAL: '200' },
+      args: ['--equip', 'all'],
+    });
+    const echo = await exposedName(gateway, 'echo');
+    expect(textOf(await gateway.client.callTool({ name: echo, arguments: { text: 'hi' } }))).toBe('hi');
+    for (const name of ['secret_sec_echo', `made_up_${hex(4)}`])
+      expect((await gateway.client.callTool({ name, arguments: { text: 'x' } })).isError, name).toBe(true);
+    const toolNames = () =>
+      new Set(
+        receiver.metricPoints
+          .filter((point) => point.name === 'mcp.server.operation.duration' && point.attributes['mcp.method.name'] === 'tools/call')
+          .map((point) => point.attributes['gen_ai.tool.name']),
+      );
+    await eventually(() => toolNames().has(echo) && toolNames().has('_OTHER'), 10_000, 'the tools/call measurements exported');
+    expect([...toolNames()].sort()).toEqual(['_OTHER', echo].sort());
   });
 });
 

@@ -1,6 +1,7 @@
 // `loadout serve`: run the gateway as an MCP server over stdio until the client goes away, or
 // with --http for any number of clients over streamable HTTP until a signal.
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import { nanoid } from 'nanoid';
 import { GatewayStdioTransport, createGateway, serveHttp } from '../../gateway/index.js';
 import { AuthSettingsSchema, type AuthSettings } from '../../config/index.js';
 import { LoadoutError, firstIssueText } from '../../shared/index.js';
@@ -23,6 +24,8 @@ interface ServeOptions {
   sessionIdleMinutes: number;
   maxSessions: number;
   metrics?: boolean;
+  metricsHost: string;
+  metricsPort: number;
   authIssuer?: string;
   authAudience?: string;
   authScope: string[];
@@ -74,7 +77,18 @@ export function registerServe(program: Command): void {
       numberOption('max-sessions', (n) => Number.isInteger(n) && n >= 1, 'a whole number of 1 or more'),
       256,
     )
-    .option('--metrics', 'HTTP: also serve Prometheus metrics at /metrics, behind the same token rules as /mcp')
+    .option('--metrics', 'HTTP: also serve Prometheus metrics at /metrics, on a listener of its own (--metrics-host, --metrics-port)')
+    .option(
+      '--metrics-host <host>',
+      'HTTP: address the /metrics listener binds (no token there: keep it reachable by the scraper only)',
+      '127.0.0.1',
+    )
+    .option(
+      '--metrics-port <port>',
+      'HTTP: port of the /metrics listener (0 picks a free one)',
+      numberOption('metrics-port', (n) => Number.isInteger(n) && n >= 0 && n <= 65_535, 'a whole number from 0 to 65535'),
+      9464,
+    )
     .action(async (options: ServeOptions, command: Command) => {
       const { paths, logger, storeUrl } = commandEnvironment(command);
       const given = options.token.filter((token) => token !== '');
@@ -84,9 +98,11 @@ export function registerServe(program: Command): void {
       // In store mode servers.yaml is configuration every replica reads, never written by one.
       if (!storeUrl) await importOnFirstRun(paths);
       const store = await openCommandStore(storeUrl, logger, { listen: true, localCopy: paths.dataDir });
+      // Drawn first: telemetry's resource names the replica (service.instance.id) as its heartbeat does.
+      const replicaId = nanoid();
       // Before the gateway, so its first downstream connections are traced; loads nothing while off.
-      const telemetry = await startTelemetry({ prometheus: options.metrics === true, logger });
-      const gateway = await createGateway({ paths, logger, equip: options.equip, store, stdoutFree: options.http === true });
+      const telemetry = await startTelemetry({ prometheus: options.metrics === true, logger, replicaId });
+      const gateway = await createGateway({ paths, logger, equip: options.equip, store, stdoutFree: options.http === true, replicaId });
       // A start that fails after the gateway opened leaves no child process or exporter behind.
       const closeAndThrow = async (error: unknown): Promise<never> => {
         await gateway.close();
@@ -109,7 +125,9 @@ export function registerServe(program: Command): void {
             maxBodyBytes: Math.round(options.maxBodyMb * 1024 * 1024),
             sessionIdleMs: options.sessionIdleMinutes * 60_000,
             maxSessions: options.maxSessions,
-            servePrometheus: telemetry.servePrometheus,
+            ...(telemetry.servePrometheus && {
+              metrics: { host: options.metricsHost, port: options.metricsPort, serve: telemetry.servePrometheus },
+            }),
             ...(store ? { store } : {}),
             logger,
           }).catch(closeAndThrow)
@@ -133,6 +151,8 @@ export function registerServe(program: Command): void {
       process.on('SIGTERM', () => void stop('SIGTERM'));
       if (http) {
         const guarded = auth ? ' (access token required)' : tokens.length > 0 ? ' (bearer token required)' : '';
+        // Before the MCP line, which tells a waiting script (and the tests) that the replica is up.
+        if (http.metricsUrl) printNote(`serving metrics at ${http.metricsUrl} (no token: reachable by whoever reaches that address)`);
         printNote(`serving MCP at ${http.url}${guarded}`);
         return;
       }
@@ -143,7 +163,7 @@ export function registerServe(program: Command): void {
       const transport = new GatewayStdioTransport();
       // A transport that closed for any other reason (a stdin error) leaves no client: stop too.
       void transport.closed.then(() => stop('stdio transport closed'));
-      await gateway.serveStdio(telemetry.serverTransport(transport, { transport: 'pipe' }), (error) =>
+      await gateway.serveStdio(telemetry.serverTransport(transport, { transport: 'pipe', hidden: gateway.hiddenFrom() }), (error) =>
         logger.debug({ mod: 'gateway', err: error.message }, 'stdio'),
       );
     });

@@ -1,6 +1,7 @@
 // `loadout status`: each server's transport, mode, idle timeout and tool counts from the config
 // dir, plus — when a gateway is running for this config dir — whether it is connected now; for a
 // server with OAuth, its login's state, or for a per-user one how many principals authorized it.
+// With --store, the replicas serving on that store (those heard from in the last 30 s).
 import type { Command } from 'commander';
 import { expansionEnv, oauthSettingsOf, serversFileNotice, type OAuthRecord, type ServerConfig } from '../../config/index.js';
 import { fileOAuthRecords, oauthTargetOf, storeOAuthRecords, type AllOAuthRecords, type EraVerdict } from '../../downstream/index.js';
@@ -10,9 +11,11 @@ import {
   readDiscoveryRecords,
   readRunningGateways,
   retryText,
+  REPLICA_SILENT_MS,
   type DiscoveryRecord,
 } from '../../runtime/index.js';
 import type { LoadoutErrorCode } from '../../shared/index.js';
+import type { HeardReplica } from '../../store/index.js';
 import { loadConfigView, toolsOfServer } from '../configView.js';
 import { listFailureLines } from '../listFailures.js';
 import { paint, printJson, printLines, printTable } from '../output.js';
@@ -26,9 +29,11 @@ export function registerStatus(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(async (options: { json?: boolean }, command: Command) => {
       const { paths, logger, storeUrl } = commandEnvironment(command);
-      const [gateways, { view, records, oauthOf }] = await Promise.all([
+      const [gateways, { view, records, oauthOf, replicas, storeName }] = await Promise.all([
         readRunningGateways(paths),
         withCommandStore(storeUrl, logger, async (store) => {
+          // Postgres mode: who serves on this store, whatever machine it runs on.
+          const replicas = store?.replicas ? await store.replicas.heard(REPLICA_SILENT_MS) : undefined;
           // As `serve` runs on it: the last good parse while servers.yaml does not parse.
           const view = await loadConfigView(paths, store, { lastGood: true });
           const oauthRecords = store ? storeOAuthRecords(store.oauth) : fileOAuthRecords(paths.oauthDir);
@@ -40,7 +45,7 @@ export function registerStatus(program: Command): void {
               .map(async ([name, config]) => [name, await oauthStatusOf(oauthRecords, name, config, authorized)] as const),
           );
           const records = await readDiscoveryRecords(await discoveryRecordsOf(paths, store), view.config.servers);
-          return { view, records, oauthOf: new Map(oauthEntries) };
+          return { view, records, oauthOf: new Map(oauthEntries), replicas, storeName: store?.description };
         }),
       ]);
       const connected = new Set(gateways.flatMap((gateway) => gateway.connected));
@@ -97,6 +102,7 @@ export function registerStatus(program: Command): void {
         printJson({
           configDir: paths.configDir,
           gateways: gateways.map(({ pid, startedAt }) => ({ pid, startedAt })),
+          ...(replicas && { replicas }),
           servers,
           brokenServers,
           serversFile: view.fileProblem ?? null,
@@ -107,6 +113,7 @@ export function registerStatus(program: Command): void {
       for (const { name, problem } of brokenServers) printLines(paint('red', `${name}: left out, its entry is invalid: ${problem}`));
       if (!servers.length) {
         printLines(`No servers in ${paths.serversFile}. Add some, or import them with "loadout init --from FILE".`);
+        if (replicas && storeName !== undefined) printReplicas(replicas, storeName);
         return;
       }
       printTable(
@@ -141,13 +148,40 @@ export function registerStatus(program: Command): void {
           `${name}: per-user credentials, authorized by ${count} principal${count === 1 ? '' : 's'} (each signs in on their first call).`,
         );
       }
+      if (replicas && storeName !== undefined) printReplicas(replicas, storeName);
       const running = gateways.map((gateway) => gateway.pid).join(', ');
-      printLines(running ? `Gateway running (pid ${running}).` : 'No gateway running for this config dir ("connected" shows "-").');
+      if (running) printLines(`Gateway running (pid ${running}).`);
+      // In store mode the replicas above are the fleet; a gateway of this config dir is only one of them.
+      else if (!replicas) printLines('No gateway running for this config dir ("connected" shows "-").');
       if (servers.some((server) => server.tools.changed))
         printLines(
           'Changed tools differ from the approved definition; review with "loadout list", approve with "loadout refresh --accept-changed".',
         );
     });
+}
+
+// The replicas heard from on the store, one row each; none is a line saying so.
+function printReplicas(replicas: readonly HeardReplica[], storeName: string): void {
+  const silentS = REPLICA_SILENT_MS / 1000;
+  if (!replicas.length) {
+    printLines(`No replica serving on ${storeName} (none heard from in the last ${silentS} s; "connected" shows "-").`);
+    return;
+  }
+  printLines(`${replicas.length} replica${replicas.length === 1 ? '' : 's'} serving on ${storeName}:`);
+  const secondsAgo = (iso: string): string => `${Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 1000))} s ago`;
+  printTable(
+    ['replica', 'host', 'pid', 'version', 'started', 'last heard', 'sessions', 'listening'],
+    replicas.map((replica) => [
+      replica.id,
+      replica.host,
+      String(replica.pid),
+      replica.version,
+      replica.started,
+      secondsAgo(replica.lastHeard),
+      String(replica.sessions),
+      replica.listening ? paint('green', 'yes') : paint('red', 'no'),
+    ]),
+  );
 }
 
 /** What status says of a server's OAuth, and for a per-user server how many principals authorized it. */

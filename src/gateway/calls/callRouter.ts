@@ -264,6 +264,7 @@ export class CallRouter {
   // The error of a call over a rate limit, recorded as refused.
   #rateLimited(refusal: LimitRefusal, tool: string, args: unknown, requestId: RequestId, server?: string): Error {
     const error = rateLimitError(refusal);
+    telemetry().rateLimited(refusal.limit);
     const action = this.#metaTools.has(tool) ? metaToolAction(tool) : 'tool-call';
     auditCall(this.#context, { action, server, tool, arguments: args, requestId })?.('rate-limited', error.message);
     return error;

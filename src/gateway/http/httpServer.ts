@@ -23,6 +23,8 @@ import { BodyTooLargeError, discardBody, hasUnreadBody, readBody } from './httpB
 import { requestProblem } from '../calls/requestShape.js';
 import { answeredOverLimit } from './overLimit.js';
 import { healthAnswer } from './healthz.js';
+import { listen, urlOf } from './listening.js';
+import { listenForMetrics, type MetricsListener } from './metricsListener.js';
 import { authorizationCallback } from './authorizationCallback.js';
 import { NO_ROOM, SharedSessions, type ServeRequest, type SharedConnectOptions } from './sharedSessions.js';
 
@@ -42,8 +44,11 @@ export interface HttpServeOptions {
   sessionIdleMs: number;
   /** Most sessions at once; a new one beyond it ends the session idle longest (each holds about 38 KiB of heap: bench row 7c). */
   maxSessions: number;
-  /** With `--metrics`: answers GET /metrics (Prometheus text), behind the guard as /mcp is. */
-  servePrometheus?: (req: IncomingMessage, res: ServerResponse) => void;
+  /**
+   * With `--metrics`: GET /metrics (Prometheus text) on a listener of its own at `host:port`
+   * (metricsListener.ts), never on the MCP port.
+   */
+  metrics?: { host: string; port: number; serve: (req: IncomingMessage, res: ServerResponse) => void };
   /** A team store: 2025 sessions are recorded there, and any replica on it serves any of them. */
   store?: TeamStore;
   logger: Logger;
@@ -53,6 +58,8 @@ export interface HttpServeOptions {
 export interface HttpGateway {
   /** The MCP endpoint, e.g. `http://127.0.0.1:7077/mcp`. */
   readonly url: string;
+  /** Where the metrics are scraped, with `metrics`. */
+  readonly metricsUrl: string | undefined;
   /** Live MCP sessions. */
   readonly sessionCount: number;
   /** Close every session and stop listening. Runs once. */
@@ -78,7 +85,6 @@ interface HttpSession {
 const MCP_PATH = '/mcp';
 /** Followed by a toolset's name: the endpoint whose tool list is that toolset, always. */
 const TOOLSETS_PATH = '/mcp/toolsets/';
-const METRICS_PATH = '/metrics';
 const HTTP_WIRE = { transport: 'tcp', protocol: 'http' } as const;
 
 /** Listen on `options.host:port` and serve `gateway` to any number of HTTP clients. */
@@ -125,7 +131,11 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
     // A tools list_changed reaches the client only on its GET stream: an equip need not wait for a
     // re-read otherwise. With a store it never waits: the re-read may go to any replica, unseen here.
     const session = await gateway.connect(
-      telemetry().serverTransport(sharing?.decorate(id, transport) ?? transport, { ...HTTP_WIRE, client }),
+      telemetry().serverTransport(sharing?.decorate(id, transport) ?? transport, {
+        ...HTTP_WIRE,
+        client,
+        hidden: gateway.hiddenFrom(principal),
+      }),
       {
         principal,
         hearsToolChanges: () => !sharing && (state?.openGets ?? 0) > 0,
@@ -271,12 +281,9 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
       if (req.method !== 'GET' && req.method !== 'HEAD') return sendError(res, 405, 'Use GET /healthz');
       return sendJson(res, ...healthAnswer(options.store));
     }
-    const metrics = path === METRICS_PATH ? options.servePrometheus : undefined;
     const toolset = path.startsWith(TOOLSETS_PATH) ? ToolsetNameSchema.safeParse(path.slice(TOOLSETS_PATH.length)) : undefined;
-    if (path !== MCP_PATH && !toolset?.success && !metrics)
-      return sendError(res, 404, `Nothing at ${path}; the MCP endpoint is ${MCP_PATH}`);
+    if (path !== MCP_PATH && !toolset?.success) return sendError(res, 404, `Nothing at ${path}; the MCP endpoint is ${MCP_PATH}`);
     const serve = async (): Promise<void> => {
-      // /metrics names servers, tools and principals: it asks for the same credentials as /mcp.
       const startedAt = Date.now();
       const principal = await identity!.principalOf(req.headers);
       if (isCredentialRefusal(principal)) {
@@ -284,7 +291,6 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
         for (const [name, value] of Object.entries(principal.headers)) res.setHeader(name, value);
         return sendError(res, principal.status, principal.message);
       }
-      if (metrics) return req.method === 'GET' ? metrics(req, res) : sendError(res, 405, `Use GET ${METRICS_PATH}`);
       return toolset?.success ? handleToolset(req, res, toolset.data, principal) : handleMcp(req, res, principal);
     };
     serve().catch((error: unknown) => {
@@ -297,11 +303,17 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
   });
 
   const port = await listen(server, options.host, options.port);
+  let metrics: MetricsListener | undefined;
+  try {
+    metrics = options.metrics && (await listenForMetrics({ ...options.metrics, logger }));
+  } catch (error) {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    throw error;
+  }
   // No client may come for a while: load the catalog and discover uncached servers now, as stdio
   // does right after its client's first tools/list.
   void gateway.context.ready();
-  const hostInUrl = options.host.includes(':') && !options.host.startsWith('[') ? `[${options.host}]` : options.host;
-  const url = `http://${hostInUrl}:${port}${MCP_PATH}`;
+  const url = urlOf(options.host, port, MCP_PATH);
   identity = httpIdentity(options.auth, url, tokens);
   callback.redirectTo(options.auth?.audience ?? url);
   guard = createRequestGuard({ host: options.host, port, tokens, allowedOrigins: options.allowedOrigins });
@@ -311,6 +323,7 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
 
   return {
     url,
+    metricsUrl: metrics?.url,
     get sessionCount() {
       return sessions.size;
     },
@@ -321,7 +334,7 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
         await Promise.allSettled([modern.close(), ...[...sessions.values()].map((session) => session.transport.close())]);
         // Open GET streams would keep server.close() waiting forever.
         server.closeAllConnections();
-        await new Promise<void>((resolve) => server.close(() => resolve()));
+        await Promise.all([new Promise<void>((resolve) => server.close(() => resolve())), metrics?.close()]);
       })();
       return closed;
     },
@@ -416,19 +429,6 @@ function startIdleExpiry(sessions: Map<string, HttpSession>, idleMs: number, log
   );
   timer.unref();
   return timer;
-}
-
-function listen(server: Server, host: string, port: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once('error', (error) =>
-      reject(
-        new LoadoutError('INVALID_ARGUMENT', `Cannot listen on ${host}:${port} (${errorMessage(error)}); choose another --port or --host`, {
-          cause: error,
-        }),
-      ),
-    );
-    server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
-  });
 }
 
 function sendError(res: ServerResponse, status: number, message: string): void {

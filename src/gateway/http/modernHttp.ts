@@ -75,7 +75,7 @@ export function modernEndpoints(
   const serve = (scope: RequestScope, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> => {
     if (!telemetry().enabled) return serveInScope(scope, req, res, body);
     // One POST, one request: its span lasts until its response is written.
-    const served = telemetry().serveRequest(body, req);
+    const served = telemetry().serveRequest(body, req, gateway.hiddenFrom(scope.principal));
     res.once('close', () => served.end(res.statusCode));
     return served.run(() => serveInScope(scope, req, res, body, served));
   };

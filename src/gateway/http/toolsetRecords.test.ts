@@ -54,7 +54,7 @@ describe('StoreRecordPlace', () => {
 
   it("fails a principal's first read the store cannot answer, naming the store: never a set with nothing equipped", async () => {
     const reader = await open();
-    const record = new StoreRecordPlace(unhearing(reader), options).principal('alice');
+    const record = new StoreRecordPlace(unhearing(reader), options).principal(alice);
     await reader.close();
     await expect(record.read(true)).rejects.toThrow(`store ${reader.description} is closed`);
     // A set read before is served as it was (undefined: left as it is).
