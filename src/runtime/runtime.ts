@@ -59,9 +59,10 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   const kept = store ?? (await openDataDirStore(paths));
   const { config, exists: configExists, brokenServers } = await loadServersConfig(paths.serversFile, paths.parsedServersFile);
   const oauthRecords = store ? storeOAuthRecords(store.oauth) : fileOAuthRecords(paths.oauthDir);
+  const env = expansionEnv(paths.secretsFile, options.env);
   const pool = new ServerPool(config.servers, {
     logger,
-    env: expansionEnv(paths.secretsFile, options.env),
+    env,
     oauthRecords,
     minStartTimeoutMs: config.gateway.discovery_timeout_seconds * 1000,
   });
@@ -76,6 +77,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     synonymsFile: paths.synonymsFile,
     exampleRequestsFile: paths.exampleRequestsFile,
     brokenServers,
+    expansion: { env, secretsFile: paths.secretsFile },
     ...(config.search.embeddings ? { embeddings: { settings: config.search.embeddings, cacheFile: paths.embeddingsCacheFile } } : {}),
   });
   const state = new StateStore(paths.stateFile);

@@ -68,7 +68,7 @@ describe('loadout doctor', () => {
       expect(line('server echo', /starts, 5 tools/)).toMatch(/^ok/);
       expect(line('server crash', /does not start/)).toMatch(/^problem .* — fix: check its command: /);
       expect(line('server secret', /DOCTOR_TEST_UNSET_KEY/)).toBe(
-        'problem server secret: uses ${DOCTOR_TEST_UNSET_KEY}, not set — fix: set DOCTOR_TEST_UNSET_KEY in the environment loadout starts in (your shell, or the client\'s "env" for loadout), or write ${DOCTOR_TEST_UNSET_KEY:-default}',
+        `problem server secret: uses \${DOCTOR_TEST_UNSET_KEY}, not set — fix: set DOCTOR_TEST_UNSET_KEY in ${path.join(dirs.configDir, 'secrets.env')} (NAME=value lines) or the environment loadout starts in (your shell, or the client's "env" for loadout), or write \${DOCTOR_TEST_UNSET_KEY:-default}`,
       );
       expect(line('server remote', /needs authorization/)).toMatch(/wants an OAuth login — fix: loadout auth remote$/);
       expect(line('server keyed', /needs authorization/)).toMatch(/— fix: add the credentials under headers:/);

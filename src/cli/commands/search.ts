@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { rank, type Catalog, type RankedTool, type Ranking } from '../../catalog/index.js';
 import { Policy } from '../../identity/index.js';
 import { LoadoutError, oneLine } from '../../shared/index.js';
-import { enabledServerNames } from '../../config/index.js';
+import { enabledServerNames, type ServerProblem } from '../../config/index.js';
 import { openConfiguredRuntime, requireServer, undiscoveredText } from '../configView.js';
 import { paint, printJson, printLines, printNote } from '../output.js';
 import { commandEnvironment, openCommandStore } from '../program.js';
@@ -40,14 +40,19 @@ export function registerSearch(program: Command): void {
       const policy = new Policy(runtime.config.policy);
       const grants = policy.grantsFor(policy.localPrincipal);
       const inScope = (server: string) => (options.server === undefined || server === options.server) && (grants?.server(server) ?? true);
-      let enabled: string[];
+      let configured: number;
       let undiscovered: string[];
+      let problems: Map<string, ServerProblem>;
       try {
-        if (options.server !== undefined) requireServer(runtime.config, options.server);
+        if (options.server !== undefined) requireServer(runtime.config, options.server, runtime.brokenServers);
         // The catalog discover-all-tools ranks: keywords, synonyms, learned words, examples, promotions.
         await runtime.catalog.ensureLoaded();
         catalog = grants ? runtime.catalog.current.restrictedTo(grants) : runtime.catalog.current;
-        enabled = enabledServerNames(runtime.pool.configs).filter(inScope);
+        problems = new Map([...runtime.catalog.serverProblems()].filter(([server]) => inScope(server)));
+        // An invalid entry counts among the servers (it is configured), and is named with its fix.
+        configured =
+          enabledServerNames(runtime.pool.configs).filter(inScope).length +
+          [...problems.values()].filter((problem) => problem.code === 'CONFIG_INVALID').length;
         undiscovered = runtime.catalog.undiscoveredServers.filter(inScope);
         const source = { current: catalog, modelScores: (text: string) => runtime.catalog.modelScores(text) };
         explained = await rank(source, { query, server: options.server, limit, explain: options.explain === true });
@@ -63,11 +68,12 @@ export function registerSearch(program: Command): void {
           vectors: explained.vectors,
           tools: ranked.map((hit) => jsonOf(hit, options.explain === true)),
           undiscovered,
+          problems: Object.fromEntries(problems),
         });
         return;
       }
       // Tools of a server not discovered yet cannot match: say that, never a bare "no match".
-      const missing = undiscovered.length ? undiscoveredText(undiscovered, enabled.length) : undefined;
+      const missing = undiscovered.length || problems.size ? undiscoveredText(undiscovered, configured, problems) : undefined;
       if (missing && !catalog.visible().some((tool) => inScope(tool.server))) {
         printLines(`No tools to search yet: ${missing}`);
         return;

@@ -2,7 +2,14 @@
 // dir, plus — when a gateway is running for this config dir — whether it is connected now; for a
 // server with OAuth, its login's state, or for a per-user one how many principals authorized it.
 import type { Command } from 'commander';
-import { expansionEnv, oauthSettingsOf, type OAuthRecord, type ServerConfig } from '../../config/index.js';
+import {
+  expansionEnv,
+  invalidEntryProblem,
+  oauthSettingsOf,
+  serverProblemText,
+  type OAuthRecord,
+  type ServerConfig,
+} from '../../config/index.js';
 import { fileOAuthRecords, oauthTargetOf, storeOAuthRecords, type AllOAuthRecords, type EraVerdict } from '../../downstream/index.js';
 import {
   discoveryRecordsOf,
@@ -99,7 +106,7 @@ export function registerStatus(program: Command): void {
         });
         return;
       }
-      for (const { name, problem } of brokenServers) printLines(paint('red', `${name}: left out, its entry is invalid: ${problem}`));
+      for (const { name, problem } of brokenServers) printLines(paint('red', serverProblemText(name, invalidEntryProblem(problem))));
       if (!servers.length) {
         printLines(`No servers in ${paths.serversFile}. Add some, or import them with "loadout init --from FILE".`);
         return;
