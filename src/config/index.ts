@@ -40,6 +40,7 @@ export {
   type OAuthFileRead,
 } from './oauthStore.js';
 export { loadServersFile, updateServersFile } from './serversFile.js';
+export { splitEntryText } from './commandLine.js';
 export {
   invalidEntryProblem,
   serverProblems,
