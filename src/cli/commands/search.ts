@@ -26,12 +26,11 @@ export function registerSearch(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(async (words: string[], options: { limit: string; server?: string; explain?: boolean; json?: boolean }, command: Command) => {
       const query = words.join(' ');
+      const blank = !query.trim();
       const limit = Number(options.limit);
       if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
         throw new LoadoutError('INVALID_ARGUMENT', `--limit must be a whole number from 1 to ${MAX_LIMIT}, got '${options.limit}'`);
       }
-      if (!query.trim())
-        throw new LoadoutError('INVALID_ARGUMENT', 'The query is empty; say what the tool should do, e.g. loadout search "read a file"');
       const { paths, logger, storeUrl } = commandEnvironment(command);
       const runtime = await openConfiguredRuntime(paths, logger, await openCommandStore(storeUrl, logger));
       let catalog: Catalog;
@@ -55,7 +54,10 @@ export function registerSearch(program: Command): void {
           [...problems.values()].filter((problem) => problem.code === 'CONFIG_INVALID').length;
         undiscovered = runtime.catalog.undiscoveredServers.filter(inScope);
         const source = { current: catalog, modelScores: (text: string) => runtime.catalog.modelScores(text) };
-        explained = await rank(source, { query, server: options.server, limit, explain: options.explain === true });
+        // A blank query is no query, as discover-all-tools takes it: the tools in catalog order.
+        explained = blank
+          ? listedInOrder(catalog.search({ server: options.server, limit, offset: 0 }))
+          : await rank(source, { query, server: options.server, limit, explain: options.explain === true });
       } finally {
         await runtime.close();
       }
@@ -78,7 +80,11 @@ export function registerSearch(program: Command): void {
         printLines(`No tools to search yet: ${missing}`);
         return;
       }
-      if (!explained.vectors) printNote('word vectors unavailable: ranking by word matches only');
+      if (blank)
+        printLines(
+          `No query: ${explained.total} tool${explained.total === 1 ? '' : 's'} in catalog order; words rank them, e.g. loadout search "read a file"`,
+        );
+      else if (!explained.vectors) printNote('word vectors unavailable: ranking by word matches only');
       if (!ranked.length) {
         printLines(`No tool matches "${query}". List a server's tools with: loadout list --server NAME`, ...(missing ? [missing] : []));
         return;
@@ -93,6 +99,11 @@ export function registerSearch(program: Command): void {
       });
       if (missing) printLines(missing);
     });
+}
+
+// The unranked page as a ranking with nothing to explain, so both print alike.
+function listedInOrder({ total, tools }: ReturnType<Catalog['search']>): Ranking {
+  return { total, hits: tools.map((tool) => ({ tool, score: 0 })), strong: true, confidence: 1, words: [], vectors: true };
 }
 
 function reasonsOf(hit: RankedTool): string[] {

@@ -21,7 +21,7 @@ export const discoverAllTools = defineMetaTool({
   name: 'discover-all-tools',
   annotations: READS_ONLY,
   description:
-    'Search every tool behind loadout: server.tool and one line each. query ranks (top 10 by default), server filters, and together they rank within one server ({"query": "create issue", "server": "github"}); detail:true adds schemas; no arguments: the servers.',
+    'Search every tool behind loadout: server.tool and one line each. query ranks (top 10 by default; a blank one is no query), server filters, and together they rank within one server ({"query": "create issue", "server": "github"}); detail:true adds schemas; no arguments: the servers.',
   input: z.strictObject({
     query: z.string().max(500).optional(),
     server: z.string().optional(),
