@@ -129,8 +129,7 @@ function notDiscoveredText(
   const count = undiscovered.length + problems.size;
   const one = count === 1;
   const unexplained = undiscovered.filter((server) => !explained.has(server));
-  const below =
-    unexplained.length < undiscovered.length ? `see the ! line${undiscovered.length - unexplained.length === 1 ? '' : 's'} below` : '';
+  const below = unexplained.length < undiscovered.length ? `see the ! line${undiscovered.length === 1 ? '' : 's'} below` : '';
   // With problems listed, every server is named: "see the ! line below" would read as theirs.
   const which = problems.size
     ? [...problems.keys(), ...undiscovered].join(', ')
