@@ -3,16 +3,8 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { linesOf, mutableServer, runCli } from '../helpers/cli.js';
-import {
-  META_TOOL_NAMES,
-  fixture,
-  makeTempDirs,
-  nodeServer,
-  startGateway,
-  textOf,
-  writeServersYaml,
-  type TempDirs,
-} from '../helpers/gateway.js';
+import { fixture, makeTempDirs, nodeServer, startGateway, textOf, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
+import { META_TOOL_NAMES } from '../helpers/gateway.js';
 
 type ServersYaml = {
   servers: Record<string, { tools?: Record<string, { enabled?: boolean; stale?: boolean; description?: string; hash?: string } | null> }>;
