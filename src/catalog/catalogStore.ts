@@ -10,9 +10,11 @@ import {
   enabledServerNames,
   fileStamp,
   readTextIfExists,
+  serverProblems,
   writeTextAtomic,
   type EmbeddingsSettings,
   type ServerConfig,
+  type ServerProblem,
   type ServersFileProblem,
 } from '../config/index.js';
 import { WorkInFlight, errorMessage, type Failure } from '../shared/index.js';
@@ -69,6 +71,8 @@ type CatalogStoreOptions = DefinitionsPlace &
     brokenServers?: ReadonlyMap<string, string>;
     /** servers.yaml did not parse at start (the configs are its last good parse, or none). */
     fileProblem?: ServersFileProblem;
+    /** What `${VAR}`s expand from (default: process.env) and the secrets.env it reads too: a server using an unset one is told apart. */
+    expansion?: { env: NodeJS.ProcessEnv; secretsFile?: string };
   };
 
 /** The current catalog and the operations that produce a new one. */
@@ -177,13 +181,29 @@ export class CatalogStore {
       const summary = summaries.get(server);
       return { server, ...(summary ? { summary } : {}), state: this.#stateOf(server, summary !== undefined) };
     });
-    // The map has little room: the entry's place is named from the file's own name on.
-    const file = this.#options.serversFile;
-    const broken = [...this.#brokenServers].map(([server, problem]): ServerMapEntry => ({
-      server,
-      state: { kind: 'failed', reason: file && problem.startsWith(file) ? path.basename(file) + problem.slice(file.length) : problem },
-    }));
+    const broken = [...this.serverProblems({ brief: true })]
+      .filter(([, problem]) => problem.code === 'CONFIG_INVALID')
+      .map(([server, problem]): ServerMapEntry => ({ server, state: { kind: 'blocked', problem } }));
     return [...entries, ...broken];
+  }
+
+  /**
+   * The servers no discovery can list until the user fixes something (see serverProblems): each
+   * invalid entry, and each undiscovered enabled server using an unset `${VAR}`. `brief`: the
+   * entries' places are named from servers.yaml's own name on (the agent's answers have little room).
+   */
+  serverProblems({ brief = false }: { brief?: boolean } = {}): Map<string, ServerProblem> {
+    const file = this.#options.serversFile;
+    const broken = new Map(
+      [...this.#brokenServers].map(([server, problem]) => [
+        server,
+        brief && file && problem.startsWith(file) ? path.basename(file) + problem.slice(file.length) : problem,
+      ]),
+    );
+    const { env = process.env, secretsFile } = this.#options.expansion ?? {};
+    const undiscovered = new Set(this.undiscoveredServers);
+    const configs = Object.fromEntries(Object.entries(this.#options.pool.configs).filter(([server]) => undiscovered.has(server)));
+    return serverProblems(configs, broken, env, secretsFile);
   }
 
   /** Why servers.yaml's entry for `server` was left out (file:line:col and the problem); undefined if it was not. */
@@ -211,6 +231,8 @@ export class CatalogStore {
   #stateOf(server: string, summarized: boolean): ServerState {
     if (this.#discovery.isDiscovering(server)) return { kind: 'pending' };
     const known = summarized || this.#definitions.all[server] !== undefined;
+    const problem = known ? undefined : this.serverProblems({ brief: true }).get(server);
+    if (problem) return { kind: 'blocked', problem };
     const failure = this.#discovery.failure(server);
     if (failure !== undefined && !known) return { kind: 'failed', reason: failure.text };
     return known ? { kind: 'ready' } : { kind: 'pending' };

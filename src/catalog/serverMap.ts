@@ -2,12 +2,17 @@
 // many tools it has, and its state unless ready), so an agent knows which servers exist before it
 // searches and can pass `server`. What a server is for comes from its own words (serverInfo
 // description or title, instructions) when it gave any, else from the words its tool names share.
+import { serverProblemText, type ServerProblem } from '../config/index.js';
 import type { CachedServerTools } from './definitionCache.js';
 import { isStopWord, stem, wordsOf } from './searchText.js';
 import { GROUP_ORDER, groupOf } from './serverGroups.js';
 
-/** Where a configured server stands: discovered, not yet discovered, or failed to be discovered. */
-export type ServerState = { kind: 'ready' } | { kind: 'pending' } | { kind: 'failed'; reason: string };
+/**
+ * Where a configured server stands: discovered, not yet discovered, failed to be discovered, or
+ * blocked (no discovery can list it until the user fixes its problem: an invalid entry, an unset variable).
+ */
+export type ServerState =
+  { kind: 'ready' } | { kind: 'pending' } | { kind: 'failed'; reason: string } | { kind: 'blocked'; problem: ServerProblem };
 
 /** What the map says of a discovered server, kept between runs (the map is answered before the catalog is read). */
 export interface ServerSummary {
@@ -195,7 +200,7 @@ function cutMap(groups: readonly MapGroup[], total: number, legend: readonly str
 }
 
 function compactName({ server, summary, state }: ServerMapEntry, counted: boolean): string {
-  if (state.kind === 'failed') return `${server} (not discovered)`;
+  if (state.kind === 'failed' || state.kind === 'blocked') return `${server} (not discovered)`;
   if (!summary) return `${server} (discovering)`;
   return counted ? `${server} (${summary.tools})` : server;
 }
@@ -203,6 +208,8 @@ function compactName({ server, summary, state }: ServerMapEntry, counted: boolea
 /** `name (N tools): purpose`, or the state when the server has no tools to show yet. */
 function mapLine({ server, summary, state }: ServerMapEntry, width: number): string {
   if (state.kind === 'failed') return `${server}: not discovered (${clip(state.reason, REASON_WIDTH)})`;
+  // Whole, fix included: it is what the user has to do, and no retry will.
+  if (state.kind === 'blocked') return serverProblemText(server, state.problem);
   if (!summary) return `${server}: not discovered yet`;
   const purpose = clip(summary.purpose, width);
   const count = `${summary.tools} tool${summary.tools === 1 ? '' : 's'}`;

@@ -1,7 +1,18 @@
 // What the read-only CLI commands look at: servers.yaml, the cached definitions and the catalog
 // built from both — without a running gateway and without spawning anything.
 import { Catalog, readDefinitionCache, storedDefinitions, type CatalogTool, type DefinitionCache } from '../catalog/index.js';
-import { loadServersConfig, type LoadoutPaths, type ServerConfig, type ServersFile, type ServersFileProblem } from '../config/index.js';
+import {
+  expansionEnv,
+  invalidEntryProblem,
+  loadServersConfig,
+  serverProblemText,
+  serverProblems,
+  type LoadoutPaths,
+  type ServerConfig,
+  type ServerProblem,
+  type ServersFile,
+  type ServersFileProblem,
+} from '../config/index.js';
 import { openRuntime, type Runtime } from '../runtime/index.js';
 import { LoadoutError, type Logger } from '../shared/index.js';
 import type { TeamStore } from '../store/index.js';
@@ -51,6 +62,12 @@ export async function loadConfigView(paths: LoadoutPaths, store?: TeamStore, { l
   };
 }
 
+/** The view's servers no refresh can discover (see serverProblems): invalid entries, and undiscovered ones using an unset `${VAR}`. */
+export function viewProblems(view: ConfigView, paths: LoadoutPaths): Map<string, ServerProblem> {
+  const undiscovered = Object.fromEntries(Object.entries(view.config.servers).filter(([server]) => !view.definitions[server]));
+  return serverProblems(undiscovered, view.brokenServers, expansionEnv(paths.secretsFile), paths.secretsFile);
+}
+
 /** The runtime (see openRuntime) of a command that needs servers.yaml to exist; it closes `store` with itself. */
 export async function openConfiguredRuntime(paths: LoadoutPaths, logger: Logger, store?: TeamStore): Promise<Runtime> {
   const runtime = await openRuntime({ paths, logger, ...(store ? { store } : {}) });
@@ -73,7 +90,10 @@ export function requireServer(config: ServersFile, server: string, brokenServers
   if (found) return found;
   const problem = brokenServers?.get(server);
   if (problem !== undefined)
-    throw new LoadoutError('CONFIG_INVALID', `Server '${server}' is left out: its entry in servers.yaml is invalid (${problem})`);
+    throw new LoadoutError(
+      'CONFIG_INVALID',
+      `Server '${server}' is left out: its entry in servers.yaml is invalid (${problem}); ${invalidEntryProblem(problem).fix}`,
+    );
   const known = Object.keys(config.servers).join(', ') || '(none; add one to servers.yaml or run loadout init)';
   throw new LoadoutError('SERVER_NOT_FOUND', `Server '${server}' is not in servers.yaml; configured servers: ${known}`);
 }
@@ -118,10 +138,22 @@ export function toolsOfServer(view: ConfigView, server: string): ToolView[] {
   return tools;
 }
 
-/** `1 of 2 servers is not discovered yet (x); run "loadout refresh"`: why a search or list is missing tools. */
-export function undiscoveredText(undiscovered: readonly string[], enabledCount: number): string {
-  const one = undiscovered.length === 1;
-  return `${undiscovered.length} of ${enabledCount} server${enabledCount === 1 ? '' : 's'} ${one ? 'is' : 'are'} not discovered yet (${undiscovered.join(', ')}); run "loadout refresh"`;
+/**
+ * `1 of 2 servers is not discovered yet (x); run "loadout refresh"`: why a search or list is
+ * missing tools. A server with a problem (`problems`: an invalid entry, an unset variable) is
+ * named with it and its fix on a line of its own instead: a refresh cannot fix those.
+ */
+export function undiscoveredText(
+  undiscovered: readonly string[],
+  configured: number,
+  problems: ReadonlyMap<string, ServerProblem> = new Map(),
+): string {
+  const refreshable = undiscovered.filter((server) => !problems.has(server));
+  const names = [...problems.keys(), ...refreshable];
+  const one = names.length === 1;
+  const refresh = refreshable.length ? `; run "loadout refresh"${problems.size ? ` for ${refreshable.join(', ')}` : ''}` : '';
+  const head = `${names.length} of ${configured} server${configured === 1 ? '' : 's'} ${one ? 'is' : 'are'} not discovered yet (${names.join(', ')})${refresh}`;
+  return [head, ...[...problems].map(([server, problem]) => `  ${serverProblemText(server, problem)}`)].join('\n');
 }
 
 /** Status words of a tool, e.g. ["enabled", "changed"]; a blocked tool is ["blocked", "changed"]. */

@@ -12,10 +12,11 @@ import {
   expansionEnv,
   loadServersConfig,
   loadServersFile,
+  invalidEntryProblem,
   serverEnvTexts,
   serversFileNotice,
   startsLoadout,
-  unsetEnvReferences,
+  unsetVariablesProblem,
   type LoadoutPaths,
   type ServerConfig,
 } from '../config/index.js';
@@ -102,8 +103,10 @@ async function runChecks(
       message: `${paths.serversFile}: ${Object.keys(servers).length} server${Object.keys(servers).length === 1 ? '' : 's'}`,
     });
     // An invalid entry is left out of every gateway; the other servers are still checked.
-    for (const [server, problem] of loaded.brokenServers)
-      findings.push({ check: 'servers.yaml', server, subject: `server ${server}`, ok: false, message: problem, fix: 'correct this entry' });
+    for (const [server, problem] of loaded.brokenServers) {
+      const { problem: message, fix } = invalidEntryProblem(problem);
+      findings.push({ check: 'servers.yaml', server, subject: `server ${server}`, ok: false, message, fix });
+    }
   } catch (error) {
     findings.push({
       check: 'servers.yaml',
@@ -173,10 +176,6 @@ async function exists(file: string): Promise<boolean> {
   );
 }
 
-function unsetVariables(config: ServerConfig, env: NodeJS.ProcessEnv): string[] {
-  return [...new Set(serverEnvTexts(config).flatMap((text) => unsetEnvReferences(text, env)))];
-}
-
 // An HTTP server that answers 401/403 wants credentials: loadout's own refusal has its code
 // (AUTH_FAILED); a server's own words are all the SDK passes on of the others.
 const NEEDS_AUTHORIZATION = /\b(401|403)\b|unauthori[sz]ed|invalid_token/i;
@@ -210,16 +209,8 @@ async function checkServers(
           const subject = `server ${name}`;
           const about = { server: name, subject };
           if (!config.enabled) return { check: 'start', ...about, ok: true, message: 'disabled (enabled: false); not started' };
-          const unset = unsetVariables(config, expansion);
-          if (unset.length) {
-            return {
-              check: 'env',
-              ...about,
-              ok: false,
-              message: `uses ${unset.map((variable) => `\${${variable}}`).join(', ')}, not set`,
-              fix: `set ${unset.join(', ')} in the environment loadout starts in (your shell, or the client's "env" for loadout), or write \${${unset[0]}:-default}`,
-            };
-          }
+          const unset = unsetVariablesProblem(config, expansion, paths.secretsFile);
+          if (unset) return { check: 'env', ...about, ok: false, message: unset.problem, fix: unset.fix };
           const startedAt = performance.now();
           try {
             const { tools, listFailures } = await pool.listDefinitions(name);

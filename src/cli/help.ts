@@ -18,6 +18,7 @@ const GUIDE: ReadonlyArray<readonly [command: string, examples: readonly string[
   ['toolset', ['loadout toolset create web fetch.fetch', 'loadout toolset equip web']],
   ['toolset create', ['loadout toolset create web fetch.fetch memory.read_graph']],
   ['toolset equip', ['loadout toolset equip web', 'loadout toolset equip all']],
+  ['toolset unequip', ['loadout toolset unequip']],
   ['toolset list', ['loadout toolset list']],
   ['toolset show', ['loadout toolset show web']],
   ['toolset delete', ['loadout toolset delete web']],

@@ -41,6 +41,15 @@ export {
   type OAuthFileRead,
 } from './oauthStore.js';
 export { loadServersFile, updateServersFile } from './serversFile.js';
+export { splitEntryText } from './commandLine.js';
+export {
+  invalidEntryProblem,
+  serverProblems,
+  serverProblemText,
+  unsetVariablesOf,
+  unsetVariablesProblem,
+  type ServerProblem,
+} from './serverProblems.js';
 export { readSecretsFile, addSecrets, expansionEnv } from './secretsFile.js';
 export { maskLiteralSecrets, moveLiteralSecrets, type MovedSecret, type SecretsMove } from './literalSecrets.js';
 export { parseYamlFile } from './yamlFile.js';

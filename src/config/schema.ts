@@ -2,6 +2,7 @@
 // the single source of their types. Our files are parsed strictly so a typo fails loudly, named
 // as a typo (fileObject).
 import * as z from 'zod';
+import { isWholeCommandLine, splitCommandEntry } from './commandLine.js';
 import { fileObject } from './fileObject.js';
 import { AuditSettingsSchema } from './auditSettings.js';
 import { AuthSettingsSchema, LimitsSettingsSchema, PolicySettingsSchema } from './identitySettings.js';
@@ -62,7 +63,8 @@ function requiredAddress(field: 'command' | 'url', type: 'stdio' | 'sse' | 'http
 
 const StdioServerSchema = fileObject({
   type: z.literal('stdio'),
-  command: requiredAddress('command', 'stdio'),
+  // Described so that the parsed copies of servers.yaml written before this rule are re-keyed (the hash reads the description, not the check).
+  command: requiredAddress('command', 'stdio').describe('the program alone; its arguments go in args'),
   args: z.array(z.string()).default([]),
   env: z.record(z.string(), z.string()).default({}),
   cwd: z.string().optional(),
@@ -71,6 +73,15 @@ const StdioServerSchema = fileObject({
     .never({ error: 'credentials applies to HTTP and SSE servers only: a stdio server has no OAuth for each user to bring' })
     .optional(),
   ...ServerSettingsShape,
+}).superRefine((server, context) => {
+  // Refused before any start: spawn would look for a program named "uvx mcp-server-fetch".
+  if (!isWholeCommandLine(server.command, server.cwd)) return;
+  const split = splitCommandEntry(server.command, server.args);
+  context.addIssue({
+    code: 'custom',
+    path: ['command'],
+    message: `${JSON.stringify(server.command)} is a whole command line; \`command\` is the program alone and \`args\` its arguments: write command: ${JSON.stringify(split.command)} and args: ${JSON.stringify(split.args)}`,
+  });
 });
 
 function remoteServerSchema<T extends 'sse' | 'http'>(type: T) {

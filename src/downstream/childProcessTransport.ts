@@ -7,6 +7,7 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import spawn from 'cross-spawn';
 import { ProtocolErrorCode, type Transport, type JSONRPCMessage } from '@modelcontextprotocol/server';
+import { splitEntryText } from '../config/index.js';
 import { JsonLineReader, JsonLineWriter, MAX_JSON_DEPTH, methodOfLine, requestIdOfLine, type RefusedLine } from '../shared/index.js';
 import { StderrTail, type MaskedValue } from './stderrTail.js';
 
@@ -171,7 +172,7 @@ function explainSpawnError(error: Error, command: string, args: readonly string[
   if (code === 'ENOENT' && cwd !== undefined && !existsSync(cwd))
     return new SpawnFailure(`its working directory ${JSON.stringify(cwd)} (cwd: in servers.yaml) does not exist`, undefined, error);
   if (code === 'ENOENT' && words.length > 1) {
-    const entry = `command: ${JSON.stringify(words[0])}\nargs: ${JSON.stringify([...words.slice(1), ...args])}`;
+    const entry = splitEntryText(command, args);
     const fix = '`command` is the program alone and `args` the list of its arguments; write the entry as:';
     return new SpawnFailure(`no program named ${name} (spawn ENOENT)`, { text: fix, entry }, error);
   }

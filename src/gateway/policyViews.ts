@@ -155,6 +155,8 @@ function restrictedCatalog(
     current,
     undiscoveredServers: () => store.undiscoveredServers.filter(granted),
     brokenServerProblem: () => (server: string) => (granted(server) ? store.brokenServerProblem(server) : undefined),
+    serverProblems: () => (options?: { brief?: boolean }) =>
+      new Map([...store.serverProblems(options)].filter(([server]) => granted(server))),
     discoveryFailures: () => () => new Map([...store.discoveryFailures()].filter(([server]) => granted(server))),
     serverMap: () => async () => {
       const entries = await store.serverMap();

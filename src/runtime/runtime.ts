@@ -78,9 +78,10 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   const loaded = await loadServersConfig(paths.serversFile, paths.parsedServersFile, { lastGoodOnError: options.lastGoodConfig === true });
   const { config, exists: configExists, brokenServers, fileProblem } = loaded;
   const oauthRecords = store ? storeOAuthRecords(store.oauth) : fileOAuthRecords(paths.oauthDir);
+  const env = expansionEnv(paths.secretsFile, options.env);
   const pool = new ServerPool(config.servers, {
     logger,
-    env: expansionEnv(paths.secretsFile, options.env),
+    env,
     oauthRecords,
     minStartTimeoutMs: config.gateway.discovery_timeout_seconds * 1000,
   });
@@ -96,6 +97,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     exampleRequestsFile: paths.exampleRequestsFile,
     brokenServers,
     ...(fileProblem ? { fileProblem } : {}),
+    expansion: { env, secretsFile: paths.secretsFile },
     ...(config.search.embeddings ? { embeddings: { settings: config.search.embeddings, cacheFile: paths.embeddingsCacheFile } } : {}),
   });
   const state = new StateStore(paths.stateFile);

@@ -38,7 +38,7 @@ describe('one broken servers.yaml entry', () => {
       expect(echoed.isError).toBeFalsy();
       expect(textOf(echoed)).toContain('hi');
       // The map in the session's instructions names it with the file's place, not the whole path.
-      expect(gateway.client.getInstructions()).toMatch(/^typo: not discovered \(servers\.yaml:3:5: unknown key 'comand'/m);
+      expect(gateway.client.getInstructions()).toMatch(/^typo: left out, its entry is invalid: servers\.yaml:3:5: unknown key 'comand'/m);
       const call = await gateway.client.callTool({ name: 'call-tool', arguments: { tool: 'typo.anything', arguments: {} } });
       expect(call.isError).toBe(true);
       expect(textOf(call)).toContain(where);
@@ -72,7 +72,7 @@ describe('one broken servers.yaml entry', () => {
   it('doctor reports the entry with file:line:col and goes on to check the other servers', async () => {
     const run = await runCli(dirs, ['doctor']);
     expect(run.code).toBe(1);
-    expect(run.stdout).toContain(`server typo: ${where}: unknown key 'comand' (did you mean 'command'?)`);
+    expect(run.stdout).toContain(`server typo: left out, its entry is invalid: ${where}: unknown key 'comand' (did you mean 'command'?)`);
     expect(run.stdout).toMatch(/^ok +server echo: starts, 5 tools listed/m);
   });
 

@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { parse } from 'yaml';
 import { linesOf, mutableServer, runCli } from '../helpers/cli.js';
 import { fixture, makeTempDirs, nodeServer, startGateway, textOf, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
+import { META_TOOL_NAMES } from '../helpers/gateway.js';
 
 type ServersYaml = {
   servers: Record<string, { tools?: Record<string, { enabled?: boolean; stale?: boolean; description?: string; hash?: string } | null> }>;
@@ -333,6 +334,22 @@ describe('loadout CLI', () => {
         toolsets: Array<{ name: string; remembered: boolean }>;
       };
       expect(listed.toolsets).toEqual([expect.objectContaining({ name: 'math', remembered: true })]);
+      const equippedNames = async () => {
+        const gateway = await startGateway({ dirs });
+        try {
+          return (await gateway.client.listTools()).tools.map((tool) => tool.name).filter((name) => !META_TOOL_NAMES.includes(name));
+        } finally {
+          await gateway.close();
+        }
+      };
+      expect(await equippedNames()).toEqual(['echo_add', 'lazy_add']);
+      // unequip undoes equip: the next start has the meta-tools alone, and the toolset stays saved.
+      const unequip = await runCli(dirs, ['toolset', 'unequip']);
+      expect(unequip.stdout).toMatch(/^'math' will no longer be equipped when "loadout serve" next starts/);
+      expect(JSON.parse(await readFile(path.join(dirs.dataDir, 'state.json'), 'utf8'))).toMatchObject({ activeToolset: null });
+      expect(await equippedNames()).toEqual([]);
+      expect(JSON.parse((await runCli(dirs, ['toolset', 'unequip', '--json'])).stdout)).toEqual({ unequipped: null });
+      expect((await runCli(dirs, ['toolset', 'equip', 'math'])).code).toBe(0);
       expect((await runCli(dirs, ['toolset', 'delete', 'math'])).code).toBe(0);
       expect(await readdir(path.join(dirs.configDir, 'toolsets'))).toEqual([]);
       expect(JSON.parse(await readFile(path.join(dirs.dataDir, 'state.json'), 'utf8'))).toMatchObject({ activeToolset: null });

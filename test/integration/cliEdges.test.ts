@@ -57,7 +57,7 @@ describe('CLI edges', () => {
     expect(shown.code).toBe('0');
   });
 
-  it('explains a whole command line in `command` and shows the entry as it should be written', async () => {
+  it('refuses a whole command line in `command` before starting anything, with the entry as it should be written', async () => {
     await writeFile(
       path.join(dirs.configDir, 'servers.yaml'),
       'servers:\n  pkg:\n    command: "no-such-npx -y some-pkg"\n    args: [--flag]\n',
@@ -65,9 +65,20 @@ describe('CLI edges', () => {
     const run = await runCli(dirs, ['refresh']);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(
-      'no program named "no-such-npx -y some-pkg" (spawn ENOENT): `command` is the program alone and `args` the list of its arguments; write the entry as:',
+      `servers.yaml:3:14: "no-such-npx -y some-pkg" is a whole command line; \`command\` is the program alone and \`args\` its arguments: write command: "no-such-npx" and args: ["-y","some-pkg","--flag"] at servers.pkg.command`,
     );
-    expect(run.stderr).toContain('\ncommand: "no-such-npx"\nargs: ["-y","some-pkg","--flag"]');
+    expect(run.stderr).not.toContain('ENOENT');
+  });
+
+  it('starts a program whose own path has a space in it', async () => {
+    const folder = path.join(dirs.root, 'My Servers');
+    await mkdir(folder);
+    const program = path.join(folder, 'echo server');
+    await writeFile(program, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(fixture('echo'))}\n`, { mode: 0o755 });
+    await writeFile(path.join(dirs.configDir, 'servers.yaml'), `servers:\n  spaced:\n    command: ${JSON.stringify(program)}\n`);
+    const run = await runCli(dirs, ['refresh']);
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toMatch(/^│? *spaced *│? *ok *│? *5 /m);
   });
 
   it('accepts an empty `tools:` key as no tools listed yet, and fills it on refresh', async () => {

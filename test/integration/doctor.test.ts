@@ -68,7 +68,7 @@ describe('loadout doctor', () => {
       expect(line('server echo', /starts, 5 tools/)).toMatch(/^ok/);
       expect(line('server crash', /does not start/)).toMatch(/^problem .* — fix: check its command: /);
       expect(line('server secret', /DOCTOR_TEST_UNSET_KEY/)).toBe(
-        'problem server secret: uses ${DOCTOR_TEST_UNSET_KEY}, not set — fix: set DOCTOR_TEST_UNSET_KEY in the environment loadout starts in (your shell, or the client\'s "env" for loadout), or write ${DOCTOR_TEST_UNSET_KEY:-default}',
+        `problem server secret: uses \${DOCTOR_TEST_UNSET_KEY}, not set — fix: set DOCTOR_TEST_UNSET_KEY in ${path.join(dirs.configDir, 'secrets.env')} (NAME=value lines) or the environment loadout starts in (your shell, or the client's "env" for loadout), or write \${DOCTOR_TEST_UNSET_KEY:-default}`,
       );
       expect(line('server remote', /needs authorization/)).toMatch(/wants an OAuth login — fix: loadout auth remote$/);
       expect(line('server keyed', /needs authorization/)).toMatch(/— fix: add the credentials under headers:/);
@@ -175,11 +175,11 @@ describe('loadout doctor', () => {
     expect(linesOf(run.stdout).filter((line) => line.includes('server ghost'))).toEqual([
       'problem server ghost: does not start: no program named "loadout-test-no-such-program" on PATH — fix: install it, or give its full path as `command`',
     ]);
-    const joined = linesOf(run.stdout).findIndex((line) => line.includes('server joined'));
-    expect(linesOf(run.stdout).slice(joined, joined + 3)).toEqual([
-      'problem server joined: does not start: no program named "loadout-test-no-such-npx -y some-server" (spawn ENOENT) — fix: `command` is the program alone and `args` the list of its arguments; write the entry as:',
-      '        command: "loadout-test-no-such-npx"',
-      '        args: ["-y","some-server","--stdio"]',
+    // A whole command line is refused as the entry is read, before anything starts.
+    expect(linesOf(run.stdout).filter((line) => line.includes('server joined'))).toEqual([
+      expect.stringMatching(
+        /^problem server joined: left out, its entry is invalid: .*servers\.yaml:\d+:\d+: "loadout-test-no-such-npx -y some-server" is a whole command line; `command` is the program alone and `args` its arguments: write command: "loadout-test-no-such-npx" and args: \["-y","some-server","--stdio"\] at servers\.joined\.command — fix: correct that entry in servers\.yaml$/,
+      ),
     ]);
   });
 

@@ -333,9 +333,30 @@ describe('loadout search', () => {
     expect(JSON.parse((await runCli(dirs, ['enrich', '--json'])).stdout)).toEqual({ tools: 5, alreadyDone: 5, written: 0, failed: 0 });
   });
 
-  it('refuses an empty query and a bad limit with one line and exit 1', async () => {
+  it('takes a blank query as no query, as discover-all-tools does: the tools in catalog order', async () => {
+    const gateway = await startGateway({ dirs });
+    try {
+      const discover = async (args: Record<string, unknown>) =>
+        textOf(await gateway.client.callTool({ name: 'discover-all-tools', arguments: args }));
+      expect(await discover({ query: ' ', server: 'echo' })).toBe(await discover({ server: 'echo' }));
+      expect(await discover({ query: '' })).toBe(await discover({}));
+      const order = linesOf(await discover({ server: 'echo' }))
+        .slice(1, -1)
+        .map((line) => line.split(' — ')[0]);
+      const run = await runCli(dirs, ['search', '  ', '--limit', '3']);
+      expect(run.code).toBe(0);
+      const listed = linesOf(run.stdout);
+      expect(listed[0]).toBe('No query: 5 tools in catalog order; words rank them, e.g. loadout search "read a file"');
+      expect(listed.slice(1).map((line) => line.trim().split(' — ')[0])).toEqual(
+        order.slice(0, 3).map((id, index) => `${index + 1}. ${id}`),
+      );
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('refuses a bad limit with one line and exit 1', async () => {
     for (const [args, message] of [
-      [['search', '  '], /^loadout: The query is empty/],
       [['search', 'echo', '--limit', '0'], /^loadout: --limit must be a whole number from 1 to 500, got '0'/],
       [['search', 'echo', '--limit', '10000'], /^loadout: --limit must be a whole number from 1 to 500/],
     ] as const) {

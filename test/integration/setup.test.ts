@@ -38,8 +38,11 @@ describe('loadout setup', () => {
     parse(await readFile(path.join(dirs.configDir, 'servers.yaml'), 'utf8')) as { servers: Record<string, Record<string, unknown>> };
   // PATH holds only `bin`: no real `claude` (or `loadout`) on this machine can take part. The
   // fixture's remote servers are on the internet, so discovery is left out unless a test asks.
+  // GITHUB_TOKEN, which the fixture's github entry uses, is unset whatever the machine's environment holds.
   const setup = (args: string[], { discover = false } = {}): Promise<CliRun> =>
-    runCli(dirs, ['setup', ...args, ...(discover ? [] : ['--no-discover'])], { cwd: project, env: { PATH: bin } });
+    runCli(dirs, ['setup', ...args, ...(discover ? [] : ['--no-discover'])], { cwd: project, env: { PATH: bin, GITHUB_TOKEN: '' } });
+  const unsetToken = () =>
+    `  github: uses \${GITHUB_TOKEN}, not set; fix: set GITHUB_TOKEN in ${path.join(dirs.configDir, 'secrets.env')} (NAME=value lines) or the environment loadout starts in (your shell, or the client's "env" for loadout), or write \${GITHUB_TOKEN:-default}`;
 
   // Start loadout as Claude Code would, from the entry setup left in ~/.claude.json.
   const connectAsClaudeCode = async (): Promise<Client> => {
@@ -89,7 +92,10 @@ describe('loadout setup', () => {
     const before = await readJson<ClaudeJson>(claudeJson());
     const run = await setup(['claude-code', '--move', '--yes']);
     expect(run.stderr).toBe('');
+    // Applied, so 0; what the user still has to set is said last, with where.
     expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`\nDone, but github will not start until you set what it uses:\n${unsetToken()}\nRestart Claude Code`);
+    expect(run.stdout).not.toContain('Done. Restart');
 
     const after = await readJson<ClaudeJson>(claudeJson());
     expect(Object.keys(after.mcpServers)).toEqual(['loadout']);
@@ -127,6 +133,9 @@ describe('loadout setup', () => {
     expect(run.stdout).toMatch(/^-\s+"github": \{$/m);
     expect(run.stdout).toMatch(/^\+\s+"loadout": \{$/m);
     expect(run.stdout).toContain('Dry run: nothing was changed.');
+    expect(run.stdout).toContain(`\ngithub will not start until you set what it uses:\n${unsetToken()}\n`);
+    const json = JSON.parse((await setup(['claude-code', '--move', '--dry-run', '--json'])).stdout) as { problems: unknown[] };
+    expect(json.problems).toEqual([expect.objectContaining({ server: 'github', code: 'ENV_NOT_SET' })]);
     expect(await readFile(claudeJson(), 'utf8')).toBe(claudeBefore);
     expect(await readFile(mcpJson(), 'utf8')).toBe(mcpBefore);
     await expect(readFile(path.join(dirs.configDir, 'servers.yaml'))).rejects.toThrow(/ENOENT/);

@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { unusableReason } from '../../catalog/index.js';
 import { LoadoutError, oneLine } from '../../shared/index.js';
-import { loadConfigView, requireServer, statusWords, toolsOfServer, undiscoveredText, type ToolView } from '../configView.js';
+import { loadConfigView, requireServer, statusWords, toolsOfServer, undiscoveredText, viewProblems, type ToolView } from '../configView.js';
 import { paint, printJson, printLines, printTable } from '../output.js';
 import { commandEnvironment, withCommandStore } from '../program.js';
 
@@ -23,7 +23,7 @@ export function registerList(program: Command): void {
       if (options.enabled && options.disabled)
         throw new LoadoutError('INVALID_ARGUMENT', 'give --enabled or --disabled, not both (without either, every tool is listed)');
       const view = await withCommandStore(storeUrl, logger, (store) => loadConfigView(paths, store));
-      if (options.server !== undefined) requireServer(view.config, options.server);
+      if (options.server !== undefined) requireServer(view.config, options.server, view.brokenServers);
       const servers = options.server !== undefined ? [options.server] : Object.keys(view.config.servers);
       const usable = (tool: ToolView): boolean => tool.enabled && !tool.stale;
       const tools = servers
@@ -35,7 +35,12 @@ export function registerList(program: Command): void {
       }
       const enabled = servers.filter((server) => view.config.servers[server]?.enabled);
       const undiscovered = enabled.filter((server) => !view.definitions[server]);
-      const missing = undiscovered.length ? undiscoveredText(undiscovered, enabled.length) : undefined;
+      // An invalid entry counts among the servers (it is configured), and is named with its fix.
+      const problems = new Map(
+        [...viewProblems(view, paths)].filter(([server]) => options.server === undefined || server === options.server),
+      );
+      const configured = enabled.length + [...problems.keys()].filter((server) => view.brokenServers.has(server)).length;
+      const missing = undiscovered.length || problems.size ? undiscoveredText(undiscovered, configured, problems) : undefined;
       if (!tools.length) {
         printLines(missing ? `No tools to list yet: ${missing}` : 'No tools to show.');
         return;

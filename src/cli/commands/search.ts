@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { rank, type Catalog, type RankedTool, type Ranking } from '../../catalog/index.js';
 import { Policy } from '../../identity/index.js';
 import { LoadoutError, oneLine } from '../../shared/index.js';
-import { enabledServerNames } from '../../config/index.js';
+import { enabledServerNames, type ServerProblem } from '../../config/index.js';
 import { openConfiguredRuntime, requireServer, undiscoveredText } from '../configView.js';
 import { paint, printJson, printLines, printNote } from '../output.js';
 import { commandEnvironment, openCommandStore } from '../program.js';
@@ -26,12 +26,11 @@ export function registerSearch(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(async (words: string[], options: { limit: string; server?: string; explain?: boolean; json?: boolean }, command: Command) => {
       const query = words.join(' ');
+      const blank = !query.trim();
       const limit = Number(options.limit);
       if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
         throw new LoadoutError('INVALID_ARGUMENT', `--limit must be a whole number from 1 to ${MAX_LIMIT}, got '${options.limit}'`);
       }
-      if (!query.trim())
-        throw new LoadoutError('INVALID_ARGUMENT', 'The query is empty; say what the tool should do, e.g. loadout search "read a file"');
       const { paths, logger, storeUrl } = commandEnvironment(command);
       const runtime = await openConfiguredRuntime(paths, logger, await openCommandStore(storeUrl, logger));
       let catalog: Catalog;
@@ -40,17 +39,25 @@ export function registerSearch(program: Command): void {
       const policy = new Policy(runtime.config.policy);
       const grants = policy.grantsFor(policy.localPrincipal);
       const inScope = (server: string) => (options.server === undefined || server === options.server) && (grants?.server(server) ?? true);
-      let enabled: string[];
+      let configured: number;
       let undiscovered: string[];
+      let problems: Map<string, ServerProblem>;
       try {
-        if (options.server !== undefined) requireServer(runtime.config, options.server);
+        if (options.server !== undefined) requireServer(runtime.config, options.server, runtime.brokenServers);
         // The catalog discover-all-tools ranks: keywords, synonyms, learned words, examples, promotions.
         await runtime.catalog.ensureLoaded();
         catalog = grants ? runtime.catalog.current.restrictedTo(grants) : runtime.catalog.current;
-        enabled = enabledServerNames(runtime.pool.configs).filter(inScope);
+        problems = new Map([...runtime.catalog.serverProblems()].filter(([server]) => inScope(server)));
+        // An invalid entry counts among the servers (it is configured), and is named with its fix.
+        configured =
+          enabledServerNames(runtime.pool.configs).filter(inScope).length +
+          [...problems.values()].filter((problem) => problem.code === 'CONFIG_INVALID').length;
         undiscovered = runtime.catalog.undiscoveredServers.filter(inScope);
         const source = { current: catalog, modelScores: (text: string) => runtime.catalog.modelScores(text) };
-        explained = await rank(source, { query, server: options.server, limit, explain: options.explain === true });
+        // A blank query is no query, as discover-all-tools takes it: the tools in catalog order.
+        explained = blank
+          ? listedInOrder(catalog.search({ server: options.server, limit, offset: 0 }))
+          : await rank(source, { query, server: options.server, limit, explain: options.explain === true });
       } finally {
         await runtime.close();
       }
@@ -63,16 +70,21 @@ export function registerSearch(program: Command): void {
           vectors: explained.vectors,
           tools: ranked.map((hit) => jsonOf(hit, options.explain === true)),
           undiscovered,
+          problems: Object.fromEntries(problems),
         });
         return;
       }
       // Tools of a server not discovered yet cannot match: say that, never a bare "no match".
-      const missing = undiscovered.length ? undiscoveredText(undiscovered, enabled.length) : undefined;
+      const missing = undiscovered.length || problems.size ? undiscoveredText(undiscovered, configured, problems) : undefined;
       if (missing && !catalog.visible().some((tool) => inScope(tool.server))) {
         printLines(`No tools to search yet: ${missing}`);
         return;
       }
-      if (!explained.vectors) printNote('word vectors unavailable: ranking by word matches only');
+      if (blank)
+        printLines(
+          `No query: ${explained.total} tool${explained.total === 1 ? '' : 's'} in catalog order; words rank them, e.g. loadout search "read a file"`,
+        );
+      else if (!explained.vectors) printNote('word vectors unavailable: ranking by word matches only');
       if (!ranked.length) {
         printLines(`No tool matches "${query}". List a server's tools with: loadout list --server NAME`, ...(missing ? [missing] : []));
         return;
@@ -87,6 +99,11 @@ export function registerSearch(program: Command): void {
       });
       if (missing) printLines(missing);
     });
+}
+
+// The unranked page as a ranking with nothing to explain, so both print alike.
+function listedInOrder({ total, tools }: ReturnType<Catalog['search']>): Ranking {
+  return { total, hits: tools.map((tool) => ({ tool, score: 0 })), strong: true, confidence: 1, words: [], vectors: true };
 }
 
 function reasonsOf(hit: RankedTool): string[] {

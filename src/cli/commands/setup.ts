@@ -10,7 +10,15 @@ import { findOnPath, launchCommand } from '../clients/launch.js';
 import { applySetup, applyUndo, planUndo, type SetupOutcome } from '../clients/setupApply.js';
 import { planSetup, type SetupPlan } from '../clients/setupPlan.js';
 import { unifiedDiff } from '../clients/textDiff.js';
-import { maskLiteralSecrets, type LoadoutPaths } from '../../config/index.js';
+import {
+  ServerConfigSchema,
+  expansionEnv,
+  maskLiteralSecrets,
+  serverProblemText,
+  unsetVariablesProblem,
+  type LoadoutPaths,
+  type ServerProblem,
+} from '../../config/index.js';
 import { discoverServers, discoveryJson, printDiscoveryStep } from '../discovery.js';
 import { printJson, printLines } from '../output.js';
 import { askYesNo } from '../prompt.js';
@@ -88,6 +96,8 @@ export function registerSetup(program: Command): void {
         keepSecrets: Boolean(options.keepSecrets),
       });
       say(...describePlan(client.title, plan, paths));
+      const problems = importProblems(plan, paths);
+      if (problems.size) say(...problemLines(problems, { done: false }));
       let outcome: SetupOutcome | undefined;
       const nothingToChange = !plan.changes.length && plan.addLoadout.kind !== 'claude-cli' && !Object.keys(plan.imports.servers).length;
       if (nothingToChange) say('Nothing to change.');
@@ -101,12 +111,17 @@ export function registerSetup(program: Command): void {
           ? await discoverServers(paths, logger, undefined, { undiscoveredOnly: true, progressLines: !options.json })
           : [];
       if (options.json) {
-        printJson({ ...planJson(name, plan, paths.serversFile, outcome), discovery: discoveryJson(discovery) });
+        const unset = [...problems].map(([server, problem]) => ({ server, ...problem }));
+        printJson({ ...planJson(name, plan, paths.serversFile, outcome), problems: unset, discovery: discoveryJson(discovery) });
         return;
       }
       printDiscoveryStep(discovery);
+      // Applied all the same (exit 0): what is left is the user's to set, named again last so it is not missed.
+      if (outcome && problems.size) say(...problemLines(problems, { done: true }));
       if (outcome)
-        say(`Done. Restart ${client.title} (or reload its MCP servers) to connect to loadout; "loadout doctor" checks every server.`);
+        say(
+          `${problems.size ? '' : 'Done. '}Restart ${client.title} (or reload its MCP servers) to connect to loadout; "loadout doctor" checks every server.`,
+        );
       if (client.needs) say(client.needs);
     });
 }
@@ -119,6 +134,29 @@ async function confirmed(options: SetupOptions, say: (...lines: string[]) => voi
   if (options.yes) return true;
   if (await askYesNo('Apply these changes?')) return true;
   throw new LoadoutError('NOT_CONFIRMED', 'nothing was changed (answer y, or pass --yes to apply without asking)');
+}
+
+// The imported servers that use a ${VAR} neither the environment nor secrets.env (with what this
+// setup moves there) sets: they are imported, but cannot start until the user sets it.
+function importProblems(plan: SetupPlan, paths: LoadoutPaths): Map<string, ServerProblem> {
+  const env = expansionEnv(paths.secretsFile, { ...process.env, ...plan.secrets.values });
+  const problems = new Map<string, ServerProblem>();
+  for (const [server, raw] of Object.entries(plan.imports.servers)) {
+    const parsed = ServerConfigSchema.safeParse(raw);
+    const problem = parsed.success && parsed.data.enabled ? unsetVariablesProblem(parsed.data, env, paths.secretsFile) : undefined;
+    if (problem) problems.set(server, problem);
+  }
+  return problems;
+}
+
+// `github will not start until you set what it uses:`, then each server's problem and fix.
+function problemLines(problems: ReadonlyMap<string, ServerProblem>, { done }: { done: boolean }): string[] {
+  const one = problems.size === 1;
+  const servers = one ? [...problems.keys()][0]! : `${problems.size} servers`;
+  return [
+    `${done ? 'Done, but ' : ''}${servers} will not start until you set what ${one ? 'it uses' : 'they use'}:`,
+    ...[...problems].map(([server, problem]) => `  ${serverProblemText(server, problem)}`),
+  ];
 }
 
 // `setup --json`: the plan as describePlan tells it, and what was applied.

@@ -3,7 +3,15 @@
 // server with OAuth, its login's state, or for a per-user one how many principals authorized it.
 // With --store, the replicas serving on that store (those heard from in the last 30 s).
 import type { Command } from 'commander';
-import { expansionEnv, oauthSettingsOf, serversFileNotice, type OAuthRecord, type ServerConfig } from '../../config/index.js';
+import {
+  expansionEnv,
+  invalidEntryProblem,
+  oauthSettingsOf,
+  serverProblemText,
+  serversFileNotice,
+  type OAuthRecord,
+  type ServerConfig,
+} from '../../config/index.js';
 import { fileOAuthRecords, oauthTargetOf, storeOAuthRecords, type AllOAuthRecords, type EraVerdict } from '../../downstream/index.js';
 import {
   discoveryRecordsOf,
@@ -110,7 +118,7 @@ export function registerStatus(program: Command): void {
         return;
       }
       if (view.fileProblem) printLines(paint('red', serversFileNotice(view.fileProblem)));
-      for (const { name, problem } of brokenServers) printLines(paint('red', `${name}: left out, its entry is invalid: ${problem}`));
+      for (const { name, problem } of brokenServers) printLines(paint('red', serverProblemText(name, invalidEntryProblem(problem))));
       if (!servers.length) {
         printLines(`No servers in ${paths.serversFile}. Add some, or import them with "loadout init --from FILE".`);
         if (replicas && storeName !== undefined) printReplicas(replicas, storeName);

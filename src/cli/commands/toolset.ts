@@ -1,6 +1,6 @@
-// `loadout toolset list|show|create|delete|equip`: saved toolsets from the config dir (or, in store
-// mode, the team store), without a gateway. `equip` only sets the toolset remembered for the next
-// `serve` start (in state.json, or the store's equipped record under LAST_STOP_KEY).
+// `loadout toolset list|show|create|delete|equip|unequip`: saved toolsets from the config dir (or, in
+// store mode, the team store), without a gateway. `equip` only sets the toolset remembered for the
+// next `serve` start (in state.json, or the store's equipped record under LAST_STOP_KEY); `unequip` clears it.
 import type { Command } from 'commander';
 import { unusableReason } from '../../catalog/index.js';
 import { StateStore, type LoadoutPaths, type ToolsetOwner } from '../../config/index.js';
@@ -145,6 +145,26 @@ export function registerToolset(program: Command): void {
       else
         printLines(
           `'${name}' will be equipped when "loadout serve" next starts. Running gateways keep their current toolset (an agent can switch with equip-toolset).`,
+        );
+    });
+
+  toolset
+    .command('unequip')
+    .description('undo "toolset equip": the next "loadout serve" starts with the meta-tools alone')
+    .option('--json', 'machine-readable output')
+    .action(async (options: { json?: boolean }, command: Command) => {
+      const { paths, logger, storeUrl } = commandEnvironment(command);
+      const was = await withCommandStore(storeUrl, logger, async (store) => {
+        const { remembered } = toolsetPlaces(paths, store);
+        const name = await remembered.read();
+        if (name !== null) await remembered.forget(name);
+        return name;
+      });
+      if (options.json) printJson({ unequipped: was });
+      else if (was === null) printLines('No toolset is equipped at start; "loadout serve" starts with the meta-tools alone.');
+      else
+        printLines(
+          `'${was}' will no longer be equipped when "loadout serve" next starts: it starts with the meta-tools alone. Running gateways keep their current toolset (an agent can take it off with unequip-toolset).`,
         );
     });
 }

@@ -1,7 +1,7 @@
 // Meta-tools that read the catalog or call into it: discover-all-tools and call-tool.
 import * as z from 'zod';
 import { rank, type Catalog, type CatalogTool, type Ranking } from '../../catalog/index.js';
-import { enabledServerNames } from '../../config/index.js';
+import { enabledServerNames, serverProblemText, type ServerProblem } from '../../config/index.js';
 import { LoadoutError, oneLine } from '../../shared/index.js';
 import { discoveryStateText } from '../../runtime/index.js';
 import { textResult } from '../calls/toolResults.js';
@@ -21,7 +21,7 @@ export const discoverAllTools = defineMetaTool({
   name: 'discover-all-tools',
   annotations: READS_ONLY,
   description:
-    'Search every tool behind loadout: server.tool and one line each. query ranks (top 10 by default), server filters, and together they rank within one server ({"query": "create issue", "server": "github"}); detail:true adds schemas; no arguments: the servers.',
+    'Search every tool behind loadout: server.tool and one line each. query ranks (top 10 by default; a blank one is no query), server filters, and together they rank within one server ({"query": "create issue", "server": "github"}); detail:true adds schemas; no arguments: the servers.',
   input: z.strictObject({
     query: z.string().max(500).optional(),
     server: z.string().optional(),
@@ -60,13 +60,16 @@ export const discoverAllTools = defineMetaTool({
     }
     const lines: string[] = [];
     // Tools of a server not discovered yet cannot be found: say so, never a bare "no match".
-    const undiscovered = gateway.catalog.undiscoveredServers;
-    const states = gateway.discovery.states();
+    // A server with a problem (an invalid entry, an unset variable) is told by it, with its fix:
+    // its discovery's failure and a "loadout refresh" would say less and fix nothing.
+    const problems = gateway.catalog.serverProblems({ brief: true });
+    const undiscovered = gateway.catalog.undiscoveredServers.filter((server) => !problems.has(server));
+    const states = gateway.discovery.states().filter((state) => !problems.has(state.server));
     const stateLines = states.map((state) => `! ${discoveryStateText(state)}`);
     const explained = new Set(states.map((state) => state.server));
-    const missing = undiscovered.length
-      ? notDiscoveredText(undiscovered, explained, enabledServerNames(gateway.pool.configs).length)
-      : undefined;
+    // Counted as the instructions list them: the enabled servers and the entries left out.
+    const configured = enabledServerNames(gateway.pool.configs).length + [...problems.values()].filter(isInvalidEntry).length;
+    const missing = undiscovered.length || problems.size ? notDiscoveredText(undiscovered, problems, explained, configured) : undefined;
     if (missing && !catalog.visible().length) return [`No tools yet: ${missing}`, ...stateLines].join('\n');
     const shown = tools.length ? `showing ${args.offset + 1}–${args.offset + tools.length}` : 'none on this page';
     const equipped = exposedIds.size ? ' * = equipped.' : '';
@@ -114,14 +117,35 @@ export const callTool = defineMetaTool({
 
 /**
  * `2 of 5 servers are not discovered (a, b). The user can run "loadout refresh" …`. A server with
- * a `!` line of its own (`explained`: why, and when it is tried again) is not named twice.
+ * a `!` line of its own (`explained`: why, and when it is tried again) is not named twice; one
+ * with a problem gets a line of its own with the fix, which no refresh is.
  */
-function notDiscoveredText(undiscovered: readonly string[], explained: ReadonlySet<string>, enabledCount: number): string {
-  const one = undiscovered.length === 1;
+function notDiscoveredText(
+  undiscovered: readonly string[],
+  problems: ReadonlyMap<string, ServerProblem>,
+  explained: ReadonlySet<string>,
+  configured: number,
+): string {
+  const count = undiscovered.length + problems.size;
+  const one = count === 1;
   const unexplained = undiscovered.filter((server) => !explained.has(server));
-  const below = unexplained.length < undiscovered.length ? `see the ! line${one ? '' : 's'} below` : '';
-  const which = [unexplained.join(', '), below].filter(Boolean).join('; ');
-  return `${undiscovered.length} of ${enabledCount} server${enabledCount === 1 ? '' : 's'} ${one ? 'is' : 'are'} not discovered (${which}). The user can run "loadout refresh" in a terminal to discover ${one ? 'it and see why it fails' : 'them and see why they fail'}.`;
+  const below = unexplained.length < undiscovered.length ? `see the ! line${undiscovered.length === 1 ? '' : 's'} below` : '';
+  // With problems listed, every server is named: "see the ! line below" would read as theirs.
+  const which = problems.size
+    ? [...problems.keys(), ...undiscovered].join(', ')
+    : [unexplained.join(', '), below].filter(Boolean).join('; ');
+  const head = `${count} of ${configured} server${configured === 1 ? '' : 's'} ${one ? 'is' : 'are'} not discovered (${which}).`;
+  const fixes = [...problems].map(([server, problem]) => `${serverProblemText(server, problem)} (the user's to fix; no refresh will)`);
+  // Named when problems are listed too, so "it" cannot be read as one of those.
+  const subject = problems.size ? undiscovered.join(', ') : undiscovered.length === 1 ? 'it' : 'them';
+  const refresh = undiscovered.length
+    ? ` The user can run "loadout refresh" in a terminal to discover ${subject} and see why ${undiscovered.length === 1 ? 'it fails' : 'they fail'}.`
+    : '';
+  return [head + refresh, ...fixes].join('\n');
+}
+
+function isInvalidEntry(problem: ServerProblem): boolean {
+  return problem.code === 'CONFIG_INVALID';
 }
 
 function detailOf(tool: CatalogTool, exposedName: string | undefined): Record<string, unknown> {
