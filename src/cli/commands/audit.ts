@@ -21,8 +21,12 @@ export function registerAudit(program: Command): void {
       const { paths, logger, storeUrl } = commandEnvironment(command);
       const sinceMs = options.since === undefined ? undefined : parseSince(options.since, Date.now());
       const filter = { principal: options.principal, server: options.server, sinceMs };
-      const { records, unreadableLines } = await withCommandStore(storeUrl, logger, (store) =>
-        store?.audit ? readStoredAuditTrail(store.audit, filter) : readAuditTrail(paths.dataDir, filter),
+      // LOADOUT_SECRET_KEY seals OAuth tokens only: reading the trail needs no key.
+      const { records, unreadableLines } = await withCommandStore(
+        storeUrl,
+        logger,
+        (store) => (store?.audit ? readStoredAuditTrail(store.audit, filter) : readAuditTrail(paths.dataDir, filter)),
+        { secretKey: 'unused' },
       );
       if (unreadableLines > 0)
         printNote(`${unreadableLines} line(s) of the trail are not records (a write cut short by a killed process); they are left out`);
