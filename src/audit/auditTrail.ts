@@ -20,6 +20,8 @@ export interface AuditTrailOptions {
   readonly withArguments: boolean;
   readonly flushMs: number;
   readonly logger: Logger;
+  /** The replica's id (the runtime's `replicaId`): every record names it, and its id begins with it. */
+  readonly replica: string;
 }
 
 /** Where audit records go, batched. */
@@ -28,6 +30,8 @@ export class AuditTrail {
   #pending: AuditEvent[] = [];
   #timer: NodeJS.Timeout | undefined;
   #writing: Promise<void> = Promise.resolve();
+  // The last record's number: ids are `<replica>.<n>`, unique while replica ids are.
+  #sequence = 0;
   // Sinks whose last write failed, with the records they have missed since.
   readonly #lost = new Map<AuditSink, number>();
   #closed: Promise<void> | undefined;
@@ -68,8 +72,9 @@ export class AuditTrail {
 
   async #write(batch: readonly AuditEvent[]): Promise<void> {
     const days = new Map<string, Array<{ record: AuditRecord; json: string }>>();
+    const { replica } = this.#options;
     for (const event of batch) {
-      const record = auditRecordOf(event, this.#options.withArguments);
+      const record = auditRecordOf(event, this.#options.withArguments, { id: `${replica}.${++this.#sequence}`, replica });
       const day = record.time.slice(0, 10);
       let records = days.get(day);
       if (!records) days.set(day, (records = []));
@@ -105,6 +110,8 @@ export interface AuditTrailPlaces {
   readonly logger: Logger;
   /** Whether stdout is free for records (serve --http); in stdio mode it carries the protocol. */
   readonly stdoutFree: boolean;
+  /** The replica's id (the runtime's `replicaId`). */
+  readonly replicaId: string;
   /** The store's audit table (Postgres mode): the trail is written there instead of the day files. */
   readonly store?: AuditTable;
 }
@@ -126,5 +133,11 @@ export function openAuditTrail(settings: AuditSettings, places: AuditTrailPlaces
       sinks.push(linesStreamSink(process.stdout, 'stdout'));
     } else if (copy !== undefined) sinks.push(linesFileSink(path.resolve(places.configDir, copy)));
   }
-  return new AuditTrail({ sinks, withArguments: settings.arguments, flushMs: settings.flush_ms, logger: places.logger });
+  return new AuditTrail({
+    sinks,
+    withArguments: settings.arguments,
+    flushMs: settings.flush_ms,
+    logger: places.logger,
+    replica: places.replicaId,
+  });
 }

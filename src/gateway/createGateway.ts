@@ -41,6 +41,8 @@ interface GatewayOptions {
   store?: TeamStore;
   /** Whether stdout is free for `audit.copy_to: stdout` (serve --http); over stdio it is the protocol. */
   stdoutFree?: boolean;
+  /** This replica's id (default: drawn by the runtime); `serve` draws it first, for telemetry's resource. */
+  replicaId?: string;
 }
 
 /** Options of Gateway.connect. */
@@ -57,6 +59,8 @@ export type ConnectOptions = Pick<SessionOptions, 'hearsToolChanges' | 'onEquip'
 /** A running gateway. */
 export interface Gateway {
   readonly context: GatewayContext;
+  /** This process's id among the replicas of a fleet (its heartbeat row, audit records, telemetry's service.instance.id). */
+  readonly replicaId: string;
   /** `auth:` of servers.yaml as read at start: the authorization server HTTP callers' tokens come from. */
   readonly auth: AuthSettings | undefined;
   /**
@@ -108,6 +112,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         configDir: paths.configDir,
         logger,
         stdoutFree: options.stdoutFree === true,
+        replicaId: runtime.replicaId,
         ...(store?.audit ? { store: store.audit } : {}),
       }),
     )
@@ -302,6 +307,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
 
   return {
     context,
+    replicaId: runtime.replicaId,
     auth: config.auth,
     async serveStdio(transport, onError) {
       const opening = new StdioOpening(transport);

@@ -7,6 +7,7 @@
 // writes discoveries back into it. `serve`, the CLI commands and `optimize` all start here, so no
 // command can see a different catalog from another.
 import path from 'node:path';
+import { nanoid } from 'nanoid';
 import { CatalogStore } from '../catalog/index.js';
 import { StateStore, expansionEnv, loadServersConfig, type LoadoutPaths, type ServersFile } from '../config/index.js';
 import { ServerPool, fileOAuthRecords, storeOAuthRecords, type OAuthRecords } from '../downstream/index.js';
@@ -25,6 +26,8 @@ interface RuntimeOptions {
   env?: NodeJS.ProcessEnv;
   /** The team store (`--store`) state is kept in; without one, the data and config dirs' files. The runtime closes it. */
   store?: TeamStore;
+  /** This process's replica id (`serve` draws it before telemetry starts); default: a new nanoid. */
+  replicaId?: string;
 }
 
 /** The services every command works with, built from one read of the config dir. */
@@ -47,6 +50,8 @@ export interface Runtime {
   readonly toolsets: Toolsets;
   /** The team store in store mode; undefined with files. */
   readonly store: TeamStore | undefined;
+  /** This process's id among the replicas of a fleet, drawn at start: heartbeats, audit records and telemetry name it. */
+  readonly replicaId: string;
   /** Stop every downstream connection, then close the store. Runs once. */
   close(): Promise<void>;
 }
@@ -101,6 +106,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     discoveryRecords,
     oauthRecords,
     store,
+    replicaId: options.replicaId ?? nanoid(),
     close,
   };
 }

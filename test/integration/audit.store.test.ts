@@ -173,11 +173,16 @@ describe('audit and limits while Postgres is stopped', () => {
 
 describe('the store audit table', () => {
   const open = usePostgresReplicas();
+  let rows = 0;
   const row = (at: string, server: string | null = 'echo') => ({
     at,
     principalId: 'id-alice',
     principalSubject: 'alice',
     server,
+    recordId: `r.${++rows}`,
+    replica: 'r',
+    tool: 'echo',
+    exposedTool: 'echo_echo',
     json: JSON.stringify({ time: at, principal: null, action: 'tool-call', method: 'tools/call', outcome: 'ok', duration_ms: 1 }),
   });
 
@@ -200,6 +205,19 @@ describe('the store audit table', () => {
     const reading = await readStoredAuditTrail(store.audit!);
     expect(reading).toMatchObject({ unreadableLines: 1 });
     expect(reading.records).toHaveLength(2);
+  });
+
+  it('keeps a batch written twice once, by its record ids (a retry whose answer was lost), and filters by tool and replica', async () => {
+    const store = await open();
+    const batch = [row('2026-05-01T10:00:00.000Z'), row('2026-05-01T10:00:01.000Z')];
+    await store.audit!.append(batch);
+    await store.audit!.append([...batch, row('2026-05-01T10:00:02.000Z')]);
+    expect(await store.audit!.read({})).toHaveLength(3);
+    expect(await store.audit!.read({ tool: 'echo' })).toHaveLength(3);
+    expect(await store.audit!.read({ tool: 'echo_echo' })).toHaveLength(3);
+    expect(await store.audit!.read({ tool: 'other' })).toHaveLength(0);
+    expect(await store.audit!.read({ replica: 'r' })).toHaveLength(3);
+    expect(await store.audit!.read({ replica: 'q' })).toHaveLength(0);
   });
 
   it('deletes rows past retention once a UTC day, by the first replica to write that day only', async () => {
