@@ -8,7 +8,9 @@ import { LoadoutError, errorMessage, type Logger } from '../shared/index.js';
 import type { AuditTable } from '../store/index.js';
 import { auditRecordOf, type AuditEvent, type AuditRecord } from './auditRecord.js';
 import { auditDir, dayFilesSink, linesFileSink, linesStreamSink, type AuditSink, type DayLines } from './auditSinks.js';
-import { storeSink } from './storedTrail.js';
+import { telemetry } from '../telemetry/index.js';
+import { AuditSpool, spoolDir } from './auditSpool.js';
+import { SpooledStoreSink } from './spooledStoreSink.js';
 
 /** Records written at once at most: a burst of calls is written as it comes, not held for the timer. */
 const MAX_BATCH_RECORDS = 512;
@@ -64,9 +66,11 @@ export class AuditTrail {
     return this.#writing;
   }
 
-  /** Write what is pending and take no more. Runs once. */
+  /** Write what is pending and take no more; each sink then settles what it holds. Runs once. */
   close(): Promise<void> {
-    this.#closed ??= this.flush();
+    this.#closed ??= this.flush().then(async () => {
+      await Promise.all(this.#options.sinks.map((sink) => sink.close?.() ?? Promise.resolve()));
+    });
     return this.#closed;
   }
 
@@ -116,12 +120,20 @@ export interface AuditTrailPlaces {
   readonly store?: AuditTable;
 }
 
+// The store's table behind the data dir's spool, its figures read by telemetry.
+function spooledSink(settings: AuditSettings, places: AuditTrailPlaces, table: AuditTable): AuditSink {
+  const spool = new AuditSpool(spoolDir(places.dataDir), settings.spool_max_mb * 1024 * 1024, places.replicaId);
+  const sink = new SpooledStoreSink(table, spool, settings.retention_days, places.logger);
+  telemetry().watchAudit(sink);
+  return sink;
+}
+
 /** The trail `audit:` asks for. Throws a CONFIG_INVALID LoadoutError for `copy_to: stdout` where stdout is the protocol. */
 export function openAuditTrail(settings: AuditSettings, places: AuditTrailPlaces): AuditTrail {
   const sinks: AuditSink[] = [];
   if (settings.enabled) {
     sinks.push(
-      places.store ? storeSink(places.store, settings.retention_days) : dayFilesSink(auditDir(places.dataDir), settings.retention_days),
+      places.store ? spooledSink(settings, places, places.store) : dayFilesSink(auditDir(places.dataDir), settings.retention_days),
     );
     const copy = settings.copy_to;
     if (copy === 'stdout') {

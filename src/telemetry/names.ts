@@ -79,6 +79,10 @@ export const LOADOUT_METRIC = {
   searchDuration: 'loadout.search.duration',
   /** Histogram (s): one meta-tool run. */
   metaToolDuration: 'loadout.meta_tool.duration',
+  /** Gauge: audit records in the spool (team store), not yet in the store. */
+  auditSpooled: 'loadout.audit.records.spooled',
+  /** Counter: audit records dropped, the spool full while the store could not take them. */
+  auditDropped: 'loadout.audit.records.dropped',
 } as const;
 
 /** The explicit bucket boundaries (s) the conventions give for the MCP operation histograms. */

@@ -205,6 +205,7 @@ export function openTelemetry(options: OtelOptions): Telemetry {
       });
     },
     watchGateway: (gauges) => instruments.watchGateway(gauges),
+    watchAudit: (figures) => instruments.watchAudit(figures),
     servePrometheus: prometheus && ((req, res) => prometheus.getMetricsRequestHandler(req, res)),
     close() {
       // What is buffered gets a moment to leave; a collector that is down must not hold up the exit.

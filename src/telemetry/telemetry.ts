@@ -81,6 +81,12 @@ export interface GatewayGauges {
   knowsPrompt(name: string): boolean;
 }
 
+/** The audit trail's figures in Postgres mode, read on each collection. */
+export interface AuditFigures {
+  spooledRecords(): number;
+  droppedRecords(): number;
+}
+
 /** Attribute values a meta-tool adds to its span. */
 export type MetaToolNotes = Readonly<Record<string, string | number | boolean>>;
 
@@ -111,6 +117,8 @@ export interface Telemetry {
   storeOperation(facts: StoreOperationFacts): void;
   /** Read these gauges at each collection (the last gateway to register them is read). */
   watchGateway(gauges: GatewayGauges): void;
+  /** Read the audit trail's spool figures at each collection (the last trail to register them is read). */
+  watchAudit(figures: AuditFigures): void;
   /** Serve the metrics as Prometheus text, when `--metrics` asked for them. */
   readonly servePrometheus: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
   /** Flush what is buffered and stop. */
@@ -134,6 +142,7 @@ export const TELEMETRY_OFF: Telemetry = {
   searched: () => {},
   storeOperation: () => {},
   watchGateway: () => {},
+  watchAudit: () => {},
   servePrometheus: undefined,
   close: () => Promise.resolve(),
 };
