@@ -6,7 +6,12 @@ import path from 'node:path';
 import postgres from 'postgres';
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readStoredAuditTrail } from '../../src/audit/index.js';
+import { AuditTrail, readStoredAuditTrail, type AuditEvent } from '../../src/audit/index.js';
+import { AuditSpool } from '../../src/audit/auditSpool.js';
+import { SpooledStoreSink } from '../../src/audit/spooledStoreSink.js';
+import { silentLogger } from '../../src/shared/index.js';
+import type { AuditTable } from '../../src/store/index.js';
+import { useTempDir } from '../helpers/tempDir.js';
 import { runCli } from '../helpers/cli.js';
 import { eventually, fixture, makeTempDirs, nodeServer, textOf, waitForExit, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
 import { connectHttp, startHttpGateway, type ListeningProcess } from '../helpers/http.js';
@@ -260,6 +265,21 @@ describe('the audit spool while Postgres is stopped', () => {
 
 describe('the store audit table', () => {
   const open = usePostgresReplicas();
+  const spoolRoot = useTempDir('loadout-audit-spool-');
+  const event = (requestId: number): AuditEvent => ({
+    startedAt: Date.parse('2026-05-01T10:00:00Z') + requestId,
+    principal: undefined,
+    action: 'tool-call',
+    method: 'tools/call',
+    server: 'echo',
+    tool: 'echo',
+    exposedTool: 'echo_echo',
+    hasArguments: true,
+    arguments: {},
+    outcome: 'ok',
+    durationMs: 1,
+    requestId,
+  });
   let rows = 0;
   const row = (at: string, server: string | null = 'echo') => ({
     at,
@@ -305,6 +325,29 @@ describe('the store audit table', () => {
     expect(await store.audit!.read({ tool: 'other' })).toHaveLength(0);
     expect(await store.audit!.read({ replica: 'r' })).toHaveLength(3);
     expect(await store.audit!.read({ replica: 'q' })).toHaveLength(0);
+  });
+
+  it('sends a spooled batch whose commit was answered by a lost connection again, and keeps it once', async () => {
+    const store = await open();
+    const table = store.audit!;
+    let answers = 0;
+    // The first batch is committed, then its answer is lost (as with a connection dropped just after the commit).
+    const lossy: AuditTable = {
+      append: async (rows, options) => {
+        await table.append(rows, options);
+        if (++answers === 1) throw new Error('connection lost after the commit');
+      },
+      read: (filter) => table.read(filter),
+    };
+    const sink = new SpooledStoreSink(lossy, new AuditSpool(path.join(spoolRoot(), 'spool'), 1 << 20, 'r'), 0, silentLogger);
+    const trail = new AuditTrail({ sinks: [sink], withArguments: false, flushMs: 10, logger: silentLogger, replica: 'r' });
+    for (const requestId of [1, 2, 3]) trail.record(event(requestId));
+    await trail.flush();
+    await eventually(() => answers >= 2, 10_000, 'the batch sent again');
+    trail.record(event(4));
+    await trail.close();
+    expect((await table.read({})).map((json) => (JSON.parse(json) as { id: string }).id)).toEqual(['r.1', 'r.2', 'r.3', 'r.4']);
+    expect(await readdir(path.join(spoolRoot(), 'spool'))).toEqual([]);
   });
 
   it('deletes rows past retention once a UTC day, by the first replica to write that day only', async () => {
