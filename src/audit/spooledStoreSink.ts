@@ -38,6 +38,8 @@ export class SpooledStoreSink implements AuditSink, SpoolFigures {
   #away = false;
   #sentSinceAway = 0;
   #full = false;
+  // The spool could not be written (reported once, until it can again).
+  #unwritable = false;
   #dropped = 0;
   #lastDay: string | undefined;
   #closed = false;
@@ -63,12 +65,15 @@ export class SpooledStoreSink implements AuditSink, SpoolFigures {
       if (appended.segment && !this.#away) this.#fresh.set(appended.segment.name, appended.kept);
       this.#countDropped(appended.dropped);
       kept = appended.kept;
+      this.#unwritable = false;
     } catch (error) {
       // No spool (a full disk, a folder it may not write): the store, straight, is all that is left.
-      this.#log.error(
-        { dir: this.#spool.dir, err: errorMessage(error) },
-        'the audit spool cannot be written; records go to the store unspooled',
-      );
+      if (!this.#unwritable)
+        this.#log.error(
+          { dir: this.#spool.dir, err: errorMessage(error) },
+          'the audit spool cannot be written; records go to the store unspooled',
+        );
+      this.#unwritable = true;
       await this.#table.append(records.map(({ record, json }) => auditRowOf(record, json))).catch(() => this.#countDropped(records.length));
       return;
     }

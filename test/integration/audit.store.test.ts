@@ -181,17 +181,22 @@ describe('the audit spool while Postgres is stopped', () => {
     return (JSON.parse(run.stdout) as { records: Record_[] }).records;
   };
 
+  // One call with Postgres up (its record in the store), then `calls` with it stopped, each answered.
+  const callThroughOutage = async (databaseUrl: string, http: Awaited<ReturnType<typeof connectHttp>>, calls: number): Promise<void> => {
+    expect(textOf(await http.client.callTool({ name: 'echo_echo', arguments: { text: 'before' } }))).toBe('before');
+    await eventually(async () => (await storedRecords(databaseUrl)).length === 1, 10_000, 'the first record in the store');
+    await server.stop();
+    for (let round = 0; round < calls; round++)
+      expect(textOf(await http.client.callTool({ name: 'echo_echo', arguments: { text: `away ${round}` } }))).toBe(`away ${round}`);
+  };
+
   it('answers every call, keeps its records in the spool (0600 in a 0700 folder), and writes each once when Postgres is back', async () => {
     const database = await createDatabase(server.url);
     await writeServersYaml(dirs.configDir, SERVERS, { audit: { flush_ms: 20 }, limits: { server_calls_per_minute: 1000 } });
     const replica = await startReplica(database.url);
     const http = await connectHttp(replica.url, { token: 'tok-alice' });
     try {
-      expect(textOf(await http.client.callTool({ name: 'echo_echo', arguments: { text: 'before' } }))).toBe('before');
-      await eventually(async () => (await storedRecords(database.url)).length === 1, 10_000, 'the first record in the store');
-      await server.stop();
-      for (let round = 0; round < 4; round++)
-        expect(textOf(await http.client.callTool({ name: 'echo_echo', arguments: { text: `away ${round}` } }))).toBe(`away ${round}`);
+      await callThroughOutage(database.url, http, 4);
       await eventually(async () => (await spooled(dirs.dataDir)).length >= 4, 20_000, 'the records of the outage in the spool');
       expect(replica.output()).toContain('the store cannot take audit records; they wait in the spool');
       expect(replica.output().split('rate limits cannot be counted in the store').length - 1).toBe(1);
@@ -241,11 +246,7 @@ describe('the audit spool while Postgres is stopped', () => {
     const replica = await startReplica(database.url, ['--metrics']);
     const http = await connectHttp(replica.url, { token: 'tok-alice' });
     try {
-      expect(textOf(await http.client.callTool({ name: 'echo_echo', arguments: { text: 'before' } }))).toBe('before');
-      await eventually(async () => (await storedRecords(database.url)).length === 1, 10_000, 'the first record in the store');
-      await server.stop();
-      for (let round = 0; round < 6; round++)
-        expect(textOf(await http.client.callTool({ name: 'echo_echo', arguments: { text: `away ${round}` } }))).toBe(`away ${round}`);
+      await callThroughOutage(database.url, http, 6);
       await eventually(async () => (await metricValue(replica.url, 'loadout_audit_records_dropped_total')) > 0, 10_000, 'records dropped');
       expect(replica.output()).toContain('the audit spool is full');
       const inSpool = (await spooled(dirs.dataDir)).length;
