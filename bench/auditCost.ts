@@ -32,6 +32,7 @@ export async function benchAuditCost(context: BenchContext): Promise<BenchRow[]>
       configDir: dataDir,
       logger: silentLogger,
       stdoutFree: false,
+      replicaId: 'bench',
     });
     const onPathStart = cpuMicros();
     for (let n = 0; n < calls; n++) {
@@ -44,6 +45,7 @@ export async function benchAuditCost(context: BenchContext): Promise<BenchRow[]>
         method: 'tools/call',
         server: 'github',
         tool: 'create_issue',
+        exposedTool: 'github_create_issue',
         arguments: ARGUMENTS,
         hasArguments: true,
         outcome: 'ok',

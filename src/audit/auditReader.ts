@@ -11,6 +11,10 @@ export interface AuditFilter {
   /** A principal's subject or id. */
   readonly principal?: string;
   readonly server?: string;
+  /** The tool's own name (`read_text_file`) or the name it was called by (`files_read_text_file`). */
+  readonly tool?: string;
+  /** The replica that answered. */
+  readonly replica?: string;
   /** Only records at or after this time (ms since the epoch). */
   readonly sinceMs?: number;
 }
@@ -61,5 +65,7 @@ function selects(filter: AuditFilter, record: AuditRecord): boolean {
   if (filter.principal !== undefined && filter.principal !== record.principal?.subject && filter.principal !== record.principal?.id)
     return false;
   if (filter.server !== undefined && filter.server !== record.server) return false;
+  if (filter.tool !== undefined && filter.tool !== record.tool && filter.tool !== record.exposed_tool) return false;
+  if (filter.replica !== undefined && filter.replica !== record.replica) return false;
   return filter.sinceMs === undefined || Date.parse(record.time) >= filter.sinceMs;
 }

@@ -35,6 +35,10 @@ export type AuditOutcome = z.infer<typeof AuditOutcomeSchema>;
 export const AuditRecordSchema = z.object({
   /** When the request arrived (ISO 8601, UTC). */
   time: z.iso.datetime(),
+  /** The record's own id, unique in the fleet (`<replica>.<n>`): a record written twice (a retry whose answer was lost) is kept once. Absent before 0.3. */
+  id: z.string().optional(),
+  /** The id of the replica (the gateway process) that answered, drawn at its start; absent before 0.3. */
+  replica: z.string().optional(),
   /** Who made it; null when it was refused before anyone was known (no or a bad access token). */
   principal: z.object({ id: z.string(), issuer: z.string(), subject: z.string(), groups: z.array(z.string()) }).nullable(),
   action: AuditActionSchema,
@@ -42,8 +46,13 @@ export const AuditRecordSchema = z.object({
   method: z.string(),
   /** The server behind the tool; absent for loadout's own meta-tools. */
   server: z.string().optional(),
-  /** The tool as the caller named it (a meta-tool's name, an equipped name, or `server.tool`); a prompt's name, a resource's URI. */
+  /**
+   * The tool by its own name: the server's (`read_text_file`), or a meta-tool's; a prompt's name, a
+   * resource's URI. Absent for a call of a name that is no tool. (Before 0.3, a refused call had the name it was called by.)
+   */
   tool: z.string().optional(),
+  /** A tools/call's name as the caller called it: the exposed (flattened) name (`files_read_text_file`), a `server.tool` id, a meta-tool's name. */
+  exposed_tool: z.string().optional(),
   /** sha-256 (hex) of the arguments' canonical JSON (RFC 8785); `{}` when the call had none. */
   arguments_sha256: z.string().optional(),
   /** The arguments themselves, only with `audit.arguments: true`. */
@@ -65,7 +74,10 @@ export interface AuditEvent {
   readonly action: AuditAction;
   readonly method: string;
   readonly server?: string;
+  /** The tool's own name (see AuditRecord.tool). */
   readonly tool?: string;
+  /** The name a tools/call called it by (see AuditRecord.exposed_tool). */
+  readonly exposedTool?: string;
   /** The call's arguments (a tools/call has some, even `{}`); undefined for a request that has none. */
   readonly arguments?: unknown;
   readonly hasArguments: boolean;
@@ -75,19 +87,28 @@ export interface AuditEvent {
   readonly detail?: string;
 }
 
-/** The record of `event`; with `withArguments`, it carries the arguments themselves too. */
-export function auditRecordOf(event: AuditEvent, withArguments: boolean): AuditRecord {
+/** Who writes a record, and its id: stamped by the trail when the record is made, off the call's path. */
+export interface AuditStamp {
+  readonly id: string;
+  readonly replica: string;
+}
+
+/** The record of `event`, stamped `stamp`; with `withArguments`, it carries the arguments themselves too. */
+export function auditRecordOf(event: AuditEvent, withArguments: boolean, stamp: AuditStamp): AuditRecord {
   const { principal } = event;
   // Assigned one key at a time, in the schema's order (the JSON line's order): built from spread
   // literals, a record made a short-lived object per optional key, and records are made per call.
   const record: Partial<AuditRecord> = {
     time: new Date(event.startedAt).toISOString(),
+    id: stamp.id,
+    replica: stamp.replica,
     principal: principal ? { id: principal.id, issuer: principal.issuer, subject: principal.subject, groups: [...principal.groups] } : null,
     action: event.action,
     method: event.method,
   };
   if (event.server !== undefined) record.server = event.server;
   if (event.tool !== undefined) record.tool = event.tool;
+  if (event.exposedTool !== undefined) record.exposed_tool = event.exposedTool;
   if (event.hasArguments) {
     const args = event.arguments ?? {};
     const text = canonicalJson(args);

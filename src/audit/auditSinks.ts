@@ -12,6 +12,8 @@ export interface AuditSink {
   readonly name: string;
   /** Write a batch of records, grouped by the UTC day of their records. */
   write(batch: readonly DayLines[]): Promise<void>;
+  /** Settle what it holds (a sink that keeps records back); the trail calls it once, after its last write. */
+  close?(): Promise<void>;
 }
 
 /** The records of one batch that fall on one UTC day. */

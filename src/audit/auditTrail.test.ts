@@ -16,7 +16,7 @@ function dayOf(day: string, requestIds: number[]): DayLines {
   return {
     day,
     records: requestIds.map((requestId) => {
-      const record = auditRecordOf(callEvent({ requestId }), false);
+      const record = auditRecordOf(callEvent({ requestId }), false, stampOf(requestId));
       return { record, json: JSON.stringify(record) };
     }),
   };
@@ -24,8 +24,11 @@ function dayOf(day: string, requestIds: number[]): DayLines {
 
 // The JSON lines of the calls of `requestIds`, as a file sink writes them.
 function linesOf(requestIds: number[]): string {
-  return requestIds.map((requestId) => `${JSON.stringify(auditRecordOf(callEvent({ requestId }), false))}\n`).join('');
+  return requestIds.map((requestId) => `${JSON.stringify(auditRecordOf(callEvent({ requestId }), false, stampOf(requestId)))}\n`).join('');
 }
+
+// The stamp the trail of replica `r` gives its `n`th record.
+const stampOf = (n: number) => ({ id: `r.${n}`, replica: 'r' });
 
 const alice = issuedPrincipal('https://idp.example', 'alice', ['eng']);
 
@@ -37,6 +40,7 @@ function callEvent(overrides: Partial<AuditEvent> = {}): AuditEvent {
     method: 'tools/call',
     server: 'github',
     tool: 'create_issue',
+    exposedTool: 'github_create_issue',
     arguments: { title: 'x', labels: ['a'] },
     hasArguments: true,
     outcome: 'ok',
@@ -58,7 +62,13 @@ function logSpy(): Logger & { lines: Array<{ level: string; fields: object; mess
 
 // The trail `audit:` settings ask for, writing in `dir` (as data and config dir).
 function trailIn(dir: string, settings: Record<string, unknown>): AuditTrail {
-  return openAuditTrail(AuditSettingsSchema.parse(settings), { dataDir: dir, configDir: dir, logger: silentLogger, stdoutFree: false });
+  return openAuditTrail(AuditSettingsSchema.parse(settings), {
+    dataDir: dir,
+    configDir: dir,
+    logger: silentLogger,
+    stdoutFree: false,
+    replicaId: 'r',
+  });
 }
 
 describe('AuditTrail', () => {
@@ -77,26 +87,32 @@ describe('AuditTrail', () => {
       expect(lines.map((line) => JSON.parse(line) as unknown)).toEqual([
         {
           time: '2026-05-01T10:00:00.000Z',
+          id: 'r.1',
+          replica: 'r',
           principal: { id: alice.id, issuer: 'https://idp.example', subject: 'alice', groups: ['eng'] },
           action: 'tool-call',
           method: 'tools/call',
           server: 'github',
           tool: 'create_issue',
+          exposed_tool: 'github_create_issue',
           arguments_sha256: argumentsDigest({ labels: ['a'], title: 'x' }),
           outcome: 'ok',
           duration_ms: 12.5,
           request_id: 7,
         },
-        expect.objectContaining({ request_id: 8, outcome: 'error' }),
+        expect.objectContaining({ id: 'r.2', request_id: 8, outcome: 'error' }),
       ]);
       // The line's keys in the documented order: a reader diffing day files sees one layout.
       expect(Object.keys(JSON.parse(lines[0]!) as object)).toEqual([
         'time',
+        'id',
+        'replica',
         'principal',
         'action',
         'method',
         'server',
         'tool',
+        'exposed_tool',
         'arguments_sha256',
         'outcome',
         'duration_ms',
@@ -161,7 +177,7 @@ describe('AuditTrail', () => {
       name: 'steady',
       write: (batch) => Promise.resolve(void kept.push(...batch.flatMap((b) => b.records.map((r) => r.json)))),
     };
-    const trail = new AuditTrail({ sinks: [flaky, steady], withArguments: false, flushMs: 1000, logger: log });
+    const trail = new AuditTrail({ sinks: [flaky, steady], withArguments: false, flushMs: 1000, logger: log, replica: 'r' });
     for (let batch = 0; batch < 3; batch++) {
       trail.record(callEvent());
       await trail.flush();
@@ -192,7 +208,7 @@ describe('AuditTrail', () => {
   });
 
   it('refuses a copy to stdout where stdout is the protocol, and writes a copy to a file', async () => {
-    const places = { dataDir: dir(), configDir: dir(), logger: silentLogger, stdoutFree: false };
+    const places = { dataDir: dir(), configDir: dir(), logger: silentLogger, stdoutFree: false, replicaId: 'r' };
     expect(() => openAuditTrail(AuditSettingsSchema.parse({ copy_to: 'stdout' }), places)).toThrow(
       /audit\.copy_to: stdout needs `serve --http`/,
     );
@@ -206,7 +222,7 @@ describe('AuditTrail', () => {
   it('hands a sink each record with its JSON, split by UTC day, and no lines joined for it', async () => {
     const batches: Array<readonly DayLines[]> = [];
     const sink: AuditSink = { name: 'store-like', write: (batch) => Promise.resolve(void batches.push(batch)) };
-    const trail = new AuditTrail({ sinks: [sink], withArguments: false, flushMs: 1000, logger: silentLogger });
+    const trail = new AuditTrail({ sinks: [sink], withArguments: false, flushMs: 1000, logger: silentLogger, replica: 'r' });
     trail.record(callEvent());
     trail.record(callEvent({ startedAt: Date.parse('2026-05-02T00:00:01Z'), requestId: 8 }));
     await trail.close();

@@ -8,7 +8,9 @@ import { LoadoutError, errorMessage, type Logger } from '../shared/index.js';
 import type { AuditTable } from '../store/index.js';
 import { auditRecordOf, type AuditEvent, type AuditRecord } from './auditRecord.js';
 import { auditDir, dayFilesSink, linesFileSink, linesStreamSink, type AuditSink, type DayLines } from './auditSinks.js';
-import { storeSink } from './storedTrail.js';
+import { telemetry } from '../telemetry/index.js';
+import { AuditSpool, spoolDir } from './auditSpool.js';
+import { SpooledStoreSink } from './spooledStoreSink.js';
 
 /** Records written at once at most: a burst of calls is written as it comes, not held for the timer. */
 const MAX_BATCH_RECORDS = 512;
@@ -20,6 +22,8 @@ export interface AuditTrailOptions {
   readonly withArguments: boolean;
   readonly flushMs: number;
   readonly logger: Logger;
+  /** The replica's id (the runtime's `replicaId`): every record names it, and its id begins with it. */
+  readonly replica: string;
 }
 
 /** Where audit records go, batched. */
@@ -28,6 +32,8 @@ export class AuditTrail {
   #pending: AuditEvent[] = [];
   #timer: NodeJS.Timeout | undefined;
   #writing: Promise<void> = Promise.resolve();
+  // The last record's number: ids are `<replica>.<n>`, unique while replica ids are.
+  #sequence = 0;
   // Sinks whose last write failed, with the records they have missed since.
   readonly #lost = new Map<AuditSink, number>();
   #closed: Promise<void> | undefined;
@@ -60,16 +66,19 @@ export class AuditTrail {
     return this.#writing;
   }
 
-  /** Write what is pending and take no more. Runs once. */
+  /** Write what is pending and take no more; each sink then settles what it holds. Runs once. */
   close(): Promise<void> {
-    this.#closed ??= this.flush();
+    this.#closed ??= this.flush().then(async () => {
+      await Promise.all(this.#options.sinks.map((sink) => sink.close?.() ?? Promise.resolve()));
+    });
     return this.#closed;
   }
 
   async #write(batch: readonly AuditEvent[]): Promise<void> {
     const days = new Map<string, Array<{ record: AuditRecord; json: string }>>();
+    const { replica } = this.#options;
     for (const event of batch) {
-      const record = auditRecordOf(event, this.#options.withArguments);
+      const record = auditRecordOf(event, this.#options.withArguments, { id: `${replica}.${++this.#sequence}`, replica });
       const day = record.time.slice(0, 10);
       let records = days.get(day);
       if (!records) days.set(day, (records = []));
@@ -105,8 +114,18 @@ export interface AuditTrailPlaces {
   readonly logger: Logger;
   /** Whether stdout is free for records (serve --http); in stdio mode it carries the protocol. */
   readonly stdoutFree: boolean;
+  /** The replica's id (the runtime's `replicaId`). */
+  readonly replicaId: string;
   /** The store's audit table (Postgres mode): the trail is written there instead of the day files. */
   readonly store?: AuditTable;
+}
+
+// The store's table behind the data dir's spool, its figures read by telemetry.
+function spooledSink(settings: AuditSettings, places: AuditTrailPlaces, table: AuditTable): AuditSink {
+  const spool = new AuditSpool(spoolDir(places.dataDir), settings.spool_max_mb * 1024 * 1024, places.replicaId);
+  const sink = new SpooledStoreSink(table, spool, settings.retention_days, places.logger);
+  telemetry().watchAudit(sink);
+  return sink;
 }
 
 /** The trail `audit:` asks for. Throws a CONFIG_INVALID LoadoutError for `copy_to: stdout` where stdout is the protocol. */
@@ -114,7 +133,7 @@ export function openAuditTrail(settings: AuditSettings, places: AuditTrailPlaces
   const sinks: AuditSink[] = [];
   if (settings.enabled) {
     sinks.push(
-      places.store ? storeSink(places.store, settings.retention_days) : dayFilesSink(auditDir(places.dataDir), settings.retention_days),
+      places.store ? spooledSink(settings, places, places.store) : dayFilesSink(auditDir(places.dataDir), settings.retention_days),
     );
     const copy = settings.copy_to;
     if (copy === 'stdout') {
@@ -126,5 +145,11 @@ export function openAuditTrail(settings: AuditSettings, places: AuditTrailPlaces
       sinks.push(linesStreamSink(process.stdout, 'stdout'));
     } else if (copy !== undefined) sinks.push(linesFileSink(path.resolve(places.configDir, copy)));
   }
-  return new AuditTrail({ sinks, withArguments: settings.arguments, flushMs: settings.flush_ms, logger: places.logger });
+  return new AuditTrail({
+    sinks,
+    withArguments: settings.arguments,
+    flushMs: settings.flush_ms,
+    logger: places.logger,
+    replica: places.replicaId,
+  });
 }

@@ -13,7 +13,6 @@ import {
   loadServersConfig,
   loadServersFile,
   invalidEntryProblem,
-  serverEnvTexts,
   serversFileNotice,
   startsLoadout,
   unsetVariablesProblem,

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The loadout command line. The CLI is the only place that prints for humans or exits the process.
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { LOADOUT_VERSION, LOG_FORMATS, LOG_LEVELS, type LogFormat } from '../shared/index.js';
 import { configureHelp } from './help.js';
 import { exitQuietlyOnEpipe, failureMessage, printError, useStderrFormat } from './output.js';
@@ -30,10 +30,9 @@ const program = new Command('loadout')
   .addOption(new Option('--config <dir>', 'config dir').default(undefined, '$LOADOUT_CONFIG_DIR or ~/.config/loadout'))
   .addOption(new Option('--data <dir>', 'data dir').default(undefined, '$LOADOUT_DATA_DIR or ~/.local/share/loadout'))
   .addOption(
-    new Option(
-      '--store <url>',
-      'keep state in this team store (postgres://USER:PASSWORD@HOST:PORT/DATABASE) instead of the data dir',
-    ).default(undefined, '$LOADOUT_STORE_URL'),
+    new Option('--store <url>', 'keep state in this team store (postgres://USER:PASSWORD@HOST:PORT/DATABASE) instead of the data dir')
+      .default(undefined, '$LOADOUT_STORE_URL')
+      .argParser(storeUrlArgument),
   )
   .addOption(new Option('--log-level <level>', 'stderr log level').choices(LOG_LEVELS).default('warn'))
   .addOption(
@@ -71,6 +70,16 @@ program.parseAsync(process.argv).catch((error: unknown) => {
   printError(failureMessage(error));
   process.exit(1);
 });
+
+// `--store ""` (a variable that is not set, expanded by the shell) names no store: refused, not
+// read as files mode, which would serve a replica's own data dir as if it were the team's.
+function storeUrlArgument(value: string): string {
+  if (value.trim() === '')
+    throw new InvalidArgumentError(
+      'it is empty (an unset variable?): name the store, postgres://USER:PASSWORD@HOST:PORT/DATABASE, or leave --store out for the data dir',
+    );
+  return value;
+}
 
 // The command `argv` names: its first word that is neither one of the program's own options nor
 // such an option's value (`--config DIR serve`); as commander reads it, from the same option list.

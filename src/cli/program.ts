@@ -65,7 +65,7 @@ export interface StoreOpening {
   migrate?: boolean;
   /**
    * LOADOUT_SECRET_KEY: `required` (the default: a command that may read or write OAuth tokens);
-   * `optional` (`store …`: used when set); `unused` (`doctor`, once it has found the key unusable).
+   * `optional` (`store …`: used when set); `unused` (`audit`, which reads no token; `doctor`, once it has found the key unusable).
    */
   secretKey?: 'required' | 'optional' | 'unused';
   /** The data dir a gateway keeps its local copy of the records it serves in (it then starts while the store is away, if the copy holds records). */

@@ -16,5 +16,10 @@ export const AuditSettingsSchema = fileObject({
   retention_days: z.number().int().nonnegative().default(30),
   /** Records wait at most this long in memory before they are written (a killed process loses them). */
   flush_ms: z.number().int().positive().max(60_000).default(1000),
+  /**
+   * With the team store: the most the spool in the data dir holds (MB) while the store cannot take
+   * records; past it, new records are dropped (and counted).
+   */
+  spool_max_mb: z.number().positive().default(256),
 });
 export type AuditSettings = z.infer<typeof AuditSettingsSchema>;

@@ -119,6 +119,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         configDir: paths.configDir,
         logger,
         stdoutFree: options.stdoutFree === true,
+        replicaId: runtime.replicaId,
         ...(store?.audit ? { store: store.audit } : {}),
       }),
     )

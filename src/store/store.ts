@@ -68,6 +68,12 @@ export interface AuditRow {
   readonly principalId: string | null;
   readonly principalSubject: string | null;
   readonly server: string | null;
+  /** The record's id: a row whose id the table holds already is not written again. */
+  readonly recordId: string | null;
+  readonly replica: string | null;
+  /** The tool's own name, and the name it was called by. */
+  readonly tool: string | null;
+  readonly exposedTool: string | null;
   /** The record, as JSON text. */
   readonly json: string;
 }
@@ -77,6 +83,9 @@ export interface AuditRowFilter {
   /** A principal's subject or id. */
   readonly principal?: string;
   readonly server?: string;
+  /** The tool's own name or the name it was called by. */
+  readonly tool?: string;
+  readonly replica?: string;
   /** Only rows at or after this time (ms since the epoch). */
   readonly sinceMs?: number;
 }
@@ -84,7 +93,8 @@ export interface AuditRowFilter {
 /** The audit trail kept in the store (Postgres mode). */
 export interface AuditTable {
   /**
-   * Write `rows` in one statement. With `retentionDays` (> 0), rows from before the last
+   * Write `rows` in one statement; a row whose record id is in the table already is left out, so a
+   * batch written twice is kept once. With `retentionDays` (> 0), rows from before the last
    * `retentionDays` UTC days are deleted in that statement too, unless a replica has done so today.
    */
   append(rows: readonly AuditRow[], options?: { retentionDays?: number }): Promise<void>;

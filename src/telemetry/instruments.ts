@@ -23,7 +23,7 @@ import { ATTR, DB_DURATION_BUCKETS_S, DB_METRIC, LOADOUT_ATTR, LOADOUT_METRIC, M
 import type { DurationHistogram, OperationDurations } from './operationDurations.js';
 import type { SpanContextManager } from './spanContexts.js';
 import type { DecidedSampling } from './sampling.js';
-import type { GatewayGauges, HiddenFromCaller } from './telemetry.js';
+import type { AuditFigures, GatewayGauges, HiddenFromCaller } from './telemetry.js';
 import { RequestShapes, type Failure, type KnownNames, type RequestShape } from './requestShapes.js';
 
 /** A request under way: its span (none while traces are off), its shape, and when it started. */
@@ -64,6 +64,7 @@ export class Instruments {
   #connected = 0;
   readonly #started = new Set<string>();
   #gateway: GatewayGauges | undefined;
+  #audit: AuditFigures | undefined;
   readonly #shapes = new Map<string, RequestShapes>();
   readonly #tallies = new Map<string, ToolTally>();
   readonly #tallyOf = new WeakMap<RequestShape, ToolTally>();
@@ -147,11 +148,34 @@ export class Instruments {
       .addCallback((gauge) => {
         if (this.#gateway) gauge.observe(this.#gateway.catalogTools());
       });
+    // Only in Postgres mode, where the trail has a spool: in files mode the day files are the trail.
+    meter
+      .createObservableGauge(LOADOUT_METRIC.auditSpooled, {
+        unit: '{record}',
+        description: 'Audit records in the spool of the data dir, not yet in the store.',
+      })
+      .addCallback((gauge) => {
+        if (this.#audit) gauge.observe(this.#audit.spooledRecords());
+      });
+    meter
+      .createObservableCounter(LOADOUT_METRIC.auditDropped, {
+        unit: '{record}',
+        description: 'Audit records dropped: the spool was full while the store could not take them.',
+        valueType: ValueType.INT,
+      })
+      .addCallback((counter) => {
+        if (this.#audit) counter.observe(this.#audit.droppedRecords());
+      });
   }
 
   /** Read these gauges from now on. */
   watchGateway(gauges: GatewayGauges): void {
     this.#gateway = gauges;
+  }
+
+  /** Read the audit spool's figures from now on. */
+  watchAudit(figures: AuditFigures): void {
+    this.#audit = figures;
   }
 
   /** The shapes of requests on the wire `base` (one set per wire, whichever connection it is). */

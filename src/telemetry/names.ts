@@ -85,6 +85,10 @@ export const LOADOUT_METRIC = {
   rateLimitRefusals: 'loadout.rate_limit.refusals',
   /** Gauge: 1 while the team store's change bus listens (LISTEN/NOTIFY), 0 while it reconnects. */
   storeListening: 'loadout.store.listening',
+  /** Gauge: audit records in the spool (team store), not yet in the store. */
+  auditSpooled: 'loadout.audit.records.spooled',
+  /** Counter: audit records dropped, the spool full while the store could not take them. */
+  auditDropped: 'loadout.audit.records.dropped',
 } as const;
 
 /** The explicit bucket boundaries (s) the conventions give for the MCP operation histograms. */

@@ -217,6 +217,7 @@ export function openTelemetry(options: OtelOptions): Telemetry {
     },
     rateLimited: (limitKind) => instruments.rateLimitRefusals.add(1, { [LOADOUT_ATTR.limitKind]: limitKind }),
     watchGateway: (gauges) => instruments.watchGateway(gauges),
+    watchAudit: (figures) => instruments.watchAudit(figures),
     servePrometheus: prometheus && ((req, res) => prometheus.getMetricsRequestHandler(req, res)),
     close() {
       // What is buffered gets a moment to leave; a collector that is down must not hold up the exit.

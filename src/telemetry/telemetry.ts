@@ -92,6 +92,12 @@ export interface GatewayGauges {
   storeListening(): boolean | undefined;
 }
 
+/** The audit trail's figures in Postgres mode, read on each collection. */
+export interface AuditFigures {
+  spooledRecords(): number;
+  droppedRecords(): number;
+}
+
 /** Attribute values a meta-tool adds to its span. */
 export type MetaToolNotes = Readonly<Record<string, string | number | boolean>>;
 
@@ -124,6 +130,8 @@ export interface Telemetry {
   rateLimited(limitKind: string): void;
   /** Read these gauges at each collection (the last gateway to register them is read). */
   watchGateway(gauges: GatewayGauges): void;
+  /** Read the audit trail's spool figures at each collection (the last trail to register them is read). */
+  watchAudit(figures: AuditFigures): void;
   /** Serve the metrics as Prometheus text, when `--metrics` asked for them. */
   readonly servePrometheus: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
   /** Flush what is buffered and stop. */
@@ -148,6 +156,7 @@ export const TELEMETRY_OFF: Telemetry = {
   storeOperation: () => {},
   rateLimited: () => {},
   watchGateway: () => {},
+  watchAudit: () => {},
   servePrometheus: undefined,
   close: () => Promise.resolve(),
 };

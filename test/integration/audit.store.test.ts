@@ -4,23 +4,50 @@
 // UTC day, by one replica's statement; a lost table is reported on stderr and calls go on.
 import path from 'node:path';
 import postgres from 'postgres';
-import { readdir } from 'node:fs/promises';
+import { readFile, readdir, stat } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readStoredAuditTrail } from '../../src/audit/index.js';
+import { AuditTrail, readStoredAuditTrail, type AuditEvent } from '../../src/audit/index.js';
+import { AuditSpool } from '../../src/audit/auditSpool.js';
+import { SpooledStoreSink } from '../../src/audit/spooledStoreSink.js';
+import { silentLogger } from '../../src/shared/index.js';
+import type { AuditTable } from '../../src/store/index.js';
+import { useTempDir } from '../helpers/tempDir.js';
 import { runCli } from '../helpers/cli.js';
 import { eventually, fixture, makeTempDirs, nodeServer, textOf, waitForExit, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
 import { connectHttp, startHttpGateway, type ListeningProcess } from '../helpers/http.js';
 import { createDatabase, postgresServerUrl } from '../helpers/postgres.js';
-import { startPostgresServer } from '../helpers/postgresServer.js';
+import { startPostgresServer, type PostgresServer } from '../helpers/postgresServer.js';
+import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { TEST_SECRET_KEY, usePostgresReplicas } from '../helpers/storeBackends.js';
 
 interface Record_ {
   time: string;
+  id?: string;
+  exposed_tool?: string;
+  request_id?: number;
   principal: { subject: string; issuer: string } | null;
   action: string;
   server?: string;
   tool?: string;
   outcome: string;
+}
+
+// The records waiting in the spool of `dataDir`, oldest first.
+async function spooled(dataDir: string): Promise<Record_[]> {
+  const spool = path.join(dataDir, 'audit-spool');
+  const names = (await readdir(spool).catch(() => [])).filter((name) => name.endsWith('.jsonl')).sort();
+  const lines = await Promise.all(names.map(async (name) => (await readFile(path.join(spool, name), 'utf8')).split('\n')));
+  return lines
+    .flat()
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record_);
+}
+
+// One figure of `/metrics` (the token of startReplica), 0 when it has no sample.
+async function metricValue(url: string, name: string): Promise<number> {
+  const response = await fetch(new URL('/metrics', url), { headers: { Authorization: 'Bearer tok-alice' } });
+  const found = parsePrometheusTextFormat(await response.text()).find((family) => family.name === name);
+  return Number(found?.metrics[0]?.value ?? 0);
 }
 
 const SERVERS = { echo: nodeServer(fixture('echo')), other: nodeServer(fixture('echo'), { env: { ECHO_TOOL_PREFIX: 'o_' } }) };
@@ -101,7 +128,7 @@ describe('audit trail in the Postgres store', () => {
     expect(records.every((record) => record.outcome === 'ok' && record.tool === 'echo')).toBe(true);
   });
 
-  it('reports a lost table on stderr without slowing calls, and says when records are written again', async () => {
+  it('keeps the records in the spool while the table is gone, without slowing calls, and writes them all once it is back', async () => {
     await writeServersYaml(dirs.configDir, SERVERS, { audit: { flush_ms: 20 } });
     const replica = await startReplica('data-a');
     const http = await connectHttp(replica.url, { token: 'tok-alice' });
@@ -110,18 +137,17 @@ describe('audit trail in the Postgres store', () => {
       await sql`ALTER TABLE audit_records RENAME TO audit_records_away`;
       // Each call answers while every batch fails: the write is after the answer, off its path.
       for (const text of ['x', 'y']) expect(textOf(await http.client.callTool({ name: 'echo_echo', arguments: { text } }))).toBe(text);
-      await eventually(() => replica.output().includes('audit records cannot be written there; calls go on'), 10_000, 'the report');
+      await eventually(
+        () => replica.output().includes('the store cannot take audit records; they wait in the spool'),
+        10_000,
+        'the report',
+      );
       expect(replica.output()).toContain('store audit_records');
       await sql`ALTER TABLE audit_records_away RENAME TO audit_records`;
       await http.client.callTool({ name: 'echo_echo', arguments: { text: 'back' } });
-      await eventually(() => replica.output().includes('audit records are written there again'), 10_000, 'the recovery');
-      // x's batch failed; y's may have gone before or after the table came back (the batch timer
-      // runs on): every record is either written or counted as lost, none both, none neither.
-      const lost = Number(/lostRecords: (\d+)/.exec(replica.output())?.[1]);
-      const written = await auditRecords();
-      expect(lost).toBeGreaterThanOrEqual(1);
-      expect(lost + written.length).toBe(3);
-      expect(written.every((record) => record.outcome === 'ok')).toBe(true);
+      await eventually(() => replica.output().includes('audit records reach the store again'), 10_000, 'the recovery');
+      await eventually(async () => (await auditRecords()).length === 3, 10_000, 'every record written');
+      expect(await spooled(path.join(dirs.root, 'data-a'))).toEqual([]);
     } finally {
       await sql.end();
       await http.close();
@@ -129,55 +155,142 @@ describe('audit trail in the Postgres store', () => {
   });
 });
 
-describe('audit and limits while Postgres is stopped', () => {
-  it('answers every call, reports the lost audit table and the fallen-back limits once, and uses the store again once it is back', async () => {
-    const server = await startPostgresServer();
-    const dirs = await makeTempDirs();
-    let replica: ListeningProcess | undefined;
-    let http: Awaited<ReturnType<typeof connectHttp>> | undefined;
+describe('the audit spool while Postgres is stopped', () => {
+  let server: PostgresServer;
+  let dirs: TempDirs;
+  const replicas: ListeningProcess[] = [];
+  beforeEach(async () => {
+    server = await startPostgresServer();
+    dirs = await makeTempDirs();
+  });
+  afterEach(async () => {
+    await Promise.allSettled(replicas.splice(0).map((replica) => replica.close()));
+    await dirs.cleanup();
+    await server.destroy();
+  });
+  const startReplica = async (databaseUrl: string, extra: string[] = []): Promise<ListeningProcess> => {
+    const replica = await startHttpGateway(dirs, ['--store', databaseUrl, '--token', 'tok-alice', '--equip', 'all', ...extra], {
+      LOADOUT_SECRET_KEY: TEST_SECRET_KEY,
+    });
+    replicas.push(replica);
+    return replica;
+  };
+  const storedRecords = async (databaseUrl: string): Promise<Record_[]> => {
+    const run = await runCli(dirs, ['audit', '--json', '--store', databaseUrl]);
+    expect(run.code, run.stderr).toBe(0);
+    return (JSON.parse(run.stdout) as { records: Record_[] }).records;
+  };
+
+  // One call with Postgres up (its record in the store), then `calls` with it stopped, each answered.
+  const callThroughOutage = async (databaseUrl: string, http: Awaited<ReturnType<typeof connectHttp>>, calls: number): Promise<void> => {
+    expect(textOf(await http.client.callTool({ name: 'echo_echo', arguments: { text: 'before' } }))).toBe('before');
+    await eventually(async () => (await storedRecords(databaseUrl)).length === 1, 10_000, 'the first record in the store');
+    await server.stop();
+    for (let round = 0; round < calls; round++)
+      expect(textOf(await http.client.callTool({ name: 'echo_echo', arguments: { text: `away ${round}` } }))).toBe(`away ${round}`);
+  };
+
+  it('answers every call, keeps its records in the spool (0600 in a 0700 folder), and writes each once when Postgres is back', async () => {
+    const database = await createDatabase(server.url);
+    await writeServersYaml(dirs.configDir, SERVERS, { audit: { flush_ms: 20 }, limits: { server_calls_per_minute: 1000 } });
+    const replica = await startReplica(database.url);
+    const http = await connectHttp(replica.url, { token: 'tok-alice' });
     try {
-      const database = await createDatabase(server.url);
-      await writeServersYaml(dirs.configDir, SERVERS, { audit: { flush_ms: 20 }, limits: { server_calls_per_minute: 1000 } });
-      replica = await startHttpGateway(dirs, ['--store', database.url, '--token', 'tok-alice', '--equip', 'all'], {
-        LOADOUT_SECRET_KEY: TEST_SECRET_KEY,
-      });
-      http = await connectHttp(replica.url, { token: 'tok-alice' });
-      expect(textOf(await http.client.callTool({ name: 'echo_echo', arguments: { text: 'before' } }))).toBe('before');
-      await server.stop();
-      for (let round = 0; round < 4; round++)
-        expect(textOf(await http.client.callTool({ name: 'echo_echo', arguments: { text: `away ${round}` } }))).toBe(`away ${round}`);
-      const output = replica.output();
-      await eventually(() => replica!.output().includes('audit records cannot be written there; calls go on'), 20_000, 'the audit report');
-      expect(output.split('rate limits cannot be counted in the store').length - 1).toBe(1);
+      await callThroughOutage(database.url, http, 4);
+      await eventually(async () => (await spooled(dirs.dataDir)).length >= 4, 20_000, 'the records of the outage in the spool');
+      expect(replica.output()).toContain('the store cannot take audit records; they wait in the spool');
+      expect(replica.output().split('rate limits cannot be counted in the store').length - 1).toBe(1);
+      const spool = path.join(dirs.dataDir, 'audit-spool');
+      expect((await stat(spool)).mode & 0o777).toBe(0o700);
+      for (const name of await readdir(spool)) expect((await stat(path.join(spool, name))).mode & 0o777, name).toBe(0o600);
+      expect((await spooled(dirs.dataDir)).map((record) => record.exposed_tool)).toEqual(Array(4).fill('echo_echo'));
+
       await server.start();
-      await eventually(
-        async () => {
-          await http!.client.callTool({ name: 'echo_echo', arguments: { text: 'back' } });
-          const now = replica!.output();
-          return now.includes('audit records are written there again') && now.includes('rate limits are counted in the store again');
-        },
-        30_000,
-        'the store in use again',
-      );
-      const records = await runCli(dirs, ['audit', '--json', '--store', database.url], { env: { LOADOUT_SECRET_KEY: TEST_SECRET_KEY } });
-      const tools = (JSON.parse(records.stdout) as { records: Record_[] }).records.map((record) => record.tool);
-      expect(tools[0]).toBe('echo');
+      await eventually(() => replica.output().includes('audit records reach the store again'), 30_000, 'the spool sent');
+      await eventually(async () => (await spooled(dirs.dataDir)).length === 0, 10_000, 'the spool emptied');
+      const records = await storedRecords(database.url);
+      expect(records).toHaveLength(5);
+      expect(new Set(records.map((record) => record.id)).size).toBe(5);
+      expect(records.every((record) => record.outcome === 'ok' && record.tool === 'echo')).toBe(true);
     } finally {
-      await http?.close().catch(() => undefined);
-      await replica?.close();
-      await dirs.cleanup();
-      await server.destroy();
+      await http.close().catch(() => undefined);
+    }
+  });
+
+  it('loses none at SIGTERM with the store away: the records still in memory go to the spool, and the next start writes them', async () => {
+    const database = await createDatabase(server.url);
+    // Records wait in memory for a minute: only the close can write them.
+    await writeServersYaml(dirs.configDir, SERVERS, { audit: { flush_ms: 60_000 } });
+    const replica = await startReplica(database.url);
+    const http = await connectHttp(replica.url, { token: 'tok-alice' });
+    await server.stop();
+    for (let round = 0; round < 3; round++) await http.client.callTool({ name: 'echo_echo', arguments: { text: `away ${round}` } });
+    await http.close().catch(() => undefined);
+    expect(await spooled(dirs.dataDir)).toEqual([]);
+    await replica.close('SIGTERM');
+    expect(await spooled(dirs.dataDir)).toHaveLength(3);
+
+    await server.start();
+    const next = await startReplica(database.url);
+    await eventually(async () => (await spooled(dirs.dataDir)).length === 0, 20_000, 'the spool sent by the next start');
+    expect(next.output()).not.toContain('cannot take audit records');
+    const records = await storedRecords(database.url);
+    expect(records).toHaveLength(3);
+    expect(new Set(records.map((record) => record.id)).size).toBe(3);
+  });
+
+  it('counts the records it drops once the spool is full, in /metrics beside the records spooled', async () => {
+    const database = await createDatabase(server.url);
+    // Room for about two records.
+    await writeServersYaml(dirs.configDir, SERVERS, { audit: { flush_ms: 20, spool_max_mb: 0.001 } });
+    const replica = await startReplica(database.url, ['--metrics']);
+    const http = await connectHttp(replica.url, { token: 'tok-alice' });
+    try {
+      await callThroughOutage(database.url, http, 6);
+      await eventually(async () => (await metricValue(replica.url, 'loadout_audit_records_dropped_total')) > 0, 10_000, 'records dropped');
+      expect(replica.output()).toContain('the audit spool is full');
+      const inSpool = (await spooled(dirs.dataDir)).length;
+      expect(inSpool).toBeGreaterThanOrEqual(1);
+      await eventually(
+        async () =>
+          (await metricValue(replica.url, 'loadout_audit_records_dropped_total')) + inSpool === 6 &&
+          (await metricValue(replica.url, 'loadout_audit_records_spooled')) === inSpool,
+        10_000,
+        'every record spooled or counted as dropped',
+      );
+    } finally {
+      await http.close().catch(() => undefined);
     }
   });
 });
 
 describe('the store audit table', () => {
   const open = usePostgresReplicas();
+  const spoolRoot = useTempDir('loadout-audit-spool-');
+  const event = (requestId: number): AuditEvent => ({
+    startedAt: Date.parse('2026-05-01T10:00:00Z') + requestId,
+    principal: undefined,
+    action: 'tool-call',
+    method: 'tools/call',
+    server: 'echo',
+    tool: 'echo',
+    exposedTool: 'echo_echo',
+    hasArguments: true,
+    arguments: {},
+    outcome: 'ok',
+    durationMs: 1,
+    requestId,
+  });
+  let rows = 0;
   const row = (at: string, server: string | null = 'echo') => ({
     at,
     principalId: 'id-alice',
     principalSubject: 'alice',
     server,
+    recordId: `r.${++rows}`,
+    replica: 'r',
+    tool: 'echo',
+    exposedTool: 'echo_echo',
     json: JSON.stringify({ time: at, principal: null, action: 'tool-call', method: 'tools/call', outcome: 'ok', duration_ms: 1 }),
   });
 
@@ -200,6 +313,42 @@ describe('the store audit table', () => {
     const reading = await readStoredAuditTrail(store.audit!);
     expect(reading).toMatchObject({ unreadableLines: 1 });
     expect(reading.records).toHaveLength(2);
+  });
+
+  it('keeps a batch written twice once, by its record ids (a retry whose answer was lost), and filters by tool and replica', async () => {
+    const store = await open();
+    const batch = [row('2026-05-01T10:00:00.000Z'), row('2026-05-01T10:00:01.000Z')];
+    await store.audit!.append(batch);
+    await store.audit!.append([...batch, row('2026-05-01T10:00:02.000Z')]);
+    expect(await store.audit!.read({})).toHaveLength(3);
+    expect(await store.audit!.read({ tool: 'echo' })).toHaveLength(3);
+    expect(await store.audit!.read({ tool: 'echo_echo' })).toHaveLength(3);
+    expect(await store.audit!.read({ tool: 'other' })).toHaveLength(0);
+    expect(await store.audit!.read({ replica: 'r' })).toHaveLength(3);
+    expect(await store.audit!.read({ replica: 'q' })).toHaveLength(0);
+  });
+
+  it('sends a spooled batch whose commit was answered by a lost connection again, and keeps it once', async () => {
+    const store = await open();
+    const table = store.audit!;
+    let answers = 0;
+    // The first batch is committed, then its answer is lost (as with a connection dropped just after the commit).
+    const lossy: AuditTable = {
+      append: async (rows, options) => {
+        await table.append(rows, options);
+        if (++answers === 1) throw new Error('connection lost after the commit');
+      },
+      read: (filter) => table.read(filter),
+    };
+    const sink = new SpooledStoreSink(lossy, new AuditSpool(path.join(spoolRoot(), 'spool'), 1 << 20, 'r'), 0, silentLogger);
+    const trail = new AuditTrail({ sinks: [sink], withArguments: false, flushMs: 10, logger: silentLogger, replica: 'r' });
+    for (const requestId of [1, 2, 3]) trail.record(event(requestId));
+    await trail.flush();
+    await eventually(() => answers >= 2, 10_000, 'the batch sent again');
+    trail.record(event(4));
+    await trail.close();
+    expect((await table.read({})).map((json) => (JSON.parse(json) as { id: string }).id)).toEqual(['r.1', 'r.2', 'r.3', 'r.4']);
+    expect(await readdir(path.join(spoolRoot(), 'spool'))).toEqual([]);
   });
 
   it('deletes rows past retention once a UTC day, by the first replica to write that day only', async () => {

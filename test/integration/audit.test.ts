@@ -22,8 +22,11 @@ interface Record_ {
   principal: { subject: string; issuer: string } | null;
   action: string;
   method: string;
+  id?: string;
+  replica?: string;
   server?: string;
   tool?: string;
+  exposed_tool?: string;
   outcome: string;
   arguments_sha256?: string;
   arguments?: unknown;
@@ -60,16 +63,26 @@ describe('audit trail', () => {
     await gateway.close();
 
     const records = await auditRecords(sandbox.dirs);
-    expect(records.map(({ action, server, tool, outcome }) => ({ action, server, tool, outcome }))).toEqual([
-      { action: 'equip', tool: 'equip-toolset', outcome: 'ok' },
-      { action: 'tool-call', server: 'echo', tool: 'echo', outcome: 'ok' },
-      { action: 'tool-call', server: 'echo', tool: 'fail', outcome: 'error' },
-      { action: 'tool-call', server: 'echo', tool: 'add', outcome: 'ok' },
-      { action: 'tool-call', tool: 'hidden.hid_echo', outcome: 'denied-policy' },
-      { action: 'tool-call', tool: 'hidden_hid_echo', outcome: 'denied-policy' },
-      { action: 'toolset-change', tool: 'build-toolset', outcome: 'ok' },
-      { action: 'meta-tool', tool: 'discover-all-tools', outcome: 'ok' },
+    // The server's own name (tool) and the name it was called by (exposed_tool) apart; a hidden
+    // tool's refusal has only the name it was called by, as the agent was told it does not exist.
+    expect(records.map(({ action, server, tool, exposed_tool, outcome }) => ({ action, server, tool, exposed_tool, outcome }))).toEqual([
+      { action: 'equip', tool: 'equip-toolset', exposed_tool: 'equip-toolset', outcome: 'ok' },
+      { action: 'tool-call', server: 'echo', tool: 'echo', exposed_tool: 'echo_echo', outcome: 'ok' },
+      { action: 'tool-call', server: 'echo', tool: 'fail', exposed_tool: 'echo_fail', outcome: 'error' },
+      { action: 'tool-call', server: 'echo', tool: 'add', exposed_tool: 'echo.add', outcome: 'ok' },
+      { action: 'tool-call', exposed_tool: 'hidden.hid_echo', outcome: 'denied-policy' },
+      { action: 'tool-call', exposed_tool: 'hidden_hid_echo', outcome: 'denied-policy' },
+      { action: 'toolset-change', tool: 'build-toolset', exposed_tool: 'build-toolset', outcome: 'ok' },
+      { action: 'meta-tool', tool: 'discover-all-tools', exposed_tool: 'discover-all-tools', outcome: 'ok' },
     ]);
+    // Every record names the gateway process that answered, and has an id of its own.
+    const replica = records[0]!.replica!;
+    expect(replica).toMatch(/^[\w-]{21}$/);
+    expect(records.map((record) => record.id)).toEqual(records.map((_, index) => `${replica}.${index + 1}`));
+    expect((await auditRecords(sandbox.dirs, ['--tool', 'echo_echo'])).map((record) => record.tool)).toEqual(['echo']);
+    expect((await auditRecords(sandbox.dirs, ['--tool', 'add'])).map((record) => record.exposed_tool)).toEqual(['echo.add']);
+    expect(await auditRecords(sandbox.dirs, ['--replica', replica])).toHaveLength(records.length);
+    expect(await auditRecords(sandbox.dirs, ['--replica', 'another'])).toHaveLength(0);
     for (const record of records) {
       expect(record).toMatchObject({ principal: { subject: 'dev', issuer: 'local' }, method: 'tools/call' });
       expect(record.arguments_sha256).toMatch(/^[0-9a-f]{64}$/);
@@ -82,7 +95,7 @@ describe('audit trail', () => {
     expect(await auditRecords(sandbox.dirs, ['--principal', 'someone-else'])).toHaveLength(0);
     expect(await auditRecords(sandbox.dirs, ['--since', '1h'])).toHaveLength(8);
     const table = await runCli(sandbox.dirs, ['audit', '--principal', 'dev', '--server', 'echo']);
-    expect(table.stdout).toMatch(/dev\s+tool-call\s+echo\.fail\s+error/);
+    expect(table.stdout).toMatch(new RegExp(`dev\\s+tool-call\\s+echo\\.fail\\s+echo_fail\\s+error\\s+\\d+\\s+${replica}`));
     expect((await runCli(sandbox.dirs, ['audit', '--since', 'yesterday'])).stderr).toContain('--since takes an ISO 8601 date or time');
   });
 
@@ -198,7 +211,12 @@ describe('audit trail', () => {
     await gateway.close();
     const limited = (await auditRecords(sandbox.dirs)).filter((record) => record.outcome === 'rate-limited');
     expect(limited.length).toBeGreaterThanOrEqual(2);
-    expect(limited[0]).toMatchObject({ server: 'echo', tool: 'echo_echo', detail: expect.stringContaining('retry in') as string });
+    expect(limited[0]).toMatchObject({
+      server: 'echo',
+      tool: 'echo',
+      exposed_tool: 'echo_echo',
+      detail: expect.stringContaining('retry in') as string,
+    });
   });
 });
 

@@ -52,7 +52,7 @@ describe('store faults', () => {
       for (const migrate of [true, false]) {
         const message = await openPostgresStore({ url: database.url, listen: false, migrate }).then(() => undefined, oneLine);
         expect(message).toBe(
-          `store ${masked}: its schema is at version 99, newer than this loadout knows (4); upgrade loadout on this machine`,
+          `store ${masked}: its schema is at version 99, newer than this loadout knows (5); upgrade loadout on this machine`,
         );
       }
     } finally {

@@ -145,4 +145,22 @@ describe('store mode: doctor, init, enrich and setup', () => {
     expect(await readdir(dirs.configDir)).toEqual([]);
     expect(await readdir(dirs.dataDir)).toEqual([]);
   });
+
+  it('audit reads the store without LOADOUT_SECRET_KEY: the key seals OAuth tokens, which audit never reads', async () => {
+    expect((await runCli(dirs, ['store', 'migrate'], { env: env() })).code).toBe(0);
+    const run = await runCli(dirs, ['audit', '--json'], { env: { ...env(), LOADOUT_SECRET_KEY: '' } });
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({ records: [], unreadableLines: 0 });
+  });
+
+  it('refuses --store "" (an unset variable) with one line and exit 1 on every command, instead of falling back to the data dir', async () => {
+    for (const args of [['audit'], ['status'], ['list'], ['serve', '--http', '--port', '0'], ['store', 'status'], ['toolset', 'list']]) {
+      const run = await runCli(dirs, ['--store', '', ...args], { env: { LOADOUT_SECRET_KEY: TEST_SECRET_KEY } });
+      expect(run.code, args.join(' ')).toBe(1);
+      expect(run.stderr.trim().split('\n'), args.join(' ')).toEqual([
+        expect.stringMatching(/^loadout: option '--store <url>' argument '' is invalid/),
+      ]);
+    }
+    expect(await readdir(dirs.dataDir).catch(() => [])).toEqual([]);
+  });
 });

@@ -26,7 +26,10 @@ export function metaToolAction(name: string): AuditAction {
 interface AuditedCall {
   readonly action: AuditAction;
   readonly server?: string;
-  readonly tool: string;
+  /** The tool's own name (the server's, or a meta-tool's); absent for a name that is no tool. */
+  readonly tool?: string;
+  /** The name the call called it by (the exposed, flattened name; a `server.tool` id; a meta-tool's name). */
+  readonly exposedTool: string;
   readonly arguments: unknown;
   readonly requestId: string | number;
 }

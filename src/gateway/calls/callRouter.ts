@@ -41,6 +41,13 @@ export interface RoutedSession extends MetaToolSession {
   readonly member: HubMember;
 }
 
+/** The tool a call names, for its audit record: the name it was called by and, once known, the server's tool. */
+interface CalledTool {
+  readonly exposedTool: string;
+  readonly server?: string;
+  readonly tool?: string;
+}
+
 /** A tools/call's params, as every way in hands them over. */
 type CallParams = Pick<CallToolRequest['params'], 'name' | 'arguments' | 'task'>;
 
@@ -107,7 +114,13 @@ export class CallRouter {
     // Counted when answered: in the store, counting is a statement to wait for.
     return async (request) => {
       const refusal = await limits.take(this.#context.principal.id, route.server);
-      if (refusal) throw this.#rateLimited(refusal, call.name, call.arguments, request.requestId, route.server);
+      if (refusal)
+        throw this.#rateLimited(
+          refusal,
+          { exposedTool: call.name, server: route.server, tool: route.tool },
+          call.arguments,
+          request.requestId,
+        );
       creditCall(this.#context, this.#session.searcher, route.id);
       return this.#forward(route, call, request);
     };
@@ -124,7 +137,7 @@ export class CallRouter {
     if (!this.#context.limits.enabled) return undefined;
     const server = this.#serverOf(params);
     const refusal = await this.#context.limits.peek(this.#context.principal.id, server);
-    return refusal && this.#rateLimited(refusal, params.name, params.arguments, requestId, server);
+    return refusal && this.#rateLimited(refusal, this.#calledTool(params.name, server), params.arguments, requestId);
   }
 
   // The server a call of `params` reaches, as far as the current set and catalog say without waiting.
@@ -157,9 +170,10 @@ export class CallRouter {
       creditCall(this.#context, this.#session.searcher, decision.route.id);
       return this.#forward(decision.route, params, this.#request(extra)) as Promise<CallToolResult>;
     }
+    // Routed nowhere: the name it was called by is all there is to record.
     const record = auditCall(this.#context, {
       action: 'tool-call',
-      tool: params.name,
+      exposedTool: params.name,
       arguments: params.arguments,
       requestId: extra.mcpReq.id,
     });
@@ -193,7 +207,8 @@ export class CallRouter {
     const equipped = (await this.#session.settledSnapshot()).routes.get(tool);
     if (equipped) {
       const limited = await this.#countOn(equipped.server, extra);
-      if (limited) throw this.#rateLimited(limited, tool, args, extra.mcpReq.id, equipped.server);
+      if (limited)
+        throw this.#rateLimited(limited, { exposedTool: tool, server: equipped.server, tool: equipped.tool }, args, extra.mcpReq.id);
       creditCall(this.#context, this.#session.searcher, equipped.id);
       return this.#forward(equipped, { name: tool, arguments: args }, request) as Promise<CallToolResult>;
     }
@@ -208,7 +223,8 @@ export class CallRouter {
       found = resolveCatalogName(catalog, tool, gateway.naming);
     }
     const refused = (error: LoadoutError): LoadoutError => {
-      const record = auditCall(gateway, { action: 'tool-call', tool, arguments: args, requestId: extra.mcpReq.id });
+      const named = found ? { server: found.server, tool: found.name } : {};
+      const record = auditCall(gateway, { action: 'tool-call', ...named, exposedTool: tool, arguments: args, requestId: extra.mcpReq.id });
       record?.(gateway.hiddenByPolicy(tool) ? 'denied-policy' : 'error', error.message);
       return error;
     };
@@ -219,7 +235,7 @@ export class CallRouter {
     }
     if (!found.enabled) throw refused(new LoadoutError('TOOL_DISABLED', `${found.id} is ${unusableReason(found)}; it cannot be called.`));
     const limited = await this.#countOn(found.server, extra);
-    if (limited) throw this.#rateLimited(limited, tool, args, extra.mcpReq.id, found.server);
+    if (limited) throw this.#rateLimited(limited, { exposedTool: tool, server: found.server, tool: found.name }, args, extra.mcpReq.id);
     // A tool outside the equipped set, found by a search: its words are learned whatever that search showed.
     void creditSearch(gateway, this.#session.searcher, [found.id]);
     const route: Route = { server: found.server, tool: found.name, id: found.id };
@@ -244,6 +260,7 @@ export class CallRouter {
       action: 'tool-call',
       server: route.server,
       tool: route.tool,
+      exposedTool: params.name,
       arguments: params.arguments,
       requestId: request.requestId,
     });
@@ -262,12 +279,24 @@ export class CallRouter {
   }
 
   // The error of a call over a rate limit, recorded as refused.
-  #rateLimited(refusal: LimitRefusal, tool: string, args: unknown, requestId: RequestId, server?: string): Error {
+  #rateLimited(refusal: LimitRefusal, called: CalledTool, args: unknown, requestId: RequestId): Error {
     const error = rateLimitError(refusal);
     telemetry().rateLimited(refusal.limit);
-    const action = this.#metaTools.has(tool) ? metaToolAction(tool) : 'tool-call';
-    auditCall(this.#context, { action, server, tool, arguments: args, requestId })?.('rate-limited', error.message);
+    const action = this.#metaTools.has(called.exposedTool) ? metaToolAction(called.exposedTool) : 'tool-call';
+    auditCall(this.#context, { action, ...called, arguments: args, requestId })?.('rate-limited', error.message);
     return error;
+  }
+
+  // What a call of `name` reaches, for its record, as far as the current set and catalog say without
+  // waiting: a meta-tool, an equipped tool, a catalog tool of `server`, or only the name it was called by.
+  #calledTool(name: string, server: string | undefined): CalledTool {
+    if (server === undefined) return this.#metaTools.has(name) ? { exposedTool: name, tool: name } : { exposedTool: name };
+    const gateway = this.#context;
+    const equipped = this.#session.snapshot.routes.get(name);
+    const found = equipped
+      ? { server: equipped.server, name: equipped.tool }
+      : resolveCatalogName(gateway.catalog.current, name, gateway.naming);
+    return found?.server === server ? { exposedTool: name, server, tool: found.name } : { exposedTool: name, server };
   }
 
   // Counts a call against its principal's limit and, when it reaches `server`, that server's, in
@@ -276,7 +305,7 @@ export class CallRouter {
   async #countCall(params: CallParams, extra: RequestExtra, server: string | undefined): Promise<void> {
     if (!this.#context.limits.enabled) return;
     const limited = await this.#context.limits.take(this.#context.principal.id, server);
-    if (limited) throw this.#rateLimited(limited, params.name, params.arguments, extra.mcpReq.id, server);
+    if (limited) throw this.#rateLimited(limited, this.#calledTool(params.name, server), params.arguments, extra.mcpReq.id);
   }
 
   // The route is decided before the call is counted, so that it is counted once, where it goes: a
@@ -324,7 +353,13 @@ export class CallRouter {
     const record =
       tool.name === CALL_TOOL
         ? undefined
-        : auditCall(this.#context, { action: metaToolAction(tool.name), tool: tool.name, arguments: args, requestId: extra.mcpReq.id });
+        : auditCall(this.#context, {
+            action: metaToolAction(tool.name),
+            tool: tool.name,
+            exposedTool: tool.name,
+            arguments: args,
+            requestId: extra.mcpReq.id,
+          });
     const answer = this.#runParsed(tool, args, extra, spelt).then((result) => withFileNotice(result, this.#context.catalog));
     return auditedAnswer(answer, record);
   }
