@@ -5,6 +5,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import type { ClientCapabilities } from '@modelcontextprotocol/client';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { usePerTest } from './perTest.js';
 import { CLI, THIRD_PARTY, fixture, makeTempDirs, trackListChanged, waitForExit, type TempDirs } from './gateway.js';
 
 /** A spawned process that announced its URL. */
@@ -176,6 +177,14 @@ export async function httpHarness(): Promise<HttpHarness> {
       await dirs.cleanup();
     },
   };
+}
+
+/** A fresh harness for each test, torn down after it (usePerTest); call the returned function inside a test. */
+export function useHttpHarness(): () => HttpHarness {
+  return usePerTest(async () => {
+    const harness = await httpHarness();
+    return Object.assign(harness, { close: () => harness.teardown() });
+  });
 }
 
 /**

@@ -22,6 +22,7 @@ interface ServeOptions {
   maxBodyMb: number;
   sessionIdleMinutes: number;
   maxSessions: number;
+  maxSessionsPerPrincipal?: number;
   metrics?: boolean;
   authIssuer?: string;
   authAudience?: string;
@@ -74,6 +75,11 @@ export function registerServe(program: Command): void {
       numberOption('max-sessions', (n) => Number.isInteger(n) && n >= 1, 'a whole number of 1 or more'),
       256,
     )
+    .option(
+      '--max-sessions-per-principal <count>',
+      "HTTP: most sessions of one caller at once; a new one ends that caller's idle longest (default: --max-sessions)",
+      numberOption('max-sessions-per-principal', (n) => Number.isInteger(n) && n >= 1, 'a whole number of 1 or more'),
+    )
     .option('--metrics', 'HTTP: also serve Prometheus metrics at /metrics, behind the same token rules as /mcp')
     .action(async (options: ServeOptions, command: Command) => {
       const { paths, logger, storeUrl } = commandEnvironment(command);
@@ -109,6 +115,7 @@ export function registerServe(program: Command): void {
             maxBodyBytes: Math.round(options.maxBodyMb * 1024 * 1024),
             sessionIdleMs: options.sessionIdleMinutes * 60_000,
             maxSessions: options.maxSessions,
+            ...(options.maxSessionsPerPrincipal ? { maxSessionsPerPrincipal: options.maxSessionsPerPrincipal } : {}),
             servePrometheus: telemetry.servePrometheus,
             ...(store ? { store } : {}),
             logger,

@@ -24,6 +24,7 @@ import { requestProblem } from '../calls/requestShape.js';
 import { answeredOverLimit } from './overLimit.js';
 import { healthAnswer } from './healthz.js';
 import { authorizationCallback } from './authorizationCallback.js';
+import { makeRoom } from './sessionRoom.js';
 import { NO_ROOM, SharedSessions, type ServeRequest, type SharedConnectOptions } from './sharedSessions.js';
 
 /** Options of serveHttp. */
@@ -40,8 +41,10 @@ export interface HttpServeOptions {
   maxBodyBytes: number;
   /** Sessions with no request open for this long are closed; 0 keeps them forever. */
   sessionIdleMs: number;
-  /** Most sessions at once; a new one beyond it ends the session idle longest (each holds about 38 KiB of heap: bench row 7c). */
+  /** Most sessions at once; a new one beyond it ends an idle one, shared fairly (sessionRoom.ts; each holds about 38 KiB of heap: bench row 7c). */
   maxSessions: number;
+  /** Most sessions of one principal at once; a new one beyond it ends that principal's idle longest. Default: maxSessions. */
+  maxSessionsPerPrincipal?: number;
   /** With `--metrics`: answers GET /metrics (Prometheus text), behind the guard as /mcp is. */
   servePrometheus?: (req: IncomingMessage, res: ServerResponse) => void;
   /** A team store: 2025 sessions are recorded there, and any replica on it serves any of them. */
@@ -79,6 +82,7 @@ const MCP_PATH = '/mcp';
 /** Followed by a toolset's name: the endpoint whose tool list is that toolset, always. */
 const TOOLSETS_PATH = '/mcp/toolsets/';
 const METRICS_PATH = '/metrics';
+const SESSION_NOT_FOUND = 'Session not found (it ended or expired); send initialize to start a new one';
 const HTTP_WIRE = { transport: 'tcp', protocol: 'http' } as const;
 
 /** Listen on `options.host:port` and serve `gateway` to any number of HTTP clients. */
@@ -168,15 +172,20 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
     }
   };
 
-  // Room for one more session here: past --max-sessions the one idle longest ends (with a store, its copy here).
-  const hasRoom = (): boolean => sessions.size < options.maxSessions || endLongestIdle(sessions, logger);
+  // Room for one more session of `principal` here, fairly shared (with a store, its copy here).
+  const limits = { maxSessions: options.maxSessions, maxPerPrincipal: options.maxSessionsPerPrincipal ?? options.maxSessions };
+  const hasRoom = (principal: Principal): boolean => makeRoom(sessions, principal, limits, logger);
   const sendNoRoom = (res: ServerResponse): void =>
-    sendError(res, 503, `All ${options.maxSessions} sessions (--max-sessions) have a call under way; try again later`);
+    sendError(
+      res,
+      503,
+      'Every session this one may replace (--max-sessions, --max-sessions-per-principal) has a call under way; try again later',
+    );
 
   // A session another replica started (or this one, before it dropped its copy), re-created here from the store.
   const resumeSession = async (id: string, principal: Principal): Promise<HttpSession | undefined | typeof NO_ROOM> => {
     if (!sharing) return undefined;
-    const state = await sharing.resume(id, principal, hasRoom);
+    const state = await sharing.resume(id, principal, () => hasRoom(principal));
     if (state && state !== NO_ROOM && !sessions.has(id)) sessions.set(id, state);
     return state;
   };
@@ -197,18 +206,22 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
       // A 2026-07-28 request is served on its own, whatever came before it.
       if (req.method === 'POST' && (await modern.isModern(req, body))) return modern.servePrincipal(req, res, body, principal);
       if (req.method === 'POST' && isInitializeRequest(body)) {
-        return hasRoom() ? startSession(req, res, body, principal) : sendNoRoom(res);
+        return hasRoom(principal) ? startSession(req, res, body, principal) : sendNoRoom(res);
       }
       return sendError(res, 400, 'Mcp-Session-Id header is required (send initialize first to start a session)');
     }
     const held = sessions.get(sessionId);
     const session = held ?? (await resumeSession(sessionId, principal));
     if (session === NO_ROOM) return sendNoRoom(res);
-    // With a store, another caller's session is answered as unknown: it exists on every replica alike.
-    if (!session || (sharing && session.principal.id !== principal.id)) {
-      return sendError(res, 404, 'Session not found (it ended or expired); send initialize to start a new one');
+    if (!session) return sendError(res, 404, SESSION_NOT_FOUND);
+    if (session.principal.id !== principal.id) {
+      // With a store, another caller's session is answered as unknown: it exists on every replica alike.
+      const refusal = sharing
+        ? { status: 404, message: SESSION_NOT_FOUND }
+        : { status: 403, message: 'This session belongs to another caller' };
+      gateway.context.audit.record(refusalAuditEvent(req, MCP_PATH, refusal, Date.now(), { principal, outcome: 'denied-session' }));
+      return sendError(res, refusal.status, refusal.message);
     }
-    if (session.principal.id !== principal.id) return sendError(res, 403, 'This session belongs to another caller');
     // A session just resumed was read from the store for this very request.
     if (held) await sharing?.beforeRequest(sessionId, body);
     const posted = req.method === 'POST';
@@ -379,23 +392,6 @@ function refuseMalformedRequests(body: unknown): unknown {
       : [];
   });
   return Array.isArray(body) ? answers : answers[0];
-}
-
-/**
- * End the session active least recently among those with no POST open (a client holding only its
- * notification stream is idle: it will get 404 and start again); false when every session has one.
- */
-function endLongestIdle(sessions: Map<string, HttpSession>, logger: Logger): boolean {
-  let oldest: [string, HttpSession] | undefined;
-  for (const entry of sessions) {
-    if (entry[1].openPosts === 0 && (!oldest || entry[1].lastActiveMs < oldest[1].lastActiveMs)) oldest = entry;
-  }
-  if (!oldest) return false;
-  logger.info({ session: oldest[0] }, 'session ended to make room for a new one (--max-sessions)');
-  // Gone from the map now, not when its close settles: the new session takes its place at once.
-  sessions.delete(oldest[0]);
-  void oldest[1].transport.close();
-  return true;
 }
 
 // `inUse`: told of each session with a request open (its GET stream, say) at every check.
