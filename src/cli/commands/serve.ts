@@ -2,7 +2,7 @@
 // with --http for any number of clients over streamable HTTP until a signal.
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { GatewayStdioTransport, createGateway, serveHttp } from '../../gateway/index.js';
-import { AuthSettingsSchema, type AuthSettings } from '../../config/index.js';
+import { AllowedHostSchema, AuthSettingsSchema, type AuthSettings } from '../../config/index.js';
 import { LoadoutError, firstIssueText } from '../../shared/index.js';
 import { startTelemetry } from '../../telemetry/index.js';
 import { CLIENT_NAMES } from '../clients/clientFiles.js';
@@ -19,6 +19,7 @@ interface ServeOptions {
   port: number;
   token: string[];
   allowOrigin: string[];
+  allowedHost: string[];
   maxBodyMb: number;
   sessionIdleMinutes: number;
   maxSessions: number;
@@ -57,6 +58,12 @@ export function registerServe(program: Command): void {
     .option('--auth-scope <scope>', 'HTTP: a scope every access token must carry (repeatable; auth.scopes)', collect, [])
     .option('--auth-groups-claim <claim>', "HTTP: the token claim listing the caller's groups (auth.groups_claim; default: groups)")
     .option('--allow-origin <origin>', 'HTTP: also accept requests from this browser origin (repeatable)', collect, [])
+    .option(
+      '--allowed-host <name>',
+      "HTTP: also accept this Host header, a proxy's public name (NAME or NAME:PORT; repeatable; gateway.allowed_hosts)",
+      (value: string, previous: string[]) => collect(checkedHost(value), previous),
+      [],
+    )
     .option(
       '--max-body-mb <mb>',
       'HTTP: largest request body accepted',
@@ -112,6 +119,7 @@ export function registerServe(program: Command): void {
             tokens,
             auth,
             allowedOrigins: options.allowOrigin,
+            allowedHosts: [...options.allowedHost, ...gateway.allowedHosts],
             maxBodyBytes: Math.round(options.maxBodyMb * 1024 * 1024),
             sessionIdleMs: options.sessionIdleMinutes * 60_000,
             maxSessions: options.maxSessions,
@@ -188,6 +196,12 @@ function authSettings(file: AuthSettings | undefined, options: ServeOptions): Au
     ...(options.authGroupsClaim ? { groups_claim: options.authGroupsClaim } : {}),
   });
   if (!parsed.success) throw new LoadoutError('INVALID_ARGUMENT', `Invalid --auth-* option: ${firstIssueText(parsed.error)}`);
+  return parsed.data;
+}
+
+function checkedHost(value: string): string {
+  const parsed = AllowedHostSchema.safeParse(value);
+  if (!parsed.success) throw new InvalidArgumentError(`--allowed-host: ${firstIssueText(parsed.error)}.`);
   return parsed.data;
 }
 

@@ -38,6 +38,8 @@ export interface HttpServeOptions {
   auth?: AuthSettings;
   /** Origins allowed besides the server's own. */
   allowedOrigins?: readonly string[];
+  /** Host names accepted besides the bound address: a proxy's public name (`NAME:PORT`: only on that port). */
+  allowedHosts?: readonly string[];
   maxBodyBytes: number;
   /** Sessions with no request open for this long are closed; 0 keeps them forever. */
   sessionIdleMs: number;
@@ -82,6 +84,7 @@ const MCP_PATH = '/mcp';
 /** Followed by a toolset's name: the endpoint whose tool list is that toolset, always. */
 const TOOLSETS_PATH = '/mcp/toolsets/';
 const METRICS_PATH = '/metrics';
+const HEALTH_PATH = '/healthz';
 const SESSION_NOT_FOUND = 'Session not found (it ended or expired); send initialize to start a new one';
 const HTTP_WIRE = { transport: 'tcp', protocol: 'http' } as const;
 
@@ -265,7 +268,10 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
     // Until the port is known the guard cannot check Host: refuse rather than let anything through.
     const refusal =
       guard && identity
-        ? guard(req.headers, path !== '/healthz' && !callback.at(path) && !identity.checksTokens)
+        ? guard(req.headers, {
+            needsToken: path !== HEALTH_PATH && !callback.at(path) && !identity.checksTokens,
+            checksHost: path !== HEALTH_PATH,
+          })
         : { status: 503 as const, message: 'loadout is starting' };
     if (refusal) {
       if (refusal.status === 401) {
@@ -280,7 +286,7 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
       return sendJson(res, 200, metadata);
     }
     if (callback.at(path)) return callback.serve(req, res);
-    if (path === '/healthz') {
+    if (path === HEALTH_PATH) {
       if (req.method !== 'GET' && req.method !== 'HEAD') return sendError(res, 405, 'Use GET /healthz');
       return sendJson(res, ...healthAnswer(options.store));
     }
@@ -316,7 +322,13 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
   const url = `http://${hostInUrl}:${port}${MCP_PATH}`;
   identity = httpIdentity(options.auth, url, tokens);
   callback.redirectTo(options.auth?.audience ?? url);
-  guard = createRequestGuard({ host: options.host, port, tokens, allowedOrigins: options.allowedOrigins });
+  guard = createRequestGuard({
+    host: options.host,
+    port,
+    tokens,
+    allowedOrigins: options.allowedOrigins,
+    allowedHosts: options.allowedHosts,
+  });
   const expiry =
     options.sessionIdleMs > 0 ? startIdleExpiry(sessions, options.sessionIdleMs, logger, (id) => sharing?.active(id)) : undefined;
   let closed: Promise<void> | undefined;
