@@ -14,6 +14,8 @@ export interface ListeningProcess {
   pid: number;
   /** Output so far (stdout + stderr). */
   output(): string;
+  /** Settles with the exit code when the process has exited (null: ended by a signal). */
+  readonly exited: Promise<number | null>;
   /** SIGTERM (or SIGKILL) and wait for the exit. */
   close(signal?: NodeJS.Signals): Promise<void>;
 }
@@ -27,6 +29,7 @@ export function spawnListening(
 ): Promise<ListeningProcess> {
   const child: ChildProcess = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
     const onData = (chunk: Buffer): void => {
       output += chunk.toString('utf8');
@@ -36,6 +39,7 @@ export function spawnListening(
         url: match[1]!,
         pid: child.pid!,
         output: () => output,
+        exited,
         async close(signal = 'SIGTERM') {
           if (child.exitCode === null && child.signalCode === null) child.kill(signal);
           await waitForExit(child.pid!);

@@ -1,7 +1,7 @@
 // `loadout serve`: run the gateway as an MCP server over stdio until the client goes away, or
 // with --http for any number of clients over streamable HTTP until a signal.
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { GatewayStdioTransport, createGateway, serveHttp } from '../../gateway/index.js';
+import { Drain, DrainingTransport, GatewayStdioTransport, createGateway, cutOffCalls, serveHttp } from '../../gateway/index.js';
 import { AllowedHostSchema, AuthSettingsSchema, type AuthSettings } from '../../config/index.js';
 import { LoadoutError, firstIssueText } from '../../shared/index.js';
 import { startTelemetry } from '../../telemetry/index.js';
@@ -10,7 +10,7 @@ import { importOnFirstRun } from '../importServers.js';
 import { commandEnvironment, openCommandStore } from '../program.js';
 import { printNote } from '../output.js';
 
-// Children get ~0.6 s before SIGKILL at shutdown; this cap only guards against a close that never settles.
+// Children get ~0.6 s before SIGKILL at shutdown; this cap (after the drain) only guards against a close that never settles.
 const SHUTDOWN_LIMIT_MS = 1900;
 interface ServeOptions {
   equip?: string;
@@ -25,6 +25,7 @@ interface ServeOptions {
   maxSessions: number;
   maxSessionsPerPrincipal?: number;
   metrics?: boolean;
+  drainSeconds: number;
   authIssuer?: string;
   authAudience?: string;
   authScope: string[];
@@ -87,6 +88,12 @@ export function registerServe(program: Command): void {
       "HTTP: most sessions of one caller at once; a new one ends that caller's idle longest (default: --max-sessions)",
       numberOption('max-sessions-per-principal', (n) => Number.isInteger(n) && n >= 1, 'a whole number of 1 or more'),
     )
+    .option(
+      '--drain-seconds <seconds>',
+      'on SIGTERM/SIGINT: refuse new requests and let those under way finish for this long, then cut them off and exit',
+      numberOption('drain-seconds', (n) => n >= 0 && Number.isFinite(n), 'a number of 0 or more'),
+      30,
+    )
     .option('--metrics', 'HTTP: also serve Prometheus metrics at /metrics, behind the same token rules as /mcp')
     .action(async (options: ServeOptions, command: Command) => {
       const { paths, logger, storeUrl } = commandEnvironment(command);
@@ -129,10 +136,25 @@ export function registerServe(program: Command): void {
             logger,
           }).catch(closeAndThrow)
         : undefined;
+      // Over stdio, requests are counted on the wire; over HTTP, httpDrain.ts counts the POSTs.
+      const stdioDrain = http ? undefined : new Drain();
+      const cutOff = cutOffCalls(gateway.context.pool, options.drainSeconds);
       let stopping = false;
-      const stop = async (reason: string): Promise<void> => {
-        if (stopping) return;
+      // A signal drains first (the requests under way are answered); a client gone (stdin closed) has no one to answer.
+      const stop = async (reason: string, drains: boolean): Promise<void> => {
+        if (stopping) {
+          // A second signal, or the client leaving mid-drain: cut off what is under way now.
+          http?.cutShort();
+          stdioDrain?.cutShort();
+          return;
+        }
         stopping = true;
+        if (drains) {
+          logger.info({ reason, drainSeconds: options.drainSeconds }, 'draining: refusing new requests, finishing those under way');
+          const drainMs = options.drainSeconds * 1000;
+          const drained = await (http ? http.drain(drainMs, cutOff) : stdioDrain!.start(drainMs, cutOff));
+          if (!drained) logger.warn({ drainSeconds: options.drainSeconds }, 'requests still under way at --drain-seconds were cut off');
+        }
         logger.info({ reason }, 'shutting down');
         // Each stdio child is ended within ~1 s (stdin end, SIGTERM, SIGKILL to its group), all at once.
         setTimeout(() => {
@@ -144,8 +166,8 @@ export function registerServe(program: Command): void {
         await telemetry.close();
         process.exit(0);
       };
-      process.on('SIGINT', () => void stop('SIGINT'));
-      process.on('SIGTERM', () => void stop('SIGTERM'));
+      process.on('SIGINT', () => void stop('SIGINT', true));
+      process.on('SIGTERM', () => void stop('SIGTERM', true));
       if (http) {
         const guarded = auth ? ' (access token required)' : tokens.length > 0 ? ' (bearer token required)' : '';
         printNote(`serving MCP at ${http.url}${guarded}`);
@@ -154,11 +176,12 @@ export function registerServe(program: Command): void {
       const notice = terminalNotice(process.stdin.isTTY);
       if (notice) printNote(notice);
       // Claude Code ends a stdio server by closing its stdin.
-      process.stdin.on('end', () => void stop('stdin closed'));
+      process.stdin.on('end', () => void stop('stdin closed', false));
       const transport = new GatewayStdioTransport();
       // A transport that closed for any other reason (a stdin error) leaves no client: stop too.
-      void transport.closed.then(() => stop('stdio transport closed'));
-      await gateway.serveStdio(telemetry.serverTransport(transport, { transport: 'pipe' }), (error) =>
+      void transport.closed.then(() => stop('stdio transport closed', false));
+      const draining = new DrainingTransport(transport, stdioDrain!);
+      await gateway.serveStdio(telemetry.serverTransport(draining, { transport: 'pipe' }), (error) =>
         logger.debug({ mod: 'gateway', err: error.message }, 'stdio'),
       );
     });

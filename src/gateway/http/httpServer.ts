@@ -5,7 +5,7 @@
 // session (sharedSessions.ts). A 2026-07-28 request needs no session (modernHttp.ts), so any
 // process on the same data dir can answer it. Guards every request (Host, Origin, token, body
 // size) before either era's handling sees it.
-import { isInitializeRequest, type Transport } from '@modelcontextprotocol/server';
+import { isInitializeRequest } from '@modelcontextprotocol/server';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -25,7 +25,8 @@ import { answeredOverLimit } from './overLimit.js';
 import { healthAnswer } from './healthz.js';
 import { authorizationCallback } from './authorizationCallback.js';
 import { makeRoom } from './sessionRoom.js';
-import { NO_ROOM, SharedSessions, type ServeRequest, type SharedConnectOptions } from './sharedSessions.js';
+import { NO_ROOM, SharedSessions, type ServeRequest, type SessionTransport, type SharedConnectOptions } from './sharedSessions.js';
+import { HttpDrain, drainingAnswer } from './httpDrain.js';
 
 /** Options of serveHttp. */
 export interface HttpServeOptions {
@@ -60,12 +61,19 @@ export interface HttpGateway {
   readonly url: string;
   /** Live MCP sessions. */
   readonly sessionCount: number;
+  /**
+   * Drain (httpDrain.ts): answer /healthz `draining` and new requests 503, end the GET and listen
+   * streams, wait up to `limitMs` for the POSTs under way, then `cutOff` the rest. True when all ended by themselves.
+   */
+  drain(limitMs: number, cutOff: () => void): Promise<boolean>;
+  /** Stop a drain's wait: cut off what is under way now. */
+  cutShort(): void;
   /** Close every session and stop listening. Runs once. */
   close(): Promise<void>;
 }
 
 interface HttpSession {
-  readonly transport: Transport;
+  readonly transport: SessionTransport;
   /** Serves one request of the session on its transport. */
   readonly serve: ServeRequest;
   readonly session: GatewaySession;
@@ -106,6 +114,7 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
   const { createServer } = await import('node:http');
   const logger = options.logger.child({ mod: 'http' });
   const sessions = new Map<string, HttpSession>();
+  const drain = new HttpDrain();
   let guard: ReturnType<typeof createRequestGuard> | undefined;
   let identity: HttpIdentity | undefined;
   const modern = modernEndpoints(gateway, nodeModule, { maxBodyBytes: options.maxBodyBytes, logger });
@@ -114,7 +123,7 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
   // Connect a GatewaySession to session `id`'s transport; it is served once it is in `sessions`.
   const attach = async (
     id: string,
-    transport: Transport,
+    transport: SessionTransport,
     serve: ServeRequest,
     principal: Principal,
     shared: SharedConnectOptions = {},
@@ -205,6 +214,8 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
     // The SDK answers a body with a malformed message 400 "Parse error", naming nothing and giving no request its id back.
     const refused = refuseMalformedRequests(body);
     if (refused) return sendJson(res, 400, refused);
+    if (drain.refuses(req.method, body)) return sendDraining(res);
+    if (req.method === 'POST') drain.track(res, body);
     if (sessionId === undefined) {
       // A 2026-07-28 request is served on its own, whatever came before it.
       if (req.method === 'POST' && (await modern.isModern(req, body))) return modern.servePrincipal(req, res, body, principal);
@@ -252,6 +263,8 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
     if (body === NO_BODY) return;
     const refused = refuseMalformedRequests(body);
     if (refused) return sendJson(res, 400, refused);
+    if (drain.refuses(req.method, body)) return sendDraining(res);
+    drain.track(res, body);
     if (!(await modern.isModern(req, body))) {
       return sendError(res, 400, `${TOOLSETS_PATH}${name} serves MCP 2026-07-28 requests only; 2025 clients connect to ${MCP_PATH}`);
     }
@@ -288,7 +301,7 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
     if (callback.at(path)) return callback.serve(req, res);
     if (path === HEALTH_PATH) {
       if (req.method !== 'GET' && req.method !== 'HEAD') return sendError(res, 405, 'Use GET /healthz');
-      return sendJson(res, ...healthAnswer(options.store));
+      return sendJson(res, ...healthAnswer(options.store, drain.draining));
     }
     const metrics = path === METRICS_PATH ? options.servePrometheus : undefined;
     const toolset = path.startsWith(TOOLSETS_PATH) ? ToolsetNameSchema.safeParse(path.slice(TOOLSETS_PATH.length)) : undefined;
@@ -337,6 +350,16 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
     url,
     get sessionCount() {
       return sessions.size;
+    },
+    drain(limitMs, cutOff) {
+      const endStreams = (): void => {
+        for (const session of sessions.values()) session.transport.closeStandaloneSSEStream();
+        modern.endListens();
+      };
+      return drain.run(limitMs, endStreams, cutOff);
+    },
+    cutShort() {
+      drain.cutShort();
     },
     close() {
       closed ??= (async () => {
@@ -436,6 +459,12 @@ function listen(server: Server, host: string, port: number): Promise<number> {
     );
     server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
   });
+}
+
+function sendDraining(res: ServerResponse): void {
+  const [status, headers, body] = drainingAnswer();
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  sendJson(res, status, body);
 }
 
 function sendError(res: ServerResponse, status: number, message: string): void {

@@ -22,16 +22,19 @@ export type ServeRequest = (req: IncomingMessage, res: ServerResponse, body: unk
 /** What a session's GatewaySession is connected with, beside its principal. */
 export type SharedConnectOptions = Pick<ConnectOptions, 'onEquip' | 'resumedToolset'>;
 
+/** A 2025 session's server transport: the SDK's, whose GET stream a drain ends (the client then reconnects). */
+export type SessionTransport = Transport & Pick<WebStandardStreamableHTTPServerTransport, 'closeStandaloneSSEStream'>;
+
 /** What httpServer.ts holds per session: the transport it was given (decorate's) and its GatewaySession. */
 interface ConnectedSession {
-  readonly transport: Transport;
+  readonly transport: SessionTransport;
   readonly session: GatewaySession;
 }
 
 /** Connects a GatewaySession to a session's transport (httpServer.ts): the session is then served through `serve`. */
 type Attach<S extends ConnectedSession> = (
   id: string,
-  transport: Transport,
+  transport: SessionTransport,
   serve: ServeRequest,
   principal: Principal,
   options: SharedConnectOptions,
