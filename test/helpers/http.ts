@@ -8,6 +8,17 @@ import { createServer } from 'node:net';
 import { usePerTest } from './perTest.js';
 import { CLI, THIRD_PARTY, fixture, makeTempDirs, trackListChanged, waitForExit, type TempDirs } from './gateway.js';
 
+/** The headers of a raw POST to /mcp. */
+export const MCP_HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
+
+/** A raw 2025-era initialize (id 1), as a client opening a session sends it. */
+export const RAW_INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
+
 /** A spawned process that announced its URL. */
 export interface ListeningProcess {
   url: string;

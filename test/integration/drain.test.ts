@@ -5,17 +5,9 @@
 import { ProtocolError } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import { eventually, fixture, makeTempDirs, nodeServer, textOf, writeServersYaml } from '../helpers/gateway.js';
-import { useHttpHarness } from '../helpers/http.js';
-import { spawnRawGateway } from '../helpers/rawStdio.js';
+import { MCP_HEADERS, RAW_INITIALIZE, connectModernClient, useHttpHarness } from '../helpers/http.js';
+import { spawnRawGateway, type RawGateway } from '../helpers/rawStdio.js';
 import { usePerTest } from '../helpers/perTest.js';
-
-const MCP_HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
-const INITIALIZE = {
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-};
 
 // A sleep call that has begun downstream once its first progress arrived.
 function sleepCall(callTool: (onprogress: () => void) => Promise<unknown>): { begun: Promise<void>; answered: Promise<unknown> } {
@@ -32,32 +24,40 @@ describe('loadout serve --http: draining on SIGTERM', () => {
     await harness().start(['--equip', 'all', '--drain-seconds', String(drainSeconds)]);
   }
 
-  it('answers /healthz 503 draining and new requests 503 with Retry-After, answers the call under way, ends GET streams, exits 0', async () => {
+  it('answers /healthz 503 draining and new requests 503 with Retry-After, answers the call under way, ends GET and listen streams, exits 0', async () => {
     await startDraining(20);
     const { url, pid, exited } = harness().gateway;
     // A raw session with its GET notification stream open.
-    const opened = await fetch(url, { method: 'POST', headers: MCP_HEADERS, body: JSON.stringify(INITIALIZE) });
+    const opened = await fetch(url, { method: 'POST', headers: MCP_HEADERS, body: JSON.stringify(RAW_INITIALIZE) });
     const sessionId = opened.headers.get('mcp-session-id')!;
     await opened.body?.cancel();
     const stream = await fetch(url, {
       headers: { Accept: 'text/event-stream', 'Mcp-Session-Id': sessionId, 'Mcp-Protocol-Version': '2025-06-18' },
     });
     expect(stream.status).toBe(200);
+    const modern = await connectModernClient(url);
+    const subscription = await modern.listen({ toolsListChanged: true });
     const client = await harness().connect();
     const call = sleepCall((onprogress) => client.client.callTool({ name: 'slow_sleep', arguments: { ms: 3000 } }, { onprogress }));
     await call.begun;
+    let callDone = false;
+    void call.answered.finally(() => (callDone = true));
 
     process.kill(pid, 'SIGTERM');
     const health = new URL('/healthz', url);
     await eventually(async () => (await fetch(health)).status === 503, 5000, '/healthz 503');
     expect(await (await fetch(health)).json()).toEqual({ status: 'draining' });
-    const refused = await fetch(url, { method: 'POST', headers: MCP_HEADERS, body: JSON.stringify(INITIALIZE) });
+    const refused = await fetch(url, { method: 'POST', headers: MCP_HEADERS, body: JSON.stringify(RAW_INITIALIZE) });
     expect(refused.status).toBe(503);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(((await refused.json()) as { error: { data: { code: string } } }).error.data.code).toBe('DRAINING');
-    // The GET stream ends cleanly (its client reconnects elsewhere), before the call is done.
+    // The GET stream ends cleanly at the start (its client reconnects elsewhere), while the call goes on.
     const reader = stream.body!.getReader();
     while (!(await reader.read()).done);
+    // So does the listen stream, with its complete result.
+    expect(await subscription.closed).toBe('graceful');
+    expect(callDone).toBe(false);
+    await modern.close();
 
     expect(textOf(await call.answered)).toBe('slept 3000 ms');
     expect(await exited).toBe(0);
@@ -89,19 +89,21 @@ describe('loadout serve over stdio: draining on SIGTERM', () => {
     return Object.assign(dirs, { close: () => dirs.cleanup() });
   });
 
-  it('answers the call under way with its result, refuses a new request with DRAINING, and exits 0', async () => {
+  // A stdio gateway with a sleep of `ms` under way downstream (its first progress has arrived).
+  async function sleepingGateway(drainSeconds: number, ms: number): Promise<RawGateway> {
     const dirs = temp();
     await writeServersYaml(dirs.configDir, { slow: nodeServer(fixture('slow')) });
-    const gateway = spawnRawGateway(dirs, { args: ['--equip', 'all', '--drain-seconds', '20'] });
-    gateway.send(INITIALIZE, { jsonrpc: '2.0', method: 'notifications/initialized' });
+    const gateway = spawnRawGateway(dirs, { args: ['--equip', 'all', '--drain-seconds', String(drainSeconds)] });
+    gateway.send(RAW_INITIALIZE, { jsonrpc: '2.0', method: 'notifications/initialized' });
     await gateway.answer(1);
-    gateway.send({
-      jsonrpc: '2.0',
-      id: 2,
-      method: 'tools/call',
-      params: { name: 'slow_sleep', arguments: { ms: 3000 }, _meta: { progressToken: 'p' } },
-    });
+    const params = { name: 'slow_sleep', arguments: { ms }, _meta: { progressToken: 'p' } };
+    gateway.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params });
     await eventually(() => gateway.messages().some((message) => message.method === 'notifications/progress'), 10_000, 'progress');
+    return gateway;
+  }
+
+  it('answers the call under way with its result, refuses a new request with DRAINING, and exits 0', async () => {
+    const gateway = await sleepingGateway(20, 3000);
 
     process.kill(gateway.pid, 'SIGTERM');
     await eventually(() => gateway.stderr().includes('draining'), 5000, 'the drain to begin');
@@ -113,18 +115,7 @@ describe('loadout serve over stdio: draining on SIGTERM', () => {
   });
 
   it('answers a call longer than --drain-seconds with DRAIN_LIMIT before it exits 0', async () => {
-    const dirs = temp();
-    await writeServersYaml(dirs.configDir, { slow: nodeServer(fixture('slow')) });
-    const gateway = spawnRawGateway(dirs, { args: ['--equip', 'all', '--drain-seconds', '1'] });
-    gateway.send(INITIALIZE, { jsonrpc: '2.0', method: 'notifications/initialized' });
-    await gateway.answer(1);
-    gateway.send({
-      jsonrpc: '2.0',
-      id: 2,
-      method: 'tools/call',
-      params: { name: 'slow_sleep', arguments: { ms: 8000 }, _meta: { progressToken: 'p' } },
-    });
-    await eventually(() => gateway.messages().some((message) => message.method === 'notifications/progress'), 10_000, 'progress');
+    const gateway = await sleepingGateway(1, 8000);
     process.kill(gateway.pid, 'SIGTERM');
     const answer = await gateway.answer(2);
     expect((answer.error as { data?: { code?: string } } | undefined)?.data?.code).toBe('DRAIN_LIMIT');

@@ -1,12 +1,11 @@
 // `serve --http` behind a reverse proxy that sends its public name as Host (nginx's `proxy_set_header
 // Host $host`): a loopback replica answers that name only with --allowed-host (or
 // gateway.allowed_hosts), still refuses other names, and answers /healthz whatever Host a probe sends.
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { request } from 'node:http';
 import { fixture, nodeServer, writeServersYaml } from '../helpers/gateway.js';
 import { startBalancer, type Balancer } from '../helpers/balancer.js';
 import { connectHttp, listedToolNames, connectModernClient, useHttpHarness } from '../helpers/http.js';
-import { usePerTest } from '../helpers/perTest.js';
 
 const PUBLIC_NAME = 'mcp.example.com';
 
@@ -26,7 +25,10 @@ function statusWithHost(url: string, path: string, host: string): Promise<number
 describe('loadout serve --http behind a proxy', () => {
   const harness = useHttpHarness();
   let balancer: Balancer | undefined;
-  usePerTest(async () => ({ close: async () => void (await balancer?.close(), (balancer = undefined)) }));
+  afterEach(async () => {
+    await balancer?.close();
+    balancer = undefined;
+  });
 
   it("refuses a proxy's public Host on a loopback bind, and answers it with --allowed-host in both eras", async () => {
     await writeServersYaml(harness().dirs.configDir, { echo: nodeServer(fixture('echo')) });

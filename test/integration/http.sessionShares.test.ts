@@ -4,11 +4,10 @@
 import { describe, expect, it } from 'vitest';
 import { fixture, nodeServer, writeServersYaml } from '../helpers/gateway.js';
 import { runCli } from '../helpers/cli.js';
-import { useHttpHarness, type HttpClient } from '../helpers/http.js';
+import { MCP_HEADERS, useHttpHarness, type HttpClient } from '../helpers/http.js';
 
 const ALICE = 'alice-token';
 const BOB = 'bob-token';
-const MCP_HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
 
 describe('loadout serve --http: sessions of several principals', () => {
   const harness = useHttpHarness();
@@ -24,12 +23,18 @@ describe('loadout serve --http: sessions of several principals', () => {
     return response.status;
   }
 
-  it("keeps Alice's one session while Bob starts four under --max-sessions 4, and ends one of Bob's for Alice's second", async () => {
+  // A gateway started with `args` and both tokens, with one session of Alice's, then `count` of Bob's.
+  async function sessionsOf(args: string[], count: number): Promise<{ alice: HttpClient; bobs: HttpClient[] }> {
     await writeServersYaml(harness().dirs.configDir, { echo: nodeServer(fixture('echo')) });
-    await harness().start(['--token', ALICE, '--token', BOB, '--max-sessions', '4']);
+    await harness().start(['--token', ALICE, '--token', BOB, ...args]);
     const alice = await harness().connect({ token: ALICE });
     const bobs: HttpClient[] = [];
-    for (let i = 0; i < 4; i++) bobs.push(await harness().connect({ token: BOB }));
+    for (let i = 0; i < count; i++) bobs.push(await harness().connect({ token: BOB }));
+    return { alice, bobs };
+  }
+
+  it("keeps Alice's one session while Bob starts four under --max-sessions 4, and ends one of Bob's for Alice's second", async () => {
+    const { alice, bobs } = await sessionsOf(['--max-sessions', '4'], 4);
     expect(await statusOf(alice, ALICE)).toBe(200);
     // Bob's first session was his idle longest: his fourth took its place.
     expect(await Promise.all(bobs.map((bob) => statusOf(bob, BOB)))).toEqual([404, 200, 200, 200]);
@@ -40,11 +45,7 @@ describe('loadout serve --http: sessions of several principals', () => {
   });
 
   it("ends a principal's own session idle longest past --max-sessions-per-principal, and leaves the others", async () => {
-    await writeServersYaml(harness().dirs.configDir, { echo: nodeServer(fixture('echo')) });
-    await harness().start(['--token', ALICE, '--token', BOB, '--max-sessions-per-principal', '2']);
-    const alice = await harness().connect({ token: ALICE });
-    const bobs: HttpClient[] = [];
-    for (let i = 0; i < 3; i++) bobs.push(await harness().connect({ token: BOB }));
+    const { alice, bobs } = await sessionsOf(['--max-sessions-per-principal', '2'], 3);
     expect(await Promise.all(bobs.map((bob) => statusOf(bob, BOB)))).toEqual([404, 200, 200]);
     expect(await statusOf(alice, ALICE)).toBe(200);
   });

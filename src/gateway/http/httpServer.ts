@@ -4,7 +4,7 @@
 // processes behind one address need sticky routing for them; with one, any replica serves any
 // session (sharedSessions.ts). A 2026-07-28 request needs no session (modernHttp.ts), so any
 // process on the same data dir can answer it. Guards every request (Host, Origin, token, body
-// size) before either era's handling sees it.
+// size) before either era's handling sees it, and drains at SIGTERM (httpDrain.ts).
 import { isInitializeRequest } from '@modelcontextprotocol/server';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -19,14 +19,13 @@ import type { GatewaySession } from '../session.js';
 import { assertSafeBind, createRequestGuard } from './httpGuard.js';
 import { httpIdentity, isCredentialRefusal, refusalAuditEvent, type HttpIdentity } from './httpIdentity.js';
 import { modernEndpoints } from './modernHttp.js';
-import { BodyTooLargeError, MAX_BODY_DEPTH, discardBody, hasUnreadBody, nestedDeeperThan, readBody } from './httpBody.js';
-import { requestProblem } from '../calls/requestShape.js';
 import { answeredOverLimit } from './overLimit.js';
 import { healthAnswer } from './healthz.js';
 import { authorizationCallback } from './authorizationCallback.js';
 import { makeRoom } from './sessionRoom.js';
 import { NO_ROOM, SharedSessions, type ServeRequest, type SessionTransport, type SharedConnectOptions } from './sharedSessions.js';
-import { HttpDrain, drainingAnswer } from './httpDrain.js';
+import { HttpDrain } from './httpDrain.js';
+import { NO_BODY, readJsonBody, refuseMalformedRequests, sendDraining, sendError, sendJson } from './httpReplies.js';
 
 /** Options of serveHttp. */
 export interface HttpServeOptions {
@@ -375,60 +374,6 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
   };
 }
 
-const NO_BODY = Symbol('no body');
-
-// Reads and parses a POST body, answering 413/400 itself; NO_BODY means the answer was sent.
-async function readJsonBody(req: IncomingMessage, res: ServerResponse, maxBytes: number): Promise<unknown> {
-  let text: string;
-  try {
-    text = await readBody(req, maxBytes);
-  } catch (error) {
-    if (!(error instanceof BodyTooLargeError)) throw error;
-    sendError(res, 413, `Request body is larger than ${maxBytes} bytes (raise it with --max-body-mb)`);
-    return NO_BODY;
-  }
-  const tooDeep = nestedDeeperThan(text, MAX_BODY_DEPTH);
-  try {
-    if (!tooDeep) return JSON.parse(text) as unknown;
-  } catch {
-    // Answered below.
-  }
-  const message = tooDeep
-    ? `Parse error: the body is nested deeper than ${MAX_BODY_DEPTH} levels`
-    : 'Parse error: the body is not valid JSON';
-  sendJson(res, 400, { jsonrpc: '2.0', error: { code: -32700, message }, id: null });
-  return NO_BODY;
-}
-
-/**
- * The answer to a POST body holding a malformed request (see requestShape.ts), or undefined. A
- * batch is refused whole, as the SDK would: each request in it is answered, the malformed ones
- * with what is wrong, the others with which message made the batch fail.
- */
-function refuseMalformedRequests(body: unknown): unknown {
-  const messages: unknown[] = Array.isArray(body) ? body : [body];
-  const problems = messages.map((message) => (typeof message === 'object' && message !== null ? requestProblem(message) : undefined));
-  const first = problems.findIndex((problem) => problem !== undefined);
-  if (first === -1) return undefined;
-  const answers = messages.flatMap((message, index) => {
-    const problem = problems[index];
-    if (problem) return [{ jsonrpc: '2.0', id: problem.id, error: { code: problem.code, message: problem.message } }];
-    const id = (message as { id?: unknown }).id;
-    const isRequest =
-      typeof message === 'object' && message !== null && 'method' in message && (typeof id === 'string' || typeof id === 'number');
-    return isRequest
-      ? [
-          {
-            jsonrpc: '2.0',
-            id,
-            error: { code: -32600, message: `Invalid Request: not processed, because message ${first + 1} of the batch is malformed` },
-          },
-        ]
-      : [];
-  });
-  return Array.isArray(body) ? answers : answers[0];
-}
-
 // `inUse`: told of each session with a request open (its GET stream, say) at every check.
 function startIdleExpiry(sessions: Map<string, HttpSession>, idleMs: number, logger: Logger, inUse: (id: string) => void): NodeJS.Timeout {
   const timer = setInterval(
@@ -459,28 +404,4 @@ function listen(server: Server, host: string, port: number): Promise<number> {
     );
     server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
   });
-}
-
-function sendDraining(res: ServerResponse): void {
-  const [status, headers, body] = drainingAnswer();
-  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-  sendJson(res, status, body);
-}
-
-function sendError(res: ServerResponse, status: number, message: string): void {
-  sendJson(res, status, { jsonrpc: '2.0', error: { code: -32000, message }, id: null });
-}
-
-// An answer sent before the request's body was read says `Connection: close`: the rest of that
-// body is still on the socket, so a keep-alive client's next request there would be read as body.
-// The socket is closed only once the body is drained (see httpBody.ts): closing it now would reset
-// the upload, and the answer with it.
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  if (!hasUnreadBody(res.req)) {
-    res.writeHead(status, { 'Content-Type': 'application/json' }).end(text);
-    return;
-  }
-  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), Connection: 'close' }).write(text);
-  void discardBody(res.req).then(() => res.end());
 }
