@@ -23,7 +23,7 @@ import { answeredOverLimit } from './overLimit.js';
 import { healthAnswer } from './healthz.js';
 import { authorizationCallback } from './authorizationCallback.js';
 import { makeRoom } from './sessionRoom.js';
-import { NO_ROOM, SharedSessions, type ServeRequest, type SessionTransport, type SharedConnectOptions } from './sharedSessions.js';
+import { FOREIGN, NO_ROOM, SharedSessions, type ServeRequest, type SessionTransport, type SharedConnectOptions } from './sharedSessions.js';
 import { HttpDrain } from './httpDrain.js';
 import { NO_BODY, readJsonBody, refuseMalformedRequests, sendDraining, sendError, sendJson } from './httpReplies.js';
 
@@ -194,10 +194,10 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
     );
 
   // A session another replica started (or this one, before it dropped its copy), re-created here from the store.
-  const resumeSession = async (id: string, principal: Principal): Promise<HttpSession | undefined | typeof NO_ROOM> => {
+  const resumeSession = async (id: string, principal: Principal): Promise<HttpSession | undefined | typeof NO_ROOM | typeof FOREIGN> => {
     if (!sharing) return undefined;
     const state = await sharing.resume(id, principal, () => hasRoom(principal));
-    if (state && state !== NO_ROOM && !sessions.has(id)) sessions.set(id, state);
+    if (state && state !== NO_ROOM && state !== FOREIGN && !sessions.has(id)) sessions.set(id, state);
     return state;
   };
 
@@ -227,7 +227,7 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
     const session = held ?? (await resumeSession(sessionId, principal));
     if (session === NO_ROOM) return sendNoRoom(res);
     if (!session) return sendError(res, 404, SESSION_NOT_FOUND);
-    if (session.principal.id !== principal.id) {
+    if (session === FOREIGN || session.principal.id !== principal.id) {
       // With a store, another caller's session is answered as unknown: it exists on every replica alike.
       const refusal = sharing
         ? { status: 404, message: SESSION_NOT_FOUND }
