@@ -26,9 +26,18 @@ export type AuditAction = z.infer<typeof AuditActionSchema>;
 
 /**
  * How it ended: answered (`ok`), answered with an isError result (`error`), failed with a protocol
- * error (`failed`), or refused before it ran: for the caller's credentials, by the policy, or by a rate limit.
+ * error (`failed`), or refused before it ran: for the caller's credentials, by the policy, by a rate
+ * limit, or because the session it named belongs to another principal (`denied-session`).
  */
-export const AuditOutcomeSchema = z.enum(['ok', 'error', 'failed', 'denied-authorization', 'denied-policy', 'rate-limited']);
+export const AuditOutcomeSchema = z.enum([
+  'ok',
+  'error',
+  'failed',
+  'denied-authorization',
+  'denied-policy',
+  'rate-limited',
+  'denied-session',
+]);
 export type AuditOutcome = z.infer<typeof AuditOutcomeSchema>;
 
 /** One line of the trail. */

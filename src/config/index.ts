@@ -4,6 +4,7 @@ export {
   ToolsetNameSchema,
   ServerConfigSchema,
   GatewaySettingsSchema,
+  AllowedHostSchema,
   EmbeddingsSettingsSchema,
   ToolsetSchema,
   ToolRefSchema,

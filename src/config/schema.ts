@@ -16,6 +16,17 @@ const ServerNameSchema = z
 
 export { ToolsetNameSchema } from './toolsetName.js';
 
+/**
+ * A name a proxy in front of `serve --http` sends as Host (`mcp.example.com`; with `:PORT`, only on
+ * that port): the request guard accepts it besides the bound address. No scheme, path or user.
+ */
+export const AllowedHostSchema = z
+  .string()
+  .refine(
+    (value) => /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/.test(value) && !value.startsWith('.') && !value.startsWith('-'),
+    'an allowed host is a name or address, optionally with :PORT (mcp.example.com, 10.0.0.5:8443, [::1]:7077), without scheme or path',
+  );
+
 /** Per-tool switchboard entry in servers.yaml; `hash` and `stale` are written by discovery. */
 const ToolSettingSchema = fileObject({
   enabled: z.boolean().optional(),
@@ -149,6 +160,8 @@ export const GatewaySettingsSchema = fileObject({
   block_changed_tools: z.boolean().default(false),
   /** Most principals whose views and equipped sets are held in memory; past it the least recently used idle one is dropped. */
   principals_in_memory: z.number().int().positive().default(1000),
+  /** serve --http: Host names a proxy sends that are accepted besides the bound address (with --allowed-host). */
+  allowed_hosts: z.array(AllowedHostSchema).default([]),
 });
 export type GatewaySettings = z.infer<typeof GatewaySettingsSchema>;
 

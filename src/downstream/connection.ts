@@ -388,6 +388,11 @@ export class DownstreamConnection {
     return this.#client.getServerCapabilities();
   }
 
+  /** Give up on every request under way on this connection, each caller getting `reason`; the connection stays. */
+  cancelRequests(reason: Error): void {
+    this.#layer.cancelAll(reason);
+  }
+
   /**
    * Ends the connection (stdio: stdin end, then SIGTERM, then SIGKILL; streamable HTTP: DELETE of
    * the session first, so the server can free it). Runs once.

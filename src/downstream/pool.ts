@@ -255,6 +255,15 @@ export class ServerPool {
     await connection.close();
   }
 
+  /**
+   * Give up on every request under way downstream (a drain's limit passed): each server is told
+   * (notifications/cancelled) and each caller gets `reason`. Connections stay until close().
+   */
+  cancelRequests(reason: Error): void {
+    for (const connection of this.#connections.values()) connection.cancelRequests(reason);
+    this.#principals.cancelRequests(reason);
+  }
+
   /** Stop every connection; later use is refused. Runs once. */
   close(): Promise<void> {
     this.#closed ??= (async () => {

@@ -132,6 +132,11 @@ export class PrincipalConnections {
   }
 
   /** Stop every connection; later use is refused. */
+  /** Give up on every request under way on every principal's connection, each caller getting `reason`. */
+  cancelRequests(reason: Error): void {
+    for (const live of this.#live.values()) void live.then((connection) => connection.cancelRequests(reason)).catch(() => undefined);
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
     await Promise.allSettled([...[...this.#live.keys()].map((slot) => this.#stop(slot)), this.authorizations?.close()]);

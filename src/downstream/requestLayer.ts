@@ -121,6 +121,11 @@ export class RequestLayer extends TransportDecorator {
     for (const id of [...this.#pending.keys()]) this.#settle(id)?.reject(new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed'));
   }
 
+  /** Give up on every request under way: the server is told of each (notifications/cancelled), and each caller gets `reason`. */
+  cancelAll(reason: Error): void {
+    for (const id of [...this.#pending.keys()]) this.#cancel(id, reason);
+  }
+
   /** Send `method` with `params` and settle with the server's result object, unchanged. */
   request(method: string, params: Record<string, unknown> | undefined, options: RequestOptions = {}): Promise<Record<string, unknown>> {
     const { cancellation, onProgress } = options;

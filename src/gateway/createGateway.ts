@@ -67,6 +67,8 @@ export interface Gateway {
   hiddenFrom(principal?: Principal): HiddenFromCaller;
   /** `auth:` of servers.yaml as read at start: the authorization server HTTP callers' tokens come from. */
   readonly auth: AuthSettings | undefined;
+  /** `gateway.allowed_hosts` of servers.yaml as read at start: Host names serve --http accepts besides its address. */
+  readonly allowedHosts: readonly string[];
   /**
    * Create a session, restore its toolset, and connect it to a client transport. The session
    * counts only once connected; if any step fails it is closed again, and the error thrown. It sees
@@ -343,6 +345,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       return (kind, name) => (kind === 'tool' ? seen.hiddenByPolicy(name) : seen.hiddenContent('prompt', name));
     },
     auth: config.auth,
+    allowedHosts: config.gateway.allowed_hosts,
     async serveStdio(transport, onError) {
       const opening = new StdioOpening(transport);
       // A 2026-07-28 client hears a tools list_changed only on a listen stream that asked for it.

@@ -4,3 +4,5 @@ export { TOOLSET_META_TOOLS, namingOptions } from './metaTools/index.js';
 export { serveHttp } from './serveHttpOnDemand.js';
 export type { HttpGateway } from './http/httpServer.js';
 export { GatewayStdioTransport } from './stdio/stdioTransport.js';
+export { DrainingTransport } from './stdio/stdioDrain.js';
+export { Drain, cutOffCalls } from './drain.js';

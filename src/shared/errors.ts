@@ -40,6 +40,10 @@ const LoadoutErrorCodeSchema = z.enum([
   'STORE_CONFLICT',
   'STORE_SECRET_KEY',
   'CLOSED',
+  /** Refused, not run: the gateway is draining (shutting down after the requests under way). */
+  'DRAINING',
+  /** Cut off: a request still under way when a drain's --drain-seconds passed. */
+  'DRAIN_LIMIT',
 ]);
 export type LoadoutErrorCode = z.infer<typeof LoadoutErrorCodeSchema>;
 

@@ -33,8 +33,14 @@ export interface Balancer {
   close(): Promise<void>;
 }
 
+/** Options of startBalancer. */
+export interface BalancerOptions {
+  /** The Host header sent upstream, as nginx's `proxy_set_header Host $host` sends its public name; default: the upstream's own. */
+  host?: string;
+}
+
 /** Start a balancer over `upstreams` (each a loadout /mcp URL) on a free loopback port. */
-export async function startBalancer(upstreams: readonly string[]): Promise<Balancer> {
+export async function startBalancer(upstreams: readonly string[], options: BalancerOptions = {}): Promise<Balancer> {
   let turn = 0;
   const served: Routed[] = [];
   const inFlight = new Set<Routed>();
@@ -46,7 +52,13 @@ export async function startBalancer(upstreams: readonly string[]): Promise<Balan
     inFlight.add(routed);
     // The Host header names the upstream, as a reverse proxy sets it (loadout checks Host against its own address).
     const forwarded = request(
-      { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, host: target.host } },
+      {
+        host: target.hostname,
+        port: target.port,
+        path: req.url,
+        method: req.method,
+        headers: { ...req.headers, host: options.host ?? target.host },
+      },
       (upstreamRes) => {
         res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.headers);
         upstreamRes.pipe(res);

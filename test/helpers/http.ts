@@ -5,7 +5,19 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import type { ClientCapabilities } from '@modelcontextprotocol/client';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { usePerTest } from './perTest.js';
 import { CLI, THIRD_PARTY, fixture, makeTempDirs, trackListChanged, waitForExit, type TempDirs } from './gateway.js';
+
+/** The headers of a raw POST to /mcp. */
+export const MCP_HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
+
+/** A raw 2025-era initialize (id 1), as a client opening a session sends it. */
+export const RAW_INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
 
 /** A spawned process that announced its URL. */
 export interface ListeningProcess {
@@ -13,6 +25,8 @@ export interface ListeningProcess {
   pid: number;
   /** Output so far (stdout + stderr). */
   output(): string;
+  /** Settles with the exit code when the process has exited (null: ended by a signal). */
+  readonly exited: Promise<number | null>;
   /** SIGTERM (or SIGKILL) and wait for the exit. */
   close(signal?: NodeJS.Signals): Promise<void>;
 }
@@ -26,6 +40,7 @@ export function spawnListening(
 ): Promise<ListeningProcess> {
   const child: ChildProcess = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
     const onData = (chunk: Buffer): void => {
       output += chunk.toString('utf8');
@@ -35,6 +50,7 @@ export function spawnListening(
         url: match[1]!,
         pid: child.pid!,
         output: () => output,
+        exited,
         async close(signal = 'SIGTERM') {
           if (child.exitCode === null && child.signalCode === null) child.kill(signal);
           await waitForExit(child.pid!);
@@ -176,6 +192,14 @@ export async function httpHarness(): Promise<HttpHarness> {
       await dirs.cleanup();
     },
   };
+}
+
+/** A fresh harness for each test, torn down after it (usePerTest); call the returned function inside a test. */
+export function useHttpHarness(): () => HttpHarness {
+  return usePerTest(async () => {
+    const harness = await httpHarness();
+    return Object.assign(harness, { close: () => harness.teardown() });
+  });
 }
 
 /**

@@ -25,6 +25,10 @@ export interface RawGateway {
   messages(): RawMessage[];
   /** stderr output so far. */
   stderr(): string;
+  /** The gateway's process id. */
+  readonly pid: number;
+  /** Settles with the exit code when the process has exited (null: ended by a signal). */
+  readonly exited: Promise<number | null>;
   /** End stdin and wait for the gateway to exit. */
   close(): Promise<void>;
 }
@@ -55,6 +59,7 @@ export async function startRawSession(args: string[]): Promise<RawGateway> {
 
 function spawnRaw(args: string[]): RawGateway {
   const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const lines: string[] = [];
   const received: RawMessage[] = [];
   const waiters = new Set<() => void>();
@@ -96,6 +101,8 @@ function spawnRaw(args: string[]): RawGateway {
     });
   };
   return {
+    pid: child.pid!,
+    exited,
     send: (...messages) =>
       void child.stdin.write(messages.map((message) => `${typeof message === 'string' ? message : JSON.stringify(message)}\n`).join('')),
     messages: () => [...received],

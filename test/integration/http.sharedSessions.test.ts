@@ -4,7 +4,7 @@
 // stream on one hears an equip made through another, a DELETE through one ends it on all, and
 // it goes on when the replica it started on is gone. Another caller's session is unknown to them.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { resolvePaths } from '../../src/config/index.js';
 import { createGateway, serveHttp, type Gateway, type HttpGateway } from '../../src/gateway/index.js';
 import { silentLogger } from '../../src/shared/index.js';
@@ -236,11 +236,16 @@ describe('2025-era HTTP sessions across replicas on one store', () => {
       });
       return { status: response.status, body: await response.text() };
     };
+    const recorded = fleet.replicas.map((replica) => vi.spyOn(replica.gateway.context.audit, 'record'));
     const unknown = await probe(fleet.replicas[1]!.http.url, 'token-b', '00000000-0000-4000-8000-000000000000');
     expect(unknown.status).toBe(404);
     // On the replica holding it and on one that does not: the same answer, and no copy made.
     for (const replica of fleet.replicas) expect(await probe(replica.http.url, 'token-b', transport.sessionId!)).toEqual(unknown);
     expect(fleet.replicas[1]!.http.sessionCount).toBe(0);
+    // Each attempt on it is audited where it was refused; the unknown id is not.
+    for (const spy of recorded) {
+      expect(spy.mock.calls.map(([event]) => event.outcome)).toEqual(['denied-session']);
+    }
     // Its own caller is served on either.
     expect((await probe(fleet.replicas[1]!.http.url, 'token-a', transport.sessionId!)).status).toBe(200);
   });

@@ -2,8 +2,8 @@
 // with --http for any number of clients over streamable HTTP until a signal.
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { nanoid } from 'nanoid';
-import { GatewayStdioTransport, createGateway, serveHttp } from '../../gateway/index.js';
-import { AuthSettingsSchema, type AuthSettings } from '../../config/index.js';
+import { Drain, DrainingTransport, GatewayStdioTransport, createGateway, cutOffCalls, serveHttp } from '../../gateway/index.js';
+import { AllowedHostSchema, AuthSettingsSchema, type AuthSettings } from '../../config/index.js';
 import { LoadoutError, firstIssueText } from '../../shared/index.js';
 import { startTelemetry } from '../../telemetry/index.js';
 import { CLIENT_NAMES } from '../clients/clientFiles.js';
@@ -11,7 +11,7 @@ import { importOnFirstRun } from '../importServers.js';
 import { commandEnvironment, openCommandStore } from '../program.js';
 import { printNote } from '../output.js';
 
-// Children get ~0.6 s before SIGKILL at shutdown; this cap only guards against a close that never settles.
+// Children get ~0.6 s before SIGKILL at shutdown; this cap (after the drain) only guards against a close that never settles.
 const SHUTDOWN_LIMIT_MS = 1900;
 interface ServeOptions {
   equip?: string;
@@ -20,12 +20,15 @@ interface ServeOptions {
   port: number;
   token: string[];
   allowOrigin: string[];
+  allowedHost: string[];
   maxBodyMb: number;
   sessionIdleMinutes: number;
   maxSessions: number;
+  maxSessionsPerPrincipal?: number;
   metrics?: boolean;
   metricsHost: string;
   metricsPort: number;
+  drainSeconds: number;
   authIssuer?: string;
   authAudience?: string;
   authScope: string[];
@@ -60,6 +63,12 @@ export function registerServe(program: Command): void {
     .option('--auth-groups-claim <claim>', "HTTP: the token claim listing the caller's groups (auth.groups_claim; default: groups)")
     .option('--allow-origin <origin>', 'HTTP: also accept requests from this browser origin (repeatable)', collect, [])
     .option(
+      '--allowed-host <name>',
+      "HTTP: also accept this Host header, a proxy's public name (NAME or NAME:PORT; repeatable; gateway.allowed_hosts)",
+      (value: string, previous: string[]) => collect(checkedHost(value), previous),
+      [],
+    )
+    .option(
       '--max-body-mb <mb>',
       'HTTP: largest request body accepted',
       numberOption('max-body-mb', (n) => n > 0 && Number.isFinite(n), 'a number above 0'),
@@ -76,6 +85,17 @@ export function registerServe(program: Command): void {
       'HTTP: most sessions at once; a new one ends the session idle longest',
       numberOption('max-sessions', (n) => Number.isInteger(n) && n >= 1, 'a whole number of 1 or more'),
       256,
+    )
+    .option(
+      '--max-sessions-per-principal <count>',
+      "HTTP: most sessions of one caller at once; a new one ends that caller's idle longest (default: --max-sessions)",
+      numberOption('max-sessions-per-principal', (n) => Number.isInteger(n) && n >= 1, 'a whole number of 1 or more'),
+    )
+    .option(
+      '--drain-seconds <seconds>',
+      'on SIGTERM/SIGINT: refuse new requests and let those under way finish for this long, then cut them off and exit',
+      numberOption('drain-seconds', (n) => n >= 0 && Number.isFinite(n), 'a number of 0 or more'),
+      30,
     )
     .option('--metrics', 'HTTP: also serve Prometheus metrics at /metrics, on a listener of its own (--metrics-host, --metrics-port)')
     .option(
@@ -122,9 +142,11 @@ export function registerServe(program: Command): void {
             tokens,
             auth,
             allowedOrigins: options.allowOrigin,
+            allowedHosts: [...options.allowedHost, ...gateway.allowedHosts],
             maxBodyBytes: Math.round(options.maxBodyMb * 1024 * 1024),
             sessionIdleMs: options.sessionIdleMinutes * 60_000,
             maxSessions: options.maxSessions,
+            ...(options.maxSessionsPerPrincipal ? { maxSessionsPerPrincipal: options.maxSessionsPerPrincipal } : {}),
             ...(telemetry.servePrometheus && {
               metrics: { host: options.metricsHost, port: options.metricsPort, serve: telemetry.servePrometheus },
             }),
@@ -132,10 +154,25 @@ export function registerServe(program: Command): void {
             logger,
           }).catch(closeAndThrow)
         : undefined;
+      // Over stdio, requests are counted on the wire; over HTTP, httpDrain.ts counts the POSTs.
+      const stdioDrain = http ? undefined : new Drain();
+      const cutOff = cutOffCalls(gateway.context.pool, options.drainSeconds);
       let stopping = false;
-      const stop = async (reason: string): Promise<void> => {
-        if (stopping) return;
+      // A signal drains first (the requests under way are answered); a client gone (stdin closed) has no one to answer.
+      const stop = async (reason: string, drains: boolean): Promise<void> => {
+        if (stopping) {
+          // A second signal, or the client leaving mid-drain: cut off what is under way now.
+          http?.cutShort();
+          stdioDrain?.cutShort();
+          return;
+        }
         stopping = true;
+        if (drains) {
+          logger.info({ reason, drainSeconds: options.drainSeconds }, 'draining: refusing new requests, finishing those under way');
+          const drainMs = options.drainSeconds * 1000;
+          const drained = await (http ? http.drain(drainMs, cutOff) : stdioDrain!.start(drainMs, cutOff));
+          if (!drained) logger.warn({ drainSeconds: options.drainSeconds }, 'requests still under way at --drain-seconds were cut off');
+        }
         logger.info({ reason }, 'shutting down');
         // Each stdio child is ended within ~1 s (stdin end, SIGTERM, SIGKILL to its group), all at once.
         setTimeout(() => {
@@ -147,8 +184,8 @@ export function registerServe(program: Command): void {
         await telemetry.close();
         process.exit(0);
       };
-      process.on('SIGINT', () => void stop('SIGINT'));
-      process.on('SIGTERM', () => void stop('SIGTERM'));
+      process.on('SIGINT', () => void stop('SIGINT', true));
+      process.on('SIGTERM', () => void stop('SIGTERM', true));
       if (http) {
         const guarded = auth ? ' (access token required)' : tokens.length > 0 ? ' (bearer token required)' : '';
         // Before the MCP line, which tells a waiting script (and the tests) that the replica is up.
@@ -159,11 +196,12 @@ export function registerServe(program: Command): void {
       const notice = terminalNotice(process.stdin.isTTY);
       if (notice) printNote(notice);
       // Claude Code ends a stdio server by closing its stdin.
-      process.stdin.on('end', () => void stop('stdin closed'));
+      process.stdin.on('end', () => void stop('stdin closed', false));
       const transport = new GatewayStdioTransport();
       // A transport that closed for any other reason (a stdin error) leaves no client: stop too.
-      void transport.closed.then(() => stop('stdio transport closed'));
-      await gateway.serveStdio(telemetry.serverTransport(transport, { transport: 'pipe', hidden: gateway.hiddenFrom() }), (error) =>
+      void transport.closed.then(() => stop('stdio transport closed', false));
+      const draining = new DrainingTransport(transport, stdioDrain!);
+      await gateway.serveStdio(telemetry.serverTransport(draining, { transport: 'pipe', hidden: gateway.hiddenFrom() }), (error) =>
         logger.debug({ mod: 'gateway', err: error.message }, 'stdio'),
       );
     });
@@ -201,6 +239,12 @@ function authSettings(file: AuthSettings | undefined, options: ServeOptions): Au
     ...(options.authGroupsClaim ? { groups_claim: options.authGroupsClaim } : {}),
   });
   if (!parsed.success) throw new LoadoutError('INVALID_ARGUMENT', `Invalid --auth-* option: ${firstIssueText(parsed.error)}`);
+  return parsed.data;
+}
+
+function checkedHost(value: string): string {
+  const parsed = AllowedHostSchema.safeParse(value);
+  if (!parsed.success) throw new InvalidArgumentError(`--allowed-host: ${firstIssueText(parsed.error)}.`);
   return parsed.data;
 }
 

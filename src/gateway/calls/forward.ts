@@ -146,11 +146,17 @@ export async function forwardToolCall(
 /**
  * Whether a failed call is the protocol's business, a JSON-RPC error the client must see as such
  * (whichever tool it called, call-tool too), not the tool's failure: a retry loadout cannot match,
- * or a call its client lacks a capability for.
+ * a call its client lacks a capability for, or one a drain cut off (the gateway stopped, not the tool).
  */
 export function isProtocolRefusal(error: unknown): boolean {
   if (error instanceof UnknownRequestStateError) return true;
-  return ProtocolError.isInstance(error) && error.code === (ProtocolErrorCode.MissingRequiredClientCapability as number);
+  if (!ProtocolError.isInstance(error)) return false;
+  return error.code === (ProtocolErrorCode.MissingRequiredClientCapability as number) || isDrainCutOff(error);
+}
+
+// A call cut off by a drain (describeFailure): loadout stopped, not the tool, as a refusal while draining is.
+function isDrainCutOff(error: ProtocolError): boolean {
+  return typeof error.data === 'object' && error.data !== null && (error.data as { code?: unknown }).code === 'DRAIN_LIMIT';
 }
 
 // The methods whose 2026-07-28 results may be an InputRequiredResult.
@@ -275,6 +281,12 @@ function described(pool: ServerPool, target: ForwardTarget, error: unknown): Err
 // One failure text for every forwarded method; the code is the downstream's when it sent one.
 function describeFailure(pool: ServerPool, target: ForwardTarget, error: unknown): ProtocolError {
   const { server, label } = target;
+  // Made and cut off, unlike the failures below: `data.code` tells a client it may send it again.
+  if (isLoadoutError(error, 'DRAIN_LIMIT')) {
+    return new ProtocolError(CONNECTION_CLOSED, `${error.message}: ${label} was cancelled; send it again`, {
+      code: error.code,
+    });
+  }
   if (isLoadoutError(error)) {
     // Further lines (a server's stderr after a failed start) stay below the sentence.
     const [first = '', ...more] = error.message.split('\n');

@@ -1,6 +1,6 @@
-// The checks every HTTP request passes before it reaches an MCP session: Host (DNS rebinding),
-// Origin (foreign web pages), and the bearer token. Pure functions of the request headers; it
-// knows nothing of sessions or MCP.
+// The checks every HTTP request passes before it reaches an MCP session: Host (DNS rebinding: the
+// bound address, and the names a proxy in front sends, --allowed-host), Origin (foreign web pages),
+// and the bearer token. Pure functions of the request headers; it knows nothing of sessions or MCP.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { isIP } from 'node:net';
@@ -22,6 +22,16 @@ interface GuardOptions {
   tokens?: readonly string[];
   /** Extra origins allowed besides the server's own (e.g. a browser-based client). */
   allowedOrigins?: readonly string[];
+  /** Host names accepted besides the bound address (a proxy's public name; `NAME:PORT` only on that port). */
+  allowedHosts?: readonly string[];
+}
+
+/** What the guard checks of one request. */
+interface GuardChecks {
+  /** The bearer token (false where the path needs none, or the identity provider checks it). */
+  needsToken: boolean;
+  /** The Host header (false for /healthz: a probe names the replica by whatever address reaches it). */
+  checksHost: boolean;
 }
 
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '::1'];
@@ -43,14 +53,15 @@ export function assertSafeBind(host: string, token: string | undefined): void {
 }
 
 /** A request check built once per server: returns a refusal, or undefined when the request may pass. */
-export function createRequestGuard(options: GuardOptions): (headers: IncomingHttpHeaders, needsToken: boolean) => Refusal | undefined {
+export function createRequestGuard(options: GuardOptions): (headers: IncomingHttpHeaders, checks: GuardChecks) => Refusal | undefined {
   const hostnames = allowedHostnames(options.host);
+  const hostAllowed = hostCheck(hostnames, options.port, options.allowedHosts ?? []);
   const ownOrigins = new Set([...(hostnames ?? [stripBrackets(options.host)])].map((name) => originOf(name, options.port)));
   const extraOrigins = new Set((options.allowedOrigins ?? []).map((origin) => origin.replace(/\/+$/, '').toLowerCase()));
   const tokenDigests = (options.tokens ?? []).map(digest);
 
-  return (headers, needsToken) => {
-    if (hostnames && !hostMatches(headers.host, hostnames, options.port)) {
+  return (headers, { needsToken, checksHost }) => {
+    if (checksHost && !hostAllowed(headers.host)) {
       return { status: 403, message: `Host '${headers.host ?? ''}' is not this server's address` };
     }
     const origin = headers.origin?.toLowerCase();
@@ -75,16 +86,38 @@ function allowedHostnames(host: string): ReadonlySet<string> | undefined {
   return new Set(isLoopbackHost(bare) ? [...LOOPBACK_NAMES, bare] : [bare]);
 }
 
-function hostMatches(header: string | undefined, hostnames: ReadonlySet<string>, port: number): boolean {
-  if (!header) return false;
+// Whether a Host header may reach the server: its own address and port (`hostnames`, undefined for
+// a wildcard bind, where any name reaches it), or a name of `allowed`. On a wildcard bind with names
+// allowed, any address literal still passes (a probe by pod IP): a rebinding page needs a name.
+function hostCheck(
+  hostnames: ReadonlySet<string> | undefined,
+  port: number,
+  allowed: readonly string[],
+): (header: string | undefined) => boolean {
+  const extra = allowed.map((entry) => hostOf(entry)).filter((entry) => entry !== undefined);
+  if (!hostnames && extra.length === 0) return () => true;
+  return (header) => {
+    const host = hostOf(header);
+    if (!host) return false;
+    if (hostnames ? hostnames.has(host.name) && (host.port ?? 80) === port : isIP(host.name) !== 0 || isLoopbackHost(host.name))
+      return true;
+    return extra.some((entry) => entry.name === host.name && (entry.port === undefined || entry.port === host.port));
+  };
+}
+
+// The lower-case name (brackets stripped) and the port, if one is written, of `host:port`.
+function hostOf(text: string | undefined): { name: string; port?: number } | undefined {
+  if (!text || /[/@?#\s]/.test(text)) return undefined;
   let url: URL;
   try {
-    url = new URL(`http://${header}`);
+    url = new URL(`http://${text}`);
   } catch {
-    return false;
+    return undefined;
   }
-  const headerPort = url.port === '' ? 80 : Number(url.port);
-  return headerPort === port && hostnames.has(stripBrackets(url.hostname).toLowerCase());
+  const name = stripBrackets(url.hostname).toLowerCase();
+  // URL drops a port equal to the scheme's default: a written ":80" still counts as written.
+  const written = /:(\d+)$/.exec(text)?.[1];
+  return written === undefined || text.endsWith(']') ? { name } : { name, port: Number(written) };
 }
 
 function originOf(hostname: string, port: number): string {

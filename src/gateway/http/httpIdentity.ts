@@ -4,7 +4,7 @@
 // Without it, a static --token is its own principal, and no token is the local one. A refusal is
 // audited as one.
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import type { AuditEvent } from '../../audit/index.js';
+import type { AuditEvent, AuditOutcome } from '../../audit/index.js';
 import type { AuthSettings } from '../../config/index.js';
 import {
   LOCAL_PRINCIPAL,
@@ -82,20 +82,25 @@ export function isCredentialRefusal(value: Principal | CredentialRefusal): value
   return 'status' in value;
 }
 
-/** The audit record of a request refused for its credentials (no principal is known: the token said nothing loadout trusts). */
+/**
+ * The audit record of a request refused before it was served: for its credentials by default (no
+ * principal is known: the token said nothing loadout trusts), or, given `caller`, with its outcome
+ * (a 2025-era session another principal started is `denied-session`).
+ */
 export function refusalAuditEvent(
   req: IncomingMessage,
   path: string,
   refusal: { status: number; message: string },
   startedAt: number,
+  caller?: { principal: Principal; outcome: AuditOutcome },
 ): AuditEvent {
   return {
     startedAt,
-    principal: undefined,
+    principal: caller?.principal,
     action: 'request',
     method: `${req.method} ${path}`,
     hasArguments: false,
-    outcome: 'denied-authorization',
+    outcome: caller?.outcome ?? 'denied-authorization',
     durationMs: Date.now() - startedAt,
     detail: `${refusal.status}: ${refusal.message}`,
   };

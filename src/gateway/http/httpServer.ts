@@ -4,12 +4,12 @@
 // processes behind one address need sticky routing for them; with one, any replica serves any
 // session (sharedSessions.ts). A 2026-07-28 request needs no session (modernHttp.ts), so any
 // process on the same data dir can answer it. Guards every request (Host, Origin, token, body
-// size) before either era's handling sees it.
-import { isInitializeRequest, type Transport } from '@modelcontextprotocol/server';
+// size) before either era's handling sees it, and drains at SIGTERM (httpDrain.ts).
+import { isInitializeRequest } from '@modelcontextprotocol/server';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { LoadoutError, MAX_JSON_DEPTH, errorMessage, isLoadoutError, nestedDeeperThan, type Logger } from '../../shared/index.js';
+import { LoadoutError, errorMessage, isLoadoutError, type Logger } from '../../shared/index.js';
 import { ToolsetNameSchema, type AuthSettings } from '../../config/index.js';
 import type { Principal } from '../../identity/index.js';
 import { telemetry, type ServerWire } from '../../telemetry/index.js';
@@ -19,14 +19,15 @@ import type { GatewaySession } from '../session.js';
 import { assertSafeBind, createRequestGuard } from './httpGuard.js';
 import { httpIdentity, isCredentialRefusal, refusalAuditEvent, type HttpIdentity } from './httpIdentity.js';
 import { modernEndpoints } from './modernHttp.js';
-import { BodyTooLargeError, discardBody, hasUnreadBody, readBody } from './httpBody.js';
-import { requestProblem } from '../calls/requestShape.js';
 import { answeredOverLimit } from './overLimit.js';
 import { healthAnswer } from './healthz.js';
 import { listen, urlOf } from './listening.js';
 import { listenForMetrics, type MetricsListener } from './metricsListener.js';
 import { authorizationCallback } from './authorizationCallback.js';
-import { NO_ROOM, SharedSessions, type ServeRequest, type SharedConnectOptions } from './sharedSessions.js';
+import { makeRoom } from './sessionRoom.js';
+import { FOREIGN, NO_ROOM, SharedSessions, type ServeRequest, type SessionTransport, type SharedConnectOptions } from './sharedSessions.js';
+import { HttpDrain } from './httpDrain.js';
+import { NO_BODY, readJsonBody, refuseMalformedRequests, sendDraining, sendError, sendJson } from './httpReplies.js';
 
 /** Options of serveHttp. */
 export interface HttpServeOptions {
@@ -39,16 +40,20 @@ export interface HttpServeOptions {
   auth?: AuthSettings;
   /** Origins allowed besides the server's own. */
   allowedOrigins?: readonly string[];
+  /** Host names accepted besides the bound address: a proxy's public name (`NAME:PORT`: only on that port). */
+  allowedHosts?: readonly string[];
   maxBodyBytes: number;
   /** Sessions with no request open for this long are closed; 0 keeps them forever. */
   sessionIdleMs: number;
-  /** Most sessions at once; a new one beyond it ends the session idle longest (each holds about 38 KiB of heap: bench row 7c). */
+  /** Most sessions at once; a new one beyond it ends an idle one, shared fairly (sessionRoom.ts; each holds about 38 KiB of heap: bench row 7c). */
   maxSessions: number;
   /**
    * With `--metrics`: GET /metrics (Prometheus text) on a listener of its own at `host:port`
    * (metricsListener.ts), never on the MCP port.
    */
   metrics?: { host: string; port: number; serve: (req: IncomingMessage, res: ServerResponse) => void };
+  /** Most sessions of one principal at once; a new one beyond it ends that principal's idle longest. Default: maxSessions. */
+  maxSessionsPerPrincipal?: number;
   /** A team store: 2025 sessions are recorded there, and any replica on it serves any of them. */
   store?: TeamStore;
   logger: Logger;
@@ -62,12 +67,19 @@ export interface HttpGateway {
   readonly metricsUrl: string | undefined;
   /** Live MCP sessions. */
   readonly sessionCount: number;
+  /**
+   * Drain (httpDrain.ts): answer /healthz `draining` and new requests 503, end the GET and listen
+   * streams, wait up to `limitMs` for the POSTs under way, then `cutOff` the rest. True when all ended by themselves.
+   */
+  drain(limitMs: number, cutOff: () => void): Promise<boolean>;
+  /** Stop a drain's wait: cut off what is under way now. */
+  cutShort(): void;
   /** Close every session and stop listening. Runs once. */
   close(): Promise<void>;
 }
 
 interface HttpSession {
-  readonly transport: Transport;
+  readonly transport: SessionTransport;
   /** Serves one request of the session on its transport. */
   readonly serve: ServeRequest;
   readonly session: GatewaySession;
@@ -85,6 +97,8 @@ interface HttpSession {
 const MCP_PATH = '/mcp';
 /** Followed by a toolset's name: the endpoint whose tool list is that toolset, always. */
 const TOOLSETS_PATH = '/mcp/toolsets/';
+const HEALTH_PATH = '/healthz';
+const SESSION_NOT_FOUND = 'Session not found (it ended or expired); send initialize to start a new one';
 const HTTP_WIRE = { transport: 'tcp', protocol: 'http' } as const;
 
 /** Listen on `options.host:port` and serve `gateway` to any number of HTTP clients. */
@@ -105,6 +119,7 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
   const { createServer } = await import('node:http');
   const logger = options.logger.child({ mod: 'http' });
   const sessions = new Map<string, HttpSession>();
+  const drain = new HttpDrain();
   let guard: ReturnType<typeof createRequestGuard> | undefined;
   let identity: HttpIdentity | undefined;
   const modern = modernEndpoints(gateway, nodeModule, { maxBodyBytes: options.maxBodyBytes, logger });
@@ -113,7 +128,7 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
   // Connect a GatewaySession to session `id`'s transport; it is served once it is in `sessions`.
   const attach = async (
     id: string,
-    transport: Transport,
+    transport: SessionTransport,
     serve: ServeRequest,
     principal: Principal,
     shared: SharedConnectOptions = {},
@@ -178,16 +193,21 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
     }
   };
 
-  // Room for one more session here: past --max-sessions the one idle longest ends (with a store, its copy here).
-  const hasRoom = (): boolean => sessions.size < options.maxSessions || endLongestIdle(sessions, logger);
+  // Room for one more session of `principal` here, fairly shared (with a store, its copy here).
+  const limits = { maxSessions: options.maxSessions, maxPerPrincipal: options.maxSessionsPerPrincipal ?? options.maxSessions };
+  const hasRoom = (principal: Principal): boolean => makeRoom(sessions, principal, limits, logger);
   const sendNoRoom = (res: ServerResponse): void =>
-    sendError(res, 503, `All ${options.maxSessions} sessions (--max-sessions) have a call under way; try again later`);
+    sendError(
+      res,
+      503,
+      'Every session this one may replace (--max-sessions, --max-sessions-per-principal) has a call under way; try again later',
+    );
 
   // A session another replica started (or this one, before it dropped its copy), re-created here from the store.
-  const resumeSession = async (id: string, principal: Principal): Promise<HttpSession | undefined | typeof NO_ROOM> => {
+  const resumeSession = async (id: string, principal: Principal): Promise<HttpSession | undefined | typeof NO_ROOM | typeof FOREIGN> => {
     if (!sharing) return undefined;
-    const state = await sharing.resume(id, principal, hasRoom);
-    if (state && state !== NO_ROOM && !sessions.has(id)) sessions.set(id, state);
+    const state = await sharing.resume(id, principal, () => hasRoom(principal));
+    if (state && state !== NO_ROOM && state !== FOREIGN && !sessions.has(id)) sessions.set(id, state);
     return state;
   };
 
@@ -203,22 +223,28 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
     // The SDK answers a body with a malformed message 400 "Parse error", naming nothing and giving no request its id back.
     const refused = refuseMalformedRequests(body);
     if (refused) return sendJson(res, 400, refused);
+    if (drain.refuses(req.method, body)) return sendDraining(res);
+    if (req.method === 'POST') drain.track(res, body);
     if (sessionId === undefined) {
       // A 2026-07-28 request is served on its own, whatever came before it.
       if (req.method === 'POST' && (await modern.isModern(req, body))) return modern.servePrincipal(req, res, body, principal);
       if (req.method === 'POST' && isInitializeRequest(body)) {
-        return hasRoom() ? startSession(req, res, body, principal) : sendNoRoom(res);
+        return hasRoom(principal) ? startSession(req, res, body, principal) : sendNoRoom(res);
       }
       return sendError(res, 400, 'Mcp-Session-Id header is required (send initialize first to start a session)');
     }
     const held = sessions.get(sessionId);
     const session = held ?? (await resumeSession(sessionId, principal));
     if (session === NO_ROOM) return sendNoRoom(res);
-    // With a store, another caller's session is answered as unknown: it exists on every replica alike.
-    if (!session || (sharing && session.principal.id !== principal.id)) {
-      return sendError(res, 404, 'Session not found (it ended or expired); send initialize to start a new one');
+    if (!session) return sendError(res, 404, SESSION_NOT_FOUND);
+    if (session === FOREIGN || session.principal.id !== principal.id) {
+      // With a store, another caller's session is answered as unknown: it exists on every replica alike.
+      const refusal = sharing
+        ? { status: 404, message: SESSION_NOT_FOUND }
+        : { status: 403, message: 'This session belongs to another caller' };
+      gateway.context.audit.record(refusalAuditEvent(req, MCP_PATH, refusal, Date.now(), { principal, outcome: 'denied-session' }));
+      return sendError(res, refusal.status, refusal.message);
     }
-    if (session.principal.id !== principal.id) return sendError(res, 403, 'This session belongs to another caller');
     // A session just resumed was read from the store for this very request.
     if (held) await sharing?.beforeRequest(sessionId, body);
     const posted = req.method === 'POST';
@@ -246,6 +272,8 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
     if (body === NO_BODY) return;
     const refused = refuseMalformedRequests(body);
     if (refused) return sendJson(res, 400, refused);
+    if (drain.refuses(req.method, body)) return sendDraining(res);
+    drain.track(res, body);
     if (!(await modern.isModern(req, body))) {
       return sendError(res, 400, `${TOOLSETS_PATH}${name} serves MCP 2026-07-28 requests only; 2025 clients connect to ${MCP_PATH}`);
     }
@@ -262,7 +290,10 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
     // Until the port is known the guard cannot check Host: refuse rather than let anything through.
     const refusal =
       guard && identity
-        ? guard(req.headers, path !== '/healthz' && !callback.at(path) && !identity.checksTokens)
+        ? guard(req.headers, {
+            needsToken: path !== HEALTH_PATH && !callback.at(path) && !identity.checksTokens,
+            checksHost: path !== HEALTH_PATH,
+          })
         : { status: 503 as const, message: 'loadout is starting' };
     if (refusal) {
       if (refusal.status === 401) {
@@ -277,9 +308,9 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
       return sendJson(res, 200, metadata);
     }
     if (callback.at(path)) return callback.serve(req, res);
-    if (path === '/healthz') {
+    if (path === HEALTH_PATH) {
       if (req.method !== 'GET' && req.method !== 'HEAD') return sendError(res, 405, 'Use GET /healthz');
-      return sendJson(res, ...healthAnswer(options.store));
+      return sendJson(res, ...healthAnswer(options.store, drain.draining));
     }
     const toolset = path.startsWith(TOOLSETS_PATH) ? ToolsetNameSchema.safeParse(path.slice(TOOLSETS_PATH.length)) : undefined;
     if (path !== MCP_PATH && !toolset?.success) return sendError(res, 404, `Nothing at ${path}; the MCP endpoint is ${MCP_PATH}`);
@@ -316,7 +347,13 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
   const url = urlOf(options.host, port, MCP_PATH);
   identity = httpIdentity(options.auth, url, tokens);
   callback.redirectTo(options.auth?.audience ?? url);
-  guard = createRequestGuard({ host: options.host, port, tokens, allowedOrigins: options.allowedOrigins });
+  guard = createRequestGuard({
+    host: options.host,
+    port,
+    tokens,
+    allowedOrigins: options.allowedOrigins,
+    allowedHosts: options.allowedHosts,
+  });
   const expiry =
     options.sessionIdleMs > 0 ? startIdleExpiry(sessions, options.sessionIdleMs, logger, (id) => sharing?.active(id)) : undefined;
   let closed: Promise<void> | undefined;
@@ -326,6 +363,16 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
     metricsUrl: metrics?.url,
     get sessionCount() {
       return sessions.size;
+    },
+    drain(limitMs, cutOff) {
+      const endStreams = (): void => {
+        for (const session of sessions.values()) session.transport.closeStandaloneSSEStream();
+        modern.endListens();
+      };
+      return drain.run(limitMs, endStreams, cutOff);
+    },
+    cutShort() {
+      drain.cutShort();
     },
     close() {
       closed ??= (async () => {
@@ -339,77 +386,6 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
       return closed;
     },
   };
-}
-
-const NO_BODY = Symbol('no body');
-
-// Reads and parses a POST body, answering 413/400 itself; NO_BODY means the answer was sent.
-async function readJsonBody(req: IncomingMessage, res: ServerResponse, maxBytes: number): Promise<unknown> {
-  let text: string;
-  try {
-    text = await readBody(req, maxBytes);
-  } catch (error) {
-    if (!(error instanceof BodyTooLargeError)) throw error;
-    sendError(res, 413, `Request body is larger than ${maxBytes} bytes (raise it with --max-body-mb)`);
-    return NO_BODY;
-  }
-  const tooDeep = nestedDeeperThan(text);
-  try {
-    if (!tooDeep) return JSON.parse(text) as unknown;
-  } catch {
-    // Answered below.
-  }
-  const message = tooDeep
-    ? `Parse error: the body is nested deeper than ${MAX_JSON_DEPTH} levels (MAX_JSON_DEPTH)`
-    : 'Parse error: the body is not valid JSON';
-  sendJson(res, 400, { jsonrpc: '2.0', error: { code: -32700, message }, id: null });
-  return NO_BODY;
-}
-
-/**
- * The answer to a POST body holding a malformed request (see requestShape.ts), or undefined. A
- * batch is refused whole, as the SDK would: each request in it is answered, the malformed ones
- * with what is wrong, the others with which message made the batch fail.
- */
-function refuseMalformedRequests(body: unknown): unknown {
-  const messages: unknown[] = Array.isArray(body) ? body : [body];
-  const problems = messages.map((message) => (typeof message === 'object' && message !== null ? requestProblem(message) : undefined));
-  const first = problems.findIndex((problem) => problem !== undefined);
-  if (first === -1) return undefined;
-  const answers = messages.flatMap((message, index) => {
-    const problem = problems[index];
-    if (problem) return [{ jsonrpc: '2.0', id: problem.id, error: { code: problem.code, message: problem.message } }];
-    const id = (message as { id?: unknown }).id;
-    const isRequest =
-      typeof message === 'object' && message !== null && 'method' in message && (typeof id === 'string' || typeof id === 'number');
-    return isRequest
-      ? [
-          {
-            jsonrpc: '2.0',
-            id,
-            error: { code: -32600, message: `Invalid Request: not processed, because message ${first + 1} of the batch is malformed` },
-          },
-        ]
-      : [];
-  });
-  return Array.isArray(body) ? answers : answers[0];
-}
-
-/**
- * End the session active least recently among those with no POST open (a client holding only its
- * notification stream is idle: it will get 404 and start again); false when every session has one.
- */
-function endLongestIdle(sessions: Map<string, HttpSession>, logger: Logger): boolean {
-  let oldest: [string, HttpSession] | undefined;
-  for (const entry of sessions) {
-    if (entry[1].openPosts === 0 && (!oldest || entry[1].lastActiveMs < oldest[1].lastActiveMs)) oldest = entry;
-  }
-  if (!oldest) return false;
-  logger.info({ session: oldest[0] }, 'session ended to make room for a new one (--max-sessions)');
-  // Gone from the map now, not when its close settles: the new session takes its place at once.
-  sessions.delete(oldest[0]);
-  void oldest[1].transport.close();
-  return true;
 }
 
 // `inUse`: told of each session with a request open (its GET stream, say) at every check.
@@ -431,20 +407,3 @@ function startIdleExpiry(sessions: Map<string, HttpSession>, idleMs: number, log
   return timer;
 }
 
-function sendError(res: ServerResponse, status: number, message: string): void {
-  sendJson(res, status, { jsonrpc: '2.0', error: { code: -32000, message }, id: null });
-}
-
-// An answer sent before the request's body was read says `Connection: close`: the rest of that
-// body is still on the socket, so a keep-alive client's next request there would be read as body.
-// The socket is closed only once the body is drained (see httpBody.ts): closing it now would reset
-// the upload, and the answer with it.
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  if (!hasUnreadBody(res.req)) {
-    res.writeHead(status, { 'Content-Type': 'application/json' }).end(text);
-    return;
-  }
-  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), Connection: 'close' }).write(text);
-  void discardBody(res.req).then(() => res.end());
-}

@@ -32,7 +32,7 @@ export async function listenForMetrics(options: MetricsListenerOptions): Promise
   const { createServer } = await import('node:http');
   let guard: ReturnType<typeof createRequestGuard> | undefined;
   const server = createServer((req, res) => {
-    const refusal = guard ? guard(req.headers, false) : { status: 503, message: 'loadout is starting' };
+    const refusal = guard ? guard(req.headers, { needsToken: false, checksHost: true }) : { status: 503, message: 'loadout is starting' };
     const path = new URL(req.url ?? '/', 'http://metrics').pathname;
     const answer = (status: number, text: string): void => void res.writeHead(status, { 'Content-Type': 'text/plain' }).end(`${text}\n`);
     if (refusal) return answer(refusal.status, refusal.message);

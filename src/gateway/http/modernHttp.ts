@@ -36,6 +36,8 @@ export interface ModernEndpoints {
   servePrincipal(req: IncomingMessage, res: ServerResponse, body: unknown, principal: Principal): Promise<void>;
   /** Serve a modern request on /mcp/toolsets/`toolset` (TOOLSET_NOT_FOUND for an unknown toolset, before anything is served). */
   serveToolset(req: IncomingMessage, res: ServerResponse, body: unknown, toolset: string, principal: Principal): Promise<void>;
+  /** End every subscriptions/listen stream (each gets its complete result, as at close), and nothing else. */
+  endListens(): void;
   /** End every request under way. */
   close(): Promise<void>;
 }
@@ -47,12 +49,16 @@ export function modernEndpoints(
   options: ModernOptions,
 ): ModernEndpoints {
   const { toNodeHandler, toWebRequest } = nodeModule;
+  // Listen streams have handlers of their own (`listens`), so a drain can end them alone: closing a
+  // handler ends its listen streams and every exchange under way on it.
   const handlers = new Map<string, { handler: McpHttpHandler; serve: NodeMcpRequestHandler }>();
+  const listens = new Map<string, { handler: McpHttpHandler; serve: NodeMcpRequestHandler }>();
   // The session of the request being served, handed to the handler's factory: one per request.
   const requestSessions = new AsyncLocalStorage<() => Promise<GatewaySession>>();
-  const handlerOf = (scope: RequestScope): NodeMcpRequestHandler => {
+  const handlerOf = (scope: RequestScope, listen: boolean): NodeMcpRequestHandler => {
     const key = scopeKey(scope);
-    let modern = handlers.get(key);
+    const served = listen ? listens : handlers;
+    let modern = served.get(key);
     if (!modern) {
       const handler = createMcpHandler(
         async () => telemetry().reportAnswers((await (requestSessions.getStore()?.() ?? gateway.requestSession(scope))).server),
@@ -64,7 +70,7 @@ export function modernEndpoints(
         },
       );
       modern = { handler, serve: toNodeHandler(handler, { maxRequestBodySize: options.maxBodyBytes }) };
-      handlers.set(key, modern);
+      served.set(key, modern);
     }
     return modern.serve;
   };
@@ -117,7 +123,7 @@ export function modernEndpoints(
       (await answeredOverLimit(body, res, async (params, id) => (await sessionOf()).limitRefusal(params, id), answered))
     )
       return;
-    return requestSessions.run(sessionOf, () => handlerOf(scope)(req, res, body));
+    return requestSessions.run(sessionOf, () => handlerOf(scope, request?.method === 'subscriptions/listen')(req, res, body));
   };
 
   // Answer a plain call of an equipped tool with its result as JSON, as the handler would; false
@@ -166,8 +172,12 @@ export function modernEndpoints(
       if (!handlers.has(scopeKey(scope)) && toolset !== ALL_TOOLSET) await gateway.contextOf(principal).toolsets.get(toolset);
       return serve(scope, req, res, body);
     },
+    endListens() {
+      for (const modern of listens.values()) void modern.handler.close();
+      listens.clear();
+    },
     async close() {
-      await Promise.allSettled([...handlers.values()].map((modern) => modern.handler.close()));
+      await Promise.allSettled([...handlers.values(), ...listens.values()].map((modern) => modern.handler.close()));
     },
   };
 }

@@ -22,16 +22,19 @@ export type ServeRequest = (req: IncomingMessage, res: ServerResponse, body: unk
 /** What a session's GatewaySession is connected with, beside its principal. */
 export type SharedConnectOptions = Pick<ConnectOptions, 'onEquip' | 'resumedToolset'>;
 
+/** A 2025 session's server transport: the SDK's, whose GET stream a drain ends (the client then reconnects). */
+export type SessionTransport = Transport & Pick<WebStandardStreamableHTTPServerTransport, 'closeStandaloneSSEStream'>;
+
 /** What httpServer.ts holds per session: the transport it was given (decorate's) and its GatewaySession. */
 interface ConnectedSession {
-  readonly transport: Transport;
+  readonly transport: SessionTransport;
   readonly session: GatewaySession;
 }
 
 /** Connects a GatewaySession to a session's transport (httpServer.ts): the session is then served through `serve`. */
 type Attach<S extends ConnectedSession> = (
   id: string,
-  transport: Transport,
+  transport: SessionTransport,
   serve: ServeRequest,
   principal: Principal,
   options: SharedConnectOptions,
@@ -67,6 +70,8 @@ interface SharedSessionsOptions<S extends ConnectedSession> {
 
 /** resume() found the session but this replica has no room for it (the answer, a 503, is sent). */
 export const NO_ROOM = Symbol('no room');
+/** resume()'s answer for a session another principal started: the caller answers it as unknown, and audits it. */
+export const FOREIGN = Symbol('foreign');
 
 // The URL of the initialize replayed on a resumed session's transport: it never leaves the process.
 const REPLAY_URL = 'http://loadout.invalid/mcp';
@@ -81,7 +86,7 @@ export class SharedSessions<S extends ConnectedSession> {
   readonly #options: SharedSessionsOptions<S>;
   readonly #log: Logger;
   readonly #held = new Map<string, Held>();
-  readonly #resuming = new Map<string, Promise<S | undefined | typeof NO_ROOM>>();
+  readonly #resuming = new Map<string, Promise<S | undefined | typeof NO_ROOM | typeof FOREIGN>>();
   readonly #answers = new WeakMap<Transport, ClientAnswers>();
   readonly #stopListening: () => void;
   readonly #sweep: NodeJS.Timeout | undefined;
@@ -141,13 +146,13 @@ export class SharedSessions<S extends ConnectedSession> {
   }
 
   /**
-   * Session `id` re-created here from its record, or undefined when there is none or another
-   * principal started it (answered alike, so a caller learns nothing of others' sessions).
+   * Session `id` re-created here from its record, undefined when there is none, or FOREIGN when
+   * another principal started it (to be answered alike, so a caller learns nothing of others' sessions).
    * `makeRoom` runs only once a record of this caller's is found: an unknown id ends no copy
    * held here. False from it (no room) gives NO_ROOM, for the caller to answer. Concurrent requests for one session (its
    * GET stream and a POST) share one re-creation; the caller checks whose it is.
    */
-  resume(id: string, principal: Principal, makeRoom: () => boolean): Promise<S | undefined | typeof NO_ROOM> {
+  resume(id: string, principal: Principal, makeRoom: () => boolean): Promise<S | undefined | typeof NO_ROOM | typeof FOREIGN> {
     let resuming = this.#resuming.get(id);
     if (!resuming) {
       resuming = this.#resume(id, principal, makeRoom).finally(() => this.#resuming.delete(id));
@@ -258,9 +263,10 @@ export class SharedSessions<S extends ConnectedSession> {
     });
   }
 
-  async #resume(id: string, principal: Principal, makeRoom: () => boolean): Promise<S | undefined | typeof NO_ROOM> {
+  async #resume(id: string, principal: Principal, makeRoom: () => boolean): Promise<S | undefined | typeof NO_ROOM | typeof FOREIGN> {
     const stored = await this.#options.store.sessions.get(id);
-    if (!stored || stored.value.principal !== principal.id) return undefined;
+    if (!stored) return undefined;
+    if (stored.value.principal !== principal.id) return FOREIGN;
     if (!makeRoom()) return NO_ROOM;
     const record = stored.value;
     // The SDK (2.4) has no public way to start a server transport already initialized (its
