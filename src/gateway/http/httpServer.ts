@@ -7,8 +7,7 @@
 // size) before either era's handling sees it, and drains at SIGTERM (httpDrain.ts).
 import { isInitializeRequest } from '@modelcontextprotocol/server';
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LoadoutError, errorMessage, isLoadoutError, type Logger } from '../../shared/index.js';
 import { ToolsetNameSchema, type AuthSettings } from '../../config/index.js';
 import type { Principal } from '../../identity/index.js';
@@ -406,4 +405,3 @@ function startIdleExpiry(sessions: Map<string, HttpSession>, idleMs: number, log
   timer.unref();
   return timer;
 }
-
