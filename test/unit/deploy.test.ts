@@ -14,8 +14,6 @@ import { CLI, ROOT } from '../helpers/gateway.js';
 import { useTempDir } from '../helpers/tempDir.js';
 
 const DEPLOY = path.join(ROOT, 'deploy');
-// Flags another branch adds (serve --allowed-host, --drain-seconds): accepted before the CLI has them, checked once it does.
-const PENDING_FLAGS = new Set(['--allowed-host', '--drain-seconds']);
 // What `serve` does with no --drain-seconds.
 const DEFAULT_DRAIN_S = 30;
 
@@ -34,7 +32,7 @@ function unknownFlags(args: readonly string[], known: ReadonlySet<string>): stri
   return args
     .filter((arg) => arg.startsWith('--'))
     .map((arg) => arg.split('=')[0]!)
-    .filter((flag) => !known.has(flag) && !PENDING_FLAGS.has(flag));
+    .filter((flag) => !known.has(flag));
 }
 
 /** The value after `flag` in `args`, if any. */
