@@ -27,7 +27,7 @@ describe('refusesAccess', () => {
     expect(await refusesAccess(startFailure(httpFailure(403)))).toBe(true);
     expect(await refusesAccess(startFailure(httpFailure(401)))).toBe(true);
     expect(await refusesAccess(startFailure(new Error('Error POSTing to endpoint (HTTP 403): Forbidden')))).toBe(true);
-    expect(await refusesAccess(startFailure(new SseError(401, 'Non-200 status code (401)', undefined)))).toBe(true);
+    expect(await refusesAccess(startFailure(new SseError(401, 'Non-200 status code (401)', undefined as never)))).toBe(true);
     expect(await refusesAccess(new LoadoutError('AUTH_FAILED', "Server 'web' refused loadout's credentials (HTTP 401)"))).toBe(true);
     expect(await refusesAccess(startFailure(new OAuthError(OAuthErrorCode.InvalidToken, 'expired')))).toBe(true);
     expect(await refusesAccess(startFailure(new UnauthorizedError()))).toBe(true);
