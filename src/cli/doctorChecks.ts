@@ -19,7 +19,7 @@ import {
   type LoadoutPaths,
   type ServerConfig,
 } from '../config/index.js';
-import { SpawnFailure } from '../downstream/index.js';
+import { SpawnFailure, refusesAccess } from '../downstream/index.js';
 import { openRuntime, recordDiscoveryOutcomes, type DiscoveryOutcome } from '../runtime/index.js';
 import { errorMessage, failureOf, isLoadoutError, oneLine, type Logger } from '../shared/index.js';
 import { CLIENT_NAMES, clientDefinition, type ClientEnvironment } from './clients/clientFiles.js';
@@ -175,10 +175,6 @@ async function exists(file: string): Promise<boolean> {
   );
 }
 
-// An HTTP server that answers 401/403 wants credentials: loadout's own refusal has its code
-// (AUTH_FAILED); a server's own words are all the SDK passes on of the others.
-const NEEDS_AUTHORIZATION = /\b(401|403)\b|unauthori[sz]ed|invalid_token/i;
-
 // The SpawnFailure somewhere in an error's causes, if the server's program could not be started.
 function spawnFailureOf(error: unknown): SpawnFailure | undefined {
   for (let cause = error; cause instanceof Error; cause = cause.cause) if (cause instanceof SpawnFailure) return cause;
@@ -242,7 +238,7 @@ async function checkServers(
                 fix: `loadout auth ${name}`,
               };
             }
-            if (config.type !== 'stdio' && (isLoadoutError(error, 'AUTH_FAILED') || NEEDS_AUTHORIZATION.test(message))) {
+            if (config.type !== 'stdio' && (await refusesAccess(error))) {
               return {
                 check: 'auth',
                 ...about,

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { claimDataDir, resolvePaths, type LoadoutPaths } from '../config/index.js';
 import { LoadoutError, createLogger, type LogFormat, type Logger, type LogLevel } from '../shared/index.js';
 import { openPostgresStore, type TeamStore } from '../store/index.js';
+import { storeConnectionLoss } from './rejectionGuard.js';
 import { printNote } from './output.js';
 
 /** Options on the root command. */
@@ -101,6 +102,7 @@ export async function openCommandStore(
     listen,
     logger,
     poolSize: listen ? 10 : 2,
+    connectionLoss: storeConnectionLoss,
     ...(migrate === undefined ? {} : { migrate }),
     ...(localCopy === undefined ? {} : { localCopy }),
   });

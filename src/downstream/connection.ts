@@ -32,7 +32,6 @@ import {
   isAuthorizationFailure,
   isListAnswerFailure,
   isSessionLost,
-  isSseStreamError,
   isTimeout,
   refuseRelayedRequest,
   refusedCredentials,
@@ -212,7 +211,7 @@ export class DownstreamConnection {
         if (heard) options.onNotification?.(heard);
       },
     });
-    const { Client } = await import('@modelcontextprotocol/client');
+    const { Client, SseError } = await import('@modelcontextprotocol/client');
     const client = new Client(CLIENT_INFO, {
       capabilities: CLIENT_CAPABILITIES,
       jsonSchemaValidator: lazySchemaValidator(),
@@ -236,7 +235,7 @@ export class DownstreamConnection {
       // A dropped SSE stream cannot be resumed (its EventSource would reconnect to a new session
       // that was never initialized): end the connection so the next use starts a fresh one. A
       // streamable-HTTP session is checked by the next request instead (its 404 is retried).
-      if (connection && isSseStreamError(error)) connection.#loseSession();
+      if (connection && SseError.isInstance(error)) connection.#loseSession();
     };
     try {
       const connecting = client.connect(layer, {

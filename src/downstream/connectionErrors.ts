@@ -2,7 +2,15 @@
 // failed or timed out, a lost session, refused credentials, a list answer loadout cannot use.
 // Error classes come from the server package, which the gateway has loaded already: the client
 // package is imported with the first connection (its errors match these across packages).
-import { ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode } from '@modelcontextprotocol/server';
+import {
+  OAuthError,
+  OAuthErrorCode,
+  ProtocolError,
+  ProtocolErrorCode,
+  SdkError,
+  SdkErrorCode,
+  SdkHttpError,
+} from '@modelcontextprotocol/server';
 import type { Transport } from '@modelcontextprotocol/client';
 import { LoadoutError, errorMessage, isLoadoutError } from '../shared/index.js';
 import { childOf } from './connectionTransport.js';
@@ -72,13 +80,27 @@ export function listFailureOf(method: string, error: unknown): ListFailure {
   return { text: `${method} failed: ${text}`, rpcCode: error.code };
 }
 
-// A POST the server answered 404 for the session id: streamable HTTP (SdkHttpError, status 404)
-// or an SSE message endpoint that no longer exists. The server did not process it.
+// A POST the server answered 404 for the session id: streamable HTTP or an SSE message endpoint
+// that no longer exists. The server did not process it.
 export function isSessionLost(error: unknown): boolean {
-  // A JSON-RPC error the server sent may carry any code, 404 too: it is an answer, not a lost session.
-  if (!(error instanceof Error) || ProtocolError.isInstance(error)) return false;
-  return httpStatusOf(error) === 404 || /^Error POSTing to endpoint \(HTTP 404\)/.test(error.message);
+  return error instanceof Error && answeredStatusOf(error) === 404;
 }
+
+// The HTTP status a server answered a request with, from the failure the SDK's transport threw:
+// SdkHttpError carries it as `status`, SseError (the SSE stream's) as its numeric `code`. The SSE
+// transport's POST keeps it only in its own fixed words ("Error POSTing to endpoint (HTTP 404): …"),
+// which begin every such failure and nothing a server sends: they are read here, once, as that
+// status. A JSON-RPC error the server sent may carry any code, 404 too: it is an answer, not a status.
+function answeredStatusOf(error: Error): number | undefined {
+  if (ProtocolError.isInstance(error)) return undefined;
+  if (SdkHttpError.isInstance(error)) return error.status;
+  const { code } = error as { code?: unknown };
+  if (typeof code === 'number') return code;
+  const posted = SSE_POST_FAILURE.exec(error.message);
+  return posted ? Number(posted[1]) : undefined;
+}
+
+const SSE_POST_FAILURE = /^Error POSTing to endpoint \(HTTP (\d{3})\)/;
 
 // The HTTP status of a transport failure: SdkHttpError carries it as `status`, SseError as `code`.
 function httpStatusOf(error: Error): unknown {
@@ -86,9 +108,21 @@ function httpStatusOf(error: Error): unknown {
   return status ?? code;
 }
 
-// The SSE transport's EventSource failed (SseError; its class is imported lazily, so no instanceof).
-export function isSseStreamError(error: Error): boolean {
-  return error.message.startsWith('SSE error:');
+/**
+ * Whether a server refused loadout's request for want of credentials or rights: it answered 401
+ * or 403 (loadout's own refusal, AUTH_FAILED, among the causes too), or its OAuth error says the
+ * token is invalid or its scope too small. Decided by status and class, never by the words.
+ */
+export async function refusesAccess(error: unknown): Promise<boolean> {
+  const { InsufficientScopeError, UnauthorizedError } = await import('@modelcontextprotocol/client');
+  for (let cause = error; cause instanceof Error; cause = cause.cause) {
+    if (isLoadoutError(cause, 'AUTH_FAILED')) return true;
+    const status = answeredStatusOf(cause);
+    if (status === 401 || status === 403) return true;
+    if (OAuthError.isInstance(cause) && cause.code === (OAuthErrorCode.InvalidToken as string)) return true;
+    if (cause instanceof UnauthorizedError || cause instanceof InsufficientScopeError) return true;
+  }
+  return false;
 }
 
 export function refuseRelayedRequest(request: RelayedRequest): Promise<never> {

@@ -2,7 +2,7 @@
 // send requests (one RequestLayer per connection), idle-stop, report connection events. Does not
 // know about catalogs or toolsets.
 export { CLIENT_CAPABILITIES } from './connection.js';
-export { serverCrashOf } from './connectionErrors.js';
+export { refusesAccess, serverCrashOf } from './connectionErrors.js';
 export {
   ListFailureSchema,
   OPTIONAL_LIST_NAMES,

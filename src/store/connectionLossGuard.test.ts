@@ -1,7 +1,7 @@
 // The guard tells a lost connection to the store apart from every other unhandled rejection.
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../shared/index.js';
-import { guardConnectionLoss, isStoreConnectionLoss } from './connectionLossGuard.js';
+import { ConnectionLossGuard, isStoreConnectionLoss } from './connectionLossGuard.js';
 import { parseStoreUrl } from './storeUrl.js';
 
 const URL_5433 = parseStoreUrl('postgres://me:secret@127.0.0.1:5433/loadout');
@@ -23,19 +23,22 @@ describe('the connection-loss guard', () => {
     expect(isStoreConnectionLoss(connectionError('ECONNREFUSED', 5432), parseStoreUrl('postgres://127.0.0.1/loadout'))).toBe(true);
   });
 
-  it('keeps any other unhandled rejection fatal, serves every open store with one listener, and goes when the last closes', () => {
+  it("absorbs only a watched store's loss, hears when the first store is watched and the last goes, and hooks nothing itself", () => {
     const before = process.listenerCount('unhandledRejection');
-    const stopFirst = guardConnectionLoss(URL_5433, silentLogger);
-    const stopSecond = guardConnectionLoss(parseStoreUrl('postgres://127.0.0.1:6543/other'), silentLogger);
-    expect(process.listenerCount('unhandledRejection')).toBe(before + 1);
-    const listener = process.listeners('unhandledRejection').at(-1)!;
-    expect(() => listener(connectionError('ECONNREFUSED', 5433), Promise.resolve())).not.toThrow();
-    expect(() => listener(connectionError('ECONNREFUSED', 6543), Promise.resolve())).not.toThrow();
-    const other = new TypeError('a defect');
-    expect(() => listener(other, Promise.resolve())).toThrow(other);
-    stopFirst();
-    expect(() => listener(connectionError('ECONNREFUSED', 5433), Promise.resolve())).toThrow();
-    stopSecond();
+    const watching: boolean[] = [];
+    const guard = new ConnectionLossGuard((on) => watching.push(on));
+    const stopFirst = guard.watch(URL_5433, silentLogger);
+    const stopSecond = guard.watch(parseStoreUrl('postgres://127.0.0.1:6543/other'), silentLogger);
+    expect(watching).toEqual([true]);
     expect(process.listenerCount('unhandledRejection')).toBe(before);
+    expect(guard.absorbs(connectionError('ECONNREFUSED', 5433))).toBe(true);
+    expect(guard.absorbs(connectionError('ECONNREFUSED', 6543))).toBe(true);
+    expect(guard.absorbs(new TypeError('a defect'))).toBe(false);
+    stopFirst();
+    expect(guard.absorbs(connectionError('ECONNREFUSED', 5433))).toBe(false);
+    stopFirst();
+    expect(watching).toEqual([true]);
+    stopSecond();
+    expect(watching).toEqual([true, false]);
   });
 });

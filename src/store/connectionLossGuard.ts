@@ -3,7 +3,7 @@
 // raw `connect ECONNREFUSED` from TCPConnectWrap (every query loadout runs wraps its errors as
 // store faults, so this one was the client's own). While a Postgres store is open, such a rejection
 // (a connection error naming the store's host and port) is logged and the process goes on; any
-// other unhandled rejection stays fatal, as Node makes it.
+// other unhandled rejection stays fatal, as Node makes it. The process hook is the CLI's.
 import type { Logger } from '../shared/index.js';
 import { isAwayCode } from './storeFaults.js';
 import type { StoreUrl } from './storeUrl.js';
@@ -19,28 +19,37 @@ export function isStoreConnectionLoss(reason: unknown, url: Pick<StoreUrl, 'href
   return sameHost && (port === undefined || Number(port) === Number(store.port || 5432));
 }
 
-// The stores open in this process, each with the logger that reports for it; one listener serves them all.
-const guarded = new Map<StoreUrl, Logger>();
+/**
+ * The stores a process has open, each with the logger that reports for it: what tells their lost
+ * connections' stray rejections apart from any other. It holds no process hook: the command that
+ * opens the stores installs the one listener (cli/rejectionGuard.ts), told when the first store is
+ * watched and when the last goes (`onWatching`).
+ */
+export class ConnectionLossGuard {
+  readonly #watched = new Map<StoreUrl, Logger>();
 
-function onRejection(reason: unknown): void {
-  for (const [url, logger] of guarded) {
-    if (!isStoreConnectionLoss(reason, url)) continue;
-    logger.warn(
-      { mod: 'store', store: url.masked, err: (reason as Error).message },
-      'a lost store connection went unhandled in the Postgres client; going on',
-    );
-    return;
+  constructor(private readonly onWatching: (watching: boolean) => void = () => undefined) {}
+
+  /** While the store at `url` is open: its lost connection's stray rejection is a warning. Returns how to stop. */
+  watch(url: StoreUrl, logger: Logger): () => void {
+    this.#watched.set(url, logger);
+    if (this.#watched.size === 1) this.onWatching(true);
+    return () => {
+      if (!this.#watched.delete(url)) return;
+      if (this.#watched.size === 0) this.onWatching(false);
+    };
   }
-  // Anything else is fatal, as it would be with no listener at all.
-  throw reason;
-}
 
-/** While the store is open: a lost connection's stray rejection is a warning, not the end of the process. Returns how to stop. */
-export function guardConnectionLoss(url: StoreUrl, logger: Logger): () => void {
-  if (guarded.size === 0) process.on('unhandledRejection', onRejection);
-  guarded.set(url, logger);
-  return () => {
-    guarded.delete(url);
-    if (guarded.size === 0) process.off('unhandledRejection', onRejection);
-  };
+  /** Whether `reason` is a watched store's lost connection, logged as a warning; anything else is the caller's to keep fatal. */
+  absorbs(reason: unknown): boolean {
+    for (const [url, logger] of this.#watched) {
+      if (!isStoreConnectionLoss(reason, url)) continue;
+      logger.warn(
+        { mod: 'store', store: url.masked, err: (reason as Error).message },
+        'a lost store connection went unhandled in the Postgres client; going on',
+      );
+      return true;
+    }
+    return false;
+  }
 }

@@ -8,12 +8,12 @@ import { OAuthRecordSchema, type OAuthFileRead, type OAuthRecord } from '../conf
 import { LoadoutError, firstIssueText } from '../shared/index.js';
 import type { FileLayout, Outcome, Step } from './fileLayouts.js';
 import { conflict, validKey, type StoreKind } from './records.js';
-import { fingerprintOf, knownFingerprintOf, type RevisionLedger } from './revisionLedger.js';
+import type { RevisionLedger } from './revisionLedger.js';
 import type { ListedRecord, OAuthCollection, OAuthRead, PutOptions, RecordCollection, StoredRecord } from './store.js';
 
 /**
  * A record as a write left it: the value a reader will now see, or (`asWritten`) the value written
- * itself, when its layout marked it as what a reader will see (fingerprintFromText, readBackAsWritten).
+ * itself, when its layout marked it as what a reader will see (Fingerprints: fromText, readBackAsWritten).
  */
 type Written<Read, Write> = { asWritten: false; value: Read; revision: number } | { asWritten: true; value: Write; revision: number };
 
@@ -48,6 +48,11 @@ export class FileRecords<Read, Write> {
     private readonly guard: (writing: boolean) => void,
   ) {}
 
+  /** The fingerprint of `value`, one of these records, as this store tells content apart. */
+  fingerprintOf(value: unknown): string {
+    return this.ledger.fingerprints.of(value);
+  }
+
   /** The record and its revision; undefined when there is none. */
   async get(key: string): Promise<{ value: Read; revision: number } | undefined> {
     this.#check(key, false);
@@ -76,7 +81,7 @@ export class FileRecords<Read, Write> {
     return this.layout.transact(key, (current) =>
       Promise.resolve({
         change: 'keep',
-        result: () => this.ledger.adopt(this.#id(key), current === undefined ? null : fingerprintOf(current)),
+        result: () => this.ledger.adopt(this.#id(key), current === undefined ? null : this.ledger.fingerprints.of(current)),
       }),
     );
   }
@@ -100,7 +105,8 @@ export class FileRecords<Read, Write> {
   // A change of `key`: its current value with its revision to `decide`, the revision written recorded after.
   #step(key: string, decide: Decide<Read, Write>): Step<Read, Write, Written<Read, Write> | undefined> {
     const work = async (value: Read | undefined): Promise<Outcome<Write, Written<Read, Write> | undefined>> => {
-      const current = value === undefined ? undefined : { value, revision: await this.ledger.adopt(this.#id(key), fingerprintOf(value)) };
+      const current =
+        value === undefined ? undefined : { value, revision: await this.ledger.adopt(this.#id(key), this.ledger.fingerprints.of(value)) };
       const change = decide(current);
       return {
         change,
@@ -110,14 +116,18 @@ export class FileRecords<Read, Write> {
             if (current) await this.ledger.record(this.#id(key), null);
             return undefined;
           }
-          // Marked by its layout as read back as written (fingerprintFromText, readBackAsWritten): its fingerprint is known.
-          const fingerprint = knownFingerprintOf(change.write);
+          // Marked by its layout as read back as written (Fingerprints: fromText, readBackAsWritten): its fingerprint is known.
+          const fingerprint = this.ledger.fingerprints.known(change.write);
           if (fingerprint !== undefined)
             return { asWritten: true, value: change.write, revision: await this.ledger.record(this.#id(key), fingerprint) };
           // What a reader will see (the file's own normal form), fingerprinted as it will be read.
           const written = await this.layout.read(key);
           if (written === undefined) throw new LoadoutError('STATE_INVALID', `${this.layout.fileOf(key)} was not written`);
-          return { asWritten: false, value: written, revision: await this.ledger.record(this.#id(key), fingerprintOf(written)) };
+          return {
+            asWritten: false,
+            value: written,
+            revision: await this.ledger.record(this.#id(key), this.ledger.fingerprints.of(written)),
+          };
         },
       };
     };
@@ -132,7 +142,7 @@ export class FileRecords<Read, Write> {
     // What a reader will see (the file's own normal form), fingerprinted as it will be read.
     const written = await this.layout.readAll();
     await this.ledger.recordAll(
-      new Map([...records.keys()].map((key) => [this.#id(key), written.has(key) ? fingerprintOf(written.get(key)) : null])),
+      new Map([...records.keys()].map((key) => [this.#id(key), written.has(key) ? this.ledger.fingerprints.of(written.get(key)) : null])),
     );
   }
 
@@ -148,7 +158,7 @@ export class FileRecords<Read, Write> {
 
   // `value` as read, with its revision: adopted under its lock when the ledger knows other content.
   async #withRevision(key: string, value: Read): Promise<{ value: Read; revision: number } | UnreadableRecord | undefined> {
-    const revision = await this.ledger.revisionOf(this.#id(key), fingerprintOf(value));
+    const revision = await this.ledger.revisionOf(this.#id(key), this.ledger.fingerprints.of(value));
     return revision === undefined ? this.#adopted(key) : { value, revision };
   }
 
@@ -160,7 +170,7 @@ export class FileRecords<Read, Write> {
         result: async () => {
           if (value === undefined) return undefined;
           if (value instanceof UnreadableRecord) return value;
-          return { value, revision: await this.ledger.adopt(this.#id(key), fingerprintOf(value)) };
+          return { value, revision: await this.ledger.adopt(this.#id(key), this.ledger.fingerprints.of(value)) };
         },
       }),
     );

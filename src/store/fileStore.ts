@@ -34,7 +34,7 @@ import { FileWatch } from './fileWatch.js';
 import { MemoryCollection } from './memoryCollection.js';
 import type { SchemaState } from './migrations.js';
 import { DOCUMENT_KINDS, LAST_STOP_KEY, LEARNED_WORDS_KEY, type DocumentKind, type RecordOf } from './records.js';
-import { RevisionLedger, fingerprintFromText, readBackAsWritten } from './revisionLedger.js';
+import { RevisionLedger, type Fingerprints } from './revisionLedger.js';
 import type { DocumentCollections, RecordCollection, TeamStore } from './store.js';
 
 /** Where a files store keeps its records. */
@@ -85,6 +85,7 @@ class FileStore implements TeamStore {
     this.description = `files in ${this.#dataDir}`;
     const file = (name: string) => path.join(this.#dataDir, name);
     const ledger = new RevisionLedger(this.#dataDir, { readOnly, inMemory: revisionsInMemory });
+    const { fingerprints } = ledger;
     const open = (writing: boolean) => {
       if (this.#closed) throw new LoadoutError('CLOSED', `store ${this.description} is closed`);
       if (writing && readOnly) throw new LoadoutError('INVALID_ARGUMENT', `store ${this.description} was opened read-only`);
@@ -109,7 +110,7 @@ class FileStore implements TeamStore {
         file: file('catalog.json'),
         parse: (text) => (text === undefined ? {} : catalogServers(text, file('catalog.json'))),
         text: catalogFileText,
-        marked: readBackAsWritten,
+        marked: (servers) => fingerprints.readBackAsWritten(servers),
         parseToChange: (text) => {
           try {
             return text === undefined ? {} : catalogServers(text, file('catalog.json'));
@@ -127,8 +128,8 @@ class FileStore implements TeamStore {
         text: (records) => discoveryFileText(records as Record<string, RecordOf<'discovery'>>),
       }),
     );
-    this.learnedWords = collection('learnedWords', learnedWordsLayout(file('learned-words.json')), true);
-    this.toolsets = collection('toolsets', toolsetsLayout(toolsetsDir), true);
+    this.learnedWords = collection('learnedWords', learnedWordsLayout(file('learned-words.json'), fingerprints), true);
+    this.toolsets = collection('toolsets', toolsetsLayout(toolsetsDir, fingerprints), true);
     // A principal's set in principals/<id>.json; the last stop's in state.json. state.json cannot
     // hold "no record": once it exists, the last stop reads { toolset: null } after a delete.
     this.equipped = collection(
@@ -166,7 +167,10 @@ class FileStore implements TeamStore {
           // Checked by the collection, and again whole by StateStore, which writes it as JSON: read back, it is the same.
           return {
             ...current,
-            optimization: { ...current.optimization, servers: value ? { ...servers, [server]: readBackAsWritten(value) } : servers },
+            optimization: {
+              ...current.optimization,
+              servers: value ? { ...servers, [server]: fingerprints.readBackAsWritten(value) } : servers,
+            },
           };
         },
       }) as FileLayout<unknown, RecordOf<'optimization'>>,
@@ -245,7 +249,7 @@ function catalogServers(text: string, file: string): Record<string, unknown> {
  * failing for; the next learn replaces it). The text last found valid is not checked again, and the
  * document carries its text's fingerprint, so a learn on a large file costs what it always did.
  */
-function learnedWordsLayout(file: string): FileLayout<unknown, LearnedWordsFile> {
+function learnedWordsLayout(file: string, fingerprints: Fingerprints): FileLayout<unknown, LearnedWordsFile> {
   let validText: string | undefined;
   return documentLayout<unknown, LearnedWordsFile>({
     file,
@@ -262,7 +266,7 @@ function learnedWordsLayout(file: string): FileLayout<unknown, LearnedWordsFile>
         if (!LearnedWordsFileSchema.safeParse(json).success) return {};
         validText = text;
       }
-      return { [LEARNED_WORDS_KEY]: fingerprintFromText(json as LearnedWordsFile, text) };
+      return { [LEARNED_WORDS_KEY]: fingerprints.fromText(json as LearnedWordsFile, text) };
     },
     // The one document gone: the file goes with it.
     text: (records) => {
@@ -270,7 +274,7 @@ function learnedWordsLayout(file: string): FileLayout<unknown, LearnedWordsFile>
       // Checked by the collection before it is written.
       const record = records[LEARNED_WORDS_KEY] as LearnedWordsFile;
       validText = learnedWordsFileText(record);
-      fingerprintFromText(record, validText);
+      fingerprints.fromText(record, validText);
       return validText;
     },
   });
@@ -282,10 +286,10 @@ function learnedWordsLayout(file: string): FileLayout<unknown, LearnedWordsFile>
  * parsing and checking (~10 ms for 1,000 tools), and the toolset, shared by every reader, is
  * frozen. A file that cannot be read is that record's failure, and the others still read.
  */
-function toolsetsLayout(dir: string): FileLayout<unknown, Toolset> {
+function toolsetsLayout(dir: string, fingerprints: Fingerprints): FileLayout<unknown, Toolset> {
   const parsed = new Map<string, { text: string; toolset: Toolset | UnreadableRecord }>();
   const remember = (file: string, text: string, toolset: Toolset | UnreadableRecord) => {
-    parsed.set(file, { text, toolset: fingerprintFromText(toolset, text) });
+    parsed.set(file, { text, toolset: fingerprints.fromText(toolset, text) });
     return toolset;
   };
   const frozen = (toolset: Toolset): Toolset => Object.freeze({ ...toolset, tools: Object.freeze([...toolset.tools]) as string[] });

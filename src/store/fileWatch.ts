@@ -9,7 +9,6 @@ import { errorMessage, type Logger } from '../shared/index.js';
 import type { StoreChange } from './changeBus.js';
 import type { FileRecords } from './fileCollection.js';
 import { EVERY_KEY } from './fileLayouts.js';
-import { fingerprintOf } from './revisionLedger.js';
 
 const UNREADABLE = Symbol('unreadable');
 
@@ -42,7 +41,7 @@ export class FileWatch {
   /** Read what is there now, then watch every dir (made when missing, so it can be watched). */
   async start(): Promise<void> {
     for (const kind of this.#kinds) {
-      for (const [key, value] of await kind.records.layout.readAll()) kind.seen.set(key, fingerprintOf(value));
+      for (const [key, value] of await kind.records.layout.readAll()) kind.seen.set(key, kind.records.fingerprintOf(value));
     }
     const dirs = new Set(this.#kinds.flatMap((kind) => kind.records.layout.watched.map((watched) => watched.dir)));
     for (const dir of dirs) {
@@ -94,13 +93,13 @@ export class FileWatch {
     const compared = new Set<string>();
     try {
       if (keys === EVERY_KEY) {
-        for (const [key, value] of await records.layout.readAll()) now.set(key, fingerprintOf(value));
+        for (const [key, value] of await records.layout.readAll()) now.set(key, records.fingerprintOf(value));
         for (const key of [...kind.seen.keys(), ...now.keys()]) compared.add(key);
       } else {
         for (const key of keys) {
           const value = await this.#readable(kind, key, () => records.layout.read(key));
           if (value === UNREADABLE) continue;
-          if (value !== undefined) now.set(key, fingerprintOf(value));
+          if (value !== undefined) now.set(key, records.fingerprintOf(value));
           compared.add(key);
         }
       }
@@ -114,7 +113,7 @@ export class FileWatch {
       const record = fingerprint === undefined ? undefined : await this.#readable(kind, key, () => records.get(key));
       if (this.#closed || record === UNREADABLE) continue;
       if (record) {
-        kind.seen.set(key, fingerprintOf(record.value));
+        kind.seen.set(key, records.fingerprintOf(record.value));
         this.#emit({ type: 'change', kind: records.kind, key, op: 'put', revision: record.revision, missed: false });
       } else if (kind.seen.delete(key)) {
         const revision = await this.#readable(kind, key, () => records.deletedRevision(key));

@@ -22,6 +22,7 @@ export type { StoreChange, ChangeBusOptions } from './changeBus.js';
 export { readMigrations, type SchemaState, type Migration } from './migrations.js';
 export { parseStoreUrl, type StoreUrl } from './storeUrl.js';
 export { isStoreAway } from './storeFaults.js';
+export { ConnectionLossGuard } from './connectionLossGuard.js';
 export { LOCAL_COPY_DIR } from './localCopy.js';
 export { SecretBox, MIN_SECRET_KEY_CHARS } from './secretBox.js';
 export {

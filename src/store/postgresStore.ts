@@ -8,7 +8,7 @@ import { PostgresAuditTable } from './auditTable.js';
 import { PostgresLimitBuckets } from './limitBuckets.js';
 import { PostgresReplicaTable } from './replicaTable.js';
 import { ChangeBus, type ChangeBusOptions } from './changeBus.js';
-import { guardConnectionLoss } from './connectionLossGuard.js';
+import type { ConnectionLossGuard } from './connectionLossGuard.js';
 import { migrate, readMigrations, refuseNewer, schemaState, type Migration, type SchemaState } from './migrations.js';
 import { DocumentTable, OAuthTable, type Run } from './recordTables.js';
 import { telemetry } from '../telemetry/index.js';
@@ -39,6 +39,11 @@ export interface PostgresStoreOptions {
    * a replica whose copy holds records opens while the store is away, and reads the copy until it is back.
    */
   localCopy?: string;
+  /**
+   * The process's guard that keeps a lost connection's stray rejection from ending it: the store is
+   * watched while open. The command that opens the store installs it (cli/rejectionGuard.ts).
+   */
+  connectionLoss?: ConnectionLossGuard;
 }
 
 // postgres.js waits before each new connection after failed ones, 3^n/100 s up to 20 s (its
@@ -101,7 +106,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     migrations,
     bus,
     box,
-    unguard: guardConnectionLoss(url, logger),
+    unguard: options.connectionLoss?.watch(url, logger) ?? (() => undefined),
     copy,
     logger,
     // Opened away: the schema is checked (or migrated) before the first statement once the store is back.

@@ -28,44 +28,45 @@ type Ledger = z.infer<typeof LedgerSchema>;
 // Deleted records' revisions kept, newest first, so a watcher can name a delete's revision.
 const TOMBSTONES_KEPT = 1_000;
 
-// One mutex per ledger file in this process: stores opened twice on one dir (two replicas in one
-// process) queue here instead of polling the file lock.
-const PROCESS_LOCKS = new Map<string, Mutex>();
-
-// Records a layout read or wrote with their fingerprint known: their own text's, or the JSON written.
-const KNOWN_FINGERPRINTS = new WeakMap<object, string>();
-
 /**
- * A fingerprint of a record's content: equal content, equal fingerprint. A record that came from
- * a text of its own (fingerprintFromText) has that text's, so it is never serialised again.
+ * The fingerprints one store's layouts marked its records with as they read or wrote them (a
+ * record's own text's, or the JSON written), so a record is never serialised again to be told.
  */
-export function fingerprintOf(value: unknown): string {
-  return knownFingerprintOf(value) ?? hashOf(JSON.stringify(value));
-}
+export class Fingerprints {
+  readonly #known = new WeakMap<object, string>();
 
-/**
- * Mark `record` as read from, or written as, `text` alone (a file that holds only it): its
- * fingerprint is the text's. Answers `record`. The text's owner must write nothing else in it, so
- * equal texts stay equal content.
- */
-export function fingerprintFromText<T extends object>(record: T, text: string): T {
-  KNOWN_FINGERPRINTS.set(record, hashOf(text));
-  return record;
-}
+  /**
+   * A fingerprint of a record's content: equal content, equal fingerprint. A record that came from
+   * a text of its own (fromText) has that text's, so it is never serialised again.
+   */
+  of(value: unknown): string {
+    return this.known(value) ?? hashOf(JSON.stringify(value));
+  }
 
-/**
- * Mark `record` as written where a reader will see just it again (a document its owner checks and
- * writes as JSON): its fingerprint, its JSON's, is taken now, and the write need not be read back.
- * Answers `record`.
- */
-export function readBackAsWritten<T extends object>(record: T): T {
-  KNOWN_FINGERPRINTS.set(record, hashOf(JSON.stringify(record)));
-  return record;
-}
+  /**
+   * Mark `record` as read from, or written as, `text` alone (a file that holds only it): its
+   * fingerprint is the text's. Answers `record`. The text's owner must write nothing else in it, so
+   * equal texts stay equal content.
+   */
+  fromText<T extends object>(record: T, text: string): T {
+    this.#known.set(record, hashOf(text));
+    return record;
+  }
 
-/** The fingerprint `record` was marked with as it was read or written; undefined when it was not. */
-export function knownFingerprintOf(record: unknown): string | undefined {
-  return typeof record === 'object' && record !== null ? KNOWN_FINGERPRINTS.get(record) : undefined;
+  /**
+   * Mark `record` as written where a reader will see just it again (a document its owner checks and
+   * writes as JSON): its fingerprint, its JSON's, is taken now, and the write need not be read back.
+   * Answers `record`.
+   */
+  readBackAsWritten<T extends object>(record: T): T {
+    this.#known.set(record, hashOf(JSON.stringify(record)));
+    return record;
+  }
+
+  /** The fingerprint `record` was marked with as it was read or written; undefined when it was not. */
+  known(record: unknown): string | undefined {
+    return typeof record === 'object' && record !== null ? this.#known.get(record) : undefined;
+  }
 }
 
 function hashOf(text: string): string {
@@ -74,8 +75,11 @@ function hashOf(text: string): string {
 
 /** The revision ledger of one data dir. */
 export class RevisionLedger {
+  /** What this store's records were marked with as they were read or written. */
+  readonly fingerprints = new Fingerprints();
   readonly #file: string;
-  readonly #mutex: Mutex;
+  // Writes of this store queue here rather than poll the file lock against each other.
+  readonly #mutex = new Mutex();
   readonly #readOnly: boolean;
   /** The ledger when it is kept in memory; undefined when it is the file. */
   readonly #memory: Ledger | undefined;
@@ -89,9 +93,6 @@ export class RevisionLedger {
     this.#file = path.join(dataDir, REVISION_LEDGER_FILE);
     this.#readOnly = readOnly;
     this.#memory = inMemory ? { version: 1, revision: 0, records: {} } : undefined;
-    let mutex = PROCESS_LOCKS.get(this.#file);
-    if (!mutex) PROCESS_LOCKS.set(this.#file, (mutex = new Mutex()));
-    this.#mutex = mutex;
   }
 
   /**

@@ -3,6 +3,7 @@
 // listens again by itself and hears what changed.
 import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
+import { storeConnectionLoss } from '../../src/cli/rejectionGuard.js';
 import { openPostgresStore, type TeamStore } from '../../src/store/index.js';
 import { createDatabase, postgresServerUrl, withDatabase } from '../helpers/postgres.js';
 import { freePort } from '../helpers/http.js';
@@ -95,6 +96,8 @@ describe('store faults', () => {
           url: server.url,
           secretKey: TEST_SECRET_KEY,
           bus: { heartbeatMs: 300, reconnectBaseMs: 100, reconnectMaxMs: 800 },
+          // As a command opens it: a lost connection's stray rejection must not fail the run.
+          connectionLoss: storeConnectionLoss,
         });
       const a = await open();
       const b = await open();
@@ -137,7 +140,12 @@ describe('store faults', () => {
   it('finishes exclusive work when Postgres goes away under it, and takes the lock again once it is back', async () => {
     const server = await startPostgresServer();
     try {
-      const store = await openPostgresStore({ url: server.url, secretKey: TEST_SECRET_KEY, listen: false });
+      const store = await openPostgresStore({
+        url: server.url,
+        secretKey: TEST_SECRET_KEY,
+        listen: false,
+        connectionLoss: storeConnectionLoss,
+      });
       try {
         const outcome = await store.runExclusive('discover:gone', async () => {
           await server.stop();

@@ -370,8 +370,9 @@ export class CallRouter {
     extra: RequestExtra,
     spelt: (text: string) => string,
   ): Promise<CallToolResult> {
-    const parsed = parseMetaToolArguments(tool, args ?? {});
-    if (!parsed.success) return errorResult(spelt(describeInvalidArguments(tool, parsed.error)));
+    const given = args ?? {};
+    const parsed = parseMetaToolArguments(tool, given);
+    if (!parsed.success) return errorResult(spelt(describeInvalidArguments(tool, parsed.error, given)));
     try {
       const result = await telemetry().metaTool(tool.name, () =>
         tool.run(parsed.data, { gateway: this.#context, session: this.#session, extra }),

@@ -8,7 +8,12 @@
 // another replica, travels to the waiting one through the record (clientAnswers.ts). Without a
 // store none of this runs.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { WebStandardStreamableHTTPServerTransport, type InitializeRequestParams, type Transport } from '@modelcontextprotocol/server';
+import {
+  WebStandardStreamableHTTPServerTransport,
+  isJSONRPCResultResponse,
+  type InitializeRequestParams,
+  type Transport,
+} from '@modelcontextprotocol/server';
 import type { Principal } from '../../identity/index.js';
 import { LoadoutError, errorMessage, settleWithin, type Logger } from '../../shared/index.js';
 import { isStoreAway, type SessionRecord, type TeamStore } from '../../store/index.js';
@@ -378,7 +383,7 @@ async function replayInitialize(transport: WebStandardStreamableHTTPServerTransp
   );
   // The SSE stream ends once the answer is written.
   const text = await answer.text();
-  if (answer.status !== 200 || !text.includes('"result"')) {
+  if (answer.status !== 200 || !answersWithResult(answer, text, initialize.id)) {
     throw new LoadoutError(
       'SESSION_LOST',
       `Could not resume session ${id} from the store: its initialize was answered ${answer.status} ${text}`,
@@ -391,6 +396,24 @@ async function replayInitialize(transport: WebStandardStreamableHTTPServerTransp
       body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
     }),
   );
+}
+
+/**
+ * Whether a replayed request was answered with a result: the answer's messages (an SSE stream's
+ * data lines, or one JSON body) are read as JSON-RPC, never searched for a word.
+ */
+export function answersWithResult(answer: Response, text: string, id: number): boolean {
+  const bodies = answer.headers.get('content-type')?.includes('text/event-stream')
+    ? text.split('\n').flatMap((line) => (line.startsWith('data:') ? [line.slice('data:'.length)] : []))
+    : [text];
+  return bodies.some((body) => {
+    try {
+      const message: unknown = JSON.parse(body);
+      return isJSONRPCResultResponse(message) && message.id === id;
+    } catch {
+      return false;
+    }
+  });
 }
 
 // Re-equip a copy after an equip made through another replica, announced as any equip is: with a

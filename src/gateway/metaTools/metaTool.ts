@@ -141,12 +141,22 @@ export function parseMetaToolArguments<Schema extends z.ZodType>(
 }
 
 /** A readable sentence for invalid meta-tool arguments, with a valid example. */
-export function describeInvalidArguments(tool: MetaTool, error: z.ZodError): string {
+export function describeInvalidArguments(tool: MetaTool, error: z.ZodError, args: Record<string, unknown>): string {
   const problems = error.issues.map((issue) => {
     const at = issue.path.length ? issue.path.join('.') : 'arguments';
     // zod says "expected string, received undefined"; an agent understands "required" faster.
-    const missing = issue.code === 'invalid_type' && issue.path.length > 0 && / received undefined$/.test(issue.message);
+    const missing = issue.code === 'invalid_type' && issue.path.length > 0 && valueAt(args, issue.path) === undefined;
     return `${at}: ${missing ? `required (${issue.expected})` : issue.message}`;
   });
   return `Invalid arguments for ${tool.name}: ${problems.join('; ')}. Example: ${JSON.stringify(tool.example)}`;
+}
+
+// What the arguments hold at an issue's path: undefined where a key or an item is missing.
+function valueAt(args: Record<string, unknown>, path: readonly PropertyKey[]): unknown {
+  let value: unknown = args;
+  for (const key of path) {
+    if (typeof value !== 'object' || value === null) return undefined;
+    value = Reflect.get(value, key);
+  }
+  return value;
 }
