@@ -42,14 +42,17 @@ function recordedLastStop(equipped: TeamStore['equipped'], key: string): LastSto
 }
 
 /**
- * Read the store's @last-stop at start and on each change of it, so the store's local copy holds it
- * before an outage: a new session opened while the store is away gets the set remembered, not an error.
+ * Read the store's @last-stop at start, and every last stop (the local caller's and each
+ * principal's `@last-stop.<id>`) on each change of it, so the store's local copy holds them before
+ * an outage: a new session opened while the store is away gets the set remembered, not an error.
  */
 export function keepLastStopCopied(store: TeamStore): void {
-  const keepCopy = (): void => void store.equipped.get(LAST_STOP_KEY).catch(() => undefined);
-  keepCopy();
+  const keepCopy = (key: string): void => void store.equipped.get(key).catch(() => undefined);
+  keepCopy(LAST_STOP_KEY);
   // A gateway's store listens (its catalog follows the store the same way); the store ends this with its close.
   store.onChange((change) => {
-    if (change.type === 'resync' || (change.kind === 'equipped' && change.key === LAST_STOP_KEY)) keepCopy();
+    if (change.type === 'resync') keepCopy(LAST_STOP_KEY);
+    else if (change.kind === 'equipped' && (change.key === LAST_STOP_KEY || change.key.startsWith(`${LAST_STOP_KEY}.`)))
+      keepCopy(change.key);
   });
 }

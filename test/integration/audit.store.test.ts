@@ -43,9 +43,11 @@ async function spooled(dataDir: string): Promise<Record_[]> {
     .map((line) => JSON.parse(line) as Record_);
 }
 
-// One figure of `/metrics` (the token of startReplica), 0 when it has no sample.
-async function metricValue(url: string, name: string): Promise<number> {
-  const response = await fetch(new URL('/metrics', url), { headers: { Authorization: 'Bearer tok-alice' } });
+// One figure of the replica's `/metrics` listener (`serving metrics at URL` in its output), 0 when it has no sample.
+async function metricValue(output: string, name: string): Promise<number> {
+  const url = /serving metrics at (\S+)/.exec(output)?.[1];
+  if (!url) throw new Error(`no metrics listener in: ${output}`);
+  const response = await fetch(url);
   const found = parsePrometheusTextFormat(await response.text()).find((family) => family.name === name);
   return Number(found?.metrics[0]?.value ?? 0);
 }
@@ -243,18 +245,22 @@ describe('the audit spool while Postgres is stopped', () => {
     const database = await createDatabase(server.url);
     // Room for about two records.
     await writeServersYaml(dirs.configDir, SERVERS, { audit: { flush_ms: 20, spool_max_mb: 0.001 } });
-    const replica = await startReplica(database.url, ['--metrics']);
+    const replica = await startReplica(database.url, ['--metrics', '--metrics-port', '0']);
     const http = await connectHttp(replica.url, { token: 'tok-alice' });
     try {
       await callThroughOutage(database.url, http, 6);
-      await eventually(async () => (await metricValue(replica.url, 'loadout_audit_records_dropped_total')) > 0, 10_000, 'records dropped');
+      await eventually(
+        async () => (await metricValue(replica.output(), 'loadout_audit_records_dropped_total')) > 0,
+        10_000,
+        'records dropped',
+      );
       expect(replica.output()).toContain('the audit spool is full');
       const inSpool = (await spooled(dirs.dataDir)).length;
       expect(inSpool).toBeGreaterThanOrEqual(1);
       await eventually(
         async () =>
-          (await metricValue(replica.url, 'loadout_audit_records_dropped_total')) + inSpool === 6 &&
-          (await metricValue(replica.url, 'loadout_audit_records_spooled')) === inSpool,
+          (await metricValue(replica.output(), 'loadout_audit_records_dropped_total')) + inSpool === 6 &&
+          (await metricValue(replica.output(), 'loadout_audit_records_spooled')) === inSpool,
         10_000,
         'every record spooled or counted as dropped',
       );

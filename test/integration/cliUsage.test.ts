@@ -237,7 +237,7 @@ describe('CLI usage', () => {
         ['refresh'],
         `servers.yaml:5:14: unknown key 'enabeld' (did you mean 'enabled'?) at servers.echo.tools.add`,
       ],
-      ['a gateway key', 'gateway:\n  idle_timeout: 3\n', ['status'], `servers.yaml:2:3: unknown key 'idle_timeout' at gateway`],
+      ['a gateway key', 'gateway:\n  idle_timeout: 3\n', ['list'], `servers.yaml:2:3: unknown key 'idle_timeout' at gateway`],
     ])('names %s as an unknown key, with a suggestion, file and line', async (_title, yaml, args, message) => {
       await writeFile(path.join(dirs.configDir, 'servers.yaml'), yaml);
       const run = await runCli(dirs, args);

@@ -52,7 +52,7 @@ describe('replicas through a Postgres outage', () => {
       const [first, second] = fleet.replicas as [ListeningProcess, ListeningProcess];
 
       // Alice builds and equips on the first replica (a modern client), and a 2025 session there
-      // equips it too, which is what a new session gets (the @last-stop record).
+      // equips it too, which is what a new session of hers gets (her @last-stop.<id> record).
       const alice = await connectModernClient(first.url, ALICE);
       fleet.clients.push(alice);
       const built = await alice.callTool({ name: 'build-toolset', arguments: { name: 'talk', tools: ['echo.echo'], equip: true } });
@@ -127,8 +127,10 @@ describe('replicas through a Postgres outage', () => {
         'the restarted replica to serve the new set',
       );
       expect(textOf(await aliceBack.callTool({ name: 'get-active-toolset', arguments: {} }))).toContain('pair');
-      // Bob is known again: his set (the one remembered at the last stop) is served.
-      expect(await listedToolNames(bob)).toContain('echo_echo');
+      // Bob is known again: his own set is served (nothing he equipped; Alice's last stop is hers alone).
+      const bobsTools = await listedToolNames(bob);
+      expect(bobsTools).toContain('get-active-toolset');
+      expect(bobsTools).not.toContain('echo_echo');
       // The restarted replica's copy now holds Alice's new set, not the one it started on.
       const kept = async () => Promise.all((await filesUnder(copyDir)).map(({ file }) => readFile(file, 'utf8')));
       await eventually(async () => (await kept()).some((text) => text.includes('"toolset":"pair"')), 10_000, 'the copy refreshed');

@@ -285,13 +285,38 @@ describe('CallRouter', () => {
     await router.call({ name: 'srv_secret', arguments: {} }, extra(5));
     await Promise.resolve();
     expect(
-      audited.map(({ action, server, tool, outcome, requestId, arguments: args }) => ({ action, server, tool, outcome, requestId, args })),
+      audited.map(({ action, server, tool, exposedTool, outcome, requestId, arguments: args }) => ({
+        action,
+        server,
+        tool,
+        exposedTool,
+        outcome,
+        requestId,
+        args,
+      })),
     ).toEqual([
-      { action: 'tool-call', server: 'srv', tool: 'echo', outcome: 'ok', requestId: 1, args: { text: 'hi' } },
-      { action: 'equip', server: undefined, tool: 'equip-toolset', outcome: 'ok', requestId: 2, args: {} },
-      { action: 'tool-call', server: 'srv', tool: 'other', outcome: 'ok', requestId: 3, args: { a: 1 } },
-      { action: 'tool-call', server: undefined, tool: 'srv.nothing', outcome: 'error', requestId: 4, args: undefined },
-      { action: 'tool-call', server: undefined, tool: 'srv_secret', outcome: 'denied-policy', requestId: 5, args: {} },
+      { action: 'tool-call', server: 'srv', tool: 'echo', exposedTool: 'srv_echo', outcome: 'ok', requestId: 1, args: { text: 'hi' } },
+      { action: 'equip', server: undefined, tool: 'equip-toolset', exposedTool: 'equip-toolset', outcome: 'ok', requestId: 2, args: {} },
+      { action: 'tool-call', server: 'srv', tool: 'other', exposedTool: 'srv.other', outcome: 'ok', requestId: 3, args: { a: 1 } },
+      // A name that routes nowhere (unknown, or hidden by the policy) has no tool of its own: only the name it was called by.
+      {
+        action: 'tool-call',
+        server: undefined,
+        tool: undefined,
+        exposedTool: 'srv.nothing',
+        outcome: 'error',
+        requestId: 4,
+        args: undefined,
+      },
+      {
+        action: 'tool-call',
+        server: undefined,
+        tool: undefined,
+        exposedTool: 'srv_secret',
+        outcome: 'denied-policy',
+        requestId: 5,
+        args: {},
+      },
     ]);
     for (const event of audited) expect(event).toMatchObject({ principal: LOCAL_PRINCIPAL, method: 'tools/call', hasArguments: true });
   });
@@ -350,9 +375,9 @@ describe('CallRouter', () => {
       [LOCAL_PRINCIPAL.id, 'srv'],
       [LOCAL_PRINCIPAL.id, 'srv'],
     ]);
-    expect(audited.map(({ action, tool, outcome }) => ({ action, tool, outcome }))).toEqual([
-      { action: 'tool-call', tool: 'other', outcome: 'ok' },
-      { action: 'tool-call', tool: 'srv.other', outcome: 'rate-limited' },
+    expect(audited.map(({ action, tool, exposedTool, outcome }) => ({ action, tool, exposedTool, outcome }))).toEqual([
+      { action: 'tool-call', tool: 'other', exposedTool: 'srv.other', outcome: 'ok' },
+      { action: 'tool-call', tool: 'other', exposedTool: 'srv.other', outcome: 'rate-limited' },
     ]);
     // Of the principal's 3, the refused call spent none: a call-tool of a tool the catalog lacks is
     // counted against them alone, twice, then the limit holds.
