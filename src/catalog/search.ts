@@ -6,6 +6,7 @@ import type { CatalogTool } from './catalogTool.js';
 import type { Postings } from './postings.js';
 import { searchIndexFingerprint } from './searchIndexFile.js';
 import { isQuestion, readsOnly } from './searchIntent.js';
+import { replacementNamesOf, saysDeprecated } from './deprecation.js';
 import { askedWordsOf, meantWordsOf, queryKeyOf, requestTextOf } from './queryWords.js';
 import { sortedScores } from './rankedScores.js';
 import { EVERYDAY_PRODUCT_WORDS, PRODUCT_WORDS } from './productNames.js';
@@ -75,6 +76,8 @@ export class CatalogSearch {
   #semantic: { index: SemanticIndex; vectors: WordVectors } | 'unavailable' | undefined;
   /** Per tool: 1 if it only reads, 0 if it changes things, -1 not yet worked out. */
   readonly #readOnly: Int8Array;
+  /** The tools that say they are deprecated, found on the first ranked search. */
+  #deprecated: ReadonlySet<number> | undefined;
   #indexById: Map<string, number> | undefined;
   /** The remembered queries' words, split once per index rather than at every search. */
   #remembered: RememberedQuery[] | undefined;
@@ -224,6 +227,7 @@ export class CatalogSearch {
     if (fusion.questionReadBoost > 0 && isQuestion(query)) {
       for (const [tool, hit] of fused) if (this.#readsOnly(tool)) hit.score *= 1 + fusion.questionReadBoost;
     }
+    this.#deprecatedBelowReplacement(fused);
     return this.#recalledFirst(
       query,
       fused,
@@ -293,6 +297,31 @@ export class CatalogSearch {
       const said = this.#boosts.nameSaid(tool, terms);
       // The share said breaks ties among tools that moved up alike.
       if (said >= least) hit.score = Math.max(hit.score, best.get(hit.tool.server)! * (1 + said / 1000));
+    }
+  }
+
+  /**
+   * A tool that says it is deprecated (deprecation.ts) ranks just below its replacement: the tool of
+   * its server its description names ("Use read_text_file instead") when that one ranks, else its
+   * server's best match that is not deprecated. It stays in the ranking for an agent that still
+   * wants it. Last of the lifts, so that no lift puts it back above.
+   */
+  #deprecatedBelowReplacement(fused: Map<number, RankedTool>): void {
+    this.#deprecated ??= new Set(this.#tools.flatMap((tool, index) => (saysDeprecated(tool) ? [index] : [])));
+    const deprecated = [...this.#deprecated].flatMap((tool) => fused.get(tool) ?? []);
+    if (!deprecated.length) return;
+    const servers = new Set(deprecated.map((hit) => hit.tool.server));
+    const best = new Map<string, number>();
+    const byName = new Map<string, RankedTool>();
+    for (const [tool, hit] of fused) {
+      if (!servers.has(hit.tool.server) || this.#deprecated.has(tool)) continue;
+      best.set(hit.tool.server, Math.max(best.get(hit.tool.server) ?? 0, hit.score));
+      byName.set(hit.tool.id, hit);
+    }
+    for (const hit of deprecated) {
+      const named = replacementNamesOf(hit.tool).flatMap((name) => byName.get(`${hit.tool.server}.${name}`)?.score ?? []);
+      const replacement = named.length ? Math.min(...named) : best.get(hit.tool.server);
+      if (replacement !== undefined && hit.score >= replacement) hit.score = replacement * (1 - 1e-6);
     }
   }
 
