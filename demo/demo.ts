@@ -113,6 +113,10 @@ try {
       `Done in ${((performance.now() - startedAt) / 1000).toFixed(1)} s. Nothing outside ${dirs.root} was touched; it is removed now.`,
     ),
   );
+  // The demo's last word is the reader's next step: the same gateway in front of their own servers, shown before anything changes.
+  say(
+    `Next, with your own servers: ${style.bold('loadout setup claude-code --dry-run')} (shows what it would change, and changes nothing)`,
+  );
 } catch (error) {
   say(style.red(`demo failed: ${error instanceof Error ? error.message : String(error)}`));
   process.exitCode = 1;

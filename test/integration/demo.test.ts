@@ -1,4 +1,5 @@
-// `npm run demo` runs the whole scripted session against the bundled servers and cleans up.
+// `npm run demo` runs the whole scripted session against the bundled servers, cleans up, and ends
+// by naming the next command.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -19,6 +20,12 @@ describe('npm run demo', () => {
     expect(stdout).toContain('17 words, 4 lines, 83 characters');
     expect(stdout).toContain('ship-loadout-to-the-team');
     expect(stdout).toMatch(/Done in [\d.]+ s/);
+    // It ends by naming the reader's next command.
+    expect(stdout.trimEnd().split('\n').at(-1)).toBe(
+      'Next, with your own servers: loadout setup claude-code --dry-run (shows what it would change, and changes nothing)',
+    );
+    // The deprecated read_file is shown below its replacement.
+    expect(stdout.indexOf('files.read_text_file —')).toBeLessThan(stdout.indexOf('files.read_file —'));
     const tempDir = /temp dir (\S+)\)/.exec(stdout)![1]!;
     expect(existsSync(tempDir)).toBe(false);
   });

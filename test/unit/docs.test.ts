@@ -67,10 +67,10 @@ describe('the documentation', () => {
     expect(readme).toMatch(/^npm test\b/m);
   });
 
-  it('puts the path for your own servers first, with an install command that prints no install-scripts warning', () => {
+  it('leads with the demo, then the path for your own servers, with an install command that prints no install-scripts warning', () => {
     const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
     const headings = [...readme.matchAll(/^## (.+)$/gm)].map((match) => match[1]);
-    expect(headings[0]).toBe('Use it with your own servers');
+    expect(headings.slice(0, 2)).toEqual(['Try the demo', 'Use it with your own servers']);
     expect(headings).not.toContain('Protocol eras');
     expect(readme).toMatch(/^npm install -g --allow-scripts=\. \. /m);
     expect(readme).toMatch(/about 10 minutes on 2 cores; one file: npx vitest run/);
