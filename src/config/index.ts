@@ -57,6 +57,7 @@ export { parseYamlFile } from './yamlFile.js';
 export { parseToolsetFile, toolsetFileBody, toolsetFileText } from './toolsetFile.js';
 export { catalogFileSchema, catalogFileText } from './catalogFile.js';
 export { DiscoveryRecordSchema, parseDiscoveryFile, discoveryFileText, type DiscoveryRecord } from './discoveryFile.js';
+export { ClientRecordSchema, parseClientsFile, clientsFileText, type ClientRecord } from './clientsFile.js';
 export { LearnedWordsFileSchema, learnedWordsFileText, type LearnedWordsFile } from './learnedWordsFile.js';
 export { EquippedRecordSchema, equippedFileText, type EquippedRecord } from './equippedFile.js';
 export { StateStore, type State } from './stateStore.js';

@@ -12,6 +12,7 @@ import type { BackgroundDiscovery } from '../runtime/index.js';
 import type { Logger } from '../shared/index.js';
 import type { Toolsets } from '../toolsets/index.js';
 import type { InputRounds } from './calls/inputRounds.js';
+import type { ClientHabits } from './clientHabits.js';
 import type { LastStop } from './lastStop.js';
 import type { ResourceRoutes } from './content/resourcePages.js';
 import type { SessionHub } from './sessionHub.js';
@@ -28,6 +29,8 @@ export interface GatewayContext {
   readonly toolsets: Toolsets;
   /** The toolset this principal equipped at its last stop, which its new session is given (lastStop.ts). */
   readonly lastStop: LastStop;
+  /** What each client's earlier sessions learned of its re-list habit (clientHabits.ts). */
+  readonly clients: ClientHabits;
   readonly naming: NamingOptions;
   /** Tool-description optimization: stored data, promotions, settings. */
   readonly optimization: OptimizationLoop;

@@ -17,6 +17,7 @@ import type { GatewayContext } from './context.js';
 import { PolicyViews } from './policyViews.js';
 import { InputRounds } from './calls/inputRounds.js';
 import { keepLastStopCopied, lastStopOf } from './lastStop.js';
+import { ClientHabits } from './clientHabits.js';
 import { isExposedPromptName, listenedResources } from './content/contentHandlers.js';
 import { ListenSubscriptions, type ListenedResources } from './stdio/listenSubscriptions.js';
 import { ModernCallPath } from './stdio/modernCallPath.js';
@@ -187,6 +188,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     catalog,
     toolsets,
     lastStop: lastStopOf(lastStops, policyViews.localPrincipal),
+    clients: new ClientHabits(runtime.clients, logger),
     naming: namingOptions(config.gateway),
     optimization,
     discovery,

@@ -1,5 +1,6 @@
 // RelistLearning: what a session learns of its client's re-reads, step by step.
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { RelistMemory, RememberedHabit } from './clientHabits.js';
 import { RelistLearning } from './relistHabit.js';
 
 describe('RelistLearning', () => {
@@ -49,5 +50,32 @@ describe('RelistLearning', () => {
     expect(learning.holdsAnswers).toBe(true);
     expect(learning.settleMs).toBeGreaterThan(0);
     expect(new RelistLearning(() => 'claude-code').settleMs).toBe(0);
+  });
+
+  it("starts from what the client's earlier sessions learned, and keeps only what changed", async () => {
+    const kept: RememberedHabit[] = [];
+    const memory = (remembered?: RememberedHabit): RelistMemory => ({
+      recall: () => Promise.resolve(remembered),
+      remember: (habit) => Promise.resolve(void kept.push(habit)),
+    });
+    const first = new RelistLearning(() => 'some-client', memory());
+    expect(await first.recall()).toBe(false);
+    first.announced();
+    first.released(false);
+    await first.remembered();
+    expect(kept).toEqual(['never']);
+
+    const next = new RelistLearning(() => 'some-client', memory('never'));
+    expect(await next.recall()).toBe(true);
+    expect([next.habit, next.holdsAnswers, next.neverRelists]).toEqual(['never', false, true]);
+    // It re-reads after all, late: that is kept, and nothing else is written again.
+    next.announced();
+    next.listed();
+    await next.remembered();
+    expect(kept).toEqual(['never', 'relists-after-answer']);
+    // A client known by name keeps what its name says.
+    const known = new RelistLearning(() => 'gemini-cli-mcp-client', memory('never'));
+    expect(await known.recall()).toBe(false);
+    expect(known.habit).toBe('relists');
   });
 });

@@ -74,7 +74,7 @@ export class GatewaySession implements MetaToolSession {
   // Equips holding their answer for the client's re-read; woken with whether it came.
   readonly #relistWaiters = new Set<(relisted: boolean) => void>();
   /** What this session's client does after a tools list_changed (relistHabit.ts). */
-  readonly relisting = new RelistLearning(() => this.server.getClientVersion()?.name);
+  readonly relisting: RelistLearning;
   // Relist waiters to wake when the answer to a tools/list (by request id) has been written.
   readonly #wakeOnAnswer = new Map<RequestId, () => void>();
   readonly #unsubscribe: Array<() => void> = [];
@@ -89,6 +89,10 @@ export class GatewaySession implements MetaToolSession {
   constructor(context: GatewayContext, metaTools: MetaToolSet, instructions: string, options: SessionOptions = {}) {
     const { shared } = options;
     this.#context = context;
+    this.relisting = new RelistLearning(
+      () => this.server.getClientVersion()?.name,
+      context.clients.of(() => this.server.getClientVersion()),
+    );
     this.#router = new CallRouter({
       context,
       metaTools: metaTools.byName,
@@ -247,6 +251,8 @@ export class GatewaySession implements MetaToolSession {
     this.#closed ??= (async () => {
       for (const unsubscribe of this.#unsubscribe) unsubscribe();
       for (const wake of this.#relistWaiters) wake(true);
+      // What this session learned of its client is kept before the process may end.
+      await this.relisting.remembered();
       await this.server.close().catch(() => undefined);
     })();
     return this.#closed;
@@ -289,6 +295,11 @@ export class GatewaySession implements MetaToolSession {
 
   async #announce(waitForRelist: boolean): Promise<void> {
     if (this.#closed || !this.server.transport) return;
+    if (await this.relisting.recall())
+      this.#context.logger.debug(
+        { mod: 'gateway', client: this.server.getClientVersion(), relist: this.relisting.habit },
+        "client's re-list habit taken from its earlier sessions",
+      );
     let wait: Promise<boolean> | undefined;
     // Held only for a client that re-reads while it waits (relistHabit.ts): others would wait in vain.
     if (waitForRelist && this.#context.settings.relist_wait_ms > 0 && this.#hearsToolChanges() && this.relisting.holdsAnswers) {
@@ -317,6 +328,7 @@ export class GatewaySession implements MetaToolSession {
     // Woken by close(): the client neither re-read nor failed to.
     if (this.#closed) return;
     this.relisting.released(relisted);
+    await this.relisting.remembered();
     if (relisted && this.relisting.settleMs > 0) await delay(this.relisting.settleMs, undefined, { ref: false });
   }
 }

@@ -61,6 +61,8 @@ export interface Runtime {
   readonly toolsets: Toolsets;
   /** Equipped sets and remembered toolsets: the data dir's principals/ files and state.json, or the store's records. */
   readonly equipped: TeamStore['equipped'];
+  /** What each MCP client was seen to do after a tools list_changed: the data dir's clients.json, or the store's records. */
+  readonly clients: TeamStore['clients'];
   /** The team store in store mode; undefined with files. */
   readonly store: TeamStore | undefined;
   /** This process's id among the replicas of a fleet, drawn at start: heartbeats, audit records and telemetry name it. */
@@ -124,6 +126,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     discoveryRecords,
     oauthRecords,
     equipped: kept.equipped,
+    clients: kept.clients,
     store,
     replicaId: options.replicaId ?? nanoid(),
     close,

@@ -8,10 +8,12 @@ import {
   StateStore,
   catalogFileSchema,
   catalogFileText,
+  clientsFileText,
   discoveryFileText,
   equippedFileText,
   LearnedWordsFileSchema,
   learnedWordsFileText,
+  parseClientsFile,
   parseDiscoveryFile,
   parseToolsetFile,
   readOAuthFile,
@@ -39,7 +41,7 @@ import type { DocumentCollections, RecordCollection, TeamStore } from './store.j
 
 /** Where a files store keeps its records. */
 export interface FileStoreOptions {
-  /** The data dir: catalog.json, discovery.json, learned-words.json, state.json, principals/, oauth/. */
+  /** The data dir: catalog.json, discovery.json, learned-words.json, state.json, clients.json, principals/, oauth/. */
   dataDir: string;
   /** Saved toolsets, `<name>.yaml` (the config dir's toolsets/). */
   toolsetsDir: string;
@@ -72,6 +74,7 @@ class FileStore implements TeamStore {
   readonly sessions: MemoryCollection<RecordOf<'sessions'>>;
   readonly learnedWords: DocumentCollections['learnedWords'];
   readonly optimization: DocumentCollections['optimization'];
+  readonly clients: DocumentCollections['clients'];
   readonly oauth: FileOAuthCollection;
   readonly #dataDir: string;
   readonly #records: Array<FileRecords<unknown, unknown>> = [];
@@ -126,6 +129,14 @@ class FileStore implements TeamStore {
         file: file('discovery.json'),
         parse: parseDiscoveryFile,
         text: (records) => discoveryFileText(records as Record<string, RecordOf<'discovery'>>),
+      }),
+    );
+    this.clients = collection(
+      'clients',
+      documentLayout<unknown, RecordOf<'clients'>>({
+        file: file('clients.json'),
+        parse: parseClientsFile,
+        text: (records) => clientsFileText(records as Record<string, RecordOf<'clients'>>),
       }),
     );
     this.learnedWords = collection('learnedWords', learnedWordsLayout(file('learned-words.json'), fingerprints), true);

@@ -1,5 +1,5 @@
 // store: the one layer that owns loadout's state — typed collections per kind (catalog,
-// discovery records, toolsets, equipped sets, 2025 sessions, learned words, optimization, OAuth
+// discovery records, toolsets, equipped sets, 2025 sessions, learned words, optimization, clients' habits, OAuth
 // tokens) with two backends: Postgres (versioned migrations, tokens encrypted, the change bus
 // replicas hear each other on) and files (a data dir in today's formats, changes through fs.watch).
 export { openPostgresStore } from './postgresOnDemand.js';
@@ -30,6 +30,7 @@ export {
   LAST_STOP_KEY,
   LEARNED_WORDS_KEY,
   ROW_FORMAT,
+  StoreKeySchema,
   type DocumentKind,
   type StoreKind,
   type RecordOf,

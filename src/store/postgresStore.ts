@@ -138,6 +138,7 @@ class PostgresStore implements TeamStore {
   readonly sessions: DocumentCollections['sessions'];
   readonly learnedWords: DocumentCollections['learnedWords'];
   readonly optimization: DocumentCollections['optimization'];
+  readonly clients: DocumentCollections['clients'];
   readonly oauth: OAuthCollection;
   readonly audit: AuditTable;
   readonly limits: LimitBuckets;
@@ -201,6 +202,7 @@ class PostgresStore implements TeamStore {
     this.sessions = collection('sessions');
     this.learnedWords = collection('learnedWords');
     this.optimization = copied('optimization');
+    this.clients = collection('clients');
     this.oauth = new OAuthTable(runOn(OAUTH_KIND.table), box);
     this.audit = new PostgresAuditTable(runOn('audit_records'));
     this.limits = new PostgresLimitBuckets(runOn('limit_buckets'));

@@ -4,6 +4,7 @@
 // are checked only as far as the store must know them; their owners parse the rest.
 import * as z from 'zod';
 import {
+  ClientRecordSchema,
   DiscoveryRecordSchema,
   EquippedRecordSchema,
   LearnedWordsFileSchema,
@@ -86,6 +87,7 @@ export const DOCUMENT_KINDS = {
   sessions: { table: 'sessions', schema: SessionRecordSchema, asGiven: false },
   learnedWords: { table: 'learned_words', schema: LearnedWordsFileSchema, asGiven: true },
   optimization: { table: 'optimization_servers', schema: ServerOptimizationSchema, asGiven: false },
+  clients: { table: 'client_habits', schema: ClientRecordSchema, asGiven: false },
 } as const;
 
 /** The OAuth kind: its table and the record kept encrypted in it. */

@@ -96,6 +96,8 @@ export interface StartOptions {
   relistOnChange?: boolean;
   /** The client's clientInfo.name (default `loadout-test`). */
   clientName?: string;
+  /** The client's clientInfo.version (default `1.0.0`). */
+  clientVersion?: string;
   /** Largest message the client accepts (the SDK's default is 10 MB). */
   maxBufferSize?: number;
   /** How the client negotiates the protocol era (the SDK's default: 2025's initialize only). */
@@ -124,7 +126,7 @@ export async function startGateway(options: StartOptions): Promise<GatewayProces
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   const client = new Client(
-    { name: options.clientName ?? 'loadout-test', version: '1.0.0' },
+    { name: options.clientName ?? 'loadout-test', version: options.clientVersion ?? '1.0.0' },
     { capabilities: options.capabilities ?? {}, versionNegotiation: options.versionNegotiation },
   );
   const listChanged = trackListChanged(client, options.relistOnChange !== false);

@@ -95,6 +95,7 @@ describe('files store', () => {
       sessions: 0,
       learnedWords: 1,
       optimization: 0,
+      clients: 0,
       oauth: 1,
     });
     // Files have no schema of their own to migrate: each file carries its format's version.

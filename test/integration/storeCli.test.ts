@@ -26,14 +26,21 @@ describe('loadout store', () => {
     const status = await store(['status', '--json']);
     expect(JSON.parse(status.stdout)).toMatchObject({
       version: 0,
-      knownVersion: 5,
-      pending: ['0001_initial', '0002_audit_records', '0003_limit_buckets', '0004_replica_heartbeats', '0005_audit_record_ids'],
+      knownVersion: 6,
+      pending: [
+        '0001_initial',
+        '0002_audit_records',
+        '0003_limit_buckets',
+        '0004_replica_heartbeats',
+        '0005_audit_record_ids',
+        '0006_client_habits',
+      ],
     });
-    expect((await store(['migrate'])).stdout).toMatch(/: schema at version 5 \(\d+ ms\)\.\n$/);
+    expect((await store(['migrate'])).stdout).toMatch(/: schema at version 6 \(\d+ ms\)\.\n$/);
     const after = await store(['status']);
     expect(after.code).toBe(0);
     expect(linesOf(after.stdout)[0]).toMatch(
-      /^postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/loadout_test_\w+: schema at version 5, up to date\.$/,
+      /^postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/loadout_test_\w+: schema at version 6, up to date\.$/,
     );
     expect(after.stdout).toContain('toolsets');
   });
