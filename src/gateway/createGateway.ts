@@ -197,6 +197,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     tasks,
     inputRounds: new InputRounds(logger),
     principal: policyViews.localPrincipal,
+    grants: undefined,
     hiddenByPolicy: () => false,
     hiddenContent: () => false,
     audit,

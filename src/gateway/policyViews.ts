@@ -95,6 +95,9 @@ export class PolicyViews {
         get principal() {
           return principal.id === 'local' ? localPrincipal() : principal;
         },
+        get grants() {
+          return grants();
+        },
         hiddenByPolicy: (name) =>
           grants() !== undefined &&
           resolveCatalogName(base.catalog.current, name, base.naming) !== undefined &&
