@@ -1,8 +1,9 @@
 // A policy edit that takes servers away from a principal reaches what that principal already had
 // running, over HTTP with two static tokens: its resource subscriptions end (2025
 // resources/subscribe and 2026-07-28 listen streams alike) while another principal's go on, its
-// unsubscribe succeeds, its tasks become unknown ids, and a 2025 session is told in a warning.
-import { ProtocolError, type Client } from '@modelcontextprotocol/client';
+// unsubscribe succeeds, its tasks become unknown ids, and a 2025 session is told in a warning. A
+// token naming fewer groups than the principal's sessions were opened with revokes the same way.
+import { Client, ProtocolError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { writeFile } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
@@ -12,6 +13,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { THIRD_PARTY, eventually, fixture, makeTempDirs, nodeServer, textOf, type TempDirs } from '../helpers/gateway.js';
 import { connectHttp, connectModernClient, listedToolNames, startHttpGateway, type ListeningProcess } from '../helpers/http.js';
 import { collectNotifications } from '../helpers/notifications.js';
+import { startOidcProvider } from '../fixtures/oidcProvider.js';
 
 const SERVERS = { content: nodeServer(fixture('contentServer')), everything: nodeServer(THIRD_PARTY.everything) };
 const ALICE = 'alice-token';
@@ -134,5 +136,46 @@ describe('a policy edit that revokes servers', () => {
     await aliceStream.close();
     await eventually(async () => (await touch(alice)).endsWith('subscribed: '), 10_000, 'the downstream unsubscribe');
     expect(gateway!.output()).not.toContain('could not change a subscription a listen stream asked for');
+  });
+
+  it("revokes what a principal's groups no longer grant once a token names fewer", async () => {
+    const idp = await startOidcProvider();
+    clients.push(idp);
+    await writeFile(
+      path.join(dirs.configDir, 'servers.yaml'),
+      stringify({ servers: SERVERS, auth: { issuer: idp.issuer }, policy: { rules: [{ groups: ['eng'], servers: ['content'] }] } }),
+    );
+    gateway = await startHttpGateway(dirs, ['--equip', 'all']);
+    const { url } = gateway;
+    const token = (sub: string, groups: string[]): Promise<string> => idp.signToken({ sub, aud: url, groups });
+    // Carol's client sends whatever token it holds now (the transport reads its headers on each request).
+    const headers = { Authorization: `Bearer ${await token('carol', ['eng'])}` };
+    const carol = new Client({ name: 'carol', version: '1' });
+    await carol.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+    const dave = await connectHttp(url, { token: await token('dave', ['eng']) });
+    clients.push(carol, dave);
+    const carolHeard = collectNotifications(carol);
+    const daveHeard = collectNotifications(dave.client);
+    await discovered(carol);
+    await carol.subscribeResource({ uri: URI });
+    await dave.client.subscribeResource({ uri: URI });
+
+    // Carol left group eng: her next token says so, and her running session loses what eng granted.
+    headers.Authorization = `Bearer ${await token('carol', [])}`;
+    expect(await listedToolNames(carol)).not.toContain('content_touch');
+    const warning = await carolHeard.waitFor(
+      (n) => n.method === 'notifications/message' && n.params?.level === 'warning' && n.params.logger === 'loadout',
+      15_000,
+      "Carol's revocation warning",
+    );
+    expect(warning.params?.data).toMatchObject({ resources: [URI], tasks: [] });
+    await touch(dave.client);
+    await daveHeard.waitFor((n) => n.method === 'notifications/resources/updated', 10_000, "Dave's update");
+    expect(carolHeard.of('notifications/resources/updated')).toEqual([]);
+    await expect(carol.unsubscribeResource({ uri: URI })).resolves.toEqual({});
+    // A 2026-07-28 request with that token is served under the same groups.
+    const modern = await connectModernClient(url, headers.Authorization.slice('Bearer '.length));
+    clients.push(modern);
+    expect(await listedToolNames(modern)).not.toContain('content_touch');
   });
 });
