@@ -1,6 +1,6 @@
 // What the client sessions share about downstream notifications: resource subscriptions (one
 // downstream subscription per server and URI, however many sessions hold it; its server kept
-// from stopping when idle; re-established when the server starts again), logging levels (each server gets the most verbose level any of
+// from stopping when idle; re-established when the server starts again; ended by a revocation), logging levels (each server gets the most verbose level any of
 // its sessions asked for), and the fan-out of downstream log messages, resource updates and
 // loadout's own events to the sessions that use each server, filtered by each session's level.
 // A 2026-07-28 session has no level of its own: a server's log messages go to its requests in
