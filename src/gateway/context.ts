@@ -5,7 +5,7 @@ import type { AuditTrail } from '../audit/index.js';
 import type { CatalogStore } from '../catalog/index.js';
 import type { GatewaySettings, LoadoutPaths } from '../config/index.js';
 import type { ServerPool } from '../downstream/index.js';
-import type { FleetLimits, Principal } from '../identity/index.js';
+import type { FleetLimits, Grants, Principal } from '../identity/index.js';
 import type { NamingOptions } from '../registry/index.js';
 import type { OptimizationLoop } from '../optimization/index.js';
 import type { BackgroundDiscovery } from '../runtime/index.js';
@@ -50,6 +50,8 @@ export interface GatewayContext {
   readonly inputRounds: InputRounds;
   /** Whose view of the gateway this is (policyViews.ts): the caller its sessions serve. */
   readonly principal: Principal;
+  /** What `policy:` grants this principal now (undefined: everything); read by what a new policy takes from running sessions (revocation.ts). */
+  readonly grants: Grants | undefined;
   /** Whether `policy:` hides a tool of this name from this principal (its call is refused as an unknown one, and audited as denied). */
   hiddenByPolicy(name: string): boolean;
   /** Whether `policy:` hides the prompt of this exposed name, or the resource of this URI, from this principal (refused as unknown, audited as denied). */

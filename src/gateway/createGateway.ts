@@ -60,7 +60,7 @@ export type ConnectOptions = Pick<SessionOptions, 'hearsToolChanges' | 'onEquip'
 /** A running gateway. */
 export interface Gateway {
   readonly context: GatewayContext;
-  /** The gateway as `principal` may see it (policyViews.ts): its grants, its saved toolsets, its last stop. */
+  /** The gateway as `principal` may see it (policyViews.ts): its grants (under the groups `principal` names, which every view of it follows from now on), its saved toolsets, its last stop. */
   contextOf(principal: Principal): GatewayContext;
   /** This process's id among the replicas of a fleet (its heartbeat row, audit records, telemetry's service.instance.id). */
   readonly replicaId: string;
@@ -199,6 +199,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     tasks,
     inputRounds: new InputRounds(logger),
     principal: policyViews.localPrincipal,
+    grants: undefined,
     hiddenByPolicy: () => false,
     hiddenContent: () => false,
     audit,

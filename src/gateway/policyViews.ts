@@ -3,7 +3,9 @@
 // (tools/list, the meta-tools, prompts, resources, completions, the server map) filters by
 // reading, and a forbidden tool is simply not found. Views of a catalog are built once per
 // catalog and grants; a new policy (servers.yaml edited) takes effect at once, and one that does
-// not parse leaves the last good one in place (the config watcher keeps the last good file).
+// not parse leaves the last good one in place (the config watcher keeps the last good file). A
+// principal's groups are those of its latest token: a token naming other groups than the view
+// was made with changes that view's grants at once, announced to its holders as a new policy is.
 import type { CatalogStore, Catalog } from '../catalog/index.js';
 import type { PolicySettings } from '../config/index.js';
 import { Policy, type Grants, type Principal } from '../identity/index.js';
@@ -34,7 +36,7 @@ export class PolicyViews {
   #policy: Policy;
   readonly #principalsInMemory: number;
   // Views are cheap to make again and hold nothing of their own: any may go, least recently used first.
-  readonly #contexts: RecentlyUsed<string, GatewayContext>;
+  readonly #contexts: RecentlyUsed<string, PrincipalView>;
   readonly #listeners = new Set<() => void>();
 
   /** Made before the context it views, so that config sync can hand it a new policy from the start. */
@@ -58,88 +60,116 @@ export class PolicyViews {
   /** Adopt a new `policy:`; every view follows at once, and their holders hear of it. */
   update(settings: PolicySettings): void {
     this.#policy = new Policy(settings, this.#principalsInMemory);
-    for (const listener of this.#listeners) listener();
+    this.#announce();
   }
 
-  /** The context `principal`'s sessions work with. */
+  /** The context `principal`'s sessions work with, under the groups `principal` names now. */
   contextFor(principal: Principal): GatewayContext {
     const base = this.#context;
     if (!base) throw new Error('PolicyViews.attach() comes before any view');
-    let context = this.#contexts.get(principal.id);
-    if (!context) {
-      // Read on every filtered read: computed once per policy version.
-      let cached: { policy: Policy; grants: Grants | undefined } | undefined;
-      const grants = (): Grants | undefined => {
-        const policy = this.#policy;
-        if (cached?.policy !== policy) cached = { policy, grants: policy.grantsFor(principal) };
-        return cached.grants;
-      };
-      const granted = (server: string): boolean => grants()?.server(server) ?? true;
-      const localPrincipal = (): Principal => this.#policy.localPrincipal;
-      const catalog = restrictedCatalog(base.catalog, grants, (listener) => this.onChange(listener));
-      // An identified caller has its own saved toolsets and its own last stop; the local one (stdio,
-      // HTTP without an identity) has every toolset and the last stop of state.json, as before identities.
-      const identified = principal.id !== 'local';
-      context = {
-        ...base,
-        ...(identified
-          ? {
-              toolsets: new OwnedToolsets(base.toolsets, {
-                owner: { id: principal.id, subject: principal.subject },
-                granted: (name) => grants()?.toolset(name) ?? false,
-              }),
-              lastStop: this.#lastStopOf!(principal),
-            }
-          : {}),
-        // `local` is whoever policy.local names now.
-        get principal() {
-          return principal.id === 'local' ? localPrincipal() : principal;
-        },
-        hiddenByPolicy: (name) =>
-          grants() !== undefined &&
-          resolveCatalogName(base.catalog.current, name, base.naming) !== undefined &&
-          resolveCatalogName(catalog.current, name, base.naming) === undefined,
-        hiddenContent: (kind, nameOrUri) => {
-          const limit = grants();
-          if (!limit) return false;
-          const whole = base.catalog.current;
-          const servers = Object.keys(base.pool.configs);
-          if (kind === 'resource') {
-            const target = whole.resourceUris.resolve(nameOrUri, new Set(servers));
-            return target !== undefined && !limit.resources(target.server);
-          }
-          return servers.some((server) =>
-            (whole.definitionsOf(server)?.prompts ?? []).some(
-              (prompt) =>
-                !limit.prompt(server, prompt.name) && flattenToolName(`${server}.${prompt.name}`, base.naming.maxNameLength) === nameOrUri,
-            ),
-          );
-        },
-        // A server's discovery state names it: "not found" is all a caller may learn of one not granted.
-        discovery: overlay(base.discovery, {
-          states: () => () => base.discovery.states().filter((state) => granted(state.server)),
-          state: () => (server: string) => (granted(server) ? base.discovery.state(server) : undefined),
-        }),
-        catalog,
-        optimization: restrictedOptimization(base.optimization, catalog, grants),
-        pool: overlay(base.pool, {
-          config: () => (server: string) => (granted(server) ? base.pool.config(server) : undefined),
-          configs: () => {
-            const configs = base.pool.configs;
-            return grants() ? Object.fromEntries(Object.entries(configs).filter(([server]) => granted(server))) : configs;
-          },
-        }),
-      };
-      this.#contexts.set(principal.id, context);
+    const held = this.#contexts.get(principal.id);
+    if (held) {
+      held.follow(principal);
+      return held.context;
     }
+    // The principal as its latest token names it: other groups change its grants, announced as a
+    // new policy is (every holder re-reads what it serves: sessions, shared sets, instructions).
+    let current = principal;
+    const follow = (next: Principal): void => {
+      if (sameGroups(current.groups, next.groups)) return;
+      current = next;
+      this.#announce();
+    };
+    // Read on every filtered read: computed once per policy version and groups.
+    let cached: { policy: Policy; principal: Principal; grants: Grants | undefined } | undefined;
+    const grants = (): Grants | undefined => {
+      const policy = this.#policy;
+      if (cached?.policy !== policy || cached.principal !== current)
+        cached = { policy, principal: current, grants: policy.grantsFor(current) };
+      return cached.grants;
+    };
+    const granted = (server: string): boolean => grants()?.server(server) ?? true;
+    const localPrincipal = (): Principal => this.#policy.localPrincipal;
+    const catalog = restrictedCatalog(base.catalog, grants, (listener) => this.onChange(listener));
+    // An identified caller has its own saved toolsets and its own last stop; the local one (stdio,
+    // HTTP without an identity) has every toolset and the last stop of state.json, as before identities.
+    const identified = principal.id !== 'local';
+    const context: GatewayContext = {
+      ...base,
+      ...(identified
+        ? {
+            toolsets: new OwnedToolsets(base.toolsets, {
+              owner: { id: principal.id, subject: principal.subject },
+              granted: (name) => grants()?.toolset(name) ?? false,
+            }),
+            lastStop: this.#lastStopOf!(principal),
+          }
+        : {}),
+      // `local` is whoever policy.local names now.
+      get principal() {
+        return principal.id === 'local' ? localPrincipal() : current;
+      },
+      get grants() {
+        return grants();
+      },
+      hiddenByPolicy: (name) =>
+        grants() !== undefined &&
+        resolveCatalogName(base.catalog.current, name, base.naming) !== undefined &&
+        resolveCatalogName(catalog.current, name, base.naming) === undefined,
+      hiddenContent: (kind, nameOrUri) => {
+        const limit = grants();
+        if (!limit) return false;
+        const whole = base.catalog.current;
+        const servers = Object.keys(base.pool.configs);
+        if (kind === 'resource') {
+          const target = whole.resourceUris.resolve(nameOrUri, new Set(servers));
+          return target !== undefined && !limit.resources(target.server);
+        }
+        return servers.some((server) =>
+          (whole.definitionsOf(server)?.prompts ?? []).some(
+            (prompt) =>
+              !limit.prompt(server, prompt.name) && flattenToolName(`${server}.${prompt.name}`, base.naming.maxNameLength) === nameOrUri,
+          ),
+        );
+      },
+      // A server's discovery state names it: "not found" is all a caller may learn of one not granted.
+      discovery: overlay(base.discovery, {
+        states: () => () => base.discovery.states().filter((state) => granted(state.server)),
+        state: () => (server: string) => (granted(server) ? base.discovery.state(server) : undefined),
+      }),
+      catalog,
+      optimization: restrictedOptimization(base.optimization, catalog, grants),
+      pool: overlay(base.pool, {
+        config: () => (server: string) => (granted(server) ? base.pool.config(server) : undefined),
+        configs: () => {
+          const configs = base.pool.configs;
+          return grants() ? Object.fromEntries(Object.entries(configs).filter(([server]) => granted(server))) : configs;
+        },
+      }),
+    };
+    this.#contexts.set(principal.id, { context, follow });
     return context;
   }
 
-  /** Hear of each new policy; returns the unsubscribe function. */
+  /** Hear of each new policy (and of a principal's new groups); returns the unsubscribe function. */
   onChange(listener: () => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }
+
+  #announce(): void {
+    for (const listener of this.#listeners) listener();
+  }
+}
+
+/** A principal's view, and how it follows the groups of that principal's latest token. */
+interface PrincipalView {
+  readonly context: GatewayContext;
+  follow(principal: Principal): void;
+}
+
+function sameGroups(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && [...a].sort().join('\n') === [...b].sort().join('\n');
 }
 
 // The catalog store as `grants` allow it: its catalogs, map and server lists restricted; a new

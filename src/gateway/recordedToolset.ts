@@ -13,6 +13,7 @@ import { errorMessage } from '../shared/index.js';
 import { isStoreAway } from '../store/index.js';
 import { listenedResources } from './content/contentHandlers.js';
 import type { GatewayContext } from './context.js';
+import { followRevocations } from './revocation.js';
 import { ListenedResources } from './stdio/listenSubscriptions.js';
 import { loadCachedCatalog, newToolRegistry, toolsetSelection, type SharedEquipment } from './session.js';
 import type { HubMember } from './sessionHub.js';
@@ -51,6 +52,7 @@ export class RecordedToolset implements SharedEquipment {
   #syncQueued = false;
   #listened: ListenedResources | undefined;
   #leaveHub: (() => void) | undefined;
+  readonly #stopFollowingRevocations: () => void;
 
   constructor(context: GatewayContext, record: ToolsetRecord) {
     this.#context = context;
@@ -66,6 +68,8 @@ export class RecordedToolset implements SharedEquipment {
       },
       servesModernEra: () => true,
     };
+    // Its subscriptions and tasks end with the grant they were made under.
+    this.#stopFollowingRevocations = followRevocations(context, this.member);
     this.bus = new RecordWatchingBus(
       record,
       () => this.syncSoon(),
@@ -128,6 +132,7 @@ export class RecordedToolset implements SharedEquipment {
   /** Stop watching its record and leave the hub (its resource subscriptions with it): the gateway closes. */
   close(): void {
     this.bus.close();
+    this.#stopFollowingRevocations();
     this.#leaveHub?.();
   }
 

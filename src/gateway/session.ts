@@ -18,6 +18,7 @@ import type { HubMember } from './sessionHub.js';
 import { TASK_CAPABILITIES, serveTasks } from './calls/taskHandlers.js';
 import { PassthroughCallServer } from './calls/passthroughCall.js';
 import { RelistLearning } from './relistHabit.js';
+import { followRevocations } from './revocation.js';
 import { listedMetaTool, type MetaTool, type MetaToolSession } from './metaTools/metaTool.js';
 
 /** Identity loadout presents to its clients. */
@@ -142,6 +143,8 @@ export class GatewaySession implements MetaToolSession {
     this.server.setRequestHandler('tools/call', (request, extra) => this.#router.call(request.params, extra));
     if (shared) return;
     this.#unsubscribe.push(context.hub.join(this.member));
+    // Its subscriptions and tasks end with the grant they were made under.
+    this.#unsubscribe.push(followRevocations(context, this.member));
     // A new catalog (discovery, config reload, promotion) may change what this session exposes.
     this.#unsubscribe.push(context.catalog.onChange(() => void this.refresh()));
   }

@@ -1,6 +1,6 @@
 // What the client sessions share about downstream notifications: resource subscriptions (one
 // downstream subscription per server and URI, however many sessions hold it; its server kept
-// from stopping when idle; re-established when the server starts again), logging levels (each server gets the most verbose level any of
+// from stopping when idle; re-established when the server starts again; ended by a revocation), logging levels (each server gets the most verbose level any of
 // its sessions asked for), and the fan-out of downstream log messages, resource updates and
 // loadout's own events to the sessions that use each server, filtered by each session's level.
 // A 2026-07-28 session has no level of its own: a server's log messages go to its requests in
@@ -47,6 +47,8 @@ interface MemberState {
   level: LoggingLevel | undefined;
   /** Subscription key → the URI the client subscribed with. */
   subscriptions: Map<string, string>;
+  /** URIs the client subscribed with whose subscription a revocation ended (endSubscriptions), until it unsubscribes. */
+  ended: Set<string>;
 }
 
 /** Shared subscription, logging and notification state of all sessions. */
@@ -70,7 +72,7 @@ export class SessionHub {
 
   /** Add a session; returns the function that removes it (dropping its subscriptions). */
   join(member: HubMember): () => void {
-    this.#members.set(member, { level: undefined, subscriptions: new Map() });
+    this.#members.set(member, { level: undefined, subscriptions: new Map(), ended: new Set() });
     return () => {
       const state = this.#members.get(member);
       if (!state) return;
@@ -96,7 +98,9 @@ export class SessionHub {
     const holders = this.#subscribers.get(key) ?? new Set();
     this.#subscribers.set(key, holders);
     holders.add(member);
-    this.#members.get(member)?.subscriptions.set(key, exposedUri);
+    const state = this.#members.get(member);
+    state?.subscriptions.set(key, exposedUri);
+    state?.ended.delete(exposedUri);
     let subscribed = this.#subscribing.get(key);
     if (!subscribed && !this.#serverHolds.has(key)) {
       // A subscribed lazy server must stay up to send updates, however long no call uses it.
@@ -134,6 +138,29 @@ export class SessionHub {
   /** Drop `member`'s subscription to `target`; the last one out unsubscribes downstream. */
   async unsubscribe(member: HubMember, target: ResourceTarget): Promise<void> {
     await this.#release(member, subscriptionKey(target));
+  }
+
+  /**
+   * End `member`'s subscriptions to the resources `ended` picks, as its unsubscribing would (the
+   * last holder's ends downstream); returns the URIs its client subscribed with. The client may
+   * not know yet: its later unsubscribe of one is answered by forgetEnded.
+   */
+  endSubscriptions(member: HubMember, ended: (target: ResourceTarget) => boolean): string[] {
+    const state = this.#members.get(member);
+    if (!state) return [];
+    const uris: string[] = [];
+    for (const [key, exposedUri] of state.subscriptions) {
+      if (!ended(targetOf(key))) continue;
+      uris.push(exposedUri);
+      state.ended.add(exposedUri);
+      void this.#release(member, key);
+    }
+    return uris;
+  }
+
+  /** Whether `exposedUri` names a subscription of `member` that endSubscriptions ended (forgotten now: there is nothing left to release). */
+  forgetEnded(member: HubMember, exposedUri: string): boolean {
+    return this.#members.get(member)?.ended.delete(exposedUri) ?? false;
   }
 
   /** Set `member`'s level and send each server it uses that logs the most verbose level wanted of it. */
@@ -209,6 +236,16 @@ export class SessionHub {
     this.#tell(server, level, { method: 'notifications/message', params: { level, logger: 'loadout', data: { server, message } } });
   }
 
+  /**
+   * Tell one 2025 session something loadout did to it (logger "loadout"), if its level admits it.
+   * A 2026-07-28 session has no channel for it: its log messages ride its own requests.
+   */
+  announceTo(member: HubMember, level: LoggingLevel, data: Record<string, unknown>): void {
+    const state = this.#members.get(member);
+    if (!state || member.servesModernEra() || !admits(state, SEVERITY.get(level) ?? 0)) return;
+    member.send({ method: 'notifications/message', params: { level, logger: 'loadout', data } });
+  }
+
   // Requests loadout makes on its own, with no client request waiting on them (re-subscribing after
   // a restart, levels, the last unsubscribe): straight to the pool; callers log failures.
   #request(server: string, method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
@@ -219,8 +256,7 @@ export class SessionHub {
     const severity = SEVERITY.get(level) ?? 0;
     this.#tellRequests(server, severity, notification);
     for (const [member, state] of this.#members) {
-      if (member.servesModernEra() || !member.servers().has(server)) continue;
-      if (severity < SEVERITY.get(state.level ?? DEFAULT_SESSION_LOG_LEVEL)!) continue;
+      if (member.servesModernEra() || !member.servers().has(server) || !admits(state, severity)) continue;
       member.send(notification);
     }
   }
@@ -246,10 +282,10 @@ export class SessionHub {
     this.#subscribers.delete(key);
     this.#serverHolds.get(key)?.();
     this.#serverHolds.delete(key);
-    const server = key.slice(0, key.indexOf('\n'));
+    const { server, uri } = targetOf(key);
     // A stopped server has no subscription to end; starting it just to unsubscribe would be waste.
     if (!this.#options.pool.isConnected(server)) return;
-    await this.#request(server, 'resources/unsubscribe', { uri: key.slice(server.length + 1) }).catch((error: unknown) => {
+    await this.#request(server, 'resources/unsubscribe', { uri }).catch((error: unknown) => {
       this.#options.logger.debug({ mod: 'gateway', server, err: errorMessage(error) }, 'resources/unsubscribe failed');
     });
   }
@@ -273,4 +309,14 @@ export class SessionHub {
 
 function subscriptionKey(target: ResourceTarget): string {
   return `${target.server}\n${target.uri}`;
+}
+
+function targetOf(key: string): ResourceTarget {
+  const newline = key.indexOf('\n');
+  return { server: key.slice(0, newline), uri: key.slice(newline + 1) };
+}
+
+// Whether a 2025 session's level (notice until it sets one) lets a message of `severity` through.
+function admits(state: MemberState, severity: number): boolean {
+  return severity >= SEVERITY.get(state.level ?? DEFAULT_SESSION_LOG_LEVEL)!;
 }

@@ -31,7 +31,7 @@ export async function forwardTaskCall(
   const task = result.task as Record<string, unknown> | undefined;
   // A server that ran the call at once (no task support) answers with a plain result: passed on as is.
   if (typeof task?.taskId !== 'string') return result;
-  const id = context.tasks.add(owner, { server: route.server, taskId: task.taskId });
+  const id = context.tasks.add(owner, { server: route.server, taskId: task.taskId }, route.tool);
   return { ...result, task: withTaskId(task, id) };
 }
 

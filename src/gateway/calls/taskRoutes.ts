@@ -13,6 +13,14 @@ export interface TaskTarget {
 
 interface TaskEntry extends TaskTarget {
   readonly owner: object;
+  /** The downstream tool the task runs: a policy that no longer grants it hides the task (hideWhere). */
+  readonly tool: string;
+}
+
+/** A task hidden from its session (hideWhere): its loadout id and what it ran. */
+export interface HiddenTask extends TaskTarget {
+  readonly id: string;
+  readonly tool: string;
 }
 
 // Pages of tasks/list read from one server per client tasks/list (a runaway cursor stops here).
@@ -23,10 +31,10 @@ export class TaskRoutes {
   readonly #byId = new Map<string, TaskEntry>();
   readonly #byDownstream = new Map<string, string>();
 
-  /** Record a task `server` created for `owner`; returns the id the client sees. */
-  add(owner: object, target: TaskTarget): string {
+  /** Record a task `server` created for `owner` by a call of its `tool`; returns the id the client sees. */
+  add(owner: object, target: TaskTarget, tool: string): string {
     const id = randomUUID();
-    this.#byId.set(id, { owner, ...target });
+    this.#byId.set(id, { owner, tool, ...target });
     this.#byDownstream.set(downstreamKey(target), id);
     return id;
   }
@@ -53,11 +61,22 @@ export class TaskRoutes {
 
   /** Forget a session's tasks (it ended; nobody can ask about them any more). */
   dropOwner(owner: object): void {
+    this.hideWhere(owner, () => true);
+  }
+
+  /**
+   * Forget those of `owner`'s tasks that `hidden` picks (server and tool): from now on they are
+   * unknown ids to every task method, absent from tasks/list, and their status notices go nowhere.
+   */
+  hideWhere(owner: object, hidden: (server: string, tool: string) => boolean): HiddenTask[] {
+    const gone: HiddenTask[] = [];
     for (const [id, entry] of this.#byId) {
-      if (entry.owner !== owner) continue;
+      if (entry.owner !== owner || !hidden(entry.server, entry.tool)) continue;
       this.#byId.delete(id);
       this.#byDownstream.delete(downstreamKey(entry));
+      gone.push({ id, server: entry.server, taskId: entry.taskId, tool: entry.tool });
     }
+    return gone;
   }
 
   /**

@@ -107,7 +107,7 @@ export function serveContent(server: Server, context: GatewayContext, session: C
     return {};
   });
   server.setRequestHandler('resources/unsubscribe', async (message) => {
-    await hub.unsubscribe(session.member, await resourceTarget(context, session, message.params.uri));
+    await unsubscribe(context, session, message.params.uri);
     return {};
   });
 
@@ -163,8 +163,15 @@ export function listenedResources(context: GatewayContext, session: ContentSessi
         const target = await resourceTarget(context, session, uri);
         await hub.subscribe(session.member, target, uri, () => pool.request(target.server, 'resources/subscribe', { uri: target.uri }));
       }),
-    release: (uri) => void inTurn(uri, async () => hub.unsubscribe(session.member, await resourceTarget(context, session, uri))),
+    release: (uri) => void inTurn(uri, () => unsubscribe(context, session, uri)),
   };
+}
+
+// A subscription a revocation ended (revocation.ts) is already gone, and its URI may resolve no
+// more: letting go of it succeeds with nothing left to do.
+async function unsubscribe(context: GatewayContext, session: ContentSession, uri: string): Promise<void> {
+  if (context.hub.forgetEnded(session.member, uri)) return;
+  await context.hub.unsubscribe(session.member, await resourceTarget(context, session, uri));
 }
 
 // The names a session exposes each catalog prompt under when no other prompt's name collides with

@@ -244,6 +244,8 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
       gateway.context.audit.record(refusalAuditEvent(req, MCP_PATH, refusal, Date.now(), { principal, outcome: 'denied-session' }));
       return sendError(res, refusal.status, refusal.message);
     }
+    // The groups this token names apply at once, to this session and every other of its principal (policyViews.ts).
+    gateway.contextOf(principal);
     // A session just resumed was read from the store for this very request.
     if (held) await sharing?.beforeRequest(sessionId, body);
     const posted = req.method === 'POST';
