@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { claimDataDir, resolvePaths, type LoadoutPaths } from '../config/index.js';
 import { LoadoutError, createLogger, type LogFormat, type Logger, type LogLevel } from '../shared/index.js';
 import { openPostgresStore, type TeamStore } from '../store/index.js';
+import type { Telemetry } from '../telemetry/index.js';
 import { storeConnectionLoss } from './rejectionGuard.js';
 import { printNote } from './output.js';
 
@@ -71,6 +72,8 @@ export interface StoreOpening {
   secretKey?: 'required' | 'optional' | 'unused';
   /** The data dir a gateway keeps its local copy of the records it serves in (it then starts while the store is away, if the copy holds records). */
   localCopy?: string;
+  /** Where the store's statements are measured (serve's telemetry); default: off. */
+  telemetry?: Telemetry;
 }
 
 /**
@@ -87,7 +90,7 @@ export async function openCommandStore(
 export async function openCommandStore(
   storeUrl: string | undefined,
   logger: Logger,
-  { listen = false, migrate, secretKey: keyUse = 'required', localCopy }: StoreOpening = {},
+  { listen = false, migrate, secretKey: keyUse = 'required', localCopy, telemetry }: StoreOpening = {},
 ): Promise<TeamStore | undefined> {
   if (!storeUrl) return undefined;
   const secretKey = keyUse === 'unused' ? undefined : process.env.LOADOUT_SECRET_KEY || undefined;
@@ -105,6 +108,7 @@ export async function openCommandStore(
     connectionLoss: storeConnectionLoss,
     ...(migrate === undefined ? {} : { migrate }),
     ...(localCopy === undefined ? {} : { localCopy }),
+    ...(telemetry === undefined ? {} : { telemetry }),
   });
 }
 

@@ -10,6 +10,7 @@ import type { NamingOptions } from '../registry/index.js';
 import type { OptimizationLoop } from '../optimization/index.js';
 import type { BackgroundDiscovery } from '../runtime/index.js';
 import type { Logger } from '../shared/index.js';
+import type { Telemetry } from '../telemetry/index.js';
 import type { Toolsets } from '../toolsets/index.js';
 import type { InputRounds } from './calls/inputRounds.js';
 import type { LastStop } from './lastStop.js';
@@ -55,4 +56,6 @@ export interface GatewayContext {
   readonly audit: AuditTrail;
   /** The rate limits each principal's calls are counted against. */
   readonly limits: FleetLimits;
+  /** The gateway's telemetry (createGateway's option): its spans and metrics, off by default. */
+  readonly telemetry: Telemetry;
 }

@@ -11,7 +11,7 @@ import { ServerHealth } from '../downstream/index.js';
 import { watchPromotions, type OptimizationLoop } from '../optimization/index.js';
 import { BackgroundDiscovery, ReplicaHeartbeats, openRuntime, startConfigSync, watchToolListChanges } from '../runtime/index.js';
 import { LoadoutError, RecentlyUsed, errorMessage, isLoadoutError, opensLegacyEra, type Logger } from '../shared/index.js';
-import { LOADOUT_ATTR, telemetry, type HiddenFromCaller } from '../telemetry/index.js';
+import { LOADOUT_ATTR, TELEMETRY_OFF, type HiddenFromCaller, type Telemetry } from '../telemetry/index.js';
 import { resolveCatalogName } from '../registry/index.js';
 import type { GatewayContext } from './context.js';
 import { PolicyViews } from './policyViews.js';
@@ -43,6 +43,8 @@ interface GatewayOptions {
   stdoutFree?: boolean;
   /** This replica's id (default: drawn by the runtime); `serve` draws it first, for telemetry's resource. */
   replicaId?: string;
+  /** Where the gateway's requests are traced and measured, and its gauges read (`serve`'s); default: off. */
+  telemetry?: Telemetry;
 }
 
 /** Options of Gateway.connect. */
@@ -63,6 +65,8 @@ export interface Gateway {
   contextOf(principal: Principal): GatewayContext;
   /** This process's id among the replicas of a fleet (its heartbeat row, audit records, telemetry's service.instance.id). */
   readonly replicaId: string;
+  /** The telemetry it was given (off if none): the HTTP server's requests are traced by it too. */
+  readonly telemetry: Telemetry;
   /** What `principal`'s policy hides (default: `policy.local`'s): telemetry measures a refused request of it as of an unknown name. */
   hiddenFrom(principal?: Principal): HiddenFromCaller;
   /** `auth:` of servers.yaml as read at start: the authorization server HTTP callers' tokens come from. */
@@ -106,8 +110,9 @@ export interface Gateway {
  */
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const { paths, logger } = options;
+  const telemetry = options.telemetry ?? TELEMETRY_OFF;
   // A servers.yaml that does not parse never stops a gateway: it serves the last good parse, and says so.
-  const runtime = await openRuntime({ ...options, lastGoodConfig: true });
+  const runtime = await openRuntime({ ...options, telemetry, lastGoodConfig: true });
   const { config, brokenServers, pool, catalog, state, optimization, toolsets, store, equipped } = runtime;
   // Said once at start, as the config watcher says it on each change: the other servers run.
   for (const problem of brokenServers.values()) logger.error({ mod: 'config' }, `${problem}; that server is left out`);
@@ -123,6 +128,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         stdoutFree: options.stdoutFree === true,
         replicaId: runtime.replicaId,
         ...(store?.audit ? { store: store.audit } : {}),
+        telemetry,
       }),
     )
     .catch(async (error: unknown) => {
@@ -201,6 +207,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     hiddenContent: () => false,
     audit,
     limits,
+    telemetry,
   };
   policyViews.attach(context, (principal) => lastStopOf(lastStops, principal));
   const stopWatchingToolLists = watchToolListChanges(pool, catalog, logger);
@@ -222,7 +229,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   );
   // Another replica's discovery or re-check changed the catalog records: read them again.
   const stopHearingCatalog = store ? followStoredCatalog(store, catalog, optimization, pool, logger) : () => undefined;
-  telemetry().watchGateway({
+  telemetry.watchGateway({
     // A 2025-era session holds its own set (it names no principal): they are counted together.
     equippedTools: () => [
       {
@@ -340,6 +347,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   return {
     context,
     replicaId: runtime.replicaId,
+    telemetry,
     hiddenFrom(principal = policyViews.localPrincipal) {
       const seen = policyViews.contextFor(principal);
       return (kind, name) => (kind === 'tool' ? seen.hiddenByPolicy(name) : seen.hiddenContent('prompt', name));

@@ -113,6 +113,7 @@ export class GatewaySession implements MetaToolSession {
       server: this.server,
       services: context,
       serverInfo: SERVER_INFO,
+      telemetry: context.telemetry,
       directAnswer: (method, params) => this.#router.direct(method, params),
       onSendError: (error) => context.logger.debug({ mod: 'gateway', err: errorMessage(error) }, 'could not answer a forwarded call'),
       onAnswered: (id) => {

@@ -11,7 +11,7 @@ import { ChangeBus, type ChangeBusOptions } from './changeBus.js';
 import type { ConnectionLossGuard } from './connectionLossGuard.js';
 import { migrate, readMigrations, refuseNewer, schemaState, type Migration, type SchemaState } from './migrations.js';
 import { DocumentTable, OAuthTable, type Run } from './recordTables.js';
-import { telemetry } from '../telemetry/index.js';
+import { TELEMETRY_OFF, type Telemetry } from '../telemetry/index.js';
 import { DOCUMENT_KINDS, OAUTH_KIND, type DocumentKind, type RecordOf } from './records.js';
 import { SecretBox } from './secretBox.js';
 import type { AuditTable, DocumentCollections, LimitBuckets, OAuthCollection, RecordCollection, ReplicaTable, TeamStore } from './store.js';
@@ -44,6 +44,8 @@ export interface PostgresStoreOptions {
    * watched while open. The command that opens the store installs it (cli/rejectionGuard.ts).
    */
   connectionLoss?: ConnectionLossGuard;
+  /** Where each statement is measured (db.client.operation.duration); default: off. */
+  telemetry?: Telemetry;
 }
 
 // postgres.js waits before each new connection after failed ones, 3^n/100 s up to 20 s (its
@@ -109,6 +111,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     unguard: options.connectionLoss?.watch(url, logger) ?? (() => undefined),
     copy,
     logger,
+    telemetry: options.telemetry ?? TELEMETRY_OFF,
     // Opened away: the schema is checked (or migrated) before the first statement once the store is back.
     checkSchema: away ? checkSchema : undefined,
   });
@@ -125,6 +128,7 @@ interface PostgresStoreParts {
   unguard: () => void;
   copy: LocalCopy | undefined;
   logger: Logger;
+  telemetry: Telemetry;
   /** The schema check still to run (the store was away at open). */
   checkSchema: (() => Promise<void>) | undefined;
 }
@@ -157,7 +161,7 @@ class PostgresStore implements TeamStore {
   #checkSchema: (() => Promise<void>) | undefined;
   #checkingSchema: Promise<void> | undefined;
 
-  constructor({ url, sql, migrations, bus, box, unguard, copy, logger, checkSchema }: PostgresStoreParts) {
+  constructor({ url, sql, migrations, bus, box, unguard, copy, logger, telemetry, checkSchema }: PostgresStoreParts) {
     this.#unguard = unguard;
     this.#url = url;
     this.#sql = sql;
@@ -180,7 +184,7 @@ class PostgresStore implements TeamStore {
           errorType = fault.code;
           throw fault;
         } finally {
-          telemetry().storeOperation({ table, operation, durationS: (performance.now() - startedMs) / 1000, errorType });
+          telemetry.storeOperation({ table, operation, durationS: (performance.now() - startedMs) / 1000, errorType });
         }
       };
     // TypeScript cannot narrow DOCUMENT_KINDS[kind] by a generic key: the cast names the schema's type once.
