@@ -12,11 +12,11 @@ import type { BackgroundDiscovery } from '../runtime/index.js';
 import type { Logger } from '../shared/index.js';
 import type { Telemetry } from '../telemetry/index.js';
 import type { Toolsets } from '../toolsets/index.js';
-import type { InputRounds } from './calls/inputRounds.js';
+import type { InputRounds } from './inputRounds.js';
 import type { LastStop } from './lastStop.js';
-import type { ResourceRoutes } from './content/resourcePages.js';
+import type { ResourceRoutes } from './resourcePages.js';
 import type { SessionHub } from './sessionHub.js';
-import type { TaskRoutes } from './calls/taskRoutes.js';
+import type { TaskRoutes } from './taskRoutes.js';
 
 /** Shared gateway services, handed to sessions and meta-tools. */
 export interface GatewayContext {

@@ -15,19 +15,19 @@ import { LOADOUT_ATTR, TELEMETRY_OFF, type HiddenFromCaller, type Telemetry } fr
 import { resolveCatalogName } from '../registry/index.js';
 import type { GatewayContext } from './context.js';
 import { PolicyViews } from './policyViews.js';
-import { InputRounds } from './calls/inputRounds.js';
+import { InputRounds } from './inputRounds.js';
 import { keepLastStopCopied, lastStopOf } from './lastStop.js';
-import { isExposedPromptName, listenedResources } from './content/contentHandlers.js';
-import { ListenSubscriptions, type ListenedResources } from './stdio/listenSubscriptions.js';
-import { ModernCallPath } from './stdio/modernCallPath.js';
+import { isExposedPromptName, listenedResources } from './content/index.js';
+import { ListenSubscriptions, type ListenedResources } from './stdio/index.js';
+import { ModernCallPath } from './stdio/index.js';
 import { EQUIP_META_TOOLS, META_TOOLS, TOOLSET_META_TOOLS, namingOptions, sessionInstructions } from './metaTools/index.js';
-import { ResourceRoutes } from './content/resourcePages.js';
-import { SharedToolsets, type RequestScope } from './http/principalToolsets.js';
+import { ResourceRoutes } from './resourcePages.js';
+import { SharedToolsets, type RequestScope } from './principalToolsets.js';
 import { watchServerEvents } from './serverEvents.js';
 import { GatewaySession, loadCachedCatalog, metaToolSet, type MetaToolSet, type SessionOptions } from './session.js';
 import { SessionHub } from './sessionHub.js';
-import { StdioOpening } from './stdio/stdioOpening.js';
-import { TaskRoutes } from './calls/taskRoutes.js';
+import { StdioOpening } from './stdio/index.js';
+import { TaskRoutes } from './taskRoutes.js';
 
 /** Options of createGateway. */
 interface GatewayOptions {

@@ -18,8 +18,8 @@ import { isStoreAway } from '../../store/index.js';
 import type { Gateway } from '../createGateway.js';
 import type { GatewaySession } from '../session.js';
 import type { Principal } from '../../identity/index.js';
-import { scopeKey, type RequestScope } from './principalToolsets.js';
-import { isPlainModernCall } from '../calls/requestShape.js';
+import { scopeKey, type RequestScope } from '../principalToolsets.js';
+import { isPlainModernCall } from '../calls/index.js';
 import { answeredOverLimit, overLimitHeaders } from './overLimit.js';
 
 /** Options of modernEndpoints. */

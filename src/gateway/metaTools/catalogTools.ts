@@ -4,7 +4,7 @@ import { rank, type Catalog, type CatalogTool, type Ranking } from '../../catalo
 import { enabledServerNames, serverProblemText, type ServerProblem } from '../../config/index.js';
 import { LoadoutError, oneLine } from '../../shared/index.js';
 import { discoveryStateText } from '../../runtime/index.js';
-import { textResult } from '../calls/toolResults.js';
+import { textResult } from '../toolResults.js';
 import { mapAnswer } from './catalogMap.js';
 import { READS_ONLY, REACHES_ANY_TOOL, defineMetaTool } from './metaTool.js';
 import { toolPurpose } from './toolPurpose.js';
