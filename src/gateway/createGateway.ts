@@ -118,7 +118,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   for (const problem of brokenServers.values()) logger.error({ mod: 'config' }, `${problem}; that server is left out`);
   if (runtime.fileProblem) logger.error({ mod: 'config' }, serversFileNotice(runtime.fileProblem));
   const policyViews = new PolicyViews(config.policy, config.gateway.principals_in_memory);
-  const limits = new FleetLimits(config.limits, { logger, ...(store?.limits ? { shared: store.limits } : {}) });
+  const limits = new FleetLimits(config.limits, { logger, ...(store?.fleet ? { shared: store.fleet.limits } : {}) });
   const audit = await Promise.resolve()
     .then(() =>
       openAuditTrail(config.audit, {
@@ -127,7 +127,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         logger,
         stdoutFree: options.stdoutFree === true,
         replicaId: runtime.replicaId,
-        ...(store?.audit ? { store: store.audit } : {}),
+        ...(store?.fleet ? { store: store.fleet.audit } : {}),
         telemetry,
       }),
     )
@@ -242,7 +242,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     // The meta-tools' names are reserved: a name is one of them or a catalog tool's, or made up.
     knowsTool: (name) => context.naming.reservedNames.has(name) || resolveCatalogName(catalog.current, name, context.naming) !== undefined,
     knowsPrompt: (name) => isExposedPromptName(catalog.current, name, context.naming.maxNameLength),
-    storeListening: () => (store?.replicas ? store.listening : undefined),
+    storeListening: () => (store?.fleet ? store.listening : undefined),
   });
   // A toolset endpoint's set never changes: the meta-tools that would change it are not listed
   // there. Computed on its first request, not at every start.
@@ -272,10 +272,10 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   };
   let closed: Promise<void> | undefined;
   // Postgres mode: the replica's row in replica_heartbeats, for `status --store` (on its own timer, off every call's path).
-  const heartbeats = store?.replicas
+  const heartbeats = store?.fleet
     ? new ReplicaHeartbeats(
         runtime.replicaId,
-        store.replicas,
+        store.fleet.replicas,
         { sessions: () => sessions.size, listening: () => store.listening },
         { logger },
       )

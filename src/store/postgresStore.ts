@@ -14,7 +14,7 @@ import { DocumentTable, OAuthTable, type Run } from './recordTables.js';
 import { TELEMETRY_OFF, type Telemetry } from '../telemetry/index.js';
 import { DOCUMENT_KINDS, OAUTH_KIND, type DocumentKind, type RecordOf } from './records.js';
 import { SecretBox } from './secretBox.js';
-import type { AuditTable, DocumentCollections, LimitBuckets, OAuthCollection, RecordCollection, ReplicaTable, TeamStore } from './store.js';
+import type { DocumentCollections, FleetStore, OAuthCollection, RecordCollection, StoreFleet, TeamStore } from './store.js';
 import { isStoreAway, storeFault } from './storeFaults.js';
 import { CopiedCollection } from './copiedCollection.js';
 import { LocalCopy, copyDirOf, type CopiedKind } from './localCopy.js';
@@ -60,7 +60,7 @@ const CONNECTION_OPTIONS = {
 } as const;
 
 /** Connect, check or migrate the schema, and start listening; every fault is one line naming the store. */
-export async function openPostgresStore(options: PostgresStoreOptions): Promise<TeamStore> {
+export async function openPostgresStore(options: PostgresStoreOptions): Promise<FleetStore> {
   const url = parseStoreUrl(options.url);
   const logger = options.logger ?? silentLogger;
   const box = options.secretKey === undefined ? undefined : new SecretBox(options.secretKey);
@@ -133,7 +133,7 @@ interface PostgresStoreParts {
   checkSchema: (() => Promise<void>) | undefined;
 }
 
-class PostgresStore implements TeamStore {
+class PostgresStore implements FleetStore {
   readonly description: string;
   readonly catalog: DocumentCollections['catalog'];
   readonly discovery: DocumentCollections['discovery'];
@@ -143,9 +143,7 @@ class PostgresStore implements TeamStore {
   readonly learnedWords: DocumentCollections['learnedWords'];
   readonly optimization: DocumentCollections['optimization'];
   readonly oauth: OAuthCollection;
-  readonly audit: AuditTable;
-  readonly limits: LimitBuckets;
-  readonly replicas: ReplicaTable;
+  readonly fleet: StoreFleet;
   readonly #url: StoreUrl;
   readonly #sql: Sql;
   readonly #migrations: readonly Migration[];
@@ -206,9 +204,12 @@ class PostgresStore implements TeamStore {
     this.learnedWords = collection('learnedWords');
     this.optimization = copied('optimization');
     this.oauth = new OAuthTable(runOn(OAUTH_KIND.table), box);
-    this.audit = new PostgresAuditTable(runOn('audit_records'));
-    this.limits = new PostgresLimitBuckets(runOn('limit_buckets'));
-    this.replicas = new PostgresReplicaTable(runOn('replica_heartbeats'));
+    this.fleet = {
+      audit: new PostgresAuditTable(runOn('audit_records')),
+      limits: new PostgresLimitBuckets(runOn('limit_buckets')),
+      replicas: new PostgresReplicaTable(runOn('replica_heartbeats')),
+      schema: () => this.#schema(),
+    };
   }
 
   // One check at a time; a failed one (the store still away) is tried again by the next statement.
@@ -273,7 +274,7 @@ class PostgresStore implements TeamStore {
     }
   }
 
-  async schema(): Promise<SchemaState> {
+  async #schema(): Promise<SchemaState> {
     try {
       return await schemaState(this.#sql, this.#migrations);
     } catch (error) {
