@@ -8,7 +8,7 @@ import { LoadoutError, errorMessage, type Logger } from '../shared/index.js';
 import type { AuditTable } from '../store/index.js';
 import { auditRecordOf, type AuditEvent, type AuditRecord } from './auditRecord.js';
 import { auditDir, dayFilesSink, linesFileSink, linesStreamSink, type AuditSink, type DayLines } from './auditSinks.js';
-import { telemetry } from '../telemetry/index.js';
+import type { Telemetry } from '../telemetry/index.js';
 import { AuditSpool, spoolDir } from './auditSpool.js';
 import { SpooledStoreSink } from './spooledStoreSink.js';
 
@@ -118,13 +118,15 @@ export interface AuditTrailPlaces {
   readonly replicaId: string;
   /** The store's audit table (Postgres mode): the trail is written there instead of the day files. */
   readonly store?: AuditTable;
+  /** The gateway's telemetry, which reads the spool's figures (Postgres mode). */
+  readonly telemetry?: Telemetry;
 }
 
 // The store's table behind the data dir's spool, its figures read by telemetry.
 function spooledSink(settings: AuditSettings, places: AuditTrailPlaces, table: AuditTable): AuditSink {
   const spool = new AuditSpool(spoolDir(places.dataDir), settings.spool_max_mb * 1024 * 1024, places.replicaId);
   const sink = new SpooledStoreSink(table, spool, settings.retention_days, places.logger);
-  telemetry().watchAudit(sink);
+  places.telemetry?.watchAudit(sink);
   return sink;
 }
 

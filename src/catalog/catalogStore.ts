@@ -39,8 +39,6 @@ const ServerSummariesFileSchema = z.object({
   servers: z.array(z.object({ server: z.string(), purpose: z.string(), tools: z.number() })),
 });
 
-let vectorWarningGiven = false;
-
 // The summaries file is kept in step a while after a change, not at it: summarizing every server
 // took ~25 ms of a warm start over 2,500 tools (docs/performance.md), before its first answer, and
 // a burst of changes (a discovery of many servers) is summarized once, for its last catalog.
@@ -371,10 +369,11 @@ export class CatalogStore {
       );
   }
 
-  // Said once per process: every new catalog would otherwise repeat it.
+  // Said once by this store (a process's gateway or command has one): every new catalog would otherwise repeat it.
+  #vectorWarningGiven = false;
   #vectorsUnavailable = (error: Error): void => {
-    if (vectorWarningGiven) return;
-    vectorWarningGiven = true;
+    if (this.#vectorWarningGiven) return;
+    this.#vectorWarningGiven = true;
     this.#options.logger.error(
       { mod: 'catalog', err: error.message },
       'search ranks by word matches only: the word vectors could not be loaded',

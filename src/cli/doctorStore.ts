@@ -3,7 +3,7 @@
 // LOADOUT_SECRET_KEY set and able to open the OAuth tokens stored with it. Looks only: the schema
 // is not migrated and nothing is written.
 import { errorMessage, isLoadoutError, type Logger } from '../shared/index.js';
-import { SecretBox, parseStoreUrl, type TeamStore } from '../store/index.js';
+import { SecretBox, parseStoreUrl, type FleetStore, type TeamStore } from '../store/index.js';
 import type { Finding, StoreCheck } from './doctorChecks.js';
 import { openCommandStore } from './program.js';
 
@@ -26,7 +26,7 @@ export async function checkStore(storeUrl: string, secretKey: string | undefined
     }
   }
   const startedMs = performance.now();
-  let store: TeamStore;
+  let store: FleetStore;
   try {
     // Listening, as a replica does, so the check sees whether changes would be heard.
     store = await openCommandStore(storeUrl, logger, { listen: true, migrate: false, secretKey: keyProblem ? 'unused' : 'optional' });
@@ -53,7 +53,7 @@ export async function checkStore(storeUrl: string, secretKey: string | undefined
   const findings = [finding({ ok: true, message: `${store.description} reachable (${Math.round(performance.now() - startedMs)} ms)` })];
   let current = false;
   try {
-    const schema = await store.schema();
+    const schema = await store.fleet.schema();
     current = schema.pending.length === 0;
     findings.push(
       current

@@ -3,7 +3,8 @@
 import type { Command } from 'commander';
 import { claimDataDir, resolvePaths, type LoadoutPaths } from '../config/index.js';
 import { LoadoutError, createLogger, type LogFormat, type Logger, type LogLevel } from '../shared/index.js';
-import { openPostgresStore, type TeamStore } from '../store/index.js';
+import { openPostgresStore, type FleetStore } from '../store/index.js';
+import type { Telemetry } from '../telemetry/index.js';
 import { storeConnectionLoss } from './rejectionGuard.js';
 import { printNote } from './output.js';
 
@@ -71,6 +72,8 @@ export interface StoreOpening {
   secretKey?: 'required' | 'optional' | 'unused';
   /** The data dir a gateway keeps its local copy of the records it serves in (it then starts while the store is away, if the copy holds records). */
   localCopy?: string;
+  /** Where the store's statements are measured (serve's telemetry); default: off. */
+  telemetry?: Telemetry;
 }
 
 /**
@@ -78,17 +81,17 @@ export interface StoreOpening {
  * (files). Store mode needs LOADOUT_SECRET_KEY (the store keeps OAuth tokens sealed with it):
  * without it, or with the store unreachable, this throws one line naming why.
  */
-export async function openCommandStore(storeUrl: string, logger: Logger, opening?: StoreOpening): Promise<TeamStore>;
+export async function openCommandStore(storeUrl: string, logger: Logger, opening?: StoreOpening): Promise<FleetStore>;
 export async function openCommandStore(
   storeUrl: string | undefined,
   logger: Logger,
   opening?: StoreOpening,
-): Promise<TeamStore | undefined>;
+): Promise<FleetStore | undefined>;
 export async function openCommandStore(
   storeUrl: string | undefined,
   logger: Logger,
-  { listen = false, migrate, secretKey: keyUse = 'required', localCopy }: StoreOpening = {},
-): Promise<TeamStore | undefined> {
+  { listen = false, migrate, secretKey: keyUse = 'required', localCopy, telemetry }: StoreOpening = {},
+): Promise<FleetStore | undefined> {
   if (!storeUrl) return undefined;
   const secretKey = keyUse === 'unused' ? undefined : process.env.LOADOUT_SECRET_KEY || undefined;
   if (!secretKey && keyUse === 'required')
@@ -105,6 +108,7 @@ export async function openCommandStore(
     connectionLoss: storeConnectionLoss,
     ...(migrate === undefined ? {} : { migrate }),
     ...(localCopy === undefined ? {} : { localCopy }),
+    ...(telemetry === undefined ? {} : { telemetry }),
   });
 }
 
@@ -112,25 +116,25 @@ export async function openCommandStore(
 export async function withCommandStore<T>(
   storeUrl: string,
   logger: Logger,
-  work: (store: TeamStore) => Promise<T>,
+  work: (store: FleetStore) => Promise<T>,
   opening?: StoreOpening,
 ): Promise<T>;
 export async function withCommandStore<T>(
   storeUrl: string | undefined,
   logger: Logger,
-  work: (store: TeamStore | undefined) => Promise<T>,
+  work: (store: FleetStore | undefined) => Promise<T>,
   opening?: StoreOpening,
 ): Promise<T>;
 export async function withCommandStore<T>(
   storeUrl: string | undefined,
   logger: Logger,
-  work: (store: TeamStore) => Promise<T>,
+  work: (store: FleetStore) => Promise<T>,
   opening?: StoreOpening,
 ): Promise<T> {
   const store = await openCommandStore(storeUrl, logger, opening);
   try {
     // Undefined only without a URL, which the second signature's `work` accepts.
-    return await work(store as TeamStore);
+    return await work(store as FleetStore);
   } finally {
     await store?.close();
   }

@@ -55,7 +55,7 @@ import type { OAuthRecords } from './oauthRecords.js';
 import { RequestLayer, type RequestOptions } from './requestLayer.js';
 import { OPTIONAL_LISTS, isListOf, type ListFailures, type ServerAbout, type ServerDefinitions } from './serverDefinitions.js';
 import { maskValues } from './stderrTail.js';
-import { telemetry } from '../telemetry/index.js';
+import type { Telemetry } from '../telemetry/index.js';
 
 /** Identity loadout presents to downstream servers. */
 export const CLIENT_INFO = { name: 'loadout', version: LOADOUT_VERSION } as const;
@@ -90,6 +90,8 @@ interface OpenOptions extends ConnectionHooks {
   oauthRecords?: OAuthRecords;
   /** The era a previous start found: trusted (while fresh) instead of probing again. */
   era?: EraVerdict;
+  /** Where the connection's requests are traced and measured (CLIENT spans). */
+  telemetry: Telemetry;
 }
 
 /** A started client connection to one downstream server. */
@@ -205,7 +207,7 @@ export class DownstreamConnection {
     const usesOAuth = options.oauthRecords !== undefined && oauthSettingsOf(config) !== undefined;
     // Traced under the request layer, so each span sees the id and `_meta` that go on the wire.
     const peer = { serverName, ...('url' in config && { url: config.url }) };
-    const layer = new RequestLayer(telemetry().clientTransport(transport, peer), config.timeout_seconds * 1000, {
+    const layer = new RequestLayer(options.telemetry.clientTransport(transport, peer), config.timeout_seconds * 1000, {
       onNotification: (notification) => {
         const heard = fromListen(notification);
         if (heard) options.onNotification?.(heard);

@@ -5,6 +5,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import { isDeepStrictEqual } from 'node:util';
 import type { ServerConfig } from '../config/index.js';
 import { KeyedTimers, LoadoutError, errorMessage, isLoadoutError } from '../shared/index.js';
+import { TELEMETRY_OFF } from '../telemetry/index.js';
 import { DownstreamConnection } from './connection.js';
 import type { ServerDefinitions } from './serverDefinitions.js';
 import type { EraMemory, EraVerdict } from './era.js';
@@ -350,6 +351,7 @@ export class ServerPool {
       ...options,
       logger: this.#options.logger.child({ mod: 'downstream', server }),
       env: this.#options.env,
+      telemetry: this.#options.telemetry ?? TELEMETRY_OFF,
       shutdown: this.#closing.signal,
       timeoutMs: options.timeoutMs ?? Math.max(config.timeout_seconds * 1000, this.#options.minStartTimeoutMs ?? 0),
       onNotification: ({ method, params }) => {

@@ -3,6 +3,7 @@
 import type { Logger } from '../shared/index.js';
 import type { ProtocolEra } from './era.js';
 import type { OAuthRecords } from './oauthRecords.js';
+import type { Telemetry } from '../telemetry/index.js';
 
 /** What happened to a server's connection. */
 export type PoolEvent =
@@ -45,4 +46,6 @@ export interface PoolOptions {
   minStartTimeoutMs?: number;
   /** Where OAuth records of HTTP servers live (files or the team store); without them no server gets OAuth. */
   oauthRecords?: OAuthRecords;
+  /** Where each connection's requests are traced and measured; default: off. */
+  telemetry?: Telemetry;
 }

@@ -10,13 +10,14 @@ import type { NamingOptions } from '../registry/index.js';
 import type { OptimizationLoop } from '../optimization/index.js';
 import type { BackgroundDiscovery } from '../runtime/index.js';
 import type { Logger } from '../shared/index.js';
+import type { Telemetry } from '../telemetry/index.js';
 import type { Toolsets } from '../toolsets/index.js';
-import type { InputRounds } from './calls/inputRounds.js';
+import type { InputRounds } from './inputRounds.js';
 import type { ClientHabits } from './clientHabits.js';
 import type { LastStop } from './lastStop.js';
-import type { ResourceRoutes } from './content/resourcePages.js';
+import type { ResourceRoutes } from './resourcePages.js';
 import type { SessionHub } from './sessionHub.js';
-import type { TaskRoutes } from './calls/taskRoutes.js';
+import type { TaskRoutes } from './taskRoutes.js';
 
 /** Shared gateway services, handed to sessions and meta-tools. */
 export interface GatewayContext {
@@ -60,4 +61,6 @@ export interface GatewayContext {
   readonly audit: AuditTrail;
   /** The rate limits each principal's calls are counted against. */
   readonly limits: FleetLimits;
+  /** The gateway's telemetry (createGateway's option): its spans and metrics, off by default. */
+  readonly telemetry: Telemetry;
 }

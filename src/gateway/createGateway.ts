@@ -11,24 +11,24 @@ import { ServerHealth } from '../downstream/index.js';
 import { watchPromotions, type OptimizationLoop } from '../optimization/index.js';
 import { BackgroundDiscovery, ReplicaHeartbeats, openRuntime, startConfigSync, watchToolListChanges } from '../runtime/index.js';
 import { LoadoutError, RecentlyUsed, errorMessage, isLoadoutError, opensLegacyEra, type Logger } from '../shared/index.js';
-import { LOADOUT_ATTR, telemetry, type HiddenFromCaller } from '../telemetry/index.js';
+import { LOADOUT_ATTR, TELEMETRY_OFF, type HiddenFromCaller, type Telemetry } from '../telemetry/index.js';
 import { resolveCatalogName } from '../registry/index.js';
 import type { GatewayContext } from './context.js';
 import { PolicyViews } from './policyViews.js';
-import { InputRounds } from './calls/inputRounds.js';
+import { InputRounds } from './inputRounds.js';
 import { keepLastStopCopied, lastStopOf } from './lastStop.js';
 import { ClientHabits } from './clientHabits.js';
-import { isExposedPromptName, listenedResources } from './content/contentHandlers.js';
-import { ListenSubscriptions, type ListenedResources } from './stdio/listenSubscriptions.js';
-import { ModernCallPath } from './stdio/modernCallPath.js';
+import { isExposedPromptName, listenedResources } from './content/index.js';
+import { ListenSubscriptions, type ListenedResources } from './stdio/index.js';
+import { ModernCallPath } from './stdio/index.js';
 import { EQUIP_META_TOOLS, META_TOOLS, TOOLSET_META_TOOLS, namingOptions, sessionInstructions } from './metaTools/index.js';
-import { ResourceRoutes } from './content/resourcePages.js';
-import { SharedToolsets, type RequestScope } from './http/principalToolsets.js';
+import { ResourceRoutes } from './resourcePages.js';
+import { SharedToolsets, type RequestScope } from './principalToolsets.js';
 import { watchServerEvents } from './serverEvents.js';
 import { GatewaySession, loadCachedCatalog, metaToolSet, type MetaToolSet, type SessionOptions } from './session.js';
 import { SessionHub } from './sessionHub.js';
-import { StdioOpening } from './stdio/stdioOpening.js';
-import { TaskRoutes } from './calls/taskRoutes.js';
+import { StdioOpening } from './stdio/index.js';
+import { TaskRoutes } from './taskRoutes.js';
 
 /** Options of createGateway. */
 interface GatewayOptions {
@@ -44,6 +44,8 @@ interface GatewayOptions {
   stdoutFree?: boolean;
   /** This replica's id (default: drawn by the runtime); `serve` draws it first, for telemetry's resource. */
   replicaId?: string;
+  /** Where the gateway's requests are traced and measured, and its gauges read (`serve`'s); default: off. */
+  telemetry?: Telemetry;
 }
 
 /** Options of Gateway.connect. */
@@ -64,6 +66,8 @@ export interface Gateway {
   contextOf(principal: Principal): GatewayContext;
   /** This process's id among the replicas of a fleet (its heartbeat row, audit records, telemetry's service.instance.id). */
   readonly replicaId: string;
+  /** The telemetry it was given (off if none): the HTTP server's requests are traced by it too. */
+  readonly telemetry: Telemetry;
   /** What `principal`'s policy hides (default: `policy.local`'s): telemetry measures a refused request of it as of an unknown name. */
   hiddenFrom(principal?: Principal): HiddenFromCaller;
   /** `auth:` of servers.yaml as read at start: the authorization server HTTP callers' tokens come from. */
@@ -107,14 +111,15 @@ export interface Gateway {
  */
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const { paths, logger } = options;
+  const telemetry = options.telemetry ?? TELEMETRY_OFF;
   // A servers.yaml that does not parse never stops a gateway: it serves the last good parse, and says so.
-  const runtime = await openRuntime({ ...options, lastGoodConfig: true });
+  const runtime = await openRuntime({ ...options, telemetry, lastGoodConfig: true });
   const { config, brokenServers, pool, catalog, state, optimization, toolsets, store, equipped } = runtime;
   // Said once at start, as the config watcher says it on each change: the other servers run.
   for (const problem of brokenServers.values()) logger.error({ mod: 'config' }, `${problem}; that server is left out`);
   if (runtime.fileProblem) logger.error({ mod: 'config' }, serversFileNotice(runtime.fileProblem));
   const policyViews = new PolicyViews(config.policy, config.gateway.principals_in_memory);
-  const limits = new FleetLimits(config.limits, { logger, ...(store?.limits ? { shared: store.limits } : {}) });
+  const limits = new FleetLimits(config.limits, { logger, ...(store?.fleet ? { shared: store.fleet.limits } : {}) });
   const audit = await Promise.resolve()
     .then(() =>
       openAuditTrail(config.audit, {
@@ -123,7 +128,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         logger,
         stdoutFree: options.stdoutFree === true,
         replicaId: runtime.replicaId,
-        ...(store?.audit ? { store: store.audit } : {}),
+        ...(store?.fleet ? { store: store.fleet.audit } : {}),
+        telemetry,
       }),
     )
     .catch(async (error: unknown) => {
@@ -204,6 +210,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     hiddenContent: () => false,
     audit,
     limits,
+    telemetry,
   };
   policyViews.attach(context, (principal) => lastStopOf(lastStops, principal));
   const stopWatchingToolLists = watchToolListChanges(pool, catalog, logger);
@@ -225,7 +232,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   );
   // Another replica's discovery or re-check changed the catalog records: read them again.
   const stopHearingCatalog = store ? followStoredCatalog(store, catalog, optimization, pool, logger) : () => undefined;
-  telemetry().watchGateway({
+  telemetry.watchGateway({
     // A 2025-era session holds its own set (it names no principal): they are counted together.
     equippedTools: () => [
       {
@@ -238,7 +245,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     // The meta-tools' names are reserved: a name is one of them or a catalog tool's, or made up.
     knowsTool: (name) => context.naming.reservedNames.has(name) || resolveCatalogName(catalog.current, name, context.naming) !== undefined,
     knowsPrompt: (name) => isExposedPromptName(catalog.current, name, context.naming.maxNameLength),
-    storeListening: () => (store?.replicas ? store.listening : undefined),
+    storeListening: () => (store?.fleet ? store.listening : undefined),
   });
   // A toolset endpoint's set never changes: the meta-tools that would change it are not listed
   // there. Computed on its first request, not at every start.
@@ -268,10 +275,10 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   };
   let closed: Promise<void> | undefined;
   // Postgres mode: the replica's row in replica_heartbeats, for `status --store` (on its own timer, off every call's path).
-  const heartbeats = store?.replicas
+  const heartbeats = store?.fleet
     ? new ReplicaHeartbeats(
         runtime.replicaId,
-        store.replicas,
+        store.fleet.replicas,
         { sessions: () => sessions.size, listening: () => store.listening },
         { logger },
       )
@@ -343,6 +350,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   return {
     context,
     replicaId: runtime.replicaId,
+    telemetry,
     hiddenFrom(principal = policyViews.localPrincipal) {
       const seen = policyViews.contextFor(principal);
       return (kind, name) => (kind === 'tool' ? seen.hiddenByPolicy(name) : seen.hiddenContent('prompt', name));

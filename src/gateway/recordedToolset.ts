@@ -11,10 +11,10 @@ import { Mutex } from 'async-mutex';
 import type { RegistryChange, ToolRegistry } from '../registry/index.js';
 import { errorMessage } from '../shared/index.js';
 import { isStoreAway } from '../store/index.js';
-import { listenedResources } from './content/contentHandlers.js';
+import { listenedResources } from './content/index.js';
 import type { GatewayContext } from './context.js';
 import { followRevocations } from './revocation.js';
-import { ListenedResources } from './stdio/listenSubscriptions.js';
+import { ListenedResources } from './stdio/index.js';
 import { loadCachedCatalog, newToolRegistry, toolsetSelection, type SharedEquipment } from './session.js';
 import type { HubMember } from './sessionHub.js';
 

@@ -3,23 +3,23 @@
 // snapshot, hands every call to its router (calls/callRouter.ts), and announces every change
 // with exactly one list_changed. Over modern (2026-07-28) HTTP a session is one request's binding
 // of a Server to an equipped set it does not own: the caller's principal's (SharedEquipment,
-// http/principalToolsets.ts).
+// principalToolsets.ts).
 import { setTimeout as delay } from 'node:timers/promises';
 import type { CallToolRequest, CallToolResult, RequestId, Server, Tool, Transport } from '@modelcontextprotocol/server';
 import { ToolRegistry, alwaysLoaded, type RegistryChange, type RegistrySnapshot, type Selection } from '../registry/index.js';
 import { LOADOUT_VERSION, eraOfVersion, errorMessage, lazySchemaValidator } from '../shared/index.js';
 import { ALL_TOOLSET } from '../toolsets/index.js';
-import { CallRouter } from './calls/callRouter.js';
+import { CallRouter } from './calls/index.js';
 import type { GatewayContext } from './context.js';
-import { ClientIntake, DirectCalls } from './calls/clientIntake.js';
-import { CONTENT_CAPABILITIES, serveContent } from './content/contentHandlers.js';
-import type { RequestExtra } from './calls/forward.js';
+import { ClientIntake, DirectCalls } from './calls/index.js';
+import { CONTENT_CAPABILITIES, serveContent } from './content/index.js';
+import type { RequestExtra } from './calls/index.js';
 import type { HubMember } from './sessionHub.js';
-import { TASK_CAPABILITIES, serveTasks } from './calls/taskHandlers.js';
-import { PassthroughCallServer } from './calls/passthroughCall.js';
+import { TASK_CAPABILITIES, serveTasks } from './calls/index.js';
+import { PassthroughCallServer } from './calls/index.js';
 import { RelistLearning } from './relistHabit.js';
 import { followRevocations } from './revocation.js';
-import { listedMetaTool, type MetaTool, type MetaToolSession } from './metaTools/metaTool.js';
+import { listedMetaTool, type MetaTool, type MetaToolSession } from './metaTools/index.js';
 
 /** Identity loadout presents to its clients. */
 export const SERVER_INFO = { name: 'loadout', version: LOADOUT_VERSION } as const;
@@ -118,6 +118,7 @@ export class GatewaySession implements MetaToolSession {
       server: this.server,
       services: context,
       serverInfo: SERVER_INFO,
+      telemetry: context.telemetry,
       directAnswer: (method, params) => this.#router.direct(method, params),
       onSendError: (error) => context.logger.debug({ mod: 'gateway', err: errorMessage(error) }, 'could not answer a forwarded call'),
       onAnswered: (id) => {

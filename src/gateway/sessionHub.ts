@@ -10,7 +10,7 @@ import { LoggingLevelSchema } from '@modelcontextprotocol/core';
 import type { CatalogStore, ResourceTarget } from '../catalog/index.js';
 import type { ServerPool } from '../downstream/index.js';
 import { errorMessage, type Logger } from '../shared/index.js';
-import { withTaskId, type TaskRoutes } from './calls/taskRoutes.js';
+import { withTaskId, type TaskRoutes } from './taskRoutes.js';
 
 /** Until a session sets a level, it hears notices and worse (downstream debug and info chatter stays out). */
 export const DEFAULT_SESSION_LOG_LEVEL: LoggingLevel = 'notice';

@@ -22,6 +22,7 @@ import { OptimizationLoop, OptimizationStore } from '../optimization/index.js';
 import type { Logger } from '../shared/index.js';
 import { openDataDirStore, type TeamStore } from '../store/index.js';
 import { StoredToolsets, type Toolsets } from '../toolsets/index.js';
+import type { Telemetry } from '../telemetry/index.js';
 import type { DiscoveryRecordsPlace } from './discoveryRecords.js';
 import { storedDiscoveryRecords } from './storedDiscoveryRecords.js';
 
@@ -37,6 +38,8 @@ interface RuntimeOptions {
   lastGoodConfig?: boolean;
   /** This process's replica id (`serve` draws it before telemetry starts); default: a new nanoid. */
   replicaId?: string;
+  /** Where the pool's downstream requests are traced and measured; default: off. */
+  telemetry?: Telemetry;
 }
 
 /** The services every command works with, built from one read of the config dir. */
@@ -86,6 +89,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     env,
     oauthRecords,
     minStartTimeoutMs: config.gateway.discovery_timeout_seconds * 1000,
+    ...(options.telemetry && { telemetry: options.telemetry }),
   });
   const catalog = new CatalogStore({
     pool,

@@ -4,14 +4,10 @@
 // committed meanwhile; past the log's window it announces a resync instead. Receivers re-read.
 import postgres, { type Sql } from 'postgres';
 import { backoffDelayMs, silentLogger, type Logger } from '../shared/index.js';
-import { KIND_OF_TABLE, type StoreKind } from './records.js';
+import { KIND_OF_TABLE } from './records.js';
 import { storeFault } from './storeFaults.js';
 import type { StoreUrl } from './storeUrl.js';
-
-/** What a receiver hears: one committed change (`missed`: read from the log after a reconnect), or "re-read everything". */
-export type StoreChange =
-  | { type: 'change'; kind: StoreKind; key: string; op: 'put' | 'delete'; revision: number; missed: boolean }
-  | { type: 'resync'; reason: string };
+import type { StoreChange } from './store.js';
 
 /** Timings of the bus; defaults suit production, tests shorten them. */
 export interface ChangeBusOptions {

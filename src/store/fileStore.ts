@@ -29,15 +29,13 @@ import {
   type Toolset,
 } from '../config/index.js';
 import { LoadoutError, silentLogger, type Logger } from '../shared/index.js';
-import type { StoreChange } from './changeBus.js';
 import { FileCollection, FileOAuthCollection, FileRecords, UnreadableRecord } from './fileCollection.js';
 import { documentLayout, fileDirLayout, parseJsonFile, splitLayout, stateLayout, type FileLayout } from './fileLayouts.js';
 import { FileWatch } from './fileWatch.js';
 import { MemoryCollection } from './memoryCollection.js';
-import type { SchemaState } from './migrations.js';
 import { DOCUMENT_KINDS, LAST_STOP_KEY, LEARNED_WORDS_KEY, type DocumentKind, type RecordOf } from './records.js';
 import { RevisionLedger, type Fingerprints } from './revisionLedger.js';
-import type { DocumentCollections, RecordCollection, TeamStore } from './store.js';
+import type { DocumentCollections, RecordCollection, StoreChange, TeamStore } from './store.js';
 
 /** Where a files store keeps its records. */
 export interface FileStoreOptions {
@@ -222,11 +220,6 @@ class FileStore implements TeamStore {
   /** A lock file per name in `<data dir>/locks/`: its holder's process keeps it fresh; one that died leaves it stale after 10 s. */
   runExclusive<T>(name: string, work: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }> {
     return tryWithFileLock(path.join(this.#dataDir, 'locks', encodeURIComponent(name)), work);
-  }
-
-  /** Files have no schema to migrate: each file carries its own format version, read by its owner. */
-  schema(): Promise<SchemaState> {
-    return Promise.resolve({ version: 0, knownVersion: 0, applied: [], pending: [] });
   }
 
   async counts(): Promise<Record<DocumentKind | 'oauth', number>> {

@@ -6,7 +6,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { Mutex } from 'async-mutex';
 import { errorMessage, type Logger } from '../shared/index.js';
-import type { StoreChange } from './changeBus.js';
+import type { StoreChange } from './store.js';
 import type { FileRecords } from './fileCollection.js';
 import { EVERY_KEY } from './fileLayouts.js';
 

@@ -6,6 +6,9 @@ export { openPostgresStore } from './postgresOnDemand.js';
 export type { PostgresStoreOptions } from './postgresStore.js';
 export type {
   TeamStore,
+  FleetStore,
+  StoreFleet,
+  StoreChange,
   AuditTable,
   AuditRow,
   AuditRowFilter,
@@ -18,7 +21,7 @@ export type {
   StoredRecord,
   PutOptions,
 } from './store.js';
-export type { StoreChange, ChangeBusOptions } from './changeBus.js';
+export type { ChangeBusOptions } from './changeBus.js';
 export { readMigrations, type SchemaState, type Migration } from './migrations.js';
 export { parseStoreUrl, type StoreUrl } from './storeUrl.js';
 export { isStoreAway } from './storeFaults.js';

@@ -4,9 +4,8 @@
 // by this process's listeners only.
 import type * as z from 'zod';
 import { LoadoutError, firstIssueText } from '../shared/index.js';
-import type { StoreChange } from './changeBus.js';
 import { conflict, validKey, type DocumentKind } from './records.js';
-import type { PutOptions, ListedRecord, RecordCollection, StoredRecord } from './store.js';
+import type { PutOptions, ListedRecord, RecordCollection, StoreChange, StoredRecord } from './store.js';
 
 /** One kind's records in memory; `nextRevision` takes the next revision, `emit` tells this process's listeners. */
 export class MemoryCollection<T> implements RecordCollection<T> {

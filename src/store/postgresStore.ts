@@ -11,10 +11,10 @@ import { ChangeBus, type ChangeBusOptions } from './changeBus.js';
 import type { ConnectionLossGuard } from './connectionLossGuard.js';
 import { migrate, readMigrations, refuseNewer, schemaState, type Migration, type SchemaState } from './migrations.js';
 import { DocumentTable, OAuthTable, type Run } from './recordTables.js';
-import { telemetry } from '../telemetry/index.js';
+import { TELEMETRY_OFF, type Telemetry } from '../telemetry/index.js';
 import { DOCUMENT_KINDS, OAUTH_KIND, type DocumentKind, type RecordOf } from './records.js';
 import { SecretBox } from './secretBox.js';
-import type { AuditTable, DocumentCollections, LimitBuckets, OAuthCollection, RecordCollection, ReplicaTable, TeamStore } from './store.js';
+import type { DocumentCollections, FleetStore, OAuthCollection, RecordCollection, StoreFleet, TeamStore } from './store.js';
 import { isStoreAway, storeFault } from './storeFaults.js';
 import { CopiedCollection } from './copiedCollection.js';
 import { LocalCopy, copyDirOf, type CopiedKind } from './localCopy.js';
@@ -44,6 +44,8 @@ export interface PostgresStoreOptions {
    * watched while open. The command that opens the store installs it (cli/rejectionGuard.ts).
    */
   connectionLoss?: ConnectionLossGuard;
+  /** Where each statement is measured (db.client.operation.duration); default: off. */
+  telemetry?: Telemetry;
 }
 
 // postgres.js waits before each new connection after failed ones, 3^n/100 s up to 20 s (its
@@ -58,7 +60,7 @@ const CONNECTION_OPTIONS = {
 } as const;
 
 /** Connect, check or migrate the schema, and start listening; every fault is one line naming the store. */
-export async function openPostgresStore(options: PostgresStoreOptions): Promise<TeamStore> {
+export async function openPostgresStore(options: PostgresStoreOptions): Promise<FleetStore> {
   const url = parseStoreUrl(options.url);
   const logger = options.logger ?? silentLogger;
   const box = options.secretKey === undefined ? undefined : new SecretBox(options.secretKey);
@@ -109,6 +111,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     unguard: options.connectionLoss?.watch(url, logger) ?? (() => undefined),
     copy,
     logger,
+    telemetry: options.telemetry ?? TELEMETRY_OFF,
     // Opened away: the schema is checked (or migrated) before the first statement once the store is back.
     checkSchema: away ? checkSchema : undefined,
   });
@@ -125,11 +128,12 @@ interface PostgresStoreParts {
   unguard: () => void;
   copy: LocalCopy | undefined;
   logger: Logger;
+  telemetry: Telemetry;
   /** The schema check still to run (the store was away at open). */
   checkSchema: (() => Promise<void>) | undefined;
 }
 
-class PostgresStore implements TeamStore {
+class PostgresStore implements FleetStore {
   readonly description: string;
   readonly catalog: DocumentCollections['catalog'];
   readonly discovery: DocumentCollections['discovery'];
@@ -140,9 +144,7 @@ class PostgresStore implements TeamStore {
   readonly optimization: DocumentCollections['optimization'];
   readonly clients: DocumentCollections['clients'];
   readonly oauth: OAuthCollection;
-  readonly audit: AuditTable;
-  readonly limits: LimitBuckets;
-  readonly replicas: ReplicaTable;
+  readonly fleet: StoreFleet;
   readonly #url: StoreUrl;
   readonly #sql: Sql;
   readonly #migrations: readonly Migration[];
@@ -158,7 +160,7 @@ class PostgresStore implements TeamStore {
   #checkSchema: (() => Promise<void>) | undefined;
   #checkingSchema: Promise<void> | undefined;
 
-  constructor({ url, sql, migrations, bus, box, unguard, copy, logger, checkSchema }: PostgresStoreParts) {
+  constructor({ url, sql, migrations, bus, box, unguard, copy, logger, telemetry, checkSchema }: PostgresStoreParts) {
     this.#unguard = unguard;
     this.#url = url;
     this.#sql = sql;
@@ -181,7 +183,7 @@ class PostgresStore implements TeamStore {
           errorType = fault.code;
           throw fault;
         } finally {
-          telemetry().storeOperation({ table, operation, durationS: (performance.now() - startedMs) / 1000, errorType });
+          telemetry.storeOperation({ table, operation, durationS: (performance.now() - startedMs) / 1000, errorType });
         }
       };
     // TypeScript cannot narrow DOCUMENT_KINDS[kind] by a generic key: the cast names the schema's type once.
@@ -204,9 +206,12 @@ class PostgresStore implements TeamStore {
     this.optimization = copied('optimization');
     this.clients = collection('clients');
     this.oauth = new OAuthTable(runOn(OAUTH_KIND.table), box);
-    this.audit = new PostgresAuditTable(runOn('audit_records'));
-    this.limits = new PostgresLimitBuckets(runOn('limit_buckets'));
-    this.replicas = new PostgresReplicaTable(runOn('replica_heartbeats'));
+    this.fleet = {
+      audit: new PostgresAuditTable(runOn('audit_records')),
+      limits: new PostgresLimitBuckets(runOn('limit_buckets')),
+      replicas: new PostgresReplicaTable(runOn('replica_heartbeats')),
+      schema: () => this.#schema(),
+    };
   }
 
   // One check at a time; a failed one (the store still away) is tried again by the next statement.
@@ -271,7 +276,7 @@ class PostgresStore implements TeamStore {
     }
   }
 
-  async schema(): Promise<SchemaState> {
+  async #schema(): Promise<SchemaState> {
     try {
       return await schemaState(this.#sql, this.#migrations);
     } catch (error) {

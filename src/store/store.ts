@@ -1,10 +1,15 @@
-// The store's contract: typed collections for every kind loadout keeps, the change feed, the
-// schema's state. Backends (Postgres, files) implement it, and one contract test suite runs
-// against each.
+// The store's contract: typed collections for every kind loadout keeps, the change feed, and what
+// only a store the replicas of a fleet share has (`fleet`: the audit table, shared rate limits,
+// heartbeats, a migrated schema). Backends (Postgres, files) implement it, and one contract test
+// suite runs against each.
 import type { OAuthRecord } from '../config/index.js';
-import type { StoreChange } from './changeBus.js';
 import type { SchemaState } from './migrations.js';
-import type { DocumentKind, HeardReplica, RecordOf, ReplicaHeartbeat } from './records.js';
+import type { DocumentKind, HeardReplica, RecordOf, ReplicaHeartbeat, StoreKind } from './records.js';
+
+/** What a receiver hears: one committed change (`missed`: read from the log after a reconnect), or "re-read everything". */
+export type StoreChange =
+  | { type: 'change'; kind: StoreKind; key: string; op: 'put' | 'delete'; revision: number; missed: boolean }
+  | { type: 'resync'; reason: string };
 
 /** A record with its key and revision (a number that grows with every write of any record). */
 export interface StoredRecord<T> {
@@ -122,6 +127,18 @@ export interface ReplicaTable {
   forget(id: string): Promise<void>;
 }
 
+/** What only a store the replicas of a fleet share (Postgres) has. */
+export interface StoreFleet {
+  /** The audit trail's table (files mode: the audit layer keeps day files instead). */
+  readonly audit: AuditTable;
+  /** Rate-limit buckets the replicas share (files mode: each process counts its own). */
+  readonly limits: LimitBuckets;
+  /** The replicas' heartbeats (files mode: one process, nothing to list). */
+  readonly replicas: ReplicaTable;
+  /** Where the schema stands (files have none: each file carries its own format version, read by its owner). */
+  schema(): Promise<SchemaState>;
+}
+
 /** Every plain kind's collection. */
 export type DocumentCollections = { readonly [K in DocumentKind]: RecordCollection<RecordOf<K>> };
 
@@ -130,12 +147,8 @@ export interface TeamStore extends DocumentCollections {
   /** The store as a person may see it (password masked). */
   readonly description: string;
   readonly oauth: OAuthCollection;
-  /** The audit trail's table, in Postgres mode; absent in files mode, where the audit layer keeps day files. */
-  readonly audit?: AuditTable;
-  /** Rate-limit buckets the replicas share, in Postgres mode; absent in files mode (each process counts its own). */
-  readonly limits?: LimitBuckets;
-  /** The replicas' heartbeats, in Postgres mode; absent in files mode (one process, nothing to list). */
-  readonly replicas?: ReplicaTable;
+  /** What the replicas of a fleet share, in Postgres mode; absent in files mode. */
+  readonly fleet?: StoreFleet;
   /** True while this replica listens for changes (false while it reconnects, or when opened without listening): for health checks. */
   readonly listening: boolean;
   /** Hear committed changes of any replica (this one included); returns how to stop. */
@@ -146,9 +159,10 @@ export interface TeamStore extends DocumentCollections {
    * the connection, so a replica that dies mid-work releases it.
    */
   runExclusive<T>(name: string, work: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }>;
-  /** Where the schema stands. */
-  schema(): Promise<SchemaState>;
   /** Rows per kind. */
   counts(): Promise<Record<DocumentKind | 'oauth', number>>;
   close(): Promise<void>;
 }
+
+/** A store the replicas of a fleet share: the Postgres backend's. */
+export type FleetStore = TeamStore & { readonly fleet: StoreFleet };

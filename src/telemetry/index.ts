@@ -1,7 +1,6 @@
 // Traces and metrics in the OpenTelemetry MCP conventions: the hooks the gateway and downstream
 // layers call (no-ops while telemetry is off), and its start. The SDK itself loads only in start.ts.
 export {
-  telemetry,
   TELEMETRY_OFF,
   type Telemetry,
   type ExportChoice,

@@ -1,7 +1,7 @@
 // Telemetry on: the OpenTelemetry Node SDK started from the standard OTEL_* variables, its
 // problems (an unreachable collector, a bad value) told once on stderr and never to a call, and the
 // Telemetry the rest of loadout records through. Loaded only by startTelemetry, only when it is on.
-import { diag, metrics, trace, DiagLogLevel, SpanKind, SpanStatusCode, type DiagLogger } from '@opentelemetry/api';
+import { createNoopMeter, diag, trace, DiagLogLevel, SpanKind, SpanStatusCode, type DiagLogger } from '@opentelemetry/api';
 import { PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { OTLPMetricExporter as JsonMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
@@ -97,6 +97,9 @@ export function openTelemetry(options: OtelOptions): Telemetry {
         })
       : undefined;
     contexts = options.traces ? new SpanContextManager() : undefined;
+    // The context API (the active span, `_meta` propagation) is the process's in OpenTelemetry, so
+    // the context manager is registered; tracer and meter are taken from this telemetry's own
+    // providers, never the global ones, so a second telemetry in the process records to its own.
     traces?.register({ contextManager: contexts });
     // Each reader collects the operation histograms loadout aggregates itself along with the SDK's instruments.
     const measured = options.prometheus || options.metrics ? operationDurations() : undefined;
@@ -126,15 +129,15 @@ export function openTelemetry(options: OtelOptions): Telemetry {
     ];
     operations = measured;
     const meters = readers.length > 0 ? new MeterProvider({ resource, readers }) : undefined;
-    if (meters) metrics.setGlobalMeterProvider(meters);
     providers = { ...(traces && { traces }), ...(meters && { metrics: meters }) };
   } catch (error) {
     logger.warn({ mod: 'telemetry', err: errorMessage(error) }, 'telemetry is off: the OpenTelemetry SDK did not start');
     return TELEMETRY_OFF;
   }
   const instruments = new Instruments(
-    trace.getTracer(SERVICE_NAME, LOADOUT_VERSION),
-    metrics.getMeter(METER_SCOPE.name, METER_SCOPE.version),
+    // With traces off no span is started, whichever tracer this is.
+    providers.traces?.getTracer(SERVICE_NAME, LOADOUT_VERSION) ?? trace.getTracer(SERVICE_NAME, LOADOUT_VERSION),
+    providers.metrics?.getMeter(METER_SCOPE.name, METER_SCOPE.version) ?? createNoopMeter(),
     options.traces,
     operations,
     contexts,

@@ -1,7 +1,7 @@
 // Whether telemetry is on, decided once at start from the standard OTEL_* variables and `--metrics`,
 // and the one place the OpenTelemetry SDK is loaded (an `await import`, never on a call's path).
 import type { Logger } from '../shared/index.js';
-import { TELEMETRY_OFF, useTelemetry, type ExportChoice, type Telemetry } from './telemetry.js';
+import { TELEMETRY_OFF, type ExportChoice, type Telemetry } from './telemetry.js';
 
 /** How `serve` asks for telemetry. */
 export interface TelemetryRequest {
@@ -35,18 +35,16 @@ export function exportChoice(env: NodeJS.ProcessEnv): ExportChoice {
   return { traces: asked && !off(exporters('OTEL_TRACES_EXPORTER')), metrics: asked && !off(exporters('OTEL_METRICS_EXPORTER')) };
 }
 
-/** Turn telemetry on if asked (the SDK is loaded only then); the process's telemetry either way. */
+/** Turn telemetry on if asked (the SDK is loaded only then): the telemetry to hand to what records, on or off. */
 export async function startTelemetry(request: TelemetryRequest): Promise<Telemetry> {
   const choice = exportChoice(request.env ?? process.env);
   if (!choice.traces && !choice.metrics && !request.prometheus) return TELEMETRY_OFF;
   const { openTelemetry } = await import('./otel.js');
-  const on = openTelemetry({
+  return openTelemetry({
     ...choice,
     prometheus: request.prometheus,
     logger: request.logger,
     env: request.env ?? process.env,
     ...(request.replicaId !== undefined && { replicaId: request.replicaId }),
   });
-  useTelemetry(on);
-  return on;
 }

@@ -2,8 +2,8 @@
 // (the default). Nothing here imports OpenTelemetry: the SDK is loaded by startTelemetry only when
 // it is on, so an off gateway loads none of it and its call path is the one it had before (each
 // hook hands back the transport it was given, or runs the function it was given).
-// One process-wide instance, as OpenTelemetry's own API keeps one global provider: the hooks sit in
-// several layers (gateway, downstream), and threading an object through each would touch far more.
+// Handed to each part that records (store, pool, audit trail, gateway) in its options, never kept
+// in the process: two gateways in one process each record to their own, and read their own gauges.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { JSONRPCMessage, Server, Transport, TransportSendOptions } from '@modelcontextprotocol/server';
 
@@ -128,9 +128,9 @@ export interface Telemetry {
   storeOperation(facts: StoreOperationFacts): void;
   /** Count a call refused for a rate limit, by the limit's kind (`calls_per_minute`, `server_calls_per_minute`). */
   rateLimited(limitKind: string): void;
-  /** Read these gauges at each collection (the last gateway to register them is read). */
+  /** Read these gauges at each collection (this telemetry's gateway). */
   watchGateway(gauges: GatewayGauges): void;
-  /** Read the audit trail's spool figures at each collection (the last trail to register them is read). */
+  /** Read the audit trail's spool figures at each collection (this telemetry's trail). */
   watchAudit(figures: AuditFigures): void;
   /** Serve the metrics as Prometheus text, when `--metrics` asked for them. */
   readonly servePrometheus: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
@@ -160,15 +160,3 @@ export const TELEMETRY_OFF: Telemetry = {
   servePrometheus: undefined,
   close: () => Promise.resolve(),
 };
-
-let current: Telemetry = TELEMETRY_OFF;
-
-/** The process's telemetry (off until startTelemetry turns it on). */
-export function telemetry(): Telemetry {
-  return current;
-}
-
-/** Make `next` the process's telemetry (startTelemetry does, once it is on). */
-export function useTelemetry(next: Telemetry): void {
-  current = next;
-}

@@ -303,20 +303,20 @@ describe('the store audit table', () => {
   it('writes a batch in one statement, nulls and quotes intact, and reads it back filtered, oldest first', async () => {
     const store = await open();
     const quoted = { ...row('2026-05-01T10:00:01.000Z', null), json: JSON.stringify({ detail: 'a "quoted" \\ line, {braces}' }) };
-    await store.audit!.append([row('2026-05-01T10:00:02.000Z'), quoted, row('2026-05-01T10:00:00.000Z')]);
-    const all = await store.audit!.read({});
+    await store.fleet!.audit.append([row('2026-05-01T10:00:02.000Z'), quoted, row('2026-05-01T10:00:00.000Z')]);
+    const all = await store.fleet!.audit.read({});
     expect(all.map((json) => (JSON.parse(json) as { time?: string }).time)).toEqual([
       '2026-05-01T10:00:00.000Z',
       undefined,
       '2026-05-01T10:00:02.000Z',
     ]);
     expect(JSON.parse(all[1]!)).toEqual({ detail: 'a "quoted" \\ line, {braces}' });
-    expect(await store.audit!.read({ server: 'echo' })).toHaveLength(2);
-    expect(await store.audit!.read({ principal: 'id-alice' })).toHaveLength(3);
-    expect(await store.audit!.read({ principal: 'bob' })).toHaveLength(0);
-    expect(await store.audit!.read({ sinceMs: Date.parse('2026-05-01T10:00:01.000Z') })).toHaveLength(2);
+    expect(await store.fleet!.audit.read({ server: 'echo' })).toHaveLength(2);
+    expect(await store.fleet!.audit.read({ principal: 'id-alice' })).toHaveLength(3);
+    expect(await store.fleet!.audit.read({ principal: 'bob' })).toHaveLength(0);
+    expect(await store.fleet!.audit.read({ sinceMs: Date.parse('2026-05-01T10:00:01.000Z') })).toHaveLength(2);
     // A row that is not a record is counted, not fatal.
-    const reading = await readStoredAuditTrail(store.audit!);
+    const reading = await readStoredAuditTrail(store.fleet!.audit);
     expect(reading).toMatchObject({ unreadableLines: 1 });
     expect(reading.records).toHaveLength(2);
   });
@@ -324,19 +324,19 @@ describe('the store audit table', () => {
   it('keeps a batch written twice once, by its record ids (a retry whose answer was lost), and filters by tool and replica', async () => {
     const store = await open();
     const batch = [row('2026-05-01T10:00:00.000Z'), row('2026-05-01T10:00:01.000Z')];
-    await store.audit!.append(batch);
-    await store.audit!.append([...batch, row('2026-05-01T10:00:02.000Z')]);
-    expect(await store.audit!.read({})).toHaveLength(3);
-    expect(await store.audit!.read({ tool: 'echo' })).toHaveLength(3);
-    expect(await store.audit!.read({ tool: 'echo_echo' })).toHaveLength(3);
-    expect(await store.audit!.read({ tool: 'other' })).toHaveLength(0);
-    expect(await store.audit!.read({ replica: 'r' })).toHaveLength(3);
-    expect(await store.audit!.read({ replica: 'q' })).toHaveLength(0);
+    await store.fleet!.audit.append(batch);
+    await store.fleet!.audit.append([...batch, row('2026-05-01T10:00:02.000Z')]);
+    expect(await store.fleet!.audit.read({})).toHaveLength(3);
+    expect(await store.fleet!.audit.read({ tool: 'echo' })).toHaveLength(3);
+    expect(await store.fleet!.audit.read({ tool: 'echo_echo' })).toHaveLength(3);
+    expect(await store.fleet!.audit.read({ tool: 'other' })).toHaveLength(0);
+    expect(await store.fleet!.audit.read({ replica: 'r' })).toHaveLength(3);
+    expect(await store.fleet!.audit.read({ replica: 'q' })).toHaveLength(0);
   });
 
   it('sends a spooled batch whose commit was answered by a lost connection again, and keeps it once', async () => {
     const store = await open();
-    const table = store.audit!;
+    const table = store.fleet!.audit;
     let answers = 0;
     // The first batch is committed, then its answer is lost (as with a connection dropped just after the commit).
     const lossy: AuditTable = {
@@ -361,12 +361,12 @@ describe('the store audit table', () => {
     const [a, b] = [await open(), await open()];
     const now = Date.now();
     const daysAgo = (days: number) => new Date(now - days * 86_400_000).toISOString();
-    await a.audit!.append([row(daysAgo(40)), row(daysAgo(31)), row(daysAgo(10))]);
-    await a.audit!.append([row(daysAgo(0))], { retentionDays: 30 });
-    expect(await a.audit!.read({})).toHaveLength(2);
+    await a.fleet!.audit.append([row(daysAgo(40)), row(daysAgo(31)), row(daysAgo(10))]);
+    await a.fleet!.audit.append([row(daysAgo(0))], { retentionDays: 30 });
+    expect(await a.fleet!.audit.read({})).toHaveLength(2);
     // Rows older still, written later the same day (a replica's clock, a backfill), stay until tomorrow's run.
-    await a.audit!.append([row(daysAgo(50))]);
-    await b.audit!.append([row(daysAgo(0))], { retentionDays: 30 });
-    expect(await b.audit!.read({})).toHaveLength(4);
+    await a.fleet!.audit.append([row(daysAgo(50))]);
+    await b.fleet!.audit.append([row(daysAgo(0))], { retentionDays: 30 });
+    expect(await b.fleet!.audit.read({})).toHaveLength(4);
   });
 });

@@ -83,7 +83,7 @@ describe('files store', () => {
     ]) {
       expect(await readFile(file(name), 'utf8'), name).toBe(await readFile(owned(name), 'utf8'));
     }
-    // As gateway/http/principalToolsets.ts writes a principal's set.
+    // As gateway/principalToolsets.ts writes a principal's set.
     expect(await readFile(file('data/principals/0123abcd.json'), 'utf8')).toBe('{"toolset":"dev"}\n');
     expect((await stat(file('data/oauth/remote.json'))).mode & 0o777).toBe(0o600);
     expect((await store.catalog.get('fs'))?.value).toEqual(cached.servers.fs);
@@ -98,8 +98,8 @@ describe('files store', () => {
       clients: 0,
       oauth: 1,
     });
-    // Files have no schema of their own to migrate: each file carries its format's version.
-    expect(await store.schema()).toEqual({ version: 0, knownVersion: 0, applied: [], pending: [] });
+    // Files have no schema of their own to migrate (each file carries its format's version), nor anything a fleet shares.
+    expect(store.fleet).toBeUndefined();
   });
 
   it('hears a change made without the store, at a newer revision that a write at the old one conflicts with', async () => {

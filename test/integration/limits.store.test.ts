@@ -99,7 +99,7 @@ describe('limit_take', () => {
   it('lets exactly the limit through of many concurrent calls from two replicas, and takes from no bucket when one is spent', async () => {
     const [a, b] = await Promise.all([open(), open()]);
     const keys = ['alice', 'alice\ngithub'];
-    const calls = Array.from({ length: 40 }, (_, index) => (index % 2 === 0 ? a : b).limits!.take(keys, [20, 10], true));
+    const calls = Array.from({ length: 40 }, (_, index) => (index % 2 === 0 ? a : b).fleet!.limits.take(keys, [20, 10], true));
     const waits = await Promise.all(calls);
     expect(waits.filter((wait) => wait.every((ms) => ms === 0))).toHaveLength(10);
     const refused = waits.find((wait) => wait[1]! > 0)!;
@@ -107,8 +107,8 @@ describe('limit_take', () => {
     expect(refused[1]).toBeGreaterThan(0);
     expect(refused[1]).toBeLessThanOrEqual(6000);
     // The 30 refused calls took nothing from the principal's bucket: 10 of its 20 are left.
-    expect(await a.limits!.take(['alice'], [20], false)).toEqual([0]);
+    expect(await a.fleet!.limits.take(['alice'], [20], false)).toEqual([0]);
     // A lowered limit keeps what was used: 10 of 20 left becomes 0 of 10 left.
-    expect((await b.limits!.take(['alice'], [10], true))[0]).toBeGreaterThan(0);
+    expect((await b.fleet!.limits.take(['alice'], [10], true))[0]).toBeGreaterThan(0);
   });
 });

@@ -1,7 +1,8 @@
 // What a start parses: a stdio `serve` (what every agent session starts) loads neither the HTTP
 // side (the guard, access-token checks, 2025 sessions) nor the Postgres client; `serve --http`
-// loads the HTTP side; `loadout search` loads its own command's code and no other command's.
-// Read from the bundle chunks the process resolved and their source maps.
+// loads the HTTP side; with telemetry off and no `--store`, neither loads any OpenTelemetry,
+// Postgres or jose code; `loadout search` loads its own command's code and no other command's.
+// Read from the modules the process resolved, and the bundle chunks among them with their source maps.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,8 +20,26 @@ async function sourcesLoaded(log: string): Promise<string[]> {
   return maps.flatMap((map) => map.sources);
 }
 
+// Everything the logged process ran: the modules it resolved outside the bundle (OpenTelemetry is
+// left external), and the sources bundled into the chunks it loaded (postgres.js and jose are not).
+async function codeLoaded(log: string): Promise<string[]> {
+  const resolved = (await readFile(log, 'utf8')).split('\n').filter((url) => url && !/\/dist\/bundle\//.test(url));
+  return [...resolved, ...(await sourcesLoaded(log))];
+}
+
 const HTTP_SIDE = /src\/gateway\/http\/httpServer\.ts$/;
 const POSTGRES_CLIENT = /node_modules\/postgres\//;
+// What a gateway with telemetry off and no --store never runs: the OpenTelemetry API and SDK, the
+// Postgres backend and its client, and jose (access tokens are checked only with `auth:`).
+const NOT_PLAIN_GATEWAY = [
+  /node_modules\/@opentelemetry\//,
+  /src\/telemetry\/otel\.ts$/,
+  POSTGRES_CLIENT,
+  /src\/store\/postgresStore\.ts$/,
+  /node_modules\/jose\//,
+];
+const plainGatewayBreaches = async (log: string): Promise<string[]> =>
+  (await codeLoaded(log)).filter((code) => NOT_PLAIN_GATEWAY.some((pattern) => pattern.test(code)));
 // What `search` never runs: the gateway and MCP serving, other commands (client setup, doctor,
 // optimization reports), the Postgres client.
 const NOT_SEARCH = [
@@ -39,7 +58,7 @@ function logged(root: string, name: string): { log: string; env: Record<string, 
 describe('modules a start loads', () => {
   const sandbox = useGatewaySandbox();
 
-  it('a stdio serve loads neither the HTTP gateway nor the Postgres client; serve --http loads the HTTP gateway', async () => {
+  it('a stdio serve loads neither the HTTP gateway nor the Postgres client; serve --http loads the HTTP gateway; neither loads OpenTelemetry, Postgres or jose code', async () => {
     await writeServersYaml(sandbox.dirs.configDir, { echo: nodeServer(fixture('echo')) });
 
     const stdio = logged(sandbox.dirs.root, 'stdio');
@@ -52,11 +71,13 @@ describe('modules a start loads', () => {
       'the log sees the gateway',
     ).toBe(true);
     expect(stdioSources.filter((source) => HTTP_SIDE.test(source) || POSTGRES_CLIENT.test(source))).toEqual([]);
+    expect(await plainGatewayBreaches(stdio.log)).toEqual([]);
 
     const http = logged(sandbox.dirs.root, 'http');
     const served = await startHttpGateway(sandbox.dirs, [], http.env);
     await served.close();
     expect((await sourcesLoaded(http.log)).filter((source) => HTTP_SIDE.test(source))).toHaveLength(1);
+    expect(await plainGatewayBreaches(http.log)).toEqual([]);
   });
 
   it('loadout search loads the search command and none of the gateway, the other commands or the Postgres client', async () => {

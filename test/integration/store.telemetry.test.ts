@@ -31,7 +31,7 @@ afterAll(async () => {
 describe('team store telemetry', () => {
   it('records each statement by table and operation, and a failed one with its error code', async () => {
     expect(telemetry.enabled).toBe(true);
-    const store = await openPostgresStore({ url: databaseUrl(), listen: false });
+    const store = await openPostgresStore({ url: databaseUrl(), listen: false, telemetry });
     try {
       await store.toolsets.put('dev', { name: 'dev', tools: [] });
       expect((await store.toolsets.get('dev'))?.value).toEqual({ name: 'dev', tools: [] });

@@ -1,5 +1,6 @@
 // The dependency rule (CONTRIBUTING.md, Layers and code), checked on the source: a folder imports
-// only lower layers, and only through their index.ts. A violation names the file and the import.
+// only lower layers, and only through their index.ts; inside gateway/, so do its wings. A violation
+// names the file and the import.
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +27,18 @@ const LAYER: Record<string, number> = {
   cli: 10,
 };
 
+/**
+ * Order of gateway/'s wings: a wing imports only lower wings, each through its index.ts; the files at
+ * gateway/'s top (the shared services, the session, createGateway) reach a wing only through its index.ts too.
+ */
+const GATEWAY_WING: Record<string, number> = {
+  metaTools: 0,
+  calls: 1,
+  stdio: 2,
+  content: 3,
+  http: 4,
+};
+
 async function sourceFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true, recursive: true });
   return entries
@@ -48,6 +61,31 @@ describe('source layering', () => {
         const where = `${path.relative(ROOT, file)} imports '${specifier}'`;
         if (LAYER[targetFolder]! >= LAYER[folder]!) violations.push(`${where}: ${targetFolder} is not below ${folder}`);
         if (target.length !== 2 || target[1] !== 'index.js') violations.push(`${where}: go through ${targetFolder}/index.ts`);
+      }
+    }
+    expect(violations).toEqual([]);
+  });
+
+  it("imports gateway/'s wings only through their index.ts, and only lower wings from a wing", async () => {
+    const gateway = path.join(ROOT, 'src/gateway');
+    const violations: string[] = [];
+    const wingOf = (file: string): string | undefined => {
+      const parts = path.relative(gateway, file).split(path.sep);
+      return parts.length > 1 ? parts[0] : undefined;
+    };
+    for (const file of await sourceFiles(gateway)) {
+      const wing = wingOf(file);
+      if (wing !== undefined) expect(GATEWAY_WING, `src/gateway/${wing} has no place in this test`).toHaveProperty(wing);
+      const text = await readFile(file, 'utf8');
+      for (const [, specifier] of text.matchAll(/(?:from|import\(?)\s*'(\.\.?\/[^']+)'/g)) {
+        const resolved = path.resolve(path.dirname(file), specifier!);
+        if (path.relative(gateway, resolved).startsWith('..')) continue;
+        const target = wingOf(resolved);
+        if (target === undefined || target === wing) continue;
+        const where = `${path.relative(ROOT, file)} imports '${specifier}'`;
+        if (path.basename(resolved) !== 'index.js') violations.push(`${where}: go through gateway/${target}/index.ts`);
+        if (wing !== undefined && GATEWAY_WING[target]! >= GATEWAY_WING[wing]!)
+          violations.push(`${where}: gateway/${target} is not below gateway/${wing}`);
       }
     }
     expect(violations).toEqual([]);

@@ -38,7 +38,7 @@ export function registerAudit(program: Command): void {
       const { records, unreadableLines } = await withCommandStore(
         storeUrl,
         logger,
-        (store) => (store?.audit ? readStoredAuditTrail(store.audit, filter) : readAuditTrail(paths.dataDir, filter)),
+        (store) => (store ? readStoredAuditTrail(store.fleet.audit, filter) : readAuditTrail(paths.dataDir, filter)),
         { secretKey: 'unused' },
       );
       if (unreadableLines > 0)

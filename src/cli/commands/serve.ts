@@ -117,12 +117,21 @@ export function registerServe(program: Command): void {
         command.error('error: --metrics needs --http (stdio has no /metrics; export with OTEL_* instead)');
       // In store mode servers.yaml is configuration every replica reads, never written by one.
       if (!storeUrl) await importOnFirstRun(paths);
-      const store = await openCommandStore(storeUrl, logger, { listen: true, localCopy: paths.dataDir });
       // Drawn first: telemetry's resource names the replica (service.instance.id) as its heartbeat does.
       const replicaId = nanoid();
-      // Before the gateway, so its first downstream connections are traced; loads nothing while off.
+      // Before the store and the gateway, which are handed it (their statements and first downstream
+      // connections are measured); loads nothing while off.
       const telemetry = await startTelemetry({ prometheus: options.metrics === true, logger, replicaId });
-      const gateway = await createGateway({ paths, logger, equip: options.equip, store, stdoutFree: options.http === true, replicaId });
+      const store = await openCommandStore(storeUrl, logger, { listen: true, localCopy: paths.dataDir, telemetry });
+      const gateway = await createGateway({
+        paths,
+        logger,
+        equip: options.equip,
+        store,
+        stdoutFree: options.http === true,
+        replicaId,
+        telemetry,
+      });
       // A start that fails after the gateway opened leaves no child process or exporter behind.
       const closeAndThrow = async (error: unknown): Promise<never> => {
         await gateway.close();

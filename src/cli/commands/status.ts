@@ -41,7 +41,7 @@ export function registerStatus(program: Command): void {
         readRunningGateways(paths),
         withCommandStore(storeUrl, logger, async (store) => {
           // Postgres mode: who serves on this store, whatever machine it runs on.
-          const replicas = store?.replicas ? await store.replicas.heard(REPLICA_SILENT_MS) : undefined;
+          const replicas = store ? await store.fleet.replicas.heard(REPLICA_SILENT_MS) : undefined;
           // As `serve` runs on it: the last good parse while servers.yaml does not parse.
           const view = await loadConfigView(paths, store, { lastGood: true });
           const oauthRecords = store ? storeOAuthRecords(store.oauth) : fileOAuthRecords(paths.oauthDir);

@@ -4,7 +4,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { openFileStore, type SchemaState, type TeamStore } from '../../store/index.js';
+import { openFileStore, type FleetStore, type SchemaState } from '../../store/index.js';
 import { printJson, printLines, printTable } from '../output.js';
 import { commandPaths, requiredStore, withCommandStore, type StoreOpening } from '../program.js';
 import { TRANSFER_KINDS, copyStore, filesNotStored, type TransferReport } from '../storeTransfer.js';
@@ -25,7 +25,7 @@ export function registerStore(program: Command): void {
   ).action((options: StoreOptions, command: Command) => {
     const started = performance.now();
     return withStore(command, { migrate: true }, async (opened) => {
-      const schema = await opened.schema();
+      const schema = await opened.fleet.schema();
       const ms = Math.round(performance.now() - started);
       if (options.json) printJson({ store: opened.description, version: schema.version, ms });
       else printLines(`${opened.description}: schema at version ${schema.version} (${ms} ms).`);
@@ -35,7 +35,7 @@ export function registerStore(program: Command): void {
   withJson(store.command('status').description("show the store's schema version, pending migrations and records per kind")).action(
     (options: StoreOptions, command: Command) =>
       withStore(command, { migrate: false }, async (opened) => {
-        const schema = await opened.schema();
+        const schema = await opened.fleet.schema();
         const counts = schema.pending.length ? undefined : await opened.counts();
         if (options.json) printJson({ store: opened.description, ...schema, counts: counts ?? null });
         else printStatus(opened.description, schema, counts);
@@ -82,7 +82,7 @@ export function registerStore(program: Command): void {
 }
 
 /** Open the store the root options name (it must name one), run `work`, and close it whatever happens. */
-function withStore(command: Command, how: Pick<StoreOpening, 'migrate'>, work: (store: TeamStore) => Promise<void>): Promise<void> {
+function withStore(command: Command, how: Pick<StoreOpening, 'migrate'>, work: (store: FleetStore) => Promise<void>): Promise<void> {
   const { storeUrl, logger } = requiredStore(command);
   // The schema and the plain kinds need no key: only OAuth tokens do, and the transfer reports those it cannot open.
   return withCommandStore(storeUrl, logger, work, { ...how, secretKey: 'optional' });

@@ -14,6 +14,7 @@ import type { AuditEvent } from '../../audit/index.js';
 import { LimitsSettingsSchema } from '../../config/index.js';
 import { CallLimits, LOCAL_PRINCIPAL } from '../../identity/index.js';
 import { RATE_LIMITED_CODE } from './callAudit.js';
+import { TELEMETRY_OFF } from '../../telemetry/index.js';
 
 const ECHO: Route = { server: 'srv', tool: 'echo', id: 'srv.echo' };
 const CHANGED: Route = { server: 'srv', tool: 'changed', id: 'srv.changed' };
@@ -84,6 +85,7 @@ function setup(options: { blockChanged?: boolean; metaTools?: MetaTool[]; limits
         return 'loadout-1';
       },
     },
+    telemetry: TELEMETRY_OFF,
   } as unknown as GatewayContext;
   const routes = new Map([
     ['srv_echo', ECHO],

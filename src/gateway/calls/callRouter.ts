@@ -12,21 +12,20 @@ import type { LimitRefusal } from '../../identity/index.js';
 import { unusableReason } from '../../catalog/index.js';
 import { resolveCatalogName, type Route } from '../../registry/index.js';
 import { LoadoutError, errorMessage, isLoadoutError, remedyText, type LoadoutRemedy } from '../../shared/index.js';
-import { telemetry } from '../../telemetry/index.js';
 import { auditCall, auditedAnswer, isRateLimitError, metaToolAction, rateLimitError } from './callAudit.js';
 import { changedToolRefusal } from './changedToolGuard.js';
 import type { DirectAnswer } from './clientIntake.js';
 import type { GatewayContext } from '../context.js';
 import { clientRequestOf, forwardToolCall, isProtocolRefusal, type ClientRequest, type RequestExtra } from './forward.js';
 import { OPTIMIZATION_META_TOOLS } from '../metaTools/index.js';
-import { describeInvalidArguments, parseMetaToolArguments, type MetaTool, type MetaToolSession } from '../metaTools/metaTool.js';
-import { creditCall, creditSearch } from '../metaTools/searchFeedback.js';
-import { withFileNotice } from '../metaTools/fileNotice.js';
-import { unroutedToolMessage, unknownToolError } from '../metaTools/unknownTool.js';
+import { describeInvalidArguments, parseMetaToolArguments, type MetaTool, type MetaToolSession } from '../metaTools/index.js';
+import { creditCall, creditSearch } from '../metaTools/index.js';
+import { withFileNotice } from '../metaTools/index.js';
+import { unroutedToolMessage, unknownToolError } from '../metaTools/index.js';
 import { spellForClient } from '../clientSpelling.js';
 import type { HubMember } from '../sessionHub.js';
 import { forwardTaskCall } from './taskHandlers.js';
-import { errorResult, textResult } from './toolResults.js';
+import { errorResult, textResult } from '../toolResults.js';
 import { authorizeUnlisted, withUserAuthorization } from './userAuthorization.js';
 
 const OPTIMIZATION_TOOL_NAMES: ReadonlySet<string> = new Set(OPTIMIZATION_META_TOOLS.map((tool) => tool.name));
@@ -281,7 +280,7 @@ export class CallRouter {
   // The error of a call over a rate limit, recorded as refused.
   #rateLimited(refusal: LimitRefusal, called: CalledTool, args: unknown, requestId: RequestId): Error {
     const error = rateLimitError(refusal);
-    telemetry().rateLimited(refusal.limit);
+    this.#context.telemetry.rateLimited(refusal.limit);
     const action = this.#metaTools.has(called.exposedTool) ? metaToolAction(called.exposedTool) : 'tool-call';
     auditCall(this.#context, { action, ...called, arguments: args, requestId })?.('rate-limited', error.message);
     return error;
@@ -374,7 +373,7 @@ export class CallRouter {
     const parsed = parseMetaToolArguments(tool, given);
     if (!parsed.success) return errorResult(spelt(describeInvalidArguments(tool, parsed.error, given)));
     try {
-      const result = await telemetry().metaTool(tool.name, () =>
+      const result = await this.#context.telemetry.metaTool(tool.name, () =>
         tool.run(parsed.data, { gateway: this.#context, session: this.#session, extra }),
       );
       return typeof result === 'string' ? textResult(spelt(result)) : result;

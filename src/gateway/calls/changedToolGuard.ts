@@ -7,7 +7,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { unusableReason } from '../../catalog/index.js';
 import type { Route } from '../../registry/index.js';
 import type { GatewayContext } from '../context.js';
-import { errorResult } from './toolResults.js';
+import { errorResult } from '../toolResults.js';
 
 type GuardContext = Pick<GatewayContext, 'settings' | 'pool' | 'catalog'>;
 

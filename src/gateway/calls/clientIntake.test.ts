@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { ClientIntake, type DirectAnswer } from './clientIntake.js';
 import { recordPeer } from '../../../test/helpers/peer.js';
 import type { ClientRequest } from './forward.js';
+import { TELEMETRY_OFF } from '../../telemetry/index.js';
 
 async function wire(answerFor: (method: string) => DirectAnswer | undefined) {
   const [gatewayEnd, clientEnd] = InMemoryTransport.createLinkedPair();
@@ -18,6 +19,7 @@ async function wire(answerFor: (method: string) => DirectAnswer | undefined) {
     serverInfo: { name: 't', version: '1' },
     directAnswer: answerFor,
     onSendError: () => undefined,
+    telemetry: TELEMETRY_OFF,
   });
   intake.onmessage = (message) => reachedServer.push(message);
   intake.onclose = () => (serverClosed = true);

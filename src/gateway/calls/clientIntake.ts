@@ -20,7 +20,7 @@ import { Cancellation, TransportDecorator, errorMessage, modernCallResult } from
 import type { ClientRequest } from './forward.js';
 import { modernRequestOfParams, type ModernServices } from './modernRequest.js';
 import { requestProblem } from './requestShape.js';
-import { telemetry } from '../../telemetry/index.js';
+import type { Telemetry } from '../../telemetry/index.js';
 import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 
 // The code the SDK Server never answers with (see errorOf).
@@ -43,6 +43,8 @@ export interface IntakeRouting {
   onSendError(error: unknown): void;
   /** The answer to request `id` has been handed to the client's transport (written, on stdio). */
   onAnswered?(id: RequestId): void;
+  /** The gateway's telemetry: a request's trace context, carried to what it sends downstream. */
+  readonly telemetry: Telemetry;
 }
 
 /**
@@ -115,7 +117,7 @@ export class DirectCalls {
       server: this.routing.server,
       modern,
       principal: this.routing.services.principal?.id,
-      trace: telemetry().requestTrace(request),
+      trace: this.routing.telemetry.requestTrace(request),
     };
     const reply = (message: JSONRPCMessage): void => {
       if (this.#running.get(id) === cancellation) this.#running.delete(id);
@@ -165,7 +167,8 @@ export class ClientIntake extends TransportDecorator {
     }
     // A request the Server answers (which the SDK's stdio entry may deliver from its queue) is handled
     // in the trace context it arrived in; a call taken above carries its context by hand.
-    if (telemetry().tracing) telemetry().resume(message, () => this.onmessage?.(message, extra));
+    const { telemetry } = this.#calls.routing;
+    if (telemetry.tracing) telemetry.resume(message, () => this.onmessage?.(message, extra));
     else this.onmessage?.(message, extra);
   }
 

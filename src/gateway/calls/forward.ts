@@ -30,11 +30,11 @@ import {
 } from '../../downstream/index.js';
 import type { Route } from '../../registry/index.js';
 import { Cancellation, errorMessage, isLoadoutError } from '../../shared/index.js';
-import { RoundTripCall, UnknownRequestStateError } from './inputRounds.js';
+import { RoundTripCall, UnknownRequestStateError } from '../inputRounds.js';
 import { modernRequestOfContext, type ModernRequest, type ModernServices } from './modernRequest.js';
 import { isPlainObject } from './requestShape.js';
 import type { RequestTrace } from '../../telemetry/index.js';
-import { errorResult } from './toolResults.js';
+import { errorResult } from '../toolResults.js';
 
 // The JSON-RPC codes a client has always been answered with when a downstream timed out or closed
 // (the SDK's own errors for these are local now, with string codes that never cross the wire).

@@ -12,7 +12,7 @@ import {
 import { LoggingLevelSchema } from '@modelcontextprotocol/core';
 import { carriesEnvelope } from '../../shared/index.js';
 import type { Principal } from '../../identity/index.js';
-import type { InputRounds } from './inputRounds.js';
+import type { InputRounds } from '../inputRounds.js';
 import type { SessionHub } from '../sessionHub.js';
 
 /** The gateway's services a 2026-07-28 request uses (GatewayContext has them). */

@@ -7,7 +7,7 @@ import * as z from 'zod';
 import type { Route } from '../../registry/index.js';
 import type { GatewayContext } from '../context.js';
 import { clientRequestOf, forward, type ClientRequest } from './forward.js';
-import { withTaskId } from './taskRoutes.js';
+import { withTaskId } from '../taskRoutes.js';
 
 /** What loadout declares about tasks: tools/call may be task-augmented; tasks can be listed and cancelled. */
 export const TASK_CAPABILITIES: ServerCapabilities = { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } };

@@ -13,8 +13,8 @@ import { resolveCatalogName } from '../../registry/index.js';
 import { errorMessage, untilAborted } from '../../shared/index.js';
 import type { GatewayContext } from '../context.js';
 import { forward, type ClientRequest } from './forward.js';
-import { RoundTripCall } from './inputRounds.js';
-import { errorResult } from './toolResults.js';
+import { RoundTripCall } from '../inputRounds.js';
+import { errorResult } from '../toolResults.js';
 
 // How long a call waits, after the person agreed to open the link, for the browser to come back.
 const AUTHORIZATION_WAIT_MS = 10 * 60_000;

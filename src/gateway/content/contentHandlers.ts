@@ -18,9 +18,9 @@ import type { Catalog, ResourceTarget } from '../../catalog/index.js';
 import { errorMessage } from '../../shared/index.js';
 import { flattenToolName, type RegistrySnapshot } from '../../registry/index.js';
 import type { GatewayContext } from '../context.js';
-import { clientRequestOf, forward, type RequestExtra } from '../calls/forward.js';
-import type { ResourceUpdates } from '../stdio/listenSubscriptions.js';
-import { listResourcePage, type ResourceListKind } from './resourcePages.js';
+import { clientRequestOf, forward, type RequestExtra } from '../calls/index.js';
+import type { ResourceUpdates } from '../stdio/index.js';
+import { listResourcePage, type ResourceListKind } from '../resourcePages.js';
 import type { HubMember } from '../sessionHub.js';
 
 /** What loadout declares beside tools. */

@@ -4,7 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from '../../shared/index.js';
 import { BodyTooLargeError, discardBody, hasUnreadBody, readBody } from './httpBody.js';
-import { requestProblem } from '../calls/requestShape.js';
+import { requestProblem } from '../calls/index.js';
 import { drainingAnswer } from './httpDrain.js';
 
 /** What readJsonBody gives when it has answered the request itself. */

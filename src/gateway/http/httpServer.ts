@@ -11,7 +11,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LoadoutError, errorMessage, isLoadoutError, type Logger } from '../../shared/index.js';
 import { ToolsetNameSchema, type AuthSettings } from '../../config/index.js';
 import type { Principal } from '../../identity/index.js';
-import { telemetry, type ServerWire } from '../../telemetry/index.js';
+import type { ServerWire } from '../../telemetry/index.js';
 import { isStoreAway, type TeamStore } from '../../store/index.js';
 import type { Gateway } from '../createGateway.js';
 import type { GatewaySession } from '../session.js';
@@ -145,7 +145,7 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
     // A tools list_changed reaches the client only on its GET stream: an equip need not wait for a
     // re-read otherwise. With a store it never waits: the re-read may go to any replica, unseen here.
     const session = await gateway.connect(
-      telemetry().serverTransport(sharing?.decorate(id, transport) ?? transport, {
+      gateway.telemetry.serverTransport(sharing?.decorate(id, transport) ?? transport, {
         ...HTTP_WIRE,
         client,
         hidden: gateway.hiddenFrom(principal),

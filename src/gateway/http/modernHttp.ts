@@ -12,14 +12,14 @@ import { ProtocolErrorCode, type JSONRPCMessage, type JSONRPCRequest, type Trans
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MODERN_REVISION, carriesEnvelope, type Logger } from '../../shared/index.js';
-import { telemetry, type ServedRequest } from '../../telemetry/index.js';
+import type { ServedRequest } from '../../telemetry/index.js';
 import { ALL_TOOLSET } from '../../toolsets/index.js';
 import { isStoreAway } from '../../store/index.js';
 import type { Gateway } from '../createGateway.js';
 import type { GatewaySession } from '../session.js';
 import type { Principal } from '../../identity/index.js';
-import { scopeKey, type RequestScope } from './principalToolsets.js';
-import { isPlainModernCall } from '../calls/requestShape.js';
+import { scopeKey, type RequestScope } from '../principalToolsets.js';
+import { isPlainModernCall } from '../calls/index.js';
 import { answeredOverLimit, overLimitHeaders } from './overLimit.js';
 
 /** Options of modernEndpoints. */
@@ -61,7 +61,7 @@ export function modernEndpoints(
     let modern = served.get(key);
     if (!modern) {
       const handler = createMcpHandler(
-        async () => telemetry().reportAnswers((await (requestSessions.getStore()?.() ?? gateway.requestSession(scope))).server),
+        async () => gateway.telemetry.reportAnswers((await (requestSessions.getStore()?.() ?? gateway.requestSession(scope))).server),
         {
           legacy: 'reject',
           bus: gateway.requestBus(scope),
@@ -79,9 +79,9 @@ export function modernEndpoints(
   // the set's bus) from before the SDK acknowledges it, so an update right after the ack is not
   // lost, until its response closes.
   const serve = (scope: RequestScope, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> => {
-    if (!telemetry().enabled) return serveInScope(scope, req, res, body);
+    if (!gateway.telemetry.enabled) return serveInScope(scope, req, res, body);
     // One POST, one request: its span lasts until its response is written.
-    const served = telemetry().serveRequest(body, req, gateway.hiddenFrom(scope.principal));
+    const served = gateway.telemetry.serveRequest(body, req, gateway.hiddenFrom(scope.principal));
     res.once('close', () => served.end(res.statusCode));
     return served.run(() => serveInScope(scope, req, res, body, served));
   };

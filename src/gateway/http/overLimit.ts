@@ -7,7 +7,7 @@
 // that moment still gets the error, in a 200; one answered in front of the handler gets its 429 here.
 import type { CallToolRequest, JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
 import type { ServerResponse } from 'node:http';
-import { RATE_LIMITED_CODE, isRateLimitError } from '../calls/callAudit.js';
+import { RATE_LIMITED_CODE, isRateLimitError } from '../calls/index.js';
 
 /** The rate-limit refusal a call would get now, recorded (the session's limitRefusal). */
 type LimitCheck = (params: CallToolRequest['params'], requestId: RequestId) => Error | undefined | Promise<Error | undefined>;

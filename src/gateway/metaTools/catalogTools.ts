@@ -4,8 +4,7 @@ import { rank, type Catalog, type CatalogTool, type Ranking } from '../../catalo
 import { enabledServerNames, serverProblemText, type ServerProblem } from '../../config/index.js';
 import { LoadoutError, oneLine } from '../../shared/index.js';
 import { discoveryStateText } from '../../runtime/index.js';
-import { textResult } from '../calls/toolResults.js';
-import { telemetry } from '../../telemetry/index.js';
+import { textResult } from '../toolResults.js';
 import { mapAnswer } from './catalogMap.js';
 import { READS_ONLY, REACHES_ANY_TOOL, defineMetaTool } from './metaTool.js';
 import { toolPurpose } from './toolPurpose.js';
@@ -51,7 +50,11 @@ export const discoverAllTools = defineMetaTool({
       ? rankedPage(await rank(gateway.catalog, { ...args, query: args.query!, limit, searcher: session.searcher }))
       : catalog.search({ ...args, limit });
     if (ranked)
-      telemetry().searched({ durationS: (performance.now() - searchStartedMs) / 1000, query: args.query!, resultCount: tools.length });
+      gateway.telemetry.searched({
+        durationS: (performance.now() - searchStartedMs) / 1000,
+        query: args.query!,
+        resultCount: tools.length,
+      });
     const exposedIds = new Map([...(await session.settledSnapshot()).routes].map(([name, route]) => [route.id, name]));
     if (args.detail) {
       return textResult(

@@ -1,4 +1,4 @@
-// The meta-tools loadout answers itself, in the order clients list them.
+// The meta-tools loadout answers itself, in the order clients list them; the metaTools wing's door.
 import { callTool, discoverAllTools } from './catalogTools.js';
 import type { GatewaySettings } from '../../config/index.js';
 import { nameBudget, type NamingOptions } from '../../registry/index.js';
@@ -31,5 +31,8 @@ export function namingOptions(settings: Pick<GatewaySettings, 'client_key'>): Na
   return { maxNameLength: nameBudget(settings.client_key), reservedNames: new Set(META_TOOLS.map((tool) => tool.name)) };
 }
 
-export { type MetaTool } from './metaTool.js';
+export { describeInvalidArguments, listedMetaTool, parseMetaToolArguments, type MetaTool, type MetaToolSession } from './metaTool.js';
 export { sessionInstructions } from './catalogMap.js';
+export { creditCall, creditSearch } from './searchFeedback.js';
+export { withFileNotice } from './fileNotice.js';
+export { unknownToolError, unroutedToolMessage } from './unknownTool.js';

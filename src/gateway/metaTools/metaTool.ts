@@ -1,10 +1,9 @@
 // The shape of a meta-tool (a tool loadout itself answers), and the helpers that turn its zod
 // input schema into the JSON Schema clients see and its errors into readable isError results.
-import type { Server, CallToolResult, Tool, ToolAnnotations } from '@modelcontextprotocol/server';
+import type { Server, CallToolResult, ServerContext, Tool, ToolAnnotations } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import type { RegistryChange, RegistrySnapshot } from '../../registry/index.js';
 import type { GatewayContext } from '../context.js';
-import type { RequestExtra } from '../calls/forward.js';
 
 /** What a meta-tool may do with the client session it runs in (GatewaySession is one). */
 export interface MetaToolSession {
@@ -24,7 +23,7 @@ export interface MetaToolSession {
    */
   readonly searcher: object;
   /** Call any enabled catalog tool, equipped or not, as the session routes calls (call-tool). */
-  callAnyTool(tool: string, args: Record<string, unknown> | undefined, extra: RequestExtra): Promise<CallToolResult>;
+  callAnyTool(tool: string, args: Record<string, unknown> | undefined, extra: ServerContext): Promise<CallToolResult>;
   /**
    * Whether the client has shown it never re-reads tools/list after a change, so equipped tools
    * reach its model only through call-tool.
@@ -36,7 +35,7 @@ export interface MetaToolSession {
 export interface MetaToolContext {
   gateway: GatewayContext;
   session: MetaToolSession;
-  extra: RequestExtra;
+  extra: ServerContext;
 }
 
 /** A tool answered by loadout itself. */

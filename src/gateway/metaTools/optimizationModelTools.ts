@@ -10,7 +10,7 @@ import {
   type ModelBackend,
   type SamplingPort,
 } from '../../optimization/index.js';
-import { jsonResult } from '../calls/toolResults.js';
+import { jsonResult } from '../toolResults.js';
 import { ASKS_MODEL, defineMetaTool, type MetaToolContext } from './metaTool.js';
 
 const server = z.string();

@@ -3,7 +3,7 @@
 // stay one short sentence because every one of them is in the idle tools/list.
 import * as z from 'zod';
 import { EvalResultInputSchema, PromptInputSchema } from '../../config/index.js';
-import { jsonResult } from '../calls/toolResults.js';
+import { jsonResult } from '../toolResults.js';
 import { DELETES, READS_ONLY, SAVES, defineMetaTool } from './metaTool.js';
 
 const server = z.string();

@@ -8,7 +8,7 @@ import { ALL_TOOLSET, resolveToolsetTools, writableToolsetName } from '../../too
 import { DELETES, READS_ONLY, SAVES, defineMetaTool } from './metaTool.js';
 import { creditSearch } from './searchFeedback.js';
 import type { GatewayContext } from '../context.js';
-import { LOADOUT_ATTR, telemetry } from '../../telemetry/index.js';
+import { LOADOUT_ATTR } from '../../telemetry/index.js';
 
 // The rule said in words too: some clients drop `pattern` from the schemas they show a model (Codex CLI does).
 const TOOLSET_NAME = ToolsetNameSchema.describe('a-z, 0-9, "_" and "-" (at most 64), starting with a letter or digit');
@@ -48,7 +48,7 @@ export const buildToolset = defineMetaTool({
         `Toolset '${args.name}' not saved: ${problems.join('; ')}. Find names with discover-all-tools.`,
       );
     await gateway.toolsets.save({ name: args.name, description: args.description, tools: ids });
-    telemetry().noteMetaTool({ [LOADOUT_ATTR.toolset]: args.name, [LOADOUT_ATTR.toolCount]: ids.length });
+    gateway.telemetry.noteMetaTool({ [LOADOUT_ATTR.toolset]: args.name, [LOADOUT_ATTR.toolCount]: ids.length });
     await creditSearch(gateway, session.searcher, ids);
     const saved = `Saved toolset '${args.name}' with ${ids.length} tool${ids.length === 1 ? '' : 's'}.`;
     if (!args.equip) return `${saved} Equip it with equip-toolset {"name": "${args.name}"}.`;
@@ -72,7 +72,7 @@ export const equipToolset = defineMetaTool({
   async run(args, { gateway, session }) {
     await gateway.ready();
     const change = await session.equip(args.name);
-    telemetry().noteMetaTool({ [LOADOUT_ATTR.toolset]: args.name, [LOADOUT_ATTR.toolCount]: change.snapshot.routes.size });
+    gateway.telemetry.noteMetaTool({ [LOADOUT_ATTR.toolset]: args.name, [LOADOUT_ATTR.toolCount]: change.snapshot.routes.size });
     // Equipping everything says nothing about which tool a search was for.
     if (args.name !== ALL_TOOLSET)
       await creditSearch(

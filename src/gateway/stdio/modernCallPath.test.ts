@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { recordPeer } from '../../../test/helpers/peer.js';
 import { ClientIntake, DirectCalls } from '../calls/clientIntake.js';
 import { ModernCallPath } from './modernCallPath.js';
+import { TELEMETRY_OFF } from '../../telemetry/index.js';
 
 const VERSION = '2026-07-28';
 const ENVELOPE = {
@@ -25,6 +26,7 @@ async function wire() {
     serverInfo: SERVER_INFO,
     directAnswer: (method, params) => (params?.name === 'echo_echo' ? () => Promise.resolve({ content: [] }) : undefined),
     onSendError: () => undefined,
+    telemetry: TELEMETRY_OFF,
   });
   const path = new ModernCallPath(wireEnd, { directCalls: calls, server, closed: false });
   const held: JSONRPCMessage[] = [];

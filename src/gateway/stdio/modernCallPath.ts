@@ -9,8 +9,8 @@
 // message passed to the entry has not reached the session yet, so calls keep their arrival order.
 import type { JSONRPCMessage, MessageExtraInfo, Server, Transport } from '@modelcontextprotocol/server';
 import { TransportDecorator } from '../../shared/index.js';
-import type { DirectCalls } from '../calls/clientIntake.js';
-import { isPlainModernCall } from '../calls/requestShape.js';
+import type { DirectCalls } from '../calls/index.js';
+import { isPlainModernCall } from '../calls/index.js';
 
 /** What the path needs of the session the entry pins to a 2026-07-28 client. */
 export interface ModernCallSession {

@@ -4,8 +4,8 @@
 // spawns one. Pages of consecutive servers are joined until a downstream says it has more.
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { Resource, ResourceTemplateType } from '@modelcontextprotocol/server';
-import type { Catalog, ResourceTarget } from '../../catalog/index.js';
-import { errorMessage, type Logger } from '../../shared/index.js';
+import type { Catalog, ResourceTarget } from '../catalog/index.js';
+import { errorMessage, type Logger } from '../shared/index.js';
 
 // URIs seen only in live pages (not in the cache) are remembered for reads; this bounds the memory.
 const MAX_LIVE_ROUTES = 10_000;

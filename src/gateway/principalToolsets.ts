@@ -7,12 +7,12 @@
 // refused, and the list changes only when the toolset is saved again or its tools change in the
 // catalog. Both are RecordedToolsets, so every loadout process on the data dir (or the store)
 // serves the same set.
-import { RecentlyUsed } from '../../shared/index.js';
-import { LOADOUT_ATTR, type GaugeReading } from '../../telemetry/index.js';
-import type { Principal } from '../../identity/index.js';
-import type { TeamStore } from '../../store/index.js';
-import type { GatewayContext } from '../context.js';
-import { RecordedToolset } from '../recordedToolset.js';
+import { RecentlyUsed } from '../shared/index.js';
+import { LOADOUT_ATTR, type GaugeReading } from '../telemetry/index.js';
+import type { Principal } from '../identity/index.js';
+import type { TeamStore } from '../store/index.js';
+import type { GatewayContext } from './context.js';
+import { RecordedToolset } from './recordedToolset.js';
 import { FileRecordPlace, StoreRecordPlace, type ToolsetRecordPlace } from './toolsetRecords.js';
 
 /**

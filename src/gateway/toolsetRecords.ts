@@ -14,12 +14,12 @@ import {
   readTextIfExists,
   withFileLock,
   writeTextAtomic,
-} from '../../config/index.js';
-import { LoadoutError, errorMessage, type Logger } from '../../shared/index.js';
-import type { Principal } from '../../identity/index.js';
-import type { StoreChange, TeamStore } from '../../store/index.js';
-import { ALL_TOOLSET } from '../../toolsets/index.js';
-import type { ToolsetRecord } from '../recordedToolset.js';
+} from '../config/index.js';
+import { LoadoutError, errorMessage, type Logger } from '../shared/index.js';
+import type { Principal } from '../identity/index.js';
+import type { StoreChange, TeamStore } from '../store/index.js';
+import { ALL_TOOLSET } from '../toolsets/index.js';
+import type { ToolsetRecord } from './recordedToolset.js';
 
 /** Where the records of the sets are kept: one record per principal, and one per toolset endpoint. */
 export interface ToolsetRecordPlace {

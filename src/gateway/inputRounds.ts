@@ -8,8 +8,8 @@
 // alter, good for one retry, dropped (and the downstream call cancelled) when no retry comes in time.
 import { randomBytes } from 'node:crypto';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import type { Progress, RelayedRequest } from '../../downstream/index.js';
-import { Cancellation, type Logger } from '../../shared/index.js';
+import type { Progress, RelayedRequest } from '../downstream/index.js';
+import { Cancellation, type Logger } from '../shared/index.js';
 
 /** How a round ends: the downstream settled, or it asked for input the client must give first. */
 type RoundEnd = 'settled' | 'asked';

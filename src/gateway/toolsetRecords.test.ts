@@ -1,9 +1,9 @@
 // The team store's records of equipped sets, on a replica that has not heard a change made through
 // another: a request that asks the record (check) sees it, one served as heard does not yet.
 import { describe, expect, it } from 'vitest';
-import { silentLogger } from '../../shared/index.js';
-import type { TeamStore } from '../../store/index.js';
-import { usePostgresReplicas } from '../../../test/helpers/storeBackends.js';
+import { silentLogger } from '../shared/index.js';
+import type { TeamStore } from '../store/index.js';
+import { usePostgresReplicas } from '../../test/helpers/storeBackends.js';
 import { StoreRecordPlace } from './toolsetRecords.js';
 
 // `store` as a replica that has not heard any change yet (its notices not arrived): onChange hears nothing.
