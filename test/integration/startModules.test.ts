@@ -1,5 +1,6 @@
 // What a start parses: a stdio `serve` (what every agent session starts) loads neither the HTTP
-// side (the guard, access-token checks, 2025 sessions) nor the Postgres client; `serve --http`
+// side (the guard, access-token checks, 2025 sessions) nor the Postgres client, nor run-code's
+// runner and QuickJS until a script runs; `serve --http`
 // loads the HTTP side; `loadout search` loads its own command's code and no other command's.
 // Read from the bundle chunks the process resolved and their source maps.
 import { readFile } from 'node:fs/promises';
@@ -21,6 +22,7 @@ async function sourcesLoaded(log: string): Promise<string[]> {
 
 const HTTP_SIDE = /src\/gateway\/http\/httpServer\.ts$/;
 const POSTGRES_CLIENT = /node_modules\/postgres\//;
+const CODE_MODE = /src\/gateway\/codeMode\//;
 // What `search` never runs: the gateway and MCP serving, other commands (client setup, doctor,
 // optimization reports), the Postgres client.
 const NOT_SEARCH = [
@@ -39,7 +41,7 @@ function logged(root: string, name: string): { log: string; env: Record<string, 
 describe('modules a start loads', () => {
   const sandbox = useGatewaySandbox();
 
-  it('a stdio serve loads neither the HTTP gateway nor the Postgres client; serve --http loads the HTTP gateway', async () => {
+  it("a stdio serve loads neither the HTTP gateway, the Postgres client nor run-code's interpreter; serve --http loads the HTTP gateway", async () => {
     await writeServersYaml(sandbox.dirs.configDir, { echo: nodeServer(fixture('echo')) });
 
     const stdio = logged(sandbox.dirs.root, 'stdio');
@@ -51,7 +53,8 @@ describe('modules a start loads', () => {
       stdioSources.some((source) => source.endsWith('src/gateway/createGateway.ts')),
       'the log sees the gateway',
     ).toBe(true);
-    expect(stdioSources.filter((source) => HTTP_SIDE.test(source) || POSTGRES_CLIENT.test(source))).toEqual([]);
+    expect(stdioSources.filter((source) => HTTP_SIDE.test(source) || POSTGRES_CLIENT.test(source) || CODE_MODE.test(source))).toEqual([]);
+    expect((await readFile(stdio.log, 'utf8')).split('\n').filter((url) => url.includes('quickjs'))).toEqual([]);
 
     const http = logged(sandbox.dirs.root, 'http');
     const served = await startHttpGateway(sandbox.dirs, [], http.env);
