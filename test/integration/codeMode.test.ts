@@ -95,7 +95,10 @@ describe('run-code', () => {
 
   it('reaches nothing but its three functions, ends a loop and a runaway allocation as errors, and starts each run fresh', async () => {
     const { workspace } = await writeWorkspace(sandbox.dirs.root);
-    await writeConfig(sandbox.dirs.configDir, workspace);
+    await writeConfig(sandbox.dirs.configDir, workspace, {
+      limits: { server_calls_per_minute: 3 },
+      gateway: { code_mode: { max_calls: 5 } },
+    });
     const { client } = await sandbox.start();
     const call = async (code: string, timeout?: number) => await client.callTool(runCode(code, timeout));
 
@@ -120,6 +123,18 @@ describe('run-code', () => {
     expect((await call('globalThis.left = 1; return typeof left;')).content[0]).toEqual({ type: 'text', text: '"number"' });
     expect(textOf(await call('return typeof left;'))).toBe('"undefined"');
     expect(textOf(await call('return 6 * 7;'))).toBe('42');
+
+    // Each call counts against the caller's rate limits, as a call-tool call does; past max_calls none is made.
+    const limited = await call(`
+      const outcomes = [];
+      for (let i = 0; i < 6; i++) {
+        try { await callTool("filesystem.list_allowed_directories", {}); outcomes.push("ok"); } catch (error) { outcomes.push(error.message); }
+      }
+      return outcomes;`);
+    const outcomes = JSON.parse(textOf(limited)) as string[];
+    expect(outcomes.slice(0, 3)).toEqual(['ok', 'ok', 'ok']);
+    for (const refused of outcomes.slice(3, 5)) expect(refused).toMatch(/at most 3 calls of server 'filesystem' a minute for each caller/);
+    expect(outcomes[5]).toBe('call limit reached: a run makes at most 5 calls');
 
     const thrown = await call('throw new TypeError("bad input");');
     expect(thrown.isError).toBe(true);
