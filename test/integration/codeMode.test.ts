@@ -8,7 +8,7 @@ import path from 'node:path';
 import { stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { THIRD_PARTY, nodeServer, textOf, useGatewaySandbox } from '../helpers/gateway.js';
+import { THIRD_PARTY, fixture, nodeServer, textOf, useGatewaySandbox, writeServersYaml } from '../helpers/gateway.js';
 import { connectHttp, connectModernClient, startHttpGateway } from '../helpers/http.js';
 
 const FILES = 20;
@@ -142,6 +142,21 @@ describe('run-code', () => {
     const long = await call('return "y".repeat(50000);');
     expect(textOf(long)).toMatch(/… \[cut: 50002 bytes, over run-code's limit of 20000/);
     expect(Buffer.byteLength(textOf(long))).toBeLessThanOrEqual(20_000);
+  });
+
+  it('ends a run at its deadline while it waits on a call, and the next run works', async () => {
+    await writeServersYaml(sandbox.dirs.configDir, { slow: nodeServer(fixture('slow')) });
+    const { client } = await sandbox.start();
+    const started = performance.now();
+    const waited = await client.callTool(runCode('return await callTool("slow.sleep", { ms: 60000 });', 1500));
+    expect(performance.now() - started).toBeLessThan(3000);
+    expect(waited.isError).toBe(true);
+    expect(textOf(waited)).toBe(
+      'run-code stopped: the script ran past its time limit of 1500 ms (after 1 call). Nothing of this run is kept; a new run starts fresh.',
+    );
+    expect(textOf(await client.callTool(runCode('return (await callTool("slow.sleep", { ms: 10 })).content[0].text;')))).toBe(
+      '"slept 10 ms"',
+    );
   });
 
   it('searches as data and gives TypeScript signatures for the calls, in both eras over stdio and HTTP', async () => {
