@@ -59,7 +59,8 @@ const { version } = JSON.parse(await readFile('package.json', 'utf8'));
 // Chunk names carry content hashes: clear the old ones rather than let them pile up.
 await rm('dist/bundle', { recursive: true, force: true });
 await build({
-  entryPoints: { loadout: 'dist/src/cli/main.js' },
+  // run-code's worker thread is an entry of its own, beside the chunks that start it (codeRunner.ts).
+  entryPoints: { loadout: 'dist/src/cli/main.js', codeWorker: 'dist/src/gateway/codeMode/codeWorker.js' },
   outdir: 'dist/bundle',
   ...COMMON,
   // Code behind `await import()` (HTTP serving, downstream clients, file locks) goes into chunks
@@ -79,7 +80,8 @@ await build({
   plugins: [lazyAjvProvider],
   // The OpenTelemetry SDK (~60 packages, some with native-looking optional parts) loads from
   // node_modules, and only when telemetry is on (telemetry/start.ts): never in a chunk of its own here.
-  external: ['@opentelemetry/*'],
+  // QuickJS likewise, for run-code's worker only: its WebAssembly file is found beside its own module.
+  external: ['@opentelemetry/*', 'quickjs-emscripten-core', '@jitl/*'],
 });
 await build({ ...COMMON, entryPoints: [AJV_ENTRY], outfile: `dist/bundle/${AJV_FILE}`, format: 'cjs' });
 

@@ -13,6 +13,7 @@ export {
   type OAuthSettings,
   type ServerConfig,
   type GatewaySettings,
+  type CodeModeSettings,
   type ServersFile,
   type EmbeddingsSettings,
   type Toolset,

@@ -137,6 +137,19 @@ export function enabledServerNames(configs: Readonly<Record<string, ServerConfig
     .map(([name]) => name);
 }
 
+/** `gateway.code_mode`: what one run-code script may spend. */
+export const CodeModeSettingsSchema = fileObject({
+  /** Wall time of a run, start to answer; a call's timeout_ms may only lower it. */
+  timeout_ms: z.number().int().positive().default(30_000),
+  /** Memory the interpreter may allocate, in MB. */
+  memory_mb: z.number().int().positive().default(64),
+  /** Tool calls and searches one run may make. */
+  max_calls: z.number().int().positive().default(200),
+  /** Longest answer (return value and console output) in bytes; a longer one is cut, with a notice. */
+  max_answer_bytes: z.number().int().positive().default(20_000),
+});
+export type CodeModeSettings = z.infer<typeof CodeModeSettingsSchema>;
+
 /** Gateway-wide settings under `gateway:` in servers.yaml. */
 export const GatewaySettingsSchema = fileObject({
   /** The key the client registered loadout under; Claude Code prefixes tools with `mcp__<key>__`. */
@@ -162,6 +175,8 @@ export const GatewaySettingsSchema = fileObject({
   principals_in_memory: z.number().int().positive().default(1000),
   /** serve --http: Host names a proxy sends that are accepted besides the bound address (with --allowed-host). */
   allowed_hosts: z.array(AllowedHostSchema).default([]),
+  /** The limits of a run-code script (see docs/code-mode.md). */
+  code_mode: CodeModeSettingsSchema.prefault({}),
 });
 export type GatewaySettings = z.infer<typeof GatewaySettingsSchema>;
 

@@ -184,6 +184,11 @@ export class GatewaySession implements MetaToolSession {
     return this.#router.callAny(tool, args, extra);
   }
 
+  /** A tools/call as the client would send it, routed like every other (MetaToolSession.callAsClient). */
+  callAsClient(name: string, args: Record<string, unknown>, extra: RequestExtra): Promise<CallToolResult> {
+    return this.#router.call({ name, arguments: args }, extra);
+  }
+
   /** Whether close() has been called. */
   get closed(): boolean {
     return this.#closed !== undefined;

@@ -25,6 +25,8 @@ const EXPECTED_ANNOTATIONS: Record<string, Record<string, boolean>> = {
   'unequip-toolset': { destructiveHint: false, openWorldHint: false },
   'delete-toolset': { openWorldHint: false },
   'call-tool': { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
+  // A script reaches any tool, as call-tool does: clients that ask before a risky call ask before a script.
+  'run-code': { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
 };
 
 /**

@@ -1,7 +1,9 @@
 // What a start parses: a stdio `serve` (what every agent session starts) loads neither the HTTP
-// side (the guard, access-token checks, 2025 sessions) nor the Postgres client; `serve --http`
-// loads the HTTP side; with telemetry off and no `--store`, neither loads any OpenTelemetry,
-// Postgres or jose code; `loadout search` loads its own command's code and no other command's.
+// What a start parses: a stdio `serve` (what every agent session starts) loads neither the HTTP
+// side (the guard, access-token checks, 2025 sessions) nor the Postgres client, nor run-code's
+// runner and QuickJS until a script runs; `serve --http` loads the HTTP side; with telemetry off
+// and no `--store`, neither loads any OpenTelemetry, Postgres or jose code; `loadout search` loads
+// its own command's code and no other command's.
 // Read from the modules the process resolved, and the bundle chunks among them with their source maps.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -40,6 +42,7 @@ const NOT_PLAIN_GATEWAY = [
 ];
 const plainGatewayBreaches = async (log: string): Promise<string[]> =>
   (await codeLoaded(log)).filter((code) => NOT_PLAIN_GATEWAY.some((pattern) => pattern.test(code)));
+const CODE_MODE = /src\/gateway\/codeMode\//;
 // What `search` never runs: the gateway and MCP serving, other commands (client setup, doctor,
 // optimization reports), the Postgres client.
 const NOT_SEARCH = [
@@ -58,7 +61,7 @@ function logged(root: string, name: string): { log: string; env: Record<string, 
 describe('modules a start loads', () => {
   const sandbox = useGatewaySandbox();
 
-  it('a stdio serve loads neither the HTTP gateway nor the Postgres client; serve --http loads the HTTP gateway; neither loads OpenTelemetry, Postgres or jose code', async () => {
+  it("a stdio serve loads neither the HTTP gateway, the Postgres client nor run-code's interpreter; serve --http loads the HTTP gateway; neither loads OpenTelemetry, Postgres or jose code", async () => {
     await writeServersYaml(sandbox.dirs.configDir, { echo: nodeServer(fixture('echo')) });
 
     const stdio = logged(sandbox.dirs.root, 'stdio');
@@ -70,7 +73,8 @@ describe('modules a start loads', () => {
       stdioSources.some((source) => source.endsWith('src/gateway/createGateway.ts')),
       'the log sees the gateway',
     ).toBe(true);
-    expect(stdioSources.filter((source) => HTTP_SIDE.test(source) || POSTGRES_CLIENT.test(source))).toEqual([]);
+    expect(stdioSources.filter((source) => HTTP_SIDE.test(source) || POSTGRES_CLIENT.test(source) || CODE_MODE.test(source))).toEqual([]);
+    expect((await readFile(stdio.log, 'utf8')).split('\n').filter((url) => url.includes('quickjs'))).toEqual([]);
     expect(await plainGatewayBreaches(stdio.log)).toEqual([]);
 
     const http = logged(sandbox.dirs.root, 'http');

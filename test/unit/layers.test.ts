@@ -32,11 +32,12 @@ const LAYER: Record<string, number> = {
  * gateway/'s top (the shared services, the session, createGateway) reach a wing only through its index.ts too.
  */
 const GATEWAY_WING: Record<string, number> = {
-  metaTools: 0,
-  calls: 1,
-  stdio: 2,
-  content: 3,
-  http: 4,
+  codeMode: 0,
+  metaTools: 1,
+  calls: 2,
+  stdio: 3,
+  content: 4,
+  http: 5,
 };
 
 async function sourceFiles(dir: string): Promise<string[]> {

@@ -10,6 +10,7 @@ const INSTRUCTIONS =
   'loadout fronts many MCP servers. Find tools with discover-all-tools ({"query": "what you want to do"} ranks them, ' +
   '{"server": "NAME"} lists one server\'s), save a set with build-toolset, then equip-toolset to use them as normal tools ' +
   '(or call any catalog tool with call-tool). ' +
+  'Many calls, loops, big results: script them with run-code. ' +
   'Some clients show these names with _ for - (discover_all_tools, call_tool): the same tools.';
 
 // How to read the map's lines: one per server, or servers grouped by what they are for (so that

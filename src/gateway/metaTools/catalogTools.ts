@@ -1,12 +1,14 @@
 // Meta-tools that read the catalog or call into it: discover-all-tools and call-tool.
 import * as z from 'zod';
-import { rank, type Catalog, type CatalogTool, type Ranking } from '../../catalog/index.js';
+import { rank, type Catalog, type CatalogTool } from '../../catalog/index.js';
 import { enabledServerNames, serverProblemText, type ServerProblem } from '../../config/index.js';
 import { LoadoutError, oneLine } from '../../shared/index.js';
 import { discoveryStateText } from '../../runtime/index.js';
 import { textResult } from '../toolResults.js';
 import { mapAnswer } from './catalogMap.js';
-import { READS_ONLY, REACHES_ANY_TOOL, defineMetaTool } from './metaTool.js';
+import { READS_ONLY, REACHES_ANY_TOOL, defineMetaTool, type MetaToolSession } from './metaTool.js';
+import type { GatewayContext } from '../context.js';
+import { toolSignatures } from './toolSignatures.js';
 import { toolPurpose } from './toolPurpose.js';
 
 const DESCRIPTION_WIDTH = 140;
@@ -20,41 +22,31 @@ export const discoverAllTools = defineMetaTool({
   name: 'discover-all-tools',
   annotations: READS_ONLY,
   description:
-    'Search every tool behind loadout: server.tool and one line each. query ranks (top 10 by default; a blank one is no query), server filters, and together they rank within one server ({"query": "create issue", "server": "github"}); detail:true adds schemas; no arguments: the servers.',
+    'Search every tool behind loadout: server.tool and one line each. query ranks (top 10 by default; a blank one is no query), server filters, and together they rank within one server ({"query": "create issue", "server": "github"}); detail:true adds schemas, types:true run-code signatures; no arguments: the servers.',
   input: z.strictObject({
     query: z.string().max(500).optional(),
     server: z.string().optional(),
     limit: z.number().int().min(1).max(500).optional(),
     offset: z.number().int().min(0).default(0),
     detail: z.boolean().default(false),
+    types: z.boolean().optional(),
   }),
   example: { query: 'read a file', limit: 10 },
   async run(args, { gateway, session }) {
     await gateway.ready();
     await gateway.discovery.retryAuthorized();
     const catalog = gateway.catalog.current;
-    if (args.server !== undefined && !gateway.pool.config(args.server)) {
-      const known = enabledServerNames(gateway.pool.configs).join(', ') || '(none configured)';
-      throw new LoadoutError('SERVER_NOT_FOUND', `Server '${args.server}' is not configured; servers: ${known}`);
-    }
+    checkServer(gateway, args.server);
     const ranked = Boolean(args.query?.trim());
     // Nothing asked of a catalog too big for one page: the map of the servers, not the first page
     // of the first servers' tools. A smaller catalog is listed whole, which names the servers too.
-    const asksNothing = !ranked && args.server === undefined && args.limit === undefined && args.offset === 0 && !args.detail;
+    const asksNothing =
+      !ranked && args.server === undefined && args.limit === undefined && args.offset === 0 && !args.detail && !args.types;
     if (asksNothing && catalog.visible().length > LISTED_PAGE) {
       return mapAnswer(await gateway.catalog.serverMap());
     }
-    const limit = args.limit ?? (ranked ? RANKED_PAGE : LISTED_PAGE);
-    const searchStartedMs = performance.now();
-    const { total, tools, strong } = ranked
-      ? rankedPage(await rank(gateway.catalog, { ...args, query: args.query!, limit, searcher: session.searcher }))
-      : catalog.search({ ...args, limit });
-    if (ranked)
-      gateway.telemetry.searched({
-        durationS: (performance.now() - searchStartedMs) / 1000,
-        query: args.query!,
-        resultCount: tools.length,
-      });
+    const { total, tools, strong } = await foundTools(gateway, session, args);
+    if (args.types) return toolSignatures(tools, { total, offset: args.offset });
     const exposedIds = new Map([...(await session.settledSnapshot()).routes].map(([name, route]) => [route.id, name]));
     if (args.detail) {
       return textResult(
@@ -99,7 +91,33 @@ export const discoverAllTools = defineMetaTool({
   },
 });
 
-function rankedPage({ total, hits, strong }: Ranking): { total: number; tools: CatalogTool[]; strong: boolean } {
+/** What a search of the catalog asks: discover-all-tools's arguments, or a script's search(). */
+export interface ToolQuery {
+  readonly query?: string;
+  readonly server?: string;
+  readonly limit?: number;
+  readonly offset: number;
+}
+
+/** A `server` filter that names no configured server is refused, naming those that are. */
+export function checkServer(gateway: GatewayContext, server: string | undefined): void {
+  if (server === undefined || gateway.pool.config(server)) return;
+  const known = enabledServerNames(gateway.pool.configs).join(', ') || '(none configured)';
+  throw new LoadoutError('SERVER_NOT_FOUND', `Server '${server}' is not configured; servers: ${known}`);
+}
+
+/** The page of tools a search lists: ranked by its query when it has one, else in catalog order. */
+export async function foundTools(
+  gateway: GatewayContext,
+  session: MetaToolSession,
+  args: ToolQuery,
+): Promise<{ total: number; tools: CatalogTool[]; strong: boolean }> {
+  const ranked = Boolean(args.query?.trim());
+  const limit = args.limit ?? (ranked ? RANKED_PAGE : LISTED_PAGE);
+  if (!ranked) return gateway.catalog.current.search({ ...args, limit });
+  const searchStartedMs = performance.now();
+  const { total, hits, strong } = await rank(gateway.catalog, { ...args, query: args.query!, limit, searcher: session.searcher });
+  gateway.telemetry.searched({ durationS: (performance.now() - searchStartedMs) / 1000, query: args.query!, resultCount: hits.length });
   return { total, tools: hits.map((hit) => hit.tool), strong };
 }
 
@@ -151,7 +169,8 @@ function isInvalidEntry(problem: ServerProblem): boolean {
   return problem.code === 'CONFIG_INVALID';
 }
 
-function detailOf(tool: CatalogTool, exposedName: string | undefined): Record<string, unknown> {
+/** A tool's whole definition, as detail:true and a script's search() give it. */
+export function detailOf(tool: CatalogTool, exposedName: string | undefined): Record<string, unknown> {
   const { definition } = tool;
   return {
     tool: tool.id,

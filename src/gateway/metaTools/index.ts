@@ -1,5 +1,6 @@
 // The meta-tools loadout answers itself, in the order clients list them; the metaTools wing's door.
 import { callTool, discoverAllTools } from './catalogTools.js';
+import { runCode } from './runCode.js';
 import type { GatewaySettings } from '../../config/index.js';
 import { nameBudget, type NamingOptions } from '../../registry/index.js';
 import type { MetaTool } from './metaTool.js';
@@ -16,6 +17,7 @@ export const TOOLSET_META_TOOLS: readonly MetaTool[] = [
   getActiveToolset,
   deleteToolset,
   callTool,
+  runCode,
 ];
 
 /** The meta-tools that change the equipped set: not listed where the set is fixed (/mcp/toolsets/NAME). */

@@ -25,6 +25,11 @@ export interface MetaToolSession {
   /** Call any enabled catalog tool, equipped or not, as the session routes calls (call-tool). */
   callAnyTool(tool: string, args: Record<string, unknown> | undefined, extra: ServerContext): Promise<CallToolResult>;
   /**
+   * A tools/call as if the client had sent it, decided by the session's router like every other
+   * (run-code's calls are call-tool calls made this way: limits, policy, audit and telemetry alike).
+   */
+  callAsClient(name: string, args: Record<string, unknown>, extra: RequestExtra): Promise<CallToolResult>;
+  /**
    * Whether the client has shown it never re-reads tools/list after a change, so equipped tools
    * reach its model only through call-tool.
    */
@@ -103,8 +108,9 @@ export function listedMetaTool(tool: MetaTool): Tool {
 }
 
 // Every idle tools/list carries these schemas, so keywords the call-time check covers anyway are
-// dropped: `additionalProperties: false` and numeric bounds (lengths, ranges, item counts). The
-// strict zod schema still enforces them when the call arrives, with a readable error.
+// dropped: `additionalProperties: false` and numeric bounds (lengths, ranges, item counts), and
+// `propertyNames: {type: "string"}`, which every JSON object's keys are. The strict zod schema
+// still enforces them when the call arrives, with a readable error.
 const ENFORCED_AT_CALL = new Set(['minimum', 'maximum', 'minLength', 'maxLength', 'minItems', 'maxItems']);
 
 function compactSchema(schema: unknown): unknown {
@@ -114,10 +120,18 @@ function compactSchema(schema: unknown): unknown {
     Object.entries(schema)
       // A keyword's value is a number or `false`; a property of the same name would be a schema object.
       .filter(
-        ([key, value]) => !(key === 'additionalProperties' && value === false) && !(ENFORCED_AT_CALL.has(key) && typeof value === 'number'),
+        ([key, value]) =>
+          !(key === 'additionalProperties' && value === false) &&
+          !(ENFORCED_AT_CALL.has(key) && typeof value === 'number') &&
+          !(key === 'propertyNames' && isStringKeys(value)),
       )
       .map(([key, value]) => [key, compactSchema(value)]),
   );
+}
+
+// `{type: "string"}` and nothing else: what zod's record() says of its keys.
+function isStringKeys(value: unknown): boolean {
+  return JSON.stringify(value) === '{"type":"string"}';
 }
 
 /**
