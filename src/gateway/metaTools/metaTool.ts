@@ -28,7 +28,7 @@ export interface MetaToolSession {
    * A tools/call as if the client had sent it, decided by the session's router like every other
    * (run-code's calls are call-tool calls made this way: limits, policy, audit and telemetry alike).
    */
-  callAsClient(name: string, args: Record<string, unknown>, extra: RequestExtra): Promise<CallToolResult>;
+  callAsClient(name: string, args: Record<string, unknown>, extra: ServerContext): Promise<CallToolResult>;
   /**
    * Whether the client has shown it never re-reads tools/list after a change, so equipped tools
    * reach its model only through call-tool.

@@ -7,7 +7,7 @@ import * as z from 'zod';
 import type { CodeModeSettings } from '../../config/index.js';
 import { LoadoutError, firstIssueText } from '../../shared/index.js';
 import type { CodeOutcome } from '../codeMode/index.js';
-import { errorResult } from '../calls/toolResults.js';
+import { errorResult } from '../toolResults.js';
 import { checkServer, detailOf, foundTools } from './catalogTools.js';
 import { REACHES_ANY_TOOL, defineMetaTool, type MetaToolContext } from './metaTool.js';
 
