@@ -285,6 +285,7 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
   };
 
   const server = createServer((req, res) => {
+    drain.closesWhenDraining(res);
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     // Until the port is known the guard cannot check Host: refuse rather than let anything through.
     const refusal =
