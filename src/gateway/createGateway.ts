@@ -409,6 +409,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     },
     close() {
       closed ??= (async () => {
+        // The records in memory go to the data dir (the spool, with a store) before anything slow: a
+        // close cut short by serve's time cap (children to end, a slow store) must not lose them.
+        const auditWritten = audit.flush();
         // First: a replica that is stopping is gone from status at once.
         await heartbeats?.close();
         await health.close();
@@ -426,7 +429,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         stopHearingCatalog();
         await Promise.all([pool.close(), discoveryClosed]);
         // A re-check or learned-words record begun before the pool closed may still be writing.
-        await Promise.all([catalog.settled(), audit.close()]);
+        await Promise.all([catalog.settled(), auditWritten.then(() => audit.close())]);
         // The pool is closed already; this closes the store, last, once nothing writes to it.
         await runtime.close();
       })();

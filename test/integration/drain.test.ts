@@ -1,5 +1,5 @@
 // `loadout serve` on SIGTERM drains: /healthz says draining and new requests are refused (HTTP 503
-// with Retry-After; over stdio a JSON-RPC error with data.code DRAINING), the call under way gets
+// with Retry-After and Connection: close; over stdio a JSON-RPC error with data.code DRAINING), the call under way gets
 // its real answer, streams end, and the process exits 0. A call longer than --drain-seconds is
 // answered with an error (data.code DRAIN_LIMIT) before the exit, not left waiting.
 import { ProtocolError } from '@modelcontextprotocol/client';
@@ -46,10 +46,14 @@ describe('loadout serve --http: draining on SIGTERM', () => {
     process.kill(pid, 'SIGTERM');
     const health = new URL('/healthz', url);
     await eventually(async () => (await fetch(health)).status === 503, 5000, '/healthz 503');
-    expect(await (await fetch(health)).json()).toEqual({ status: 'draining' });
+    const healthAnswer = await fetch(health);
+    expect(await healthAnswer.json()).toEqual({ status: 'draining' });
     const refused = await fetch(url, { method: 'POST', headers: MCP_HEADERS, body: JSON.stringify(RAW_INITIALIZE) });
     expect(refused.status).toBe(503);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    // A keep-alive client (a balancer's connection pool) is told to reconnect, so it reaches another replica.
+    expect(healthAnswer.headers.get('connection')).toBe('close');
+    expect(refused.headers.get('connection')).toBe('close');
     expect(((await refused.json()) as { error: { data: { code: string } } }).error.data.code).toBe('DRAINING');
     // The GET stream ends cleanly at the start (its client reconnects elsewhere), while the call goes on.
     const reader = stream.body!.getReader();

@@ -11,7 +11,9 @@ import {
   writeServersYaml,
   type GatewayProcess,
 } from '../helpers/gateway.js';
-import { cachedTool, pidOf, writeToolCache } from '../helpers/lifecycle.js';
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { cachedTool, callThrough, pidOf, writeToolCache } from '../helpers/lifecycle.js';
 
 describe('gateway shutdown', () => {
   const sandbox = useGatewaySandbox();
@@ -52,6 +54,23 @@ describe('gateway shutdown', () => {
       await expectAllGone(pids);
     });
   }
+
+  it('SIGTERM writes the audit records in memory first, while a child that ignores it is still being ended', async () => {
+    // Records wait in memory for a minute: only the shutdown writes them.
+    await writeServersYaml(sandbox.dirs.configDir, { stubborn: nodeServer(fixture('ignore-sigterm')) }, { audit: { flush_ms: 60_000 } });
+    await writeToolCache(sandbox.dirs.dataDir, { stubborn: [cachedTool('pid')] });
+    const gateway = await sandbox.start();
+    await callThrough(gateway, 'stubborn.pid');
+    const [stubborn] = await descendantsOf(gateway.pid);
+    const auditDir = path.join(sandbox.dirs.dataDir, 'audit');
+    const written = async () => (await readdir(auditDir).catch(() => [])).length > 0;
+    expect(await written()).toBe(false);
+    process.kill(gateway.pid, 'SIGTERM');
+    await eventually(written, 5000, 'the audit day file');
+    // Only SIGKILL ends the child, ~1 s into the close: the records did not wait for it.
+    expect(await isAlive(stubborn!)).toBe(true);
+    await waitForExit(gateway.pid);
+  });
 
   it('SIGTERM while a server is still starting exits within 2 s and leaves no child or grandchild', async () => {
     await writeServersYaml(sandbox.dirs.configDir, {

@@ -2,7 +2,8 @@
 // stopped and started): a replica restarted while the store is away serves each principal what it
 // served before from its local copy (tools/list, a call, get-active-toolset), new sessions of both
 // eras open, a principal it cannot know is answered with an error naming the store (never an empty
-// set), and once the store is back a change made through another replica is seen without a restart.
+// set), a 2025 session it never held with a 503 and Retry-After, and once the store is back a
+// change made through another replica is seen without a restart.
 import type { Client } from '@modelcontextprotocol/client';
 import { readFile, readdir, stat } from 'node:fs/promises';
 import postgres from 'postgres';
@@ -10,7 +11,14 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useFleet } from '../helpers/fleet.js';
 import { eventually, fixture, nodeServer, textOf } from '../helpers/gateway.js';
-import { connectHttp, connectModernClient, listedToolNames, startHttpGateway, type ListeningProcess } from '../helpers/http.js';
+import {
+  MCP_HEADERS,
+  connectHttp,
+  connectModernClient,
+  listedToolNames,
+  startHttpGateway,
+  type ListeningProcess,
+} from '../helpers/http.js';
 import { createDatabase } from '../helpers/postgres.js';
 import { startPostgresServer } from '../helpers/postgresServer.js';
 import { TEST_SECRET_KEY } from '../helpers/storeBackends.js';
@@ -80,6 +88,16 @@ describe('replicas through a Postgres outage', () => {
       const restarted = await replica(1);
       opened.push(restarted);
       expect(restarted.output()).toContain('store away at start; serving from the local copy');
+      // A 2025 session it never held cannot be read now: 503 with Retry-After, so a balancer sends
+      // the request on to a replica holding it (the first one) and a client tries again.
+      const unheld = await fetch(restarted.url, {
+        method: 'POST',
+        headers: { ...MCP_HEADERS, Authorization: `Bearer ${ALICE}`, 'Mcp-Session-Id': legacy.transport.sessionId! },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list', params: {} }),
+      });
+      expect(unheld.status).toBe(503);
+      expect(Number(unheld.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(await unheld.text()).toContain(`store ${masked}: cannot read sessions`);
 
       const aliceBack = await connectModernClient(restarted.url, ALICE);
       opened.push(aliceBack);

@@ -1,5 +1,6 @@
 // The answers `serve --http` writes itself, before or instead of MCP's: a POST body read and
-// parsed (413 and 400 answered here), a malformed request refused, a JSON-RPC error, a drain's 503.
+// parsed (413 and 400 answered here), a malformed request refused, a JSON-RPC error, a drain's and
+// a store outage's 503.
 // Knows nothing of sessions.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from '../../shared/index.js';
@@ -67,6 +68,19 @@ export function sendDraining(res: ServerResponse): void {
   const [status, headers, body] = drainingAnswer();
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
   sendJson(res, status, body);
+}
+
+/** Seconds a request refused for the store being away is told to wait (Retry-After): about a failover's length. */
+export const STORE_AWAY_RETRY_AFTER_SECONDS = 2;
+
+/**
+ * Refuse a request this replica could not answer without the store (a 2025 session it does not
+ * hold, say): 503 with Retry-After, so a balancer sends it on to a replica that can (one holding
+ * the session) and a client tries again. Nothing was done: what needed the store failed first.
+ */
+export function sendStoreAway(res: ServerResponse, message: string): void {
+  res.setHeader('Retry-After', String(STORE_AWAY_RETRY_AFTER_SECONDS));
+  sendError(res, 503, message);
 }
 
 /** A JSON-RPC error answer (code -32000) with `status`. */

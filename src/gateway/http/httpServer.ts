@@ -26,7 +26,7 @@ import { authorizationCallback } from './authorizationCallback.js';
 import { makeRoom } from './sessionRoom.js';
 import { FOREIGN, NO_ROOM, SharedSessions, type ServeRequest, type SessionTransport, type SharedConnectOptions } from './sharedSessions.js';
 import { HttpDrain } from './httpDrain.js';
-import { NO_BODY, readJsonBody, refuseMalformedRequests, sendDraining, sendError, sendJson } from './httpReplies.js';
+import { NO_BODY, readJsonBody, refuseMalformedRequests, sendDraining, sendError, sendJson, sendStoreAway } from './httpReplies.js';
 
 /** Options of serveHttp. */
 export interface HttpServeOptions {
@@ -287,6 +287,7 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
   };
 
   const server = createServer((req, res) => {
+    drain.closesWhenDraining(res);
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     // Until the port is known the guard cannot check Host: refuse rather than let anything through.
     const refusal =
@@ -328,9 +329,12 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
     serve().catch((error: unknown) => {
       logger.error({ err: errorMessage(error) }, 'HTTP request failed');
       // A LoadoutError (e.g. a --equip toolset that does not exist) says what to fix.
-      // The store away (and its local copy not knowing what was asked) is a 503: the answer comes once it is back.
-      if (!res.headersSent) sendError(res, isStoreAway(error) ? 503 : 500, isLoadoutError(error) ? error.message : 'Internal error');
-      else res.end();
+      // The store away (and its local copy not knowing what was asked) is a 503 with Retry-After:
+      // another replica (one holding the session), or this one once the store is back, answers it.
+      const message = isLoadoutError(error) ? error.message : 'Internal error';
+      if (res.headersSent) res.end();
+      else if (isStoreAway(error)) sendStoreAway(res, message);
+      else sendError(res, 500, message);
     });
   });
 
