@@ -43,7 +43,7 @@ export interface OtelOptions extends ExportChoice {
 const SERVICE_NAME = 'loadout';
 const METER_SCOPE = { name: SERVICE_NAME, version: LOADOUT_VERSION };
 const HTTP_WIRE = Object.freeze({ [ATTR.networkTransport]: 'tcp', [ATTR.networkProtocolName]: 'http' });
-// Within serve's shutdown limit (1.9 s), after the children have been ended.
+// Within serve's shutdown limit (1.9 s over stdio), after the children have been ended.
 const FLUSH_AT_CLOSE_MS = 500;
 // Requests whose handling sends nothing downstream and starts no span: their context is not entered,
 // since entering one (AsyncLocalStorage) turns on a cost on every promise the process makes after.

@@ -230,8 +230,8 @@ describe('deploy/kubernetes', () => {
     expect(sleep).toBe('sleep');
     const preStopS = Number(seconds);
     expect(preStopS).toBeGreaterThan(0);
-    // The grace period runs from the preStop hook's start: the hook, then SIGTERM's drain, then a close under 2 s.
-    expect(pod.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(preStopS + drainS + 2);
+    // The grace period runs from the preStop hook's start: the hook, then SIGTERM's drain, then a close under 5 s.
+    expect(pod.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(preStopS + drainS + 5);
   });
 
   it('publishes only the MCP port, and keeps all but one replica up through a disruption', async () => {
@@ -292,7 +292,7 @@ describe('deploy/systemd/loadout.service', () => {
     expect(value('Service.User')).toBeDefined();
     expect(['root', '0']).not.toContain(value('Service.User'));
     const drainS = Number(flagValue(command, '--drain-seconds') ?? DEFAULT_DRAIN_S);
-    expect(Number(value('Service.TimeoutStopSec'))).toBeGreaterThanOrEqual(drainS + 2);
+    expect(Number(value('Service.TimeoutStopSec'))).toBeGreaterThanOrEqual(drainS + 5);
     expect(value('Service.KillSignal') ?? 'SIGTERM').toBe('SIGTERM');
     // The data dir is the one systemd makes writable for it (ProtectSystem=strict leaves the rest read-only).
     const dataDir = unit.get('Service.Environment')?.find((each) => each.startsWith('LOADOUT_DATA_DIR='));
