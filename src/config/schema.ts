@@ -7,6 +7,7 @@ import { fileObject } from './fileObject.js';
 import { AuditSettingsSchema } from './auditSettings.js';
 import { AuthSettingsSchema, LimitsSettingsSchema, PolicySettingsSchema } from './identitySettings.js';
 import { OptimizationSettingsSchema } from './optimizationState.js';
+import { ServerSandboxSchema, withGatewaySandbox } from './sandboxSettings.js';
 import { ToolsetNameSchema } from './toolsetName.js';
 
 /** Server names become the `server` part of `server.tool`, so they may not contain a dot. */
@@ -79,6 +80,8 @@ const StdioServerSchema = fileObject({
   args: z.array(z.string()).default([]),
   env: z.record(z.string(), z.string()).default({}),
   cwd: z.string().optional(),
+  /** The sandbox it runs in (see sandboxSettings.ts); left out, `gateway.sandbox` decides. */
+  sandbox: ServerSandboxSchema.optional(),
   // Named here only to refuse it in one clear line: a stdio server has no OAuth to bring.
   credentials: z
     .never({ error: 'credentials applies to HTTP and SSE servers only: a stdio server has no OAuth for each user to bring' })
@@ -162,6 +165,8 @@ export const GatewaySettingsSchema = fileObject({
   principals_in_memory: z.number().int().positive().default(1000),
   /** serve --http: Host names a proxy sends that are accepted besides the bound address (with --allowed-host). */
   allowed_hosts: z.array(AllowedHostSchema).default([]),
+  /** Every stdio server runs in a sandbox with the defaults unless its entry says `sandbox: false` (or gives its own). */
+  sandbox: z.boolean().default(false),
 });
 export type GatewaySettings = z.infer<typeof GatewaySettingsSchema>;
 
@@ -204,7 +209,7 @@ export const ServersFileSchema = fileObject({
   limits: LimitsSettingsSchema.prefault({}),
   /** The audit trail of who called what (see auditSettings.ts). */
   audit: AuditSettingsSchema.prefault({}),
-});
+}).overwrite((file) => ({ ...file, servers: withGatewaySandbox(file.servers, file.gateway.sandbox) }));
 export type ServersFile = z.infer<typeof ServersFileSchema>;
 
 /**

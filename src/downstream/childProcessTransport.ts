@@ -31,6 +31,8 @@ export interface ChildProcessOptions {
   hurry?: AbortSignal;
   /** Values hidden in the kept stderr lines (those of the server's `${VAR}` references). */
   masked?: readonly MaskedValue[];
+  /** Called once the child is gone (or never ran): what its start set up for it goes (a sandbox's temp dir). */
+  release?: () => void;
 }
 
 /** An MCP client transport to a child process it spawns; its stderr is piped to `stderr`. */
@@ -41,7 +43,7 @@ export class ChildProcessTransport implements Transport {
 
   /** The child's stderr, readable before start() so no early output is lost. */
   readonly stderr = new PassThrough();
-  readonly #options: ChildProcessOptions;
+  #options: ChildProcessOptions;
   readonly #reader: JsonLineReader;
   readonly #tail: StderrTail;
   /** How the child ended, once it has. */
@@ -106,6 +108,7 @@ export class ChildProcessTransport implements Transport {
       child.once('spawn', () => resolve());
       // Before 'spawn' an error means the child never ran; rejecting an already settled promise is a no-op.
       child.on('error', (error) => {
+        if (child.pid === undefined) this.#release();
         const explained = explainSpawnError(error, command, args, cwd);
         reject(explained);
         this.onerror?.(explained);
@@ -116,6 +119,7 @@ export class ChildProcessTransport implements Transport {
       // 'close' (not 'exit') so the last lines the child wrote are read before the connection ends.
       child.once('close', () => {
         if (this.#child === child) this.#child = undefined;
+        this.#release();
         this.#notifyClose();
       });
       child.stdin!.on('error', (error) => this.onerror?.(error));
@@ -152,6 +156,12 @@ export class ChildProcessTransport implements Transport {
       this.#notifyClose();
     })();
     return this.#closing;
+  }
+
+  #release(): void {
+    const release = this.#options.release;
+    this.#options = { ...this.#options, release: undefined };
+    release?.();
   }
 
   // Once, whether the child went first or close() did: a Client's onclose runs its cleanup.

@@ -90,6 +90,8 @@ interface OpenOptions extends ConnectionHooks {
   oauthRecords?: OAuthRecords;
   /** The era a previous start found: trusted (while fresh) instead of probing again. */
   era?: EraVerdict;
+  /** loadout's own config and data dirs, which no sandboxed server may read. */
+  protectedDirs?: readonly string[];
 }
 
 /** A started client connection to one downstream server. */
@@ -201,6 +203,7 @@ export class DownstreamConnection {
       oauthRecords: options.oauthRecords,
       shutdown: options.shutdown,
       masked,
+      ...(options.protectedDirs ? { protectedDirs: options.protectedDirs } : {}),
     });
     const usesOAuth = options.oauthRecords !== undefined && oauthSettingsOf(config) !== undefined;
     // Traced under the request layer, so each span sees the id and `_meta` that go on the wire.

@@ -45,4 +45,6 @@ export interface PoolOptions {
   minStartTimeoutMs?: number;
   /** Where OAuth records of HTTP servers live (files or the team store); without them no server gets OAuth. */
   oauthRecords?: OAuthRecords;
+  /** loadout's own config and data dirs (secrets.env, tokens, the store's key): no sandboxed server may read them. */
+  protectedDirs?: readonly string[];
 }

@@ -83,6 +83,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     logger,
     env,
     oauthRecords,
+    protectedDirs: [paths.configDir, paths.dataDir],
     minStartTimeoutMs: config.gateway.discovery_timeout_seconds * 1000,
   });
   const catalog = new CatalogStore({

@@ -1,0 +1,192 @@
+// A stdio server's start inside its sandbox, through the sandbox runtime's own API
+// (@anthropic-ai/sandbox-runtime: bubblewrap on Linux, sandbox-exec on macOS, one filtering proxy
+// for the network): what it may not read (the defaults below, then its `deny_read`), where it may
+// write (its own temp dir, the npx/uvx caches, its `write`), and which hosts it may reach. The
+// runtime is one per process (its proxy, its policy): started on the first sandboxed start, never
+// for a loadout whose servers run without one, and stopped when the pool closes.
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import type { SandboxPolicy } from '../config/index.js';
+import { LoadoutError } from '../shared/index.js';
+
+type Runtime = (typeof import('@anthropic-ai/sandbox-runtime'))['SandboxManager'];
+
+/** Read-denied in every sandbox, under the server's home: keys, cloud and cluster credentials, browser profiles. */
+export const DEFAULT_DENIED_READS = [
+  '.ssh',
+  '.aws',
+  '.gnupg',
+  '.config/gcloud',
+  '.kube',
+  '.docker',
+  '.mozilla',
+  '.config/google-chrome',
+  '.config/chromium',
+  '.config/BraveSoftware',
+  '.config/microsoft-edge',
+  '.config/vivaldi',
+  'snap/firefox',
+  'snap/chromium',
+  'Library/Application Support/Google/Chrome',
+  'Library/Application Support/Firefox',
+  'Library/Application Support/BraveSoftware',
+  'Library/Application Support/Microsoft Edge',
+  'Library/Safari',
+] as const;
+
+// What `npx -y` and `uvx` write as they fetch a package: npm's cache (and its _npx folder), uv's
+// cache and its tool installs. Without them a sandboxed `npx -y pkg` could not start.
+const PACKAGE_CACHES = ['.npm', '.cache/uv', '.local/share/uv'] as const;
+
+const INSTALL_HINT =
+  process.platform === 'darwin'
+    ? 'install ripgrep (brew install ripgrep)'
+    : 'install bubblewrap, socat and ripgrep (Debian/Ubuntu: apt-get install bubblewrap socat ripgrep)';
+
+/** What to spawn, as the transport spawns it. */
+export interface Spawnable {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd?: string;
+}
+
+/** A spawn wrapped in its sandbox, and what to release once its process is gone (its temp dir). */
+export interface SandboxedSpawn extends Spawnable {
+  release(): void;
+}
+
+let runtime: Promise<Runtime> | undefined;
+// Sandboxed children not yet gone: the runtime is not stopped under them.
+let running = 0;
+// The proxy holds one allow-list for the process: the hosts of every restricted server started.
+const allowedHosts = new Set<string>();
+
+/** Why the sandbox cannot run on this machine, in one line naming what to install; undefined when it can. */
+export async function sandboxUnavailable(): Promise<string | undefined> {
+  const { SandboxManager } = await import('@anthropic-ai/sandbox-runtime');
+  if (!SandboxManager.isSupportedPlatform()) return `the sandbox does not run on ${process.platform} (Linux and macOS only)`;
+  const { errors } = await SandboxManager.checkDependenciesAsync();
+  return errors.length === 0 ? undefined : `the sandbox cannot run here (${errors.join(', ')}): ${INSTALL_HINT}`;
+}
+
+/**
+ * `spawn` wrapped in `policy`'s sandbox. A machine where the sandbox cannot run refuses the server
+ * (SERVER_START_FAILED, naming what to install): it is never started without its sandbox.
+ */
+export async function sandboxed(
+  serverName: string,
+  policy: SandboxPolicy,
+  spawn: Spawnable,
+  /** loadout's own config and data dirs (secrets.env, tokens, the store's key): never readable. */
+  protectedDirs: readonly string[],
+): Promise<SandboxedSpawn> {
+  const manager = await startedRuntime(serverName);
+  const home = spawn.env.HOME || os.homedir();
+  const inHome = (entry: string): string =>
+    entry === '~' ? home : entry.startsWith('~/') ? path.join(home, entry.slice(2)) : path.resolve(entry);
+  const tempDir = mkdtempSync(path.join(os.tmpdir(), `loadout-${serverName}-`));
+  running += 1;
+  const release = (): void => {
+    running -= 1;
+    rmSync(tempDir, { recursive: true, force: true });
+    // It removes the mount points of every sandbox of the process, so only once none runs.
+    if (running === 0) manager.cleanupAfterCommand();
+  };
+  const allow = policy.network.allow;
+  if (allow && allow.some((host) => !allowedHosts.has(host))) {
+    for (const host of allow) allowedHosts.add(host);
+    const current = manager.getConfig()!;
+    manager.updateConfig({ ...current, network: { ...current.network, allowedDomains: [...allowedHosts] } });
+  }
+  const filesystem = {
+    denyRead: [
+      ...DEFAULT_DENIED_READS.map((entry) => path.join(home, entry)),
+      ...protectedDirs,
+      ...policy.filesystem.deny_read.map(inHome),
+    ],
+    allowWrite: [tempDir, ...PACKAGE_CACHES.map((entry) => path.join(home, entry)), ...policy.filesystem.write.map(inHome)],
+    denyWrite: [],
+  };
+  const command = [spawn.command, ...spawn.args].map(shellWord).join(' ');
+  try {
+    const wrapping = { commandId: `loadout-${serverName}-${randomUUID()}` };
+    const { argv } = allow
+      ? await manager.wrapWithSandboxArgv(
+          command,
+          undefined,
+          { filesystem, network: { allowedDomains: allow, deniedDomains: [] } },
+          undefined,
+          spawn.cwd,
+          wrapping,
+        )
+      : await wrappedWithOpenNetwork(manager, () =>
+          manager.wrapWithSandboxArgv(command, undefined, { filesystem }, undefined, spawn.cwd, wrapping),
+        );
+    const env = { ...spawn.env, TMPDIR: tempDir, TMP: tempDir, TEMP: tempDir };
+    return { command: argv[0]!, args: argv.slice(1), env, ...(spawn.cwd === undefined ? {} : { cwd: spawn.cwd }), release };
+  } catch (error) {
+    release();
+    throw new LoadoutError('SERVER_START_FAILED', `Server '${serverName}' could not be wrapped in its sandbox: ${String(error)}`, {
+      cause: error,
+      reason: `its sandbox could not be set up: ${String(error)}`,
+    });
+  }
+}
+
+// The runtime cuts a command's network when either its own allow-list or the process's is set, and
+// the process's is always set (its proxy reads it at each connection). A server whose network stays open is
+// wrapped with the process's list set aside: the runtime reads it before its first await, and its
+// proxy reads it again at each connection, by which time it is back.
+function wrappedWithOpenNetwork<T>(manager: Runtime, wrap: () => Promise<T>): Promise<T> {
+  const network = manager.getConfig()!.network as { allowedDomains?: string[] };
+  const held = network.allowedDomains;
+  delete network.allowedDomains;
+  try {
+    return wrap();
+  } finally {
+    if (held !== undefined) network.allowedDomains = held;
+  }
+}
+
+async function startedRuntime(serverName: string): Promise<Runtime> {
+  runtime ??= (async () => {
+    const problem = await sandboxUnavailable();
+    if (problem !== undefined) throw new Error(problem);
+    const { SandboxManager } = await import('@anthropic-ai/sandbox-runtime');
+    // Filesystem rules are given per server at each wrap; the proxy starts with no host allowed.
+    await SandboxManager.initialize({
+      network: { allowedDomains: [], deniedDomains: [], strictAllowlist: true },
+      filesystem: { denyRead: [], allowWrite: [], denyWrite: [] },
+    });
+    return SandboxManager;
+  })();
+  try {
+    return await runtime;
+  } catch (error) {
+    runtime = undefined;
+    const problem = error instanceof Error ? error.message : String(error);
+    throw new LoadoutError('SERVER_START_FAILED', `Server '${serverName}' is sandboxed and was not started: ${problem}`, {
+      cause: error,
+      reason: `it is sandboxed and was not started: ${problem}`,
+    });
+  }
+}
+
+/** Stops the sandbox runtime (its proxy, its helpers) if a sandboxed server started it and none still runs. */
+export async function stopSandbox(): Promise<void> {
+  if (running > 0) return;
+  const started = runtime;
+  runtime = undefined;
+  allowedHosts.clear();
+  if (!started) return;
+  const manager = await started.catch(() => undefined);
+  await manager?.reset();
+}
+
+// One word for the shell the runtime runs the command in: single-quoted, any ' closed and escaped.
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}

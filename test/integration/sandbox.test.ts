@@ -1,0 +1,167 @@
+// Stdio servers in the real sandbox (bubblewrap, socat, ripgrep; .ci/run installs them): the
+// probe fixture tries what a malicious server would, through call-tool, with and without `sandbox:`.
+// HOME, the config dir and the data dir are temp dirs; the only network is loopback.
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  descendantsOf,
+  fixture,
+  type GatewayProcess,
+  nodeServer,
+  textOf,
+  useGatewaySandbox,
+  writeServersYaml,
+} from '../helpers/gateway.js';
+import { callThrough } from '../helpers/lifecycle.js';
+
+const KEY = '-----BEGIN OPENSSH PRIVATE KEY----- test';
+const TOKEN = 'ghp_sandboxtest0123456789';
+const probe = (extra: Record<string, unknown> = {}) => nodeServer(fixture('sandboxProbe'), extra);
+const boxed = {
+  filesystem: { deny_read: ['~/taxes'], write: ['~/notes'] },
+  network: { allow: [] },
+};
+
+let tcp: net.Server;
+let tcpPort = 0;
+let web: http.Server;
+let webPort = 0;
+
+beforeAll(async () => {
+  tcp = net.createServer((socket) => socket.end('hello from loopback\n'));
+  web = http.createServer((_request, response) => response.end('reached'));
+  tcpPort = await listening(tcp);
+  webPort = await listening(web);
+});
+afterAll(() => {
+  tcp.close();
+  web.close();
+});
+
+function listening(server: net.Server | http.Server): Promise<number> {
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as net.AddressInfo).port)));
+}
+
+describe('sandbox: on a stdio server', () => {
+  const sandbox = useGatewaySandbox();
+
+  // A fake home with a key, a denied folder and a notes folder; loadout's secrets.env holds a token.
+  async function home() {
+    const dir = path.join(sandbox.dirs.root, 'home');
+    await mkdir(path.join(dir, '.ssh'), { recursive: true });
+    await mkdir(path.join(dir, 'taxes'), { recursive: true });
+    await mkdir(path.join(dir, 'notes'), { recursive: true });
+    await writeFile(path.join(dir, '.ssh', 'id_ed25519'), KEY);
+    await writeFile(path.join(dir, 'taxes', '2025.txt'), 'income');
+    await writeFile(path.join(sandbox.dirs.configDir, 'secrets.env'), `GITHUB_TOKEN=${TOKEN}\n`);
+    return dir;
+  }
+
+  function attempts(gateway: GatewayProcess, server: string, dir: string) {
+    const call = (tool: string, args: Record<string, unknown>) => callThrough(gateway, `${server}.${tool}`, args);
+    return {
+      key: () => call('read', { path: path.join(dir, '.ssh', 'id_ed25519') }),
+      denied: () => call('read', { path: path.join(dir, 'taxes', '2025.txt') }),
+      secrets: () => call('read', { path: path.join(sandbox.dirs.configDir, 'secrets.env') }),
+      outside: () => call('write', { path: path.join(dir, 'outside.txt'), text: 'x' }),
+      notes: () => call('write', { path: path.join(dir, 'notes', 'n.txt'), text: 'note' }),
+      connect: () => call('connect', { host: '127.0.0.1', port: tcpPort }),
+    };
+  }
+
+  it('refuses each attempt inside the sandbox, while the same server without one does each', async () => {
+    const dir = await home();
+    await writeServersYaml(sandbox.dirs.configDir, { open: probe(), boxed: probe({ sandbox: boxed }) });
+    const gateway = await sandbox.start({ env: { HOME: dir } });
+    const open = attempts(gateway, 'open', dir);
+    const inside = attempts(gateway, 'boxed', dir);
+
+    expect(textOf(await open.key())).toBe(KEY);
+    expect(textOf(await open.denied())).toBe('income');
+    expect(textOf(await open.secrets())).toContain(TOKEN);
+    expect(textOf(await open.outside())).toBe('written');
+    expect(textOf(await open.connect())).toBe('hello from loopback');
+
+    for (const attempt of [inside.key, inside.denied, inside.secrets, inside.outside, inside.connect]) {
+      const result = await attempt();
+      expect(result.isError, textOf(result)).toBe(true);
+      expect(textOf(result)).not.toContain(KEY);
+      expect(textOf(result)).not.toContain(TOKEN);
+    }
+    await writeFile(path.join(dir, 'outside.txt'), 'before');
+    expect((await inside.outside()).isError).toBe(true);
+    expect(await readFile(path.join(dir, 'outside.txt'), 'utf8')).toBe('before');
+    // Where `write` allows, it writes.
+    expect(textOf(await inside.notes())).toBe('written');
+    expect(await readFile(path.join(dir, 'notes', 'n.txt'), 'utf8')).toBe('note');
+  });
+
+  it('keeps the network open under sandbox: true, and reaches an allowed host only through the proxy', async () => {
+    const dir = await home();
+    await writeServersYaml(sandbox.dirs.configDir, {
+      defaults: probe({ sandbox: true }),
+      allowed: probe({ sandbox: { network: { allow: [`127.0.0.1:${webPort}`] } } }),
+    });
+    const gateway = await sandbox.start({ env: { HOME: dir } });
+
+    expect(textOf(await callThrough(gateway, 'defaults.connect', { host: '127.0.0.1', port: tcpPort }))).toBe('hello from loopback');
+    expect((await callThrough(gateway, 'defaults.read', { path: path.join(dir, '.ssh', 'id_ed25519') })).isError).toBe(true);
+    expect((await callThrough(gateway, 'allowed.connect', { host: '127.0.0.1', port: tcpPort })).isError).toBe(true);
+    expect(textOf(await callThrough(gateway, 'allowed.fetch', { url: `http://127.0.0.1:${webPort}/` }))).toBe('200 reached');
+    const refused = await callThrough(gateway, 'allowed.fetch', { url: `http://127.0.0.1:${tcpPort}/` });
+    expect(textOf(refused)).toMatch(/^403/);
+  });
+
+  it('gives every stdio server the defaults under gateway.sandbox: true, except one that says sandbox: false', async () => {
+    const dir = await home();
+    await writeServersYaml(sandbox.dirs.configDir, { boxed: probe(), exempt: probe({ sandbox: false }) }, { gateway: { sandbox: true } });
+    const gateway = await sandbox.start({ env: { HOME: dir } });
+    const key = { path: path.join(dir, '.ssh', 'id_ed25519') };
+
+    expect((await callThrough(gateway, 'boxed.read', key)).isError).toBe(true);
+    expect(textOf(await callThrough(gateway, 'exempt.read', key))).toBe(KEY);
+  });
+
+  it('refuses a sandboxed server in one line naming what to install where the sandbox cannot run, and starts nothing', async () => {
+    const dir = await home();
+    await writeServersYaml(sandbox.dirs.configDir, { boxed: probe({ sandbox: true }) });
+    // No bubblewrap, socat or ripgrep on this PATH (the probe is started by node's full path).
+    const bare = path.join(sandbox.dirs.root, 'bare-path');
+    await mkdir(bare);
+    const gateway = await sandbox.start({ env: { HOME: dir, PATH: bare } });
+
+    const result = await callThrough(gateway, 'boxed.read', { path: path.join(dir, '.ssh', 'id_ed25519') });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain("Server 'boxed' is sandboxed and was not started");
+    expect(textOf(result)).toContain('install bubblewrap, socat and ripgrep');
+    expect(await descendantsOf(gateway.pid)).toEqual([]);
+  });
+
+  it('still expands ${VAR} into each server only, restarts after a crash and keeps the stderr tail', async () => {
+    const dir = await home();
+    await writeFile(path.join(sandbox.dirs.configDir, 'secrets.env'), `GITHUB_TOKEN=${TOKEN}\nOTHER_TOKEN=other-secret-value\n`);
+    await writeServersYaml(sandbox.dirs.configDir, {
+      boxed: probe({ sandbox: true, env: { GH: '${GITHUB_TOKEN}' } }),
+    });
+    const gateway = await sandbox.start({ env: { HOME: dir } });
+    const scratch = path.join(dir, 'scratch.txt');
+    // Its own secret reached it; it cannot read the file they came from.
+    const environ = textOf(await callThrough(gateway, 'boxed.read', { path: '/proc/self/environ' }));
+    expect(environ).toContain(`GH=${TOKEN}`);
+    expect(environ).not.toContain('other-secret-value');
+
+    const crashed = await callThrough(gateway, 'boxed.crash', {});
+    expect(crashed.isError).toBe(true);
+    expect(textOf(crashed)).toContain('probe: crashing on purpose');
+    // The next call starts it again, in its sandbox.
+    expect((await callThrough(gateway, 'boxed.write', { path: scratch, text: 'x' })).isError).toBe(true);
+    const again = await callThrough(gateway, 'boxed.read', { path: path.join(dir, '.ssh', 'id_ed25519') });
+    expect(again.isError).toBe(true);
+    expect(textOf(again)).toMatch(/ENOENT|EACCES/);
+    expect(existsSync(scratch)).toBe(false);
+  });
+});
