@@ -28,7 +28,7 @@ export {
   type PolicyRule,
 } from './identitySettings.js';
 export { AuditSettingsSchema, type AuditSettings } from './auditSettings.js';
-export { sandboxOf, type SandboxPolicy } from './sandboxSettings.js';
+export { sandboxOf, sandboxText, type SandboxPolicy } from './sandboxSettings.js';
 export { resolvePaths, claimDataDir, type LoadoutPaths } from './paths.js';
 export { expandEnv, expandEnvRecord, referencedValues, serverEnvTexts, unsetEnvReferences } from './envExpand.js';
 export {

@@ -53,3 +53,12 @@ export function withGatewaySandbox<Servers extends Record<string, { type: string
 export function sandboxOf(server: { type: string; sandbox?: SandboxPolicy | false }): SandboxPolicy | undefined {
   return server.type === 'stdio' && server.sandbox ? server.sandbox : undefined;
 }
+
+/** A server's sandbox in a few words, as `status` and `doctor` show it: "-" for an HTTP/SSE server, which has none to have. */
+export function sandboxText(server: { type: string; sandbox?: SandboxPolicy | false }): string {
+  if (server.type !== 'stdio') return '-';
+  const policy = sandboxOf(server);
+  if (!policy) return 'no';
+  const allow = policy.network.allow;
+  return allow === undefined ? 'yes, network open' : allow.length === 0 ? 'yes, no network' : `yes, network: ${allow.join(', ')}`;
+}

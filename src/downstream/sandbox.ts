@@ -4,12 +4,14 @@
 // write (its own temp dir, the npx/uvx caches, its `write`), and which hosts it may reach. The
 // runtime is one per process (its proxy, its policy): started on the first sandboxed start, never
 // for a loadout whose servers run without one, and stopped when the pool closes.
+import { spawn as spawnChild } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { SandboxPolicy } from '../config/index.js';
 import { LoadoutError } from '../shared/index.js';
+import { SpawnFailure } from './childProcessTransport.js';
 
 type Runtime = (typeof import('@anthropic-ai/sandbox-runtime'))['SandboxManager'];
 
@@ -64,12 +66,13 @@ let running = 0;
 // The proxy holds one allow-list for the process: the hosts of every restricted server started.
 const allowedHosts = new Set<string>();
 
-/** Why the sandbox cannot run on this machine, in one line naming what to install; undefined when it can. */
-export async function sandboxUnavailable(): Promise<string | undefined> {
+/** Why the sandbox cannot run on this machine, and what to do (what to install); undefined when it can. */
+async function sandboxUnavailable(): Promise<{ problem: string; fix: string } | undefined> {
   const { SandboxManager } = await import('@anthropic-ai/sandbox-runtime');
-  if (!SandboxManager.isSupportedPlatform()) return `the sandbox does not run on ${process.platform} (Linux and macOS only)`;
+  if (!SandboxManager.isSupportedPlatform())
+    return { problem: `the sandbox does not run on ${process.platform}`, fix: 'run it on Linux or macOS, or set sandbox: false' };
   const { errors } = await SandboxManager.checkDependenciesAsync();
-  return errors.length === 0 ? undefined : `the sandbox cannot run here (${errors.join(', ')}): ${INSTALL_HINT}`;
+  return errors.length === 0 ? undefined : { problem: `the sandbox cannot run here (${errors.join(', ')})`, fix: INSTALL_HINT };
 }
 
 /**
@@ -153,8 +156,11 @@ function wrappedWithOpenNetwork<T>(manager: Runtime, wrap: () => Promise<T>): Pr
 
 async function startedRuntime(serverName: string): Promise<Runtime> {
   runtime ??= (async () => {
-    const problem = await sandboxUnavailable();
-    if (problem !== undefined) throw new Error(problem);
+    const unavailable = await sandboxUnavailable();
+    if (unavailable !== undefined) {
+      const problem = `it is sandboxed, and ${unavailable.problem}`;
+      throw new SpawnFailure(problem, { text: unavailable.fix }, new Error(problem));
+    }
     const { SandboxManager } = await import('@anthropic-ai/sandbox-runtime');
     // Filesystem rules are given per server at each wrap; the proxy starts with no host allowed.
     await SandboxManager.initialize({
@@ -168,10 +174,45 @@ async function startedRuntime(serverName: string): Promise<Runtime> {
   } catch (error) {
     runtime = undefined;
     const problem = error instanceof Error ? error.message : String(error);
-    throw new LoadoutError('SERVER_START_FAILED', `Server '${serverName}' is sandboxed and was not started: ${problem}`, {
-      cause: error,
-      reason: `it is sandboxed and was not started: ${problem}`,
+    // Never started without it: the start fails, naming what to install.
+    throw new LoadoutError('SERVER_START_FAILED', `Server '${serverName}' was not started: ${problem}`, { cause: error, reason: problem });
+  }
+}
+
+/**
+ * Whether the sandbox works here, as `doctor` checks it: a trial process in the default sandbox
+ * must write in its temp dir and find `protectedDirs[0]` (loadout's config dir) empty. Undefined
+ * when it does; else the problem, in one line naming what to install where something is missing.
+ */
+export async function sandboxProblem(protectedDirs: readonly string[]): Promise<string | undefined> {
+  const missing = await sandboxUnavailable();
+  if (missing !== undefined) return `${missing.problem}: ${missing.fix}`;
+  const trial = `const fs = require('node:fs'); fs.writeFileSync(process.env.TMPDIR + '/trial', 'x'); process.exit(fs.readdirSync(process.argv[1]).length === 0 ? 0 : 2);`;
+  const policy = { filesystem: { deny_read: [], write: [] }, network: {} };
+  try {
+    const wrapped = await sandboxed(
+      'doctor',
+      policy,
+      { command: process.execPath, args: ['-e', trial, protectedDirs[0]!], env: { ...(process.env as Record<string, string>) } },
+      protectedDirs,
+    );
+    const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = spawnChild(wrapped.command, wrapped.args, { env: wrapped.env, stdio: ['ignore', 'ignore', 'pipe'] });
+      let text = '';
+      child.stderr.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+      child.once('error', (error) => resolve({ code: null, stderr: error.message }));
+      child.once('close', (exit) => {
+        wrapped.release();
+        resolve({ code: exit, stderr: text });
+      });
     });
+    if (code === 0) return undefined;
+    if (code === 2) return `a process in the sandbox could read ${protectedDirs[0]}, which the sandbox should hide`;
+    return `a process in the sandbox failed (exit ${code}): ${stderr.trim().split('\n').slice(-3).join(' ')}`;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  } finally {
+    await stopSandbox();
   }
 }
 

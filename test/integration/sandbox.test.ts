@@ -16,6 +16,7 @@ import {
   useGatewaySandbox,
   writeServersYaml,
 } from '../helpers/gateway.js';
+import { runCli } from '../helpers/cli.js';
 import { callThrough } from '../helpers/lifecycle.js';
 
 const KEY = '-----BEGIN OPENSSH PRIVATE KEY----- test';
@@ -136,7 +137,7 @@ describe('sandbox: on a stdio server', () => {
 
     const result = await callThrough(gateway, 'boxed.read', { path: path.join(dir, '.ssh', 'id_ed25519') });
     expect(result.isError).toBe(true);
-    expect(textOf(result)).toContain("Server 'boxed' is sandboxed and was not started");
+    expect(textOf(result)).toContain("Server 'boxed' was not started: it is sandboxed, and the sandbox cannot run here");
     expect(textOf(result)).toContain('install bubblewrap, socat and ripgrep');
     expect(await descendantsOf(gateway.pid)).toEqual([]);
   });
@@ -164,4 +165,44 @@ describe('sandbox: on a stdio server', () => {
     expect(textOf(again)).toMatch(/ENOENT|EACCES/);
     expect(existsSync(scratch)).toBe(false);
   });
+
+  it("shows each server's sandbox in status, status --json and doctor, and doctor checks the sandbox works", async () => {
+    await home();
+    await writeServersYaml(sandbox.dirs.configDir, {
+      boxed: probe({ sandbox: { network: { allow: ['api.acme.com'] } } }),
+      open: probe(),
+      remote: { url: 'http://127.0.0.1:9/mcp', enabled: false },
+    });
+
+    const status = await runCli(sandbox.dirs, ['status']);
+    expect(status.stdout).toMatch(/^boxed\s+stdio\s+lazy\s+5 min\s+yes, network: api\.acme\.com\s/m);
+    expect(status.stdout).toMatch(/^open\s+stdio\s+lazy\s+5 min\s+no\s/m);
+    const json = JSON.parse((await runCli(sandbox.dirs, ['status', '--json'])).stdout) as {
+      servers: Array<{ name: string; sandbox: unknown }>;
+    };
+    expect(Object.fromEntries(json.servers.map((server) => [server.name, server.sandbox]))).toEqual({
+      boxed: { filesystem: { deny_read: [], write: [] }, network: { allow: ['api.acme.com'] } },
+      open: false,
+      remote: null,
+    });
+
+    const doctor = await runCli(sandbox.dirs, ['doctor', '--json']);
+    const findings = (
+      JSON.parse(doctor.stdout) as { findings: Array<{ check: string; server?: string; ok: boolean; message: string; fix?: string }> }
+    ).findings;
+    expect(findings.find((finding) => finding.check === 'sandbox')).toMatchObject({ ok: true, message: 'works; boxed run in it' });
+    expect(findings.find((finding) => finding.server === 'boxed')?.message).toMatch(
+      /^starts in its sandbox \(yes, network: api\.acme\.com\), 5 tools/,
+    );
+    expect(findings.find((finding) => finding.server === 'open')?.message).toMatch(/^starts, 5 tools/);
+
+    const bare = path.join(sandbox.dirs.root, 'bare-path');
+    await mkdir(bare);
+    const refused = await runCli(sandbox.dirs, ['doctor'], { env: { PATH: bare } });
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toMatch(/^problem sandbox: the sandbox cannot run here \(.*bwrap.*\): install bubblewrap, socat and ripgrep/m);
+    expect(refused.stdout).toMatch(
+      /^problem server boxed: does not start: it is sandboxed, and the sandbox cannot run here .* — fix: install bubblewrap, socat and ripgrep/m,
+    );
+  }, 60_000);
 });
