@@ -47,6 +47,8 @@ const INSTALL_HINT =
     ? 'install ripgrep (brew install ripgrep)'
     : 'install bubblewrap, socat and ripgrep (Debian/Ubuntu: apt-get install bubblewrap socat ripgrep)';
 
+const SUPPORTED_PLATFORMS = new Set<NodeJS.Platform>(['linux', 'darwin']);
+
 /** What to spawn, as the transport spawns it. */
 export interface Spawnable {
   command: string;
@@ -68,9 +70,10 @@ const allowedHosts = new Set<string>();
 
 /** Why the sandbox cannot run on this machine, and what to do (what to install); undefined when it can. */
 async function sandboxUnavailable(): Promise<{ problem: string; fix: string } | undefined> {
-  const { SandboxManager } = await import('@anthropic-ai/sandbox-runtime');
-  if (!SandboxManager.isSupportedPlatform())
+  // The runtime's Windows support is an alpha that needs a machine-wide install step: not offered.
+  if (!SUPPORTED_PLATFORMS.has(process.platform))
     return { problem: `the sandbox does not run on ${process.platform}`, fix: 'run it on Linux or macOS, or set sandbox: false' };
+  const { SandboxManager } = await import('@anthropic-ai/sandbox-runtime');
   const { errors } = await SandboxManager.checkDependenciesAsync();
   return errors.length === 0 ? undefined : { problem: `the sandbox cannot run here (${errors.join(', ')})`, fix: INSTALL_HINT };
 }
@@ -156,17 +159,21 @@ function wrappedWithOpenNetwork<T>(manager: Runtime, wrap: () => Promise<T>): Pr
 
 async function startedRuntime(serverName: string): Promise<Runtime> {
   runtime ??= (async () => {
-    const unavailable = await sandboxUnavailable();
-    if (unavailable !== undefined) {
+    const { SandboxManager } = await import('@anthropic-ai/sandbox-runtime');
+    try {
+      if (!SUPPORTED_PLATFORMS.has(process.platform)) throw new Error(`unsupported platform ${process.platform}`);
+      // Filesystem rules are given per server at each wrap; the proxy starts with no host allowed.
+      await SandboxManager.initialize({
+        network: { allowedDomains: [], deniedDomains: [], strictAllowlist: true },
+        filesystem: { denyRead: [], allowWrite: [], denyWrite: [] },
+      });
+    } catch (error) {
+      // It checks what it needs first; only a refusal is worded again, to name what to install.
+      const unavailable = await sandboxUnavailable();
+      if (unavailable === undefined) throw error;
       const problem = `it is sandboxed, and ${unavailable.problem}`;
       throw new SpawnFailure(problem, { text: unavailable.fix }, new Error(problem));
     }
-    const { SandboxManager } = await import('@anthropic-ai/sandbox-runtime');
-    // Filesystem rules are given per server at each wrap; the proxy starts with no host allowed.
-    await SandboxManager.initialize({
-      network: { allowedDomains: [], deniedDomains: [], strictAllowlist: true },
-      filesystem: { denyRead: [], allowWrite: [], denyWrite: [] },
-    });
     return SandboxManager;
   })();
   try {
