@@ -33,6 +33,8 @@ export interface ChildProcessOptions {
   masked?: readonly MaskedValue[];
   /** Called once the child is gone (or never ran): what its start set up for it goes (a sandbox's temp dir). */
   release?: () => void;
+  /** A sandboxed child's refusals, named from its stderr lines (and its sandbox's own record), shown after them. */
+  refusals?: (stderrLines: readonly string[]) => string[];
 }
 
 /** An MCP client transport to a child process it spawns; its stderr is piped to `stderr`. */
@@ -86,7 +88,8 @@ export class ChildProcessTransport implements Transport {
 
   /** The child's last stderr lines (bounded, `${VAR}` values masked), to say why it failed. */
   stderrLines(): string[] {
-    return this.#tail.lines();
+    const lines = this.#tail.lines();
+    return this.#options.refusals ? [...lines, ...this.#options.refusals(lines)] : lines;
   }
 
   /** Spawns the child; rejects in plain words if it cannot be spawned (no such program, not executable). */
@@ -152,6 +155,8 @@ export class ChildProcessTransport implements Transport {
       const child = this.#child;
       this.#child = undefined;
       if (child) await endChild(child, this.#options.hurry);
+      // Gone now ('close' may come later, once its pipes drain): what it held goes before close() settles.
+      this.#release();
       this.#reader.clear();
       this.#notifyClose();
     })();

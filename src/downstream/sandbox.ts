@@ -60,11 +60,15 @@ export interface Spawnable {
 /** A spawn wrapped in its sandbox, and what to release once its process is gone (its temp dir). */
 export interface SandboxedSpawn extends Spawnable {
   release(): void;
+  /** The sandbox's refusals that `stderrLines` (the server's own) and the runtime's proxy show, one line each, naming what to allow. */
+  refusals(stderrLines: readonly string[]): string[];
 }
 
 let runtime: Promise<Runtime> | undefined;
-// Sandboxed children not yet gone: the runtime is not stopped under them.
+// Sandboxed children not yet gone: the runtime is not stopped under them, but once the last goes
+// when a stop was asked meanwhile (its proxy would keep the process alive).
 let running = 0;
+let stopWhenIdle = false;
 // The proxy holds one allow-list for the process: the hosts of every restricted server started.
 const allowedHosts = new Set<string>();
 
@@ -99,7 +103,9 @@ export async function sandboxed(
     running -= 1;
     rmSync(tempDir, { recursive: true, force: true });
     // It removes the mount points of every sandbox of the process, so only once none runs.
-    if (running === 0) manager.cleanupAfterCommand();
+    if (running > 0) return;
+    manager.cleanupAfterCommand();
+    if (stopWhenIdle) void stopSandbox();
   };
   const allow = policy.network.allow;
   if (allow && allow.some((host) => !allowedHosts.has(host))) {
@@ -132,7 +138,14 @@ export async function sandboxed(
           manager.wrapWithSandboxArgv(command, undefined, { filesystem }, undefined, spawn.cwd, wrapping),
         );
     const env = { ...spawn.env, TMPDIR: tempDir, TMP: tempDir, TEMP: tempDir };
-    return { command: argv[0]!, args: argv.slice(1), env, ...(spawn.cwd === undefined ? {} : { cwd: spawn.cwd }), release };
+    const refusals = (lines: readonly string[]): string[] => [
+      ...filesystemRefusals(lines, home, filesystem),
+      ...manager
+        .getSandboxViolationStore()
+        .getViolationsForCommand(wrapping.commandId)
+        .map((violation) => `sandbox: refused ${violation.line}`),
+    ];
+    return { command: argv[0]!, args: argv.slice(1), env, ...(spawn.cwd === undefined ? {} : { cwd: spawn.cwd }), release, refusals };
   } catch (error) {
     release();
     throw new LoadoutError('SERVER_START_FAILED', `Server '${serverName}' could not be wrapped in its sandbox: ${String(error)}`, {
@@ -225,13 +238,38 @@ export async function sandboxProblem(protectedDirs: readonly string[]): Promise<
 
 /** Stops the sandbox runtime (its proxy, its helpers) if a sandboxed server started it and none still runs. */
 export async function stopSandbox(): Promise<void> {
-  if (running > 0) return;
+  stopWhenIdle = running > 0;
+  if (stopWhenIdle) return;
   const started = runtime;
   runtime = undefined;
   allowedHosts.clear();
   if (!started) return;
   const manager = await started.catch(() => undefined);
   await manager?.reset();
+}
+
+// A failed file access a server reported in its stderr, in the words Node and Python use:
+// "EACCES: permission denied, open '/p'", "[Errno 30] Read-only file system: '/p'".
+const FILE_ERROR = /\b(EACCES|EPERM|EROFS|ENOENT)\b[^']*'([^']+)'|\[Errno (13|1|30|2)\][^']*'([^']+)'/;
+const ERRNO_NAMES: Record<string, string> = { '13': 'EACCES', '1': 'EPERM', '30': 'EROFS', '2': 'ENOENT' };
+
+// Each failed access under a read-denied folder, or failed write outside the writable ones, named
+// as the sandbox's, with what to change: the server's own error says only "permission denied".
+function filesystemRefusals(lines: readonly string[], home: string, rules: { denyRead: string[]; allowWrite: string[] }): string[] {
+  const within = (file: string, dir: string): boolean => file === dir || file.startsWith(dir.endsWith(path.sep) ? dir : dir + path.sep);
+  const shown = (file: string): string => (within(file, home) ? `~${file.slice(home.length)}` : file);
+  const found = new Set<string>();
+  for (const line of lines) {
+    const match = FILE_ERROR.exec(line);
+    if (!match) continue;
+    const code = match[1] ?? ERRNO_NAMES[match[3]!]!;
+    const file = path.resolve(match[2] ?? match[4]!);
+    const denied = rules.denyRead.find((dir) => within(file, dir));
+    if (denied) found.add(`sandbox: refused reading ${shown(file)} (${code}): ${shown(denied)} is hidden from this server`);
+    else if (code !== 'ENOENT' && !rules.allowWrite.some((dir) => within(file, dir)))
+      found.add(`sandbox: refused writing ${shown(file)} (${code}): add its folder to sandbox.filesystem.write to allow it`);
+  }
+  return [...found];
 }
 
 // One word for the shell the runtime runs the command in: single-quoted, any ' closed and escaped.

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   descendantsOf,
+  eventually,
   fixture,
   type GatewayProcess,
   nodeServer,
@@ -42,6 +43,14 @@ afterAll(() => {
   tcp.close();
   web.close();
 });
+
+// The processes under `pid` that run the probe (bubblewrap, its shell, the server), leaving out the runtime's own.
+async function serversUnder(pid: number): Promise<number[]> {
+  const commandLines = await Promise.all(
+    (await descendantsOf(pid)).map(async (child) => [child, await readFile(`/proc/${child}/cmdline`, 'utf8').catch(() => '')] as const),
+  );
+  return commandLines.filter(([, line]) => line.includes('sandboxProbe')).map(([child]) => child);
+}
 
 function listening(server: net.Server | http.Server): Promise<number> {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as net.AddressInfo).port)));
@@ -142,7 +151,7 @@ describe('sandbox: on a stdio server', () => {
     expect(await descendantsOf(gateway.pid)).toEqual([]);
   });
 
-  it('still expands ${VAR} into each server only, restarts after a crash and keeps the stderr tail', async () => {
+  it('still expands ${VAR} into each server only, restarts after a crash, and names its refusals in the stderr tail', async () => {
     const dir = await home();
     await writeFile(path.join(sandbox.dirs.configDir, 'secrets.env'), `GITHUB_TOKEN=${TOKEN}\nOTHER_TOKEN=other-secret-value\n`);
     await writeServersYaml(sandbox.dirs.configDir, {
@@ -155,15 +164,37 @@ describe('sandbox: on a stdio server', () => {
     expect(environ).toContain(`GH=${TOKEN}`);
     expect(environ).not.toContain('other-secret-value');
 
+    // Refused, and said so on its stderr in its own words; the crash's error names them as the sandbox's.
+    expect((await callThrough(gateway, 'boxed.read', { path: path.join(dir, '.ssh', 'id_ed25519') })).isError).toBe(true);
+    expect((await callThrough(gateway, 'boxed.write', { path: scratch, text: 'x' })).isError).toBe(true);
     const crashed = await callThrough(gateway, 'boxed.crash', {});
     expect(crashed.isError).toBe(true);
     expect(textOf(crashed)).toContain('probe: crashing on purpose');
+    expect(textOf(crashed)).toContain('sandbox: refused reading ~/.ssh/id_ed25519 (ENOENT): ~/.ssh is hidden from this server');
+    expect(textOf(crashed)).toMatch(
+      /sandbox: refused writing ~\/scratch\.txt \((EROFS|EACCES|EPERM)\): add its folder to sandbox\.filesystem\.write/,
+    );
     // The next call starts it again, in its sandbox.
     expect((await callThrough(gateway, 'boxed.write', { path: scratch, text: 'x' })).isError).toBe(true);
     const again = await callThrough(gateway, 'boxed.read', { path: path.join(dir, '.ssh', 'id_ed25519') });
     expect(again.isError).toBe(true);
     expect(textOf(again)).toMatch(/ENOENT|EACCES/);
     expect(existsSync(scratch)).toBe(false);
+  });
+
+  it('stops a sandboxed server when idle, removing its temp dir, and starts it again in its sandbox on the next call', async () => {
+    const dir = await home();
+    await writeServersYaml(sandbox.dirs.configDir, { boxed: probe({ sandbox: true, idle_timeout_minutes: 0.01 }) });
+    const gateway = await sandbox.start({ env: { HOME: dir } });
+    const environ = textOf(await callThrough(gateway, 'boxed.read', { path: '/proc/self/environ' }));
+    const tempDir = /(?:^|\0)TMPDIR=([^\0]+)/.exec(environ)![1]!;
+    expect(textOf(await callThrough(gateway, 'boxed.write', { path: path.join(tempDir, 'own.txt'), text: 'x' }))).toBe('written');
+    expect(existsSync(path.join(tempDir, 'own.txt'))).toBe(true);
+
+    await eventually(() => !existsSync(tempDir), 10_000, 'the idle server gone with its temp dir');
+    // What stays is the sandbox runtime's own (its proxy's bridge), until loadout stops.
+    await eventually(async () => (await serversUnder(gateway.pid)).length === 0, 10_000, 'no process of the server left');
+    expect((await callThrough(gateway, 'boxed.read', { path: path.join(dir, '.ssh', 'id_ed25519') })).isError).toBe(true);
   });
 
   it("shows each server's sandbox in status, status --json and doctor, and doctor checks the sandbox works", async () => {
