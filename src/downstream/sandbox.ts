@@ -143,7 +143,7 @@ export async function sandboxed(
       ...manager
         .getSandboxViolationStore()
         .getViolationsForCommand(wrapping.commandId)
-        .map((violation) => `sandbox: refused ${violation.line}`),
+        .map((violation) => `sandbox: refused ${violation.line.replace(/^deny /, '')}`),
     ];
     return { command: argv[0]!, args: argv.slice(1), env, ...(spawn.cwd === undefined ? {} : { cwd: spawn.cwd }), release, refusals };
   } catch (error) {

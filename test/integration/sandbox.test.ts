@@ -124,6 +124,8 @@ describe('sandbox: on a stdio server', () => {
     expect(textOf(await callThrough(gateway, 'allowed.fetch', { url: `http://127.0.0.1:${webPort}/` }))).toBe('200 reached');
     const refused = await callThrough(gateway, 'allowed.fetch', { url: `http://127.0.0.1:${tcpPort}/` });
     expect(textOf(refused)).toMatch(/^403/);
+    // The proxy's refusal is named below the stderr tail of the server's crash.
+    expect(textOf(await callThrough(gateway, 'allowed.crash', {}))).toContain(`sandbox: refused network-outbound 127.0.0.1:${tcpPort}`);
   });
 
   it('gives every stdio server the defaults under gateway.sandbox: true, except one that says sandbox: false', async () => {
