@@ -184,6 +184,16 @@ describe('sandbox: on a stdio server', () => {
     expect(existsSync(scratch)).toBe(false);
   });
 
+  it('speaks both eras inside the sandbox: a 2026-07-28-only server and a 2025-only one', async () => {
+    const dir = await home();
+    const eraServer = (era: string) => nodeServer(fixture('eraServer'), { args: [fixture('eraServer'), '--era', era], sandbox: true });
+    await writeServersYaml(sandbox.dirs.configDir, { modern: eraServer('modern'), legacy: eraServer('legacy') });
+    const gateway = await sandbox.start({ env: { HOME: dir } });
+
+    expect(textOf(await callThrough(gateway, 'modern.echo', { text: 'in 2026-07-28' }))).toBe('in 2026-07-28');
+    expect(textOf(await callThrough(gateway, 'legacy.echo', { text: 'in 2025' }))).toBe('in 2025');
+  });
+
   it('stops a sandboxed server when idle, removing its temp dir, and starts it again in its sandbox on the next call', async () => {
     const dir = await home();
     await writeServersYaml(sandbox.dirs.configDir, { boxed: probe({ sandbox: true, idle_timeout_minutes: 0.01 }) });
