@@ -13,10 +13,11 @@ import { benchMemory } from './memory.js';
 import { spawnMcp } from './processes.js';
 import { formatJson, formatTable, machineInfo, type BenchRow } from './report.js';
 import { FULL_SCALE, QUICK_SCALE, type BenchContext } from './scale.js';
+import { benchSandboxStart } from './sandboxStart.js';
 import { benchColdFirstCall, benchWarmStart } from './startup.js';
 import { benchTelemetry } from './telemetry.js';
 
-/** The bench's sections, in the order of their row numbers (1 forwarding … 7 memory, 8 telemetry). */
+/** The bench's sections, in the order of their row numbers (1 forwarding … 7 memory, 8 telemetry, 11 sandbox). */
 export const SECTIONS: Record<string, (context: BenchContext) => Promise<BenchRow[]>> = {
   forwarding: benchForwarding,
   'http-eras': benchHttpEras,
@@ -28,6 +29,7 @@ export const SECTIONS: Record<string, (context: BenchContext) => Promise<BenchRo
   'context-size': benchContextSize,
   memory: benchMemory,
   telemetry: benchTelemetry,
+  sandbox: benchSandboxStart,
 };
 
 /** Options of one run. */

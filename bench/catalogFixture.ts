@@ -121,8 +121,8 @@ export interface SetupOptions {
   toolsPerServer: number;
   /** Cached definitions of the real echo fixture, served as `echo` (omit for no echo server). */
   echoTools?: Tool[];
-  /** Extra servers started as `node <args>`, with their tools cached: name → args and tools. */
-  cached?: Record<string, { args: string[]; tools: Tool[] }>;
+  /** Extra servers started as `node <args>`, with their tools cached: name → args and tools (and a `sandbox:` entry). */
+  cached?: Record<string, { args: string[]; tools: Tool[]; sandbox?: unknown }>;
   /** Extra servers.yaml entries whose tools are not cached (discovered on start). */
   discovered?: Record<string, unknown>;
   /** Saved toolsets to write, name → tool ids. */
@@ -140,8 +140,8 @@ export async function createSetup(options: SetupOptions): Promise<BenchSetup> {
   const cache: Record<string, CachedServerTools> = options.echoTools
     ? { echo: { discoveredAt: new Date().toISOString(), tools: options.echoTools } }
     : {};
-  for (const [name, { args, tools }] of Object.entries(options.cached ?? {})) {
-    servers[name] = { command: process.execPath, args };
+  for (const [name, { args, tools, sandbox }] of Object.entries(options.cached ?? {})) {
+    servers[name] = { command: process.execPath, args, ...(sandbox === undefined ? {} : { sandbox }) };
     cache[name] = { discoveredAt: new Date().toISOString(), tools };
   }
   const toolIds: string[] = [];

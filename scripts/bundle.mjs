@@ -81,7 +81,9 @@ await build({
   // The OpenTelemetry SDK (~60 packages, some with native-looking optional parts) loads from
   // node_modules, and only when telemetry is on (telemetry/start.ts): never in a chunk of its own here.
   // QuickJS likewise, for run-code's worker only: its WebAssembly file is found beside its own module.
-  external: ['@opentelemetry/*', 'quickjs-emscripten-core', '@jitl/*'],
+  // The sandbox runtime finds its own helpers (apply-seccomp, the proxy agent) beside its files, and
+  // loads only when a sandboxed server starts (downstream/sandbox.ts): it stays in node_modules too.
+  external: ['@opentelemetry/*', 'quickjs-emscripten-core', '@jitl/*', '@anthropic-ai/sandbox-runtime'],
 });
 await build({ ...COMMON, entryPoints: [AJV_ENTRY], outfile: `dist/bundle/${AJV_FILE}`, format: 'cjs' });
 

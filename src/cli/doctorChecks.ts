@@ -13,13 +13,15 @@ import {
   loadServersConfig,
   loadServersFile,
   invalidEntryProblem,
+  sandboxOf,
+  sandboxText,
   serversFileNotice,
   startsLoadout,
   unsetVariablesProblem,
   type LoadoutPaths,
   type ServerConfig,
 } from '../config/index.js';
-import { SpawnFailure, refusesAccess } from '../downstream/index.js';
+import { SpawnFailure, refusesAccess, sandboxProblem } from '../downstream/index.js';
 import { openRuntime, recordDiscoveryOutcomes, type DiscoveryOutcome } from '../runtime/index.js';
 import { errorMessage, failureOf, isLoadoutError, oneLine, type Logger } from '../shared/index.js';
 import { CLIENT_NAMES, clientDefinition, type ClientEnvironment } from './clients/clientFiles.js';
@@ -32,7 +34,8 @@ import type { TeamStore } from '../store/index.js';
  * What a finding checked: a dir, servers.yaml, a server's ${VAR}s, its start, its lists (tools,
  * prompts, resources, templates), its authorization, a client's file, a duplicate.
  */
-type Check = 'config-dir' | 'data-dir' | 'store' | 'servers.yaml' | 'env' | 'start' | 'lists' | 'auth' | 'client-file' | 'duplicate';
+type Check =
+  'config-dir' | 'data-dir' | 'store' | 'servers.yaml' | 'sandbox' | 'env' | 'start' | 'lists' | 'auth' | 'client-file' | 'duplicate';
 
 /** One line of the doctor's report: what was looked at, whether it is well, and the fix if not. */
 export interface Finding {
@@ -116,6 +119,8 @@ async function runChecks(
     });
     return findings;
   }
+  const sandboxFinding = await checkSandbox(paths, servers);
+  if (sandboxFinding) findings.push(sandboxFinding);
   // The ${VAR}s a server starts with may come from secrets.env as well as the environment.
   if (store && !store.usable)
     findings.push({
@@ -137,6 +142,22 @@ async function unparsedNotice(paths: LoadoutPaths, error: unknown): Promise<stri
     fileProblem: undefined,
   }));
   return fileProblem ? serversFileNotice(fileProblem) : errorMessage(error);
+}
+
+// Whether the sandbox works, when a server is to run in one: a trial process in it, as a server would be.
+async function checkSandbox(paths: LoadoutPaths, servers: Record<string, ServerConfig>): Promise<Finding | undefined> {
+  const sandboxed = Object.entries(servers).filter(([, config]) => config.enabled && sandboxOf(config));
+  if (sandboxed.length === 0) return undefined;
+  const problem = await sandboxProblem([paths.configDir, paths.dataDir]);
+  const names = sandboxed.map(([name]) => name).join(', ');
+  if (problem === undefined) return { check: 'sandbox', subject: 'sandbox', ok: true, message: `works; ${names} run in it` };
+  return {
+    check: 'sandbox',
+    subject: 'sandbox',
+    ok: false,
+    message: `${problem}; ${names} will not start (a sandboxed server is never started without its sandbox)`,
+    fix: 'install what it names, or set sandbox: false on the servers you trust to run without one',
+  };
 }
 
 async function checkDir(check: 'config-dir' | 'data-dir', dir: string): Promise<Finding> {
@@ -219,7 +240,7 @@ async function checkServers(
               check: 'start',
               ...about,
               ok: true,
-              message: `starts, ${tools.length} tool${tools.length === 1 ? '' : 's'} listed (${ms} ms)`,
+              message: `starts${sandboxOf(config) ? ` in its sandbox (${sandboxText(config)})` : ''}, ${tools.length} tool${tools.length === 1 ? '' : 's'} listed (${ms} ms)`,
               tools: tools.length,
               ms,
             };

@@ -29,6 +29,8 @@ export {
   type PolicyRule,
 } from './identitySettings.js';
 export { AuditSettingsSchema, type AuditSettings } from './auditSettings.js';
+export { sandboxOf, sandboxText, type SandboxPolicy } from './sandboxSettings.js';
+export { proposeSandbox } from './sandboxProposals.js';
 export { resolvePaths, claimDataDir, type LoadoutPaths } from './paths.js';
 export { expandEnv, expandEnvRecord, referencedValues, serverEnvTexts, unsetEnvReferences } from './envExpand.js';
 export {

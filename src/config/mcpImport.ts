@@ -4,6 +4,7 @@
 import path from 'node:path';
 import * as z from 'zod';
 import { LoadoutError, errorMessage, firstIssueText, yamlModule } from '../shared/index.js';
+import { proposeSandbox } from './sandboxProposals.js';
 import { ServerConfigSchema } from './schema.js';
 import { SERVERS_FILE_MODE } from './serversFile.js';
 import { readTextIfExists, withFileLock, writeTextAtomic } from './safeWrite.js';
@@ -132,6 +133,7 @@ export function convertServer(name: string, raw: unknown): Record<string, unknow
 /** The text of a new servers.yaml holding the imported servers, with a short guide on top naming `command` (e.g. "loadout init"). */
 export function importedServersYaml(result: ImportResult, command: string): string {
   const document = new (yamlModule().Document)({ servers: result.servers });
+  for (const name of Object.keys(result.servers)) proposeSandbox(document, name);
   const from = result.found.map((entry) => entry.source.file).join(', ') || 'nothing (no client config found)';
   document.commentBefore = [
     ` Written by "${command}" from: ${from}`,

@@ -7,6 +7,7 @@ import { fileObject } from './fileObject.js';
 import { AuditSettingsSchema } from './auditSettings.js';
 import { AuthSettingsSchema, LimitsSettingsSchema, PolicySettingsSchema } from './identitySettings.js';
 import { OptimizationSettingsSchema } from './optimizationState.js';
+import { ServerSandboxSchema, withGatewaySandbox } from './sandboxSettings.js';
 import { ToolsetNameSchema } from './toolsetName.js';
 
 /** Server names become the `server` part of `server.tool`, so they may not contain a dot. */
@@ -79,6 +80,8 @@ const StdioServerSchema = fileObject({
   args: z.array(z.string()).default([]),
   env: z.record(z.string(), z.string()).default({}),
   cwd: z.string().optional(),
+  /** The sandbox it runs in (see sandboxSettings.ts); left out, `gateway.sandbox` decides. */
+  sandbox: ServerSandboxSchema.optional(),
   // Named here only to refuse it in one clear line: a stdio server has no OAuth to bring.
   credentials: z
     .never({ error: 'credentials applies to HTTP and SSE servers only: a stdio server has no OAuth for each user to bring' })
@@ -177,6 +180,8 @@ export const GatewaySettingsSchema = fileObject({
   allowed_hosts: z.array(AllowedHostSchema).default([]),
   /** The limits of a run-code script (see docs/code-mode.md). */
   code_mode: CodeModeSettingsSchema.prefault({}),
+  /** Every stdio server runs in a sandbox with the defaults unless its entry says `sandbox: false` (or gives its own). */
+  sandbox: z.boolean().default(false),
 });
 export type GatewaySettings = z.infer<typeof GatewaySettingsSchema>;
 
@@ -219,7 +224,7 @@ export const ServersFileSchema = fileObject({
   limits: LimitsSettingsSchema.prefault({}),
   /** The audit trail of who called what (see auditSettings.ts). */
   audit: AuditSettingsSchema.prefault({}),
-});
+}).overwrite((file) => ({ ...file, servers: withGatewaySandbox(file.servers, file.gateway.sandbox) }));
 export type ServersFile = z.infer<typeof ServersFileSchema>;
 
 /**

@@ -31,6 +31,10 @@ export interface ChildProcessOptions {
   hurry?: AbortSignal;
   /** Values hidden in the kept stderr lines (those of the server's `${VAR}` references). */
   masked?: readonly MaskedValue[];
+  /** Called once the child is gone (or never ran): what its start set up for it goes (a sandbox's temp dir). */
+  release?: () => void;
+  /** A sandboxed child's refusals, named from its stderr lines (and its sandbox's own record), shown after them. */
+  refusals?: (stderrLines: readonly string[]) => string[];
 }
 
 /** An MCP client transport to a child process it spawns; its stderr is piped to `stderr`. */
@@ -41,7 +45,7 @@ export class ChildProcessTransport implements Transport {
 
   /** The child's stderr, readable before start() so no early output is lost. */
   readonly stderr = new PassThrough();
-  readonly #options: ChildProcessOptions;
+  #options: ChildProcessOptions;
   readonly #reader: JsonLineReader;
   readonly #tail: StderrTail;
   /** How the child ended, once it has. */
@@ -84,7 +88,8 @@ export class ChildProcessTransport implements Transport {
 
   /** The child's last stderr lines (bounded, `${VAR}` values masked), to say why it failed. */
   stderrLines(): string[] {
-    return this.#tail.lines();
+    const lines = this.#tail.lines();
+    return this.#options.refusals ? [...lines, ...this.#options.refusals(lines)] : lines;
   }
 
   /** Spawns the child; rejects in plain words if it cannot be spawned (no such program, not executable). */
@@ -106,6 +111,7 @@ export class ChildProcessTransport implements Transport {
       child.once('spawn', () => resolve());
       // Before 'spawn' an error means the child never ran; rejecting an already settled promise is a no-op.
       child.on('error', (error) => {
+        if (child.pid === undefined) this.#release();
         const explained = explainSpawnError(error, command, args, cwd);
         reject(explained);
         this.onerror?.(explained);
@@ -116,6 +122,7 @@ export class ChildProcessTransport implements Transport {
       // 'close' (not 'exit') so the last lines the child wrote are read before the connection ends.
       child.once('close', () => {
         if (this.#child === child) this.#child = undefined;
+        this.#release();
         this.#notifyClose();
       });
       child.stdin!.on('error', (error) => this.onerror?.(error));
@@ -148,10 +155,18 @@ export class ChildProcessTransport implements Transport {
       const child = this.#child;
       this.#child = undefined;
       if (child) await endChild(child, this.#options.hurry);
+      // Gone now ('close' may come later, once its pipes drain): what it held goes before close() settles.
+      this.#release();
       this.#reader.clear();
       this.#notifyClose();
     })();
     return this.#closing;
+  }
+
+  #release(): void {
+    const release = this.#options.release;
+    this.#options = { ...this.#options, release: undefined };
+    release?.();
   }
 
   // Once, whether the child went first or close() did: a Client's onclose runs its cleanup.

@@ -92,6 +92,8 @@ interface OpenOptions extends ConnectionHooks {
   era?: EraVerdict;
   /** Where the connection's requests are traced and measured (CLIENT spans). */
   telemetry: Telemetry;
+  /** loadout's own config and data dirs, which no sandboxed server may read. */
+  protectedDirs?: readonly string[];
 }
 
 /** A started client connection to one downstream server. */
@@ -203,6 +205,7 @@ export class DownstreamConnection {
       oauthRecords: options.oauthRecords,
       shutdown: options.shutdown,
       masked,
+      ...(options.protectedDirs ? { protectedDirs: options.protectedDirs } : {}),
     });
     const usesOAuth = options.oauthRecords !== undefined && oauthSettingsOf(config) !== undefined;
     // Traced under the request layer, so each span sees the id and `_meta` that go on the wire.

@@ -2,7 +2,7 @@
 // hidden in what it writes to stderr), SSE or streamable HTTP with OAuth when the server uses it.
 // Each SDK transport class is imported when a server first needs it.
 import type { Transport } from '@modelcontextprotocol/client';
-import { expandEnv, expandEnvRecord, referencedValues, serverEnvTexts, type ServerConfig } from '../config/index.js';
+import { expandEnv, expandEnvRecord, referencedValues, sandboxOf, serverEnvTexts, type ServerConfig } from '../config/index.js';
 import { LoadoutError, errorMessage, type Logger } from '../shared/index.js';
 import type { ChildProcessTransport } from './childProcessTransport.js';
 import { StoredOAuthProvider, oauthTargetOf } from './oauthProvider.js';
@@ -37,6 +37,8 @@ interface TransportContext {
   shutdown?: AbortSignal;
   /** Values to hide in a stdio child's kept stderr lines. */
   masked: readonly MaskedValue[];
+  /** loadout's own config and data dirs, which no sandboxed server may read. */
+  protectedDirs?: readonly string[];
 }
 
 /** The transport for `config`; an address that cannot be used fails with SERVER_START_FAILED. */
@@ -56,18 +58,24 @@ export async function createTransport(serverName: string, config: ServerConfig, 
 async function createTransportOrThrow(
   serverName: string,
   config: ServerConfig,
-  { env, logger, oauthRecords, shutdown, masked }: TransportContext,
+  { env, logger, oauthRecords, shutdown, masked, protectedDirs = [] }: TransportContext,
 ): Promise<Transport> {
   const where = `Server '${serverName}'`;
   const { type } = config;
   if (type === 'stdio') {
     const { ChildProcessTransport } = await import('./childProcessTransport.js');
-    const transport = new ChildProcessTransport({
+    const spawn = {
       command: expandEnv(config.command, env, `${where} command`),
       args: config.args.map((arg) => expandEnv(arg, env, `${where} args`)),
       // Servers expect the user's environment (PATH, HOME, npm settings), plus their own.
       env: { ...(env as Record<string, string>), ...expandEnvRecord(config.env, env, `${where} env`) },
-      cwd: config.cwd === undefined ? undefined : expandEnv(config.cwd, env, `${where} cwd`),
+      ...(config.cwd === undefined ? {} : { cwd: expandEnv(config.cwd, env, `${where} cwd`) }),
+    };
+    const policy = sandboxOf(config);
+    // The sandbox's module loads only for a sandboxed server: a loadout without one never starts its runtime.
+    const spawnable = policy ? await (await import('./sandbox.js')).sandboxed(serverName, policy, spawn, protectedDirs) : spawn;
+    const transport = new ChildProcessTransport({
+      ...spawnable,
       maxMessageBytes: MAX_STDIO_MESSAGE_BYTES,
       hurry: shutdown,
       masked,

@@ -18,6 +18,7 @@ export type { DownstreamCaller, RelayedRequest } from './inFlightCallers.js';
 export type { Progress } from './requestLayer.js';
 export { stderrBlock } from './stderrTail.js';
 export { SpawnFailure } from './childProcessTransport.js';
+export { sandboxProblem } from './sandbox.js';
 export { ServerPool, type PoolEvent } from './pool.js';
 export { EraVerdictSchema, type EraMemory, type EraVerdict, type ProtocolEra } from './era.js';
 export { ServerHealth } from './health.js';

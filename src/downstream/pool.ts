@@ -13,6 +13,7 @@ import { InFlightCallers } from './inFlightCallers.js';
 import type { OAuthRecords } from './oauthRecords.js';
 import type { PrincipalAuthorizations } from './principalAuthorizations.js';
 import { PrincipalConnections } from './principalConnections.js';
+import { stopSandbox } from './sandbox.js';
 import type { PoolEvent, PoolOptions, ServerRuntimeStatus, StartOptions } from './poolTypes.js';
 export type { PoolEvent } from './poolTypes.js';
 import type { RequestOptions } from './requestLayer.js';
@@ -272,6 +273,8 @@ export class ServerPool {
       this.#closing.abort(new LoadoutError('CLOSED', 'loadout is shutting down'));
       const stops = [...this.#connections.keys()].map((server) => this.#stop(server));
       await Promise.allSettled([...this.#starting.values(), ...stops, this.#principals.close()]);
+      // Its children are gone: the sandbox's proxy goes too, unless another pool's still run in it.
+      await stopSandbox();
     })();
     return this.#closed;
   }
@@ -352,6 +355,7 @@ export class ServerPool {
       logger: this.#options.logger.child({ mod: 'downstream', server }),
       env: this.#options.env,
       telemetry: this.#options.telemetry ?? TELEMETRY_OFF,
+      ...(this.#options.protectedDirs ? { protectedDirs: this.#options.protectedDirs } : {}),
       shutdown: this.#closing.signal,
       timeoutMs: options.timeoutMs ?? Math.max(config.timeout_seconds * 1000, this.#options.minStartTimeoutMs ?? 0),
       onNotification: ({ method, params }) => {

@@ -48,4 +48,6 @@ export interface PoolOptions {
   oauthRecords?: OAuthRecords;
   /** Where each connection's requests are traced and measured; default: off. */
   telemetry?: Telemetry;
+  /** loadout's own config and data dirs (secrets.env, tokens, the store's key): no sandboxed server may read them. */
+  protectedDirs?: readonly string[];
 }

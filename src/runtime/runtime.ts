@@ -88,6 +88,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     logger,
     env,
     oauthRecords,
+    protectedDirs: [paths.configDir, paths.dataDir],
     minStartTimeoutMs: config.gateway.discovery_timeout_seconds * 1000,
     ...(options.telemetry && { telemetry: options.telemetry }),
   });

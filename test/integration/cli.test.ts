@@ -304,9 +304,9 @@ describe('loadout CLI', () => {
       const run = await runCli(dirs, ['status']);
       expect(run.code).toBe(0);
       const [head, echo, lazy] = linesOf(run.stdout);
-      expect(head).toMatch(/^server\s+type\s+mode\s+idle\s+tools\s+disabled\s+stale\s+changed\s+connected$/);
-      expect(echo).toMatch(/^echo\s+stdio\s+always-on\s+-\s+5\s+0\s+0\s+0\s+-$/);
-      expect(lazy).toMatch(/^lazy\s+stdio\s+lazy\s+0\.5 min\s+5\s/);
+      expect(head).toMatch(/^server\s+type\s+mode\s+idle\s+sandbox\s+tools\s+disabled\s+stale\s+changed\s+connected$/);
+      expect(echo).toMatch(/^echo\s+stdio\s+always-on\s+-\s+no\s+5\s+0\s+0\s+0\s+-$/);
+      expect(lazy).toMatch(/^lazy\s+stdio\s+lazy\s+0\.5 min\s+no\s+5\s/);
       expect(head!.indexOf('type')).toBe(echo!.indexOf('stdio'));
       // No blank line for a server with nothing more to say: the table, then one line about the gateway.
       expect(run.stdout.split('\n').slice(3)).toEqual(['No gateway running for this config dir ("connected" shows "-").', '']);

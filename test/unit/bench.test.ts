@@ -126,6 +126,16 @@ describe('npm run bench -- --quick', () => {
     expect(await descendantsOf(process.pid)).toEqual([]);
   }, 120_000);
 
+  it('runs sandbox: sandboxed and unsandboxed first calls and warm calls of the same server, and leaves no process behind', async () => {
+    const rows = await runBench({ quick: true, only: ['sandbox'] });
+    expect(rows.map((row) => row.id)).toEqual(['11a', '11b', '11c']);
+    for (const row of rows) {
+      expect(row.values.sandboxedP50Ms).toBeGreaterThan(0);
+      expect(row.values.unsandboxedP50Ms).toBeGreaterThan(0);
+    }
+    expect(await descendantsOf(process.pid)).toEqual([]);
+  }, 120_000);
+
   it('runs memory: a live heap figure after each round and per HTTP session, and no snapshot or process left behind', async () => {
     const heapDirs = async () => (await readdir(tmpdir())).filter((name) => name.startsWith('loadout-bench-heap-'));
     const before = await heapDirs();

@@ -6,6 +6,7 @@ import {
   addSecrets,
   createServersFile,
   importedServersYaml,
+  proposeSandbox,
   readTextIfExists,
   updateServersFile,
   type LoadoutPaths,
@@ -112,6 +113,7 @@ async function addToServersFile(paths: LoadoutPaths, plan: SetupPlan, command: s
     for (const name of names) {
       if (document.hasIn(['servers', name])) continue;
       document.setIn(['servers', name], document.createNode(plan.imports.servers[name]));
+      proposeSandbox(document, name);
       added.push(name);
     }
   });

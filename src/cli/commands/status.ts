@@ -7,6 +7,7 @@ import {
   expansionEnv,
   invalidEntryProblem,
   oauthSettingsOf,
+  sandboxText,
   serverProblemText,
   serversFileNotice,
   type OAuthRecord,
@@ -86,6 +87,8 @@ export function registerStatus(program: Command): void {
           listFailures: view.definitions[name]?.listFailures ?? {},
           // The MCP era its last connection spoke ('modern': 2026-07-28, 'legacy': 2025), and when a probe found it.
           era: eraOf(view.definitions[name]?.era),
+          // Its sandbox's policy, false for a stdio server without one, null for an HTTP/SSE server (not a process of loadout's).
+          sandbox: config.type === 'stdio' ? (config.sandbox ?? false) : null,
           tools: {
             enabled: tools.filter((tool) => !tool.stale && tool.enabled).length,
             disabled: tools.filter((tool) => !tool.stale && !tool.enabled).length,
@@ -125,12 +128,13 @@ export function registerStatus(program: Command): void {
         return;
       }
       printTable(
-        ['server', 'type', 'mode', 'idle', 'tools', 'disabled', 'stale', 'changed', 'connected'],
+        ['server', 'type', 'mode', 'idle', 'sandbox', 'tools', 'disabled', 'stale', 'changed', 'connected'],
         servers.map((server) => [
           server.enabled ? server.name : `${server.name} ${paint('dim', '(off)')}`,
           server.type,
           server.mode,
           server.idleTimeoutMinutes === null ? '-' : `${server.idleTimeoutMinutes} min`,
+          sandboxText(view.config.servers[server.name]!),
           server.discovered
             ? String(server.tools.enabled)
             : server.discovery?.state === 'failed'
