@@ -376,7 +376,9 @@ describe('the fault suite: three replicas on one Postgres under load of both era
     ).toEqual([]);
     expect(auditTwice, summary).toEqual([]);
     expect(
-      fiveHundreds.filter((routed) => !killFiveHundreds.includes(routed)).map((routed) => [routed.status, routed.method, routed.target]),
+      fiveHundreds
+        .filter((routed) => !killFiveHundreds.includes(routed))
+        .map((routed) => [routed.status, routed.httpMethod, routed.method, routed.failure, routed.target]),
       summary,
     ).toEqual([]);
     // Every request sent on from a 503 or a refused connection was then answered.

@@ -7,10 +7,14 @@
 // honours Retry-After), a 503 with Retry-After (a replica draining, or unable to answer while its
 // store is away: never run) is sent on to the next upstream too, and that upstream left out for
 // Retry-After seconds or until replaced; so is a request whose kept-alive connection was reset
-// before its answer began.
+// before its answer began, and an idempotent one (a GET stream, a DELETE) whose connection failed
+// before its answer began, as nginx sends on every request but POST by default.
 // It records which upstream served what, and a test may steer the next turn.
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+
+// The methods nginx's proxy_next_upstream never sends on unless told `non_idempotent`.
+const NON_IDEMPOTENT = new Set(['POST', 'PATCH', 'LOCK']);
 
 /** One request as the balancer routed it (recorded when it is sent, so a call under way is there). */
 export interface Routed {
@@ -137,9 +141,14 @@ export async function startBalancer(upstreams: readonly string[], options: Balan
       else if (error.code === 'ECONNREFUSED' && tried.size < targets.length) {
         leaveOut(routed.upstream, 1);
         tryNext('refused');
-      } else if (options.nextOnUnavailable && forwarded.reusedSocket && error.code === 'ECONNRESET' && tried.size < targets.length) {
+      } else if (
+        options.nextOnUnavailable &&
+        ((forwarded.reusedSocket && error.code === 'ECONNRESET') || !NON_IDEMPOTENT.has(req.method ?? 'POST')) &&
+        tried.size < targets.length
+      ) {
         // The keep-alive race: the upstream closed a kept-alive connection (its process exiting) as
-        // the request went out on it, and no answer began. Node's own advice is to send it again.
+        // the request went out on it, and no answer began. Node's own advice is to send it again;
+        // a request that changes nothing when repeated (a GET stream) may go again whatever failed.
         leaveOut(routed.upstream, 1);
         tryNext('reset');
       } else {

@@ -72,7 +72,7 @@ describe('discovery in the background', () => {
     expect(await descendantsOf(second.pid)).toEqual([]);
 
     const human = await runCli(sandbox.dirs, ['status']);
-    expect(human.stdout).toMatch(/^stuck +stdio +lazy +5 min +failed/m);
+    expect(human.stdout).toMatch(/^stuck +stdio +lazy +5 min +no +failed/m);
     expect(human.stdout).toMatch(/^stuck: discovery failed at \d\d:\d\d:\d\d \(1 attempt in a row\), next try in \d+ s/m);
     const json = JSON.parse((await runCli(sandbox.dirs, ['status', '--json'])).stdout) as StatusJson;
     expect(json.servers.find((server) => server.name === 'stuck')?.discovery).toMatchObject({
