@@ -29,7 +29,7 @@ import {
   type ServerPool,
 } from '../../downstream/index.js';
 import type { Route } from '../../registry/index.js';
-import { Cancellation, errorMessage, isLoadoutError } from '../../shared/index.js';
+import { Cancellation, errorMessage, isLoadoutError, paramHeadersOf } from '../../shared/index.js';
 import { RoundTripCall, UnknownRequestStateError } from '../inputRounds.js';
 import { modernRequestOfContext, type ModernRequest, type ModernServices } from './modernRequest.js';
 import { isPlainObject } from './requestShape.js';
@@ -70,6 +70,8 @@ export interface ForwardTarget {
   method: string;
   params: Record<string, unknown> | undefined;
   label: string;
+  /** HTTP headers for a modern server (a call's `Mcp-Param-*`). */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -106,6 +108,7 @@ export async function forward(pool: ServerPool, target: ForwardTarget, call: Cli
       onProgress: progress?.send,
       principal: call.principal,
       trace: call.trace,
+      headers: target.headers,
     });
     if (progress) await progress.sent();
     return asLegacyResult(result);
@@ -135,8 +138,10 @@ export async function forwardToolCall(
   call: ClientRequest,
 ): Promise<CallToolResult> {
   const params = args === undefined ? { name: route.tool } : { name: route.tool, arguments: args };
+  // Mirrored as the server's own annotations ask (SEP-2243), with its tool name in Mcp-Name (the SDK's transport sets that).
+  const headers = route.paramHeaders && paramHeadersOf(route.paramHeaders, args);
   try {
-    return (await forward(pool, { server: route.server, method: 'tools/call', params, label: route.id }, call)) as CallToolResult;
+    return (await forward(pool, { server: route.server, method: 'tools/call', params, label: route.id, headers }, call)) as CallToolResult;
   } catch (error) {
     if (isProtocolRefusal(error) || error instanceof PrincipalAuthorizationNeeded) throw error;
     return errorResult(ProtocolError.isInstance(error) ? withoutCode(error.message) : errorMessage(error));
@@ -265,6 +270,7 @@ function startRoundTrip(pool: ServerPool, target: ForwardTarget, call: ClientReq
         onProgress: call.progressToken === undefined ? undefined : (progress: Progress) => roundTrip.onProgress?.(progress),
         principal: call.principal,
         trace: call.trace,
+        headers: target.headers,
       })
       .catch((error: unknown) => {
         throw described(pool, target, error);
