@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, fixture, makeTempDirs, nodeServer, startGateway, writeServersYaml, type TempDirs } from '../helpers/gateway.js';
-import { MCP_HEADERS, spawnListening, startHttpGateway, type ListeningProcess } from '../helpers/http.js';
+import { MCP_HEADERS, RAW_INITIALIZE, spawnListening, startHttpGateway, type ListeningProcess } from '../helpers/http.js';
 
 const MODERN = '2026-07-28';
 const ENVELOPE = {
@@ -101,6 +101,9 @@ describe('SEP-2243 headers of calls loadout receives', () => {
     expect((await modernCall(gateway.url, 'test_region_header', { region: null })).status).not.toBe(400);
 
     const wrong: Array<Record<string, string>> = [{}, { 'Mcp-Param-Region': 'us-east' }, { 'Mcp-Param-Region': '=?base64?ZXUtd2VzdA?=' }];
+    // Mcp-Name is checked against loadout's own name of the tool, not the server's.
+    const serverName = await answered(await modernCall(gateway.url, 'test_region_header', region, { 'Mcp-Name': 'region_header' }));
+    expect([serverName.status, serverName.body.error?.code]).toEqual([400, -32020]);
     for (const headers of wrong) {
       const refused = await answered(await modernCall(gateway.url, 'test_region_header', region, headers));
       expect(refused.status, JSON.stringify(headers)).toBe(400);
@@ -166,12 +169,8 @@ describe('SSE polling of a 2025-11-25 session (SEP-1699)', () => {
     const opened = await fetch(gateway.url, {
       method: 'POST',
       headers: MCP_HEADERS,
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-      }),
+      // 2025-11-25 or later: an older client gets no priming event.
+      body: JSON.stringify({ ...RAW_INITIALIZE, params: { ...RAW_INITIALIZE.params, protocolVersion: '2025-11-25' } }),
     });
     await opened.text();
     session = { 'mcp-session-id': opened.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-11-25' };
