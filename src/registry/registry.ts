@@ -182,9 +182,7 @@ export class ToolRegistry {
       const name = names.get(tool.id)!;
       const definition = exposedDefinition(tool, name);
       tools.push(chosen ? alwaysLoaded(definition) : definition);
-      const scan = scanParamHeaders(tool.definition.inputSchema);
-      const paramHeaders = scan.valid && scan.headers.length ? { paramHeaders: scan.headers } : {};
-      routes.set(name, Object.freeze({ server: tool.server, tool: tool.name, id: tool.id, ...paramHeaders }));
+      routes.set(name, routeTo(tool));
     }
     const available = (server: string): boolean => catalog.hasServer(server) && this.#source.isServerAvailable(server);
     const servers = new Set(selection.toolIds === 'all' ? catalog.servers().filter(available) : exposed.map((tool) => tool.server));
@@ -204,6 +202,13 @@ export class ToolRegistry {
 }
 
 /** The definition to list: the downstream one untouched except its name and (if promoted) description. */
+/** Where a call of catalog tool `tool` goes, with its valid x-mcp-header annotations. */
+export function routeTo(tool: CatalogTool): Route {
+  const scan = scanParamHeaders(tool.definition.inputSchema);
+  const paramHeaders = scan.valid && scan.headers.length ? { paramHeaders: scan.headers } : {};
+  return Object.freeze({ server: tool.server, tool: tool.name, id: tool.id, ...paramHeaders });
+}
+
 function exposedDefinition(tool: CatalogTool, name: string): Tool {
   const promoted = tool.description !== (tool.definition.description ?? '');
   return promoted ? { ...tool.definition, name, description: tool.description } : { ...tool.definition, name };

@@ -142,16 +142,21 @@ describe('SEP-2243 headers of calls loadout sends to a 2026-07-28 server over HT
 
       const result = await gateway.client.callTool({ name: 'geo_regional', arguments: { region: 'zürich' } });
       expect(result.content).toEqual([{ type: 'text', text: 'region zürich' }]);
+      // call-tool reaches it by its catalog id (not as an equipped tool), mirrored all the same.
+      const viaCallTool = await gateway.client.callTool({
+        name: 'call-tool',
+        arguments: { tool: 'geo.regional', arguments: { region: 'eu' } },
+      });
+      expect(viaCallTool.content).toEqual([{ type: 'text', text: 'region eu' }]);
       const calls = (await readFile(logFile, 'utf8'))
         .trim()
         .split('\n')
         .map((line) => JSON.parse(line) as { method: string | null; name?: string; params?: Record<string, string> })
         .filter((line) => line.method === 'tools/call');
-      expect(calls).toHaveLength(1);
-      expect(calls[0]).toMatchObject({
-        name: 'regional',
-        params: { 'mcp-param-region': `=?base64?${Buffer.from('zürich').toString('base64')}?=` },
-      });
+      expect(calls).toMatchObject([
+        { name: 'regional', params: { 'mcp-param-region': `=?base64?${Buffer.from('zürich').toString('base64')}?=` } },
+        { name: 'regional', params: { 'mcp-param-region': 'eu' } },
+      ]);
     } finally {
       await gateway.close();
     }

@@ -130,6 +130,15 @@ function asLegacyResult(result: Record<string, unknown>): Record<string, unknown
   return Object.keys(ownMeta).length ? { ...rest, _meta: ownMeta } : rest;
 }
 
+/**
+ * The tools/call of `route` with `params` (the server's own tool name in them), and the
+ * `Mcp-Param-*` headers its annotations ask for (SEP-2243; the SDK's transport sets Mcp-Name from the body).
+ */
+export function toolCallTarget(route: Route, params: Record<string, unknown> & { name: string }): ForwardTarget {
+  const headers = route.paramHeaders && paramHeadersOf(route.paramHeaders, params.arguments);
+  return { server: route.server, method: 'tools/call', params, label: route.id, ...(headers && { headers }) };
+}
+
 /** Forward a tools/call of `route`; a failure becomes an isError result the agent can act on. */
 export async function forwardToolCall(
   pool: ServerPool,
@@ -138,10 +147,8 @@ export async function forwardToolCall(
   call: ClientRequest,
 ): Promise<CallToolResult> {
   const params = args === undefined ? { name: route.tool } : { name: route.tool, arguments: args };
-  // Mirrored as the server's own annotations ask (SEP-2243), with its tool name in Mcp-Name (the SDK's transport sets that).
-  const headers = route.paramHeaders && paramHeadersOf(route.paramHeaders, args);
   try {
-    return (await forward(pool, { server: route.server, method: 'tools/call', params, label: route.id, headers }, call)) as CallToolResult;
+    return (await forward(pool, toolCallTarget(route, params), call)) as CallToolResult;
   } catch (error) {
     if (isProtocolRefusal(error) || error instanceof PrincipalAuthorizationNeeded) throw error;
     return errorResult(ProtocolError.isInstance(error) ? withoutCode(error.message) : errorMessage(error));
