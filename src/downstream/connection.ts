@@ -22,6 +22,7 @@ import {
   errorMessage,
   isLoadoutError,
   lazySchemaValidator,
+  scanParamHeaders,
   settleWithin,
   untilAborted,
   type Logger,
@@ -114,6 +115,7 @@ export class DownstreamConnection {
   readonly #modern: ModernRequests | undefined;
   /** Opened from a cached modern verdict and not answered yet: a refusal then means the verdict is stale. */
   #unconfirmed: boolean;
+  readonly #logger: Logger;
 
   private constructor(
     server: string,
@@ -131,6 +133,7 @@ export class DownstreamConnection {
     this.#wire = wire;
     this.eraVerdict = verdict;
     this.#unconfirmed = modern.unconfirmed;
+    this.#logger = modern.logger;
     if (verdict.era === 'modern') {
       this.#modern = new ModernRequests({
         server,
@@ -298,7 +301,7 @@ export class DownstreamConnection {
    */
   async listTools(options: { signal?: AbortSignal } = {}): Promise<Tool[]> {
     try {
-      return await this.#listAll<Tool>('tools/list', 'tools', 'name', options);
+      return this.#callable(await this.#listAll<Tool>('tools/list', 'tools', 'name', options));
     } catch (error) {
       if (!isListAnswerFailure(error)) throw error;
       throw new LoadoutError(
@@ -344,6 +347,19 @@ export class DownstreamConnection {
       else listFailures[list] = outcome.failure;
     });
     return Object.keys(listFailures).length ? { ...definitions, listFailures } : definitions;
+  }
+
+  // SEP-2243: a client of a 2026-07-28 server over streamable HTTP must leave out a tool whose
+  // x-mcp-header annotations break the rules (its calls could not be mirrored), and say so. Over
+  // stdio (or in 2025) the annotations mean nothing and every tool stays.
+  #callable(tools: Tool[]): Tool[] {
+    if (!this.#modern || (this.#wire as { hasPerRequestStream?: boolean }).hasPerRequestStream !== true) return tools;
+    return tools.filter((tool) => {
+      const scan = scanParamHeaders(tool.inputSchema);
+      if (!scan.valid)
+        this.#logger.warn({ server: this.#server, tool: tool.name, reason: scan.reason }, 'tool left out: invalid x-mcp-header');
+      return scan.valid;
+    });
   }
 
   // serverInfo and instructions from the initialize result: the catalog's map of servers says

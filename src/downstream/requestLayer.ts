@@ -38,6 +38,8 @@ export interface RequestOptions {
   principal?: string;
   /** The trace context of the client request this one is made for (telemetry's CLIENT span is its child). */
   trace?: RequestTrace | undefined;
+  /** HTTP headers of a modern server's request (a call's `Mcp-Param-*`, SEP-2243); a 2025 request goes without them. */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -152,8 +154,11 @@ export class RequestLayer extends TransportDecorator {
       this.#watchDeadline(startedAt + timeoutMs);
       const message: JSONRPCMessage = sent === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params: sent };
       const { trace } = options;
+      const headers = this.#envelope && options.headers;
       const sendOptions: TracedSendOptions | undefined =
-        stream || trace ? { ...(stream && { requestSignal: stream.signal }), ...(trace && { requestTrace: trace }) } : undefined;
+        stream || trace || headers
+          ? { ...(stream && { requestSignal: stream.signal }), ...(trace && { requestTrace: trace }), ...(headers && { headers }) }
+          : undefined;
       const sending: Promise<void> = this.inner.send(message, sendOptions);
       sending.catch((error: unknown) => this.#settle(id)?.reject(error));
     });

@@ -2,6 +2,7 @@
 // and the routing map from exposed name to (server, tool).
 export {
   ToolRegistry,
+  routeTo,
   type Route,
   type Selection,
   type RegistrySnapshot,

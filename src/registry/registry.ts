@@ -7,6 +7,7 @@ import type { Prompt, Tool } from '@modelcontextprotocol/server';
 import { Mutex } from 'async-mutex';
 import { isDeepStrictEqual } from 'node:util';
 import type { Catalog, CatalogTool } from '../catalog/index.js';
+import { scanParamHeaders, type ParamHeader } from '../shared/index.js';
 import { alwaysLoaded } from './alwaysLoad.js';
 import { assignExposedNames } from './flatten.js';
 import { exposePrompts, resourceListsOf, type PromptRoute } from './exposedPrompts.js';
@@ -18,6 +19,8 @@ export interface Route {
   readonly tool: string;
   /** `server.tool`. */
   readonly id: string;
+  /** Its valid `x-mcp-header` annotations (SEP-2243), when it has any: mirrored downstream, checked on calls received. */
+  readonly paramHeaders?: readonly ParamHeader[];
 }
 
 /** What the session has asked to expose: a saved toolset's tool ids, or every enabled tool. */
@@ -179,7 +182,7 @@ export class ToolRegistry {
       const name = names.get(tool.id)!;
       const definition = exposedDefinition(tool, name);
       tools.push(chosen ? alwaysLoaded(definition) : definition);
-      routes.set(name, Object.freeze({ server: tool.server, tool: tool.name, id: tool.id }));
+      routes.set(name, routeTo(tool));
     }
     const available = (server: string): boolean => catalog.hasServer(server) && this.#source.isServerAvailable(server);
     const servers = new Set(selection.toolIds === 'all' ? catalog.servers().filter(available) : exposed.map((tool) => tool.server));
@@ -199,6 +202,13 @@ export class ToolRegistry {
 }
 
 /** The definition to list: the downstream one untouched except its name and (if promoted) description. */
+/** Where a call of catalog tool `tool` goes, with its valid x-mcp-header annotations. */
+export function routeTo(tool: CatalogTool): Route {
+  const scan = scanParamHeaders(tool.definition.inputSchema);
+  const paramHeaders = scan.valid && scan.headers.length ? { paramHeaders: scan.headers } : {};
+  return Object.freeze({ server: tool.server, tool: tool.name, id: tool.id, ...paramHeaders });
+}
+
 function exposedDefinition(tool: CatalogTool, name: string): Tool {
   const promoted = tool.description !== (tool.definition.description ?? '');
   return promoted ? { ...tool.definition, name, description: tool.description } : { ...tool.definition, name };

@@ -1,4 +1,4 @@
-// Cross-cutting primitives every layer may use: the error type, the stderr logger, call cancellation, timers by key and with backoff, bounded waits, waits a signal cuts short and work awaited before a close, the lazily loaded YAML module and JSON Schema validator, JSON-RPC line framing and the nesting limit of JSON from a peer, canonical JSON without recursion, the Transport decorator shape, the protocol eras and how a message tells them apart, a map bounded to its recently used entries.
+// Cross-cutting primitives every layer may use: the error type, the stderr logger, call cancellation, timers by key and with backoff, bounded waits, waits a signal cuts short and work awaited before a close, the lazily loaded YAML module and JSON Schema validator, JSON-RPC line framing and the nesting limit of JSON from a peer, canonical JSON without recursion, the Transport decorator shape, the protocol eras and how a message tells them apart, SEP-2243's `Mcp-Param-*` headers, a map bounded to its recently used entries.
 export {
   LoadoutError,
   isLoadoutError,
@@ -26,6 +26,14 @@ export { RecentlyUsed } from './recentlyUsed.js';
 export { untilAborted } from './untilAborted.js';
 export { firstIssue, firstIssueText, issueText } from './zodIssue.js';
 export { LOADOUT_VERSION } from './version.js';
+export {
+  HEADER_MISMATCH,
+  paramHeaderMismatch,
+  paramHeadersOf,
+  scanParamHeaders,
+  type ParamHeader,
+  type ParamHeaderScan,
+} from './paramHeaders.js';
 export { lazySchemaValidator } from './lazySchemaValidator.js';
 export {
   MODERN_REVISION,

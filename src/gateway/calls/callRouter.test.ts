@@ -25,14 +25,17 @@ interface Forwarded {
   params: Record<string, unknown> | undefined;
 }
 
+// A catalog tool's definition, as discovery keeps it (call-tool's route reads its annotations).
+const NO_ARGS = { inputSchema: { type: 'object' } };
+
 function setup(options: { blockChanged?: boolean; metaTools?: MetaTool[]; limits?: unknown } = {}) {
   const forwarded: Forwarded[] = [];
   const audited: AuditEvent[] = [];
   const credited: string[][] = [];
   const catalogTools = catalogOf([
-    [ECHO.id, { id: ECHO.id, server: ECHO.server, name: ECHO.tool, enabled: true, blocked: false }],
-    [CHANGED.id, { id: CHANGED.id, server: CHANGED.server, name: CHANGED.tool, enabled: false, blocked: true }],
-    ['srv.other', { id: 'srv.other', server: 'srv', name: 'other', enabled: true, blocked: false }],
+    [ECHO.id, { id: ECHO.id, server: ECHO.server, name: ECHO.tool, enabled: true, blocked: false, definition: NO_ARGS }],
+    [CHANGED.id, { id: CHANGED.id, server: CHANGED.server, name: CHANGED.tool, enabled: false, blocked: true, definition: NO_ARGS }],
+    ['srv.other', { id: 'srv.other', server: 'srv', name: 'other', enabled: true, blocked: false, definition: NO_ARGS }],
   ] as const);
   const tasksAdded: Array<{ owner: object; taskId: string }> = [];
   // Every take of the limits, as (principal, server): in the store each is a statement.
@@ -113,6 +116,7 @@ interface StandInTool {
   name: string;
   enabled: boolean;
   blocked: boolean;
+  definition: { inputSchema: Record<string, unknown> };
 }
 
 // The part of a Catalog the router reads: tools by id, the visible and all lists, suggestions.

@@ -10,7 +10,7 @@
 import type { CallToolRequest, CallToolResult, RequestId } from '@modelcontextprotocol/server';
 import type { LimitRefusal } from '../../identity/index.js';
 import { unusableReason } from '../../catalog/index.js';
-import { resolveCatalogName, type Route } from '../../registry/index.js';
+import { resolveCatalogName, routeTo, type Route } from '../../registry/index.js';
 import { LoadoutError, errorMessage, isLoadoutError, remedyText, type LoadoutRemedy } from '../../shared/index.js';
 import { auditCall, auditedAnswer, isRateLimitError, metaToolAction, rateLimitError } from './callAudit.js';
 import { changedToolRefusal } from './changedToolGuard.js';
@@ -237,8 +237,7 @@ export class CallRouter {
     if (limited) throw this.#rateLimited(limited, { exposedTool: tool, server: found.server, tool: found.name }, args, extra.mcpReq.id);
     // A tool outside the equipped set, found by a search: its words are learned whatever that search showed.
     void creditSearch(gateway, this.#session.searcher, [found.id]);
-    const route: Route = { server: found.server, tool: found.name, id: found.id };
-    return this.#forward(route, { name: tool, arguments: args }, request) as Promise<CallToolResult>;
+    return this.#forward(routeTo(found), { name: tool, arguments: args }, request) as Promise<CallToolResult>;
   }
 
   // The exposed set to route `name` by: the current one when it routes it (no wait on the call

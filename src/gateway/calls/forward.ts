@@ -29,7 +29,7 @@ import {
   type ServerPool,
 } from '../../downstream/index.js';
 import type { Route } from '../../registry/index.js';
-import { Cancellation, errorMessage, isLoadoutError } from '../../shared/index.js';
+import { Cancellation, errorMessage, isLoadoutError, paramHeadersOf } from '../../shared/index.js';
 import { RoundTripCall, UnknownRequestStateError } from '../inputRounds.js';
 import { modernRequestOfContext, type ModernRequest, type ModernServices } from './modernRequest.js';
 import { isPlainObject } from './requestShape.js';
@@ -70,6 +70,8 @@ export interface ForwardTarget {
   method: string;
   params: Record<string, unknown> | undefined;
   label: string;
+  /** HTTP headers for a modern server (a call's `Mcp-Param-*`). */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -106,6 +108,7 @@ export async function forward(pool: ServerPool, target: ForwardTarget, call: Cli
       onProgress: progress?.send,
       principal: call.principal,
       trace: call.trace,
+      headers: target.headers,
     });
     if (progress) await progress.sent();
     return asLegacyResult(result);
@@ -127,6 +130,15 @@ function asLegacyResult(result: Record<string, unknown>): Record<string, unknown
   return Object.keys(ownMeta).length ? { ...rest, _meta: ownMeta } : rest;
 }
 
+/**
+ * The tools/call of `route` with `params` (the server's own tool name in them), and the
+ * `Mcp-Param-*` headers its annotations ask for (SEP-2243; the SDK's transport sets Mcp-Name from the body).
+ */
+export function toolCallTarget(route: Route, params: Record<string, unknown> & { name: string }): ForwardTarget {
+  const headers = route.paramHeaders && paramHeadersOf(route.paramHeaders, params.arguments);
+  return { server: route.server, method: 'tools/call', params, label: route.id, ...(headers && { headers }) };
+}
+
 /** Forward a tools/call of `route`; a failure becomes an isError result the agent can act on. */
 export async function forwardToolCall(
   pool: ServerPool,
@@ -136,7 +148,7 @@ export async function forwardToolCall(
 ): Promise<CallToolResult> {
   const params = args === undefined ? { name: route.tool } : { name: route.tool, arguments: args };
   try {
-    return (await forward(pool, { server: route.server, method: 'tools/call', params, label: route.id }, call)) as CallToolResult;
+    return (await forward(pool, toolCallTarget(route, params), call)) as CallToolResult;
   } catch (error) {
     if (isProtocolRefusal(error) || error instanceof PrincipalAuthorizationNeeded) throw error;
     return errorResult(ProtocolError.isInstance(error) ? withoutCode(error.message) : errorMessage(error));
@@ -265,6 +277,7 @@ function startRoundTrip(pool: ServerPool, target: ForwardTarget, call: ClientReq
         onProgress: call.progressToken === undefined ? undefined : (progress: Progress) => roundTrip.onProgress?.(progress),
         principal: call.principal,
         trace: call.trace,
+        headers: target.headers,
       })
       .catch((error: unknown) => {
         throw described(pool, target, error);

@@ -6,7 +6,7 @@ import type { Server, ServerCapabilities } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import type { Route } from '../../registry/index.js';
 import type { GatewayContext } from '../context.js';
-import { clientRequestOf, forward, type ClientRequest } from './forward.js';
+import { clientRequestOf, forward, toolCallTarget, type ClientRequest } from './forward.js';
 import { withTaskId } from '../taskRoutes.js';
 
 /** What loadout declares about tasks: tools/call may be task-augmented; tasks can be listed and cancelled. */
@@ -23,11 +23,7 @@ export async function forwardTaskCall(
   params: Record<string, unknown>,
   call: ClientRequest,
 ): Promise<Record<string, unknown>> {
-  const result = await forward(
-    context.pool,
-    { server: route.server, method: 'tools/call', params: { ...params, name: route.tool }, label: route.id },
-    call,
-  );
+  const result = await forward(context.pool, toolCallTarget(route, { ...params, name: route.tool }), call);
   const task = result.task as Record<string, unknown> | undefined;
   // A server that ran the call at once (no task support) answers with a plain result: passed on as is.
   if (typeof task?.taskId !== 'string') return result;

@@ -24,6 +24,7 @@ import { listen, urlOf } from './listening.js';
 import { listenForMetrics, type MetricsListener } from './metricsListener.js';
 import { authorizationCallback } from './authorizationCallback.js';
 import { makeRoom } from './sessionRoom.js';
+import { resumableStreams } from './sessionEvents.js';
 import { FOREIGN, NO_ROOM, SharedSessions, type ServeRequest, type SessionTransport, type SharedConnectOptions } from './sharedSessions.js';
 import { HttpDrain } from './httpDrain.js';
 import { NO_BODY, readJsonBody, refuseMalformedRequests, sendDraining, sendError, sendJson, sendStoreAway } from './httpReplies.js';
@@ -173,6 +174,7 @@ export async function serveHttp(gateway: Gateway, options: HttpServeOptions): Pr
         logger.info({ session: id, sessions: sessions.size }, 'session started');
       },
       onsessionclosed: sharing && (() => sharing.ended(id)),
+      ...resumableStreams(),
     });
     try {
       state = await attach(id, transport, (...request) => transport.handleRequest(...request), principal, sharing?.connectOptions(id), {

@@ -11,7 +11,8 @@ import type { NodeMcpRequestHandler } from '@modelcontextprotocol/node';
 import { ProtocolErrorCode, type JSONRPCMessage, type JSONRPCRequest, type Transport } from '@modelcontextprotocol/server';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { MODERN_REVISION, carriesEnvelope, type Logger } from '../../shared/index.js';
+import { HEADER_MISMATCH, MODERN_REVISION, carriesEnvelope, paramHeaderMismatch, type Logger } from '../../shared/index.js';
+import type { Route } from '../../registry/index.js';
 import type { ServedRequest } from '../../telemetry/index.js';
 import { ALL_TOOLSET } from '../../toolsets/index.js';
 import { isStoreAway } from '../../store/index.js';
@@ -114,6 +115,12 @@ export function modernEndpoints(
       );
       if (unknown) return void res.writeHead(200, { 'content-type': 'application/json' }).end(storeAwayAnswer(body, unknown));
     }
+    const mismatch =
+      isRequest(body) && body.method === 'tools/call' ? paramMismatchOf(req, body, (await sessionOf()).snapshot.routes) : undefined;
+    if (mismatch) {
+      served?.answered(mismatch);
+      return void res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify(mismatch));
+    }
     if (isDirectCall(req, body) && (await answerDirectly(sessionOf, body, res, served))) return;
     // A call the handler would route (a meta-tool's, one not answered directly) is refused here for
     // a limit, as HTTP's 429; with no limit set there is nothing to ask.
@@ -192,6 +199,23 @@ function isRequest(body: unknown): body is JSONRPCRequest {
 // The JSON-RPC error of a request whose set is unknown while the store is away: the store's own line.
 function storeAwayAnswer(request: JSONRPCRequest, error: Error): string {
   return JSON.stringify({ jsonrpc: '2.0', id: request.id, error: { code: ProtocolErrorCode.InternalError, message: error.message } });
+}
+
+// SEP-2243: the HeaderMismatch error (sent with HTTP 400) of a call of an equipped tool whose
+// `Mcp-Param-*` headers disagree with its arguments, as its annotations (the downstream's, listed
+// unchanged) declare them; undefined when they agree. The SDK's handler checks only an McpServer's
+// own tools, and a plain call is answered in front of it.
+function paramMismatchOf(req: IncomingMessage, request: JSONRPCRequest, routes: ReadonlyMap<string, Route>): JSONRPCMessage | undefined {
+  const params = request.params as { name?: unknown; arguments?: unknown } | undefined;
+  const declared = typeof params?.name === 'string' ? routes.get(params.name)?.paramHeaders : undefined;
+  const read = (name: string): string | undefined => {
+    const value = req.headers[name];
+    return Array.isArray(value) ? value.join(', ') : value;
+  };
+  const mismatch = declared && paramHeaderMismatch(declared, params?.arguments, read);
+  if (!mismatch) return undefined;
+  const message = `Bad Request: the request's headers and body disagree: ${mismatch}`;
+  return { jsonrpc: '2.0', id: request.id, error: { code: HEADER_MISMATCH, message } };
 }
 
 // The tool a tools/call request names.

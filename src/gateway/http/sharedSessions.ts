@@ -20,6 +20,7 @@ import { isStoreAway, type SessionRecord, type TeamStore } from '../../store/ind
 import type { ConnectOptions } from '../createGateway.js';
 import type { GatewaySession } from '../session.js';
 import { ClientAnswers, type ClientAnswer } from './clientAnswers.js';
+import { resumableStreams } from './sessionEvents.js';
 
 /** Serves one HTTP request of a session (`body`: the parsed POST body). */
 export type ServeRequest = (req: IncomingMessage, res: ServerResponse, body: unknown) => Promise<void>;
@@ -284,6 +285,7 @@ export class SharedSessions<S extends ConnectedSession> {
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       onsessionclosed: () => this.ended(id),
+      ...resumableStreams(),
     });
     const serve = this.#options.node.toNodeHandler({ fetch: (request, options) => transport.handleRequest(request, options) });
     const state = await this.#options.attach(id, transport, serve, principal, {
