@@ -19,6 +19,7 @@ import { TASK_CAPABILITIES, serveTasks } from './calls/index.js';
 import { PassthroughCallServer } from './calls/index.js';
 import { RelistLearning } from './relistHabit.js';
 import { followRevocations } from './revocation.js';
+import { OpenApps } from './openApps.js';
 import { listedMetaTool, type MetaTool, type MetaToolSession } from './metaTools/index.js';
 
 /** Identity loadout presents to its clients. */
@@ -35,6 +36,8 @@ export interface SharedEquipment {
   readonly registry: ToolRegistry;
   /** Its identity for the hub (owner of its tasks); the sessions serving it never join the hub with it. */
   readonly member: HubMember;
+  /** The Apps open on it: a request that opens one and the View's calls after it may come on different sessions. */
+  readonly openApps: OpenApps;
   equip(name: string): Promise<RegistryChange>;
   unequip(): Promise<RegistryChange>;
 }
@@ -66,6 +69,8 @@ export class GatewaySession implements MetaToolSession {
   readonly registry: ToolRegistry;
   /** This session as the shared notification hub sees it. */
   readonly member: HubMember;
+  /** The Apps this session has open, whose Views' calls it routes (openApps.ts). */
+  readonly openApps: OpenApps;
   /** The calls this session answers by forwarding them, past its Server (clientIntake.ts). */
   readonly directCalls: DirectCalls;
   readonly #context: GatewayContext;
@@ -105,6 +110,7 @@ export class GatewaySession implements MetaToolSession {
     this.#shared = shared;
     this.#onEquip = options.onEquip;
     this.registry = shared?.registry ?? newToolRegistry(context);
+    this.openApps = shared?.openApps ?? new OpenApps();
     this.server = new PassthroughCallServer(
       SERVER_INFO,
       {

@@ -7,6 +7,7 @@ import type { Route } from '../../registry/index.js';
 import { Cancellation } from '../../shared/index.js';
 import { CallRouter, type RoutedSession } from './callRouter.js';
 import type { GatewayContext } from '../context.js';
+import { OpenApps } from '../openApps.js';
 import type { ClientRequest, RequestExtra } from './forward.js';
 import { READS_ONLY, SAVES, defineMetaTool, type MetaTool } from '../metaTools/metaTool.js';
 import * as z from 'zod';
@@ -30,9 +31,9 @@ function setup(options: { blockChanged?: boolean; metaTools?: MetaTool[]; limits
   const audited: AuditEvent[] = [];
   const credited: string[][] = [];
   const catalogTools = catalogOf([
-    [ECHO.id, { id: ECHO.id, server: ECHO.server, name: ECHO.tool, enabled: true, blocked: false }],
-    [CHANGED.id, { id: CHANGED.id, server: CHANGED.server, name: CHANGED.tool, enabled: false, blocked: true }],
-    ['srv.other', { id: 'srv.other', server: 'srv', name: 'other', enabled: true, blocked: false }],
+    [ECHO.id, { id: ECHO.id, server: ECHO.server, name: ECHO.tool, enabled: true, blocked: false, definition: {} }],
+    [CHANGED.id, { id: CHANGED.id, server: CHANGED.server, name: CHANGED.tool, enabled: false, blocked: true, definition: {} }],
+    ['srv.other', { id: 'srv.other', server: 'srv', name: 'other', enabled: true, blocked: false, definition: {} }],
   ] as const);
   const tasksAdded: Array<{ owner: object; taskId: string }> = [];
   // Every take of the limits, as (principal, server): in the store each is a statement.
@@ -95,6 +96,7 @@ function setup(options: { blockChanged?: boolean; metaTools?: MetaTool[]; limits
   const session = {
     server: CLIENT_SERVER,
     member: { servers: () => [], send: () => undefined },
+    openApps: new OpenApps(),
     searcher: {},
     snapshot,
     settledSnapshot: () => Promise.resolve(snapshot),
@@ -113,6 +115,8 @@ interface StandInTool {
   name: string;
   enabled: boolean;
   blocked: boolean;
+  /** The server's definition: none of these is an App's. */
+  definition: object;
 }
 
 // The part of a Catalog the router reads: tools by id, the visible and all lists, suggestions.
