@@ -49,6 +49,20 @@ describe('MCP Apps through loadout', () => {
     ]);
   });
 
+  it("refuses a View's call of a tool the policy hides, as if it did not exist", async () => {
+    const policy = {
+      local: { subject: 'dev', groups: ['eng'] },
+      rules: [{ groups: ['eng'], tools: ['clock.show-clock', 'clock.get-time'], resources: ['clock'] }],
+    };
+    await writeServersYaml(sandbox.dirs.configDir, { clock: appServer('clock') }, { policy });
+    const { client } = await sandbox.start({ args: ['--equip', 'all'] });
+    await client.readResource({ uri: VIEW_URI });
+    expect(await call(client, 'get-time')).toEqual({ text: 'get-time from clock', isError: false });
+    const hidden = await call(client, 'zone-name');
+    expect(hidden.isError).toBe(true);
+    expect(hidden.text).not.toContain('from clock');
+  });
+
   it('opens an App when its UI tool is called', async () => {
     await writeServersYaml(sandbox.dirs.configDir, { clock: appServer('clock') });
     const { client } = await sandbox.start({ args: ['--equip', 'all'] });
