@@ -63,9 +63,13 @@ describe('MCP Apps through loadout', () => {
     expect(hidden.text).not.toContain('from clock');
   });
 
-  it('opens an App when its UI tool is called', async () => {
+  it.each(['2025-11-25', '2026-07-28'] as const)('opens an App when its UI tool is called (%s)', async (era) => {
     await writeServersYaml(sandbox.dirs.configDir, { clock: appServer('clock') });
-    const { client } = await sandbox.start({ args: ['--equip', 'all'] });
+    const { client } = await sandbox.start({
+      args: ['--equip', 'all'],
+      ...(era === '2026-07-28' ? { versionNegotiation: { mode: 'auto' as const } } : {}),
+    });
+    expect(client.getNegotiatedProtocolVersion()).toBe(era);
     expect((await call(client, 'get-time')).isError).toBe(true);
     expect(await call(client, 'clock_show-clock')).toEqual({ text: 'show-clock from clock', isError: false });
     expect(await call(client, 'get-time')).toEqual({ text: 'get-time from clock', isError: false });
