@@ -2,7 +2,10 @@
 // its server's tools by the server's own names, which the host forwards on loadout's connection;
 // a server's App is open once the session has read one of its `ui://` resources or called its
 // UI tool, and a call by a name no exposed tool has then reaches the open App's server that has
-// a tool of that name. Two such servers: an error naming both, never a guess.
+// a tool of that name. Two such servers: an error naming both, never a guess. For a host that
+// forwards a View's call only by a name it has listed (Cursor), those tools are listed under
+// their own names too, marked as the App's (viewTools).
+import type { Tool } from '@modelcontextprotocol/server';
 import type { Catalog, CatalogTool } from '../catalog/index.js';
 import { isAppCallable } from '../catalog/index.js';
 import { LoadoutError } from '../shared/index.js';
@@ -13,10 +16,35 @@ export type AppCall = { readonly tool: CatalogTool } | undefined;
 /** One session's open Apps, by server. */
 export class OpenApps {
   readonly #servers = new Set<string>();
+  readonly #listeners = new Set<() => void>();
 
-  /** The session has `server`'s App open (it read its View or called its UI tool). */
+  /** The session has `server`'s App open (it read its View or called its UI tool); listeners hear of a newly opened one. */
   open(server: string): void {
+    if (this.#servers.has(server)) return;
     this.#servers.add(server);
+    for (const listener of this.#listeners) listener();
+  }
+
+  /** Hear of each App opened from now on; returns the unsubscribe. */
+  onOpen(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * The tools a View may call under their servers' own names, as listed to a host that declared
+   * the extension: each open App's server's enabled tools a View may call, whose name no other
+   * open App's server has (that call is refused, so not listed) and `taken` (the exposed and
+   * meta-tools' names) does not hold. Each is marked `visibility: ["app"]`: it is the View's
+   * door, and the model has the tool under its exposed name already (or must not have it).
+   */
+  viewTools(catalog: Catalog, taken: ReadonlySet<string>): Tool[] {
+    const byName = new Map<string, CatalogTool[]>();
+    for (const server of this.#servers)
+      for (const tool of catalog.enabled())
+        if (tool.server === server && isAppCallable(tool.definition) && !taken.has(tool.name))
+          byName.set(tool.name, [...(byName.get(tool.name) ?? []), tool]);
+    return [...byName.values()].flatMap((tools) => (tools.length === 1 ? [asViewTool(tools[0]!.definition)] : []));
   }
 
   /**
@@ -43,4 +71,11 @@ export class OpenApps {
       );
     return tool && { tool };
   }
+}
+
+// The definition under its own name, marked as the App's alone.
+function asViewTool(definition: Tool): Tool {
+  const meta = definition._meta ?? {};
+  const ui = typeof meta.ui === 'object' && meta.ui !== null ? meta.ui : {};
+  return { ...definition, _meta: { ...meta, ui: { ...ui, visibility: ['app'] } } };
 }

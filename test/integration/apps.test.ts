@@ -10,6 +10,7 @@ import { fixture, nodeServer, textOf, useGatewaySandbox, writeServersYaml } from
 import { runCli } from '../helpers/cli.js';
 import { VIEW_UI_META, VIEW_URI } from '../fixtures/appView.js';
 
+const APPS = 'io.modelcontextprotocol/ui';
 const appServer = (name: string) => nodeServer(fixture('appServer'), { args: [fixture('appServer'), '--name', name] });
 
 async function call(client: Client, name: string, args: Record<string, unknown> = {}) {
@@ -95,6 +96,30 @@ describe('MCP Apps through loadout', () => {
     const both = await call(client, 'get-time');
     expect(both.isError).toBe(true);
     expect(both.text).toContain('(a, b)');
+  });
+
+  it("lists an open App's tools under their own names to a host that declared the extension, and to no other", async () => {
+    await writeServersYaml(sandbox.dirs.configDir, { clock: appServer('clock') });
+    const declared = await sandbox.start({ args: ['--equip', 'all'], capabilities: { extensions: { [APPS]: {} } } });
+    const names = async (client: Client) => (await client.listTools()).tools.map((tool) => tool.name);
+    expect(await names(declared.client)).not.toContain('get-time');
+    await declared.client.readResource({ uri: VIEW_URI });
+    await declared.waitForListChanged(1);
+    const { tools } = await declared.client.listTools();
+    // Under their own names: every tool a View may call (not the model-only set-alarm), marked as the App's.
+    const own = tools.filter((tool) => ['show-clock', 'get-time', 'set-alarm', 'zone-name'].includes(tool.name));
+    expect(own.map((tool) => [tool.name, tool._meta])).toEqual([
+      ['show-clock', { ui: { resourceUri: VIEW_URI, visibility: ['app'] } }],
+      ['get-time', { ui: { visibility: ['app'] } }],
+      ['zone-name', { ui: { visibility: ['app'] } }],
+    ]);
+    expect(await call(declared.client, 'get-time')).toEqual({ text: 'get-time from clock', isError: false });
+
+    const plain = await sandbox.start({ args: ['--equip', 'all'] });
+    const before = await names(plain.client);
+    await plain.client.readResource({ uri: VIEW_URI });
+    expect(await names(plain.client)).toEqual(before);
+    expect(plain.listChangedCount()).toBe(0);
   });
 
   it('never offers an app-only tool to the model: not searched, not mapped, not equipped on its own, but with its UI tool', async () => {
