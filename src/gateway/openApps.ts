@@ -40,10 +40,9 @@ export class OpenApps {
    */
   viewTools(catalog: Catalog, taken: ReadonlySet<string>): Tool[] {
     const byName = new Map<string, CatalogTool[]>();
-    for (const server of this.#servers)
-      for (const tool of catalog.enabled())
-        if (tool.server === server && isAppCallable(tool.definition) && !taken.has(tool.name))
-          byName.set(tool.name, [...(byName.get(tool.name) ?? []), tool]);
+    for (const tool of catalog.enabled())
+      if (this.#servers.has(tool.server) && isAppCallable(tool.definition) && !taken.has(tool.name))
+        byName.set(tool.name, [...(byName.get(tool.name) ?? []), tool]);
     return [...byName.values()].flatMap((tools) => (tools.length === 1 ? [asViewTool(tools[0]!.definition)] : []));
   }
 

@@ -207,8 +207,10 @@ export class ToolRegistry {
  */
 function withAppCompanions(catalog: Catalog, exposed: CatalogTool[], withheld: WithheldTool[]): void {
   const withUi = new Set(exposed.filter((tool) => uiResourceUriOf(tool.definition) !== undefined).map((tool) => tool.server));
-  const kept = exposed.filter((tool) => !isAppOnly(tool.definition) || withUi.has(tool.server));
-  for (const tool of exposed) if (!kept.includes(tool)) withheld.push({ id: tool.id, reason: 'app-only' });
+  const kept: CatalogTool[] = [];
+  for (const tool of exposed)
+    if (!isAppOnly(tool.definition) || withUi.has(tool.server)) kept.push(tool);
+    else withheld.push({ id: tool.id, reason: 'app-only' });
   const ids = new Set(kept.map((tool) => tool.id));
   for (const server of withUi) for (const tool of catalog.appOnlyToolsOf(server)) if (!ids.has(tool.id)) kept.push(tool);
   exposed.splice(0, exposed.length, ...kept);
