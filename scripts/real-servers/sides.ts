@@ -1,5 +1,6 @@
 // The two sides of the comparison for one server: its lists read by a client connected to it
 // directly, and read through `loadout serve --equip all` configured with that server alone.
+import { TOOLSET_META_TOOLS } from '../../src/gateway/index.js';
 import { LIST_KINDS, type ListKind } from './compare.js';
 import { RawClient, errorText, type ListOutcome, type RawClientOptions } from './rawClient.js';
 
@@ -52,6 +53,8 @@ export async function listDirect(options: RawClientOptions, track: Tracker): Pro
   return { lists, notes, ...(toolsMs === undefined ? {} : { toolsMs }) };
 }
 
+const META_TOOL_NAMES: ReadonlySet<string> = new Set(TOOLSET_META_TOOLS.map((tool) => tool.name));
+
 /** The same lists through loadout, every tool equipped, resolved to this one server. */
 export async function listThroughLoadout(server: string, options: RawClientOptions, track: Tracker): Promise<SideResult> {
   const startedAt = performance.now();
@@ -74,9 +77,17 @@ export async function listThroughLoadout(server: string, options: RawClientOptio
     toolNames = await equippedNames(client, server);
     const tools = lists.tools;
     if (tools?.ok) {
-      const exposed = new Set(toolNames.values());
+      const names = toolNames;
+      const exposed = new Set(names.values());
+      // An MCP App's own tools (visibility ["app"]) are never in discover-all-tools (docs/apps.md),
+      // but `all` lists them, under `server_tool`: read back from that name (one whose characters
+      // the flattening changed is then reported missing, never passed).
+      const prefix = `${server}_`;
+      for (const name of tools.items.map(nameOf))
+        if (name?.startsWith(prefix) && !exposed.has(name) && !META_TOOL_NAMES.has(name)) names.set(name.slice(prefix.length), name);
+      const listed = new Set(names.values());
       // What remains are loadout's own meta-tools.
-      lists.tools = { ok: true, items: tools.items.filter((tool) => exposed.has(nameOf(tool) ?? '')) };
+      lists.tools = { ok: true, items: tools.items.filter((tool) => listed.has(nameOf(tool) ?? '')) };
     }
     const listing = await client.callToolText('discover-all-tools', { server, limit: 1 });
     for (const line of listing.text.split('\n')) if (line.startsWith('! ')) notes.push(`loadout discover-all-tools: ${line.slice(2)}`);

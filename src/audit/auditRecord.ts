@@ -62,6 +62,8 @@ export const AuditRecordSchema = z.object({
   tool: z.string().optional(),
   /** A tools/call's name as the caller called it: the exposed (flattened) name (`files_read_text_file`), a `server.tool` id, a meta-tool's name. */
   exposed_tool: z.string().optional(),
+  /** `app`: a call an App's View made by its server's own tool name (docs/apps.md); absent for every other call. */
+  via: z.enum(['app']).optional(),
   /** sha-256 (hex) of the arguments' canonical JSON (RFC 8785); `{}` when the call had none. */
   arguments_sha256: z.string().optional(),
   /** The arguments themselves, only with `audit.arguments: true`. */
@@ -87,6 +89,8 @@ export interface AuditEvent {
   readonly tool?: string;
   /** The name a tools/call called it by (see AuditRecord.exposed_tool). */
   readonly exposedTool?: string;
+  /** Who made it (see AuditRecord.via). */
+  readonly via?: 'app';
   /** The call's arguments (a tools/call has some, even `{}`); undefined for a request that has none. */
   readonly arguments?: unknown;
   readonly hasArguments: boolean;
@@ -118,6 +122,7 @@ export function auditRecordOf(event: AuditEvent, withArguments: boolean, stamp: 
   if (event.server !== undefined) record.server = event.server;
   if (event.tool !== undefined) record.tool = event.tool;
   if (event.exposedTool !== undefined) record.exposed_tool = event.exposedTool;
+  if (event.via !== undefined) record.via = event.via;
   if (event.hasArguments) {
     const args = event.arguments ?? {};
     const text = canonicalJson(args);

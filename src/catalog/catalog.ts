@@ -3,6 +3,7 @@
 // any change; nothing here is mutated in place.
 import type { ServerConfig } from '../config/index.js';
 import type { Grants } from '../identity/index.js';
+import { isAppOnly } from './appTools.js';
 import type { CatalogTool } from './catalogTool.js';
 import type { CachedServerTools, DefinitionCache } from './definitionCache.js';
 import { ResourceUriIndex } from './resourceUris.js';
@@ -71,6 +72,8 @@ function withServerText(setup: SearchSetup, servers: ReadonlyMap<string, CachedS
 /** An immutable view of all known tools. */
 export class Catalog {
   readonly #byId: ReadonlyMap<string, CatalogTool>;
+  readonly #enabled: readonly CatalogTool[];
+  /** The enabled tools offered to the model: an App's own tools (isAppOnly) are its View's, never the model's. */
   readonly #visible: readonly CatalogTool[];
   /** The cached definitions of each enabled, discovered server (prompts, resources… beside the tools). */
   readonly #servers: ReadonlyMap<string, Readonly<CachedServerTools>>;
@@ -84,7 +87,8 @@ export class Catalog {
   private constructor(tools: CatalogTool[], servers: Map<string, CachedServerTools>, searchSetup: SearchSetup = {}) {
     this.#searchSetup = searchSetup;
     this.#byId = new Map(tools.map((tool) => [tool.id, tool]));
-    this.#visible = tools.filter((tool) => tool.enabled);
+    this.#enabled = tools.filter((tool) => tool.enabled);
+    this.#visible = this.#enabled.filter((tool) => !isAppOnly(tool.definition));
     this.#servers = servers;
   }
 
@@ -168,9 +172,19 @@ export class Catalog {
     return this.#byId.values();
   }
 
-  /** Every enabled tool, in config order. */
+  /** Every enabled tool offered to the model (searched, mapped, resolved by call-tool), in config order: not an App's own tools. */
   visible(): readonly CatalogTool[] {
     return this.#visible;
+  }
+
+  /** Every enabled tool, an App's own tools included, in config order: what `all` lists, as the servers list it. */
+  enabled(): readonly CatalogTool[] {
+    return this.#enabled;
+  }
+
+  /** The enabled tools of `server` only its App's View may call, which come along with its UI tool. */
+  appOnlyToolsOf(server: string): CatalogTool[] {
+    return this.#enabled.filter((tool) => tool.server === server && isAppOnly(tool.definition));
   }
 
   /** Whether the catalog holds definitions for this server. */

@@ -13,6 +13,7 @@ export { toolHash } from './toolHash.js';
 export { keywordsOf } from './searchVocabulary.js';
 export { ExampleRequestsStore } from './exampleRequests.js';
 export { type ResourceTarget } from './resourceUris.js';
+export { APP_ONLY_REASON, APPS_EXTENSION, isAppCallable, isAppOnly, isUiUri, uiResourceUriOf, withUiResourceUri } from './appTools.js';
 export {
   formatServerMap,
   LISTED_MAP_BUDGET_BYTES,

@@ -36,6 +36,17 @@ describe('ResourceUriIndex', () => {
     expect(index.exposedTemplate('b', 'b://{x}/raw')).toBe('b://{x}/raw');
   });
 
+  it("keeps an App's ui:// View in the ui scheme when two servers share it", () => {
+    const views = new ResourceUriIndex(
+      new Map([
+        ['a', { resources: [{ uri: 'ui://clock/view.html', name: 'view' }] }],
+        ['b', { resources: [{ uri: 'ui://clock/view.html', name: 'view' }] }],
+      ]),
+    );
+    expect(views.exposedUri('b', 'ui://clock/view.html')).toBe('ui://loadout/b/clock/view.html');
+    expect(views.resolve('ui://loadout/b/clock/view.html', both)).toEqual({ server: 'b', uri: 'ui://clock/view.html' });
+  });
+
   it('routes listed URIs by the map and unlisted ones by the owning template, within the session servers', () => {
     expect(index.resolve('mem://only-a', both)).toEqual({ server: 'a', uri: 'mem://only-a' });
     expect(index.resolve('loadout://b/file:///shared', both)).toEqual({ server: 'b', uri: 'file:///shared' });

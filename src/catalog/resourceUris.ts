@@ -1,9 +1,11 @@
 // Which server owns a resource URI, and the URI the client sees for it. A downstream URI is shown
 // unchanged while one server has it; when two or more servers list the same URI (or the same
-// template), each gets the prefixed form `loadout://<server>/<downstream URI>`. Reads are routed
-// by these maps (and by matching the servers' templates), never by taking a URI apart.
+// template), each gets the prefixed form `loadout://<server>/<downstream URI>`, except an App's
+// View: `ui://x` becomes `ui://loadout/<server>/x`, since a host renders only the `ui` scheme. Reads
+// are routed by these maps (and by matching the servers' templates), never by taking a URI apart.
 import { UriTemplate } from '@modelcontextprotocol/server';
 import type { Resource, ResourceTemplateType } from '@modelcontextprotocol/server';
+import { isUiUri } from './appTools.js';
 
 /** Where a client-facing resource URI goes. */
 export interface ResourceTarget {
@@ -18,10 +20,12 @@ export interface ServerResources {
   readonly resourceTemplates?: readonly ResourceTemplateType[];
 }
 
-/** The prefixed form of a downstream URI or template that more than one server has. */
+/** The prefixed form of a downstream URI or template that more than one server has; a `ui://` one keeps its scheme. */
 export function prefixedResourceUri(server: string, uri: string): string {
-  return `loadout://${server}/${uri}`;
+  return isUiUri(uri) ? `ui://loadout/${server}/${uri.slice(UI_SCHEME.length)}` : `loadout://${server}/${uri}`;
 }
+
+const UI_SCHEME = 'ui://';
 
 interface CompiledTemplate {
   readonly server: string;

@@ -15,6 +15,7 @@ import { listenedResources } from './content/index.js';
 import type { GatewayContext } from './context.js';
 import { followRevocations } from './revocation.js';
 import { ListenedResources } from './stdio/index.js';
+import { OpenApps } from './openApps.js';
 import { loadCachedCatalog, newToolRegistry, toolsetSelection, type SharedEquipment } from './session.js';
 import type { HubMember } from './sessionHub.js';
 
@@ -43,6 +44,7 @@ export interface ToolsetRecord {
 export class RecordedToolset implements SharedEquipment {
   readonly registry: ToolRegistry;
   readonly member: HubMember;
+  readonly openApps = new OpenApps();
   /** Change events for the set's subscriptions/listen streams. */
   readonly bus: RecordWatchingBus;
   readonly #context: GatewayContext;
@@ -84,7 +86,11 @@ export class RecordedToolset implements SharedEquipment {
   get listened(): ListenedResources {
     if (!this.#listened) {
       this.#leaveHub = this.#context.hub.join(this.member);
-      const session = { member: this.member, settledSnapshot: async () => (await this.sync(), this.registry.snapshot) };
+      const session = {
+        member: this.member,
+        openApps: this.openApps,
+        settledSnapshot: async () => (await this.sync(), this.registry.snapshot),
+      };
       this.#listened = new ListenedResources(listenedResources(this.#context, session));
     }
     return this.#listened;

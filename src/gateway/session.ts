@@ -9,6 +9,7 @@ import type { CallToolRequest, CallToolResult, RequestId, Server, Tool, Transpor
 import { ToolRegistry, alwaysLoaded, type RegistryChange, type RegistrySnapshot, type Selection } from '../registry/index.js';
 import { LOADOUT_VERSION, eraOfVersion, errorMessage, lazySchemaValidator } from '../shared/index.js';
 import { ALL_TOOLSET } from '../toolsets/index.js';
+import { APPS_EXTENSION } from '../catalog/index.js';
 import { CallRouter } from './calls/index.js';
 import type { GatewayContext } from './context.js';
 import { ClientIntake, DirectCalls } from './calls/index.js';
@@ -19,6 +20,7 @@ import { TASK_CAPABILITIES, serveTasks } from './calls/index.js';
 import { PassthroughCallServer } from './calls/index.js';
 import { RelistLearning } from './relistHabit.js';
 import { followRevocations } from './revocation.js';
+import { OpenApps } from './openApps.js';
 import { listedMetaTool, type MetaTool, type MetaToolSession } from './metaTools/index.js';
 
 /** Identity loadout presents to its clients. */
@@ -35,6 +37,8 @@ export interface SharedEquipment {
   readonly registry: ToolRegistry;
   /** Its identity for the hub (owner of its tasks); the sessions serving it never join the hub with it. */
   readonly member: HubMember;
+  /** The Apps open on it: a request that opens one and the View's calls after it may come on different sessions. */
+  readonly openApps: OpenApps;
   equip(name: string): Promise<RegistryChange>;
   unequip(): Promise<RegistryChange>;
 }
@@ -66,6 +70,8 @@ export class GatewaySession implements MetaToolSession {
   readonly registry: ToolRegistry;
   /** This session as the shared notification hub sees it. */
   readonly member: HubMember;
+  /** The Apps this session has open, whose Views' calls it routes (openApps.ts). */
+  readonly openApps: OpenApps;
   /** The calls this session answers by forwarding them, past its Server (clientIntake.ts). */
   readonly directCalls: DirectCalls;
   readonly #context: GatewayContext;
@@ -105,6 +111,7 @@ export class GatewaySession implements MetaToolSession {
     this.#shared = shared;
     this.#onEquip = options.onEquip;
     this.registry = shared?.registry ?? newToolRegistry(context);
+    this.openApps = shared?.openApps ?? new OpenApps();
     this.server = new PassthroughCallServer(
       SERVER_INFO,
       {
@@ -143,6 +150,12 @@ export class GatewaySession implements MetaToolSession {
     serveTasks(this.server, context, this.member);
     this.server.setRequestHandler('tools/call', (request, extra) => this.#router.call(request.params, extra));
     if (shared) return;
+    // An App opened changes what a host that declared the extension is listed (#viewTools).
+    this.#unsubscribe.push(
+      this.openApps.onOpen(() => {
+        if (this.#viewTools(this.registry.snapshot).length) void this.server.sendToolListChanged().catch(() => undefined);
+      }),
+    );
     this.#unsubscribe.push(context.hub.join(this.member));
     // Its subscriptions and tasks end with the grant they were made under.
     this.#unsubscribe.push(followRevocations(context, this.member));
@@ -287,7 +300,15 @@ export class GatewaySession implements MetaToolSession {
     const snapshot = await this.settledSnapshot();
     this.relisting.listed();
     if (waiting.length) this.#wakeOnAnswer.set(id, () => waiting.forEach((wake) => wake(true)));
-    return { tools: [...this.#metaListing, ...snapshot.tools] };
+    return { tools: [...this.#metaListing, ...snapshot.tools, ...this.#viewTools(snapshot)] };
+  }
+
+  // A host that declared the Apps extension is also listed its open Apps' tools under their own
+  // names (openApps.ts): some forward a View's call only by a name they have listed.
+  #viewTools(snapshot: RegistrySnapshot): Tool[] {
+    if (this.server.getClientCapabilities()?.extensions?.[APPS_EXTENSION] === undefined) return [];
+    const taken = new Set([...this.#metaListing.map((tool) => tool.name), ...snapshot.routes.keys()]);
+    return this.openApps.viewTools(this.#context.catalog.current, taken);
   }
 
   // One prompts and one resources list_changed per change that altered what this session lists.

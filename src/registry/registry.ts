@@ -6,7 +6,7 @@
 import type { Prompt, Tool } from '@modelcontextprotocol/server';
 import { Mutex } from 'async-mutex';
 import { isDeepStrictEqual } from 'node:util';
-import type { Catalog, CatalogTool } from '../catalog/index.js';
+import { isAppOnly, uiResourceUriOf, withUiResourceUri, type Catalog, type CatalogTool } from '../catalog/index.js';
 import { scanParamHeaders, type ParamHeader } from '../shared/index.js';
 import { alwaysLoaded } from './alwaysLoad.js';
 import { assignExposedNames } from './flatten.js';
@@ -32,7 +32,7 @@ export interface Selection {
 }
 
 /** Why a selected tool is not exposed. */
-export type WithheldReason = 'unknown' | 'disabled' | 'changed' | 'unavailable';
+export type WithheldReason = 'unknown' | 'disabled' | 'changed' | 'unavailable' | 'app-only';
 
 /** A selected tool that is not exposed, and why. */
 export interface WithheldTool {
@@ -156,7 +156,7 @@ export class ToolRegistry {
     const exposed: CatalogTool[] = [];
     const withheld: WithheldTool[] = [];
     const candidates: Array<CatalogTool | string> =
-      selection.toolIds === 'all' ? [...catalog.visible()] : selection.toolIds.map((id) => catalog.get(id) ?? id);
+      selection.toolIds === 'all' ? [...catalog.enabled()] : selection.toolIds.map((id) => catalog.get(id) ?? id);
     const seen = new Set<string>();
     for (const candidate of candidates) {
       if (typeof candidate === 'string') {
@@ -169,6 +169,7 @@ export class ToolRegistry {
       else if (!this.#source.isServerAvailable(candidate.server)) withheld.push({ id: candidate.id, reason: 'unavailable' });
       else exposed.push(candidate);
     }
+    if (selection.toolIds !== 'all') withAppCompanions(catalog, exposed, withheld);
     const names = assignExposedNames(
       exposed.map((tool) => tool.id),
       this.#naming.maxNameLength,
@@ -180,8 +181,9 @@ export class ToolRegistry {
     const chosen = selection.toolIds !== 'all';
     for (const tool of exposed) {
       const name = names.get(tool.id)!;
-      const definition = exposedDefinition(tool, name);
-      tools.push(chosen ? alwaysLoaded(definition) : definition);
+      const definition = exposedDefinition(catalog, tool, name);
+      // An App's own tool is its View's: loading it into the model's context up front would offer it.
+      tools.push(chosen && !isAppOnly(tool.definition) ? alwaysLoaded(definition) : definition);
       routes.set(name, routeTo(tool));
     }
     const available = (server: string): boolean => catalog.hasServer(server) && this.#source.isServerAvailable(server);
@@ -201,7 +203,6 @@ export class ToolRegistry {
   }
 }
 
-/** The definition to list: the downstream one untouched except its name and (if promoted) description. */
 /** Where a call of catalog tool `tool` goes, with its valid x-mcp-header annotations. */
 export function routeTo(tool: CatalogTool): Route {
   const scan = scanParamHeaders(tool.definition.inputSchema);
@@ -209,9 +210,32 @@ export function routeTo(tool: CatalogTool): Route {
   return Object.freeze({ server: tool.server, tool: tool.name, id: tool.id, ...paramHeaders });
 }
 
-function exposedDefinition(tool: CatalogTool, name: string): Tool {
+/**
+ * An App's own tools (visibility without `model`) in a chosen set: never there on their own (a
+ * toolset naming one without its server's UI tool is refused it), and there, all of them, with
+ * any UI tool of their server, so that its View finds them; `exposed` is changed in place.
+ */
+function withAppCompanions(catalog: Catalog, exposed: CatalogTool[], withheld: WithheldTool[]): void {
+  const withUi = new Set(exposed.filter((tool) => uiResourceUriOf(tool.definition) !== undefined).map((tool) => tool.server));
+  const kept: CatalogTool[] = [];
+  for (const tool of exposed)
+    if (!isAppOnly(tool.definition) || withUi.has(tool.server)) kept.push(tool);
+    else withheld.push({ id: tool.id, reason: 'app-only' });
+  const ids = new Set(kept.map((tool) => tool.id));
+  for (const server of withUi) for (const tool of catalog.appOnlyToolsOf(server)) if (!ids.has(tool.id)) kept.push(tool);
+  exposed.splice(0, exposed.length, ...kept);
+}
+
+/**
+ * The definition to list: the downstream one untouched except its name, (if promoted) its
+ * description, and a UI tool's View when two servers share its `ui://` URI (then disambiguated).
+ */
+function exposedDefinition(catalog: Catalog, tool: CatalogTool, name: string): Tool {
   const promoted = tool.description !== (tool.definition.description ?? '');
-  return promoted ? { ...tool.definition, name, description: tool.description } : { ...tool.definition, name };
+  const named = promoted ? { ...tool.definition, name, description: tool.description } : { ...tool.definition, name };
+  const view = uiResourceUriOf(tool.definition);
+  const exposedView = view === undefined ? undefined : catalog.resourceUris.exposedUri(tool.server, view);
+  return exposedView === undefined || exposedView === view ? named : withUiResourceUri(named, exposedView);
 }
 
 function sameItems(a: readonly unknown[], b: readonly unknown[]): boolean {

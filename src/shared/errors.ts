@@ -18,6 +18,10 @@ const LoadoutErrorCodeSchema = z.enum([
   'TOOLSET_NOT_OWNED',
   'TOOL_NOT_FOUND',
   'TOOL_DISABLED',
+  /** A View's call by a name more than one open App's server has (gateway/openApps.ts). */
+  'TOOL_AMBIGUOUS',
+  /** A View's call of a tool whose visibility leaves Views out. */
+  'TOOL_NOT_FOR_APPS',
   'SERVER_NOT_FOUND',
   'SERVER_DISABLED',
   'SERVER_START_FAILED',

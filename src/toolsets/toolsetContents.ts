@@ -1,6 +1,6 @@
 // Checking the tool names a toolset is built from, for every way of building one (the
 // build-toolset meta-tool, `loadout toolset create`): one set of rules, one wording.
-import { unusableReason, type Catalog } from '../catalog/index.js';
+import { APP_ONLY_REASON, isAppOnly, unusableReason, type Catalog } from '../catalog/index.js';
 import { resolveCatalogName, type NamingOptions } from '../registry/index.js';
 
 /** Tool ids to save, in first-seen order without repeats, and what is wrong with the other names. */
@@ -21,6 +21,9 @@ export function resolveToolsetTools(catalog: Catalog, names: readonly string[], 
       problems.push(`'${name}' is not in the catalog${close.length ? ` (did you mean ${close.join(', ')}?)` : ''}`);
     } else if (!tool.enabled) {
       problems.push(`'${tool.id}' is ${unusableReason(tool)}`);
+    } else if (isAppOnly(tool.definition)) {
+      // Only its App's View calls it, and the View has it whenever its server's UI tool is equipped.
+      problems.push(`'${tool.id}' is ${APP_ONLY_REASON}`);
     } else {
       ids.add(tool.id);
     }

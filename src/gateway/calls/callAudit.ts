@@ -30,6 +30,8 @@ interface AuditedCall {
   readonly tool?: string;
   /** The name the call called it by (the exposed, flattened name; a `server.tool` id; a meta-tool's name). */
   readonly exposedTool: string;
+  /** `app` for a View's call by its server's own tool name. */
+  readonly via?: 'app';
   readonly arguments: unknown;
   readonly requestId: string | number;
 }

@@ -7,6 +7,7 @@ import type { Route } from '../../registry/index.js';
 import { Cancellation } from '../../shared/index.js';
 import { CallRouter, type RoutedSession } from './callRouter.js';
 import type { GatewayContext } from '../context.js';
+import { OpenApps } from '../openApps.js';
 import type { ClientRequest, RequestExtra } from './forward.js';
 import { READS_ONLY, SAVES, defineMetaTool, type MetaTool } from '../metaTools/metaTool.js';
 import * as z from 'zod';
@@ -98,6 +99,7 @@ function setup(options: { blockChanged?: boolean; metaTools?: MetaTool[]; limits
   const session = {
     server: CLIENT_SERVER,
     member: { servers: () => [], send: () => undefined },
+    openApps: new OpenApps(),
     searcher: {},
     snapshot,
     settledSnapshot: () => Promise.resolve(snapshot),
@@ -116,6 +118,7 @@ interface StandInTool {
   name: string;
   enabled: boolean;
   blocked: boolean;
+  /** The server's definition: none of these is an App's. */
   definition: { inputSchema: Record<string, unknown> };
 }
 

@@ -6,10 +6,11 @@
 // learning, and a tool that changed upstream is refused when changed tools are blocked. The
 // state-changing meta-tools run in arrival order, and every other call waits for those before it.
 // Each call is counted against its principal's rate limits and recorded in the audit trail once
-// answered (callAudit.ts).
+// answered (callAudit.ts). A name no exposed tool has may be an open App's View calling its
+// server's tool by the server's own name (openApps.ts): routed there, and audited as from the App.
 import type { CallToolRequest, CallToolResult, RequestId } from '@modelcontextprotocol/server';
 import type { LimitRefusal } from '../../identity/index.js';
-import { unusableReason } from '../../catalog/index.js';
+import { APP_ONLY_REASON, isAppOnly, uiResourceUriOf, unusableReason, type CatalogTool } from '../../catalog/index.js';
 import { resolveCatalogName, routeTo, type Route } from '../../registry/index.js';
 import { LoadoutError, errorMessage, isLoadoutError, remedyText, type LoadoutRemedy } from '../../shared/index.js';
 import { auditCall, auditedAnswer, isRateLimitError, metaToolAction, rateLimitError } from './callAudit.js';
@@ -24,6 +25,7 @@ import { withFileNotice } from '../metaTools/index.js';
 import { unroutedToolMessage, unknownToolError } from '../metaTools/index.js';
 import { spellForClient } from '../clientSpelling.js';
 import type { HubMember } from '../sessionHub.js';
+import type { OpenApps } from '../openApps.js';
 import { forwardTaskCall } from './taskHandlers.js';
 import { errorResult, textResult } from '../toolResults.js';
 import { authorizeUnlisted, withUserAuthorization } from './userAuthorization.js';
@@ -38,6 +40,8 @@ const AGENT_REMEDIES: Readonly<Record<LoadoutRemedy, string>> = { 'create-toolse
 export interface RoutedSession extends MetaToolSession {
   /** The session as the hub sees it: the owner of the tasks its calls create. */
   readonly member: HubMember;
+  /** The Apps the session has open: a call of a UI tool opens its server's. */
+  readonly openApps: OpenApps;
 }
 
 /** The tool a call names, for its audit record: the name it was called by and, once known, the server's tool. */
@@ -169,13 +173,27 @@ export class CallRouter {
       creditCall(this.#context, this.#session.searcher, decision.route.id);
       return this.#forward(decision.route, params, this.#request(extra)) as Promise<CallToolResult>;
     }
+    // Routed nowhere by the exposed set: a View's call by its server's own name, when an App of it is open.
+    let appRefusal: string | undefined;
+    try {
+      const app = this.#session.openApps.resolve(this.#context.catalog.current, params.name);
+      if (app) return this.#callFromApp(app.tool, params, extra);
+    } catch (error) {
+      if (!isLoadoutError(error)) throw error;
+      appRefusal = error.message;
+    }
     // Routed nowhere: the name it was called by is all there is to record.
     const record = auditCall(this.#context, {
       action: 'tool-call',
       exposedTool: params.name,
       arguments: params.arguments,
       requestId: extra.mcpReq.id,
+      ...(appRefusal === undefined ? {} : { via: 'app' as const }),
     });
+    if (appRefusal !== undefined) {
+      record?.('error', appRefusal);
+      return errorResult(appRefusal);
+    }
     if (OPTIMIZATION_TOOL_NAMES.has(params.name)) {
       record?.('error', 'optimization tools are off');
       return errorResult(
@@ -204,7 +222,8 @@ export class CallRouter {
     request: ClientRequest,
   ): Promise<CallToolResult> {
     const equipped = (await this.#session.settledSnapshot()).routes.get(tool);
-    if (equipped) {
+    // An App's own tool equipped with its UI tool is still its View's, never the model's: refused below.
+    if (equipped && !this.#isAppOnly(equipped.id)) {
       const limited = await this.#countOn(equipped.server, extra);
       if (limited)
         throw this.#rateLimited(limited, { exposedTool: tool, server: equipped.server, tool: equipped.tool }, args, extra.mcpReq.id);
@@ -233,6 +252,8 @@ export class CallRouter {
       throw refused(unknownToolError(gateway, catalog, tool));
     }
     if (!found.enabled) throw refused(new LoadoutError('TOOL_DISABLED', `${found.id} is ${unusableReason(found)}; it cannot be called.`));
+    if (isAppOnly(found.definition))
+      throw refused(new LoadoutError('TOOL_NOT_FOUND', `${found.id} is ${APP_ONLY_REASON}, and only its View calls it.`));
     const limited = await this.#countOn(found.server, extra);
     if (limited) throw this.#rateLimited(limited, { exposedTool: tool, server: found.server, tool: found.name }, args, extra.mcpReq.id);
     // A tool outside the equipped set, found by a search: its words are learned whatever that search showed.
@@ -247,18 +268,41 @@ export class CallRouter {
     return snapshot.routes.has(name) ? snapshot : this.#session.settledSnapshot();
   }
 
+  // A View's call of `tool` (openApps.ts), counted against its server's limit as any call of it is.
+  async #callFromApp(tool: CatalogTool, params: CallParams, extra: RequestExtra): Promise<CallToolResult> {
+    const limited = await this.#countOn(tool.server, extra);
+    if (limited)
+      throw this.#rateLimited(
+        limited,
+        { exposedTool: params.name, server: tool.server, tool: tool.name },
+        params.arguments,
+        extra.mcpReq.id,
+      );
+    const route: Route = { server: tool.server, tool: tool.name, id: tool.id };
+    return this.#forward(route, params, this.#request(extra), 'app') as Promise<CallToolResult>;
+  }
+
+  #isAppOnly(id: string): boolean {
+    const tool = this.#context.catalog.current.get(id);
+    return tool !== undefined && isAppOnly(tool.definition);
+  }
+
   #request(extra: RequestExtra): ClientRequest {
     return clientRequestOf(extra, this.#session.server, this.#context);
   }
 
   // Forward a call of `route`, unless changed tools are blocked and this one changed upstream (no
-  // await on the call path when blocking is off). A task-augmented call answers with its task.
-  #forward(route: Route, params: CallParams, request: ClientRequest): Promise<Record<string, unknown>> {
+  // await on the call path when blocking is off). A task-augmented call answers with its task. A
+  // call of a UI tool opens its server's App (openApps.ts); `via` says a View made the call.
+  #forward(route: Route, params: CallParams, request: ClientRequest, via?: 'app'): Promise<Record<string, unknown>> {
+    const definition = this.#context.catalog.current.get(route.id)?.definition;
+    if (definition && uiResourceUriOf(definition) !== undefined) this.#session.openApps.open(route.server);
     const record = auditCall(this.#context, {
       action: 'tool-call',
       server: route.server,
       tool: route.tool,
       exposedTool: params.name,
+      ...(via === undefined ? {} : { via }),
       arguments: params.arguments,
       requestId: request.requestId,
     });

@@ -14,7 +14,7 @@ import type {
   Server,
   ServerCapabilities,
 } from '@modelcontextprotocol/server';
-import type { Catalog, ResourceTarget } from '../../catalog/index.js';
+import { isUiUri, type Catalog, type ResourceTarget } from '../../catalog/index.js';
 import { errorMessage } from '../../shared/index.js';
 import { flattenToolName, type RegistrySnapshot } from '../../registry/index.js';
 import type { GatewayContext } from '../context.js';
@@ -22,6 +22,7 @@ import { clientRequestOf, forward, type RequestExtra } from '../calls/index.js';
 import type { ResourceUpdates } from '../stdio/index.js';
 import { listResourcePage, type ResourceListKind } from '../resourcePages.js';
 import type { HubMember } from '../sessionHub.js';
+import type { OpenApps } from '../openApps.js';
 
 /** What loadout declares beside tools. */
 export const CONTENT_CAPABILITIES: ServerCapabilities = {
@@ -42,6 +43,8 @@ export interface ContentSession {
   /** The session's exposed set once start-up discovery has settled. */
   settledSnapshot(): Promise<RegistrySnapshot>;
   readonly member: HubMember;
+  /** The session's open Apps: reading a `ui://` resource opens its server's. */
+  readonly openApps: OpenApps;
 }
 
 /** Register the prompt, resource, completion and logging handlers of one session. */
@@ -93,6 +96,7 @@ export function serveContent(server: Server, context: GatewayContext, session: C
     const exposed = message.params.uri;
     const target = await resourceTarget(context, session, exposed, { method: 'resources/read', requestId: ctx.mcpReq.id });
     const result = await send<ReadResourceResult>(target.server, 'resources/read', { ...message.params, uri: target.uri }, exposed, ctx);
+    if (isUiUri(target.uri)) session.openApps.open(target.server);
     return exposed === target.uri ? result : withExposedUri(result, target.uri, exposed);
   });
 

@@ -1,7 +1,7 @@
 // Meta-tools that manage saved toolsets and what this session has equipped.
 import * as z from 'zod';
 import { ToolRefSchema, ToolsetNameSchema } from '../../config/index.js';
-import { parseToolId, unusableReason } from '../../catalog/index.js';
+import { APP_ONLY_REASON, parseToolId, unusableReason } from '../../catalog/index.js';
 import { type RegistrySnapshot, type WithheldReason, type WithheldTool } from '../../registry/index.js';
 import { LoadoutError, isLoadoutError } from '../../shared/index.js';
 import { ALL_TOOLSET, resolveToolsetTools, writableToolsetName } from '../../toolsets/index.js';
@@ -18,6 +18,7 @@ const REASON_TEXT: Record<WithheldReason, (server: string) => string> = {
   disabled: () => 'disabled in servers.yaml',
   changed: (server) => unusableReason({ server, blocked: true }),
   unavailable: () => 'server down',
+  'app-only': () => APP_ONLY_REASON,
 };
 
 function withheldText(held: WithheldTool): string {
